@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import '../http/openapi';
+
+export const LoginBody = z.object({
+  email: z.string().trim().min(1, 'is required').max(320),
+  password: z.string().min(1, 'is required').max(1024),
+});
+
+export const CreateToken = z.object({
+  name: z.string().trim().min(1, 'is required').max(100),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+export const TokenIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+
+export const Token = z
+  .object({ id: z.number(), name: z.string(), createdAt: z.string(), expiresAt: z.string().nullable(), lastUsedAt: z.string().nullable() })
+  .openapi('ApiToken');
+export const CreatedToken = Token.omit({ lastUsedAt: true }).extend({ token: z.string() }).openapi('CreatedApiToken');
+
+export const SsoStatus = z
+  .object({ ssoEnabled: z.boolean(), ssoProvider: z.string().nullable(), localAuthEnabled: z.boolean() })
+  .openapi('SsoStatus');

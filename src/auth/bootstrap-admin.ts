@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { generatePassword } from './passwords';
+import { usersService } from '../modules/users/users.service';
+
+/**
+ * ADMIN_EMAIL + ADMIN_PASSWORD create that admin when no user has the email (never
+ * overwriting one). With neither set and no users at all, admin@localhost gets a random
+ * password, logged once.
+ */
+export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
+  const users = usersService(db);
+  if (config.admin) {
+    if (await users.findByEmail(config.admin.email)) return;
+    await users.create({ email: config.admin.email, firstName: 'Admin', lastName: '', role: 'admin', password: config.admin.password });
+    logger.info({ email: config.admin.email }, 'created the first admin from ADMIN_EMAIL');
+    return;
+  }
+  if ((await users.count()) > 0) return;
+  const password = generatePassword();
+  await users.create({ email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password });
+  // The password sits in the message text because the logger redacts password fields.
+  logger.warn(`created admin@localhost with password ${password} (shown only this once; change it after signing in)`);
+}

@@ -1,0 +1,39 @@
+import type { Request, RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { Forbidden, Unauthorized } from '../http/errors';
+import { usersService } from '../modules/users/users.service';
+import type { Role } from '../modules/users/users.schemas';
+import type { PermissionKey } from './permissions';
+
+const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };
+
+export function hasRole(user: Express.User, role: Role): boolean {
+  return RANK[user.role] >= RANK[role];
+}
+
+/** The signed-in user; only call behind a guard. */
+export function currentUser(req: Request): Express.User {
+  if (!req.user) throw Unauthorized();
+  return req.user;
+}
+
+export const requireAuth: RequestHandler = (req, _res, next) => {
+  next(req.user ? undefined : Unauthorized());
+};
+
+/** requireRole('manager') lets managers and admins through. */
+export function requireRole(role: Role): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.user) return next(Unauthorized());
+    next(hasRole(req.user, role) ? undefined : Forbidden(`This action requires the ${role} role`));
+  };
+}
+
+export function requirePermission(permission: PermissionKey): RequestHandler {
+  return async (req, _res, next) => {
+    if (!req.user) return next(Unauthorized());
+    const db = req.app.locals.db as Knex;
+    const allowed = await usersService(db).hasPermission(req.user, permission);
+    next(allowed ? undefined : Forbidden(`This action requires the ${permission} permission`));
+  };
+}

@@ -1,0 +1,66 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/knex';
+import { NotFound } from '../http/errors';
+import type { UserRow } from '../modules/users/users.service';
+
+type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
+
+const TOKEN_PREFIX = 'sst_';
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function presentToken(row: TokenRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  };
+}
+
+export function tokensService(db: Db) {
+  return {
+    /** Returns the secret once; only its hash is stored. */
+    async create(userId: string, name: string, expiresInDays?: number) {
+      const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+      const [row] = await db<TokenRow>('api_tokens')
+        .insert({
+          user_id: userId,
+          name,
+          token_hash: hashToken(token),
+          expires_at: expiresInDays ? db.raw(`now() + make_interval(days => ?)`, [expiresInDays]) : null,
+        } as never)
+        .returning(['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at']);
+      const { lastUsedAt: _unused, ...created } = presentToken(row);
+      return { ...created, token };
+    },
+
+    async list(userId: string) {
+      const rows = await db<TokenRow>('api_tokens').where({ user_id: userId }).orderBy('id', 'desc');
+      return rows.map(presentToken);
+    },
+
+    async revoke(userId: string, id: number): Promise<void> {
+      const deleted = await db('api_tokens').where({ id, user_id: userId }).delete();
+      if (deleted === 0) throw NotFound('Token not found');
+    },
+
+    /** The active user a live token belongs to, in one query; undefined for unknown, expired or inactive. */
+    async authenticate(token: string): Promise<UserRow | undefined> {
+      const row = await db('api_tokens as t')
+        .join('users as u', 'u.id', 't.user_id')
+        .where('t.token_hash', hashToken(token))
+        .andWhere('u.is_active', true)
+        .andWhere((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', db.fn.now()))
+        .first('u.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
+      if (!row) return undefined;
+      const { token_id, token_last_used_at, ...user } = row as UserRow & { token_id: number; token_last_used_at: Date | null };
+      if (!token_last_used_at || Date.now() - token_last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+        // Recording use is bookkeeping; the request must not wait for it or fail with it.
+        void db('api_tokens').where({ id: token_id }).update({ last_used_at: db.fn.now() }).catch(() => undefined);
+      }
+      return user;
+    },
+  };
+}

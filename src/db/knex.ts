@@ -1,0 +1,42 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+/** A knex instance or a transaction: services take either so they compose. */
+export type Db = Knex | Knex.Transaction;
+
+// numeric stays a string (money and quantities are decimals); counts (int8) become numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+// A date column has no time zone; keep it as 'YYYY-MM-DD' rather than a shifted Date.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+export const CONNECTION_OPTIONS = '-c statement_timeout=30000 -c idle_in_transaction_session_timeout=60000';
+
+export function createDb(databaseUrl: string, poolMax = 10): Knex {
+  return knex({
+    client: 'pg',
+    connection: { connectionString: databaseUrl, options: CONNECTION_OPTIONS, connectionTimeoutMillis: 3000 },
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
+    acquireConnectionTimeout: 4000,
+  });
+}
+
+/** A plain pg pool (used by the session store) that survives a database restart. */
+export function createPgPool(databaseUrl: string, onError: (err: Error) => void, max = 5): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    options: CONNECTION_OPTIONS,
+    connectionTimeoutMillis: 3000,
+    max,
+  });
+  pool.on('error', onError);
+  return pool;
+}
+
+export function isDbTransaction(db: Db): db is Knex.Transaction {
+  return 'isTransaction' in db && db.isTransaction === true;
+}
+
+/** Runs fn in a transaction, or inside the caller's transaction when db already is one. */
+export function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return isDbTransaction(db) ? fn(db) : db.transaction(fn);
+}

@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+type Migration = { up: (knex: Knex) => Promise<void>; down: (knex: Knex) => Promise<void> };
+
+/**
+ * Loads the TypeScript migrations through our own import() so that both tsx (server, CLI)
+ * and vitest (tests) transpile them; knex's own loader would hand .ts files to plain Node.
+ */
+const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const files = await fs.readdir(MIGRATIONS_DIR);
+    return files.filter((f) => /^\d{14}_.+\.ts$/.test(f)).sort();
+  },
+  getMigrationName: (file) => file,
+  async getMigration(file) {
+    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+  },
+};
+
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+  return applied;
+}
+
+export async function migrateRollbackAll(db: Knex): Promise<void> {
+  await db.migrate.rollback({ migrationSource }, true);
+}

@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { startEmbeddedPostgres } from './embedded';
+import { createDb } from './knex';
+
+export type OpenDatabase = { db: Knex; url: string; close: () => Promise<void> };
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. */
+export async function openDatabase(config: Config, logger: Logger): Promise<OpenDatabase> {
+  if (config.databaseUrl) {
+    const db = createDb(config.databaseUrl);
+    return { db, url: config.databaseUrl, close: () => db.destroy() };
+  }
+  const pgLog = logger.child({ module: 'embedded-postgres' });
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    port: config.embeddedPgPort,
+    database: 'stores',
+    onLog: (line) => pgLog.debug(line.trim()),
+  });
+  logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'embedded PostgreSQL started');
+  const db = createDb(embedded.url);
+  return {
+    db,
+    url: embedded.url,
+    close: async () => {
+      await db.destroy();
+      await embedded.stop();
+    },
+  };
+}

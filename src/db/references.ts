@@ -1,0 +1,40 @@
+import type { Db } from './knex';
+
+export type ReferenceCount = { table: string; column: string; count: number };
+
+/**
+ * Counts the rows of every table whose foreign key points at the given row, read from
+ * the catalog, so a deletion check stays complete as modules add tables.
+ */
+export async function countForeignKeyReferences(db: Db, table: string, id: string | number): Promise<ReferenceCount[]> {
+  const { rows } = await db.raw<{ rows: { table_name: string; column_name: string }[] }>(
+    `SELECT cl.relname AS table_name, att.attname AS column_name
+       FROM pg_constraint con
+       JOIN pg_class cl ON cl.oid = con.conrelid
+       JOIN pg_attribute att ON att.attrelid = con.conrelid AND att.attnum = con.conkey[1]
+      WHERE con.contype = 'f' AND con.confrelid = ?::regclass AND array_length(con.conkey, 1) = 1
+      ORDER BY cl.relname, att.attname`,
+    [table],
+  );
+  const counts = await Promise.all(
+    rows.map(async ({ table_name, column_name }) => {
+      const [{ count }] = await db(table_name).where(column_name, id).count<{ count: number }[]>('* as count');
+      return { table: table_name, column: column_name, count };
+    }),
+  );
+  return counts.filter((c) => c.count > 0);
+}
+
+export async function countNotes(db: Db, referenceType: string, referenceId: string | number): Promise<number> {
+  const [{ count }] = await db('notes')
+    .where({ reference_type: referenceType, reference_id: String(referenceId) })
+    .count<{ count: number }[]>('* as count');
+  return count;
+}
+
+/** "3 stock_movements (item_id)" style reasons a safe delete answers with. */
+export function describeReferences(refs: ReferenceCount[], notes: number): string[] {
+  const reasons = refs.map((r) => `${r.count} ${r.table.replace(/_/g, ' ')} record(s) reference it (${r.column})`);
+  if (notes > 0) reasons.push(`${notes} note(s) are attached to it`);
+  return reasons;
+}

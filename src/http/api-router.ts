@@ -1,0 +1,101 @@
+import { Router, type RequestHandler } from 'express';
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { requireAuth, requirePermission, requireRole } from '../auth/guards';
+import type { PermissionKey } from '../auth/permissions';
+import type { Role } from '../modules/users/users.schemas';
+
+/** Who may call a route. There is no way to declare a route without saying. */
+export type Access = 'public' | 'auth' | Role | { permission: PermissionKey };
+
+type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
+
+export type RouteDoc = {
+  summary: string;
+  description?: string;
+  access: Access;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** request content type; multipart bodies are documented as a file upload */
+  bodyType?: 'application/json' | 'multipart/form-data';
+  responses: Record<number, ResponseDoc>;
+};
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+function guardFor(access: Access): RequestHandler[] {
+  if (access === 'public') return [];
+  if (access === 'auth') return [requireAuth];
+  if (typeof access === 'string') return [requireRole(access)];
+  return [requirePermission(access.permission)];
+}
+
+function accessNote(access: Access): string {
+  if (access === 'public') return 'No authentication.';
+  if (access === 'auth') return 'Any signed-in user or bearer token.';
+  if (typeof access === 'string') return access === 'admin' ? 'Admin only.' : `Role ${access} or higher.`;
+  return `Requires permission \`${access.permission}\` (admins hold every permission).`;
+}
+
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
+
+/**
+ * An Express router whose every route is registered in the OpenAPI description and
+ * guarded by its declared access, so the docs and the guards cannot drift from the code.
+ */
+export class ApiRouter {
+  readonly router = Router();
+
+  constructor(
+    private readonly docs: OpenAPIRegistry,
+    private readonly mountPath: string,
+    private readonly tag: string,
+  ) {}
+
+  get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
+    this.add('get', path, doc, handlers);
+  }
+  post(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
+    this.add('post', path, doc, handlers);
+  }
+  put(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
+    this.add('put', path, doc, handlers);
+  }
+  patch(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
+    this.add('patch', path, doc, handlers);
+  }
+  delete(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
+    this.add('delete', path, doc, handlers);
+  }
+
+  private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
+    this.docs.registerPath(this.describe(method, path, doc));
+    this.router[method](path, ...guardFor(doc.access), ...handlers);
+  }
+
+  private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {
+    const responses: RouteConfig['responses'] = {};
+    for (const [status, response] of Object.entries(doc.responses)) {
+      const r = typeof response === 'string' ? { description: response } : response;
+      responses[status] = r.schema
+        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+        : { description: r.description };
+    }
+    const bodyType = doc.bodyType ?? 'application/json';
+    return {
+      method,
+      path: toOpenApiPath(this.mountPath + path),
+      tags: [this.tag],
+      summary: doc.summary,
+      description: [doc.description, accessNote(doc.access)].filter(Boolean).join('\n\n'),
+      security: doc.access === 'public' ? [] : [{ session: [] }, { bearer: [] }],
+      request: {
+        params: doc.params,
+        query: doc.query,
+        body: doc.body ? { content: { [bodyType]: { schema: doc.body } }, required: true } : undefined,
+      },
+      responses,
+    };
+  }
+}

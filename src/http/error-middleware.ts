@@ -1,0 +1,55 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import { MulterError } from 'multer';
+import type { Logger } from '../logger';
+import { HttpError } from './errors';
+import { validationErrors } from './validate';
+
+type PgError = Error & { code?: string; detail?: string; constraint?: string };
+
+const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  '23505': { status: 409, message: 'A record with these values already exists' },
+  '23503': { status: 409, message: 'The record is referenced by other records or references a missing one' },
+  '23514': { status: 400, message: 'The values break a data rule' },
+  '22P02': { status: 400, message: 'Invalid value in request' },
+  '22003': { status: 400, message: 'A number in the request is out of range' },
+  '22001': { status: 400, message: 'A value in the request is too long' },
+  '22007': { status: 400, message: 'Invalid date in request' },
+  '22008': { status: 400, message: 'Date out of range in request' },
+};
+const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+
+/** The one place that turns any thrown error into the spec's error format. */
+export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    const send = (status: number, body: Record<string, unknown>) => res.status(status).json(body);
+
+    if (err instanceof HttpError) return send(err.status, { message: err.message, ...err.details });
+    if (err instanceof ZodError) return send(400, { message: 'Validation failed', errors: validationErrors(err) });
+    if (err instanceof MulterError) {
+      if (err.code === 'LIMIT_FILE_SIZE') return send(413, { message: 'File too large' });
+      return send(400, { message: `Invalid upload: ${err.message}` });
+    }
+    const e = err as PgError & { type?: string; status?: number; expose?: boolean };
+    if (e.type === 'entity.parse.failed') return send(400, { message: 'Malformed JSON in request body' });
+    if (e.type === 'entity.too.large') return send(413, { message: 'Request body too large' });
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+      return send(e.status, { message: e.message });
+    }
+    if (e.code && PG_CLIENT_ERRORS[e.code]) {
+      const known = PG_CLIENT_ERRORS[e.code];
+      return send(known.status, exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message });
+    }
+    if ((e.code && DB_UNAVAILABLE.has(e.code)) || /Knex: Timeout acquiring a connection/.test(e.message ?? '')) {
+      logger.warn({ err: e, path: req.path }, 'database unavailable');
+      return send(503, { message: 'Service temporarily unavailable' });
+    }
+    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    return send(500, exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' });
+  };
+}
+
+export const apiNotFound: RequestHandler = (req, res) => {
+  res.status(404).json({ message: `No route for ${req.method} ${req.baseUrl}${req.path}` });
+};

@@ -1,0 +1,18 @@
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** extra fields merged into the response body, e.g. {reasons} for a refused delete */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export const BadRequest = (message: string, details?: Record<string, unknown>) => new HttpError(400, message, details);
+export const Unauthorized = (message = 'Authentication required') => new HttpError(401, message);
+export const Forbidden = (message = 'Insufficient permissions') => new HttpError(403, message);
+export const NotFound = (message = 'Not found') => new HttpError(404, message);
+export const Conflict = (message: string, details?: Record<string, unknown>) => new HttpError(409, message, details);
+export const UnsupportedMediaType = (message = 'Content-Type must be application/json') => new HttpError(415, message);
+export const TooManyRequests = (message = 'Too many requests, try again later') => new HttpError(429, message);

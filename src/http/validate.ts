@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Parses input with a zod schema; a failure reaches the error middleware as a 400 listing every issue. */
+export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  return schema.parse(input);
+}
+
+export function validationErrors(error: z.ZodError): { field: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
+    message: issue.message,
+  }));
+}
+
+const MAX_INT4 = 2_147_483_647;
+
+/** A positive int4 id taken from a path or query string ("abc" or "1.5" is a 400, not a 500). */
+export const IntId = z.coerce
+  .number({ error: 'must be a positive integer' })
+  .int({ error: 'must be a positive integer' })
+  .positive({ error: 'must be a positive integer' })
+  .max(MAX_INT4, { error: 'is too large' });
+
+export const IdParams = z.object({ id: IntId });
+
+/** A query-string flag: only 'true'/'false' (and 1/0) are accepted. */
+export const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** A decimal given as a string or a number, returned as a canonical string with the given places. */
+export function decimalString(opts: { places: number; min?: number; max?: number; label?: string }) {
+  return z
+    .union([z.string(), z.number()])
+    .transform((v, ctx) => {
+      const text = typeof v === 'number' ? String(v) : v.trim();
+      if (!/^-?\d+(\.\d+)?$/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `must be a decimal number` });
+        return z.NEVER;
+      }
+      const value = Number(text);
+      if (opts.min !== undefined && value < opts.min) {
+        ctx.addIssue({ code: 'custom', message: `must be at least ${opts.min}` });
+        return z.NEVER;
+      }
+      if (opts.max !== undefined && value > opts.max) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${opts.max}` });
+        return z.NEVER;
+      }
+      const [, fraction = ''] = text.split('.');
+      if (fraction.length > opts.places) {
+        ctx.addIssue({ code: 'custom', message: `must have at most ${opts.places} decimal places` });
+        return z.NEVER;
+      }
+      return text;
+    });
+}

@@ -1,0 +1,9 @@
+import type { Db } from '../../db/knex';
+
+/**
+ * The entities a note can be attached to, and how to tell whether one exists.
+ * Each owning module contributes its line; an unknown type is a 400, a missing entity a 404.
+ */
+export const NOTE_REFERENCE_TYPES: Record<string, (db: Db, referenceId: string) => Promise<boolean>> = {
+  item: async (db, id) => /^\d{1,10}$/.test(id) && (await db('items').where({ id: Number(id) }).first('id')) !== undefined,
+};

@@ -1,0 +1,57 @@
+import { createServer } from 'node:http';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './logger';
+import { openDatabase } from './db/open';
+import { createPgPool } from './db/knex';
+import { migrateLatest } from './db/migrate';
+import { bootstrapAdmin } from './auth/bootstrap-admin';
+import { resolveSessionSecret } from './auth/session';
+import { startScheduler } from './jobs/scheduler';
+import { buildApp } from './app';
+
+const SHUTDOWN_GRACE_MS = 15_000;
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config, logger);
+  const applied = await migrateLatest(database.db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  await bootstrapAdmin(database.db, config, logger);
+
+  const sessionPool = createPgPool(database.url, (err) => logger.warn({ err }, 'session store connection error'));
+  const app = buildApp({ db: database.db, config, logger, sessionPool, sessionSecret: await resolveSessionSecret(config) });
+  const scheduler = startScheduler(database.db, logger);
+  const server = createServer(app);
+  server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'stores service listening'));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('in-flight requests did not finish in time; closing anyway');
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    scheduler.stop();
+    await sessionPool.end();
+    await database.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error('failed to start:', err);
+  process.exit(1);
+});

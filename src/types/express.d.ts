@@ -1,0 +1,23 @@
+import type { UserRow } from '../modules/users/users.service';
+
+declare global {
+  namespace Express {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface User extends UserRow {}
+    interface Request {
+      /** how the request was authenticated */
+      authMethod?: 'session' | 'bearer';
+    }
+  }
+}
+
+declare module 'express-session' {
+  interface SessionData {
+    /** ms since epoch: the absolute lifetime counts from here */
+    signedInAt?: number;
+    /** ms since epoch of the last write; the store row is refreshed at most once a minute */
+    lastSeenAt?: number;
+  }
+}
+
+export {};

@@ -1,0 +1,74 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { createDb } from '../src/db/knex';
+import { migrateLatest } from '../src/db/migrate';
+
+export type TestDatabase = { serverUrl: string; template: string };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testDatabase: TestDatabase;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * One PostgreSQL for the run (embedded in a temp dir, or TEST_DATABASE_URL), migrated
+ * once into a template database that every test file clones.
+ */
+export default async function setup(project: TestProject) {
+  let serverUrl = process.env.TEST_DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let clusterDir: string | undefined;
+  if (!serverUrl) {
+    clusterDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-test-pg-'));
+    await fs.chmod(clusterDir, 0o755);
+    const embedded = await startEmbeddedPostgres({
+      dataDir: clusterDir,
+      port: await freePort(),
+      database: 'postgres',
+      onLog: () => undefined,
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    });
+    serverUrl = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const template = `stores_template_${process.pid}_${Date.now()}`;
+  const admin = createDb(serverUrl, 2);
+  await admin.raw(`CREATE DATABASE "${template}"`);
+  const templateUrl = withDatabase(serverUrl, template);
+  const templateDb = createDb(templateUrl, 1);
+  await migrateLatest(templateDb);
+  await templateDb.destroy();
+  project.provide('testDatabase', { serverUrl, template });
+
+  return async () => {
+    const { rows } = await admin.raw<{ rows: { datname: string }[] }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE ?`,
+      [`${template}%`],
+    );
+    for (const { datname } of rows) await admin.raw(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    await admin.destroy();
+    if (stopEmbedded) await stopEmbedded();
+    if (clusterDir) await fs.rm(clusterDir, { recursive: true, force: true });
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

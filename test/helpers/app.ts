@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import type { Knex } from 'knex';
+import supertest from 'supertest';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createDb, createPgPool } from '../../src/db/knex';
+import { createLogger } from '../../src/logger';
+import { withDatabase } from '../global-setup';
+import { TEST_PASSWORD } from './factories';
+import type { UserRow } from '../../src/modules/users/users.service';
+
+export type TestApp = {
+  app: Express;
+  db: Knex;
+  config: Config;
+  databaseUrl: string;
+  /** requests without any cookie jar */
+  request: ReturnType<typeof supertest>;
+  /** a cookie-keeping agent signed in as the user (created with the factory password) */
+  loginAs: (user: Pick<UserRow, 'email'>) => Promise<supertest.Agent>;
+  close: () => Promise<void>;
+};
+
+/** A fresh database cloned from the migrated template, and the app built on it. */
+export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const { serverUrl, template } = inject('testDatabase');
+  const name = `${template}_${randomBytes(6).toString('hex')}`;
+  const admin = createDb(serverUrl, 1);
+  await admin.raw(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  await admin.destroy();
+
+  const databaseUrl = withDatabase(serverUrl, name);
+  const db = createDb(databaseUrl, 10);
+  const sessionPool = createPgPool(databaseUrl, () => undefined, 3);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SESSION_SECRET: 'test-session-secret-0123456789',
+    PUBLIC_URL: 'http://127.0.0.1',
+    ...env,
+  });
+  const logger = createLogger(config.logLevel);
+  const app = buildApp({ db, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
+
+  return {
+    app,
+    db,
+    config,
+    databaseUrl,
+    request: supertest(app),
+    async loginAs(user) {
+      const agent = supertest.agent(app);
+      await agent.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+      return agent;
+    },
+    async close() {
+      await db.destroy();
+      await sessionPool.end();
+      const dropper = createDb(serverUrl, 1);
+      await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.destroy();
+    },
+  };
+}
