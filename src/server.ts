@@ -19,7 +19,9 @@ async function main() {
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   await bootstrapAdmin(database.db, config, logger);
 
-  const sessionPool = createPgPool(database.url, (err) => logger.warn({ err }, 'session store connection error'));
+  const sessionPool = createPgPool(database.url, (err: Error & { code?: string }) =>
+    logger.warn({ message: err.message, code: err.code }, 'session store connection lost; the pool reconnects on demand'),
+  );
   const app = buildApp({ db: database.db, config, logger, sessionPool, sessionSecret: await resolveSessionSecret(config) });
   const scheduler = startScheduler(database.db, logger);
   const server = createServer(app);

