@@ -58,25 +58,43 @@ export async function lockItemsForStock(
  * refuses to go below zero, updates the item and appends the movement, all in one
  * transaction (the caller's, when it passes one).
  */
-export function changeStock(db: Db, change: StockChange): Promise<MovementRow> {
+export async function changeStock(db: Db, change: StockChange): Promise<MovementRow> {
+  const [movement] = await changeStockMany(db, [change]);
+  return movement;
+}
+
+const MOVEMENT_INSERT_CHUNK = 1000;
+
+/**
+ * changeStock for many changes at once (bulk import, bulk set-zero): the same rules, one
+ * lock statement (ascending id order), one UPDATE and batched movement inserts, all in one
+ * transaction. Changes apply in the order given, so two changes to one item chain; any
+ * refused change (negative result, unknown item) aborts the whole batch.
+ */
+export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
   return inTransaction(db, async (trx) => {
-    const quantity = new D(change.quantity);
-    if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
-      throw BadRequest(
-        change.type === 'adjustment' ? 'Stock cannot be adjusted to a negative value' : 'Quantity must be greater than zero',
-      );
+    if (changes.length === 0) return [];
+    for (const change of changes) {
+      const quantity = new D(change.quantity);
+      if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
+        throw BadRequest(
+          change.type === 'adjustment' ? 'Stock cannot be adjusted to a negative value' : 'Quantity must be greater than zero',
+        );
+      }
     }
-    const item = (await lockItemsForStock(trx, [change.itemId])).get(change.itemId);
-    if (!item) throw NotFound('Item not found');
-
-    const previous = new D(item.current_stock);
-    const next =
-      change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
-    if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
-
-    await trx('items').where({ id: item.id }).update({ current_stock: next.toFixed(2), updated_at: trx.fn.now() });
-    const [movement] = await trx<MovementRow>('stock_movements')
-      .insert({
+    const items = await lockItemsForStock(trx, changes.map((c) => c.itemId));
+    const levels = new Map<number, D>();
+    const movements: Omit<MovementRow, 'id' | 'created_at'>[] = [];
+    for (const change of changes) {
+      const item = items.get(change.itemId);
+      if (!item) throw NotFound('Item not found');
+      const quantity = new D(change.quantity);
+      const previous = levels.get(item.id) ?? new D(item.current_stock);
+      const next =
+        change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
+      if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
+      levels.set(item.id, next);
+      movements.push({
         item_id: item.id,
         item_name: item.name,
         item_sku: item.sku,
@@ -88,8 +106,23 @@ export function changeStock(db: Db, change: StockChange): Promise<MovementRow> {
         reference_type: change.reference?.type ?? null,
         reference_id: change.reference?.id ?? null,
         performed_by: change.performedBy,
-      })
-      .returning('*');
-    return movement;
+      });
+    }
+
+    const updates = [...levels.entries()];
+    await trx.raw(
+      `UPDATE items AS i SET current_stock = v.stock, updated_at = now()
+         FROM (VALUES ${updates.map(() => '(?::int, ?::numeric)').join(', ')}) AS v(id, stock)
+        WHERE i.id = v.id`,
+      updates.flatMap(([id, level]) => [id, level.toFixed(2)]),
+    );
+    const written: MovementRow[] = [];
+    for (let i = 0; i < movements.length; i += MOVEMENT_INSERT_CHUNK) {
+      const rows = await trx<MovementRow>('stock_movements')
+        .insert(movements.slice(i, i + MOVEMENT_INSERT_CHUNK))
+        .returning('*');
+      written.push(...rows.sort((a, b) => a.id - b.id));
+    }
+    return written;
   });
 }
