@@ -14,6 +14,8 @@ import { apiNotFound, errorMiddleware } from './http/error-middleware';
 import { createDocsRegistry, generateOpenApiDocument, type OpenAPIRegistry } from './http/openapi';
 import { APP_VERSION } from './lib/version';
 import { healthRoutes } from './modules/health/health.routes';
+import { usersRoutes } from './modules/users/users.routes';
+import { settingsRoutes } from './modules/settings/settings.routes';
 
 /** What every route module receives. */
 export type Deps = {
@@ -34,7 +36,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, usersRoutes, settingsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;

@@ -27,3 +27,29 @@ export const UserRef = z
 export type UserRef = z.infer<typeof UserRef>;
 
 export const UserIdParams = z.object({ id: z.string().uuid({ error: 'must be a user id (uuid)' }) });
+
+const Password = z.string().min(8, 'must be at least 8 characters').max(1024);
+const Name = z.string().trim().max(200);
+
+export const CreateUser = z.object({
+  email: z.string().trim().toLowerCase().pipe(z.email({ error: 'must be an email address' })).pipe(z.string().max(320)),
+  firstName: Name.min(1, 'is required'),
+  lastName: Name.default(''),
+  role: Role.default('user'),
+  /** omitted: the user can only sign in with single sign-on until an admin sets one */
+  password: Password.optional(),
+});
+export type CreateUser = z.infer<typeof CreateUser>;
+
+export const RoleBody = z.object({ role: Role });
+export const ResetPasswordBody = z.object({ password: Password });
+export const ChangeOwnPasswordBody = z.object({ currentPassword: z.string().min(1, 'is required').max(1024), newPassword: Password });
+export const PickingListBody = z.object({ showPickingList: z.boolean({ error: 'must be a boolean' }) });
+
+export const PickingListResult = z
+  .object({ message: z.string(), user: z.object({ id: z.string(), email: z.string(), showPickingList: z.boolean() }) })
+  .openapi('PickingListResult');
+
+export const DeletionCheck = z
+  .object({ canDelete: z.boolean(), reasons: z.array(z.string()) })
+  .openapi('DeletionCheck');

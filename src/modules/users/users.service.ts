@@ -1,6 +1,9 @@
 import type { Db } from '../../db/knex';
-import { hashPassword } from '../../auth/passwords';
-import type { PermissionKey } from '../../auth/permissions';
+import { inTransaction } from '../../db/knex';
+import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import type { Role, User, UserRef } from './users.schemas';
 
 export type UserRow = {
@@ -36,6 +39,17 @@ export function presentUserRef(row: Pick<UserRow, 'id' | 'email' | 'first_name' 
   return { id: row.id, email: row.email, firstName: row.first_name, lastName: row.last_name };
 }
 
+/**
+ * References to a user that do not count as "owning records" for a safe delete: the
+ * account's own credentials and grants (deleted with it, ON DELETE CASCADE) and
+ * administrative bookkeeping pointers (set to NULL). Every other foreign key pointing at
+ * users (items created, stock movements performed, sales processed, notes written, ...)
+ * keeps the user: such a user can only be deactivated.
+ */
+const NON_OWNING_REFERENCES = new Set(['user_permissions.user_id', 'user_permissions.granted_by', 'api_tokens.user_id', 'settings.updated_by']);
+
+export type UserWithPermissions = UserRow & { permissions: PermissionKey[] };
+
 export type NewUser = { email: string; firstName: string; lastName: string; role: Role; password?: string; oidcSubject?: string };
 
 export function usersService(db: Db) {
@@ -67,10 +81,137 @@ export function usersService(db: Db) {
       return count;
     },
 
+    list(): Promise<UserRow[]> {
+      return db<UserRow>('users').orderBy([{ column: 'email' }]);
+    },
+
+    async get(id: string): Promise<UserRow> {
+      const row = await db<UserRow>('users').where({ id }).first();
+      if (!row) throw NotFound('User not found');
+      return row;
+    },
+
+    /** Admin creation; the email is unique case-insensitively (409). */
+    async createUnique(input: NewUser): Promise<UserRow> {
+      if (await this.findByEmail(input.email)) throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
+      return this.create(input);
+    },
+
+    async setRole(id: string, role: Role, actorId: string): Promise<UserRow> {
+      return inTransaction(db, async (trx) => {
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        if (user.role === 'admin' && role !== 'admin') {
+          // Serialise demotions so two admins cannot demote each other at once.
+          await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['users.admins']);
+          const [{ count }] = await trx('users')
+            .where({ role: 'admin', is_active: true })
+            .whereNot({ id })
+            .count<{ count: number }[]>('* as count');
+          if (count === 0) throw BadRequest(id === actorId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
+        }
+        const [row] = await trx<UserRow>('users').where({ id }).update({ role, updated_at: trx.fn.now() }).returning('*');
+        return row;
+      });
+    },
+
+    /** Deactivates the user and ends every session and token of theirs at once. */
+    async deactivate(id: string, actorId: string): Promise<void> {
+      if (id === actorId) throw BadRequest('You cannot remove your own account');
+      await inTransaction(db, async (trx) => {
+        const updated = await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
+        if (updated === 0) throw NotFound('User not found');
+        await endSessionsOf(trx, id);
+        await trx('api_tokens').where({ user_id: id }).delete();
+      });
+    },
+
+    /** An admin sets a new password; the user's sessions end. */
+    async resetPassword(id: string, password: string): Promise<void> {
+      const hash = await hashPassword(password);
+      await inTransaction(db, async (trx) => {
+        const updated = await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
+        if (updated === 0) throw NotFound('User not found');
+        await endSessionsOf(trx, id);
+      });
+    },
+
+    /** The user changes their own password; their other sessions end, this one stays. */
+    async changeOwnPassword(id: string, currentPassword: string, newPassword: string, keepSessionId?: string): Promise<void> {
+      const user = await this.get(id);
+      if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
+      if (!(await verifyPassword(currentPassword, user.password_hash))) throw BadRequest('Current password is incorrect');
+      const hash = await hashPassword(newPassword);
+      await inTransaction(db, async (trx) => {
+        await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
+        await endSessionsOf(trx, id, keepSessionId);
+      });
+    },
+
+    async setPickingList(id: string, show: boolean): Promise<UserRow> {
+      const [row] = await db<UserRow>('users').where({ id }).update({ show_picking_list: show, updated_at: db.fn.now() }).returning('*');
+      if (!row) throw NotFound('User not found');
+      return row;
+    },
+
+    /** Reasons a user cannot be deleted outright: the records they own (see NON_OWNING_REFERENCES). */
+    async deletionCheck(id: string): Promise<{ canDelete: boolean; reasons: string[] }> {
+      await this.get(id);
+      const refs = (await countForeignKeyReferences(db, 'users', id)).filter((r) => !NON_OWNING_REFERENCES.has(`${r.table}.${r.column}`));
+      const reasons = describeReferences(refs, 0);
+      return { canDelete: reasons.length === 0, reasons };
+    },
+
+    /** Deletes a user who owns no records (409 with the reasons otherwise). */
+    async safeDelete(id: string, actorId: string): Promise<void> {
+      if (id === actorId) throw BadRequest('You cannot remove your own account');
+      await inTransaction(db, async (trx) => {
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        const { canDelete, reasons } = await usersService(trx).deletionCheck(id);
+        if (!canDelete) throw Conflict('Cannot delete a user who owns records; deactivate them instead', { reasons });
+        await endSessionsOf(trx, id);
+        await trx('users').where({ id }).delete();
+      });
+    },
+
+    async permissionsOf(ids: string[]): Promise<Map<string, PermissionKey[]>> {
+      const rows = await db('user_permissions').whereIn('user_id', ids).orderBy('permission').select<{ user_id: string; permission: PermissionKey }[]>('user_id', 'permission');
+      const map = new Map<string, PermissionKey[]>(ids.map((id) => [id, []]));
+      const known = new Set<string>(PERMISSIONS.map((p) => p.key));
+      for (const r of rows) if (known.has(r.permission)) map.get(r.user_id)?.push(r.permission);
+      return map;
+    },
+
+    async listWithPermissions(): Promise<UserWithPermissions[]> {
+      const users = await this.list();
+      const granted = await this.permissionsOf(users.map((u) => u.id));
+      return users.map((u) => ({ ...u, permissions: granted.get(u.id) ?? [] }));
+    },
+
+    /** Grants or revokes one permission; idempotent. */
+    async setPermission(userId: string, permission: PermissionKey, granted: boolean, actorId: string): Promise<UserWithPermissions> {
+      const user = await this.get(userId);
+      if (granted) {
+        await db('user_permissions').insert({ user_id: userId, permission, granted_by: actorId }).onConflict(['user_id', 'permission']).ignore();
+      } else {
+        await db('user_permissions').where({ user_id: userId, permission }).delete();
+      }
+      const permissions = (await this.permissionsOf([userId])).get(userId) ?? [];
+      return { ...user, permissions };
+    },
+
     async hasPermission(user: Pick<UserRow, 'id' | 'role'>, permission: PermissionKey): Promise<boolean> {
       if (user.role === 'admin') return true;
       const row = await db('user_permissions').where({ user_id: user.id, permission }).first('permission');
       return row !== undefined;
     },
   };
+}
+
+/** Deletes the stored sessions of a user (optionally all but one), so they end at once. */
+async function endSessionsOf(db: Db, userId: string, exceptSessionId?: string): Promise<void> {
+  const q = db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [userId]);
+  if (exceptSessionId) q.whereNot({ sid: exceptSessionId });
+  await q.delete();
 }

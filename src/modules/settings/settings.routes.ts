@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
+import { PERMISSIONS, isPermissionKey } from '../../auth/permissions';
+import { ApiRouter } from '../../http/api-router';
+import { BadRequest } from '../../http/errors';
+import { parse } from '../../http/validate';
+import { presentUser, usersService, type UserWithPermissions } from '../users/users.service';
+import { GrantBody, Permission, PermissionParams, Setting, SettingBody, SettingKeyParams, UserPermissions } from './settings.schemas';
+import { settingsService } from './settings.service';
+
+function presentUserPermissions(user: UserWithPermissions) {
+  return {
+    ...presentUser(user),
+    permissions: user.permissions,
+    effectivePermissions: user.role === 'admin' ? PERMISSIONS.map((p) => p.key) : user.permissions,
+  };
+}
+
+/** /api/settings: permission definitions and grants, and the system settings (VAT rates live in vat-rates). */
+export function settingsRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Settings');
+  const users = usersService(db);
+  const settings = settingsService(db);
+
+  api.get(
+    '/settings/permissions',
+    { summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: z.array(Permission) } } },
+    (_req, res) => {
+      res.json(PERMISSIONS.map(({ key, name, description }) => ({ key, name, description })));
+    },
+  );
+
+  api.get(
+    '/settings/users',
+    {
+      summary: 'Users with their permissions',
+      description: 'Admins hold every permission implicitly (effectivePermissions).',
+      access: 'admin',
+      responses: { 200: { description: 'Users', schema: z.array(UserPermissions) }, 403: 'Not an admin' },
+    },
+    async (_req, res) => {
+      res.json((await users.listWithPermissions()).map(presentUserPermissions));
+    },
+  );
+
+  api.put(
+    '/settings/users/:userId/permissions/:permission',
+    {
+      summary: 'Grant or revoke a permission',
+      access: 'admin',
+      params: PermissionParams,
+      body: GrantBody,
+      responses: { 200: { description: 'The user with their permissions', schema: UserPermissions }, 400: 'Unknown permission or invalid body', 403: 'Not an admin', 404: 'User not found' },
+    },
+    async (req, res) => {
+      const { userId, permission } = parse(PermissionParams, req.params);
+      if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
+      const { granted } = parse(GrantBody, req.body);
+      res.json(presentUserPermissions(await users.setPermission(userId, permission, granted, currentUser(req).id)));
+    },
+  );
+
+  api.get(
+    '/settings',
+    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: z.array(Setting) }, 403: 'Not an admin' } },
+    async (_req, res) => {
+      res.json(await settings.list());
+    },
+  );
+
+  api.put(
+    '/settings/:key',
+    {
+      summary: 'Set a system setting',
+      access: 'admin',
+      params: SettingKeyParams,
+      body: SettingBody,
+      responses: { 200: { description: 'Saved', schema: Setting }, 400: 'Invalid key or value', 403: 'Not an admin' },
+    },
+    async (req, res) => {
+      const { key } = parse(SettingKeyParams, req.params);
+      const { value } = parse(SettingBody, req.body);
+      res.json(await settings.put(key, value, currentUser(req).id));
+    },
+  );
+
+  return api.router;
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { User } from '../users/users.schemas';
+
+export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
+
+export const UserPermissions = User.extend({
+  /** keys granted to the user explicitly */
+  permissions: z.array(z.string()),
+  /** what the user may do: the granted keys, or every key for an admin */
+  effectivePermissions: z.array(z.string()),
+}).openapi('UserWithPermissions');
+
+export const PermissionParams = z.object({
+  userId: z.string().uuid({ error: 'must be a user id (uuid)' }),
+  permission: z.string().min(1),
+});
+
+export const GrantBody = z.object({ granted: z.boolean({ error: 'must be a boolean' }) });
+
+export const SettingKeyParams = z.object({
+  key: z.string().regex(/^[a-zA-Z][\w.-]{0,99}$/, 'must be a setting key (letters, digits, ".", "_" or "-")'),
+});
+export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }) });
+export const Setting = z
+  .object({ key: z.string(), value: z.record(z.string(), z.unknown()), updatedAt: z.string(), updatedBy: z.string().nullable() })
+  .openapi('Setting');

@@ -1,0 +1,179 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { Forbidden } from '../../http/errors';
+import { MessageBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import {
+  ChangeOwnPasswordBody,
+  CreateUser,
+  DeletionCheck,
+  PickingListBody,
+  PickingListResult,
+  ResetPasswordBody,
+  RoleBody,
+  User,
+  UserIdParams,
+} from './users.schemas';
+import { presentUser, usersService } from './users.service';
+
+export function usersRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Users');
+  const users = usersService(db);
+
+  api.get(
+    '/users',
+    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: z.array(User) }, 401: 'Not signed in', 403: 'Not an admin' } },
+    async (_req, res) => {
+      res.json((await users.list()).map(presentUser));
+    },
+  );
+
+  api.post(
+    '/users',
+    {
+      summary: 'Create a user',
+      description: 'Without a password the user signs in with single sign-on only (matched by email on first SSO sign-in).',
+      access: 'admin',
+      body: CreateUser,
+      responses: { 201: { description: 'Created', schema: User }, 400: 'Validation failed', 403: 'Not an admin', 409: 'Email already in use' },
+    },
+    async (req, res) => {
+      const body = parse(CreateUser, req.body);
+      res.status(201).json(presentUser(await users.createUnique(body)));
+    },
+  );
+
+  api.post(
+    '/users/reset-password',
+    {
+      summary: 'Change your own password',
+      description: 'Requires the current password. Your other sessions end; this one stays signed in.',
+      access: 'auth',
+      body: ChangeOwnPasswordBody,
+      responses: { 200: { description: 'Changed', schema: MessageBody }, 400: 'Validation failed, wrong current password or no local password' },
+    },
+    async (req, res) => {
+      const body = parse(ChangeOwnPasswordBody, req.body);
+      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, req.authMethod === 'session' ? req.sessionID : undefined);
+      res.json({ message: 'Password changed' });
+    },
+  );
+
+  const setRole = {
+    summary: "Change a user's role",
+    description: 'The last active admin cannot be demoted.',
+    access: 'admin' as const,
+    params: UserIdParams,
+    body: RoleBody,
+    responses: { 200: { description: 'Updated user', schema: User }, 400: 'Invalid role or last admin', 403: 'Not an admin', 404: 'User not found' },
+  };
+  const setRoleHandler: RequestHandler = async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    const { role } = parse(RoleBody, req.body);
+    res.json(presentUser(await users.setRole(id, role, currentUser(req).id)));
+  };
+  api.put('/users/:id/role', setRole, setRoleHandler);
+  api.patch('/users/:id/role', setRole, setRoleHandler);
+
+  api.patch(
+    '/users/:id/reset-password',
+    {
+      summary: "Set a user's password",
+      description: "The user's sessions end.",
+      access: 'admin',
+      params: UserIdParams,
+      body: ResetPasswordBody,
+      responses: { 200: { description: 'Reset', schema: MessageBody }, 400: 'Validation failed', 403: 'Not an admin', 404: 'User not found' },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      const { password } = parse(ResetPasswordBody, req.body);
+      await users.resetPassword(id, password);
+      res.json({ message: 'Password reset' });
+    },
+  );
+
+  api.patch(
+    '/users/:id/preferences/picking-list',
+    {
+      summary: 'Show or hide the picking list',
+      access: 'auth',
+      description: 'Your own preference, or anyone\'s for an admin.',
+      params: UserIdParams,
+      body: PickingListBody,
+      responses: {
+        200: { description: 'Updated', schema: PickingListResult },
+        400: 'showPickingList is not a boolean',
+        403: "Changing another user's preference as a non-admin",
+        404: 'User not found',
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      const me = currentUser(req);
+      if (id !== me.id && me.role !== 'admin') throw Forbidden("You can only change your own picking-list preference");
+      const { showPickingList } = parse(PickingListBody, req.body);
+      const user = await users.setPickingList(id, showPickingList);
+      res.json({ message: 'Picking list preference updated', user: { id: user.id, email: user.email, showPickingList: user.show_picking_list } });
+    },
+  );
+
+  api.get(
+    '/users/:id/deletion-check',
+    {
+      summary: 'Can this user be deleted outright?',
+      description:
+        'A user can be deleted when no record refers to them other than their own API tokens and permission grants ' +
+        '(and settings they last changed). Anyone who created items, moved stock, processed sales, wrote notes, ... can only be deactivated.',
+      access: 'admin',
+      params: UserIdParams,
+      responses: { 200: { description: 'Check', schema: DeletionCheck }, 403: 'Not an admin', 404: 'User not found' },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      res.json(await users.deletionCheck(id));
+    },
+  );
+
+  api.delete(
+    '/users/:id/safe',
+    {
+      summary: 'Delete a user who owns no records',
+      access: 'admin',
+      params: UserIdParams,
+      responses: {
+        204: 'Deleted',
+        400: 'Deleting yourself',
+        403: 'Not an admin',
+        404: 'User not found',
+        409: { description: 'The user owns records', schema: z.object({ message: z.string(), reasons: z.array(z.string()) }) },
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      await users.safeDelete(id, currentUser(req).id);
+      res.status(204).end();
+    },
+  );
+
+  api.delete(
+    '/users/:id',
+    {
+      summary: 'Deactivate a user',
+      description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept.',
+      access: 'admin',
+      params: UserIdParams,
+      responses: { 204: 'Deactivated', 400: 'Removing yourself', 403: 'Not an admin', 404: 'User not found' },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      await users.deactivate(id, currentUser(req).id);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}
