@@ -16,6 +16,8 @@ import { APP_VERSION } from './lib/version';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { settingsRoutes } from './modules/settings/settings.routes';
+import { suppliersRoutes } from './modules/suppliers/suppliers.routes';
+import { sourcesRoutes } from './modules/sources/sources.routes';
 
 /** What every route module receives. */
 export type Deps = {
@@ -36,7 +38,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, usersRoutes, settingsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;

@@ -6,4 +6,6 @@ import type { Db } from '../../db/knex';
  */
 export const NOTE_REFERENCE_TYPES: Record<string, (db: Db, referenceId: string) => Promise<boolean>> = {
   item: async (db, id) => /^\d{1,10}$/.test(id) && (await db('items').where({ id: Number(id) }).first('id')) !== undefined,
+  vendor: async (db, id) => (await db('suppliers').where({ id }).first('id')) !== undefined,
+  order: async (db, id) => /^\d{1,10}$/.test(id) && (await db('orders').where({ id: Number(id) }).first('id')) !== undefined,
 };

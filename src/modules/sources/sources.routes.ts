@@ -1,0 +1,27 @@
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { IdParams, parse } from '../../http/validate';
+import { sourcesService } from './sources.service';
+
+/** /api/sources/{id}: item-supplier links (created through POST /api/suppliers/{id}/items). */
+export function sourcesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Suppliers');
+  const sources = sourcesService(db);
+
+  api.delete(
+    '/sources/:id',
+    {
+      summary: 'Remove an item-supplier link',
+      access: 'admin',
+      params: IdParams,
+      responses: { 204: 'Removed', 403: 'Not an admin', 404: 'Item source not found' },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await sources.remove(id);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { parse } from '../../http/validate';
+import { LinkItem, ItemSource } from '../sources/sources.schemas';
+import { presentItemSource, sourcesService } from '../sources/sources.service';
+import {
+  CreateSupplier,
+  Supplier,
+  SupplierDeletionCheck,
+  SupplierParams,
+  SupplierWithItems,
+  UpdateSupplier,
+} from './suppliers.schemas';
+import { presentSupplier, suppliersService } from './suppliers.service';
+
+const notFound = 'Supplier not found';
+const Refused = z.object({ message: z.string(), reasons: z.array(z.string()) });
+
+export function suppliersRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Suppliers');
+  const suppliers = suppliersService(db);
+  const sources = sourcesService(db);
+
+  api.get(
+    '/suppliers',
+    { summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: z.array(Supplier) } } },
+    async (_req, res) => {
+      res.json((await suppliers.list()).map(presentSupplier));
+    },
+  );
+
+  api.post(
+    '/suppliers',
+    {
+      summary: 'Create a supplier',
+      description: 'The id is chosen by the client: 1-64 URL-safe characters. Only name is required besides it.',
+      access: 'auth',
+      body: CreateSupplier,
+      responses: { 201: { description: 'Created', schema: Supplier }, 400: 'Validation failed', 409: 'The id is already taken' },
+    },
+    async (req, res) => {
+      const input = parse(CreateSupplier, req.body);
+      res.status(201).json(presentSupplier(await suppliers.create(input)));
+    },
+  );
+
+  api.get(
+    '/suppliers/:id/deletion-check',
+    {
+      summary: 'Would a safe delete of this supplier succeed?',
+      description: 'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
+      access: 'admin',
+      params: SupplierParams,
+      responses: { 200: { description: 'Check result', schema: SupplierDeletionCheck }, 403: 'Not an admin', 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      const { canDelete, reasons } = await suppliers.deletionCheck(id);
+      res.json({ canDelete, reasons });
+    },
+  );
+
+  api.delete(
+    '/suppliers/:id/safe',
+    {
+      summary: 'Delete a supplier only when nothing references it',
+      description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
+      access: 'admin',
+      params: SupplierParams,
+      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: Refused } },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      await suppliers.safeDelete(id);
+      res.status(204).end();
+    },
+  );
+
+  api.get(
+    '/suppliers/:id',
+    {
+      summary: 'A supplier with its item links',
+      access: 'auth',
+      params: SupplierParams,
+      responses: { 200: { description: 'Supplier and its item sources', schema: SupplierWithItems }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      const supplier = await suppliers.get(id);
+      const items = await sources.listForSupplier(id);
+      res.json({ ...presentSupplier(supplier), items: items.map(presentItemSource) });
+    },
+  );
+
+  api.put(
+    '/suppliers/:id',
+    {
+      summary: 'Update a supplier',
+      description: 'Partial update of name, contact, email, phone, address; the id cannot change.',
+      access: 'auth',
+      params: SupplierParams,
+      body: UpdateSupplier,
+      responses: { 200: { description: 'Updated', schema: Supplier }, 400: 'Validation failed', 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      const input = parse(UpdateSupplier, req.body);
+      res.json(presentSupplier(await suppliers.update(id, input)));
+    },
+  );
+
+  api.delete(
+    '/suppliers/:id',
+    {
+      summary: 'Delete a supplier',
+      description: 'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
+      access: 'admin',
+      params: SupplierParams,
+      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Orders reference it', schema: Refused } },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      await suppliers.remove(id);
+      res.status(204).end();
+    },
+  );
+
+  api.post(
+    '/suppliers/:id/items',
+    {
+      summary: 'Link an item to the supplier',
+      description: 'Records the supplier price and notes for an item. One link per supplier and item.',
+      access: 'auth',
+      params: SupplierParams,
+      body: LinkItem,
+      responses: {
+        201: { description: 'Linked', schema: ItemSource },
+        400: 'Validation failed',
+        404: 'Supplier or item not found',
+        409: 'The item is already linked to this supplier',
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(SupplierParams, req.params);
+      const input = parse(LinkItem, req.body);
+      await suppliers.get(id);
+      res.status(201).json(presentItemSource(await sources.link(id, input)));
+    },
+  );
+
+  return api.router;
+}

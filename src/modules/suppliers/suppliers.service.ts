@@ -1,0 +1,129 @@
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { countForeignKeyReferences, countNotes, describeReferences } from '../../db/references';
+import { Conflict, NotFound } from '../../http/errors';
+import type { CreateSupplier, Supplier, SupplierDeletionCheck, UpdateSupplier } from './suppliers.schemas';
+
+export type SupplierRow = {
+  id: string;
+  name: string;
+  contact: string | null;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export function presentSupplier(row: SupplierRow): Supplier {
+  return {
+    id: row.id,
+    name: row.name,
+    contact: row.contact,
+    email: row.email,
+    phone: row.phone,
+    address: row.address,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Item links go with their supplier (ON DELETE CASCADE), so they never block a plain delete. */
+const CASCADED = new Set(['item_sources']);
+
+export function suppliersService(db: Db) {
+  async function get(id: string): Promise<SupplierRow> {
+    const row = await db<SupplierRow>('suppliers').where({ id }).first();
+    if (!row) throw NotFound('Supplier not found');
+    return row;
+  }
+
+  /** Records that must go before the supplier can: orders and anything else but its item links. */
+  async function blockingReasons(id: string): Promise<string[]> {
+    const refs = await countForeignKeyReferences(db, 'suppliers', id);
+    return describeReferences(refs.filter((r) => !CASCADED.has(r.table)), 0);
+  }
+
+  return {
+    get,
+
+    list(): Promise<SupplierRow[]> {
+      return db<SupplierRow>('suppliers').orderByRaw('lower(name), id');
+    },
+
+    findByName(name: string): Promise<SupplierRow | undefined> {
+      return db<SupplierRow>('suppliers').whereRaw('lower(name) = lower(?)', [name.trim()]).orderBy('created_at').first();
+    },
+
+    async create(input: CreateSupplier): Promise<SupplierRow> {
+      const [row] = await db<SupplierRow>('suppliers')
+        .insert({
+          id: input.id,
+          name: input.name,
+          contact: input.contact ?? null,
+          email: input.email ?? null,
+          phone: input.phone ?? null,
+          address: input.address ?? null,
+        })
+        .onConflict('id')
+        .ignore()
+        .returning('*');
+      if (!row) throw Conflict(`Supplier id '${input.id}' is already taken`);
+      return row;
+    },
+
+    /** A supplier named on an imported invoice: its id is derived from the name and made unique. */
+    async createFromName(name: string): Promise<SupplierRow> {
+      const base = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 56) || 'supplier';
+      for (let attempt = 0; ; attempt += 1) {
+        const id = attempt === 0 ? base : `${base}-${attempt + 1}`;
+        const [row] = await db<SupplierRow>('suppliers')
+          .insert({ id, name: name.trim() })
+          .onConflict('id')
+          .ignore()
+          .returning('*');
+        if (row) return row;
+      }
+    },
+
+    async update(id: string, input: UpdateSupplier): Promise<SupplierRow> {
+      const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+      const [row] = await db<SupplierRow>('suppliers')
+        .where({ id })
+        .update({ ...changes, updated_at: db.fn.now() })
+        .returning('*');
+      if (!row) throw NotFound('Supplier not found');
+      return row;
+    },
+
+    /** Plain delete: refused while orders reference the supplier; item links and vendor notes go with it. */
+    remove(id: string): Promise<void> {
+      return inTransaction(db, async (trx) => {
+        const supplier = await suppliersService(trx).get(id);
+        await trx('suppliers').where({ id }).forUpdate().first('id');
+        const reasons = await suppliersService(trx).blockingReasons(id);
+        if (reasons.length > 0) throw Conflict(`Cannot delete supplier '${supplier.name}'`, { reasons });
+        await trx('notes').where({ reference_type: 'vendor', reference_id: id }).delete();
+        await trx('suppliers').where({ id }).delete();
+      });
+    },
+
+    blockingReasons,
+
+    /** Safe delete is stricter: nothing may reference the supplier, not even item links or notes. */
+    async deletionCheck(id: string): Promise<SupplierDeletionCheck & { name: string }> {
+      const supplier = await get(id);
+      const reasons = describeReferences(await countForeignKeyReferences(db, 'suppliers', id), await countNotes(db, 'vendor', id));
+      return { name: supplier.name, canDelete: reasons.length === 0, reasons };
+    },
+
+    safeDelete(id: string): Promise<void> {
+      return inTransaction(db, async (trx) => {
+        await trx('suppliers').where({ id }).forUpdate().first('id');
+        const check = await suppliersService(trx).deletionCheck(id);
+        if (!check.canDelete) throw Conflict(`Cannot delete supplier '${check.name}'`, { reasons: check.reasons });
+        await trx('suppliers').where({ id }).delete();
+      });
+    },
+  };
+}
