@@ -10,6 +10,7 @@ import { bearerAuth } from './auth/bearer';
 import { crossSiteGuard, requireJsonBody } from './auth/csrf';
 import { configurePassportSessions, sessionMiddleware } from './auth/session';
 import { authRoutes } from './auth/auth.routes';
+import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
 import { createDocsRegistry, generateOpenApiDocument, type OpenAPIRegistry } from './http/openapi';
 import { APP_VERSION } from './lib/version';
@@ -38,7 +39,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
