@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { IdParams, parse } from '../../http/validate';
+import { Category, CreateCategory, DeletionCheck, UpdateCategory } from './categories.schemas';
+import { categoriesService, presentCategory } from './categories.service';
+
+export function categoriesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Categories');
+  const categories = categoriesService(db);
+  const notFound = { description: 'Category not found', schema: MessageBody };
+  const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+
+  api.get(
+    '/categories',
+    { summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: z.array(Category) } } },
+    async (_req, res) => {
+      res.json((await categories.list()).map(presentCategory));
+    },
+  );
+
+  api.post(
+    '/categories',
+    {
+      summary: 'Create a category',
+      description: 'Names are unique case-insensitively (409 on a clash). Answers 201 with the created category.',
+      access: 'manager',
+      body: CreateCategory,
+      responses: { 201: { description: 'Created', schema: Category }, 400: invalid, 409: 'Name already used' },
+    },
+    async (req, res) => {
+      const body = parse(CreateCategory, req.body);
+      res.status(201).json(presentCategory(await categories.create(body)));
+    },
+  );
+
+  api.put(
+    '/categories/:id',
+    {
+      summary: 'Update a category',
+      description: 'Body: any of name, description, icon, color (at least one). Answers 200 with the updated category.',
+      access: 'manager',
+      params: IdParams,
+      body: UpdateCategory,
+      responses: { 200: { description: 'Updated', schema: Category }, 400: invalid, 404: notFound, 409: 'Name already used' },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const body = parse(UpdateCategory, req.body);
+      res.json(presentCategory(await categories.update(id, body)));
+    },
+  );
+
+  api.delete(
+    '/categories/:id',
+    {
+      summary: 'Delete a category',
+      description: 'Refused with 409 {message, itemCount} while any item (active or inactive) uses the category.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Items use the category', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await categories.delete(id);
+      res.status(204).end();
+    },
+  );
+
+  api.get(
+    '/categories/:id/deletion-check',
+    {
+      summary: 'Would a safe delete of this category succeed?',
+      description: 'Lists every kind of record that references the category (items, charge-code exclusions, ...), with counts.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 200: { description: 'Check result', schema: DeletionCheck }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const { canDelete, reasons } = await categories.deletionCheck(id);
+      res.json({ canDelete, reasons });
+    },
+  );
+
+  api.delete(
+    '/categories/:id/safe',
+    {
+      summary: 'Delete a category only when nothing references it',
+      description: 'Answers 409 {message, reasons[]} when any record references the category.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 204: 'Deleted', 404: notFound, 409: 'Referenced; reasons listed' },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await categories.safeDelete(id);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

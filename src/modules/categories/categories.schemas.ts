@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import '../../http/openapi';
+
+export const Category = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    icon: z.string().nullable().openapi({ description: 'icon class name, e.g. fa-flask' }),
+    color: z.string().nullable().openapi({ description: 'colour name, e.g. blue' }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+  })
+  .openapi('Category');
+export type Category = z.infer<typeof Category>;
+
+/** The form embedded in item reads. */
+export const CategoryRef = z
+  .object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
+  .openapi('CategoryRef');
+export type CategoryRef = z.infer<typeof CategoryRef>;
+
+const optionalText = (max: number) => z.string().trim().max(max).nullish();
+
+export const CreateCategory = z
+  .object({
+    name: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(100),
+    description: optionalText(1000),
+    icon: optionalText(100),
+    color: optionalText(50),
+  })
+  .openapi('CreateCategory');
+export type CreateCategory = z.infer<typeof CreateCategory>;
+
+export const UpdateCategory = CreateCategory.partial()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), { error: 'at least one field is required' })
+  .openapi('UpdateCategory');
+export type UpdateCategory = z.infer<typeof UpdateCategory>;
+
+export const DeletionCheck = z
+  .object({
+    canDelete: z.boolean(),
+    reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
+  })
+  .openapi('DeletionCheck');
+export type DeletionCheck = z.infer<typeof DeletionCheck>;

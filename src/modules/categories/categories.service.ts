@@ -1,0 +1,135 @@
+import type { Db } from '../../db/knex';
+import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { Conflict, NotFound } from '../../http/errors';
+import type { Category, CategoryRef, CreateCategory, DeletionCheck, UpdateCategory } from './categories.schemas';
+
+export type CategoryRow = {
+  id: number;
+  name: string;
+  description: string | null;
+  icon: string | null;
+  color: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export function presentCategory(row: CategoryRow): Category {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    icon: row.icon,
+    color: row.color,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function presentCategoryRef(row: Pick<CategoryRow, 'id' | 'name' | 'description' | 'icon' | 'color'>): CategoryRef {
+  return { id: row.id, name: row.name, description: row.description, icon: row.icon, color: row.color };
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const isForeignKeyViolation = (err: unknown) => (err as { code?: string }).code === '23503';
+
+export function categoriesService(db: Db) {
+  async function nameTaken(name: string, exceptId?: number): Promise<boolean> {
+    const query = db('categories').whereRaw('lower(name) = lower(?)', [name]);
+    if (exceptId !== undefined) query.whereNot({ id: exceptId });
+    return (await query.first('id')) !== undefined;
+  }
+
+  async function get(id: number): Promise<CategoryRow> {
+    const row = await db<CategoryRow>('categories').where({ id }).first();
+    if (!row) throw NotFound('Category not found');
+    return row;
+  }
+
+  async function itemCount(id: number): Promise<number> {
+    const [{ count }] = await db('items').where({ category_id: id }).count<{ count: number }[]>('* as count');
+    return count;
+  }
+
+  async function deletionCheck(id: number): Promise<DeletionCheck & { name: string }> {
+    const category = await get(id);
+    const reasons = describeReferences(await countForeignKeyReferences(db, 'categories', id), 0);
+    return { name: category.name, canDelete: reasons.length === 0, reasons };
+  }
+
+  async function remove(id: number): Promise<void> {
+    try {
+      await db('categories').where({ id }).delete();
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw Conflict('Cannot delete the category: other records still reference it');
+      throw err;
+    }
+  }
+
+  return {
+    get,
+
+    list(): Promise<CategoryRow[]> {
+      return db<CategoryRow>('categories').orderBy([{ column: 'name' }, { column: 'id' }]);
+    },
+
+    /** case-insensitive exact name -> row, for bulk import */
+    async byLowerName(): Promise<Map<string, CategoryRow>> {
+      const rows = await db<CategoryRow>('categories');
+      return new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+    },
+
+    async create(input: CreateCategory): Promise<CategoryRow> {
+      if (await nameTaken(input.name)) throw Conflict(`A category named '${input.name}' already exists`);
+      try {
+        const [row] = await db<CategoryRow>('categories')
+          .insert({ name: input.name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null })
+          .returning('*');
+        return row;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw Conflict(`A category named '${input.name}' already exists`);
+        throw err;
+      }
+    },
+
+    async update(id: number, input: UpdateCategory): Promise<CategoryRow> {
+      await get(id);
+      if (input.name !== undefined && (await nameTaken(input.name, id))) {
+        throw Conflict(`A category named '${input.name}' already exists`);
+      }
+      const changes: Partial<CategoryRow> = {};
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.icon !== undefined) changes.icon = input.icon;
+      if (input.color !== undefined) changes.color = input.color;
+      try {
+        const [row] = await db<CategoryRow>('categories')
+          .where({ id })
+          .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
+          .returning('*');
+        return row;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw Conflict(`A category named '${input.name}' already exists`);
+        throw err;
+      }
+    },
+
+    /** DELETE /categories/:id: refused while any item (active or not) uses the category. */
+    async delete(id: number): Promise<void> {
+      const category = await get(id);
+      const items = await itemCount(id);
+      if (items > 0) {
+        throw Conflict(`Cannot delete category '${category.name}': ${items} item(s) still use it`, { itemCount: items });
+      }
+      await remove(id);
+    },
+
+    deletionCheck,
+
+    /** Refused (409 with reasons) when any record references the category (items, charge-code exclusions, ...). */
+    async safeDelete(id: number): Promise<void> {
+      const check = await deletionCheck(id);
+      if (!check.canDelete) throw Conflict(`Cannot delete category '${check.name}'`, { reasons: check.reasons });
+      await remove(id);
+    },
+  };
+}

@@ -1,0 +1,262 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { D } from '../../lib/money';
+import { categoriesService } from '../categories/categories.service';
+import { notesService } from '../notes/notes.service';
+import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-ledger';
+import { ImportRow, type ImportResult } from './items.schemas';
+import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
+
+const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+export type BulkOutcome = { success: true; message: string };
+const done = (message: string): BulkOutcome => ({ success: true, message });
+
+/** The ids, deduplicated; every one must exist or the whole request is refused (400 naming the missing ids). */
+async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<number[]> {
+  const ids = [...new Set(itemIds)].sort((a, b) => a - b);
+  const query = trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).orderBy('id');
+  if (lock) query.forUpdate();
+  const found = new Set((await query.select<{ id: number }[]>('id')).map((r) => r.id));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? `, ... (${missing.length} in all)` : '');
+    throw BadRequest(`Item(s) not found: ${shown}. Nothing was changed.`, { missingIds: missing });
+  }
+  return ids;
+}
+
+const IMPORT_CHUNK = 500;
+type ImportCandidate = {
+  position: number;
+  name: string;
+  sku: string;
+  description: string | null;
+  categoryId: number;
+  price: string;
+  currentStock: string;
+  minimumStock: string;
+};
+
+function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((i) => (i.path.length > 0 ? `${String(i.path[0])} ${i.message}` : i.message)).join('; ');
+}
+
+const REQUIRED_IMPORT_FIELDS = ['name', 'sku', 'categoryName', 'price', 'currentStock'] as const;
+
+/** Bulk actions on items, each in one transaction. */
+export function itemsBulkService(db: Db) {
+  async function writeImportChunk(chunk: ImportCandidate[], userId: string): Promise<Set<string>> {
+    return inTransaction(db, async (trx) => {
+      const inserted = await trx('items')
+        .insert(
+          chunk.map((c) => ({
+            name: c.name,
+            sku: c.sku,
+            description: c.description,
+            category_id: c.categoryId,
+            price: c.price,
+            current_stock: 0,
+            minimum_stock: c.minimumStock,
+            is_active: true,
+            created_by: userId,
+          })),
+        )
+        .onConflict('sku')
+        .ignore()
+        .returning<{ id: number; sku: string }[]>(['id', 'sku']);
+      const bySku = new Map(chunk.map((c) => [c.sku, c]));
+      await changeStockMany(
+        trx,
+        inserted
+          .filter((row) => new D(bySku.get(row.sku)!.currentStock).gt(0))
+          .map((row) => ({
+            itemId: row.id,
+            type: 'in' as const,
+            quantity: bySku.get(row.sku)!.currentStock,
+            reason: 'Initial stock (bulk import)',
+            performedBy: userId,
+          })),
+      );
+      return new Set(inserted.map((r) => r.sku));
+    });
+  }
+
+  return {
+    async delete(itemIds: number[]): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds, true);
+        // Notes belong to the item and go with it; stock movements survive with item_id NULL.
+        await trx('notes').where('reference_type', 'item').whereIn('reference_id', ids.map(String)).delete();
+        try {
+          await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).delete();
+        } catch (err) {
+          if ((err as { code?: string }).code === '23503') {
+            throw Conflict(
+              'Cannot delete: some of these items are referenced by records that must keep them (for example sale, quote or order lines). Deactivate them instead. Nothing was deleted.',
+            );
+          }
+          throw err;
+        }
+        return done(`${items(ids.length)} permanently deleted`);
+      });
+    },
+
+    async setActive(itemIds: number[], active: boolean): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds);
+        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ is_active: active, updated_at: trx.fn.now() });
+        return done(`${items(ids.length)} marked ${active ? 'active' : 'inactive'}`);
+      });
+    },
+
+    /** Through the ledger: one adjustment movement per item whose stock was not already zero. */
+    async setStockZero(itemIds: number[], userId: string): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds);
+        const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
+        const changes = [...locked.values()]
+          .filter((item) => !new D(item.current_stock).isZero())
+          .map((item) => ({ itemId: item.id, type: 'adjustment' as const, quantity: 0, reason: 'Bulk set stock to zero', performedBy: userId }));
+        await changeStockMany(trx, changes);
+        return done(`Stock set to zero for ${items(ids.length)} (${changes.length} changed)`);
+      });
+    },
+
+    async addNote(itemIds: number[], text: string, userId: string): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds);
+        await notesService(trx).addMany(ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })));
+        return done(`Note added to ${items(ids.length)}`);
+      });
+    },
+
+    async changeVatRate(itemIds: number[], vatRate: string): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds);
+        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ vat_rate: vatRate, updated_at: trx.fn.now() });
+        return done(`VAT rate set to ${vatRate} for ${items(ids.length)}`);
+      });
+    },
+
+    async changeCategory(itemIds: number[], categoryId: number): Promise<BulkOutcome> {
+      return inTransaction(db, async (trx) => {
+        const category = await trx('categories').where({ id: categoryId }).first('id', 'name');
+        if (!category) throw NotFound('Category not found');
+        const ids = await existingIds(trx, itemIds);
+        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ category_id: categoryId, updated_at: trx.fn.now() });
+        return done(`${items(ids.length)} moved to category '${category.name}'`);
+      });
+    },
+
+    /** Checks the ids of a selected-items export. */
+    exportIds(itemIds: number[]): Promise<number[]> {
+      return existingIds(db, itemIds);
+    },
+
+    /**
+     * Reads items page by page (keyset on name, id) so an export of any size holds one page
+     * in memory at a time.
+     */
+    async *exportPages(filter: ItemFilter, pageSize = 1000): AsyncGenerator<ItemReadRow[]> {
+      let after: { name: string; id: number } | undefined;
+      for (;;) {
+        const where = itemWhere(filter);
+        let sql = where.sql;
+        const bindings = [...where.bindings];
+        if (after) {
+          sql += `${sql ? ' AND' : 'WHERE'} (i.name, i.id) > (?, ?)`;
+          bindings.push(after.name, after.id);
+        }
+        const { rows } = await db.raw<{ rows: ItemReadRow[] }>(
+          `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${sql} ORDER BY i.name, i.id LIMIT ?`,
+          [...bindings, pageSize],
+        );
+        if (rows.length === 0) return;
+        yield rows;
+        if (rows.length < pageSize) return;
+        const last = rows[rows.length - 1];
+        after = { name: last.name, id: last.id };
+      }
+    },
+
+    /**
+     * Bulk import. Every item is validated on its own, in order (so of two items with one sku
+     * the first wins, as if processed sequentially); valid items are written in chunks, each
+     * chunk in its own transaction, with opening stock recorded as 'in' movements through the
+     * ledger. If a chunk fails unexpectedly, its items are retried one by one, so one bad item
+     * never blocks the others.
+     */
+    async import(rawItems: unknown[], userId: string): Promise<ImportResult> {
+      const errors: { position: number; message: string }[] = [];
+      const fail = (position: number, message: string) => errors.push({ position, message });
+      const categories = await categoriesService(db).byLowerName();
+      const candidates: ImportCandidate[] = [];
+      const firstSeen = new Map<string, number>();
+
+      rawItems.forEach((raw, index) => {
+        const position = index + 1;
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(position, 'must be an object');
+        const record = raw as Record<string, unknown>;
+        const missing = REQUIRED_IMPORT_FIELDS.filter((f) => record[f] === undefined || record[f] === null || String(record[f]).trim() === '');
+        if (missing.length > 0) return fail(position, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`);
+        const parsed = ImportRow.safeParse(record);
+        if (!parsed.success) return fail(position, describeIssues(parsed.error));
+        const row = parsed.data;
+        const category = categories.get(row.categoryName.toLowerCase());
+        if (!category) return fail(position, `category '${row.categoryName}' does not exist`);
+        const earlier = firstSeen.get(row.sku);
+        if (earlier !== undefined) return fail(position, `sku '${row.sku}' already appears at item ${earlier} of this import`);
+        firstSeen.set(row.sku, position);
+        candidates.push({
+          position,
+          name: row.name,
+          sku: row.sku,
+          description: row.description ?? null,
+          categoryId: category.id,
+          price: row.price,
+          currentStock: row.currentStock,
+          minimumStock: row.minimumStock ?? '0',
+        });
+      });
+
+      const taken = new Set<string>();
+      if (candidates.length > 0) {
+        const rows = await db('items')
+          .where('sku', db.raw('ANY(?::text[])', [candidates.map((c) => c.sku)]))
+          .select<{ sku: string }[]>('sku');
+        for (const r of rows) taken.add(r.sku);
+      }
+      const toWrite = candidates.filter((c) => {
+        if (!taken.has(c.sku)) return true;
+        fail(c.position, `an item with sku '${c.sku}' already exists`);
+        return false;
+      });
+
+      let successful = 0;
+      const record = (chunk: ImportCandidate[], written: Set<string>) => {
+        for (const c of chunk) {
+          if (written.has(c.sku)) successful += 1;
+          else fail(c.position, `an item with sku '${c.sku}' already exists`);
+        }
+      };
+      for (let i = 0; i < toWrite.length; i += IMPORT_CHUNK) {
+        const chunk = toWrite.slice(i, i + IMPORT_CHUNK);
+        try {
+          record(chunk, await writeImportChunk(chunk, userId));
+        } catch {
+          for (const c of chunk) {
+            try {
+              record([c], await writeImportChunk([c], userId));
+            } catch (err) {
+              fail(c.position, `could not be saved: ${(err as Error).message}`);
+            }
+          }
+        }
+      }
+      errors.sort((a, b) => a.position - b.position);
+      return { successful, failed: errors.length, errors: errors.map((e) => `Item ${e.position}: ${e.message}`) };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Response } from 'express';
+import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
+import { quantityNumber } from '../../lib/money';
+import type { ItemReadRow } from './items.service';
+
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+const COLUMNS = ['ID', 'SKU', 'Name', 'Description', 'Category', 'Price', 'VAT Rate', 'Current Stock', 'Minimum Stock', 'Active', 'Created At'];
+
+function startDownload(res: Response, type: string, extension: string): void {
+  const filename = `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
+  res.status(200);
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+  res.setHeader('Cache-Control', 'no-store');
+}
+
+/** CSV, streamed: one page of items in memory at a time, with backpressure from the socket. */
+export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
+  startDownload(res, CSV_TYPE, 'csv');
+  async function* records() {
+    for await (const page of pages) {
+      for (const r of page) {
+        yield [
+          r.id,
+          r.sku,
+          r.name,
+          r.description ?? '',
+          r.category_name,
+          r.price,
+          r.vat_rate,
+          r.current_stock,
+          r.minimum_stock,
+          r.is_active ? 'yes' : 'no',
+          r.created_at.toISOString(),
+        ];
+      }
+    }
+  }
+  await pipeline(Readable.from(records()), stringify({ header: true, columns: COLUMNS }), res);
+}
+
+/** XLSX through exceljs's streaming writer: rows are committed (flushed) as they are added. */
+export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
+  startDownload(res, XLSX_TYPE, 'xlsx');
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
+  const sheet = workbook.addWorksheet('Items');
+  sheet.columns = [
+    { header: 'ID', key: 'id', width: 8 },
+    { header: 'SKU', key: 'sku', width: 18 },
+    { header: 'Name', key: 'name', width: 32 },
+    { header: 'Description', key: 'description', width: 40 },
+    { header: 'Category', key: 'category', width: 20 },
+    { header: 'Price', key: 'price', width: 12, style: { numFmt: '0.00' } },
+    { header: 'VAT Rate', key: 'vatRate', width: 10, style: { numFmt: '0.0000' } },
+    { header: 'Current Stock', key: 'currentStock', width: 14 },
+    { header: 'Minimum Stock', key: 'minimumStock', width: 14 },
+    { header: 'Active', key: 'active', width: 8 },
+    { header: 'Created At', key: 'createdAt', width: 24 },
+  ];
+  for await (const page of pages) {
+    for (const r of page) {
+      sheet
+        .addRow({
+          id: r.id,
+          sku: r.sku,
+          name: r.name,
+          description: r.description ?? '',
+          category: r.category_name,
+          price: Number(r.price),
+          vatRate: Number(r.vat_rate),
+          currentStock: quantityNumber(r.current_stock),
+          minimumStock: quantityNumber(r.minimum_stock),
+          active: r.is_active ? 'yes' : 'no',
+          createdAt: r.created_at.toISOString(),
+        })
+        .commit();
+    }
+  }
+  sheet.commit();
+  await workbook.commit();
+}

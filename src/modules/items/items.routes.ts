@@ -1,0 +1,332 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser, hasRole } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { Forbidden } from '../../http/errors';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { IdParams, parse } from '../../http/validate';
+import { DeletionCheck } from '../categories/categories.schemas';
+import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
+import { presentMovement, stockMovementsService } from '../stock-movements/stock-movements.service';
+import { itemsBulkService } from './items.bulk';
+import { streamItemsCsv, streamItemsXlsx, XLSX_TYPE } from './items.export';
+import {
+  BulkAddNote,
+  BulkCategory,
+  BulkExport,
+  BulkIds,
+  BulkImport,
+  BulkResult,
+  BulkVatRate,
+  CreateItem,
+  ImportResult,
+  Item,
+  ItemList,
+  ItemQuery,
+  StockChangeBody,
+  StockChangeResult,
+  UpdateItem,
+} from './items.schemas';
+import { itemsService, presentItem } from './items.service';
+
+const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+const notFound = { description: 'Item not found', schema: MessageBody };
+const bulkInvalid = {
+  description: 'itemIds missing, empty, not positive integers, more than 1000, or naming items that do not exist (listed in the message and missingIds; nothing is changed)',
+  schema: MessageBody,
+};
+
+export function itemsRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Items');
+  const items = itemsService(db);
+  const bulk = itemsBulkService(db);
+  const movements = stockMovementsService(db);
+
+  // ---- static paths first ----------------------------------------------------------
+
+  api.post(
+    '/items/bulk-import',
+    {
+      summary: 'Import items',
+      description:
+        'Up to 10,000 items per request (the JSON body may be up to 10 MB here). Each item is checked on its own: name, sku, categoryName, ' +
+        'price and currentStock are required and non-empty; categoryName must match an existing category exactly, ignoring case; ' +
+        'price and stocks must be non-negative numbers with at most 2 decimal places; sku must be unique (among existing items and earlier ' +
+        'items of the same import). A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
+        "('Initial stock (bulk import)'). errors[] holds one message per failed item, prefixed with its 1-based position: 'Item 3: ...'.",
+      access: 'auth',
+      body: BulkImport,
+      responses: { 200: { description: 'Import outcome', schema: ImportResult }, 400: invalid },
+    },
+    async (req, res) => {
+      const body = parse(BulkImport, req.body);
+      res.json(await bulk.import(body.items, currentUser(req).id));
+    },
+  );
+
+  api.post(
+    '/items/bulk/delete',
+    {
+      summary: 'Permanently delete items',
+      description:
+        'All or nothing. Stock movements survive with itemId null (keeping item name and sku); notes on the items are removed. ' +
+        'If another record must keep an item (a sale, quote or order line), the request is refused with 409 and nothing is deleted.',
+      access: 'manager',
+      body: BulkIds,
+      responses: { 200: { description: 'Deleted', schema: BulkResult }, 400: bulkInvalid, 409: { description: 'Referenced', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { itemIds } = parse(BulkIds, req.body);
+      res.json(await bulk.delete(itemIds));
+    },
+  );
+
+  api.post(
+    '/items/bulk/set-inactive',
+    { summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    async (req, res) => {
+      const { itemIds } = parse(BulkIds, req.body);
+      res.json(await bulk.setActive(itemIds, false));
+    },
+  );
+
+  api.post(
+    '/items/bulk/set-active',
+    { summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    async (req, res) => {
+      const { itemIds } = parse(BulkIds, req.body);
+      res.json(await bulk.setActive(itemIds, true));
+    },
+  );
+
+  api.post(
+    '/items/bulk/set-stock-zero',
+    {
+      summary: 'Set stock to zero',
+      description: 'Through the stock ledger: one adjustment movement for each item whose stock was not already zero.',
+      access: 'manager',
+      body: BulkIds,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
+    },
+    async (req, res) => {
+      const { itemIds } = parse(BulkIds, req.body);
+      res.json(await bulk.setStockZero(itemIds, currentUser(req).id));
+    },
+  );
+
+  api.post(
+    '/items/bulk/export',
+    {
+      summary: 'Export items as CSV or XLSX',
+      description:
+        'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
+        'and format csv or xlsx (default xlsx). Streamed; columns ID, SKU, Name, Description, Category, Price, VAT Rate, ' +
+        'Current Stock, Minimum Stock, Active, Created At. Filename items-YYYY-MM-DD.<format>.',
+      access: 'auth',
+      body: BulkExport,
+      responses: {
+        200: { description: 'The file', contentType: XLSX_TYPE, schema: z.string().openapi({ format: 'binary' }) },
+        400: bulkInvalid,
+      },
+    },
+    async (req, res) => {
+      const body = parse(BulkExport, req.body);
+      if (body.includeInactive && !hasRole(currentUser(req), 'manager')) throw Forbidden('includeInactive requires the manager role');
+      const ids = body.itemIds ? await bulk.exportIds(body.itemIds) : undefined;
+      const pages = bulk.exportPages({ ids, includeInactive: ids !== undefined || body.includeInactive });
+      if (body.format === 'csv') await streamItemsCsv(res, pages);
+      else await streamItemsXlsx(res, pages);
+    },
+  );
+
+  api.post(
+    '/items/bulk/add-note',
+    { summary: 'Add one note to each item', access: 'manager', body: BulkAddNote, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    async (req, res) => {
+      const { itemIds, noteText } = parse(BulkAddNote, req.body);
+      res.json(await bulk.addNote(itemIds, noteText, currentUser(req).id));
+    },
+  );
+
+  api.post(
+    '/items/bulk/change-vat-rate',
+    {
+      summary: "Set the items' own VAT rate",
+      description: 'vatRate: a fraction 0..1 with at most 4 places (e.g. "0.0500").',
+      access: 'manager',
+      body: BulkVatRate,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
+    },
+    async (req, res) => {
+      const { itemIds, vatRate } = parse(BulkVatRate, req.body);
+      res.json(await bulk.changeVatRate(itemIds, vatRate));
+    },
+  );
+
+  api.post(
+    '/items/bulk/change-category',
+    {
+      summary: 'Move items to a category',
+      access: 'manager',
+      body: BulkCategory,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid, 404: { description: 'Category not found', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { itemIds, categoryId } = parse(BulkCategory, req.body);
+      res.json(await bulk.changeCategory(itemIds, categoryId));
+    },
+  );
+
+  // ---- collection ----------------------------------------------------------------------
+
+  api.get(
+    '/items',
+    {
+      summary: 'List items',
+      description:
+        'Active items by name (includeInactive=true, managers and admins only, adds soft-deleted ones). search matches name, ' +
+        'description and sku, case-insensitively. Every item embeds category {id, name, description, icon, color}; createdBy is ' +
+        "the creator's user id and creator the same user as {id, email, firstName, lastName} (both on every item read). total counts all matches.",
+      access: 'auth',
+      query: ItemQuery,
+      responses: { 200: { description: 'A page of items', schema: ItemList }, 400: invalid, 403: 'includeInactive without the manager role' },
+    },
+    async (req, res) => {
+      const query = parse(ItemQuery, req.query);
+      if (query.includeInactive && !hasRole(currentUser(req), 'manager')) throw Forbidden('includeInactive requires the manager role');
+      const { rows, total } = await items.list(query);
+      res.json({ items: rows.map(presentItem), total });
+    },
+  );
+
+  api.post(
+    '/items',
+    {
+      summary: 'Create an item',
+      description:
+        'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies. Opening stock is ' +
+        "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken.",
+      access: 'manager',
+      body: CreateItem,
+      responses: { 201: { description: 'Created', schema: Item }, 400: invalid, 409: { description: 'SKU taken', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const body = parse(CreateItem, req.body);
+      res.status(201).json(presentItem(await items.create(body, currentUser(req).id)));
+    },
+  );
+
+  // ---- one item -----------------------------------------------------------------------
+
+  api.get(
+    '/items/:id',
+    { summary: 'One item', access: 'auth', params: IdParams, responses: { 200: { description: 'Item', schema: Item }, 404: notFound } },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      res.json(presentItem(await items.get(id)));
+    },
+  );
+
+  api.put(
+    '/items/:id',
+    {
+      summary: 'Update an item',
+      description:
+        'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
+        'isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
+        'transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken.',
+      access: 'manager',
+      params: IdParams,
+      body: UpdateItem,
+      responses: { 200: { description: 'Updated', schema: Item }, 400: invalid, 404: notFound, 409: { description: 'SKU taken', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const body = parse(UpdateItem, req.body);
+      res.json(presentItem(await items.update(id, body, currentUser(req).id)));
+    },
+  );
+
+  api.delete(
+    '/items/:id',
+    { summary: 'Soft-delete an item (isActive false)', access: 'manager', params: IdParams, responses: { 204: 'Deactivated', 404: notFound } },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await items.deactivate(id);
+      res.status(204).end();
+    },
+  );
+
+  api.post(
+    '/items/:id/stock',
+    {
+      summary: 'Change stock',
+      description:
+        'type in adds quantity, out removes it (400 "Insufficient stock for item ..." below zero, nothing written), adjustment ' +
+        'sets the stock to quantity. Records a movement with previousStock and newStock. Answers {message, item, movement}.',
+      access: 'manager',
+      params: IdParams,
+      body: StockChangeBody,
+      responses: { 200: { description: 'Changed', schema: StockChangeResult }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const body = parse(StockChangeBody, req.body);
+      const { item, movement } = await items.changeStock(id, body, currentUser(req).id);
+      const [read] = await movements.byIds([movement.id]);
+      res.json({ message: 'Stock updated', item: presentItem(item), movement: presentMovement(read) });
+    },
+  );
+
+  api.get(
+    '/items/:id/stock-movements',
+    {
+      summary: "The item's stock movements, newest first",
+      description: 'Answers {movements: [...]} in the same shape as GET /api/stock-movements; limit defaults to 50, max 100.',
+      access: 'auth',
+      params: IdParams,
+      query: ItemMovementQuery,
+      responses: { 200: { description: 'Movements', schema: MovementList }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const { limit } = parse(ItemMovementQuery, req.query);
+      await items.get(id);
+      res.json({ movements: (await movements.list({ itemId: id, limit })).map(presentMovement) });
+    },
+  );
+
+  api.get(
+    '/items/:id/deletion-check',
+    {
+      summary: 'Would a safe delete of this item succeed?',
+      description: 'Lists what references the item: stock movements, quote/sale/order lines, supplier links, notes.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 200: { description: 'Check result', schema: DeletionCheck }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const { canDelete, reasons } = await items.deletionCheck(id);
+      res.json({ canDelete, reasons });
+    },
+  );
+
+  api.delete(
+    '/items/:id/safe',
+    {
+      summary: 'Permanently delete an item only when nothing references it',
+      description: 'Answers 409 {message, reasons[]} when any movement, line, supplier link or note references the item.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 204: 'Deleted', 404: notFound, 409: 'Referenced; reasons listed' },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await items.safeDelete(id);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { decimalString, IntId, QueryBoolean } from '../../http/validate';
+import { CategoryRef } from '../categories/categories.schemas';
+import { MOVEMENT_TYPES, StockMovement } from '../stock-movements/stock-movements.schemas';
+import { UserRef } from '../users/users.schemas';
+
+export const Item = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    sku: z.string(),
+    description: z.string().nullable(),
+    categoryId: z.number().int(),
+    category: CategoryRef,
+    price: z.string().openapi({ description: 'decimal string with 2 places', example: '12.50' }),
+    vatRate: z.string().openapi({ description: "the item's effective VAT rate as a fraction with 4 places (the default rate when it has none)", example: '0.2000' }),
+    usesDefaultVatRate: z.boolean().openapi({ description: 'true when the item has no rate of its own and follows the default' }),
+    currentStock: z.number(),
+    minimumStock: z.number(),
+    isActive: z.boolean(),
+    createdBy: z.string().nullable().openapi({ description: 'id of the user who created the item' }),
+    creator: UserRef.nullable().openapi({ description: 'the same user as {id, email, firstName, lastName}' }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+  })
+  .openapi('Item');
+export type Item = z.infer<typeof Item>;
+
+export const ItemList = z.object({ items: z.array(Item), total: z.number().int() }).openapi('ItemList');
+
+export const ItemQuery = z.object({
+  page: IntId.default(1),
+  limit: z.coerce
+    .number({ error: 'must be an integer between 1 and 100' })
+    .int({ error: 'must be an integer between 1 and 100' })
+    .min(1, { error: 'must be an integer between 1 and 100' })
+    .max(100, { error: 'must be an integer between 1 and 100' })
+    .default(10),
+  search: z.string().trim().max(200).optional().openapi({ description: 'case-insensitive substring of name, description or sku' }),
+  categoryId: IntId.optional(),
+  includeInactive: QueryBoolean.optional().openapi({ type: 'boolean', description: 'managers and admins only: include soft-deleted items' }),
+});
+export type ItemQuery = z.infer<typeof ItemQuery>;
+
+const MAX_MONEY = 9_999_999_999.99;
+const MAX_STOCK = 999_999_999_999.99;
+export const Price = decimalString({ places: 2, min: 0, max: MAX_MONEY }).openapi({ type: 'string', example: '12.50' });
+export const StockLevel = decimalString({ places: 2, min: 0, max: MAX_STOCK }).openapi({ type: 'number', example: 10 });
+export const VatRateValue = decimalString({ places: 4, min: 0, max: 1 }).openapi({ type: 'string', example: '0.2000' });
+const Text = (max: number) => z.string().trim().min(1, { error: 'is required' }).max(max);
+const PositiveInt = z.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' }).max(2_147_483_647);
+
+export const CreateItem = z
+  .object({
+    name: Text(200),
+    sku: Text(100),
+    description: z.string().trim().max(5000).nullish(),
+    categoryId: PositiveInt,
+    price: Price,
+    vatRate: VatRateValue.nullish().openapi({ description: 'own VAT rate; omitted or null = the default rate applies' }),
+    currentStock: StockLevel.default('0'),
+    minimumStock: StockLevel.default('0'),
+  })
+  .openapi('CreateItem');
+export type CreateItem = z.infer<typeof CreateItem>;
+
+export const UpdateItem = z
+  .object({
+    name: Text(200),
+    sku: Text(100),
+    description: z.string().trim().max(5000).nullable(),
+    categoryId: PositiveInt,
+    price: Price,
+    vatRate: VatRateValue.nullable(),
+    currentStock: StockLevel,
+    minimumStock: StockLevel,
+    isActive: z.boolean(),
+    stockReason: z.string().trim().max(500).openapi({ description: 'reason recorded on the adjustment movement when currentStock changes' }),
+  })
+  .partial()
+  .openapi('UpdateItem');
+export type UpdateItem = z.infer<typeof UpdateItem>;
+
+export const StockChangeBody = z
+  .object({
+    quantity: StockLevel.openapi({ description: 'in/out: how many (> 0); adjustment: the new stock level (>= 0)' }),
+    type: z.enum(MOVEMENT_TYPES),
+    reason: z.string().trim().max(500).optional(),
+  })
+  .openapi('StockChange');
+export type StockChangeBody = z.infer<typeof StockChangeBody>;
+
+export const StockChangeResult = z.object({ message: z.string(), item: Item, movement: StockMovement }).openapi('StockChangeResult');
+
+// ---- bulk -------------------------------------------------------------------------
+
+export const MAX_BULK_IDS = 1000;
+export const ItemIds = z
+  .array(PositiveInt, { error: 'must be an array of positive integers' })
+  .min(1, { error: 'must not be empty' })
+  .max(MAX_BULK_IDS, { error: `must not have more than ${MAX_BULK_IDS} ids` });
+
+export const BulkIds = z.object({ itemIds: ItemIds }).openapi('BulkItemIds');
+export const BulkAddNote = z.object({ itemIds: ItemIds, noteText: Text(5000) }).openapi('BulkAddNote');
+export const BulkVatRate = z.object({ itemIds: ItemIds, vatRate: VatRateValue }).openapi('BulkChangeVatRate');
+export const BulkCategory = z.object({ itemIds: ItemIds, categoryId: PositiveInt }).openapi('BulkChangeCategory');
+export const BulkExport = z
+  .object({
+    itemIds: ItemIds.optional(),
+    all: z.boolean().optional().openapi({ description: 'export every item (active ones unless includeInactive) instead of itemIds' }),
+    includeInactive: z.boolean().optional(),
+    format: z.enum(['csv', 'xlsx']).default('xlsx'),
+  })
+  .refine((v) => v.itemIds !== undefined || v.all === true, { error: 'itemIds is required (or all: true)', path: ['itemIds'] })
+  .openapi('BulkExport');
+export type BulkExport = z.infer<typeof BulkExport>;
+
+export const BulkResult = z.object({ success: z.boolean(), message: z.string() }).openapi('BulkResult');
+
+export const MAX_IMPORT_ITEMS = 10_000;
+export const BulkImport = z
+  .object({
+    items: z
+      .array(z.unknown(), { error: 'must be an array of items' })
+      .min(1, { error: 'must not be empty' })
+      .max(MAX_IMPORT_ITEMS, { error: `must not have more than ${MAX_IMPORT_ITEMS} items` }),
+  })
+  .openapi('BulkImport', {
+    description:
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0)}]',
+  });
+export const ImportResult = z
+  .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
+  .openapi('ImportResult');
+export type ImportResult = z.infer<typeof ImportResult>;
+
+export const ImportRow = z.object({
+  name: z.string({ error: 'name is required' }).trim().min(1, { error: 'name is required' }).max(200, { error: 'name is too long' }),
+  sku: z.string({ error: 'sku is required' }).trim().min(1, { error: 'sku is required' }).max(100, { error: 'sku is too long' }),
+  description: z.string({ error: 'description must be text' }).trim().max(5000).nullish(),
+  categoryName: z.string({ error: 'categoryName is required' }).trim().min(1, { error: 'categoryName is required' }),
+  price: decimalString({ places: 2, min: 0, max: MAX_MONEY }),
+  currentStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }),
+  minimumStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
+});

@@ -1,0 +1,265 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { countForeignKeyReferences, countNotes, describeReferences } from '../../db/references';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { D, quantityNumber } from '../../lib/money';
+import { presentCategoryRef } from '../categories/categories.service';
+import { changeStock } from '../stock-movements/stock-ledger';
+import type { CreateItem, Item, StockChangeBody, UpdateItem } from './items.schemas';
+
+export type ItemReadRow = {
+  id: number;
+  name: string;
+  sku: string;
+  description: string | null;
+  category_id: number;
+  price: string;
+  vat_rate: string;
+  own_vat_rate: string | null;
+  current_stock: string;
+  minimum_stock: string;
+  is_active: boolean;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  category_name: string;
+  category_description: string | null;
+  category_icon: string | null;
+  category_color: string | null;
+  creator_email: string | null;
+  creator_first_name: string | null;
+  creator_last_name: string | null;
+};
+
+/**
+ * The item columns every read returns: the effective VAT rate (own or default), the
+ * embedded category and the creator, in one statement.
+ */
+export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, i.price,
+  coalesce(i.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text AS vat_rate,
+  i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.is_active, i.created_by, i.created_at, i.updated_at,
+  c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
+  u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
+export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
+/** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
+export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
+
+export const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+export function presentItem(row: ItemReadRow): Item {
+  return {
+    id: row.id,
+    name: row.name,
+    sku: row.sku,
+    description: row.description,
+    categoryId: row.category_id,
+    category: presentCategoryRef({
+      id: row.category_id,
+      name: row.category_name,
+      description: row.category_description,
+      icon: row.category_icon,
+      color: row.category_color,
+    }),
+    price: row.price,
+    vatRate: row.vat_rate,
+    usesDefaultVatRate: row.own_vat_rate === null,
+    currentStock: quantityNumber(row.current_stock),
+    minimumStock: quantityNumber(row.minimum_stock),
+    isActive: row.is_active,
+    createdBy: row.created_by,
+    creator:
+      row.created_by && row.creator_email !== null
+        ? { id: row.created_by, email: row.creator_email, firstName: row.creator_first_name!, lastName: row.creator_last_name! }
+        : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export type ItemFilter = { search?: string; categoryId?: number; includeInactive?: boolean; ids?: number[] };
+
+/** Adds the list filters to a raw WHERE clause and its bindings. */
+export function itemWhere(filter: ItemFilter): { sql: string; bindings: Knex.RawBinding[] } {
+  const clauses: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  if (!filter.includeInactive) clauses.push('i.is_active');
+  if (filter.categoryId !== undefined) {
+    clauses.push('i.category_id = ?');
+    bindings.push(filter.categoryId);
+  }
+  if (filter.search) {
+    clauses.push(`${SEARCH_EXPRESSION} ILIKE ?`);
+    bindings.push(likePattern(filter.search));
+  }
+  if (filter.ids) {
+    clauses.push('i.id = ANY(?::int[])');
+    bindings.push(filter.ids);
+  }
+  return { sql: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', bindings };
+}
+
+const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
+const isUniqueViolation = (err: unknown) => (err as { code?: string; constraint?: string }).code === '23505';
+
+/** Tables whose rows belong to an item and go with it; they never block a delete. */
+const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
+
+export function itemsService(db: Db) {
+  async function find(id: number): Promise<ItemReadRow | undefined> {
+    const { rows } = await db.raw<{ rows: ItemReadRow[] }>(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.id = ?`, [id]);
+    return rows[0];
+  }
+
+  async function get(id: number): Promise<ItemReadRow> {
+    const row = await find(id);
+    if (!row) throw NotFound('Item not found');
+    return row;
+  }
+
+  async function assertCategory(trx: Db, categoryId: number): Promise<void> {
+    if (!(await trx('categories').where({ id: categoryId }).first('id'))) {
+      throw BadRequest('Validation failed', { errors: [{ field: 'categoryId', message: `category ${categoryId} does not exist` }] });
+    }
+  }
+
+  async function assertSkuFree(trx: Db, sku: string, exceptId?: number): Promise<void> {
+    const query = trx('items').where({ sku });
+    if (exceptId !== undefined) query.whereNot({ id: exceptId });
+    if (await query.first('id')) throw skuClash(sku);
+  }
+
+  async function deletionCheck(id: number) {
+    const item = await get(id);
+    const refs = (await countForeignKeyReferences(db, 'items', id)).filter((r) => !OWNED_BY_ITEM.has(r.table));
+    const reasons = describeReferences(refs, await countNotes(db, 'item', id));
+    return { name: item.name, canDelete: reasons.length === 0, reasons };
+  }
+
+  return {
+    find,
+    get,
+
+    /** At most two statements (page and count), run in parallel. */
+    async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
+      const where = itemWhere(filter);
+      const offset = (filter.page - 1) * filter.limit;
+      const [page, count] = await Promise.all([
+        db.raw<{ rows: ItemReadRow[] }>(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?`, [
+          ...where.bindings,
+          filter.limit,
+          offset,
+        ]),
+        db.raw<{ rows: { total: number }[] }>(`SELECT count(*) AS total FROM items i ${where.sql}`, where.bindings),
+      ]);
+      return { rows: page.rows, total: count.rows[0].total };
+    },
+
+    /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
+    create(input: CreateItem, userId: string): Promise<ItemReadRow> {
+      return inTransaction(db, async (trx) => {
+        await assertCategory(trx, input.categoryId);
+        await assertSkuFree(trx, input.sku);
+        let id: number;
+        try {
+          [{ id }] = await trx('items')
+            .insert({
+              name: input.name,
+              sku: input.sku,
+              description: input.description ?? null,
+              category_id: input.categoryId,
+              price: input.price,
+              vat_rate: input.vatRate ?? null,
+              current_stock: 0,
+              minimum_stock: input.minimumStock,
+              is_active: true,
+              created_by: userId,
+            })
+            .returning('id');
+        } catch (err) {
+          if (isUniqueViolation(err)) throw skuClash(input.sku);
+          throw err;
+        }
+        if (new D(input.currentStock).gt(0)) {
+          await changeStock(trx, { itemId: id, type: 'in', quantity: input.currentStock, reason: 'Initial stock', performedBy: userId });
+        }
+        return itemsService(trx).get(id);
+      });
+    },
+
+    /**
+     * Partial update. A changed currentStock becomes an adjustment movement through the
+     * ledger, in the same transaction as the other fields.
+     */
+    update(id: number, input: UpdateItem, userId: string): Promise<ItemReadRow> {
+      return inTransaction(db, async (trx) => {
+        const current = await trx('items').where({ id }).forUpdate().first('id', 'current_stock');
+        if (!current) throw NotFound('Item not found');
+        if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
+        if (input.sku !== undefined) await assertSkuFree(trx, input.sku, id);
+        const changes: Record<string, unknown> = {};
+        if (input.name !== undefined) changes.name = input.name;
+        if (input.sku !== undefined) changes.sku = input.sku;
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.categoryId !== undefined) changes.category_id = input.categoryId;
+        if (input.price !== undefined) changes.price = input.price;
+        if (input.vatRate !== undefined) changes.vat_rate = input.vatRate;
+        if (input.minimumStock !== undefined) changes.minimum_stock = input.minimumStock;
+        if (input.isActive !== undefined) changes.is_active = input.isActive;
+        if (Object.keys(changes).length > 0) {
+          try {
+            await trx('items').where({ id }).update({ ...changes, updated_at: trx.fn.now() });
+          } catch (err) {
+            if (isUniqueViolation(err) && input.sku !== undefined) throw skuClash(input.sku);
+            throw err;
+          }
+        }
+        if (input.currentStock !== undefined && !new D(input.currentStock).eq(current.current_stock)) {
+          await changeStock(trx, {
+            itemId: id,
+            type: 'adjustment',
+            quantity: input.currentStock,
+            reason: input.stockReason || 'Stock corrected on item update',
+            performedBy: userId,
+          });
+        }
+        return itemsService(trx).get(id);
+      });
+    },
+
+    /** Soft delete: the row stays, hidden from the default list. */
+    async deactivate(id: number): Promise<void> {
+      const updated = await db('items').where({ id }).update({ is_active: false, updated_at: db.fn.now() });
+      if (updated === 0) throw NotFound('Item not found');
+    },
+
+    changeStock(id: number, body: StockChangeBody, userId: string) {
+      return inTransaction(db, async (trx) => {
+        const movement = await changeStock(trx, {
+          itemId: id,
+          type: body.type,
+          quantity: body.quantity,
+          reason: body.reason || `Manual stock ${body.type === 'adjustment' ? 'adjustment' : body.type}`,
+          performedBy: userId,
+        });
+        return { movement, item: await itemsService(trx).get(id) };
+      });
+    },
+
+    deletionCheck,
+
+    /** Permanent delete, refused (409 with reasons) while movements, lines, links or notes reference the item. */
+    async safeDelete(id: number): Promise<void> {
+      const check = await deletionCheck(id);
+      if (!check.canDelete) throw Conflict(`Cannot delete item '${check.name}'`, { reasons: check.reasons });
+      try {
+        await db('items').where({ id }).delete();
+      } catch (err) {
+        if ((err as { code?: string }).code === '23503') throw Conflict(`Cannot delete item '${check.name}': other records reference it`);
+        throw err;
+      }
+    },
+  };
+}
+
+export type ItemsService = ReturnType<typeof itemsService>;

@@ -1,0 +1,32 @@
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { MovementList, MovementQuery } from './stock-movements.schemas';
+import { presentMovement, stockMovementsService } from './stock-movements.service';
+
+export function stockMovementsRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Stock movements');
+  const movements = stockMovementsService(db);
+
+  api.get(
+    '/stock-movements',
+    {
+      summary: 'The stock ledger, newest first',
+      description:
+        'Filters: itemId, type (in/out/adjustment), startDate/endDate (inclusive; a date-only endDate covers the whole day, UTC), ' +
+        'referenceType/referenceId (what caused the movement, e.g. sale). limit defaults to 50, max 100. ' +
+        'Answers {movements: [...]}; each movement carries both the flat itemName/itemSku and an item {id, name, sku} object, ' +
+        'and performedBy as a user id plus performer as {id, email, firstName, lastName}. The ledger is append-only: no endpoint edits or deletes movements.',
+      access: 'auth',
+      query: MovementQuery,
+      responses: { 200: { description: 'Movements', schema: MovementList }, 400: { description: 'Invalid filter', schema: ValidationErrorBody } },
+    },
+    async (req, res) => {
+      const query = parse(MovementQuery, req.query);
+      res.json({ movements: (await movements.list(query)).map(presentMovement) });
+    },
+  );
+
+  return api.router;
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId } from '../../http/validate';
+import { UserRef } from '../users/users.schemas';
+
+export const MOVEMENT_TYPES = ['in', 'out', 'adjustment'] as const;
+
+export const StockMovement = z
+  .object({
+    id: z.number().int(),
+    itemId: z.number().int().nullable().openapi({ description: 'null once the item has been permanently deleted' }),
+    item: z.object({ id: z.number().int().nullable(), name: z.string(), sku: z.string() }),
+    itemName: z.string(),
+    itemSku: z.string(),
+    type: z.enum(MOVEMENT_TYPES),
+    quantity: z.number().openapi({ description: 'signed change: +q for in, -q for out, newStock - previousStock for adjustment' }),
+    previousStock: z.number(),
+    newStock: z.number(),
+    reason: z.string(),
+    referenceType: z.string().nullable().openapi({ description: "what caused it, e.g. 'sale'" }),
+    referenceId: z.string().nullable(),
+    performedBy: z.string().nullable().openapi({ description: 'user id' }),
+    performer: UserRef.nullable().openapi({ description: 'the same user as an object' }),
+    createdAt: z.string().datetime(),
+  })
+  .openapi('StockMovement');
+export type StockMovement = z.infer<typeof StockMovement>;
+
+export const MovementList = z.object({ movements: z.array(StockMovement) }).openapi('StockMovementList');
+
+const DateText = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+    error: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
+  });
+
+export const MovementLimit = z.coerce
+  .number({ error: 'must be an integer between 1 and 100' })
+  .int({ error: 'must be an integer between 1 and 100' })
+  .min(1, { error: 'must be an integer between 1 and 100' })
+  .max(100, { error: 'must be an integer between 1 and 100' })
+  .default(50);
+
+export const MovementQuery = z.object({
+  itemId: IntId.optional(),
+  type: z.enum(MOVEMENT_TYPES).optional(),
+  startDate: DateText.optional().openapi({ description: 'inclusive; a date means from its start (UTC)' }),
+  endDate: DateText.optional().openapi({ description: 'inclusive; a date means up to the end of that day (UTC)' }),
+  referenceType: z.string().trim().min(1).max(50).optional(),
+  referenceId: z.string().trim().min(1).max(100).optional(),
+  limit: MovementLimit,
+});
+export type MovementQuery = z.infer<typeof MovementQuery>;
+
+export const ItemMovementQuery = z.object({ limit: MovementLimit });

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate } from './vat-rates.schemas';
+import { presentVatRate, vatRatesService } from './vat-rates.service';
+
+export function vatRatesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'VAT rates');
+  const rates = vatRatesService(db);
+  const notFound = { description: 'VAT rate not found', schema: MessageBody };
+  const invalid = { description: 'Validation failed or rule broken', schema: ValidationErrorBody };
+
+  api.get(
+    '/settings/vat-rates',
+    {
+      summary: 'All VAT rates',
+      description: 'The default rate first. Exactly one rate is the default; it applies to every item without its own rate.',
+      access: 'admin',
+      responses: { 200: { description: 'Rates', schema: z.object({ rates: z.array(VatRate) }) } },
+    },
+    async (_req, res) => {
+      res.json({ rates: (await rates.list()).map(presentVatRate) });
+    },
+  );
+
+  api.post(
+    '/settings/vat-rates',
+    {
+      summary: 'Create a VAT rate',
+      description: 'rate is a fraction within 0..1. isDefault true makes it the default and clears the previous default.',
+      access: 'admin',
+      body: CreateVatRate,
+      responses: { 201: { description: 'Created', schema: VatRate }, 400: invalid },
+    },
+    async (req, res) => {
+      const body = parse(CreateVatRate, req.body);
+      res.status(201).json(presentVatRate(await rates.create(body)));
+    },
+  );
+
+  api.put(
+    '/settings/vat-rates/:rateId',
+    {
+      summary: 'Update a VAT rate',
+      description:
+        'Body: any of name, rate, isDefault. isDefault true makes this the default (the previous default is cleared); ' +
+        'isDefault false on the default rate is a 400 (choose another default instead). Answers 200 with the updated rate.',
+      access: 'admin',
+      params: RateIdParams,
+      body: UpdateVatRate,
+      responses: { 200: { description: 'Updated', schema: VatRate }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const { rateId } = parse(RateIdParams, req.params);
+      const body = parse(UpdateVatRate, req.body);
+      res.json(presentVatRate(await rates.update(rateId, body)));
+    },
+  );
+
+  api.delete(
+    '/settings/vat-rates/:rateId',
+    {
+      summary: 'Delete a VAT rate',
+      description: 'The default rate cannot be deleted (400). Items keep their own stored rate values.',
+      access: 'admin',
+      params: RateIdParams,
+      responses: { 204: 'Deleted', 400: { description: 'Default rate', schema: MessageBody }, 404: notFound },
+    },
+    async (req, res) => {
+      const { rateId } = parse(RateIdParams, req.params);
+      await rates.delete(rateId);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

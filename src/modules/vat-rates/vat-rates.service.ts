@@ -1,0 +1,74 @@
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { BadRequest, NotFound } from '../../http/errors';
+import type { CreateVatRate, UpdateVatRate, VatRate } from './vat-rates.schemas';
+
+export type VatRateRow = { id: number; name: string; rate: string; is_default: boolean; created_at: Date; updated_at: Date };
+
+export function presentVatRate(row: VatRateRow): VatRate {
+  return {
+    id: row.id,
+    name: row.name,
+    rate: Number(row.rate),
+    isDefault: row.is_default,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** VAT rates; exactly one is the default, which applies to every item without its own rate. */
+export function vatRatesService(db: Db) {
+  async function get(id: number, forUpdate = false): Promise<VatRateRow> {
+    const query = db<VatRateRow>('vat_rates').where({ id });
+    if (forUpdate) query.forUpdate();
+    const row = await query.first();
+    if (!row) throw NotFound('VAT rate not found');
+    return row;
+  }
+
+  /** Clears the current default (locked first, so concurrent switches queue). */
+  async function clearDefault(trx: Db): Promise<void> {
+    await trx('vat_rates').where({ is_default: true }).forUpdate().select('id');
+    await trx('vat_rates').where({ is_default: true }).update({ is_default: false, updated_at: trx.fn.now() });
+  }
+
+  return {
+    get,
+
+    list(): Promise<VatRateRow[]> {
+      return db<VatRateRow>('vat_rates').orderBy([{ column: 'is_default', order: 'desc' }, { column: 'rate', order: 'desc' }, { column: 'id' }]);
+    },
+
+    create(input: CreateVatRate): Promise<VatRateRow> {
+      return inTransaction(db, async (trx) => {
+        if (input.isDefault) await clearDefault(trx);
+        const [row] = await trx<VatRateRow>('vat_rates')
+          .insert({ name: input.name, rate: input.rate, is_default: input.isDefault })
+          .returning('*');
+        return row;
+      });
+    },
+
+    update(id: number, input: UpdateVatRate): Promise<VatRateRow> {
+      return inTransaction(db, async (trx) => {
+        const current = await vatRatesService(trx).get(id, true);
+        if (input.isDefault === false && current.is_default) {
+          throw BadRequest('The default VAT rate cannot be unset; make another rate the default instead');
+        }
+        if (input.isDefault === true && !current.is_default) await clearDefault(trx);
+        const changes: Record<string, unknown> = { updated_at: trx.fn.now() };
+        if (input.name !== undefined) changes.name = input.name;
+        if (input.rate !== undefined) changes.rate = input.rate;
+        if (input.isDefault !== undefined) changes.is_default = input.isDefault;
+        const [row] = await trx<VatRateRow>('vat_rates').where({ id }).update(changes).returning('*');
+        return row;
+      });
+    },
+
+    async delete(id: number): Promise<void> {
+      const row = await get(id);
+      if (row.is_default) throw BadRequest('The default VAT rate cannot be deleted');
+      await db('vat_rates').where({ id, is_default: false }).delete();
+    },
+  };
+}
