@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
+import type { DestinationStream } from 'pino';
 import supertest from 'supertest';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app';
@@ -24,7 +25,7 @@ export type TestApp = {
 };
 
 /** A fresh database cloned from the migrated template, and the app built on it. */
-export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function testApp(env: Record<string, string> = {}, opts: { logDestination?: DestinationStream } = {}): Promise<TestApp> {
   const { serverUrl, template } = inject('testDatabase');
   const name = `${template}_${randomBytes(6).toString('hex')}`;
   const admin = createDb(serverUrl, 1);
@@ -41,7 +42,7 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestApp
     PUBLIC_URL: 'http://127.0.0.1',
     ...env,
   });
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, opts.logDestination);
   const app = buildApp({ db, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
 
   return {

@@ -1,0 +1,280 @@
+import { Writable } from 'node:stream';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createDb, createPgPool } from '../src/db/knex';
+import { createLogger } from '../src/logger';
+import { APP_VERSION } from '../src/lib/version';
+import { testApp, type TestApp } from './helpers/app';
+import { buildUser, TEST_PASSWORD } from './helpers/factories';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(() => t.close());
+
+const sidOf = (agentCookie: string) => decodeURIComponent(agentCookie.split(';')[0].split('=')[1]).replace(/^s:/, '').split('.')[0];
+
+async function loginWithCookie(app: TestApp, email: string) {
+  const res = await app.request.post('/api/auth/login').send({ email, password: TEST_PASSWORD }).expect(200);
+  const cookie = String(res.headers['set-cookie']).split(';')[0];
+  return { cookie, sid: sidOf(cookie) };
+}
+
+const sessionRow = (sid: string) => t.db('sessions').where({ sid }).first<{ sid: string; sess: Record<string, unknown>; expire: Date } | undefined>();
+const setSessionField = (sid: string, field: string, value: number) =>
+  t.db.raw(`UPDATE sessions SET sess = jsonb_set(sess::jsonb, ?, to_jsonb(?::bigint))::json WHERE sid = ?`, [`{${field}}`, value, sid]);
+
+describe('POST /api/auth/login rate limiting', () => {
+  it('429 after 10 failures a minute for one account, from any address; counters live in rate_limits', async () => {
+    const user = await buildUser(t.db);
+    for (let i = 0; i < 10; i++) {
+      await t.request.post('/api/auth/login').set('X-Forwarded-For', `198.51.100.${i + 1}`).send({ email: user.email, password: 'wrong' }).expect(401);
+    }
+    const res = await t.request.post('/api/auth/login').set('X-Forwarded-For', '198.51.100.99').send({ email: user.email, password: TEST_PASSWORD }).expect(429);
+    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    const row = await t.db('rate_limits').where({ key: `login_account:${user.email}` }).first();
+    expect(row.points).toBeGreaterThanOrEqual(10);
+  });
+
+  it('429 after 10 failures a minute from one address, whatever the account', async () => {
+    const user = await buildUser(t.db);
+    for (let i = 0; i < 10; i++) {
+      await t.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: `nobody-${i}@example.ac.uk`, password: 'x' }).expect(401);
+    }
+    await t.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: TEST_PASSWORD }).expect(429);
+    await t.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+    expect(await t.db('rate_limits').where({ key: 'login_ip:203.0.113.7' }).first()).toBeDefined();
+  });
+});
+
+describe('sessions', () => {
+  it('the store row is not rewritten by a second request within the minute; it is after a minute', async () => {
+    const user = await buildUser(t.db);
+    const { cookie, sid } = await loginWithCookie(t, user.email);
+    const first = await sessionRow(sid);
+    expect(first).toBeDefined();
+    await t.request.get('/api/auth/user').set('Cookie', cookie).expect(200);
+    await t.request.get('/api/auth/user').set('Cookie', cookie).expect(200);
+    const second = await sessionRow(sid);
+    expect(second!.expire.getTime()).toBe(first!.expire.getTime());
+    expect(second!.sess).toEqual(first!.sess);
+
+    const aWhileAgo = Date.now() - 2 * 60_000;
+    await setSessionField(sid, 'lastSeenAt', aWhileAgo);
+    await t.request.get('/api/auth/user').set('Cookie', cookie).expect(200);
+    const third = await sessionRow(sid);
+    expect(third!.sess.lastSeenAt as number).toBeGreaterThan(aWhileAgo + 60_000);
+    expect(third!.expire.getTime()).toBeGreaterThanOrEqual(first!.expire.getTime());
+  });
+
+  it('401 once the absolute lifetime since sign-in has passed, and the row is gone', async () => {
+    const user = await buildUser(t.db);
+    const { cookie, sid } = await loginWithCookie(t, user.email);
+    await setSessionField(sid, 'signedInAt', Date.now() - t.config.sessionMaxAgeMs - 60_000);
+    await t.request.get('/api/auth/user').set('Cookie', cookie).expect(401);
+    expect(await sessionRow(sid)).toBeUndefined();
+  });
+
+  it('401 once the session has been idle past its expiry', async () => {
+    const user = await buildUser(t.db);
+    const { cookie, sid } = await loginWithCookie(t, user.email);
+    await t.db('sessions').where({ sid }).update({ expire: t.db.raw(`now() - interval '1 minute'`) });
+    await t.request.get('/api/auth/user').set('Cookie', cookie).expect(401);
+  });
+
+  it('GET /health does no session work even with a session cookie', async () => {
+    const user = await buildUser(t.db);
+    const { cookie, sid } = await loginWithCookie(t, user.email);
+    await setSessionField(sid, 'lastSeenAt', Date.now() - 5 * 60_000);
+    const before = await sessionRow(sid);
+    const res = await t.request.get('/health').set('Cookie', cookie).expect(200);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect((await sessionRow(sid))!.sess).toEqual(before!.sess);
+  });
+
+  it('the cookie is Secure when PUBLIC_URL is https, behind a proxy that says so', async () => {
+    const secure = await testApp({ PUBLIC_URL: 'https://stores.example.ac.uk' });
+    try {
+      const user = await buildUser(secure.db);
+      const res = await secure.request
+        .post('/api/auth/login')
+        .set('X-Forwarded-Proto', 'https')
+        .send({ email: user.email, password: TEST_PASSWORD })
+        .expect(200);
+      expect(String(res.headers['set-cookie'])).toMatch(/; Secure/);
+      expect(String(res.headers['set-cookie'])).toMatch(/HttpOnly/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
+describe('database outages', () => {
+  it('/api/health answers 503 disconnected, and other routes 503 without a stack, when the database is unreachable', async () => {
+    const url = 'postgres://nobody:nothing@127.0.0.1:9/none';
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SESSION_SECRET: 'test-session-secret-0123456789' });
+    const db = createDb(url, 2);
+    const sessionPool = createPgPool(url, () => undefined, 1);
+    const app = buildApp({ db, config, logger: createLogger('silent'), sessionPool, sessionSecret: config.sessionSecret! });
+    try {
+      const health = await supertest(app).get('/api/health').expect(503);
+      expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
+      await supertest(app).get('/health').expect(200);
+      const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
+      expect(res.body).toEqual({ message: 'Service temporarily unavailable' });
+    } finally {
+      await db.destroy();
+      await sessionPool.end();
+    }
+  });
+
+  it('recovers without a restart after every connection of the app was terminated', async () => {
+    const user = await buildUser(t.db);
+    const agent = await t.loginAs(user);
+    await agent.get('/api/auth/user').expect(200);
+    const dbName = new URL(t.databaseUrl).pathname.slice(1);
+    const terminated = await t.db.raw<{ rows: unknown[] }>(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()`,
+      [dbName],
+    );
+    expect(terminated.rows.length).toBeGreaterThan(0);
+    const deadline = Date.now() + 2000;
+    let health = 0;
+    let me = 0;
+    while (Date.now() < deadline && (health !== 200 || me !== 200)) {
+      health = (await t.request.get('/api/health')).status;
+      me = (await agent.get('/api/auth/user')).status;
+    }
+    expect({ health, me }).toEqual({ health: 200, me: 200 });
+  });
+});
+
+describe('CSRF and content types', () => {
+  it('403 for Origin null or a foreign Origin on a session-cookie request; same origin passes', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    await agent.post('/api/auth/tokens').set('Origin', 'null').send({ name: 'x' }).expect(403);
+    await agent.delete('/api/auth/tokens/1').set('Origin', 'https://evil.example').expect(403);
+    await agent.post('/api/auth/tokens').set('Origin', t.config.publicUrl).send({ name: 'x' }).expect(201);
+  });
+
+  it('bearer-token requests are exempt from the cross-site check', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    const { body } = await agent.post('/api/auth/tokens').send({ name: 'ci' }).expect(201);
+    await t.request.post('/api/auth/tokens').set('Authorization', `Bearer ${body.token}`).set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').send({ name: 'y' }).expect(201);
+  });
+
+  it('415 for form-encoded and text bodies on state-changing requests; an empty body is fine', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    const res = await agent.post('/api/auth/tokens').type('form').send('name=x').expect(415);
+    expect(res.body).toEqual({ message: 'Content-Type must be application/json' });
+    await agent.put('/api/users/00000000-0000-4000-8000-000000000000/role').set('Content-Type', 'text/plain').send('admin').expect(415);
+    await agent.post('/api/auth/logout').expect(204);
+  });
+});
+
+describe('errors', () => {
+  it('400 for a non-numeric or out-of-range int id', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    const res = await agent.delete('/api/auth/tokens/abc').expect(400);
+    expect(res.body).toMatchObject({ message: 'Validation failed', errors: [{ field: 'id', message: expect.any(String) }] });
+    await agent.delete('/api/auth/tokens/99999999999').expect(400);
+    await agent.delete('/api/auth/tokens/1.5').expect(400);
+  });
+
+  it('an unexpected failure is a 500 with a generic message: no stack, no detail in production', async () => {
+    for (const env of ['production', 'development']) {
+      const broken = await testApp({ NODE_ENV: env });
+      try {
+        const user = await buildUser(broken.db);
+        const agent = await broken.loginAs(user);
+        await broken.db.raw('ALTER TABLE api_tokens RENAME TO api_tokens_gone');
+        const res = await agent.get('/api/auth/tokens').expect(500);
+        expect(res.body.message).toBe('Internal server error');
+        if (env === 'production') expect(res.body).toEqual({ message: 'Internal server error' });
+        expect(JSON.stringify(res.body)).not.toMatch(/\n\s+at |\.ts:\d+/);
+      } finally {
+        await broken.close();
+      }
+    }
+  });
+});
+
+describe('logging', () => {
+  it('redacts Authorization, Cookie and passwords', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = await testApp({ LOG_LEVEL: 'info' }, { logDestination: sink });
+    try {
+      const user = await buildUser(logged.db);
+      const login = await logged.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+      const cookie = String(login.headers['set-cookie']).split(';')[0];
+      await logged.request.get('/api/auth/user').set('Cookie', cookie).expect(200);
+      await logged.request.get('/api/auth/user').set('Authorization', 'Bearer sst_secret-token-value').expect(401);
+      createLogger('info', sink).info({ body: { password: 'hunter2hunter2', newPassword: 'x2x2x2x2x2' } }, 'payload');
+      const text = lines.join('');
+      expect(text).toContain('/api/auth/user');
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain('sst_secret-token-value');
+      expect(text).not.toContain(cookie.split('=')[1]);
+      expect(text).not.toContain('hunter2hunter2');
+      expect(text).not.toContain(TEST_PASSWORD);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('security headers are set (helmet)', async () => {
+    const res = await t.request.get('/health').expect(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('GET /api/docs', () => {
+  it('200 OpenAPI 3 document with title, the package version and the auth, SSO, users and settings paths', async () => {
+    const res = await t.request.get('/api/docs').expect(200);
+    expect(res.body.openapi).toMatch(/^3\.0\./);
+    expect(res.body.info).toMatchObject({ title: expect.any(String), version: APP_VERSION });
+    for (const path of [
+      '/health',
+      '/api/health',
+      '/api/auth/login',
+      '/api/auth/user',
+      '/api/auth/tokens/{id}',
+      '/api/login',
+      '/api/callback',
+      '/api/users',
+      '/api/users/{id}/role',
+      '/api/users/{id}/preferences/picking-list',
+      '/api/users/{id}/safe',
+      '/api/settings/users/{userId}/permissions/{permission}',
+    ]) {
+      expect(res.body.paths, path).toHaveProperty([path]);
+    }
+    expect(Object.keys(res.body.paths['/api/users/{id}/role'])).toEqual(expect.arrayContaining(['put', 'patch']));
+  });
+
+  it('401 for every non-public documented /api route without a session or token', async () => {
+    const { body } = await t.request.get('/api/docs').expect(200);
+    const failures: string[] = [];
+    for (const [path, methods] of Object.entries(body.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (!op.security || op.security.length === 0 || !path.startsWith('/api/')) continue;
+        const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => (/user|^id$/i.test(name) && path.includes('/users') ? '00000000-0000-4000-8000-000000000000' : '1'));
+        const res = await (t.request as unknown as Record<string, (u: string) => supertest.Test>)[method](url);
+        if (res.status !== 401) failures.push(`${method.toUpperCase()} ${path} -> ${res.status}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
