@@ -1,0 +1,92 @@
+import express, { type Express, type Router } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { Passport } from 'passport';
+import type { Knex } from 'knex';
+import type { Pool } from 'pg';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { bearerAuth } from './auth/bearer';
+import { crossSiteGuard, requireJsonBody } from './auth/csrf';
+import { configurePassportSessions, sessionMiddleware } from './auth/session';
+import { authRoutes } from './auth/auth.routes';
+import { oidcRoutes } from './auth/oidc';
+import { apiNotFound, errorMiddleware } from './http/error-middleware';
+import { createDocsRegistry, generateOpenApiDocument, type OpenAPIRegistry } from './http/openapi';
+import { APP_VERSION } from './lib/version';
+import { healthRoutes } from './modules/health/health.routes';
+import { usersRoutes } from './modules/users/users.routes';
+import { settingsRoutes } from './modules/settings/settings.routes';
+import { suppliersRoutes } from './modules/suppliers/suppliers.routes';
+import { sourcesRoutes } from './modules/sources/sources.routes';
+import { itemsRoutes } from './modules/items/items.routes';
+import { categoriesRoutes } from './modules/categories/categories.routes';
+import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
+import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
+import { ordersRoutes } from './modules/orders/orders.routes';
+import { invoicesRoutes } from './modules/invoices/invoices.routes';
+
+/** What every route module receives. */
+export type Deps = {
+  db: Knex;
+  config: Config;
+  logger: Logger;
+  docs: OpenAPIRegistry;
+  passport: InstanceType<typeof Passport>;
+};
+
+export type AppOptions = {
+  db: Knex;
+  config: Config;
+  logger: Logger;
+  sessionSecret: string;
+  /** pg pool of the session store; it has its own error listener */
+  sessionPool: Pool;
+};
+
+/** The API modules, each mounted at /api and registering its own paths and docs. */
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes];
+
+export function buildApp(opts: AppOptions): Express {
+  const { db, config, logger } = opts;
+  const app = express();
+  const docs = createDocsRegistry();
+  const passport = new Passport();
+  const deps: Deps = { db, config, logger, docs, passport };
+  app.locals.db = db;
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(helmet());
+  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
+  app.use(healthRoutes(db, docs));
+
+  // bulk import takes up to 10 MB of JSON; everything else 1 MB
+  app.use('/api/items/bulk-import', requireJsonBody, express.json({ limit: '10mb' }));
+  app.use('/api', requireJsonBody, express.json({ limit: '1mb' }));
+  app.use('/api', bearerAuth(db));
+  configurePassportSessions(passport as never, db);
+  const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });
+  // A bearer request never touches the session store.
+  app.use((req, res, next) => (req.authMethod === 'bearer' ? next() : runAll(sessions, req, res, next)));
+  app.use('/api', crossSiteGuard(config.publicUrl));
+
+  for (const module of API_MODULES) app.use('/api', module(deps));
+
+  let openApiDocument: unknown;
+  app.get('/api/docs', (_req, res) => {
+    openApiDocument ??= generateOpenApiDocument(docs, APP_VERSION);
+    res.json(openApiDocument);
+  });
+  app.use('/api', apiNotFound);
+  app.use(errorMiddleware(logger, config.env !== 'production'));
+  return app;
+}
+
+function runAll(handlers: express.RequestHandler[], req: express.Request, res: express.Response, done: express.NextFunction) {
+  const step = (index: number) => (err?: unknown) => {
+    if (err || index === handlers.length) return done(err);
+    handlers[index](req, res, step(index + 1));
+  };
+  step(0)();
+}

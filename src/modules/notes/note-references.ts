@@ -8,4 +8,6 @@ export const NOTE_REFERENCE_TYPES: Record<string, (db: Db, referenceId: string) 
   item: async (db, id) => /^\d{1,10}$/.test(id) && (await db('items').where({ id: Number(id) }).first('id')) !== undefined,
   vendor: async (db, id) => (await db('suppliers').where({ id }).first('id')) !== undefined,
   order: async (db, id) => /^\d{1,10}$/.test(id) && (await db('orders').where({ id: Number(id) }).first('id')) !== undefined,
+  sale: async (db, id) => /^\d{1,10}$/.test(id) && (await db('sales').where({ id: Number(id) }).first('id')) !== undefined,
+  charge_code: async (db, id) => (await db('charge_codes').where({ code: id }).first('id')) !== undefined,
 };

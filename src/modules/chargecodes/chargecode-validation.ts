@@ -1,0 +1,71 @@
+import type { Db } from '../../db/knex';
+import { BadRequest } from '../../http/errors';
+import type { ChargeCodeRow } from './chargecodes.service';
+
+/** MM/DD/YYYY in UTC, as the spec's messages show dates. */
+export function formatUsDate(date: Date): string {
+  const mm = String(date.getUTCMonth() + 1).padStart(2, '0');
+  const dd = String(date.getUTCDate()).padStart(2, '0');
+  return `${mm}/${dd}/${date.getUTCFullYear()}`;
+}
+
+export const missingChargeCodeMessage =
+  'This quote is missing a charge code. Please edit the quote and add a charge code before processing.';
+
+export type ChargeCodeCheck = {
+  /** categories of the lines the code would pay for (exclusion check) */
+  categoryIds: number[];
+  /** processing appends the available codes to the unknown-code message */
+  processing?: boolean;
+  /** inside a processing transaction: lock the row FOR SHARE so a concurrent hold waits for us, or wins if first */
+  lock?: boolean;
+  now?: Date;
+};
+
+/** Codes a user could pick now: within their validity window and not on hold. */
+export async function availableChargeCodes(db: Db, now = new Date()): Promise<string[]> {
+  return db('charge_codes')
+    .where('valid_from', '<=', now)
+    .andWhere('valid_until', '>=', now)
+    .andWhere('on_hold', false)
+    .orderBy('code')
+    .pluck('code');
+}
+
+/**
+ * The one charge code validation (draft save, charge-code change, processing):
+ * existence, validity window, hold, category exclusions, in that order.
+ */
+export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeRow> {
+  const now = check.now ?? new Date();
+  const query = db<ChargeCodeRow>('charge_codes').where({ code });
+  const row = await (check.lock ? query.forShare() : query).first();
+  if (!row) {
+    let message = `Invalid charge code: '${code}' does not exist`;
+    if (check.processing) {
+      const available = await availableChargeCodes(db, now);
+      message += `. Available codes: ${available.length > 0 ? available.join(', ') : 'none'}`;
+    }
+    throw BadRequest(message);
+  }
+  if (row.valid_until.getTime() < now.getTime()) {
+    throw BadRequest(`Charge code '${row.code}' has expired on ${formatUsDate(row.valid_until)}.`);
+  }
+  if (row.valid_from.getTime() > now.getTime()) {
+    throw BadRequest(`Charge code '${row.code}' is not yet valid until ${formatUsDate(row.valid_from)}.`);
+  }
+  if (row.on_hold) {
+    throw BadRequest(`Charge code '${row.code}' is on hold: ${row.hold_reason ?? ''}`);
+  }
+  const categoryIds = [...new Set(check.categoryIds)];
+  if (categoryIds.length > 0) {
+    const excluded = await db('charge_code_exclusions')
+      .where({ charge_code_id: row.id })
+      .whereIn('category_id', categoryIds)
+      .first('category_id');
+    if (excluded) {
+      throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
+    }
+  }
+  return row;
+}

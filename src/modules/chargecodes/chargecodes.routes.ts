@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import {
+  AuthorisedUser,
+  AuthorisedUserBody,
+  ChargeCode,
+  ChargeCodeSummary,
+  CodeCategoryParams,
+  CodeParams,
+  CodeUserParams,
+  CreateChargeCode,
+  ExcludedCategory,
+  ExclusionBody,
+  HoldBody,
+  UpdateChargeCode,
+} from './chargecodes.schemas';
+import { chargeCodesService } from './chargecodes.service';
+
+const notFound = { description: 'Charge code not found', schema: MessageBody };
+const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+
+export function chargeCodesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Charge codes');
+  const codes = chargeCodesService(db);
+
+  api.get(
+    '/chargecodes',
+    { summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: z.array(ChargeCodeSummary) } } },
+    async (_req, res) => {
+      res.json(await codes.list());
+    },
+  );
+
+  // Static path before '/chargecodes/:code'.
+  api.get(
+    '/chargecodes/expiring/soon',
+    {
+      summary: 'Charge codes expiring within 30 days',
+      description: 'Codes whose validUntil lies between now and 30 days from now, soonest first, each with daysUntilExpiry.',
+      access: 'auth',
+      responses: { 200: { description: 'Expiring codes', schema: z.array(ChargeCodeSummary.extend({ daysUntilExpiry: z.number().int() })) } },
+    },
+    async (_req, res) => {
+      res.json(await codes.expiringSoon());
+    },
+  );
+
+  api.get(
+    '/chargecodes/:code',
+    { summary: 'Read a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Charge code (the pin is never returned; hasPin says whether one is set)', schema: ChargeCode }, 404: notFound } },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      res.json(await codes.get(code));
+    },
+  );
+
+  api.post(
+    '/chargecodes',
+    {
+      summary: 'Create a charge code',
+      description: 'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC).',
+      access: 'admin',
+      body: CreateChargeCode,
+      responses: { 201: { description: 'Created', schema: ChargeCode }, 400: invalid, 403: 'Not an admin', 409: { description: 'Code already exists', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const body = parse(CreateChargeCode, req.body);
+      res.status(201).json(await codes.create(body, currentUser(req).id));
+    },
+  );
+
+  api.put(
+    '/chargecodes/:code',
+    {
+      summary: 'Update a charge code',
+      description: 'Partial update of title, validFrom, validUntil, costCentre, authorisedBy and pin (null removes the pin). The code itself cannot change.',
+      access: 'admin',
+      params: CodeParams,
+      body: UpdateChargeCode,
+      responses: { 200: { description: 'Updated', schema: ChargeCode }, 400: invalid, 403: 'Not an admin', 404: notFound },
+    },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      const body = parse(UpdateChargeCode, req.body);
+      res.json(await codes.update(code, body));
+    },
+  );
+
+  api.delete(
+    '/chargecodes/:code',
+    {
+      summary: 'Delete a charge code',
+      description: 'Refused with 409 while any sale uses the code (sales history keeps its charge code). Exclusions and authorised users go with it.',
+      access: 'admin',
+      params: CodeParams,
+      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Used by sales', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      await codes.remove(code);
+      res.status(204).end();
+    },
+  );
+
+  api.patch(
+    '/chargecodes/:code/hold',
+    {
+      summary: 'Put a charge code on hold or release it',
+      description: 'holdReason is required when onHold is true and cleared when false. A code on hold is refused by draft save and processing.',
+      access: 'auth',
+      params: CodeParams,
+      body: HoldBody,
+      responses: { 200: { description: 'The code with its hold state', schema: ChargeCodeSummary }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      const body = parse(HoldBody, req.body);
+      res.json(await codes.setHold(code, body.onHold, body.holdReason));
+    },
+  );
+
+  api.get(
+    '/chargecodes/:code/exclusions',
+    { summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: z.array(ExcludedCategory) }, 404: notFound } },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      res.json(await codes.listExclusions(code));
+    },
+  );
+
+  api.post(
+    '/chargecodes/:code/exclusions',
+    {
+      summary: 'Exclude a category from a charge code',
+      description: 'Idempotent: 201 when newly excluded, 200 when it already was. Answers with the full exclusion list.',
+      access: 'auth',
+      params: CodeParams,
+      body: ExclusionBody,
+      responses: {
+        201: { description: 'Excluded', schema: z.array(ExcludedCategory) },
+        200: { description: 'Already excluded', schema: z.array(ExcludedCategory) },
+        400: invalid,
+        404: { description: 'Charge code or category not found', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      const { categoryId } = parse(ExclusionBody, req.body);
+      const added = await codes.addExclusion(code, categoryId);
+      res.status(added ? 201 : 200).json(await codes.listExclusions(code));
+    },
+  );
+
+  api.delete(
+    '/chargecodes/:code/exclusions/:categoryId',
+    {
+      summary: 'Remove a category exclusion',
+      access: 'auth',
+      params: CodeCategoryParams,
+      responses: { 204: 'Removed', 404: { description: 'Charge code or exclusion not found', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { code, categoryId } = parse(CodeCategoryParams, req.params);
+      await codes.removeExclusion(code, categoryId);
+      res.status(204).end();
+    },
+  );
+
+  api.get(
+    '/chargecodes/:code/authorized-users',
+    { summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: z.array(AuthorisedUser) }, 404: notFound } },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      res.json(await codes.listUsers(code));
+    },
+  );
+
+  api.post(
+    '/chargecodes/:code/authorized-users',
+    {
+      summary: 'Authorise a person to use a charge code',
+      description: 'Body {userName, email, department?, notes?}. One entry per email per code (409 on a repeat).',
+      access: 'admin',
+      params: CodeParams,
+      body: AuthorisedUserBody,
+      responses: { 201: { description: 'Added', schema: AuthorisedUser }, 400: invalid, 403: 'Not an admin', 404: notFound, 409: { description: 'Already authorised', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { code } = parse(CodeParams, req.params);
+      const body = parse(AuthorisedUserBody, req.body);
+      res.status(201).json(await codes.addUser(code, body));
+    },
+  );
+
+  api.delete(
+    '/chargecodes/:code/authorized-users/:id',
+    {
+      summary: 'Remove an authorised person from a charge code',
+      access: 'admin',
+      params: CodeUserParams,
+      responses: { 204: 'Removed', 403: 'Not an admin', 404: { description: 'Charge code or entry not found', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { code, id } = parse(CodeUserParams, req.params);
+      await codes.removeUser(code, id);
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

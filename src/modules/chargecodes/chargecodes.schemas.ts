@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId } from '../../http/validate';
+
+/** A timestamp or a plain date (YYYY-MM-DD). A plain validUntil date covers that whole day (UTC). */
+const dateInput = (endOfDay: boolean) =>
+  z.string().transform((value, ctx) => {
+    const text = value.trim();
+    const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+    const parsed = new Date(dateOnly ? `${text}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : text);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(parsed.getTime())) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or timestamp' });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+const Code = z
+  .string()
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(64, { error: 'must be at most 64 characters' })
+  .regex(/^[A-Za-z0-9._\-/]+$/, { error: 'may contain only letters, digits and . _ - /' });
+
+export const CodeParams = z.object({ code: z.string().min(1) });
+export const CodeCategoryParams = z.object({ code: z.string().min(1), categoryId: IntId });
+export const CodeUserParams = z.object({ code: z.string().min(1), id: IntId });
+
+const validRange = (v: { validFrom?: Date; validUntil?: Date }) =>
+  !v.validFrom || !v.validUntil || v.validFrom.getTime() <= v.validUntil.getTime();
+const rangeIssue = { error: 'validFrom must not be after validUntil', path: ['validUntil'] };
+
+export const CreateChargeCode = z
+  .object({
+    code: Code,
+    title: z.string().trim().min(1, { error: 'is required' }),
+    validFrom: dateInput(false),
+    validUntil: dateInput(true),
+    costCentre: z.string().trim().default(''),
+    pin: z.string().min(1).max(128).optional(),
+    authorisedBy: z.string().uuid({ error: 'must be a user id (uuid)' }).nullable().optional(),
+  })
+  .refine(validRange, rangeIssue);
+export type CreateChargeCode = z.infer<typeof CreateChargeCode>;
+
+export const UpdateChargeCode = z
+  .object({
+    title: z.string().trim().min(1, { error: 'must not be empty' }).optional(),
+    validFrom: dateInput(false).optional(),
+    validUntil: dateInput(true).optional(),
+    costCentre: z.string().trim().optional(),
+    pin: z.string().min(1).max(128).nullable().optional(),
+    authorisedBy: z.string().uuid({ error: 'must be a user id (uuid)' }).nullable().optional(),
+  })
+  .refine(validRange, rangeIssue);
+export type UpdateChargeCode = z.infer<typeof UpdateChargeCode>;
+
+export const HoldBody = z
+  .object({ onHold: z.boolean({ error: 'must be a boolean' }), holdReason: z.string().trim().max(500).optional() })
+  .refine((v) => !v.onHold || (v.holdReason ?? '').length > 0, { error: 'is required when onHold is true', path: ['holdReason'] });
+
+export const ExclusionBody = z.object({ categoryId: IntId });
+
+export const AuthorisedUserBody = z.object({
+  userName: z.string().trim().min(1, { error: 'is required' }),
+  email: z.string().trim().email({ error: 'must be an email address' }),
+  department: z.string().trim().default(''),
+  notes: z.string().trim().nullable().optional(),
+});
+export type AuthorisedUserBody = z.infer<typeof AuthorisedUserBody>;
+
+export const ChargeCodeSummary = z
+  .object({
+    code: z.string(),
+    title: z.string(),
+    authorisedBy: z.string().nullable(),
+    validFrom: z.string(),
+    validUntil: z.string(),
+    costCentre: z.string(),
+    onHold: z.boolean(),
+    holdReason: z.string().nullable(),
+  })
+  .openapi('ChargeCodeSummary');
+
+export const ChargeCode = ChargeCodeSummary.extend({
+  hasPin: z.boolean(),
+  excludedCategoryIds: z.array(z.number().int()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi('ChargeCode');
+
+export const ExcludedCategory = z
+  .object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
+  .openapi('ExcludedCategory');
+
+export const AuthorisedUser = z
+  .object({
+    id: z.number().int(),
+    chargeCode: z.string(),
+    userName: z.string(),
+    email: z.string(),
+    department: z.string(),
+    notes: z.string().nullable(),
+  })
+  .openapi('ChargeCodeAuthorisedUser');

@@ -1,0 +1,233 @@
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { hashPassword } from '../../auth/passwords';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
+
+export type ChargeCodeRow = {
+  id: number;
+  code: string;
+  title: string;
+  authorised_by: string | null;
+  valid_from: Date;
+  valid_until: Date;
+  cost_centre: string;
+  pin_hash: string | null;
+  on_hold: boolean;
+  hold_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+type AuthorisedUserRow = {
+  id: number;
+  charge_code_id: number;
+  user_name: string;
+  email: string;
+  department: string;
+  notes: string | null;
+};
+
+const EXPIRING_WINDOW_DAYS = 30;
+
+export const chargeCodeNotFound = () => NotFound('Charge code not found');
+
+/** The list form the spec shows, plus the hold state. The pin never leaves the service. */
+export function presentChargeCodeSummary(row: ChargeCodeRow) {
+  return {
+    code: row.code,
+    title: row.title,
+    authorisedBy: row.authorised_by,
+    validFrom: row.valid_from.toISOString(),
+    validUntil: row.valid_until.toISOString(),
+    costCentre: row.cost_centre,
+    onHold: row.on_hold,
+    holdReason: row.hold_reason,
+  };
+}
+
+export function presentChargeCode(row: ChargeCodeRow, excludedCategoryIds: number[]) {
+  return {
+    ...presentChargeCodeSummary(row),
+    hasPin: row.pin_hash !== null,
+    excludedCategoryIds,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function presentAuthorisedUser(row: AuthorisedUserRow, code: string) {
+  return { id: row.id, chargeCode: code, userName: row.user_name, email: row.email, department: row.department, notes: row.notes };
+}
+
+export function chargeCodesService(db: Db) {
+  async function find(code: string): Promise<ChargeCodeRow> {
+    const row = await db<ChargeCodeRow>('charge_codes').where({ code }).first();
+    if (!row) throw chargeCodeNotFound();
+    return row;
+  }
+
+  async function excludedIds(chargeCodeId: number): Promise<number[]> {
+    const rows = await db('charge_code_exclusions').where({ charge_code_id: chargeCodeId }).orderBy('category_id').pluck('category_id');
+    return rows as number[];
+  }
+
+  async function assertUser(id: string | null | undefined) {
+    if (!id) return;
+    if (!(await db('users').where({ id }).first('id'))) {
+      throw BadRequest('Validation failed', { errors: [{ field: 'authorisedBy', message: 'user not found' }] });
+    }
+  }
+
+  return {
+    find,
+
+    async list() {
+      const rows = await db<ChargeCodeRow>('charge_codes').orderBy('code');
+      return rows.map(presentChargeCodeSummary);
+    },
+
+    async expiringSoon(now = new Date()) {
+      const until = new Date(now.getTime() + EXPIRING_WINDOW_DAYS * 86_400_000);
+      const rows = await db<ChargeCodeRow>('charge_codes')
+        .where('valid_until', '>=', now)
+        .andWhere('valid_until', '<=', until)
+        .orderBy([{ column: 'valid_until' }, { column: 'code' }]);
+      return rows.map((r) => ({
+        ...presentChargeCodeSummary(r),
+        daysUntilExpiry: Math.ceil((r.valid_until.getTime() - now.getTime()) / 86_400_000),
+      }));
+    },
+
+    async get(code: string) {
+      const row = await find(code);
+      return presentChargeCode(row, await excludedIds(row.id));
+    },
+
+    async create(input: CreateChargeCode, actorId: string) {
+      if (await db('charge_codes').where({ code: input.code }).first('id')) {
+        throw Conflict(`Charge code '${input.code}' already exists`);
+      }
+      await assertUser(input.authorisedBy);
+      const [row] = await db<ChargeCodeRow>('charge_codes')
+        .insert({
+          code: input.code,
+          title: input.title,
+          authorised_by: input.authorisedBy ?? actorId,
+          valid_from: input.validFrom,
+          valid_until: input.validUntil,
+          cost_centre: input.costCentre,
+          pin_hash: input.pin ? await hashPassword(input.pin) : null,
+        })
+        .returning('*');
+      return presentChargeCode(row, []);
+    },
+
+    async update(code: string, input: UpdateChargeCode) {
+      return inTransaction(db, async (trx) => {
+        const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
+        if (!current) throw chargeCodeNotFound();
+        const validFrom = input.validFrom ?? current.valid_from;
+        const validUntil = input.validUntil ?? current.valid_until;
+        if (validFrom.getTime() > validUntil.getTime()) {
+          throw BadRequest('Validation failed', { errors: [{ field: 'validUntil', message: 'validFrom must not be after validUntil' }] });
+        }
+        await chargeCodesService(trx).assertUserExists(input.authorisedBy);
+        const changes: Partial<ChargeCodeRow> = { valid_from: validFrom, valid_until: validUntil };
+        if (input.title !== undefined) changes.title = input.title;
+        if (input.costCentre !== undefined) changes.cost_centre = input.costCentre;
+        if (input.authorisedBy !== undefined) changes.authorised_by = input.authorisedBy;
+        if (input.pin !== undefined) changes.pin_hash = input.pin === null ? null : await hashPassword(input.pin);
+        const [row] = await trx<ChargeCodeRow>('charge_codes')
+          .where({ id: current.id })
+          .update({ ...changes, updated_at: trx.fn.now() as unknown as Date })
+          .returning('*');
+        return presentChargeCode(row, await chargeCodesService(trx).excludedCategoryIds(row.id));
+      });
+    },
+
+    assertUserExists: assertUser,
+    excludedCategoryIds: excludedIds,
+
+    async remove(code: string) {
+      return inTransaction(db, async (trx) => {
+        const row = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
+        if (!row) throw chargeCodeNotFound();
+        const [{ count }] = await trx('sales').where({ charge_code: code }).count<{ count: number }[]>('* as count');
+        if (count > 0) {
+          throw Conflict(`Charge code '${code}' is used by ${count} sale(s) and cannot be deleted`, {
+            reasons: [`${count} sale(s) reference it`],
+          });
+        }
+        await trx('charge_codes').where({ id: row.id }).delete();
+      });
+    },
+
+    async setHold(code: string, onHold: boolean, holdReason: string | undefined) {
+      const [row] = await db<ChargeCodeRow>('charge_codes')
+        .where({ code })
+        .update({ on_hold: onHold, hold_reason: onHold ? (holdReason ?? null) : null, updated_at: db.fn.now() as unknown as Date })
+        .returning('*');
+      if (!row) throw chargeCodeNotFound();
+      return presentChargeCodeSummary(row);
+    },
+
+    async listExclusions(code: string) {
+      const row = await find(code);
+      return db('charge_code_exclusions as e')
+        .join('categories as c', 'c.id', 'e.category_id')
+        .where('e.charge_code_id', row.id)
+        .orderBy('c.id')
+        .select('c.id', 'c.name', 'c.description', 'c.icon', 'c.color');
+    },
+
+    /** Idempotent: returns whether the exclusion was newly added. */
+    async addExclusion(code: string, categoryId: number): Promise<boolean> {
+      const row = await find(code);
+      if (!(await db('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
+      const inserted = await db('charge_code_exclusions')
+        .insert({ charge_code_id: row.id, category_id: categoryId })
+        .onConflict(['charge_code_id', 'category_id'])
+        .ignore()
+        .returning('category_id');
+      return inserted.length > 0;
+    },
+
+    async removeExclusion(code: string, categoryId: number) {
+      const row = await find(code);
+      const removed = await db('charge_code_exclusions').where({ charge_code_id: row.id, category_id: categoryId }).delete();
+      if (removed === 0) throw NotFound('Exclusion not found');
+    },
+
+    async listUsers(code: string) {
+      const row = await find(code);
+      const rows = await db<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id }).orderBy('id');
+      return rows.map((r) => presentAuthorisedUser(r, row.code));
+    },
+
+    async addUser(code: string, input: AuthorisedUserBody) {
+      const row = await find(code);
+      const clash = await db('charge_code_authorised_users')
+        .where({ charge_code_id: row.id })
+        .whereRaw('lower(email) = lower(?)', [input.email])
+        .first('id');
+      if (clash) throw Conflict(`'${input.email}' is already authorised for charge code '${row.code}'`);
+      const [user] = await db<AuthorisedUserRow>('charge_code_authorised_users')
+        .insert({
+          charge_code_id: row.id,
+          user_name: input.userName,
+          email: input.email,
+          department: input.department,
+          notes: input.notes ?? null,
+        })
+        .returning('*');
+      return presentAuthorisedUser(user, row.code);
+    },
+
+    async removeUser(code: string, id: number) {
+      const row = await find(code);
+      const removed = await db('charge_code_authorised_users').where({ charge_code_id: row.id, id }).delete();
+      if (removed === 0) throw NotFound('Authorised user not found');
+    },
+  };
+}

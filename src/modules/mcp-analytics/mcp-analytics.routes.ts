@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { ApiRouter } from '../../http/api-router';
+import { ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { PeriodQuery, SalesFilter } from '../sales/sales.schemas';
+import { mcpAnalyticsService } from './mcp-analytics.service';
+
+const DateRange = SalesFilter.pick({ chargeCode: true, startDate: true, endDate: true });
+const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+
+/**
+ * Analytics under /api/mcp, open to any signed-in user or bearer token for now
+ * (MCP API keys come with the MCP client surface).
+ */
+export function mcpAnalyticsRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'MCP analytics');
+  const analytics = mcpAnalyticsService(db);
+
+  api.get(
+    '/mcp/charge-code-analytics',
+    {
+      summary: 'Spending per charge code and per month',
+      description: 'Spending is net of refunds, VAT included. Optional filters chargeCode (partial), startDate, endDate (inclusive).',
+      access: 'auth',
+      query: DateRange,
+      responses: {
+        200: {
+          description: 'Analytics',
+          schema: z.object({
+            totalSpending: z.number(),
+            chargeCodeBreakdown: z.array(z.object({ code: z.string(), spent: z.number(), percentage: z.number(), salesCount: z.number() })),
+            monthlyTrends: z.array(z.object({ month: z.string(), spending: z.number() })),
+          }),
+        },
+        400: invalid,
+      },
+    },
+    async (req, res) => {
+      res.json(await analytics.chargeCodeAnalytics(parse(DateRange, req.query)));
+    },
+  );
+
+  api.get(
+    '/mcp/top-sellers',
+    {
+      summary: 'Best-selling items',
+      description: '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
+      access: 'auth',
+      query: PeriodQuery,
+      responses: { 200: { description: 'Top sellers' }, 400: invalid },
+    },
+    async (req, res) => {
+      const { limit, period } = parse(PeriodQuery, req.query);
+      res.json(await analytics.topSellers(limit, period));
+    },
+  );
+
+  api.get(
+    '/mcp/department-performance',
+    {
+      summary: 'Sales per department (charge code cost centre)',
+      description: '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
+      access: 'auth',
+      query: DateRange,
+      responses: { 200: { description: 'Department performance' }, 400: invalid },
+    },
+    async (req, res) => {
+      res.json(await analytics.departmentPerformance(parse(DateRange, req.query)));
+    },
+  );
+
+  return api.router;
+}

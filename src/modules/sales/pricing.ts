@@ -1,0 +1,90 @@
+import { D, money, rate } from '../../lib/money';
+
+export type LineInput = {
+  itemId: number | null;
+  itemName: string;
+  itemSku: string;
+  quantity: string;
+  unitPrice: string;
+  vatRate: string;
+};
+
+export type PricedLine = LineInput & { subtotal: string; vatAmount: string; totalWithVat: string };
+
+export type PricedLines = { lines: PricedLine[]; subtotalAmount: string; vatAmount: string; totalAmount: string };
+
+/**
+ * Line and document totals in decimal arithmetic: each line's subtotal and VAT are
+ * rounded half-up to 2 places, and the document totals are the sums of the rounded lines.
+ * Without VAT applied every VAT amount is zero (the line keeps the item's rate for reference).
+ */
+export function priceLines(inputs: LineInput[], vatApplied: boolean): PricedLines {
+  let subtotal = new D(0);
+  let vat = new D(0);
+  const lines = inputs.map((input) => {
+    const lineSubtotal = new D(input.quantity).times(input.unitPrice).toDecimalPlaces(2);
+    const lineVat = vatApplied ? lineSubtotal.times(input.vatRate).toDecimalPlaces(2) : new D(0);
+    subtotal = subtotal.plus(lineSubtotal);
+    vat = vat.plus(lineVat);
+    return {
+      ...input,
+      quantity: new D(input.quantity).toFixed(2),
+      unitPrice: money(input.unitPrice),
+      vatRate: rate(input.vatRate),
+      subtotal: money(lineSubtotal),
+      vatAmount: money(lineVat),
+      totalWithVat: money(lineSubtotal.plus(lineVat)),
+    };
+  });
+  return { lines, subtotalAmount: money(subtotal), vatAmount: money(vat), totalAmount: money(subtotal.plus(vat)) };
+}
+
+/** Snake-case columns shared by quote_items and sale_items. */
+export const lineColumns = (line: PricedLine) => ({
+  item_id: line.itemId,
+  item_name: line.itemName,
+  item_sku: line.itemSku,
+  quantity: line.quantity,
+  unit_price: line.unitPrice,
+  vat_rate: line.vatRate,
+  vat_amount: line.vatAmount,
+  subtotal: line.subtotal,
+  total_with_vat: line.totalWithVat,
+});
+
+export type LineRow = {
+  id: number;
+  item_id: number | null;
+  item_name: string;
+  item_sku: string;
+  quantity: string;
+  unit_price: string;
+  vat_rate: string;
+  vat_amount: string;
+  subtotal: string;
+  total_with_vat: string;
+};
+
+export const lineInputFromRow = (row: LineRow): LineInput => ({
+  itemId: row.item_id,
+  itemName: row.item_name,
+  itemSku: row.item_sku,
+  quantity: row.quantity,
+  unitPrice: row.unit_price,
+  vatRate: row.vat_rate,
+});
+
+export function presentLine(row: LineRow) {
+  return {
+    id: row.id,
+    itemId: row.item_id,
+    itemName: row.item_name,
+    itemSku: row.item_sku,
+    quantity: row.quantity,
+    unitPrice: row.unit_price,
+    vatRate: rate(row.vat_rate),
+    vatAmount: row.vat_amount,
+    subtotal: row.subtotal,
+    totalWithVat: row.total_with_vat,
+  };
+}

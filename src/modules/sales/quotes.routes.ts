@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { HttpError } from '../../http/errors';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { Sale } from './sales.schemas';
+import { salesService } from './sales.service';
+import { ChangeChargeCode, Quote, QuoteIdParams, QuoteSaved, SaveDraft, SessionQuery, UpdateQuote } from './quotes.schemas';
+import { quotesService } from './quotes.service';
+
+const invalid = { description: 'Validation failed, or a charge code check failed ({message})', schema: ValidationErrorBody };
+const quoteNotFound = { description: 'Quote not found', schema: MessageBody };
+const noDraft = { description: 'No draft quote found for this session', schema: MessageBody };
+
+/**
+ * Draft quotes under /api/sales/quotes. Mounted by salesRoutes ahead of /sales/:id.
+ * Quotes belong to the user who saved them; managers and admins reach every quote by id.
+ */
+export function quotesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Draft quotes');
+  const quotes = quotesService(db);
+  const sales = salesService(db);
+
+  api.get(
+    '/sales/quotes/current-draft',
+    { summary: "The caller's draft for a session", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft } },
+    async (req, res) => {
+      const { sessionId } = parse(SessionQuery, req.query);
+      res.json(await quotes.currentDraft(currentUser(req), sessionId));
+    },
+  );
+
+  api.patch(
+    '/sales/quotes/current-draft/charge-code',
+    {
+      summary: "Change the charge code of the session's draft",
+      description: 'The code passes the same checks as on save (existence, validity window, hold, category exclusions of the lines).',
+      access: 'auth',
+      body: ChangeChargeCode,
+      responses: { 200: { description: 'Changed', schema: z.object({ message: z.string(), chargeCode: z.string() }) }, 400: invalid, 404: noDraft },
+    },
+    async (req, res) => {
+      const { chargeCode, sessionId } = parse(ChangeChargeCode, req.body);
+      const code = await quotes.changeDraftChargeCode(currentUser(req), sessionId, chargeCode);
+      res.json({ message: 'Charge code updated', chargeCode: code });
+    },
+  );
+
+  api.delete(
+    '/sales/quotes/current-draft',
+    { summary: "Delete the session's draft", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft } },
+    async (req, res) => {
+      const { sessionId } = parse(SessionQuery, req.query);
+      await quotes.deleteDraft(currentUser(req), sessionId);
+      res.json({ message: 'Draft quote deleted' });
+    },
+  );
+
+  api.post(
+    '/sales/quotes',
+    {
+      summary: 'Save the draft quote of a session',
+      description:
+        'One draft per (user, sessionId): a repeated call replaces its lines and fields and keeps its id and quoteId. ' +
+        "Lines copy the item's name, sku, price and VAT rate now; amounts are rounded half-up per line.",
+      access: 'auth',
+      body: SaveDraft,
+      responses: { 200: { description: 'Saved', schema: QuoteSaved }, 400: invalid, 500: { description: 'Failed to create draft quote', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const body = parse(SaveDraft, req.body);
+      const quote = await quotes.saveDraft(currentUser(req), body).catch((err: unknown) => {
+        if (err instanceof HttpError) throw err;
+        req.log.error({ err }, 'draft quote save failed');
+        throw new HttpError(500, 'Failed to create draft quote');
+      });
+      res.json({ message: 'Draft quote saved', quote });
+    },
+  );
+
+  api.get(
+    '/sales/quotes',
+    { summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: z.object({ quotes: z.array(Quote) }) } } },
+    async (req, res) => {
+      res.json({ quotes: await quotes.list(currentUser(req)) });
+    },
+  );
+
+  api.get(
+    '/sales/quotes/:id',
+    { summary: 'Read a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound } },
+    async (req, res) => {
+      const { id } = parse(QuoteIdParams, req.params);
+      res.json(await quotes.get(currentUser(req), id));
+    },
+  );
+
+  api.put(
+    '/sales/quotes/:id',
+    {
+      summary: 'Update a quote',
+      description: 'Any of chargeCode, items (replaces all lines, repriced from the items now), vatApplied, customerNotes.',
+      access: 'auth',
+      params: QuoteIdParams,
+      body: UpdateQuote,
+      responses: { 200: { description: 'Updated', schema: QuoteSaved }, 400: invalid, 404: quoteNotFound },
+    },
+    async (req, res) => {
+      const { id } = parse(QuoteIdParams, req.params);
+      const body = parse(UpdateQuote, req.body);
+      res.json({ message: 'Quote updated', quote: await quotes.update(currentUser(req), id, body) });
+    },
+  );
+
+  api.delete(
+    '/sales/quotes/:id',
+    { summary: 'Delete a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound } },
+    async (req, res) => {
+      const { id } = parse(QuoteIdParams, req.params);
+      await quotes.remove(currentUser(req), id);
+      res.json({ message: 'Quote deleted' });
+    },
+  );
+
+  api.post(
+    '/sales/quotes/:id/process',
+    {
+      summary: 'Process a draft quote into a sale',
+      description:
+        'One transaction: charge code checks (repeated under a row lock), stock of every line (summed per item), sale and lines, ' +
+        'stock out through the ledger (reason names the saleId), draft removed. Any failure changes nothing. ' +
+        'A quote already processed is gone: 404 Quote not found.',
+      access: 'auth',
+      params: QuoteIdParams,
+      responses: { 200: { description: 'Processed', schema: z.object({ message: z.string(), sale: Sale }) }, 400: invalid, 404: quoteNotFound },
+    },
+    async (req, res) => {
+      const { id } = parse(QuoteIdParams, req.params);
+      const sale = await sales.processQuote(currentUser(req), id);
+      res.json({ message: 'Sale processed successfully', sale });
+    },
+  );
+
+  return api.router;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { decimalString, IntId } from '../../http/validate';
+
+/** A quantity: positive, at most 2 decimal places (fractional quantities are allowed). */
+export const Quantity = decimalString({ places: 2, max: 1_000_000_000 }).refine((v) => Number(v) > 0, {
+  error: 'must be greater than 0',
+});
+
+export const LineRequest = z.object({ itemId: IntId, quantity: Quantity });
+
+export const Lines = z.array(LineRequest).min(1, { error: 'must contain at least one item' }).max(500, { error: 'must contain at most 500 items' });
+
+const SessionId = z.string().trim().min(1, { error: 'is required' }).max(200);
+const ChargeCodeInput = z.string().trim().min(1, { error: 'is required' }).max(64);
+
+export const SaveDraft = z.object({
+  chargeCode: ChargeCodeInput,
+  items: Lines,
+  vatApplied: z.boolean({ error: 'must be a boolean' }).default(true),
+  customerNotes: z.string().max(2000).nullable().optional(),
+  sessionId: SessionId,
+});
+export type SaveDraft = z.infer<typeof SaveDraft>;
+
+export const UpdateQuote = z.object({
+  chargeCode: ChargeCodeInput.optional(),
+  items: Lines.optional(),
+  vatApplied: z.boolean({ error: 'must be a boolean' }).optional(),
+  customerNotes: z.string().max(2000).nullable().optional(),
+});
+export type UpdateQuote = z.infer<typeof UpdateQuote>;
+
+export const SessionQuery = z.object({ sessionId: SessionId });
+export const ChangeChargeCode = z.object({ chargeCode: ChargeCodeInput, sessionId: SessionId });
+export const QuoteIdParams = z.object({ id: IntId });
+
+export const QuoteLine = z
+  .object({
+    id: z.number().int(),
+    itemId: z.number().int().nullable(),
+    itemName: z.string(),
+    itemSku: z.string(),
+    quantity: z.string(),
+    unitPrice: z.string(),
+    vatRate: z.string(),
+    vatAmount: z.string(),
+    subtotal: z.string(),
+    totalWithVat: z.string(),
+  })
+  .openapi('QuoteLine');
+
+export const Quote = z
+  .object({
+    id: z.number().int(),
+    quoteId: z.string(),
+    sessionId: z.string(),
+    chargeCode: z.string().nullable(),
+    subtotalAmount: z.string(),
+    vatAmount: z.string(),
+    totalAmount: z.string(),
+    vatApplied: z.boolean(),
+    customerNotes: z.string().nullable(),
+    status: z.literal('draft'),
+    items: z.array(QuoteLine),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Quote');
+
+export const QuoteSaved = z.object({ message: z.string(), quote: Quote }).openapi('QuoteSaved');

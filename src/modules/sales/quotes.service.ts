@@ -1,0 +1,220 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { hasRole } from '../../auth/guards';
+import { BadRequest, NotFound } from '../../http/errors';
+import { validateChargeCode } from '../chargecodes/chargecode-validation';
+import { findItemsForLines } from '../items/items.lookup';
+import { lineColumns, lineInputFromRow, presentLine, priceLines, type LineInput, type LineRow, type PricedLines } from './pricing';
+import type { SaveDraft, UpdateQuote } from './quotes.schemas';
+
+export type QuoteRow = {
+  id: number;
+  quote_id: string;
+  user_id: string;
+  session_id: string;
+  charge_code: string | null;
+  vat_applied: boolean;
+  customer_notes: string | null;
+  subtotal_amount: string;
+  vat_amount: string;
+  total_amount: string;
+  status: 'draft';
+  created_at: Date;
+  updated_at: Date;
+};
+
+type Actor = Pick<Express.User, 'id' | 'role'>;
+
+export const quoteNotFound = () => NotFound('Quote not found');
+export const noDraftForSession = () => NotFound('No draft quote found for this session');
+
+export function presentQuote(row: QuoteRow, lines: LineRow[]) {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    sessionId: row.session_id,
+    chargeCode: row.charge_code,
+    subtotalAmount: row.subtotal_amount,
+    vatAmount: row.vat_amount,
+    totalAmount: row.total_amount,
+    vatApplied: row.vat_applied,
+    customerNotes: row.customer_notes,
+    status: row.status,
+    items: lines.map(presentLine),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Turns requested lines into priced line inputs from the items as they are now (name,
+ * sku, price, effective VAT rate). Unknown or inactive items are 400 field errors.
+ */
+export async function resolveLines(db: Db, requested: { itemId: number; quantity: string }[]) {
+  const items = await findItemsForLines(db, requested.map((l) => l.itemId));
+  const errors: { field: string; message: string }[] = [];
+  requested.forEach((line, index) => {
+    const item = items.get(line.itemId);
+    if (!item) errors.push({ field: `items.${index}.itemId`, message: `Item ${line.itemId} does not exist` });
+    else if (!item.isActive) errors.push({ field: `items.${index}.itemId`, message: `Item '${item.name}' is inactive` });
+  });
+  if (errors.length > 0) throw BadRequest('Validation failed', { errors });
+  const lines: LineInput[] = requested.map((line) => {
+    const item = items.get(line.itemId)!;
+    return { itemId: item.id, itemName: item.name, itemSku: item.sku, quantity: line.quantity, unitPrice: item.price, vatRate: item.vatRate };
+  });
+  return { lines, categoryIds: [...items.values()].map((i) => i.categoryId) };
+}
+
+/** Categories of the items still behind the given lines (for the exclusion check). */
+export async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
+  const ids = lines.map((l) => l.item_id).filter((id): id is number => id !== null);
+  return [...(await findItemsForLines(db, ids)).values()].map((i) => i.categoryId);
+}
+
+const canSeeAll = (actor: Actor) => hasRole(actor as Express.User, 'manager');
+
+export function quotesService(db: Db) {
+  const linesOf = (quoteId: number): Promise<LineRow[]> => db('quote_items').where({ quote_id: quoteId }).orderBy('id');
+
+  async function present(row: QuoteRow) {
+    return presentQuote(row, await linesOf(row.id));
+  }
+
+  async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines) {
+    await trx('quote_items').where({ quote_id: quoteId }).delete();
+    await trx('quote_items').insert(priced.lines.map((l) => ({ quote_id: quoteId, ...lineColumns(l) })));
+  }
+
+  const totals = (priced: PricedLines) => ({
+    subtotal_amount: priced.subtotalAmount,
+    vat_amount: priced.vatAmount,
+    total_amount: priced.totalAmount,
+  });
+
+  /** A user's quote by id (managers and admins reach every quote); 404 otherwise. */
+  async function findFor(actor: Actor, id: number, trx: Db = db, lock = false): Promise<QuoteRow> {
+    const query = trx<QuoteRow>('quotes').where({ id });
+    if (!canSeeAll(actor)) query.andWhere({ user_id: actor.id });
+    const row = await (lock ? query.forUpdate() : query).first();
+    if (!row) throw quoteNotFound();
+    return row;
+  }
+
+  return {
+    findFor,
+    linesOf,
+
+    async currentDraft(actor: Actor, sessionId: string) {
+      const row = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
+      if (!row) throw noDraftForSession();
+      return present(row);
+    },
+
+    /** Creates the session's draft, or replaces its lines and fields (same id and quoteId). */
+    async saveDraft(actor: Actor, input: SaveDraft) {
+      const { lines, categoryIds } = await resolveLines(db, input.items);
+      await validateChargeCode(db, input.chargeCode, { categoryIds });
+      const priced = priceLines(lines, input.vatApplied);
+      const fields = {
+        charge_code: input.chargeCode,
+        vat_applied: input.vatApplied,
+        customer_notes: input.customerNotes ?? null,
+        ...totals(priced),
+      };
+      const row = await inTransaction(db, async (trx) => {
+        const key = { user_id: actor.id, session_id: input.sessionId };
+        let draft = await trx<QuoteRow>('quotes').where(key).forUpdate().first();
+        if (!draft) {
+          [draft] = await trx<QuoteRow>('quotes')
+            .insert({
+              ...key,
+              ...fields,
+              quote_id: trx.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`),
+            } as never)
+            .onConflict(['user_id', 'session_id'])
+            .ignore()
+            .returning('*');
+          // A concurrent save of the same session won the insert: update that draft instead.
+          draft ??= await trx<QuoteRow>('quotes').where(key).forUpdate().first();
+        }
+        const [updated] = await trx<QuoteRow>('quotes')
+          .where({ id: draft!.id })
+          .update({ ...fields, updated_at: trx.fn.now() } as never)
+          .returning('*');
+        await writeLines(trx, updated.id, priced);
+        return updated;
+      });
+      return present(row);
+    },
+
+    async changeDraftChargeCode(actor: Actor, sessionId: string, chargeCode: string) {
+      const draft = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
+      if (!draft) throw noDraftForSession();
+      await validateChargeCode(db, chargeCode, { categoryIds: await categoriesOfLines(db, await linesOf(draft.id)) });
+      const updated = await db<QuoteRow>('quotes')
+        .where({ id: draft.id })
+        .update({ charge_code: chargeCode, updated_at: db.fn.now() } as never)
+        .returning('id');
+      if (updated.length === 0) throw noDraftForSession();
+      return chargeCode;
+    },
+
+    async deleteDraft(actor: Actor, sessionId: string) {
+      const removed = await db('quotes').where({ user_id: actor.id, session_id: sessionId }).delete();
+      if (removed === 0) throw noDraftForSession();
+    },
+
+    async list(actor: Actor) {
+      const query = db<QuoteRow>('quotes').orderBy('updated_at', 'desc').orderBy('id', 'desc');
+      if (!canSeeAll(actor)) query.where({ user_id: actor.id });
+      const rows = await query;
+      const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
+      return rows.map((r) => presentQuote(r, lines.filter((l) => l.quote_id === r.id)));
+    },
+
+    async get(actor: Actor, id: number) {
+      return present(await findFor(actor, id));
+    },
+
+    async update(actor: Actor, id: number, input: UpdateQuote) {
+      return inTransaction(db, async (trx) => {
+        const quote = await findFor(actor, id, trx, true);
+        let lines: LineInput[];
+        let categoryIds: number[];
+        if (input.items) {
+          ({ lines, categoryIds } = await resolveLines(trx, input.items));
+        } else {
+          const rows = await quotesService(trx).linesOf(quote.id);
+          lines = rows.map(lineInputFromRow);
+          categoryIds = await categoriesOfLines(trx, rows);
+        }
+        const chargeCode = input.chargeCode ?? quote.charge_code;
+        if (chargeCode && (input.chargeCode !== undefined || input.items !== undefined)) {
+          await validateChargeCode(trx, chargeCode, { categoryIds });
+        }
+        const vatApplied = input.vatApplied ?? quote.vat_applied;
+        const priced = priceLines(lines, vatApplied);
+        const [row] = await trx<QuoteRow>('quotes')
+          .where({ id: quote.id })
+          .update({
+            charge_code: chargeCode,
+            vat_applied: vatApplied,
+            customer_notes: input.customerNotes !== undefined ? input.customerNotes : quote.customer_notes,
+            ...totals(priced),
+            updated_at: trx.fn.now(),
+          } as never)
+          .returning('*');
+        await writeLines(trx, row.id, priced);
+        return quotesService(trx).get(actor, row.id);
+      });
+    },
+
+    async remove(actor: Actor, id: number) {
+      const query = db('quotes').where({ id });
+      if (!canSeeAll(actor)) query.andWhere({ user_id: actor.id });
+      if ((await query.delete()) === 0) throw quoteNotFound();
+    },
+  };
+}

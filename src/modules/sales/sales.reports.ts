@@ -1,0 +1,171 @@
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify/sync';
+import type { Db } from '../../db/knex';
+import { D } from '../../lib/money';
+import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+
+export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
+
+const CSV_BATCH = 2000;
+const toNumber = (value: string | null) => new D(value ?? 0).toNumber();
+
+type ReportRow = {
+  id: number;
+  sale_id: string;
+  charge_code: string;
+  subtotal_amount: string;
+  vat_amount: string;
+  total_amount: string;
+  refunded_amount: string;
+  customer_notes: string | null;
+  status: string;
+  is_paid: boolean;
+  delivered_to: string | null;
+  delivered_to_email: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  first_name: string | null;
+  last_name: string | null;
+  department: string | null;
+};
+
+const customerInfo = (r: Pick<ReportRow, 'delivered_to' | 'delivered_to_email'>) =>
+  [r.delivered_to, r.delivered_to_email ? `<${r.delivered_to_email}>` : null].filter(Boolean).join(' ');
+
+const processedByName = (r: Pick<ReportRow, 'first_name' | 'last_name'>) => [r.first_name, r.last_name].filter(Boolean).join(' ');
+
+export function salesReports(db: Db) {
+  const reportRows = (filter: SalesFilterInput) =>
+    applySalesFilter(
+      db('sales as s')
+        .leftJoin('users as u', 'u.id', 's.processed_by')
+        .leftJoin('charge_codes as c', 'c.code', 's.charge_code'),
+      filter,
+    );
+
+  return {
+    /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
+    async json(filter: SalesFilterInput, page: number, limit: number) {
+      const [summary] = await applySalesFilter(db('sales as s'), filter).select(
+        db.raw('count(*)::int AS total_sales'),
+        db.raw('coalesce(sum(s.total_amount), 0)::text AS total_amount'),
+        db.raw('count(DISTINCT s.charge_code)::int AS unique_charge_codes'),
+      );
+      const departments = await reportRows(filter)
+        .groupByRaw(`coalesce(nullif(c.cost_centre, ''), 'Unassigned')`)
+        .orderByRaw('2 DESC, 1')
+        .select(
+          db.raw(`coalesce(nullif(c.cost_centre, ''), 'Unassigned') AS department`),
+          db.raw('sum(s.total_amount)::text AS total_amount'),
+          db.raw('count(*)::int AS total_sales'),
+        );
+      const rows: ReportRow[] = await reportRows(filter)
+        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .select('s.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department');
+      const lines =
+        rows.length === 0
+          ? []
+          : await db('sale_items')
+              .whereIn('sale_id', rows.map((r) => r.id))
+              .orderBy('id')
+              .select('sale_id', 'item_name', 'item_sku', 'quantity', 'unit_price');
+      const total = summary.total_sales as number;
+      return {
+        success: true,
+        data: {
+          summary: {
+            totalSales: total,
+            totalAmount: toNumber(summary.total_amount),
+            uniqueChargeCodes: summary.unique_charge_codes as number,
+          },
+          departmentSummary: departments.map((d) => ({
+            department: d.department as string,
+            totalSales: d.total_sales as number,
+            totalAmount: toNumber(d.total_amount),
+          })),
+          sales: rows.map((r) => ({
+            id: r.id,
+            saleId: r.sale_id,
+            chargeCode: r.charge_code,
+            department: r.department,
+            subtotalAmount: r.subtotal_amount,
+            vatAmount: r.vat_amount,
+            totalAmount: r.total_amount,
+            total: toNumber(r.total_amount),
+            refundedAmount: r.refunded_amount,
+            status: r.status,
+            isPaid: r.is_paid,
+            customerNotes: r.customer_notes,
+            deliveredTo: r.delivered_to,
+            deliveredToEmail: r.delivered_to_email,
+            deliveredAt: r.delivered_at?.toISOString() ?? null,
+            createdAt: r.created_at.toISOString(),
+            processedBy: { firstName: r.first_name ?? '', lastName: r.last_name ?? '' },
+            items: lines
+              .filter((l) => l.sale_id === r.id)
+              .map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
+          })),
+          pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
+        },
+      };
+    },
+
+    /**
+     * Every filtered sale as CSV, newest first, written in keyset-paged batches with
+     * back-pressure, so memory stays flat however many sales the range holds.
+     */
+    async csv(filter: SalesFilterInput, out: Writable) {
+      const write = async (chunk: string) => {
+        if (!out.write(chunk)) await once(out, 'drain');
+      };
+      await write(`${REPORT_CSV_HEADER}\n`);
+      // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
+      let after: { createdAt: string; id: number } | undefined;
+      for (;;) {
+        const query = reportRows(filter)
+          .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
+          .limit(CSV_BATCH)
+          .select(
+            's.id',
+            's.sale_id',
+            's.charge_code',
+            's.total_amount',
+            's.customer_notes',
+            's.status',
+            's.delivered_to',
+            's.delivered_to_email',
+            's.created_at',
+            'u.first_name',
+            'u.last_name',
+            db.raw('s.created_at::text AS cursor_at'),
+            db.raw('(SELECT count(*)::int FROM sale_items si WHERE si.sale_id = s.id) AS items_count'),
+          );
+        if (after) query.whereRaw('(s.created_at, s.id) < (?::timestamptz, ?)', [after.createdAt, after.id]);
+        const rows: (ReportRow & { items_count: number; cursor_at: string })[] = await query;
+        if (rows.length === 0) break;
+        await write(
+          stringify(
+            rows.map((r) => [
+              r.sale_id,
+              r.charge_code,
+              r.total_amount,
+              customerInfo(r),
+              r.customer_notes ?? '',
+              r.status,
+              processedByName(r),
+              r.created_at.toISOString(),
+              String(r.items_count),
+            ]),
+            { quoted: true, quoted_empty: true },
+          ),
+        );
+        if (rows.length < CSV_BATCH) break;
+        const last = rows[rows.length - 1];
+        after = { createdAt: last.cursor_at, id: last.id };
+      }
+    },
+  };
+}

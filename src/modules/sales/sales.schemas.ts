@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId, QueryBoolean } from '../../http/validate';
+import { UserRef } from '../users/users.schemas';
+import { Lines, Quantity, QuoteLine } from './quotes.schemas';
+
+/** A date (YYYY-MM-DD, a whole UTC day) or a timestamp. */
+const DateFilter = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(new Date(v).getTime()), { error: 'must be an ISO 8601 date or timestamp' });
+
+const Page = z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(1_000_000).default(1);
+const Limit = z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(100, { error: 'must be at most 100' }).default(50);
+
+export const SalesFilter = z.object({
+  chargeCode: z.string().trim().max(64).optional(),
+  startDate: DateFilter.optional(),
+  endDate: DateFilter.optional(),
+  unpaidOnly: QueryBoolean.optional(),
+});
+export type SalesFilter = z.infer<typeof SalesFilter>;
+
+export const SalesQuery = SalesFilter.extend({ page: Page, limit: Limit });
+export const ReportQuery = SalesQuery.extend({ format: z.enum(['json', 'csv']).default('json') });
+
+export const CreateSale = z.object({
+  chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
+  items: Lines,
+  vatApplied: z.boolean({ error: 'must be a boolean' }).default(true),
+  customerNotes: z.string().max(2000).nullable().optional(),
+});
+export type CreateSale = z.infer<typeof CreateSale>;
+
+export const SaleIdParams = z.object({ id: IntId });
+
+export const RecipientBody = z.object({
+  deliveredTo: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(200),
+  deliveredToEmail: z.string().trim().email({ error: 'must be an email address' }).nullable().optional(),
+});
+
+export const RefundBody = z.object({
+  items: z.array(z.object({ itemId: IntId, refundQty: Quantity })).min(1, { error: 'must contain at least one item' }),
+  note: z.string().trim().max(2000).optional(),
+});
+export type RefundBody = z.infer<typeof RefundBody>;
+
+export const StockCheckBody = z.object({ items: z.array(z.object({ itemId: IntId, quantity: Quantity })).min(1, { error: 'must contain at least one item' }) });
+
+export const PeriodQuery = z.object({
+  limit: z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(100, { error: 'must be at most 100' }).default(10),
+  period: z.enum(['week', 'month', 'year']).optional(),
+});
+
+export const SaleLine = QuoteLine.extend({ refundedQuantity: z.string() }).openapi('SaleLine');
+
+export const Sale = z
+  .object({
+    id: z.number().int(),
+    saleId: z.string(),
+    quoteId: z.string().nullable(),
+    chargeCode: z.string(),
+    subtotalAmount: z.string(),
+    vatAmount: z.string(),
+    totalAmount: z.string(),
+    refundedAmount: z.string(),
+    vatApplied: z.boolean(),
+    customerNotes: z.string().nullable(),
+    status: z.enum(['completed', 'paid', 'partially_refunded', 'refunded']),
+    isPaid: z.boolean(),
+    processedBy: UserRef.nullable(),
+    deliveredTo: z.string().nullable(),
+    deliveredToEmail: z.string().nullable(),
+    deliveredAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    items: z.array(SaleLine),
+  })
+  .openapi('Sale');
+
+export const Pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });

@@ -1,0 +1,326 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { BadRequest, NotFound } from '../../http/errors';
+import { D, money, quantityNumber } from '../../lib/money';
+import { missingChargeCodeMessage, validateChargeCode } from '../chargecodes/chargecode-validation';
+import { findItemsForLines } from '../items/items.lookup';
+import { notesService } from '../notes/notes.service';
+import { changeStock, changeStockMany, insufficientStockMessage, lockItemsForStock } from '../stock-movements/stock-ledger';
+import { presentUserRef } from '../users/users.service';
+import { lineColumns, lineInputFromRow, presentLine, priceLines, type LineRow, type PricedLines } from './pricing';
+import { quotesService, resolveLines } from './quotes.service';
+import type { CreateSale, RefundBody } from './sales.schemas';
+import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+
+export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
+
+export type SaleRow = {
+  id: number;
+  sale_id: string;
+  charge_code: string;
+  quote_id: string | null;
+  subtotal_amount: string;
+  vat_amount: string;
+  total_amount: string;
+  vat_applied: boolean;
+  refunded_amount: string;
+  customer_notes: string | null;
+  status: SaleStatus;
+  is_paid: boolean;
+  processed_by: string | null;
+  delivered_to: string | null;
+  delivered_to_email: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type SaleLineRow = LineRow & { sale_id: number; refunded_quantity: string };
+
+type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | null; u_first_name: string | null; u_last_name: string | null };
+
+type Actor = Pick<Express.User, 'id' | 'role'>;
+
+export const saleNotFound = () => NotFound('Sale not found');
+
+export function presentSale(row: SaleWithUser, lines: SaleLineRow[]) {
+  return {
+    id: row.id,
+    saleId: row.sale_id,
+    quoteId: row.quote_id,
+    chargeCode: row.charge_code,
+    subtotalAmount: row.subtotal_amount,
+    vatAmount: row.vat_amount,
+    totalAmount: row.total_amount,
+    refundedAmount: row.refunded_amount,
+    vatApplied: row.vat_applied,
+    customerNotes: row.customer_notes,
+    status: row.status,
+    isPaid: row.is_paid,
+    processedBy: row.u_id
+      ? presentUserRef({ id: row.u_id, email: row.u_email!, first_name: row.u_first_name!, last_name: row.u_last_name! })
+      : null,
+    deliveredTo: row.delivered_to,
+    deliveredToEmail: row.delivered_to_email,
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    items: lines.map((l) => ({ ...presentLine(l), refundedQuantity: l.refunded_quantity })),
+  };
+}
+
+/** Sales joined with the user who processed them. */
+export const salesWithUser = (db: Db) =>
+  db('sales as s')
+    .leftJoin('users as u', 'u.id', 's.processed_by')
+    .select('s.*', 'u.id as u_id', 'u.email as u_email', 'u.first_name as u_first_name', 'u.last_name as u_last_name');
+
+type NewSale = {
+  chargeCode: string | null;
+  priced: PricedLines;
+  vatApplied: boolean;
+  customerNotes: string | null;
+  quoteId: string | null;
+  processedBy: string;
+};
+
+/**
+ * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
+ * checks (the code row is read FOR SHARE, so a hold committed first wins and a hold arriving
+ * later waits for this sale), (2) stock of every line (item rows locked in ascending id
+ * order; two lines on one item are checked by their sum), (3) sale and lines inserted,
+ * (4) stock reduced through the ledger, one movement per line. Any throw rolls it all back.
+ */
+async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<number> {
+  if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
+  const lines = sale.priced.lines;
+  if (lines.length === 0) throw BadRequest('The quote has no items');
+  const itemIds = lines.map((l) => l.itemId).filter((id): id is number => id !== null);
+  const items = await findItemsForLines(trx, itemIds);
+  for (const line of lines) {
+    const item = line.itemId === null ? undefined : items.get(line.itemId);
+    if (!item || !item.isActive) throw BadRequest(`Item '${line.itemName}' is no longer available`);
+  }
+  const code = await validateChargeCode(trx, sale.chargeCode, {
+    categoryIds: [...items.values()].map((i) => i.categoryId),
+    processing: true,
+    lock: true,
+  });
+
+  const locked = await lockItemsForStock(trx, itemIds);
+  const required = new Map<number, D>();
+  for (const line of lines) required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
+  for (const [itemId, quantity] of [...required].sort((a, b) => a[0] - b[0])) {
+    const item = locked.get(itemId);
+    if (!item) throw BadRequest(`Item '${lines.find((l) => l.itemId === itemId)!.itemName}' is no longer available`);
+    if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
+  }
+
+  const [row] = await trx('sales')
+    .insert({
+      sale_id: trx.raw(`'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq')`),
+      charge_code: code.code,
+      quote_id: sale.quoteId,
+      subtotal_amount: sale.priced.subtotalAmount,
+      vat_amount: sale.priced.vatAmount,
+      total_amount: sale.priced.totalAmount,
+      vat_applied: sale.vatApplied,
+      customer_notes: sale.customerNotes,
+      status: 'completed',
+      processed_by: sale.processedBy,
+    })
+    .returning(['id', 'sale_id']);
+  await trx('sale_items').insert(lines.map((l) => ({ sale_id: row.id, ...lineColumns(l) })));
+  await changeStockMany(
+    trx,
+    lines.map((line) => ({
+      itemId: line.itemId!,
+      type: 'out' as const,
+      quantity: line.quantity,
+      reason: `Sale ${row.sale_id}`,
+      performedBy: sale.processedBy,
+      reference: { type: 'sale', id: row.sale_id },
+    })),
+  );
+  return row.id;
+}
+
+export function salesService(db: Db) {
+  async function findRow(id: number, trx: Db = db): Promise<SaleWithUser> {
+    const row = await salesWithUser(trx).where('s.id', id).first();
+    if (!row) throw saleNotFound();
+    return row;
+  }
+  const linesOf = (saleIds: number[], trx: Db = db): Promise<SaleLineRow[]> =>
+    trx('sale_items').whereIn('sale_id', saleIds).orderBy('id');
+
+  async function get(id: number, trx: Db = db) {
+    return presentSale(await findRow(id, trx), await linesOf([id], trx));
+  }
+
+  return {
+    get: (id: number) => get(id),
+
+    /** Converts a draft into a sale; the draft is removed in the same transaction. */
+    async processQuote(actor: Actor, quoteId: number) {
+      const saleId = await inTransaction(db, async (trx) => {
+        // Locking the quote row makes a double submission wait, then find it gone (404).
+        const quote = await quotesService(trx).findFor(actor, quoteId, trx, true);
+        const rows = await quotesService(trx).linesOf(quote.id);
+        const id = await recordSale(trx, {
+          chargeCode: quote.charge_code,
+          priced: priceLines(rows.map(lineInputFromRow), quote.vat_applied),
+          vatApplied: quote.vat_applied,
+          customerNotes: quote.customer_notes,
+          quoteId: quote.quote_id,
+          processedBy: actor.id,
+        });
+        await trx('quotes').where({ id: quote.id }).delete();
+        return id;
+      });
+      return get(saleId);
+    },
+
+    /** A sale straight from lines (no draft), with the same checks as processing. */
+    async create(actor: Actor, input: CreateSale) {
+      const { lines } = await resolveLines(db, input.items);
+      const saleId = await inTransaction(db, (trx) =>
+        recordSale(trx, {
+          chargeCode: input.chargeCode,
+          priced: priceLines(lines, input.vatApplied),
+          vatApplied: input.vatApplied,
+          customerNotes: input.customerNotes ?? null,
+          quoteId: null,
+          processedBy: actor.id,
+        }),
+      );
+      return get(saleId);
+    },
+
+    async list(filter: SalesFilterInput, page: number, limit: number) {
+      const base = applySalesFilter(db('sales as s'), filter);
+      const [{ count }] = await base.clone().count<{ count: number }[]>('* as count');
+      const rows: SaleWithUser[] = await applySalesFilter(salesWithUser(db), filter)
+        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
+        .limit(limit)
+        .offset((page - 1) * limit);
+      const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
+      return {
+        sales: rows.map((r) => presentSale(r, lines.filter((l) => l.sale_id === r.id))),
+        pagination: { page, limit, total: count, totalPages: Math.ceil(count / limit) },
+      };
+    },
+
+    async markPaid(id: number) {
+      const [row] = await db<SaleRow>('sales')
+        .where({ id })
+        .update({
+          is_paid: true,
+          status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`),
+          updated_at: db.fn.now(),
+        } as never)
+        .returning('*');
+      if (!row) throw saleNotFound();
+      return row;
+    },
+
+    async markUnpaid(id: number) {
+      const [row] = await db<SaleRow>('sales')
+        .where({ id })
+        .update({
+          is_paid: false,
+          status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`),
+          updated_at: db.fn.now(),
+        } as never)
+        .returning('*');
+      if (!row) throw saleNotFound();
+      return row;
+    },
+
+    async setRecipient(id: number, deliveredTo: string, deliveredToEmail: string | null) {
+      const [row] = await db<SaleRow>('sales')
+        .where({ id })
+        .update({ delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now(), updated_at: db.fn.now() } as never)
+        .returning('*');
+      if (!row) throw saleNotFound();
+      return row;
+    },
+
+    /**
+     * Refunds quantities per item: within what is left unrefunded on the sale's lines for that
+     * item (a second line on the same item takes the rest), stock restored through the ledger,
+     * a note on the sale. The refunded amount of a line is its total pro rata to the refunded
+     * quantity, rounded half-up, so a full refund gives back exactly the line total.
+     */
+    async refund(actor: Actor, id: number, input: RefundBody) {
+      return inTransaction(db, async (trx) => {
+        const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
+        if (!sale) throw saleNotFound();
+        if (sale.status === 'refunded') throw BadRequest('Sale has already been fully refunded');
+        const lines = await linesOf([sale.id], trx);
+
+        const requested = new Map<number, D>();
+        for (const r of input.items) requested.set(r.itemId, (requested.get(r.itemId) ?? new D(0)).plus(r.refundQty));
+        const refunds = new Map<number, D>(); // sale line id -> quantity refunded now
+        for (const [itemId, quantity] of requested) {
+          const itemLines = lines.filter((l) => l.item_id === itemId);
+          if (itemLines.length === 0) throw BadRequest(`Item ${itemId} is not part of sale ${sale.sale_id}`);
+          const left = itemLines.reduce((sum, l) => sum.plus(l.quantity).minus(l.refunded_quantity), new D(0));
+          if (quantity.gt(left)) {
+            throw BadRequest(
+              `Cannot refund ${quantity.toString()} of '${itemLines[0].item_name}': only ${left.toString()} left to refund`,
+            );
+          }
+          let rest = quantity;
+          for (const line of itemLines) {
+            const available = new D(line.quantity).minus(line.refunded_quantity);
+            const take = D.min(available, rest);
+            if (take.gt(0)) refunds.set(line.id, take);
+            rest = rest.minus(take);
+          }
+        }
+
+        await lockItemsForStock(trx, [...requested.keys()]);
+        let refundedAmount = new D(0);
+        let fullyRefunded = true;
+        const refundedItems: { itemId: number; itemName: string; refundedQty: number; stockRestored: boolean }[] = [];
+        for (const line of lines) {
+          const now = refunds.get(line.id) ?? new D(0);
+          const refundedQty = new D(line.refunded_quantity).plus(now);
+          refundedAmount = refundedAmount.plus(new D(line.total_with_vat).times(refundedQty).dividedBy(line.quantity).toDecimalPlaces(2));
+          if (refundedQty.lt(line.quantity)) fullyRefunded = false;
+          if (now.isZero()) continue;
+          await trx('sale_items').where({ id: line.id }).update({ refunded_quantity: refundedQty.toFixed(2) });
+          await changeStock(trx, {
+            itemId: line.item_id!,
+            type: 'in',
+            quantity: now.toFixed(2),
+            reason: `Refund of sale ${sale.sale_id}`,
+            performedBy: actor.id,
+            reference: { type: 'sale', id: sale.sale_id },
+          });
+          refundedItems.push({ itemId: line.item_id!, itemName: line.item_name, refundedQty: quantityNumber(now), stockRestored: true });
+        }
+        const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
+        const [updated] = await trx<SaleRow>('sales')
+          .where({ id: sale.id })
+          .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() } as never)
+          .returning('*');
+
+        const description = refundedItems.map((r) => `${r.refundedQty} x ${r.itemName}`).join(', ');
+        const amountNow = refundedAmount.minus(sale.refunded_amount);
+        await notesService(trx).add({
+          text:
+            `Refund on sale ${sale.sale_id}: ${description}. Amount refunded: ${money(amountNow)} ` +
+            `(total refunded ${money(refundedAmount)} of ${sale.total_amount}).` +
+            (input.note ? ` Note: ${input.note}` : ''),
+          referenceType: 'sale',
+          referenceId: String(sale.id),
+          createdBy: actor.id,
+        });
+        return { sale: updated, refundedItems };
+      });
+    },
+  };
+}
