@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import multer from 'multer';
+import { PDFParse } from 'pdf-parse';
+import { BadRequest } from '../../http/errors';
+import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
+
+export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Multipart parsing for invoice uploads: in memory (the bytes go to PostgreSQL, never to
+ * local disk), at most 10 MB per file (a larger one is a MulterError LIMIT_FILE_SIZE: 413).
+ */
+export const invoiceUpload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: MAX_INVOICE_BYTES, files: 2, fields: 20, fieldSize: 64 * 1024 },
+});
+
+export type UploadedFile = { originalname: string; buffer: Buffer; size: number };
+
+export type ReadInvoice = { filename: string; size: number; sha256: string; bytes: Buffer; text: string; extracted: ParsedInvoice };
+
+const PDF_MAGIC = Buffer.from('%PDF-');
+const EOF_MARKER = Buffer.from('%%EOF');
+
+/**
+ * Accepts a file only when it really is a readable PDF: it starts with %PDF-, ends with an
+ * %%EOF marker (a cut-off upload does not, though pdf.js would still half-read it) and
+ * pdf-parse can extract its text. Anything else is a 400, never a 500.
+ */
+export async function readInvoicePdf(file: UploadedFile | undefined): Promise<ReadInvoice> {
+  if (!file) throw BadRequest("No file uploaded: send the PDF in the multipart field 'invoice'");
+  const bytes = file.buffer;
+  if (bytes.length < PDF_MAGIC.length || !bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
+    throw BadRequest('The uploaded file is not a PDF');
+  }
+  if (bytes.subarray(Math.max(0, bytes.length - 2048)).indexOf(EOF_MARKER) === -1) {
+    throw BadRequest('The uploaded PDF is incomplete or damaged');
+  }
+  const text = await extractText(bytes);
+  return {
+    filename: safeFilename(file.originalname),
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    bytes,
+    text,
+    extracted: parseInvoiceText(text),
+  };
+}
+
+async function extractText(bytes: Buffer): Promise<string> {
+  // pdf.js may take ownership of the array it is given, so it gets a copy.
+  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+  try {
+    return (await parser.getText()).text;
+  } catch {
+    throw BadRequest('The uploaded PDF could not be read');
+  } finally {
+    await parser.destroy().catch(() => undefined);
+  }
+}
+
+function safeFilename(name: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim().slice(0, 200);
+  return cleaned || 'invoice.pdf';
+}
+
+/** The spec's extractedData: total and unit prices are decimal strings. */
+export function presentExtracted(parsed: ParsedInvoice) {
+  return {
+    supplierName: parsed.supplierName,
+    invoiceNumber: parsed.invoiceNumber,
+    total: parsed.total,
+    items: parsed.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice })),
+  };
+}

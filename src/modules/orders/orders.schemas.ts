@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId, decimalString } from '../../http/validate';
+import { SupplierIdValue } from '../suppliers/suppliers.schemas';
+
+/** {id} in an order path: the numeric id (12) or the orderId (O1012). */
+export const OrderParams = z.object({
+  id: z
+    .string()
+    .regex(/^(?:\d{1,10}|O\d{1,18})$/, { error: 'must be an order id (e.g. 12) or an orderId (e.g. O1012)' })
+    .openapi({ example: 'O1001' }),
+});
+
+const quantity = decimalString({ places: 2, min: 0.01, max: 999_999_999 }).openapi({ type: 'string', example: '10' });
+const unitCost = decimalString({ places: 2, min: 0, max: 9_999_999_999 }).openapi({ type: 'string', example: '2.50' });
+const lineName = z.string().trim().min(1, { error: 'is required' }).max(300);
+
+export const OrderLineInput = z
+  .object({
+    itemId: IntId.nullish(),
+    name: lineName.optional(),
+    sku: z.string().trim().max(100).nullish(),
+    quantity,
+    unitCost,
+  })
+  .refine((l) => l.itemId != null || l.name !== undefined, { error: 'name is required for a line without itemId', path: ['name'] });
+
+export const CreateOrder = z
+  .object({
+    supplierId: SupplierIdValue,
+    notes: z.string().trim().max(5000).nullish(),
+    invoiceNumber: z.string().trim().max(100).nullish(),
+    items: z.array(OrderLineInput).min(1, { error: 'at least one line is required' }).max(500),
+  })
+  .openapi('CreateOrder');
+export type CreateOrder = z.infer<typeof CreateOrder>;
+
+// import-from-invoice takes back what upload-invoice extracted, so the extractedData names work too.
+const ImportLine = z.preprocess(
+  (v) => (v && typeof v === 'object' && !('unitCost' in v) && 'unitPrice' in v ? { ...v, unitCost: (v as { unitPrice: unknown }).unitPrice } : v),
+  z.object({ name: lineName, sku: z.string().trim().max(100).nullish(), quantity, unitCost }),
+);
+
+export const ParsedData = z.preprocess(
+  (v) => (v && typeof v === 'object' && !('supplier' in v) && 'supplierName' in v ? { ...v, supplier: (v as { supplierName: unknown }).supplierName } : v),
+  z.object({
+    supplier: z.string().trim().min(1, { error: 'is required' }).max(200),
+    invoiceNumber: z.string().trim().max(100).nullish(),
+    notes: z.string().trim().max(5000).nullish(),
+    items: z.array(ImportLine).min(1, { error: 'at least one line is required' }).max(500),
+  }),
+);
+export type ParsedData = z.infer<typeof ParsedData>;
+
+export const ImportFromInvoiceJson = z.object({ parsedData: ParsedData }).openapi('ImportFromInvoice');
+
+/** Text fields that may accompany a multipart import. */
+export const ImportMultipartFields = z.object({
+  supplier: z.string().trim().min(1).max(200).optional(),
+  invoiceNumber: z.string().trim().max(100).optional(),
+  notes: z.string().trim().max(5000).optional(),
+});
+
+export const ReceiveOrder = z
+  .object({
+    receivedItems: z
+      .array(
+        z.object({
+          orderItemId: IntId,
+          receivedQuantity: quantity,
+          addToInventory: z.boolean().default(true),
+        }),
+      )
+      .min(1, { error: 'at least one line is required' })
+      .max(500),
+  })
+  .openapi('ReceiveOrder');
+export type ReceiveOrder = z.infer<typeof ReceiveOrder>;
+
+export const AddToInventory = z
+  .object({
+    categoryId: IntId.optional(),
+    orderItemIds: z.array(IntId).min(1).max(500).optional(),
+  })
+  .openapi('AddToInventory');
+export type AddToInventory = z.infer<typeof AddToInventory>;
+
+export const OrderListQuery = z.object({
+  status: z.enum(['pending', 'partially_received', 'received']).optional(),
+  supplierId: SupplierIdValue.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
+export const OrderLine = z
+  .object({
+    orderItemId: z.number().int(),
+    itemId: z.number().int().nullable(),
+    name: z.string(),
+    sku: z.string().nullable(),
+    quantity: z.number(),
+    receivedQuantity: z.number(),
+    outstandingQuantity: z.number(),
+    unitCost: z.string(),
+    lineTotal: z.string(),
+  })
+  .openapi('OrderLine');
+
+export const Order = z
+  .object({
+    id: z.number().int(),
+    orderId: z.string(),
+    supplierId: z.string(),
+    supplier: z.object({ id: z.string(), name: z.string() }),
+    status: z.enum(['pending', 'partially_received', 'received']),
+    totalAmount: z.string(),
+    notes: z.string().nullable(),
+    invoiceNumber: z.string().nullable(),
+    hasInvoice: z.boolean(),
+    itemCount: z.number().int(),
+    createdBy: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    receivedAt: z.string().nullable(),
+  })
+  .openapi('Order');
+
+export const OrderWithItems = Order.extend({ items: z.array(OrderLine) }).openapi('OrderWithItems');
+
+export const OrderHistory = z
+  .object({
+    orders: z.array(
+      z.object({
+        orderId: z.string(),
+        orderDate: z.string(),
+        supplier: z.string(),
+        quantity: z.number(),
+        receivedQuantity: z.number(),
+        unitCost: z.number(),
+        status: z.string(),
+      }),
+    ),
+  })
+  .openapi('ItemOrderHistory');
