@@ -25,6 +25,10 @@ import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
+import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
+import { quotesRoutes } from './modules/sales/quotes.routes';
+import { salesRoutes } from './modules/sales/sales.routes';
+import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
 
 /** What every route module receives. */
 export type Deps = {
@@ -45,7 +49,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
