@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+
+const unique = () => randomBytes(4).toString('hex').toUpperCase();
+const DAY = 86_400_000;
+
+export type ChargeCodeFactoryRow = { id: number; code: string; title: string; cost_centre: string };
+
+/** A charge code valid from yesterday for a year unless told otherwise. */
+export async function buildChargeCode(
+  db: Knex,
+  overrides: Partial<{
+    code: string;
+    title: string;
+    costCentre: string;
+    validFrom: Date;
+    validUntil: Date;
+    onHold: boolean;
+    holdReason: string | null;
+    excludedCategoryIds: number[];
+  }> = {},
+): Promise<ChargeCodeFactoryRow> {
+  const [row] = await db('charge_codes')
+    .insert({
+      code: overrides.code ?? `CC-${unique()}`,
+      title: overrides.title ?? 'Test budget',
+      cost_centre: overrides.costCentre ?? 'Chemistry',
+      valid_from: overrides.validFrom ?? new Date(Date.now() - DAY),
+      valid_until: overrides.validUntil ?? new Date(Date.now() + 365 * DAY),
+      on_hold: overrides.onHold ?? false,
+      hold_reason: overrides.holdReason ?? null,
+    })
+    .returning('*');
+  for (const categoryId of overrides.excludedCategoryIds ?? []) {
+    await db('charge_code_exclusions').insert({ charge_code_id: row.id, category_id: categoryId });
+  }
+  return row;
+}
+
+export async function grantPermission(db: Knex, userId: string, permission: string) {
+  await db('user_permissions').insert({ user_id: userId, permission });
+}
+
+export const sessionId = () => `session-${unique()}`;
+
+export const stockOf = async (db: Knex, itemId: number) =>
+  (await db('items').where({ id: itemId }).first('current_stock')).current_stock as string;
