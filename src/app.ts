@@ -23,6 +23,10 @@ import { itemsRoutes } from './modules/items/items.routes';
 import { categoriesRoutes } from './modules/categories/categories.routes';
 import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
+import { notesRoutes } from './modules/notes/notes.routes';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
+import { notificationsRoutes } from './modules/notifications/notifications.routes';
+import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
@@ -49,7 +53,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;

@@ -1,4 +1,6 @@
 import type { Db } from '../../db/knex';
+import { BadRequest, Forbidden, NotFound } from '../../http/errors';
+import { NOTE_REFERENCE_TYPES } from './note-references';
 
 export type NoteRow = {
   id: number;
@@ -22,12 +24,105 @@ export function notesService(db: Db) {
       return row;
     },
 
+    /** The notes API: list, read, edit, delete and counts. */
+    ...notesQueries(db),
+
     async addMany(notes: NewNote[]): Promise<number> {
       if (notes.length === 0) return 0;
       const rows = await db('notes')
         .insert(notes.map((n) => ({ text: n.text, reference_type: n.referenceType, reference_id: n.referenceId, created_by: n.createdBy })))
         .returning('id');
       return rows.length;
+    },
+  };
+}
+
+export type NoteReadRow = NoteRow & { creator_email: string | null; creator_first_name: string | null; creator_last_name: string | null };
+
+export const isKnownReferenceType = (type: string) => Object.hasOwn(NOTE_REFERENCE_TYPES, type);
+
+export function assertReferenceType(type: string): void {
+  if (!isKnownReferenceType(type)) {
+    throw BadRequest(`Unknown referenceType '${type}'. Known types: ${Object.keys(NOTE_REFERENCE_TYPES).join(', ')}`);
+  }
+}
+
+function notesQueries(db: Db) {
+  const read = () =>
+    db('notes as n')
+      .leftJoin('users as u', 'u.id', 'n.created_by')
+      .select<NoteReadRow[]>('n.*', 'u.email as creator_email', 'u.first_name as creator_first_name', 'u.last_name as creator_last_name');
+
+  async function getRead(id: number): Promise<NoteReadRow> {
+    const row = await read().where('n.id', id).first();
+    if (!row) throw NotFound('Note not found');
+    return row;
+  }
+
+  /** 400 for an unknown type, 404 when the entity does not exist. */
+  async function assertReference(type: string, id: string): Promise<void> {
+    assertReferenceType(type);
+    if (!(await NOTE_REFERENCE_TYPES[type](db, id))) throw NotFound(`${type.replace(/_/g, ' ')} '${id}' not found`);
+  }
+
+  /** Only the creator or an admin may change a note. */
+  async function editable(id: number, actor: { id: string; role: string }): Promise<NoteRow> {
+    const row = await db<NoteRow>('notes').where({ id }).first();
+    if (!row) throw NotFound('Note not found');
+    if (row.created_by !== actor.id && actor.role !== 'admin') throw Forbidden('Only the author of a note or an admin may change it');
+    return row;
+  }
+
+  return {
+    getRead,
+    assertReference,
+
+    /** newest first */
+    list(filter: { referenceType?: string; referenceId?: string; limit: number }): Promise<NoteReadRow[]> {
+      const query = read().orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }]).limit(filter.limit);
+      if (filter.referenceType !== undefined) query.where('n.reference_type', filter.referenceType);
+      if (filter.referenceId !== undefined) query.where('n.reference_id', filter.referenceId);
+      return query;
+    },
+
+    async create(note: NewNote): Promise<NoteReadRow> {
+      await assertReference(note.referenceType, note.referenceId);
+      const [row] = await db<NoteRow>('notes')
+        .insert({ text: note.text, reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
+        .returning('id');
+      return getRead(row.id);
+    },
+
+    async update(id: number, text: string, actor: { id: string; role: string }): Promise<NoteReadRow> {
+      await editable(id, actor);
+      await db('notes').where({ id }).update({ text, updated_at: db.fn.now() });
+      return getRead(id);
+    },
+
+    async remove(id: number, actor: { id: string; role: string }): Promise<void> {
+      await editable(id, actor);
+      await db('notes').where({ id }).delete();
+    },
+
+    async count(referenceType: string, referenceId: string): Promise<number> {
+      const [{ count }] = await db('notes')
+        .where({ reference_type: referenceType, reference_id: referenceId })
+        .count<{ count: number }[]>('* as count');
+      return count;
+    },
+
+    /** counts for many ids of one type; ids without notes answer 0 */
+    async countMany(referenceType: string, referenceIds: string[]): Promise<Record<string, number>> {
+      const counts: Record<string, number> = {};
+      for (const id of referenceIds) counts[id] = 0;
+      if (referenceIds.length === 0) return counts;
+      const rows = await db('notes')
+        .where('reference_type', referenceType)
+        .where('reference_id', db.raw('ANY(?::text[])', [[...new Set(referenceIds)]]))
+        .groupBy('reference_id')
+        .select<{ reference_id: string; count: number }[]>('reference_id', db.raw('count(*)::int AS count'));
+      for (const r of rows) counts[r.reference_id] = r.count;
+      return counts;
     },
   };
 }

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { BatchCounts, CreateNote, Note, NoteIdParams, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
+import { assertReferenceType, notesService, type NoteReadRow } from './notes.service';
+
+export function presentNote(row: NoteReadRow): Note {
+  return {
+    id: row.id,
+    text: row.text,
+    referenceType: row.reference_type,
+    referenceId: row.reference_id,
+    createdBy: row.created_by,
+    creator:
+      row.created_by && row.creator_email !== null
+        ? { id: row.created_by, email: row.creator_email, firstName: row.creator_first_name!, lastName: row.creator_last_name! }
+        : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function notesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter(docs, '/api', 'Notes');
+  const notes = notesService(db);
+  const invalid = { description: 'Validation failed or unknown referenceType', schema: ValidationErrorBody };
+  const notFound = { description: 'Not found', schema: MessageBody };
+  const typesNote = 'referenceType is one of item, sale, order, charge_code, vendor (unknown -> 400).';
+
+  api.get(
+    '/notes',
+    {
+      summary: 'Notes, newest first',
+      description: `Optionally filtered by referenceType and referenceId. ${typesNote} limit default 100, max 500.`,
+      access: 'auth',
+      query: NoteQuery,
+      responses: { 200: { description: 'Notes', schema: z.array(Note) }, 400: invalid },
+    },
+    async (req, res) => {
+      const query = parse(NoteQuery, req.query);
+      if (query.referenceType !== undefined) assertReferenceType(query.referenceType);
+      res.json((await notes.list(query)).map(presentNote));
+    },
+  );
+
+  api.get(
+    '/notes/count/:referenceType/:referenceId',
+    { summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: z.object({ count: z.number().int() }) }, 400: invalid } },
+    async (req, res) => {
+      const { referenceType, referenceId } = parse(ReferenceParams, req.params);
+      assertReferenceType(referenceType);
+      res.json({ count: await notes.count(referenceType, referenceId) });
+    },
+  );
+
+  api.post(
+    '/notes/counts/batch',
+    {
+      summary: 'Note counts for many records of one type',
+      description: `${typesNote} Up to 1000 referenceIds; every id asked for appears in counts (0 when it has none).`,
+      access: 'auth',
+      body: BatchCounts,
+      responses: { 200: { description: 'Counts by referenceId', schema: z.object({ counts: z.record(z.string(), z.number().int()) }) }, 400: invalid },
+    },
+    async (req, res) => {
+      const { referenceType, referenceIds } = parse(BatchCounts, req.body);
+      assertReferenceType(referenceType);
+      res.json({ counts: await notes.countMany(referenceType, referenceIds) });
+    },
+  );
+
+  api.get(
+    '/notes/:referenceType/:referenceId',
+    {
+      summary: "A record's notes, newest first",
+      description: `${typesNote} 404 when the record does not exist.`,
+      access: 'auth',
+      params: ReferenceParams,
+      responses: { 200: { description: 'Notes', schema: z.array(Note) }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const { referenceType, referenceId } = parse(ReferenceParams, req.params);
+      await notes.assertReference(referenceType, referenceId);
+      res.json((await notes.list({ referenceType, referenceId, limit: 500 })).map(presentNote));
+    },
+  );
+
+  api.post(
+    '/notes',
+    {
+      summary: 'Add a note to a record',
+      description: `${typesNote} 404 when the record does not exist.`,
+      access: 'auth',
+      body: CreateNote,
+      responses: { 201: { description: 'Created', schema: Note }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const body = parse(CreateNote, req.body);
+      const row = await notes.create({ ...body, createdBy: currentUser(req).id });
+      res.status(201).json(presentNote(row));
+    },
+  );
+
+  api.put(
+    '/notes/:id',
+    {
+      summary: 'Edit a note',
+      description: 'Only its author or an admin (403 otherwise). Answers 200 with the note.',
+      access: 'auth',
+      params: NoteIdParams,
+      body: UpdateNote,
+      responses: { 200: { description: 'Updated', schema: Note }, 400: invalid, 403: 'Not the author', 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(NoteIdParams, req.params);
+      const { text } = parse(UpdateNote, req.body);
+      res.json(presentNote(await notes.update(id, text, currentUser(req))));
+    },
+  );
+
+  api.delete(
+    '/notes/:id',
+    {
+      summary: 'Delete a note',
+      description: 'Only its author or an admin (403 otherwise).',
+      access: 'auth',
+      params: NoteIdParams,
+      responses: { 204: 'Deleted', 403: 'Not the author', 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(NoteIdParams, req.params);
+      await notes.remove(id, currentUser(req));
+      res.status(204).end();
+    },
+  );
+
+  return api.router;
+}

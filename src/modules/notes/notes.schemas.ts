@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId } from '../../http/validate';
+import { UserRef } from '../users/users.schemas';
+
+export const Note = z
+  .object({
+    id: z.number().int(),
+    text: z.string(),
+    referenceType: z.string().openapi({ description: 'item, sale, order, charge_code, vendor' }),
+    referenceId: z.string(),
+    createdBy: z.string().nullable().openapi({ description: "the author's user id" }),
+    creator: UserRef.nullable().openapi({ description: 'the author as {id, email, firstName, lastName}' }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+  })
+  .openapi('Note');
+export type Note = z.infer<typeof Note>;
+
+const ReferenceType = z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(50);
+const ReferenceId = z
+  .union([z.string(), z.number()], { error: 'is required' })
+  .transform((v) => String(v).trim())
+  .pipe(z.string().min(1, { error: 'is required' }).max(100));
+const NoteText = z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(10_000);
+
+export const NoteQuery = z.object({
+  referenceType: ReferenceType.optional(),
+  referenceId: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ description: 'default 100, max 500' }),
+});
+export const ReferenceParams = z.object({ referenceType: ReferenceType, referenceId: z.string().trim().min(1).max(100) });
+export const CreateNote = z.object({ text: NoteText, referenceType: ReferenceType, referenceId: ReferenceId }).openapi('CreateNote');
+export const UpdateNote = z.object({ text: NoteText }).openapi('UpdateNote');
+export const NoteIdParams = z.object({ id: IntId });
+export const BatchCounts = z
+  .object({
+    referenceType: ReferenceType,
+    referenceIds: z.array(z.union([z.string(), z.number()]).transform((v) => String(v).trim())).max(1000, { error: 'at most 1000 ids' }),
+  })
+  .openapi('NoteCountsRequest');
