@@ -1,0 +1,364 @@
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildItem, buildUser } from './helpers/factories';
+import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
+
+let t: TestApp;
+let user: supertest.Agent;
+let manager: supertest.Agent;
+let managerId: string;
+beforeAll(async () => {
+  t = await testApp();
+  user = await t.loginAs(await buildUser(t.db, { role: 'user' }));
+  const m = await buildUser(t.db, { role: 'manager' });
+  managerId = m.id;
+  manager = await t.loginAs(m);
+});
+afterAll(() => t.close());
+
+const stockOf = async (id: number) => (await t.db('items').where({ id }).first('current_stock')).current_stock as string;
+const movementsFor = (orderId: string) =>
+  t.db('stock_movements').where({ reference_type: 'order', reference_id: orderId }).orderBy('id');
+
+describe('POST /api/orders', () => {
+  it('201 creates a pending order with O<digits> id, lines and a decimal total', async () => {
+    const supplier = await buildSupplier(t.db);
+    const item = await buildItem(t.db, { name: 'Gloves', sku: 'GLV-1' });
+    const res = await manager
+      .post('/api/orders')
+      .send({
+        supplierId: supplier.id,
+        notes: 'urgent',
+        items: [
+          { itemId: item.id, quantity: 3, unitCost: '0.10' },
+          { name: 'Free text widget', quantity: '0.5', unitCost: 0.2 },
+          { name: 'Costly', quantity: '1.5', unitCost: '1234.57' },
+        ],
+      })
+      .expect(201);
+    expect(res.body).toMatchObject({
+      orderId: expect.stringMatching(/^O\d+$/),
+      supplierId: supplier.id,
+      supplier: { id: supplier.id, name: supplier.name },
+      status: 'pending',
+      // 0.30 + 0.10 + 1851.855 -> 1852.26 (no float drift)
+      totalAmount: '1852.26',
+      notes: 'urgent',
+      createdBy: managerId,
+      hasInvoice: false,
+      itemCount: 3,
+    });
+    expect(res.body.items).toEqual([
+      { orderItemId: expect.any(Number), itemId: item.id, name: 'Gloves', sku: 'GLV-1', quantity: 3, receivedQuantity: 0, outstandingQuantity: 3, unitCost: '0.10', lineTotal: '0.30' },
+      { orderItemId: expect.any(Number), itemId: null, name: 'Free text widget', sku: null, quantity: 0.5, receivedQuantity: 0, outstandingQuantity: 0.5, unitCost: '0.20', lineTotal: '0.10' },
+      { orderItemId: expect.any(Number), itemId: null, name: 'Costly', sku: null, quantity: 1.5, receivedQuantity: 0, outstandingQuantity: 1.5, unitCost: '1234.57', lineTotal: '1851.86' },
+    ]);
+    const row = await t.db('orders').where({ order_id: res.body.orderId }).first();
+    expect(row.total_amount).toBe('1852.26');
+  });
+
+  it('takes order numbers from a sequence: each new order gets a larger one', async () => {
+    const supplier = await buildSupplier(t.db);
+    const body = { supplierId: supplier.id, items: [{ name: 'A', quantity: 1, unitCost: 1 }] };
+    const [a, b] = await Promise.all([manager.post('/api/orders').send(body).expect(201), manager.post('/api/orders').send(body).expect(201)]);
+    expect(a.body.orderId).not.toBe(b.body.orderId);
+  });
+
+  it('400 for validation, unknown supplier, unknown item; 403 for a user; 401 without a session', async () => {
+    const supplier = await buildSupplier(t.db);
+    await t.request.post('/api/orders').send({}).expect(401);
+    await user.post('/api/orders').send({ supplierId: supplier.id, items: [{ name: 'A', quantity: 1, unitCost: 1 }] }).expect(403);
+    const empty = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [] }).expect(400);
+    expect(empty.body.errors).toContainEqual(expect.objectContaining({ field: 'items' }));
+    const bad = await manager
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ quantity: 0, unitCost: '1.234' }] })
+      .expect(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['items.0.quantity', 'items.0.unitCost']);
+    const noName = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ quantity: 1, unitCost: 1 }] }).expect(400);
+    expect(noName.body.errors).toEqual([{ field: 'items.0.name', message: 'name is required for a line without itemId' }]);
+    const noSupplier = await manager.post('/api/orders').send({ supplierId: 'ghost', items: [{ name: 'A', quantity: 1, unitCost: 1 }] }).expect(400);
+    expect(noSupplier.body.message).toBe("Supplier 'ghost' does not exist");
+    const noItem = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ itemId: 999999, quantity: 1, unitCost: 1 }] }).expect(400);
+    expect(noItem.body.message).toBe('Item(s) not found: 999999');
+    expect(await t.db('orders').where({ supplier_id: supplier.id })).toHaveLength(0);
+  });
+});
+
+describe('GET /api/orders and GET /api/orders/:id', () => {
+  it('200 lists orders newest first with filters; one order by id or orderId', async () => {
+    const supplier = await buildSupplier(t.db);
+    const older = await buildOrder(t.db, supplier.id, [{ name: 'Old', quantity: '1', unitCost: '1' }], { createdAt: new Date('2026-01-01') });
+    const newer = await buildOrder(t.db, supplier.id, [{ name: 'New', quantity: '1', unitCost: '1' }], { status: 'received' });
+    const all = await user.get(`/api/orders?supplierId=${supplier.id}`).expect(200);
+    expect(all.body.map((o: { orderId: string }) => o.orderId)).toEqual([newer.order.order_id, older.order.order_id]);
+    expect(all.body[0]).not.toHaveProperty('items');
+    const received = await user.get(`/api/orders?supplierId=${supplier.id}&status=received`).expect(200);
+    expect(received.body.map((o: { orderId: string }) => o.orderId)).toEqual([newer.order.order_id]);
+    await user.get('/api/orders?status=lost').expect(400);
+
+    const byId = await user.get(`/api/orders/${older.order.id}`).expect(200);
+    const byOrderId = await user.get(`/api/orders/${older.order.order_id}`).expect(200);
+    expect(byOrderId.body).toEqual(byId.body);
+    expect(byId.body.items).toEqual([expect.objectContaining({ orderItemId: older.lines[0].id, name: 'Old', quantity: 1, receivedQuantity: 0 })]);
+  });
+
+  it('404 for an unknown order, 400 for a malformed id, 401 without a session', async () => {
+    expect((await user.get('/api/orders/999999').expect(404)).body.message).toBe('Order not found');
+    await user.get('/api/orders/O999999').expect(404);
+    await user.get('/api/orders/abc').expect(400);
+    await t.request.get('/api/orders').expect(401);
+  });
+});
+
+describe('POST /api/orders/:id/receive', () => {
+  async function orderWithTwoItems() {
+    const supplier = await buildSupplier(t.db);
+    const a = await buildItem(t.db, { name: 'Tips', currentStock: 5 });
+    const b = await buildItem(t.db, { name: 'Tubes', currentStock: 0 });
+    const built = await buildOrder(t.db, supplier.id, [
+      { itemId: a.id, name: 'Tips', quantity: '10', unitCost: '1.00' },
+      { itemId: b.id, name: 'Tubes', quantity: '4', unitCost: '2.00' },
+      { name: 'Unknown thing', quantity: '2', unitCost: '3.00' },
+    ]);
+    return { ...built, a, b };
+  }
+
+  it('receives partly then fully: stock in through the ledger, statuses partially_received then received', async () => {
+    const { order, lines, a, b } = await orderWithTwoItems();
+    const first = await manager
+      .post(`/api/orders/${order.order_id}/receive`)
+      .send({
+        receivedItems: [
+          { orderItemId: lines[0].id, receivedQuantity: 4, addToInventory: true },
+          { orderItemId: lines[1].id, receivedQuantity: '1.5', addToInventory: false },
+        ],
+      })
+      .expect(200);
+    expect(first.body.message).toBe(`Order ${order.order_id} partially received`);
+    expect(first.body.order.status).toBe('partially_received');
+    expect(first.body.order.items.map((l: { receivedQuantity: number }) => l.receivedQuantity)).toEqual([4, 1.5, 0]);
+    expect(first.body.stockMovements).toEqual([{ itemId: a.id, quantity: 4, previousStock: 5, newStock: 9 }]);
+    expect(await stockOf(a.id)).toBe('9.00');
+    expect(await stockOf(b.id)).toBe('0.00');
+
+    const second = await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({
+        receivedItems: [
+          { orderItemId: lines[0].id, receivedQuantity: 6 },
+          { orderItemId: lines[1].id, receivedQuantity: '2.5', addToInventory: true },
+          { orderItemId: lines[2].id, receivedQuantity: 2, addToInventory: true },
+        ],
+      })
+      .expect(200);
+    expect(second.body.order.status).toBe('received');
+    expect(second.body.order.receivedAt).toEqual(expect.any(String));
+    expect(await stockOf(a.id)).toBe('15.00');
+    expect(await stockOf(b.id)).toBe('2.50');
+
+    const movements = await movementsFor(order.order_id);
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.reason, m.performed_by])).toEqual([
+      [a.id, 'in', '4.00', `Received on order ${order.order_id}`, managerId],
+      [a.id, 'in', '6.00', `Received on order ${order.order_id}`, managerId],
+      [b.id, 'in', '2.50', `Received on order ${order.order_id}`, managerId],
+    ]);
+
+    const again = await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1 }] })
+      .expect(400);
+    expect(again.body.message).toBe(`Order ${order.order_id} has already been received`);
+  });
+
+  it('400 for more than outstanding, a foreign line, a repeated line or a zero quantity; nothing changes', async () => {
+    const { order, lines, a } = await orderWithTwoItems();
+    const other = await buildOrder(t.db, (await buildSupplier(t.db)).id, [{ name: 'X', quantity: '1', unitCost: '1' }]);
+    const post = (receivedItems: unknown[]) => manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems });
+
+    const over = await post([
+      { orderItemId: lines[0].id, receivedQuantity: 2 },
+      { orderItemId: lines[1].id, receivedQuantity: 5 },
+    ]).expect(400);
+    expect(over.body.message).toBe(`Cannot receive 5 of 'Tubes' (line ${lines[1].id}): only 4 outstanding`);
+    const foreign = await post([{ orderItemId: other.lines[0].id, receivedQuantity: 1 }]).expect(400);
+    expect(foreign.body.message).toBe(`Order line ${other.lines[0].id} does not belong to order ${order.order_id}`);
+    await post([
+      { orderItemId: lines[0].id, receivedQuantity: 1 },
+      { orderItemId: lines[0].id, receivedQuantity: 1 },
+    ]).expect(400);
+    const zero = await post([{ orderItemId: lines[0].id, receivedQuantity: 0 }]).expect(400);
+    expect(zero.body.errors).toContainEqual(expect.objectContaining({ field: 'receivedItems.0.receivedQuantity' }));
+    await post([]).expect(400);
+
+    expect(await stockOf(a.id)).toBe('5.00');
+    expect(await movementsFor(order.order_id)).toHaveLength(0);
+    const row = await t.db('orders').where({ id: order.id }).first();
+    expect(row.status).toBe('pending');
+    expect((await t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
+  });
+
+  it('404 for an unknown order, 403 for a user', async () => {
+    await manager.post('/api/orders/999999/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(404);
+    await user.post('/api/orders/1/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(403);
+  });
+});
+
+describe('POST /api/orders/:id/add-to-inventory', () => {
+  it('creates items for received lines without one, stocks them through the ledger and links them to the supplier', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    const known = await buildItem(t.db, { currentStock: 0 });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Brand new reagent', quantity: '5', unitCost: '7.25', receivedQuantity: '3' },
+      { name: 'Not yet arrived', quantity: '2', unitCost: '1.00' },
+      { itemId: known.id, name: 'Known', quantity: '1', unitCost: '1.00', receivedQuantity: '1' },
+    ]);
+    const res = await manager.post(`/api/orders/${order.order_id}/add-to-inventory`).send({ categoryId: category.id }).expect(200);
+    expect(res.body.message).toBe('Created 1 inventory item(s)');
+    expect(res.body.createdItems).toEqual([
+      { orderItemId: lines[0].id, item: { id: expect.any(Number), name: 'Brand new reagent', sku: `${order.order_id}-${lines[0].id}`, categoryId: category.id } },
+    ]);
+    const itemId = res.body.createdItems[0].item.id;
+    const item = await t.db('items').where({ id: itemId }).first();
+    expect(item).toMatchObject({ current_stock: '3.00', price: '7.25', category_id: category.id, created_by: managerId, is_active: true });
+    expect(res.body.order.items[0].itemId).toBe(itemId);
+    const movements = await movementsFor(order.order_id);
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock])).toEqual([[itemId, 'in', '3.00', '0.00', '3.00']]);
+    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: itemId }).first()).toMatchObject({ price: '7.25' });
+    expect(await stockOf(known.id)).toBe('0.00');
+
+    // nothing left to add: 200 and no new items
+    const again = await manager.post(`/api/orders/${order.id}/add-to-inventory`).expect(200);
+    expect(again.body.createdItems).toEqual([]);
+    // later receipts of that line now go to the new item
+    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2 }] }).expect(200);
+    expect(await stockOf(itemId)).toBe('5.00');
+  });
+
+  it('takes the category from the setting when the request names none; 400 when neither; 404 unknown category', async () => {
+    const supplier = await buildSupplier(t.db);
+    const { order } = await buildOrder(t.db, supplier.id, [{ name: 'Setting-driven', quantity: '2', unitCost: '1.00', receivedQuantity: '2' }]);
+    const none = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({}).expect(400);
+    expect(none.body.message).toBe("No category given: send categoryId or set the setting 'orders.defaultCategoryId'");
+    await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: 999999 }).expect(404);
+    expect(await t.db('items').where({ name: 'Setting-driven' })).toHaveLength(0);
+
+    const category = await buildCategory(t.db);
+    await t.db('settings').insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) });
+    const res = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({}).expect(200);
+    expect(res.body.createdItems[0].item.categoryId).toBe(category.id);
+    await t.db('settings').where({ key: 'orders.defaultCategoryId' }).delete();
+  });
+
+  it('uses the line sku when free; 400 for orderItemIds that are not eligible; 404 unknown order; 403 user', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    await buildItem(t.db, { sku: 'TAKEN-SKU' });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'With free sku', quantity: '1', unitCost: '1.00', receivedQuantity: '1' },
+      { name: 'With taken sku', quantity: '1', unitCost: '1.00', receivedQuantity: '1' },
+      { name: 'Not received', quantity: '1', unitCost: '1.00' },
+    ]);
+    await t.db('order_items').where({ id: lines[0].id }).update({ sku: 'FREE-SKU-1' });
+    await t.db('order_items').where({ id: lines[1].id }).update({ sku: 'TAKEN-SKU' });
+    const bad = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id, orderItemIds: [lines[2].id] }).expect(400);
+    expect(bad.body.message).toBe(`Order line(s) ${lines[2].id} of order ${order.order_id} are not received lines without an item`);
+    await user.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id }).expect(403);
+    await manager.post('/api/orders/999999/add-to-inventory').send({ categoryId: category.id }).expect(404);
+    const res = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id }).expect(200);
+    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual(['FREE-SKU-1', `${order.order_id}-${lines[1].id}`]);
+  });
+});
+
+describe('GET /api/items/:id/order-history', () => {
+  it('200 lists the orders of the item newest first, and survives a permanent delete of the item', async () => {
+    const supplier = await buildSupplier(t.db, { name: 'History Supplier' });
+    const item = await buildItem(t.db);
+    const first = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'H', quantity: '3', unitCost: '2.50' }], {
+      createdAt: new Date('2026-02-01T10:00:00Z'),
+    });
+    const second = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'H', quantity: '1.5', unitCost: '3.00', receivedQuantity: '1.5' }], {
+      status: 'received',
+    });
+    const res = await user.get(`/api/items/${item.id}/order-history`).expect(200);
+    expect(res.body).toEqual({
+      orders: [
+        { orderId: second.order.order_id, orderDate: expect.any(String), supplier: 'History Supplier', quantity: 1.5, receivedQuantity: 1.5, unitCost: 3, status: 'received' },
+        { orderId: first.order.order_id, orderDate: '2026-02-01T10:00:00.000Z', supplier: 'History Supplier', quantity: 3, receivedQuantity: 0, unitCost: 2.5, status: 'pending' },
+      ],
+    });
+
+    await t.db('items').where({ id: item.id }).delete();
+    const line = await t.db('order_items').where({ id: first.lines[0].id }).first();
+    expect(line).toMatchObject({ item_id: null, name: 'H' });
+    await user.get(`/api/items/${item.id}/order-history`).expect(404);
+  });
+
+  it('404 for an unknown item, 400 for a malformed id, 401 without a session', async () => {
+    expect((await user.get('/api/items/999999/order-history').expect(404)).body.message).toBe('Item not found');
+    await user.get('/api/items/abc/order-history').expect(400);
+    await t.request.get('/api/items/1/order-history').expect(401);
+  });
+});
+
+describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import-from-invoice', () => {
+  it('the JSON template, sent back as it is, creates a pending order; the supplier is created once then matched by name', async () => {
+    const tpl = await user.get('/api/orders/import-template/json').expect(200);
+    expect(tpl.headers['content-type']).toMatch(/application\/json/);
+    expect(tpl.headers['content-disposition']).toMatch(/attachment; filename="?order-import-template.json/);
+    const body = JSON.parse(tpl.text);
+    const glove = await buildItem(t.db, { sku: 'GLV-100', name: 'Some other name' });
+
+    const res = await manager.post('/api/orders/import-from-invoice').send(body).expect(201);
+    expect(res.body).toMatchObject({ success: true, supplierCreated: true, matchedItems: 1, unmatchedItems: 1 });
+    expect(res.body.order).toMatchObject({ status: 'pending', invoiceNumber: 'INV-0001', notes: 'Optional notes for the order', totalAmount: '106.25' });
+    expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([glove.id, null]);
+    const supplierId = res.body.order.supplierId;
+    expect(await t.db('suppliers').where({ id: supplierId }).first()).toMatchObject({ name: 'Example Supplies Ltd' });
+
+    const again = await manager
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { ...body.parsedData, supplier: 'EXAMPLE supplies ltd' } })
+      .expect(201);
+    expect(again.body).toMatchObject({ supplierCreated: false });
+    expect(again.body.order.supplierId).toBe(supplierId);
+  });
+
+  it('matches lines by exact name and accepts the upload-invoice field names (supplierName, unitPrice)', async () => {
+    const item = await buildItem(t.db, { name: 'Exact Name Match' });
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { supplierName: 'Alias Supplier', items: [{ name: 'exact name match', quantity: 2, unitPrice: '1.50' }] } })
+      .expect(201);
+    expect(res.body.order.items[0]).toMatchObject({ itemId: item.id, name: 'exact name match', unitCost: '1.50' });
+  });
+
+  it('the CSV template, sent back in the multipart field csv, creates the same order', async () => {
+    const tpl = await user.get('/api/orders/import-template/csv').expect(200);
+    expect(tpl.headers['content-type']).toMatch(/text\/csv/);
+    expect(tpl.text.split('\n')[0]).toBe('supplier,invoiceNumber,notes,name,sku,quantity,unitCost');
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('csv', Buffer.from(tpl.text), { filename: 'order.csv', contentType: 'text/csv' })
+      .field('notes', 'from csv')
+      .expect(201);
+    expect(res.body.order).toMatchObject({ invoiceNumber: 'INV-0001', notes: 'from csv', totalAmount: '106.25', hasInvoice: false });
+    expect(res.body.order.items.map((l: { name: string }) => l.name)).toEqual(['Nitrile gloves (box of 100)', 'Pipette tips 200ul']);
+  });
+
+  it('400 for an empty or invalid body, a CSV without the columns, no file; 403 for a user', async () => {
+    await manager.post('/api/orders/import-from-invoice').send({}).expect(400);
+    const bad = await manager.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: -1, unitCost: 1 }] } }).expect(400);
+    expect(bad.body.errors).toContainEqual(expect.objectContaining({ field: 'parsedData.items.0.quantity' }));
+    const csv = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('csv', Buffer.from('foo,bar\n1,2\n'), { filename: 'x.csv', contentType: 'text/csv' })
+      .expect(400);
+    expect(csv.body.message).toMatch(/needs the columns/);
+    const none = await manager.post('/api/orders/import-from-invoice').field('supplier', 'S').expect(400);
+    expect(none.body.message).toMatch(/No file uploaded/);
+    await user.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: 1, unitCost: 1 }] } }).expect(403);
+  });
+});
