@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type supertest from 'supertest';
+import { changeStock } from '../../src/modules/stock-movements/stock-ledger';
+import type { TestApp } from './app';
+import { buildItem, buildUser } from './factories';
+
+export type Agents = {
+  admin: supertest.Agent;
+  manager: supertest.Agent;
+  user: supertest.Agent;
+  ids: { admin: string; manager: string; user: string };
+};
+
+/** One signed-in agent per role. */
+export async function agentsByRole(t: TestApp): Promise<Agents> {
+  const [admin, manager, user] = await Promise.all([
+    buildUser(t.db, { role: 'admin' }),
+    buildUser(t.db, { role: 'manager' }),
+    buildUser(t.db, { role: 'user' }),
+  ]);
+  const [a, m, u] = await Promise.all([t.loginAs(admin), t.loginAs(manager), t.loginAs(user)]);
+  return { admin: a, manager: m, user: u, ids: { admin: admin.id, manager: manager.id, user: user.id } };
+}
+
+/** An item whose opening stock went through the ledger (an 'in' movement), as the API does it. */
+export async function buildStockedItem(
+  db: Knex,
+  stock: number | string,
+  overrides: Parameters<typeof buildItem>[1] = {},
+): Promise<Awaited<ReturnType<typeof buildItem>>> {
+  const item = await buildItem(db, { ...overrides, currentStock: 0 });
+  if (Number(stock) > 0) await changeStock(db, { itemId: item.id, type: 'in', quantity: stock, reason: 'Initial stock', performedBy: null });
+  return item;
+}
+
+export const stockOf = async (db: Knex, id: number): Promise<string> =>
+  (await db('items').where({ id }).first('current_stock')).current_stock as string;
+
+export const movementsOf = (db: Knex, id: number) => db('stock_movements').where({ item_id: id }).orderBy('id');

@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildItem } from './helpers/factories';
+import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+
+let t: TestApp;
+let as: Agents;
+let category: { id: number; name: string };
+beforeAll(async () => {
+  t = await testApp();
+  as = await agentsByRole(t);
+  category = await buildCategory(t.db, { name: 'Glassware', icon: 'fa-flask', color: 'blue', description: 'Beakers and flasks' });
+});
+afterAll(() => t.close());
+
+const newItem = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Beaker 250ml',
+  sku: `BK-${Math.random().toString(36).slice(2, 10)}`,
+  description: 'Borosilicate',
+  categoryId: category.id,
+  price: '4.5',
+  currentStock: 12,
+  minimumStock: 3,
+  ...overrides,
+});
+
+describe('POST /api/items', () => {
+  it('401 without a session', () => t.request.post('/api/items').send(newItem()).expect(401));
+  it('403 for a user', () => as.user.post('/api/items').send(newItem()).expect(403));
+
+  it('201 creates the item with embedded category, creator, effective VAT and an opening movement', async () => {
+    const res = await as.manager.post('/api/items').send(newItem({ name: 'Conical flask' })).expect(201);
+    expect(res.body).toMatchObject({
+      name: 'Conical flask',
+      price: '4.50',
+      vatRate: '0.2000',
+      usesDefaultVatRate: true,
+      currentStock: 12,
+      minimumStock: 3,
+      isActive: true,
+      createdBy: as.ids.manager,
+      category: { id: category.id, name: 'Glassware', description: 'Beakers and flasks', icon: 'fa-flask', color: 'blue' },
+    });
+    expect(res.body.creator).toMatchObject({ id: as.ids.manager, firstName: 'Test', lastName: 'User' });
+    expect(typeof res.body.createdAt).toBe('string');
+    const movements = await movementsOf(t.db, res.body.id);
+    expect(movements.map((m) => [m.type, m.quantity, m.previous_stock, m.new_stock, m.reason])).toEqual([['in', '12.00', '0.00', '12.00', 'Initial stock']]);
+  });
+
+  it('201 with no stock writes no movement and takes its own VAT rate', async () => {
+    const res = await as.admin.post('/api/items').send(newItem({ currentStock: 0, vatRate: '0.05' })).expect(201);
+    expect(res.body).toMatchObject({ currentStock: 0, vatRate: '0.0500', usesDefaultVatRate: false });
+    expect(await movementsOf(t.db, res.body.id)).toHaveLength(0);
+  });
+
+  it('400 names each invalid field', async () => {
+    const res = await as.manager.post('/api/items').send({ sku: '', price: 'abc', currentStock: -1, categoryId: 'x' }).expect(400);
+    expect(res.body.message).toBe('Validation failed');
+    const fields = res.body.errors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['name', 'sku', 'price', 'currentStock', 'categoryId']));
+  });
+
+  it('400 for a price with more than 2 places or an unknown category', async () => {
+    await as.manager.post('/api/items').send(newItem({ price: '1.234' })).expect(400);
+    const res = await as.manager.post('/api/items').send(newItem({ categoryId: 999999 })).expect(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'categoryId' })]);
+  });
+
+  it('409 names the sku on a clash', async () => {
+    await buildItem(t.db, { sku: 'DUP-1', categoryId: category.id });
+    const res = await as.manager.post('/api/items').send(newItem({ sku: 'DUP-1' })).expect(409);
+    expect(res.body.message).toBe("An item with SKU 'DUP-1' already exists");
+  });
+});
+
+describe('GET /api/items', () => {
+  let listCategory: { id: number };
+  beforeAll(async () => {
+    listCategory = await buildCategory(t.db);
+    await buildItem(t.db, { name: 'Alpha pipette', sku: 'LIST-A', categoryId: listCategory.id, description: 'Graduated', createdBy: as.ids.admin });
+    await buildItem(t.db, { name: 'Bravo clamp', sku: 'LIST-B', categoryId: listCategory.id });
+    await buildItem(t.db, { name: 'Charlie stand', sku: 'LIST-C', categoryId: listCategory.id, isActive: false });
+  });
+
+  it('401 without a session', () => t.request.get('/api/items').expect(401));
+
+  it('200 lists active items of a category by name with total, category and creator', async () => {
+    const res = await as.user.get(`/api/items?categoryId=${listCategory.id}`).expect(200);
+    expect(res.body.total).toBe(2);
+    expect(res.body.items.map((i: { sku: string }) => i.sku)).toEqual(['LIST-A', 'LIST-B']);
+    expect(res.body.items[0]).toMatchObject({ createdBy: as.ids.admin, creator: { id: as.ids.admin }, category: { id: listCategory.id } });
+    expect(res.body.items[1]).toMatchObject({ createdBy: null, creator: null });
+  });
+
+  it('200 pages with page and limit (default limit 10)', async () => {
+    const res = await as.user.get(`/api/items?categoryId=${listCategory.id}&page=2&limit=1`).expect(200);
+    expect(res.body).toMatchObject({ total: 2, items: [expect.objectContaining({ sku: 'LIST-B' })] });
+    const all = await as.user.get('/api/items').expect(200);
+    expect(all.body.items.length).toBeLessThanOrEqual(10);
+  });
+
+  it('200 searches name, description and sku case-insensitively', async () => {
+    expect((await as.user.get('/api/items?search=ALPHA').expect(200)).body.items.map((i: { sku: string }) => i.sku)).toEqual(['LIST-A']);
+    expect((await as.user.get('/api/items?search=graduated').expect(200)).body.total).toBe(1);
+    expect((await as.user.get('/api/items?search=list-b').expect(200)).body.items[0].sku).toBe('LIST-B');
+    expect((await as.user.get('/api/items?search=%25').expect(200)).body.total).toBe(0);
+  });
+
+  it('200 includes inactive items for a manager with includeInactive=true; 403 for a user', async () => {
+    const res = await as.manager.get(`/api/items?categoryId=${listCategory.id}&includeInactive=true`).expect(200);
+    expect(res.body.total).toBe(3);
+    await as.user.get('/api/items?includeInactive=true').expect(403);
+  });
+
+  it('400 for limit over 100 or a bad page', async () => {
+    await as.user.get('/api/items?limit=101').expect(400);
+    await as.user.get('/api/items?page=0').expect(400);
+    await as.user.get('/api/items?categoryId=abc').expect(400);
+  });
+});
+
+describe('GET /api/items/:id', () => {
+  it('200 with the item', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id, price: '3.00', vatRate: '0.0500' });
+    const res = await as.user.get(`/api/items/${item.id}`).expect(200);
+    expect(res.body).toMatchObject({ id: item.id, price: '3.00', vatRate: '0.0500', category: { name: 'Glassware' } });
+  });
+  it('404 for an unknown item', () => as.user.get('/api/items/999999').expect(404));
+  it('400 for a non-numeric id', () => as.user.get('/api/items/abc').expect(400));
+});
+
+describe('PUT /api/items/:id', () => {
+  it('200 updates fields and records a changed stock as one adjustment in the same transaction', async () => {
+    const item = await buildStockedItem(t.db, 10, { categoryId: category.id });
+    const res = await as.manager
+      .put(`/api/items/${item.id}`)
+      .send({ name: 'Renamed', price: 9.99, currentStock: 4, stockReason: 'Stock count' })
+      .expect(200);
+    expect(res.body).toMatchObject({ name: 'Renamed', price: '9.99', currentStock: 4 });
+    const movements = await movementsOf(t.db, item.id);
+    expect(movements.map((m) => [m.type, m.quantity, m.new_stock, m.reason, m.item_name])).toEqual([
+      ['in', '10.00', '10.00', 'Initial stock', item.name],
+      ['adjustment', '-6.00', '4.00', 'Stock count', 'Renamed'],
+    ]);
+  });
+
+  it('200 with an unchanged stock writes no movement; vatRate null returns to the default', async () => {
+    const item = await buildStockedItem(t.db, 2, { categoryId: category.id, vatRate: '0.0500' });
+    const res = await as.manager.put(`/api/items/${item.id}`).send({ currentStock: 2, vatRate: null }).expect(200);
+    expect(res.body).toMatchObject({ vatRate: '0.2000', usesDefaultVatRate: true });
+    expect(await movementsOf(t.db, item.id)).toHaveLength(1);
+  });
+
+  it('400 for a negative stock; nothing changes', async () => {
+    const item = await buildStockedItem(t.db, 2, { categoryId: category.id });
+    await as.manager.put(`/api/items/${item.id}`).send({ name: 'Changed', currentStock: -1 }).expect(400);
+    expect((await t.db('items').where({ id: item.id }).first()).name).toBe(item.name);
+  });
+
+  it('409 on an sku clash, leaving stock untouched', async () => {
+    const other = await buildItem(t.db, { sku: 'PUT-CLASH', categoryId: category.id });
+    const item = await buildStockedItem(t.db, 1, { categoryId: category.id });
+    const res = await as.manager.put(`/api/items/${item.id}`).send({ sku: 'PUT-CLASH', currentStock: 5 }).expect(409);
+    expect(res.body.message).toContain("'PUT-CLASH'");
+    expect(await stockOf(t.db, item.id)).toBe('1.00');
+    expect(other.id).toBeGreaterThan(0);
+  });
+
+  it('403 for a user; 404 for an unknown item', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    await as.user.put(`/api/items/${item.id}`).send({ name: 'x' }).expect(403);
+    await as.manager.put('/api/items/999999').send({ name: 'x' }).expect(404);
+  });
+});
+
+describe('DELETE /api/items/:id', () => {
+  it('204 soft-deletes: the row stays, inactive and hidden from the default list', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id, sku: 'SOFT-1' });
+    await as.manager.delete(`/api/items/${item.id}`).expect(204);
+    expect((await t.db('items').where({ id: item.id }).first()).is_active).toBe(false);
+    expect((await as.user.get('/api/items?search=SOFT-1').expect(200)).body.total).toBe(0);
+    expect((await as.user.get(`/api/items/${item.id}`).expect(200)).body.isActive).toBe(false);
+  });
+  it('403 for a user; 404 unknown', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    await as.user.delete(`/api/items/${item.id}`).expect(403);
+    await as.manager.delete('/api/items/999999').expect(404);
+  });
+});
+
+describe('POST /api/items/:id/stock', () => {
+  it('200 in, out and adjustment each record a movement; the sum of movements equals the stock change', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    const first = await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 10, reason: 'Delivery' }).expect(200);
+    expect(first.body.item.currentStock).toBe(10);
+    expect(first.body.movement).toMatchObject({ type: 'in', quantity: 10, previousStock: 0, newStock: 10, reason: 'Delivery', performedBy: as.ids.manager });
+    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: '2.5', reason: 'Lab use' }).expect(200);
+    const last = await as.admin.post(`/api/items/${item.id}/stock`).send({ type: 'adjustment', quantity: 3, reason: 'Count' }).expect(200);
+    expect(last.body.movement).toMatchObject({ type: 'adjustment', quantity: -4.5, previousStock: 7.5, newStock: 3 });
+    const movements = await movementsOf(t.db, item.id);
+    expect(movements.reduce((sum, m) => sum + Number(m.quantity), 0)).toBe(3);
+    expect(await stockOf(t.db, item.id)).toBe('3.00');
+  });
+
+  it('400 Insufficient stock for an out below zero; nothing written', async () => {
+    const item = await buildStockedItem(t.db, 1, { categoryId: category.id, name: 'Last tube' });
+    const res = await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: 2, reason: 'x' }).expect(400);
+    expect(res.body.message).toBe("Insufficient stock for item 'Last tube'. Current stock: 1, Required: 2");
+    expect(await movementsOf(t.db, item.id)).toHaveLength(1);
+  });
+
+  it('400 for an invalid type, a zero quantity or a negative adjustment', async () => {
+    const item = await buildStockedItem(t.db, 1, { categoryId: category.id });
+    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'sideways', quantity: 1 }).expect(400);
+    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 0 }).expect(400);
+    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'adjustment', quantity: -1 }).expect(400);
+    expect(await stockOf(t.db, item.id)).toBe('1.00');
+  });
+
+  it('two parallel outs of the last unit: one succeeds, stock never negative', async () => {
+    const item = await buildStockedItem(t.db, 1, { categoryId: category.id });
+    const results = await Promise.all([
+      as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: 1, reason: 'a' }),
+      as.admin.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: 1, reason: 'b' }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(await stockOf(t.db, item.id)).toBe('0.00');
+    expect(await movementsOf(t.db, item.id)).toHaveLength(2);
+  });
+
+  it('403 for a user; 404 unknown item', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    await as.user.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 1 }).expect(403);
+    await as.manager.post('/api/items/999999/stock').send({ type: 'in', quantity: 1 }).expect(404);
+  });
+});
+
+describe('GET /api/items/:id/stock-movements', () => {
+  it('200 newest first in the movement shape', async () => {
+    const item = await buildStockedItem(t.db, 5, { categoryId: category.id });
+    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: 1, reason: 'used' }).expect(200);
+    const res = await as.user.get(`/api/items/${item.id}/stock-movements`).expect(200);
+    expect(res.body.movements.map((m: { type: string }) => m.type)).toEqual(['out', 'in']);
+    expect(res.body.movements[0]).toMatchObject({
+      itemId: item.id,
+      item: { id: item.id, name: item.name, sku: item.sku },
+      itemName: item.name,
+      quantity: -1,
+      previousStock: 5,
+      newStock: 4,
+      performedBy: as.ids.manager,
+      performer: { id: as.ids.manager },
+    });
+  });
+  it('404 for an unknown item', () => as.user.get('/api/items/999999/stock-movements').expect(404));
+});
+
+describe('GET /api/items/:id/deletion-check and DELETE /api/items/:id/safe', () => {
+  it('200 canDelete true and 204 for an unreferenced item', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    expect((await as.admin.get(`/api/items/${item.id}/deletion-check`).expect(200)).body).toEqual({ canDelete: true, reasons: [] });
+    await as.admin.delete(`/api/items/${item.id}/safe`).expect(204);
+    expect(await t.db('items').where({ id: item.id }).first()).toBeUndefined();
+  });
+
+  it('409 with reasons when movements and notes reference the item', async () => {
+    const item = await buildStockedItem(t.db, 3, { categoryId: category.id });
+    await t.db('notes').insert({ text: 'n', reference_type: 'item', reference_id: String(item.id), created_by: as.ids.admin });
+    const check = await as.admin.get(`/api/items/${item.id}/deletion-check`).expect(200);
+    expect(check.body.canDelete).toBe(false);
+    expect(check.body.reasons).toEqual(expect.arrayContaining([expect.stringContaining('stock movements'), expect.stringContaining('note')]));
+    const res = await as.admin.delete(`/api/items/${item.id}/safe`).expect(409);
+    expect(res.body.reasons).toEqual(check.body.reasons);
+    expect(await t.db('items').where({ id: item.id }).first()).toBeDefined();
+  });
+
+  it('403 for a manager; 404 unknown', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id });
+    await as.manager.get(`/api/items/${item.id}/deletion-check`).expect(403);
+    await as.manager.delete(`/api/items/${item.id}/safe`).expect(403);
+    await as.admin.get('/api/items/999999/deletion-check').expect(404);
+    await as.admin.delete('/api/items/999999/safe').expect(404);
+  });
+});
