@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { PDFParse } from 'pdf-parse';
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoice-parser';
+import { testApp, type TestApp } from './helpers/app';
+import { buildUser } from './helpers/factories';
+import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';
+
+async function pdfText(pdf: Buffer): Promise<string> {
+  const parser = new PDFParse({ data: new Uint8Array(pdf) });
+  try {
+    return (await parser.getText()).text;
+  } finally {
+    await parser.destroy();
+  }
+}
+
+describe('parseInvoiceText', () => {
+  for (const layout of INVOICE_LAYOUTS) {
+    it(`reads ${layout.name}`, async () => {
+      const text = await pdfText(await renderPdf(layout.draw));
+      expect(parseInvoiceText(text)).toEqual(layout.expected);
+    });
+  }
+
+  it('reads tab-separated lines and returns nulls when nothing matches', () => {
+    expect(parseInvoiceText('Zeta Ltd\nInvoice No: Z-1\nWidget\t2\t$3.00\t$6.00\nTotal\t$6.00')).toEqual({
+      supplierName: 'Zeta Ltd',
+      invoiceNumber: 'Z-1',
+      total: '6.00',
+      items: [{ name: 'Widget', quantity: 2, unitPrice: '3.00' }],
+    });
+    expect(parseInvoiceText('')).toEqual({ supplierName: null, invoiceNumber: null, total: null, items: [] });
+  });
+
+  it('does not take a line whose printed amount disagrees with qty x price', () => {
+    expect(parseInvoiceText('Widget 2 £3.00 £7.00').items).toEqual([]);
+  });
+});
+
+describe('parseAmount', () => {
+  it.each([
+    ['£1,234.50', '1234.50'],
+    ['€1.234,50', '1234.50'],
+    ['$12', '12.00'],
+    ['12,5', '12.50'],
+    ['1,000', '1000.00'],
+    ['GBP 1,013.50', '1013.50'],
+    ['1.234.567,89 EUR', '1234567.89'],
+    ['abc', null],
+  ])('%s -> %s', (input, expected) => {
+    expect(parseAmount(input)).toBe(expected);
+  });
+});
+
+let t: TestApp;
+let manager: supertest.Agent;
+let user: supertest.Agent;
+let managerId: string;
+beforeAll(async () => {
+  t = await testApp();
+  const m = await buildUser(t.db, { role: 'manager' });
+  managerId = m.id;
+  manager = await t.loginAs(m);
+  user = await t.loginAs(await buildUser(t.db, { role: 'user' }));
+});
+afterAll(() => t.close());
+
+const truncated = async () => {
+  const pdf = await invoicePdf(0);
+  return pdf.subarray(0, pdf.length - 40);
+};
+
+describe.each(['/api/orders/upload-invoice', '/api/upload/invoice'])('POST %s', (path) => {
+  it('200 with the extracted data of the invoice', async () => {
+    const pdf = await invoicePdf(1);
+    const res = await manager.post(path).attach('invoice', pdf, { filename: 'beta.pdf', contentType: 'application/pdf' }).expect(200);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Read 2 line(s) from the invoice',
+      extractedData: INVOICE_LAYOUTS[1].expected,
+      file: { filename: 'beta.pdf', size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') },
+    });
+  });
+
+  it('400 for a PNG renamed .pdf, a truncated PDF, a PDF header on garbage, no file; never 500', async () => {
+    const png = await manager.post(path).attach('invoice', PNG_BYTES, { filename: 'scan.pdf', contentType: 'application/pdf' }).expect(400);
+    expect(png.body.message).toBe('The uploaded file is not a PDF');
+    const cut = await manager.post(path).attach('invoice', await truncated(), { filename: 'cut.pdf', contentType: 'application/pdf' }).expect(400);
+    expect(cut.body.message).toBe('The uploaded PDF is incomplete or damaged');
+    const garbage = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3000, 0x41), Buffer.from('\n%%EOF\n')]);
+    const broken = await manager.post(path).attach('invoice', garbage, { filename: 'g.pdf', contentType: 'application/pdf' }).expect(400);
+    expect(broken.body.message).toBe('The uploaded PDF could not be read');
+    const none = await manager.post(path).field('x', 'y').expect(400);
+    expect(none.body.message).toBe("No file uploaded: send the PDF in the multipart field 'invoice'");
+    await manager.post(path).attach('document', await invoicePdf(0), 'a.pdf').expect(400);
+  });
+
+  it('403 for a user, 401 without a session', async () => {
+    await user.post(path).attach('invoice', PNG_BYTES, 'a.pdf').expect(403);
+    await t.request.post(path).attach('invoice', PNG_BYTES, 'a.pdf').expect(401);
+  });
+});
+
+describe('upload size limit', () => {
+  it('413 for an 11 MB file', async () => {
+    const big = Buffer.alloc(11 * 1024 * 1024, 0x20);
+    big.write('%PDF-1.4\n');
+    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
+    expect(res.status).toBe(413);
+    expect(res.body.message).toBe('File too large');
+  });
+});
+
+describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pdf', () => {
+  it('stores the PDF in the database; the download returns the same bytes; a new upload replaces it', async () => {
+    const supplier = await buildSupplier(t.db);
+    const { order } = await buildOrder(t.db, supplier.id, [{ name: 'A', quantity: '1', unitCost: '1.00' }]);
+    await user.get(`/api/orders/${order.id}/invoice-pdf`).expect(404);
+
+    const pdf = await invoicePdf(0);
+    const res = await manager
+      .post(`/api/orders/${order.order_id}/upload-invoice`)
+      .attach('invoice', pdf, { filename: 'acme invoice.pdf', contentType: 'application/pdf' })
+      .expect(200);
+    expect(res.body).toEqual({
+      success: true,
+      message: `Invoice attached to order ${order.order_id}`,
+      invoice: {
+        orderId: order.order_id,
+        filename: 'acme invoice.pdf',
+        size: pdf.length,
+        sha256: createHash('sha256').update(pdf).digest('hex'),
+        uploadedBy: managerId,
+        uploadedAt: expect.any(String),
+      },
+      extractedData: INVOICE_LAYOUTS[0].expected,
+    });
+    expect((await t.db('orders').where({ id: order.id }).first()).invoice_number).toBe('INV-1001');
+
+    const download = await user
+      .get(`/api/orders/${order.id}/invoice-pdf`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect(download.headers['content-type']).toBe('application/pdf');
+    expect(download.headers['content-disposition']).toMatch(/^attachment; filename="acme invoice.pdf"/);
+    expect(Buffer.compare(download.body as Buffer, pdf)).toBe(0);
+
+    const other = await invoicePdf(2);
+    await manager.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', other, 'second.pdf').expect(200);
+    const rows = await t.db('order_invoices').where({ order_id: order.id });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ filename: 'second.pdf', size_bytes: other.length });
+    expect(Buffer.compare(rows[0].data, other)).toBe(0);
+    // an invoice number already set is kept
+    expect((await t.db('orders').where({ id: order.id }).first()).invoice_number).toBe('INV-1001');
+    expect((await user.get(`/api/orders/${order.id}`).expect(200)).body.hasInvoice).toBe(true);
+  });
+
+  it('404 for an unknown order, 400 for a non-PDF (nothing stored), 403 for a user', async () => {
+    const supplier = await buildSupplier(t.db);
+    const { order } = await buildOrder(t.db, supplier.id, [{ name: 'A', quantity: '1', unitCost: '1.00' }]);
+    await manager.post('/api/orders/999999/upload-invoice').attach('invoice', await invoicePdf(0), 'a.pdf').expect(404);
+    await manager.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', PNG_BYTES, 'a.pdf').expect(400);
+    await manager.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', await truncated(), 'a.pdf').expect(400);
+    await user.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', await invoicePdf(0), 'a.pdf').expect(403);
+    expect(await t.db('order_invoices').where({ order_id: order.id })).toHaveLength(0);
+    const missing = await user.get(`/api/orders/${order.id}/invoice-pdf`).expect(404);
+    expect(missing.body.message).toBe(`No invoice is attached to order ${order.order_id}`);
+    await user.get('/api/orders/999999/invoice-pdf').expect(404);
+  });
+});
+
+describe('POST /api/orders/import-from-invoice (multipart PDF)', () => {
+  it('201 creates a pending order from the PDF, creates the supplier, and stores the PDF as its invoice', async () => {
+    const pdf = await invoicePdf(4);
+    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', pdf, 'epsilon.pdf').expect(201);
+    expect(res.body).toMatchObject({ success: true, supplierCreated: true, matchedItems: 0, unmatchedItems: 2, extractedData: INVOICE_LAYOUTS[4].expected });
+    expect(res.body.order).toMatchObject({ status: 'pending', invoiceNumber: 'EC/2026/118', totalAmount: '183.00', hasInvoice: true });
+    expect(res.body.order.supplier.name).toBe('EPSILON CHEMICALS PLC');
+    expect(res.body.order.items.map((l: { name: string; quantity: number; unitCost: string }) => [l.name, l.quantity, l.unitCost])).toEqual([
+      ['AB-100 Ethanol absolute 2.5L', 6, '18.40'],
+      ['CD-220 Acetone 1L', 12, '6.05'],
+    ]);
+    const stored = await t.db('order_invoices').where({ order_id: res.body.order.id }).first();
+    expect(Buffer.compare(stored.data, pdf)).toBe(0);
+  });
+
+  it('the supplier field overrides the PDF; 400 for a non-PDF or a PDF with no lines, and no order is created', async () => {
+    const before = (await t.db('orders').count<{ count: number }[]>('* as count'))[0].count;
+    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await invoicePdf(3), 'd.pdf').field('supplier', 'Override Ltd').expect(201);
+    expect(res.body.order.supplier.name).toBe('Override Ltd');
+
+    await manager.post('/api/orders/import-from-invoice').attach('invoice', PNG_BYTES, 'x.pdf').expect(400);
+    const empty = await renderPdf((doc) => doc.text('Just a letter'));
+    const none = await manager.post('/api/orders/import-from-invoice').attach('invoice', empty, 'letter.pdf').expect(400);
+    expect(none.body.message).toBe('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
+    expect((await t.db('orders').count<{ count: number }[]>('* as count'))[0].count).toBe(before + 1);
+  });
+});
