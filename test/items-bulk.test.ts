@@ -60,6 +60,18 @@ describe('POST /api/items/bulk/delete', () => {
   });
 });
 
+describe('POST /api/items/bulk/delete when another record must keep an item', () => {
+  it('409 with a clear message and nothing deleted', async () => {
+    await t.db.raw('CREATE TABLE keeps_items (item_id integer NOT NULL REFERENCES items(id) ON DELETE RESTRICT)');
+    const [kept, free] = await items(2);
+    await t.db('keeps_items').insert({ item_id: kept.id });
+    const res = await as.manager.post('/api/items/bulk/delete').send({ itemIds: [free.id, kept.id] }).expect(409);
+    expect(res.body.message).toMatch(/^Cannot delete: some of these items are referenced/);
+    expect(await t.db('items').whereIn('id', [kept.id, free.id])).toHaveLength(2);
+    await t.db.raw('DROP TABLE keeps_items');
+  });
+});
+
 describe('POST /api/items/bulk/set-inactive and set-active', () => {
   it('200 toggles isActive with the count in the message', async () => {
     const list = await items(3);
