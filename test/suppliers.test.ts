@@ -1,6 +1,7 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTE_REFERENCE_TYPES } from '../src/modules/notes/note-references';
+import { runSeeds } from '../src/db/seed';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { buildItemSource, buildOrder, buildSupplier } from './helpers/purchasing-factories';
@@ -220,5 +221,18 @@ describe('NOTE_REFERENCE_TYPES vendor and order', () => {
     expect(await NOTE_REFERENCE_TYPES.order(t.db, String(order.id))).toBe(true);
     expect(await NOTE_REFERENCE_TYPES.order(t.db, '999999')).toBe(false);
     expect(await NOTE_REFERENCE_TYPES.order(t.db, order.order_id)).toBe(false);
+  });
+});
+
+describe('seeds/04_suppliers.ts', () => {
+  it('adds two suppliers linked to existing items, and running it twice changes nothing', async () => {
+    await buildItem(t.db, { price: '10.00' });
+    await runSeeds(t.db, '04_suppliers.ts');
+    await runSeeds(t.db, '04_suppliers.ts');
+    const seeded = await t.db('suppliers').whereIn('id', ['fisher-scientific', 'vwr-international']);
+    expect(seeded).toHaveLength(2);
+    const links = await t.db('item_sources').whereIn('supplier_id', ['fisher-scientific', 'vwr-international']);
+    expect(links.length).toBeGreaterThan(0);
+    expect(new Set(links.map((l) => `${l.supplier_id}/${l.item_id}`)).size).toBe(links.length);
   });
 });
