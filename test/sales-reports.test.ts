@@ -207,3 +207,18 @@ describe('MCP analytics', () => {
     }
   });
 });
+
+describe('GET /api/sales/reports?format=csv across batches', () => {
+  it('streams every sale exactly once when many share a timestamp', async () => {
+    await buildChargeCode(t.db, { code: 'BULKCSV-1' });
+    await t.db.raw(
+      `INSERT INTO sales (sale_id, charge_code, subtotal_amount, vat_amount, total_amount, created_at)
+       SELECT 'SALE-CSV-' || g, 'BULKCSV-1', 1, 0, 1, timestamptz '2026-03-01 10:00:00.123456+00' + (g % 3) * interval '1 microsecond'
+         FROM generate_series(1, 4500) g`,
+    );
+    const res = await user.get('/api/sales/reports').query({ format: 'csv', chargeCode: 'BULKCSV' }).expect(200);
+    const rows = parseCsv(res.text, { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(4500);
+    expect(new Set(rows.map((r) => r['Sale ID'])).size).toBe(4500);
+  });
+});

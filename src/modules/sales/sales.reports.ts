@@ -122,10 +122,12 @@ export function salesReports(db: Db) {
         if (!out.write(chunk)) await once(out, 'drain');
       };
       await write(`${REPORT_CSV_HEADER}\n`);
+      const names = new Map<string, string>();
       // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
       let after: { createdAt: string; id: number } | undefined;
       for (;;) {
-        const query = reportRows(filter)
+        // One index range scan per batch on sales(created_at, id); names and line counts come per batch.
+        const query = applySalesFilter(db('sales as s'), filter)
           .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
           .limit(CSV_BATCH)
           .select(
@@ -135,17 +137,31 @@ export function salesReports(db: Db) {
             's.total_amount',
             's.customer_notes',
             's.status',
+            's.processed_by',
             's.delivered_to',
             's.delivered_to_email',
             's.created_at',
-            'u.first_name',
-            'u.last_name',
             db.raw('s.created_at::text AS cursor_at'),
-            db.raw('(SELECT count(*)::int FROM sale_items si WHERE si.sale_id = s.id) AS items_count'),
           );
         if (after) query.whereRaw('(s.created_at, s.id) < (?::timestamptz, ?)', [after.createdAt, after.id]);
-        const rows: (ReportRow & { items_count: number; cursor_at: string })[] = await query;
+        const rows: (ReportRow & { processed_by: string | null; cursor_at: string })[] = await query;
         if (rows.length === 0) break;
+
+        const counts = new Map<number, number>(
+          (
+            await db('sale_items')
+              .whereIn('sale_id', rows.map((r) => r.id))
+              .groupBy('sale_id')
+              .select('sale_id', db.raw('count(*)::int AS n'))
+          ).map((c) => [c.sale_id as number, c.n as number]),
+        );
+        const unknownUsers = [...new Set(rows.map((r) => r.processed_by).filter((id): id is string => id !== null && !names.has(id)))];
+        if (unknownUsers.length > 0) {
+          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name')) {
+            names.set(u.id, processedByName(u));
+          }
+        }
+
         await write(
           stringify(
             rows.map((r) => [
@@ -155,9 +171,9 @@ export function salesReports(db: Db) {
               customerInfo(r),
               r.customer_notes ?? '',
               r.status,
-              processedByName(r),
+              r.processed_by ? (names.get(r.processed_by) ?? '') : '',
               r.created_at.toISOString(),
-              String(r.items_count),
+              String(counts.get(r.id) ?? 0),
             ]),
             { quoted: true, quoted_empty: true },
           ),

@@ -1,0 +1,222 @@
+// Sales benchmark: quote save + process end to end under 20 concurrent sessions on 200 items
+// (sales/s, latency, and a check that nothing was oversold and movements match lines), then the
+// sales report over 100,000 sales as a JSON page and as a streamed CSV (server peak RSS).
+import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
+
+const SESSIONS = 20;
+const ITEMS = 200;
+const INITIAL_STOCK = 40;
+const FLOW_SECONDS = 15;
+const REPORT_SALES = 100_000;
+const CHARGE_CODE = 'BENCH-001';
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0);
+const round = (n: number) => Math.round(n * 10) / 10;
+
+async function seedCatalogue(server: BenchServer) {
+  const { db } = server;
+  const [category] = await db('categories').insert({ name: 'Bench category', color: 'blue' }).returning('id');
+  const admin = await db('users').where({ email: BENCH_ADMIN.email }).first('id');
+  await db('items').insert(
+    Array.from({ length: ITEMS }, (_, i) => ({
+      name: `Bench item ${i + 1}`,
+      sku: `BENCH-${String(i + 1).padStart(4, '0')}`,
+      category_id: category.id,
+      price: (1 + (i % 50) * 0.37).toFixed(2),
+      current_stock: INITIAL_STOCK,
+      created_by: admin.id,
+    })),
+  );
+  const codes = ['BENCH-001', 'BENCH-002', 'BENCH-003', 'BENCH-004', 'BENCH-005'];
+  await db('charge_codes').insert(
+    codes.map((code, i) => ({
+      code,
+      title: `Bench budget ${i + 1}`,
+      cost_centre: ['Chemistry', 'Physics', 'Biology', 'Engineering', 'Maths'][i],
+      valid_from: new Date(Date.now() - 400 * 86_400_000),
+      valid_until: new Date(Date.now() + 400 * 86_400_000),
+      authorised_by: admin.id,
+    })),
+  );
+  const ids: number[] = await db('items').orderBy('id').pluck('id');
+  return { ids, adminId: admin.id as string };
+}
+
+async function salesFlow(server: BenchServer, itemIds: number[]) {
+  const cookies = await Promise.all(Array.from({ length: SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)));
+  const cycle: number[] = [];
+  const saveLatency: number[] = [];
+  const processLatency: number[] = [];
+  let processed = 0;
+  let refusedForStock = 0;
+  let failures = 0;
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const post = async (cookie: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: body ? { cookie, 'content-type': 'application/json' } : { cookie },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  const deadline = Date.now() + FLOW_SECONDS * 1000;
+  const started = Date.now();
+  await Promise.all(
+    cookies.map(async (cookie, worker) => {
+      let n = 0;
+      while (Date.now() < deadline) {
+        n += 1;
+        const lines = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+          itemId: itemIds[Math.floor(random() * itemIds.length)],
+          quantity: 1 + Math.floor(random() * 2),
+        }));
+        const t0 = performance.now();
+        const saved = await post(cookie, '/api/sales/quotes', { chargeCode: CHARGE_CODE, sessionId: `bench-${worker}-${n}`, items: lines });
+        const t1 = performance.now();
+        saveLatency.push(t1 - t0);
+        if (saved.status !== 200) {
+          failures += 1;
+          continue;
+        }
+        const quote = saved.body.quote as { id: number };
+        const done = await post(cookie, `/api/sales/quotes/${quote.id}/process`);
+        const t2 = performance.now();
+        processLatency.push(t2 - t1);
+        cycle.push(t2 - t0);
+        if (done.status === 200) processed += 1;
+        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock')) refusedForStock += 1;
+        else failures += 1;
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+
+  // Verification straight from the database.
+  const { db } = server;
+  const [{ oversold }] = await db.raw(
+    `SELECT count(*)::int AS oversold FROM items i
+       LEFT JOIN (SELECT item_id, sum(quantity) AS sold FROM sale_items GROUP BY item_id) s ON s.item_id = i.id
+      WHERE i.current_stock < 0 OR i.current_stock <> ? - coalesce(s.sold, 0)`,
+    [INITIAL_STOCK],
+  ).then((r: { rows: { oversold: number }[] }) => r.rows);
+  const [{ lines }] = (await db.raw('SELECT count(*)::int AS lines, coalesce(sum(quantity), 0)::text AS qty FROM sale_items')).rows;
+  const [{ movements, mismatched }] = (
+    await db.raw(
+      `SELECT count(*)::int AS movements,
+              (SELECT count(*)::int FROM sales s WHERE
+                 (SELECT count(*) FROM sale_items si WHERE si.sale_id = s.id) <>
+                 (SELECT count(*) FROM stock_movements m WHERE m.reference_type = 'sale' AND m.reference_id = s.sale_id AND m.type = 'out')) AS mismatched
+         FROM stock_movements WHERE reference_type = 'sale' AND type = 'out'`,
+    )
+  ).rows;
+  const [{ sales }] = (await db.raw('SELECT count(*)::int AS sales FROM sales')).rows;
+
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const [c, s, p] = [sorted(cycle), sorted(saveLatency), sorted(processLatency)];
+  report(`Quote save + process, ${SESSIONS} concurrent sessions, ${ITEMS} items (stock ${INITIAL_STOCK} each), ${FLOW_SECONDS} s`, {
+    'processed sales/s': round(processed / elapsed),
+    'sales processed': processed,
+    'refused: insufficient stock': refusedForStock,
+    'other failures': failures,
+    'cycle p50 / p99 ms': `${round(percentile(c, 50))} / ${round(percentile(c, 99))}`,
+    'save p50 / p99 ms': `${round(percentile(s, 50))} / ${round(percentile(s, 99))}`,
+    'process p50 / p99 ms': `${round(percentile(p, 50))} / ${round(percentile(p, 99))}`,
+    'items oversold or off-ledger': oversold,
+    'sales / lines / movements': `${sales} / ${lines} / ${movements}`,
+    'sales whose movements != lines': mismatched,
+    verdict:
+      oversold === 0 && mismatched === 0 && lines === movements && sales === processed
+        ? 'OK: zero oversell, movements == lines'
+        : 'FAILED: ledger check',
+  });
+  return { processed };
+}
+
+async function seedSales(server: BenchServer, adminId: string) {
+  const { db } = server;
+  const t0 = Date.now();
+  await db.raw(
+    `INSERT INTO sales (sale_id, charge_code, subtotal_amount, vat_amount, total_amount, status, is_paid, processed_by, customer_notes, created_at, updated_at)
+     SELECT 'SALE-BULK-' || g,
+            'BENCH-00' || (1 + g % 5),
+            (10 + g % 90)::numeric(14,2),
+            ((10 + g % 90) * 0.2)::numeric(14,2),
+            ((10 + g % 90) * 1.2)::numeric(14,2),
+            CASE WHEN g % 3 = 0 THEN 'paid' ELSE 'completed' END,
+            g % 3 = 0,
+            ?,
+            CASE WHEN g % 10 = 0 THEN 'Seeded sale, note ' || g ELSE NULL END,
+            now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second',
+            now()
+       FROM generate_series(1, ?) AS g`,
+    [adminId, REPORT_SALES],
+  );
+  await db.raw(
+    `INSERT INTO sale_items (sale_id, item_id, item_name, item_sku, quantity, unit_price, vat_rate, vat_amount, subtotal, total_with_vat)
+     SELECT s.id, i.id, i.name, i.sku, 1, s.subtotal_amount, 0.2, s.vat_amount, s.subtotal_amount, s.total_amount
+       FROM sales s JOIN items i ON i.id = (SELECT min(id) FROM items) + (s.id % ${ITEMS})
+      WHERE s.sale_id LIKE 'SALE-BULK-%'`,
+  );
+  await db.raw('ANALYZE sales; ANALYZE sale_items');
+  return (Date.now() - t0) / 1000;
+}
+
+async function reportsBench(server: BenchServer, adminId: string) {
+  const seconds = await seedSales(server, adminId);
+  const [{ total }] = (await server.db.raw('SELECT count(*)::int AS total FROM sales')).rows;
+  const cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
+
+  const page = await runLoad({ url: `${server.baseUrl}/api/sales/reports?page=1&limit=50`, headers: { cookie }, connections: 10, duration: 8 });
+  const filtered = await runLoad({
+    url: `${server.baseUrl}/api/sales/reports?page=20&limit=100&chargeCode=bench-003&unpaidOnly=true`,
+    headers: { cookie },
+    connections: 10,
+    duration: 6,
+  });
+  report(`GET /api/sales/reports JSON over ${total} sales (seeded in ${round(seconds)} s), 10 connections`, {
+    'page 1 req/s': page.requestsPerSecond,
+    'page 1 p50 / p99 ms': `${page.p50} / ${page.p99}`,
+    'filtered page 20 req/s': filtered.requestsPerSecond,
+    'filtered p50 / p99 ms': `${filtered.p50} / ${filtered.p99}`,
+    'errors / non-2xx': `${page.errors + filtered.errors} / ${page.non2xx + filtered.non2xx}`,
+  });
+
+  const rss = sampleRss(server.pid);
+  const t0 = Date.now();
+  const res = await fetch(`${server.baseUrl}/api/sales/reports?format=csv`, { headers: { cookie } });
+  let bytes = 0;
+  let newlines = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    for (const b of value) if (b === 10) newlines += 1;
+  }
+  const elapsed = (Date.now() - t0) / 1000;
+  const peak = rss.stop();
+  report(`GET /api/sales/reports?format=csv over ${total} sales`, {
+    status: res.status,
+    'data rows': newlines - 1,
+    'size MB': round(bytes / 1024 / 1024),
+    'seconds': round(elapsed),
+    'server peak RSS MB': peak,
+    verdict: newlines - 1 === total && peak < 250 ? 'OK: every sale, RSS < 250 MB' : 'CHECK: rows or RSS off target',
+  });
+}
+
+export async function run(): Promise<void> {
+  const server = await startBenchServer();
+  try {
+    const { ids, adminId } = await seedCatalogue(server);
+    await salesFlow(server, ids);
+    await reportsBench(server, adminId);
+  } finally {
+    await server.stop();
+  }
+}
