@@ -156,7 +156,7 @@ export function itemsService(db: Db) {
     },
 
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
-    create(input: CreateItem, userId: string): Promise<ItemReadRow> {
+    create(input: CreateItem, userId: string | null): Promise<ItemReadRow> {
       return inTransaction(db, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
