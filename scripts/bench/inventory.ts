@@ -1,0 +1,151 @@
+// Inventory benchmark: 50,000 items seeded with one SQL statement (each with its opening 'in'
+// movement), then autocannon (50 connections, signed in) on the item list, the list with a
+// search, the item read and the stock endpoint; a bulk import of 10,000 items; and exports of
+// all 50,000 items as CSV and XLSX while sampling the server's peak RSS.
+import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
+
+const ITEMS = 50_000;
+const IMPORT_ITEMS = 10_000;
+const CONNECTIONS = 50;
+const DURATION = 10;
+const SEARCH = 'flask';
+const WORDS = ['Beaker', 'Conical flask', 'Pipette', 'Burette', 'Cylinder', 'Test tube', 'Petri dish', 'Funnel', 'Spatula', 'Crucible',
+  'Gloves', 'Goggles', 'Clamp', 'Stand', 'Tongs', 'Thermometer', 'Hotplate', 'Stirrer', 'Filter paper', 'Wash bottle'];
+
+async function seedItems(server: BenchServer): Promise<number[]> {
+  const { db } = server;
+  const admin = await db('users').where({ email: BENCH_ADMIN.email }).first('id');
+  await db.raw(`INSERT INTO categories (name, description, icon, color)
+                SELECT 'Bench category ' || g, 'Benchmark category', 'fa-box', 'blue' FROM generate_series(1, 10) g`);
+  await db.raw(
+    `INSERT INTO items (name, sku, description, category_id, price, current_stock, minimum_stock, created_by)
+     SELECT (?::text[])[1 + g % 20] || ' ' || g, 'BENCH-' || lpad(g::text, 6, '0'), 'Benchmark item number ' || g || ', lot ' || (g % 997),
+            (SELECT min(id) FROM categories) + g % 10, round((1 + (g % 500) * 0.37)::numeric, 2), 100 + g % 50, g % 20, ?
+       FROM generate_series(1, ?) g`,
+    [WORDS, admin.id, ITEMS],
+  );
+  // the opening stock of every item in the ledger, as the API would have recorded it
+  await db.raw(
+    `INSERT INTO stock_movements (item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, performed_by)
+     SELECT id, name, sku, 'in', current_stock, 0, current_stock, 'Initial stock', created_by FROM items`,
+  );
+  await db.raw('VACUUM ANALYZE items');
+  await db.raw('VACUUM ANALYZE stock_movements');
+  return db('items').orderBy('id').pluck('id');
+}
+
+const fmt = (r: { requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number }) => ({
+  'req/s': r.requestsPerSecond,
+  'p50 ms': r.p50,
+  'p99 ms': r.p99,
+  'errors / non-2xx': `${r.errors} / ${r.non2xx}`,
+});
+
+async function exportAll(server: BenchServer, cookie: string, format: 'csv' | 'xlsx') {
+  const rss = sampleRss(server.pid);
+  const t0 = performance.now();
+  const res = await fetch(`${server.baseUrl}/api/items/bulk/export`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ all: true, format }),
+  });
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  const seconds = (performance.now() - t0) / 1000;
+  const peak = rss.stop();
+  report(`POST /api/items/bulk/export (${format}, all ${ITEMS} items)`, {
+    status: res.status,
+    'size MB': (bytes / 1024 / 1024).toFixed(1),
+    seconds: seconds.toFixed(2),
+    'server peak RSS MB': peak,
+  });
+}
+
+export async function run(): Promise<void> {
+  const server = await startBenchServer();
+  try {
+    const t0 = performance.now();
+    const ids = await seedItems(server);
+    console.log(`seeded ${ids.length} items and their opening movements in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
+    const headers = { cookie };
+    const randomId = () => ids[Math.floor(Math.random() * ids.length)];
+    const idle = sampleRss(server.pid);
+    console.log(`server RSS before load: ${idle.stop()} MB`);
+
+    report(
+      `GET /api/items?page=1&limit=20 (${CONNECTIONS} connections, ${DURATION} s)`,
+      fmt(await runLoad({ url: `${server.baseUrl}/api/items?page=1&limit=20`, headers, connections: CONNECTIONS, duration: DURATION })),
+    );
+    const matches = (await (await fetch(`${server.baseUrl}/api/items?search=${SEARCH}&limit=1`, { headers })).json()) as { total: number };
+    report(
+      `GET /api/items?page=1&limit=20&search=${SEARCH} (${matches.total} matches)`,
+      fmt(await runLoad({ url: `${server.baseUrl}/api/items?page=1&limit=20&search=${SEARCH}`, headers, connections: CONNECTIONS, duration: DURATION })),
+    );
+    report(
+      'GET /api/items/{id} (random ids)',
+      fmt(
+        await runLoad({
+          url: server.baseUrl,
+          headers,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/items/${randomId()}` }) }],
+        }),
+      ),
+    );
+    report(
+      'POST /api/items/{id}/stock (type in, random ids)',
+      fmt(
+        await runLoad({
+          url: server.baseUrl,
+          headers: { ...headers, 'content-type': 'application/json' },
+          connections: CONNECTIONS,
+          duration: DURATION,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (req) => ({ ...req, path: `/api/items/${randomId()}/stock`, body: JSON.stringify({ type: 'in', quantity: 1, reason: 'bench' }) }),
+            },
+          ],
+        }),
+      ),
+    );
+
+    await server.db.raw('VACUUM ANALYZE items');
+    await exportAll(server, cookie, 'csv');
+    await exportAll(server, cookie, 'xlsx');
+
+    const importBody = JSON.stringify({
+      items: Array.from({ length: IMPORT_ITEMS }, (_, i) => ({
+        name: `Imported item ${i + 1}`,
+        sku: `IMPORT-${String(i + 1).padStart(6, '0')}`,
+        description: 'Bulk import benchmark',
+        categoryName: `bench category ${1 + (i % 10)}`,
+        price: (2 + (i % 300) * 0.11).toFixed(2),
+        currentStock: i % 40,
+        minimumStock: i % 5,
+      })),
+    });
+    const rss = sampleRss(server.pid);
+    const i0 = performance.now();
+    const imported = await fetch(`${server.baseUrl}/api/items/bulk-import`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: importBody,
+    });
+    const result = (await imported.json()) as { successful: number; failed: number };
+    report(`POST /api/items/bulk-import (${IMPORT_ITEMS} items, ${(importBody.length / 1024 / 1024).toFixed(1)} MB body)`, {
+      status: imported.status,
+      successful: result.successful,
+      failed: result.failed,
+      seconds: ((performance.now() - i0) / 1000).toFixed(2),
+      'server peak RSS MB': rss.stop(),
+    });
+
+  } finally {
+    await server.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
