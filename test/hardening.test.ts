@@ -117,7 +117,7 @@ describe('database outages', () => {
   it('/api/health answers 503 disconnected, and other routes 503 without a stack, when the database is unreachable', async () => {
     const url = 'postgres://nobody:nothing@127.0.0.1:9/none';
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SESSION_SECRET: 'test-session-secret-0123456789' });
-    const db = createDb(url, 2);
+    const db = createDb(url, 2, createLogger('silent'));
     const sessionPool = createPgPool(url, () => undefined, 1);
     const app = buildApp({ db, config, logger: createLogger('silent'), sessionPool, sessionSecret: config.sessionSecret! });
     try {

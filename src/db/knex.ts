@@ -11,8 +11,21 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
 export const CONNECTION_OPTIONS = '-c statement_timeout=30000 -c idle_in_transaction_session_timeout=60000';
 
-export function createDb(databaseUrl: string, poolMax = 10): Knex {
+/** knex's own warnings (e.g. a failed connection attempt) go to the service log, not the console. */
+type LogSink = { warn: (msg: string) => void; error: (msg: string) => void; debug: (msg: string) => void };
+
+export function createDb(databaseUrl: string, poolMax = 10, log?: LogSink): Knex {
+  const toText = (m: unknown) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m));
   return knex({
+    log: log
+      ? {
+          warn: (m: unknown) => log.warn(`knex: ${toText(m)}`),
+          error: (m: unknown) => log.error(`knex: ${toText(m)}`),
+          debug: (m: unknown) => log.debug(`knex: ${toText(m)}`),
+          deprecate: (method: string, alternative: string) => log.warn(`knex: ${method} is deprecated, use ${alternative}`),
+          enableColors: false,
+        }
+      : undefined,
     client: 'pg',
     connection: { connectionString: databaseUrl, options: CONNECTION_OPTIONS, connectionTimeoutMillis: 3000 },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },

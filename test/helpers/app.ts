@@ -33,8 +33,6 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
   await admin.destroy();
 
   const databaseUrl = withDatabase(serverUrl, name);
-  const db = createDb(databaseUrl, 10);
-  const sessionPool = createPgPool(databaseUrl, () => undefined, 3);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -43,6 +41,8 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
     ...env,
   });
   const logger = createLogger(config.logLevel, opts.logDestination);
+  const db = createDb(databaseUrl, 10, logger);
+  const sessionPool = createPgPool(databaseUrl, () => undefined, 3);
   const app = buildApp({ db, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
 
   return {
