@@ -38,8 +38,20 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
  */
 export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeRow> {
   const now = check.now ?? new Date();
-  const query = db<ChargeCodeRow>('charge_codes').where({ code });
-  const row = await (check.lock ? query.forShare() : query).first();
+  const categoryIds = [...new Set(check.categoryIds)];
+  // One round trip: the code row and whether any of the categories is excluded from it.
+  const query = db('charge_codes as cc')
+    .where('cc.code', code)
+    .select(
+      'cc.*',
+      categoryIds.length > 0
+        ? db.raw(
+            `EXISTS (SELECT 1 FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id AND e.category_id IN (${categoryIds.map(() => '?').join(', ')})) AS excluded`,
+            categoryIds,
+          )
+        : db.raw('false AS excluded'),
+    );
+  const row: (ChargeCodeRow & { excluded: boolean }) | undefined = await (check.lock ? query.forShare() : query).first();
   if (!row) {
     let message = `Invalid charge code: '${code}' does not exist`;
     if (check.processing) {
@@ -57,15 +69,8 @@ export async function validateChargeCode(db: Db, code: string, check: ChargeCode
   if (row.on_hold) {
     throw BadRequest(`Charge code '${row.code}' is on hold: ${row.hold_reason ?? ''}`);
   }
-  const categoryIds = [...new Set(check.categoryIds)];
-  if (categoryIds.length > 0) {
-    const excluded = await db('charge_code_exclusions')
-      .where({ charge_code_id: row.id })
-      .whereIn('category_id', categoryIds)
-      .first('category_id');
-    if (excluded) {
-      throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
-    }
+  if (row.excluded) {
+    throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
   }
   return row;
 }

@@ -82,9 +82,12 @@ export function quotesService(db: Db) {
     return presentQuote(row, await linesOf(row.id));
   }
 
-  async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines) {
-    await trx('quote_items').where({ quote_id: quoteId }).delete();
-    await trx('quote_items').insert(priced.lines.map((l) => ({ quote_id: quoteId, ...lineColumns(l) })));
+  async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines, replace = true): Promise<LineRow[]> {
+    if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
+    const rows: LineRow[] = await trx('quote_items')
+      .insert(priced.lines.map((l) => ({ quote_id: quoteId, ...lineColumns(l) })))
+      .returning('*');
+    return rows.sort((a, b) => a.id - b.id);
   }
 
   const totals = (priced: PricedLines) => ({
@@ -123,11 +126,11 @@ export function quotesService(db: Db) {
         customer_notes: input.customerNotes ?? null,
         ...totals(priced),
       };
-      const row = await inTransaction(db, async (trx) => {
+      return inTransaction(db, async (trx) => {
         const key = { user_id: actor.id, session_id: input.sessionId };
         let draft = await trx<QuoteRow>('quotes').where(key).forUpdate().first();
         if (!draft) {
-          [draft] = await trx<QuoteRow>('quotes')
+          const [created] = await trx<QuoteRow>('quotes')
             .insert({
               ...key,
               ...fields,
@@ -136,17 +139,16 @@ export function quotesService(db: Db) {
             .onConflict(['user_id', 'session_id'])
             .ignore()
             .returning('*');
+          if (created) return presentQuote(created, await writeLines(trx, created.id, priced, false));
           // A concurrent save of the same session won the insert: update that draft instead.
-          draft ??= await trx<QuoteRow>('quotes').where(key).forUpdate().first();
+          draft = await trx<QuoteRow>('quotes').where(key).forUpdate().first();
         }
         const [updated] = await trx<QuoteRow>('quotes')
           .where({ id: draft!.id })
           .update({ ...fields, updated_at: trx.fn.now() } as never)
           .returning('*');
-        await writeLines(trx, updated.id, priced);
-        return updated;
+        return presentQuote(updated, await writeLines(trx, updated.id, priced));
       });
-      return present(row);
     },
 
     async changeDraftChargeCode(actor: Actor, sessionId: string, chargeCode: string) {
@@ -206,8 +208,7 @@ export function quotesService(db: Db) {
             updated_at: trx.fn.now(),
           } as never)
           .returning('*');
-        await writeLines(trx, row.id, priced);
-        return quotesService(trx).get(actor, row.id);
+        return presentQuote(row, await writeLines(trx, row.id, priced));
       });
     },
 

@@ -40,7 +40,7 @@ export type SaleLineRow = LineRow & { sale_id: number; refunded_quantity: string
 
 type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | null; u_first_name: string | null; u_last_name: string | null };
 
-type Actor = Pick<Express.User, 'id' | 'role'>;
+type Actor = Pick<Express.User, 'id' | 'role' | 'email' | 'first_name' | 'last_name'>;
 
 export const saleNotFound = () => NotFound('Sale not found');
 
@@ -92,7 +92,7 @@ type NewSale = {
  * order; two lines on one item are checked by their sum), (3) sale and lines inserted,
  * (4) stock reduced through the ledger, one movement per line. Any throw rolls it all back.
  */
-async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<number> {
+async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
   if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
@@ -117,7 +117,7 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<number>
     if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
-  const [row] = await trx('sales')
+  const [row]: SaleRow[] = await trx('sales')
     .insert({
       sale_id: trx.raw(`'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq')`),
       charge_code: code.code,
@@ -130,8 +130,10 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<number>
       status: 'completed',
       processed_by: sale.processedBy,
     })
-    .returning(['id', 'sale_id']);
-  await trx('sale_items').insert(lines.map((l) => ({ sale_id: row.id, ...lineColumns(l) })));
+    .returning('*');
+  const saleLines: SaleLineRow[] = await trx('sale_items')
+    .insert(lines.map((l) => ({ sale_id: row.id, ...lineColumns(l) })))
+    .returning('*');
   await changeStockMany(
     trx,
     lines.map((line) => ({
@@ -143,8 +145,12 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<number>
       reference: { type: 'sale', id: row.sale_id },
     })),
   );
-  return row.id;
+  return { row, lines: saleLines.sort((a, b) => a.id - b.id) };
 }
+
+/** The sale just recorded, presented without reading it back (the actor processed it). */
+const presentRecorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineRow[] }) =>
+  presentSale({ ...row, u_id: actor.id, u_email: actor.email, u_first_name: actor.first_name, u_last_name: actor.last_name }, lines);
 
 export function salesService(db: Db) {
   async function findRow(id: number, trx: Db = db): Promise<SaleWithUser> {
@@ -164,11 +170,11 @@ export function salesService(db: Db) {
 
     /** Converts a draft into a sale; the draft is removed in the same transaction. */
     async processQuote(actor: Actor, quoteId: number) {
-      const saleId = await inTransaction(db, async (trx) => {
+      const recorded = await inTransaction(db, async (trx) => {
         // Locking the quote row makes a double submission wait, then find it gone (404).
         const quote = await quotesService(trx).findFor(actor, quoteId, trx, true);
         const rows = await quotesService(trx).linesOf(quote.id);
-        const id = await recordSale(trx, {
+        const sale = await recordSale(trx, {
           chargeCode: quote.charge_code,
           priced: priceLines(rows.map(lineInputFromRow), quote.vat_applied),
           vatApplied: quote.vat_applied,
@@ -177,15 +183,15 @@ export function salesService(db: Db) {
           processedBy: actor.id,
         });
         await trx('quotes').where({ id: quote.id }).delete();
-        return id;
+        return sale;
       });
-      return get(saleId);
+      return presentRecorded(actor, recorded);
     },
 
     /** A sale straight from lines (no draft), with the same checks as processing. */
     async create(actor: Actor, input: CreateSale) {
       const { lines } = await resolveLines(db, input.items);
-      const saleId = await inTransaction(db, (trx) =>
+      const recorded = await inTransaction(db, (trx) =>
         recordSale(trx, {
           chargeCode: input.chargeCode,
           priced: priceLines(lines, input.vatApplied),
@@ -195,7 +201,7 @@ export function salesService(db: Db) {
           processedBy: actor.id,
         }),
       );
-      return get(saleId);
+      return presentRecorded(actor, recorded);
     },
 
     async list(filter: SalesFilterInput, page: number, limit: number) {
