@@ -5,6 +5,8 @@ import { BadRequest } from '../../http/errors';
 import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
 
 export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
+/** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
+export const MAX_PAGES_READ = 20;
 
 /**
  * Multipart parsing for invoice uploads: in memory (the bytes go to PostgreSQL, never to
@@ -51,7 +53,7 @@ async function extractText(bytes: Buffer): Promise<string> {
   // pdf.js may take ownership of the array it is given, so it gets a copy.
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
   try {
-    return (await parser.getText()).text;
+    return (await parser.getText({ first: MAX_PAGES_READ })).text;
   } catch {
     throw BadRequest('The uploaded PDF could not be read');
   } finally {
