@@ -1,5 +1,7 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExclusively } from '../src/jobs/advisory-lock';
+import { JOBS } from '../src/jobs/scheduler';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser, TEST_PASSWORD } from './helpers/factories';
 
@@ -143,5 +145,37 @@ describe('request hygiene', () => {
     await agent.post('/api/auth/tokens').set('Origin', 'https://evil.example').send({ name: 'x' }).expect(403);
     await agent.post('/api/auth/tokens').set('Sec-Fetch-Site', 'cross-site').send({ name: 'x' }).expect(403);
     await agent.post('/api/auth/tokens').set('Sec-Fetch-Site', 'same-origin').send({ name: 'x' }).expect(201);
+  });
+});
+
+describe('GET /api/logout', () => {
+  it('302 to / and the session is gone', async () => {
+    const user = await buildUser(t.db);
+    const agent = await t.loginAs(user);
+    const res = await agent.get('/api/logout').expect(302);
+    expect(res.headers.location).toBe('/');
+    await agent.get('/api/auth/user').expect(401);
+    const left = await t.db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [user.id]);
+    expect(left).toHaveLength(0);
+  });
+});
+
+describe('Authorization header', () => {
+  it('401 for a malformed header, never a fallback to the session', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    const res = await agent.get('/api/auth/user').set('Authorization', 'Basic dXNlcjpwYXNz').expect(401);
+    expect(res.body).toEqual({ message: 'Malformed Authorization header' });
+  });
+});
+
+describe('session pruning', () => {
+  it('the pruner job deletes expired session rows only', async () => {
+    const user = await buildUser(t.db);
+    const live = await t.loginAs(user);
+    await t.db('sessions').insert({ sid: 'expired-session', sess: JSON.stringify({ cookie: {} }), expire: t.db.raw(`now() - interval '1 hour'`) });
+    const job = JOBS.find((j) => j.name === 'prune-expired-sessions')!;
+    expect(await runExclusively(t.db, job.name, job.run)).toBe(true);
+    expect(await t.db('sessions').where({ sid: 'expired-session' }).first()).toBeUndefined();
+    await live.get('/api/auth/user').expect(200);
   });
 });
