@@ -37,11 +37,15 @@ async function main() {
       server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
+    // Stop accepting; idle keep-alive sockets close now, busy ones as soon as their
+    // response is done (responses from now on also say Connection: close).
+    server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+    const reaper = setInterval(() => server.closeIdleConnections(), 100);
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    clearInterval(reaper);
     scheduler.stop();
     await sessionPool.end();
     await database.close();
