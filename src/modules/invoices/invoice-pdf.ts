@@ -49,7 +49,29 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
   };
 }
 
-async function extractText(bytes: Buffer): Promise<string> {
+/** At most this many PDFs are read at once per process; pdf.js is CPU- and memory-hungry. */
+export const MAX_CONCURRENT_READS = 2;
+let reading = 0;
+const waiting: (() => void)[] = [];
+
+async function withReadSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (reading >= MAX_CONCURRENT_READS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else reading += 1;
+  try {
+    return await fn();
+  } finally {
+    // hand the slot straight to the next waiter, or free it
+    const next = waiting.shift();
+    if (next) next();
+    else reading -= 1;
+  }
+}
+
+function extractText(bytes: Buffer): Promise<string> {
+  return withReadSlot(() => extractTextNow(bytes));
+}
+
+async function extractTextNow(bytes: Buffer): Promise<string> {
   // pdf.js may take ownership of the array it is given, so it gets a copy.
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
   try {

@@ -128,6 +128,10 @@ export function ordersService(db: Db) {
         created_by: head.createdBy,
       })
       .returning('id');
+    // The lines' foreign keys lock their items FOR KEY SHARE in line order, which would cross the
+    // ascending FOR UPDATE order of the stock ledger (a receipt) and deadlock: take them ascending first.
+    const itemIds = [...new Set(lines.map((l) => l.itemId).filter((id): id is number => id !== null))].sort((a, b) => a - b);
+    if (itemIds.length > 0) await trx('items').whereIn('id', itemIds).orderBy('id').forKeyShare().select('id');
     await trx('order_items').insert(
       lines.map((l) => ({
         order_id: order.id,
