@@ -199,6 +199,16 @@ describe('POST /api/orders/:id/receive', () => {
     expect((await t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
   });
 
+  it('two parallel receipts of the whole order: exactly one succeeds, stock goes up once', async () => {
+    const { order, lines, a, b } = await orderWithTwoItems();
+    const all = { receivedItems: lines.map((l, i) => ({ orderItemId: l.id, receivedQuantity: [10, 4, 2][i] })) };
+    const results = await Promise.all([0, 1].map(() => manager.post(`/api/orders/${order.id}/receive`).send(all)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(await stockOf(a.id)).toBe('15.00');
+    expect(await stockOf(b.id)).toBe('4.00');
+    expect(await movementsFor(order.order_id)).toHaveLength(2);
+  });
+
   it('404 for an unknown order, 403 for a user', async () => {
     await manager.post('/api/orders/999999/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(404);
     await user.post('/api/orders/1/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(403);
