@@ -3,7 +3,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
-import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 
 let t: TestApp;
 let as: Agents;
@@ -193,5 +193,11 @@ describe('POST /api/items/bulk/export', () => {
     await as.user.post('/api/items/bulk/export').send({ format: 'csv' }).expect(400);
     await as.user.post('/api/items/bulk/export').send({ itemIds: [999999], format: 'csv' }).expect(400);
     await t.request.post('/api/items/bulk/export').send({ itemIds: [a.id] }).expect(401);
+  });
+});
+
+describe('item_counts (the list total)', () => {
+  it('still agrees with a real count after every bulk operation above', async () => {
+    expect(await itemCountDrift(t.db)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
-import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 
 let t: TestApp;
 let as: Agents;
@@ -110,6 +110,16 @@ describe('GET /api/items', () => {
     const res = await as.manager.get(`/api/items?categoryId=${listCategory.id}&includeInactive=true`).expect(200);
     expect(res.body.total).toBe(3);
     await as.user.get('/api/items?includeInactive=true').expect(403);
+  });
+
+  it('200 total agrees with the rows for every filter combination, also past the last page', async () => {
+    for (const query of [`categoryId=${listCategory.id}`, `categoryId=${listCategory.id}&includeInactive=true`, 'search=list-', 'search=list-&includeInactive=true', '']) {
+      const res = await as.manager.get(`/api/items?limit=100&${query}`).expect(200);
+      expect(res.body.total).toBe(res.body.items.length);
+      const past = await as.manager.get(`/api/items?page=50&limit=100&${query}`).expect(200);
+      expect(past.body).toEqual({ items: [], total: res.body.total });
+    }
+    expect(await itemCountDrift(t.db)).toEqual([]);
   });
 
   it('400 for limit over 100 or a bad page', async () => {

@@ -12,7 +12,7 @@ const SEARCH = 'flask';
 const WORDS = ['Beaker', 'Conical flask', 'Pipette', 'Burette', 'Cylinder', 'Test tube', 'Petri dish', 'Funnel', 'Spatula', 'Crucible',
   'Gloves', 'Goggles', 'Clamp', 'Stand', 'Tongs', 'Thermometer', 'Hotplate', 'Stirrer', 'Filter paper', 'Wash bottle'];
 
-async function seedItems(server: BenchServer): Promise<number[]> {
+export async function seedItems(server: BenchServer): Promise<number[]> {
   const { db } = server;
   const admin = await db('users').where({ email: BENCH_ADMIN.email }).first('id');
   await db.raw(`INSERT INTO categories (name, description, icon, color)

@@ -37,3 +37,15 @@ export const stockOf = async (db: Knex, id: number): Promise<string> =>
   (await db('items').where({ id }).first('current_stock')).current_stock as string;
 
 export const movementsOf = (db: Knex, id: number) => db('stock_movements').where({ item_id: id }).orderBy('id');
+
+/** item_counts (kept by triggers) against a real count, per category; [] when they agree. */
+export async function itemCountDrift(db: Knex): Promise<unknown[]> {
+  const { rows } = await db.raw(
+    `SELECT coalesce(r.category_id, c.category_id) AS category_id, r.active, r.inactive, c.active AS kept_active, c.inactive AS kept_inactive
+       FROM (SELECT category_id, count(*) FILTER (WHERE is_active) AS active, count(*) FILTER (WHERE NOT is_active) AS inactive
+               FROM items GROUP BY category_id) r
+       FULL JOIN item_counts c ON c.category_id = r.category_id
+      WHERE coalesce(r.active, 0) <> coalesce(c.active, 0) OR coalesce(r.inactive, 0) <> coalesce(c.inactive, 0)`,
+  );
+  return rows;
+}

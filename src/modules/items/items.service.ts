@@ -140,17 +140,40 @@ export function itemsService(db: Db) {
     find,
     get,
 
-    /** At most two statements (page and count), run in parallel. */
+    /**
+     * One page and the total, in at most two statements. Without a search the total comes
+     * from the trigger-kept item_counts (a primary-key read) and runs beside the page query,
+     * which walks the (is_active, name, id) index. With a search, one statement collects the
+     * matches through the trigram index once and serves both the page and the count.
+     */
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
       const where = itemWhere(filter);
       const offset = (filter.page - 1) * filter.limit;
+      if (filter.search) {
+        const { rows } = await db.raw<{ rows: (ItemReadRow & { total: number })[] }>(
+          `WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where.sql}),
+                total AS (SELECT count(*) AS total FROM matches)
+           SELECT ${ITEM_COLUMNS}, total.total
+             FROM total
+             LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ? OFFSET ?) i ON true
+             LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
+            ORDER BY i.name, i.id`,
+          [...where.bindings, filter.limit, offset],
+        );
+        return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
+      }
+      const counted = filter.includeInactive ? 'active + inactive' : 'active';
       const [page, count] = await Promise.all([
         db.raw<{ rows: ItemReadRow[] }>(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?`, [
           ...where.bindings,
           filter.limit,
           offset,
         ]),
-        db.raw<{ rows: { total: number }[] }>(`SELECT count(*) AS total FROM items i ${where.sql}`, where.bindings),
+        filter.categoryId === undefined
+          ? db.raw<{ rows: { total: number }[] }>(`SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts`)
+          : db.raw<{ rows: { total: number }[] }>(`SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts WHERE category_id = ?`, [
+              filter.categoryId,
+            ]),
       ]);
       return { rows: page.rows, total: count.rows[0].total };
     },
