@@ -4,7 +4,7 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoice-parser';
 import { testApp, type TestApp } from './helpers/app';
-import { buildUser } from './helpers/factories';
+import { buildItem, buildUser } from './helpers/factories';
 import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';
 
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -202,5 +202,66 @@ describe('POST /api/orders/import-from-invoice (multipart PDF)', () => {
     const none = await manager.post('/api/orders/import-from-invoice').attach('invoice', empty, 'letter.pdf').expect(400);
     expect(none.body.message).toBe('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
     expect((await t.db('orders').count<{ count: number }[]>('* as count'))[0].count).toBe(before + 1);
+  });
+});
+
+describe('a buyer imports an invoice, receives it partly then fully', () => {
+  it('stock and the item order history follow each step', async () => {
+    const gloves = await buildItem(t.db, { name: 'Nitrile gloves (box of 100)', currentStock: 2 });
+    const tips = await buildItem(t.db, { name: 'Pipette tips 200ul', currentStock: 0 });
+    const imported = await manager.post('/api/orders/import-from-invoice').attach('invoice', await invoicePdf(0), 'acme.pdf').expect(201);
+    const order = imported.body.order;
+    expect(imported.body.matchedItems).toBe(2);
+    expect(order.totalAmount).toBe('12374.00');
+    const [glovesLine, tipsLine] = order.items;
+
+    await manager
+      .post(`/api/orders/${order.orderId}/receive`)
+      .send({ receivedItems: [{ orderItemId: glovesLine.orderItemId, receivedQuantity: 4, addToInventory: true }] })
+      .expect(200);
+    expect((await user.get(`/api/items/${gloves.id}/order-history`).expect(200)).body.orders).toEqual([
+      expect.objectContaining({ orderId: order.orderId, quantity: 10, receivedQuantity: 4, unitCost: 1234.5, status: 'partially_received' }),
+    ]);
+
+    await manager
+      .post(`/api/orders/${order.orderId}/receive`)
+      .send({
+        receivedItems: [
+          { orderItemId: glovesLine.orderItemId, receivedQuantity: 6, addToInventory: true },
+          { orderItemId: tipsLine.orderItemId, receivedQuantity: 4, addToInventory: true },
+        ],
+      })
+      .expect(200);
+    expect((await t.db('items').where({ id: gloves.id }).first()).current_stock).toBe('12.00');
+    expect((await t.db('items').where({ id: tips.id }).first()).current_stock).toBe('4.00');
+    expect((await user.get(`/api/items/${tips.id}/order-history`).expect(200)).body.orders[0]).toMatchObject({ status: 'received', receivedQuantity: 4 });
+    const pdf = await user.get(`/api/orders/${order.id}/invoice-pdf`).expect(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+  });
+
+  it('every purchasing path is in the OpenAPI description', async () => {
+    const doc = (await t.request.get('/api/docs').expect(200)).body;
+    for (const path of [
+      '/api/suppliers',
+      '/api/suppliers/{id}',
+      '/api/suppliers/{id}/items',
+      '/api/suppliers/{id}/deletion-check',
+      '/api/suppliers/{id}/safe',
+      '/api/sources/{id}',
+      '/api/orders',
+      '/api/orders/{id}',
+      '/api/orders/upload-invoice',
+      '/api/orders/import-from-invoice',
+      '/api/orders/{id}/receive',
+      '/api/orders/{id}/add-to-inventory',
+      '/api/orders/{id}/upload-invoice',
+      '/api/orders/{id}/invoice-pdf',
+      '/api/orders/import-template/json',
+      '/api/orders/import-template/csv',
+      '/api/upload/invoice',
+      '/api/items/{id}/order-history',
+    ]) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
   });
 });
