@@ -61,6 +61,19 @@ describe('POST /api/sales/quotes', () => {
     expect(await t.db('quote_items').where({ quote_id: first.body.quote.id })).toHaveLength(1);
   });
 
+  it('concurrent saves of one session leave one draft with one set of lines', async () => {
+    const item = await buildItem(t.db);
+    const sid = sessionId();
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((q) => user.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sid, items: [{ itemId: item.id, quantity: q }, { itemId: item.id, quantity: 1 }] })),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const drafts = await t.db('quotes').where({ session_id: sid });
+    expect(drafts).toHaveLength(1);
+    expect(new Set(results.map((r) => r.body.quote.quoteId))).toEqual(new Set([drafts[0].quote_id]));
+    expect(await t.db('quote_items').where({ quote_id: drafts[0].id })).toHaveLength(2);
+  });
+
   it("another user's same sessionId never reaches the first user's draft", async () => {
     const item = await buildItem(t.db);
     const sid = sessionId();

@@ -5,7 +5,19 @@ import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
 import { validateChargeCode } from '../chargecodes/chargecode-validation';
 import { findItemsForLines } from '../items/items.lookup';
-import { lineColumns, lineInputFromRow, presentLine, priceLines, type LineInput, type LineRow, type PricedLines } from './pricing';
+import {
+  LINE_COLUMNS,
+  LINE_VALUE_COLUMNS,
+  LINES_FROM_JSON,
+  lineInputFromRow,
+  lineJsonObject,
+  linesJson,
+  presentLine,
+  priceLines,
+  type LineInput,
+  type LineRow,
+  type PricedLines,
+} from './pricing';
 import type { SaveDraft, UpdateQuote } from './quotes.schemas';
 
 export type QuoteRow = {
@@ -82,11 +94,15 @@ export function quotesService(db: Db) {
     return presentQuote(row, await linesOf(row.id));
   }
 
+  /** Replaces a draft's lines with one INSERT (the old ones deleted first unless the draft is new). */
   async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines, replace = true): Promise<LineRow[]> {
     if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
-    const rows: LineRow[] = await trx('quote_items')
-      .insert(priced.lines.map((l) => ({ quote_id: quoteId, ...lineColumns(l) })))
-      .returning('*');
+    const { rows } = await trx.raw<{ rows: LineRow[] }>(
+      `INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
+       SELECT ?, ${LINE_VALUE_COLUMNS} FROM ${LINES_FROM_JSON} ORDER BY v.position
+       RETURNING *`,
+      [quoteId, linesJson(priced.lines)],
+    );
     return rows.sort((a, b) => a.id - b.id);
   }
 
@@ -109,6 +125,23 @@ export function quotesService(db: Db) {
     findFor,
     linesOf,
 
+    /**
+     * Takes a quote out for processing: deletes it (locking the row, so a double submission
+     * waits and then finds nothing) and returns it with its lines, in one statement. The
+     * caller's transaction rolls the delete back if processing fails.
+     */
+    async takeForProcessing(actor: Actor, id: number): Promise<{ quote: QuoteRow; lines: LineRow[] }> {
+      const { rows } = await db.raw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+        `WITH q AS (DELETE FROM quotes WHERE id = ?${canSeeAll(actor) ? '' : ' AND user_id = ?'} RETURNING *)
+         SELECT q.*, coalesce((SELECT json_agg(${lineJsonObject('qi')} ORDER BY qi.id) FROM quote_items qi WHERE qi.quote_id = q.id), '[]') AS lines
+           FROM q`,
+        canSeeAll(actor) ? [id] : [id, actor.id],
+      );
+      if (rows.length === 0) throw quoteNotFound();
+      const { lines, ...quote } = rows[0];
+      return { quote, lines };
+    },
+
     async currentDraft(actor: Actor, sessionId: string) {
       const row = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
       if (!row) throw noDraftForSession();
@@ -127,27 +160,29 @@ export function quotesService(db: Db) {
         ...totals(priced),
       };
       return inTransaction(db, async (trx) => {
-        const key = { user_id: actor.id, session_id: input.sessionId };
-        let draft = await trx<QuoteRow>('quotes').where(key).forUpdate().first();
-        if (!draft) {
-          const [created] = await trx<QuoteRow>('quotes')
-            .insert({
-              ...key,
-              ...fields,
-              quote_id: trx.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`),
-            } as never)
-            .onConflict(['user_id', 'session_id'])
-            .ignore()
-            .returning('*');
-          if (created) return presentQuote(created, await writeLines(trx, created.id, priced, false));
-          // A concurrent save of the same session won the insert: update that draft instead.
-          draft = await trx<QuoteRow>('quotes').where(key).forUpdate().first();
-        }
-        const [updated] = await trx<QuoteRow>('quotes')
-          .where({ id: draft!.id })
-          .update({ ...fields, updated_at: trx.fn.now() } as never)
-          .returning('*');
-        return presentQuote(updated, await writeLines(trx, updated.id, priced));
+        // The upsert takes the draft's row lock, so concurrent saves of one session queue up;
+        // xmax = 0 tells a fresh insert from an update. The quoteId of an existing draft never changes.
+        const { rows } = await trx.raw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
+          `INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
+           VALUES ('Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq'), ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (user_id, session_id) DO UPDATE SET
+             charge_code = EXCLUDED.charge_code, vat_applied = EXCLUDED.vat_applied, customer_notes = EXCLUDED.customer_notes,
+             subtotal_amount = EXCLUDED.subtotal_amount, vat_amount = EXCLUDED.vat_amount, total_amount = EXCLUDED.total_amount,
+             updated_at = now()
+           RETURNING *, (xmax = 0) AS inserted`,
+          [
+            actor.id,
+            input.sessionId,
+            fields.charge_code,
+            fields.vat_applied,
+            fields.customer_notes,
+            fields.subtotal_amount,
+            fields.vat_amount,
+            fields.total_amount,
+          ],
+        );
+        const { inserted, ...draft } = rows[0];
+        return presentQuote(draft, await writeLines(trx, draft.id, priced, !inserted));
       });
     },
 

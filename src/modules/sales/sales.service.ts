@@ -8,7 +8,18 @@ import { findItemsForLines } from '../items/items.lookup';
 import { notesService } from '../notes/notes.service';
 import { changeStock, changeStockMany, insufficientStockMessage, lockItemsForStock } from '../stock-movements/stock-ledger';
 import { presentUserRef } from '../users/users.service';
-import { lineColumns, lineInputFromRow, presentLine, priceLines, type LineRow, type PricedLines } from './pricing';
+import {
+  LINE_COLUMNS,
+  LINE_VALUE_COLUMNS,
+  LINES_FROM_JSON,
+  lineInputFromRow,
+  lineJsonObject,
+  linesJson,
+  presentLine,
+  priceLines,
+  type LineRow,
+  type PricedLines,
+} from './pricing';
 import { quotesService, resolveLines } from './quotes.service';
 import type { CreateSale, RefundBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
@@ -117,23 +128,32 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
     if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
-  const [row]: SaleRow[] = await trx('sales')
-    .insert({
-      sale_id: trx.raw(`'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq')`),
-      charge_code: code.code,
-      quote_id: sale.quoteId,
-      subtotal_amount: sale.priced.subtotalAmount,
-      vat_amount: sale.priced.vatAmount,
-      total_amount: sale.priced.totalAmount,
-      vat_applied: sale.vatApplied,
-      customer_notes: sale.customerNotes,
-      status: 'completed',
-      processed_by: sale.processedBy,
-    })
-    .returning('*');
-  const saleLines: SaleLineRow[] = await trx('sale_items')
-    .insert(lines.map((l) => ({ sale_id: row.id, ...lineColumns(l) })))
-    .returning('*');
+  // The sale and its lines in one statement.
+  const { rows } = await trx.raw<{ rows: (SaleRow & { lines: SaleLineRow[] })[] }>(
+    `WITH s AS (
+       INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
+       VALUES ('SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq'), ?, ?, ?, ?, ?, ?, ?, 'completed', ?)
+       RETURNING *
+     ), l AS (
+       INSERT INTO sale_items (sale_id, ${LINE_COLUMNS})
+       SELECT s.id, ${LINE_VALUE_COLUMNS} FROM s CROSS JOIN ${LINES_FROM_JSON} ORDER BY v.position
+       RETURNING *
+     )
+     SELECT s.*, (SELECT json_agg(${lineJsonObject('l', ", 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text")} ORDER BY l.id) FROM l) AS lines
+       FROM s`,
+    [
+      code.code,
+      sale.quoteId,
+      sale.priced.subtotalAmount,
+      sale.priced.vatAmount,
+      sale.priced.totalAmount,
+      sale.vatApplied,
+      sale.customerNotes,
+      sale.processedBy,
+      linesJson(lines),
+    ],
+  );
+  const { lines: saleLines, ...row } = rows[0];
   await changeStockMany(
     trx,
     lines.map((line) => ({
@@ -145,7 +165,7 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
       reference: { type: 'sale', id: row.sale_id },
     })),
   );
-  return { row, lines: saleLines.sort((a, b) => a.id - b.id) };
+  return { row, lines: saleLines };
 }
 
 /** The sale just recorded, presented without reading it back (the actor processed it). */
@@ -172,8 +192,7 @@ export function salesService(db: Db) {
     async processQuote(actor: Actor, quoteId: number) {
       const recorded = await inTransaction(db, async (trx) => {
         // Locking the quote row makes a double submission wait, then find it gone (404).
-        const quote = await quotesService(trx).findFor(actor, quoteId, trx, true);
-        const rows = await quotesService(trx).linesOf(quote.id);
+        const { quote, lines: rows } = await quotesService(trx).takeForProcessing(actor, quoteId);
         const sale = await recordSale(trx, {
           chargeCode: quote.charge_code,
           priced: priceLines(rows.map(lineInputFromRow), quote.vat_applied),
@@ -182,7 +201,6 @@ export function salesService(db: Db) {
           quoteId: quote.quote_id,
           processedBy: actor.id,
         });
-        await trx('quotes').where({ id: quote.id }).delete();
         return sale;
       });
       return presentRecorded(actor, recorded);
