@@ -128,6 +128,27 @@ describe('POST /api/sales/quotes/:id/process', () => {
     expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
   });
 
+  it('a hold committed while the sale waits on the charge code wins', async () => {
+    const item = await buildItem(t.db, { currentStock: 5 });
+    await buildChargeCode(t.db, { code: 'RACE-1' });
+    const quote = await draft(user, [{ itemId: item.id, quantity: 1 }], 'RACE-1');
+    const trx = await t.db.transaction();
+    await trx('charge_codes').where({ code: 'RACE-1' }).update({ on_hold: true, hold_reason: 'Frozen just now' });
+    const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
+    // Wait until the processing transaction is blocked on the charge code row lock.
+    for (let i = 0; i < 200; i += 1) {
+      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await trx.commit();
+    const res = await pending;
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Charge code 'RACE-1' is on hold: Frozen just now");
+    expect(await stockOf(t.db, item.id)).toBe('5.00');
+    expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
+  });
+
   it("404 for an unknown id or another user's quote; 401 anonymous", async () => {
     const item = await buildItem(t.db, { currentStock: 5 });
     const quote = await draft(user, [{ itemId: item.id, quantity: 1 }]);
