@@ -216,3 +216,16 @@ describe('/api/chargecodes/:code/authorized-users', () => {
     await t.request.get('/api/chargecodes/AU-001/authorized-users').expect(401);
   });
 });
+
+describe('seeds/03_chargecodes', () => {
+  it('loads demo codes (one expiring soon, one on hold) and can run twice', async () => {
+    const { seed } = await import('../seeds/03_chargecodes');
+    await seed(t.db);
+    await seed(t.db);
+    const rows = await t.db('charge_codes').whereIn('code', ['CHEM-2026-001', 'PHYS-2026-014', 'BIO-2025-077', 'ENG-2026-003']);
+    expect(rows).toHaveLength(4);
+    expect(rows.find((r) => r.code === 'ENG-2026-003')).toMatchObject({ on_hold: true, hold_reason: 'Budget under review by finance' });
+    const soon = await user.get('/api/chargecodes/expiring/soon').expect(200);
+    expect(soon.body.map((c: { code: string }) => c.code)).toContain('BIO-2025-077');
+  });
+});
