@@ -128,6 +128,21 @@ describe('POST /api/sales/quotes/:id/process', () => {
     expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
   });
 
+  it('400 when the quote has no charge code, or an item went away since the draft', async () => {
+    const item = await buildItem(t.db, { name: 'Gone soon', currentStock: 5 });
+    const quote = await draft(user, [{ itemId: item.id, quantity: 1 }]);
+    await t.db('quotes').where({ id: quote.id }).update({ charge_code: null });
+    expect((await user.post(`/api/sales/quotes/${quote.id}/process`).expect(400)).body.message).toBe(
+      'This quote is missing a charge code. Please edit the quote and add a charge code before processing.',
+    );
+    await t.db('quotes').where({ id: quote.id }).update({ charge_code: code });
+    await t.db('items').where({ id: item.id }).update({ is_active: false });
+    expect((await user.post(`/api/sales/quotes/${quote.id}/process`).expect(400)).body.message).toBe("Item 'Gone soon' is no longer available");
+    await t.db('items').where({ id: item.id }).delete();
+    expect((await user.post(`/api/sales/quotes/${quote.id}/process`).expect(400)).body.message).toBe("Item 'Gone soon' is no longer available");
+    expect(await t.db('quote_items').where({ quote_id: quote.id }).first()).toMatchObject({ item_id: null, item_name: 'Gone soon' });
+  });
+
   it('a hold committed while the sale waits on the charge code wins', async () => {
     const item = await buildItem(t.db, { currentStock: 5 });
     await buildChargeCode(t.db, { code: 'RACE-1' });
