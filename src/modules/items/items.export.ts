@@ -80,6 +80,8 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
         })
         .commit();
     }
+    // let the zip stream and the socket drain before the next page
+    await new Promise((resolve) => setImmediate(resolve));
   }
   sheet.commit();
   await workbook.commit();
