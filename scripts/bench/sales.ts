@@ -1,7 +1,7 @@
 // Sales benchmark: quote save + process end to end under 20 concurrent sessions on 200 items
 // (sales/s, latency, and a check that nothing was oversold and movements match lines), then the
 // sales report over 100,000 sales as a JSON page and as a streamed CSV (server peak RSS).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
 
 const SESSIONS = 20;
@@ -18,6 +18,33 @@ const round = (n: number) => Math.round(n * 10) / 10;
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of the bench's PostgreSQL: its postmaster (found by port) and every backend under it. */
+function postgresCpuSeconds(server: BenchServer): number {
+  const { connectionString } = (server.db.client as { config: { connection: { connectionString: string } } }).config.connection;
+  const port = new URL(connectionString).port;
+  let total = 0;
+  let postmaster: string | undefined;
+  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  for (const pid of procs) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (cmd[0].endsWith('postgres') && cmd.includes('-p') && cmd[cmd.indexOf('-p') + 1] === port) postmaster = pid;
+    } catch {
+      // gone
+    }
+  }
+  if (!postmaster) return 0;
+  for (const pid of procs) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (pid === postmaster || stat[1] === postmaster) total += (Number(stat[11]) + Number(stat[12])) / 100;
+    } catch {
+      // gone
+    }
+  }
+  return total;
 }
 
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
@@ -76,6 +103,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
   const deadline = Date.now() + FLOW_SECONDS * 1000;
   const started = Date.now();
   const cpuBefore = cpuSeconds(server.pid);
+  const pgBefore = postgresCpuSeconds(server);
   await Promise.all(
     cookies.map(async (cookie, worker) => {
       let n = 0;
@@ -106,6 +134,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
   );
   const elapsed = (Date.now() - started) / 1000;
   const serverCpu = cpuSeconds(server.pid) - cpuBefore;
+  const pgCpu = postgresCpuSeconds(server) - pgBefore;
 
   // Verification straight from the database.
   const { db } = server;
@@ -141,6 +170,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
     'save p50 / p99 ms': `${round(percentile(s, 50))} / ${round(percentile(s, 99))}`,
     'process p50 / p99 ms': `${round(percentile(p, 50))} / ${round(percentile(p, 99))}`,
     'server CPU ms per sale': round((serverCpu * 1000) / Math.max(processed, 1)),
+    'PostgreSQL CPU ms per sale': round((pgCpu * 1000) / Math.max(processed, 1)),
     'load average (1 min)': readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     'items oversold or off-ledger': oversold,
     'sales / lines / movements': `${sales} / ${lines} / ${movements}`,
