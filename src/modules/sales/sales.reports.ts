@@ -7,7 +7,7 @@ import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 
 export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
 
-const CSV_BATCH = 2000;
+const CSV_BATCH = 1000;
 const toNumber = (value: string | null) => new D(value ?? 0).toNumber();
 
 type ReportRow = {
@@ -47,19 +47,29 @@ export function salesReports(db: Db) {
   return {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(filter: SalesFilterInput, page: number, limit: number) {
-      const [summary] = await applySalesFilter(db('sales as s'), filter).select(
-        db.raw('count(*)::int AS total_sales'),
-        db.raw('coalesce(sum(s.total_amount), 0)::text AS total_amount'),
-        db.raw('count(DISTINCT s.charge_code)::int AS unique_charge_codes'),
+      // One pass over the range, grouped by charge code (few groups); the summary and the
+      // per-department figures are derived from those groups in decimal arithmetic.
+      const byCode = await applySalesFilter(db('sales as s'), filter)
+        .groupBy('s.charge_code')
+        .select('s.charge_code', db.raw('count(*)::int AS total_sales'), db.raw('sum(s.total_amount)::text AS total_amount'));
+      const centres = new Map<string, string>(
+        (await db('charge_codes').whereIn('code', byCode.map((g) => g.charge_code)).select('code', 'cost_centre')).map((c) => [c.code, c.cost_centre]),
       );
-      const departments = await reportRows(filter)
-        .groupByRaw(`coalesce(nullif(c.cost_centre, ''), 'Unassigned')`)
-        .orderByRaw('2 DESC, 1')
-        .select(
-          db.raw(`coalesce(nullif(c.cost_centre, ''), 'Unassigned') AS department`),
-          db.raw('sum(s.total_amount)::text AS total_amount'),
-          db.raw('count(*)::int AS total_sales'),
-        );
+      let totalSales = 0;
+      let totalAmount = new D(0);
+      const departmentTotals = new Map<string, { totalSales: number; totalAmount: D }>();
+      for (const group of byCode) {
+        totalSales += group.total_sales as number;
+        totalAmount = totalAmount.plus(group.total_amount);
+        const department = centres.get(group.charge_code) || 'Unassigned';
+        const entry = departmentTotals.get(department) ?? { totalSales: 0, totalAmount: new D(0) };
+        entry.totalSales += group.total_sales as number;
+        entry.totalAmount = entry.totalAmount.plus(group.total_amount);
+        departmentTotals.set(department, entry);
+      }
+      const departments = [...departmentTotals]
+        .sort(([a, x], [b, y]) => y.totalAmount.comparedTo(x.totalAmount) || a.localeCompare(b))
+        .map(([department, d]) => ({ department, totalSales: d.totalSales, totalAmount: d.totalAmount.toNumber() }));
       const rows: ReportRow[] = await reportRows(filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
@@ -72,20 +82,12 @@ export function salesReports(db: Db) {
               .whereIn('sale_id', rows.map((r) => r.id))
               .orderBy('id')
               .select('sale_id', 'item_name', 'item_sku', 'quantity', 'unit_price');
-      const total = summary.total_sales as number;
+      const total = totalSales;
       return {
         success: true,
         data: {
-          summary: {
-            totalSales: total,
-            totalAmount: toNumber(summary.total_amount),
-            uniqueChargeCodes: summary.unique_charge_codes as number,
-          },
-          departmentSummary: departments.map((d) => ({
-            department: d.department as string,
-            totalSales: d.total_sales as number,
-            totalAmount: toNumber(d.total_amount),
-          })),
+          summary: { totalSales: total, totalAmount: totalAmount.toNumber(), uniqueChargeCodes: byCode.length },
+          departmentSummary: departments,
           sales: rows.map((r) => ({
             id: r.id,
             saleId: r.sale_id,
