@@ -2,6 +2,7 @@
 // movement), then autocannon (50 connections, signed in) on the item list, the list with a
 // search, the item read and the stock endpoint; a bulk import of 10,000 items; and exports of
 // all 50,000 items as CSV and XLSX while sampling the server's peak RSS.
+import os from 'node:os';
 import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
 
 const ITEMS = 50_000;
@@ -31,6 +32,8 @@ export async function seedItems(server: BenchServer): Promise<number[]> {
   );
   await db.raw('VACUUM ANALYZE items');
   await db.raw('VACUUM ANALYZE stock_movements');
+  // write the seeded pages out now rather than in a checkpoint during the first measurement
+  await db.raw('CHECKPOINT').catch(() => undefined);
   return db('items').orderBy('id').pluck('id');
 }
 
@@ -48,6 +51,7 @@ const fmt = (r: { requestsPerSecond: number; p50: number; p99: number; errors: n
 });
 
 async function exportAll(server: BenchServer, cookie: string, format: 'csv' | 'xlsx') {
+  const before = sampleRss(server.pid).stop();
   const rss = sampleRss(server.pid);
   const t0 = performance.now();
   const res = await fetch(`${server.baseUrl}/api/items/bulk/export`, {
@@ -63,6 +67,7 @@ async function exportAll(server: BenchServer, cookie: string, format: 'csv' | 'x
     status: res.status,
     'size MB': (bytes / 1024 / 1024).toFixed(1),
     seconds: seconds.toFixed(2),
+    'server RSS before MB': before,
     'server peak RSS MB': peak,
   });
 }
@@ -77,7 +82,11 @@ export async function run(): Promise<void> {
     const headers = { cookie };
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
     const idle = sampleRss(server.pid);
-    console.log(`server RSS before load: ${idle.stop()} MB`);
+    console.log(`server RSS before load: ${idle.stop()} MB; machine load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+    // exports first, while the server's heap has not yet grown under the load runs
+    await exportAll(server, cookie, 'csv');
+    await exportAll(server, cookie, 'xlsx');
 
     report(
       `GET /api/items?page=1&limit=20 (${CONNECTIONS} connections, ${DURATION} s)`,
@@ -117,10 +126,6 @@ export async function run(): Promise<void> {
         }),
       ),
     );
-
-    await server.db.raw('VACUUM ANALYZE items');
-    await exportAll(server, cookie, 'csv');
-    await exportAll(server, cookie, 'xlsx');
 
     const importBody = JSON.stringify({
       items: Array.from({ length: IMPORT_ITEMS }, (_, i) => ({
