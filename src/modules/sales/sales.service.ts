@@ -109,15 +109,15 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
   if (lines.length === 0) throw BadRequest('The quote has no items');
   const itemIds = lines.map((l) => l.itemId).filter((id): id is number => id !== null);
   const items = await findItemsForLines(trx, itemIds);
-  for (const line of lines) {
-    const item = line.itemId === null ? undefined : items.get(line.itemId);
-    if (!item || !item.isActive) throw BadRequest(`Item '${line.itemName}' is no longer available`);
-  }
   const code = await validateChargeCode(trx, sale.chargeCode, {
     categoryIds: [...items.values()].map((i) => i.categoryId),
     processing: true,
     lock: true,
   });
+  for (const line of lines) {
+    const item = line.itemId === null ? undefined : items.get(line.itemId);
+    if (!item || !item.isActive) throw BadRequest(`Item '${line.itemName}' is no longer available`);
+  }
 
   const locked = await lockItemsForStock(trx, itemIds);
   const required = new Map<number, D>();
