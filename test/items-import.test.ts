@@ -48,11 +48,12 @@ describe('POST /api/items/bulk-import', () => {
           'not an object',
           row('IMP-9', { currentStock: -1 }),
           row('IMP-10', { sku: undefined }),
+          row('IMP-11', { name: 42, description: 'x'.repeat(5001) }),
         ],
       })
       .expect(200);
     expect(res.body.successful).toBe(2);
-    expect(res.body.failed).toBe(8);
+    expect(res.body.failed).toBe(9);
     expect(res.body.errors).toEqual([
       'Item 2: name is required',
       "Item 3: category 'Metals' does not exist",
@@ -62,6 +63,7 @@ describe('POST /api/items/bulk-import', () => {
       'Item 8: must be an object',
       'Item 9: currentStock must be at least 0',
       'Item 10: sku is required',
+      'Item 11: name must be text; description is too long (max 5000)',
     ]);
     const created = await t.db('items').whereIn('sku', ['IMP-1', 'IMP-7']).orderBy('sku');
     expect(created.map((i) => [i.sku, i.price, i.current_stock, i.minimum_stock, i.created_by, i.is_active])).toEqual([

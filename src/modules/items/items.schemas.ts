@@ -136,10 +136,10 @@ export const ImportResult = z
 export type ImportResult = z.infer<typeof ImportResult>;
 
 export const ImportRow = z.object({
-  name: z.string({ error: 'name is required' }).trim().min(1, { error: 'name is required' }).max(200, { error: 'name is too long' }),
-  sku: z.string({ error: 'sku is required' }).trim().min(1, { error: 'sku is required' }).max(100, { error: 'sku is too long' }),
-  description: z.string({ error: 'description must be text' }).trim().max(5000).nullish(),
-  categoryName: z.string({ error: 'categoryName is required' }).trim().min(1, { error: 'categoryName is required' }),
+  name: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(200, { error: 'is too long (max 200)' }),
+  sku: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(100, { error: 'is too long (max 100)' }),
+  description: z.string({ error: 'must be text' }).trim().max(5000, { error: 'is too long (max 5000)' }).nullish(),
+  categoryName: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }),
   price: decimalString({ places: 2, min: 0, max: MAX_MONEY }),
   currentStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }),
   minimumStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
