@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
@@ -44,6 +45,15 @@ export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, 
 export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
 /** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
 export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
+
+/**
+ * Runs a hot read as a named prepared statement (the name derives from the SQL text), so each
+ * pooled connection plans it once instead of on every request.
+ */
+export function preparedRaw<T>(db: Db, sql: string, bindings: Knex.RawBinding[] = []) {
+  const name = `items_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+  return db.raw<T>(sql, bindings).options({ name });
+}
 
 export const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
@@ -107,7 +117,7 @@ const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
 
 export function itemsService(db: Db) {
   async function find(id: number): Promise<ItemReadRow | undefined> {
-    const { rows } = await db.raw<{ rows: ItemReadRow[] }>(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.id = ?`, [id]);
+    const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(db, `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.id = ?`, [id]);
     return rows[0];
   }
 
@@ -150,7 +160,8 @@ export function itemsService(db: Db) {
       const where = itemWhere(filter);
       const offset = (filter.page - 1) * filter.limit;
       if (filter.search) {
-        const { rows } = await db.raw<{ rows: (ItemReadRow & { total: number })[] }>(
+        const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(
+          db,
           `WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where.sql}),
                 total AS (SELECT count(*) AS total FROM matches)
            SELECT ${ITEM_COLUMNS}, total.total
@@ -164,14 +175,14 @@ export function itemsService(db: Db) {
       }
       const counted = filter.includeInactive ? 'active + inactive' : 'active';
       const [page, count] = await Promise.all([
-        db.raw<{ rows: ItemReadRow[] }>(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?`, [
+        preparedRaw<{ rows: ItemReadRow[] }>(db, `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?`, [
           ...where.bindings,
           filter.limit,
           offset,
         ]),
         filter.categoryId === undefined
-          ? db.raw<{ rows: { total: number }[] }>(`SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts`)
-          : db.raw<{ rows: { total: number }[] }>(`SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts WHERE category_id = ?`, [
+          ? preparedRaw<{ rows: { total: number }[] }>(db, `SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts`)
+          : preparedRaw<{ rows: { total: number }[] }>(db, `SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts WHERE category_id = ?`, [
               filter.categoryId,
             ]),
       ]);
