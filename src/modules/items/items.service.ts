@@ -151,42 +151,39 @@ export function itemsService(db: Db) {
     get,
 
     /**
-     * One page and the total, in at most two statements. Without a search the total comes
-     * from the trigger-kept item_counts (a primary-key read) and runs beside the page query,
-     * which walks the (is_active, name, id) index. With a search, one statement collects the
-     * matches through the trigram index once and serves both the page and the count.
+     * One page and the total in one statement (one pooled connection per request). Without a
+     * search the total comes from the trigger-kept item_counts (a primary-key read) and the page
+     * walks the (is_active, name, id) index. With a search, the matches are collected once
+     * through the trigram index and serve both the page and the count. An empty page still
+     * carries the total (the LEFT JOIN keeps the total row).
      */
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
       const where = itemWhere(filter);
       const offset = (filter.page - 1) * filter.limit;
+      let sql: string;
+      let bindings: Knex.RawBinding[];
       if (filter.search) {
-        const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(
-          db,
-          `WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where.sql}),
-                total AS (SELECT count(*) AS total FROM matches)
-           SELECT ${ITEM_COLUMNS}, total.total
-             FROM total
-             LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ? OFFSET ?) i ON true
-             LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
-            ORDER BY i.name, i.id`,
-          [...where.bindings, filter.limit, offset],
-        );
-        return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
+        sql = `WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where.sql}),
+                    total AS (SELECT count(*)::int AS total FROM matches)
+               SELECT ${ITEM_COLUMNS}, total.total
+                 FROM total
+                 LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ? OFFSET ?) i ON true
+                 LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
+                ORDER BY i.name, i.id`;
+        bindings = [...where.bindings, filter.limit, offset];
+      } else {
+        const counted = filter.includeInactive ? 'active + inactive' : 'active';
+        const byCategory = filter.categoryId !== undefined;
+        sql = `WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory ? 'WHERE category_id = ?' : ''})
+               SELECT ${ITEM_COLUMNS}, total.total
+                 FROM total
+                 LEFT JOIN (SELECT i.* FROM items i ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?) i ON true
+                 LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
+                ORDER BY i.name, i.id`;
+        bindings = [...(byCategory ? [filter.categoryId!] : []), ...where.bindings, filter.limit, offset];
       }
-      const counted = filter.includeInactive ? 'active + inactive' : 'active';
-      const [page, count] = await Promise.all([
-        preparedRaw<{ rows: ItemReadRow[] }>(db, `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?`, [
-          ...where.bindings,
-          filter.limit,
-          offset,
-        ]),
-        filter.categoryId === undefined
-          ? preparedRaw<{ rows: { total: number }[] }>(db, `SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts`)
-          : preparedRaw<{ rows: { total: number }[] }>(db, `SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts WHERE category_id = ?`, [
-              filter.categoryId,
-            ]),
-      ]);
-      return { rows: page.rows, total: count.rows[0].total };
+      const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(db, sql, bindings);
+      return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
     },
 
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
