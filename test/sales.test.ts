@@ -193,6 +193,25 @@ describe('POST /api/sales/quotes/:id/process', () => {
     expect(new Set(ok.map((r) => r.body.sale.saleId)).size).toBe(5);
   });
 
+  it('processing does not wait for a draft line insert in flight on the same item (no FK lock conflict)', async () => {
+    const [a, b] = [await buildItem(t.db, { currentStock: 10 }), await buildItem(t.db, { currentStock: 10 })];
+    const other = await draft(user, [{ itemId: a.id, quantity: 1 }]);
+    const quote = await draft(user, [{ itemId: a.id, quantity: 1 }, { itemId: b.id, quantity: 1 }]);
+    // An uncommitted line insert holds a KEY SHARE lock on item b (its foreign-key check).
+    const trx = await t.db.transaction();
+    try {
+      await trx('quote_items').insert({
+        quote_id: other.id, item_id: b.id, item_name: 'x', item_sku: 'x', quantity: 1, unit_price: 1, vat_rate: 0, vat_amount: 0, subtotal: 1, total_with_vat: 1,
+      });
+      // With FOR UPDATE item locks this request would wait for trx (and deadlock with a second insert).
+      const res = await user.post(`/api/sales/quotes/${quote.id}/process`);
+      expect(res.status).toBe(200);
+    } finally {
+      await trx.rollback();
+    }
+    expect(await stockOf(t.db, b.id)).toBe('9.00');
+  });
+
   it('a double submission of one quote makes one sale', async () => {
     const item = await buildItem(t.db, { currentStock: 10 });
     const quote = await draft(user, [{ itemId: item.id, quantity: 1 }]);

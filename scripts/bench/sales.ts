@@ -8,6 +8,7 @@ const SESSIONS = 20;
 const ITEMS = 200;
 const INITIAL_STOCK = 40;
 const FLOW_SECONDS = 15;
+const HOT_SECONDS = 5;
 const REPORT_SALES = 100_000;
 const CHARGE_CODE = 'BENCH-001';
 
@@ -78,14 +79,22 @@ async function seedCatalogue(server: BenchServer) {
   return { ids, adminId: admin.id as string };
 }
 
-async function salesFlow(server: BenchServer, itemIds: number[]) {
-  const cookies = await Promise.all(Array.from({ length: SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)));
-  const cycle: number[] = [];
-  const saveLatency: number[] = [];
-  const processLatency: number[] = [];
-  let processed = 0;
-  let refusedForStock = 0;
-  let failures = 0;
+type FlowFigures = {
+  processed: number;
+  refusedForStock: number;
+  failures: number;
+  elapsed: number;
+  serverCpu: number;
+  pgCpu: number;
+  cycle: number[];
+  save: number[];
+  process: number[];
+  failureSamples: Set<string>;
+};
+
+/** Each session in a loop until the deadline: save a draft of 1-3 random lines, process it. */
+async function runFlow(server: BenchServer, cookies: string[], itemIds: number[], seconds: number, tag: string): Promise<FlowFigures> {
+  const figures: FlowFigures = { processed: 0, refusedForStock: 0, failures: 0, elapsed: 0, serverCpu: 0, pgCpu: 0, cycle: [], save: [], process: [], failureSamples: new Set() };
   let seed = 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -100,7 +109,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
-  const deadline = Date.now() + FLOW_SECONDS * 1000;
+  const deadline = Date.now() + seconds * 1000;
   const started = Date.now();
   const cpuBefore = cpuSeconds(server.pid);
   const pgBefore = postgresCpuSeconds(server);
@@ -114,27 +123,41 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
           quantity: 1 + Math.floor(random() * 2),
         }));
         const t0 = performance.now();
-        const saved = await post(cookie, '/api/sales/quotes', { chargeCode: CHARGE_CODE, sessionId: `bench-${worker}-${n}`, items: lines });
+        const saved = await post(cookie, '/api/sales/quotes', { chargeCode: CHARGE_CODE, sessionId: `bench-${tag}-${worker}-${n}`, items: lines });
         const t1 = performance.now();
-        saveLatency.push(t1 - t0);
+        figures.save.push(t1 - t0);
         if (saved.status !== 200) {
-          failures += 1;
+          figures.failures += 1;
+          figures.failureSamples.add(`save ${saved.status} ${String(saved.body.message)}`);
           continue;
         }
         const quote = saved.body.quote as { id: number };
         const done = await post(cookie, `/api/sales/quotes/${quote.id}/process`);
         const t2 = performance.now();
-        processLatency.push(t2 - t1);
-        cycle.push(t2 - t0);
-        if (done.status === 200) processed += 1;
-        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock')) refusedForStock += 1;
-        else failures += 1;
+        figures.process.push(t2 - t1);
+        figures.cycle.push(t2 - t0);
+        if (done.status === 200) figures.processed += 1;
+        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock')) figures.refusedForStock += 1;
+        else {
+          figures.failures += 1;
+          figures.failureSamples.add(`process ${done.status} ${String(done.body.message)}`);
+        }
       }
     }),
   );
-  const elapsed = (Date.now() - started) / 1000;
-  const serverCpu = cpuSeconds(server.pid) - cpuBefore;
-  const pgCpu = postgresCpuSeconds(server) - pgBefore;
+  figures.elapsed = (Date.now() - started) / 1000;
+  figures.serverCpu = cpuSeconds(server.pid) - cpuBefore;
+  figures.pgCpu = postgresCpuSeconds(server) - pgBefore;
+  return figures;
+}
+
+async function salesFlow(server: BenchServer, itemIds: number[]) {
+  const cookies = await Promise.all(Array.from({ length: SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)));
+  const main = await runFlow(server, cookies, itemIds, FLOW_SECONDS, 'all');
+  // Then every session on the same 3 items until their stock runs out: the oversell test under load.
+  const hot = await runFlow(server, cookies, itemIds.slice(0, 3), HOT_SECONDS, 'hot');
+  const { processed, refusedForStock, failures, elapsed, serverCpu, pgCpu } = main;
+  const [cycle, saveLatency, processLatency] = [main.cycle, main.save, main.process];
 
   // Verification straight from the database.
   const { db } = server;
@@ -158,6 +181,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
     )
   ).rows;
   const [{ sales }] = (await db.raw(`SELECT count(*)::int AS sales FROM sales WHERE ${flowSales}`)).rows;
+  const hotStock: string[] = await db('items').whereIn('id', itemIds.slice(0, 3)).orderBy('id').pluck('current_stock');
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const [c, s, p] = [sorted(cycle), sorted(saveLatency), sorted(processLatency)];
@@ -173,10 +197,13 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
     'PostgreSQL CPU ms per sale': round((pgCpu * 1000) / Math.max(processed, 1)),
     'load average (1 min)': readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     'items oversold or off-ledger': oversold,
+    'hot items: sold / refused / other': `${hot.processed} / ${hot.refusedForStock} / ${hot.failures}`,
+    'hot items stock left': hotStock.join(', '),
+    'failure messages': [...main.failureSamples, ...hot.failureSamples].slice(0, 3).join(' | ') || 'none',
     'sales / lines / movements': `${sales} / ${lines} / ${movements}`,
     'sales whose movements != lines': mismatched,
     verdict:
-      oversold === 0 && mismatched === 0 && lines === movements && sales === processed
+      oversold === 0 && mismatched === 0 && lines === movements && sales === processed + hot.processed
         ? 'OK: zero oversell, movements == lines'
         : 'FAILED: ledger check',
   });

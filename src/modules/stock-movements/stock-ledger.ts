@@ -39,6 +39,9 @@ export const insufficientStockMessage = (itemName: string, current: DecimalInput
 /**
  * Locks item rows in ascending id order. Every path that changes several items locks them
  * this way first, so concurrent multi-item changes queue instead of deadlocking.
+ * FOR NO KEY UPDATE (not FOR UPDATE): stock changes never touch the key, and this lock does not
+ * conflict with the KEY SHARE locks that foreign-key checks take when another transaction
+ * inserts a row referencing an item (quote or order lines), which otherwise deadlock with it.
  */
 export async function lockItemsForStock(
   trx: Knex.Transaction,
@@ -48,7 +51,7 @@ export async function lockItemsForStock(
   const rows = await trx('items')
     .whereIn('id', ids)
     .orderBy('id')
-    .forUpdate()
+    .forNoKeyUpdate()
     .select<{ id: number; name: string; sku: string; current_stock: string }[]>('id', 'name', 'sku', 'current_stock');
   return new Map(rows.map((r) => [r.id, r]));
 }
