@@ -40,7 +40,9 @@ function postgresCpuSeconds(server: BenchServer): number {
   for (const pid of procs) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (pid === postmaster || stat[1] === postmaster) total += (Number(stat[11]) + Number(stat[12])) / 100;
+      // The postmaster also carries the CPU of its children that have exited (cutime, cstime).
+      if (pid === postmaster) total += (Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100;
+      else if (stat[1] === postmaster) total += (Number(stat[11]) + Number(stat[12])) / 100;
     } catch {
       // gone
     }
