@@ -187,6 +187,13 @@ describe('POST /api/items/bulk/export', () => {
     expect(rows).toHaveLength(count);
   });
 
+  it('200 all with includeInactive for a manager; 403 for a user', async () => {
+    const hidden = await buildItem(t.db, { categoryId: category.id, sku: 'EXP-HIDDEN', isActive: false });
+    const res = await as.manager.post('/api/items/bulk/export').send({ all: true, includeInactive: true, format: 'csv' }).expect(200);
+    expect((parseCsv(res.text, { columns: true }) as Record<string, string>[]).some((r) => r.SKU === hidden.sku)).toBe(true);
+    await as.user.post('/api/items/bulk/export').send({ all: true, includeInactive: true, format: 'csv' }).expect(403);
+  });
+
   it('400 for an unknown format, missing itemIds or unknown ids; 401 without a session', async () => {
     const [a] = await items(1);
     await as.user.post('/api/items/bulk/export').send({ itemIds: [a.id], format: 'pdf' }).expect(400);

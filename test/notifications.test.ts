@@ -46,6 +46,8 @@ describe('POST /api/notifications/low-stock/:itemId/acknowledge', () => {
     await stock(item.id, 'out', 9);
     expect(await entry(item.id)).toMatchObject({ acknowledged: false });
   });
+  it('401 without a session', () => t.request.post('/api/notifications/low-stock/1/acknowledge').expect(401));
+
   it('400 when the item is not low; 404 unknown; 403 for a user', async () => {
     const fine = await buildStockedItem(t.db, 10, { minimumStock: 1 });
     await as.manager.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(400);
@@ -64,5 +66,8 @@ describe('DELETE /api/notifications/low-stock', () => {
     expect(await entry(acked.id)).toBeUndefined();
     expect(await entry(open.id)).toMatchObject({ acknowledged: false });
   });
-  it('403 for a user', () => as.user.delete('/api/notifications/low-stock').expect(403));
+  it('403 for a user; 401 without a session', async () => {
+    await as.user.delete('/api/notifications/low-stock').expect(403);
+    await t.request.delete('/api/notifications/low-stock').expect(401);
+  });
 });
