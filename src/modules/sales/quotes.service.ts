@@ -38,6 +38,9 @@ export type QuoteRow = {
 
 type Actor = Pick<Express.User, 'id' | 'role'>;
 
+/** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
+const QUOTE_NUMBER = `'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`;
+
 export const quoteNotFound = () => NotFound('Quote not found');
 export const noDraftForSession = () => NotFound('No draft quote found for this session');
 
@@ -159,27 +162,48 @@ export function quotesService(db: Db) {
         customer_notes: input.customerNotes ?? null,
         ...totals(priced),
       };
+      const values = [
+        actor.id,
+        input.sessionId,
+        fields.charge_code,
+        fields.vat_applied,
+        fields.customer_notes,
+        fields.subtotal_amount,
+        fields.vat_amount,
+        fields.total_amount,
+      ];
+      // A new session's draft: quote and lines in one statement (no conflict, nothing to replace).
+      // If the session already has a draft, nothing is inserted and the replace path below runs.
+      const { rows: created } = await db.raw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+        `WITH q AS (
+           INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
+           VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (user_id, session_id) DO NOTHING
+           RETURNING *
+         ), l AS (
+           INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
+           SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${LINES_FROM_JSON} ORDER BY v.position
+           RETURNING *
+         )
+         SELECT q.*, (SELECT json_agg(${lineJsonObject('l')} ORDER BY l.id) FROM l) AS lines FROM q`,
+        [...values, linesJson(priced.lines)],
+      );
+      if (created.length > 0) {
+        const { lines, ...draft } = created[0];
+        return presentQuote(draft, lines);
+      }
       return inTransaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up;
         // xmax = 0 tells a fresh insert from an update. The quoteId of an existing draft never changes.
         const { rows } = await trx.raw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
           `INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
-           VALUES ('Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq'), ?, ?, ?, ?, ?, ?, ?, ?)
+           VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (user_id, session_id) DO UPDATE SET
              charge_code = EXCLUDED.charge_code, vat_applied = EXCLUDED.vat_applied, customer_notes = EXCLUDED.customer_notes,
              subtotal_amount = EXCLUDED.subtotal_amount, vat_amount = EXCLUDED.vat_amount, total_amount = EXCLUDED.total_amount,
              updated_at = now()
            RETURNING *, (xmax = 0) AS inserted`,
-          [
-            actor.id,
-            input.sessionId,
-            fields.charge_code,
-            fields.vat_applied,
-            fields.customer_notes,
-            fields.subtotal_amount,
-            fields.vat_amount,
-            fields.total_amount,
-          ],
+          values,
         );
         const { inserted, ...draft } = rows[0];
         return presentQuote(draft, await writeLines(trx, draft.id, priced, !inserted));
