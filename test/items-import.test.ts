@@ -79,6 +79,21 @@ describe('POST /api/items/bulk-import', () => {
     expect(res.body).toEqual({ successful: 0, failed: 1, errors: ["Item 1: category 'Nope' does not exist"] });
   });
 
+  it('200 when the database refuses one item of a chunk: that item fails, the rest of the chunk is saved', async () => {
+    await t.db.raw(`ALTER TABLE items ADD CONSTRAINT test_refuse_explode CHECK (name <> 'EXPLODE')`);
+    try {
+      const res = await as.user
+        .post('/api/items/bulk-import')
+        .send({ items: [row('CHUNK-1'), row('CHUNK-2', { name: 'EXPLODE' }), row('CHUNK-3')] })
+        .expect(200);
+      expect(res.body).toMatchObject({ successful: 2, failed: 1 });
+      expect(res.body.errors).toEqual([expect.stringMatching(/^Item 2: could not be saved/)]);
+      expect((await t.db('items').whereIn('sku', ['CHUNK-1', 'CHUNK-2', 'CHUNK-3']).orderBy('sku')).map((i) => i.sku)).toEqual(['CHUNK-1', 'CHUNK-3']);
+    } finally {
+      await t.db.raw('ALTER TABLE items DROP CONSTRAINT test_refuse_explode');
+    }
+  });
+
   it('200 imports more than one chunk (1,200 items) in one request', async () => {
     const items = Array.from({ length: 1200 }, (_, i) => row(`BULK-${i}`, { currentStock: i % 3 }));
     const res = await as.manager.post('/api/items/bulk-import').send({ items }).expect(200);
