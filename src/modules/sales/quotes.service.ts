@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { preparedRaw } from './prepared';
 import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
@@ -100,7 +101,8 @@ export function quotesService(db: Db) {
   /** Replaces a draft's lines with one INSERT (the old ones deleted first unless the draft is new). */
   async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines, replace = true): Promise<LineRow[]> {
     if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
-    const { rows } = await trx.raw<{ rows: LineRow[] }>(
+    const { rows } = await preparedRaw<{ rows: LineRow[] }>(
+      trx,
       `INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
        SELECT ?, ${LINE_VALUE_COLUMNS} FROM ${LINES_FROM_JSON} ORDER BY v.position
        RETURNING *`,
@@ -134,7 +136,8 @@ export function quotesService(db: Db) {
      * caller's transaction rolls the delete back if processing fails.
      */
     async takeForProcessing(actor: Actor, id: number): Promise<{ quote: QuoteRow; lines: LineRow[] }> {
-      const { rows } = await db.raw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+      const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+        db,
         `WITH q AS (DELETE FROM quotes WHERE id = ?${canSeeAll(actor) ? '' : ' AND user_id = ?'} RETURNING *)
          SELECT q.*, coalesce((SELECT json_agg(${lineJsonObject('qi')} ORDER BY qi.id) FROM quote_items qi WHERE qi.quote_id = q.id), '[]') AS lines
            FROM q`,
@@ -174,7 +177,8 @@ export function quotesService(db: Db) {
       ];
       // A new session's draft: quote and lines in one statement (no conflict, nothing to replace).
       // If the session already has a draft, nothing is inserted and the replace path below runs.
-      const { rows: created } = await db.raw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+      const { rows: created } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
+        db,
         `WITH q AS (
            INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
            VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -195,7 +199,8 @@ export function quotesService(db: Db) {
       return inTransaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up;
         // xmax = 0 tells a fresh insert from an update. The quoteId of an existing draft never changes.
-        const { rows } = await trx.raw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
+        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
+          trx,
           `INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
            VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (user_id, session_id) DO UPDATE SET

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { preparedRaw } from './prepared';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
@@ -129,7 +130,8 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
   }
 
   // The sale and its lines in one statement.
-  const { rows } = await trx.raw<{ rows: (SaleRow & { lines: SaleLineRow[] })[] }>(
+  const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[] })[] }>(
+    trx,
     `WITH s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
        VALUES ('SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq'), ?, ?, ?, ?, ?, ?, ?, 'completed', ?)
