@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest } from '../../http/errors';
+import { preparedRaw } from '../sales/prepared';
 import type { ChargeCodeRow } from './chargecodes.service';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */
@@ -39,19 +40,16 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
 export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeRow> {
   const now = check.now ?? new Date();
   const categoryIds = [...new Set(check.categoryIds)];
-  // One round trip: the code row and whether any of the categories is excluded from it.
-  const query = db('charge_codes as cc')
-    .where('cc.code', code)
-    .select(
-      'cc.*',
-      categoryIds.length > 0
-        ? db.raw(
-            `EXISTS (SELECT 1 FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id AND e.category_id IN (${categoryIds.map(() => '?').join(', ')})) AS excluded`,
-            categoryIds,
-          )
-        : db.raw('false AS excluded'),
-    );
-  const row: (ChargeCodeRow & { excluded: boolean }) | undefined = await (check.lock ? query.forShare() : query).first();
+  // One round trip (a prepared statement of fixed text): the code row and whether any of the categories is excluded from it.
+  const { rows } = await preparedRaw<{ rows: (ChargeCodeRow & { excluded: boolean })[] }>(
+    db,
+    `SELECT cc.*, EXISTS (
+       SELECT 1 FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id AND e.category_id = ANY(?::int[])
+     ) AS excluded
+       FROM charge_codes cc WHERE cc.code = ?${check.lock ? ' FOR SHARE OF cc' : ''}`,
+    [categoryIds, code],
+  );
+  const row = rows[0];
   if (!row) {
     let message = `Invalid charge code: '${code}' does not exist`;
     if (check.processing) {
