@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
@@ -44,6 +45,23 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
   await pipeline(Readable.from(records()), stringify({ header: true, columns: COLUMNS }), res);
 }
 
+/**
+ * exceljs hands the sheet XML to its zip without backpressure, so rows written faster than
+ * they are deflated would pile up in memory. Its sheet stream pipes into one PassThrough (the
+ * zip entry's input); waiting for that to drain gives the chain backpressure from the socket.
+ */
+async function zipCaughtUp(sheet: ExcelJS.Worksheet, res: Response): Promise<void> {
+  // the PassThrough comes from readable-stream 2 (archiver), hence _writableState
+  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
+  if (!input?._writableState?.needDrain || res.destroyed) return;
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(input, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]);
+  } finally {
+    stop.abort();
+  }
+}
+
 /** XLSX through exceljs's streaming writer: rows are committed (flushed) as they are added. */
 export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
   startDownload(res, XLSX_TYPE, 'xlsx');
@@ -80,8 +98,8 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
         })
         .commit();
     }
-    // let the zip stream and the socket drain before the next page
-    await new Promise((resolve) => setImmediate(resolve));
+    await zipCaughtUp(sheet, res);
+    if (res.destroyed) return;
   }
   sheet.commit();
   await workbook.commit();
