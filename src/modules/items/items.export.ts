@@ -42,7 +42,11 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
       }
     }
   }
-  await pipeline(Readable.from(records()), stringify({ header: true, columns: COLUMNS }), res);
+  try {
+    await pipeline(Readable.from(records()), stringify({ header: true, columns: COLUMNS }), res);
+  } catch (err) {
+    if (!res.destroyed) throw err; // a client that went away mid-download is not an error
+  }
 }
 
 /**
