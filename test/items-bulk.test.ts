@@ -207,4 +207,10 @@ describe('item_counts (the list total)', () => {
   it('still agrees with a real count after every bulk operation above', async () => {
     expect(await itemCountDrift(t.db)).toEqual([]);
   });
+
+  it('is reset by TRUNCATE', async () => {
+    await t.db.raw('TRUNCATE items CASCADE');
+    expect(await itemCountDrift(t.db)).toEqual([]);
+    expect((await as.user.get('/api/items').expect(200)).body).toEqual({ items: [], total: 0 });
+  });
 });
