@@ -179,3 +179,17 @@ describe('session pruning', () => {
     await live.get('/api/auth/user').expect(200);
   });
 });
+
+describe('session store', () => {
+  it('reads the user with the session but never writes the user row into the sessions table', async () => {
+    const user = await buildUser(t.db);
+    const agent = await t.loginAs(user);
+    // Make the next request refresh (and so rewrite) the stored session.
+    await t.db.raw(`UPDATE sessions SET sess = jsonb_set(sess::jsonb, '{lastSeenAt}', '0')::json WHERE sess -> 'passport' ->> 'user' = ?`, [user.id]);
+    const me = await agent.get('/api/auth/user').expect(200);
+    expect(me.body.id).toBe(user.id);
+    const [row] = await t.db('sessions').whereRaw(`sess -> 'passport' ->> 'user' = ?`, [user.id]).select('sess');
+    expect(row.sess.lastSeenAt).toBeGreaterThan(0);
+    expect(JSON.stringify(row.sess)).not.toMatch(/loadedUser|password_hash|scrypt/);
+  });
+});

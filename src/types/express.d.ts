@@ -17,6 +17,8 @@ declare module 'express-session' {
     signedInAt?: number;
     /** ms since epoch of the last write; the store row is refreshed at most once a minute */
     lastSeenAt?: number;
+    /** the signed-in user, read with the session by the store; never written back */
+    loadedUser?: UserRow;
   }
 }
 
