@@ -17,7 +17,8 @@ const done = (message: string): BulkOutcome => ({ success: true, message });
 async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<number[]> {
   const ids = [...new Set(itemIds)].sort((a, b) => a - b);
   const query = trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).orderBy('id');
-  if (lock) query.forUpdate();
+  // the same lock strength as the stock ledger, so bulk work queues behind sales instead of deadlocking
+  if (lock) query.forNoKeyUpdate();
   const found = new Set((await query.select<{ id: number }[]>('id')).map((r) => r.id));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {

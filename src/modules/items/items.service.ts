@@ -6,7 +6,7 @@ import { countForeignKeyReferences, countNotes, describeReferences } from '../..
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, quantityNumber } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.service';
-import { changeStock } from '../stock-movements/stock-ledger';
+import { changeStock, lockItemsForStock } from '../stock-movements/stock-ledger';
 import type { CreateItem, Item, StockChangeBody, UpdateItem } from './items.schemas';
 
 export type ItemReadRow = {
@@ -224,7 +224,7 @@ export function itemsService(db: Db) {
      */
     update(id: number, input: UpdateItem, userId: string): Promise<ItemReadRow> {
       return inTransaction(db, async (trx) => {
-        const current = await trx('items').where({ id }).forUpdate().first('id', 'current_stock');
+        const current = (await lockItemsForStock(trx, [id])).get(id);
         if (!current) throw NotFound('Item not found');
         if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
         if (input.sku !== undefined) await assertSkuFree(trx, input.sku, id);

@@ -5,7 +5,6 @@ import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
 import { missingChargeCodeMessage, validateChargeCode } from '../chargecodes/chargecode-validation';
-import { findItemsForLines } from '../items/items.lookup';
 import { notesService } from '../notes/notes.service';
 import { changeStock, changeStockMany, insufficientStockMessage, lockItemsForStock } from '../stock-movements/stock-ledger';
 import { presentUserRef } from '../users/users.service';
@@ -109,23 +108,22 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
   const itemIds = lines.map((l) => l.itemId).filter((id): id is number => id !== null);
-  const items = await findItemsForLines(trx, itemIds);
+  // One read of the items serves every check: it is the ledger's lock (ascending id order).
+  const locked = await lockItemsForStock(trx, itemIds);
   const code = await validateChargeCode(trx, sale.chargeCode, {
-    categoryIds: [...items.values()].map((i) => i.categoryId),
+    categoryIds: [...locked.values()].map((i) => i.category_id),
     processing: true,
     lock: true,
   });
   for (const line of lines) {
-    const item = line.itemId === null ? undefined : items.get(line.itemId);
-    if (!item || !item.isActive) throw BadRequest(`Item '${line.itemName}' is no longer available`);
+    const item = line.itemId === null ? undefined : locked.get(line.itemId);
+    if (!item || !item.is_active) throw BadRequest(`Item '${line.itemName}' is no longer available`);
   }
 
-  const locked = await lockItemsForStock(trx, itemIds);
   const required = new Map<number, D>();
   for (const line of lines) required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
   for (const [itemId, quantity] of [...required].sort((a, b) => a[0] - b[0])) {
-    const item = locked.get(itemId);
-    if (!item) throw BadRequest(`Item '${lines.find((l) => l.itemId === itemId)!.itemName}' is no longer available`);
+    const item = locked.get(itemId)!;
     if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
@@ -166,6 +164,7 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
       performedBy: sale.processedBy,
       reference: { type: 'sale', id: row.sale_id },
     })),
+    locked,
   );
   return { row, lines: saleLines };
 }

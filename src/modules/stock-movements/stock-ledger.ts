@@ -43,16 +43,15 @@ export const insufficientStockMessage = (itemName: string, current: DecimalInput
  * conflict with the KEY SHARE locks that foreign-key checks take when another transaction
  * inserts a row referencing an item (quote or order lines), which otherwise deadlock with it.
  */
-export async function lockItemsForStock(
-  trx: Knex.Transaction,
-  itemIds: number[],
-): Promise<Map<number, { id: number; name: string; sku: string; current_stock: string }>> {
+export type LockedItem = { id: number; name: string; sku: string; current_stock: string; category_id: number; is_active: boolean };
+
+export async function lockItemsForStock(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, LockedItem>> {
   const ids = [...new Set(itemIds)].sort((a, b) => a - b);
   const rows = await trx('items')
     .whereIn('id', ids)
     .orderBy('id')
     .forNoKeyUpdate()
-    .select<{ id: number; name: string; sku: string; current_stock: string }[]>('id', 'name', 'sku', 'current_stock');
+    .select<LockedItem[]>('id', 'name', 'sku', 'current_stock', 'category_id', 'is_active');
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -73,8 +72,10 @@ const MOVEMENT_INSERT_CHUNK = 1000;
  * lock statement (ascending id order), one UPDATE and batched movement inserts, all in one
  * transaction. Changes apply in the order given, so two changes to one item chain; any
  * refused change (negative result, unknown item) aborts the whole batch.
+ * A caller that has just locked the items with lockItemsForStock in this same transaction
+ * passes what it read, which saves locking them a second time.
  */
-export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
+export function changeStockMany(db: Db, changes: StockChange[], lockedInThisTransaction?: Map<number, LockedItem>): Promise<MovementRow[]> {
   return inTransaction(db, async (trx) => {
     if (changes.length === 0) return [];
     for (const change of changes) {
@@ -85,7 +86,11 @@ export function changeStockMany(db: Db, changes: StockChange[]): Promise<Movemen
         );
       }
     }
-    const items = await lockItemsForStock(trx, changes.map((c) => c.itemId));
+    const itemIds = changes.map((c) => c.itemId);
+    const items =
+      lockedInThisTransaction && itemIds.every((id) => lockedInThisTransaction.has(id))
+        ? lockedInThisTransaction
+        : await lockItemsForStock(trx, itemIds);
     const levels = new Map<number, D>();
     const movements: Omit<MovementRow, 'id' | 'created_at'>[] = [];
     for (const change of changes) {
@@ -112,8 +117,9 @@ export function changeStockMany(db: Db, changes: StockChange[]): Promise<Movemen
       });
     }
 
+    // The stock update rides along with the first movement insert: one round trip, one statement.
     const updates = [...levels.entries()];
-    await trx.raw(
+    const updateItems = trx.raw(
       `UPDATE items AS i SET current_stock = v.stock, updated_at = now()
          FROM (VALUES ${updates.map(() => '(?::int, ?::numeric)').join(', ')}) AS v(id, stock)
         WHERE i.id = v.id`,
@@ -121,9 +127,17 @@ export function changeStockMany(db: Db, changes: StockChange[]): Promise<Movemen
     );
     const written: MovementRow[] = [];
     for (let i = 0; i < movements.length; i += MOVEMENT_INSERT_CHUNK) {
-      const rows = await trx<MovementRow>('stock_movements')
+      const insert = trx<MovementRow>('stock_movements')
         .insert(movements.slice(i, i + MOVEMENT_INSERT_CHUNK))
         .returning('*');
+      let rows: MovementRow[];
+      if (i === 0) {
+        const [update, movementInsert] = [updateItems.toSQL(), insert.toSQL()];
+        const sql = `WITH stock_update AS (${update.sql}) ${movementInsert.sql}`;
+        rows = (await trx.raw(sql, [...update.bindings, ...movementInsert.bindings])).rows;
+      } else {
+        rows = await insert;
+      }
       written.push(...rows.sort((a, b) => a.id - b.id));
     }
     return written;
