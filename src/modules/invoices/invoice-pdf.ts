@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import multer from 'multer';
-import { PDFParse } from 'pdf-parse';
 import { BadRequest } from '../../http/errors';
 import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
 
@@ -72,6 +71,8 @@ function extractText(bytes: Buffer): Promise<string> {
 }
 
 async function extractTextNow(bytes: Buffer): Promise<string> {
+  // pdf-parse brings pdf.js (over 100 MB resident); load it on the first invoice, not at start-up.
+  const { PDFParse } = await import('pdf-parse');
   // pdf.js may take ownership of the array it is given, so it gets a copy.
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
   try {
