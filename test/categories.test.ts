@@ -89,7 +89,7 @@ describe('GET /api/categories/:id/deletion-check and DELETE /api/categories/:id/
     const c = await buildCategory(t.db);
     await buildItem(t.db, { categoryId: c.id });
     const check = await as.admin.get(`/api/categories/${c.id}/deletion-check`).expect(200);
-    expect(check.body).toEqual({ canDelete: false, reasons: [expect.stringMatching(/^1 items record\(s\) reference it/)] });
+    expect(check.body).toEqual({ canDelete: false, reasons: [expect.stringMatching(/^items: 1 record\(s\) reference it/)] });
     const res = await as.admin.delete(`/api/categories/${c.id}/safe`).expect(409);
     expect(res.body.reasons).toEqual(check.body.reasons);
   });

@@ -160,7 +160,7 @@ describe('DELETE /api/suppliers/:id', () => {
     const supplier = await buildSupplier(t.db, { name: 'Busy Supplier' });
     await buildOrder(t.db, supplier.id, [{ name: 'Thing', quantity: '1', unitCost: '1.00' }]);
     const res = await admin.delete(`/api/suppliers/${supplier.id}`).expect(409);
-    expect(res.body).toEqual({ message: "Cannot delete supplier 'Busy Supplier'", reasons: ['1 orders record(s) reference it (supplier_id)'] });
+    expect(res.body).toEqual({ message: "Cannot delete supplier 'Busy Supplier'", reasons: ['orders: 1 record(s) reference it (supplier_id)'] });
     expect(await t.db('suppliers').where({ id: supplier.id }).first()).toBeDefined();
   });
 
@@ -194,9 +194,9 @@ describe('GET /api/suppliers/:id/deletion-check and DELETE /api/suppliers/:id/sa
     const check = await admin.get(`/api/suppliers/${supplier.id}/deletion-check`).expect(200);
     expect(check.body.canDelete).toBe(false);
     expect(check.body.reasons).toEqual([
-      '1 item sources record(s) reference it (supplier_id)',
-      '1 orders record(s) reference it (supplier_id)',
-      '1 note(s) are attached to it',
+      'item sources: 1 record(s) reference it (supplier_id)',
+      'orders: 1 record(s) reference it (supplier_id)',
+      'notes: 1 note(s) are attached to it',
     ]);
     const res = await admin.delete(`/api/suppliers/${supplier.id}/safe`).expect(409);
     expect(res.body).toEqual({ message: "Cannot delete supplier 'Linked'", reasons: check.body.reasons });

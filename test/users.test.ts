@@ -246,7 +246,7 @@ describe('GET /api/users/:id/deletion-check and DELETE /api/users/:id/safe', () 
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     const check = await admin.get(`/api/users/${target.id}/deletion-check`).expect(200);
     expect(check.body.canDelete).toBe(false);
-    expect(check.body.reasons).toEqual([expect.stringMatching(/^1 items record\(s\) reference it \(created_by\)$/)]);
+    expect(check.body.reasons).toEqual([expect.stringMatching(/^items: 1 record\(s\) reference it \(created_by\)$/)]);
     const res = await admin.delete(`/api/users/${target.id}/safe`).expect(409);
     expect(res.body).toEqual({ message: expect.any(String), reasons: check.body.reasons });
     expect(await t.db('users').where({ id: target.id }).first()).toBeDefined();

@@ -32,9 +32,9 @@ export async function countNotes(db: Db, referenceType: string, referenceId: str
   return count;
 }
 
-/** "3 stock_movements (item_id)" style reasons a safe delete answers with. */
+/** "stock movements: 3 record(s) reference it (item_id)": the reasons a safe delete answers with. */
 export function describeReferences(refs: ReferenceCount[], notes: number): string[] {
-  const reasons = refs.map((r) => `${r.count} ${r.table.replace(/_/g, ' ')} record(s) reference it (${r.column})`);
-  if (notes > 0) reasons.push(`${notes} note(s) are attached to it`);
+  const reasons = refs.map((r) => `${r.table.replace(/_/g, ' ')}: ${r.count} record(s) reference it (${r.column})`);
+  if (notes > 0) reasons.push(`notes: ${notes} note(s) are attached to it`);
   return reasons;
 }
