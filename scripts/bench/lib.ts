@@ -50,7 +50,9 @@ export async function startBenchServer(): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bench-'));
   await fs.chmod(dataDir, 0o755);
   const [port, pgPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server process (open it in Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -112,8 +114,7 @@ export async function runLoad(opts: {
     headers: opts.headers,
     body: opts.body,
     connections: opts.connections ?? 50,
-    duration: opts.amount ? undefined : (opts.duration ?? 10),
-    amount: opts.amount,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? 10 }),
     requests: opts.requests,
   });
   return {
