@@ -16,11 +16,11 @@ export async function countForeignKeyReferences(db: Db, table: string, id: strin
       ORDER BY cl.relname, att.attname`,
     [table],
   );
-  const counts = await Promise.all(
-    rows.map(async ({ table_name, column_name }) => {
-      const [{ count }] = await db(table_name).where(column_name, id).count<{ count: number }[]>('* as count');
-      return { table: table_name, column: column_name, count };
-    }),
+  if (rows.length === 0) return [];
+  // One statement for all referencing tables (and safe on a transaction's single connection).
+  const { rows: counts } = await db.raw<{ rows: ReferenceCount[] }>(
+    rows.map(() => 'SELECT ?::text AS "table", ?::text AS "column", count(*)::int AS count FROM ?? WHERE ?? = ?').join(' UNION ALL '),
+    rows.flatMap(({ table_name, column_name }) => [table_name, column_name, table_name, column_name, id]),
   );
   return counts.filter((c) => c.count > 0);
 }
