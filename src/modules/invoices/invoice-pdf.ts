@@ -99,3 +99,14 @@ export function presentExtracted(parsed: ParsedInvoice) {
     items: parsed.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice })),
   };
 }
+
+/** The answer of both "read an invoice" endpoints: what was read, and which file it was. */
+export async function describeInvoice(file: UploadedFile | undefined) {
+  const pdf = await readInvoicePdf(file);
+  return {
+    success: true,
+    message: `Read ${pdf.extracted.items.length} line(s) from the invoice`,
+    extractedData: presentExtracted(pdf.extracted),
+    file: { filename: pdf.filename, size: pdf.size, sha256: pdf.sha256 },
+  };
+}

@@ -1,6 +1,6 @@
 import type { Deps } from '../../app';
 import { ApiRouter } from '../../http/api-router';
-import { invoiceUpload, presentExtracted, readInvoicePdf } from './invoice-pdf';
+import { describeInvoice, invoiceUpload } from './invoice-pdf';
 import { InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
 
 export const INVOICE_UPLOAD_ERRORS = {
@@ -27,13 +27,7 @@ export function invoicesRoutes({ docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      const pdf = await readInvoicePdf(req.file);
-      res.json({
-        success: true,
-        message: `Read ${pdf.extracted.items.length} line(s) from the invoice`,
-        extractedData: presentExtracted(pdf.extracted),
-        file: { filename: pdf.filename, size: pdf.size, sha256: pdf.sha256 },
-      });
+      res.json(await describeInvoice(req.file));
     },
   );
 

@@ -6,7 +6,7 @@ import { ApiRouter } from '../../http/api-router';
 import { BadRequest, NotFound } from '../../http/errors';
 import { IdParams, parse } from '../../http/validate';
 import { quantityNumber } from '../../lib/money';
-import { invoiceUpload, presentExtracted, readInvoicePdf, type ReadInvoice } from '../invoices/invoice-pdf';
+import { describeInvoice, invoiceUpload, presentExtracted, readInvoicePdf, type ReadInvoice } from '../invoices/invoice-pdf';
 import { INVOICE_UPLOAD_ERRORS } from '../invoices/invoices.routes';
 import { ExtractedData, InvoiceUploadBody, StoredInvoice, UploadInvoiceResult } from '../invoices/invoices.schemas';
 import { invoicesService, presentStoredInvoice } from '../invoices/invoices.service';
@@ -170,13 +170,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      const pdf = await readInvoicePdf(req.file);
-      res.json({
-        success: true,
-        message: `Read ${pdf.extracted.items.length} line(s) from the invoice`,
-        extractedData: presentExtracted(pdf.extracted),
-        file: { filename: pdf.filename, size: pdf.size, sha256: pdf.sha256 },
-      });
+      res.json(await describeInvoice(req.file));
     },
   );
 
