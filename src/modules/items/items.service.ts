@@ -8,6 +8,7 @@ import { D, quantityNumber } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.service';
 import { changeStock, lockItemsForStock } from '../stock-movements/stock-ledger';
 import type { CreateItem, Item, StockChangeBody, UpdateItem } from './items.schemas';
+import { presentJoinedUserRef } from '../users/users.service';
 
 export type ItemReadRow = {
   id: number;
@@ -78,10 +79,11 @@ export function presentItem(row: ItemReadRow): Item {
     minimumStock: quantityNumber(row.minimum_stock),
     isActive: row.is_active,
     createdBy: row.created_by,
-    creator:
-      row.created_by && row.creator_email !== null
-        ? { id: row.created_by, email: row.creator_email, firstName: row.creator_first_name!, lastName: row.creator_last_name! }
-        : null,
+    creator: presentJoinedUserRef(row.created_by, {
+      email: row.creator_email,
+      firstName: row.creator_first_name,
+      lastName: row.creator_last_name,
+    }),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

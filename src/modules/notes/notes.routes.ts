@@ -6,6 +6,7 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { BatchCounts, CreateNote, Note, NoteIdParams, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
 import { assertReferenceType, notesService, type NoteReadRow } from './notes.service';
+import { presentJoinedUserRef } from '../users/users.service';
 
 export function presentNote(row: NoteReadRow): Note {
   return {
@@ -14,10 +15,11 @@ export function presentNote(row: NoteReadRow): Note {
     referenceType: row.reference_type,
     referenceId: row.reference_id,
     createdBy: row.created_by,
-    creator:
-      row.created_by && row.creator_email !== null
-        ? { id: row.created_by, email: row.creator_email, firstName: row.creator_first_name!, lastName: row.creator_last_name! }
-        : null,
+    creator: presentJoinedUserRef(row.created_by, {
+      email: row.creator_email,
+      firstName: row.creator_first_name,
+      lastName: row.creator_last_name,
+    }),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { quantityNumber } from '../../lib/money';
 import type { MovementRow } from './stock-ledger';
 import type { MovementQuery, StockMovement } from './stock-movements.schemas';
+import { presentJoinedUserRef } from '../users/users.service';
 
 export type MovementReadRow = MovementRow & {
   performer_email: string | null;
@@ -24,10 +25,11 @@ export function presentMovement(row: MovementReadRow): StockMovement {
     referenceType: row.reference_type,
     referenceId: row.reference_id,
     performedBy: row.performed_by,
-    performer:
-      row.performed_by && row.performer_email !== null
-        ? { id: row.performed_by, email: row.performer_email, firstName: row.performer_first_name!, lastName: row.performer_last_name! }
-        : null,
+    performer: presentJoinedUserRef(row.performed_by, {
+      email: row.performer_email,
+      firstName: row.performer_first_name,
+      lastName: row.performer_last_name,
+    }),
     createdAt: row.created_at.toISOString(),
   };
 }

@@ -50,6 +50,14 @@ const NON_OWNING_REFERENCES = new Set(['user_permissions.user_id', 'user_permiss
 
 export type UserWithPermissions = UserRow & { permissions: PermissionKey[] };
 
+/** A user read through a LEFT JOIN (creator, performer): its short form, or null once the user is gone. */
+export function presentJoinedUserRef(
+  id: string | null,
+  joined: { email: string | null; firstName: string | null; lastName: string | null },
+): UserRef | null {
+  return id && joined.email !== null ? { id, email: joined.email, firstName: joined.firstName ?? '', lastName: joined.lastName ?? '' } : null;
+}
+
 export type NewUser = { email: string; firstName: string; lastName: string; role: Role; password?: string; oidcSubject?: string };
 
 export function usersService(db: Db) {
