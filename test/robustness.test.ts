@@ -1,0 +1,55 @@
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildUser } from './helpers/factories';
+
+// Every documented route, called by an admin with ids that are malformed, out of range or
+// unknown, and with bodies that are empty or of the wrong shape: the answer is a 4xx with a
+// message, never a 500 and never a stack trace.
+let t: TestApp;
+let token: string;
+beforeAll(async () => {
+  t = await testApp();
+  const admin = await buildUser(t.db, { role: 'admin' });
+  const agent = await t.loginAs(admin);
+  // A bearer token, so that routes ending the session (logout) do not end the sweep.
+  token = (await agent.post('/api/auth/tokens').send({ name: 'sweep' }).expect(201)).body.token;
+});
+afterAll(() => t.close());
+
+const PARAM_VALUES = ['abc', '-1', '1.5', '99999999999', '999999', '00000000-0000-4000-8000-000000000000', "x'; DROP TABLE items;--"];
+const BODIES: unknown[] = [{}, { items: 'nope', itemIds: [0], quantity: -1, chargeCode: 7, id: null }, []];
+
+type Operation = { security?: unknown[] };
+
+describe('every documented route', () => {
+  it('answers bad ids and bad bodies with a 4xx message, never a 500', async () => {
+    const { body: docs } = await t.request.get('/api/docs').expect(200);
+    const failures: string[] = [];
+    let calls = 0;
+    const paths = Object.entries(docs.paths as Record<string, Record<string, Operation>>).filter(([path]) => path.startsWith('/api/'));
+    for (const [path, methods] of paths) {
+      for (const method of Object.keys(methods)) {
+        const values = path.includes('{') ? PARAM_VALUES : [''];
+        for (const value of values) {
+          const url = path.replace(/\{\w+\}/g, encodeURIComponent(value));
+          for (const body of method === 'get' || method === 'delete' ? [undefined] : BODIES) {
+            let request = (t.request as unknown as Record<string, (u: string) => supertest.Test>)[method](url).set('Authorization', `Bearer ${token}`);
+            if (body !== undefined) request = request.send(body as object);
+            const res = await request;
+            calls += 1;
+            const text = res.text ?? '';
+            if (res.status >= 500 || /at .+\.(ts|js):\d+/.test(text)) {
+              failures.push(`${method.toUpperCase()} ${url} ${JSON.stringify(body) ?? ''} -> ${res.status} ${text.slice(0, 160)}`);
+            } else if (res.status >= 400 && res.type === 'application/json' && typeof res.body.message !== 'string') {
+              failures.push(`${method.toUpperCase()} ${url} -> ${res.status} without a message`);
+            }
+          }
+        }
+      }
+    }
+    expect(paths.length).toBeGreaterThan(100);
+    expect(calls).toBeGreaterThan(1000);
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
