@@ -1,6 +1,14 @@
-// The one knex configuration: the server, the scripts and the tests all build their
-// connection from DATABASE_URL through src/db/knex.ts; this file exists for tools
-// that expect a knexfile.
-import { createDb } from './src/db/knex';
+// The knex configuration for the knex CLI (e.g. `npx tsx node_modules/.bin/knex migrate:status`),
+// against DATABASE_URL. The server, the scripts and the tests build the same configuration
+// through src/db/knex.ts; migrations and seeds run with `npm run db:migrate` / `npm run db:seed`,
+// which load the TypeScript files through src/db/migrate.ts and src/db/seed.ts.
+import { loadConfig } from './src/config';
+import { knexConfig } from './src/db/knex';
+import { MIGRATIONS_DIR } from './src/db/migrate';
 
-export default createDb;
+const { databaseUrl } = loadConfig();
+
+export default {
+  ...knexConfig(databaseUrl ?? 'postgres://localhost/stores'),
+  migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'] },
+};

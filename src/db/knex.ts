@@ -14,9 +14,10 @@ export const CONNECTION_OPTIONS = '-c statement_timeout=30000 -c idle_in_transac
 /** knex's own warnings (e.g. a failed connection attempt) go to the service log, not the console. */
 type LogSink = { warn: (msg: string) => void; error: (msg: string) => void; debug: (msg: string) => void };
 
-export function createDb(databaseUrl: string, poolMax = 10, log?: LogSink): Knex {
+/** The one knex configuration (pool, timeouts, logging); knexfile.ts exposes it to the knex CLI. */
+export function knexConfig(databaseUrl: string, poolMax = 10, log?: LogSink): Knex.Config {
   const toText = (m: unknown) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m));
-  return knex({
+  return {
     log: log
       ? {
           warn: (m: unknown) => log.warn(`knex: ${toText(m)}`),
@@ -30,7 +31,11 @@ export function createDb(databaseUrl: string, poolMax = 10, log?: LogSink): Knex
     connection: { connectionString: databaseUrl, options: CONNECTION_OPTIONS, connectionTimeoutMillis: 3000 },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
     acquireConnectionTimeout: 4000,
-  });
+  };
+}
+
+export function createDb(databaseUrl: string, poolMax = 10, log?: LogSink): Knex {
+  return knex(knexConfig(databaseUrl, poolMax, log));
 }
 
 /** A plain pg pool (used by the session store) that survives a database restart. */
