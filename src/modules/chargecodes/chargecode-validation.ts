@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest } from '../../http/errors';
-import { preparedRaw } from '../sales/prepared';
+import { preparedRaw } from '../../db/prepared';
 import type { ChargeCodeRow } from './chargecodes.service';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
-import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { BadRequest, Conflict } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { notesService } from '../notes/notes.service';
@@ -89,7 +89,7 @@ export function itemsBulkService(db: Db) {
       return inTransaction(db, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
         // Notes belong to the item and go with it; stock movements survive with item_id NULL.
-        await trx('notes').where('reference_type', 'item').whereIn('reference_id', ids.map(String)).delete();
+        await notesService(trx).removeAllFor('item', ids.map(String));
         try {
           await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).delete();
         } catch (err) {
@@ -143,8 +143,7 @@ export function itemsBulkService(db: Db) {
 
     async changeCategory(itemIds: number[], categoryId: number): Promise<BulkOutcome> {
       return inTransaction(db, async (trx) => {
-        const category = await trx('categories').where({ id: categoryId }).first('id', 'name');
-        if (!category) throw NotFound('Category not found');
+        const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ category_id: categoryId, updated_at: trx.fn.now() });
         return done(`${items(ids.length)} moved to category '${category.name}'`);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { preparedRaw } from '../../db/prepared';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
@@ -46,15 +46,6 @@ export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, 
 export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
 /** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
 export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
-
-/**
- * Runs a hot read as a named prepared statement (the name derives from the SQL text), so each
- * pooled connection plans it once instead of on every request.
- */
-export function preparedRaw<T>(db: Db, sql: string, bindings: Knex.RawBinding[] = []) {
-  const name = `items_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-  return db.raw<T>(sql, bindings).options({ name });
-}
 
 export const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 

@@ -27,6 +27,11 @@ export function notesService(db: Db) {
     /** The notes API: list, read, edit, delete and counts. */
     ...notesQueries(db),
 
+    /** Removes the notes of entities that are being deleted with them. */
+    async removeAllFor(referenceType: string, referenceIds: string[]): Promise<void> {
+      await db('notes').where('reference_type', referenceType).whereIn('reference_id', referenceIds).delete();
+    },
+
     async addMany(notes: NewNote[]): Promise<number> {
       if (notes.length === 0) return 0;
       const rows = await db('notes')

@@ -8,6 +8,9 @@ import { changeStockMany, type StockChange } from '../stock-movements/stock-ledg
 import { sourcesService } from '../sources/sources.service';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { AddToInventory, CreateOrder, ParsedData, ReceiveOrder } from './orders.schemas';
+import { settingsService } from '../settings/settings.service';
+import { itemsService } from '../items/items.service';
+import { categoriesService } from '../categories/categories.service';
 
 export type OrderStatus = 'pending' | 'partially_received' | 'received';
 
@@ -320,24 +323,25 @@ export function ordersService(db: Db) {
         if (categoryId === null) {
           throw BadRequest(`No category given: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
         }
-        if (!(await trx('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
+        await categoriesService(trx).get(categoryId);
 
         const sources = sourcesService(trx);
         const created: { orderItemId: number; item: { id: number; name: string; sku: string; categoryId: number } }[] = [];
         for (const line of targets) {
           const sku = await freeSku(trx, line.sku, `${order.order_id}-${line.id}`);
-          const [item] = await trx('items')
-            .insert({
+          // Created empty: the received quantity goes in below, as a movement naming the order.
+          const item = await itemsService(trx).create(
+            {
               name: line.name,
               sku,
               description: `Added to inventory from order ${order.order_id}`,
-              category_id: categoryId,
+              categoryId,
               price: line.unit_cost,
-              current_stock: 0,
-              minimum_stock: 0,
-              created_by: userId,
-            })
-            .returning(['id', 'name', 'sku', 'category_id']);
+              currentStock: '0',
+              minimumStock: '0',
+            },
+            userId,
+          );
           await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku });
           await sources.ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
           created.push({ orderItemId: line.id, item: { id: item.id, name: item.name, sku: item.sku, categoryId: item.category_id } });
@@ -383,8 +387,7 @@ export function ordersService(db: Db) {
 }
 
 async function defaultCategoryId(trx: Db): Promise<number | null> {
-  const row = await trx('settings').where({ key: DEFAULT_CATEGORY_SETTING }).first('value');
-  const value: unknown = row?.value;
+  const value: unknown = await settingsService(trx).get(DEFAULT_CATEGORY_SETTING);
   const candidate = typeof value === 'object' && value !== null ? (value as { categoryId?: unknown }).categoryId : value;
   const id = typeof candidate === 'string' ? Number(candidate) : candidate;
   return typeof id === 'number' && Number.isInteger(id) && id > 0 ? id : null;

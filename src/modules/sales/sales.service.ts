@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { preparedRaw } from './prepared';
+import { preparedRaw } from '../../db/prepared';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';

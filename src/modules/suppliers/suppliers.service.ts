@@ -3,6 +3,7 @@ import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, countNotes, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
 import type { CreateSupplier, Supplier, SupplierDeletionCheck, UpdateSupplier } from './suppliers.schemas';
+import { notesService } from '../notes/notes.service';
 
 export type SupplierRow = {
   id: string;
@@ -103,7 +104,7 @@ export function suppliersService(db: Db) {
         await trx('suppliers').where({ id }).forUpdate().first('id');
         const reasons = await suppliersService(trx).blockingReasons(id);
         if (reasons.length > 0) throw Conflict(`Cannot delete supplier '${supplier.name}'`, { reasons });
-        await trx('notes').where({ reference_type: 'vendor', reference_id: id }).delete();
+        await notesService(trx).removeAllFor('vendor', [id]);
         await trx('suppliers').where({ id }).delete();
       });
     },

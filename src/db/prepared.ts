@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import type { Db } from './knex';
 
 /**
  * A hot statement as a named prepared statement (the name derives from the SQL text), so each
- * pooled connection parses and plans it once instead of on every sale.
+ * pooled connection parses and plans it once instead of on every request.
  */
 export function preparedRaw<T>(db: Db, sql: string, bindings: readonly Knex.RawBinding[] = []) {
-  const name = `sales_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+  const name = `stmt_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
   return db.raw<T>(sql, bindings).options({ name });
 }
