@@ -4,6 +4,7 @@ import { decimalString, IntId, QueryBoolean } from '../../http/validate';
 import { CategoryRef } from '../categories/categories.schemas';
 import { MOVEMENT_TYPES, StockMovement } from '../stock-movements/stock-movements.schemas';
 import { UserRef } from '../users/users.schemas';
+import { limitParam, PageParam } from '../../http/pagination';
 
 export const Item = z
   .object({
@@ -30,13 +31,8 @@ export type Item = z.infer<typeof Item>;
 export const ItemList = z.object({ items: z.array(Item), total: z.number().int() }).openapi('ItemList');
 
 export const ItemQuery = z.object({
-  page: IntId.default(1),
-  limit: z.coerce
-    .number({ error: 'must be an integer between 1 and 100' })
-    .int({ error: 'must be an integer between 1 and 100' })
-    .min(1, { error: 'must be an integer between 1 and 100' })
-    .max(100, { error: 'must be an integer between 1 and 100' })
-    .default(10),
+  page: PageParam,
+  limit: limitParam(10, 100),
   search: z.string().trim().max(200).optional().openapi({ description: 'case-insensitive substring of name, description or sku' }),
   categoryId: IntId.optional(),
   includeInactive: QueryBoolean.optional().openapi({ type: 'boolean', description: 'managers and admins only: include soft-deleted items' }),

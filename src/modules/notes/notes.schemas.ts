@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
+import { limitParam } from '../../http/pagination';
 
 export const Note = z
   .object({
@@ -27,7 +28,7 @@ const NoteText = z.string({ error: 'is required' }).trim().min(1, { error: 'is r
 export const NoteQuery = z.object({
   referenceType: ReferenceType.optional(),
   referenceId: z.string().trim().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ description: 'default 100, max 500' }),
+  limit: limitParam(100, 500),
 });
 export const ReferenceParams = z.object({ referenceType: ReferenceType, referenceId: z.string().trim().min(1).max(100) });
 export const CreateNote = z.object({ text: NoteText, referenceType: ReferenceType, referenceId: ReferenceId }).openapi('CreateNote');

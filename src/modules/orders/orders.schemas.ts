@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
+import { limitParam } from '../../http/pagination';
 
 /** {id} in an order path: the numeric id (12) or the orderId (O1012). */
 export const OrderParams = z.object({
@@ -88,7 +89,7 @@ export type AddToInventory = z.infer<typeof AddToInventory>;
 export const OrderListQuery = z.object({
   status: z.enum(['pending', 'partially_received', 'received']).optional(),
   supplierId: SupplierIdValue.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  limit: limitParam(500, 1000),
 });
 
 export const OrderLine = z

@@ -4,6 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+import { pageInfo } from '../../http/pagination';
 
 export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
 
@@ -110,7 +111,7 @@ export function salesReports(db: Db) {
               .filter((l) => l.sale_id === r.id)
               .map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
           })),
-          pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
+          pagination: pageInfo(page, limit, total),
         },
       };
     },

@@ -3,6 +3,7 @@ import '../../http/openapi';
 import { IntId, QueryBoolean } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
 import { Lines, Quantity, QuoteLine } from './quotes.schemas';
+import { limitParam, PageParam } from '../../http/pagination';
 
 /** A date (YYYY-MM-DD, a whole UTC day) or a timestamp. */
 const DateFilter = z
@@ -10,8 +11,6 @@ const DateFilter = z
   .trim()
   .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(new Date(v).getTime()), { error: 'must be an ISO 8601 date or timestamp' });
 
-const Page = z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(1_000_000).default(1);
-const Limit = z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(100, { error: 'must be at most 100' }).default(50);
 
 export const SalesFilter = z.object({
   chargeCode: z.string().trim().max(64).optional(),
@@ -21,7 +20,7 @@ export const SalesFilter = z.object({
 });
 export type SalesFilter = z.infer<typeof SalesFilter>;
 
-export const SalesQuery = SalesFilter.extend({ page: Page, limit: Limit });
+export const SalesQuery = SalesFilter.extend({ page: PageParam, limit: limitParam(50, 100) });
 export const ReportQuery = SalesQuery.extend({ format: z.enum(['json', 'csv']).default('json') });
 
 export const CreateSale = z.object({
@@ -48,7 +47,7 @@ export type RefundBody = z.infer<typeof RefundBody>;
 export const StockCheckBody = z.object({ items: z.array(z.object({ itemId: IntId, quantity: Quantity })).min(1, { error: 'must contain at least one item' }) });
 
 export const PeriodQuery = z.object({
-  limit: z.coerce.number({ error: 'must be a positive integer' }).int().positive().max(100, { error: 'must be at most 100' }).default(10),
+  limit: limitParam(10, 100),
   period: z.enum(['week', 'month', 'year']).optional(),
 });
 

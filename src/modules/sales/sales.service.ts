@@ -23,6 +23,7 @@ import {
 import { quotesService, resolveLines } from './quotes.service';
 import type { CreateSale, RefundBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+import { pageInfo } from '../../http/pagination';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
 
@@ -233,7 +234,7 @@ export function salesService(db: Db) {
       const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
       return {
         sales: rows.map((r) => presentSale(r, lines.filter((l) => l.sale_id === r.id))),
-        pagination: { page, limit, total: count, totalPages: Math.ceil(count / limit) },
+        pagination: pageInfo(page, limit, count),
       };
     },
 

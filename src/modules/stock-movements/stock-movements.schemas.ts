@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
+import { limitParam } from '../../http/pagination';
 
 export const MOVEMENT_TYPES = ['in', 'out', 'adjustment'] as const;
 
@@ -35,12 +36,7 @@ const DateText = z
     error: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
   });
 
-export const MovementLimit = z.coerce
-  .number({ error: 'must be an integer between 1 and 100' })
-  .int({ error: 'must be an integer between 1 and 100' })
-  .min(1, { error: 'must be an integer between 1 and 100' })
-  .max(100, { error: 'must be an integer between 1 and 100' })
-  .default(50);
+export const MovementLimit = limitParam(50, 100);
 
 export const MovementQuery = z.object({
   itemId: IntId.optional(),
