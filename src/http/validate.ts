@@ -23,6 +23,14 @@ export const IntId = z.coerce
 
 export const IdParams = z.object({ id: IntId });
 
+/** A date (YYYY-MM-DD, a whole UTC day) or an ISO 8601 timestamp, as list filters take them. */
+export const DateOrTimestamp = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+    error: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
+  });
+
 /** A query-string flag: only 'true'/'false' (and 1/0) are accepted. */
 export const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 

@@ -1,21 +1,16 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { IntId, QueryBoolean } from '../../http/validate';
+import { DateOrTimestamp, IntId, QueryBoolean } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
 import { Lines, Quantity, QuoteLine } from './quotes.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 
-/** A date (YYYY-MM-DD, a whole UTC day) or a timestamp. */
-const DateFilter = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(new Date(v).getTime()), { error: 'must be an ISO 8601 date or timestamp' });
 
 
 export const SalesFilter = z.object({
   chargeCode: z.string().trim().max(64).optional(),
-  startDate: DateFilter.optional(),
-  endDate: DateFilter.optional(),
+  startDate: DateOrTimestamp.optional(),
+  endDate: DateOrTimestamp.optional(),
   unpaidOnly: QueryBoolean.optional(),
 });
 export type SalesFilter = z.infer<typeof SalesFilter>;

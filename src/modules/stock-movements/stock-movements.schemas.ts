@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { IntId } from '../../http/validate';
+import { DateOrTimestamp, IntId } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
 import { limitParam } from '../../http/pagination';
 
@@ -29,20 +29,14 @@ export type StockMovement = z.infer<typeof StockMovement>;
 
 export const MovementList = z.object({ movements: z.array(StockMovement) }).openapi('StockMovementList');
 
-const DateText = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
-    error: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
-  });
 
 export const MovementLimit = limitParam(50, 100);
 
 export const MovementQuery = z.object({
   itemId: IntId.optional(),
   type: z.enum(MOVEMENT_TYPES).optional(),
-  startDate: DateText.optional().openapi({ description: 'inclusive; a date means from its start (UTC)' }),
-  endDate: DateText.optional().openapi({ description: 'inclusive; a date means up to the end of that day (UTC)' }),
+  startDate: DateOrTimestamp.optional().openapi({ description: 'inclusive; a date means from its start (UTC)' }),
+  endDate: DateOrTimestamp.optional().openapi({ description: 'inclusive; a date means up to the end of that day (UTC)' }),
   referenceType: z.string().trim().min(1).max(50).optional(),
   referenceId: z.string().trim().min(1).max(100).optional(),
   limit: MovementLimit,

@@ -3,6 +3,7 @@ import { quantityNumber } from '../../lib/money';
 import type { MovementRow } from './stock-ledger';
 import type { MovementQuery, StockMovement } from './stock-movements.schemas';
 import { presentJoinedUserRef } from '../users/users.service';
+import { whereInDateRange } from '../../lib/date-range';
 
 export type MovementReadRow = MovementRow & {
   performer_email: string | null;
@@ -34,18 +35,6 @@ export function presentMovement(row: MovementReadRow): StockMovement {
   };
 }
 
-/** a date-only end bound covers that whole day */
-function endBound(text: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const next = new Date(`${text}T00:00:00Z`);
-    next.setUTCDate(next.getUTCDate() + 1);
-    return next.toISOString();
-  }
-  return new Date(text).toISOString();
-}
-
-const startBound = (text: string) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text).toISOString();
-
 /** Reads of the append-only ledger; writes go only through changeStock (stock-ledger.ts). */
 export function stockMovementsService(db: Db) {
   function base() {
@@ -65,11 +54,7 @@ export function stockMovementsService(db: Db) {
       const query = base().orderBy('m.id', 'desc').limit(filter.limit);
       if (filter.itemId !== undefined) query.where('m.item_id', filter.itemId);
       if (filter.type) query.where('m.type', filter.type);
-      if (filter.startDate) query.where('m.created_at', '>=', startBound(filter.startDate));
-      if (filter.endDate) {
-        const end = endBound(filter.endDate);
-        query.where('m.created_at', /^\d{4}-\d{2}-\d{2}$/.test(filter.endDate) ? '<' : '<=', end);
-      }
+      whereInDateRange(query, 'm.created_at', filter.startDate, filter.endDate);
       if (filter.referenceType) query.where('m.reference_type', filter.referenceType);
       if (filter.referenceId) query.where('m.reference_id', filter.referenceId);
       return query;
