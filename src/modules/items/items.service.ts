@@ -1,4 +1,5 @@
 import { preparedRaw } from '../../db/prepared';
+import { containsPattern } from '../../db/like-pattern';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
@@ -47,7 +48,6 @@ export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT
 /** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
 export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
 
-export const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 export function presentItem(row: ItemReadRow): Item {
   return {
@@ -93,7 +93,7 @@ export function itemWhere(filter: ItemFilter): { sql: string; bindings: Knex.Raw
   }
   if (filter.search) {
     clauses.push(`${SEARCH_EXPRESSION} ILIKE ?`);
-    bindings.push(likePattern(filter.search));
+    bindings.push(containsPattern(filter.search));
   }
   if (filter.ids) {
     clauses.push('i.id = ANY(?::int[])');
