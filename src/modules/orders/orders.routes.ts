@@ -203,9 +203,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       const { data, pdf } = req.is('multipart/form-data')
         ? await multipartImport(req)
         : { data: parse(ImportFromInvoiceJson, req.body).parsedData, pdf: undefined };
-      const result = await orders.importOrder(data, user.id, async (trx, orderPk) => {
-        if (pdf) await invoicesService(trx).attach(orderPk, pdf, user.id);
-      });
+      const result = await orders.importOrder(data, user.id, pdf);
       const order = presentOrderDetail(result.detail);
       res.status(201).json({
         success: true,
@@ -333,14 +331,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       const { id } = parse(OrderParams, req.params);
       const user = currentUser(req);
       const pdf = await readInvoicePdf(req.file);
-      const { order, stored } = await db.transaction(async (trx) => {
-        const order = await ordersService(trx).resolve(id, trx, true);
-        const stored = await invoicesService(trx).attach(order.id, pdf, user.id);
-        if (!order.invoice_number && pdf.extracted.invoiceNumber) {
-          await trx('orders').where({ id: order.id }).update({ invoice_number: pdf.extracted.invoiceNumber, updated_at: trx.fn.now() });
-        }
-        return { order, stored };
-      });
+      const { order, stored } = await orders.attachInvoice(id, pdf, user.id);
       res.json({
         success: true,
         message: `Invoice attached to order ${order.order_id}`,

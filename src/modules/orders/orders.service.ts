@@ -11,6 +11,8 @@ import type { AddToInventory, CreateOrder, ParsedData, ReceiveOrder } from './or
 import { settingsService } from '../settings/settings.service';
 import { itemsService } from '../items/items.service';
 import { categoriesService } from '../categories/categories.service';
+import { invoicesService } from '../invoices/invoices.service';
+import type { ReadInvoice } from '../invoices/invoice-pdf';
 
 export type OrderStatus = 'pending' | 'partially_received' | 'received';
 
@@ -218,8 +220,9 @@ export function ordersService(db: Db) {
     /**
      * A pending order from an invoice (typed in, read from a PDF or a CSV): the supplier is
      * matched by name case-insensitively or created; lines are matched to items by sku or name.
+     * An invoice PDF it was read from is stored as the order's invoice, in the same transaction.
      */
-    importOrder(data: ParsedData, userId: string | null, trxFn?: (trx: Knex.Transaction, orderPk: number) => Promise<void>): Promise<ImportResult> {
+    importOrder(data: ParsedData, userId: string | null, pdf?: ReadInvoice): Promise<ImportResult> {
       return inTransaction(db, async (trx) => {
         const suppliers = suppliersService(trx);
         const existing = await suppliers.findByName(data.supplier);
@@ -236,7 +239,7 @@ export function ordersService(db: Db) {
           { supplierId: supplier.id, notes: data.notes ?? null, invoiceNumber: data.invoiceNumber ?? null, createdBy: userId },
           lines,
         );
-        if (trxFn) await trxFn(trx, id);
+        if (pdf) await invoicesService(trx).attach(id, pdf, userId);
         return { detail: await detail(id, trx), supplierCreated: !existing, matchedItems: matched, unmatchedItems: lines.length - matched };
       });
     },
@@ -359,6 +362,21 @@ export function ordersService(db: Db) {
         );
         await trx('orders').where({ id: order.id }).update({ updated_at: trx.fn.now() });
         return { created, detail: await detail(order.id, trx) };
+      });
+    },
+
+    /**
+     * Stores the order's invoice PDF (replacing an earlier one); the order takes the invoice's
+     * number when it has none.
+     */
+    attachInvoice(ref: string, pdf: ReadInvoice, userId: string) {
+      return inTransaction(db, async (trx) => {
+        const order = await resolve(ref, trx, true);
+        const stored = await invoicesService(trx).attach(order.id, pdf, userId);
+        if (!order.invoice_number && pdf.extracted.invoiceNumber) {
+          await trx('orders').where({ id: order.id }).update({ invoice_number: pdf.extracted.invoiceNumber, updated_at: trx.fn.now() });
+        }
+        return { order, stored };
       });
     },
 
