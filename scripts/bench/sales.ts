@@ -88,6 +88,7 @@ type FlowFigures = {
   elapsed: number;
   serverCpu: number;
   pgCpu: number;
+  clientCpu: number;
   cycle: number[];
   save: number[];
   process: number[];
@@ -96,7 +97,7 @@ type FlowFigures = {
 
 /** Each session in a loop until the deadline: save a draft of 1-3 random lines, process it. */
 async function runFlow(server: BenchServer, cookies: string[], itemIds: number[], seconds: number, tag: string): Promise<FlowFigures> {
-  const figures: FlowFigures = { processed: 0, refusedForStock: 0, failures: 0, elapsed: 0, serverCpu: 0, pgCpu: 0, cycle: [], save: [], process: [], failureSamples: new Set() };
+  const figures: FlowFigures = { processed: 0, refusedForStock: 0, failures: 0, elapsed: 0, serverCpu: 0, pgCpu: 0, clientCpu: 0, cycle: [], save: [], process: [], failureSamples: new Set() };
   let seed = 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -115,6 +116,7 @@ async function runFlow(server: BenchServer, cookies: string[], itemIds: number[]
   const started = Date.now();
   const cpuBefore = cpuSeconds(server.pid);
   const pgBefore = postgresCpuSeconds(server);
+  const clientBefore = cpuSeconds(process.pid);
   await Promise.all(
     cookies.map(async (cookie, worker) => {
       let n = 0;
@@ -150,6 +152,7 @@ async function runFlow(server: BenchServer, cookies: string[], itemIds: number[]
   figures.elapsed = (Date.now() - started) / 1000;
   figures.serverCpu = cpuSeconds(server.pid) - cpuBefore;
   figures.pgCpu = postgresCpuSeconds(server) - pgBefore;
+  figures.clientCpu = cpuSeconds(process.pid) - clientBefore;
   return figures;
 }
 
@@ -158,7 +161,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
   const main = await runFlow(server, cookies, itemIds, FLOW_SECONDS, 'all');
   // Then every session on the same 3 items until their stock runs out: the oversell test under load.
   const hot = await runFlow(server, cookies, itemIds.slice(0, 3), HOT_SECONDS, 'hot');
-  const { processed, refusedForStock, failures, elapsed, serverCpu, pgCpu } = main;
+  const { processed, refusedForStock, failures, elapsed, serverCpu, pgCpu, clientCpu } = main;
   const [cycle, saveLatency, processLatency] = [main.cycle, main.save, main.process];
 
   // Verification straight from the database.
@@ -197,6 +200,7 @@ async function salesFlow(server: BenchServer, itemIds: number[]) {
     'process p50 / p99 ms': `${round(percentile(p, 50))} / ${round(percentile(p, 99))}`,
     'server CPU ms per sale': round((serverCpu * 1000) / Math.max(processed, 1)),
     'PostgreSQL CPU ms per sale': round((pgCpu * 1000) / Math.max(processed, 1)),
+    'load generator CPU ms per sale': round((clientCpu * 1000) / Math.max(processed, 1)),
     'load average (1 min)': readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     'items oversold or off-ledger': oversold,
     'hot items: sold / refused / other': `${hot.processed} / ${hot.refusedForStock} / ${hot.failures}`,

@@ -35,7 +35,7 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
   const databaseUrl = withDatabase(serverUrl, name);
   const config = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SESSION_SECRET: 'test-session-secret-0123456789',
     PUBLIC_URL: 'http://127.0.0.1',
     ...env,

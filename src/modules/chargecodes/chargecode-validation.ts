@@ -1,7 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest } from '../../http/errors';
 import { preparedRaw } from '../../db/prepared';
-import type { ChargeCodeRow } from './chargecodes.service';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */
 export function formatUsDate(date: Date): string {
@@ -18,10 +17,32 @@ export type ChargeCodeCheck = {
   categoryIds: number[];
   /** processing appends the available codes to the unknown-code message */
   processing?: boolean;
-  /** inside a processing transaction: lock the row FOR SHARE so a concurrent hold waits for us, or wins if first */
-  lock?: boolean;
   now?: Date;
 };
+
+/**
+ * What validation reads of a charge code. Dates are Date objects from a plain query and
+ * ISO strings when the row arrives as JSON inside a larger statement.
+ */
+export type ChargeCodeForCheck = {
+  id: number;
+  code: string;
+  valid_from: Date | string;
+  valid_until: Date | string;
+  on_hold: boolean;
+  hold_reason: string | null;
+  excluded_category_ids: number[];
+};
+
+/**
+ * The SELECT of ChargeCodeForCheck for the code `codeExpression` evaluates to (a `?` or a
+ * subquery). Statements that read other rows in the same round trip (draft save, processing)
+ * embed it; processing appends FOR SHARE OF cc so a hold committed first wins and a hold
+ * arriving later waits for the sale.
+ */
+export const chargeCodeForCheckSql = (codeExpression: string) => `SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason,
+    ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids
+  FROM charge_codes cc WHERE cc.code = ${codeExpression}`;
 
 /** Codes a user could pick now: within their validity window and not on hold. */
 export async function availableChargeCodes(db: Db, now = new Date()): Promise<string[]> {
@@ -34,22 +55,18 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
 }
 
 /**
- * The one charge code validation (draft save, charge-code change, processing):
- * existence, validity window, hold, category exclusions, in that order.
+ * The one charge code validation (draft save, charge-code change, processing) of a row read
+ * with chargeCodeForCheckSql (undefined: no such code): existence, validity window, hold,
+ * category exclusions, in that order. Only an unknown code at processing reads the database
+ * again, for the list of available codes.
  */
-export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeRow> {
+export async function checkChargeCode(
+  db: Db,
+  row: ChargeCodeForCheck | null | undefined,
+  code: string,
+  check: ChargeCodeCheck,
+): Promise<ChargeCodeForCheck> {
   const now = check.now ?? new Date();
-  const categoryIds = [...new Set(check.categoryIds)];
-  // One round trip (a prepared statement of fixed text): the code row and whether any of the categories is excluded from it.
-  const { rows } = await preparedRaw<{ rows: (ChargeCodeRow & { excluded: boolean })[] }>(
-    db,
-    `SELECT cc.*, EXISTS (
-       SELECT 1 FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id AND e.category_id = ANY(?::int[])
-     ) AS excluded
-       FROM charge_codes cc WHERE cc.code = ?${check.lock ? ' FOR SHARE OF cc' : ''}`,
-    [categoryIds, code],
-  );
-  const row = rows[0];
   if (!row) {
     let message = `Invalid charge code: '${code}' does not exist`;
     if (check.processing) {
@@ -58,17 +75,24 @@ export async function validateChargeCode(db: Db, code: string, check: ChargeCode
     }
     throw BadRequest(message);
   }
-  if (row.valid_until.getTime() < now.getTime()) {
-    throw BadRequest(`Charge code '${row.code}' has expired on ${formatUsDate(row.valid_until)}.`);
+  const [validFrom, validUntil] = [new Date(row.valid_from), new Date(row.valid_until)];
+  if (validUntil.getTime() < now.getTime()) {
+    throw BadRequest(`Charge code '${row.code}' has expired on ${formatUsDate(validUntil)}.`);
   }
-  if (row.valid_from.getTime() > now.getTime()) {
-    throw BadRequest(`Charge code '${row.code}' is not yet valid until ${formatUsDate(row.valid_from)}.`);
+  if (validFrom.getTime() > now.getTime()) {
+    throw BadRequest(`Charge code '${row.code}' is not yet valid until ${formatUsDate(validFrom)}.`);
   }
   if (row.on_hold) {
     throw BadRequest(`Charge code '${row.code}' is on hold: ${row.hold_reason ?? ''}`);
   }
-  if (row.excluded) {
+  if (check.categoryIds.some((id) => row.excluded_category_ids.includes(id))) {
     throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
   }
   return row;
+}
+
+/** Reads the code and checks it (checkChargeCode) in one call, for paths with nothing else to read. */
+export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeForCheck> {
+  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql('?'), [code]);
+  return checkChargeCode(db, rows[0], code, check);
 }

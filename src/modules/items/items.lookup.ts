@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
 
 export type ItemForLine = {
   id: number;
@@ -12,34 +13,21 @@ export type ItemForLine = {
   currentStock: string;
 };
 
+/**
+ * A scalar subquery: the items whose ids are bound to its one `?` (an int array), as one JSON
+ * array of ItemForLine (decimals stay strings). A statement that reads more in the same round
+ * trip (saving a draft also reads the charge code) embeds it.
+ */
+export const ITEMS_FOR_LINES_JSON = `(SELECT coalesce(json_agg(json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
+    'vatRate', coalesce(i.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text,
+    'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)), '[]')
+  FROM items i WHERE i.id = ANY(?::int[]))`;
+
+export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
+
 /** What other modules (quotes, sales, orders) read about items, without touching items' routes. */
 export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<number, ItemForLine>> {
   if (ids.length === 0) return new Map();
-  const rows = await db('items as i')
-    .whereIn('i.id', [...new Set(ids)])
-    .select(
-      'i.id',
-      'i.name',
-      'i.sku',
-      'i.price',
-      'i.category_id',
-      'i.is_active',
-      'i.current_stock',
-      db.raw(`coalesce(i.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text AS vat_rate`),
-    );
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        id: r.id,
-        name: r.name,
-        sku: r.sku,
-        price: r.price,
-        vatRate: r.vat_rate,
-        categoryId: r.category_id,
-        isActive: r.is_active,
-        currentStock: r.current_stock,
-      },
-    ]),
-  );
+  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(db, `SELECT ${ITEMS_FOR_LINES_JSON} AS items`, [[...new Set(ids)]]);
+  return itemsById(rows[0].items);
 }

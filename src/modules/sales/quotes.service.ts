@@ -4,8 +4,8 @@ import { preparedRaw } from '../../db/prepared';
 import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
-import { validateChargeCode } from '../chargecodes/chargecode-validation';
-import { findItemsForLines } from '../items/items.lookup';
+import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
+import { findItemsForLines, itemsById, ITEMS_FOR_LINES_JSON, type ItemForLine } from '../items/items.lookup';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -63,12 +63,13 @@ export function presentQuote(row: QuoteRow, lines: LineRow[]) {
   };
 }
 
+type RequestedLine = { itemId: number; quantity: string };
+
 /**
- * Turns requested lines into priced line inputs from the items as they are now (name,
- * sku, price, effective VAT rate). Unknown or inactive items are 400 field errors.
+ * Turns requested lines into line inputs from the items as they are now (name, sku, price,
+ * effective VAT rate). Unknown or inactive items are 400 field errors.
  */
-export async function resolveLines(db: Db, requested: { itemId: number; quantity: string }[]) {
-  const items = await findItemsForLines(db, requested.map((l) => l.itemId));
+function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLine>) {
   const errors: { field: string; message: string }[] = [];
   requested.forEach((line, index) => {
     const item = items.get(line.itemId);
@@ -83,13 +84,18 @@ export async function resolveLines(db: Db, requested: { itemId: number; quantity
   return { lines, categoryIds: [...items.values()].map((i) => i.categoryId) };
 }
 
+export async function resolveLines(db: Db, requested: RequestedLine[]) {
+  return linesFromItems(requested, await findItemsForLines(db, requested.map((l) => l.itemId)));
+}
+
 /** Categories of the items still behind the given lines (for the exclusion check). */
 export async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
   const ids = lines.map((l) => l.item_id).filter((id): id is number => id !== null);
   return [...(await findItemsForLines(db, ids)).values()].map((i) => i.categoryId);
 }
 
-const canSeeAll = (actor: Actor) => hasRole(actor as Express.User, 'manager');
+/** Managers and admins reach every quote; others their own. */
+export const canSeeAllQuotes = (actor: Actor) => hasRole(actor as Express.User, 'manager');
 
 export function quotesService(db: Db) {
   const linesOf = (quoteId: number): Promise<LineRow[]> => db('quote_items').where({ quote_id: quoteId }).orderBy('id');
@@ -120,7 +126,7 @@ export function quotesService(db: Db) {
   /** A user's quote by id (managers and admins reach every quote); 404 otherwise. */
   async function findFor(actor: Actor, id: number, trx: Db = db, lock = false): Promise<QuoteRow> {
     const query = trx<QuoteRow>('quotes').where({ id });
-    if (!canSeeAll(actor)) query.andWhere({ user_id: actor.id });
+    if (!canSeeAllQuotes(actor)) query.andWhere({ user_id: actor.id });
     const row = await (lock ? query.forUpdate() : query).first();
     if (!row) throw quoteNotFound();
     return row;
@@ -130,24 +136,6 @@ export function quotesService(db: Db) {
     findFor,
     linesOf,
 
-    /**
-     * Takes a quote out for processing: deletes it (locking the row, so a double submission
-     * waits and then finds nothing) and returns it with its lines, in one statement. The
-     * caller's transaction rolls the delete back if processing fails.
-     */
-    async takeForProcessing(actor: Actor, id: number): Promise<{ quote: QuoteRow; lines: LineRow[] }> {
-      const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
-        db,
-        `WITH q AS (DELETE FROM quotes WHERE id = ?${canSeeAll(actor) ? '' : ' AND user_id = ?'} RETURNING *)
-         SELECT q.*, coalesce((SELECT json_agg(${lineJsonObject('qi')} ORDER BY qi.id) FROM quote_items qi WHERE qi.quote_id = q.id), '[]') AS lines
-           FROM q`,
-        canSeeAll(actor) ? [id] : [id, actor.id],
-      );
-      if (rows.length === 0) throw quoteNotFound();
-      const { lines, ...quote } = rows[0];
-      return { quote, lines };
-    },
-
     async currentDraft(actor: Actor, sessionId: string) {
       const row = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
       if (!row) throw noDraftForSession();
@@ -156,8 +144,14 @@ export function quotesService(db: Db) {
 
     /** Creates the session's draft, or replaces its lines and fields (same id and quoteId). */
     async saveDraft(actor: Actor, input: SaveDraft) {
-      const { lines, categoryIds } = await resolveLines(db, input.items);
-      await validateChargeCode(db, input.chargeCode, { categoryIds });
+      // The items and the charge code in one round trip; items are checked first, as before any code.
+      const { rows: read } = await preparedRaw<{ rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[] }>(
+        db,
+        `SELECT ${ITEMS_FOR_LINES_JSON} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql('?')}) cc) AS charge_code`,
+        [[...new Set(input.items.map((l) => l.itemId))], input.chargeCode],
+      );
+      const { lines, categoryIds } = linesFromItems(input.items, itemsById(read[0].items));
+      await checkChargeCode(db, read[0].charge_code, input.chargeCode, { categoryIds });
       const priced = priceLines(lines, input.vatApplied);
       const fields = {
         charge_code: input.chargeCode,
@@ -234,7 +228,7 @@ export function quotesService(db: Db) {
 
     async list(actor: Actor) {
       const query = db<QuoteRow>('quotes').orderBy('updated_at', 'desc').orderBy('id', 'desc');
-      if (!canSeeAll(actor)) query.where({ user_id: actor.id });
+      if (!canSeeAllQuotes(actor)) query.where({ user_id: actor.id });
       const rows = await query;
       const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
       return rows.map((r) => presentQuote(r, lines.filter((l) => l.quote_id === r.id)));
@@ -278,7 +272,7 @@ export function quotesService(db: Db) {
 
     async remove(actor: Actor, id: number) {
       const query = db('quotes').where({ id });
-      if (!canSeeAll(actor)) query.andWhere({ user_id: actor.id });
+      if (!canSeeAllQuotes(actor)) query.andWhere({ user_id: actor.id });
       if ((await query.delete()) === 0) throw quoteNotFound();
     },
   };

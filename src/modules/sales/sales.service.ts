@@ -4,9 +4,18 @@ import { preparedRaw } from '../../db/prepared';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
-import { missingChargeCodeMessage, validateChargeCode } from '../chargecodes/chargecode-validation';
+import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
 import { notesService } from '../notes/notes.service';
-import { changeStock, changeStockMany, insufficientStockMessage, lockItemsForStock } from '../stock-movements/stock-ledger';
+import {
+  changeStock,
+  insufficientStockMessage,
+  lockedById,
+  lockedItemsJson,
+  lockItemsForStock,
+  lockItemsSql,
+  stockWrites,
+  type LockedItem,
+} from '../stock-movements/stock-ledger';
 import { presentUserRef } from '../users/users.service';
 import {
   LINE_COLUMNS,
@@ -20,7 +29,7 @@ import {
   type LineRow,
   type PricedLines,
 } from './pricing';
-import { quotesService, resolveLines } from './quotes.service';
+import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RefundBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 import { pageInfo } from '../../http/pagination';
@@ -97,24 +106,41 @@ type NewSale = {
   processedBy: string;
 };
 
+/** What a sale is checked against, read in its transaction before anything is written. */
+type SaleChecks = { locked: Map<number, LockedItem>; chargeCode: ChargeCodeForCheck | null; saleId: string };
+type SaleChecksRow = { locked_items: LockedItem[]; charge_code_row: ChargeCodeForCheck | null; next_sale_id: string };
+
+/**
+ * The select-list end of both reads that open a sale (processing a quote, a direct sale), over
+ * their CTEs `locked` (lockItemsSql) and `code_row` (the charge code FOR SHARE): one round trip for
+ * the item locks, the code and the sale's number. The number is drawn here so the movements
+ * can name the sale in the same statement as the sale itself; a refused sale leaves a gap.
+ */
+const SALE_CHECK_COLUMNS = `(SELECT ${lockedItemsJson('locked')} FROM locked) AS locked_items,
+  (SELECT row_to_json(code_row) FROM code_row) AS charge_code_row,
+  'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq') AS next_sale_id`;
+
+const saleChecks = (row: SaleChecksRow): SaleChecks => ({
+  locked: lockedById(row.locked_items),
+  chargeCode: row.charge_code_row,
+  saleId: row.next_sale_id,
+});
+
 /**
  * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
- * checks (the code row is read FOR SHARE, so a hold committed first wins and a hold arriving
- * later waits for this sale), (2) stock of every line (item rows locked in ascending id
- * order; two lines on one item are checked by their sum), (3) sale and lines inserted,
- * (4) stock reduced through the ledger, one movement per line. Any throw rolls it all back.
+ * checks (the code row was read FOR SHARE, so a hold committed first wins and a hold arriving
+ * later waits for this sale), (2) stock of every line (the item rows were locked in ascending
+ * id order; two lines on one item are checked by their sum), (3) sale, lines, stock and one
+ * movement per line written in one statement. Any throw rolls it all back.
  */
-async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
+async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChecks): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
   if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
-  const itemIds = lines.map((l) => l.itemId).filter((id): id is number => id !== null);
-  // One read of the items serves every check: it is the ledger's lock (ascending id order).
-  const locked = await lockItemsForStock(trx, itemIds);
-  const code = await validateChargeCode(trx, sale.chargeCode, {
+  const { locked } = checks;
+  const code = await checkChargeCode(trx, checks.chargeCode, sale.chargeCode, {
     categoryIds: [...locked.values()].map((i) => i.category_id),
     processing: true,
-    lock: true,
   });
   for (const line of lines) {
     const item = line.itemId === null ? undefined : locked.get(line.itemId);
@@ -128,12 +154,22 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
     if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
-  // The sale and its lines in one statement.
+  const stock = stockWrites(
+    lines.map((line) => ({
+      itemId: line.itemId!,
+      type: 'out' as const,
+      quantity: line.quantity,
+      reason: `Sale ${checks.saleId}`,
+      performedBy: sale.processedBy,
+      reference: { type: 'sale', id: checks.saleId },
+    })),
+    locked,
+  );
   const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[] })[] }>(
     trx,
-    `WITH s AS (
+    `WITH ${stock.ctes}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
-       VALUES ('SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq'), ?, ?, ?, ?, ?, ?, ?, 'completed', ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'completed', ?)
        RETURNING *
      ), l AS (
        INSERT INTO sale_items (sale_id, ${LINE_COLUMNS})
@@ -143,6 +179,8 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
      SELECT s.*, (SELECT json_agg(${lineJsonObject('l', ", 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text")} ORDER BY l.id) FROM l) AS lines
        FROM s`,
     [
+      ...stock.bindings,
+      checks.saleId,
       code.code,
       sale.quoteId,
       sale.priced.subtotalAmount,
@@ -155,18 +193,6 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale): Promise<{ row: 
     ],
   );
   const { lines: saleLines, ...row } = rows[0];
-  await changeStockMany(
-    trx,
-    lines.map((line) => ({
-      itemId: line.itemId!,
-      type: 'out' as const,
-      quantity: line.quantity,
-      reason: `Sale ${row.sale_id}`,
-      performedBy: sale.processedBy,
-      reference: { type: 'sale', id: row.sale_id },
-    })),
-    locked,
-  );
   return { row, lines: saleLines };
 }
 
@@ -190,20 +216,43 @@ export function salesService(db: Db) {
   return {
     get: (id: number) => get(id),
 
-    /** Converts a draft into a sale; the draft is removed in the same transaction. */
+    /**
+     * Converts a draft into a sale; the draft is removed in the same transaction. The first
+     * statement takes the quote (DELETE ... RETURNING: a double submission waits on the row, then
+     * finds it gone, 404) with its lines, and reads what the sale is checked against.
+     */
     async processQuote(actor: Actor, quoteId: number) {
+      const own = !canSeeAllQuotes(actor);
       const recorded = await inTransaction(db, async (trx) => {
-        // Locking the quote row makes a double submission wait, then find it gone (404).
-        const { quote, lines: rows } = await quotesService(trx).takeForProcessing(actor, quoteId);
-        const sale = await recordSale(trx, {
-          chargeCode: quote.charge_code,
-          priced: priceLines(rows.map(lineInputFromRow), quote.vat_applied),
-          vatApplied: quote.vat_applied,
-          customerNotes: quote.customer_notes,
-          quoteId: quote.quote_id,
-          processedBy: actor.id,
-        });
-        return sale;
+        const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] } & SaleChecksRow)[] }>(
+          trx,
+          `WITH q AS (
+             DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *
+           ), l AS (
+             SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
+           ), locked AS (
+             ${lockItemsSql('id IN (SELECT item_id FROM l)')}
+           ), code_row AS (
+             ${chargeCodeForCheckSql('(SELECT charge_code FROM q)')} FOR SHARE OF cc
+           )
+           SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines, ${SALE_CHECK_COLUMNS}
+             FROM q`,
+          own ? [quoteId, actor.id] : [quoteId],
+        );
+        if (rows.length === 0) throw quoteNotFound();
+        const quote = rows[0];
+        return recordSale(
+          trx,
+          {
+            chargeCode: quote.charge_code,
+            priced: priceLines(quote.lines.map(lineInputFromRow), quote.vat_applied),
+            vatApplied: quote.vat_applied,
+            customerNotes: quote.customer_notes,
+            quoteId: quote.quote_id,
+            processedBy: actor.id,
+          },
+          saleChecks(quote),
+        );
       });
       return presentRecorded(actor, recorded);
     },
@@ -211,16 +260,26 @@ export function salesService(db: Db) {
     /** A sale straight from lines (no draft), with the same checks as processing. */
     async create(actor: Actor, input: CreateSale) {
       const { lines } = await resolveLines(db, input.items);
-      const recorded = await inTransaction(db, (trx) =>
-        recordSale(trx, {
-          chargeCode: input.chargeCode,
-          priced: priceLines(lines, input.vatApplied),
-          vatApplied: input.vatApplied,
-          customerNotes: input.customerNotes ?? null,
-          quoteId: null,
-          processedBy: actor.id,
-        }),
-      );
+      const recorded = await inTransaction(db, async (trx) => {
+        const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
+          trx,
+          `WITH locked AS (${lockItemsSql('id = ANY(?::int[])')}), code_row AS (${chargeCodeForCheckSql('?')} FOR SHARE OF cc)
+           SELECT ${SALE_CHECK_COLUMNS}`,
+          [[...new Set(input.items.map((l) => l.itemId))], input.chargeCode],
+        );
+        return recordSale(
+          trx,
+          {
+            chargeCode: input.chargeCode,
+            priced: priceLines(lines, input.vatApplied),
+            vatApplied: input.vatApplied,
+            customerNotes: input.customerNotes ?? null,
+            quoteId: null,
+            processedBy: actor.id,
+          },
+          saleChecks(rows[0]),
+        );
+      });
       return presentRecorded(actor, recorded);
     },
 

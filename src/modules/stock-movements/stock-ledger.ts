@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, type DecimalInput } from '../../lib/money';
+import { preparedRaw } from '../../db/prepared';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
 
@@ -45,14 +46,80 @@ export const insufficientStockMessage = (itemName: string, current: DecimalInput
  */
 export type LockedItem = { id: number; name: string; sku: string; current_stock: string; category_id: number; is_active: boolean };
 
+/**
+ * The SELECT that locks the items matching `condition` (SQL over items' columns) the ledger's
+ * way. A statement that reads more in the same round trip (processing a sale) embeds it as a CTE
+ * and reads the rows back through lockedItemsJson.
+ */
+export const lockItemsSql = (condition: string) =>
+  `SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+
+/** The rows of lockItemsSql under `alias` as one JSON array of LockedItem (stock stays a decimal string). */
+export const lockedItemsJson = (alias: string) =>
+  `coalesce(json_agg(json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'sku', ${alias}.sku,
+    'current_stock', ${alias}.current_stock::text, 'category_id', ${alias}.category_id, 'is_active', ${alias}.is_active) ORDER BY ${alias}.id), '[]')`;
+
+export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
+
 export async function lockItemsForStock(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, LockedItem>> {
-  const ids = [...new Set(itemIds)].sort((a, b) => a - b);
-  const rows = await trx('items')
-    .whereIn('id', ids)
-    .orderBy('id')
-    .forNoKeyUpdate()
-    .select<LockedItem[]>('id', 'name', 'sku', 'current_stock', 'category_id', 'is_active');
-  return new Map(rows.map((r) => [r.id, r]));
+  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsSql('id = ANY(?::int[])'), [[...new Set(itemIds)]]);
+  return lockedById(rows);
+}
+
+/** Stock changes as SQL: the CTEs `stock_update` and `movements` (RETURNING *) of one WITH list, and their bindings. */
+export type StockWrites = { ctes: string; bindings: Knex.RawBinding[] };
+
+/**
+ * The ledger's rules, applied to changes against items locked in this transaction: quantities
+ * positive (an adjustment's target not negative), changes applied in the order given (two
+ * changes to one item chain), no level below zero (400 naming the item), unknown item 404.
+ * The result is the stock update and the signed movements as CTEs of one statement, so a caller
+ * that records its own rows (a sale and its lines) writes them in the same round trip.
+ */
+export function stockWrites(changes: StockChange[], items: Map<number, LockedItem>): StockWrites {
+  const levels = new Map<number, D>();
+  const movements = changes.map((change, position) => {
+    const quantity = new D(change.quantity);
+    if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
+      throw BadRequest(change.type === 'adjustment' ? 'Stock cannot be adjusted to a negative value' : 'Quantity must be greater than zero');
+    }
+    const item = items.get(change.itemId);
+    if (!item) throw NotFound('Item not found');
+    const previous = levels.get(item.id) ?? new D(item.current_stock);
+    const next = change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
+    if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
+    levels.set(item.id, next);
+    return {
+      position,
+      item_id: item.id,
+      item_name: item.name,
+      item_sku: item.sku,
+      type: change.type,
+      quantity: next.minus(previous).toFixed(2),
+      previous_stock: previous.toFixed(2),
+      new_stock: next.toFixed(2),
+      reason: change.reason,
+      reference_type: change.reference?.type ?? null,
+      reference_id: change.reference?.id ?? null,
+      performed_by: change.performedBy,
+    };
+  });
+  const newLevels = [...levels].map(([id, level]) => ({ id, stock: level.toFixed(2) }));
+  return {
+    // Fixed text whatever the number of changes (the rows travel as JSON), so it prepares once.
+    ctes: `stock_update AS (
+        UPDATE items AS i SET current_stock = v.stock, updated_at = now()
+          FROM jsonb_to_recordset(?::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id
+      ), movements AS (
+        INSERT INTO stock_movements (item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, reference_type, reference_id, performed_by)
+        SELECT m.item_id, m.item_name, m.item_sku, m.type, m.quantity, m.previous_stock, m.new_stock, m.reason, m.reference_type, m.reference_id, m.performed_by
+          FROM jsonb_to_recordset(?::jsonb) AS m(position int, item_id int, item_name text, item_sku text, type text, quantity numeric,
+               previous_stock numeric, new_stock numeric, reason text, reference_type text, reference_id text, performed_by uuid)
+         ORDER BY m.position
+        RETURNING *
+      )`,
+    bindings: [JSON.stringify(newLevels), JSON.stringify(movements)],
+  };
 }
 
 /**
@@ -65,81 +132,16 @@ export async function changeStock(db: Db, change: StockChange): Promise<Movement
   return movement;
 }
 
-const MOVEMENT_INSERT_CHUNK = 1000;
-
 /**
- * changeStock for many changes at once (bulk import, bulk set-zero): the same rules, one
- * lock statement (ascending id order), one UPDATE and batched movement inserts, all in one
- * transaction. Changes apply in the order given, so two changes to one item chain; any
- * refused change (negative result, unknown item) aborts the whole batch.
- * A caller that has just locked the items with lockItemsForStock in this same transaction
- * passes what it read, which saves locking them a second time.
+ * changeStock for many changes at once (bulk import, receipts, bulk set-zero): one lock statement
+ * (ascending id order) and one statement for every update and movement (stockWrites), in one
+ * transaction; any refused change aborts the whole batch.
  */
-export function changeStockMany(db: Db, changes: StockChange[], lockedInThisTransaction?: Map<number, LockedItem>): Promise<MovementRow[]> {
+export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
   return inTransaction(db, async (trx) => {
     if (changes.length === 0) return [];
-    for (const change of changes) {
-      const quantity = new D(change.quantity);
-      if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
-        throw BadRequest(
-          change.type === 'adjustment' ? 'Stock cannot be adjusted to a negative value' : 'Quantity must be greater than zero',
-        );
-      }
-    }
-    const itemIds = changes.map((c) => c.itemId);
-    const items =
-      lockedInThisTransaction && itemIds.every((id) => lockedInThisTransaction.has(id))
-        ? lockedInThisTransaction
-        : await lockItemsForStock(trx, itemIds);
-    const levels = new Map<number, D>();
-    const movements: Omit<MovementRow, 'id' | 'created_at'>[] = [];
-    for (const change of changes) {
-      const item = items.get(change.itemId);
-      if (!item) throw NotFound('Item not found');
-      const quantity = new D(change.quantity);
-      const previous = levels.get(item.id) ?? new D(item.current_stock);
-      const next =
-        change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
-      if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
-      levels.set(item.id, next);
-      movements.push({
-        item_id: item.id,
-        item_name: item.name,
-        item_sku: item.sku,
-        type: change.type,
-        quantity: next.minus(previous).toFixed(2),
-        previous_stock: previous.toFixed(2),
-        new_stock: next.toFixed(2),
-        reason: change.reason,
-        reference_type: change.reference?.type ?? null,
-        reference_id: change.reference?.id ?? null,
-        performed_by: change.performedBy,
-      });
-    }
-
-    // The stock update rides along with the first movement insert: one round trip, one statement.
-    const updates = [...levels.entries()];
-    const updateItems = trx.raw(
-      `UPDATE items AS i SET current_stock = v.stock, updated_at = now()
-         FROM (VALUES ${updates.map(() => '(?::int, ?::numeric)').join(', ')}) AS v(id, stock)
-        WHERE i.id = v.id`,
-      updates.flatMap(([id, level]) => [id, level.toFixed(2)]),
-    );
-    const written: MovementRow[] = [];
-    for (let i = 0; i < movements.length; i += MOVEMENT_INSERT_CHUNK) {
-      const insert = trx<MovementRow>('stock_movements')
-        .insert(movements.slice(i, i + MOVEMENT_INSERT_CHUNK))
-        .returning('*');
-      let rows: MovementRow[];
-      if (i === 0) {
-        const [update, movementInsert] = [updateItems.toSQL(), insert.toSQL()];
-        const sql = `WITH stock_update AS (${update.sql}) ${movementInsert.sql}`;
-        rows = (await trx.raw(sql, [...update.bindings, ...movementInsert.bindings])).rows;
-      } else {
-        rows = await insert;
-      }
-      written.push(...rows.sort((a, b) => a.id - b.id));
-    }
-    return written;
+    const writes = stockWrites(changes, await lockItemsForStock(trx, changes.map((c) => c.itemId)));
+    const { rows } = await preparedRaw<{ rows: MovementRow[] }>(trx, `WITH ${writes.ctes} SELECT * FROM movements ORDER BY id`, writes.bindings);
+    return rows;
   });
 }
