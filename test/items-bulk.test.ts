@@ -165,7 +165,7 @@ describe('POST /api/items/bulk/export', () => {
     ]);
   });
 
-  it('200 xlsx (the default) read back with exceljs', async () => {
+  it('200 xlsx (the default) read back with exceljs, prices and rates formatted', async () => {
     const a = await buildStockedItem(t.db, 3, { categoryId: category.id, name: 'Acetone', sku: 'EXP-X-1', price: '8.25' });
     const b = await buildItem(t.db, { categoryId: category.id, name: 'Buffer', sku: 'EXP-X-2' });
     const res = await as.user.post('/api/items/bulk/export').send({ itemIds: [b.id, a.id] }).buffer(true).parse(binary as never).expect(200);
@@ -178,6 +178,11 @@ describe('POST /api/items/bulk/export', () => {
     expect([sheet.getRow(2).getCell(2).value, sheet.getRow(3).getCell(2).value]).toEqual(['EXP-X-1', 'EXP-X-2']);
     expect(sheet.getRow(2).getCell(6).value).toBe(8.25);
     expect(sheet.getRow(2).getCell(8).value).toBe(3);
+    // prices show two decimals and VAT rates four in the spreadsheet, on every row
+    expect([2, 3].map((r) => [sheet.getRow(r).getCell(6).numFmt, sheet.getRow(r).getCell(7).numFmt])).toEqual([
+      ['0.00', '0.0000'],
+      ['0.00', '0.0000'],
+    ]);
   });
 
   it('200 all: true exports every active item', async () => {

@@ -66,41 +66,48 @@ async function zipCaughtUp(sheet: ExcelJS.Worksheet, res: Response): Promise<voi
   }
 }
 
+const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial<ExcelJS.Style> }[] = [
+  { header: 'ID', key: 'id', width: 8, style: {} },
+  { header: 'SKU', key: 'sku', width: 18, style: {} },
+  { header: 'Name', key: 'name', width: 32, style: {} },
+  { header: 'Description', key: 'description', width: 40, style: {} },
+  { header: 'Category', key: 'category', width: 20, style: {} },
+  { header: 'Price', key: 'price', width: 12, style: { numFmt: '0.00' } },
+  { header: 'VAT Rate', key: 'vatRate', width: 10, style: { numFmt: '0.0000' } },
+  { header: 'Current Stock', key: 'currentStock', width: 14, style: {} },
+  { header: 'Minimum Stock', key: 'minimumStock', width: 14, style: {} },
+  { header: 'Active', key: 'active', width: 8, style: {} },
+  { header: 'Created At', key: 'createdAt', width: 24, style: {} },
+];
+
 /** XLSX through exceljs's streaming writer: rows are committed (flushed) as they are added. */
 export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
   startDownload(res, XLSX_TYPE, 'xlsx');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet('Items');
-  sheet.columns = [
-    { header: 'ID', key: 'id', width: 8 },
-    { header: 'SKU', key: 'sku', width: 18 },
-    { header: 'Name', key: 'name', width: 32 },
-    { header: 'Description', key: 'description', width: 40 },
-    { header: 'Category', key: 'category', width: 20 },
-    { header: 'Price', key: 'price', width: 12, style: { numFmt: '0.00' } },
-    { header: 'VAT Rate', key: 'vatRate', width: 10, style: { numFmt: '0.0000' } },
-    { header: 'Current Stock', key: 'currentStock', width: 14 },
-    { header: 'Minimum Stock', key: 'minimumStock', width: 14 },
-    { header: 'Active', key: 'active', width: 8 },
-    { header: 'Created At', key: 'createdAt', width: 24 },
-  ];
+  sheet.columns = XLSX_COLUMNS.map(({ header, key, width }) => ({ header, key, width }));
+  // One style object per column, assigned to every cell: exceljs resolves a style it has seen
+  // before by identity, where the per-cell copies it makes otherwise cost a lookup and garbage each.
+  const styles = XLSX_COLUMNS.map((c) => c.style);
   for await (const page of pages) {
     for (const r of page) {
-      sheet
-        .addRow({
-          id: r.id,
-          sku: r.sku,
-          name: r.name,
-          description: r.description ?? '',
-          category: r.category_name,
-          price: Number(r.price),
-          vatRate: Number(r.vat_rate),
-          currentStock: quantityNumber(r.current_stock),
-          minimumStock: quantityNumber(r.minimum_stock),
-          active: r.is_active ? 'yes' : 'no',
-          createdAt: r.created_at.toISOString(),
-        })
-        .commit();
+      const row = sheet.addRow({
+        id: r.id,
+        sku: r.sku,
+        name: r.name,
+        description: r.description ?? '',
+        category: r.category_name,
+        price: Number(r.price),
+        vatRate: Number(r.vat_rate),
+        currentStock: quantityNumber(r.current_stock),
+        minimumStock: quantityNumber(r.minimum_stock),
+        active: r.is_active ? 'yes' : 'no',
+        createdAt: r.created_at.toISOString(),
+      });
+      row.eachCell((cell, column) => {
+        cell.style = styles[column - 1];
+      });
+      row.commit();
     }
     await zipCaughtUp(sheet, res);
     if (res.destroyed) return;
