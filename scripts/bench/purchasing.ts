@@ -41,24 +41,29 @@ async function invoiceReading(server: BenchServer, cookie: string) {
   const body = multipart('invoice', 'invoice.pdf', pdf);
   const before = sampleRss(server.pid).stop();
   const rss = sampleRss(server.pid);
-  const load = await runLoad({
-    url: `${server.baseUrl}/api/orders/upload-invoice`,
-    connections: 8,
-    duration: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/orders/upload-invoice',
-        headers: { cookie, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-        body,
-      },
-    ],
-  });
+  // Meanwhile a signed-in client on a light endpoint: does reading invoices hold up the rest of the counter?
+  const [load, bystander] = await Promise.all([
+    runLoad({
+      url: `${server.baseUrl}/api/orders/upload-invoice`,
+      connections: 8,
+      duration: 10,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/orders/upload-invoice',
+          headers: { cookie, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+          body,
+        },
+      ],
+    }),
+    runLoad({ url: `${server.baseUrl}/api/auth/user`, headers: { cookie }, connections: 2, duration: 10 }),
+  ]);
   report('POST /api/orders/upload-invoice (1-page PDF, 8 connections, 10 s)', {
     'requests/s': load.requestsPerSecond,
     'latency p50 / p99 (ms)': `${load.p50} / ${load.p99}`,
     'errors / non-2xx': `${load.errors} / ${load.non2xx}`,
     'server RSS before / peak (MB)': `${before} / ${rss.stop()}`,
+    'meanwhile GET /api/auth/user': `${bystander.requestsPerSecond} req/s, p50 / p99 ${bystander.p50} / ${bystander.p99} ms`,
   });
 }
 

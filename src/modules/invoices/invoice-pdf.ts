@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import multer from 'multer';
+import { Piscina } from 'piscina';
 import { BadRequest } from '../../http/errors';
 import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
 
@@ -48,39 +51,42 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
   };
 }
 
-/** At most this many PDFs are read at once per process; pdf.js is CPU- and memory-hungry. */
-export const MAX_CONCURRENT_READS = 2;
-let reading = 0;
-const waiting: (() => void)[] = [];
+/** At most this many PDFs are read at once per process; more wait in the pool's queue. */
+const MAX_CONCURRENT_READS = 2;
+/** A document that needs more heap than this ends its worker, not the service (then: 400). */
+const READER_HEAP_MB = 512;
 
-async function withReadSlot<T>(fn: () => Promise<T>): Promise<T> {
-  if (reading >= MAX_CONCURRENT_READS) await new Promise<void>((resolve) => waiting.push(resolve));
-  else reading += 1;
-  try {
-    return await fn();
-  } finally {
-    // hand the slot straight to the next waiter, or free it
-    const next = waiting.shift();
-    if (next) next();
-    else reading -= 1;
-  }
+/** tsx's loader by absolute URL, so the workers find it whatever the service's working directory. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+let readers: Piscina | undefined;
+
+/**
+ * Worker threads reading PDFs, started on the first invoice and retired after a minute idle
+ * (their pdf.js heap goes with them). The workers load TypeScript through tsx, as the server does.
+ */
+function pdfReaders(): Piscina {
+  readers ??= new Piscina({
+    filename: new URL('./pdf-text.worker.ts', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: MAX_CONCURRENT_READS,
+    idleTimeout: 60_000,
+    execArgv: ['--import', TSX_LOADER],
+    resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
+  });
+  return readers;
 }
 
-function extractText(bytes: Buffer): Promise<string> {
-  return withReadSlot(() => extractTextNow(bytes));
-}
-
-async function extractTextNow(bytes: Buffer): Promise<string> {
-  // pdf-parse brings pdf.js (over 100 MB resident); load it on the first invoice, not at start-up.
-  const { PDFParse } = await import('pdf-parse');
-  // pdf.js may take ownership of the array it is given, so it gets a copy.
-  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+async function extractText(bytes: Buffer): Promise<string> {
+  // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
+  const data = new Uint8Array(bytes);
   try {
-    return (await parser.getText({ first: MAX_PAGES_READ })).text;
-  } catch {
+    return await pdfReaders().run({ data, maxPages: MAX_PAGES_READ }, { transferList: [data.buffer] });
+  } catch (err) {
+    // A reader that cannot start is the service's fault; anything pdf.js refuses (or a document
+    // that exhausts its worker's heap) is the file's.
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw err;
     throw BadRequest('The uploaded PDF could not be read');
-  } finally {
-    await parser.destroy().catch(() => undefined);
   }
 }
 
