@@ -3,6 +3,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
+import { buildChargeCode } from './helpers/sales-factories';
 import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 
 let t: TestApp;
@@ -60,15 +61,20 @@ describe('POST /api/items/bulk/delete', () => {
   });
 });
 
-describe('POST /api/items/bulk/delete when another record must keep an item', () => {
-  it('409 with a clear message and nothing deleted', async () => {
-    await t.db.raw('CREATE TABLE keeps_items (item_id integer NOT NULL REFERENCES items(id) ON DELETE RESTRICT)');
-    const [kept, free] = await items(2);
-    await t.db('keeps_items').insert({ item_id: kept.id });
-    const res = await as.manager.post('/api/items/bulk/delete').send({ itemIds: [free.id, kept.id] }).expect(409);
-    expect(res.body.message).toMatch(/^Cannot delete: some of these items are referenced/);
-    expect(await t.db('items').whereIn('id', [kept.id, free.id])).toHaveLength(2);
-    await t.db.raw('DROP TABLE keeps_items');
+describe('POST /api/items/bulk/delete of a sold item', () => {
+  it('409 with a clear message and nothing deleted: the sale line keeps its item, and a refund still restores stock', async () => {
+    const [sold, free] = [await buildStockedItem(t.db, 5, { categoryId: category.id }), await buildStockedItem(t.db, 5, { categoryId: category.id })];
+    const { code } = await buildChargeCode(t.db);
+    const sale = (await as.manager.post('/api/sales').send({ chargeCode: code, items: [{ itemId: sold.id, quantity: 2 }] }).expect(201)).body.sale;
+
+    const res = await as.manager.post('/api/items/bulk/delete').send({ itemIds: [free.id, sold.id] }).expect(409);
+    expect(res.body.message).toMatch(/^Cannot delete: some of these items are referenced by records that must keep them/);
+    expect(await t.db('items').whereIn('id', [sold.id, free.id])).toHaveLength(2);
+    expect((await as.manager.get(`/api/sales/${sale.id}`).expect(200)).body.items).toEqual([expect.objectContaining({ itemId: sold.id })]);
+
+    const refund = await as.admin.patch(`/api/sales/${sale.id}/refund`).send({ items: [{ itemId: sold.id, refundQty: 2 }] }).expect(200);
+    expect(refund.body.refundedItems).toEqual([{ itemId: sold.id, itemName: sold.name, refundedQty: 2, stockRestored: true }]);
+    expect(await stockOf(t.db, sold.id)).toBe('5.00');
   });
 });
 

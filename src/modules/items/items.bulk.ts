@@ -95,7 +95,7 @@ export function itemsBulkService(db: Db) {
         } catch (err) {
           if ((err as { code?: string }).code === '23503') {
             throw Conflict(
-              'Cannot delete: some of these items are referenced by records that must keep them (for example sale, quote or order lines). Deactivate them instead. Nothing was deleted.',
+              'Cannot delete: some of these items are referenced by records that must keep them (for example sale lines). Deactivate them instead. Nothing was deleted.',
             );
           }
           throw err;

@@ -70,7 +70,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       summary: 'Permanently delete items',
       description:
         'All or nothing. Stock movements survive with itemId null (keeping item name and sku); notes on the items are removed. ' +
-        'If another record must keep an item (a sale, quote or order line), the request is refused with 409 and nothing is deleted.',
+        'If another record must keep an item (a sold item: its sale lines), the request is refused with 409 and nothing is deleted; deactivate it instead.',
       access: 'manager',
       body: BulkIds,
       responses: { 200: { description: 'Deleted', schema: BulkResult }, 400: bulkInvalid, 409: { description: 'Referenced', schema: MessageBody } },
