@@ -209,6 +209,16 @@ export function salesService(db: Db) {
   const linesOf = (saleIds: number[], trx: Db = db): Promise<SaleLineRow[]> =>
     trx('sale_items').whereIn('sale_id', saleIds).orderBy('id');
 
+  /** Sets fields of one sale (and updated_at); 404 when there is no such sale. */
+  async function updateSale(id: number, fields: Record<string, unknown>): Promise<SaleRow> {
+    const [row] = await db<SaleRow>('sales')
+      .where({ id })
+      .update({ ...fields, updated_at: db.fn.now() } as never)
+      .returning('*');
+    if (!row) throw saleNotFound();
+    return row;
+  }
+
   async function get(id: number, trx: Db = db) {
     return presentSale(await findRow(id, trx), await linesOf([id], trx));
   }
@@ -297,40 +307,14 @@ export function salesService(db: Db) {
       };
     },
 
-    async markPaid(id: number) {
-      const [row] = await db<SaleRow>('sales')
-        .where({ id })
-        .update({
-          is_paid: true,
-          status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`),
-          updated_at: db.fn.now(),
-        } as never)
-        .returning('*');
-      if (!row) throw saleNotFound();
-      return row;
-    },
+    markPaid: (id: number) =>
+      updateSale(id, { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) }),
 
-    async markUnpaid(id: number) {
-      const [row] = await db<SaleRow>('sales')
-        .where({ id })
-        .update({
-          is_paid: false,
-          status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`),
-          updated_at: db.fn.now(),
-        } as never)
-        .returning('*');
-      if (!row) throw saleNotFound();
-      return row;
-    },
+    markUnpaid: (id: number) =>
+      updateSale(id, { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) }),
 
-    async setRecipient(id: number, deliveredTo: string, deliveredToEmail: string | null) {
-      const [row] = await db<SaleRow>('sales')
-        .where({ id })
-        .update({ delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now(), updated_at: db.fn.now() } as never)
-        .returning('*');
-      if (!row) throw saleNotFound();
-      return row;
-    },
+    setRecipient: (id: number, deliveredTo: string, deliveredToEmail: string | null) =>
+      updateSale(id, { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() }),
 
     /**
      * Refunds quantities per item: within what is left unrefunded on the sale's lines for that
