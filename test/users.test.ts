@@ -148,6 +148,37 @@ describe('DELETE /api/users/:id', () => {
   });
 });
 
+describe('PATCH /api/users/:id/reactivate', () => {
+  it('200 undoes a deactivation: the user signs in again; their old session and token stay ended', async () => {
+    const target = await buildUser(t.db);
+    const targetAgent = await t.loginAs(target);
+    const { body: token } = await targetAgent.post('/api/auth/tokens').send({ name: 'cli' }).expect(201);
+    const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
+    await admin.delete(`/api/users/${target.id}`).expect(204);
+
+    const res = await admin.patch(`/api/users/${target.id}/reactivate`).expect(200);
+    expect(res.body).toMatchObject({ message: 'User reactivated', user: { id: target.id, email: target.email, isActive: true } });
+    expect((await t.db('users').where({ id: target.id }).first()).is_active).toBe(true);
+    await t.request.post('/api/auth/login').send({ email: target.email, password: TEST_PASSWORD }).expect(200);
+    await targetAgent.get('/api/auth/user').expect(401);
+    await t.request.get('/api/auth/user').set('Authorization', `Bearer ${token.token}`).expect(401);
+
+    // an active user stays as they are
+    await admin.patch(`/api/users/${target.id}/reactivate`).expect(200);
+  });
+
+  it('404 unknown, 400 non-uuid, 403 manager, 401 anonymous', async () => {
+    const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
+    expect((await admin.patch(`/api/users/${MISSING_ID}/reactivate`).expect(404)).body).toEqual({ message: 'User not found' });
+    await admin.patch('/api/users/abc/reactivate').expect(400);
+    const target = await buildUser(t.db, { isActive: false });
+    const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+    await manager.patch(`/api/users/${target.id}/reactivate`).expect(403);
+    await t.request.patch(`/api/users/${target.id}/reactivate`).expect(401);
+    expect((await t.db('users').where({ id: target.id }).first()).is_active).toBe(false);
+  });
+});
+
 describe('PATCH /api/users/:id/reset-password', () => {
   it('200 sets the password and ends the user\'s sessions', async () => {
     const target = await buildUser(t.db);

@@ -159,6 +159,25 @@ export function usersRoutes({ db, docs }: Deps) {
     },
   );
 
+  api.patch(
+    '/users/:id/reactivate',
+    {
+      summary: 'Reactivate a deactivated user',
+      description: 'Sets isActive true so the user can sign in again; sessions and API tokens ended by the deactivation stay ended.',
+      access: 'admin',
+      params: UserIdParams,
+      responses: {
+        200: { description: 'Reactivated', schema: z.object({ message: z.string(), user: User }) },
+        403: 'Not an admin',
+        404: 'User not found',
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      res.json({ message: 'User reactivated', user: presentUser(await users.reactivate(id)) });
+    },
+  );
+
   api.delete(
     '/users/:id',
     {

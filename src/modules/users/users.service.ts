@@ -134,6 +134,16 @@ export function usersService(db: Db) {
       });
     },
 
+    /**
+     * Undoes a deactivation: the user can sign in again (sessions and API tokens ended by the
+     * deactivation stay ended). Reactivating an active user changes nothing.
+     */
+    async reactivate(id: string): Promise<UserRow> {
+      const [row] = await db<UserRow>('users').where({ id }).update({ is_active: true, updated_at: db.fn.now() }).returning('*');
+      if (!row) throw NotFound('User not found');
+      return row;
+    },
+
     /** An admin sets a new password; the user's sessions end. */
     async resetPassword(id: string, password: string): Promise<void> {
       const hash = await hashPassword(password);
