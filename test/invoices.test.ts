@@ -239,7 +239,7 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
     expect(pdf.headers['content-type']).toBe('application/pdf');
   });
 
-  it('every purchasing path is in the OpenAPI description', async () => {
+  it('every purchasing path is in the OpenAPI description, with its request forms', async () => {
     const doc = (await t.request.get('/api/docs').expect(200)).body;
     for (const path of [
       '/api/suppliers',
@@ -263,5 +263,10 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
     ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }
+    // the import takes JSON or a multipart form (a PDF or the CSV template); uploads take a file
+    const importBody = doc.paths['/api/orders/import-from-invoice'].post.requestBody.content;
+    expect(Object.keys(importBody).sort()).toEqual(['application/json', 'multipart/form-data']);
+    expect(doc.components.schemas.ImportFromInvoiceForm.properties).toMatchObject({ invoice: { format: 'binary' }, csv: { format: 'binary' } });
+    expect(Object.keys(doc.paths['/api/orders/upload-invoice'].post.requestBody.content)).toEqual(['multipart/form-data']);
   });
 });

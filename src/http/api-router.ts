@@ -16,9 +16,10 @@ export type RouteDoc = {
   access: Access;
   params?: z.ZodObject;
   query?: z.ZodObject;
+  /** the JSON request body */
   body?: z.ZodType;
-  /** request content type; multipart bodies are documented as a file upload */
-  bodyType?: 'application/json' | 'multipart/form-data';
+  /** the multipart/form-data request body (file uploads); a route may take both forms */
+  formBody?: z.ZodType;
   responses: Record<number, ResponseDoc>;
 };
 
@@ -82,7 +83,8 @@ export class ApiRouter {
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
         : { description: r.description };
     }
-    const bodyType = doc.bodyType ?? 'application/json';
+    const bodies = { 'application/json': doc.body, 'multipart/form-data': doc.formBody };
+    const content = Object.fromEntries(Object.entries(bodies).flatMap(([type, schema]) => (schema ? [[type, { schema }]] : [])));
     return {
       method,
       path: toOpenApiPath(this.mountPath + path),
@@ -93,7 +95,7 @@ export class ApiRouter {
       request: {
         params: doc.params,
         query: doc.query,
-        body: doc.body ? { content: { [bodyType]: { schema: doc.body } }, required: true } : undefined,
+        body: doc.body || doc.formBody ? { content, required: true } : undefined,
       },
       responses,
     };

@@ -21,8 +21,7 @@ export function invoicesRoutes({ docs }: Deps) {
         'POST /api/orders/upload-invoice, plus the file\'s name, size and SHA-256. To keep the PDF, create the order with ' +
         'POST /api/orders/import-from-invoice or attach it with POST /api/orders/{id}/upload-invoice.',
       access: 'manager',
-      body: InvoiceUploadBody,
-      bodyType: 'multipart/form-data',
+      formBody: InvoiceUploadBody,
       responses: { 200: { description: 'What was read', schema: UploadInvoiceResult }, ...INVOICE_UPLOAD_ERRORS },
     },
     invoiceUpload.single('invoice'),

@@ -14,6 +14,7 @@ import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, parsedDataFromCsv } from './or
 import {
   AddToInventory,
   CreateOrder,
+  ImportFromInvoiceForm,
   ImportFromInvoiceJson,
   ImportMultipartFields,
   Order,
@@ -164,8 +165,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). The PDF is checked by content and its text " +
         'read; nothing is stored. Items carry unitPrice as a decimal string; fields that could not be read are null.',
       access: 'manager',
-      body: InvoiceUploadBody,
-      bodyType: 'multipart/form-data',
+      formBody: InvoiceUploadBody,
       responses: { 200: { description: 'What was read', schema: UploadInvoiceResult }, ...INVOICE_UPLOAD_ERRORS },
     },
     invoiceUpload.single('invoice'),
@@ -188,6 +188,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'Answers 201 {success, message, order, supplierCreated, matchedItems, unmatchedItems, extractedData (PDF form only)}.',
       access: 'manager',
       body: ImportFromInvoiceJson,
+      formBody: ImportFromInvoiceForm,
       responses: {
         201: { description: 'Order created', schema: ImportResult },
         400: 'Validation failed; no file; not a PDF or unreadable; nothing could be read from it',
@@ -310,8 +311,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'Answers {success, message, invoice {orderId, filename, size, sha256, uploadedBy, uploadedAt}, extractedData}.',
       access: 'manager',
       params: OrderParams,
-      body: InvoiceUploadBody,
-      bodyType: 'multipart/form-data',
+      formBody: InvoiceUploadBody,
       responses: {
         200: {
           description: 'Attached',

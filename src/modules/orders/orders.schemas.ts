@@ -62,6 +62,14 @@ export const ImportMultipartFields = z.object({
   notes: z.string().trim().max(5000).optional(),
 });
 
+const uploadedFile = (description: string) => z.string().optional().openapi({ type: 'string', format: 'binary', description });
+
+/** Documents the multipart forms of an import: an invoice PDF or the filled-in CSV template, with optional text fields. */
+export const ImportFromInvoiceForm = ImportMultipartFields.extend({
+  invoice: uploadedFile('an invoice PDF (at most 10 MB), read and stored as the order\'s invoice; or send csv'),
+  csv: uploadedFile('the filled-in CSV template (GET /api/orders/import-template/csv); or send invoice'),
+}).openapi('ImportFromInvoiceForm');
+
 export const ReceiveOrder = z
   .object({
     receivedItems: z
