@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForHealth(url: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+describe('npm start', () => {
+  it('serves on its embedded PostgreSQL; a SIGTERM sent to npm stops the server gracefully (exit 0, cluster stopped, port closed)', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-start-'));
+    await fs.chmod(dataDir, 0o755);
+    const [port, pgPort] = [await freePort(), await freePort()];
+    const npm = spawn('npm', ['start'], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(pgPort),
+        DATABASE_URL: '',
+        ADMIN_EMAIL: 'start-admin@example.ac.uk',
+        ADMIN_PASSWORD: 'start-admin-password',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    npm.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    npm.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exited = once(npm, 'exit');
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 45_000);
+      expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
+
+      npm.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(log).toContain('"msg":"shutting down"');
+      expect(log).toContain('"msg":"stopped"');
+      expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+      expect(await fetch(`http://127.0.0.1:${port}/api/health`).then(() => 'answered', () => 'refused')).toBe('refused');
+    } finally {
+      // a server left behind by a failed run: its log lines carry its pid
+      const serverPid = Number(/"pid":(\d+)/.exec(log)?.[1]);
+      for (const pid of [npm.pid, serverPid]) {
+        try {
+          if (pid) process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
