@@ -89,7 +89,7 @@ export async function resolveLines(db: Db, requested: RequestedLine[]) {
 }
 
 /** Categories of the items still behind the given lines (for the exclusion check). */
-export async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
+async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
   const ids = lines.map((l) => l.item_id).filter((id): id is number => id !== null);
   return [...(await findItemsForLines(db, ids)).values()].map((i) => i.categoryId);
 }
@@ -98,7 +98,7 @@ export async function categoriesOfLines(db: Db, lines: { item_id: number | null 
 export const canSeeAllQuotes = (actor: Actor) => hasRole(actor as Express.User, 'manager');
 
 export function quotesService(db: Db) {
-  const linesOf = (quoteId: number): Promise<LineRow[]> => db('quote_items').where({ quote_id: quoteId }).orderBy('id');
+  const linesOf = (quoteId: number, trx: Db = db): Promise<LineRow[]> => trx('quote_items').where({ quote_id: quoteId }).orderBy('id');
 
   async function present(row: QuoteRow) {
     return presentQuote(row, await linesOf(row.id));
@@ -133,9 +133,6 @@ export function quotesService(db: Db) {
   }
 
   return {
-    findFor,
-    linesOf,
-
     async currentDraft(actor: Actor, sessionId: string) {
       const row = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
       if (!row) throw noDraftForSession();
@@ -246,7 +243,7 @@ export function quotesService(db: Db) {
         if (input.items) {
           ({ lines, categoryIds } = await resolveLines(trx, input.items));
         } else {
-          const rows = await quotesService(trx).linesOf(quote.id);
+          const rows = await linesOf(quote.id, trx);
           lines = rows.map(lineInputFromRow);
           categoryIds = await categoriesOfLines(trx, rows);
         }
