@@ -5,6 +5,7 @@ import multer from 'multer';
 import { Piscina } from 'piscina';
 import { BadRequest } from '../../http/errors';
 import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
+import type { PdfTextResult } from './pdf-text.worker';
 
 export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
 /** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
@@ -55,39 +56,59 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
 const MAX_CONCURRENT_READS = 2;
 /** A document that needs more heap than this ends its worker, not the service (then: 400). */
 const READER_HEAP_MB = 512;
+/** A document that keeps a reader busy longer than this (waiting included) is given up (then: 400). */
+const READ_TIMEOUT_MS = 30_000;
 
 /** tsx's loader by absolute URL, so the workers find it whatever the service's working directory. */
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let readers: Piscina | undefined;
+const readsInFlight = new Set<AbortController>();
 
 /**
  * Worker threads reading PDFs, started on the first invoice and retired after a minute idle
  * (their pdf.js heap goes with them). The workers load TypeScript through tsx, as the server does.
  */
 function pdfReaders(): Piscina {
-  readers ??= new Piscina({
-    filename: new URL('./pdf-text.worker.ts', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: MAX_CONCURRENT_READS,
-    idleTimeout: 60_000,
-    execArgv: ['--import', TSX_LOADER],
-    resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
-  });
+  if (!readers) {
+    readers = new Piscina({
+      filename: new URL('./pdf-text.worker.ts', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: MAX_CONCURRENT_READS,
+      idleTimeout: 60_000,
+      execArgv: ['--import', TSX_LOADER],
+      resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
+    });
+    // A worker that cannot start reports to the pool, not to the reads waiting for it: fail
+    // those as the service's fault (500, logged) rather than leave them hanging.
+    readers.on('error', (err: Error) => {
+      for (const read of readsInFlight) read.abort(err);
+    });
+  }
   return readers;
 }
+
+class ReadTimedOut extends Error {}
 
 async function extractText(bytes: Buffer): Promise<string> {
   // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
   const data = new Uint8Array(bytes);
+  const read = new AbortController();
+  const timer = setTimeout(() => read.abort(new ReadTimedOut()), READ_TIMEOUT_MS);
+  readsInFlight.add(read);
+  let result: PdfTextResult;
   try {
-    return await pdfReaders().run({ data, maxPages: MAX_PAGES_READ }, { transferList: [data.buffer] });
+    result = await pdfReaders().run({ data, maxPages: MAX_PAGES_READ }, { transferList: [data.buffer], signal: read.signal });
   } catch (err) {
-    // A reader that cannot start is the service's fault; anything pdf.js refuses (or a document
-    // that exhausts its worker's heap) is the file's.
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw err;
-    throw BadRequest('The uploaded PDF could not be read');
+    if (read.signal.reason instanceof ReadTimedOut) throw BadRequest('The uploaded PDF could not be read in time');
+    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw BadRequest('The uploaded PDF could not be read');
+    throw read.signal.aborted ? read.signal.reason : err;
+  } finally {
+    clearTimeout(timer);
+    readsInFlight.delete(read);
   }
+  if ('unreadable' in result) throw BadRequest('The uploaded PDF could not be read');
+  return result.text;
 }
 
 function safeFilename(name: string | undefined): string {

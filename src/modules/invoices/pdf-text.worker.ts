@@ -3,10 +3,15 @@
 // its heap in the main thread once the worker retires.
 import { PDFParse } from 'pdf-parse';
 
-export default async function extractPdfText({ data, maxPages }: { data: Uint8Array; maxPages: number }): Promise<string> {
+export type PdfTextResult = { text: string } | { unreadable: string };
+
+/** The text of the first pages; a document pdf.js refuses is a result (the file's fault), not an error. */
+export default async function extractPdfText({ data, maxPages }: { data: Uint8Array; maxPages: number }): Promise<PdfTextResult> {
   const parser = new PDFParse({ data });
   try {
-    return (await parser.getText({ first: maxPages })).text;
+    return { text: (await parser.getText({ first: maxPages })).text };
+  } catch (err) {
+    return { unreadable: err instanceof Error ? err.message : String(err) };
   } finally {
     await parser.destroy().catch(() => undefined);
   }
