@@ -164,6 +164,31 @@ describe('POST /api/sales/quotes/:id/process', () => {
     expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
   });
 
+  it('a save of the draft committed while processing waits on the quote is what gets sold, not the basket before it', async () => {
+    const [oldItem, newItem] = [await buildItem(t.db, { name: 'Old basket', currentStock: 5 }), await buildItem(t.db, { name: 'New basket', currentStock: 5 })];
+    const quote = await draft(user, [{ itemId: oldItem.id, quantity: 1 }]);
+    // What a re-save of the draft does, held open: the quote row updated, its lines replaced.
+    const trx = await t.db.transaction();
+    await trx('quotes').where({ id: quote.id }).update({ updated_at: trx.fn.now(), customer_notes: 'changed my mind' });
+    const [line] = await trx('quote_items').where({ quote_id: quote.id });
+    await trx('quote_items').where({ quote_id: quote.id }).delete();
+    await trx('quote_items').insert({ ...line, id: undefined, item_id: newItem.id, item_name: 'New basket', quantity: '2.00' });
+    const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
+    for (let i = 0; i < 200; i += 1) {
+      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await trx.commit();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    const sale = (await admin.get(`/api/sales/${res.body.sale.id}`).expect(200)).body;
+    expect(sale).toMatchObject({ customerNotes: 'changed my mind', items: [expect.objectContaining({ itemId: newItem.id, quantity: '2.00' })] });
+    expect(sale.items).toHaveLength(1);
+    expect([await stockOf(t.db, oldItem.id), await stockOf(t.db, newItem.id)]).toEqual(['5.00', '3.00']);
+    expect(await t.db('quotes').where({ id: quote.id }).first()).toBeUndefined();
+  });
+
   it("404 for an unknown id or another user's quote; 401 anonymous", async () => {
     const item = await buildItem(t.db, { currentStock: 5 });
     const quote = await draft(user, [{ itemId: item.id, quantity: 1 }]);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { inTransaction } from '../../db/knex';
-import { BadRequest, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
 import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
 import { notesService } from '../notes/notes.service';
@@ -200,6 +200,51 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
 const presentRecorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineRow[] }) =>
   presentSale({ ...row, u_id: actor.id, u_email: actor.email, u_first_name: actor.first_name, u_last_name: actor.last_name }, lines);
 
+/**
+ * A save of the draft that commits while processing waits for the quote's row lock hands the
+ * DELETE the new quote, but the lines the statement read are the ones from before the save.
+ * Processing then starts over (its next statement sees the saved lines) instead of selling the
+ * old basket; the rollback undoes the delete.
+ */
+class QuoteChangedWhileTaken extends Error {}
+const MAX_PROCESS_ATTEMPTS = 3;
+
+async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number) {
+  const own = !canSeeAllQuotes(actor);
+  const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; read_updated_at: Date } & SaleChecksRow)[] }>(
+    trx,
+    `WITH q AS (
+       DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *
+     ), l AS (
+       SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
+     ), locked AS (
+       ${lockItemsSql('id IN (SELECT item_id FROM l)')}
+     ), code_row AS (
+       ${chargeCodeForCheckSql('(SELECT charge_code FROM q)')} FOR SHARE OF cc
+     )
+     SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
+            (SELECT r.updated_at FROM quotes r WHERE r.id = q.id) AS read_updated_at, ${SALE_CHECK_COLUMNS}
+       FROM q`,
+    own ? [quoteId, actor.id] : [quoteId],
+  );
+  if (rows.length === 0) throw quoteNotFound();
+  const quote = rows[0];
+  // The statement's snapshot (and so its lines) predates the quote it deleted: a save committed meanwhile.
+  if (quote.read_updated_at?.getTime() !== quote.updated_at.getTime()) throw new QuoteChangedWhileTaken();
+  return recordSale(
+    trx,
+    {
+      chargeCode: quote.charge_code,
+      priced: priceLines(quote.lines.map(lineInputFromRow), quote.vat_applied),
+      vatApplied: quote.vat_applied,
+      customerNotes: quote.customer_notes,
+      quoteId: quote.quote_id,
+      processedBy: actor.id,
+    },
+    saleChecks(quote),
+  );
+}
+
 export function salesService(db: Db) {
   async function findRow(id: number, trx: Db = db): Promise<SaleWithUser> {
     const row = await salesWithUser(trx).where('s.id', id).first();
@@ -232,39 +277,14 @@ export function salesService(db: Db) {
      * finds it gone, 404) with its lines, and reads what the sale is checked against.
      */
     async processQuote(actor: Actor, quoteId: number) {
-      const own = !canSeeAllQuotes(actor);
-      const recorded = await inTransaction(db, async (trx) => {
-        const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] } & SaleChecksRow)[] }>(
-          trx,
-          `WITH q AS (
-             DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *
-           ), l AS (
-             SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
-           ), locked AS (
-             ${lockItemsSql('id IN (SELECT item_id FROM l)')}
-           ), code_row AS (
-             ${chargeCodeForCheckSql('(SELECT charge_code FROM q)')} FOR SHARE OF cc
-           )
-           SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines, ${SALE_CHECK_COLUMNS}
-             FROM q`,
-          own ? [quoteId, actor.id] : [quoteId],
-        );
-        if (rows.length === 0) throw quoteNotFound();
-        const quote = rows[0];
-        return recordSale(
-          trx,
-          {
-            chargeCode: quote.charge_code,
-            priced: priceLines(quote.lines.map(lineInputFromRow), quote.vat_applied),
-            vatApplied: quote.vat_applied,
-            customerNotes: quote.customer_notes,
-            quoteId: quote.quote_id,
-            processedBy: actor.id,
-          },
-          saleChecks(quote),
-        );
-      });
-      return presentRecorded(actor, recorded);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return presentRecorded(actor, await inTransaction(db, (trx) => processOnce(trx, actor, quoteId)));
+        } catch (err) {
+          if (!(err instanceof QuoteChangedWhileTaken)) throw err;
+          if (attempt === MAX_PROCESS_ATTEMPTS) throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
+        }
+      }
     },
 
     /** A sale straight from lines (no draft), with the same checks as processing. */
