@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeStock } from '../src/modules/stock-movements/stock-ledger';
+import { changeStock, changeStockMany } from '../src/modules/stock-movements/stock-ledger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 
@@ -54,5 +54,40 @@ describe('changeStock', () => {
 
   it('404 for an unknown item', async () => {
     await expect(changeStock(t.db, { itemId: 999999, type: 'in', quantity: 1, reason: '', performedBy: null })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('changeStockMany', () => {
+  it('applies a batch in order: changes to one item chain, items are written once, movements keep the batch order', async () => {
+    const user = await buildUser(t.db);
+    const [a, b] = [await buildItem(t.db, { currentStock: 10 }), await buildItem(t.db, { currentStock: 1 })];
+    const movements = await changeStockMany(t.db, [
+      { itemId: b.id, type: 'in', quantity: 4, reason: 'delivery', performedBy: user.id, reference: { type: 'order', id: 'O7' } },
+      { itemId: a.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id },
+      { itemId: a.id, type: 'adjustment', quantity: 3, reason: 'count', performedBy: null },
+      { itemId: b.id, type: 'out', quantity: 5, reason: 'all of it', performedBy: user.id },
+    ]);
+
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock, m.reference_id])).toEqual([
+      [b.id, 'in', '4.00', '1.00', '5.00', 'O7'],
+      [a.id, 'out', '-2.50', '10.00', '7.50', null],
+      [a.id, 'adjustment', '-4.50', '7.50', '3.00', null],
+      [b.id, 'out', '-5.00', '5.00', '0.00', null],
+    ]);
+    expect([await stockOf(a.id), await stockOf(b.id)]).toEqual(['3.00', '0.00']);
+    expect((await movementsOf(a.id)).map((m) => m.id)).toEqual(movements.filter((m) => m.item_id === a.id).map((m) => m.id));
+  });
+
+  it('refuses the whole batch when any change is refused: an unknown item, a level below zero, a zero quantity', async () => {
+    const item = await buildItem(t.db, { name: 'Burette', currentStock: 2 });
+    const first = { itemId: item.id, type: 'out' as const, quantity: 1, reason: 'first', performedBy: null };
+    await expect(changeStockMany(t.db, [first, { ...first, itemId: 999999 }])).rejects.toMatchObject({ status: 404 });
+    await expect(changeStockMany(t.db, [first, { ...first, quantity: 2 }])).rejects.toMatchObject({
+      status: 400,
+      message: "Insufficient stock for item 'Burette'. Current stock: 1, Required: 2",
+    });
+    await expect(changeStockMany(t.db, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({ status: 400, message: 'Quantity must be greater than zero' });
+    expect(await stockOf(item.id)).toBe('2.00');
+    expect(await movementsOf(item.id)).toHaveLength(0);
   });
 });
