@@ -164,6 +164,29 @@ describe('POST /api/sales/quotes/:id/process', () => {
     expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
   });
 
+  it('an exclusion committed while the sale waits for its items wins', async () => {
+    const category = await buildCategory(t.db);
+    const item = await buildItem(t.db, { categoryId: category.id, currentStock: 5 });
+    const { id: codeId } = await buildChargeCode(t.db, { code: 'RACE-2' });
+    const quote = await draft(user, [{ itemId: item.id, quantity: 1 }], 'RACE-2');
+    const trx = await t.db.transaction();
+    await trx('items').where({ id: item.id }).update({ updated_at: trx.fn.now() });
+    const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
+    for (let i = 0; i < 200; i += 1) {
+      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await t.db('charge_code_exclusions').insert({ charge_code_id: codeId, category_id: category.id });
+    await trx.commit();
+    const res = await pending;
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Charge code 'RACE-2' cannot be used for some items in this quote due to category restrictions.");
+    expect(await stockOf(t.db, item.id)).toBe('5.00');
+    expect(await t.db('quotes').where({ id: quote.id }).first()).toBeDefined();
+    expect(await t.db('sales').where({ quote_id: quote.quoteId })).toHaveLength(0);
+  });
+
   it('a save of the draft committed while processing waits on the quote is what gets sold, not the basket before it', async () => {
     const [oldItem, newItem] = [await buildItem(t.db, { name: 'Old basket', currentStock: 5 }), await buildItem(t.db, { name: 'New basket', currentStock: 5 })];
     const quote = await draft(user, [{ itemId: oldItem.id, quantity: 1 }]);

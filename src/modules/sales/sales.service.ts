@@ -138,10 +138,8 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
   const { locked } = checks;
-  const code = await checkChargeCode(trx, checks.chargeCode, sale.chargeCode, {
-    categoryIds: [...locked.values()].map((i) => i.category_id),
-    processing: true,
-  });
+  const categoryIds = [...locked.values()].map((i) => i.category_id);
+  const code = await checkChargeCode(trx, checks.chargeCode, sale.chargeCode, { categoryIds, processing: true });
   for (const line of lines) {
     const item = line.itemId === null ? undefined : locked.get(line.itemId);
     if (!item || !item.is_active) throw BadRequest(`Item '${line.itemName}' is no longer available`);
@@ -165,7 +163,7 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
     })),
     locked,
   );
-  const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[] })[] }>(
+  const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[] }>(
     trx,
     `WITH ${stock.ctes}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
@@ -176,7 +174,8 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
        SELECT s.id, ${LINE_VALUE_COLUMNS} FROM s CROSS JOIN ${LINES_FROM_JSON} ORDER BY v.position
        RETURNING *
      )
-     SELECT s.*, (SELECT json_agg(${lineJsonObject('l', ", 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text")} ORDER BY l.id) FROM l) AS lines
+     SELECT s.*, (SELECT json_agg(${lineJsonObject('l', ", 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text")} ORDER BY l.id) FROM l) AS lines,
+            ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = ?) AS excluded_category_ids_now
        FROM s`,
     [
       ...stock.bindings,
@@ -190,9 +189,14 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
       sale.customerNotes,
       sale.processedBy,
       linesJson(lines),
+      code.id,
     ],
   );
-  const { lines: saleLines, ...row } = rows[0];
+  // The code row is locked FOR SHARE, so a hold cannot land before this commits, but exclusions are
+  // rows of their own: this statement's snapshot, taken after every lock, sees one committed while
+  // the sale waited for its items. The same check again; a refusal rolls the sale back.
+  const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
+  await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, { categoryIds, processing: true });
   return { row, lines: saleLines };
 }
 
