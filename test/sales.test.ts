@@ -282,6 +282,22 @@ describe('POST /api/sales', () => {
     await user.post('/api/sales').send({ chargeCode: code, items: [] }).expect(400);
     await t.request.post('/api/sales').send({}).expect(401);
   });
+
+  it('never oversells: 12 parallel sales of two items, in either order, at stock 3 make exactly 3', async () => {
+    const [a, b] = [await buildItem(t.db, { currentStock: 3 }), await buildItem(t.db, { currentStock: 3 })];
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => {
+        const lines = [{ itemId: a.id, quantity: 1 }, { itemId: b.id, quantity: 1 }];
+        return user.post('/api/sales').send({ chargeCode: code, items: i % 2 ? lines.reverse() : lines }).then((r) => r);
+      }),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(3).fill(201), ...Array(9).fill(400)]);
+    for (const refused of results.filter((r) => r.status === 400)) expect(refused.body.message).toMatch(/^Insufficient stock for item/);
+    expect([await stockOf(t.db, a.id), await stockOf(t.db, b.id)]).toEqual(['0.00', '0.00']);
+    const sold = await t.db('sale_items').whereIn('item_id', [a.id, b.id]);
+    expect(sold).toHaveLength(6);
+    expect(await t.db('stock_movements').whereIn('item_id', [a.id, b.id]).where({ type: 'out' })).toHaveLength(6);
+  });
 });
 
 describe('GET /api/sales and /api/sales/:id', () => {
