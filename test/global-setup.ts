@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
+import { freePort } from './helpers/free-port';
 
 export type TestDatabase = { serverUrl: string; template: string };
 
@@ -13,16 +13,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     testDatabase: TestDatabase;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /**

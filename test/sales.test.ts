@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type supertest from 'supertest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
-import { buildChargeCode, grantPermission, sessionId, stockOf } from './helpers/sales-factories';
+import { buildChargeCode, grantPermission, sessionId, stockOf, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import type { UserRow } from '../src/modules/users/users.service';
 
 let t: TestApp;
@@ -150,12 +150,7 @@ describe('POST /api/sales/quotes/:id/process', () => {
     const trx = await t.db.transaction();
     await trx('charge_codes').where({ code: 'RACE-1' }).update({ on_hold: true, hold_reason: 'Frozen just now' });
     const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
-    // Wait until the processing transaction is blocked on the charge code row lock.
-    for (let i = 0; i < 200; i += 1) {
-      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-      if (rows[0].n > 0) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSomeoneWaitsOnALock(t.db);
     await trx.commit();
     const res = await pending;
     expect(res.status).toBe(400);
@@ -172,11 +167,7 @@ describe('POST /api/sales/quotes/:id/process', () => {
     const trx = await t.db.transaction();
     await trx('items').where({ id: item.id }).update({ updated_at: trx.fn.now() });
     const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
-    for (let i = 0; i < 200; i += 1) {
-      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-      if (rows[0].n > 0) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSomeoneWaitsOnALock(t.db);
     await t.db('charge_code_exclusions').insert({ charge_code_id: codeId, category_id: category.id });
     await trx.commit();
     const res = await pending;
@@ -197,11 +188,7 @@ describe('POST /api/sales/quotes/:id/process', () => {
     await trx('quote_items').where({ quote_id: quote.id }).delete();
     await trx('quote_items').insert({ ...line, id: undefined, item_id: newItem.id, item_name: 'New basket', quantity: '2.00' });
     const pending = user.post(`/api/sales/quotes/${quote.id}/process`).then((r) => r);
-    for (let i = 0; i < 200; i += 1) {
-      const { rows } = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-      if (rows[0].n > 0) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSomeoneWaitsOnALock(t.db);
     await trx.commit();
     const res = await pending;
     expect(res.status).toBe(200);
