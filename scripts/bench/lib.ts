@@ -2,12 +2,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { createDb } from '../../src/db/knex';
+import { freePort } from '../../test/helpers/free-port';
 
 export type BenchServer = {
   baseUrl: string;
@@ -19,16 +19,6 @@ export type BenchServer = {
 };
 
 export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'bench-admin-password' };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
