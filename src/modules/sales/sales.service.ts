@@ -215,10 +215,10 @@ const MAX_PROCESS_ATTEMPTS = 3;
 
 async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number) {
   const own = !canSeeAllQuotes(actor);
-  const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; read_updated_at: Date } & SaleChecksRow)[] }>(
+  const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; changed_while_taken: boolean } & SaleChecksRow)[] }>(
     trx,
     `WITH q AS (
-       DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *
+       DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *, xmin AS taken_version
      ), l AS (
        SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
      ), locked AS (
@@ -227,14 +227,14 @@ async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number)
        ${chargeCodeForCheckSql('(SELECT charge_code FROM q)')} FOR SHARE OF cc
      )
      SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
-            (SELECT r.updated_at FROM quotes r WHERE r.id = q.id) AS read_updated_at, ${SALE_CHECK_COLUMNS}
+            (SELECT r.xmin FROM quotes r WHERE r.id = q.id) IS DISTINCT FROM q.taken_version AS changed_while_taken, ${SALE_CHECK_COLUMNS}
        FROM q`,
     own ? [quoteId, actor.id] : [quoteId],
   );
   if (rows.length === 0) throw quoteNotFound();
   const quote = rows[0];
-  // The statement's snapshot (and so its lines) predates the quote it deleted: a save committed meanwhile.
-  if (quote.read_updated_at?.getTime() !== quote.updated_at.getTime()) throw new QuoteChangedWhileTaken();
+  // The version of the quote in the statement's snapshot (and so its lines) is not the one deleted: a save committed meanwhile.
+  if (quote.changed_while_taken) throw new QuoteChangedWhileTaken();
   return recordSale(
     trx,
     {
