@@ -110,6 +110,8 @@ describe('upload size limit', () => {
     const res = await manager.post('/api/orders/upload-invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
     expect(res.status).toBe(413);
     expect(res.body.message).toBe('File too large');
+    const direct = await manager.post('/api/upload/invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
+    expect([direct.status, direct.body.message]).toEqual([413, 'File too large']);
   });
 });
 

@@ -171,6 +171,22 @@ describe('PATCH /api/sales/quotes/current-draft/charge-code', () => {
     const none = await user.patch('/api/sales/quotes/current-draft/charge-code').send({ chargeCode: code, sessionId: 'none' }).expect(404);
     expect(none.body.message).toBe('No draft quote found for this session');
   });
+
+  it("400 for a code on hold, not yet valid, or excluding a category of the draft's lines; the draft keeps its code", async () => {
+    const category = await buildCategory(t.db);
+    const item = await buildItem(t.db, { categoryId: category.id });
+    const sid = sessionId();
+    const saved = await user.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sid, items: [{ itemId: item.id, quantity: 1 }] }).expect(200);
+    const change = (chargeCode: string) => user.patch('/api/sales/quotes/current-draft/charge-code').send({ chargeCode, sessionId: sid }).expect(400);
+
+    await buildChargeCode(t.db, { code: 'HELD-2', onHold: true, holdReason: 'Audit' });
+    expect((await change('HELD-2')).body.message).toBe("Charge code 'HELD-2' is on hold: Audit");
+    await buildChargeCode(t.db, { code: 'LATER-2', validFrom: new Date('2099-05-06T00:00:00Z'), validUntil: new Date('2099-12-31T00:00:00Z') });
+    expect((await change('LATER-2')).body.message).toBe("Charge code 'LATER-2' is not yet valid until 05/06/2099.");
+    await buildChargeCode(t.db, { code: 'NOCAT-2', excludedCategoryIds: [category.id] });
+    expect((await change('NOCAT-2')).body.message).toBe("Charge code 'NOCAT-2' cannot be used for some items in this quote due to category restrictions.");
+    expect((await t.db('quotes').where({ id: saved.body.quote.id }).first()).charge_code).toBe(code);
+  });
 });
 
 describe('DELETE /api/sales/quotes/current-draft', () => {
@@ -217,5 +233,37 @@ describe('/api/sales/quotes and /api/sales/quotes/:id', () => {
     expect((await agent.delete(`/api/sales/quotes/${id}`).expect(200)).body).toEqual({ message: 'Quote deleted' });
     await agent.get(`/api/sales/quotes/${id}`).expect(404);
     await agent.delete(`/api/sales/quotes/${id}`).expect(404);
+  });
+
+  it("PUT 400 when the quote's lines fall in a category the code excludes, whether the lines or the code change", async () => {
+    const [allowed, barred] = [await buildCategory(t.db), await buildCategory(t.db)];
+    const [ok, no] = [await buildItem(t.db, { categoryId: allowed.id }), await buildItem(t.db, { categoryId: barred.id })];
+    await buildChargeCode(t.db, { code: 'PUTX-1', excludedCategoryIds: [barred.id] });
+    const saved = await user.post('/api/sales/quotes').send({ chargeCode: 'PUTX-1', sessionId: sessionId(), items: [{ itemId: ok.id, quantity: 1 }] }).expect(200);
+    const id = saved.body.quote.id;
+    const message = "Charge code 'PUTX-1' cannot be used for some items in this quote due to category restrictions.";
+    expect((await user.put(`/api/sales/quotes/${id}`).send({ items: [{ itemId: no.id, quantity: 1 }] }).expect(400)).body.message).toBe(message);
+
+    const other = await user.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: no.id, quantity: 1 }] }).expect(200);
+    expect((await user.put(`/api/sales/quotes/${other.body.quote.id}`).send({ chargeCode: 'PUTX-1' }).expect(400)).body.message).toBe(message);
+    expect(await t.db('quote_items').where({ quote_id: id }).pluck('item_id')).toEqual([ok.id]);
+    expect((await t.db('quotes').where({ id: other.body.quote.id }).first()).charge_code).toBe(code);
+  });
+});
+
+describe('POST /api/sales/quotes when the database fails', () => {
+  it("500 'Failed to create draft quote', and no draft is left", async () => {
+    const broken = await testApp();
+    try {
+      const agent = await broken.loginAs(await buildUser(broken.db));
+      const item = await buildItem(broken.db);
+      const { code: brokenCode } = await buildChargeCode(broken.db);
+      await broken.db.raw('ALTER TABLE quote_items RENAME TO quote_items_gone');
+      const res = await agent.post('/api/sales/quotes').send({ chargeCode: brokenCode, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] }).expect(500);
+      expect(res.body).toMatchObject({ message: 'Failed to create draft quote' });
+      expect(await broken.db('quotes')).toHaveLength(0);
+    } finally {
+      await broken.close();
+    }
   });
 });

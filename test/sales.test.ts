@@ -117,6 +117,8 @@ describe('POST /api/sales/quotes/:id/process', () => {
     await t.db('charge_code_exclusions').where({ charge_code_id: temp.id }).delete();
     await t.db('charge_codes').where({ code: 'TEMP-1' }).update({ valid_from: new Date('2026-01-01T00:00:00Z'), valid_until: new Date('2026-02-03T00:00:00Z') });
     expect((await user.post(`/api/sales/quotes/${quote.id}/process`).expect(400)).body.message).toBe("Charge code 'TEMP-1' has expired on 02/03/2026.");
+    await t.db('charge_codes').where({ code: 'TEMP-1' }).update({ valid_from: new Date('2099-03-04T00:00:00Z'), valid_until: new Date('2099-12-31T00:00:00Z') });
+    expect((await user.post(`/api/sales/quotes/${quote.id}/process`).expect(400)).body.message).toBe("Charge code 'TEMP-1' is not yet valid until 03/04/2099.");
 
     await t.db('charge_codes').where({ code: 'TEMP-1' }).delete();
     const available = (await t.db('charge_codes').where('on_hold', false).where('valid_from', '<=', new Date()).where('valid_until', '>=', new Date()).orderBy('code').pluck('code')).join(', ');
