@@ -12,7 +12,7 @@ export function dashboardService(db: Db) {
     async stats(): Promise<DashboardStats> {
       const { rows } = await db.raw<{ rows: { total_items: number; low_stock: number; total_value: string; active_users: number }[] }>(
         `SELECT count(*) AS total_items,
-                count(*) FILTER (WHERE i.current_stock <= i.minimum_stock) AS low_stock,
+                count(*) FILTER (WHERE ${LOW_STOCK_CONDITION}) AS low_stock,
                 coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value,
                 (SELECT count(*) FROM users WHERE is_active) AS active_users
            FROM items i WHERE i.is_active`,

@@ -1,9 +1,8 @@
 import type { Db } from '../../db/knex';
-import { D } from '../../lib/money';
+import { amountNumber, D } from '../../lib/money';
 import { salesAnalytics, type Period } from '../sales/sales.analytics';
 import { applySalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 
-const num = (value: string | null) => new D(value ?? 0).toNumber();
 
 /**
  * Spending figures from real sales. "Spent" is net of refunds (totalAmount - refundedAmount),
@@ -27,11 +26,11 @@ export function mcpAnalyticsService(db: Db) {
         totalSpending: total.toNumber(),
         chargeCodeBreakdown: breakdown.map((r) => ({
           code: r.charge_code as string,
-          spent: num(r.spent),
+          spent: amountNumber(r.spent),
           percentage: total.isZero() ? 0 : new D(r.spent).times(100).dividedBy(total).toDecimalPlaces(2).toNumber(),
           salesCount: r.sales as number,
         })),
-        monthlyTrends: months.map((m) => ({ month: m.month as string, spending: num(m.spending) })),
+        monthlyTrends: months.map((m) => ({ month: m.month as string, spending: amountNumber(m.spending) })),
       };
     },
 
@@ -57,9 +56,9 @@ export function mcpAnalyticsService(db: Db) {
         departments: rows.map((r) => ({
           department: r.department as string,
           totalSales: r.total_sales as number,
-          totalAmount: num(r.total_amount),
-          refundedAmount: num(r.refunded_amount),
-          netAmount: num(r.net_amount),
+          totalAmount: amountNumber(r.total_amount),
+          refundedAmount: amountNumber(r.refunded_amount),
+          netAmount: amountNumber(r.net_amount),
           averageSale: new D(r.total_amount).dividedBy(r.total_sales).toDecimalPlaces(2).toNumber(),
           chargeCodes: r.charge_codes as number,
         })),

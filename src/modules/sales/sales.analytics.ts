@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
-import { D, quantityNumber } from '../../lib/money';
+import { amountNumber, D, quantityNumber } from '../../lib/money';
+import { LOW_STOCK_CONDITION } from '../dashboard/dashboard.service';
 import { findItemsForLines } from '../items/items.lookup';
 
 export type Period = 'week' | 'month' | 'year';
@@ -40,7 +41,7 @@ export function salesAnalytics(db: Db) {
         itemName: r.item_name as string,
         itemSku: r.item_sku as string,
         totalQuantity: quantityNumber(r.total_quantity),
-        totalRevenue: new D(r.total_revenue).toNumber(),
+        totalRevenue: amountNumber(r.total_revenue),
         salesCount: r.sales_count as number,
       }));
     },
@@ -68,8 +69,7 @@ export function salesAnalytics(db: Db) {
     async lowStockReport() {
       const rows = await db('items as i')
         .leftJoin('categories as c', 'c.id', 'i.category_id')
-        .where('i.is_active', true)
-        .whereRaw('i.current_stock <= i.minimum_stock')
+        .whereRaw(LOW_STOCK_CONDITION)
         .orderByRaw('(i.minimum_stock - i.current_stock) DESC, i.name, i.id')
         .select('i.id', 'i.name', 'i.sku', 'i.price', 'i.current_stock', 'i.minimum_stock', 'c.id as category_id', 'c.name as category_name', 'c.color as category_color');
       return {

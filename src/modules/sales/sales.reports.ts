@@ -2,14 +2,13 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
-import { D } from '../../lib/money';
+import { amountNumber, D } from '../../lib/money';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 import { pageInfo } from '../../http/pagination';
 
 export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
 
 const CSV_BATCH = 1000;
-const toNumber = (value: string | null) => new D(value ?? 0).toNumber();
 
 type ReportRow = {
   id: number;
@@ -97,7 +96,7 @@ export function salesReports(db: Db) {
             subtotalAmount: r.subtotal_amount,
             vatAmount: r.vat_amount,
             totalAmount: r.total_amount,
-            total: toNumber(r.total_amount),
+            total: amountNumber(r.total_amount),
             refundedAmount: r.refunded_amount,
             status: r.status,
             isPaid: r.is_paid,

@@ -4,7 +4,6 @@ import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { quantityNumber } from '../../lib/money';
 import { quotesRoutes } from './quotes.routes';
 import { salesAnalytics } from './sales.analytics';
 import { salesReports, REPORT_CSV_HEADER } from './sales.reports';
@@ -272,7 +271,7 @@ export function salesRoutes(deps: Deps) {
       res.json({
         message: sale.status === 'refunded' ? 'Sale fully refunded' : 'Sale partially refunded',
         sale: { id: sale.id, saleId: sale.sale_id, totalAmount: sale.total_amount, refundedAmount: sale.refunded_amount, status: sale.status },
-        refundedItems: refundedItems.map((r) => ({ ...r, refundedQty: quantityNumber(r.refundedQty) })),
+        refundedItems,
       });
     },
   );

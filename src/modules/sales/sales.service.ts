@@ -7,14 +7,14 @@ import { D, money, quantityNumber } from '../../lib/money';
 import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
 import { notesService } from '../notes/notes.service';
 import {
-  changeStock,
+  changeStockMany,
   insufficientStockMessage,
   lockedById,
   lockedItemsJson,
-  lockItemsForStock,
   lockItemsSql,
   stockWrites,
   type LockedItem,
+  type StockChange,
 } from '../stock-movements/stock-ledger';
 import { presentUserRef } from '../users/users.service';
 import {
@@ -374,10 +374,10 @@ export function salesService(db: Db) {
           }
         }
 
-        await lockItemsForStock(trx, [...requested.keys()]);
         let refundedAmount = new D(0);
         let fullyRefunded = true;
         const refundedItems: { itemId: number; itemName: string; refundedQty: number; stockRestored: boolean }[] = [];
+        const stockBack: StockChange[] = [];
         for (const line of lines) {
           const now = refunds.get(line.id) ?? new D(0);
           const refundedQty = new D(line.refunded_quantity).plus(now);
@@ -385,7 +385,7 @@ export function salesService(db: Db) {
           if (refundedQty.lt(line.quantity)) fullyRefunded = false;
           if (now.isZero()) continue;
           await trx('sale_items').where({ id: line.id }).update({ refunded_quantity: refundedQty.toFixed(2) });
-          await changeStock(trx, {
+          stockBack.push({
             itemId: line.item_id!,
             type: 'in',
             quantity: now.toFixed(2),
@@ -395,6 +395,7 @@ export function salesService(db: Db) {
           });
           refundedItems.push({ itemId: line.item_id!, itemName: line.item_name, refundedQty: quantityNumber(now), stockRestored: true });
         }
+        await changeStockMany(trx, stockBack);
         const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
         const [updated] = await trx<SaleRow>('sales')
           .where({ id: sale.id })
