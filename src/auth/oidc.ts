@@ -4,7 +4,7 @@ import type { Deps } from '../app';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { ApiRouter } from '../http/api-router';
-import { HttpError, NotFound } from '../http/errors';
+import { NotFound, ServiceUnavailable } from '../http/errors';
 import type { Logger } from '../logger';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { signIn } from './auth.routes';
@@ -161,7 +161,7 @@ function lazyStrategy(deps: { db: Db; config: Config; logger: Logger; passport: 
       (err: unknown) => {
         ready = undefined;
         deps.logger.warn({ err, issuer: oidc.issuerUrl }, 'single sign-on provider discovery failed');
-        throw new HttpError(503, 'The single sign-on provider is unavailable, try again later');
+        throw ServiceUnavailable('The single sign-on provider is unavailable, try again later');
       },
     );
     return ready;

@@ -46,6 +46,11 @@ export function tokensService(db: Db) {
       if (deleted === 0) throw NotFound('Token not found');
     },
 
+    /** Every token of the user stops working (deactivation). */
+    async revokeAllFor(userId: string): Promise<void> {
+      await db('api_tokens').where({ user_id: userId }).delete();
+    },
+
     /** The active user a live token belongs to, in one query; undefined for unknown, expired or inactive. */
     async authenticate(token: string): Promise<UserRow | undefined> {
       const row = await db('api_tokens as t')

@@ -25,13 +25,6 @@ export async function countForeignKeyReferences(db: Db, table: string, id: strin
   return counts.filter((c) => c.count > 0);
 }
 
-export async function countNotes(db: Db, referenceType: string, referenceId: string | number): Promise<number> {
-  const [{ count }] = await db('notes')
-    .where({ reference_type: referenceType, reference_id: String(referenceId) })
-    .count<{ count: number }[]>('* as count');
-  return count;
-}
-
 /** "stock movements: 3 record(s) reference it (item_id)": the reasons a safe delete answers with. */
 export function describeReferences(refs: ReferenceCount[], notes: number): string[] {
   const reasons = refs.map((r) => `${r.table.replace(/_/g, ' ')}: ${r.count} record(s) reference it (${r.column})`);

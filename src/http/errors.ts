@@ -16,3 +16,5 @@ export const NotFound = (message = 'Not found') => new HttpError(404, message);
 export const Conflict = (message: string, details?: Record<string, unknown>) => new HttpError(409, message, details);
 export const UnsupportedMediaType = (message = 'Content-Type must be application/json') => new HttpError(415, message);
 export const TooManyRequests = (message = 'Too many requests, try again later') => new HttpError(429, message);
+export const InternalError = (message: string) => new HttpError(500, message);
+export const ServiceUnavailable = (message: string) => new HttpError(503, message);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
 import type { Category, CategoryRef, CreateCategory, DeletionCheck, UpdateCategory } from './categories.schemas';
 
@@ -29,8 +30,6 @@ export function presentCategoryRef(row: Pick<CategoryRow, 'id' | 'name' | 'descr
   return { id: row.id, name: row.name, description: row.description, icon: row.icon, color: row.color };
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
-const isForeignKeyViolation = (err: unknown) => (err as { code?: string }).code === '23503';
 
 export function categoriesService(db: Db) {
   async function nameTaken(name: string, exceptId?: number): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import { isForeignKeyViolation } from '../../db/pg-errors';
 import { BadRequest, Conflict } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
@@ -93,7 +94,7 @@ export function itemsBulkService(db: Db) {
         try {
           await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).delete();
         } catch (err) {
-          if ((err as { code?: string }).code === '23503') {
+          if (isForeignKeyViolation(err)) {
             throw Conflict(
               'Cannot delete: some of these items are referenced by records that must keep them (for example sale lines). Deactivate them instead. Nothing was deleted.',
             );

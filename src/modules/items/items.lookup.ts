@@ -1,6 +1,9 @@
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 
+/** An item's VAT rate as text: its own, else the default rate, else 0 (`alias` names the items row). */
+export const effectiveVatRate = (alias: string) => `coalesce(${alias}.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text`;
+
 export type ItemForLine = {
   id: number;
   name: string;
@@ -19,7 +22,7 @@ export type ItemForLine = {
  * trip (saving a draft also reads the charge code) embeds it.
  */
 export const ITEMS_FOR_LINES_JSON = `(SELECT coalesce(json_agg(json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
-    'vatRate', coalesce(i.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text,
+    'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)), '[]')
   FROM items i WHERE i.id = ANY(?::int[]))`;
 

@@ -3,7 +3,10 @@ import { containsPattern } from '../../db/like-pattern';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
-import { countForeignKeyReferences, countNotes, describeReferences } from '../../db/references';
+import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
+import { effectiveVatRate } from './items.lookup';
+import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, quantityNumber } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.service';
@@ -40,7 +43,7 @@ export type ItemReadRow = {
  * embedded category and the creator, in one statement.
  */
 export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, i.price,
-  coalesce(i.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text AS vat_rate,
+  ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.is_active, i.created_by, i.created_at, i.updated_at,
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
   u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
@@ -103,7 +106,6 @@ export function itemWhere(filter: ItemFilter): { sql: string; bindings: Knex.Raw
 }
 
 const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
-const isUniqueViolation = (err: unknown) => (err as { code?: string; constraint?: string }).code === '23505';
 
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
@@ -135,7 +137,7 @@ export function itemsService(db: Db) {
   async function deletionCheck(id: number) {
     const item = await get(id);
     const refs = (await countForeignKeyReferences(db, 'items', id)).filter((r) => !OWNED_BY_ITEM.has(r.table));
-    const reasons = describeReferences(refs, await countNotes(db, 'item', id));
+    const reasons = describeReferences(refs, await notesService(db).count('item', String(id)));
     return { name: item.name, canDelete: reasons.length === 0, reasons };
   }
 
@@ -279,7 +281,7 @@ export function itemsService(db: Db) {
       try {
         await db('items').where({ id }).delete();
       } catch (err) {
-        if ((err as { code?: string }).code === '23503') throw Conflict(`Cannot delete item '${check.name}': other records reference it`);
+        if (isForeignKeyViolation(err)) throw Conflict(`Cannot delete item '${check.name}': other records reference it`);
         throw err;
       }
     },

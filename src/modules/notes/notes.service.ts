@@ -15,14 +15,16 @@ export type NoteRow = {
 export type NewNote = { text: string; referenceType: string; referenceId: string; createdBy: string | null };
 
 /** Core note writes other modules use (a refund note, a bulk note); the notes API builds on it. */
+async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
+  const [row] = await db<NoteRow>('notes')
+    .insert({ text: note.text, reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
+    .returning('*');
+  return row;
+}
+
 export function notesService(db: Db) {
   return {
-    async add(note: NewNote): Promise<NoteRow> {
-      const [row] = await db<NoteRow>('notes')
-        .insert({ text: note.text, reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
-        .returning('*');
-      return row;
-    },
+    add: (note: NewNote): Promise<NoteRow> => insertNote(db, note),
 
     /** The notes API: list, read, edit, delete and counts. */
     ...notesQueries(db),
@@ -92,10 +94,7 @@ function notesQueries(db: Db) {
 
     async create(note: NewNote): Promise<NoteReadRow> {
       await assertReference(note.referenceType, note.referenceId);
-      const [row] = await db<NoteRow>('notes')
-        .insert({ text: note.text, reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
-        .returning('id');
-      return getRead(row.id);
+      return getRead((await insertNote(db, note)).id);
     },
 
     async update(id: number, text: string, actor: { id: string; role: string }): Promise<NoteReadRow> {

@@ -382,8 +382,7 @@ export function ordersService(db: Db) {
 
     /** Orders that include the item, newest first. */
     async itemHistory(itemId: number) {
-      const item = await db('items').where({ id: itemId }).first('id');
-      if (!item) throw NotFound('Item not found');
+      if (!(await findItemsForLines(db, [itemId])).has(itemId)) throw NotFound('Item not found');
       return db('order_items as li')
         .join('orders as o', 'o.id', 'li.order_id')
         .join('suppliers as s', 's.id', 'o.supplier_id')

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../app';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { HttpError } from '../../http/errors';
+import { HttpError, InternalError } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { Sale } from './sales.schemas';
@@ -74,7 +74,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       const quote = await quotes.saveDraft(currentUser(req), body).catch((err: unknown) => {
         if (err instanceof HttpError) throw err;
         req.log.error({ err }, 'draft quote save failed');
-        throw new HttpError(500, 'Failed to create draft quote');
+        throw InternalError('Failed to create draft quote');
       });
       res.json({ message: 'Draft quote saved', quote });
     },

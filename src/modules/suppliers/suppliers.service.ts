@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
-import { countForeignKeyReferences, countNotes, describeReferences } from '../../db/references';
+import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
 import type { CreateSupplier, Supplier, SupplierDeletionCheck, UpdateSupplier } from './suppliers.schemas';
 import { notesService } from '../notes/notes.service';
@@ -114,7 +114,7 @@ export function suppliersService(db: Db) {
     /** Safe delete is stricter: nothing may reference the supplier, not even item links or notes. */
     async deletionCheck(id: string): Promise<SupplierDeletionCheck & { name: string }> {
       const supplier = await get(id);
-      const reasons = describeReferences(await countForeignKeyReferences(db, 'suppliers', id), await countNotes(db, 'vendor', id));
+      const reasons = describeReferences(await countForeignKeyReferences(db, 'suppliers', id), await notesService(db).count('vendor', id));
       return { name: supplier.name, canDelete: reasons.length === 0, reasons };
     },
 

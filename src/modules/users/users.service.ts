@@ -3,6 +3,7 @@ import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
+import { tokensService } from '../../auth/tokens.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import type { Role, User, UserRef } from './users.schemas';
 
@@ -130,7 +131,7 @@ export function usersService(db: Db) {
         const updated = await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
         if (updated === 0) throw NotFound('User not found');
         await endSessionsOf(trx, id);
-        await trx('api_tokens').where({ user_id: id }).delete();
+        await tokensService(trx).revokeAllFor(id);
       });
     },
 
