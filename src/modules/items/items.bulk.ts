@@ -17,10 +17,10 @@ const done = (message: string): BulkOutcome => ({ success: true, message });
 /** The ids, deduplicated; every one must exist or the whole request is refused (400 naming the missing ids). */
 async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<number[]> {
   const ids = [...new Set(itemIds)].sort((a, b) => a - b);
-  const query = trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).orderBy('id');
-  // the same lock strength as the stock ledger, so bulk work queues behind sales instead of deadlocking
-  if (lock) query.forNoKeyUpdate();
-  const found = new Set((await query.select<{ id: number }[]>('id')).map((r) => r.id));
+  // locked the ledger's way, so bulk work queues behind sales instead of deadlocking
+  const found = lock
+    ? new Set((await lockItemsForStock(trx as Knex.Transaction, ids)).keys())
+    : new Set((await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).select<{ id: number }[]>('id')).map((r) => r.id));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
     const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? `, ... (${missing.length} in all)` : '');
