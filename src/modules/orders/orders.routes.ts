@@ -3,13 +3,13 @@ import { z } from 'zod';
 import type { Deps } from '../../app';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { BadRequest, NotFound } from '../../http/errors';
+import { BadRequest } from '../../http/errors';
 import { IdParams, parse } from '../../http/validate';
 import { quantityNumber } from '../../lib/money';
 import { describeInvoice, invoiceUpload, presentExtracted, readInvoicePdf, type ReadInvoice } from '../invoices/invoice-pdf';
 import { INVOICE_UPLOAD_ERRORS } from '../invoices/invoices.routes';
 import { ExtractedData, InvoiceUploadBody, StoredInvoice, UploadInvoiceResult } from '../invoices/invoices.schemas';
-import { invoicesService, presentStoredInvoice } from '../invoices/invoices.service';
+import { presentStoredInvoice } from '../invoices/invoices.service';
 import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, parsedDataFromCsv } from './order-import';
 import {
   AddToInventory,
@@ -67,7 +67,6 @@ type UploadedFiles = Record<string, Express.Multer.File[]> | undefined;
 export function ordersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter(docs, '/api', 'Orders');
   const orders = ordersService(db);
-  const invoices = invoicesService(db);
 
   /** The parsedData of a multipart import: from the PDF in `invoice` or the CSV in `csv`. */
   async function multipartImport(req: Request): Promise<{ data: ParsedData; pdf?: ReadInvoice }> {
@@ -355,9 +354,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
-      const order = await orders.resolve(id);
-      const invoice = await invoices.find(order.id);
-      if (!invoice) throw NotFound(`No invoice is attached to order ${order.order_id}`);
+      const invoice = await orders.invoicePdf(id);
       res.attachment(invoice.filename).type('application/pdf').send(invoice.data);
     },
   );

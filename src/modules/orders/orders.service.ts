@@ -365,6 +365,14 @@ export function ordersService(db: Db) {
       });
     },
 
+    /** The invoice PDF attached to the order; 404 for an unknown order or one without an invoice. */
+    async invoicePdf(ref: string) {
+      const order = await resolve(ref);
+      const invoice = await invoicesService(db).find(order.id);
+      if (!invoice) throw NotFound(`No invoice is attached to order ${order.order_id}`);
+      return invoice;
+    },
+
     /**
      * Stores the order's invoice PDF (replacing an earlier one); the order takes the invoice's
      * number when it has none.
