@@ -14,6 +14,8 @@ import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
 import { createDocsRegistry, generateOpenApiDocument, type OpenAPIRegistry } from './http/openapi';
 import { APP_VERSION } from './lib/version';
+import { createMaintenance, type Maintenance } from './db/maintenance';
+import { refuseNulCharacters } from './http/validate';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { settingsRoutes } from './modules/settings/settings.routes';
@@ -37,6 +39,9 @@ import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes
 /** What every route module receives. */
 export type Deps = {
   db: Knex;
+  /** the connection string of db, for the tools run beside it (pg_dump, pg_restore) */
+  databaseUrl: string;
+  maintenance: Maintenance;
   config: Config;
   logger: Logger;
   docs: OpenAPIRegistry;
@@ -45,6 +50,9 @@ export type Deps = {
 
 export type AppOptions = {
   db: Knex;
+  databaseUrl: string;
+  /** shared with the scheduler, which skips its jobs during a restore; one of its own by default */
+  maintenance?: Maintenance;
   config: Config;
   logger: Logger;
   sessionSecret: string;
@@ -60,7 +68,8 @@ export function buildApp(opts: AppOptions): Express {
   const app = express();
   const docs = createDocsRegistry();
   const passport = new Passport();
-  const deps: Deps = { db, config, logger, docs, passport };
+  const maintenance = opts.maintenance ?? createMaintenance();
+  const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport };
   app.locals.db = db;
 
   app.disable('x-powered-by');
@@ -68,10 +77,12 @@ export function buildApp(opts: AppOptions): Express {
   app.use(helmet());
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
   app.use(healthRoutes(db, docs));
+  app.use('/api', maintenance.gate);
 
   // bulk import takes up to 10 MB of JSON; everything else 1 MB
   app.use('/api/items/bulk-import', requireJsonBody, express.json({ limit: '10mb' }));
   app.use('/api', requireJsonBody, express.json({ limit: '1mb' }));
+  app.use('/api', refuseNulCharacters);
   app.use('/api', bearerAuth(db));
   configurePassportSessions(passport as never, db);
   const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });

@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   OIDC_SCOPES: z.string().default('openid profile email'),
   LOCAL_AUTH: booleanFlag.default(true),
   LOGIN_MAX_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  WEBHOOK_SECRET: z.string().min(16).optional(),
+  PG_BIN_DIR: z.string().optional(),
 });
 
 export type Config = {
@@ -46,6 +48,10 @@ export type Config = {
   oidcProviderName: string;
   localAuthEnabled: boolean;
   loginMaxFailuresPerMinute: number;
+  /** shared secret of the inbound deployment webhooks; absent: they answer 503 */
+  webhookSecret?: string;
+  /** where pg_dump/pg_restore live; absent: found on PATH */
+  pgBinDir?: string;
 };
 
 export class ConfigError extends Error {}
@@ -90,5 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcProviderName: e.OIDC_PROVIDER_NAME,
     localAuthEnabled: e.LOCAL_AUTH,
     loginMaxFailuresPerMinute: e.LOGIN_MAX_FAILURES_PER_MINUTE,
+    webhookSecret: e.WEBHOOK_SECRET,
+    pgBinDir: e.PG_BIN_DIR ? path.resolve(e.PG_BIN_DIR) : undefined,
   };
 }

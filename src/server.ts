@@ -8,6 +8,7 @@ import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { resolveSessionSecret } from './auth/session';
 import { startScheduler } from './jobs/scheduler';
 import { buildApp } from './app';
+import { createMaintenance } from './db/maintenance';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 
@@ -22,8 +23,17 @@ async function main() {
   const sessionPool = createPgPool(database.url, (err: Error & { code?: string }) =>
     logger.warn({ message: err.message, code: err.code }, 'session store connection lost; the pool reconnects on demand'),
   );
-  const app = buildApp({ db: database.db, config, logger, sessionPool, sessionSecret: await resolveSessionSecret(config) });
-  const scheduler = startScheduler(database.db, logger);
+  const maintenance = createMaintenance();
+  const app = buildApp({
+    db: database.db,
+    databaseUrl: database.url,
+    maintenance,
+    config,
+    logger,
+    sessionPool,
+    sessionSecret: await resolveSessionSecret(config),
+  });
+  const scheduler = startScheduler(database.db, logger, maintenance);
   const server = createServer(app);
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'stores service listening'));
 

@@ -119,7 +119,7 @@ describe('database outages', () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SESSION_SECRET: 'test-session-secret-0123456789' });
     const db = createDb(url, 2, createLogger('silent'));
     const sessionPool = createPgPool(url, () => undefined, 1);
-    const app = buildApp({ db, config, logger: createLogger('silent'), sessionPool, sessionSecret: config.sessionSecret! });
+    const app = buildApp({ db, databaseUrl: url, config, logger: createLogger('silent'), sessionPool, sessionSecret: config.sessionSecret! });
     try {
       const health = await supertest(app).get('/api/health').expect(503);
       expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });

@@ -16,6 +16,9 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   '22001': { status: 400, message: 'A value in the request is too long' },
   '22007': { status: 400, message: 'Invalid date in request' },
   '22008': { status: 400, message: 'Date out of range in request' },
+  // a NUL character in text (22021) or jsonb (22P05) that reached the database another way than a JSON body
+  '22021': { status: 400, message: 'Text in the request must not contain a NUL character' },
+  '22P05': { status: 400, message: 'Text in the request must not contain a NUL character' },
 };
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
 

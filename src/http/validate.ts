@@ -1,4 +1,6 @@
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { BadRequest } from './errors';
 
 /** Parses input with a zod schema; a failure reaches the error middleware as a 400 listing every issue. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -61,3 +63,32 @@ export function decimalString(opts: { places: number; min?: number; max?: number
       return text;
     });
 }
+
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain a NUL character';
+
+function fieldsWithNul(value: unknown, path: string, found: string[]): void {
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) found.push(path || '(body)');
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => fieldsWithNul(v, path ? `${path}.${i}` : String(i), found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key.includes(NUL)) found.push(path ? `${path}.${key}` : key);
+      fieldsWithNul(v, path ? `${path}.${key}` : key, found);
+    }
+  }
+}
+
+/**
+ * PostgreSQL stores no NUL character in text or jsonb. One in a JSON body, a query parameter
+ * or the path is refused here as a 400 naming its field, before any handler sees it.
+ */
+export const refuseNulCharacters: RequestHandler = (req, _res, next) => {
+  const found: string[] = [];
+  if (/%00/i.test(req.path) || req.path.includes(NUL)) found.push('(path)');
+  fieldsWithNul(req.query, '', found);
+  fieldsWithNul(req.body, '', found);
+  if (found.length === 0) return next();
+  next(BadRequest('Validation failed', { errors: found.map((field) => ({ field, message: NUL_MESSAGE })) }));
+};

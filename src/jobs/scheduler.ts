@@ -1,6 +1,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger';
+import type { Maintenance } from '../db/maintenance';
 import { runExclusively } from './advisory-lock';
 
 type Job = { name: string; schedule: string; run: (trx: Knex.Transaction) => Promise<void> };
@@ -22,9 +23,10 @@ export const JOBS: Job[] = [
   },
 ];
 
-export function startScheduler(db: Knex, logger: Logger, jobs: Job[] = JOBS): { stop: () => void } {
+export function startScheduler(db: Knex, logger: Logger, maintenance: Maintenance, jobs: Job[] = JOBS): { stop: () => void } {
   const tasks: ScheduledTask[] = jobs.map((job) =>
     cron.schedule(job.schedule, async () => {
+      if (maintenance.activity) return;
       try {
         await runExclusively(db, job.name, job.run);
       } catch (err) {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
 import type { DestinationStream } from 'pino';
@@ -17,6 +20,8 @@ export type TestApp = {
   db: Knex;
   config: Config;
   databaseUrl: string;
+  /** this app's DATA_DIR (backups, archives): a temporary directory removed by close() */
+  dataDir: string;
   /** requests without any cookie jar */
   request: ReturnType<typeof supertest>;
   /** a cookie-keeping agent signed in as the user (created with the factory password) */
@@ -33,8 +38,10 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
   await admin.destroy();
 
   const databaseUrl = withDatabase(serverUrl, name);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-test-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
+    DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SESSION_SECRET: 'test-session-secret-0123456789',
     PUBLIC_URL: 'http://127.0.0.1',
@@ -43,13 +50,14 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
   const logger = createLogger(config.logLevel, opts.logDestination);
   const db = createDb(databaseUrl, 10, logger);
   const sessionPool = createPgPool(databaseUrl, () => undefined, 3);
-  const app = buildApp({ db, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
+  const app = buildApp({ db, databaseUrl, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
 
   return {
     app,
     db,
     config,
     databaseUrl,
+    dataDir: config.dataDir,
     request: supertest(app),
     async loginAs(user) {
       const agent = supertest.agent(app);
@@ -62,6 +70,7 @@ export async function testApp(env: Record<string, string> = {}, opts: { logDesti
       const dropper = createDb(serverUrl, 1);
       await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await dropper.destroy();
+      await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }
