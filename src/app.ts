@@ -35,6 +35,10 @@ import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { quotesRoutes } from './modules/sales/quotes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
+import { backupsRoutes } from './modules/backups/backups.routes';
+import { archivesRoutes } from './modules/archives/archives.routes';
+import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
+import { webhookRoutes } from './modules/deployments/webhooks.routes';
 
 /** What every route module receives. */
 export type Deps = {
@@ -61,7 +65,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
@@ -78,6 +82,7 @@ export function buildApp(opts: AppOptions): Express {
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
   app.use(healthRoutes(db, docs));
   app.use('/api', maintenance.gate);
+  app.use('/api', webhookRoutes(deps));
 
   // bulk import takes up to 10 MB of JSON; everything else 1 MB
   app.use('/api/items/bulk-import', requireJsonBody, express.json({ limit: '10mb' }));
