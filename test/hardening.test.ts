@@ -7,7 +7,7 @@ import { createDb, createPgPool } from '../src/db/knex';
 import { createLogger } from '../src/logger';
 import { APP_VERSION } from '../src/lib/version';
 import { testApp, type TestApp } from './helpers/app';
-import { buildUser, TEST_PASSWORD } from './helpers/factories';
+import { buildCategory, buildUser, TEST_PASSWORD } from './helpers/factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -276,5 +276,41 @@ describe('GET /api/docs', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('NUL characters', () => {
+  // PostgreSQL stores no NUL in text or jsonb: left to the database, each of these was a 500.
+  it('400 naming the field for a NUL in a JSON body, nested or not; nothing is written', async () => {
+    const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+    const category = await buildCategory(t.db);
+    const res = await manager
+      .post('/api/items')
+      .send({ name: 'Bolt\u0000', sku: 'NUL-1', categoryId: category.id, price: '1.00', currentStock: 1, minimumStock: 0 })
+      .expect(400);
+    expect(res.body).toEqual({ message: 'Validation failed', errors: [{ field: 'name', message: 'must not contain a NUL character' }] });
+    const nested = await manager.post('/api/items/bulk-import').send({ items: [{ name: 'ok', sku: 'NUL-2', categoryName: 'x\u0000' }] }).expect(400);
+    expect(nested.body.errors).toEqual([{ field: 'items.0.categoryName', message: 'must not contain a NUL character' }]);
+    expect(await t.db('items').whereIn('sku', ['NUL-1', 'NUL-2']).count({ n: '*' }).first()).toEqual({ n: 0 });
+  });
+
+  it('400 for a NUL in a query parameter or in the path', async () => {
+    const agent = await t.loginAs(await buildUser(t.db));
+    const query = await agent.get('/api/items').query({ search: 'bolt\u0000' }).expect(400);
+    expect(query.body.errors).toEqual([{ field: 'search', message: 'must not contain a NUL character' }]);
+    const path = await agent.get('/api/chargecodes/AB%00CD').expect(400);
+    expect(path.body.errors).toEqual([{ field: '(path)', message: 'must not contain a NUL character' }]);
+  });
+
+  it('400 with a message for a NUL in a multipart text field, which no JSON check sees', async () => {
+    const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+    const csv = 'name,sku,quantity,unitCost\nWidget,,2,1.50\n';
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .field('supplier', 'Acme\u0000 Ltd')
+      .attach('csv', Buffer.from(csv), { filename: 'order.csv', contentType: 'text/csv' })
+      .expect(400);
+    expect(res.body.message).toMatch(/NUL character/);
+    expect(await t.db('orders').count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 });

@@ -9,7 +9,7 @@ import { buildUser } from './helpers/factories';
 let t: TestApp;
 let token: string;
 beforeAll(async () => {
-  t = await testApp();
+  t = await testApp({ WEBHOOK_SECRET: 'robustness-webhook-secret' });
   const admin = await buildUser(t.db, { role: 'admin' });
   const agent = await t.loginAs(admin);
   // A bearer token, so that routes ending the session (logout) do not end the sweep.
@@ -17,8 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const PARAM_VALUES = ['abc', '-1', '1.5', '99999999999', '999999', '00000000-0000-4000-8000-000000000000', "x'; DROP TABLE items;--"];
-const BODIES: unknown[] = [{}, { items: 'nope', itemIds: [0], quantity: -1, chargeCode: 7, id: null }, []];
+const PARAM_VALUES = ['abc', '-1', '1.5', '99999999999', '999999', '00000000-0000-4000-8000-000000000000', "x'; DROP TABLE items;--", 'nul\u0000char'];
+const BODIES: unknown[] = [
+  {},
+  { items: 'nope', itemIds: [0], quantity: -1, chargeCode: 7, id: null },
+  [],
+  { name: 'nul\u0000', text: 'nul\u0000', code: 'nul\u0000', email: 'a\u0000@example.ac.uk', items: [{ name: '\u0000' }] },
+];
 
 type Operation = { security?: unknown[] };
 
@@ -52,4 +57,17 @@ describe('every documented route', () => {
     expect(calls).toBeGreaterThan(900);
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('answers a NUL character in a query parameter of any GET route with a 400 naming the field', async () => {
+    const { body: docs } = await t.request.get('/api/docs').expect(200);
+    const failures: string[] = [];
+    for (const [path, methods] of Object.entries(docs.paths as Record<string, Record<string, Operation>>)) {
+      // /api/health reads nothing from the request
+      if (!path.startsWith('/api/') || !methods.get || path === '/api/health') continue;
+      const url = path.replace(/\{\w+\}/g, '1');
+      const res = await t.request.get(url).query({ search: 'nul\u0000' }).set('Authorization', `Bearer ${token}`);
+      if (res.status !== 400 || res.body.errors?.[0]?.field !== 'search') failures.push(`GET ${url} -> ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    expect(failures).toEqual([]);
+  });
 });
