@@ -56,7 +56,7 @@ function postgresCpuSeconds(server: BenchServer): number {
 
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
-async function seedCatalogue(server: BenchServer) {
+export async function seedCatalogue(server: BenchServer) {
   const { db } = server;
   const [category] = await db('categories').insert({ name: 'Bench category', color: 'blue' }).returning('id');
   const admin = await db('users').where({ email: BENCH_ADMIN.email }).first('id');
@@ -224,7 +224,7 @@ async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[
   return { processed };
 }
 
-async function seedSales(server: BenchServer, adminId: string) {
+export async function seedSales(server: BenchServer, adminId: string) {
   const { db } = server;
   const t0 = Date.now();
   await db.raw(
