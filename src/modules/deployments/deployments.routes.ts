@@ -1,8 +1,52 @@
 import type { Deps } from '../../app';
 import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { IdParams, parse } from '../../http/validate';
+import { DeploymentNotificationList, DeploymentNotificationQuery } from './deployments.schemas';
+import { deploymentNotificationsService, presentDeploymentNotification } from './deployments.service';
 
 /** GET/DELETE /api/notifications/deployments (behind the session and bearer middleware). */
-export function deploymentNotificationsRoutes({ docs }: Deps) {
+export function deploymentNotificationsRoutes({ db, docs }: Deps) {
   const api = new ApiRouter(docs, '/api', 'Deployments');
+  const notifications = deploymentNotificationsService(db);
+
+  api.get(
+    '/notifications/deployments',
+    {
+      summary: 'Recent deployment notifications',
+      description:
+        'What the webhooks stored (POST /api/webhook/watchtower and /api/webhook/github), newest first. limit defaults to 50, max 100; ' +
+        'total counts every stored notification. Fields a source does not give are null. The raw payloads are kept in the database ' +
+        'but not listed (a GitHub push payload alone can be tens of KB).',
+      access: 'manager',
+      query: DeploymentNotificationQuery,
+      responses: {
+        200: { description: 'Notifications', schema: DeploymentNotificationList },
+        400: { description: 'Invalid limit', schema: ValidationErrorBody },
+      },
+    },
+    async (req, res) => {
+      const { limit } = parse(DeploymentNotificationQuery, req.query);
+      const { notifications: rows, total } = await notifications.list(limit);
+      res.json({ notifications: rows.map(presentDeploymentNotification), total });
+    },
+  );
+
+  api.delete(
+    '/notifications/deployments/:id',
+    {
+      summary: 'Delete a deployment notification',
+      description: 'A GitHub delivery redelivered after its notification was deleted is stored again.',
+      access: 'admin',
+      params: IdParams,
+      responses: { 204: 'Deleted', 404: { description: 'Deployment notification not found', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      await notifications.delete(id);
+      res.status(204).end();
+    },
+  );
+
   return api.router;
 }
