@@ -1,7 +1,123 @@
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
 import type { Deps } from '../../app';
+import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { IdParams, parse } from '../../http/validate';
+import { Archive, ArchivePreview, CreateArchive, KEEP_REASONS, PreviewQuery, PurgeResult } from './archives.schemas';
+import { archivesService, GZIP_RATIO, presentArchive, presentPurge } from './archives.service';
 
-export function archivesRoutes({ docs }: Deps) {
+const reasonsText = Object.entries(KEEP_REASONS)
+  .map(([type, reasons]) => `${type}: ${Object.entries(reasons).map(([key, why]) => `${key} (${why})`).join('; ')}`)
+  .join('. ');
+
+export function archivesRoutes({ db, config, docs }: Deps) {
   const api = new ApiRouter(docs, '/api', 'Archives');
+  const archives = archivesService(db, config.dataDir);
+  const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+  const notFound = { description: 'Archive not found', schema: MessageBody };
+
+  api.get(
+    '/archives',
+    {
+      summary: 'All archives, newest first',
+      access: 'admin',
+      responses: { 200: { description: 'Archives', schema: z.object({ archives: z.array(Archive) }) } },
+    },
+    async (_req, res) => {
+      res.json({ archives: (await archives.list()).map((row) => presentArchive(row, config.dataDir)) });
+    },
+  );
+
+  api.get(
+    '/archives/preview',
+    {
+      summary: 'What an archive with this age threshold would hold',
+      description:
+        'Counts the sales, orders and stock movements created more than ageThresholdDays days ago. estimatedSize is the ' +
+        'size of their JSON lines, measured in the database with the same SQL that writes the file, times ' +
+        `${GZIP_RATIO} (the gzip ratio measured on this service's data, rounded up), in binary units (1 KB = 1024 bytes).`,
+      access: 'admin',
+      query: PreviewQuery,
+      responses: { 200: { description: 'Preview', schema: ArchivePreview }, 400: invalid },
+    },
+    async (req, res) => {
+      const { ageThresholdDays } = parse(PreviewQuery, req.query);
+      res.json(await archives.preview(ageThresholdDays));
+    },
+  );
+
+  api.post(
+    '/archives/create',
+    {
+      summary: 'Write an archive file of old records (deletes nothing)',
+      description:
+        'Writes DATA_DIR/archives/archive-<id>-<YYYYMMDD-HHMMSS>.jsonl.gz: gzip of JSON lines, one record a line, streamed ' +
+        'from one database snapshot. The first line is the manifest {type: "manifest", formatVersion, recordTypes, counts, ' +
+        'ageThresholdDays, cutoff, createdAt, serviceVersion}; then {type: "sale"|"order"|"stock_movement", record} lines, ' +
+        'in that order and by id, each record being the row as stored (snake_case columns). A sale carries its lines ' +
+        '(items) and its notes (attached_notes); an order its lines, its notes and its invoice metadata (invoice: filename, ' +
+        'size_bytes, sha256, uploaded_by, uploaded_at; the PDF bytes are not archived). The ids written are recorded with ' +
+        'the archive: a purge deletes those and no others. An archive of zero records is allowed (the manifest alone).',
+      access: 'admin',
+      body: CreateArchive,
+      responses: { 201: { description: 'Archive written', schema: Archive }, 400: invalid },
+    },
+    async (req, res) => {
+      const body = parse(CreateArchive, req.body);
+      const row = await archives.create(body, currentUser(req).id);
+      res.status(201).json(presentArchive(row, config.dataDir));
+    },
+  );
+
+  api.get(
+    '/archives/:id/download',
+    {
+      summary: "Download an archive's file",
+      description: 'Streamed as application/gzip, as an attachment named after the archive. Purged archives stay downloadable.',
+      access: 'admin',
+      params: IdParams,
+      responses: {
+        200: { description: 'The file', schema: z.string().openapi({ type: 'string', format: 'binary' }), contentType: 'application/gzip' },
+        404: { description: 'Archive not found, or its file is gone', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const file = await archives.openFile(id);
+      res.status(200).attachment(file.name).type('application/gzip').setHeader('Content-Length', file.size);
+      try {
+        await pipeline(file.handle.createReadStream(), res);
+      } catch (err) {
+        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
+      }
+    },
+  );
+
+  api.delete(
+    '/archives/:id/purge-data',
+    {
+      summary: 'Delete the records an archive holds, except those the service still needs',
+      description:
+        'In one transaction, deletes the sales, orders and stock movements whose ids the archive recorded (never re-evaluating ' +
+        'their age), with their lines and the notes attached to them, and marks the archive purged. kept counts, per type, ' +
+        `the records held back and why: ${reasonsText}. alreadyDeleted counts records no longer in the database. ` +
+        '400 when the archive is already purged, or when its file is missing or no longer matches its sha256 ' +
+        '(nothing is deleted while the file is not a complete copy).',
+      access: 'admin',
+      params: IdParams,
+      responses: {
+        200: { description: 'Purged', schema: PurgeResult },
+        400: { description: 'Already purged, or the file is missing or altered', schema: MessageBody },
+        404: notFound,
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      res.json(presentPurge(await archives.purge(id, currentUser(req).id), config.dataDir));
+    },
+  );
+
   return api.router;
 }
