@@ -28,7 +28,7 @@ const text = (value: unknown): string | null => {
 const containerName = (name: string) => name.replace(/^\//, '');
 
 /** "ghcr.io/acme/stores:1.4@sha256:..." is image ghcr.io/acme/stores, tag 1.4; a registry port is not a tag. */
-export function splitImageRef(ref: string): { image: string; tag: string | null } {
+function splitImageRef(ref: string): { image: string; tag: string | null } {
   const withoutDigest = ref.split('@')[0];
   const colon = withoutDigest.lastIndexOf(':');
   if (colon > withoutDigest.lastIndexOf('/')) return { image: withoutDigest.slice(0, colon), tag: withoutDigest.slice(colon + 1) };
