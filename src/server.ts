@@ -6,7 +6,9 @@ import { createPgPool } from './db/knex';
 import { migrateLatest } from './db/migrate';
 import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { resolveSessionSecret } from './auth/session';
-import { startScheduler } from './jobs/scheduler';
+import { JOBS, startScheduler } from './jobs/scheduler';
+import { scheduledBackupJob } from './jobs/scheduled-backup';
+import { findPgTools } from './modules/backups/pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
 
@@ -19,6 +21,8 @@ async function main() {
   const applied = await migrateLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   await bootstrapAdmin(database.db, config, logger);
+  const pgTools = await findPgTools(database.db, database.url, config.pgBinDir);
+  if ('problem' in pgTools) logger.warn(`backups and restores will answer 503 until this is fixed: ${pgTools.problem}`);
 
   const sessionPool = createPgPool(database.url, (err: Error & { code?: string }) =>
     logger.warn({ message: err.message, code: err.code }, 'session store connection lost; the pool reconnects on demand'),
@@ -33,7 +37,8 @@ async function main() {
     sessionPool,
     sessionSecret: await resolveSessionSecret(config),
   });
-  const scheduler = startScheduler(database.db, logger, maintenance);
+  const backupDeps = { db: database.db, databaseUrl: database.url, config, logger, maintenance };
+  const scheduler = startScheduler(database.db, logger, maintenance, [...JOBS, scheduledBackupJob(backupDeps)]);
   const server = createServer(app);
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'stores service listening'));
 

@@ -4,31 +4,39 @@ import type { Logger } from '../logger';
 import type { Maintenance } from '../db/maintenance';
 import { runExclusively } from './advisory-lock';
 
-type Job = { name: string; schedule: string; run: (trx: Knex.Transaction) => Promise<void> };
+/**
+ * A scheduled job. run gets the pool and takes its own transactions and advisory locks, so a
+ * job that spends minutes outside the database (a backup) holds no transaction meanwhile.
+ */
+export type Job = { name: string; schedule: string; run: (db: Knex) => Promise<void> };
 
+/** A job whose whole work is one transaction under its advisory lock: one instance does it. */
+function oneTransactionJob(name: string, schedule: string, work: (trx: Knex.Transaction) => Promise<void>): Job {
+  return {
+    name,
+    schedule,
+    run: async (db) => {
+      await runExclusively(db, name, work);
+    },
+  };
+}
+
+/** The housekeeping jobs; server.ts adds the scheduled backup, which needs more than the pool. */
 export const JOBS: Job[] = [
-  {
-    name: 'prune-expired-sessions',
-    schedule: '*/10 * * * *',
-    run: async (trx) => {
-      await trx('sessions').where('expire', '<', trx.fn.now()).delete();
-    },
-  },
-  {
-    name: 'prune-expired-rate-limits',
-    schedule: '*/15 * * * *',
-    run: async (trx) => {
-      await trx('rate_limits').where('expire', '<', Date.now()).delete();
-    },
-  },
+  oneTransactionJob('prune-expired-sessions', '*/10 * * * *', async (trx) => {
+    await trx('sessions').where('expire', '<', trx.fn.now()).delete();
+  }),
+  oneTransactionJob('prune-expired-rate-limits', '*/15 * * * *', async (trx) => {
+    await trx('rate_limits').where('expire', '<', Date.now()).delete();
+  }),
 ];
 
-export function startScheduler(db: Knex, logger: Logger, maintenance: Maintenance, jobs: Job[] = JOBS): { stop: () => void } {
+export function startScheduler(db: Knex, logger: Logger, maintenance: Maintenance, jobs: Job[]): { stop: () => void } {
   const tasks: ScheduledTask[] = jobs.map((job) =>
     cron.schedule(job.schedule, async () => {
       if (maintenance.activity) return;
       try {
-        await runExclusively(db, job.name, job.run);
+        await job.run(db);
       } catch (err) {
         logger.error({ err, job: job.name }, 'scheduled job failed');
       }

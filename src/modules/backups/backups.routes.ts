@@ -1,7 +1,184 @@
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../../app';
 import { ApiRouter } from '../../http/api-router';
+import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import type { BackupFile } from './backup-files';
+import { backupScheduleService } from './backup-schedule.service';
+import {
+  Backup,
+  BackupFilenameParams,
+  BackupList,
+  BackupSchedule,
+  BackupScheduleStatus,
+  BackupStats,
+  CreatedBackup,
+  RestoredBackup,
+} from './backups.schemas';
+import { backupsService } from './backups.service';
 
-export function backupsRoutes({ docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Backups');
+const presentBackup = (b: BackupFile): Backup => ({ filename: b.filename, size: b.size, createdAt: b.createdAt.toISOString(), type: b.type });
+
+const destroySession = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+
+export function backupsRoutes(deps: Deps) {
+  const api = new ApiRouter(deps.docs, '/api', 'Backups');
+  const backups = backupsService(deps);
+  const schedules = backupScheduleService(deps.db);
+  const notFound = { description: 'Not a backup in DATA_DIR/backups', schema: MessageBody };
+  const toolsMissing = { description: 'pg_dump/pg_restore/psql missing or older than the server; the message names what to install', schema: MessageBody };
+
+  api.get(
+    '/backups',
+    {
+      summary: 'All backups',
+      description: 'Newest first. createdAt is the UTC time in the file name.',
+      access: 'admin',
+      responses: { 200: { description: 'Backups', schema: BackupList } },
+    },
+    async (_req, res) => {
+      res.json({ backups: (await backups.list()).map(presentBackup) });
+    },
+  );
+
+  api.post(
+    '/backups',
+    {
+      summary: 'Back up the database now',
+      description:
+        'pg_dump (custom format) of the whole database, without the rows of sessions and rate_limits, written to ' +
+        'DATA_DIR/backups/stores-<YYYYMMDD-HHMMSS>-manual.dump (UTC; -2, -3... when a name is taken). A failed dump leaves no file.',
+      access: 'admin',
+      responses: {
+        201: { description: 'Written', schema: CreatedBackup },
+        500: { description: 'pg_dump failed; its error is in the message', schema: ErrorBody },
+        503: toolsMissing,
+      },
+    },
+    async (_req, res) => {
+      const { filename, size } = await backups.create('manual');
+      res.status(201).json({ message: 'Backup created', filename, size });
+    },
+  );
+
+  api.get(
+    '/backups/stats',
+    {
+      summary: 'Backup statistics',
+      description: 'Count and total size in bytes of the backups; oldestBackup and newestBackup are null when there are none.',
+      access: 'admin',
+      responses: { 200: { description: 'Statistics', schema: BackupStats } },
+    },
+    async (_req, res) => {
+      const stats = await backups.stats();
+      res.json({ ...stats, oldestBackup: stats.oldestBackup?.toISOString() ?? null, newestBackup: stats.newestBackup?.toISOString() ?? null });
+    },
+  );
+
+  api.get(
+    '/backups/schedule/status',
+    {
+      summary: 'The backup schedule',
+      description:
+        "Times are in the server's local time zone. hourly: at the time's minute every hour; daily: at the time; weekly: on " +
+        'Sundays at the time. nextRunAt is when the next scheduled backup is due (null while disabled); lastRun is the last ' +
+        'scheduled backup that finished. Before a schedule is first saved: disabled, daily, 02:00, retention 30.',
+      access: 'admin',
+      responses: { 200: { description: 'Schedule', schema: BackupScheduleStatus } },
+    },
+    async (_req, res) => {
+      res.json(await schedules.status(new Date()));
+    },
+  );
+
+  api.post(
+    '/backups/schedule',
+    {
+      summary: 'Set the backup schedule',
+      description:
+        'All four fields are required. Every instance applies the change at its next minute, without a restart; a slot already ' +
+        'past when the schedule is saved is not run. After each successful scheduled backup, scheduled backups beyond the newest ' +
+        '`retention` are deleted; manual backups never are. Answers the schedule as GET /api/backups/schedule/status does.',
+      access: 'admin',
+      body: BackupSchedule,
+      responses: { 200: { description: 'Saved', schema: BackupScheduleStatus }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+    },
+    async (req, res) => {
+      await schedules.set(parse(BackupSchedule, req.body));
+      res.json(await schedules.status(new Date()));
+    },
+  );
+
+  api.get(
+    '/backups/:filename/download',
+    {
+      summary: 'Download a backup',
+      description: 'The dump file as application/octet-stream, as an attachment. Restore it with pg_restore or POST .../restore.',
+      access: 'admin',
+      params: BackupFilenameParams,
+      responses: {
+        200: { description: 'The file', schema: z.string().openapi({ type: 'string', format: 'binary' }), contentType: 'application/octet-stream' },
+        404: notFound,
+      },
+    },
+    async (req, res) => {
+      const { filename } = parse(BackupFilenameParams, req.params);
+      const { handle, size } = await backups.open(filename);
+      res.attachment(filename).type('application/octet-stream').set('Content-Length', String(size));
+      try {
+        await pipeline(handle.createReadStream(), res);
+      } catch (err) {
+        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
+      }
+    },
+  );
+
+  api.post(
+    '/backups/:filename/restore',
+    {
+      summary: 'Restore the database from a backup',
+      description:
+        'Destructive. The file is first read in full by pg_restore: a file that is not a complete backup of this service is a 400 ' +
+        'and nothing changes. Then the whole database is replaced in one transaction (tables added since the backup are dropped ' +
+        'too) while every other API request answers 503; on any error it is rolled back (500, database unchanged). Afterwards ' +
+        'the migrations newer than the backup are applied. The backup holds no sessions: everyone, the caller included, signs ' +
+        'in again.',
+      access: 'admin',
+      params: BackupFilenameParams,
+      responses: {
+        200: { description: 'Restored', schema: RestoredBackup },
+        400: { description: 'Corrupt, truncated or not a backup of this service', schema: MessageBody },
+        404: notFound,
+        409: { description: 'A restore is already running', schema: MessageBody },
+        500: { description: 'Restore failed; the database is unchanged', schema: ErrorBody },
+        503: toolsMissing,
+      },
+    },
+    async (req, res) => {
+      const { filename } = parse(BackupFilenameParams, req.params);
+      const { migrationsApplied } = await backups.restore(filename);
+      // The restored sessions table is empty; saving the caller's session would put it back.
+      if (req.authMethod === 'session') await destroySession(req);
+      res.json({ message: 'Database restored; everyone must sign in again', filename, migrationsApplied });
+    },
+  );
+
+  api.delete(
+    '/backups/:filename',
+    {
+      summary: 'Delete a backup',
+      access: 'admin',
+      params: BackupFilenameParams,
+      responses: { 204: 'Deleted', 404: notFound },
+    },
+    async (req, res) => {
+      const { filename } = parse(BackupFilenameParams, req.params);
+      await backups.delete(filename);
+      res.status(204).end();
+    },
+  );
+
   return api.router;
 }

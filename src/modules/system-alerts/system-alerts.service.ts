@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { backupScheduleService } from '../backups/backup-schedule.service';
 import { LOW_STOCK_CONDITION } from '../dashboard/dashboard.service';
 
 export type SystemAlert = { type: string; level: 'warning' | 'critical'; message: string };
@@ -6,14 +7,15 @@ export type SystemAlert = { type: string; level: 'warning' | 'critical'; message
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * Stock alerts and the ledger reconciliation. An item is out of line with its ledger when its
- * currentStock differs from its last movement's newStock, or when it has stock but no movement
- * at all (every path that gives an item stock, creation and import included, writes a movement).
+ * Stock alerts, the ledger reconciliation and the scheduled backups' health. An item is out of
+ * line with its ledger when its currentStock differs from its last movement's newStock, or when
+ * it has stock but no movement at all (every path that gives an item stock, creation and import
+ * included, writes a movement).
  */
 export function systemAlertsService(db: Db) {
   return {
     async alerts(): Promise<SystemAlert[]> {
-      const [stock, ledger] = await Promise.all([
+      const [stock, ledger, backups] = await Promise.all([
         db.raw<{ rows: { low: number; out: number }[] }>(
           `SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
              FROM items i WHERE ${LOW_STOCK_CONDITION}`,
@@ -24,6 +26,7 @@ export function systemAlertsService(db: Db) {
                LEFT JOIN LATERAL (SELECT m.new_stock FROM stock_movements m WHERE m.item_id = i.id ORDER BY m.id DESC LIMIT 1) last ON true
               WHERE i.current_stock <> coalesce(last.new_stock, 0)) mismatched`,
         ),
+        backupScheduleService(db).alerts(new Date()),
       ]);
       const alerts: SystemAlert[] = [];
       const { low, out } = stock.rows[0];
@@ -41,6 +44,7 @@ export function systemAlertsService(db: Db) {
           message: `${plural(count, 'item has a stock level', 'items have stock levels')} that do not match the stock movement ledger (${(skus ?? []).join(', ')}${count > 5 ? ', ...' : ''})`,
         });
       }
+      alerts.push(...backups);
       return alerts;
     },
   };

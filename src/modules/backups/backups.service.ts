@@ -1,0 +1,165 @@
+import type { FileHandle } from 'node:fs/promises';
+import type { Deps } from '../../app';
+import { migrateLatest } from '../../db/migrate';
+import { BadRequest, InternalError } from '../../http/errors';
+import { backupFolder, type BackupFile, type BackupType } from './backup-files';
+import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './pg-tools';
+
+export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
+
+export type BackupStats = { totalBackups: number; totalSize: number; oldestBackup: Date | null; newestBackup: Date | null };
+
+/** What makes a dump this service's: knex's migrations table, in the public schema. */
+const MIGRATIONS_TABLE_ENTRY = /^\d+; \d+ \d+ TABLE public knex_migrations /m;
+
+/**
+ * The restore script's head. The dump recreates everything in public; dropping the schema first
+ * also removes what newer migrations added after the backup. The transaction is opened here and
+ * committed only by an explicit COMMIT written once pg_restore has succeeded: psql's
+ * --single-transaction would commit whatever it had read when its input ended early (a failed
+ * pg_restore, this process killed), whereas an open transaction at end of input is rolled back.
+ */
+const RESTORE_PRELUDE = 'SET client_min_messages = warning;\nBEGIN;\nDROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n';
+
+/**
+ * Backups are pg_dump custom-format files under DATA_DIR/backups, made and read by the
+ * PostgreSQL client tools as child processes; the dump's bytes never pass through this process.
+ */
+export function backupsService(deps: BackupDeps) {
+  const { db, databaseUrl, config, logger, maintenance } = deps;
+  const folder = backupFolder(config.dataDir);
+  const log = logger.child({ module: 'backups' });
+  const tools = () => requirePgTools(db, databaseUrl, config.pgBinDir);
+
+  /** pg_restore over a backup (given on stdin, so only the file opened is read); its output, or a 400. */
+  async function readWithPgRestore(pgTools: PgTools, filename: string, args: string[], problem: string): Promise<string> {
+    const { handle } = await folder.open(filename);
+    try {
+      let output = '';
+      const tool = startTool(pgTools.pg_restore, args, { stdin: handle.fd, stdout: 'pipe' });
+      tool.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const { code, stderr } = await tool.finished;
+      if (code !== 0) throw BadRequest(`${filename} ${problem}: ${oneLine(stderr)}`);
+      return output;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Refuses anything but a complete dump of this service: --list reads the table of contents;
+   * only a full read of the data finds a file cut short.
+   */
+  async function verify(pgTools: PgTools, filename: string): Promise<void> {
+    const listing = await readWithPgRestore(pgTools, filename, ['--list'], 'is not a backup of this service (pg_restore cannot read it)');
+    if (!MIGRATIONS_TABLE_ENTRY.test(listing)) throw BadRequest(`${filename} is not a backup of this service (it holds no knex_migrations table)`);
+    await readWithPgRestore(pgTools, filename, ['--file=/dev/null'], 'is corrupt or truncated');
+  }
+
+  /** pg_restore's SQL piped into psql as one transaction; the database is unchanged unless it all succeeds. */
+  async function replaceDatabase(pgTools: PgTools, handle: FileHandle): Promise<void> {
+    const connection = connectionOptions(databaseUrl);
+    const psql = startTool(pgTools.psql, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', ...connection.args], {
+      stdin: 'pipe',
+      stdout: 'ignore',
+      env: { ...connection.env, PGAPPNAME: 'stores-restore' },
+    });
+    const pgRestore = startTool(pgTools.pg_restore, ['--no-owner', '--no-privileges', '--file=-'], { stdin: handle.fd, stdout: 'pipe' });
+    const script = psql.child.stdin!;
+    // psql stopping on an error closes its input: pg_restore's remaining output has nowhere to
+    // go, and pg_restore must not wait forever to write it.
+    script.on('error', () => undefined);
+    void psql.finished.then(() => pgRestore.child.kill());
+    script.write(RESTORE_PRELUDE);
+    pgRestore.child.stdout!.pipe(script, { end: false });
+    const restored = await pgRestore.finished;
+    script.end(restored.code === 0 ? 'COMMIT;\n' : undefined);
+    const applied = await psql.finished;
+    if (applied.code !== 0) throw new Error(oneLine(applied.stderr));
+    if (restored.code !== 0) throw new Error(oneLine(restored.stderr));
+  }
+
+  return {
+    list: (): Promise<BackupFile[]> => folder.list(),
+
+    async stats(): Promise<BackupStats> {
+      const backups = await folder.list();
+      return {
+        totalBackups: backups.length,
+        totalSize: backups.reduce((sum, b) => sum + b.size, 0),
+        oldestBackup: backups.at(-1)?.createdAt ?? null,
+        newestBackup: backups[0]?.createdAt ?? null,
+      };
+    },
+
+    /** Dumps the database; sessions and rate-limit counters are left out so a restore brings none back. */
+    async create(type: BackupType): Promise<{ filename: string; size: number }> {
+      const connection = connectionOptions(databaseUrl);
+      const args = [
+        '--format=custom',
+        '--no-owner',
+        '--no-privileges',
+        '--exclude-table-data=sessions',
+        '--exclude-table-data=rate_limits',
+        ...connection.args,
+      ];
+      const started = Date.now();
+      try {
+        const pgTools = await tools();
+        const backup = await folder.create(type, async (fd) => {
+          const { code, stderr } = await startTool(pgTools.pg_dump, args, { stdin: 'ignore', stdout: fd, env: connection.env }).finished;
+          if (code !== 0) throw InternalError(`Backup failed: ${oneLine(stderr)}`);
+        });
+        log.info({ ...backup, type, ms: Date.now() - started }, 'backup written');
+        return backup;
+      } catch (err) {
+        log.error({ err, type }, 'backup failed');
+        throw err;
+      }
+    },
+
+    /** The backup opened for download (404 unless it is one). */
+    open: (filename: string) => folder.open(filename),
+
+    delete: (filename: string) => folder.delete(filename),
+
+    /** Deletes the scheduled backups beyond the newest `keep`; manual ones are never deleted here. */
+    async pruneScheduled(keep: number): Promise<string[]> {
+      const expired = (await folder.list()).filter((b) => b.type === 'scheduled').slice(keep);
+      for (const backup of expired) await folder.delete(backup.filename);
+      if (expired.length > 0) log.info({ deleted: expired.map((b) => b.filename), keep }, 'old scheduled backups deleted');
+      return expired.map((b) => b.filename);
+    },
+
+    /**
+     * Replaces the whole database with a backup's contents, behind the maintenance gate (other
+     * requests answer 503 meanwhile), then reconnects the pool and applies the migrations the
+     * backup predates. The backup holds no sessions: everyone signs in again.
+     */
+    async restore(filename: string): Promise<{ migrationsApplied: string[] }> {
+      const pgTools = await tools();
+      await verify(pgTools, filename);
+      return maintenance.exclusive('A database restore', async () => {
+        const { handle } = await folder.open(filename);
+        const started = Date.now();
+        try {
+          await replaceDatabase(pgTools, handle);
+        } catch (err) {
+          log.error({ err, filename }, 'restore failed; the database is unchanged');
+          throw InternalError(`Restore failed: ${(err as Error).message}`);
+        } finally {
+          await handle.close();
+        }
+        // Pooled connections may hold plans and prepared statements of the dropped tables.
+        await db.destroy();
+        db.initialize();
+        const migrationsApplied = await migrateLatest(db).catch((err: Error) => {
+          log.error({ err, filename }, 'the backup was restored but its pending migrations failed');
+          throw InternalError(`Restore failed: the backup was restored but its pending migrations failed: ${err.message}`);
+        });
+        log.warn({ filename, migrationsApplied, ms: Date.now() - started }, 'database restored from a backup');
+        return { migrationsApplied };
+      });
+    },
+  };
+}

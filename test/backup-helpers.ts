@@ -1,0 +1,49 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, onTestFinished } from 'vitest';
+import type supertest from 'supertest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildUser } from './helpers/factories';
+
+const TOOLS = ['pg_dump', 'pg_restore', 'psql'] as const;
+const tempDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(tempDirs.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })));
+});
+
+/**
+ * A PG_BIN_DIR whose tools are the real ones (/usr/bin) except those given as shell scripts,
+ * e.g. a pg_dump that fails or reports an old version.
+ */
+export async function fakePgBinDir(scripts: Partial<Record<(typeof TOOLS)[number], string>>): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-pg-bin-'));
+  tempDirs.push(dir);
+  for (const tool of TOOLS) {
+    const file = path.join(dir, tool);
+    const script = scripts[tool];
+    if (script) await fs.writeFile(file, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    else await fs.symlink(`/usr/bin/${tool}`, file);
+  }
+  return dir;
+}
+
+/**
+ * Inside a test: an app of its own (database and DATA_DIR, so what it restores or lists is
+ * nobody else's) with a signed-in admin, closed when the test finishes.
+ */
+export async function appWithAdmin(env: Record<string, string> = {}): Promise<{ app: TestApp; admin: supertest.Agent; adminEmail: string }> {
+  const app = await testApp(env);
+  onTestFinished(() => app.close());
+  const user = await buildUser(app.db, { role: 'admin' });
+  return { app, admin: await app.loginAs(user), adminEmail: user.email };
+}
+
+/** Puts a file named like a backup (any bytes) into an app's backups folder. */
+export async function placeBackupFile(app: TestApp, filename: string, content: string | Buffer = 'not a dump'): Promise<string> {
+  const dir = path.join(app.dataDir, 'backups');
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, filename);
+  await fs.writeFile(file, content);
+  return file;
+}
