@@ -219,6 +219,24 @@ describe('POST /api/archives/create', () => {
     expect(list.body).toEqual({ archives: [archive] });
   });
 
+  it('500 when writing fails midway: no file, no archive row, no recorded ids are left behind', async () => {
+    const s = await freshScenario();
+    const item = await buildStockedItem(s.t.db, 5);
+    await sell(s, [{ itemId: item.id, quantity: 1 }]);
+    await ageEverythingSoFar(s.t);
+    // the sales page goes into the file, then recording the first movement fails
+    await s.t.db.raw(`CREATE FUNCTION refuse_movements() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$`);
+    await s.t.db.raw(
+      `CREATE TRIGGER refuse_movements BEFORE INSERT ON archive_records FOR EACH ROW WHEN (NEW.record_type = 'stock_movements') EXECUTE FUNCTION refuse_movements()`,
+    );
+
+    const res = await s.admin.post('/api/archives/create').send({ ageThresholdDays: 30, includeRecordTypes: ALL_TYPES }).expect(500);
+    expect(res.body.message).toBe('Internal server error');
+    expect(await fs.readdir(path.join(s.t.dataDir, 'archives'))).toEqual([]);
+    expect(await count(s.t, 'archives')).toBe(0);
+    expect(await count(s.t, 'archive_records')).toBe(0);
+  });
+
   it('201 with only the record types asked for; an archive of nothing is the manifest alone', async () => {
     const archive = await createArchive(as.admin, 36_500, ['orders']);
     expect(archive).toMatchObject({ recordTypes: ['orders'], recordsArchived: { sales: 0, orders: 0, stock_movements: 0 }, status: 'completed' });

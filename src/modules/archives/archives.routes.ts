@@ -35,8 +35,9 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     {
       summary: 'What an archive with this age threshold would hold',
       description:
-        'Counts the sales, orders and stock movements created more than ageThresholdDays days ago. estimatedSize is the ' +
-        'size of their JSON lines, measured in the database with the same SQL that writes the file, times ' +
+        'Counts the sales, orders and stock movements created more than ageThresholdDays days ago (days of 24 hours). ' +
+        'estimatedSize is the size of their JSON lines, measured in the database with the same SQL that writes the file ' +
+        '(on a random sample of about 2,000 records per type when there are more, scaled to the count), times ' +
         `${GZIP_RATIO} (the gzip ratio measured on this service's data, rounded up), in binary units (1 KB = 1024 bytes).`,
       access: 'admin',
       query: PreviewQuery,
