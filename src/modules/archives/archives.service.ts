@@ -55,7 +55,7 @@ const PAGE_SIZE = 1000;
 
 const ARCHIVE_NAME = /^archive-\d+-\d{8}-\d{6}\.jsonl\.gz$/;
 
-export const archivesDirectory = (dataDir: string) => path.join(dataDir, 'archives');
+const archivesDirectory = (dataDir: string) => path.join(dataDir, 'archives');
 
 /** archive-<id>-<YYYYMMDD-HHMMSS UTC>.jsonl.gz: built from the archive's own id and time, never from a request. */
 const archiveName = (id: number, createdAt: Date) =>
@@ -63,7 +63,7 @@ const archiveName = (id: number, createdAt: Date) =>
 
 const countsOf = (row: ArchiveRow): Counts => ({ sales: row.sales_count, orders: row.orders_count, stock_movements: row.stock_movements_count });
 
-export function humanSize(bytes: number): string {
+function humanSize(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;
