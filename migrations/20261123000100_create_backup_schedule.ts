@@ -12,7 +12,8 @@ export async function up(knex: Knex): Promise<void> {
       "time" text NOT NULL CHECK ("time" ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
       retention integer NOT NULL CHECK (retention BETWEEN 1 AND 1000),
       changed_at timestamptz NOT NULL DEFAULT now(),
-      enabled_at timestamptz
+      enabled_at timestamptz,
+      CHECK (enabled = (enabled_at IS NOT NULL))
     )`);
 }
 

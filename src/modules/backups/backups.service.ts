@@ -7,8 +7,6 @@ import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } f
 
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
 
-export type BackupStats = { totalBackups: number; totalSize: number; oldestBackup: Date | null; newestBackup: Date | null };
-
 /** What makes a dump this service's: knex's migrations table, in the public schema. */
 const MIGRATIONS_TABLE_ENTRY = /^\d+; \d+ \d+ TABLE public knex_migrations /m;
 
@@ -23,7 +21,8 @@ const RESTORE_PRELUDE = 'SET client_min_messages = warning;\nBEGIN;\nDROP SCHEMA
 
 /**
  * Backups are pg_dump custom-format files under DATA_DIR/backups, made and read by the
- * PostgreSQL client tools as child processes; the dump's bytes never pass through this process.
+ * PostgreSQL client tools as child processes: pg_dump writes the file itself, and a restore
+ * streams pg_restore's output into psql, so no dump is ever held in this process's memory.
  */
 export function backupsService(deps: BackupDeps) {
   const { db, databaseUrl, config, logger, maintenance } = deps;
@@ -82,7 +81,7 @@ export function backupsService(deps: BackupDeps) {
   return {
     list: (): Promise<BackupFile[]> => folder.list(),
 
-    async stats(): Promise<BackupStats> {
+    async stats() {
       const backups = await folder.list();
       return {
         totalBackups: backups.length,
