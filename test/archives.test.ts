@@ -10,6 +10,7 @@ import { buildChargeCode } from './helpers/sales-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { changeStock } from '../src/modules/stock-movements/stock-ledger';
 import { notesService } from '../src/modules/notes/notes.service';
+import { binaryBody } from './helpers/binary-body';
 
 // Validation and access tests share one app; a test that counts what an archive holds gets a
 // database of its own, so no other test's old records end up in its archive.
@@ -54,11 +55,7 @@ async function download(agent: supertest.Agent, id: number) {
   const res = await agent
     .get(`/api/archives/${id}/download`)
     .buffer(true)
-    .parse((response, done) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c: Buffer) => chunks.push(c));
-      response.on('end', () => done(null, Buffer.concat(chunks)));
-    })
+    .parse(binaryBody as never)
     .expect(200);
   return { res, body: res.body as Buffer };
 }

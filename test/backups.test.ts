@@ -15,6 +15,7 @@ import { buildCategory, buildUser, TEST_PASSWORD } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
 import { untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import { appWithAdmin, fakePgBinDir, placeBackupFile } from './backup-helpers';
+import { binaryBody } from './helpers/binary-body';
 
 const run = promisify(execFile);
 
@@ -154,11 +155,7 @@ describe('GET /api/backups/{filename}/download', () => {
     const res = await as.admin
       .get(`/api/backups/${filename}/download`)
       .buffer(true)
-      .parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (c: Buffer) => chunks.push(c));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      })
+      .parse(binaryBody as never)
       .expect(200);
     expect(res.headers['content-type']).toBe('application/octet-stream');
     expect(res.headers['content-disposition']).toBe(`attachment; filename=${filename}`);

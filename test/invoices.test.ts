@@ -6,6 +6,7 @@ import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoice-p
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';
+import { binaryBody } from './helpers/binary-body';
 
 async function pdfText(pdf: Buffer): Promise<string> {
   const parser = new PDFParse({ data: new Uint8Array(pdf) });
@@ -144,11 +145,7 @@ describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pd
     const download = await user
       .get(`/api/orders/${order.id}/invoice-pdf`)
       .buffer(true)
-      .parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      })
+      .parse(binaryBody as never)
       .expect(200);
     expect(download.headers['content-type']).toBe('application/pdf');
     expect(download.headers['content-disposition']).toMatch(/^attachment; filename="acme invoice.pdf"/);

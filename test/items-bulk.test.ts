@@ -5,6 +5,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
 import { buildChargeCode } from './helpers/sales-factories';
 import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import { binaryBody } from './helpers/binary-body';
 
 let t: TestApp;
 let as: Agents;
@@ -154,12 +155,6 @@ describe('POST /api/items/bulk/change-category', () => {
 });
 
 describe('POST /api/items/bulk/export', () => {
-  const binary = (res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => cb(null, Buffer.concat(chunks)));
-  };
-
   it('200 csv of the selected items, parsed back', async () => {
     const a = await buildStockedItem(t.db, 7, { categoryId: category.id, name: 'Ethanol, 1L', sku: 'EXP-CSV-1', price: '12.50', minimumStock: 2 });
     const res = await as.user.post('/api/items/bulk/export').send({ itemIds: [a.id], format: 'csv' }).expect(200);
@@ -174,7 +169,7 @@ describe('POST /api/items/bulk/export', () => {
   it('200 xlsx (the default) read back with exceljs, prices and rates formatted', async () => {
     const a = await buildStockedItem(t.db, 3, { categoryId: category.id, name: 'Acetone', sku: 'EXP-X-1', price: '8.25' });
     const b = await buildItem(t.db, { categoryId: category.id, name: 'Buffer', sku: 'EXP-X-2' });
-    const res = await as.user.post('/api/items/bulk/export').send({ itemIds: [b.id, a.id] }).buffer(true).parse(binary as never).expect(200);
+    const res = await as.user.post('/api/items/bulk/export').send({ itemIds: [b.id, a.id] }).buffer(true).parse(binaryBody as never).expect(200);
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     expect(res.headers['content-disposition']).toMatch(/filename="items-.*\.xlsx"/);
     const workbook = new ExcelJS.Workbook();

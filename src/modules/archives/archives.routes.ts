@@ -1,9 +1,9 @@
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { Deps } from '../../app';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { sendFileDownload } from '../../http/send-file';
 import { IdParams, parse } from '../../http/validate';
 import { Archive, ArchivePreview, CreateArchive, KEEP_REASONS, PreviewQuery, PurgeResult } from './archives.schemas';
 import { archivesService, GZIP_RATIO, presentArchive, presentPurge } from './archives.service';
@@ -87,12 +87,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       const file = await archives.openFile(id);
-      res.status(200).attachment(file.name).type('application/gzip').setHeader('Content-Length', file.size);
-      try {
-        await pipeline(file.handle.createReadStream(), res);
-      } catch (err) {
-        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
-      }
+      await sendFileDownload(res, { ...file, contentType: 'application/gzip' });
     },
   );
 

@@ -1,9 +1,9 @@
-import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../../app';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { sendFileDownload } from '../../http/send-file';
 import { parse } from '../../http/validate';
 import type { BackupFile } from './backup-files';
 import { backupScheduleService } from './backup-schedule.service';
@@ -125,13 +125,8 @@ export function backupsRoutes(deps: Deps) {
     },
     async (req, res) => {
       const { filename } = parse(BackupFilenameParams, req.params);
-      const { handle, size } = await backups.open(filename);
-      res.attachment(filename).type('application/octet-stream').set('Content-Length', String(size));
-      try {
-        await pipeline(handle.createReadStream(), res);
-      } catch (err) {
-        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
-      }
+      const file = await backups.open(filename);
+      await sendFileDownload(res, { ...file, name: filename, contentType: 'application/octet-stream' });
     },
   );
 
