@@ -12,9 +12,10 @@ import { configurePassportSessions, sessionMiddleware } from './auth/session';
 import { authRoutes } from './auth/auth.routes';
 import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
-import { createDocsRegistry, generateOpenApiDocument, type OpenAPIRegistry } from './http/openapi';
+import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
+import type { Deps } from './deps';
 import { refuseNulCharacters } from './http/validate';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
@@ -40,18 +41,6 @@ import { archivesRoutes } from './modules/archives/archives.routes';
 import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
 import { webhookRoutes } from './modules/deployments/webhooks.routes';
 
-/** What every route module receives. */
-export type Deps = {
-  db: Knex;
-  /** the connection string of db, for the tools run beside it (pg_dump, pg_restore) */
-  databaseUrl: string;
-  maintenance: Maintenance;
-  config: Config;
-  logger: Logger;
-  docs: OpenAPIRegistry;
-  passport: InstanceType<typeof Passport>;
-};
-
 export type AppOptions = {
   db: Knex;
   databaseUrl: string;
@@ -74,7 +63,6 @@ export function buildApp(opts: AppOptions): Express {
   const passport = new Passport();
   const maintenance = opts.maintenance ?? createMaintenance();
   const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport };
-  app.locals.db = db;
 
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');

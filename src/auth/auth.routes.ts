@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Deps } from '../app';
+import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
 import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
 import { MessageBody } from '../http/openapi';
@@ -39,7 +39,7 @@ function endSession(req: Request): Promise<void> {
 }
 
 export function authRoutes({ db, config, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Authentication');
+  const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
   const users = usersService(db);
   const tokens = tokensService(db);
   const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);

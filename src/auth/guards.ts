@@ -29,11 +29,11 @@ export function requireRole(role: Role): RequestHandler {
   };
 }
 
-export function requirePermission(permission: PermissionKey): RequestHandler {
+export function requirePermission(db: Knex, permission: PermissionKey): RequestHandler {
+  const users = usersService(db);
   return async (req, _res, next) => {
     if (!req.user) return next(Unauthorized());
-    const db = req.app.locals.db as Knex;
-    const allowed = await usersService(db).hasPermission(req.user, permission);
+    const allowed = await users.hasPermission(req.user, permission);
     next(allowed ? undefined : Forbidden(`This action requires the ${permission} permission`));
   };
 }

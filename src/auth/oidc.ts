@@ -1,6 +1,6 @@
 import type { Request, Response, NextFunction } from 'express';
 import OpenIDConnectStrategy from 'passport-openidconnect';
-import type { Deps } from '../app';
+import type { Deps } from '../deps';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { ApiRouter } from '../http/api-router';
@@ -181,7 +181,7 @@ function authenticate(passport: Deps['passport'], req: Request, res: Response): 
 
 /** GET /api/login starts single sign-on; the provider returns to GET /api/callback. */
 export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Authentication');
+  const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
   const ensureStrategy = config.oidc ? lazyStrategy({ db, config, logger, passport }) : undefined;
   const failed = (res: Response, message: string) => res.redirect(302, `/?ssoError=${encodeURIComponent(message)}`);
 

@@ -1,9 +1,11 @@
 import { Router, type RequestHandler } from 'express';
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { requireAuth, requirePermission, requireRole } from '../auth/guards';
 import type { PermissionKey } from '../auth/permissions';
 import type { Role } from '../modules/users/users.schemas';
+import type { Deps } from '../deps';
 
 /** Who may call a route. There is no way to declare a route without saying. */
 export type Access = 'public' | 'auth' | Role | { permission: PermissionKey };
@@ -25,11 +27,11 @@ export type RouteDoc = {
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-function guardFor(access: Access): RequestHandler[] {
+function guardFor(access: Access, db: Knex): RequestHandler[] {
   if (access === 'public') return [];
   if (access === 'auth') return [requireAuth];
   if (typeof access === 'string') return [requireRole(access)];
-  return [requirePermission(access.permission)];
+  return [requirePermission(db, access.permission)];
 }
 
 function accessNote(access: Access): string {
@@ -48,11 +50,18 @@ const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(
 export class ApiRouter {
   readonly router = Router();
 
+  private readonly docs: Deps['docs'];
+  private readonly db: Knex;
+
+  /** deps: where routes are documented, and the database the permission guards read */
   constructor(
-    private readonly docs: OpenAPIRegistry,
+    deps: Pick<Deps, 'docs' | 'db'>,
     private readonly mountPath: string,
     private readonly tag: string,
-  ) {}
+  ) {
+    this.docs = deps.docs;
+    this.db = deps.db;
+  }
 
   get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
     this.add('get', path, doc, handlers);
@@ -72,7 +81,7 @@ export class ApiRouter {
 
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     this.docs.registerPath(this.describe(method, path, doc));
-    this.router[method](path, ...guardFor(doc.access), ...handlers);
+    this.router[method](path, ...guardFor(doc.access, this.db), ...handlers);
   }
 
   private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {

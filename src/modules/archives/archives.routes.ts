@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -13,7 +13,7 @@ const reasonsText = Object.entries(KEEP_REASONS)
   .join('. ');
 
 export function archivesRoutes({ db, config, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Archives');
+  const api = new ApiRouter({ docs, db }, '/api', 'Archives');
   const archives = archivesService(db, config.dataDir);
   const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
   const notFound = { description: 'Archive not found', schema: MessageBody };

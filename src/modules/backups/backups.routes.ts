@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
@@ -24,7 +24,7 @@ const presentBackup = (b: BackupFile): Backup => ({ filename: b.filename, size: 
 const destroySession = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
 
 export function backupsRoutes(deps: Deps) {
-  const api = new ApiRouter(deps.docs, '/api', 'Backups');
+  const api = new ApiRouter(deps, '/api', 'Backups');
   const backups = backupsService(deps);
   const schedules = backupScheduleService(deps.db);
   const notFound = { description: 'Not a backup in DATA_DIR/backups', schema: MessageBody };

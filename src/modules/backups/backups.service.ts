@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
 import { backupFolder, type BackupFile, type BackupType } from './backup-files';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
@@ -7,7 +7,7 @@ import { Category, CreateCategory, DeletionCheck, UpdateCategory } from './categ
 import { categoriesService, presentCategory } from './categories.service';
 
 export function categoriesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Categories');
+  const api = new ApiRouter({ docs, db }, '/api', 'Categories');
   const categories = categoriesService(db);
   const notFound = { description: 'Category not found', schema: MessageBody };
   const invalid = { description: 'Validation failed', schema: ValidationErrorBody };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -24,7 +24,7 @@ const notFound = { description: 'Charge code not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 
 export function chargeCodesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Charge codes');
+  const api = new ApiRouter({ docs, db }, '/api', 'Charge codes');
   const codes = chargeCodesService(db);
 
   api.get(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import '../../http/openapi';
 import { dashboardService } from './dashboard.service';
@@ -14,7 +14,7 @@ const LowStockItem = z
 const CategoryStat = z.object({ category: CategoryBrief, itemCount: z.number().int(), totalValue: z.number() }).openapi('CategoryStat');
 
 export function dashboardRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Dashboard');
+  const api = new ApiRouter({ docs, db }, '/api', 'Dashboard');
   const dashboard = dashboardService(db);
 
   api.get(

@@ -1,4 +1,4 @@
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
@@ -7,7 +7,7 @@ import { deploymentNotificationsService, presentDeploymentNotification } from '.
 
 /** GET/DELETE /api/notifications/deployments (behind the session and bearer middleware). */
 export function deploymentNotificationsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Deployments');
+  const api = new ApiRouter({ docs, db }, '/api', 'Deployments');
   const notifications = deploymentNotificationsService(db);
 
   api.get(

@@ -1,7 +1,7 @@
 import { raw, type Request, type RequestHandler } from 'express';
 import typeis from 'type-is';
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -51,7 +51,7 @@ const GITHUB_SETUP =
  * for a user's API token.
  */
 export function webhookRoutes({ db, docs, config }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Webhooks');
+  const api = new ApiRouter({ docs, db }, '/api', 'Webhooks');
   const notifications = deploymentNotificationsService(db);
 
   const webhookSecret = (): string => {

@@ -36,7 +36,7 @@ async function databaseReachable(db: Knex): Promise<boolean> {
 
 /** Health answers before any session or authentication work. */
 export function healthRoutes(db: Knex, docs: OpenAPIRegistry): Router {
-  const root = new ApiRouter(docs, '', 'Health');
+  const root = new ApiRouter({ docs, db }, '', 'Health');
   root.get(
     '/health',
     { summary: 'Liveness', access: 'public', responses: { 200: { description: 'Alive', schema: z.object({ status: z.literal('healthy'), timestamp: z.string() }) } } },

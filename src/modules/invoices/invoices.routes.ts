@@ -1,4 +1,4 @@
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { describeInvoice, invoiceUpload } from './invoice-pdf';
 import { InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
@@ -9,8 +9,8 @@ export const INVOICE_UPLOAD_ERRORS = {
 } as const;
 
 /** /api/upload/invoice: read an invoice PDF without attaching it to anything. */
-export function invoicesRoutes({ docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Orders');
+export function invoicesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter({ docs, db }, '/api', 'Orders');
 
   api.post(
     '/upload/invoice',

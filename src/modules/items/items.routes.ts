@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
@@ -37,7 +37,7 @@ const bulkInvalid = {
 };
 
 export function itemsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Items');
+  const api = new ApiRouter({ docs, db }, '/api', 'Items');
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
   const movements = stockMovementsService(db);

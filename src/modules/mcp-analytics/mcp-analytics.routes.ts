@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -14,7 +14,7 @@ const invalid = { description: 'Validation failed', schema: ValidationErrorBody 
  * (MCP API keys come with the MCP client surface).
  */
 export function mcpAnalyticsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'MCP analytics');
+  const api = new ApiRouter({ docs, db }, '/api', 'MCP analytics');
   const analytics = mcpAnalyticsService(db);
 
   api.get(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -26,7 +26,7 @@ export function presentNote(row: NoteReadRow): Note {
 }
 
 export function notesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Notes');
+  const api = new ApiRouter({ docs, db }, '/api', 'Notes');
   const notes = notesService(db);
   const invalid = { description: 'Validation failed or unknown referenceType', schema: ValidationErrorBody };
   const notFound = { description: 'Not found', schema: MessageBody };

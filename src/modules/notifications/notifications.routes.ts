@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody } from '../../http/openapi';
@@ -27,7 +27,7 @@ const NotificationList = z
 const ItemIdParams = z.object({ itemId: IntId });
 
 export function notificationsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Notifications');
+  const api = new ApiRouter({ docs, db }, '/api', 'Notifications');
   const lowStock = lowStockNotificationsService(db);
 
   api.get(

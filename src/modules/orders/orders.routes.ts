@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest } from '../../http/errors';
@@ -65,7 +65,7 @@ const AddToInventoryResult = z
 type UploadedFiles = Record<string, Express.Multer.File[]> | undefined;
 
 export function ordersRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Orders');
+  const api = new ApiRouter({ docs, db }, '/api', 'Orders');
   const orders = ordersService(db);
 
   /** The parsedData of a multipart import: from the PDF in `invoice` or the CSV in `csv`. */

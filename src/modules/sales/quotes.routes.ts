@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { HttpError, InternalError } from '../../http/errors';
@@ -19,7 +19,7 @@ const noDraft = { description: 'No draft quote found for this session', schema: 
  * Quotes belong to the user who saved them; managers and admins reach every quote by id.
  */
 export function quotesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Draft quotes');
+  const api = new ApiRouter({ docs, db }, '/api', 'Draft quotes');
   const quotes = quotesService(db);
   const sales = salesService(db);
 

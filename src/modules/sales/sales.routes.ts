@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -44,7 +44,7 @@ const ItemStat = z.object({
 
 export function salesRoutes(deps: Deps) {
   const { db, docs } = deps;
-  const api = new ApiRouter(docs, '/api', 'Sales');
+  const api = new ApiRouter({ docs, db }, '/api', 'Sales');
   // /sales/quotes/... must be matched before /sales/:id.
   api.router.use(quotesRoutes(deps));
   const sales = salesService(db);

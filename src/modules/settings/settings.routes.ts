@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { PERMISSIONS, isPermissionKey } from '../../auth/permissions';
 import { ApiRouter } from '../../http/api-router';
@@ -19,7 +19,7 @@ function presentUserPermissions(user: UserWithPermissions) {
 
 /** /api/settings: permission definitions and grants, and the system settings (VAT rates live in vat-rates). */
 export function settingsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Settings');
+  const api = new ApiRouter({ docs, db }, '/api', 'Settings');
   const users = usersService(db);
   const settings = settingsService(db);
 

@@ -1,11 +1,11 @@
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { IdParams, parse } from '../../http/validate';
 import { sourcesService } from './sources.service';
 
 /** /api/sources/{id}: item-supplier links (created through POST /api/suppliers/{id}/items). */
 export function sourcesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Suppliers');
+  const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
   const sources = sourcesService(db);
 
   api.delete(

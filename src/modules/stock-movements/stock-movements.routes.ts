@@ -1,4 +1,4 @@
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -6,7 +6,7 @@ import { MovementList, MovementQuery } from './stock-movements.schemas';
 import { presentMovement, stockMovementsService } from './stock-movements.service';
 
 export function stockMovementsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Stock movements');
+  const api = new ApiRouter({ docs, db }, '/api', 'Stock movements');
   const movements = stockMovementsService(db);
 
   api.get(

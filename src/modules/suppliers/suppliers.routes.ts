@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
 import { LinkItem, ItemSource } from '../sources/sources.schemas';
@@ -18,7 +18,7 @@ const notFound = 'Supplier not found';
 const Refused = z.object({ message: z.string(), reasons: z.array(z.string()) });
 
 export function suppliersRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Suppliers');
+  const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
   const suppliers = suppliersService(db);
   const sources = sourcesService(db);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import '../../http/openapi';
 import { systemAlertsService } from './system-alerts.service';
@@ -13,7 +13,7 @@ const SystemAlerts = z
   .openapi('SystemAlerts');
 
 export function systemAlertsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'System');
+  const api = new ApiRouter({ docs, db }, '/api', 'System');
   const service = systemAlertsService(db);
 
   api.get(

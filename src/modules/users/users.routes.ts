@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
@@ -20,7 +20,7 @@ import {
 import { presentUser, usersService } from './users.service';
 
 export function usersRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'Users');
+  const api = new ApiRouter({ docs, db }, '/api', 'Users');
   const users = usersService(db);
 
   api.get(

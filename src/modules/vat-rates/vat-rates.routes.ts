@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../app';
+import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -7,7 +7,7 @@ import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate } from './vat-rates
 import { presentVatRate, vatRatesService } from './vat-rates.service';
 
 export function vatRatesRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter(docs, '/api', 'VAT rates');
+  const api = new ApiRouter({ docs, db }, '/api', 'VAT rates');
   const rates = vatRatesService(db);
   const notFound = { description: 'VAT rate not found', schema: MessageBody };
   const invalid = { description: 'Validation failed or rule broken', schema: ValidationErrorBody };

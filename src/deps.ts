@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import type { Passport } from 'passport';
+import type { Config } from './config';
+import type { Maintenance } from './db/maintenance';
+import type { OpenAPIRegistry } from './http/openapi';
+import type { Logger } from './logger';
+
+/** What every route module receives. */
+export type Deps = {
+  db: Knex;
+  /** the connection string of db, for the tools run beside it (pg_dump, pg_restore) */
+  databaseUrl: string;
+  maintenance: Maintenance;
+  config: Config;
+  logger: Logger;
+  docs: OpenAPIRegistry;
+  passport: InstanceType<typeof Passport>;
+};
