@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
+import { stockOf } from './helpers/inventory-factories';
 
 let t: TestApp;
 let user: supertest.Agent;
@@ -17,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const stockOf = async (id: number) => (await t.db('items').where({ id }).first('current_stock')).current_stock as string;
 const movementsFor = (orderId: string) =>
   t.db('stock_movements').where({ reference_type: 'order', reference_id: orderId }).orderBy('id');
 
@@ -140,8 +140,8 @@ describe('POST /api/orders/:id/receive', () => {
     expect(first.body.order.status).toBe('partially_received');
     expect(first.body.order.items.map((l: { receivedQuantity: number }) => l.receivedQuantity)).toEqual([4, 1.5, 0]);
     expect(first.body.stockMovements).toEqual([{ itemId: a.id, quantity: 4, previousStock: 5, newStock: 9 }]);
-    expect(await stockOf(a.id)).toBe('9.00');
-    expect(await stockOf(b.id)).toBe('0.00');
+    expect(await stockOf(t.db, a.id)).toBe('9.00');
+    expect(await stockOf(t.db, b.id)).toBe('0.00');
 
     const second = await manager
       .post(`/api/orders/${order.id}/receive`)
@@ -155,8 +155,8 @@ describe('POST /api/orders/:id/receive', () => {
       .expect(200);
     expect(second.body.order.status).toBe('received');
     expect(second.body.order.receivedAt).toEqual(expect.any(String));
-    expect(await stockOf(a.id)).toBe('15.00');
-    expect(await stockOf(b.id)).toBe('2.50');
+    expect(await stockOf(t.db, a.id)).toBe('15.00');
+    expect(await stockOf(t.db, b.id)).toBe('2.50');
 
     const movements = await movementsFor(order.order_id);
     expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.reason, m.performed_by])).toEqual([
@@ -192,7 +192,7 @@ describe('POST /api/orders/:id/receive', () => {
     expect(zero.body.errors).toContainEqual(expect.objectContaining({ field: 'receivedItems.0.receivedQuantity' }));
     await post([]).expect(400);
 
-    expect(await stockOf(a.id)).toBe('5.00');
+    expect(await stockOf(t.db, a.id)).toBe('5.00');
     expect(await movementsFor(order.order_id)).toHaveLength(0);
     const row = await t.db('orders').where({ id: order.id }).first();
     expect(row.status).toBe('pending');
@@ -204,8 +204,8 @@ describe('POST /api/orders/:id/receive', () => {
     const all = { receivedItems: lines.map((l, i) => ({ orderItemId: l.id, receivedQuantity: [10, 4, 2][i] })) };
     const results = await Promise.all([0, 1].map(() => manager.post(`/api/orders/${order.id}/receive`).send(all)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
-    expect(await stockOf(a.id)).toBe('15.00');
-    expect(await stockOf(b.id)).toBe('4.00');
+    expect(await stockOf(t.db, a.id)).toBe('15.00');
+    expect(await stockOf(t.db, b.id)).toBe('4.00');
     expect(await movementsFor(order.order_id)).toHaveLength(2);
   });
 
@@ -237,14 +237,14 @@ describe('POST /api/orders/:id/add-to-inventory', () => {
     const movements = await movementsFor(order.order_id);
     expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock])).toEqual([[itemId, 'in', '3.00', '0.00', '3.00']]);
     expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: itemId }).first()).toMatchObject({ price: '7.25' });
-    expect(await stockOf(known.id)).toBe('0.00');
+    expect(await stockOf(t.db, known.id)).toBe('0.00');
 
     // nothing left to add: 200 and no new items
     const again = await manager.post(`/api/orders/${order.id}/add-to-inventory`).expect(200);
     expect(again.body.createdItems).toEqual([]);
     // later receipts of that line now go to the new item
     await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2 }] }).expect(200);
-    expect(await stockOf(itemId)).toBe('5.00');
+    expect(await stockOf(t.db, itemId)).toBe('5.00');
   });
 
   it('takes the category from the setting when the request names none; 400 when neither; 404 unknown category', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type supertest from 'supertest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
-import { buildChargeCode, grantPermission, sessionId, stockOf, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
+import { buildChargeCode, grantPermission, sessionId, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
+import { stockOf } from './helpers/inventory-factories';
 import type { UserRow } from '../src/modules/users/users.service';
 
 let t: TestApp;

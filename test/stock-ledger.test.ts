@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeStock, changeStockMany } from '../src/modules/stock-movements/stock-ledger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
+import { stockOf } from './helpers/inventory-factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const stockOf = async (id: number) => (await t.db('items').where({ id }).first('current_stock')).current_stock as string;
 const movementsOf = (id: number) => t.db('stock_movements').where({ item_id: id }).orderBy('id');
 
 describe('changeStock', () => {
@@ -20,7 +20,7 @@ describe('changeStock', () => {
     await changeStock(t.db, { itemId: item.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id });
     await changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: 7, reason: 'count', performedBy: user.id });
 
-    expect(await stockOf(item.id)).toBe('7.00');
+    expect(await stockOf(t.db, item.id)).toBe('7.00');
     const movements = await movementsOf(item.id);
     expect(movements.map((m) => [m.type, m.quantity, m.previous_stock, m.new_stock])).toEqual([
       ['in', '5.00', '10.00', '15.00'],
@@ -38,7 +38,7 @@ describe('changeStock', () => {
       message: "Insufficient stock for item 'Pipette tips'. Current stock: 1, Required: 2",
     });
     await expect(changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: -1, reason: '', performedBy: null })).rejects.toMatchObject({ status: 400 });
-    expect(await stockOf(item.id)).toBe('1.00');
+    expect(await stockOf(t.db, item.id)).toBe('1.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
   });
 
@@ -48,7 +48,7 @@ describe('changeStock', () => {
       Array.from({ length: 10 }, () => changeStock(t.db, { itemId: item.id, type: 'out', quantity: 1, reason: 'race', performedBy: null })),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(await stockOf(item.id)).toBe('0.00');
+    expect(await stockOf(t.db, item.id)).toBe('0.00');
     expect(await movementsOf(item.id)).toHaveLength(1);
   });
 
@@ -74,7 +74,7 @@ describe('changeStockMany', () => {
       [a.id, 'adjustment', '-4.50', '7.50', '3.00', null],
       [b.id, 'out', '-5.00', '5.00', '0.00', null],
     ]);
-    expect([await stockOf(a.id), await stockOf(b.id)]).toEqual(['3.00', '0.00']);
+    expect([await stockOf(t.db, a.id), await stockOf(t.db, b.id)]).toEqual(['3.00', '0.00']);
     expect((await movementsOf(a.id)).map((m) => m.id)).toEqual(movements.filter((m) => m.item_id === a.id).map((m) => m.id));
   });
 
@@ -87,7 +87,7 @@ describe('changeStockMany', () => {
       message: "Insufficient stock for item 'Burette'. Current stock: 1, Required: 2",
     });
     await expect(changeStockMany(t.db, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({ status: 400, message: 'Quantity must be greater than zero' });
-    expect(await stockOf(item.id)).toBe('2.00');
+    expect(await stockOf(t.db, item.id)).toBe('2.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
   });
 });

@@ -43,9 +43,6 @@ export async function grantPermission(db: Knex, userId: string, permission: stri
 
 export const sessionId = () => `session-${unique()}`;
 
-export const stockOf = async (db: Knex, itemId: number) =>
-  (await db('items').where({ id: itemId }).first('current_stock')).current_stock as string;
-
 /** Returns once a session of this test's database waits on a lock (the request under test is blocked), or after 2 s. */
 export async function untilSomeoneWaitsOnALock(db: Knex): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
