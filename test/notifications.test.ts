@@ -50,9 +50,13 @@ describe('POST /api/notifications/low-stock/:itemId/acknowledge', () => {
 
   it('400 when the item is not low; 404 unknown; 403 for a user', async () => {
     const fine = await buildStockedItem(t.db, 10, { minimumStock: 1 });
-    await as.manager.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(400);
-    await as.manager.post('/api/notifications/low-stock/999999/acknowledge').expect(404);
-    await as.user.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(403);
+    const notLow = await as.manager.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(400);
+    expect(notLow.body).toEqual({ message: `Item '${fine.name}' is not low on stock; there is nothing to acknowledge` });
+    expect((await as.manager.post('/api/notifications/low-stock/999999/acknowledge').expect(404)).body).toEqual({ message: 'Item not found' });
+    expect((await as.user.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(403)).body).toEqual({
+      message: 'This action requires the manager role',
+    });
+    expect(await t.db('low_stock_acknowledgements').where({ item_id: fine.id })).toHaveLength(0);
   });
 });
 
@@ -67,7 +71,10 @@ describe('DELETE /api/notifications/low-stock', () => {
     expect(await entry(open.id)).toMatchObject({ acknowledged: false });
   });
   it('403 for a user; 401 without a session', async () => {
-    await as.user.delete('/api/notifications/low-stock').expect(403);
-    await t.request.delete('/api/notifications/low-stock').expect(401);
+    const acked = await buildItem(t.db, { minimumStock: 2 });
+    await as.manager.post(`/api/notifications/low-stock/${acked.id}/acknowledge`).expect(200);
+    expect((await as.user.delete('/api/notifications/low-stock').expect(403)).body).toEqual({ message: 'This action requires the manager role' });
+    expect((await t.request.delete('/api/notifications/low-stock').expect(401)).body).toEqual({ message: 'Authentication required' });
+    expect(await entry(acked.id)).toMatchObject({ acknowledged: true });
   });
 });
