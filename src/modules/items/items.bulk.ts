@@ -7,12 +7,20 @@ import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { notesService } from '../notes/notes.service';
 import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-ledger';
-import { ImportRow, type ImportResult } from './items.schemas';
+import { ImportRow } from './items.schemas';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
-const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
-export type BulkOutcome = { success: true; message: string };
-const done = (message: string): BulkOutcome => ({ success: true, message });
+/** What a bulk action did, to how many (deduplicated) items; items.present turns it into {success, message}. */
+export type BulkOutcome =
+  | { action: 'delete'; count: number }
+  | { action: 'setActive'; count: number; active: boolean }
+  | { action: 'setStockZero'; count: number; changed: number }
+  | { action: 'addNote'; count: number }
+  | { action: 'changeVatRate'; count: number; vatRate: string }
+  | { action: 'changeCategory'; count: number; categoryName: string };
+
+/** An import's outcome: how many items were created, and why each failed one failed (by 1-based position, in order). */
+export type ImportOutcome = { successful: number; errors: { position: number; message: string }[] };
 
 /** The ids, deduplicated; every one must exist or the whole request is refused (400 naming the missing ids). */
 async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<number[]> {
@@ -101,7 +109,7 @@ export function itemsBulkService(db: Db) {
           }
           throw err;
         }
-        return done(`${items(ids.length)} permanently deleted`);
+        return { action: 'delete', count: ids.length };
       });
     },
 
@@ -109,7 +117,7 @@ export function itemsBulkService(db: Db) {
       return inTransaction(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ is_active: active, updated_at: trx.fn.now() });
-        return done(`${items(ids.length)} marked ${active ? 'active' : 'inactive'}`);
+        return { action: 'setActive', count: ids.length, active };
       });
     },
 
@@ -122,7 +130,7 @@ export function itemsBulkService(db: Db) {
           .filter((item) => !new D(item.current_stock).isZero())
           .map((item) => ({ itemId: item.id, type: 'adjustment' as const, quantity: 0, reason: 'Bulk set stock to zero', performedBy: userId }));
         await changeStockMany(trx, changes);
-        return done(`Stock set to zero for ${items(ids.length)} (${changes.length} changed)`);
+        return { action: 'setStockZero', count: ids.length, changed: changes.length };
       });
     },
 
@@ -130,7 +138,7 @@ export function itemsBulkService(db: Db) {
       return inTransaction(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await notesService(trx).addMany(ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })));
-        return done(`Note added to ${items(ids.length)}`);
+        return { action: 'addNote', count: ids.length };
       });
     },
 
@@ -138,7 +146,7 @@ export function itemsBulkService(db: Db) {
       return inTransaction(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ vat_rate: vatRate, updated_at: trx.fn.now() });
-        return done(`VAT rate set to ${vatRate} for ${items(ids.length)}`);
+        return { action: 'changeVatRate', count: ids.length, vatRate };
       });
     },
 
@@ -147,7 +155,7 @@ export function itemsBulkService(db: Db) {
         const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ category_id: categoryId, updated_at: trx.fn.now() });
-        return done(`${items(ids.length)} moved to category '${category.name}'`);
+        return { action: 'changeCategory', count: ids.length, categoryName: category.name };
       });
     },
 
@@ -189,7 +197,7 @@ export function itemsBulkService(db: Db) {
      * ledger. If a chunk fails unexpectedly, its items are retried one by one, so one bad item
      * never blocks the others.
      */
-    async import(rawItems: unknown[], userId: string): Promise<ImportResult> {
+    async import(rawItems: unknown[], userId: string): Promise<ImportOutcome> {
       const errors: { position: number; message: string }[] = [];
       const fail = (position: number, message: string) => errors.push({ position, message });
       const categories = await categoriesService(db).byLowerName();
@@ -257,7 +265,7 @@ export function itemsBulkService(db: Db) {
         }
       }
       errors.sort((a, b) => a.position - b.position);
-      return { successful, failed: errors.length, errors: errors.map((e) => `Item ${e.position}: ${e.message}`) };
+      return { successful, errors };
     },
   };
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
@@ -7,7 +6,7 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { DeletionCheck } from '../categories/categories.schemas';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
-import { presentMovement, stockMovementsService } from '../stock-movements/stock-movements.service';
+import { stockMovementsService } from '../stock-movements/stock-movements.service';
 import { itemsBulkService } from './items.bulk';
 import { streamItemsCsv, streamItemsXlsx, XLSX_TYPE } from './items.export';
 import {
@@ -22,12 +21,14 @@ import {
   ImportResult,
   Item,
   ItemList,
+  ItemsExportFile,
   ItemQuery,
   StockChangeBody,
   StockChangeResult,
   UpdateItem,
 } from './items.schemas';
-import { itemsService, presentItem } from './items.service';
+import { presentBulkOutcome, presentImportOutcome, presentItem, presentItemDeletionCheck, presentItemList, presentItemMovements, presentStockChange } from './items.present';
+import { itemsService } from './items.service';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
@@ -60,7 +61,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(BulkImport, req.body);
-      res.json(await bulk.import(body.items, currentUser(req).id));
+      res.json(presentImportOutcome(await bulk.import(body.items, currentUser(req).id)));
     },
   );
 
@@ -77,7 +78,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(await bulk.delete(itemIds));
+      res.json(presentBulkOutcome(await bulk.delete(itemIds)));
     },
   );
 
@@ -86,7 +87,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(await bulk.setActive(itemIds, false));
+      res.json(presentBulkOutcome(await bulk.setActive(itemIds, false)));
     },
   );
 
@@ -95,7 +96,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(await bulk.setActive(itemIds, true));
+      res.json(presentBulkOutcome(await bulk.setActive(itemIds, true)));
     },
   );
 
@@ -110,7 +111,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(await bulk.setStockZero(itemIds, currentUser(req).id));
+      res.json(presentBulkOutcome(await bulk.setStockZero(itemIds, currentUser(req).id)));
     },
   );
 
@@ -125,7 +126,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       access: 'auth',
       body: BulkExport,
       responses: {
-        200: { description: 'The file', contentType: XLSX_TYPE, schema: z.string().openapi({ format: 'binary' }) },
+        200: { description: 'The file', contentType: XLSX_TYPE, schema: ItemsExportFile },
         400: bulkInvalid,
       },
     },
@@ -144,7 +145,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Add one note to each item', access: 'manager', body: BulkAddNote, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds, noteText } = parse(BulkAddNote, req.body);
-      res.json(await bulk.addNote(itemIds, noteText, currentUser(req).id));
+      res.json(presentBulkOutcome(await bulk.addNote(itemIds, noteText, currentUser(req).id)));
     },
   );
 
@@ -159,7 +160,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds, vatRate } = parse(BulkVatRate, req.body);
-      res.json(await bulk.changeVatRate(itemIds, vatRate));
+      res.json(presentBulkOutcome(await bulk.changeVatRate(itemIds, vatRate)));
     },
   );
 
@@ -173,7 +174,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds, categoryId } = parse(BulkCategory, req.body);
-      res.json(await bulk.changeCategory(itemIds, categoryId));
+      res.json(presentBulkOutcome(await bulk.changeCategory(itemIds, categoryId)));
     },
   );
 
@@ -194,8 +195,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const query = parse(ItemQuery, req.query);
       if (query.includeInactive && !hasRole(currentUser(req), 'manager')) throw Forbidden('includeInactive requires the manager role');
-      const { rows, total } = await items.list(query);
-      res.json({ items: rows.map(presentItem), total });
+      res.json(presentItemList(await items.list(query)));
     },
   );
 
@@ -274,7 +274,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       const body = parse(StockChangeBody, req.body);
       const { item, movement } = await items.changeStock(id, body, currentUser(req).id);
       const [read] = await movements.byIds([movement.id]);
-      res.json({ message: 'Stock updated', item: presentItem(item), movement: presentMovement(read) });
+      res.json(presentStockChange(item, read));
     },
   );
 
@@ -292,7 +292,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       const { id } = parse(IdParams, req.params);
       const { limit } = parse(ItemMovementQuery, req.query);
       await items.get(id);
-      res.json({ movements: (await movements.list({ itemId: id, limit })).map(presentMovement) });
+      res.json(presentItemMovements(await movements.list({ itemId: id, limit })));
     },
   );
 
@@ -307,8 +307,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
-      const { canDelete, reasons } = await items.deletionCheck(id);
-      res.json({ canDelete, reasons });
+      res.json(presentItemDeletionCheck(await items.deletionCheck(id)));
     },
   );
 

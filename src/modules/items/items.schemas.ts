@@ -112,6 +112,9 @@ export const BulkExport = z
   .openapi('BulkExport');
 export type BulkExport = z.infer<typeof BulkExport>;
 
+/** The bytes of an export (CSV or XLSX). */
+export const ItemsExportFile = z.string().openapi({ format: 'binary' });
+
 export const BulkResult = z.object({ success: z.boolean(), message: z.string() }).openapi('BulkResult');
 
 export const MAX_IMPORT_ITEMS = 10_000;

@@ -8,11 +8,9 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
-import { D, quantityNumber } from '../../lib/money';
-import { presentCategoryRef } from '../categories/categories.service';
+import { D } from '../../lib/money';
 import { changeStock, lockItemsForStock } from '../stock-movements/stock-ledger';
-import type { CreateItem, Item, StockChangeBody, UpdateItem } from './items.schemas';
-import { presentJoinedUserRef } from '../users/users.service';
+import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 
 export type ItemReadRow = {
   id: number;
@@ -51,38 +49,6 @@ export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT
 /** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
 export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
 
-
-export function presentItem(row: ItemReadRow): Item {
-  return {
-    id: row.id,
-    name: row.name,
-    sku: row.sku,
-    description: row.description,
-    categoryId: row.category_id,
-    category: presentCategoryRef({
-      id: row.category_id,
-      name: row.category_name,
-      description: row.category_description,
-      icon: row.category_icon,
-      color: row.category_color,
-    }),
-    price: row.price,
-    vatRate: row.vat_rate,
-    usesDefaultVatRate: row.own_vat_rate === null,
-    currentStock: quantityNumber(row.current_stock),
-    minimumStock: quantityNumber(row.minimum_stock),
-    isActive: row.is_active,
-    createdBy: row.created_by,
-    creator: presentJoinedUserRef(row.created_by, {
-      email: row.creator_email,
-      firstName: row.creator_first_name,
-      lastName: row.creator_last_name,
-    }),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
 export type ItemFilter = { search?: string; categoryId?: number; includeInactive?: boolean; ids?: number[] };
 
 /** Adds the list filters to a raw WHERE clause and its bindings. */
@@ -104,6 +70,9 @@ export function itemWhere(filter: ItemFilter): { sql: string; bindings: Knex.Raw
   }
   return { sql: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', bindings };
 }
+
+/** An item a free-text line (an imported order line) names. */
+export type MatchedItem = { id: number; name: string; sku: string };
 
 const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
 
@@ -270,6 +239,52 @@ export function itemsService(db: Db) {
         });
         return { movement, item: await itemsService(trx).get(id) };
       });
+    },
+
+    /**
+     * Locks the items FOR KEY SHARE in ascending id order. A writer of rows that reference items
+     * (order lines) takes these first: the lines' foreign-key checks would otherwise take the same
+     * locks in line order, crossing the ledger's ascending FOR NO KEY UPDATE order (a receipt) and
+     * deadlocking with it.
+     */
+    async lockKeysShared(ids: number[]): Promise<void> {
+      const sorted = [...new Set(ids)].sort((a, b) => a - b);
+      if (sorted.length > 0) await db('items').whereIn('id', sorted).orderBy('id').forKeyShare().select('id');
+    },
+
+    /**
+     * Which item each free-text line names: by sku (case-insensitive) first, then by exact name
+     * (case-insensitive; of several items with one name an active one, then the oldest). Reads
+     * all the lines' candidates at once and returns the matcher.
+     */
+    async matcherForLines(lines: { name: string; sku?: string | null }[]) {
+      const skus = [...new Set(lines.map((l) => l.sku?.toLowerCase()).filter((s): s is string => !!s))];
+      const names = [...new Set(lines.map((l) => l.name.toLowerCase()))];
+      const bySku = new Map<string, MatchedItem>();
+      const byName = new Map<string, MatchedItem>();
+      if (skus.length > 0) {
+        const rows = await db('items').whereRaw('lower(sku) = ANY(?)', [skus]).select<MatchedItem[]>('id', 'name', 'sku');
+        for (const r of rows) bySku.set(r.sku.toLowerCase(), r);
+      }
+      const rows = await db('items')
+        .whereRaw('lower(name) = ANY(?)', [names])
+        .orderBy([{ column: 'is_active', order: 'desc' }, { column: 'id' }])
+        .select<MatchedItem[]>('id', 'name', 'sku');
+      for (const r of rows) if (!byName.has(r.name.toLowerCase())) byName.set(r.name.toLowerCase(), r);
+      return (line: { name: string; sku?: string | null }): MatchedItem | undefined =>
+        (line.sku ? bySku.get(line.sku.toLowerCase()) : undefined) ?? byName.get(line.name.toLowerCase());
+    },
+
+    /** The preferred sku when no item has it, otherwise the fallback (suffixed -2, -3, ... until free). */
+    async freeSku(preferred: string | null, fallback: string): Promise<string> {
+      const taken = async (sku: string) => !!(await db('items').where({ sku }).first('id'));
+      for (const sku of [...(preferred ? [preferred] : []), fallback]) {
+        if (!(await taken(sku))) return sku;
+      }
+      for (let n = 2; ; n += 1) {
+        const sku = `${fallback}-${n}`;
+        if (!(await taken(sku))) return sku;
+      }
     },
 
     deletionCheck,

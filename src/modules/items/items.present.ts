@@ -1,0 +1,79 @@
+import { quantityNumber } from '../../lib/money';
+import { presentCategoryRef } from '../categories/categories.service';
+import type { MovementReadRow } from '../stock-movements/stock-movements.service';
+import { presentMovement } from '../stock-movements/stock-movements.service';
+import { presentJoinedUserRef } from '../users/users.service';
+import type { BulkOutcome, ImportOutcome } from './items.bulk';
+import type { ImportResult, Item } from './items.schemas';
+import type { ItemReadRow } from './items.service';
+
+export function presentItem(row: ItemReadRow): Item {
+  return {
+    id: row.id,
+    name: row.name,
+    sku: row.sku,
+    description: row.description,
+    categoryId: row.category_id,
+    category: presentCategoryRef({
+      id: row.category_id,
+      name: row.category_name,
+      description: row.category_description,
+      icon: row.category_icon,
+      color: row.category_color,
+    }),
+    price: row.price,
+    vatRate: row.vat_rate,
+    usesDefaultVatRate: row.own_vat_rate === null,
+    currentStock: quantityNumber(row.current_stock),
+    minimumStock: quantityNumber(row.minimum_stock),
+    isActive: row.is_active,
+    createdBy: row.created_by,
+    creator: presentJoinedUserRef(row.created_by, {
+      email: row.creator_email,
+      firstName: row.creator_first_name,
+      lastName: row.creator_last_name,
+    }),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export const presentItemList = ({ rows, total }: { rows: ItemReadRow[]; total: number }) => ({ items: rows.map(presentItem), total });
+
+/** The answer of POST /items/{id}/stock: the item after the change and the movement as read back. */
+export const presentStockChange = (item: ItemReadRow, movement: MovementReadRow) => ({
+  message: 'Stock updated',
+  item: presentItem(item),
+  movement: presentMovement(movement),
+});
+
+/** GET /items/{id}/stock-movements: the item's movements in the shape of GET /api/stock-movements. */
+export const presentItemMovements = (rows: MovementReadRow[]) => ({ movements: rows.map(presentMovement) });
+
+export const presentItemDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }) => ({ canDelete, reasons });
+
+const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+
+/** A bulk action's {success, message}, the message naming what was done to how many items. */
+export function presentBulkOutcome(outcome: BulkOutcome) {
+  const done = (message: string) => ({ success: true as const, message });
+  switch (outcome.action) {
+    case 'delete':
+      return done(`${items(outcome.count)} permanently deleted`);
+    case 'setActive':
+      return done(`${items(outcome.count)} marked ${outcome.active ? 'active' : 'inactive'}`);
+    case 'setStockZero':
+      return done(`Stock set to zero for ${items(outcome.count)} (${outcome.changed} changed)`);
+    case 'addNote':
+      return done(`Note added to ${items(outcome.count)}`);
+    case 'changeVatRate':
+      return done(`VAT rate set to ${outcome.vatRate} for ${items(outcome.count)}`);
+    case 'changeCategory':
+      return done(`${items(outcome.count)} moved to category '${outcome.categoryName}'`);
+  }
+}
+
+/** The import's counts, and one message per failed item prefixed with its 1-based position. */
+export function presentImportOutcome({ successful, errors }: ImportOutcome): ImportResult {
+  return { successful, failed: errors.length, errors: errors.map((e) => `Item ${e.position}: ${e.message}`) };
+}
