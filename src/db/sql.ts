@@ -59,11 +59,24 @@ sql.ident = (...parts: string[]): Sql => {
   return sql.raw(parts.map((p) => `"${p.replace(/"/g, '""')}"`).join('.'));
 };
 
+/**
+ * A text written with positional `?` placeholders and its values, checked to match one for one,
+ * as a fragment: the bridge for SQL kept as text elsewhere. New code writes sql`...` instead.
+ */
+sql.positional = (text: string, bindings: readonly SqlValue[]): Sql => {
+  const placeholders = text.match(/(?<!\\)\?/g)?.length ?? 0;
+  if (text.includes('??') || placeholders !== bindings.length) {
+    throw new TypeError(`sql.positional: ${placeholders} placeholder(s) for ${bindings.length} value(s)`);
+  }
+  return fragment(text, bindings);
+};
+
 /** Fragments joined by a separator (a comma by default). */
 sql.join = (fragments: readonly Sql[], separator: Sql = sql.raw(', ')): Sql =>
   fragments.reduce<Sql | undefined>((joined, f) => (joined ? sql`${joined}${separator}${f}` : f), undefined) ?? sql.raw('');
 
 /** The fragment as a knex raw on db (a knex instance or a transaction), its values bound in order. */
-export function toRaw<T = unknown>(db: Db, fragment: Sql): Knex.Raw<T> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of knex's own raw()
+export function toRaw<T = any>(db: Db, fragment: Sql): Knex.Raw<T> {
   return db.raw<T>(fragment.text, fragment.bindings as Knex.RawBinding[]);
 }

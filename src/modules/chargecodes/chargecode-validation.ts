@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { BadRequest } from '../../http/errors';
 import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */
 export function formatUsDate(date: Date): string {
@@ -35,12 +36,12 @@ export type ChargeCodeForCheck = {
 };
 
 /**
- * The SELECT of ChargeCodeForCheck for the code `codeExpression` evaluates to (a `?` or a
- * subquery). Statements that read other rows in the same round trip (draft save, processing)
- * embed it; processing appends FOR SHARE OF cc so a hold committed first wins and a hold
- * arriving later waits for the sale.
+ * The SELECT of ChargeCodeForCheck for the code `codeExpression` evaluates to (a bound value,
+ * sql`${code}`, or a subquery). Statements that read other rows in the same round trip (draft
+ * save, processing) embed it; processing appends FOR SHARE OF cc so a hold committed first wins
+ * and a hold arriving later waits for the sale.
  */
-export const chargeCodeForCheckSql = (codeExpression: string) => `SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason,
+export const chargeCodeForCheckSql = (codeExpression: Sql) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason,
     ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids
   FROM charge_codes cc WHERE cc.code = ${codeExpression}`;
 
@@ -93,6 +94,6 @@ export async function checkChargeCode(
 
 /** Reads the code and checks it (checkChargeCode) in one call, for paths with nothing else to read. */
 export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeForCheck> {
-  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql('?'), [code]);
+  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql(sql`${code}`));
   return checkChargeCode(db, rows[0], code, check);
 }

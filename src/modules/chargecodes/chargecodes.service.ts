@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
 import { hashPassword } from '../../auth/passwords';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
@@ -209,7 +210,7 @@ export function chargeCodesService(db: Db) {
       const row = await find(code);
       const clash = await db('charge_code_authorised_users')
         .where({ charge_code_id: row.id })
-        .whereRaw('lower(email) = lower(?)', [input.email])
+        .where(toRaw(db, sql`lower(email) = lower(${input.email})`))
         .first('id');
       if (clash) throw Conflict(`'${input.email}' is already authorised for charge code '${row.code}'`);
       const [user] = await db<AuthorisedUserRow>('charge_code_authorised_users')

@@ -1,3 +1,4 @@
+import { sql, type Sql } from '../../db/sql';
 import { D, money, rate } from '../../lib/money';
 
 export type LineInput = {
@@ -89,18 +90,23 @@ export function presentLine(row: LineRow) {
   };
 }
 
-/** Priced lines as one JSON parameter, expanded in SQL by linesFromJson (one INSERT for all lines). */
-export const linesJson = (lines: PricedLine[]) => JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
+/** Priced lines as one JSON value, expanded in SQL by linesFromJson (one INSERT for all lines). */
+const linesJson = (lines: PricedLine[]) => JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
 
-/** The SQL that expands linesJson(...) (bound to the one ?) into rows, in their original order. */
-export const LINES_FROM_JSON = `jsonb_to_recordset(?::jsonb) AS v(position int, item_id int, item_name text, item_sku text,
+/**
+ * The priced lines as rows `v` (their columns LINE_VALUE_COLUMNS, their order v.position), bound as
+ * one JSON value, so the statement's text is the same whatever the number of lines.
+ */
+export const linesFromJson = (lines: PricedLine[]) => sql`jsonb_to_recordset(${linesJson(lines)}::jsonb) AS v(position int, item_id int, item_name text, item_sku text,
   quantity numeric, unit_price numeric, vat_rate numeric, vat_amount numeric, subtotal numeric, total_with_vat numeric)`;
 
-export const LINE_VALUE_COLUMNS = 'v.item_id, v.item_name, v.item_sku, v.quantity, v.unit_price, v.vat_rate, v.vat_amount, v.subtotal, v.total_with_vat';
-export const LINE_COLUMNS = 'item_id, item_name, item_sku, quantity, unit_price, vat_rate, vat_amount, subtotal, total_with_vat';
+export const LINE_VALUE_COLUMNS = sql.raw('v.item_id, v.item_name, v.item_sku, v.quantity, v.unit_price, v.vat_rate, v.vat_amount, v.subtotal, v.total_with_vat');
+export const LINE_COLUMNS = sql.raw('item_id, item_name, item_sku, quantity, unit_price, vat_rate, vat_amount, subtotal, total_with_vat');
 
-/** A line row as JSON whose decimals stay strings (json would turn numeric into numbers). */
-export const lineJsonObject = (alias: string, extra = '') =>
-  `json_build_object('id', ${alias}.id, 'item_id', ${alias}.item_id, 'item_name', ${alias}.item_name, 'item_sku', ${alias}.item_sku,
-    'quantity', ${alias}.quantity::text, 'unit_price', ${alias}.unit_price::text, 'vat_rate', ${alias}.vat_rate::text,
-    'vat_amount', ${alias}.vat_amount::text, 'subtotal', ${alias}.subtotal::text, 'total_with_vat', ${alias}.total_with_vat::text${extra})`;
+/** A line row under `alias` as JSON whose decimals stay strings (json would turn numeric into numbers), plus `extra` pairs. */
+export const lineJsonObject = (alias: string, extra: Sql = sql.raw('')) => {
+  const a = sql.ident(alias);
+  return sql`json_build_object('id', ${a}.id, 'item_id', ${a}.item_id, 'item_name', ${a}.item_name, 'item_sku', ${a}.item_sku,
+    'quantity', ${a}.quantity::text, 'unit_price', ${a}.unit_price::text, 'vat_rate', ${a}.vat_rate::text,
+    'vat_amount', ${a}.vat_amount::text, 'subtotal', ${a}.subtotal::text, 'total_with_vat', ${a}.total_with_vat::text${extra})`;
+};

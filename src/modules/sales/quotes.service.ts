@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
@@ -9,10 +10,9 @@ import { findItemsForLines, itemsById, ITEMS_FOR_LINES_JSON, type ItemForLine } 
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
-  LINES_FROM_JSON,
   lineInputFromRow,
   lineJsonObject,
-  linesJson,
+  linesFromJson,
   presentLine,
   priceLines,
   type LineInput,
@@ -40,7 +40,7 @@ export type QuoteRow = {
 type Actor = Pick<Express.User, 'id' | 'role'>;
 
 /** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
-const QUOTE_NUMBER = `'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`;
+const QUOTE_NUMBER = sql.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`);
 
 export const quoteNotFound = () => NotFound('Quote not found');
 export const noDraftForSession = () => NotFound('No draft quote found for this session');
@@ -109,10 +109,9 @@ export function quotesService(db: Db) {
     if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
     const { rows } = await preparedRaw<{ rows: LineRow[] }>(
       trx,
-      `INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-       SELECT ?, ${LINE_VALUE_COLUMNS} FROM ${LINES_FROM_JSON} ORDER BY v.position
+      sql`INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
+       SELECT ${quoteId}, ${LINE_VALUE_COLUMNS} FROM ${linesFromJson(priced.lines)} ORDER BY v.position
        RETURNING *`,
-      [quoteId, linesJson(priced.lines)],
     );
     return rows.sort((a, b) => a.id - b.id);
   }
@@ -142,10 +141,10 @@ export function quotesService(db: Db) {
     /** Creates the session's draft, or replaces its lines and fields (same id and quoteId). */
     async saveDraft(actor: Actor, input: SaveDraft) {
       // The items and the charge code in one round trip; items are checked first, as before any code.
+      const items = sql.positional(ITEMS_FOR_LINES_JSON, [[...new Set(input.items.map((l) => l.itemId))]]);
       const { rows: read } = await preparedRaw<{ rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[] }>(
         db,
-        `SELECT ${ITEMS_FOR_LINES_JSON} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql('?')}) cc) AS charge_code`,
-        [[...new Set(input.items.map((l) => l.itemId))], input.chargeCode],
+        sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${input.chargeCode}`)}) cc) AS charge_code`,
       );
       const { lines, categoryIds } = linesFromItems(input.items, itemsById(read[0].items));
       await checkChargeCode(db, read[0].charge_code, input.chargeCode, { categoryIds });
@@ -156,32 +155,23 @@ export function quotesService(db: Db) {
         customer_notes: input.customerNotes ?? null,
         ...totals(priced),
       };
-      const values = [
-        actor.id,
-        input.sessionId,
-        fields.charge_code,
-        fields.vat_applied,
-        fields.customer_notes,
-        fields.subtotal_amount,
-        fields.vat_amount,
-        fields.total_amount,
-      ];
+      const row = sql`(${QUOTE_NUMBER}, ${actor.id}, ${input.sessionId}, ${fields.charge_code}, ${fields.vat_applied}, ${fields.customer_notes},
+        ${fields.subtotal_amount}, ${fields.vat_amount}, ${fields.total_amount})`;
       // A new session's draft: quote and lines in one statement (no conflict, nothing to replace).
       // If the session already has a draft, nothing is inserted and the replace path below runs.
       const { rows: created } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
         db,
-        `WITH q AS (
+        sql`WITH q AS (
            INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
-           VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
+           VALUES ${row}
            ON CONFLICT (user_id, session_id) DO NOTHING
            RETURNING *
          ), l AS (
            INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-           SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${LINES_FROM_JSON} ORDER BY v.position
+           SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
            RETURNING *
          )
          SELECT q.*, (SELECT json_agg(${lineJsonObject('l')} ORDER BY l.id) FROM l) AS lines FROM q`,
-        [...values, linesJson(priced.lines)],
       );
       if (created.length > 0) {
         const { lines, ...draft } = created[0];
@@ -192,14 +182,13 @@ export function quotesService(db: Db) {
         // xmax = 0 tells a fresh insert from an update. The quoteId of an existing draft never changes.
         const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
           trx,
-          `INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
-           VALUES (${QUOTE_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?)
+          sql`INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
+           VALUES ${row}
            ON CONFLICT (user_id, session_id) DO UPDATE SET
              charge_code = EXCLUDED.charge_code, vat_applied = EXCLUDED.vat_applied, customer_notes = EXCLUDED.customer_notes,
              subtotal_amount = EXCLUDED.subtotal_amount, vat_amount = EXCLUDED.vat_amount, total_amount = EXCLUDED.total_amount,
              updated_at = now()
            RETURNING *, (xmax = 0) AS inserted`,
-          values,
         );
         const { inserted, ...draft } = rows[0];
         return presentQuote(draft, await writeLines(trx, draft.id, priced, !inserted));

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
 import { amountNumber, D } from '../../lib/money';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 import { pageInfo } from '../../http/pagination';
@@ -145,7 +146,7 @@ export function salesReports(db: Db) {
             's.created_at',
             db.raw('s.created_at::text AS cursor_at'),
           );
-        if (after) query.whereRaw('(s.created_at, s.id) < (?::timestamptz, ?)', [after.createdAt, after.id]);
+        if (after) query.where(toRaw(db, sql`(s.created_at, s.id) < (${after.createdAt}::timestamptz, ${after.id})`));
         const rows: (ReportRow & { processed_by: string | null; cursor_at: string })[] = await query;
         if (rows.length === 0) break;
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
@@ -20,10 +21,9 @@ import { presentUserRef } from '../users/users.service';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
-  LINES_FROM_JSON,
   lineInputFromRow,
   lineJsonObject,
-  linesJson,
+  linesFromJson,
   presentLine,
   priceLines,
   type LineRow,
@@ -116,7 +116,7 @@ type SaleChecksRow = { locked_items: LockedItem[]; charge_code_row: ChargeCodeFo
  * the item locks, the code and the sale's number. The number is drawn here so the movements
  * can name the sale in the same statement as the sale itself; a refused sale leaves a gap.
  */
-const SALE_CHECK_COLUMNS = `(SELECT ${lockedItemsJson('locked')} FROM locked) AS locked_items,
+const SALE_CHECK_COLUMNS = sql`(SELECT ${lockedItemsJson('locked')} FROM locked) AS locked_items,
   (SELECT row_to_json(code_row) FROM code_row) AS charge_code_row,
   'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq') AS next_sale_id`;
 
@@ -163,34 +163,22 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
     })),
     locked,
   );
+  const { priced } = sale;
   const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[] }>(
     trx,
-    `WITH ${stock.ctes}, s AS (
+    sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'completed', ?)
+       VALUES (${checks.saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
+               ${sale.vatApplied}, ${sale.customerNotes}, 'completed', ${sale.processedBy})
        RETURNING *
      ), l AS (
        INSERT INTO sale_items (sale_id, ${LINE_COLUMNS})
-       SELECT s.id, ${LINE_VALUE_COLUMNS} FROM s CROSS JOIN ${LINES_FROM_JSON} ORDER BY v.position
+       SELECT s.id, ${LINE_VALUE_COLUMNS} FROM s CROSS JOIN ${linesFromJson(lines)} ORDER BY v.position
        RETURNING *
      )
-     SELECT s.*, (SELECT json_agg(${lineJsonObject('l', ", 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text")} ORDER BY l.id) FROM l) AS lines,
-            ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = ?) AS excluded_category_ids_now
+     SELECT s.*, (SELECT json_agg(${lineJsonObject('l', sql`, 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text`)} ORDER BY l.id) FROM l) AS lines,
+            ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = ${code.id}) AS excluded_category_ids_now
        FROM s`,
-    [
-      ...stock.bindings,
-      checks.saleId,
-      code.code,
-      sale.quoteId,
-      sale.priced.subtotalAmount,
-      sale.priced.vatAmount,
-      sale.priced.totalAmount,
-      sale.vatApplied,
-      sale.customerNotes,
-      sale.processedBy,
-      linesJson(lines),
-      code.id,
-    ],
   );
   // The code row is locked FOR SHARE, so a hold cannot land before this commits, but exclusions are
   // rows of their own: this statement's snapshot, taken after every lock, sees one committed while
@@ -214,22 +202,21 @@ class QuoteChangedWhileTaken extends Error {}
 const MAX_PROCESS_ATTEMPTS = 3;
 
 async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number) {
-  const own = !canSeeAllQuotes(actor);
+  const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; changed_while_taken: boolean } & SaleChecksRow)[] }>(
     trx,
-    `WITH q AS (
-       DELETE FROM quotes WHERE id = ?${own ? ' AND user_id = ?' : ''} RETURNING *, xmin AS taken_version
+    sql`WITH q AS (
+       DELETE FROM quotes WHERE id = ${quoteId}${own} RETURNING *, xmin AS taken_version
      ), l AS (
        SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
      ), locked AS (
-       ${lockItemsSql('id IN (SELECT item_id FROM l)')}
+       ${lockItemsSql(sql`id IN (SELECT item_id FROM l)`)}
      ), code_row AS (
-       ${chargeCodeForCheckSql('(SELECT charge_code FROM q)')} FOR SHARE OF cc
+       ${chargeCodeForCheckSql(sql`(SELECT charge_code FROM q)`)} FOR SHARE OF cc
      )
      SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
             (SELECT r.xmin FROM quotes r WHERE r.id = q.id) IS DISTINCT FROM q.taken_version AS changed_while_taken, ${SALE_CHECK_COLUMNS}
        FROM q`,
-    own ? [quoteId, actor.id] : [quoteId],
   );
   if (rows.length === 0) throw quoteNotFound();
   const quote = rows[0];
@@ -295,11 +282,11 @@ export function salesService(db: Db) {
     async create(actor: Actor, input: CreateSale) {
       const { lines } = await resolveLines(db, input.items);
       const recorded = await inTransaction(db, async (trx) => {
+        const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
-          `WITH locked AS (${lockItemsSql('id = ANY(?::int[])')}), code_row AS (${chargeCodeForCheckSql('?')} FOR SHARE OF cc)
+          sql`WITH locked AS (${lockItemsSql(sql`id = ANY(${itemIds}::int[])`)}), code_row AS (${chargeCodeForCheckSql(sql`${input.chargeCode}`)} FOR SHARE OF cc)
            SELECT ${SALE_CHECK_COLUMNS}`,
-          [[...new Set(input.items.map((l) => l.itemId))], input.chargeCode],
         );
         return recordSale(
           trx,

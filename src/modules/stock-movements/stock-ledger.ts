@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
 
@@ -47,27 +48,29 @@ export const insufficientStockMessage = (itemName: string, current: DecimalInput
 export type LockedItem = { id: number; name: string; sku: string; current_stock: string; category_id: number; is_active: boolean };
 
 /**
- * The SELECT that locks the items matching `condition` (SQL over items' columns) the ledger's
- * way. A statement that reads more in the same round trip (processing a sale) embeds it as a CTE
- * and reads the rows back through lockedItemsJson.
+ * The SELECT that locks the items matching `condition` (over items' columns, with its own
+ * bindings) the ledger's way. A statement that reads more in the same round trip (processing a
+ * sale) embeds it as a CTE and reads the rows back through lockedItemsJson.
  */
-export const lockItemsSql = (condition: string) =>
-  `SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+export const lockItemsSql = (condition: Sql) =>
+  sql`SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
 
 /** The rows of lockItemsSql under `alias` as one JSON array of LockedItem (stock stays a decimal string). */
-export const lockedItemsJson = (alias: string) =>
-  `coalesce(json_agg(json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'sku', ${alias}.sku,
-    'current_stock', ${alias}.current_stock::text, 'category_id', ${alias}.category_id, 'is_active', ${alias}.is_active) ORDER BY ${alias}.id), '[]')`;
+export const lockedItemsJson = (alias: string) => {
+  const a = sql.ident(alias);
+  return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
+    'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active) ORDER BY ${a}.id), '[]')`;
+};
 
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
 
 export async function lockItemsForStock(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, LockedItem>> {
-  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsSql('id = ANY(?::int[])'), [[...new Set(itemIds)]]);
+  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsSql(sql`id = ANY(${[...new Set(itemIds)]}::int[])`));
   return lockedById(rows);
 }
 
-/** Stock changes as SQL: the CTEs `stock_update` and `movements` (RETURNING *) of one WITH list, and their bindings. */
-export type StockWrites = { ctes: string; bindings: Knex.RawBinding[] };
+/** Stock changes as SQL: the CTEs `stock_update` and `movements` (RETURNING *) of one WITH list, with their bindings. */
+export type StockWrites = Sql;
 
 /**
  * The ledger's rules, applied to changes against items locked in this transaction: quantities
@@ -105,21 +108,18 @@ export function stockWrites(changes: StockChange[], items: Map<number, LockedIte
     };
   });
   const newLevels = [...levels].map(([id, level]) => ({ id, stock: level.toFixed(2) }));
-  return {
-    // Fixed text whatever the number of changes (the rows travel as JSON), so it prepares once.
-    ctes: `stock_update AS (
+  // Fixed text whatever the number of changes (the rows travel as JSON), so it prepares once.
+  return sql`stock_update AS (
         UPDATE items AS i SET current_stock = v.stock, updated_at = now()
-          FROM jsonb_to_recordset(?::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id
+          FROM jsonb_to_recordset(${JSON.stringify(newLevels)}::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id
       ), movements AS (
         INSERT INTO stock_movements (item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, reference_type, reference_id, performed_by)
         SELECT m.item_id, m.item_name, m.item_sku, m.type, m.quantity, m.previous_stock, m.new_stock, m.reason, m.reference_type, m.reference_id, m.performed_by
-          FROM jsonb_to_recordset(?::jsonb) AS m(position int, item_id int, item_name text, item_sku text, type text, quantity numeric,
+          FROM jsonb_to_recordset(${JSON.stringify(movements)}::jsonb) AS m(position int, item_id int, item_name text, item_sku text, type text, quantity numeric,
                previous_stock numeric, new_stock numeric, reason text, reference_type text, reference_id text, performed_by uuid)
          ORDER BY m.position
         RETURNING *
-      )`,
-    bindings: [JSON.stringify(newLevels), JSON.stringify(movements)],
-  };
+      )`;
 }
 
 /**
@@ -141,7 +141,7 @@ export function changeStockMany(db: Db, changes: StockChange[]): Promise<Movemen
   return inTransaction(db, async (trx) => {
     if (changes.length === 0) return [];
     const writes = stockWrites(changes, await lockItemsForStock(trx, changes.map((c) => c.itemId)));
-    const { rows } = await preparedRaw<{ rows: MovementRow[] }>(trx, `WITH ${writes.ctes} SELECT * FROM movements ORDER BY id`, writes.bindings);
+    const { rows } = await preparedRaw<{ rows: MovementRow[] }>(trx, sql`WITH ${writes} SELECT * FROM movements ORDER BY id`);
     return rows;
   });
 }
