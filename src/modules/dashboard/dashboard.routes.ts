@@ -1,17 +1,8 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import '../../http/openapi';
+import { presentCategoryStat, presentLowStockItem, presentStats } from './dashboard.present';
+import { CategoryStats, DashboardStats, LowStockItems } from './dashboard.schemas';
 import { dashboardService } from './dashboard.service';
-
-const CategoryBrief = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() });
-const Stats = z
-  .object({ totalItems: z.number().int(), lowStockItems: z.number().int(), totalValue: z.number(), activeUsers: z.number().int() })
-  .openapi('DashboardStats');
-const LowStockItem = z
-  .object({ id: z.number().int(), name: z.string(), sku: z.string(), currentStock: z.number(), minimumStock: z.number(), price: z.string(), category: CategoryBrief })
-  .openapi('LowStockItem');
-const CategoryStat = z.object({ category: CategoryBrief, itemCount: z.number().int(), totalValue: z.number() }).openapi('CategoryStat');
 
 export function dashboardRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Dashboard');
@@ -24,10 +15,10 @@ export function dashboardRoutes({ db, docs }: Deps) {
       description:
         'Over active items: totalItems, lowStockItems (currentStock <= minimumStock), totalValue = sum(price x currentStock) as a number; activeUsers counts active users.',
       access: 'auth',
-      responses: { 200: { description: 'Stats', schema: Stats } },
+      responses: { 200: { description: 'Stats', schema: DashboardStats } },
     },
     async (_req, res) => {
-      res.json(await dashboard.stats());
+      res.json(presentStats(await dashboard.stats()));
     },
   );
 
@@ -37,10 +28,10 @@ export function dashboardRoutes({ db, docs }: Deps) {
       summary: 'Active items at or below their minimum stock',
       description: 'Ordered by how far below the minimum they are.',
       access: 'auth',
-      responses: { 200: { description: 'Items', schema: z.array(LowStockItem) } },
+      responses: { 200: { description: 'Items', schema: LowStockItems } },
     },
     async (_req, res) => {
-      res.json(await dashboard.lowStock());
+      res.json((await dashboard.lowStock()).map(presentLowStockItem));
     },
   );
 
@@ -50,10 +41,10 @@ export function dashboardRoutes({ db, docs }: Deps) {
       summary: 'Per category: active item count and stock value',
       description: 'Every category appears, also those without items; totalValue is a number.',
       access: 'auth',
-      responses: { 200: { description: 'Stats', schema: z.array(CategoryStat) } },
+      responses: { 200: { description: 'Stats', schema: CategoryStats } },
     },
     async (_req, res) => {
-      res.json(await dashboard.categoryStats());
+      res.json((await dashboard.categoryStats()).map(presentCategoryStat));
     },
   );
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { amountNumber, D, quantityNumber } from '../../lib/money';
-import { LOW_STOCK_CONDITION } from '../dashboard/dashboard.service';
 import { findItemsForLines } from '../items/items.lookup';
+import { lowStockItems } from '../items/low-stock';
 
 export type Period = 'week' | 'month' | 'year';
 
@@ -65,25 +65,24 @@ export function salesAnalytics(db: Db) {
       return { allAvailable: result.every((r) => r.available), items: result };
     },
 
-    /** Active items at or below their minimum stock, the largest shortfall first. */
+    /**
+     * Active items at or below their minimum stock (the items module's low-stock list), the
+     * largest shortfall first.
+     */
     async lowStockReport() {
-      const rows = await db('items as i')
-        .leftJoin('categories as c', 'c.id', 'i.category_id')
-        .whereRaw(LOW_STOCK_CONDITION)
-        .orderByRaw('(i.minimum_stock - i.current_stock) DESC, i.name, i.id')
-        .select('i.id', 'i.name', 'i.sku', 'i.price', 'i.current_stock', 'i.minimum_stock', 'c.id as category_id', 'c.name as category_name', 'c.color as category_color');
+      const items = await lowStockItems(db, 'shortfall');
       return {
-        items: rows.map((r) => ({
-          id: r.id as number,
-          name: r.name as string,
-          sku: r.sku as string,
-          price: r.price as string,
-          currentStock: quantityNumber(r.current_stock),
-          minimumStock: quantityNumber(r.minimum_stock),
-          shortfall: quantityNumber(new D(r.minimum_stock).minus(r.current_stock)),
-          category: r.category_id ? { id: r.category_id as number, name: r.category_name as string, color: r.category_color as string | null } : null,
+        items: items.map((item) => ({
+          id: item.id,
+          name: item.name,
+          sku: item.sku,
+          price: item.price,
+          currentStock: quantityNumber(item.currentStock),
+          minimumStock: quantityNumber(item.minimumStock),
+          shortfall: quantityNumber(new D(item.minimumStock).minus(item.currentStock)),
+          category: { id: item.category.id, name: item.category.name, color: item.category.color },
         })),
-        total: rows.length,
+        total: items.length,
         generatedAt: new Date().toISOString(),
       };
     },

@@ -1,16 +1,8 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import '../../http/openapi';
+import { presentSystemAlerts } from './system-alerts.present';
+import { SystemAlerts } from './system-alerts.schemas';
 import { systemAlertsService } from './system-alerts.service';
-
-const SystemAlerts = z
-  .object({
-    alertCount: z.number().int(),
-    alerts: z.array(z.object({ type: z.string(), level: z.enum(['warning', 'critical']), message: z.string() })),
-    hasSystemAlerts: z.boolean(),
-  })
-  .openapi('SystemAlerts');
 
 export function systemAlertsRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'System');
@@ -30,8 +22,7 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Alerts', schema: SystemAlerts } },
     },
     async (_req, res) => {
-      const alerts = await service.alerts();
-      res.json({ alertCount: alerts.length, alerts, hasSystemAlerts: alerts.length > 0 });
+      res.json(presentSystemAlerts(await service.alerts()));
     },
   );
 

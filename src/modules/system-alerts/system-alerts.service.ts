@@ -1,8 +1,10 @@
 import type { Db } from '../../db/knex';
 import { backupScheduleService } from '../backups/backup-schedule.service';
-import { LOW_STOCK_CONDITION } from '../dashboard/dashboard.service';
+import { sql, toRaw } from '../../db/sql';
+import { LOW_STOCK_CONDITION } from '../items/low-stock';
+import type { SystemAlert } from './system-alerts.schemas';
 
-export type SystemAlert = { type: string; level: 'warning' | 'critical'; message: string };
+export type { SystemAlert };
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -16,9 +18,10 @@ export function systemAlertsService(db: Db) {
   return {
     async alerts(): Promise<SystemAlert[]> {
       const [stock, ledger, backups] = await Promise.all([
-        db.raw<{ rows: { low: number; out: number }[] }>(
-          `SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
-             FROM items i WHERE ${LOW_STOCK_CONDITION}`,
+        toRaw<{ rows: { low: number; out: number }[] }>(
+          db,
+          sql`SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
+                FROM items i WHERE ${LOW_STOCK_CONDITION}`,
         ),
         db.raw<{ rows: { count: number; skus: string[] | null }[] }>(
           `SELECT count(*) AS count, (array_agg(sku ORDER BY id))[1:5] AS skus FROM (
