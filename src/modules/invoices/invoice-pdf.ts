@@ -116,24 +116,3 @@ function safeFilename(name: string | undefined): string {
   const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim().slice(0, 200);
   return cleaned || 'invoice.pdf';
 }
-
-/** The spec's extractedData: total and unit prices are decimal strings. */
-export function presentExtracted(parsed: ParsedInvoice) {
-  return {
-    supplierName: parsed.supplierName,
-    invoiceNumber: parsed.invoiceNumber,
-    total: parsed.total,
-    items: parsed.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice })),
-  };
-}
-
-/** The answer of both "read an invoice" endpoints: what was read, and which file it was. */
-export async function describeInvoice(file: UploadedFile | undefined) {
-  const pdf = await readInvoicePdf(file);
-  return {
-    success: true,
-    message: `Read ${pdf.extracted.items.length} line(s) from the invoice`,
-    extractedData: presentExtracted(pdf.extracted),
-    file: { filename: pdf.filename, size: pdf.size, sha256: pdf.sha256 },
-  };
-}

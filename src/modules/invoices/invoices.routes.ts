@@ -1,12 +1,8 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { describeInvoice, invoiceUpload } from './invoice-pdf';
-import { InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
-
-export const INVOICE_UPLOAD_ERRORS = {
-  400: "No file in the field 'invoice', not a PDF (checked by content), or a damaged PDF",
-  413: 'The file is larger than 10 MB',
-} as const;
+import { invoiceUpload, readInvoicePdf } from './invoice-pdf';
+import { presentInvoiceRead } from './invoices.present';
+import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
 
 /** /api/upload/invoice: read an invoice PDF without attaching it to anything. */
 export function invoicesRoutes({ db, docs }: Deps) {
@@ -26,7 +22,7 @@ export function invoicesRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(await describeInvoice(req.file));
+      res.json(presentInvoiceRead(await readInvoicePdf(req.file)));
     },
   );
 

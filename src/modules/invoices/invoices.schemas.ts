@@ -33,3 +33,9 @@ export const StoredInvoice = z
     uploadedAt: z.string(),
   })
   .openapi('StoredInvoice');
+
+/** The error answers every invoice upload documents. */
+export const INVOICE_UPLOAD_ERRORS = {
+  400: "No file in the field 'invoice', not a PDF (checked by content), or a damaged PDF",
+  413: 'The file is larger than 10 MB',
+} as const;

@@ -14,17 +14,6 @@ export type OrderInvoiceRow = {
 
 export type InvoiceMeta = Omit<OrderInvoiceRow, 'data'>;
 
-export function presentStoredInvoice(orderId: string, row: InvoiceMeta) {
-  return {
-    orderId,
-    filename: row.filename,
-    size: row.size_bytes,
-    sha256: row.sha256,
-    uploadedBy: row.uploaded_by,
-    uploadedAt: row.uploaded_at.toISOString(),
-  };
-}
-
 /** Invoice PDFs stored in PostgreSQL, one per order (a new upload replaces the old). */
 export function invoicesService(db: Db) {
   return {

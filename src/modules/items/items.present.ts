@@ -1,5 +1,6 @@
 import { quantityNumber } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.service';
+import type { ItemOrderHistoryRow } from '../orders/orders.service';
 import type { MovementReadRow } from '../stock-movements/stock-movements.service';
 import { presentMovement } from '../stock-movements/stock-movements.service';
 import { presentJoinedUserRef } from '../users/users.service';
@@ -49,6 +50,19 @@ export const presentStockChange = (item: ItemReadRow, movement: MovementReadRow)
 
 /** GET /items/{id}/stock-movements: the item's movements in the shape of GET /api/stock-movements. */
 export const presentItemMovements = (rows: MovementReadRow[]) => ({ movements: rows.map(presentMovement) });
+
+/** GET /items/{id}/order-history: quantities and the unit cost as JSON numbers, the supplier by name. */
+export const presentItemOrderHistory = (rows: ItemOrderHistoryRow[]) => ({
+  orders: rows.map((r) => ({
+    orderId: r.order_id,
+    orderDate: r.created_at.toISOString(),
+    supplier: r.supplier,
+    quantity: quantityNumber(r.quantity),
+    receivedQuantity: quantityNumber(r.received_quantity),
+    unitCost: Number(r.unit_cost),
+    status: r.status,
+  })),
+});
 
 export const presentItemDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }) => ({ canDelete, reasons });
 

@@ -5,6 +5,7 @@ import { Forbidden } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { DeletionCheck } from '../categories/categories.schemas';
+import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
 import { stockMovementsService } from '../stock-movements/stock-movements.service';
 import { itemsBulkService } from './items.bulk';
@@ -21,13 +22,14 @@ import {
   ImportResult,
   Item,
   ItemList,
+  ItemOrderHistory,
   ItemsExportFile,
   ItemQuery,
   StockChangeBody,
   StockChangeResult,
   UpdateItem,
 } from './items.schemas';
-import { presentBulkOutcome, presentImportOutcome, presentItem, presentItemDeletionCheck, presentItemList, presentItemMovements, presentStockChange } from './items.present';
+import { presentBulkOutcome, presentImportOutcome, presentItem, presentItemDeletionCheck, presentItemList, presentItemMovements, presentItemOrderHistory, presentStockChange } from './items.present';
 import { itemsService } from './items.service';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
@@ -42,6 +44,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
   const movements = stockMovementsService(db);
+  const orders = ordersService(db);
 
   // ---- static paths first ----------------------------------------------------------
 
@@ -293,6 +296,21 @@ export function itemsRoutes({ db, docs }: Deps) {
       const { limit } = parse(ItemMovementQuery, req.query);
       await items.get(id);
       res.json(presentItemMovements(await movements.list({ itemId: id, limit })));
+    },
+  );
+
+  api.get(
+    '/items/:id/order-history',
+    {
+      summary: 'Orders that included the item, newest first',
+      description: 'quantity is the ordered quantity, receivedQuantity what has arrived; unitCost as a JSON number; supplier is its name.',
+      access: 'auth',
+      params: IdParams,
+      responses: { 200: { description: 'History', schema: ItemOrderHistory }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      res.json(presentItemOrderHistory(await orders.itemHistory(id)));
     },
   );
 

@@ -143,3 +143,21 @@ export const ImportRow = z.object({
   currentStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }),
   minimumStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
 });
+
+// ---- orders of an item ------------------------------------------------------------
+
+export const ItemOrderHistory = z
+  .object({
+    orders: z.array(
+      z.object({
+        orderId: z.string(),
+        orderDate: z.string(),
+        supplier: z.string(),
+        quantity: z.number(),
+        receivedQuantity: z.number(),
+        unitCost: z.number(),
+        status: z.string(),
+      }),
+    ),
+  })
+  .openapi('ItemOrderHistory');

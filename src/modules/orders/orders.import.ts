@@ -1,6 +1,21 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
 import { BadRequest } from '../../http/errors';
+import { parse } from '../../http/validate';
+import type { ParsedInvoice } from '../invoices/invoice-parser';
+import { readInvoicePdf, type ReadInvoice, type UploadedFile } from '../invoices/invoice-pdf';
+import { invoicesService } from '../invoices/invoices.service';
+import { itemsService } from '../items/items.service';
+import { suppliersService } from '../suppliers/suppliers.service';
+import { ParsedData, type ImportMultipartFields } from './orders.schemas';
+import { ordersService, type NewLine, type OrderDetail } from './orders.service';
+
+/**
+ * Orders created from an invoice: typed in as JSON, read from a PDF, or from the filled-in CSV
+ * template (both templates are here too).
+ */
 
 /** The JSON template: exactly the body POST /api/orders/import-from-invoice accepts. */
 export const JSON_TEMPLATE = {
@@ -55,4 +70,88 @@ export function parsedDataFromCsv(bytes: Buffer): Record<string, unknown> {
     notes: first('notes') || undefined,
     items: lines.map((r) => ({ name: r.name, sku: r.sku || undefined, quantity: r.quantity, unitCost: r.unitCost })),
   };
+}
+
+/** The files of a multipart import, by field. */
+export type ImportFiles = { invoice?: UploadedFile[]; csv?: UploadedFile[] } | undefined;
+
+export type ImportOutcome = {
+  detail: OrderDetail;
+  supplierCreated: boolean;
+  matchedItems: number;
+  unmatchedItems: number;
+  /** what was read from the invoice PDF, when the order came from one */
+  extracted?: ParsedInvoice;
+};
+
+export function orderImportService(db: Db) {
+  /**
+   * A pending order from an invoice: the supplier is matched by name case-insensitively or
+   * created; lines are matched to items by sku or name. An invoice PDF it was read from is
+   * stored as the order's invoice, in the same transaction.
+   */
+  function fromParsedData(data: ParsedData, userId: string | null, pdf?: ReadInvoice): Promise<ImportOutcome> {
+    return inTransaction(db, async (trx) => {
+      const suppliers = suppliersService(trx);
+      const existing = await suppliers.findByName(data.supplier);
+      const supplier = existing ?? (await suppliers.createFromName(data.supplier));
+      const match = await itemsService(trx).matcherForLines(data.items);
+      let matched = 0;
+      const lines: NewLine[] = data.items.map((l) => {
+        const item = match(l);
+        if (item) matched += 1;
+        return { itemId: item?.id ?? null, name: l.name, sku: l.sku ?? item?.sku ?? null, quantity: l.quantity, unitCost: l.unitCost };
+      });
+      const orders = ordersService(trx);
+      const id = await orders.insert(
+        { supplierId: supplier.id, notes: data.notes ?? null, invoiceNumber: data.invoiceNumber ?? null, createdBy: userId },
+        lines,
+      );
+      if (pdf) await invoicesService(trx).attach(id, pdf, userId);
+      return {
+        detail: await orders.detail(id),
+        supplierCreated: !existing,
+        matchedItems: matched,
+        unmatchedItems: lines.length - matched,
+        ...(pdf ? { extracted: pdf.extracted } : {}),
+      };
+    });
+  }
+
+  return {
+    fromParsedData,
+
+    /**
+     * A multipart import: the parsedData comes from the invoice PDF in `invoice` (which is then
+     * stored with the order) or from the CSV template in `csv`; the text fields supplier,
+     * invoiceNumber and notes override what the file says.
+     */
+    async fromUpload(fields: ImportMultipartFields, files: ImportFiles, userId: string | null): Promise<ImportOutcome> {
+      const pdfFile = files?.invoice?.[0];
+      const csvFile = files?.csv?.[0];
+      if (pdfFile && csvFile) throw BadRequest("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
+      if (csvFile) {
+        const fromCsv = parsedDataFromCsv(csvFile.buffer);
+        return fromParsedData(parse(ParsedData, { ...fromCsv, ...defined(fields) }), userId);
+      }
+      if (!pdfFile) throw BadRequest("No file uploaded: send an invoice PDF in the field 'invoice' or a CSV file in the field 'csv'");
+      const pdf = await readInvoicePdf(pdfFile);
+      const supplier = fields.supplier ?? pdf.extracted.supplierName;
+      if (!supplier) throw BadRequest("The supplier could not be read from the invoice: send its name in the field 'supplier'");
+      if (pdf.extracted.items.length === 0) {
+        throw BadRequest('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
+      }
+      const data = parse(ParsedData, {
+        supplier,
+        invoiceNumber: fields.invoiceNumber ?? pdf.extracted.invoiceNumber ?? undefined,
+        notes: fields.notes,
+        items: pdf.extracted.items.map((i) => ({ name: i.name, quantity: i.quantity, unitCost: i.unitPrice })),
+      });
+      return fromParsedData(data, userId, pdf);
+    },
+  };
+}
+
+function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

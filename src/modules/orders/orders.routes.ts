@@ -1,99 +1,47 @@
-import type { Request } from 'express';
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { BadRequest } from '../../http/errors';
-import { IdParams, parse } from '../../http/validate';
-import { quantityNumber } from '../../lib/money';
-import { describeInvoice, invoiceUpload, presentExtracted, readInvoicePdf, type ReadInvoice } from '../invoices/invoice-pdf';
-import { INVOICE_UPLOAD_ERRORS } from '../invoices/invoices.routes';
-import { ExtractedData, InvoiceUploadBody, StoredInvoice, UploadInvoiceResult } from '../invoices/invoices.schemas';
-import { presentStoredInvoice } from '../invoices/invoices.service';
-import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, parsedDataFromCsv } from './order-import';
+import { parse } from '../../http/validate';
+import { invoiceUpload, readInvoicePdf } from '../invoices/invoice-pdf';
+import { presentInvoiceRead } from '../invoices/invoices.present';
+import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from '../invoices/invoices.schemas';
+import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, orderImportService, type ImportFiles } from './orders.import';
+import {
+  presentAddToInventoryResult,
+  presentAttachedInvoice,
+  presentImportResult,
+  presentOrderDetail,
+  presentOrderList,
+  presentReceiveResult,
+} from './orders.present';
+import { DEFAULT_CATEGORY_SETTING, orderReceiptService } from './orders.receive';
 import {
   AddToInventory,
+  AddToInventoryResult,
+  AttachInvoiceResult,
   CreateOrder,
   ImportFromInvoiceForm,
   ImportFromInvoiceJson,
+  ImportFromInvoiceResult,
   ImportMultipartFields,
-  Order,
-  OrderHistory,
+  InvoicePdfFile,
+  OrderImportCsvTemplate,
+  OrderList,
   OrderListQuery,
   OrderParams,
   OrderWithItems,
-  ParsedData,
   ReceiveOrder,
+  ReceiveOrderResult,
 } from './orders.schemas';
-import { DEFAULT_CATEGORY_SETTING, ordersService, presentOrder, presentOrderDetail } from './orders.service';
+import { ordersService } from './orders.service';
 
 const notFound = 'Order not found';
-
-const ImportResult = z
-  .object({
-    success: z.boolean(),
-    message: z.string(),
-    order: OrderWithItems,
-    supplierCreated: z.boolean(),
-    matchedItems: z.number().int(),
-    unmatchedItems: z.number().int(),
-    extractedData: ExtractedData.optional(),
-  })
-  .openapi('ImportFromInvoiceResult');
-
-const ReceiveResult = z
-  .object({
-    message: z.string(),
-    order: OrderWithItems,
-    stockMovements: z.array(z.object({ itemId: z.number().int(), quantity: z.number(), previousStock: z.number(), newStock: z.number() })),
-  })
-  .openapi('ReceiveOrderResult');
-
-const AddToInventoryResult = z
-  .object({
-    message: z.string(),
-    createdItems: z.array(
-      z.object({
-        orderItemId: z.number().int(),
-        item: z.object({ id: z.number().int(), name: z.string(), sku: z.string(), categoryId: z.number().int() }),
-      }),
-    ),
-    order: OrderWithItems,
-  })
-  .openapi('AddToInventoryResult');
-
-type UploadedFiles = Record<string, Express.Multer.File[]> | undefined;
 
 export function ordersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Orders');
   const orders = ordersService(db);
-
-  /** The parsedData of a multipart import: from the PDF in `invoice` or the CSV in `csv`. */
-  async function multipartImport(req: Request): Promise<{ data: ParsedData; pdf?: ReadInvoice }> {
-    const fields = parse(ImportMultipartFields, req.body ?? {});
-    const files = req.files as UploadedFiles;
-    const pdfFile = files?.invoice?.[0];
-    const csvFile = files?.csv?.[0];
-    if (pdfFile && csvFile) throw BadRequest("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
-    if (csvFile) {
-      const fromCsv = parsedDataFromCsv(csvFile.buffer);
-      return { data: parse(ParsedData, { ...fromCsv, ...defined(fields) }) };
-    }
-    if (!pdfFile) throw BadRequest("No file uploaded: send an invoice PDF in the field 'invoice' or a CSV file in the field 'csv'");
-    const pdf = await readInvoicePdf(pdfFile);
-    const supplier = fields.supplier ?? pdf.extracted.supplierName;
-    if (!supplier) throw BadRequest("The supplier could not be read from the invoice: send its name in the field 'supplier'");
-    if (pdf.extracted.items.length === 0) {
-      throw BadRequest('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
-    }
-    const data = parse(ParsedData, {
-      supplier,
-      invoiceNumber: fields.invoiceNumber ?? pdf.extracted.invoiceNumber ?? undefined,
-      notes: fields.notes,
-      items: pdf.extracted.items.map((i) => ({ name: i.name, quantity: i.quantity, unitCost: i.unitPrice })),
-    });
-    return { data, pdf };
-  }
+  const receipts = orderReceiptService(db);
+  const imports = orderImportService(db);
 
   api.get(
     '/orders',
@@ -102,11 +50,11 @@ export function ordersRoutes({ db, docs }: Deps) {
       description: 'Optional filters status and supplierId; at most `limit` orders (default 500, max 1000). Lines are not included.',
       access: 'auth',
       query: OrderListQuery,
-      responses: { 200: { description: 'Orders', schema: z.array(Order) } },
+      responses: { 200: { description: 'Orders', schema: OrderList } },
     },
     async (req, res) => {
       const query = parse(OrderListQuery, req.query);
-      res.json((await orders.list(query)).map(presentOrder));
+      res.json(presentOrderList(await orders.list(query)));
     },
   );
 
@@ -149,7 +97,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         `Columns ${CSV_COLUMNS.join(', ')}; one row per order line. supplier, invoiceNumber and notes are taken from the first row ` +
         "that has them. Send it back to POST /api/orders/import-from-invoice as multipart/form-data in the field 'csv'.",
       access: 'auth',
-      responses: { 200: { description: 'order-import-template.csv', schema: z.string(), contentType: 'text/csv' } },
+      responses: { 200: { description: 'order-import-template.csv', schema: OrderImportCsvTemplate, contentType: 'text/csv' } },
     },
     (_req, res) => {
       res.attachment('order-import-template.csv').type('text/csv').send(csvTemplate());
@@ -169,7 +117,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(await describeInvoice(req.file));
+      res.json(presentInvoiceRead(await readInvoicePdf(req.file)));
     },
   );
 
@@ -189,7 +137,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       body: ImportFromInvoiceJson,
       formBody: ImportFromInvoiceForm,
       responses: {
-        201: { description: 'Order created', schema: ImportResult },
+        201: { description: 'Order created', schema: ImportFromInvoiceResult },
         400: 'Validation failed; no file; not a PDF or unreadable; nothing could be read from it',
         413: 'File larger than 10 MB',
       },
@@ -200,20 +148,10 @@ export function ordersRoutes({ db, docs }: Deps) {
     ]),
     async (req, res) => {
       const user = currentUser(req);
-      const { data, pdf } = req.is('multipart/form-data')
-        ? await multipartImport(req)
-        : { data: parse(ImportFromInvoiceJson, req.body).parsedData, pdf: undefined };
-      const result = await orders.importOrder(data, user.id, pdf);
-      const order = presentOrderDetail(result.detail);
-      res.status(201).json({
-        success: true,
-        message: `Order ${order.orderId} created with ${order.items.length} line(s), ${result.matchedItems} matched to inventory items`,
-        order,
-        supplierCreated: result.supplierCreated,
-        matchedItems: result.matchedItems,
-        unmatchedItems: result.unmatchedItems,
-        ...(pdf ? { extractedData: presentExtracted(pdf.extracted) } : {}),
-      });
+      const result = req.is('multipart/form-data')
+        ? await imports.fromUpload(parse(ImportMultipartFields, req.body ?? {}), req.files as ImportFiles, user.id)
+        : await imports.fromParsedData(parse(ImportFromInvoiceJson, req.body).parsedData, user.id);
+      res.status(201).json(presentImportResult(result));
     },
   );
 
@@ -246,7 +184,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       params: OrderParams,
       body: ReceiveOrder,
       responses: {
-        200: { description: 'Received', schema: ReceiveResult },
+        200: { description: 'Received', schema: ReceiveOrderResult },
         400: 'Validation failed, a line not of this order, more than outstanding, or the order is already received',
         404: notFound,
       },
@@ -254,18 +192,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const input = parse(ReceiveOrder, req.body);
-      const { detail, movements } = await orders.receive(id, input, currentUser(req).id);
-      const order = presentOrderDetail(detail);
-      res.json({
-        message: order.status === 'received' ? `Order ${order.orderId} fully received` : `Order ${order.orderId} partially received`,
-        order,
-        stockMovements: movements.map((m) => ({
-          itemId: m.item_id!,
-          quantity: quantityNumber(m.quantity),
-          previousStock: quantityNumber(m.previous_stock),
-          newStock: quantityNumber(m.new_stock),
-        })),
-      });
+      res.json(presentReceiveResult(await receipts.receive(id, input, currentUser(req).id)));
     },
   );
 
@@ -291,12 +218,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const input = parse(AddToInventory, req.body ?? {});
-      const { created, detail } = await orders.addToInventory(id, input, currentUser(req).id);
-      res.json({
-        message: created.length === 0 ? 'No received lines without an inventory item' : `Created ${created.length} inventory item(s)`,
-        createdItems: created,
-        order: presentOrderDetail(detail),
-      });
+      res.json(presentAddToInventoryResult(await receipts.addToInventory(id, input, currentUser(req).id)));
     },
   );
 
@@ -312,10 +234,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       params: OrderParams,
       formBody: InvoiceUploadBody,
       responses: {
-        200: {
-          description: 'Attached',
-          schema: z.object({ success: z.boolean(), message: z.string(), invoice: StoredInvoice, extractedData: ExtractedData }),
-        },
+        200: { description: 'Attached', schema: AttachInvoiceResult },
         ...INVOICE_UPLOAD_ERRORS,
         404: notFound,
       },
@@ -328,15 +247,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     invoiceUpload.single('invoice'),
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
-      const user = currentUser(req);
-      const pdf = await readInvoicePdf(req.file);
-      const { order, stored } = await orders.attachInvoice(id, pdf, user.id);
-      res.json({
-        success: true,
-        message: `Invoice attached to order ${order.order_id}`,
-        invoice: presentStoredInvoice(order.order_id, stored),
-        extractedData: presentExtracted(pdf.extracted),
-      });
+      res.json(presentAttachedInvoice(await orders.attachInvoice(id, req.file, currentUser(req).id)));
     },
   );
 
@@ -348,7 +259,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: OrderParams,
       responses: {
-        200: { description: 'The PDF', schema: z.string().openapi({ type: 'string', format: 'binary' }), contentType: 'application/pdf' },
+        200: { description: 'The PDF', schema: InvoicePdfFile, contentType: 'application/pdf' },
         404: 'Order not found, or no invoice attached',
       },
     },
@@ -359,35 +270,5 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
   );
 
-  api.get(
-    '/items/:id/order-history',
-    {
-      summary: 'Orders that included the item, newest first',
-      description: 'quantity is the ordered quantity, receivedQuantity what has arrived; unitCost as a JSON number; supplier is its name.',
-      access: 'auth',
-      params: IdParams,
-      responses: { 200: { description: 'History', schema: OrderHistory }, 404: 'Item not found' },
-    },
-    async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const rows = await orders.itemHistory(id);
-      res.json({
-        orders: rows.map((r) => ({
-          orderId: r.order_id,
-          orderDate: r.created_at.toISOString(),
-          supplier: r.supplier,
-          quantity: quantityNumber(r.quantity),
-          receivedQuantity: quantityNumber(r.received_quantity),
-          unitCost: Number(r.unit_cost),
-          status: r.status,
-        })),
-      });
-    },
-  );
-
   return api.router;
-}
-
-function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
+import { ExtractedData, StoredInvoice } from '../invoices/invoices.schemas';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
 import { limitParam } from '../../http/pagination';
 
@@ -61,6 +62,7 @@ export const ImportMultipartFields = z.object({
   invoiceNumber: z.string().trim().max(100).optional(),
   notes: z.string().trim().max(5000).optional(),
 });
+export type ImportMultipartFields = z.infer<typeof ImportMultipartFields>;
 
 const uploadedFile = (description: string) => z.string().optional().openapi({ type: 'string', format: 'binary', description });
 
@@ -135,18 +137,45 @@ export const Order = z
 
 export const OrderWithItems = Order.extend({ items: z.array(OrderLine) }).openapi('OrderWithItems');
 
-export const OrderHistory = z
+export const OrderList = z.array(Order);
+
+export const ImportFromInvoiceResult = z
   .object({
-    orders: z.array(
+    success: z.boolean(),
+    message: z.string(),
+    order: OrderWithItems,
+    supplierCreated: z.boolean(),
+    matchedItems: z.number().int(),
+    unmatchedItems: z.number().int(),
+    extractedData: ExtractedData.optional(),
+  })
+  .openapi('ImportFromInvoiceResult');
+
+export const ReceiveOrderResult = z
+  .object({
+    message: z.string(),
+    order: OrderWithItems,
+    stockMovements: z.array(z.object({ itemId: z.number().int(), quantity: z.number(), previousStock: z.number(), newStock: z.number() })),
+  })
+  .openapi('ReceiveOrderResult');
+
+export const AddToInventoryResult = z
+  .object({
+    message: z.string(),
+    createdItems: z.array(
       z.object({
-        orderId: z.string(),
-        orderDate: z.string(),
-        supplier: z.string(),
-        quantity: z.number(),
-        receivedQuantity: z.number(),
-        unitCost: z.number(),
-        status: z.string(),
+        orderItemId: z.number().int(),
+        item: z.object({ id: z.number().int(), name: z.string(), sku: z.string(), categoryId: z.number().int() }),
       }),
     ),
+    order: OrderWithItems,
   })
-  .openapi('ItemOrderHistory');
+  .openapi('AddToInventoryResult');
+
+export const AttachInvoiceResult = z.object({ success: z.boolean(), message: z.string(), invoice: StoredInvoice, extractedData: ExtractedData });
+
+/** The CSV import template (text/csv). */
+export const OrderImportCsvTemplate = z.string();
+
+/** The bytes of an order's invoice (application/pdf). */
+export const InvoicePdfFile = z.string().openapi({ type: 'string', format: 'binary' });

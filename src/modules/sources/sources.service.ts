@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { Conflict, NotFound } from '../../http/errors';
 import { findItemsForLines } from '../items/items.lookup';
-import type { ItemSource, LinkItem } from './sources.schemas';
+import type { LinkItem } from './sources.schemas';
 
 export type ItemSourceRow = {
   id: number;
@@ -14,18 +14,6 @@ export type ItemSourceRow = {
   item_sku: string;
   item_is_active: boolean;
 };
-
-export function presentItemSource(row: ItemSourceRow): ItemSource {
-  return {
-    id: row.id,
-    supplierId: row.supplier_id,
-    itemId: row.item_id,
-    price: row.price,
-    notes: row.notes,
-    createdAt: row.created_at.toISOString(),
-    item: { id: row.item_id, name: row.item_name, sku: row.item_sku, isActive: row.item_is_active },
-  };
-}
 
 /** Item-supplier links ("item sources"). */
 export function sourcesService(db: Db) {

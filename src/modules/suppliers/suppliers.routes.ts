@@ -1,21 +1,23 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
 import { LinkItem, ItemSource } from '../sources/sources.schemas';
-import { presentItemSource, sourcesService } from '../sources/sources.service';
+import { presentItemSource } from '../sources/sources.present';
+import { sourcesService } from '../sources/sources.service';
 import {
   CreateSupplier,
   Supplier,
   SupplierDeletionCheck,
+  SupplierList,
   SupplierParams,
+  SupplierRefused,
   SupplierWithItems,
   UpdateSupplier,
 } from './suppliers.schemas';
-import { presentSupplier, suppliersService } from './suppliers.service';
+import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from './suppliers.present';
+import { suppliersService } from './suppliers.service';
 
 const notFound = 'Supplier not found';
-const Refused = z.object({ message: z.string(), reasons: z.array(z.string()) });
 
 export function suppliersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
@@ -24,7 +26,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
 
   api.get(
     '/suppliers',
-    { summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: z.array(Supplier) } } },
+    { summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: SupplierList } } },
     async (_req, res) => {
       res.json((await suppliers.list()).map(presentSupplier));
     },
@@ -56,8 +58,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
-      const { canDelete, reasons } = await suppliers.deletionCheck(id);
-      res.json({ canDelete, reasons });
+      res.json(presentSupplierDeletionCheck(await suppliers.deletionCheck(id)));
     },
   );
 
@@ -68,7 +69,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: Refused } },
+      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: SupplierRefused } },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -89,7 +90,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       const { id } = parse(SupplierParams, req.params);
       const supplier = await suppliers.get(id);
       const items = await sources.listForSupplier(id);
-      res.json({ ...presentSupplier(supplier), items: items.map(presentItemSource) });
+      res.json(presentSupplierWithItems(supplier, items));
     },
   );
 
@@ -117,7 +118,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Orders reference it', schema: Refused } },
+      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Orders reference it', schema: SupplierRefused } },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);

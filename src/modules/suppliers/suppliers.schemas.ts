@@ -49,6 +49,8 @@ export const Supplier = z
   .openapi('Supplier');
 export type Supplier = z.infer<typeof Supplier>;
 
+export const SupplierList = z.array(Supplier);
+
 export const SupplierWithItems = Supplier.extend({ items: z.array(ItemSource) }).openapi('SupplierWithItems');
 
 export const SupplierDeletionCheck = z
@@ -58,3 +60,6 @@ export const SupplierDeletionCheck = z
   })
   .openapi('SupplierDeletionCheck');
 export type SupplierDeletionCheck = z.infer<typeof SupplierDeletionCheck>;
+
+/** A delete refused while records reference the supplier. */
+export const SupplierRefused = z.object({ message: z.string(), reasons: z.array(z.string()) });

@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
-import type { CreateSupplier, Supplier, SupplierDeletionCheck, UpdateSupplier } from './suppliers.schemas';
+import type { CreateSupplier, UpdateSupplier } from './suppliers.schemas';
 import { notesService } from '../notes/notes.service';
 
 export type SupplierRow = {
@@ -15,19 +15,6 @@ export type SupplierRow = {
   created_at: Date;
   updated_at: Date;
 };
-
-export function presentSupplier(row: SupplierRow): Supplier {
-  return {
-    id: row.id,
-    name: row.name,
-    contact: row.contact,
-    email: row.email,
-    phone: row.phone,
-    address: row.address,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
 
 /** Item links go with their supplier (ON DELETE CASCADE), so they never block a plain delete. */
 const CASCADED = new Set(['item_sources']);
@@ -50,6 +37,10 @@ export function suppliersService(db: Db) {
 
     list(): Promise<SupplierRow[]> {
       return db<SupplierRow>('suppliers').orderByRaw('lower(name), id');
+    },
+
+    async exists(id: string): Promise<boolean> {
+      return !!(await db('suppliers').where({ id }).first('id'));
     },
 
     findByName(name: string): Promise<SupplierRow | undefined> {
@@ -112,7 +103,7 @@ export function suppliersService(db: Db) {
     blockingReasons,
 
     /** Safe delete is stricter: nothing may reference the supplier, not even item links or notes. */
-    async deletionCheck(id: string): Promise<SupplierDeletionCheck & { name: string }> {
+    async deletionCheck(id: string): Promise<{ name: string; canDelete: boolean; reasons: string[] }> {
       const supplier = await get(id);
       const reasons = describeReferences(await countForeignKeyReferences(db, 'suppliers', id), await notesService(db).count('vendor', id));
       return { name: supplier.name, canDelete: reasons.length === 0, reasons };

@@ -1,0 +1,155 @@
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { BadRequest } from '../../http/errors';
+import { D } from '../../lib/money';
+import { categoriesService } from '../categories/categories.service';
+import { itemsService, type ItemReadRow } from '../items/items.service';
+import { settingsService } from '../settings/settings.service';
+import { sourcesService } from '../sources/sources.service';
+import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-ledger';
+import type { AddToInventory, ReceiveOrder } from './orders.schemas';
+import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
+
+/** The setting add-to-inventory reads when the request names no category: a number or {categoryId}. */
+export const DEFAULT_CATEGORY_SETTING = 'orders.defaultCategoryId';
+
+export type ReceiveOutcome = { detail: OrderDetail; movements: MovementRow[] };
+
+/** The items add-to-inventory created, each with the order line it now belongs to. */
+export type AddToInventoryOutcome = { created: { orderItemId: number; item: ItemReadRow }[]; detail: OrderDetail };
+
+const outstanding = (line: OrderLineRow) => new D(line.quantity).minus(line.received_quantity);
+
+/** Goods arriving against an order: receiving lines, and creating items for lines that have none. */
+export function orderReceiptService(db: Db) {
+  return {
+    /**
+     * Receives goods: one transaction that locks the order, checks every line, puts stock in
+     * through the ledger (movement type in, reason naming the order) for lines with an item
+     * and addToInventory, records received quantities and sets the status.
+     */
+    receive(ref: string, input: ReceiveOrder, userId: string | null): Promise<ReceiveOutcome> {
+      return inTransaction(db, async (trx) => {
+        const orders = ordersService(trx);
+        const order = await orders.resolve(ref, { lock: true });
+        if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
+        const lines = new Map((await orders.linesForUpdate(order.id)).map((l) => [l.id, l]));
+
+        const seen = new Set<number>();
+        for (const r of input.receivedItems) {
+          const line = lines.get(r.orderItemId);
+          if (!line) throw BadRequest(`Order line ${r.orderItemId} does not belong to order ${order.order_id}`);
+          if (seen.has(r.orderItemId)) throw BadRequest(`Order line ${r.orderItemId} is listed more than once`);
+          seen.add(r.orderItemId);
+          const open = outstanding(line);
+          if (new D(r.receivedQuantity).gt(open)) {
+            throw BadRequest(
+              `Cannot receive ${new D(r.receivedQuantity).toString()} of '${line.name}' (line ${line.id}): only ${open.toString()} outstanding`,
+            );
+          }
+        }
+
+        const changes: StockChange[] = input.receivedItems
+          .filter((r) => r.addToInventory && lines.get(r.orderItemId)!.item_id !== null)
+          .map((r) => ({
+            itemId: lines.get(r.orderItemId)!.item_id!,
+            type: 'in',
+            quantity: r.receivedQuantity,
+            reason: `Received on order ${order.order_id}`,
+            performedBy: userId,
+            reference: { type: 'order', id: order.order_id },
+          }));
+        // changeStockMany locks every item in ascending id order before changing any.
+        const movements = await changeStockMany(trx, changes);
+
+        for (const r of input.receivedItems) {
+          const line = lines.get(r.orderItemId)!;
+          line.received_quantity = new D(line.received_quantity).plus(r.receivedQuantity).toFixed(2);
+          await trx('order_items').where({ id: line.id }).update({ received_quantity: line.received_quantity });
+        }
+        const complete = [...lines.values()].every((l) => outstanding(l).lte(0));
+        await trx('orders')
+          .where({ id: order.id })
+          .update({
+            status: complete ? 'received' : 'partially_received',
+            updated_at: trx.fn.now(),
+            received_at: complete ? trx.fn.now() : null,
+          });
+        return { detail: await orders.detail(order.id), movements };
+      });
+    },
+
+    /**
+     * Creates inventory items for received lines that have none: sku from the line when free,
+     * otherwise <orderId>-<orderItemId>; category from the request or the setting; price = unit
+     * cost; the received quantity goes in through the ledger; the item is linked to the supplier.
+     */
+    addToInventory(ref: string, input: AddToInventory, userId: string | null): Promise<AddToInventoryOutcome> {
+      return inTransaction(db, async (trx) => {
+        const orders = ordersService(trx);
+        const order = await orders.resolve(ref, { lock: true });
+        const all = await orders.linesForUpdate(order.id);
+        const eligible = all.filter((l) => l.item_id === null && new D(l.received_quantity).gt(0));
+        let targets = eligible;
+        if (input.orderItemIds) {
+          const wanted = new Set(input.orderItemIds);
+          const bad = [...wanted].filter((id) => !eligible.some((l) => l.id === id));
+          if (bad.length > 0) {
+            throw BadRequest(`Order line(s) ${bad.join(', ')} of order ${order.order_id} are not received lines without an item`);
+          }
+          targets = eligible.filter((l) => wanted.has(l.id));
+        }
+        if (targets.length === 0) return { created: [], detail: await orders.detail(order.id) };
+
+        const categoryId = input.categoryId ?? (await defaultCategoryId(trx));
+        if (categoryId === null) {
+          throw BadRequest(`No category given: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
+        }
+        await categoriesService(trx).get(categoryId);
+
+        const items = itemsService(trx);
+        const sources = sourcesService(trx);
+        const created: AddToInventoryOutcome['created'] = [];
+        for (const line of targets) {
+          const sku = await items.freeSku(line.sku, `${order.order_id}-${line.id}`);
+          // Created empty: the received quantity goes in below, as a movement naming the order.
+          const item = await items.create(
+            {
+              name: line.name,
+              sku,
+              description: `Added to inventory from order ${order.order_id}`,
+              categoryId,
+              price: line.unit_cost,
+              currentStock: '0',
+              minimumStock: '0',
+            },
+            userId,
+          );
+          await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku });
+          await sources.ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
+          created.push({ orderItemId: line.id, item });
+        }
+        await changeStockMany(
+          trx,
+          targets.map((line, i) => ({
+            itemId: created[i].item.id,
+            type: 'in' as const,
+            quantity: line.received_quantity,
+            reason: `Received on order ${order.order_id} (added to inventory)`,
+            performedBy: userId,
+            reference: { type: 'order', id: order.order_id },
+          })),
+        );
+        await trx('orders').where({ id: order.id }).update({ updated_at: trx.fn.now() });
+        return { created, detail: await orders.detail(order.id) };
+      });
+    },
+  };
+}
+
+async function defaultCategoryId(trx: Db): Promise<number | null> {
+  const value: unknown = await settingsService(trx).get(DEFAULT_CATEGORY_SETTING);
+  const candidate = typeof value === 'object' && value !== null ? (value as { categoryId?: unknown }).categoryId : value;
+  const id = typeof candidate === 'string' ? Number(candidate) : candidate;
+  return typeof id === 'number' && Number.isInteger(id) && id > 0 ? id : null;
+}
