@@ -1,48 +1,21 @@
-import type { Request } from 'express';
 import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
-import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
+import { TooManyRequests } from '../http/errors';
 import { MessageBody } from '../http/openapi';
 import { parse } from '../http/validate';
-import { presentUser, usersService, type UserRow } from '../modules/users/users.service';
+import { presentUser } from '../modules/users/users.present';
 import { User } from '../modules/users/users.schemas';
-import { CreateToken, CreatedToken, LoginBody, SsoStatus, Token, TokenIdParams } from './auth.schemas';
+import { presentCreatedToken, presentSsoStatus, presentToken } from './auth.present';
+import { CreateToken, CreatedToken, LoginBody, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
 import { currentUser } from './guards';
-import { loginLimiter } from './login-limiter';
-import { verifyAgainstDecoy, verifyPassword } from './passwords';
-import { SESSION_COOKIE } from './session';
+import { endSession, SESSION_COOKIE, startSession } from './session';
+import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
 import { tokensService } from './tokens.service';
-import { z } from 'zod';
-
-const INVALID_CREDENTIALS = 'Invalid email or password';
-
-export function signIn(req: Request, user: UserRow): Promise<void> {
-  // passport regenerates the session id here, so a planted session id is worthless.
-  return new Promise((resolve, reject) =>
-    req.login(user, (err) => {
-      if (err) return reject(err);
-      req.session.signedInAt = Date.now();
-      req.session.lastSeenAt = Date.now();
-      resolve();
-    }),
-  );
-}
-
-function endSession(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!req.session) return resolve();
-    req.logout({ keepSessionInfo: false }, (err) => {
-      if (err) return reject(err);
-      req.session.destroy((destroyErr) => (destroyErr ? reject(destroyErr) : resolve()));
-    });
-  });
-}
 
 export function authRoutes({ db, config, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
-  const users = usersService(db);
+  const signIns = signInService(db, config);
   const tokens = tokensService(db);
-  const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
 
   api.post(
     '/auth/login',
@@ -54,23 +27,16 @@ export function authRoutes({ db, config, docs }: Deps) {
       responses: { 200: { description: 'Signed in', schema: User }, 401: INVALID_CREDENTIALS, 403: 'Local sign-in disabled', 429: 'Too many failed attempts' },
     },
     async (req, res) => {
-      if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
+      signIns.assertLocalSignInEnabled();
       const { email, password } = parse(LoginBody, req.body);
       const ip = req.ip ?? 'unknown';
-      const wait = await limiter.retryAfter(email, ip);
+      const wait = await signIns.retryAfter(email, ip);
       if (wait > 0) {
         res.set('Retry-After', String(wait));
         throw TooManyRequests('Too many failed sign-in attempts, try again later');
       }
-      const user = await users.findByEmail(email);
-      const valid =
-        user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password);
-      if (!user || !valid || !user.is_active) {
-        await limiter.recordFailure(email, ip);
-        throw Unauthorized(INVALID_CREDENTIALS);
-      }
-      await limiter.recordSuccess(email);
-      await signIn(req, user);
+      const user = await signIns.withPassword(email, password, ip);
+      await startSession(req, user);
       res.json(presentUser(user));
     },
   );
@@ -105,11 +71,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     '/auth/sso-status',
     { summary: 'Which sign-in methods are enabled', access: 'public', responses: { 200: { description: 'Status', schema: SsoStatus } } },
     (_req, res) => {
-      res.json({
-        ssoEnabled: config.oidc !== undefined,
-        ssoProvider: config.oidc ? config.oidc.providerName : null,
-        localAuthEnabled: config.localAuthEnabled,
-      });
+      res.json(presentSsoStatus(config));
     },
   );
 
@@ -124,15 +86,15 @@ export function authRoutes({ db, config, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateToken, req.body);
-      res.status(201).json(await tokens.create(currentUser(req).id, body.name, body.expiresInDays));
+      res.status(201).json(presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays)));
     },
   );
 
   api.get(
     '/auth/tokens',
-    { summary: "The caller's tokens (without secrets)", access: 'auth', responses: { 200: { description: 'Tokens', schema: z.array(Token) } } },
+    { summary: "The caller's tokens (without secrets)", access: 'auth', responses: { 200: { description: 'Tokens', schema: TokenList } } },
     async (req, res) => {
-      res.json(await tokens.list(currentUser(req).id));
+      res.json((await tokens.list(currentUser(req).id)).map(presentToken));
     },
   );
 

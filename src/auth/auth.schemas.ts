@@ -16,8 +16,12 @@ export const TokenIdParams = z.object({ id: z.coerce.number().int().positive().m
 export const Token = z
   .object({ id: z.number(), name: z.string(), createdAt: z.string(), expiresAt: z.string().nullable(), lastUsedAt: z.string().nullable() })
   .openapi('ApiToken');
+export type Token = z.infer<typeof Token>;
+export const TokenList = z.array(Token);
 export const CreatedToken = Token.omit({ lastUsedAt: true }).extend({ token: z.string() }).openapi('CreatedApiToken');
+export type CreatedToken = z.infer<typeof CreatedToken>;
 
 export const SsoStatus = z
   .object({ ssoEnabled: z.boolean(), ssoProvider: z.string().nullable(), localAuthEnabled: z.boolean() })
   .openapi('SsoStatus');
+export type SsoStatus = z.infer<typeof SsoStatus>;

@@ -2,12 +2,12 @@ import type { Request, Response, NextFunction } from 'express';
 import OpenIDConnectStrategy from 'passport-openidconnect';
 import type { Deps } from '../deps';
 import type { Config } from '../config';
-import type { Db } from '../db/knex';
 import { ApiRouter } from '../http/api-router';
 import { NotFound, ServiceUnavailable } from '../http/errors';
 import type { Logger } from '../logger';
-import { usersService, type UserRow } from '../modules/users/users.service';
-import { signIn } from './auth.routes';
+import type { UserRow } from '../modules/users/users.service';
+import { startSession } from './session';
+import { signInService, SsoRefused, type SsoClaims } from './sign-in.service';
 
 const STRATEGY = 'openidconnect';
 const DISCOVERY_TIMEOUT_MS = 5000;
@@ -18,18 +18,6 @@ type ProviderMetadata = {
   token_endpoint: string;
   userinfo_endpoint?: string;
 };
-
-/** The identity claims we use, from the ID token (and userinfo when the ID token lacks them). */
-export type SsoClaims = {
-  sub: string;
-  email?: string;
-  email_verified?: boolean;
-  given_name?: string;
-  family_name?: string;
-  name?: string;
-};
-
-export class SsoRefused extends Error {}
 
 function decodeJwtPayload(token: string): Record<string, unknown> {
   const [, payload] = token.split('.');
@@ -52,56 +40,6 @@ function toClaims(...sources: (Record<string, unknown> | undefined)[]): SsoClaim
   return claims;
 }
 
-function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
-  if (claims.given_name || claims.family_name) return { firstName: claims.given_name ?? '', lastName: claims.family_name ?? '' };
-  if (claims.name) {
-    const [first, ...rest] = claims.name.split(/\s+/);
-    return { firstName: first, lastName: rest.join(' ') };
-  }
-  return {};
-}
-
-/**
- * The user an SSO sign-in acts as. Matching: first by the provider's subject (oidc_subject);
- * else by email (case-insensitive), which links that account to the subject, unless the
- * provider says the email is unverified or the account is already linked to another
- * subject; else a new user with role 'user'. Names are refreshed from the claims on every
- * sign-in; the email is not changed after creation. Inactive users are refused.
- */
-export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<UserRow> {
-  if (!claims.sub) throw new SsoRefused('The identity provider sent no subject');
-  const users = usersService(db);
-  const names = namesOf(claims);
-  const refreshNames = async (user: UserRow, extra: Partial<UserRow> = {}) => {
-    const changes = { ...extra, ...(names.firstName !== undefined ? { first_name: names.firstName, last_name: names.lastName ?? '' } : {}) };
-    if (Object.keys(changes).length === 0) return user;
-    const [row] = await db<UserRow>('users').where({ id: user.id }).update({ ...changes, updated_at: db.fn.now() as never }).returning('*');
-    return row;
-  };
-  const active = (user: UserRow) => {
-    if (!user.is_active) throw new SsoRefused('This account is deactivated');
-    return user;
-  };
-
-  const bySubject = await db<UserRow>('users').where({ oidc_subject: claims.sub }).first();
-  if (bySubject) return refreshNames(active(bySubject));
-
-  if (!claims.email) throw new SsoRefused('The identity provider did not share an email address');
-  const byEmail = await users.findByEmail(claims.email);
-  if (byEmail) {
-    if (byEmail.oidc_subject) throw new SsoRefused('This email belongs to an account linked to another identity');
-    if (claims.email_verified === false) throw new SsoRefused('The identity provider has not verified this email address');
-    return refreshNames(active(byEmail), { oidc_subject: claims.sub });
-  }
-  return users.create({
-    email: claims.email,
-    firstName: names.firstName ?? claims.email.split('@')[0],
-    lastName: names.lastName ?? '',
-    role: 'user',
-    oidcSubject: claims.sub,
-  });
-}
-
 async function discover(issuerUrl: string): Promise<ProviderMetadata> {
   const res = await fetch(`${issuerUrl}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
   if (!res.ok) throw new Error(`OpenID discovery answered ${res.status}`);
@@ -116,7 +54,7 @@ async function discover(issuerUrl: string): Promise<ProviderMetadata> {
  * (so the service starts while the provider is down), memoised, and retried on the next
  * sign-in after a failure.
  */
-function lazyStrategy(deps: { db: Db; config: Config; logger: Logger; passport: Deps['passport'] }) {
+function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config: Config; logger: Logger; passport: Deps['passport'] }) {
   const oidc = deps.config.oidc!;
   let ready: Promise<void> | undefined;
   return () => {
@@ -150,7 +88,7 @@ function lazyStrategy(deps: { db: Db; config: Config; logger: Logger; passport: 
         ) => {
           const idClaims = typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);
           const claims = toClaims(idClaims, uiProfile?._json);
-          findOrCreateSsoUser(deps.db, claims).then(
+          deps.signIns.withSso(claims).then(
             (user) => done(null, user),
             (err: unknown) => (err instanceof SsoRefused ? done(null, undefined, { message: err.message }) : done(err as Error)),
           );
@@ -182,7 +120,7 @@ function authenticate(passport: Deps['passport'], req: Request, res: Response): 
 /** GET /api/login starts single sign-on; the provider returns to GET /api/callback. */
 export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
-  const ensureStrategy = config.oidc ? lazyStrategy({ db, config, logger, passport }) : undefined;
+  const ensureStrategy = config.oidc ? lazyStrategy({ signIns: signInService(db, config), config, logger, passport }) : undefined;
   const failed = (res: Response, message: string) => res.redirect(302, `/?ssoError=${encodeURIComponent(message)}`);
 
   api.get(
@@ -219,7 +157,7 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
         return failed(res, 'Single sign-on failed');
       }
       if (!result.user) return failed(res, result.info?.message ?? 'Single sign-on failed');
-      await signIn(req, result.user);
+      await startSession(req, result.user);
       logger.info({ userId: result.user.id }, 'signed in with single sign-on');
       res.redirect(302, '/');
     },

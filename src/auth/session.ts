@@ -121,3 +121,27 @@ export function sessionMiddleware(opts: {
   };
   return [sessions, opts.passport.initialize(), opts.passport.session(), freshness];
 }
+
+/** Signs the user in on this request's session (local login and single sign-on alike). */
+export function startSession(req: Request, user: UserRow): Promise<void> {
+  // passport regenerates the session id here, so a planted session id is worthless.
+  return new Promise((resolve, reject) =>
+    req.login(user, (err) => {
+      if (err) return reject(err);
+      req.session.signedInAt = Date.now();
+      req.session.lastSeenAt = Date.now();
+      resolve();
+    }),
+  );
+}
+
+/** Signs out and destroys the session (nothing to do without one). */
+export function endSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!req.session) return resolve();
+    req.logout({ keepSessionInfo: false }, (err) => {
+      if (err) return reject(err);
+      req.session.destroy((destroyErr) => (destroyErr ? reject(destroyErr) : resolve()));
+    });
+  });
+}

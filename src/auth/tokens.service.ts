@@ -3,26 +3,19 @@ import type { Db } from '../db/knex';
 import { NotFound } from '../http/errors';
 import type { UserRow } from '../modules/users/users.service';
 
-type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
+export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
 
 const TOKEN_PREFIX = 'sst_';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function presentToken(row: TokenRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at?.toISOString() ?? null,
-    lastUsedAt: row.last_used_at?.toISOString() ?? null,
-  };
-}
+/** A token just created: its row and its secret, which is never stored. */
+export type CreatedTokenRecord = { row: TokenRow; token: string };
 
 export function tokensService(db: Db) {
   return {
     /** Returns the secret once; only its hash is stored. */
-    async create(userId: string, name: string, expiresInDays?: number) {
+    async create(userId: string, name: string, expiresInDays?: number): Promise<CreatedTokenRecord> {
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
       const [row] = await db<TokenRow>('api_tokens')
         .insert({
@@ -32,13 +25,11 @@ export function tokensService(db: Db) {
           expires_at: expiresInDays ? db.raw(`now() + make_interval(days => ?)`, [expiresInDays]) : null,
         } as never)
         .returning(['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at']);
-      const { lastUsedAt: _unused, ...created } = presentToken(row);
-      return { ...created, token };
+      return { row, token };
     },
 
-    async list(userId: string) {
-      const rows = await db<TokenRow>('api_tokens').where({ user_id: userId }).orderBy('id', 'desc');
-      return rows.map(presentToken);
+    list(userId: string): Promise<TokenRow[]> {
+      return db<TokenRow>('api_tokens').where({ user_id: userId }).orderBy('id', 'desc');
     },
 
     async revoke(userId: string, id: number): Promise<void> {

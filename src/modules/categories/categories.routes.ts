@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
-import { Category, CreateCategory, DeletionCheck, UpdateCategory } from './categories.schemas';
-import { categoriesService, presentCategory } from './categories.service';
+import { presentCategory, presentCategoryDeletionCheck } from './categories.present';
+import { Category, CategoryDeletionCheck, CategoryList, CreateCategory, UpdateCategory } from './categories.schemas';
+import { categoriesService } from './categories.service';
 
 export function categoriesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Categories');
@@ -14,7 +14,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/categories',
-    { summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: z.array(Category) } } },
+    { summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: CategoryList } } },
     async (_req, res) => {
       res.json((await categories.list()).map(presentCategory));
     },
@@ -75,12 +75,11 @@ export function categoriesRoutes({ db, docs }: Deps) {
       description: 'Lists every kind of record that references the category (items, charge-code exclusions, ...), with counts.',
       access: 'admin',
       params: IdParams,
-      responses: { 200: { description: 'Check result', schema: DeletionCheck }, 404: notFound },
+      responses: { 200: { description: 'Check result', schema: CategoryDeletionCheck }, 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
-      const { canDelete, reasons } = await categories.deletionCheck(id);
-      res.json({ canDelete, reasons });
+      res.json(presentCategoryDeletionCheck(await categories.deletionCheck(id)));
     },
   );
 

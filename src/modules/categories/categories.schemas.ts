@@ -37,10 +37,12 @@ export const UpdateCategory = CreateCategory.partial()
   .openapi('UpdateCategory');
 export type UpdateCategory = z.infer<typeof UpdateCategory>;
 
-export const DeletionCheck = z
+export const CategoryDeletionCheck = z
   .object({
     canDelete: z.boolean(),
     reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
   })
-  .openapi('DeletionCheck');
-export type DeletionCheck = z.infer<typeof DeletionCheck>;
+  .openapi('CategoryDeletionCheck');
+export type CategoryDeletionCheck = z.infer<typeof CategoryDeletionCheck>;
+
+export const CategoryList = z.array(Category);

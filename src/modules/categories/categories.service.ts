@@ -2,7 +2,11 @@ import type { Db } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
-import type { Category, CategoryRef, CreateCategory, DeletionCheck, UpdateCategory } from './categories.schemas';
+import type { CreateCategory, UpdateCategory } from './categories.schemas';
+
+// Presenters live in categories.present.ts; presentCategoryRef stays importable from here for
+// the items module, which still imports it from the service.
+export { presentCategoryRef } from './categories.present';
 
 export type CategoryRow = {
   id: number;
@@ -14,22 +18,8 @@ export type CategoryRow = {
   updated_at: Date;
 };
 
-export function presentCategory(row: CategoryRow): Category {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    icon: row.icon,
-    color: row.color,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-export function presentCategoryRef(row: Pick<CategoryRow, 'id' | 'name' | 'description' | 'icon' | 'color'>): CategoryRef {
-  return { id: row.id, name: row.name, description: row.description, icon: row.icon, color: row.color };
-}
-
+/** Whether a category can be deleted outright, the records that prevent it, and its name for messages. */
+export type CategoryDeletionCheckRecord = { name: string; canDelete: boolean; reasons: string[] };
 
 export function categoriesService(db: Db) {
   async function nameTaken(name: string, exceptId?: number): Promise<boolean> {
@@ -49,7 +39,7 @@ export function categoriesService(db: Db) {
     return count;
   }
 
-  async function deletionCheck(id: number): Promise<DeletionCheck & { name: string }> {
+  async function deletionCheck(id: number): Promise<CategoryDeletionCheckRecord> {
     const category = await get(id);
     const reasons = describeReferences(await countForeignKeyReferences(db, 'categories', id), 0);
     return { name: category.name, canDelete: reasons.length === 0, reasons };

@@ -1,21 +1,23 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { PERMISSIONS, isPermissionKey } from '../../auth/permissions';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest } from '../../http/errors';
 import { parse } from '../../http/validate';
-import { presentUser, usersService, type UserWithPermissions } from '../users/users.service';
-import { GrantBody, Permission, PermissionParams, Setting, SettingBody, SettingKeyParams, UserPermissions } from './settings.schemas';
+import { usersService } from '../users/users.service';
+import { presentPermission, presentSetting, presentUserPermissions } from './settings.present';
+import {
+  GrantBody,
+  PermissionList,
+  PermissionParams,
+  Setting,
+  SettingBody,
+  SettingKeyParams,
+  SettingList,
+  UserPermissions,
+  UserPermissionsList,
+} from './settings.schemas';
 import { settingsService } from './settings.service';
-
-function presentUserPermissions(user: UserWithPermissions) {
-  return {
-    ...presentUser(user),
-    permissions: user.permissions,
-    effectivePermissions: user.role === 'admin' ? PERMISSIONS.map((p) => p.key) : user.permissions,
-  };
-}
 
 /** /api/settings: permission definitions and grants, and the system settings (VAT rates live in vat-rates). */
 export function settingsRoutes({ db, docs }: Deps) {
@@ -25,9 +27,9 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings/permissions',
-    { summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: z.array(Permission) } } },
+    { summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: PermissionList } } },
     (_req, res) => {
-      res.json(PERMISSIONS.map(({ key, name, description }) => ({ key, name, description })));
+      res.json(PERMISSIONS.map(presentPermission));
     },
   );
 
@@ -37,7 +39,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       summary: 'Users with their permissions',
       description: 'Admins hold every permission implicitly (effectivePermissions).',
       access: 'admin',
-      responses: { 200: { description: 'Users', schema: z.array(UserPermissions) }, 403: 'Not an admin' },
+      responses: { 200: { description: 'Users', schema: UserPermissionsList }, 403: 'Not an admin' },
     },
     async (_req, res) => {
       res.json((await users.listWithPermissions()).map(presentUserPermissions));
@@ -63,9 +65,9 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings',
-    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: z.array(Setting) }, 403: 'Not an admin' } },
+    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: 'Not an admin' } },
     async (_req, res) => {
-      res.json(await settings.list());
+      res.json((await settings.list()).map(presentSetting));
     },
   );
 
@@ -81,7 +83,7 @@ export function settingsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { key } = parse(SettingKeyParams, req.params);
       const { value } = parse(SettingBody, req.body);
-      res.json(await settings.put(key, value, currentUser(req).id));
+      res.json(presentSetting(await settings.put(key, value, currentUser(req).id)));
     },
   );
 

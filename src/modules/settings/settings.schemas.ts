@@ -3,6 +3,8 @@ import '../../http/openapi';
 import { User } from '../users/users.schemas';
 
 export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
+export type Permission = z.infer<typeof Permission>;
+export const PermissionList = z.array(Permission);
 
 export const UserPermissions = User.extend({
   /** keys granted to the user explicitly */
@@ -10,6 +12,8 @@ export const UserPermissions = User.extend({
   /** what the user may do: the granted keys, or every key for an admin */
   effectivePermissions: z.array(z.string()),
 }).openapi('UserWithPermissions');
+export type UserPermissions = z.infer<typeof UserPermissions>;
+export const UserPermissionsList = z.array(UserPermissions);
 
 export const PermissionParams = z.object({
   userId: z.string().uuid({ error: 'must be a user id (uuid)' }),
@@ -25,3 +29,5 @@ export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), {
 export const Setting = z
   .object({ key: z.string(), value: z.record(z.string(), z.unknown()), updatedAt: z.string(), updatedBy: z.string().nullable() })
   .openapi('Setting');
+export type Setting = z.infer<typeof Setting>;
+export const SettingList = z.array(Setting);

@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
@@ -7,17 +6,28 @@ import { Forbidden } from '../../http/errors';
 import { MessageBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import {
+  presentDeletionCheck,
+  presentPasswordChanged,
+  presentPasswordReset,
+  presentPickingList,
+  presentReactivated,
+  presentUser,
+} from './users.present';
+import {
   ChangeOwnPasswordBody,
   CreateUser,
-  DeletionCheck,
   PickingListBody,
   PickingListResult,
+  ReactivatedUser,
   ResetPasswordBody,
   RoleBody,
   User,
+  UserDeletionCheck,
+  UserDeletionRefused,
   UserIdParams,
+  UserList,
 } from './users.schemas';
-import { presentUser, usersService } from './users.service';
+import { usersService } from './users.service';
 
 export function usersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Users');
@@ -25,7 +35,7 @@ export function usersRoutes({ db, docs }: Deps) {
 
   api.get(
     '/users',
-    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: z.array(User) }, 401: 'Not signed in', 403: 'Not an admin' } },
+    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: 'Not signed in', 403: 'Not an admin' } },
     async (_req, res) => {
       res.json((await users.list()).map(presentUser));
     },
@@ -58,7 +68,7 @@ export function usersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const body = parse(ChangeOwnPasswordBody, req.body);
       await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, req.authMethod === 'session' ? req.sessionID : undefined);
-      res.json({ message: 'Password changed' });
+      res.json(presentPasswordChanged());
     },
   );
 
@@ -92,7 +102,7 @@ export function usersRoutes({ db, docs }: Deps) {
       const { id } = parse(UserIdParams, req.params);
       const { password } = parse(ResetPasswordBody, req.body);
       await users.resetPassword(id, password);
-      res.json({ message: 'Password reset' });
+      res.json(presentPasswordReset());
     },
   );
 
@@ -116,8 +126,7 @@ export function usersRoutes({ db, docs }: Deps) {
       const me = currentUser(req);
       if (id !== me.id && me.role !== 'admin') throw Forbidden("You can only change your own picking-list preference");
       const { showPickingList } = parse(PickingListBody, req.body);
-      const user = await users.setPickingList(id, showPickingList);
-      res.json({ message: 'Picking list preference updated', user: { id: user.id, email: user.email, showPickingList: user.show_picking_list } });
+      res.json(presentPickingList(await users.setPickingList(id, showPickingList)));
     },
   );
 
@@ -130,11 +139,11 @@ export function usersRoutes({ db, docs }: Deps) {
         '(and settings they last changed). Anyone who created items, moved stock, processed sales, wrote notes, ... can only be deactivated.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 200: { description: 'Check', schema: DeletionCheck }, 403: 'Not an admin', 404: 'User not found' },
+      responses: { 200: { description: 'Check', schema: UserDeletionCheck }, 403: 'Not an admin', 404: 'User not found' },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      res.json(await users.deletionCheck(id));
+      res.json(presentDeletionCheck(await users.deletionCheck(id)));
     },
   );
 
@@ -149,7 +158,7 @@ export function usersRoutes({ db, docs }: Deps) {
         400: 'Deleting yourself',
         403: 'Not an admin',
         404: 'User not found',
-        409: { description: 'The user owns records', schema: z.object({ message: z.string(), reasons: z.array(z.string()) }) },
+        409: { description: 'The user owns records', schema: UserDeletionRefused },
       },
     },
     async (req, res) => {
@@ -167,14 +176,14 @@ export function usersRoutes({ db, docs }: Deps) {
       access: 'admin',
       params: UserIdParams,
       responses: {
-        200: { description: 'Reactivated', schema: z.object({ message: z.string(), user: User }) },
+        200: { description: 'Reactivated', schema: ReactivatedUser },
         403: 'Not an admin',
         404: 'User not found',
       },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      res.json({ message: 'User reactivated', user: presentUser(await users.reactivate(id)) });
+      res.json(presentReactivated(await users.reactivate(id)));
     },
   );
 

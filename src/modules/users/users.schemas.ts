@@ -49,7 +49,14 @@ export const PickingListBody = z.object({ showPickingList: z.boolean({ error: 'm
 export const PickingListResult = z
   .object({ message: z.string(), user: z.object({ id: z.string(), email: z.string(), showPickingList: z.boolean() }) })
   .openapi('PickingListResult');
+export type PickingListResult = z.infer<typeof PickingListResult>;
 
-export const DeletionCheck = z
+export const UserDeletionCheck = z
   .object({ canDelete: z.boolean(), reasons: z.array(z.string()) })
-  .openapi('DeletionCheck');
+  .openapi('UserDeletionCheck');
+export type UserDeletionCheck = z.infer<typeof UserDeletionCheck>;
+
+export const UserList = z.array(User);
+export const ReactivatedUser = z.object({ message: z.string(), user: User });
+export type ReactivatedUser = z.infer<typeof ReactivatedUser>;
+export const UserDeletionRefused = z.object({ message: z.string(), reasons: z.array(z.string()) });

@@ -5,7 +5,11 @@ import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { tokensService } from '../../auth/tokens.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
-import type { Role, User, UserRef } from './users.schemas';
+import type { Role } from './users.schemas';
+
+// Presenters live in users.present.ts; these two stay importable from here for the modules that
+// still import them from the service (sales, items, stock-movements).
+export { presentJoinedUserRef, presentUserRef } from './users.present';
 
 export type UserRow = {
   id: string;
@@ -21,25 +25,6 @@ export type UserRow = {
   updated_at: Date;
 };
 
-/** The only way a user leaves the service: the password hash never does. */
-export function presentUser(row: UserRow): User {
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    role: row.role,
-    isActive: row.is_active,
-    showPickingList: row.show_picking_list,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-export function presentUserRef(row: Pick<UserRow, 'id' | 'email' | 'first_name' | 'last_name'>): UserRef {
-  return { id: row.id, email: row.email, firstName: row.first_name, lastName: row.last_name };
-}
-
 /**
  * References to a user that do not count as "owning records" for a safe delete: the
  * account's own credentials and grants (deleted with it, ON DELETE CASCADE) and
@@ -51,13 +36,11 @@ const NON_OWNING_REFERENCES = new Set(['user_permissions.user_id', 'user_permiss
 
 export type UserWithPermissions = UserRow & { permissions: PermissionKey[] };
 
-/** A user read through a LEFT JOIN (creator, performer): its short form, or null once the user is gone. */
-export function presentJoinedUserRef(
-  id: string | null,
-  joined: { email: string | null; firstName: string | null; lastName: string | null },
-): UserRef | null {
-  return id && joined.email !== null ? { id, email: joined.email, firstName: joined.firstName ?? '', lastName: joined.lastName ?? '' } : null;
-}
+/** Whether a user can be deleted outright, and the records that prevent it. */
+export type DeletionCheckRecord = { canDelete: boolean; reasons: string[] };
+
+/** What a single sign-on changes on a user: names from the provider's claims, the link to its subject. */
+export type SsoChanges = { firstName?: string; lastName?: string; oidcSubject?: string };
 
 export type NewUser = { email: string; firstName: string; lastName: string; role: Role; password?: string; oidcSubject?: string };
 
@@ -69,6 +52,22 @@ export function usersService(db: Db) {
 
     findByEmail(email: string): Promise<UserRow | undefined> {
       return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+    },
+
+    /** The user linked to a single sign-on subject. */
+    findByOidcSubject(subject: string): Promise<UserRow | undefined> {
+      return db<UserRow>('users').where({ oidc_subject: subject }).first();
+    },
+
+    /** Applies a single sign-on's changes (names, subject link); with none, the user as it is, without a write. */
+    async applySsoChanges(user: UserRow, changes: SsoChanges): Promise<UserRow> {
+      const columns = {
+        ...(changes.oidcSubject !== undefined ? { oidc_subject: changes.oidcSubject } : {}),
+        ...(changes.firstName !== undefined ? { first_name: changes.firstName, last_name: changes.lastName ?? '' } : {}),
+      };
+      if (Object.keys(columns).length === 0) return user;
+      const [row] = await db<UserRow>('users').where({ id: user.id }).update({ ...columns, updated_at: db.fn.now() as never }).returning('*');
+      return row;
     },
 
     async create(input: NewUser): Promise<UserRow> {
@@ -174,7 +173,7 @@ export function usersService(db: Db) {
     },
 
     /** Reasons a user cannot be deleted outright: the records they own (see NON_OWNING_REFERENCES). */
-    async deletionCheck(id: string): Promise<{ canDelete: boolean; reasons: string[] }> {
+    async deletionCheck(id: string): Promise<DeletionCheckRecord> {
       await this.get(id);
       const refs = (await countForeignKeyReferences(db, 'users', id)).filter((r) => !NON_OWNING_REFERENCES.has(`${r.table}.${r.column}`));
       const reasons = describeReferences(refs, 0);

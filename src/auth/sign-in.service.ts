@@ -1,0 +1,99 @@
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import { Forbidden, Unauthorized } from '../http/errors';
+import { usersService, type UserRow } from '../modules/users/users.service';
+import { loginLimiter } from './login-limiter';
+import { verifyAgainstDecoy, verifyPassword } from './passwords';
+
+export const INVALID_CREDENTIALS = 'Invalid email or password';
+
+/** The identity claims single sign-on uses, from the ID token (and userinfo when the ID token lacks them). */
+export type SsoClaims = {
+  sub: string;
+  email?: string;
+  email_verified?: boolean;
+  given_name?: string;
+  family_name?: string;
+  name?: string;
+};
+
+/** A single sign-on the rules refuse; its message is shown to the person signing in. */
+export class SsoRefused extends Error {}
+
+function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
+  if (claims.given_name || claims.family_name) return { firstName: claims.given_name ?? '', lastName: claims.family_name ?? '' };
+  if (claims.name) {
+    const [first, ...rest] = claims.name.split(/\s+/);
+    return { firstName: first, lastName: rest.join(' ') };
+  }
+  return {};
+}
+
+/**
+ * Who may sign in, by either method: the user a local password sign-in or a single sign-on acts
+ * as. Starting the session itself is session.ts's startSession, which both routes call next.
+ */
+export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginMaxFailuresPerMinute'>) {
+  const users = usersService(db);
+  const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
+
+  return {
+    /** 403 while local (password) sign-in is disabled. */
+    assertLocalSignInEnabled(): void {
+      if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
+    },
+
+    /** Seconds to wait before another password attempt (failures are limited per account and per address), 0 when none. */
+    retryAfter: (email: string, ip: string): Promise<number> => limiter.retryAfter(email, ip),
+
+    /**
+     * The active user with this email and password. Anything else is one 401 (unknown email,
+     * wrong password, inactive user, taking as long whether or not the account exists), counted
+     * against the account and the address; a success clears the account's count.
+     */
+    async withPassword(email: string, password: string, ip: string): Promise<UserRow> {
+      const user = await users.findByEmail(email);
+      const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password);
+      if (!user || !valid || !user.is_active) {
+        await limiter.recordFailure(email, ip);
+        throw Unauthorized(INVALID_CREDENTIALS);
+      }
+      await limiter.recordSuccess(email);
+      return user;
+    },
+
+    /**
+     * The user a single sign-on acts as. Matching: first by the provider's subject (oidc_subject);
+     * else by email (case-insensitive), which links that account to the subject, unless the
+     * provider says the email is unverified or the account is already linked to another
+     * subject; else a new user with role 'user'. Names are refreshed from the claims on every
+     * sign-in; the email is not changed after creation. Inactive users are refused (SsoRefused).
+     */
+    async withSso(claims: SsoClaims): Promise<UserRow> {
+      if (!claims.sub) throw new SsoRefused('The identity provider sent no subject');
+      const names = namesOf(claims);
+      const active = (user: UserRow) => {
+        if (!user.is_active) throw new SsoRefused('This account is deactivated');
+        return user;
+      };
+
+      const bySubject = await users.findByOidcSubject(claims.sub);
+      if (bySubject) return users.applySsoChanges(active(bySubject), names);
+
+      if (!claims.email) throw new SsoRefused('The identity provider did not share an email address');
+      const byEmail = await users.findByEmail(claims.email);
+      if (byEmail) {
+        if (byEmail.oidc_subject) throw new SsoRefused('This email belongs to an account linked to another identity');
+        if (claims.email_verified === false) throw new SsoRefused('The identity provider has not verified this email address');
+        return users.applySsoChanges(active(byEmail), { ...names, oidcSubject: claims.sub });
+      }
+      return users.create({
+        email: claims.email,
+        firstName: names.firstName ?? claims.email.split('@')[0],
+        lastName: names.lastName ?? '',
+        role: 'user',
+        oidcSubject: claims.sub,
+      });
+    },
+  };
+}
