@@ -33,7 +33,6 @@ import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
-import { quotesRoutes } from './modules/sales/quotes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
 import { backupsRoutes } from './modules/backups/backups.routes';
@@ -54,7 +53,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, quotesRoutes, salesRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;

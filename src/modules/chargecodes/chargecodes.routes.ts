@@ -35,7 +35,6 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
   );
 
-  // Static path before '/chargecodes/:code'.
   api.get(
     '/chargecodes/expiring/soon',
     {

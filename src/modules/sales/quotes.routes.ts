@@ -15,7 +15,7 @@ const quoteNotFound = { description: 'Quote not found', schema: MessageBody };
 const noDraft = { description: 'No draft quote found for this session', schema: MessageBody };
 
 /**
- * Draft quotes under /api/sales/quotes. Mounted by salesRoutes ahead of /sales/:id.
+ * Draft quotes under /api/sales/quotes, part of salesRoutes.
  * Quotes belong to the user who saved them; managers and admins reach every quote by id.
  */
 export function quotesRoutes({ db, docs }: Deps) {

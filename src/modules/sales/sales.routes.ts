@@ -1,3 +1,4 @@
+import { Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
@@ -42,11 +43,14 @@ const ItemStat = z.object({
   salesCount: z.number().int(),
 });
 
-export function salesRoutes(deps: Deps) {
-  const { db, docs } = deps;
+/** Every route under /sales: the fixed paths (the quotes' and the sales' own) are tried before /sales/:id. */
+export function salesRoutes(deps: Deps): Router {
+  return Router().use(quotesRoutes(deps), fixedPathRoutes(deps), byIdRoutes(deps));
+}
+
+/** /sales and the fixed paths below it (reports, analytics, stock check). */
+function fixedPathRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Sales');
-  // /sales/quotes/... must be matched before /sales/:id.
-  api.router.use(quotesRoutes(deps));
   const sales = salesService(db);
   const reports = salesReports(db);
   const analytics = salesAnalytics(db);
@@ -162,6 +166,14 @@ export function salesRoutes(deps: Deps) {
       res.status(201).json({ message: 'Sale created successfully', sale });
     },
   );
+
+  return api.router;
+}
+
+/** /sales/:id and its actions. */
+function byIdRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter({ docs, db }, '/api', 'Sales');
+  const sales = salesService(db);
 
   api.get(
     '/sales/:id',
