@@ -5,7 +5,7 @@ import type { MovementReadRow } from '../stock-movements/stock-movements.service
 import { presentMovement } from '../stock-movements/stock-movements.service';
 import { presentJoinedUserRef } from '../users/users.service';
 import type { BulkOutcome, ImportOutcome } from './items.bulk';
-import type { ImportResult, Item } from './items.schemas';
+import type { ImportResult, Item, ItemDeletionCheck } from './items.schemas';
 import type { ItemReadRow } from './items.service';
 
 export function presentItem(row: ItemReadRow): Item {
@@ -64,7 +64,7 @@ export const presentItemOrderHistory = (rows: ItemOrderHistoryRow[]) => ({
   })),
 });
 
-export const presentItemDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }) => ({ canDelete, reasons });
+export const presentItemDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }): ItemDeletionCheck => ({ canDelete, reasons });
 
 const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
 

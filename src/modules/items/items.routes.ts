@@ -4,7 +4,6 @@ import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
-import { DeletionCheck } from '../categories/categories.schemas';
 import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
 import { stockMovementsService } from '../stock-movements/stock-movements.service';
@@ -21,6 +20,7 @@ import {
   CreateItem,
   ImportResult,
   Item,
+  ItemDeletionCheck,
   ItemList,
   ItemOrderHistory,
   ItemsExportFile,
@@ -321,7 +321,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       description: 'Lists what references the item: stock movements, quote/sale/order lines, supplier links, notes.',
       access: 'admin',
       params: IdParams,
-      responses: { 200: { description: 'Check result', schema: DeletionCheck }, 404: notFound },
+      responses: { 200: { description: 'Check result', schema: ItemDeletionCheck }, 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

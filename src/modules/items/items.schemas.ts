@@ -87,6 +87,14 @@ export const StockChangeBody = z
   .openapi('StockChange');
 export type StockChangeBody = z.infer<typeof StockChangeBody>;
 
+export const ItemDeletionCheck = z
+  .object({
+    canDelete: z.boolean(),
+    reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
+  })
+  .openapi('ItemDeletionCheck');
+export type ItemDeletionCheck = z.infer<typeof ItemDeletionCheck>;
+
 export const StockChangeResult = z.object({ message: z.string(), item: Item, movement: StockMovement }).openapi('StockChangeResult');
 
 // ---- bulk -------------------------------------------------------------------------
