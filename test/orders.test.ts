@@ -2,7 +2,7 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
-import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
+import { buildOrder, buildSupplier, invoicePdf } from './helpers/purchasing-factories';
 import { stockOf } from './helpers/inventory-factories';
 
 let t: TestApp;
@@ -370,5 +370,122 @@ describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import
     const none = await manager.post('/api/orders/import-from-invoice').field('supplier', 'S').expect(400);
     expect(none.body.message).toMatch(/No file uploaded/);
     await user.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: 1, unitCost: 1 }] } }).expect(403);
+  });
+});
+
+describe('POST /api/orders/import-from-invoice (multipart form merging)', () => {
+  it('text fields override what the CSV says; 400 when both a PDF and a CSV are sent, and nothing is created', async () => {
+    const csv = 'supplier,invoiceNumber,notes,name,sku,quantity,unitCost\nCsv Supplier Ltd,CSV-1,csv notes,Merged line,,2,1.25\n';
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('csv', Buffer.from(csv), { filename: 'o.csv', contentType: 'text/csv' })
+      .field('supplier', 'Field Supplier Ltd')
+      .field('invoiceNumber', 'FIELD-9')
+      .expect(201);
+    expect(res.body).toMatchObject({ success: true, supplierCreated: true, matchedItems: 0, unmatchedItems: 1 });
+    expect(res.body).not.toHaveProperty('extractedData');
+    expect(res.body.message).toBe(`Order ${res.body.order.orderId} created with 1 line(s), 0 matched to inventory items`);
+    expect(res.body.order).toMatchObject({ invoiceNumber: 'FIELD-9', notes: 'csv notes', totalAmount: '2.50', supplier: { name: 'Field Supplier Ltd' } });
+
+    const before = await t.db('orders').count<{ count: number }[]>('* as count');
+    const both = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', await invoicePdf(0), 'a.pdf')
+      .attach('csv', Buffer.from(csv), { filename: 'o.csv', contentType: 'text/csv' })
+      .expect(400);
+    expect(both.body.message).toBe("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
+    expect(await t.db('orders').count<{ count: number }[]>('* as count')).toEqual(before);
+  });
+});
+
+describe('POST /api/orders/:id/receive (a line listed twice)', () => {
+  it('400 names the line, and nothing is received', async () => {
+    const supplier = await buildSupplier(t.db);
+    const item = await buildItem(t.db, { currentStock: 1 });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'Twice', quantity: '5', unitCost: '1.00' }]);
+    const res = await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1 }, { orderItemId: lines[0].id, receivedQuantity: 1 }] })
+      .expect(400);
+    expect(res.body.message).toBe(`Order line ${lines[0].id} is listed more than once`);
+    expect(await stockOf(t.db, item.id)).toBe('1.00');
+    expect(await t.db('order_items').where({ id: lines[0].id }).first()).toMatchObject({ received_quantity: '0.00' });
+  });
+});
+
+describe('SQL statements per request (orders)', () => {
+  /** The statements the app's pool runs while `run` is under way (the session store has its own pool). */
+  async function statements(run: () => Promise<unknown>): Promise<number> {
+    let count = 0;
+    const onQuery = () => {
+      count += 1;
+    };
+    t.db.on('query', onQuery);
+    try {
+      await run();
+    } finally {
+      t.db.off('query', onQuery);
+    }
+    return count;
+  }
+
+  it('no more than before the orders module was split', async () => {
+    const supplier = await buildSupplier(t.db, { name: 'Round Trip Supplies' });
+    const category = await buildCategory(t.db);
+    const a = await buildItem(t.db, { name: 'Round trip alpha', sku: 'RT-ALPHA', currentStock: 5, categoryId: category.id });
+    const b = await buildItem(t.db, { name: 'Round trip beta', sku: 'RT-BETA', categoryId: category.id });
+    const counts: Record<string, number> = {};
+
+    counts.list = await statements(() => manager.get('/api/orders').expect(200));
+    let orderId = '';
+    counts.create = await statements(async () => {
+      const res = await manager
+        .post('/api/orders')
+        .send({
+          supplierId: supplier.id,
+          items: [
+            { itemId: b.id, quantity: 2, unitCost: '1.00' },
+            { itemId: a.id, quantity: 3, unitCost: '1.00' },
+            { name: 'Round trip free text', quantity: 1, unitCost: 1 },
+          ],
+        })
+        .expect(201);
+      orderId = res.body.orderId;
+    });
+    counts.get = await statements(() => manager.get(`/api/orders/${orderId}`).expect(200));
+    const detail = (await manager.get(`/api/orders/${orderId}`).expect(200)).body;
+    const receivedItems = detail.items.map((l: { orderItemId: number }) => ({ orderItemId: l.orderItemId, receivedQuantity: 1 }));
+    counts.receive = await statements(() => manager.post(`/api/orders/${orderId}/receive`).send({ receivedItems }).expect(200));
+    counts.addToInventory = await statements(() => manager.post(`/api/orders/${orderId}/add-to-inventory`).send({ categoryId: category.id }).expect(200));
+    counts.importJson = await statements(() =>
+      manager
+        .post('/api/orders/import-from-invoice')
+        .send({
+          parsedData: {
+            supplier: 'round trip supplies',
+            items: [
+              { name: 'round trip alpha', quantity: 1, unitCost: 1 },
+              { name: 'x', sku: 'rt-beta', quantity: 1, unitCost: 1 },
+              { name: 'nothing like it', quantity: 1, unitCost: 1 },
+            ],
+          },
+        })
+        .expect(201),
+    );
+    counts.importCsv = await statements(() =>
+      manager
+        .post('/api/orders/import-from-invoice')
+        .attach('csv', Buffer.from('supplier,name,sku,quantity,unitCost\nRound Trip Supplies,Round trip alpha,,1,1\n'), 'o.csv')
+        .expect(201),
+    );
+    const pdf = await invoicePdf(0);
+    counts.importPdf = await statements(() => manager.post('/api/orders/import-from-invoice').attach('invoice', pdf, 'a.pdf').expect(201));
+    counts.attachInvoice = await statements(() => manager.post(`/api/orders/${orderId}/upload-invoice`).attach('invoice', pdf, 'a.pdf').expect(200));
+    counts.invoicePdf = await statements(() => manager.get(`/api/orders/${orderId}/invoice-pdf`).expect(200));
+    counts.itemHistory = await statements(() => manager.get(`/api/items/${a.id}/order-history`).expect(200));
+
+    // measured on the code before the split (BEGIN and COMMIT count as statements)
+    const before = { list: 1, create: 9, get: 3, receive: 12, addToInventory: 17, importJson: 10, importCsv: 9, importPdf: 10, attachInvoice: 6, invoicePdf: 2, itemHistory: 2 };
+    for (const [request, limit] of Object.entries(before)) expect(counts[request], request).toBeLessThanOrEqual(limit);
   });
 });
