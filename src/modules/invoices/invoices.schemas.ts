@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import '../../http/openapi';
+import { MessageBody } from '../../http/openapi';
 
 export const ExtractedData = z
   .object({
@@ -36,6 +36,6 @@ export const StoredInvoice = z
 
 /** The error answers every invoice upload documents. */
 export const INVOICE_UPLOAD_ERRORS = {
-  400: "No file in the field 'invoice', not a PDF (checked by content), or a damaged PDF",
-  413: 'The file is larger than 10 MB',
-} as const;
+  400: { description: "No file in the field 'invoice', not a PDF (checked by content), or a damaged PDF", schema: MessageBody },
+  413: { description: 'The file is larger than 10 MB', schema: MessageBody },
+};

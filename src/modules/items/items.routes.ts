@@ -20,6 +20,7 @@ import {
   CreateItem,
   ImportResult,
   Item,
+  ItemDeleteRefused,
   ItemDeletionCheck,
   ItemList,
   ItemOrderHistory,
@@ -193,7 +194,7 @@ export function itemsRoutes({ db, docs }: Deps) {
         "the creator's user id and creator the same user as {id, email, firstName, lastName} (both on every item read). total counts all matches.",
       access: 'auth',
       query: ItemQuery,
-      responses: { 200: { description: 'A page of items', schema: ItemList }, 400: invalid, 403: 'includeInactive without the manager role' },
+      responses: { 200: { description: 'A page of items', schema: ItemList }, 400: invalid, 403: { description: 'includeInactive without the manager role', schema: MessageBody } },
     },
     async (req, res) => {
       const query = parse(ItemQuery, req.query);
@@ -336,7 +337,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when any movement, line, supplier link or note references the item.',
       access: 'admin',
       params: IdParams,
-      responses: { 204: 'Deleted', 404: notFound, 409: 'Referenced; reasons listed' },
+      responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: ItemDeleteRefused } },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

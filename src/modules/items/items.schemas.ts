@@ -95,6 +95,9 @@ export const ItemDeletionCheck = z
   .openapi('ItemDeletionCheck');
 export type ItemDeletionCheck = z.infer<typeof ItemDeletionCheck>;
 
+/** A permanent delete refused while records reference the item. */
+export const ItemDeleteRefused = z.object({ message: z.string(), reasons: z.array(z.string()) });
+
 export const StockChangeResult = z.object({ message: z.string(), item: Item, movement: StockMovement }).openapi('StockChangeResult');
 
 // ---- bulk -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { invoiceUpload, readInvoicePdf } from '../invoices/invoice-pdf';
 import { presentInvoiceRead } from '../invoices/invoices.present';
@@ -35,7 +36,9 @@ import {
 } from './orders.schemas';
 import { ordersService } from './orders.service';
 
-const notFound = 'Order not found';
+const notFound = { description: 'Order not found', schema: MessageBody };
+/** An error answer's documentation: the description and the {message} body. */
+const failure = (description: string) => ({ description, schema: MessageBody });
 
 export function ordersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Orders');
@@ -68,7 +71,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'An unknown supplierId or itemId is a 400.',
       access: 'manager',
       body: CreateOrder,
-      responses: { 201: { description: 'Created', schema: OrderWithItems }, 400: 'Validation failed, unknown supplier or item' },
+      responses: { 201: { description: 'Created', schema: OrderWithItems }, 400: failure('Validation failed, unknown supplier or item') },
     },
     async (req, res) => {
       const input = parse(CreateOrder, req.body);
@@ -138,8 +141,8 @@ export function ordersRoutes({ db, docs }: Deps) {
       formBody: ImportFromInvoiceForm,
       responses: {
         201: { description: 'Order created', schema: ImportFromInvoiceResult },
-        400: 'Validation failed; no file; not a PDF or unreadable; nothing could be read from it',
-        413: 'File larger than 10 MB',
+        400: failure('Validation failed; no file; not a PDF or unreadable; nothing could be read from it'),
+        413: failure('File larger than 10 MB'),
       },
     },
     invoiceUpload.fields([
@@ -162,7 +165,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       description: '{id} is the numeric id or the orderId (O1001). Lines carry orderItemId, ordered, received and outstanding quantities.',
       access: 'auth',
       params: OrderParams,
-      responses: { 200: { description: 'Order', schema: OrderWithItems }, 400: 'Malformed id', 404: notFound },
+      responses: { 200: { description: 'Order', schema: OrderWithItems }, 400: { description: 'Malformed id', schema: ValidationErrorBody }, 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
@@ -185,7 +188,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       body: ReceiveOrder,
       responses: {
         200: { description: 'Received', schema: ReceiveOrderResult },
-        400: 'Validation failed, a line not of this order, more than outstanding, or the order is already received',
+        400: failure('Validation failed, a line not of this order, more than outstanding, or the order is already received'),
         404: notFound,
       },
     },
@@ -211,8 +214,8 @@ export function ordersRoutes({ db, docs }: Deps) {
       body: AddToInventory,
       responses: {
         200: { description: 'Items created', schema: AddToInventoryResult },
-        400: 'No category, or orderItemIds that are not received lines without an item',
-        404: 'Order or category not found',
+        400: failure('No category, or orderItemIds that are not received lines without an item'),
+        404: failure('Order or category not found'),
       },
     },
     async (req, res) => {
@@ -260,7 +263,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       params: OrderParams,
       responses: {
         200: { description: 'The PDF', schema: InvoicePdfFile, contentType: 'application/pdf' },
-        404: 'Order not found, or no invoice attached',
+        404: failure('Order not found, or no invoice attached'),
       },
     },
     async (req, res) => {

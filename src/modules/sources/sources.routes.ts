@@ -1,7 +1,10 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
+import { MessageBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { sourcesService } from './sources.service';
+
+const failure = (description: string) => ({ description, schema: MessageBody });
 
 /** /api/sources/{id}: item-supplier links (created through POST /api/suppliers/{id}/items). */
 export function sourcesRoutes({ db, docs }: Deps) {
@@ -14,7 +17,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
       summary: 'Remove an item-supplier link',
       access: 'admin',
       params: IdParams,
-      responses: { 204: 'Removed', 403: 'Not an admin', 404: 'Item source not found' },
+      responses: { 204: 'Removed', 403: failure('Not an admin'), 404: failure('Item source not found') },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

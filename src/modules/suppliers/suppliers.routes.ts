@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { LinkItem, ItemSource } from '../sources/sources.schemas';
 import { presentItemSource } from '../sources/sources.present';
@@ -17,7 +18,9 @@ import {
 import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from './suppliers.present';
 import { suppliersService } from './suppliers.service';
 
-const notFound = 'Supplier not found';
+const notFound = { description: 'Supplier not found', schema: MessageBody };
+/** An error answer's documentation: the description and the {message} body. */
+const failure = (description: string) => ({ description, schema: MessageBody });
 
 export function suppliersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
@@ -39,7 +42,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'The id is chosen by the client: 1-64 URL-safe characters. Only name is required besides it.',
       access: 'auth',
       body: CreateSupplier,
-      responses: { 201: { description: 'Created', schema: Supplier }, 400: 'Validation failed', 409: 'The id is already taken' },
+      responses: { 201: { description: 'Created', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 409: failure('The id is already taken') },
     },
     async (req, res) => {
       const input = parse(CreateSupplier, req.body);
@@ -54,7 +57,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 200: { description: 'Check result', schema: SupplierDeletionCheck }, 403: 'Not an admin', 404: notFound },
+      responses: { 200: { description: 'Check result', schema: SupplierDeletionCheck }, 403: failure('Not an admin'), 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -69,7 +72,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: SupplierRefused } },
+      responses: { 204: 'Deleted', 403: failure('Not an admin'), 404: notFound, 409: { description: 'Referenced; reasons listed', schema: SupplierRefused } },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -102,7 +105,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: SupplierParams,
       body: UpdateSupplier,
-      responses: { 200: { description: 'Updated', schema: Supplier }, 400: 'Validation failed', 404: notFound },
+      responses: { 200: { description: 'Updated', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -118,7 +121,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Orders reference it', schema: SupplierRefused } },
+      responses: { 204: 'Deleted', 403: failure('Not an admin'), 404: notFound, 409: { description: 'Orders reference it', schema: SupplierRefused } },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -137,9 +140,9 @@ export function suppliersRoutes({ db, docs }: Deps) {
       body: LinkItem,
       responses: {
         201: { description: 'Linked', schema: ItemSource },
-        400: 'Validation failed',
-        404: 'Supplier or item not found',
-        409: 'The item is already linked to this supplier',
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+        404: failure('Supplier or item not found'),
+        409: failure('The item is already linked to this supplier'),
       },
     },
     async (req, res) => {
