@@ -220,3 +220,23 @@ describe('item_counts (the list total)', () => {
     expect((await as.user.get('/api/items').expect(200)).body).toEqual({ items: [], total: 0 });
   });
 });
+
+describe('bulk answers', () => {
+  it('200 {success, message}: each action names what it did and how many distinct items, singular for one', async () => {
+    const [a, b] = await items(2, { currentStock: 3 });
+    const [zero] = await items(1);
+    const target = await buildCategory(t.db, { name: 'Bulk answers target' });
+    const send = async (path: string, body: object) => (await as.manager.post(`/api/items/bulk/${path}`).send(body).expect(200)).body;
+
+    expect(await send('set-active', { itemIds: [a.id, b.id, a.id] })).toEqual({ success: true, message: '2 items marked active' });
+    expect(await send('set-inactive', { itemIds: [a.id] })).toEqual({ success: true, message: '1 item marked inactive' });
+    expect(await send('set-stock-zero', { itemIds: [a.id, b.id, zero.id] })).toEqual({ success: true, message: 'Stock set to zero for 3 items (2 changed)' });
+    expect(await send('add-note', { itemIds: [b.id], noteText: 'checked' })).toEqual({ success: true, message: 'Note added to 1 item' });
+    expect(await send('change-vat-rate', { itemIds: [a.id, b.id], vatRate: '0.0500' })).toEqual({ success: true, message: 'VAT rate set to 0.0500 for 2 items' });
+    expect(await send('change-category', { itemIds: [zero.id], categoryId: target.id })).toEqual({
+      success: true,
+      message: "1 item moved to category 'Bulk answers target'",
+    });
+    expect(await send('delete', { itemIds: [zero.id] })).toEqual({ success: true, message: '1 item permanently deleted' });
+  });
+});
