@@ -6,7 +6,6 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
-import { stockMovementsService } from '../stock-movements/stock-movements.service';
 import { itemsBulkService } from './items.bulk';
 import { streamItemsCsv, streamItemsXlsx, XLSX_TYPE } from './items.export';
 import {
@@ -44,7 +43,6 @@ export function itemsRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Items');
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
-  const movements = stockMovementsService(db);
   const orders = ordersService(db);
 
   // ---- static paths first ----------------------------------------------------------
@@ -277,8 +275,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       const { id } = parse(IdParams, req.params);
       const body = parse(StockChangeBody, req.body);
       const { item, movement } = await items.changeStock(id, body, currentUser(req).id);
-      const [read] = await movements.byIds([movement.id]);
-      res.json(presentStockChange(item, read));
+      res.json(presentStockChange(item, movement));
     },
   );
 
@@ -295,8 +292,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       const { limit } = parse(ItemMovementQuery, req.query);
-      await items.get(id);
-      res.json(presentItemMovements(await movements.list({ itemId: id, limit })));
+      res.json(presentItemMovements(await items.movements(id, limit)));
     },
   );
 

@@ -10,6 +10,7 @@ import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import { changeStock, lockItemsForStock } from '../stock-movements/stock-ledger';
+import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 
 export type ItemReadRow = {
@@ -228,17 +229,26 @@ export function itemsService(db: Db) {
       if (updated === 0) throw NotFound('Item not found');
     },
 
-    changeStock(id: number, body: StockChangeBody, userId: string) {
-      return inTransaction(db, async (trx) => {
-        const movement = await changeStock(trx, {
+    /** A manual stock change through the ledger: the item after it, and the movement as the movements list reads it. */
+    async changeStock(id: number, body: StockChangeBody, userId: string): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
+      const { movement, item } = await inTransaction(db, async (trx) => {
+        const written = await changeStock(trx, {
           itemId: id,
           type: body.type,
           quantity: body.quantity,
           reason: body.reason || `Manual stock ${body.type === 'adjustment' ? 'adjustment' : body.type}`,
           performedBy: userId,
         });
-        return { movement, item: await itemsService(trx).get(id) };
+        return { movement: written, item: await itemsService(trx).get(id) };
       });
+      const [read] = await stockMovementsService(db).byIds([movement.id]);
+      return { item, movement: read };
+    },
+
+    /** The item's movements, newest first; 404 for an unknown item. */
+    async movements(id: number, limit: number): Promise<MovementReadRow[]> {
+      await get(id);
+      return stockMovementsService(db).list({ itemId: id, limit });
     },
 
     /**

@@ -4,7 +4,6 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { LinkItem, ItemSource } from '../sources/sources.schemas';
 import { presentItemSource } from '../sources/sources.present';
-import { sourcesService } from '../sources/sources.service';
 import {
   CreateSupplier,
   Supplier,
@@ -25,7 +24,6 @@ const failure = (description: string) => ({ description, schema: MessageBody });
 export function suppliersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
   const suppliers = suppliersService(db);
-  const sources = sourcesService(db);
 
   api.get(
     '/suppliers',
@@ -91,9 +89,8 @@ export function suppliersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
-      const supplier = await suppliers.get(id);
-      const items = await sources.listForSupplier(id);
-      res.json(presentSupplierWithItems(supplier, items));
+      const { supplier, links } = await suppliers.withItems(id);
+      res.json(presentSupplierWithItems(supplier, links));
     },
   );
 
@@ -148,8 +145,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
       const input = parse(LinkItem, req.body);
-      await suppliers.get(id);
-      res.status(201).json(presentItemSource(await sources.link(id, input)));
+      res.status(201).json(presentItemSource(await suppliers.linkItem(id, input)));
     },
   );
 

@@ -2,6 +2,8 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
+import { sourcesService, type ItemSourceRow } from '../sources/sources.service';
+import type { LinkItem } from '../sources/sources.schemas';
 import type { CreateSupplier, UpdateSupplier } from './suppliers.schemas';
 import { notesService } from '../notes/notes.service';
 
@@ -41,6 +43,18 @@ export function suppliersService(db: Db) {
 
     async exists(id: string): Promise<boolean> {
       return !!(await db('suppliers').where({ id }).first('id'));
+    },
+
+    /** The supplier and its item links (404 for an unknown supplier). */
+    async withItems(id: string): Promise<{ supplier: SupplierRow; links: ItemSourceRow[] }> {
+      const supplier = await get(id);
+      return { supplier, links: await sourcesService(db).listForSupplier(id) };
+    },
+
+    /** Links an item to the supplier at a price: 404 for an unknown supplier or item, 409 when already linked. */
+    async linkItem(id: string, input: LinkItem): Promise<ItemSourceRow> {
+      await get(id);
+      return sourcesService(db).link(id, input);
     },
 
     findByName(name: string): Promise<SupplierRow | undefined> {
