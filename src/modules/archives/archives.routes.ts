@@ -1,12 +1,12 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
 import { IdParams, parse } from '../../http/validate';
-import { Archive, ArchivePreview, CreateArchive, KEEP_REASONS, PreviewQuery, PurgeResult } from './archives.schemas';
-import { archivesService, GZIP_RATIO, presentArchive, presentPurge } from './archives.service';
+import { presentArchive, presentArchiveList, presentPreview, presentPurge } from './archives.present';
+import { Archive, ArchiveFileBody, ArchiveList, ArchivePreview, CreateArchive, KEEP_REASONS, PreviewQuery, PurgeResult } from './archives.schemas';
+import { archivesService, GZIP_RATIO } from './archives.service';
 
 const reasonsText = Object.entries(KEEP_REASONS)
   .map(([type, reasons]) => `${type}: ${Object.entries(reasons).map(([key, why]) => `${key} (${why})`).join('; ')}`)
@@ -23,10 +23,10 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     {
       summary: 'All archives, newest first',
       access: 'admin',
-      responses: { 200: { description: 'Archives', schema: z.object({ archives: z.array(Archive) }) } },
+      responses: { 200: { description: 'Archives', schema: ArchiveList } },
     },
     async (_req, res) => {
-      res.json({ archives: (await archives.list()).map((row) => presentArchive(row, config.dataDir)) });
+      res.json(presentArchiveList(await archives.list(), config.dataDir));
     },
   );
 
@@ -45,7 +45,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     },
     async (req, res) => {
       const { ageThresholdDays } = parse(PreviewQuery, req.query);
-      res.json(await archives.preview(ageThresholdDays));
+      res.json(presentPreview(await archives.preview(ageThresholdDays)));
     },
   );
 
@@ -80,7 +80,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
       access: 'admin',
       params: IdParams,
       responses: {
-        200: { description: 'The file', schema: z.string().openapi({ type: 'string', format: 'binary' }), contentType: 'application/gzip' },
+        200: { description: 'The file', schema: ArchiveFileBody, contentType: 'application/gzip' },
         404: { description: 'Archive not found, or its file is gone', schema: MessageBody },
       },
     },

@@ -47,6 +47,7 @@ export const ArchivePreview = z
     estimatedSize: z.string().openapi({ example: '1.2 MB' }),
   })
   .openapi('ArchivePreview');
+export type ArchivePreview = z.infer<typeof ArchivePreview>;
 
 export const Archive = z
   .object({
@@ -65,6 +66,11 @@ export const Archive = z
   })
   .openapi('Archive');
 export type Archive = z.infer<typeof Archive>;
+export const ArchiveList = z.object({ archives: z.array(Archive) });
+export type ArchiveList = z.infer<typeof ArchiveList>;
+
+/** A download's body: the archive file's bytes. */
+export const ArchiveFileBody = z.string().openapi({ type: 'string', format: 'binary' });
 
 const Kept = (reasons: Record<string, string>) =>
   z.object({

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { BadRequest, InternalError, NotFound } from '../../http/errors';
 import { APP_VERSION } from '../../lib/version';
 import { CUTOFF, lineHash, OLDER_THAN_DAYS, RECORD_LINES } from './archives.records';
-import { KEEP_REASONS, RECORD_TYPES, type Archive, type Counts, type CreateArchive, type PurgeResult, type RecordType } from './archives.schemas';
+import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
 
 export type ArchiveRow = {
   id: number;
@@ -30,6 +30,9 @@ export type ArchiveRow = {
 };
 
 type KeepReason<T extends RecordType> = keyof (typeof KEEP_REASONS)[T];
+
+/** What an archive with a threshold would hold now, and the estimated size of its file in bytes. */
+export type PreviewRecord = { recordsToArchive: Counts; estimatedBytes: number };
 
 export type PurgeOutcome = {
   archive: ArchiveRow;
@@ -55,64 +58,15 @@ const PAGE_SIZE = 1000;
 
 const ARCHIVE_NAME = /^archive-\d+-\d{8}-\d{6}\.jsonl\.gz$/;
 
-const archivesDirectory = (dataDir: string) => path.join(dataDir, 'archives');
+/** DATA_DIR/archives: where the archive files are written. */
+export const archivesDirectory = (dataDir: string) => path.join(dataDir, 'archives');
 
 /** archive-<id>-<YYYYMMDD-HHMMSS UTC>.jsonl.gz: built from the archive's own id and time, never from a request. */
 const archiveName = (id: number, createdAt: Date) =>
   `archive-${id}-${createdAt.toISOString().slice(0, 19).replace(/-|:/g, '').replace('T', '-')}.jsonl.gz`;
 
-const countsOf = (row: ArchiveRow): Counts => ({ sales: row.sales_count, orders: row.orders_count, stock_movements: row.stock_movements_count });
-
-function humanSize(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-export function presentArchive(row: ArchiveRow, dataDir: string): Archive {
-  return {
-    id: row.id,
-    archiveName: row.archive_name,
-    archivePath: path.join(archivesDirectory(dataDir), row.archive_name),
-    ageThresholdDays: row.age_threshold_days,
-    recordTypes: row.record_types,
-    cutoff: row.cutoff.toISOString(),
-    recordsArchived: countsOf(row),
-    archiveSizeBytes: row.size_bytes,
-    sha256: row.sha256,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    purgedAt: row.purged_at?.toISOString() ?? null,
-  };
-}
-
-const NOUNS: Record<RecordType, [string, string]> = {
-  sales: ['sale', 'sales'],
-  orders: ['order', 'orders'],
-  stock_movements: ['stock movement', 'stock movements'],
-};
-const countOf = (type: RecordType, n: number) => `${n} ${NOUNS[type][n === 1 ? 0 : 1]}`;
-const sum = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0);
-
-export function presentPurge(outcome: PurgeOutcome, dataDir: string): PurgeResult {
-  const keptOf = (type: RecordType) => ({ count: sum(outcome.kept[type]), reasons: outcome.kept[type] });
-  const kept = { sales: keptOf('sales'), orders: keptOf('orders'), stock_movements: keptOf('stock_movements') };
-  const list = (counts: (type: RecordType) => number) => RECORD_TYPES.map((type) => countOf(type, counts(type))).join(', ');
-  return {
-    message:
-      `Archive ${outcome.archive.id} purged: deleted ${list((type) => outcome.purged[type])}; ` +
-      `kept ${list((type) => kept[type].count)} (see kept for why)`,
-    archive: presentArchive(outcome.archive, dataDir),
-    purged: outcome.purged,
-    kept,
-    alreadyDeleted: outcome.alreadyDeleted,
-  };
-}
+/** The counts of records an archive holds, by type. */
+export const countsOf = (row: ArchiveRow): Counts => ({ sales: row.sales_count, orders: row.orders_count, stock_movements: row.stock_movements_count });
 
 /** Size and sha256 of a file, read as a stream. */
 async function fileDigest(file: string): Promise<{ size: number; sha256: string }> {
@@ -248,7 +202,7 @@ export function archivesService(db: Knex, dataDir: string) {
      * the JSON lines of a random sample of about PREVIEW_SAMPLE records per type (all of them when
      * fewer), built by the same SQL that writes the file, scaled to the count, times GZIP_RATIO.
      */
-    async preview(days: number): Promise<{ recordsToArchive: Counts; estimatedSize: string }> {
+    async preview(days: number): Promise<PreviewRecord> {
       const figures = await Promise.all(
         RECORD_TYPES.map(async (type) => {
           const { table, line } = RECORD_LINES[type];
@@ -265,7 +219,7 @@ export function archivesService(db: Knex, dataDir: string) {
       );
       const recordsToArchive = Object.fromEntries(RECORD_TYPES.map((type, i) => [type, figures[i].count])) as Counts;
       const jsonBytes = figures.reduce((total, f) => total + f.bytes, 0);
-      return { recordsToArchive, estimatedSize: humanSize(Math.ceil(jsonBytes * GZIP_RATIO)) };
+      return { recordsToArchive, estimatedBytes: Math.ceil(jsonBytes * GZIP_RATIO) };
     },
 
     /** newest first */

@@ -2,10 +2,16 @@ import type { Db } from '../../db/knex';
 import { runExclusively } from '../../jobs/advisory-lock';
 import type { SystemAlert } from '../system-alerts/system-alerts.service';
 import { latestSlot, PERIOD_MS, slotAfter } from './backup-slots';
-import type { BackupSchedule, BackupScheduleStatus } from './backups.schemas';
+import type { BackupSchedule } from './backups.schemas';
 
 type ScheduleRow = BackupSchedule & { changed_at: Date; enabled_at: Date | null };
 type RunRow = { id: number; slot: Date; started_at: Date; ok: boolean | null; filename: string | null; error: string | null };
+
+/** The schedule as saved (or the default), when the next scheduled backup is due, and the last one that finished. */
+export type ScheduleStatusRecord = BackupSchedule & {
+  nextRunAt: Date | null;
+  lastRun: { at: Date; filename: string | null; ok: boolean; error: string | null } | null;
+};
 
 export type RunOutcome = { ok: true; filename: string } | { ok: false; error: string };
 
@@ -44,7 +50,7 @@ export function backupScheduleService(db: Db) {
       );
     },
 
-    async status(now: Date): Promise<BackupScheduleStatus> {
+    async status(now: Date): Promise<ScheduleStatusRecord> {
       const [row, last] = await Promise.all([readSchedule(db), lastFinishedRun()]);
       const { enabled, frequency, time, retention } = row ?? DEFAULT_SCHEDULE;
       let nextRunAt: Date | null = null;
@@ -58,8 +64,8 @@ export function backupScheduleService(db: Db) {
         frequency,
         time,
         retention,
-        nextRunAt: nextRunAt?.toISOString() ?? null,
-        lastRun: last ? { at: last.started_at.toISOString(), filename: last.filename, ok: last.ok!, error: last.error } : null,
+        nextRunAt,
+        lastRun: last ? { at: last.started_at, filename: last.filename, ok: last.ok!, error: last.error } : null,
       };
     },
 

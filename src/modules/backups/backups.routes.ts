@@ -1,14 +1,13 @@
 import type { Request } from 'express';
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
 import { parse } from '../../http/validate';
-import type { BackupFile } from './backup-files';
 import { backupScheduleService } from './backup-schedule.service';
+import { presentBackupList, presentBackupStats, presentCreatedBackup, presentRestored, presentScheduleStatus } from './backups.present';
 import {
-  Backup,
+  BackupFileBody,
   BackupFilenameParams,
   BackupList,
   BackupSchedule,
@@ -18,8 +17,6 @@ import {
   RestoredBackup,
 } from './backups.schemas';
 import { backupsService } from './backups.service';
-
-const presentBackup = (b: BackupFile): Backup => ({ filename: b.filename, size: b.size, createdAt: b.createdAt.toISOString(), type: b.type });
 
 const destroySession = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
 
@@ -39,7 +36,7 @@ export function backupsRoutes(deps: Deps) {
       responses: { 200: { description: 'Backups', schema: BackupList } },
     },
     async (_req, res) => {
-      res.json({ backups: (await backups.list()).map(presentBackup) });
+      res.json(presentBackupList(await backups.list()));
     },
   );
 
@@ -58,8 +55,7 @@ export function backupsRoutes(deps: Deps) {
       },
     },
     async (_req, res) => {
-      const { filename, size } = await backups.create('manual');
-      res.status(201).json({ message: 'Backup created', filename, size });
+      res.status(201).json(presentCreatedBackup(await backups.create('manual')));
     },
   );
 
@@ -72,8 +68,7 @@ export function backupsRoutes(deps: Deps) {
       responses: { 200: { description: 'Statistics', schema: BackupStats } },
     },
     async (_req, res) => {
-      const stats = await backups.stats();
-      res.json({ ...stats, oldestBackup: stats.oldestBackup?.toISOString() ?? null, newestBackup: stats.newestBackup?.toISOString() ?? null });
+      res.json(presentBackupStats(await backups.stats()));
     },
   );
 
@@ -89,7 +84,7 @@ export function backupsRoutes(deps: Deps) {
       responses: { 200: { description: 'Schedule', schema: BackupScheduleStatus } },
     },
     async (_req, res) => {
-      res.json(await schedules.status(new Date()));
+      res.json(presentScheduleStatus(await schedules.status(new Date())));
     },
   );
 
@@ -107,7 +102,7 @@ export function backupsRoutes(deps: Deps) {
     },
     async (req, res) => {
       await schedules.set(parse(BackupSchedule, req.body));
-      res.json(await schedules.status(new Date()));
+      res.json(presentScheduleStatus(await schedules.status(new Date())));
     },
   );
 
@@ -119,7 +114,7 @@ export function backupsRoutes(deps: Deps) {
       access: 'admin',
       params: BackupFilenameParams,
       responses: {
-        200: { description: 'The file', schema: z.string().openapi({ type: 'string', format: 'binary' }), contentType: 'application/octet-stream' },
+        200: { description: 'The file', schema: BackupFileBody, contentType: 'application/octet-stream' },
         404: notFound,
       },
     },
@@ -153,10 +148,10 @@ export function backupsRoutes(deps: Deps) {
     },
     async (req, res) => {
       const { filename } = parse(BackupFilenameParams, req.params);
-      const { migrationsApplied } = await backups.restore(filename);
+      const restored = await backups.restore(filename);
       // The restored sessions table is empty; saving the caller's session would put it back.
       if (req.authMethod === 'session') await destroySession(req);
-      res.json({ message: 'Database restored; everyone must sign in again', filename, migrationsApplied });
+      res.json(presentRestored(filename, restored));
     },
   );
 

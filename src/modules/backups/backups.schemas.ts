@@ -12,6 +12,10 @@ export const Backup = z
 export type Backup = z.infer<typeof Backup>;
 
 export const BackupList = z.object({ backups: z.array(Backup) }).openapi('BackupList');
+export type BackupList = z.infer<typeof BackupList>;
+
+/** A download's body: the dump file's bytes. */
+export const BackupFileBody = z.string().openapi({ type: 'string', format: 'binary' });
 
 export const BackupStats = z
   .object({
@@ -21,8 +25,10 @@ export const BackupStats = z
     newestBackup: z.string().datetime().nullable(),
   })
   .openapi('BackupStats');
+export type BackupStats = z.infer<typeof BackupStats>;
 
 export const CreatedBackup = z.object({ message: z.string(), filename: z.string(), size: z.number().int() }).openapi('CreatedBackup');
+export type CreatedBackup = z.infer<typeof CreatedBackup>;
 
 export const RestoredBackup = z
   .object({
@@ -31,6 +37,7 @@ export const RestoredBackup = z
     migrationsApplied: z.array(z.string()).openapi({ description: 'migrations newer than the backup, applied after restoring it' }),
   })
   .openapi('RestoredBackup');
+export type RestoredBackup = z.infer<typeof RestoredBackup>;
 
 export const BackupFilenameParams = z.object({
   filename: z.string().openapi({ description: 'stores-<YYYYMMDD-HHMMSS>-<manual|scheduled>[-<n>].dump, as listed' }),

@@ -2,8 +2,9 @@ import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
+import { presentDeploymentNotificationList } from './deployments.present';
 import { DeploymentNotificationList, DeploymentNotificationQuery } from './deployments.schemas';
-import { deploymentNotificationsService, presentDeploymentNotification } from './deployments.service';
+import { deploymentNotificationsService } from './deployments.service';
 
 /** GET/DELETE /api/notifications/deployments (behind the session and bearer middleware). */
 export function deploymentNotificationsRoutes({ db, docs }: Deps) {
@@ -27,8 +28,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { limit } = parse(DeploymentNotificationQuery, req.query);
-      const { notifications: rows, total } = await notifications.list(limit);
-      res.json({ notifications: rows.map(presentDeploymentNotification), total });
+      res.json(presentDeploymentNotificationList(await notifications.list(limit)));
     },
   );
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import '../../http/openapi';
+import { MessageBody } from '../../http/openapi';
 import { limitParam } from '../../http/pagination';
 
 export const NOTIFICATION_SOURCES = ['watchtower', 'github'] as const;
@@ -35,6 +35,7 @@ export const DeploymentNotificationList = z
     total: z.number().int().openapi({ description: 'all stored notifications, whatever the limit' }),
   })
   .openapi('DeploymentNotificationList');
+export type DeploymentNotificationList = z.infer<typeof DeploymentNotificationList>;
 
 export const DeploymentNotificationQuery = z.object({ limit: limitParam(50, 100) });
 
@@ -64,5 +65,8 @@ export const WatchtowerPayload = z
     report: z.looseObject({}).optional().openapi({ description: "Watchtower's json.v1 template: {report, title, host, entries}" }),
   })
   .openapi('WatchtowerPayload');
+
+/** POST /api/webhook/github's 200: a ping's message, or the record a redelivery stored the first time. */
+export const GitHubDeliveryAnswer = z.union([MessageBody, DeploymentNotification]);
 
 export const GitHubPayload = z.looseObject({}).openapi('GitHubWebhookPayload', { description: "GitHub's event payload" });

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { NotFound } from '../../http/errors';
-import type { DeploymentNotification, NewDeploymentNotification, NotificationSource } from './deployments.schemas';
+import type { NewDeploymentNotification, NotificationSource } from './deployments.schemas';
 
 export type DeploymentNotificationRow = {
   id: number;
@@ -26,27 +26,6 @@ const COLUMNS = [
   'id', 'source', 'event', 'service', 'image', 'tag', 'status', 'host', 'message',
   'repository', 'ref', 'commit_sha', 'actor', 'summary', 'delivery_id', 'received_at',
 ] as const;
-
-export function presentDeploymentNotification(row: DeploymentNotificationRow): DeploymentNotification {
-  return {
-    id: row.id,
-    source: row.source,
-    event: row.event,
-    service: row.service,
-    image: row.image,
-    tag: row.tag,
-    status: row.status,
-    host: row.host,
-    message: row.message,
-    repository: row.repository,
-    ref: row.ref,
-    commit: row.commit_sha,
-    actor: row.actor,
-    summary: row.summary,
-    deliveryId: row.delivery_id,
-    receivedAt: row.received_at.toISOString(),
-  };
-}
 
 /** Notifications of deployments and repository events received by the webhooks. */
 export function deploymentNotificationsService(db: Db) {

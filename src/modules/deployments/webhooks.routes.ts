@@ -1,12 +1,12 @@
 import { raw, type Request, type RequestHandler } from 'express';
 import typeis from 'type-is';
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { DeploymentNotification, GitHubPayload, WatchtowerPayload } from './deployments.schemas';
-import { deploymentNotificationsService, presentDeploymentNotification } from './deployments.service';
+import { presentDeploymentNotification, presentIgnoredEvent, presentPing } from './deployments.present';
+import { DeploymentNotification, GitHubDeliveryAnswer, GitHubPayload, WatchtowerPayload } from './deployments.schemas';
+import { deploymentNotificationsService } from './deployments.service';
 import { STORED_GITHUB_EVENTS } from './github.parse';
 import { watchtowerNotification } from './watchtower.parse';
 import { githubSignatureMatches, secretMatches } from './webhooks.auth';
@@ -137,7 +137,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       access: 'public',
       body: GitHubPayload,
       responses: {
-        200: { description: 'Ping answered, or a redelivery: the record stored the first time', schema: z.union([MessageBody, DeploymentNotification]) },
+        200: { description: 'Ping answered, or a redelivery: the record stored the first time', schema: GitHubDeliveryAnswer },
         201: stored,
         202: { description: 'Event ignored', schema: MessageBody },
         400: { description: 'Empty or malformed body, missing X-GitHub-Event, or a payload without the fields its event needs', schema: ValidationErrorBody },
@@ -164,12 +164,12 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       if (!isObject(payload)) throw BadRequest('Expected a JSON object');
 
       if (event === 'ping') {
-        res.json({ message: `Ping received; ${[...STORED_GITHUB_EVENTS.keys()].join(', ')} events are stored` });
+        res.json(presentPing([...STORED_GITHUB_EVENTS.keys()]));
         return;
       }
       const fieldsOf = STORED_GITHUB_EVENTS.get(event);
       if (!fieldsOf) {
-        res.status(202).json({ message: `Event '${event}' ignored` });
+        res.status(202).json(presentIgnoredEvent(event));
         return;
       }
       const { notification, created } = await notifications.record({

@@ -1,29 +1,11 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { BatchCounts, CreateNote, Note, NoteIdParams, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
-import { assertReferenceType, notesService, type NoteReadRow } from './notes.service';
-import { presentJoinedUserRef } from '../users/users.service';
-
-export function presentNote(row: NoteReadRow): Note {
-  return {
-    id: row.id,
-    text: row.text,
-    referenceType: row.reference_type,
-    referenceId: row.reference_id,
-    createdBy: row.created_by,
-    creator: presentJoinedUserRef(row.created_by, {
-      email: row.creator_email,
-      firstName: row.creator_first_name,
-      lastName: row.creator_last_name,
-    }),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+import { presentNote, presentNoteCount, presentNoteCounts } from './notes.present';
+import { BatchCounts, CreateNote, Note, NoteCount, NoteCounts, NoteIdParams, NoteList, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
+import { notesService } from './notes.service';
 
 export function notesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Notes');
@@ -39,22 +21,20 @@ export function notesRoutes({ db, docs }: Deps) {
       description: `Optionally filtered by referenceType and referenceId. ${typesNote} limit default 100, max 500.`,
       access: 'auth',
       query: NoteQuery,
-      responses: { 200: { description: 'Notes', schema: z.array(Note) }, 400: invalid },
+      responses: { 200: { description: 'Notes', schema: NoteList }, 400: invalid },
     },
     async (req, res) => {
       const query = parse(NoteQuery, req.query);
-      if (query.referenceType !== undefined) assertReferenceType(query.referenceType);
       res.json((await notes.list(query)).map(presentNote));
     },
   );
 
   api.get(
     '/notes/count/:referenceType/:referenceId',
-    { summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: z.object({ count: z.number().int() }) }, 400: invalid } },
+    { summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid } },
     async (req, res) => {
       const { referenceType, referenceId } = parse(ReferenceParams, req.params);
-      assertReferenceType(referenceType);
-      res.json({ count: await notes.count(referenceType, referenceId) });
+      res.json(presentNoteCount(await notes.count(referenceType, referenceId)));
     },
   );
 
@@ -65,12 +45,11 @@ export function notesRoutes({ db, docs }: Deps) {
       description: `${typesNote} Up to 1000 referenceIds; every id asked for appears in counts (0 when it has none).`,
       access: 'auth',
       body: BatchCounts,
-      responses: { 200: { description: 'Counts by referenceId', schema: z.object({ counts: z.record(z.string(), z.number().int()) }) }, 400: invalid },
+      responses: { 200: { description: 'Counts by referenceId', schema: NoteCounts }, 400: invalid },
     },
     async (req, res) => {
       const { referenceType, referenceIds } = parse(BatchCounts, req.body);
-      assertReferenceType(referenceType);
-      res.json({ counts: await notes.countMany(referenceType, referenceIds) });
+      res.json(presentNoteCounts(await notes.countMany(referenceType, referenceIds)));
     },
   );
 
@@ -81,12 +60,11 @@ export function notesRoutes({ db, docs }: Deps) {
       description: `${typesNote} 404 when the record does not exist.`,
       access: 'auth',
       params: ReferenceParams,
-      responses: { 200: { description: 'Notes', schema: z.array(Note) }, 400: invalid, 404: notFound },
+      responses: { 200: { description: 'Notes', schema: NoteList }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
       const { referenceType, referenceId } = parse(ReferenceParams, req.params);
-      await notes.assertReference(referenceType, referenceId);
-      res.json((await notes.list({ referenceType, referenceId, limit: 500 })).map(presentNote));
+      res.json((await notes.listFor(referenceType, referenceId)).map(presentNote));
     },
   );
 

@@ -17,6 +17,11 @@ export const Note = z
   })
   .openapi('Note');
 export type Note = z.infer<typeof Note>;
+export const NoteList = z.array(Note);
+export const NoteCount = z.object({ count: z.number().int() });
+export type NoteCount = z.infer<typeof NoteCount>;
+export const NoteCounts = z.object({ counts: z.record(z.string(), z.number().int()) });
+export type NoteCounts = z.infer<typeof NoteCounts>;
 
 const ReferenceType = z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(50);
 const ReferenceId = z

@@ -80,16 +80,24 @@ function notesQueries(db: Db) {
     return row;
   }
 
+  /** newest first; 400 for an unknown referenceType */
+  async function list(filter: { referenceType?: string; referenceId?: string; limit: number }): Promise<NoteReadRow[]> {
+    if (filter.referenceType !== undefined) assertReferenceType(filter.referenceType);
+    const query = read().orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }]).limit(filter.limit);
+    if (filter.referenceType !== undefined) query.where('n.reference_type', filter.referenceType);
+    if (filter.referenceId !== undefined) query.where('n.reference_id', filter.referenceId);
+    return query;
+  }
+
   return {
     getRead,
     assertReference,
+    list,
 
-    /** newest first */
-    list(filter: { referenceType?: string; referenceId?: string; limit: number }): Promise<NoteReadRow[]> {
-      const query = read().orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }]).limit(filter.limit);
-      if (filter.referenceType !== undefined) query.where('n.reference_type', filter.referenceType);
-      if (filter.referenceId !== undefined) query.where('n.reference_id', filter.referenceId);
-      return query;
+    /** A record's notes, newest first (at most 500); 400 for an unknown type, 404 when the record does not exist. */
+    async listFor(referenceType: string, referenceId: string): Promise<NoteReadRow[]> {
+      await assertReference(referenceType, referenceId);
+      return list({ referenceType, referenceId, limit: 500 });
     },
 
     async create(note: NewNote): Promise<NoteReadRow> {
@@ -108,15 +116,18 @@ function notesQueries(db: Db) {
       await db('notes').where({ id }).delete();
     },
 
+    /** 400 for an unknown referenceType */
     async count(referenceType: string, referenceId: string): Promise<number> {
+      assertReferenceType(referenceType);
       const [{ count }] = await db('notes')
         .where({ reference_type: referenceType, reference_id: referenceId })
         .count<{ count: number }[]>('* as count');
       return count;
     },
 
-    /** counts for many ids of one type; ids without notes answer 0 */
+    /** counts for many ids of one type; ids without notes answer 0; 400 for an unknown referenceType */
     async countMany(referenceType: string, referenceIds: string[]): Promise<Record<string, number>> {
+      assertReferenceType(referenceType);
       const counts: Record<string, number> = {};
       for (const id of referenceIds) counts[id] = 0;
       if (referenceIds.length === 0) return counts;

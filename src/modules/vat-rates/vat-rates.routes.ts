@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate } from './vat-rates.schemas';
-import { presentVatRate, vatRatesService } from './vat-rates.service';
+import { presentVatRate, presentVatRateList } from './vat-rates.present';
+import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate, VatRateList } from './vat-rates.schemas';
+import { vatRatesService } from './vat-rates.service';
 
 export function vatRatesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'VAT rates');
@@ -18,10 +18,10 @@ export function vatRatesRoutes({ db, docs }: Deps) {
       summary: 'All VAT rates',
       description: 'The default rate first. Exactly one rate is the default; it applies to every item without its own rate.',
       access: 'admin',
-      responses: { 200: { description: 'Rates', schema: z.object({ rates: z.array(VatRate) }) } },
+      responses: { 200: { description: 'Rates', schema: VatRateList } },
     },
     async (_req, res) => {
-      res.json({ rates: (await rates.list()).map(presentVatRate) });
+      res.json(presentVatRateList(await rates.list()));
     },
   );
 

@@ -13,6 +13,8 @@ export const VatRate = z
   })
   .openapi('VatRate');
 export type VatRate = z.infer<typeof VatRate>;
+export const VatRateList = z.object({ rates: z.array(VatRate) });
+export type VatRateList = z.infer<typeof VatRateList>;
 
 const RateValue = decimalString({ places: 4, min: 0, max: 1 }).openapi({
   type: 'number',

@@ -1,20 +1,9 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
-import type { CreateVatRate, UpdateVatRate, VatRate } from './vat-rates.schemas';
+import type { CreateVatRate, UpdateVatRate } from './vat-rates.schemas';
 
 export type VatRateRow = { id: number; name: string; rate: string; is_default: boolean; created_at: Date; updated_at: Date };
-
-export function presentVatRate(row: VatRateRow): VatRate {
-  return {
-    id: row.id,
-    name: row.name,
-    rate: Number(row.rate),
-    isDefault: row.is_default,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
 
 /** VAT rates; exactly one is the default, which applies to every item without its own rate. */
 export function vatRatesService(db: Db) {
