@@ -75,21 +75,6 @@ export const lineInputFromRow = (row: LineRow): LineInput => ({
   vatRate: row.vat_rate,
 });
 
-export function presentLine(row: LineRow) {
-  return {
-    id: row.id,
-    itemId: row.item_id,
-    itemName: row.item_name,
-    itemSku: row.item_sku,
-    quantity: row.quantity,
-    unitPrice: row.unit_price,
-    vatRate: rate(row.vat_rate),
-    vatAmount: row.vat_amount,
-    subtotal: row.subtotal,
-    totalWithVat: row.total_with_vat,
-  };
-}
-
 /** Priced lines as one JSON value, expanded in SQL by linesFromJson (one INSERT for all lines). */
 const linesJson = (lines: PricedLine[]) => JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
 

@@ -1,13 +1,22 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { HttpError, InternalError } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { Sale } from './sales.schemas';
+import { presentSaleProcessed } from './sales.present';
+import { SaleProcessed } from './sales.schemas';
 import { salesService } from './sales.service';
-import { ChangeChargeCode, Quote, QuoteIdParams, QuoteSaved, SaveDraft, SessionQuery, UpdateQuote } from './quotes.schemas';
+import {
+  presentChargeCodeChanged,
+  presentDraftDeleted,
+  presentDraftSaved,
+  presentQuote,
+  presentQuoteDeleted,
+  presentQuoteList,
+  presentQuoteUpdated,
+} from './quotes.present';
+import { ChangeChargeCode, ChargeCodeChanged, Quote, QuoteIdParams, QuoteList, QuoteSaved, SaveDraft, SessionQuery, UpdateQuote } from './quotes.schemas';
 import { quotesService } from './quotes.service';
 
 const invalid = { description: 'Validation failed, or a charge code check failed ({message})', schema: ValidationErrorBody };
@@ -28,7 +37,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     { summary: "The caller's draft for a session", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft } },
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
-      res.json(await quotes.currentDraft(currentUser(req), sessionId));
+      res.json(presentQuote(await quotes.currentDraft(currentUser(req), sessionId)));
     },
   );
 
@@ -39,12 +48,11 @@ export function quotesRoutes({ db, docs }: Deps) {
       description: 'The code passes the same checks as on save (existence, validity window, hold, category exclusions of the lines).',
       access: 'auth',
       body: ChangeChargeCode,
-      responses: { 200: { description: 'Changed', schema: z.object({ message: z.string(), chargeCode: z.string() }) }, 400: invalid, 404: noDraft },
+      responses: { 200: { description: 'Changed', schema: ChargeCodeChanged }, 400: invalid, 404: noDraft },
     },
     async (req, res) => {
       const { chargeCode, sessionId } = parse(ChangeChargeCode, req.body);
-      const code = await quotes.changeDraftChargeCode(currentUser(req), sessionId, chargeCode);
-      res.json({ message: 'Charge code updated', chargeCode: code });
+      res.json(presentChargeCodeChanged(await quotes.changeDraftChargeCode(currentUser(req), sessionId, chargeCode)));
     },
   );
 
@@ -54,7 +62,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
       await quotes.deleteDraft(currentUser(req), sessionId);
-      res.json({ message: 'Draft quote deleted' });
+      res.json(presentDraftDeleted());
     },
   );
 
@@ -76,15 +84,15 @@ export function quotesRoutes({ db, docs }: Deps) {
         req.log.error({ err }, 'draft quote save failed');
         throw InternalError('Failed to create draft quote');
       });
-      res.json({ message: 'Draft quote saved', quote });
+      res.json(presentDraftSaved(quote));
     },
   );
 
   api.get(
     '/sales/quotes',
-    { summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: z.object({ quotes: z.array(Quote) }) } } },
+    { summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: QuoteList } } },
     async (req, res) => {
-      res.json({ quotes: await quotes.list(currentUser(req)) });
+      res.json(presentQuoteList(await quotes.list(currentUser(req))));
     },
   );
 
@@ -93,7 +101,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     { summary: 'Read a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound } },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
-      res.json(await quotes.get(currentUser(req), id));
+      res.json(presentQuote(await quotes.get(currentUser(req), id)));
     },
   );
 
@@ -110,7 +118,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       const body = parse(UpdateQuote, req.body);
-      res.json({ message: 'Quote updated', quote: await quotes.update(currentUser(req), id, body) });
+      res.json(presentQuoteUpdated(await quotes.update(currentUser(req), id, body)));
     },
   );
 
@@ -120,7 +128,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       await quotes.remove(currentUser(req), id);
-      res.json({ message: 'Quote deleted' });
+      res.json(presentQuoteDeleted());
     },
   );
 
@@ -134,12 +142,11 @@ export function quotesRoutes({ db, docs }: Deps) {
         'A quote already processed is gone: 404 Quote not found.',
       access: 'auth',
       params: QuoteIdParams,
-      responses: { 200: { description: 'Processed', schema: z.object({ message: z.string(), sale: Sale }) }, 400: invalid, 404: quoteNotFound },
+      responses: { 200: { description: 'Processed', schema: SaleProcessed }, 400: invalid, 404: quoteNotFound },
     },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
-      const sale = await sales.processQuote(currentUser(req), id);
-      res.json({ message: 'Sale processed successfully', sale });
+      res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id)));
     },
   );
 

@@ -49,6 +49,7 @@ export const QuoteLine = z
     totalWithVat: z.string(),
   })
   .openapi('QuoteLine');
+export type QuoteLine = z.infer<typeof QuoteLine>;
 
 export const Quote = z
   .object({
@@ -67,5 +68,13 @@ export const Quote = z
     updatedAt: z.string(),
   })
   .openapi('Quote');
+export type Quote = z.infer<typeof Quote>;
 
 export const QuoteSaved = z.object({ message: z.string(), quote: Quote }).openapi('QuoteSaved');
+export type QuoteSaved = z.infer<typeof QuoteSaved>;
+
+export const QuoteList = z.object({ quotes: z.array(Quote) }).openapi('QuoteList');
+export type QuoteList = z.infer<typeof QuoteList>;
+
+export const ChargeCodeChanged = z.object({ message: z.string(), chargeCode: z.string() }).openapi('DraftChargeCodeChanged');
+export type ChargeCodeChanged = z.infer<typeof ChargeCodeChanged>;

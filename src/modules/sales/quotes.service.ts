@@ -13,7 +13,6 @@ import {
   lineInputFromRow,
   lineJsonObject,
   linesFromJson,
-  presentLine,
   priceLines,
   type LineInput,
   type LineRow,
@@ -45,23 +44,8 @@ const QUOTE_NUMBER = sql.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD
 export const quoteNotFound = () => NotFound('Quote not found');
 export const noDraftForSession = () => NotFound('No draft quote found for this session');
 
-export function presentQuote(row: QuoteRow, lines: LineRow[]) {
-  return {
-    id: row.id,
-    quoteId: row.quote_id,
-    sessionId: row.session_id,
-    chargeCode: row.charge_code,
-    subtotalAmount: row.subtotal_amount,
-    vatAmount: row.vat_amount,
-    totalAmount: row.total_amount,
-    vatApplied: row.vat_applied,
-    customerNotes: row.customer_notes,
-    status: row.status,
-    items: lines.map(presentLine),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+/** A quote as the service hands it out: the row and its lines. */
+export type QuoteRecord = { quote: QuoteRow; lines: LineRow[] };
 
 type RequestedLine = { itemId: number; quantity: string };
 
@@ -100,8 +84,8 @@ export const canSeeAllQuotes = (actor: Actor) => hasRole(actor as Express.User, 
 export function quotesService(db: Db) {
   const linesOf = (quoteId: number, trx: Db = db): Promise<LineRow[]> => trx('quote_items').where({ quote_id: quoteId }).orderBy('id');
 
-  async function present(row: QuoteRow) {
-    return presentQuote(row, await linesOf(row.id));
+  async function withLines(quote: QuoteRow): Promise<QuoteRecord> {
+    return { quote, lines: await linesOf(quote.id) };
   }
 
   /** Replaces a draft's lines with one INSERT (the old ones deleted first unless the draft is new). */
@@ -132,14 +116,14 @@ export function quotesService(db: Db) {
   }
 
   return {
-    async currentDraft(actor: Actor, sessionId: string) {
+    async currentDraft(actor: Actor, sessionId: string): Promise<QuoteRecord> {
       const row = await db<QuoteRow>('quotes').where({ user_id: actor.id, session_id: sessionId }).first();
       if (!row) throw noDraftForSession();
-      return present(row);
+      return withLines(row);
     },
 
     /** Creates the session's draft, or replaces its lines and fields (same id and quoteId). */
-    async saveDraft(actor: Actor, input: SaveDraft) {
+    async saveDraft(actor: Actor, input: SaveDraft): Promise<QuoteRecord> {
       // The items and the charge code in one round trip; items are checked first, as before any code.
       const items = sql.positional(ITEMS_FOR_LINES_JSON, [[...new Set(input.items.map((l) => l.itemId))]]);
       const { rows: read } = await preparedRaw<{ rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[] }>(
@@ -174,8 +158,8 @@ export function quotesService(db: Db) {
          SELECT q.*, (SELECT json_agg(${lineJsonObject('l')} ORDER BY l.id) FROM l) AS lines FROM q`,
       );
       if (created.length > 0) {
-        const { lines, ...draft } = created[0];
-        return presentQuote(draft, lines);
+        const { lines, ...quote } = created[0];
+        return { quote, lines };
       }
       return inTransaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up;
@@ -190,8 +174,8 @@ export function quotesService(db: Db) {
              updated_at = now()
            RETURNING *, (xmax = 0) AS inserted`,
         );
-        const { inserted, ...draft } = rows[0];
-        return presentQuote(draft, await writeLines(trx, draft.id, priced, !inserted));
+        const { inserted, ...quote } = rows[0];
+        return { quote, lines: await writeLines(trx, quote.id, priced, !inserted) };
       });
     },
 
@@ -212,19 +196,19 @@ export function quotesService(db: Db) {
       if (removed === 0) throw noDraftForSession();
     },
 
-    async list(actor: Actor) {
+    async list(actor: Actor): Promise<QuoteRecord[]> {
       const query = db<QuoteRow>('quotes').orderBy('updated_at', 'desc').orderBy('id', 'desc');
       if (!canSeeAllQuotes(actor)) query.where({ user_id: actor.id });
       const rows = await query;
       const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
-      return rows.map((r) => presentQuote(r, lines.filter((l) => l.quote_id === r.id)));
+      return rows.map((quote) => ({ quote, lines: lines.filter((l) => l.quote_id === quote.id) }));
     },
 
-    async get(actor: Actor, id: number) {
-      return present(await findFor(actor, id));
+    async get(actor: Actor, id: number): Promise<QuoteRecord> {
+      return withLines(await findFor(actor, id));
     },
 
-    async update(actor: Actor, id: number, input: UpdateQuote) {
+    async update(actor: Actor, id: number, input: UpdateQuote): Promise<QuoteRecord> {
       return inTransaction(db, async (trx) => {
         const quote = await findFor(actor, id, trx, true);
         let lines: LineInput[];
@@ -252,7 +236,7 @@ export function quotesService(db: Db) {
             updated_at: trx.fn.now(),
           } as never)
           .returning('*');
-        return presentQuote(row, await writeLines(trx, row.id, priced));
+        return { quote: row, lines: await writeLines(trx, row.id, priced) };
       });
     },
 

@@ -1,17 +1,11 @@
-import type { Writable } from 'node:stream';
-import { once } from 'node:events';
-import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
-import { amountNumber, D } from '../../lib/money';
+import { D } from '../../lib/money';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
-import { pageInfo } from '../../http/pagination';
-
-export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
 
 const CSV_BATCH = 1000;
 
-type ReportRow = {
+export type ReportRow = {
   id: number;
   sale_id: string;
   charge_code: string;
@@ -31,10 +25,24 @@ type ReportRow = {
   department: string | null;
 };
 
-const customerInfo = (r: Pick<ReportRow, 'delivered_to' | 'delivered_to_email'>) =>
-  [r.delivered_to, r.delivered_to_email ? `<${r.delivered_to_email}>` : null].filter(Boolean).join(' ');
+export type ReportLineRow = { sale_id: number; item_name: string; item_sku: string; quantity: string; unit_price: string };
 
-const processedByName = (r: Pick<ReportRow, 'first_name' | 'last_name'>) => [r.first_name, r.last_name].filter(Boolean).join(' ');
+/** The JSON report: figures over the whole filtered range (amounts in decimal arithmetic) and one page of sales with their lines. */
+export type SalesReportRecord = {
+  summary: { totalSales: number; totalAmount: D; uniqueChargeCodes: number };
+  /** by the charge codes' cost centre ('Unassigned' without one), the largest amount first */
+  departments: { department: string; totalSales: number; totalAmount: D }[];
+  sales: ReportRow[];
+  lines: ReportLineRow[];
+};
+
+export type CsvSaleRow = Pick<
+  ReportRow,
+  'id' | 'sale_id' | 'charge_code' | 'total_amount' | 'customer_notes' | 'status' | 'delivered_to' | 'delivered_to_email' | 'created_at'
+> & { processed_by: string | null };
+
+/** A sale of the CSV report with the name of who processed it (null: nobody, or a user since deleted) and its number of lines. */
+export type CsvSaleRecord = { sale: CsvSaleRow; processedBy: { first_name: string; last_name: string } | null; itemsCount: number };
 
 export function salesReports(db: Db) {
   const reportRows = (filter: SalesFilterInput) =>
@@ -47,7 +55,7 @@ export function salesReports(db: Db) {
 
   return {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
-    async json(filter: SalesFilterInput, page: number, limit: number) {
+    async json(filter: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
       // One pass over the range, grouped by charge code (few groups); the summary and the
       // per-department figures are derived from those groups in decimal arithmetic.
       const byCode = await applySalesFilter(db('sales as s'), filter)
@@ -70,62 +78,29 @@ export function salesReports(db: Db) {
       }
       const departments = [...departmentTotals]
         .sort(([a, x], [b, y]) => y.totalAmount.comparedTo(x.totalAmount) || a.localeCompare(b))
-        .map(([department, d]) => ({ department, totalSales: d.totalSales, totalAmount: d.totalAmount.toNumber() }));
+        .map(([department, d]) => ({ department, totalSales: d.totalSales, totalAmount: d.totalAmount }));
       const rows: ReportRow[] = await reportRows(filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
         .offset((page - 1) * limit)
         .select('s.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department');
-      const lines =
+      const lines: ReportLineRow[] =
         rows.length === 0
           ? []
           : await db('sale_items')
               .whereIn('sale_id', rows.map((r) => r.id))
               .orderBy('id')
               .select('sale_id', 'item_name', 'item_sku', 'quantity', 'unit_price');
-      const total = totalSales;
-      return {
-        success: true,
-        data: {
-          summary: { totalSales: total, totalAmount: totalAmount.toNumber(), uniqueChargeCodes: byCode.length },
-          departmentSummary: departments,
-          sales: rows.map((r) => ({
-            id: r.id,
-            saleId: r.sale_id,
-            chargeCode: r.charge_code,
-            department: r.department,
-            subtotalAmount: r.subtotal_amount,
-            vatAmount: r.vat_amount,
-            totalAmount: r.total_amount,
-            total: amountNumber(r.total_amount),
-            refundedAmount: r.refunded_amount,
-            status: r.status,
-            isPaid: r.is_paid,
-            customerNotes: r.customer_notes,
-            deliveredTo: r.delivered_to,
-            deliveredToEmail: r.delivered_to_email,
-            deliveredAt: r.delivered_at?.toISOString() ?? null,
-            createdAt: r.created_at.toISOString(),
-            processedBy: { firstName: r.first_name ?? '', lastName: r.last_name ?? '' },
-            items: lines
-              .filter((l) => l.sale_id === r.id)
-              .map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
-          })),
-          pagination: pageInfo(page, limit, total),
-        },
-      };
+      return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales: rows, lines };
     },
 
     /**
-     * Every filtered sale as CSV, newest first, written in keyset-paged batches with
-     * back-pressure, so memory stays flat however many sales the range holds.
+     * Every filtered sale for the CSV, newest first, in keyset-paged batches: the next batch is read
+     * only when the caller asks for it (after writing the last), so memory stays flat however many
+     * sales the range holds.
      */
-    async csv(filter: SalesFilterInput, out: Writable) {
-      const write = async (chunk: string) => {
-        if (!out.write(chunk)) await once(out, 'drain');
-      };
-      await write(`${REPORT_CSV_HEADER}\n`);
-      const names = new Map<string, string>();
+    async *csvBatches(filter: SalesFilterInput): AsyncGenerator<CsvSaleRecord[]> {
+      const names = new Map<string, { first_name: string; last_name: string }>();
       // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
       let after: { createdAt: string; id: number } | undefined;
       for (;;) {
@@ -147,8 +122,8 @@ export function salesReports(db: Db) {
             db.raw('s.created_at::text AS cursor_at'),
           );
         if (after) query.where(toRaw(db, sql`(s.created_at, s.id) < (${after.createdAt}::timestamptz, ${after.id})`));
-        const rows: (ReportRow & { processed_by: string | null; cursor_at: string })[] = await query;
-        if (rows.length === 0) break;
+        const rows: (CsvSaleRow & { cursor_at: string })[] = await query;
+        if (rows.length === 0) return;
 
         const counts = new Map<number, number>(
           (
@@ -160,28 +135,11 @@ export function salesReports(db: Db) {
         );
         const unknownUsers = [...new Set(rows.map((r) => r.processed_by).filter((id): id is string => id !== null && !names.has(id)))];
         if (unknownUsers.length > 0) {
-          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name')) {
-            names.set(u.id, processedByName(u));
-          }
+          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name')) names.set(u.id, u);
         }
 
-        await write(
-          stringify(
-            rows.map((r) => [
-              r.sale_id,
-              r.charge_code,
-              r.total_amount,
-              customerInfo(r),
-              r.customer_notes ?? '',
-              r.status,
-              r.processed_by ? (names.get(r.processed_by) ?? '') : '',
-              r.created_at.toISOString(),
-              String(counts.get(r.id) ?? 0),
-            ]),
-            { quoted: true, quoted_empty: true },
-          ),
-        );
-        if (rows.length < CSV_BATCH) break;
+        yield rows.map((r) => ({ sale: r, processedBy: r.processed_by ? (names.get(r.processed_by) ?? null) : null, itemsCount: counts.get(r.id) ?? 0 }));
+        if (rows.length < CSV_BATCH) return;
         const last = rows[rows.length - 1];
         after = { createdAt: last.cursor_at, id: last.id };
       }

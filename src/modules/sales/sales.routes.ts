@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
@@ -7,41 +6,45 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { quotesRoutes } from './quotes.routes';
 import { salesAnalytics } from './sales.analytics';
-import { salesReports, REPORT_CSV_HEADER } from './sales.reports';
+import {
+  presentMostSoldItems,
+  presentSale,
+  presentSaleCreated,
+  presentSalePaid,
+  presentSaleRecipient,
+  presentSaleRefund,
+  presentSalesPage,
+  presentSalesReport,
+  presentSaleUnpaid,
+  REPORT_CSV_HEADER,
+  writeSalesReportCsv,
+} from './sales.present';
+import { salesReports } from './sales.reports';
 import {
   CreateSale,
-  Pagination,
+  MostSoldItems,
   PeriodQuery,
   RecipientBody,
   RefundBody,
   ReportQuery,
   Sale,
+  SaleCreated,
   SaleIdParams,
+  SalePaid,
+  SaleRecipient,
+  SaleRefund,
+  SalesLowStockReport,
+  SalesPage,
   SalesQuery,
+  SalesReport,
+  SaleUnpaid,
   StockCheckBody,
+  StockCheckResult,
 } from './sales.schemas';
-import { salesService, type SaleRow } from './sales.service';
+import { salesService } from './sales.service';
 
 const invalid = { description: 'Validation failed or a business rule refused the request', schema: ValidationErrorBody };
 const saleNotFound = { description: 'Sale not found', schema: MessageBody };
-
-const SaleState = z.object({ id: z.number().int(), saleId: z.string(), isPaid: z.boolean(), status: z.string(), updatedAt: z.string() });
-const paymentState = (row: SaleRow) => ({
-  id: row.id,
-  saleId: row.sale_id,
-  isPaid: row.is_paid,
-  status: row.status,
-  updatedAt: row.updated_at.toISOString(),
-});
-
-const ItemStat = z.object({
-  itemId: z.number().int().nullable(),
-  itemName: z.string(),
-  itemSku: z.string(),
-  totalQuantity: z.number(),
-  totalRevenue: z.number(),
-  salesCount: z.number().int(),
-});
 
 /** Every route under /sales: the fixed paths (the quotes' and the sales' own) are tried before /sales/:id. */
 export function salesRoutes(deps: Deps): Router {
@@ -65,19 +68,19 @@ function fixedPathRoutes({ db, docs }: Deps) {
         `CSV (format=csv): every sale in range, streamed, header \`${REPORT_CSV_HEADER}\`, every value double-quoted.`,
       access: 'auth',
       query: ReportQuery,
-      responses: { 200: { description: 'Report' }, 400: invalid },
+      responses: { 200: { description: 'Report (the JSON form; format=csv answers text/csv)', schema: SalesReport }, 400: invalid },
     },
     async (req, res) => {
       const { page, limit, format, ...filter } = parse(ReportQuery, req.query);
       if (format === 'json') {
-        res.json(await reports.json(filter, page, limit));
+        res.json(presentSalesReport(await reports.json(filter, page, limit), page, limit));
         return;
       }
       const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
       res.status(200);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="sales-report-${day}.csv"`);
-      await reports.csv(filter, res);
+      await writeSalesReportCsv(res, reports.csvBatches(filter));
       res.end();
     },
   );
@@ -89,11 +92,11 @@ function fixedPathRoutes({ db, docs }: Deps) {
       description: 'By quantity sold net of refunds; totalRevenue is that quantity at the sold unit price, before VAT. period: trailing 7, 30 or 365 days; none = all time.',
       access: 'auth',
       query: PeriodQuery,
-      responses: { 200: { description: 'Items', schema: z.object({ items: z.array(ItemStat) }) }, 400: invalid },
+      responses: { 200: { description: 'Items', schema: MostSoldItems }, 400: invalid },
     },
     async (req, res) => {
       const { limit, period } = parse(PeriodQuery, req.query);
-      res.json({ items: await analytics.mostSoldItems(limit, period) });
+      res.json(presentMostSoldItems(await analytics.mostSoldItems(limit, period)));
     },
   );
 
@@ -104,16 +107,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
       description: 'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown).',
       access: 'auth',
       body: StockCheckBody,
-      responses: {
-        200: {
-          description: 'Availability',
-          schema: z.object({
-            allAvailable: z.boolean(),
-            items: z.array(z.object({ itemId: z.number(), itemName: z.string().nullable(), available: z.boolean(), currentStock: z.number(), requested: z.number() })),
-          }),
-        },
-        400: invalid,
-      },
+      responses: { 200: { description: 'Availability', schema: StockCheckResult }, 400: invalid },
     },
     async (req, res) => {
       const { items } = parse(StockCheckBody, req.body);
@@ -127,7 +121,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
       summary: 'Active items at or below their minimum stock',
       description: '{items: [{id, name, sku, price, currentStock, minimumStock, shortfall, category {id, name, color}}], total, generatedAt}, largest shortfall first.',
       access: 'auth',
-      responses: { 200: { description: 'Low stock report' } },
+      responses: { 200: { description: 'Low stock report', schema: SalesLowStockReport } },
     },
     async (_req, res) => {
       res.json(await analytics.lowStockReport());
@@ -141,11 +135,11 @@ function fixedPathRoutes({ db, docs }: Deps) {
       description: 'Newest first, with lines. Filters as the report: chargeCode (partial), startDate/endDate (inclusive). page default 1, limit default 50 (max 100).',
       access: 'auth',
       query: SalesQuery.omit({ unpaidOnly: true }),
-      responses: { 200: { description: 'Sales', schema: z.object({ sales: z.array(Sale), pagination: Pagination }) }, 400: invalid },
+      responses: { 200: { description: 'Sales', schema: SalesPage }, 400: invalid },
     },
     async (req, res) => {
       const { page, limit, chargeCode, startDate, endDate } = parse(SalesQuery, req.query);
-      res.json(await sales.list({ chargeCode, startDate, endDate }, page, limit));
+      res.json(presentSalesPage(await sales.list({ chargeCode, startDate, endDate }, page, limit), page, limit));
     },
   );
 
@@ -158,12 +152,11 @@ function fixedPathRoutes({ db, docs }: Deps) {
         'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction.',
       access: 'auth',
       body: CreateSale,
-      responses: { 201: { description: 'Created', schema: z.object({ message: z.string(), sale: Sale }) }, 400: invalid },
+      responses: { 201: { description: 'Created', schema: SaleCreated }, 400: invalid },
     },
     async (req, res) => {
       const body = parse(CreateSale, req.body);
-      const sale = await sales.create(currentUser(req), body);
-      res.status(201).json({ message: 'Sale created successfully', sale });
+      res.status(201).json(presentSaleCreated(await sales.create(currentUser(req), body)));
     },
   );
 
@@ -180,7 +173,7 @@ function byIdRoutes({ db, docs }: Deps) {
     { summary: 'Read a sale with its lines', access: 'auth', params: SaleIdParams, responses: { 200: { description: 'Sale', schema: Sale }, 400: invalid, 404: saleNotFound } },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
-      res.json(await sales.get(id));
+      res.json(presentSale(await sales.get(id)));
     },
   );
 
@@ -191,12 +184,11 @@ function byIdRoutes({ db, docs }: Deps) {
       description: 'isPaid true; status completed becomes paid (a refunded status is kept). Answers both documented forms: the flat fields and {message, sale}.',
       access: 'manager',
       params: SaleIdParams,
-      responses: { 200: { description: 'Paid', schema: SaleState.extend({ message: z.string(), sale: SaleState }) }, 403: 'Not a manager', 404: saleNotFound },
+      responses: { 200: { description: 'Paid', schema: SalePaid }, 403: 'Not a manager', 404: saleNotFound },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
-      const state = paymentState(await sales.markPaid(id));
-      res.json({ message: 'Sale marked as paid', ...state, sale: state });
+      res.json(presentSalePaid(await sales.markPaid(id)));
     },
   );
 
@@ -207,11 +199,11 @@ function byIdRoutes({ db, docs }: Deps) {
       description: 'isPaid false; status paid goes back to completed (a refunded status is kept).',
       access: 'admin',
       params: SaleIdParams,
-      responses: { 200: { description: 'Unpaid', schema: z.object({ message: z.string(), sale: SaleState }) }, 403: 'Not an admin', 404: saleNotFound },
+      responses: { 200: { description: 'Unpaid', schema: SaleUnpaid }, 403: 'Not an admin', 404: saleNotFound },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
-      res.json({ message: 'Sale marked as unpaid', sale: paymentState(await sales.markUnpaid(id)) });
+      res.json(presentSaleUnpaid(await sales.markUnpaid(id)));
     },
   );
 
@@ -222,32 +214,12 @@ function byIdRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: SaleIdParams,
       body: RecipientBody,
-      responses: {
-        200: {
-          description: 'Recorded',
-          schema: z.object({
-            message: z.string(),
-            sale: z.object({ id: z.number(), saleId: z.string(), deliveredTo: z.string(), deliveredToEmail: z.string().nullable(), deliveredAt: z.string() }),
-          }),
-        },
-        400: invalid,
-        404: saleNotFound,
-      },
+      responses: { 200: { description: 'Recorded', schema: SaleRecipient }, 400: invalid, 404: saleNotFound },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       const body = parse(RecipientBody, req.body);
-      const row = await sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null);
-      res.json({
-        message: 'Recipient recorded',
-        sale: {
-          id: row.id,
-          saleId: row.sale_id,
-          deliveredTo: row.delivered_to,
-          deliveredToEmail: row.delivered_to_email,
-          deliveredAt: row.delivered_at!.toISOString(),
-        },
-      });
+      res.json(presentSaleRecipient(await sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null)));
     },
   );
 
@@ -262,29 +234,12 @@ function byIdRoutes({ db, docs }: Deps) {
       access: { permission: 'sales.refund' },
       params: SaleIdParams,
       body: RefundBody,
-      responses: {
-        200: {
-          description: 'Refunded',
-          schema: z.object({
-            message: z.string(),
-            sale: z.object({ id: z.number(), saleId: z.string(), totalAmount: z.string(), refundedAmount: z.string(), status: z.string() }),
-            refundedItems: z.array(z.object({ itemId: z.number(), itemName: z.string(), refundedQty: z.number(), stockRestored: z.boolean() })),
-          }),
-        },
-        400: invalid,
-        403: 'Missing the sales.refund permission',
-        404: saleNotFound,
-      },
+      responses: { 200: { description: 'Refunded', schema: SaleRefund }, 400: invalid, 403: 'Missing the sales.refund permission', 404: saleNotFound },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       const body = parse(RefundBody, req.body);
-      const { sale, refundedItems } = await sales.refund(currentUser(req), id, body);
-      res.json({
-        message: sale.status === 'refunded' ? 'Sale fully refunded' : 'Sale partially refunded',
-        sale: { id: sale.id, saleId: sale.sale_id, totalAmount: sale.total_amount, refundedAmount: sale.refunded_amount, status: sale.status },
-        refundedItems,
-      });
+      res.json(presentSaleRefund(await sales.refund(currentUser(req), id, body)));
     },
   );
 

@@ -5,8 +5,6 @@ import { UserRef } from '../users/users.schemas';
 import { Lines, Quantity, QuoteLine } from './quotes.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 
-
-
 export const SalesFilter = z.object({
   chargeCode: z.string().trim().max(64).optional(),
   startDate: DateOrTimestamp.optional(),
@@ -71,5 +69,115 @@ export const Sale = z
     items: z.array(SaleLine),
   })
   .openapi('Sale');
+export type Sale = z.infer<typeof Sale>;
 
 export const Pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+
+export const SalesPage = z.object({ sales: z.array(Sale), pagination: Pagination }).openapi('SalesPage');
+export type SalesPage = z.infer<typeof SalesPage>;
+
+export const SaleCreated = z.object({ message: z.string(), sale: Sale }).openapi('SaleCreated');
+export type SaleCreated = z.infer<typeof SaleCreated>;
+
+export const SaleProcessed = z.object({ message: z.string(), sale: Sale }).openapi('SaleProcessed');
+export type SaleProcessed = z.infer<typeof SaleProcessed>;
+
+export const SalePaymentState = z.object({ id: z.number().int(), saleId: z.string(), isPaid: z.boolean(), status: z.string(), updatedAt: z.string() });
+export type SalePaymentState = z.infer<typeof SalePaymentState>;
+
+/** Both documented forms at once: the flat fields and {message, sale}. */
+export const SalePaid = SalePaymentState.extend({ message: z.string(), sale: SalePaymentState }).openapi('SalePaid');
+export type SalePaid = z.infer<typeof SalePaid>;
+
+export const SaleUnpaid = z.object({ message: z.string(), sale: SalePaymentState }).openapi('SaleUnpaid');
+export type SaleUnpaid = z.infer<typeof SaleUnpaid>;
+
+export const SaleRecipient = z
+  .object({
+    message: z.string(),
+    sale: z.object({ id: z.number(), saleId: z.string(), deliveredTo: z.string(), deliveredToEmail: z.string().nullable(), deliveredAt: z.string() }),
+  })
+  .openapi('SaleRecipient');
+export type SaleRecipient = z.infer<typeof SaleRecipient>;
+
+export const SaleRefund = z
+  .object({
+    message: z.string(),
+    sale: z.object({ id: z.number(), saleId: z.string(), totalAmount: z.string(), refundedAmount: z.string(), status: z.string() }),
+    refundedItems: z.array(z.object({ itemId: z.number(), itemName: z.string(), refundedQty: z.number(), stockRestored: z.boolean() })),
+  })
+  .openapi('SaleRefund');
+export type SaleRefund = z.infer<typeof SaleRefund>;
+
+export const ItemStat = z.object({
+  itemId: z.number().int().nullable(),
+  itemName: z.string(),
+  itemSku: z.string(),
+  totalQuantity: z.number(),
+  totalRevenue: z.number(),
+  salesCount: z.number().int(),
+});
+export type ItemStat = z.infer<typeof ItemStat>;
+
+export const MostSoldItems = z.object({ items: z.array(ItemStat) }).openapi('MostSoldItems');
+export type MostSoldItems = z.infer<typeof MostSoldItems>;
+
+export const StockCheckResult = z
+  .object({
+    allAvailable: z.boolean(),
+    items: z.array(z.object({ itemId: z.number(), itemName: z.string().nullable(), available: z.boolean(), currentStock: z.number(), requested: z.number() })),
+  })
+  .openapi('StockCheckResult');
+
+export const SalesLowStockReport = z
+  .object({
+    items: z.array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        sku: z.string(),
+        price: z.string(),
+        currentStock: z.number(),
+        minimumStock: z.number(),
+        shortfall: z.number(),
+        category: z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).nullable(),
+      }),
+    ),
+    total: z.number().int(),
+    generatedAt: z.string(),
+  })
+  .openapi('SalesLowStockReport');
+
+export const ReportSale = z.object({
+  id: z.number().int(),
+  saleId: z.string(),
+  chargeCode: z.string(),
+  department: z.string().nullable(),
+  subtotalAmount: z.string(),
+  vatAmount: z.string(),
+  totalAmount: z.string(),
+  total: z.number(),
+  refundedAmount: z.string(),
+  status: z.string(),
+  isPaid: z.boolean(),
+  customerNotes: z.string().nullable(),
+  deliveredTo: z.string().nullable(),
+  deliveredToEmail: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  processedBy: z.object({ firstName: z.string(), lastName: z.string() }),
+  items: z.array(z.object({ itemName: z.string(), itemSku: z.string(), quantity: z.string(), unitPrice: z.string() })),
+});
+
+export const SalesReport = z
+  .object({
+    success: z.boolean(),
+    data: z.object({
+      summary: z.object({ totalSales: z.number().int(), totalAmount: z.number(), uniqueChargeCodes: z.number().int() }),
+      departmentSummary: z.array(z.object({ department: z.string(), totalSales: z.number().int(), totalAmount: z.number() })),
+      sales: z.array(ReportSale),
+      pagination: Pagination,
+    }),
+  })
+  .openapi('SalesReport');
+export type SalesReport = z.infer<typeof SalesReport>;

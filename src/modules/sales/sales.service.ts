@@ -17,14 +17,12 @@ import {
   type LockedItem,
   type StockChange,
 } from '../stock-movements/stock-ledger';
-import { presentUserRef } from '../users/users.service';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
   lineInputFromRow,
   lineJsonObject,
   linesFromJson,
-  presentLine,
   priceLines,
   type LineRow,
   type PricedLines,
@@ -32,7 +30,6 @@ import {
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RefundBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
-import { pageInfo } from '../../http/pagination';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
 
@@ -59,37 +56,17 @@ export type SaleRow = {
 
 export type SaleLineRow = LineRow & { sale_id: number; refunded_quantity: string };
 
-type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | null; u_first_name: string | null; u_last_name: string | null };
+export type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | null; u_first_name: string | null; u_last_name: string | null };
 
 type Actor = Pick<Express.User, 'id' | 'role' | 'email' | 'first_name' | 'last_name'>;
 
 export const saleNotFound = () => NotFound('Sale not found');
 
-export function presentSale(row: SaleWithUser, lines: SaleLineRow[]) {
-  return {
-    id: row.id,
-    saleId: row.sale_id,
-    quoteId: row.quote_id,
-    chargeCode: row.charge_code,
-    subtotalAmount: row.subtotal_amount,
-    vatAmount: row.vat_amount,
-    totalAmount: row.total_amount,
-    refundedAmount: row.refunded_amount,
-    vatApplied: row.vat_applied,
-    customerNotes: row.customer_notes,
-    status: row.status,
-    isPaid: row.is_paid,
-    processedBy: row.u_id
-      ? presentUserRef({ id: row.u_id, email: row.u_email!, first_name: row.u_first_name!, last_name: row.u_last_name! })
-      : null,
-    deliveredTo: row.delivered_to,
-    deliveredToEmail: row.delivered_to_email,
-    deliveredAt: row.delivered_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    items: lines.map((l) => ({ ...presentLine(l), refundedQuantity: l.refunded_quantity })),
-  };
-}
+/** A sale as the service hands it out: the row with the user who processed it, and its lines. */
+export type SaleRecord = { sale: SaleWithUser; lines: SaleLineRow[] };
+
+/** What a refund did: the sale after it, and per line refunded now the item and the quantity. */
+export type RefundRecord = { sale: SaleRow; refunded: { itemId: number; itemName: string; quantity: D }[] };
 
 /** Sales joined with the user who processed them. */
 export const salesWithUser = (db: Db) =>
@@ -188,9 +165,11 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
   return { row, lines: saleLines };
 }
 
-/** The sale just recorded, presented without reading it back (the actor processed it). */
-const presentRecorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineRow[] }) =>
-  presentSale({ ...row, u_id: actor.id, u_email: actor.email, u_first_name: actor.first_name, u_last_name: actor.last_name }, lines);
+/** The sale just recorded, without reading it back (the actor processed it). */
+const recorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineRow[] }): SaleRecord => ({
+  sale: { ...row, u_id: actor.id, u_email: actor.email, u_first_name: actor.first_name, u_last_name: actor.last_name },
+  lines,
+});
 
 /**
  * A save of the draft that commits while processing waits for the quote's row lock hands the
@@ -255,22 +234,20 @@ export function salesService(db: Db) {
     return row;
   }
 
-  async function get(id: number, trx: Db = db) {
-    return presentSale(await findRow(id, trx), await linesOf([id], trx));
-  }
-
   return {
-    get: (id: number) => get(id),
+    async get(id: number): Promise<SaleRecord> {
+      return { sale: await findRow(id), lines: await linesOf([id]) };
+    },
 
     /**
      * Converts a draft into a sale; the draft is removed in the same transaction. The first
      * statement takes the quote (DELETE ... RETURNING: a double submission waits on the row, then
      * finds it gone, 404) with its lines, and reads what the sale is checked against.
      */
-    async processQuote(actor: Actor, quoteId: number) {
+    async processQuote(actor: Actor, quoteId: number): Promise<SaleRecord> {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return presentRecorded(actor, await inTransaction(db, (trx) => processOnce(trx, actor, quoteId)));
+          return recorded(actor, await inTransaction(db, (trx) => processOnce(trx, actor, quoteId)));
         } catch (err) {
           if (!(err instanceof QuoteChangedWhileTaken)) throw err;
           if (attempt === MAX_PROCESS_ATTEMPTS) throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
@@ -279,9 +256,9 @@ export function salesService(db: Db) {
     },
 
     /** A sale straight from lines (no draft), with the same checks as processing. */
-    async create(actor: Actor, input: CreateSale) {
+    async create(actor: Actor, input: CreateSale): Promise<SaleRecord> {
       const { lines } = await resolveLines(db, input.items);
-      const recorded = await inTransaction(db, async (trx) => {
+      const sale = await inTransaction(db, async (trx) => {
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
@@ -301,10 +278,11 @@ export function salesService(db: Db) {
           saleChecks(rows[0]),
         );
       });
-      return presentRecorded(actor, recorded);
+      return recorded(actor, sale);
     },
 
-    async list(filter: SalesFilterInput, page: number, limit: number) {
+    /** One page of sales, newest first, and how many the filter matches in all. */
+    async list(filter: SalesFilterInput, page: number, limit: number): Promise<{ sales: SaleRecord[]; total: number }> {
       const base = applySalesFilter(db('sales as s'), filter);
       const [{ count }] = await base.clone().count<{ count: number }[]>('* as count');
       const rows: SaleWithUser[] = await applySalesFilter(salesWithUser(db), filter)
@@ -312,10 +290,7 @@ export function salesService(db: Db) {
         .limit(limit)
         .offset((page - 1) * limit);
       const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
-      return {
-        sales: rows.map((r) => presentSale(r, lines.filter((l) => l.sale_id === r.id))),
-        pagination: pageInfo(page, limit, count),
-      };
+      return { sales: rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) })), total: count };
     },
 
     markPaid: (id: number) =>
@@ -333,7 +308,7 @@ export function salesService(db: Db) {
      * a note on the sale. The refunded amount of a line is its total pro rata to the refunded
      * quantity, rounded half-up, so a full refund gives back exactly the line total.
      */
-    async refund(actor: Actor, id: number, input: RefundBody) {
+    async refund(actor: Actor, id: number, input: RefundBody): Promise<RefundRecord> {
       return inTransaction(db, async (trx) => {
         const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
         if (!sale) throw saleNotFound();
@@ -363,7 +338,7 @@ export function salesService(db: Db) {
 
         let refundedAmount = new D(0);
         let fullyRefunded = true;
-        const refundedItems: { itemId: number; itemName: string; refundedQty: number; stockRestored: boolean }[] = [];
+        const refunded: RefundRecord['refunded'] = [];
         const stockBack: StockChange[] = [];
         for (const line of lines) {
           const now = refunds.get(line.id) ?? new D(0);
@@ -380,7 +355,7 @@ export function salesService(db: Db) {
             performedBy: actor.id,
             reference: { type: 'sale', id: sale.sale_id },
           });
-          refundedItems.push({ itemId: line.item_id!, itemName: line.item_name, refundedQty: quantityNumber(now), stockRestored: true });
+          refunded.push({ itemId: line.item_id!, itemName: line.item_name, quantity: now });
         }
         await changeStockMany(trx, stockBack);
         const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
@@ -389,7 +364,7 @@ export function salesService(db: Db) {
           .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() } as never)
           .returning('*');
 
-        const description = refundedItems.map((r) => `${r.refundedQty} x ${r.itemName}`).join(', ');
+        const description = refunded.map((r) => `${quantityNumber(r.quantity)} x ${r.itemName}`).join(', ');
         const amountNow = refundedAmount.minus(sale.refunded_amount);
         await notesService(trx).add({
           text:
@@ -400,7 +375,7 @@ export function salesService(db: Db) {
           referenceId: String(sale.id),
           createdBy: actor.id,
         });
-        return { sale: updated, refundedItems };
+        return { sale: updated, refunded };
       });
     },
   };

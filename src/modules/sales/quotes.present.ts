@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import { rate } from '../../lib/money';
+import type { MessageBody } from '../../http/openapi';
+import type { LineRow } from './pricing';
+import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
+import type { QuoteRecord } from './quotes.service';
+
+type Message = z.infer<typeof MessageBody>;
+
+/** A quote or sale line; the VAT rate with its 4 places. */
+export function presentLine(row: LineRow): QuoteLine {
+  return {
+    id: row.id,
+    itemId: row.item_id,
+    itemName: row.item_name,
+    itemSku: row.item_sku,
+    quantity: row.quantity,
+    unitPrice: row.unit_price,
+    vatRate: rate(row.vat_rate),
+    vatAmount: row.vat_amount,
+    subtotal: row.subtotal,
+    totalWithVat: row.total_with_vat,
+  };
+}
+
+export function presentQuote({ quote: row, lines }: QuoteRecord): Quote {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    sessionId: row.session_id,
+    chargeCode: row.charge_code,
+    subtotalAmount: row.subtotal_amount,
+    vatAmount: row.vat_amount,
+    totalAmount: row.total_amount,
+    vatApplied: row.vat_applied,
+    customerNotes: row.customer_notes,
+    status: row.status,
+    items: lines.map(presentLine),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export const presentQuoteList = (quotes: QuoteRecord[]): QuoteList => ({ quotes: quotes.map(presentQuote) });
+
+export const presentDraftSaved = (quote: QuoteRecord): QuoteSaved => ({ message: 'Draft quote saved', quote: presentQuote(quote) });
+
+export const presentQuoteUpdated = (quote: QuoteRecord): QuoteSaved => ({ message: 'Quote updated', quote: presentQuote(quote) });
+
+export const presentChargeCodeChanged = (chargeCode: string): ChargeCodeChanged => ({ message: 'Charge code updated', chargeCode });
+
+export const presentDraftDeleted = (): Message => ({ message: 'Draft quote deleted' });
+
+export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });

@@ -1,0 +1,162 @@
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify/sync';
+import { pageInfo } from '../../http/pagination';
+import { amountNumber, quantityNumber } from '../../lib/money';
+import { presentUserRef } from '../users/users.present';
+import { presentLine } from './quotes.present';
+import type { CsvSaleRecord, SalesReportRecord } from './sales.reports';
+import type {
+  ItemStat,
+  MostSoldItems,
+  Sale,
+  SaleCreated,
+  SalePaid,
+  SalePaymentState,
+  SaleProcessed,
+  SaleRecipient,
+  SaleRefund,
+  SalesPage,
+  SalesReport,
+  SaleUnpaid,
+} from './sales.schemas';
+import type { RefundRecord, SaleLineRow, SaleRecord, SaleRow } from './sales.service';
+
+export const presentSaleLine = (line: SaleLineRow) => ({ ...presentLine(line), refundedQuantity: line.refunded_quantity });
+
+export function presentSale({ sale: row, lines }: SaleRecord): Sale {
+  return {
+    id: row.id,
+    saleId: row.sale_id,
+    quoteId: row.quote_id,
+    chargeCode: row.charge_code,
+    subtotalAmount: row.subtotal_amount,
+    vatAmount: row.vat_amount,
+    totalAmount: row.total_amount,
+    refundedAmount: row.refunded_amount,
+    vatApplied: row.vat_applied,
+    customerNotes: row.customer_notes,
+    status: row.status,
+    isPaid: row.is_paid,
+    processedBy: row.u_id
+      ? presentUserRef({ id: row.u_id, email: row.u_email!, first_name: row.u_first_name!, last_name: row.u_last_name! })
+      : null,
+    deliveredTo: row.delivered_to,
+    deliveredToEmail: row.delivered_to_email,
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    items: lines.map(presentSaleLine),
+  };
+}
+
+export const presentSalesPage = ({ sales, total }: { sales: SaleRecord[]; total: number }, page: number, limit: number): SalesPage => ({
+  sales: sales.map(presentSale),
+  pagination: pageInfo(page, limit, total),
+});
+
+export const presentSaleCreated = (sale: SaleRecord): SaleCreated => ({ message: 'Sale created successfully', sale: presentSale(sale) });
+
+export const presentSaleProcessed = (sale: SaleRecord): SaleProcessed => ({ message: 'Sale processed successfully', sale: presentSale(sale) });
+
+const paymentState = (row: SaleRow): SalePaymentState => ({
+  id: row.id,
+  saleId: row.sale_id,
+  isPaid: row.is_paid,
+  status: row.status,
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export function presentSalePaid(row: SaleRow): SalePaid {
+  const state = paymentState(row);
+  return { message: 'Sale marked as paid', ...state, sale: state };
+}
+
+export const presentSaleUnpaid = (row: SaleRow): SaleUnpaid => ({ message: 'Sale marked as unpaid', sale: paymentState(row) });
+
+export const presentSaleRecipient = (row: SaleRow): SaleRecipient => ({
+  message: 'Recipient recorded',
+  sale: {
+    id: row.id,
+    saleId: row.sale_id,
+    deliveredTo: row.delivered_to!,
+    deliveredToEmail: row.delivered_to_email,
+    deliveredAt: row.delivered_at!.toISOString(),
+  },
+});
+
+export const presentSaleRefund = ({ sale, refunded }: RefundRecord): SaleRefund => ({
+  message: sale.status === 'refunded' ? 'Sale fully refunded' : 'Sale partially refunded',
+  sale: { id: sale.id, saleId: sale.sale_id, totalAmount: sale.total_amount, refundedAmount: sale.refunded_amount, status: sale.status },
+  refundedItems: refunded.map((r) => ({ itemId: r.itemId, itemName: r.itemName, refundedQty: quantityNumber(r.quantity), stockRestored: true })),
+});
+
+export const presentMostSoldItems = (items: ItemStat[]): MostSoldItems => ({ items });
+
+export function presentSalesReport(report: SalesReportRecord, page: number, limit: number): SalesReport {
+  return {
+    success: true,
+    data: {
+      summary: {
+        totalSales: report.summary.totalSales,
+        totalAmount: report.summary.totalAmount.toNumber(),
+        uniqueChargeCodes: report.summary.uniqueChargeCodes,
+      },
+      departmentSummary: report.departments.map((d) => ({ department: d.department, totalSales: d.totalSales, totalAmount: d.totalAmount.toNumber() })),
+      sales: report.sales.map((r) => ({
+        id: r.id,
+        saleId: r.sale_id,
+        chargeCode: r.charge_code,
+        department: r.department,
+        subtotalAmount: r.subtotal_amount,
+        vatAmount: r.vat_amount,
+        totalAmount: r.total_amount,
+        total: amountNumber(r.total_amount),
+        refundedAmount: r.refunded_amount,
+        status: r.status,
+        isPaid: r.is_paid,
+        customerNotes: r.customer_notes,
+        deliveredTo: r.delivered_to,
+        deliveredToEmail: r.delivered_to_email,
+        deliveredAt: r.delivered_at?.toISOString() ?? null,
+        createdAt: r.created_at.toISOString(),
+        processedBy: { firstName: r.first_name ?? '', lastName: r.last_name ?? '' },
+        items: report.lines
+          .filter((l) => l.sale_id === r.id)
+          .map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
+      })),
+      pagination: pageInfo(page, limit, report.summary.totalSales),
+    },
+  };
+}
+
+export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
+
+const customerInfo = (r: { delivered_to: string | null; delivered_to_email: string | null }) =>
+  [r.delivered_to, r.delivered_to_email ? `<${r.delivered_to_email}>` : null].filter(Boolean).join(' ');
+
+const fullName = (u: { first_name: string | null; last_name: string | null }) => [u.first_name, u.last_name].filter(Boolean).join(' ');
+
+const csvRow = ({ sale: r, processedBy, itemsCount }: CsvSaleRecord) => [
+  r.sale_id,
+  r.charge_code,
+  r.total_amount,
+  customerInfo(r),
+  r.customer_notes ?? '',
+  r.status,
+  processedBy ? fullName(processedBy) : '',
+  r.created_at.toISOString(),
+  String(itemsCount),
+];
+
+/**
+ * The CSV report written to out batch by batch, with back-pressure: the next batch is asked for
+ * only once out has taken the last. Every value double-quoted.
+ */
+export async function writeSalesReportCsv(out: Writable, batches: AsyncIterable<CsvSaleRecord[]>) {
+  const write = async (chunk: string) => {
+    if (!out.write(chunk)) await once(out, 'drain');
+  };
+  await write(`${REPORT_CSV_HEADER}\n`);
+  for await (const batch of batches) await write(stringify(batch.map(csvRow), { quoted: true, quoted_empty: true }));
+}
