@@ -51,3 +51,49 @@ describe('GET /api/dashboard/category-stats', () => {
   });
   it('401 without a session', () => t.request.get('/api/dashboard/category-stats').expect(401));
 });
+
+describe('one low-stock rule everywhere', () => {
+  // Its own database: the items here would change the figures the tests above assert.
+  let own: TestApp;
+  let user: Awaited<ReturnType<TestApp['loginAs']>>;
+  beforeAll(async () => {
+    own = await testApp();
+    user = await own.loginAs(await buildUser(own.db));
+  });
+  afterAll(() => own.close());
+
+  it('200 the dashboard list and count, the sales low-stock report, the notifications and the system alerts name the same items', async () => {
+    const category = await buildCategory(own.db, { name: 'Rule' });
+    const build = (name: string, stock: number | string, minimumStock: number | string, isActive = true) =>
+      buildStockedItem(own.db, stock, { categoryId: category.id, name, sku: `RULE-${name}`, minimumStock, isActive });
+    const below = await build('below', 1, 4); // shortfall 3
+    const atMinimum = await build('at-minimum', 2, 2); // shortfall 0
+    const empty = await build('empty', 0, 1); // out of stock, shortfall 1
+    const emptyNoMinimum = await build('empty-no-minimum', 0, 0); // out of stock, shortfall 0
+    await build('above', '2.01', 2);
+    await build('inactive-below', 1, 5, false);
+
+    const largestShortfallFirst = [below.id, empty.id, atMinimum.id, emptyNoMinimum.id];
+    const dashboard = (await user.get('/api/dashboard/low-stock').expect(200)).body as { id: number }[];
+    expect(dashboard.map((i) => i.id)).toEqual(largestShortfallFirst);
+    const report = (await user.get('/api/sales/low-stock-report').expect(200)).body as { items: { id: number; shortfall: number }[]; total: number };
+    expect(report.items.map((i) => i.id)).toEqual(largestShortfallFirst);
+    expect(report.items.map((i) => i.shortfall)).toEqual([3, 1, 0, 0]);
+    expect(report.total).toBe(4);
+
+    const notifications = (await user.get('/api/notifications/low-stock').expect(200)).body as { notifications: { itemId: number; type: string }[] };
+    // out of stock first, then as the lists
+    expect(notifications.notifications.map((n) => [n.itemId, n.type])).toEqual([
+      [empty.id, 'out_of_stock'],
+      [emptyNoMinimum.id, 'out_of_stock'],
+      [below.id, 'low_stock'],
+      [atMinimum.id, 'low_stock'],
+    ]);
+
+    expect((await user.get('/api/dashboard/stats').expect(200)).body.lowStockItems).toBe(4);
+    expect((await user.get('/api/system/alerts').expect(200)).body.alerts).toEqual([
+      { type: 'out_of_stock', level: 'critical', message: '2 items are out of stock' },
+      { type: 'low_stock', level: 'warning', message: '2 items are at or below minimum stock' },
+    ]);
+  });
+});
