@@ -4,10 +4,6 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
 import type { CreateCategory, UpdateCategory } from './categories.schemas';
 
-// Presenters live in categories.present.ts; presentCategoryRef stays importable from here for
-// the items module, which still imports it from the service.
-export { presentCategoryRef } from './categories.present';
-
 export type CategoryRow = {
   id: number;
   name: string;

@@ -7,9 +7,9 @@ import { tokensService } from '../../auth/tokens.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import type { Role } from './users.schemas';
 
-// Presenters live in users.present.ts; these two stay importable from here for the modules that
-// still import them from the service (sales, items, stock-movements).
-export { presentJoinedUserRef, presentUserRef } from './users.present';
+// Presenters live in users.present.ts; this one stays importable from here only until
+// stock-movements.service.ts imports it from there.
+export { presentJoinedUserRef } from './users.present';
 
 export type UserRow = {
   id: string;
