@@ -1,7 +1,7 @@
 import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
 import { TooManyRequests } from '../http/errors';
-import { MessageBody } from '../http/openapi';
+import { MessageBody, ValidationErrorBody } from '../http/openapi';
 import { parse } from '../http/validate';
 import { presentUser } from '../modules/users/users.present';
 import { User } from '../modules/users/users.schemas';
@@ -11,6 +11,10 @@ import { currentUser } from './guards';
 import { endSession, SESSION_COOKIE, startSession } from './session';
 import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
 import { tokensService } from './tokens.service';
+
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
 
 export function authRoutes({ db, config, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
@@ -24,7 +28,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       description: 'Sets the connect.sid session cookie. Failed attempts are limited per account and per address (429).',
       access: 'public',
       body: LoginBody,
-      responses: { 200: { description: 'Signed in', schema: User }, 401: INVALID_CREDENTIALS, 403: 'Local sign-in disabled', 429: 'Too many failed attempts' },
+      responses: { 200: { description: 'Signed in', schema: User }, 401: failure(INVALID_CREDENTIALS), 403: failure('Local sign-in disabled'), 429: failure('Too many failed attempts') },
     },
     async (req, res) => {
       signIns.assertLocalSignInEnabled();
@@ -61,7 +65,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/user',
-    { summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: 'Not signed in' } },
+    { summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') } },
     (req, res) => {
       res.json(presentUser(currentUser(req)));
     },
@@ -82,7 +86,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       description: 'The token is shown once; only its hash is stored. Send it as `Authorization: Bearer <token>`.',
       access: 'auth',
       body: CreateToken,
-      responses: { 201: { description: 'Created', schema: CreatedToken }, 400: 'Validation failed' },
+      responses: { 201: { description: 'Created', schema: CreatedToken }, 400: invalid('Validation failed') },
     },
     async (req, res) => {
       const body = parse(CreateToken, req.body);

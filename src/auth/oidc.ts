@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import type { Config } from '../config';
 import { ApiRouter } from '../http/api-router';
 import { NotFound, ServiceUnavailable } from '../http/errors';
+import { MessageBody } from '../http/openapi';
 import type { Logger } from '../logger';
 import type { UserRow } from '../modules/users/users.service';
 import { startSession } from './session';
@@ -117,6 +118,9 @@ function authenticate(passport: Deps['passport'], req: Request, res: Response): 
   });
 }
 
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+
 /** GET /api/login starts single sign-on; the provider returns to GET /api/callback. */
 export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
@@ -129,7 +133,7 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
       summary: 'Start single sign-on',
       description: `Redirects to the OpenID provider; it returns to \`${config.publicUrl}/api/callback\`.`,
       access: 'public',
-      responses: { 302: 'Redirect to the OpenID provider', 404: 'Single sign-on is not configured', 503: 'Provider unreachable' },
+      responses: { 302: 'Redirect to the OpenID provider', 404: failure('Single sign-on is not configured'), 503: failure('Provider unreachable') },
     },
     async (req, res, next) => {
       if (!ensureStrategy) throw NotFound('Single sign-on is not configured');
@@ -144,7 +148,7 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
       summary: 'Single sign-on callback',
       description: 'Signs the user in (first sign-in creates them with role user) and redirects to /; a refused sign-in redirects to /?ssoError=<reason>.',
       access: 'public',
-      responses: { 302: 'Redirect to / (signed in) or /?ssoError=...', 404: 'Single sign-on is not configured', 503: 'Provider unreachable' },
+      responses: { 302: 'Redirect to / (signed in) or /?ssoError=...', 404: failure('Single sign-on is not configured'), 503: failure('Provider unreachable') },
     },
     async (req, res) => {
       if (!ensureStrategy) throw NotFound('Single sign-on is not configured');

@@ -3,8 +3,11 @@ import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { presentCategory, presentCategoryDeletionCheck } from './categories.present';
-import { Category, CategoryDeletionCheck, CategoryList, CreateCategory, UpdateCategory } from './categories.schemas';
+import { Category, CategoryDeletionCheck, CategoryDeletionRefused, CategoryList, CreateCategory, UpdateCategory } from './categories.schemas';
 import { categoriesService } from './categories.service';
+
+
+const failure = (description: string) => ({ description, schema: MessageBody });
 
 export function categoriesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Categories');
@@ -27,7 +30,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       description: 'Names are unique case-insensitively (409 on a clash). Answers 201 with the created category.',
       access: 'manager',
       body: CreateCategory,
-      responses: { 201: { description: 'Created', schema: Category }, 400: invalid, 409: 'Name already used' },
+      responses: { 201: { description: 'Created', schema: Category }, 400: invalid, 409: failure('Name already used') },
     },
     async (req, res) => {
       const body = parse(CreateCategory, req.body);
@@ -43,7 +46,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       access: 'manager',
       params: IdParams,
       body: UpdateCategory,
-      responses: { 200: { description: 'Updated', schema: Category }, 400: invalid, 404: notFound, 409: 'Name already used' },
+      responses: { 200: { description: 'Updated', schema: Category }, 400: invalid, 404: notFound, 409: failure('Name already used') },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
@@ -90,7 +93,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when any record references the category.',
       access: 'admin',
       params: IdParams,
-      responses: { 204: 'Deleted', 404: notFound, 409: 'Referenced; reasons listed' },
+      responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: CategoryDeletionRefused } },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

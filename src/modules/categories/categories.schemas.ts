@@ -46,3 +46,6 @@ export const CategoryDeletionCheck = z
 export type CategoryDeletionCheck = z.infer<typeof CategoryDeletionCheck>;
 
 export const CategoryList = z.array(Category);
+
+/** A refused safe delete: why. */
+export const CategoryDeletionRefused = z.object({ message: z.string(), reasons: z.array(z.string()) });

@@ -7,6 +7,9 @@ import { presentNote, presentNoteCount, presentNoteCounts } from './notes.presen
 import { BatchCounts, CreateNote, Note, NoteCount, NoteCounts, NoteIdParams, NoteList, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
 import { notesService } from './notes.service';
 
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+
 export function notesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Notes');
   const notes = notesService(db);
@@ -92,7 +95,7 @@ export function notesRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: NoteIdParams,
       body: UpdateNote,
-      responses: { 200: { description: 'Updated', schema: Note }, 400: invalid, 403: 'Not the author', 404: notFound },
+      responses: { 200: { description: 'Updated', schema: Note }, 400: invalid, 403: failure('Not the author'), 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(NoteIdParams, req.params);
@@ -108,7 +111,7 @@ export function notesRoutes({ db, docs }: Deps) {
       description: 'Only its author or an admin (403 otherwise).',
       access: 'auth',
       params: NoteIdParams,
-      responses: { 204: 'Deleted', 403: 'Not the author', 404: notFound },
+      responses: { 204: 'Deleted', 403: failure('Not the author'), 404: notFound },
     },
     async (req, res) => {
       const { id } = parse(NoteIdParams, req.params);

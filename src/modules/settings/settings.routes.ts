@@ -3,6 +3,7 @@ import { currentUser } from '../../auth/guards';
 import { PERMISSIONS, isPermissionKey } from '../../auth/permissions';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest } from '../../http/errors';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { usersService } from '../users/users.service';
 import { presentPermission, presentSetting, presentUserPermissions } from './settings.present';
@@ -20,6 +21,10 @@ import {
 import { settingsService } from './settings.service';
 
 /** /api/settings: permission definitions and grants, and the system settings (VAT rates live in vat-rates). */
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
+
 export function settingsRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Settings');
   const users = usersService(db);
@@ -39,7 +44,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       summary: 'Users with their permissions',
       description: 'Admins hold every permission implicitly (effectivePermissions).',
       access: 'admin',
-      responses: { 200: { description: 'Users', schema: UserPermissionsList }, 403: 'Not an admin' },
+      responses: { 200: { description: 'Users', schema: UserPermissionsList }, 403: failure('Not an admin') },
     },
     async (_req, res) => {
       res.json((await users.listWithPermissions()).map(presentUserPermissions));
@@ -53,7 +58,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       access: 'admin',
       params: PermissionParams,
       body: GrantBody,
-      responses: { 200: { description: 'The user with their permissions', schema: UserPermissions }, 400: 'Unknown permission or invalid body', 403: 'Not an admin', 404: 'User not found' },
+      responses: { 200: { description: 'The user with their permissions', schema: UserPermissions }, 400: failure('Unknown permission or invalid body'), 403: failure('Not an admin'), 404: failure('User not found') },
     },
     async (req, res) => {
       const { userId, permission } = parse(PermissionParams, req.params);
@@ -65,7 +70,7 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings',
-    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: 'Not an admin' } },
+    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: failure('Not an admin') } },
     async (_req, res) => {
       res.json((await settings.list()).map(presentSetting));
     },
@@ -78,7 +83,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,
-      responses: { 200: { description: 'Saved', schema: Setting }, 400: 'Invalid key or value', 403: 'Not an admin' },
+      responses: { 200: { description: 'Saved', schema: Setting }, 400: invalid('Invalid key or value'), 403: failure('Not an admin') },
     },
     async (req, res) => {
       const { key } = parse(SettingKeyParams, req.params);

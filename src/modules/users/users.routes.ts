@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
-import { MessageBody } from '../../http/openapi';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import {
   presentDeletionCheck,
@@ -29,13 +29,17 @@ import {
 } from './users.schemas';
 import { usersService } from './users.service';
 
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
+
 export function usersRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Users');
   const users = usersService(db);
 
   api.get(
     '/users',
-    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: 'Not signed in', 403: 'Not an admin' } },
+    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: failure('Not signed in'), 403: failure('Not an admin') } },
     async (_req, res) => {
       res.json((await users.list()).map(presentUser));
     },
@@ -48,7 +52,7 @@ export function usersRoutes({ db, docs }: Deps) {
       description: 'Without a password the user signs in with single sign-on only (matched by email on first SSO sign-in).',
       access: 'admin',
       body: CreateUser,
-      responses: { 201: { description: 'Created', schema: User }, 400: 'Validation failed', 403: 'Not an admin', 409: 'Email already in use' },
+      responses: { 201: { description: 'Created', schema: User }, 400: invalid('Validation failed'), 403: failure('Not an admin'), 409: failure('Email already in use') },
     },
     async (req, res) => {
       const body = parse(CreateUser, req.body);
@@ -63,7 +67,7 @@ export function usersRoutes({ db, docs }: Deps) {
       description: 'Requires the current password. Your other sessions end; this one stays signed in.',
       access: 'auth',
       body: ChangeOwnPasswordBody,
-      responses: { 200: { description: 'Changed', schema: MessageBody }, 400: 'Validation failed, wrong current password or no local password' },
+      responses: { 200: { description: 'Changed', schema: MessageBody }, 400: failure('Validation failed, wrong current password or no local password') },
     },
     async (req, res) => {
       const body = parse(ChangeOwnPasswordBody, req.body);
@@ -78,7 +82,7 @@ export function usersRoutes({ db, docs }: Deps) {
     access: 'admin' as const,
     params: UserIdParams,
     body: RoleBody,
-    responses: { 200: { description: 'Updated user', schema: User }, 400: 'Invalid role or last admin', 403: 'Not an admin', 404: 'User not found' },
+    responses: { 200: { description: 'Updated user', schema: User }, 400: failure('Invalid role or last admin'), 403: failure('Not an admin'), 404: failure('User not found') },
   };
   const setRoleHandler: RequestHandler = async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
@@ -96,7 +100,7 @@ export function usersRoutes({ db, docs }: Deps) {
       access: 'admin',
       params: UserIdParams,
       body: ResetPasswordBody,
-      responses: { 200: { description: 'Reset', schema: MessageBody }, 400: 'Validation failed', 403: 'Not an admin', 404: 'User not found' },
+      responses: { 200: { description: 'Reset', schema: MessageBody }, 400: invalid('Validation failed'), 403: failure('Not an admin'), 404: failure('User not found') },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
@@ -116,9 +120,9 @@ export function usersRoutes({ db, docs }: Deps) {
       body: PickingListBody,
       responses: {
         200: { description: 'Updated', schema: PickingListResult },
-        400: 'showPickingList is not a boolean',
-        403: "Changing another user's preference as a non-admin",
-        404: 'User not found',
+        400: invalid('showPickingList is not a boolean'),
+        403: failure("Changing another user's preference as a non-admin"),
+        404: failure('User not found'),
       },
     },
     async (req, res) => {
@@ -139,7 +143,7 @@ export function usersRoutes({ db, docs }: Deps) {
         '(and settings they last changed). Anyone who created items, moved stock, processed sales, wrote notes, ... can only be deactivated.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 200: { description: 'Check', schema: UserDeletionCheck }, 403: 'Not an admin', 404: 'User not found' },
+      responses: { 200: { description: 'Check', schema: UserDeletionCheck }, 403: failure('Not an admin'), 404: failure('User not found') },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
@@ -155,9 +159,9 @@ export function usersRoutes({ db, docs }: Deps) {
       params: UserIdParams,
       responses: {
         204: 'Deleted',
-        400: 'Deleting yourself',
-        403: 'Not an admin',
-        404: 'User not found',
+        400: failure('Deleting yourself'),
+        403: failure('Not an admin'),
+        404: failure('User not found'),
         409: { description: 'The user owns records', schema: UserDeletionRefused },
       },
     },
@@ -177,8 +181,8 @@ export function usersRoutes({ db, docs }: Deps) {
       params: UserIdParams,
       responses: {
         200: { description: 'Reactivated', schema: ReactivatedUser },
-        403: 'Not an admin',
-        404: 'User not found',
+        403: failure('Not an admin'),
+        404: failure('User not found'),
       },
     },
     async (req, res) => {
@@ -194,7 +198,7 @@ export function usersRoutes({ db, docs }: Deps) {
       description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 204: 'Deactivated', 400: 'Removing yourself', 403: 'Not an admin', 404: 'User not found' },
+      responses: { 204: 'Deactivated', 400: failure('Removing yourself'), 403: failure('Not an admin'), 404: failure('User not found') },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
