@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
@@ -7,17 +6,21 @@ import { parse } from '../../http/validate';
 import {
   AuthorisedUser,
   AuthorisedUserBody,
+  AuthorisedUsers,
   ChargeCode,
+  ChargeCodeList,
   ChargeCodeSummary,
   CodeCategoryParams,
   CodeParams,
   CodeUserParams,
   CreateChargeCode,
-  ExcludedCategory,
+  ExcludedCategories,
   ExclusionBody,
+  ExpiringChargeCodes,
   HoldBody,
   UpdateChargeCode,
 } from './chargecodes.schemas';
+import { presentAuthorisedUser, presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory, presentExpiringChargeCode } from './chargecodes.present';
 import { chargeCodesService } from './chargecodes.service';
 
 const notFound = { description: 'Charge code not found', schema: MessageBody };
@@ -29,9 +32,9 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/chargecodes',
-    { summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: z.array(ChargeCodeSummary) } } },
+    { summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: ChargeCodeList } } },
     async (_req, res) => {
-      res.json(await codes.list());
+      res.json((await codes.list()).map(presentChargeCodeSummary));
     },
   );
 
@@ -41,10 +44,10 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
       summary: 'Charge codes expiring within 30 days',
       description: 'Codes whose validUntil lies between now and 30 days from now, soonest first, each with daysUntilExpiry.',
       access: 'auth',
-      responses: { 200: { description: 'Expiring codes', schema: z.array(ChargeCodeSummary.extend({ daysUntilExpiry: z.number().int() })) } },
+      responses: { 200: { description: 'Expiring codes', schema: ExpiringChargeCodes } },
     },
     async (_req, res) => {
-      res.json(await codes.expiringSoon());
+      res.json((await codes.expiringSoon()).map(presentExpiringChargeCode));
     },
   );
 
@@ -53,7 +56,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     { summary: 'Read a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Charge code (the pin is never returned; hasPin says whether one is set)', schema: ChargeCode }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
-      res.json(await codes.get(code));
+      res.json(presentChargeCode(await codes.get(code)));
     },
   );
 
@@ -68,7 +71,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateChargeCode, req.body);
-      res.status(201).json(await codes.create(body, currentUser(req).id));
+      res.status(201).json(presentChargeCode(await codes.create(body, currentUser(req).id)));
     },
   );
 
@@ -85,7 +88,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(UpdateChargeCode, req.body);
-      res.json(await codes.update(code, body));
+      res.json(presentChargeCode(await codes.update(code, body)));
     },
   );
 
@@ -118,16 +121,16 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(HoldBody, req.body);
-      res.json(await codes.setHold(code, body.onHold, body.holdReason));
+      res.json(presentChargeCodeSummary(await codes.setHold(code, body.onHold, body.holdReason)));
     },
   );
 
   api.get(
     '/chargecodes/:code/exclusions',
-    { summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: z.array(ExcludedCategory) }, 404: notFound } },
+    { summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
-      res.json(await codes.listExclusions(code));
+      res.json((await codes.listExclusions(code)).map(presentExcludedCategory));
     },
   );
 
@@ -140,8 +143,8 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
       params: CodeParams,
       body: ExclusionBody,
       responses: {
-        201: { description: 'Excluded', schema: z.array(ExcludedCategory) },
-        200: { description: 'Already excluded', schema: z.array(ExcludedCategory) },
+        201: { description: 'Excluded', schema: ExcludedCategories },
+        200: { description: 'Already excluded', schema: ExcludedCategories },
         400: invalid,
         404: { description: 'Charge code or category not found', schema: MessageBody },
       },
@@ -150,7 +153,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
       const { code } = parse(CodeParams, req.params);
       const { categoryId } = parse(ExclusionBody, req.body);
       const added = await codes.addExclusion(code, categoryId);
-      res.status(added ? 201 : 200).json(await codes.listExclusions(code));
+      res.status(added ? 201 : 200).json((await codes.listExclusions(code)).map(presentExcludedCategory));
     },
   );
 
@@ -171,10 +174,10 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/chargecodes/:code/authorized-users',
-    { summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: z.array(AuthorisedUser) }, 404: notFound } },
+    { summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
-      res.json(await codes.listUsers(code));
+      res.json(presentAuthorisedUsers(await codes.listUsers(code)));
     },
   );
 
@@ -191,7 +194,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(AuthorisedUserBody, req.body);
-      res.status(201).json(await codes.addUser(code, body));
+      res.status(201).json(presentAuthorisedUser(await codes.addUser(code, body)));
     },
   );
 

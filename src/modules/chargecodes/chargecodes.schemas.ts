@@ -81,6 +81,14 @@ export const ChargeCodeSummary = z
     holdReason: z.string().nullable(),
   })
   .openapi('ChargeCodeSummary');
+export type ChargeCodeSummary = z.infer<typeof ChargeCodeSummary>;
+
+export const ChargeCodeList = z.array(ChargeCodeSummary);
+
+export const ExpiringChargeCode = ChargeCodeSummary.extend({ daysUntilExpiry: z.number().int() }).openapi('ExpiringChargeCode');
+export type ExpiringChargeCode = z.infer<typeof ExpiringChargeCode>;
+
+export const ExpiringChargeCodes = z.array(ExpiringChargeCode);
 
 export const ChargeCode = ChargeCodeSummary.extend({
   hasPin: z.boolean(),
@@ -88,10 +96,14 @@ export const ChargeCode = ChargeCodeSummary.extend({
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi('ChargeCode');
+export type ChargeCode = z.infer<typeof ChargeCode>;
 
 export const ExcludedCategory = z
   .object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
   .openapi('ExcludedCategory');
+export type ExcludedCategory = z.infer<typeof ExcludedCategory>;
+
+export const ExcludedCategories = z.array(ExcludedCategory);
 
 export const AuthorisedUser = z
   .object({
@@ -103,3 +115,6 @@ export const AuthorisedUser = z
     notes: z.string().nullable(),
   })
   .openapi('ChargeCodeAuthorisedUser');
+export type AuthorisedUser = z.infer<typeof AuthorisedUser>;
+
+export const AuthorisedUsers = z.array(AuthorisedUser);

@@ -20,7 +20,7 @@ export type ChargeCodeRow = {
   updated_at: Date;
 };
 
-type AuthorisedUserRow = {
+export type AuthorisedUserRow = {
   id: number;
   charge_code_id: number;
   user_name: string;
@@ -33,33 +33,13 @@ const EXPIRING_WINDOW_DAYS = 30;
 
 export const chargeCodeNotFound = () => NotFound('Charge code not found');
 
-/** The list form the spec shows, plus the hold state. The pin never leaves the service. */
-export function presentChargeCodeSummary(row: ChargeCodeRow) {
-  return {
-    code: row.code,
-    title: row.title,
-    authorisedBy: row.authorised_by,
-    validFrom: row.valid_from.toISOString(),
-    validUntil: row.valid_until.toISOString(),
-    costCentre: row.cost_centre,
-    onHold: row.on_hold,
-    holdReason: row.hold_reason,
-  };
-}
+/** A charge code with the categories it excludes (ascending ids). */
+export type ChargeCodeRecord = { code: ChargeCodeRow; excludedCategoryIds: number[] };
 
-export function presentChargeCode(row: ChargeCodeRow, excludedCategoryIds: number[]) {
-  return {
-    ...presentChargeCodeSummary(row),
-    hasPin: row.pin_hash !== null,
-    excludedCategoryIds,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+/** A code expiring within the window, with the whole days left (rounded up) from the moment asked. */
+export type ExpiringChargeCode = { code: ChargeCodeRow; daysUntilExpiry: number };
 
-function presentAuthorisedUser(row: AuthorisedUserRow, code: string) {
-  return { id: row.id, chargeCode: code, userName: row.user_name, email: row.email, department: row.department, notes: row.notes };
-}
+export type ExcludedCategoryRow = { id: number; name: string; description: string | null; icon: string | null; color: string | null };
 
 export function chargeCodesService(db: Db) {
   async function find(code: string): Promise<ChargeCodeRow> {
@@ -83,29 +63,25 @@ export function chargeCodesService(db: Db) {
   return {
     find,
 
-    async list() {
-      const rows = await db<ChargeCodeRow>('charge_codes').orderBy('code');
-      return rows.map(presentChargeCodeSummary);
+    list(): Promise<ChargeCodeRow[]> {
+      return db<ChargeCodeRow>('charge_codes').orderBy('code');
     },
 
-    async expiringSoon(now = new Date()) {
+    async expiringSoon(now = new Date()): Promise<ExpiringChargeCode[]> {
       const until = new Date(now.getTime() + EXPIRING_WINDOW_DAYS * 86_400_000);
       const rows = await db<ChargeCodeRow>('charge_codes')
         .where('valid_until', '>=', now)
         .andWhere('valid_until', '<=', until)
         .orderBy([{ column: 'valid_until' }, { column: 'code' }]);
-      return rows.map((r) => ({
-        ...presentChargeCodeSummary(r),
-        daysUntilExpiry: Math.ceil((r.valid_until.getTime() - now.getTime()) / 86_400_000),
-      }));
+      return rows.map((code) => ({ code, daysUntilExpiry: Math.ceil((code.valid_until.getTime() - now.getTime()) / 86_400_000) }));
     },
 
-    async get(code: string) {
+    async get(code: string): Promise<ChargeCodeRecord> {
       const row = await find(code);
-      return presentChargeCode(row, await excludedIds(row.id));
+      return { code: row, excludedCategoryIds: await excludedIds(row.id) };
     },
 
-    async create(input: CreateChargeCode, actorId: string) {
+    async create(input: CreateChargeCode, actorId: string): Promise<ChargeCodeRecord> {
       if (await db('charge_codes').where({ code: input.code }).first('id')) {
         throw Conflict(`Charge code '${input.code}' already exists`);
       }
@@ -121,10 +97,10 @@ export function chargeCodesService(db: Db) {
           pin_hash: input.pin ? await hashPassword(input.pin) : null,
         })
         .returning('*');
-      return presentChargeCode(row, []);
+      return { code: row, excludedCategoryIds: [] };
     },
 
-    async update(code: string, input: UpdateChargeCode) {
+    async update(code: string, input: UpdateChargeCode): Promise<ChargeCodeRecord> {
       return inTransaction(db, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
@@ -143,7 +119,7 @@ export function chargeCodesService(db: Db) {
           .where({ id: current.id })
           .update({ ...changes, updated_at: trx.fn.now() as unknown as Date })
           .returning('*');
-        return presentChargeCode(row, await chargeCodesService(trx).excludedCategoryIds(row.id));
+        return { code: row, excludedCategoryIds: await chargeCodesService(trx).excludedCategoryIds(row.id) };
       });
     },
 
@@ -164,16 +140,16 @@ export function chargeCodesService(db: Db) {
       });
     },
 
-    async setHold(code: string, onHold: boolean, holdReason: string | undefined) {
+    async setHold(code: string, onHold: boolean, holdReason: string | undefined): Promise<ChargeCodeRow> {
       const [row] = await db<ChargeCodeRow>('charge_codes')
         .where({ code })
         .update({ on_hold: onHold, hold_reason: onHold ? (holdReason ?? null) : null, updated_at: db.fn.now() as unknown as Date })
         .returning('*');
       if (!row) throw chargeCodeNotFound();
-      return presentChargeCodeSummary(row);
+      return row;
     },
 
-    async listExclusions(code: string) {
+    async listExclusions(code: string): Promise<ExcludedCategoryRow[]> {
       const row = await find(code);
       return db('charge_code_exclusions as e')
         .join('categories as c', 'c.id', 'e.category_id')
@@ -200,13 +176,13 @@ export function chargeCodesService(db: Db) {
       if (removed === 0) throw NotFound('Exclusion not found');
     },
 
-    async listUsers(code: string) {
+    /** The people authorised to use the code, with the code they belong to. */
+    async listUsers(code: string): Promise<{ code: ChargeCodeRow; users: AuthorisedUserRow[] }> {
       const row = await find(code);
-      const rows = await db<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id }).orderBy('id');
-      return rows.map((r) => presentAuthorisedUser(r, row.code));
+      return { code: row, users: await db<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id }).orderBy('id') };
     },
 
-    async addUser(code: string, input: AuthorisedUserBody) {
+    async addUser(code: string, input: AuthorisedUserBody): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
       const row = await find(code);
       const clash = await db('charge_code_authorised_users')
         .where({ charge_code_id: row.id })
@@ -222,7 +198,7 @@ export function chargeCodesService(db: Db) {
           notes: input.notes ?? null,
         })
         .returning('*');
-      return presentAuthorisedUser(user, row.code);
+      return { code: row, user };
     },
 
     async removeUser(code: string, id: number) {

@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { PeriodQuery, SalesFilter } from '../sales/sales.schemas';
+import { PeriodQuery } from '../sales/sales.schemas';
+import { presentChargeCodeAnalytics, presentDepartmentPerformance, presentTopSellers } from './mcp-analytics.present';
+import { ChargeCodeAnalytics, DateRange, DepartmentPerformance, TopSellers } from './mcp-analytics.schemas';
 import { mcpAnalyticsService } from './mcp-analytics.service';
-
-const DateRange = SalesFilter.pick({ chargeCode: true, startDate: true, endDate: true });
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 
 /**
@@ -25,19 +24,12 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
       access: 'auth',
       query: DateRange,
       responses: {
-        200: {
-          description: 'Analytics',
-          schema: z.object({
-            totalSpending: z.number(),
-            chargeCodeBreakdown: z.array(z.object({ code: z.string(), spent: z.number(), percentage: z.number(), salesCount: z.number() })),
-            monthlyTrends: z.array(z.object({ month: z.string(), spending: z.number() })),
-          }),
-        },
+        200: { description: 'Analytics', schema: ChargeCodeAnalytics },
         400: invalid,
       },
     },
     async (req, res) => {
-      res.json(await analytics.chargeCodeAnalytics(parse(DateRange, req.query)));
+      res.json(presentChargeCodeAnalytics(await analytics.chargeCodeAnalytics(parse(DateRange, req.query))));
     },
   );
 
@@ -48,11 +40,11 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
       description: '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
       access: 'auth',
       query: PeriodQuery,
-      responses: { 200: { description: 'Top sellers' }, 400: invalid },
+      responses: { 200: { description: 'Top sellers', schema: TopSellers }, 400: invalid },
     },
     async (req, res) => {
       const { limit, period } = parse(PeriodQuery, req.query);
-      res.json(await analytics.topSellers(limit, period));
+      res.json(presentTopSellers(await analytics.topSellers(limit, period)));
     },
   );
 
@@ -63,10 +55,10 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
       description: '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
       access: 'auth',
       query: DateRange,
-      responses: { 200: { description: 'Department performance' }, 400: invalid },
+      responses: { 200: { description: 'Department performance', schema: DepartmentPerformance }, 400: invalid },
     },
     async (req, res) => {
-      res.json(await analytics.departmentPerformance(parse(DateRange, req.query)));
+      res.json(presentDepartmentPerformance(await analytics.departmentPerformance(parse(DateRange, req.query))));
     },
   );
 

@@ -3,7 +3,8 @@ import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { MovementList, MovementQuery } from './stock-movements.schemas';
-import { presentMovement, stockMovementsService } from './stock-movements.service';
+import { presentMovementList } from './stock-movements.present';
+import { stockMovementsService } from './stock-movements.service';
 
 export function stockMovementsRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Stock movements');
@@ -24,7 +25,7 @@ export function stockMovementsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const query = parse(MovementQuery, req.query);
-      res.json({ movements: (await movements.list(query)).map(presentMovement) });
+      res.json(presentMovementList(await movements.list(query)));
     },
   );
 

@@ -28,7 +28,7 @@ export const StockMovement = z
 export type StockMovement = z.infer<typeof StockMovement>;
 
 export const MovementList = z.object({ movements: z.array(StockMovement) }).openapi('StockMovementList');
-
+export type MovementList = z.infer<typeof MovementList>;
 
 export const MovementLimit = limitParam(50, 100);
 

@@ -1,39 +1,17 @@
 import type { Db } from '../../db/knex';
-import { quantityNumber } from '../../lib/money';
 import type { MovementRow } from './stock-ledger';
-import type { MovementQuery, StockMovement } from './stock-movements.schemas';
-import { presentJoinedUserRef } from '../users/users.service';
+import type { MovementQuery } from './stock-movements.schemas';
 import { whereInDateRange } from '../../lib/date-range';
+
+// The presenter lives in stock-movements.present.ts; this re-export stays only until
+// items.present.ts imports it from there.
+export { presentMovement } from './stock-movements.present';
 
 export type MovementReadRow = MovementRow & {
   performer_email: string | null;
   performer_first_name: string | null;
   performer_last_name: string | null;
 };
-
-export function presentMovement(row: MovementReadRow): StockMovement {
-  return {
-    id: row.id,
-    itemId: row.item_id,
-    item: { id: row.item_id, name: row.item_name, sku: row.item_sku },
-    itemName: row.item_name,
-    itemSku: row.item_sku,
-    type: row.type,
-    quantity: quantityNumber(row.quantity),
-    previousStock: quantityNumber(row.previous_stock),
-    newStock: quantityNumber(row.new_stock),
-    reason: row.reason,
-    referenceType: row.reference_type,
-    referenceId: row.reference_id,
-    performedBy: row.performed_by,
-    performer: presentJoinedUserRef(row.performed_by, {
-      email: row.performer_email,
-      firstName: row.performer_first_name,
-      lastName: row.performer_last_name,
-    }),
-    createdAt: row.created_at.toISOString(),
-  };
-}
 
 /** Reads of the append-only ledger; writes go only through changeStock (stock-ledger.ts). */
 export function stockMovementsService(db: Db) {
