@@ -145,3 +145,8 @@ export function endSession(req: Request): Promise<void> {
     });
   });
 }
+
+/** Destroys the session (and its stored row) without signing out first: after a restore, whose sessions table is empty. */
+export function destroySession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+}

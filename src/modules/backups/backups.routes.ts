@@ -1,5 +1,5 @@
-import type { Request } from 'express';
 import type { Deps } from '../../deps';
+import { destroySession } from '../../auth/session';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
@@ -17,8 +17,6 @@ import {
   RestoredBackup,
 } from './backups.schemas';
 import { backupsService } from './backups.service';
-
-const destroySession = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
 
 export function backupsRoutes(deps: Deps) {
   const api = new ApiRouter(deps, '/api', 'Backups');

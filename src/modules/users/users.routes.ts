@@ -2,7 +2,6 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { Forbidden } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import {
@@ -127,8 +126,7 @@ export function usersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      const me = currentUser(req);
-      if (id !== me.id && me.role !== 'admin') throw Forbidden("You can only change your own picking-list preference");
+      users.assertMayChangePickingList(id, currentUser(req));
       const { showPickingList } = parse(PickingListBody, req.body);
       res.json(presentPickingList(await users.setPickingList(id, showPickingList)));
     },

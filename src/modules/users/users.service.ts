@@ -4,7 +4,7 @@ import { countForeignKeyReferences, describeReferences } from '../../db/referenc
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { tokensService } from '../../auth/tokens.service';
-import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Role } from './users.schemas';
 
 // Presenters live in users.present.ts; this one stays importable from here only until
@@ -164,6 +164,11 @@ export function usersService(db: Db) {
         await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
       });
+    },
+
+    /** Users change their own picking-list preference; admins anyone's (403 otherwise). */
+    assertMayChangePickingList(id: string, actor: Pick<UserRow, 'id' | 'role'>): void {
+      if (id !== actor.id && actor.role !== 'admin') throw Forbidden('You can only change your own picking-list preference');
     },
 
     async setPickingList(id: string, show: boolean): Promise<UserRow> {
