@@ -254,6 +254,14 @@ describe('PATCH /api/users/:id/preferences/picking-list', () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     await admin.patch(`/api/users/${MISSING_ID}/preferences/picking-list`).send({ showPickingList: true }).expect(404);
   });
+
+  it("403 before the body is read: a non-admin with an invalid body for another user's preference", async () => {
+    const target = await buildUser(t.db);
+    const agent = await t.loginAs(await buildUser(t.db));
+    const res = await agent.patch(`/api/users/${target.id}/preferences/picking-list`).send({ showPickingList: 'yes' }).expect(403);
+    expect(res.body).toEqual({ message: 'You can only change your own picking-list preference' });
+    expect((await t.db('users').where({ id: target.id }).first()).show_picking_list).toBe(false);
+  });
 });
 
 describe('GET /api/users/:id/deletion-check and DELETE /api/users/:id/safe', () => {
