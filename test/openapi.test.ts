@@ -48,7 +48,8 @@ const UNDOCUMENTED = ['GET /api/docs'];
 
 let t: TestApp;
 let routes: RouterRoute[];
-let doc: { paths: Record<string, Record<string, { operationId?: string }>>; components: { schemas: Record<string, unknown> } };
+type Operation = { operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 beforeAll(async () => {
   t = await testApp();
   routes = routesOf((t.app as unknown as { router: { stack: Layer[] } }).router.stack, '');
@@ -98,6 +99,17 @@ describe('GET /api/docs', () => {
     expect(operations.length).toBe(registered.length);
     const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])));
     expect(repeated(operationIds)).toEqual([]);
+  });
+
+  it('every success answer with a body names its schema (only 204 has none)', () => {
+    const missing = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        Object.entries(op.responses)
+          .filter(([status, response]) => status.startsWith('2') && status !== '204' && !Object.values(response.content ?? {}).some((c) => c.schema))
+          .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+      ),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('every route of the routers is documented exactly once, and every documented operation is a route', () => {
