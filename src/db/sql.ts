@@ -72,11 +72,11 @@ sql.positional = (text: string, bindings: readonly SqlValue[]): Sql => {
 };
 
 /** Fragments joined by a separator (a comma by default). */
-sql.join = (fragments: readonly Sql[], separator: Sql = sql.raw(', ')): Sql =>
-  fragments.reduce<Sql | undefined>((joined, f) => (joined ? sql`${joined}${separator}${f}` : f), undefined) ?? sql.raw('');
+sql.join = (parts: readonly Sql[], separator: Sql = sql.raw(', ')): Sql =>
+  parts.reduce<Sql | undefined>((joined, part) => (joined ? sql`${joined}${separator}${part}` : part), undefined) ?? sql.raw('');
 
 /** The fragment as a knex raw on db (a knex instance or a transaction), its values bound in order. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of knex's own raw()
-export function toRaw<T = any>(db: Db, fragment: Sql): Knex.Raw<T> {
-  return db.raw<T>(fragment.text, fragment.bindings as Knex.RawBinding[]);
+export function toRaw<T = any>(db: Db, statement: Sql): Knex.Raw<T> {
+  return db.raw<T>(statement.text, statement.bindings as Knex.RawBinding[]);
 }
