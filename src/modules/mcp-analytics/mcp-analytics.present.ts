@@ -1,6 +1,8 @@
 import { amountNumber, D } from '../../lib/money';
 import type { ChargeCodeAnalytics, DepartmentPerformance, TopSellers } from './mcp-analytics.schemas';
 import type { ChargeCodeAnalyticsRecord, DepartmentRow } from './mcp-analytics.service';
+import type { MostSoldRow } from '../sales/sales.analytics';
+import { presentMostSoldItems } from '../sales/sales.present';
 
 /** Aggregate figures as JSON numbers; each code's share of the total in percent, 2 places. */
 export function presentChargeCodeAnalytics({ total, byCode, byMonth }: ChargeCodeAnalyticsRecord): ChargeCodeAnalytics {
@@ -16,7 +18,10 @@ export function presentChargeCodeAnalytics({ total, byCode, byMonth }: ChargeCod
   };
 }
 
-export const presentTopSellers = (topSellers: TopSellers): TopSellers => ({ period: topSellers.period, items: topSellers.items });
+export const presentTopSellers = (topSellers: { period: TopSellers['period']; items: MostSoldRow[] }): TopSellers => ({
+  period: topSellers.period,
+  items: presentMostSoldItems(topSellers.items).items,
+});
 
 /** Amounts as JSON numbers; averageSale is the gross amount per sale, 2 places. */
 export const presentDepartmentPerformance = (rows: DepartmentRow[]): DepartmentPerformance => ({

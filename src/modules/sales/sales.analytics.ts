@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
-import { amountNumber, D, quantityNumber } from '../../lib/money';
-import { findItemsForLines } from '../items/items.lookup';
-import { lowStockItems } from '../items/low-stock';
+import { D } from '../../lib/money';
+import { findItemsForLines, type ItemForLine } from '../items/items.lookup';
+import { lowStockItems, type LowStockItem } from '../items/low-stock';
 
 export type Period = 'week' | 'month' | 'year';
 
@@ -11,6 +11,19 @@ export function periodStart(period: Period | undefined, now = new Date()): Date 
   const days = { week: 7, month: 30, year: 365 }[period];
   return new Date(now.getTime() - days * 86_400_000);
 }
+
+/** A best seller: quantities and revenue as decimal strings, net of refunds. */
+export type MostSoldRow = {
+  item_id: number | null;
+  item_sku: string;
+  item_name: string;
+  total_quantity: string;
+  total_revenue: string;
+  sales_count: number;
+};
+
+/** One requested quantity and the item it asks for (undefined when unknown). */
+export type StockCheckLine = { itemId: number; item: ItemForLine | undefined; requested: string; available: boolean };
 
 export function salesAnalytics(db: Db) {
   return {
@@ -35,15 +48,8 @@ export function salesAnalytics(db: Db) {
           db.raw('count(DISTINCT s.id)::int AS sales_count'),
         );
       if (since) query.where('s.created_at', '>=', since);
-      const rows = await query;
-      return rows.map((r) => ({
-        itemId: r.item_id as number | null,
-        itemName: r.item_name as string,
-        itemSku: r.item_sku as string,
-        totalQuantity: quantityNumber(r.total_quantity),
-        totalRevenue: amountNumber(r.total_revenue),
-        salesCount: r.sales_count as number,
-      }));
+      const rows: MostSoldRow[] = await query;
+      return rows;
     },
 
     /** Whether current stock covers each requested quantity (two entries on one item are checked by their sum). */
@@ -51,40 +57,21 @@ export function salesAnalytics(db: Db) {
       const items = await findItemsForLines(db, requested.map((r) => r.itemId));
       const totals = new Map<number, D>();
       for (const r of requested) totals.set(r.itemId, (totals.get(r.itemId) ?? new D(0)).plus(r.quantity));
-      const result = requested.map((r) => {
+      return requested.map((r): StockCheckLine => {
         const item = items.get(r.itemId);
-        const available = item !== undefined && item.isActive && new D(item.currentStock).gte(totals.get(r.itemId)!);
         return {
           itemId: r.itemId,
-          itemName: item?.name ?? null,
-          available,
-          currentStock: item ? quantityNumber(item.currentStock) : 0,
-          requested: quantityNumber(r.quantity),
+          item,
+          requested: r.quantity,
+          available: item !== undefined && item.isActive && new D(item.currentStock).gte(totals.get(r.itemId)!),
         };
       });
-      return { allAvailable: result.every((r) => r.available), items: result };
     },
 
     /**
      * Active items at or below their minimum stock (the items module's low-stock list), the
      * largest shortfall first.
      */
-    async lowStockReport() {
-      const items = await lowStockItems(db, 'shortfall');
-      return {
-        items: items.map((item) => ({
-          id: item.id,
-          name: item.name,
-          sku: item.sku,
-          price: item.price,
-          currentStock: quantityNumber(item.currentStock),
-          minimumStock: quantityNumber(item.minimumStock),
-          shortfall: quantityNumber(new D(item.minimumStock).minus(item.currentStock)),
-          category: { id: item.category.id, name: item.category.name, color: item.category.color },
-        })),
-        total: items.length,
-        generatedAt: new Date().toISOString(),
-      };
-    },
+    lowStockReport: (): Promise<LowStockItem[]> => lowStockItems(db, 'shortfall'),
   };
 }

@@ -2,13 +2,17 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import { pageInfo } from '../../http/pagination';
-import { amountNumber, quantityNumber } from '../../lib/money';
+import { amountNumber, D, quantityNumber } from '../../lib/money';
+import type { LowStockItem } from '../items/low-stock';
+import type { MostSoldRow, StockCheckLine } from './sales.analytics';
 import { presentUserRef } from '../users/users.present';
 import { presentLine } from './quotes.present';
 import type { CsvSaleRecord, SalesReportRecord } from './sales.reports';
 import type {
   ItemStat,
   MostSoldItems,
+  SalesLowStockReport,
+  StockCheckResult,
   Sale,
   SaleCreated,
   SalePaid,
@@ -91,7 +95,46 @@ export const presentSaleRefund = ({ sale, refunded }: RefundRecord): SaleRefund 
   refundedItems: refunded.map((r) => ({ itemId: r.itemId, itemName: r.itemName, refundedQty: quantityNumber(r.quantity), stockRestored: true })),
 });
 
-export const presentMostSoldItems = (items: ItemStat[]): MostSoldItems => ({ items });
+export const presentMostSoldItems = (rows: MostSoldRow[]): MostSoldItems => ({
+  items: rows.map(
+    (r): ItemStat => ({
+      itemId: r.item_id,
+      itemName: r.item_name,
+      itemSku: r.item_sku,
+      totalQuantity: quantityNumber(r.total_quantity),
+      totalRevenue: amountNumber(r.total_revenue),
+      salesCount: r.sales_count,
+    }),
+  ),
+});
+
+export function presentStockCheck(lines: StockCheckLine[]): StockCheckResult {
+  const items = lines.map((line) => ({
+    itemId: line.itemId,
+    itemName: line.item?.name ?? null,
+    available: line.available,
+    currentStock: line.item ? quantityNumber(line.item.currentStock) : 0,
+    requested: quantityNumber(line.requested),
+  }));
+  return { allAvailable: items.every((i) => i.available), items };
+}
+
+export function presentLowStockReport(items: LowStockItem[], generatedAt: Date): SalesLowStockReport {
+  return {
+    items: items.map((item) => ({
+      id: item.id,
+      name: item.name,
+      sku: item.sku,
+      price: item.price,
+      currentStock: quantityNumber(item.currentStock),
+      minimumStock: quantityNumber(item.minimumStock),
+      shortfall: quantityNumber(new D(item.minimumStock).minus(item.currentStock)),
+      category: { id: item.category.id, name: item.category.name, color: item.category.color },
+    })),
+    total: items.length,
+    generatedAt: generatedAt.toISOString(),
+  };
+}
 
 export function presentSalesReport(report: SalesReportRecord, page: number, limit: number): SalesReport {
   return {

@@ -7,7 +7,9 @@ import { parse } from '../../http/validate';
 import { quotesRoutes } from './quotes.routes';
 import { salesAnalytics } from './sales.analytics';
 import {
+  presentLowStockReport,
   presentMostSoldItems,
+  presentStockCheck,
   presentSale,
   presentSaleCreated,
   presentSalePaid,
@@ -111,7 +113,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { items } = parse(StockCheckBody, req.body);
-      res.json(await analytics.stockCheck(items));
+      res.json(presentStockCheck(await analytics.stockCheck(items)));
     },
   );
 
@@ -124,7 +126,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Low stock report', schema: SalesLowStockReport } },
     },
     async (_req, res) => {
-      res.json(await analytics.lowStockReport());
+      res.json(presentLowStockReport(await analytics.lowStockReport(), new Date()));
     },
   );
 

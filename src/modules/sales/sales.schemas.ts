@@ -128,6 +128,7 @@ export const StockCheckResult = z
     items: z.array(z.object({ itemId: z.number(), itemName: z.string().nullable(), available: z.boolean(), currentStock: z.number(), requested: z.number() })),
   })
   .openapi('StockCheckResult');
+export type StockCheckResult = z.infer<typeof StockCheckResult>;
 
 export const SalesLowStockReport = z
   .object({
@@ -147,6 +148,7 @@ export const SalesLowStockReport = z
     generatedAt: z.string(),
   })
   .openapi('SalesLowStockReport');
+export type SalesLowStockReport = z.infer<typeof SalesLowStockReport>;
 
 export const ReportSale = z.object({
   id: z.number().int(),

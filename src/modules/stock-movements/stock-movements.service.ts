@@ -5,7 +5,6 @@ import { whereInDateRange } from '../../lib/date-range';
 
 // The presenter lives in stock-movements.present.ts; this re-export stays only until
 // items.present.ts imports it from there.
-export { presentMovement } from './stock-movements.present';
 
 export type MovementReadRow = MovementRow & {
   performer_email: string | null;

@@ -9,7 +9,6 @@ import type { Role } from './users.schemas';
 
 // Presenters live in users.present.ts; this one stays importable from here only until
 // stock-movements.service.ts imports it from there.
-export { presentJoinedUserRef } from './users.present';
 
 export type UserRow = {
   id: string;
