@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem } from './helpers/factories';
 import { agentsByRole, buildStockedItem, type Agents } from './helpers/inventory-factories';
@@ -10,6 +10,8 @@ beforeAll(async () => {
   as = await agentsByRole(t);
 });
 afterAll(() => t.close());
+// Alerts count every item: each test starts from an empty inventory, whatever ran before it.
+beforeEach(() => t.db.raw('TRUNCATE items CASCADE'));
 
 const alerts = async () => (await as.user.get('/api/system/alerts').expect(200)).body;
 
