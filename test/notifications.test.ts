@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem } from './helpers/factories';
 import { agentsByRole, buildStockedItem, type Agents } from './helpers/inventory-factories';
@@ -10,6 +10,8 @@ beforeAll(async () => {
   as = await agentsByRole(t);
 });
 afterAll(() => t.close());
+// The list holds every low item: each test starts from an empty inventory, whatever ran before it.
+beforeEach(() => t.db.raw('TRUNCATE items CASCADE'));
 
 type N = { itemId: number; acknowledged: boolean; level: string; type: string };
 const list = async () => (await as.user.get('/api/notifications/low-stock').expect(200)).body as { notifications: N[]; total: number; unacknowledged: number };
@@ -29,7 +31,6 @@ describe('GET /api/notifications/low-stock', () => {
     expect(body.notifications[0]).toMatchObject({ type: 'out_of_stock', level: 'critical', acknowledged: false, currentStock: 0, minimumStock: 1 });
     expect(body.notifications[1]).toMatchObject({ type: 'low_stock', level: 'warning', currentStock: 2, minimumStock: 5 });
     expect(body).toMatchObject({ total: 2, unacknowledged: 2 });
-    await t.db('items').whereIn('id', [low.id, out.id]).update({ minimum_stock: 0 });
   });
 });
 
