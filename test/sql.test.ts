@@ -62,14 +62,6 @@ describe('sql fragments', () => {
     expect(Object.isFrozen(f)).toBe(true);
   });
 
-  it('takes a positional text only with exactly one value per placeholder', () => {
-    const f = sql.positional('id = ANY(?::int[]) AND name = ?', [[1, 2], 'x']);
-    expect(sql`WHERE ${f} AND b = ${3}`.bindings).toEqual([[1, 2], 'x', 3]);
-    expect(() => sql.positional('a = ? AND b = ?', [1])).toThrow(/2 placeholder\(s\) for 1 value/);
-    expect(() => sql.positional('a = ?', [1, 2])).toThrow(/1 placeholder\(s\) for 2 value/);
-    expect(() => sql.positional('?? = ?', ['col', 1])).toThrow(TypeError);
-  });
-
   it('joins fragments with their bindings', () => {
     const f = sql.join([sql`a = ${1}`, sql`b = ${2}`, sql.raw('c IS NULL')], sql.raw(' AND '));
     expect(f.text).toBe('a = ? AND b = ? AND c IS NULL');

@@ -59,18 +59,6 @@ sql.ident = (...parts: string[]): Sql => {
   return sql.raw(parts.map((p) => `"${p.replace(/"/g, '""')}"`).join('.'));
 };
 
-/**
- * A text written with positional `?` placeholders and its values, checked to match one for one,
- * as a fragment: the bridge for SQL kept as text elsewhere. New code writes sql`...` instead.
- */
-sql.positional = (text: string, bindings: readonly SqlValue[]): Sql => {
-  const placeholders = text.match(/(?<!\\)\?/g)?.length ?? 0;
-  if (text.includes('??') || placeholders !== bindings.length) {
-    throw new TypeError(`sql.positional: ${placeholders} placeholder(s) for ${bindings.length} value(s)`);
-  }
-  return fragment(text, bindings);
-};
-
 /** Fragments joined by a separator (a comma by default). */
 sql.join = (parts: readonly Sql[], separator: Sql = sql.raw(', ')): Sql =>
   parts.reduce<Sql | undefined>((joined, part) => (joined ? sql`${joined}${separator}${part}` : part), undefined) ?? sql.raw('');

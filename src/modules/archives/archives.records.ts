@@ -1,3 +1,4 @@
+import { sql, type Sql } from '../../db/sql';
 import type { RecordType } from './archives.schemas';
 
 /**
@@ -12,27 +13,27 @@ import type { RecordType } from './archives.schemas';
  * The same expression builds the file, measures it for the preview and re-reads a record at
  * purge time, where the md5 of the line tells whether it changed since it was archived.
  */
-export const RECORD_LINES: Record<RecordType, { table: string; line: string }> = {
+export const RECORD_LINES: Record<RecordType, { table: Sql; line: Sql }> = {
   sales: {
-    table: 'sales',
-    line: `jsonb_build_object('type', 'sale', 'record', to_jsonb(r) || jsonb_build_object(
+    table: sql.raw('sales'),
+    line: sql.raw(`jsonb_build_object('type', 'sale', 'record', to_jsonb(r) || jsonb_build_object(
       'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM sale_items l WHERE l.sale_id = r.id), '[]'),
       'attached_notes', coalesce((SELECT jsonb_agg(to_jsonb(n) ORDER BY n.id) FROM notes n
-                                   WHERE n.reference_type = 'sale' AND n.reference_id = r.id::text), '[]')))::text`,
+                                   WHERE n.reference_type = 'sale' AND n.reference_id = r.id::text), '[]')))::text`),
   },
   orders: {
-    table: 'orders',
-    line: `jsonb_build_object('type', 'order', 'record', to_jsonb(r) || jsonb_build_object(
+    table: sql.raw('orders'),
+    line: sql.raw(`jsonb_build_object('type', 'order', 'record', to_jsonb(r) || jsonb_build_object(
       'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = r.id), '[]'),
       'invoice', (SELECT jsonb_build_object('filename', i.filename, 'size_bytes', i.size_bytes, 'sha256', i.sha256,
                                             'uploaded_by', i.uploaded_by, 'uploaded_at', i.uploaded_at)
                     FROM order_invoices i WHERE i.order_id = r.id),
       'attached_notes', coalesce((SELECT jsonb_agg(to_jsonb(n) ORDER BY n.id) FROM notes n
-                                   WHERE n.reference_type = 'order' AND n.reference_id = r.id::text), '[]')))::text`,
+                                   WHERE n.reference_type = 'order' AND n.reference_id = r.id::text), '[]')))::text`),
   },
   stock_movements: {
-    table: 'stock_movements',
-    line: `jsonb_build_object('type', 'stock_movement', 'record', to_jsonb(r))::text`,
+    table: sql.raw('stock_movements'),
+    line: sql.raw(`jsonb_build_object('type', 'stock_movement', 'record', to_jsonb(r))::text`),
   },
 };
 
@@ -40,8 +41,8 @@ export const RECORD_LINES: Record<RecordType, { table: string; line: string }> =
  * Rows created more than the bound number of days before the transaction's start. Days of 24
  * hours: a calendar-day interval would shift by an hour across a DST change in the session's zone.
  */
-export const CUTOFF = 'now() - make_interval(hours => 24 * ?::int)';
-export const OLDER_THAN_DAYS = `r.created_at < ${CUTOFF}`;
+export const cutoff = (days: number): Sql => sql`now() - make_interval(hours => 24 * ${days}::int)`;
+export const olderThan = (days: number): Sql => sql`r.created_at < ${cutoff(days)}`;
 
 /** The 16-byte md5 of a line, as archive_records.content_hash stores it. */
-export const lineHash = (line: string) => `decode(md5(${line}), 'hex')`;
+export const lineHash = (line: Sql): Sql => sql`decode(md5(${line}), 'hex')`;

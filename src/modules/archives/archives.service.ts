@@ -8,7 +8,8 @@ import { createGzip } from 'node:zlib';
 import type { Knex } from 'knex';
 import { BadRequest, InternalError, NotFound } from '../../http/errors';
 import { APP_VERSION } from '../../lib/version';
-import { CUTOFF, lineHash, OLDER_THAN_DAYS, RECORD_LINES } from './archives.records';
+import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
+import { sql, toRaw } from '../../db/sql';
 import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
 
 export type ArchiveRow = {
@@ -83,7 +84,7 @@ const isMissingFile = (err: unknown) => (err as NodeJS.ErrnoException).code === 
 
 /** How many records of a type are older than the threshold, as of the transaction's start. */
 async function countOlder(db: Knex | Knex.Transaction, type: RecordType, days: number): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].table} r WHERE ${OLDER_THAN_DAYS}`, [days]);
+  const { rows } = await toRaw<{ rows: { n: number }[] }>(db, sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].table} r WHERE ${olderThan(days)}`);
   return rows[0].n;
 }
 
@@ -114,15 +115,15 @@ export function archivesService(db: Knex, dataDir: string) {
       const { table, line } = RECORD_LINES[type];
       let after = 0;
       for (;;) {
-        const { rows } = await trx.raw<{ rows: { id: number; line: string }[] }>(
-          `WITH page AS (
-             SELECT r.id, ${line} AS line FROM ${table} r WHERE ${OLDER_THAN_DAYS} AND r.id > ? ORDER BY r.id LIMIT ${PAGE_SIZE}
+        const { rows } = await toRaw<{ rows: { id: number; line: string }[] }>(
+          trx,
+          sql`WITH page AS (
+             SELECT r.id, ${line} AS line FROM ${table} r WHERE ${olderThan(days)} AND r.id > ${after} ORDER BY r.id LIMIT ${PAGE_SIZE}
            ), recorded AS (
              INSERT INTO archive_records (archive_id, record_type, record_id, content_hash)
-             SELECT ?, ?, id, ${lineHash('line')} FROM page
+             SELECT ${archiveId}, ${type}, id, ${lineHash(sql.raw('line'))} FROM page
            )
            SELECT id, line FROM page ORDER BY id`,
-          [days, after, archiveId, type],
         );
         if (rows.length === 0) break;
         yield `${rows.map((r) => r.line).join('\n')}\n`;
@@ -138,12 +139,12 @@ export function archivesService(db: Knex, dataDir: string) {
    * seen by the plan; one that comes later waits and then finds the record gone.
    */
   const lockHeld = (trx: Knex.Transaction, archiveId: number, type: 'sales' | 'orders') =>
-    trx.raw(
-      `WITH locked AS (
-         SELECT r.id FROM archive_records a JOIN ${type} r ON r.id = a.record_id
-          WHERE a.archive_id = ? AND a.record_type = ? ORDER BY r.id FOR UPDATE OF r
+    toRaw(
+      trx,
+      sql`WITH locked AS (
+         SELECT r.id FROM archive_records a JOIN ${RECORD_LINES[type].table} r ON r.id = a.record_id
+          WHERE a.archive_id = ${archiveId} AND a.record_type = ${type} ORDER BY r.id FOR UPDATE OF r
        ) SELECT count(*) FROM locked`,
-      [archiveId, type],
     );
 
   /**
@@ -157,13 +158,13 @@ export function archivesService(db: Knex, dataDir: string) {
     type: T,
     reasons: [Exclude<KeepReason<T>, 'changedSinceArchived'>, string][],
   ) =>
-    trx.raw(
-      `INSERT INTO purge_plan (record_type, record_id, keep_reason)
-       SELECT ?, r.id, CASE ${reasons.map(([reason, condition]) => `WHEN ${condition} THEN '${String(reason)}'`).join(' ')}
+    toRaw(
+      trx,
+      sql`INSERT INTO purge_plan (record_type, record_id, keep_reason)
+       SELECT ${type}, r.id, CASE ${sql.join(reasons.map(([reason, condition]) => sql`WHEN ${sql.raw(condition)} THEN ${String(reason)}`), sql.raw(' '))}
                             WHEN ${lineHash(RECORD_LINES[type].line)} <> a.content_hash THEN 'changedSinceArchived' END
          FROM archive_records a JOIN ${RECORD_LINES[type].table} r ON r.id = a.record_id
-        WHERE a.archive_id = ? AND a.record_type = ?`,
-      [type, archiveId, type],
+        WHERE a.archive_id = ${archiveId} AND a.record_type = ${type}`,
     );
 
   /** A movement that stays in the database (not purged by this plan) names the record. */
@@ -175,10 +176,10 @@ export function archivesService(db: Knex, dataDir: string) {
 
   const deletePlanned = async (trx: Knex.Transaction, type: RecordType) =>
     (
-      await trx.raw(
-        `DELETE FROM ${RECORD_LINES[type].table} r USING purge_plan p
-          WHERE p.record_type = ? AND p.keep_reason IS NULL AND r.id = p.record_id`,
-        [type],
+      await toRaw(
+        trx,
+        sql`DELETE FROM ${RECORD_LINES[type].table} r USING purge_plan p
+          WHERE p.record_type = ${type} AND p.keep_reason IS NULL AND r.id = p.record_id`,
       )
     ).rowCount as number;
 
@@ -208,10 +209,10 @@ export function archivesService(db: Knex, dataDir: string) {
           const { table, line } = RECORD_LINES[type];
           const count = await countOlder(db, type, days);
           if (count === 0) return { count, bytes: 0 };
-          const { rows: sampled } = await db.raw<{ rows: { n: number; bytes: number }[] }>(
-            `SELECT count(*)::int AS n, coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes
-               FROM (SELECT ${line} AS line FROM ${table} r WHERE ${OLDER_THAN_DAYS} AND random() < ?) lines`,
-            [days, Math.min(1, PREVIEW_SAMPLE / count)],
+          const { rows: sampled } = await toRaw<{ rows: { n: number; bytes: number }[] }>(
+            db,
+            sql`SELECT count(*)::int AS n, coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes
+               FROM (SELECT ${line} AS line FROM ${table} r WHERE ${olderThan(days)} AND random() < ${Math.min(1, PREVIEW_SAMPLE / count)}) lines`,
           );
           const { n, bytes } = sampled[0];
           return { count, bytes: n === 0 ? 0 : (bytes / n) * count };
@@ -243,11 +244,11 @@ export function archivesService(db: Knex, dataDir: string) {
           async (trx) => {
             // Timestamps in the file, and so the hashes a purge compares, are UTC whatever the server's zone.
             await trx.raw(`SET LOCAL TimeZone = 'UTC'`);
-            const { rows } = await trx.raw<{ rows: { id: number; created_at: Date; cutoff: Date }[] }>(
-              `SELECT nextval(pg_get_serial_sequence('archives', 'id'))::int AS id, now() AS created_at, ${CUTOFF} AS cutoff`,
-              [days],
+            const { rows } = await toRaw<{ rows: { id: number; created_at: Date; cutoff: Date }[] }>(
+              trx,
+              sql`SELECT nextval(pg_get_serial_sequence('archives', 'id'))::int AS id, now() AS created_at, ${cutoff(days)} AS cutoff`,
             );
-            const { id, created_at: createdAt, cutoff } = rows[0];
+            const { id, created_at: createdAt, cutoff: cutoffAt } = rows[0];
             const counts: Counts = { sales: 0, orders: 0, stock_movements: 0 };
             for (const type of types) counts[type] = await countOlder(trx, type, days);
 
@@ -261,7 +262,7 @@ export function archivesService(db: Knex, dataDir: string) {
               recordTypes: types,
               counts,
               ageThresholdDays: days,
-              cutoff: cutoff.toISOString(),
+              cutoff: cutoffAt.toISOString(),
               createdAt: createdAt.toISOString(),
               serviceVersion: APP_VERSION,
             };
@@ -279,7 +280,7 @@ export function archivesService(db: Knex, dataDir: string) {
                 age_threshold_days: days,
                 record_types: types,
                 // the transaction's own now(), to the microsecond (the JS dates stop at milliseconds)
-                cutoff: trx.raw(CUTOFF, [days]),
+                cutoff: toRaw(trx, cutoff(days)),
                 sales_count: counts.sales,
                 orders_count: counts.orders,
                 stock_movements_count: counts.stock_movements,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
 import { isForeignKeyViolation } from '../../db/pg-errors';
 import { BadRequest, Conflict } from '../../http/errors';
 import { D } from '../../lib/money';
@@ -172,15 +173,10 @@ export function itemsBulkService(db: Db) {
       let after: { name: string; id: number } | undefined;
       for (;;) {
         const where = itemWhere(filter);
-        let sql = where.sql;
-        const bindings = [...where.bindings];
-        if (after) {
-          sql += `${sql ? ' AND' : 'WHERE'} (i.name, i.id) > (?, ?)`;
-          bindings.push(after.name, after.id);
-        }
-        const { rows } = await db.raw<{ rows: ItemReadRow[] }>(
-          `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${sql} ORDER BY i.name, i.id LIMIT ?`,
-          [...bindings, pageSize],
+        const keyset = after ? sql`${where.text ? sql.raw('AND') : sql.raw('WHERE')} (i.name, i.id) > (${after.name}, ${after.id})` : sql.raw('');
+        const { rows } = await toRaw<{ rows: ItemReadRow[] }>(
+          db,
+          sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
         );
         if (rows.length === 0) return;
         yield rows;

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
 
 /** An item's VAT rate as text: its own, else the default rate, else 0 (`alias` names the items row). */
 export const effectiveVatRate = (alias: string) => `coalesce(${alias}.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text`;
@@ -17,20 +18,21 @@ export type ItemForLine = {
 };
 
 /**
- * A scalar subquery: the items whose ids are bound to its one `?` (an int array), as one JSON
- * array of ItemForLine (decimals stay strings). A statement that reads more in the same round
+ * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (decimals stay
+ * strings; the ids travel as one array parameter, so the text is the same for any number). A statement that reads more in the same round
  * trip (saving a draft also reads the charge code) embeds it.
  */
-export const ITEMS_FOR_LINES_JSON = `(SELECT coalesce(json_agg(json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
-    'vatRate', ${effectiveVatRate('i')},
+export const itemsForLinesJson = (ids: number[]): Sql =>
+  sql`(SELECT coalesce(json_agg(json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
+    'vatRate', ${sql.raw(effectiveVatRate('i'))},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)), '[]')
-  FROM items i WHERE i.id = ANY(?::int[]))`;
+  FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
 
 export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
 
 /** What other modules (quotes, sales, orders) read about items, without touching items' routes. */
 export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<number, ItemForLine>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(db, `SELECT ${ITEMS_FOR_LINES_JSON} AS items`, [[...new Set(ids)]]);
+  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(db, sql`SELECT ${itemsForLinesJson(ids)} AS items`);
   return itemsById(rows[0].items);
 }

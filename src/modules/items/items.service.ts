@@ -1,6 +1,6 @@
 import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
 import { containsPattern } from '../../db/like-pattern';
-import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
@@ -53,23 +53,13 @@ export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') 
 export type ItemFilter = { search?: string; categoryId?: number; includeInactive?: boolean; ids?: number[] };
 
 /** Adds the list filters to a raw WHERE clause and its bindings. */
-export function itemWhere(filter: ItemFilter): { sql: string; bindings: Knex.RawBinding[] } {
-  const clauses: string[] = [];
-  const bindings: Knex.RawBinding[] = [];
-  if (!filter.includeInactive) clauses.push('i.is_active');
-  if (filter.categoryId !== undefined) {
-    clauses.push('i.category_id = ?');
-    bindings.push(filter.categoryId);
-  }
-  if (filter.search) {
-    clauses.push(`${SEARCH_EXPRESSION} ILIKE ?`);
-    bindings.push(containsPattern(filter.search));
-  }
-  if (filter.ids) {
-    clauses.push('i.id = ANY(?::int[])');
-    bindings.push(filter.ids);
-  }
-  return { sql: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', bindings };
+export function itemWhere(filter: ItemFilter): Sql {
+  const clauses: Sql[] = [];
+  if (!filter.includeInactive) clauses.push(sql`i.is_active`);
+  if (filter.categoryId !== undefined) clauses.push(sql`i.category_id = ${filter.categoryId}`);
+  if (filter.search) clauses.push(sql`${sql.raw(SEARCH_EXPRESSION)} ILIKE ${containsPattern(filter.search)}`);
+  if (filter.ids) clauses.push(sql`i.id = ANY(${filter.ids}::int[])`);
+  return clauses.length > 0 ? sql`WHERE ${sql.join(clauses, sql.raw(' AND '))}` : sql.raw('');
 }
 
 /** An item a free-text line (an imported order line) names. */
@@ -82,7 +72,7 @@ const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
 
 export function itemsService(db: Db) {
   async function find(id: number): Promise<ItemReadRow | undefined> {
-    const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(db, `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.id = ?`, [id]);
+    const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(db, sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} WHERE i.id = ${id}`);
     return rows[0];
   }
 
@@ -125,29 +115,28 @@ export function itemsService(db: Db) {
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
       const where = itemWhere(filter);
       const offset = (filter.page - 1) * filter.limit;
-      let sql: string;
-      let bindings: Knex.RawBinding[];
+      const columns = sql.raw(ITEM_COLUMNS);
+      const joins = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by');
+      let statement: Sql;
       if (filter.search) {
-        sql = `WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where.sql}),
+        statement = sql`WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where}),
                     total AS (SELECT count(*)::int AS total FROM matches)
-               SELECT ${ITEM_COLUMNS}, total.total
+               SELECT ${columns}, total.total
                  FROM total
-                 LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ? OFFSET ?) i ON true
-                 LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
+                 LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
+                 ${joins}
                 ORDER BY i.name, i.id`;
-        bindings = [...where.bindings, filter.limit, offset];
       } else {
-        const counted = filter.includeInactive ? 'active + inactive' : 'active';
-        const byCategory = filter.categoryId !== undefined;
-        sql = `WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory ? 'WHERE category_id = ?' : ''})
-               SELECT ${ITEM_COLUMNS}, total.total
+        const counted = sql.raw(filter.includeInactive ? 'active + inactive' : 'active');
+        const byCategory = filter.categoryId !== undefined ? sql`WHERE category_id = ${filter.categoryId}` : sql.raw('');
+        statement = sql`WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory})
+               SELECT ${columns}, total.total
                  FROM total
-                 LEFT JOIN (SELECT i.* FROM items i ${where.sql} ORDER BY i.name, i.id LIMIT ? OFFSET ?) i ON true
-                 LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by
+                 LEFT JOIN (SELECT i.* FROM items i ${where} ORDER BY i.name, i.id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
+                 ${joins}
                 ORDER BY i.name, i.id`;
-        bindings = [...(byCategory ? [filter.categoryId!] : []), ...where.bindings, filter.limit, offset];
       }
-      const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(db, sql, bindings);
+      const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(db, statement);
       return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
     },
 

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
 import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
-import { findItemsForLines, itemsById, ITEMS_FOR_LINES_JSON, type ItemForLine } from '../items/items.lookup';
+import { findItemsForLines, itemsById, itemsForLinesJson, type ItemForLine } from '../items/items.lookup';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -125,7 +125,7 @@ export function quotesService(db: Db) {
     /** Creates the session's draft, or replaces its lines and fields (same id and quoteId). */
     async saveDraft(actor: Actor, input: SaveDraft): Promise<QuoteRecord> {
       // The items and the charge code in one round trip; items are checked first, as before any code.
-      const items = sql.positional(ITEMS_FOR_LINES_JSON, [[...new Set(input.items.map((l) => l.itemId))]]);
+      const items = itemsForLinesJson(input.items.map((l) => l.itemId));
       const { rows: read } = await preparedRaw<{ rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[] }>(
         db,
         sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${input.chargeCode}`)}) cc) AS charge_code`,
