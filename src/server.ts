@@ -8,7 +8,7 @@ import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { resolveSessionSecret } from './auth/session';
 import { JOBS, startScheduler } from './jobs/scheduler';
 import { scheduledBackupJob } from './jobs/scheduled-backup';
-import { findPgTools } from './modules/backups/pg-tools';
+import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
 

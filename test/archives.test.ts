@@ -8,7 +8,7 @@ import { buildUser } from './helpers/factories';
 import { agentsByRole, buildStockedItem, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
-import { changeStock } from '../src/modules/stock-movements/stock-ledger';
+import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
 import { notesService } from '../src/modules/notes/notes.service';
 import { binaryBody } from './helpers/binary-body';
 

@@ -6,7 +6,7 @@ import { createMaintenance } from '../src/db/maintenance';
 import { createDb } from '../src/db/knex';
 import { runScheduledBackup } from '../src/jobs/scheduled-backup';
 import { createLogger } from '../src/logger';
-import { latestSlot, slotAfter, type SlotRule } from '../src/modules/backups/backup-slots';
+import { latestSlot, slotAfter, type SlotRule } from '../src/modules/backups/backups.slots';
 import type { BackupDeps } from '../src/modules/backups/backups.service';
 import { testApp, type TestApp } from './helpers/app';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';

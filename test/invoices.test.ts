@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PDFParse } from 'pdf-parse';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoice-parser';
+import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoices.parser';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';

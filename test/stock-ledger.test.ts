@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeStock, changeStockMany } from '../src/modules/stock-movements/stock-ledger';
+import { changeStock, changeStockMany } from '../src/modules/stock-movements/stock-movements.ledger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { stockOf } from './helpers/inventory-factories';

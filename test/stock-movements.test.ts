@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeStock } from '../src/modules/stock-movements/stock-ledger';
+import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';

@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTE_REFERENCE_TYPES } from '../src/modules/notes/note-references';
+import { NOTE_REFERENCE_TYPES } from '../src/modules/notes/notes.references';
 import { runSeeds } from '../src/db/seed';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';

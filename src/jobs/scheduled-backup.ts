@@ -1,4 +1,4 @@
-import { backupScheduleService, type RunOutcome } from '../modules/backups/backup-schedule.service';
+import { backupScheduleService, type RunOutcome } from '../modules/backups/backups.schedule';
 import { backupsService, type BackupDeps } from '../modules/backups/backups.service';
 import type { Job } from './scheduler';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type supertest from 'supertest';
-import { changeStock } from '../../src/modules/stock-movements/stock-ledger';
+import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
 import type { TestApp } from './app';
 import { buildItem, buildUser } from './factories';
 

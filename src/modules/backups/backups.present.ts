@@ -1,5 +1,5 @@
-import type { BackupFile } from './backup-files';
-import type { ScheduleStatusRecord } from './backup-schedule.service';
+import type { BackupFile } from './backups.files';
+import type { ScheduleStatusRecord } from './backups.schedule';
 import type { Backup, BackupList, BackupScheduleStatus, BackupStats, CreatedBackup, RestoredBackup } from './backups.schemas';
 
 export const presentBackup = (b: BackupFile): Backup => ({ filename: b.filename, size: b.size, createdAt: b.createdAt.toISOString(), type: b.type });

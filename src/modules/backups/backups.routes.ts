@@ -4,7 +4,7 @@ import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
 import { parse } from '../../http/validate';
-import { backupScheduleService } from './backup-schedule.service';
+import { backupScheduleService } from './backups.schedule';
 import { presentBackupList, presentBackupStats, presentCreatedBackup, presentRestored, presentScheduleStatus } from './backups.present';
 import {
   BackupFileBody,

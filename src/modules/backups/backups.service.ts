@@ -2,8 +2,8 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Deps } from '../../deps';
 import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
-import { backupFolder, type BackupFile, type BackupType } from './backup-files';
-import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './pg-tools';
+import { backupFolder, type BackupFile, type BackupType } from './backups.files';
+import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
-import { LOW_STOCK_CONDITION, lowStockItems, type LowStockItem } from '../items/low-stock';
+import { LOW_STOCK_CONDITION, lowStockItems, type LowStockItem } from '../items/items.low-stock';
 
 /** Figures over active items; totalValue = sum(price x currentStock) as a decimal string. */
 export type StatsRecord = { totalItems: number; lowStockItems: number; totalValue: string; activeUsers: number };

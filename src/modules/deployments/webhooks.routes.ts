@@ -7,8 +7,8 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { presentDeploymentNotification, presentIgnoredEvent, presentPing } from './deployments.present';
 import { DeploymentNotification, GitHubDeliveryAnswer, GitHubPayload, WatchtowerPayload } from './deployments.schemas';
 import { deploymentNotificationsService } from './deployments.service';
-import { STORED_GITHUB_EVENTS } from './github.parse';
-import { watchtowerNotification } from './watchtower.parse';
+import { STORED_GITHUB_EVENTS } from './deployments.github';
+import { watchtowerNotification } from './deployments.watchtower';
 import { githubSignatureMatches, secretMatches } from './webhooks.auth';
 
 // The signature covers the bytes as sent, so the body is read raw here and parsed only once verified.

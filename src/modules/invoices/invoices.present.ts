@@ -1,5 +1,5 @@
-import type { ParsedInvoice } from './invoice-parser';
-import type { ReadInvoice } from './invoice-pdf';
+import type { ParsedInvoice } from './invoices.parser';
+import type { ReadInvoice } from './invoices.pdf';
 import type { InvoiceMeta } from './invoices.service';
 
 export function presentStoredInvoice(orderId: string, row: InvoiceMeta) {

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { invoiceUpload, readInvoicePdf } from './invoice-pdf';
+import { invoiceUpload, readInvoicePdf } from './invoices.pdf';
 import { presentInvoiceRead } from './invoices.present';
 import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
 

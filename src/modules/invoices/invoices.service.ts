@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import type { ReadInvoice } from './invoice-pdf';
+import type { ReadInvoice } from './invoices.pdf';
 
 export type OrderInvoiceRow = {
   id: number;

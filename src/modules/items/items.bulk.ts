@@ -7,7 +7,7 @@ import { BadRequest, Conflict } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { notesService } from '../notes/notes.service';
-import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-ledger';
+import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 

@@ -9,7 +9,7 @@ import { effectiveVatRate } from './items.lookup';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
-import { changeStock, lockItemsForStock } from '../stock-movements/stock-ledger';
+import { changeStock, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 

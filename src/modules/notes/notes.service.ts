@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest, Forbidden, NotFound } from '../../http/errors';
-import { NOTE_REFERENCE_TYPES } from './note-references';
+import { NOTE_REFERENCE_TYPES } from './notes.references';
 
 export type NoteRow = {
   id: number;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { BadRequest, NotFound } from '../../http/errors';
-import { LOW_STOCK_CONDITION, lowStockQuery, type LowStockItem } from '../items/low-stock';
+import { LOW_STOCK_CONDITION, lowStockQuery, type LowStockItem } from '../items/items.low-stock';
 
 /**
  * An acknowledgement counts only for the current low-stock episode: once a movement after it

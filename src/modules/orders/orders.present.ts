@@ -1,5 +1,5 @@
 import { D, money, quantityNumber } from '../../lib/money';
-import type { ParsedInvoice } from '../invoices/invoice-parser';
+import type { ParsedInvoice } from '../invoices/invoices.parser';
 import { presentExtracted, presentStoredInvoice } from '../invoices/invoices.present';
 import type { InvoiceMeta } from '../invoices/invoices.service';
 import type { ImportOutcome } from './orders.import';

@@ -6,7 +6,7 @@ import { categoriesService } from '../categories/categories.service';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
-import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-ledger';
+import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
 import type { AddToInventory, ReceiveOrder } from './orders.schemas';
 import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
 

@@ -3,7 +3,7 @@ import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { invoiceUpload, readInvoicePdf } from '../invoices/invoice-pdf';
+import { invoiceUpload, readInvoicePdf } from '../invoices/invoices.pdf';
 import { presentInvoiceRead } from '../invoices/invoices.present';
 import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from '../invoices/invoices.schemas';
 import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, orderImportService, type ImportFiles } from './orders.import';

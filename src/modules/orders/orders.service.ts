@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, money } from '../../lib/money';
-import { readInvoicePdf, type UploadedFile } from '../invoices/invoice-pdf';
+import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.lookup';
 import { itemsService } from '../items/items.service';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
-import type { LineRow } from './pricing';
+import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
 import type { QuoteRecord } from './quotes.service';
 

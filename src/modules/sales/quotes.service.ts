@@ -5,7 +5,7 @@ import { sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, NotFound } from '../../http/errors';
-import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
+import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
 import { findItemsForLines, itemsById, itemsForLinesJson, type ItemForLine } from '../items/items.lookup';
 import {
   LINE_COLUMNS,
@@ -17,7 +17,7 @@ import {
   type LineInput,
   type LineRow,
   type PricedLines,
-} from './pricing';
+} from './sales.pricing';
 import type { SaveDraft, UpdateQuote } from './quotes.schemas';
 
 export type QuoteRow = {

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { findItemsForLines, type ItemForLine } from '../items/items.lookup';
-import { lowStockItems, type LowStockItem } from '../items/low-stock';
+import { lowStockItems, type LowStockItem } from '../items/items.low-stock';
 
 export type Period = 'week' | 'month' | 'year';
 

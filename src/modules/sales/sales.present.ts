@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import { pageInfo } from '../../http/pagination';
 import { amountNumber, D, quantityNumber } from '../../lib/money';
-import type { LowStockItem } from '../items/low-stock';
+import type { LowStockItem } from '../items/items.low-stock';
 import type { MostSoldRow, StockCheckLine } from './sales.analytics';
 import { presentUserRef } from '../users/users.present';
 import { presentLine } from './quotes.present';

@@ -5,7 +5,7 @@ import { sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
-import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecode-validation';
+import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
 import {
   changeStockMany,
@@ -16,7 +16,7 @@ import {
   stockWrites,
   type LockedItem,
   type StockChange,
-} from '../stock-movements/stock-ledger';
+} from '../stock-movements/stock-movements.ledger';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -26,7 +26,7 @@ import {
   priceLines,
   type LineRow,
   type PricedLines,
-} from './pricing';
+} from './sales.pricing';
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RefundBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import type { MovementRow } from './stock-ledger';
+import type { MovementRow } from './stock-movements.ledger';
 import type { MovementQuery } from './stock-movements.schemas';
 import { whereInDateRange } from '../../lib/date-range';
 
@@ -12,7 +12,7 @@ export type MovementReadRow = MovementRow & {
   performer_last_name: string | null;
 };
 
-/** Reads of the append-only ledger; writes go only through changeStock (stock-ledger.ts). */
+/** Reads of the append-only ledger; writes go only through changeStock (stock-movements.ledger.ts). */
 export function stockMovementsService(db: Db) {
   function base() {
     return db('stock_movements as m')

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
-import { backupScheduleService } from '../backups/backup-schedule.service';
+import { backupScheduleService } from '../backups/backups.schedule';
 import { sql, toRaw } from '../../db/sql';
-import { LOW_STOCK_CONDITION } from '../items/low-stock';
+import { LOW_STOCK_CONDITION } from '../items/items.low-stock';
 import type { SystemAlert } from './system-alerts.schemas';
 
 export type { SystemAlert };

@@ -1,4 +1,4 @@
-// Runs in a worker thread of the PDF reader pool (invoice-pdf.ts): pdf.js is CPU- and
+// Runs in a worker thread of the PDF reader pool (invoices.pdf.ts): pdf.js is CPU- and
 // memory-hungry, and here it neither blocks the event loop that serves the counter nor keeps
 // its heap in the main thread once the worker retires.
 import { PDFParse } from 'pdf-parse';

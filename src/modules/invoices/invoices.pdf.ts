@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import multer from 'multer';
 import { Piscina } from 'piscina';
 import { BadRequest } from '../../http/errors';
-import { parseInvoiceText, type ParsedInvoice } from './invoice-parser';
-import type { PdfTextResult } from './pdf-text.worker';
+import { parseInvoiceText, type ParsedInvoice } from './invoices.parser';
+import type { PdfTextResult } from './invoices.pdf-worker';
 
 export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
 /** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
@@ -72,7 +72,7 @@ const readsInFlight = new Set<AbortController>();
 function pdfReaders(): Piscina {
   if (!readers) {
     readers = new Piscina({
-      filename: new URL('./pdf-text.worker.ts', import.meta.url).href,
+      filename: new URL('./invoices.pdf-worker.ts', import.meta.url).href,
       minThreads: 0,
       maxThreads: MAX_CONCURRENT_READS,
       idleTimeout: 60_000,

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { runExclusively } from '../../jobs/advisory-lock';
 import type { SystemAlert } from '../system-alerts/system-alerts.service';
-import { latestSlot, PERIOD_MS, slotAfter } from './backup-slots';
+import { latestSlot, PERIOD_MS, slotAfter } from './backups.slots';
 import type { BackupSchedule } from './backups.schemas';
 
 type ScheduleRow = BackupSchedule & { changed_at: Date; enabled_at: Date | null };
