@@ -11,8 +11,21 @@ import { scheduledBackupJob } from './jobs/scheduled-backup';
 import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
+import { removeLeftoverFiles } from './lib/leftover-files';
+import { backupFolder, UNFINISHED_BACKUP } from './modules/backups/backups.files';
+import { archivesDirectory, UNFINISHED_ARCHIVE } from './modules/archives/archives.service';
 
 const SHUTDOWN_GRACE_MS = 15_000;
+/** A dump or archive not renamed into place a day after it was last written was never finished. */
+const UNFINISHED_FILE_AGE_MS = 24 * 3_600_000;
+
+async function removeUnfinishedFiles(dataDir: string, logger: ReturnType<typeof createLogger>) {
+  const leftovers = [
+    ...(await removeLeftoverFiles(backupFolder(dataDir).path, UNFINISHED_BACKUP, UNFINISHED_FILE_AGE_MS)),
+    ...(await removeLeftoverFiles(archivesDirectory(dataDir), UNFINISHED_ARCHIVE, UNFINISHED_FILE_AGE_MS)),
+  ];
+  if (leftovers.length > 0) logger.warn({ files: leftovers }, 'removed unfinished backup and archive files left by an earlier run');
+}
 
 async function main() {
   const config = loadConfig();
@@ -21,6 +34,7 @@ async function main() {
   const applied = await migrateLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   await bootstrapAdmin(database.db, config, logger);
+  await removeUnfinishedFiles(config.dataDir, logger);
   const pgTools = await findPgTools(database.db, database.url, config.pgBinDir);
   if ('problem' in pgTools) logger.warn(`backups and restores will answer 503 until this is fixed: ${pgTools.problem}`);
 

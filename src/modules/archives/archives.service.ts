@@ -58,6 +58,8 @@ const PREVIEW_SAMPLE = 2000;
 const PAGE_SIZE = 1000;
 
 const ARCHIVE_NAME = /^archive-\d+-\d{8}-\d{6}\.jsonl\.gz$/;
+/** An archive file still being written (or left by a process killed while writing it). */
+export const UNFINISHED_ARCHIVE = /^archive-\d+-\d{8}-\d{6}\.jsonl\.gz\.partial$/;
 
 /** DATA_DIR/archives: where the archive files are written. */
 export const archivesDirectory = (dataDir: string) => path.join(dataDir, 'archives');

@@ -35,6 +35,9 @@ function backupName(at: Date, type: BackupType, sequence: number): string {
 const newestFirst = (a: BackupFile & ParsedName, b: BackupFile & ParsedName) =>
   b.createdAt.getTime() - a.createdAt.getTime() || b.sequence - a.sequence;
 
+/** The name of a dump still being written (or left by a process killed while writing it). */
+export const UNFINISHED_BACKUP = /^\.unfinished-[0-9a-f]{16}\.dump$/;
+
 /** The backups folder, DATA_DIR/backups: the only place backups are read from, written to or deleted in. */
 export function backupFolder(dataDir: string) {
   const folder = path.join(dataDir, 'backups');
@@ -46,6 +49,8 @@ export function backupFolder(dataDir: string) {
   }
 
   return {
+    path: folder,
+
     /** Regular files with a backup's name, newest first; symbolic links and unfinished dumps are not backups. */
     async list(): Promise<BackupFile[]> {
       const entries = await fs.readdir(folder, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
