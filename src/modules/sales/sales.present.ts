@@ -193,13 +193,13 @@ const csvRow = ({ sale: r, processedBy, itemsCount }: CsvSaleRecord) => [
 ];
 
 /**
- * The CSV report written to out batch by batch, with back-pressure: the next batch is asked for
- * only once out has taken the last. Every value double-quoted.
+ * The CSV report on out: writes the header, and answers the function that writes each batch of
+ * sales, settling once out has taken it (back-pressure). Every value double-quoted.
  */
-export async function writeSalesReportCsv(out: Writable, batches: AsyncIterable<CsvSaleRecord[]>) {
+export async function salesReportCsvWriter(out: Writable): Promise<(batch: CsvSaleRecord[]) => Promise<void>> {
   const write = async (chunk: string) => {
     if (!out.write(chunk)) await once(out, 'drain');
   };
   await write(`${REPORT_CSV_HEADER}\n`);
-  for await (const batch of batches) await write(stringify(batch.map(csvRow), { quoted: true, quoted_empty: true }));
+  return (batch) => write(stringify(batch.map(csvRow), { quoted: true, quoted_empty: true }));
 }

@@ -95,11 +95,11 @@ export function salesReports(db: Db) {
     },
 
     /**
-     * Every filtered sale for the CSV, newest first, in keyset-paged batches: the next batch is read
-     * only when the caller asks for it (after writing the last), so memory stays flat however many
-     * sales the range holds.
+     * Every filtered sale for the CSV, newest first, in keyset-paged batches handed to onBatch: the
+     * next batch is read only once onBatch has settled (written the last), so memory stays flat
+     * however many sales the range holds.
      */
-    async *csvBatches(filter: SalesFilterInput): AsyncGenerator<CsvSaleRecord[]> {
+    async forEachCsvBatch(filter: SalesFilterInput, onBatch: (batch: CsvSaleRecord[]) => Promise<void>): Promise<void> {
       const names = new Map<string, { first_name: string; last_name: string }>();
       // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
       let after: { createdAt: string; id: number } | undefined;
@@ -138,7 +138,7 @@ export function salesReports(db: Db) {
           for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name')) names.set(u.id, u);
         }
 
-        yield rows.map((r) => ({ sale: r, processedBy: r.processed_by ? (names.get(r.processed_by) ?? null) : null, itemsCount: counts.get(r.id) ?? 0 }));
+        await onBatch(rows.map((r) => ({ sale: r, processedBy: r.processed_by ? (names.get(r.processed_by) ?? null) : null, itemsCount: counts.get(r.id) ?? 0 })));
         if (rows.length < CSV_BATCH) return;
         const last = rows[rows.length - 1];
         after = { createdAt: last.cursor_at, id: last.id };

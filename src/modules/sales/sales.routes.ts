@@ -19,7 +19,7 @@ import {
   presentSalesReport,
   presentSaleUnpaid,
   REPORT_CSV_HEADER,
-  writeSalesReportCsv,
+  salesReportCsvWriter,
 } from './sales.present';
 import { salesReports } from './sales.reports';
 import {
@@ -82,7 +82,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
       res.status(200);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="sales-report-${day}.csv"`);
-      await writeSalesReportCsv(res, reports.csvBatches(filter));
+      await reports.forEachCsvBatch(filter, await salesReportCsvWriter(res));
       res.end();
     },
   );
