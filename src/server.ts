@@ -11,7 +11,7 @@ import { scheduledBackupJob } from './jobs/scheduled-backup';
 import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
-import { removeLeftoverFiles } from './lib/leftover-files';
+import { removeLeftoverFiles } from './lib/files';
 import { backupFolder, UNFINISHED_BACKUP } from './modules/backups/backups.files';
 import { archivesDirectory, UNFINISHED_ARCHIVE } from './modules/archives/archives.service';
 

@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFound } from '../../http/errors';
+import { readFolder } from '../../lib/files';
 
 export type BackupType = 'manual' | 'scheduled';
 
@@ -53,10 +54,7 @@ export function backupFolder(dataDir: string) {
 
     /** Regular files with a backup's name, newest first; symbolic links and unfinished dumps are not backups. */
     async list(): Promise<BackupFile[]> {
-      const entries = await fs.readdir(folder, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return [];
-        throw err;
-      });
+      const entries = await readFolder(folder);
       const backups: (BackupFile & ParsedName)[] = [];
       for (const entry of entries) {
         const parsed = entry.isFile() ? parseName(entry.name) : undefined;

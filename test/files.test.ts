@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeLeftoverFiles } from '../src/lib/leftover-files';
+import { removeLeftoverFiles } from '../src/lib/files';
 import { UNFINISHED_ARCHIVE } from '../src/modules/archives/archives.service';
 import { UNFINISHED_BACKUP } from '../src/modules/backups/backups.files';
 
