@@ -39,6 +39,8 @@ import { backupsRoutes } from './modules/backups/backups.routes';
 import { archivesRoutes } from './modules/archives/archives.routes';
 import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
 import { webhookRoutes } from './modules/deployments/webhooks.routes';
+import { configureViews } from './pages/page-render';
+import { pageRoutes } from './pages/pages';
 
 export type AppOptions = {
   db: Knex;
@@ -66,6 +68,7 @@ export function buildApp(opts: AppOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use(helmet());
+  configureViews(app, config.env !== 'development');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
   app.use(healthRoutes(db, docs));
   app.use('/api', maintenance.gate);
@@ -90,6 +93,7 @@ export function buildApp(opts: AppOptions): Express {
     res.json(openApiDocument);
   });
   app.use('/api', apiNotFound);
+  app.use(pageRoutes(deps));
   app.use(errorMiddleware(logger, config.env !== 'production'));
   return app;
 }

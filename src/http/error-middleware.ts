@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { MulterError } from 'multer';
 import type { Logger } from '../logger';
@@ -22,35 +22,47 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
 };
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
 
-/** The one place that turns any thrown error into the spec's error format. */
+/** The one place that turns any thrown error into the spec's error format, or into a page for the pages. */
 export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
-    const send = (status: number, body: Record<string, unknown>) => res.status(status).json(body);
-
-    if (err instanceof HttpError) return send(err.status, { message: err.message, ...err.details });
-    if (err instanceof ZodError) return send(400, { message: 'Validation failed', errors: validationErrors(err) });
-    if (err instanceof MulterError) {
-      if (err.code === 'LIMIT_FILE_SIZE') return send(413, { message: 'File too large' });
-      return send(400, { message: `Invalid upload: ${err.message}` });
+    const { status, body } = describeError(err, req, logger, exposeDetail);
+    if (!res.locals.isPage) return res.status(status).json(body);
+    const message = String(body.message);
+    // htmx: the message goes into the page's alert region, the rest of the page stays as it was
+    if (req.get('HX-Request') === 'true') {
+      return res.status(status).set({ 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' }).render('partials/_alert', { message });
     }
-    const e = err as PgError & { type?: string; status?: number; expose?: boolean };
-    if (e.type === 'entity.parse.failed') return send(400, { message: 'Malformed JSON in request body' });
-    if (e.type === 'entity.too.large') return send(413, { message: 'Request body too large' });
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-      return send(e.status, { message: e.message });
-    }
-    if (e.code && PG_CLIENT_ERRORS[e.code]) {
-      const known = PG_CLIENT_ERRORS[e.code];
-      return send(known.status, exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message });
-    }
-    if ((e.code && DB_UNAVAILABLE.has(e.code)) || /Knex: Timeout acquiring a connection/.test(e.message ?? '')) {
-      logger.warn({ err: e, path: req.path }, 'database unavailable');
-      return send(503, { message: 'Service temporarily unavailable' });
-    }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    return send(500, exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' });
+    res.status(status).render('error', { title: ERROR_TITLES[status] ?? 'Something went wrong', status, message });
   };
+}
+
+const ERROR_TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 503: 'Temporarily unavailable' };
+
+function describeError(err: unknown, req: Request, logger: Logger, exposeDetail: boolean): { status: number; body: Record<string, unknown> } {
+  const answer = (status: number, body: Record<string, unknown>) => ({ status, body });
+  if (err instanceof HttpError) return answer(err.status, { message: err.message, ...err.details });
+  if (err instanceof ZodError) return answer(400, { message: 'Validation failed', errors: validationErrors(err) });
+  if (err instanceof MulterError) {
+    if (err.code === 'LIMIT_FILE_SIZE') return answer(413, { message: 'File too large' });
+    return answer(400, { message: `Invalid upload: ${err.message}` });
+  }
+  const e = err as PgError & { type?: string; status?: number; expose?: boolean };
+  if (e.type === 'entity.parse.failed') return answer(400, { message: 'Malformed JSON in request body' });
+  if (e.type === 'entity.too.large') return answer(413, { message: 'Request body too large' });
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    return answer(e.status, { message: e.message });
+  }
+  if (e.code && PG_CLIENT_ERRORS[e.code]) {
+    const known = PG_CLIENT_ERRORS[e.code];
+    return answer(known.status, exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message });
+  }
+  if ((e.code && DB_UNAVAILABLE.has(e.code)) || /Knex: Timeout acquiring a connection/.test(e.message ?? '')) {
+    logger.warn({ err: e, path: req.path }, 'database unavailable');
+    return answer(503, { message: 'Service temporarily unavailable' });
+  }
+  logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+  return answer(500, exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' });
 }
 
 export const apiNotFound: RequestHandler = (req, res) => {

@@ -19,6 +19,8 @@ declare module 'express-session' {
     lastSeenAt?: number;
     /** the signed-in user, read with the session by the store; never written back */
     loadedUser?: UserRow;
+    /** a message for the next page shown (post/redirect/get), removed once shown */
+    flash?: string;
   }
 }
 

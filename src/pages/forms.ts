@@ -1,0 +1,51 @@
+import type { Request, RequestHandler } from 'express';
+import multer from 'multer';
+import { ZodError } from 'zod';
+import { HttpError } from '../http/errors';
+import { validationErrors } from '../http/validate';
+import { csrfProtection } from './page-csrf';
+
+/** Field name -> message, shown beside each field. */
+export type FieldErrors = Record<string, string>;
+export type Attempt<T> = { ok: true; value: T } | { ok: false; status: number; message: string; errors: FieldErrors };
+
+const FIX_IT = 'Please correct the fields marked below';
+
+/**
+ * Runs a form's action. What the person can fix (the API schema's field errors, a service's
+ * 400 {errors} or its 409/422 message) comes back to re-render the form with what was typed;
+ * anything else (403, 404, a fault) is thrown on to the error page. A refused form answers 422
+ * (the request was understood, its content was not acceptable) or the refusal's own status.
+ */
+export async function attempt<T>(action: () => T | Promise<T>, formStatuses: number[] = [400, 409, 422]): Promise<Attempt<T>> {
+  try {
+    return { ok: true, value: await action() };
+  } catch (err) {
+    if (err instanceof ZodError) return { ok: false, status: 422, message: FIX_IT, errors: byField(validationErrors(err)) };
+    if (err instanceof HttpError && formStatuses.includes(err.status)) {
+      const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
+      const status = err.status === 400 ? 422 : err.status;
+      return { ok: false, status, message: listed.length > 0 ? FIX_IT : err.message, errors: byField(listed) };
+    }
+    throw err;
+  }
+}
+
+const byField = (errors: { field: string; message: string }[]): FieldErrors =>
+  Object.fromEntries(errors.map((e) => [e.field, e.message]));
+
+/** A message for the next page this session shows (post/redirect/get). */
+export function flash(req: Request, message: string): void {
+  req.session.flash = message;
+}
+
+/**
+ * A multipart form (a file upload): multer reads the body, then the CSRF token in it is
+ * checked, which the page-wide check skips for multipart bodies it cannot read yet.
+ */
+export function pageUpload(field: string, maxBytes: number): RequestHandler[] {
+  return [multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1 } }).single(field), csrfProtection];
+}
+
+/** A checkbox: present (any value) means on. */
+export const checked = (value: unknown): boolean => value !== undefined && value !== '' && value !== 'false';

@@ -1,0 +1,43 @@
+import type { Request, RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { Forbidden } from '../http/errors';
+import { hasRole } from '../auth/guards';
+import type { PermissionKey } from '../auth/permissions';
+import { usersService } from '../modules/users/users.service';
+import type { Role } from '../modules/users/users.schemas';
+
+/** Where to go after signing in: only a path on this site (not //host or /\host). */
+export const safeNext = (next: unknown): string => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/');
+
+function signInUrl(req: Request): string {
+  const next = req.method === 'GET' ? req.originalUrl : (req.get('HX-Current-URL') ? new URL(req.get('HX-Current-URL')!).pathname : '/');
+  const params = new URLSearchParams({ next: safeNext(next) });
+  // single sign-on lands on / and reports a refusal there; the sign-in page shows it
+  if (typeof req.query.ssoError === 'string') params.set('ssoError', req.query.ssoError);
+  return `/login?${params}`;
+}
+
+/**
+ * A page for signed-in people holding at least `role`: without a session the browser is sent
+ * to the sign-in page (htmx follows HX-Redirect), and a role too low answers the 403 page.
+ */
+export function requirePage(role: Role = 'user'): RequestHandler {
+  return (req, res, next) => {
+    if (!req.user) {
+      const url = signInUrl(req);
+      if (req.get('HX-Request')) return res.set('HX-Redirect', url).status(401).end();
+      return res.redirect(302, url);
+    }
+    next(hasRole(req.user, role) ? undefined : Forbidden(`This page is for the ${role} role`));
+  };
+}
+
+/** As requirePage, for actions behind a permission (refunds): the API's permission check. */
+export function requirePagePermission(db: Knex, permission: PermissionKey): RequestHandler[] {
+  const users = usersService(db);
+  const check: RequestHandler = async (req, _res, next) => {
+    const allowed = await users.hasPermission(req.user!, permission);
+    next(allowed ? undefined : Forbidden(`This action requires the ${permission} permission`));
+  };
+  return [requirePage(), check];
+}

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import ejs from 'ejs';
+import express, { type Express, type Request } from 'express';
+import { FORMATTERS } from '../lib/format';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const VIEWS_DIR = path.join(ROOT, 'views');
+const PUBLIC_DIR = path.join(ROOT, 'public');
+const LAYOUT = path.join(VIEWS_DIR, 'layout.ejs');
+/** The folder of a package's built files (its main entry is in it). */
+const distDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(name));
+
+/**
+ * EJS with one layout: a view whose file name starts with "_" is a partial (what htmx swaps in)
+ * and is sent as it is; any other view is rendered into views/layout.ejs as `body`.
+ */
+function layoutEngine(file: string, locals: Record<string, unknown>, done: (err: unknown, html?: string) => void) {
+  const options = { cache: Boolean(locals.cache), filename: file };
+  ejs.renderFile(file, locals, options, (err, body) => {
+    if (err) return done(err);
+    if (path.basename(file).startsWith('_') || file === LAYOUT) return done(null, body);
+    ejs.renderFile(LAYOUT, { ...locals, body }, { ...options, filename: LAYOUT }, done);
+  });
+}
+
+/** Views, view helpers and the static assets: our own CSS/JS, htmx and Chart.js from node_modules. */
+export function configureViews(app: Express, cacheViews: boolean): void {
+  app.engine('ejs', layoutEngine as never);
+  app.set('view engine', 'ejs');
+  app.set('views', VIEWS_DIR);
+  app.set('view cache', cacheViews);
+  Object.assign(app.locals, FORMATTERS);
+  const assets = { maxAge: '1h', index: false, fallthrough: false } as const;
+  app.use('/assets/htmx', express.static(distDir('htmx.org'), assets));
+  app.use('/assets/chart.js', express.static(distDir('chart.js'), assets));
+  app.use('/assets', express.static(PUBLIC_DIR, assets));
+}
+
+/** An htmx request wants the partial; a history restore or a plain browser request wants the whole page. */
+export const wantsPartial = (req: Request): boolean => req.get('HX-Request') === 'true' && req.get('HX-History-Restore-Request') !== 'true';

@@ -1,0 +1,123 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { testApp, type TestApp } from './app';
+import { TEST_PASSWORD } from './factories';
+
+const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../test-screenshots');
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 768, height: 1024 },
+] as const;
+
+// Chrome reports every 4xx/5xx answer as this console error; the response check below judges those instead.
+const HTTP_STATUS_CONSOLE = /^Failed to load resource: the server responded with a status of \d+/;
+
+export type BrowserApp = {
+  t: TestApp;
+  baseUrl: string;
+  /** A page in a fresh context (its own cookies), watched for console errors, failed requests, CSP violations and HTTP errors. */
+  newPage(): Promise<Page>;
+  /** HTTP error statuses this test expects to see (a refused scan answers 422); any other 4xx or 5xx fails the test. */
+  expectHttpErrors(...statuses: number[]): void;
+  /** Signs in through the sign-in form, as a person does. */
+  signIn(page: Page, user: { email: string }, password?: string): Promise<void>;
+};
+
+/**
+ * The real server on its own test database, listening on a port, and Debian's Chromium driving it.
+ * Call once at the top of a test file; every test fails if any of its pages logged a console
+ * error, had a request fail, met a CSP violation or got an HTTP error status it did not expect.
+ */
+export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
+  let server: http.Server;
+  let browser: Browser;
+  let contexts: BrowserContext[] = [];
+  let problems: string[] = [];
+  let expectedStatuses = new Set<number>();
+  const app = {} as BrowserApp;
+
+  beforeAll(async () => {
+    app.t = await testApp(env);
+    server = http.createServer(app.t.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    app.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  afterEach(async () => {
+    const found = problems;
+    await Promise.all(contexts.map((c) => c.close()));
+    contexts = [];
+    problems = [];
+    expectedStatuses = new Set();
+    expect(found, 'problems seen by the browser').toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    const closed = new Promise((resolve) => server?.close(resolve));
+    server?.closeAllConnections();
+    await closed;
+    await app.t?.close();
+  });
+
+  app.expectHttpErrors = (...statuses) => statuses.forEach((s) => expectedStatuses.add(s));
+
+  app.newPage = async () => {
+    const context = await browser.newContext({ baseURL: app.baseUrl, viewport: VIEWPORTS[0], locale: 'en-GB', timezoneId: 'Europe/London' });
+    contexts.push(context);
+    await context.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
+    });
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text())) problems.push(`console error: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('requestfailed', (req) => {
+      // a request the page itself abandoned by navigating away is not a failure
+      if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`);
+    });
+    page.on('response', (res) => {
+      if (res.status() >= 400 && !expectedStatuses.has(res.status())) problems.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
+    });
+    return page;
+  };
+
+  app.signIn = async (page, user, password = TEST_PASSWORD) => {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname !== '/login');
+  };
+
+  return app;
+}
+
+/** The page at 1280x800 and 768x1024, into test-screenshots/ (git-ignored), then back to the first size. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
+  }
+  await page.setViewportSize(VIEWPORTS[0]);
+}
+
+/** axe-core over the whole page: no serious or critical violation (labels, contrast, landmarks, focus order). */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(serious).toEqual([]);
+}
