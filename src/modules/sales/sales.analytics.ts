@@ -23,6 +23,9 @@ export type MostSoldRow = {
 };
 
 /** One requested quantity and the item it asks for (undefined when unknown). */
+/** One UK calendar day: YYYY-MM-DD, its number of sales and their value (a decimal string). */
+export type DailySalesRow = { day: string; sales: number; value: string };
+
 export type StockCheckLine = { itemId: number; item: ItemForLine | undefined; requested: string; available: boolean };
 
 export function salesAnalytics(db: Db) {
@@ -49,6 +52,21 @@ export function salesAnalytics(db: Db) {
         );
       if (since) query.where('s.created_at', '>=', since);
       const rows: MostSoldRow[] = await query;
+      return rows;
+    },
+
+    /**
+     * Sales per day (UK calendar days) for the last `days` days, today included, a day without
+     * sales as 0: the count and the value (totals with VAT, before refunds, as the report sums them).
+     */
+    async dailySales(days: number): Promise<DailySalesRow[]> {
+      const { rows } = await db.raw<{ rows: DailySalesRow[] }>(
+        `SELECT to_char(d, 'YYYY-MM-DD') AS day, count(s.id)::int AS sales, coalesce(sum(s.total_amount), 0)::text AS value
+           FROM generate_series((now() AT TIME ZONE 'Europe/London')::date - ?::int, (now() AT TIME ZONE 'Europe/London')::date, interval '1 day') d
+           LEFT JOIN sales s ON s.created_at >= (d AT TIME ZONE 'Europe/London') AND s.created_at < ((d + interval '1 day') AT TIME ZONE 'Europe/London')
+          GROUP BY d ORDER BY d`,
+        [days - 1],
+      );
       return rows;
     },
 
