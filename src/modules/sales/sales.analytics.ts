@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
 import { findItemsForLines, type ItemForLine } from '../items/items.lookup';
 import { lowStockItems, type LowStockItem } from '../items/items.low-stock';
@@ -60,12 +61,12 @@ export function salesAnalytics(db: Db) {
      * sales as 0: the count and the value (totals with VAT, before refunds, as the report sums them).
      */
     async dailySales(days: number): Promise<DailySalesRow[]> {
-      const { rows } = await db.raw<{ rows: DailySalesRow[] }>(
-        `SELECT to_char(d, 'YYYY-MM-DD') AS day, count(s.id)::int AS sales, coalesce(sum(s.total_amount), 0)::text AS value
-           FROM generate_series((now() AT TIME ZONE 'Europe/London')::date - ?::int, (now() AT TIME ZONE 'Europe/London')::date, interval '1 day') d
+      const { rows } = await toRaw<{ rows: DailySalesRow[] }>(
+        db,
+        sql`SELECT to_char(d, 'YYYY-MM-DD') AS day, count(s.id)::int AS sales, coalesce(sum(s.total_amount), 0)::text AS value
+           FROM generate_series((now() AT TIME ZONE 'Europe/London')::date - ${days - 1}::int, (now() AT TIME ZONE 'Europe/London')::date, interval '1 day') d
            LEFT JOIN sales s ON s.created_at >= (d AT TIME ZONE 'Europe/London') AND s.created_at < ((d + interval '1 day') AT TIME ZONE 'Europe/London')
           GROUP BY d ORDER BY d`,
-        [days - 1],
       );
       return rows;
     },
