@@ -1,7 +1,199 @@
-import { Router } from 'express';
+import { createHash } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { currentUser } from '../auth/guards';
+import { BadRequest } from '../http/errors';
+import { parse } from '../http/validate';
+import { availableChargeCodes } from '../modules/chargecodes/chargecodes.validation';
+import { itemsService } from '../modules/items/items.service';
+import { presentItem } from '../modules/items/items.present';
+import { presentBasket } from '../modules/sales/quotes.present';
+import {
+  BasketChargeCode,
+  BasketDetails,
+  BasketLineParams,
+  CounterQuery,
+  ItemMatchesQuery,
+  LineQuantity,
+  ScanSku,
+} from '../modules/sales/quotes.schemas';
+import { quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
+import { presentSale } from '../modules/sales/sales.present';
+import { RecipientBody, SaleIdParams } from '../modules/sales/sales.schemas';
+import { salesService, type SaleRecord } from '../modules/sales/sales.service';
+import { attempt, checked, flash, type Attempt, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
+import { wantsPartial } from './page-render';
 
-export function counterPages(_deps: Deps): Router {
+const ASSETS = { stylesheets: ['/assets/css/counter.css'], scripts: ['/assets/js/counter.js'] };
+const EMPTY_BASKET: Basket = { quote: null, lines: [] };
+/** How many name matches the scan box offers. */
+const MATCHES_SHOWN = 8;
+const FIELD_LABELS: Record<string, string> = { sku: 'SKU', quantity: 'Quantity', customerNotes: 'Customer notes', chargeCode: 'Charge code' };
+/** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
+const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
+
+type Refusal = Extract<Attempt<unknown>, { ok: false }>;
+type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
+type RecipientForm = { values: { deliveredTo: string; deliveredToEmail: string }; errors: FieldErrors; recorded: boolean };
+
+/** One sentence for the alert region: the fields' own messages when a form field was refused. */
+const refusalMessage = (refusal: Refusal): string =>
+  Object.keys(refusal.errors).length > 0
+    ? Object.entries(refusal.errors).map(([field, message]) => `${FIELD_LABELS[field] ?? field} ${message}`).join('; ')
+    : refusal.message;
+
+/**
+ * The counter's draft belongs to the browser session, so every tab of it shows one basket. Drafts'
+ * sessionId is visible through the API, and the session id is the secret part of the cookie: the
+ * draft gets a digest of it, as stable as the session.
+ */
+const basketSessionId = (req: Request) => `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** GET /counter and its posts: the spec's draft quote of the session, edited, processed into a sale. */
+export function counterPages({ db }: Deps): Router {
   const pages = Router();
+  const quotes = quotesService(db);
+  const sales = salesService(db);
+  const items = itemsService(db);
+
+  const recipientForm = (sale: SaleRecord | null, overrides: Partial<RecipientForm> = {}): RecipientForm => ({
+    values: { deliveredTo: sale?.sale.delivered_to ?? '', deliveredToEmail: sale?.sale.delivered_to_email ?? '' },
+    errors: {},
+    recorded: Boolean(sale?.sale.delivered_to),
+    ...overrides,
+  });
+
+  const saleView = (req: Request, sale: SaleRecord | null, recipient = recipientForm(sale)) => ({
+    sale: sale ? presentSale(sale) : null,
+    showPickingList: currentUser(req).show_picking_list,
+    recipient,
+  });
+
+  /** Everything the counter shows; what an action already has (the basket it saved, the sale it made) is not read again. */
+  async function counterView(
+    req: Request,
+    parts: { basket?: Basket; sale?: SaleRecord | null; recipient?: RecipientForm; chargeCodeField?: ChargeCodeField; alert?: string } = {},
+  ) {
+    const [basket, chargeCodes] = await Promise.all([
+      parts.basket ?? quotes.basket(currentUser(req), basketSessionId(req)),
+      availableChargeCodes(db),
+    ]);
+    const savedCode = basket.quote?.charge_code ?? '';
+    return {
+      title: 'Counter',
+      ...ASSETS,
+      basket: presentBasket(basket),
+      chargeCodes,
+      chargeCodeField: parts.chargeCodeField ?? { value: savedCode, error: null, accepted: savedCode !== '' },
+      ...saleView(req, parts.sale ?? null, parts.recipient),
+      alert: parts.alert ?? null,
+    };
+  }
+
+  /** A refusal: htmx gets the message in the alert region; a plain post gets the page again with it. */
+  async function refuse(req: Request, res: Response, refusal: Refusal) {
+    const message = refusalMessage(refusal);
+    if (wantsPartial(req)) return res.status(refusal.status).set(TO_ALERTS).render('partials/_alert', { message });
+    res.status(refusal.status).render('counter/index', await counterView(req, { alert: message }));
+  }
+
+  /** One basket edit: htmx gets the basket back, a plain post the page (post/redirect/get). */
+  async function change(req: Request, res: Response, toChange: () => BasketChange) {
+    const result = await attempt(() => quotes.changeBasket(currentUser(req), basketSessionId(req), toChange()));
+    if (!result.ok) return refuse(req, res, result);
+    if (wantsPartial(req)) return res.render('counter/_basket', { basket: presentBasket(result.value) });
+    res.redirect(303, '/counter');
+  }
+
+  pages.get('/counter', requirePage(), async (req, res) => {
+    const { sale } = parse(CounterQuery, req.query);
+    res.render('counter/index', await counterView(req, { sale: sale ? await sales.get(sale) : null }));
+  });
+
+  pages.get('/counter/matches', requirePage(), async (req, res) => {
+    const { sku: typed } = parse(ItemMatchesQuery, req.query);
+    const found = typed.length < 2 ? [] : (await items.list({ search: typed, page: 1, limit: MATCHES_SHOWN })).rows;
+    res.render('counter/_matches', { matches: found.map(presentItem) });
+  });
+
+  // The scan: the benchmarked request (one read of the draft with the SKU's item, one write).
+  pages.post('/counter/add', requirePage(), (req, res) => change(req, res, () => ({ kind: 'add', sku: parse(ScanSku, req.body).sku })));
+
+  pages.post('/counter/lines/:lineId/quantity', requirePage(), (req, res) =>
+    change(req, res, () => ({
+      kind: 'quantity',
+      lineId: parse(BasketLineParams, req.params).lineId,
+      quantity: parse(LineQuantity, req.body).quantity,
+    })),
+  );
+
+  pages.post('/counter/lines/:lineId/remove', requirePage(), (req, res) =>
+    change(req, res, () => ({ kind: 'remove', lineId: parse(BasketLineParams, req.params).lineId })),
+  );
+
+  pages.post('/counter/details', requirePage(), (req, res) =>
+    change(req, res, () => ({
+      kind: 'details',
+      vatApplied: checked(req.body.vatApplied),
+      customerNotes: parse(BasketDetails, req.body).customerNotes || null,
+    })),
+  );
+
+  pages.post('/counter/charge-code', requirePage(), async (req, res) => {
+    const typed = text(req.body.chargeCode).trim();
+    const result = await attempt(() =>
+      quotes.changeBasket(currentUser(req), basketSessionId(req), { kind: 'chargeCode', chargeCode: parse(BasketChargeCode, req.body).chargeCode || null }),
+    );
+    const field: ChargeCodeField = result.ok
+      ? { value: typed, error: null, accepted: typed !== '' }
+      : { value: typed, error: refusalMessage(result), accepted: false };
+    if (wantsPartial(req)) return res.status(result.ok ? 200 : result.status).render('counter/_charge-code', { field });
+    if (!result.ok) return res.status(result.status).render('counter/index', await counterView(req, { chargeCodeField: field }));
+    flash(req, typed ? `Charge code ${typed} accepted` : 'Charge code removed');
+    res.redirect(303, '/counter');
+  });
+
+  pages.post('/counter/clear', requirePage(), async (req, res) => {
+    // Nothing to delete (another tab cleared or processed it) leaves the basket just as empty.
+    await attempt(() => quotes.deleteDraft(currentUser(req), basketSessionId(req)), [404]);
+    if (wantsPartial(req)) return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET }));
+    flash(req, 'Basket cleared');
+    res.redirect(303, '/counter');
+  });
+
+  pages.post('/counter/process', requirePage(), async (req, res) => {
+    const actor = currentUser(req);
+    const { quote } = await quotes.basket(actor, basketSessionId(req));
+    const result = await attempt(() => {
+      if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
+      return sales.processQuote(actor, quote.id);
+    });
+    if (!result.ok) return refuse(req, res, result);
+    if (wantsPartial(req)) return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
+    flash(req, `Sale ${result.value.sale.sale_id} processed`);
+    res.redirect(303, `/counter?sale=${result.value.sale.id}`);
+  });
+
+  pages.post('/counter/sales/:id/recipient', requirePage(), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    const values = { deliveredTo: text(req.body.deliveredTo), deliveredToEmail: text(req.body.deliveredToEmail) };
+    const result = await attempt(() => {
+      const body = parse(RecipientBody, { deliveredTo: values.deliveredTo, deliveredToEmail: values.deliveredToEmail.trim() || null });
+      return sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null);
+    });
+    if (result.ok && !wantsPartial(req)) {
+      flash(req, 'Recipient recorded');
+      return res.redirect(303, `/counter?sale=${id}`);
+    }
+    const sale = await sales.get(id);
+    const recipient = result.ok ? recipientForm(sale) : recipientForm(sale, { values, errors: result.errors, recorded: false });
+    const status = result.ok ? 200 : result.status;
+    if (wantsPartial(req)) return res.status(status).render('counter/_sale', saleView(req, sale, recipient));
+    res.status(status).render('counter/index', await counterView(req, { sale, recipient }));
+  });
+
   return pages;
 }

@@ -17,16 +17,21 @@ export type ItemForLine = {
   currentStock: string;
 };
 
+/** One items row `i` as ItemForLine JSON (decimals stay strings). */
+const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
+    'vatRate', ${sql.raw(effectiveVatRate('i'))},
+    'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)`;
+
 /**
- * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (decimals stay
- * strings; the ids travel as one array parameter, so the text is the same for any number). A statement that reads more in the same round
- * trip (saving a draft also reads the charge code) embeds it.
+ * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
+ * one array parameter, so the text is the same for any number). A statement that reads more in the
+ * same round trip (saving a draft also reads the charge code) embeds it.
  */
 export const itemsForLinesJson = (ids: number[]): Sql =>
-  sql`(SELECT coalesce(json_agg(json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
-    'vatRate', ${sql.raw(effectiveVatRate('i'))},
-    'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)), '[]')
-  FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
+  sql`(SELECT coalesce(json_agg(${ITEM_FOR_LINE_JSON}), '[]') FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
+
+/** A scalar subquery: the item of this SKU as ItemForLine JSON, null when there is none (the counter's scan). */
+export const itemForLineBySkuJson = (sku: string): Sql => sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE i.sku = ${sku})`;
 
 export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { rate } from '../../lib/money';
+import { quantityNumber, rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
 import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
-import type { QuoteRecord } from './quotes.service';
+import type { Basket, QuoteRecord } from './quotes.service';
 
 type Message = z.infer<typeof MessageBody>;
 
@@ -52,3 +52,24 @@ export const presentChargeCodeChanged = (chargeCode: string): ChargeCodeChanged 
 export const presentDraftDeleted = (): Message => ({ message: 'Draft quote deleted' });
 
 export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });
+
+/** The counter's basket: an empty one (no draft yet) has VAT applied and zero totals, as a new draft would. */
+export function presentBasket({ quote, lines }: Basket) {
+  return {
+    quoteId: quote?.quote_id ?? null,
+    chargeCode: quote?.charge_code ?? null,
+    vatApplied: quote?.vat_applied ?? true,
+    customerNotes: quote?.customer_notes ?? null,
+    subtotalAmount: quote?.subtotal_amount ?? '0.00',
+    vatAmount: quote?.vat_amount ?? '0.00',
+    totalAmount: quote?.total_amount ?? '0.00',
+    items: lines.map((line) => ({
+      ...presentLine(line),
+      /** the quantity as typed back into its field: 2.5, not 2.50 or a grouped 1,250 */
+      quantityInput: String(quantityNumber(line.quantity)),
+      currentStock: line.current_stock,
+      shortOfStock: line.short_of_stock === true,
+    })),
+  };
+}
+export type BasketView = ReturnType<typeof presentBasket>;

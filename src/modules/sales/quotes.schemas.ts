@@ -78,3 +78,13 @@ export type QuoteList = z.infer<typeof QuoteList>;
 
 export const ChargeCodeChanged = z.object({ message: z.string(), chargeCode: z.string() }).openapi('DraftChargeCodeChanged');
 export type ChargeCodeChanged = z.infer<typeof ChargeCodeChanged>;
+
+/** The counter's forms (urlencoded strings); their quantities and recipient use the API's own schemas. */
+export const ScanSku = z.object({ sku: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(100) });
+export const ItemMatchesQuery = z.object({ sku: z.string().trim().max(100).default('') });
+export const BasketLineParams = z.object({ lineId: IntId });
+export const LineQuantity = z.object({ quantity: Quantity });
+export const BasketDetails = z.object({ customerNotes: z.string().max(2000).default('') });
+export const BasketChargeCode = z.object({ chargeCode: z.string().trim().max(64).default('') });
+/** GET /counter?sale=<id>: the sale just processed, shown after a post without JavaScript. */
+export const CounterQuery = z.object({ sale: IntId.optional() });

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
-import { sql } from '../../db/sql';
+import { sql, type Sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
-import { BadRequest, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { D } from '../../lib/money';
 import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
-import { findItemsForLines, itemsById, itemsForLinesJson, type ItemForLine } from '../items/items.lookup';
+import { findItemsForLines, itemForLineBySkuJson, itemsById, itemsForLinesJson, type ItemForLine } from '../items/items.lookup';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -41,6 +42,28 @@ type Actor = Pick<Express.User, 'id' | 'role'>;
 /** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
 const QUOTE_NUMBER = sql.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`);
 
+type DraftFields = {
+  charge_code: string | null;
+  vat_applied: boolean;
+  customer_notes: string | null;
+  subtotal_amount: string;
+  vat_amount: string;
+  total_amount: string;
+};
+
+/** A new draft of the session; callers add what happens when the session already has one. */
+const insertDraftSql = (userId: string, sessionId: string, f: DraftFields) => sql`INSERT INTO quotes
+    (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
+  VALUES (${QUOTE_NUMBER}, ${userId}, ${sessionId}, ${f.charge_code}, ${f.vat_applied}, ${f.customer_notes},
+    ${f.subtotal_amount}, ${f.vat_amount}, ${f.total_amount})`;
+
+/** The session's draft exists: its fields take the new values (same id and quoteId); xmax = 0 tells a fresh insert. */
+const UPDATE_EXISTING_DRAFT = sql.raw(`ON CONFLICT (user_id, session_id) DO UPDATE SET
+    charge_code = EXCLUDED.charge_code, vat_applied = EXCLUDED.vat_applied, customer_notes = EXCLUDED.customer_notes,
+    subtotal_amount = EXCLUDED.subtotal_amount, vat_amount = EXCLUDED.vat_amount, total_amount = EXCLUDED.total_amount,
+    updated_at = now()
+  RETURNING *, (xmax = 0) AS inserted`);
+
 export const quoteNotFound = () => NotFound('Quote not found');
 export const noDraftForSession = () => NotFound('No draft quote found for this session');
 
@@ -58,7 +81,7 @@ function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLi
   requested.forEach((line, index) => {
     const item = items.get(line.itemId);
     if (!item) errors.push({ field: `items.${index}.itemId`, message: `Item ${line.itemId} does not exist` });
-    else if (!item.isActive) errors.push({ field: `items.${index}.itemId`, message: `Item '${item.name}' is inactive` });
+    else if (!item.isActive) errors.push({ field: `items.${index}.itemId`, message: inactiveItemMessage(item) });
   });
   if (errors.length > 0) throw BadRequest('Validation failed', { errors });
   const lines: LineInput[] = requested.map((line) => {
@@ -71,6 +94,92 @@ function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLi
 export async function resolveLines(db: Db, requested: RequestedLine[]) {
   return linesFromItems(requested, await findItemsForLines(db, requested.map((l) => l.itemId)));
 }
+
+const inactiveItemMessage = (item: ItemForLine) => `Item '${item.name}' is inactive`;
+
+/** A draft line at the counter, with its item's stock and category now (null once the item is gone). */
+export type BasketLine = LineRow & { current_stock: string | null; category_id: number | null; short_of_stock: boolean | null };
+
+/** The session's draft as the counter shows it; quote is null while the session has none. */
+export type Basket = { quote: QuoteRow | null; lines: BasketLine[] };
+
+/** One edit of the counter's basket, saved at once. */
+export type BasketChange =
+  | { kind: 'add'; sku: string }
+  | { kind: 'quantity'; lineId: number; quantity: string }
+  | { kind: 'remove'; lineId: number }
+  | { kind: 'details'; vatApplied: boolean; customerNotes: string | null }
+  | { kind: 'chargeCode'; chargeCode: string | null };
+
+type BasketRead = { [K in keyof QuoteRow]: QuoteRow[K] | null } & {
+  lines: BasketLine[];
+  scanned_item?: ItemForLine | null;
+  charge_code_row?: ChargeCodeForCheck | null;
+};
+
+/**
+ * Lines (quote_items rows of `source` matching `where`) as JSON with their item's stock and
+ * category now; a line is short of stock when its item has less than all its lines ask.
+ */
+const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${lineJsonObject(
+  'b',
+  sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock`,
+)} ORDER BY b.id), '[]')
+  FROM (SELECT x.*, i.current_stock, i.category_id, i.current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
+          FROM ${source} x LEFT JOIN items i ON i.id = x.item_id WHERE ${where}) b)`;
+
+/**
+ * The session's draft (its columns all null when there is none) with its lines, in one round trip
+ * with what `change` needs: the scanned SKU's item, or the entered charge code. An edit locks the
+ * draft, so the edits of one session apply one after another.
+ */
+async function readBasket(db: Db, actor: Actor, sessionId: string, change?: BasketChange): Promise<BasketRead> {
+  const lock = change ? sql.raw(' FOR UPDATE') : sql.raw('');
+  const scanned = change?.kind === 'add' ? sql`, ${itemForLineBySkuJson(change.sku)} AS scanned_item` : sql.raw('');
+  const code =
+    change?.kind === 'chargeCode' && change.chargeCode
+      ? sql`, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${change.chargeCode}`)}) cc) AS charge_code_row`
+      : sql.raw('');
+  const { rows } = await preparedRaw<{ rows: BasketRead[] }>(
+    db,
+    sql`WITH d AS (SELECT * FROM quotes WHERE user_id = ${actor.id} AND session_id = ${sessionId}${lock})
+     SELECT d.*, ${basketLinesJson(sql.raw('quote_items'), sql.raw('x.quote_id = d.id'))} AS lines${scanned}${code}
+       FROM (VALUES (1)) AS one (n) LEFT JOIN d ON true`,
+  );
+  return rows[0];
+}
+
+const lineGone = () => BadRequest('That line is no longer in the basket');
+
+/** The basket's lines after an add, a quantity change or a removal. */
+function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemForLine | null | undefined): LineInput[] {
+  const inputs = lines.map(lineInputFromRow);
+  switch (change.kind) {
+    case 'add': {
+      if (!scanned) throw BadRequest(`No item with SKU '${change.sku}'`);
+      if (!scanned.isActive) throw BadRequest(inactiveItemMessage(scanned));
+      const index = inputs.findIndex((l) => l.itemId === scanned.id);
+      if (index === -1) {
+        const line = { itemId: scanned.id, itemName: scanned.name, itemSku: scanned.sku, quantity: '1', unitPrice: scanned.price, vatRate: scanned.vatRate };
+        return [...inputs, line];
+      }
+      return inputs.map((l, i) => (i === index ? { ...l, quantity: new D(l.quantity).plus(1).toFixed(2) } : l));
+    }
+    case 'quantity': {
+      const index = lines.findIndex((l) => l.id === change.lineId);
+      if (index === -1) throw lineGone();
+      return inputs.map((l, i) => (i === index ? { ...l, quantity: change.quantity } : l));
+    }
+    case 'remove':
+      return inputs.filter((_, i) => lines[i].id !== change.lineId);
+    default:
+      return inputs;
+  }
+}
+
+/** No draft was there to lock, and another request of the session created one meanwhile. */
+class DraftCreatedMeanwhile extends Error {}
+const MAX_BASKET_ATTEMPTS = 3;
 
 /** Categories of the items still behind the given lines (for the exclusion check). */
 async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
@@ -139,16 +248,13 @@ export function quotesService(db: Db) {
         customer_notes: input.customerNotes ?? null,
         ...totals(priced),
       };
-      const row = sql`(${QUOTE_NUMBER}, ${actor.id}, ${input.sessionId}, ${fields.charge_code}, ${fields.vat_applied}, ${fields.customer_notes},
-        ${fields.subtotal_amount}, ${fields.vat_amount}, ${fields.total_amount})`;
+      const draft = insertDraftSql(actor.id, input.sessionId, fields);
       // A new session's draft: quote and lines in one statement (no conflict, nothing to replace).
       // If the session already has a draft, nothing is inserted and the replace path below runs.
       const { rows: created } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[] })[] }>(
         db,
         sql`WITH q AS (
-           INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
-           VALUES ${row}
-           ON CONFLICT (user_id, session_id) DO NOTHING
+           ${draft} ON CONFLICT (user_id, session_id) DO NOTHING
            RETURNING *
          ), l AS (
            INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
@@ -162,21 +268,75 @@ export function quotesService(db: Db) {
         return { quote, lines };
       }
       return inTransaction(db, async (trx) => {
-        // The upsert takes the draft's row lock, so concurrent saves of one session queue up;
-        // xmax = 0 tells a fresh insert from an update. The quoteId of an existing draft never changes.
-        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
-          trx,
-          sql`INSERT INTO quotes (quote_id, user_id, session_id, charge_code, vat_applied, customer_notes, subtotal_amount, vat_amount, total_amount)
-           VALUES ${row}
-           ON CONFLICT (user_id, session_id) DO UPDATE SET
-             charge_code = EXCLUDED.charge_code, vat_applied = EXCLUDED.vat_applied, customer_notes = EXCLUDED.customer_notes,
-             subtotal_amount = EXCLUDED.subtotal_amount, vat_amount = EXCLUDED.vat_amount, total_amount = EXCLUDED.total_amount,
-             updated_at = now()
-           RETURNING *, (xmax = 0) AS inserted`,
-        );
+        // The upsert takes the draft's row lock, so concurrent saves of one session queue up.
+        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(trx, sql`${draft} ${UPDATE_EXISTING_DRAFT}`);
         const { inserted, ...quote } = rows[0];
         return { quote, lines: await writeLines(trx, quote.id, priced, !inserted) };
       });
+    },
+
+    /** The session's draft as the counter shows it (quote null when there is none). */
+    async basket(actor: Actor, sessionId: string): Promise<Basket> {
+      const { lines, scanned_item: _item, charge_code_row: _code, ...draft } = await readBasket(db, actor, sessionId);
+      return { quote: draft.id === null ? null : (draft as QuoteRow), lines };
+    },
+
+    /**
+     * The counter's save: one edit of the session's draft, which it creates when there is none.
+     * Unlike saveDraft it keeps a basket without a charge code (or without lines) while the
+     * counter builds it; processing still refuses one. An entered charge code passes the same
+     * checks as on save; a refused one is thrown after the draft is saved without a code, so
+     * the code on the draft is always one that passed.
+     */
+    async changeBasket(actor: Actor, sessionId: string, change: BasketChange): Promise<Basket> {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const { basket, refusal } = await inTransaction(db, async (trx) => {
+            const { lines: current, scanned_item, charge_code_row, ...read } = await readBasket(trx, actor, sessionId, change);
+            const draft = read.id === null ? null : (read as QuoteRow);
+            const lines = changedLines(current, change, scanned_item);
+            let chargeCode = draft?.charge_code ?? null;
+            let vatApplied = draft?.vat_applied ?? true;
+            let customerNotes = draft?.customer_notes ?? null;
+            let refusal: unknown;
+            if (change.kind === 'details') ({ vatApplied, customerNotes } = change);
+            if (change.kind === 'chargeCode' && change.chargeCode) {
+              const categoryIds = current.map((l) => l.category_id).filter((id): id is number => id !== null);
+              refusal = await checkChargeCode(trx, charge_code_row, change.chargeCode, { categoryIds }).then(
+                () => undefined,
+                (err: unknown) => err,
+              );
+              chargeCode = refusal ? null : change.chargeCode;
+            } else if (change.kind === 'chargeCode') {
+              chargeCode = null;
+            }
+            const priced = priceLines(lines, vatApplied);
+            const fields = { charge_code: chargeCode, vat_applied: vatApplied, customer_notes: customerNotes, ...totals(priced) };
+            // The draft row is locked (or there was none), so the lines this statement deletes are all the draft has.
+            const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean; lines: BasketLine[] })[] }>(
+              trx,
+              sql`WITH q AS (
+                 ${insertDraftSql(actor.id, sessionId, fields)} ${UPDATE_EXISTING_DRAFT}
+               ), replaced AS (
+                 DELETE FROM quote_items WHERE quote_id IN (SELECT id FROM q)
+               ), l AS (
+                 INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
+                 SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
+                 RETURNING *
+               )
+               SELECT q.*, ${basketLinesJson(sql.raw('l'), sql.raw('true'))} AS lines FROM q`,
+            );
+            const { inserted, lines: saved, ...quote } = rows[0];
+            if (!draft && !inserted) throw new DraftCreatedMeanwhile();
+            return { basket: { quote, lines: saved }, refusal };
+          });
+          if (refusal) throw refusal;
+          return basket;
+        } catch (err) {
+          if (!(err instanceof DraftCreatedMeanwhile)) throw err;
+          if (attempt === MAX_BASKET_ATTEMPTS) throw Conflict('The basket kept changing while it was being saved; try again.');
+        }
+      }
     },
 
     async changeDraftChargeCode(actor: Actor, sessionId: string, chargeCode: string) {

@@ -1,0 +1,218 @@
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { buildCategory, buildUser } from '../helpers/factories';
+import { buildChargeCode } from '../helpers/sales-factories';
+import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+
+const b = useBrowserApp();
+
+async function openCounter(options: { showPickingList?: boolean } = {}) {
+  const user = await buildUser(b.t.db, { firstName: 'Sam', lastName: 'Counter' });
+  if (options.showPickingList) await b.t.db('users').where({ id: user.id }).update({ show_picking_list: true });
+  const page = await b.newPage();
+  await b.signIn(page, user);
+  await page.goto('/counter');
+  return { page, user };
+}
+
+const isFocused = (locator: Locator) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
+
+/** Presses Tab until `locator` has the focus, as a keyboard user does; fails when it never gets it. */
+async function tabTo(page: Page, locator: Locator, most = 20) {
+  for (let presses = 0; presses < most; presses += 1) {
+    await page.keyboard.press('Tab');
+    if (await isFocused(locator)) return;
+  }
+  throw new Error(`Tab never reached ${locator}`);
+}
+
+/** A scan: the scanner types the SKU into the focused scan box and presses Enter. */
+async function scan(page: Page, sku: string) {
+  const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/counter/add');
+  await page.keyboard.type(sku);
+  await page.keyboard.press('Enter');
+  await answered;
+}
+
+const basketRows = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('tbody tr');
+const totals = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('.totals').textContent();
+const draftsOf = (userId: string) => b.t.db('quotes').where({ user_id: userId });
+
+describe('GET /counter', () => {
+  it('200 sells by keyboard alone: scans, a refused SKU, a refused and an accepted charge code, process, recipient', async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db);
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens', price: '1.20', vatRate: '0.2', categoryId: category.id });
+    const paper = await buildStockedItem(b.t.db, 5, { name: 'A4 paper ream', price: '4.50', vatRate: '0.2', categoryId: category.id });
+    const held = await buildChargeCode(b.t.db, { onHold: true, holdReason: 'Budget frozen' });
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    const scanBox = page.getByLabel('Scan or type SKU');
+    expect(await isFocused(scanBox)).toBe(true);
+
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    await scan(page, paper.sku);
+    await basketRows(page).filter({ hasText: paper.name }).waitFor();
+    await scan(page, pens.sku);
+    await expect.poll(() => page.getByLabel(`Quantity of ${pens.name}`).inputValue()).toBe('2');
+    await scan(page, 'NO-SUCH-SKU');
+    await page.getByRole('alert').filter({ hasText: "No item with SKU 'NO-SUCH-SKU'" }).waitFor();
+    expect(await scanBox.inputValue()).toBe('');
+    expect(await isFocused(scanBox)).toBe(true);
+    expect(await basketRows(page).count()).toBe(2);
+    // 2 x 1.20 + 4.50 = 6.90, VAT 0.48 + 0.90
+    expect(await totals(page)).toMatch(/Subtotal\s*£6\.90\s*VAT\s*£1\.38\s*Total\s*£8\.28/);
+    await expectAccessible(page);
+    await screenshot(page, 'counter-basket');
+
+    const chargeCode = page.getByLabel('Charge code');
+    await tabTo(page, chargeCode);
+    await page.keyboard.type(held.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: `Charge code '${held.code}' is on hold: Budget frozen` }).waitFor();
+    await screenshot(page, 'counter-charge-code-refused');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
+
+    await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
+    await page.keyboard.press('Enter');
+    const heading = page.getByRole('heading', { name: /^Sale SALE-\d{8}-\d+ processed$/ });
+    await heading.waitFor();
+    const saleId = (await heading.textContent())!.replace(/^Sale (\S+) processed$/, '$1');
+    const sale = await b.t.db('sales').where({ sale_id: saleId }).first();
+    expect(sale).toMatchObject({ charge_code: code.code, total_amount: '8.28', processed_by: user.id });
+    expect(await stockOf(b.t.db, pens.id)).toBe('8.00');
+    expect(await stockOf(b.t.db, paper.id)).toBe('4.00');
+    expect(await draftsOf(user.id)).toEqual([]);
+    expect(await page.getByRole('heading', { name: 'Picking list' }).count()).toBe(0);
+    await page.getByText('The basket is empty').waitFor();
+    expect(await isFocused(scanBox)).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, 'counter-sale-processed');
+
+    await tabTo(page, page.getByLabel('Delivered to'));
+    await page.keyboard.type('Dr Ada Lovelace');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('ada@example.ac.uk');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Delivered to Dr Ada Lovelace (ada@example.ac.uk)' }).waitFor();
+    expect(await b.t.db('sales').where({ sale_id: saleId }).first()).toMatchObject({
+      delivered_to: 'Dr Ada Lovelace',
+      delivered_to_email: 'ada@example.ac.uk',
+    });
+  });
+
+  it('200 keeps the basket over a reload and in another tab of the session; Clear deletes the draft', async () => {
+    const item = await buildStockedItem(b.t.db, 3, { name: 'Stapler' });
+    const { page, user } = await openCounter();
+    await scan(page, item.sku);
+    await basketRows(page).filter({ hasText: 'Stapler' }).waitFor();
+
+    await page.reload();
+    await basketRows(page).filter({ hasText: 'Stapler' }).waitFor();
+    const otherTab = await page.context().newPage();
+    await otherTab.goto('/counter');
+    await basketRows(otherTab).filter({ hasText: 'Stapler' }).waitFor();
+    expect(await draftsOf(user.id)).toHaveLength(1);
+
+    await page.getByRole('button', { name: 'Clear' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('The basket is empty').waitFor();
+    expect(await draftsOf(user.id)).toEqual([]);
+    await otherTab.reload();
+    await otherTab.getByText('The basket is empty').waitFor();
+  });
+
+  it('200 offers items matching a typed name, chosen with the arrow keys and Enter', async () => {
+    const item = await buildStockedItem(b.t.db, 4, { name: 'Whiteboard marker, blue' });
+    await buildStockedItem(b.t.db, 4, { name: 'Whiteboard eraser' });
+    const { page } = await openCounter();
+    await page.keyboard.type('Whiteboard');
+    const matches = page.getByRole('listbox', { name: 'Matching items' });
+    await matches.getByRole('option').nth(1).waitFor();
+    expect(await page.getByLabel('Scan or type SKU').getAttribute('aria-expanded')).toBe('true');
+    await screenshot(page, 'counter-matches');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(await matches.getByRole('option', { selected: true }).textContent()).toContain('Whiteboard marker, blue');
+    await page.keyboard.press('Enter');
+    await basketRows(page).filter({ hasText: item.name }).waitFor();
+    expect(await matches.isHidden()).toBe(true);
+  });
+
+  it('422 refuses an inactive item as it refuses an unknown SKU', async () => {
+    b.expectHttpErrors(422);
+    const retired = await buildStockedItem(b.t.db, 4, { name: 'Retired label maker', isActive: false });
+    const { page, user } = await openCounter();
+    await scan(page, retired.sku);
+    await page.getByRole('alert').filter({ hasText: "Item 'Retired label maker' is inactive" }).waitFor();
+    expect(await page.getByLabel('Scan or type SKU').inputValue()).toBe('');
+    expect(await draftsOf(user.id)).toEqual([]);
+  });
+
+  it('200 recomputes the totals for a fractional quantity', async () => {
+    const cable = await buildStockedItem(b.t.db, 10, { name: 'Cable by the metre', price: '4.00', vatRate: '0.2' });
+    const { page } = await openCounter();
+    await scan(page, cable.sku);
+    const quantity = page.getByLabel('Quantity of Cable by the metre');
+    await quantity.waitFor();
+    await quantity.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('2.5');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => totals(page)).toMatch(/Subtotal\s*£10\.00\s*VAT\s*£2\.00\s*Total\s*£12\.00/);
+    expect(await isFocused(page.getByLabel('Quantity of Cable by the metre'))).toBe(true);
+
+    await page.getByLabel('VAT applied').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => totals(page)).toMatch(/Subtotal\s*£10\.00\s*VAT \(not applied\)\s*£0\.00\s*Total\s*£10\.00/);
+  });
+
+  it('422 keeps the basket when processing finds too little stock, with the spec message', async () => {
+    b.expectHttpErrors(422);
+    const toner = await buildStockedItem(b.t.db, 1, { name: 'Toner cartridge' });
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    await scan(page, toner.sku);
+    await basketRows(page).filter({ hasText: 'Toner cartridge' }).waitFor();
+    await scan(page, toner.sku);
+    await page.getByText('Not enough stock for Toner cartridge').waitFor();
+    await tabTo(page, page.getByLabel('Charge code'));
+    await page.keyboard.type(code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: "Insufficient stock for item 'Toner cartridge'. Current stock: 1, Required: 2" }).waitFor();
+    expect(await basketRows(page).count()).toBe(1);
+    expect(await draftsOf(user.id)).toHaveLength(1);
+    expect(await stockOf(b.t.db, toner.id)).toBe('1.00');
+    await expectAccessible(page);
+    await screenshot(page, 'counter-insufficient-stock');
+  });
+
+  it('200 shows the picking list when the preference is on', async () => {
+    const tape = await buildStockedItem(b.t.db, 6, { name: 'Parcel tape' });
+    const code = await buildChargeCode(b.t.db);
+    const { page } = await openCounter({ showPickingList: true });
+    await scan(page, tape.sku);
+    await scan(page, tape.sku);
+    await expect.poll(() => page.getByLabel('Quantity of Parcel tape').inputValue()).toBe('2');
+    await tabTo(page, page.getByLabel('Charge code'));
+    await page.keyboard.type(code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
+    await page.keyboard.press('Enter');
+    const picking = page.getByRole('table', { name: 'Picking list' });
+    await picking.waitFor();
+    expect(await picking.locator('tbody').textContent()).toMatch(/Parcel tape\s*\S+\s*2/);
+    await expectAccessible(page);
+    await screenshot(page, 'counter-picking-list');
+  });
+});
