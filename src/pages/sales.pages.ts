@@ -1,7 +1,212 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { currentUser, hasRole } from '../auth/guards';
+import { parse } from '../http/validate';
+import { D } from '../lib/money';
+import { CreateNote } from '../modules/notes/notes.schemas';
+import { presentNote } from '../modules/notes/notes.present';
+import { notesService } from '../modules/notes/notes.service';
+import { presentSale, presentSalePaid, presentSaleRecipient, presentSaleRefund, presentSalesPage, presentSalesReport, presentSaleUnpaid } from '../modules/sales/sales.present';
+import { salesReports } from '../modules/sales/sales.reports';
+import { RecipientBody, RefundBody, SaleIdParams, SalesQuery, type Sale } from '../modules/sales/sales.schemas';
+import { salesService } from '../modules/sales/sales.service';
+import type { SalesFilterInput } from '../modules/sales/sales.filters';
+import { presentMovement } from '../modules/stock-movements/stock-movements.present';
+import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
+import { usersService } from '../modules/users/users.service';
+import { attempt, flash, type FieldErrors } from './forms';
+import { requirePage, requirePagePermission } from './page-guards';
+import { wantsPartial } from './page-render';
 
-export function salesPages(_deps: Deps): Router {
+export const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
+  completed: 'Completed',
+  paid: 'Paid',
+  partially_refunded: 'Partially refunded',
+  refunded: 'Refunded',
+};
+
+/** A GET form sends its empty fields as ''; the API's schemas read an absent filter, so those are dropped. */
+const filledIn = (fields: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
+
+/** The filter as query parameters, for page links and the CSV link: only the fields in use. */
+function filterParams(filter: SalesFilterInput, extra: Record<string, string> = {}): URLSearchParams {
+  const params = new URLSearchParams(filledIn({ chargeCode: filter.chargeCode ?? '', startDate: filter.startDate ?? '', endDate: filter.endDate ?? '' }) as Record<string, string>);
+  if (filter.unpaidOnly) params.set('unpaidOnly', 'true');
+  for (const [key, value] of Object.entries(extra)) params.set(key, value);
+  return params;
+}
+
+/** Previous and next links of a paged list, keeping its filter and page size. */
+function pageLinks(path: string, filter: SalesFilterInput, page: number, limit: number, totalPages: number) {
+  const href = (n: number) => `${path}?${filterParams(filter, { limit: String(limit), page: String(n) })}`;
+  return { page, totalPages, previous: page > 1 ? href(page - 1) : null, next: page < totalPages ? href(page + 1) : null };
+}
+
+/** The filter form's values as typed (strings), for re-showing them. */
+const typedFilter = (query: Request['query']) => ({
+  chargeCode: typeof query.chargeCode === 'string' ? query.chargeCode : '',
+  startDate: typeof query.startDate === 'string' ? query.startDate : '',
+  endDate: typeof query.endDate === 'string' ? query.endDate : '',
+  unpaidOnly: query.unpaidOnly === 'true',
+});
+
+/** The refund form's rows: one per item still on the sale, with what is left to refund across its lines. */
+function refundableItems(sale: Sale) {
+  const byItem = new Map<number, { itemId: number; itemName: string; itemSku: string; left: D }>();
+  for (const line of sale.items) {
+    if (line.itemId === null) continue;
+    const entry = byItem.get(line.itemId) ?? { itemId: line.itemId, itemName: line.itemName, itemSku: line.itemSku, left: new D(0) };
+    entry.left = entry.left.plus(line.quantity).minus(line.refundedQuantity);
+    byItem.set(line.itemId, entry);
+  }
+  return [...byItem.values()].filter((i) => i.left.gt(0)).map((i) => ({ ...i, left: i.left.toFixed(2) }));
+}
+
+/** The refund form's repeated itemId/refundQty fields as the API's body; rows left empty are not part of it. */
+function refundRequest(body: Record<string, unknown>) {
+  const list = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+  const itemIds = list(body.itemId);
+  const quantities = list(body.refundQty);
+  const items = itemIds.map((itemId, i) => ({ itemId, refundQty: (quantities[i] ?? '').trim() })).filter((r) => r.refundQty !== '');
+  const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note : undefined;
+  return { items, note, typed: Object.fromEntries(itemIds.map((itemId, i) => [itemId, quantities[i] ?? ''])) };
+}
+
+/** One of the sale page's forms coming back with what was typed and what to fix. */
+type SaleForm = { form: 'recipient' | 'note' | 'refund'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+export function salesPages({ db }: Deps): Router {
   const pages = Router();
+  const sales = salesService(db);
+  const reports = salesReports(db);
+  const notes = notesService(db);
+  const movements = stockMovementsService(db);
+  const users = usersService(db);
+
+  pages.use('/sales', (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/sales.css'];
+    next();
+  });
+
+  pages.get('/sales', requirePage(), async (req, res) => {
+    const values = typedFilter(req.query);
+    const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
+    const view = { title: 'Sales', values, errors: {} as FieldErrors, message: null as string | null, sales: [] as Sale[], pagination: null as unknown, statusLabels: SALE_STATUS_LABELS };
+    if (!query.ok) {
+      res.status(query.status).render(wantsPartial(req) ? 'sales/_results' : 'sales/index', { ...view, errors: query.errors, message: query.message });
+      return;
+    }
+    const { page, limit, ...filter } = query.value;
+    const presented = presentSalesPage(await sales.list(filter, page, limit), page, limit);
+    const pagination = { ...pageLinks('/sales', filter, page, limit, presented.pagination.totalPages), total: presented.pagination.total };
+    res.render(wantsPartial(req) ? 'sales/_results' : 'sales/index', { ...view, sales: presented.sales, pagination });
+  });
+
+  // before /sales/:id, which would read "report" as an id
+  pages.get('/sales/report', requirePage(), async (req, res) => {
+    const values = typedFilter(req.query);
+    const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
+    const view = { title: 'Sales report', values, errors: {} as FieldErrors, message: null as string | null };
+    if (!query.ok) {
+      res.status(query.status).render('sales/report', { ...view, errors: query.errors, message: query.message });
+      return;
+    }
+    const { page, limit, ...filter } = query.value;
+    const report = presentSalesReport(await reports.json(filter, page, limit), page, limit).data;
+    res.render('sales/report', {
+      ...view,
+      statusLabels: SALE_STATUS_LABELS,
+      report,
+      pagination: { ...pageLinks('/sales/report', filter, page, limit, report.pagination.totalPages), total: report.pagination.total },
+      // the API's own CSV report: the session cookie signs the download in
+      csvHref: `/api/sales/reports?${filterParams(filter, { format: 'csv' })}`,
+    });
+  });
+
+  async function renderSale(req: Request, res: Response, id: number, returned: SaleForm | null = null) {
+    const user = currentUser(req);
+    const sale = presentSale(await sales.get(id));
+    const [saleMovements, saleNotes, canRefund] = await Promise.all([
+      movements.list({ referenceType: 'sale', referenceId: sale.saleId, limit: 100 }),
+      notes.listFor('sale', String(id)),
+      users.hasPermission(user, 'sales.refund'),
+    ]);
+    // each form shows what was typed and what to fix when it is the one that came back, else its starting values
+    const formState = (name: SaleForm['form'], values: Record<string, unknown>) =>
+      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+    res.status(returned?.status ?? 200).render('sales/show', {
+      title: `Sale ${sale.saleId}`,
+      sale,
+      statusLabels: SALE_STATUS_LABELS,
+      movements: saleMovements.map(presentMovement),
+      notes: saleNotes.map(presentNote),
+      // the API's access for these routes: paid for managers and admins, unpaid for admins
+      canMarkPaid: hasRole(user, 'manager'),
+      canMarkUnpaid: hasRole(user, 'admin'),
+      refundable: canRefund ? refundableItems(sale) : null,
+      recipientForm: formState('recipient', { deliveredTo: sale.deliveredTo ?? '', deliveredToEmail: sale.deliveredToEmail ?? '' }),
+      noteForm: formState('note', { text: '' }),
+      refundForm: formState('refund', { refundQty: {}, note: '' }),
+    });
+  }
+
+  pages.get('/sales/:id', requirePage(), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    await renderSale(req, res, id);
+  });
+
+  pages.post('/sales/:id/paid', requirePage('manager'), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    flash(req, presentSalePaid(await sales.markPaid(id)).message);
+    res.redirect(303, `/sales/${id}`);
+  });
+
+  pages.post('/sales/:id/unpaid', requirePage('admin'), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    flash(req, presentSaleUnpaid(await sales.markUnpaid(id)).message);
+    res.redirect(303, `/sales/${id}`);
+  });
+
+  pages.post('/sales/:id/recipient', requirePage(), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    const result = await attempt(async () => {
+      const body = parse(RecipientBody, filledIn(req.body));
+      return sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null);
+    });
+    if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
+    flash(req, presentSaleRecipient(result.value).message);
+    res.redirect(303, `/sales/${id}`);
+  });
+
+  pages.post('/sales/:id/notes', requirePage(), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    const result = await attempt(async () => {
+      const note = parse(CreateNote, { text: req.body.text, referenceType: 'sale', referenceId: String(id) });
+      return notes.create({ ...note, createdBy: currentUser(req).id });
+    });
+    if (!result.ok) return renderSale(req, res, id, { form: 'note', ...result, values: req.body });
+    flash(req, 'Note added');
+    res.redirect(303, `/sales/${id}`);
+  });
+
+  pages.post('/sales/:id/refund', ...requirePagePermission(db, 'sales.refund'), async (req, res) => {
+    const { id } = parse(SaleIdParams, req.params);
+    const { items, note, typed } = refundRequest(req.body);
+    const result = await attempt(() => sales.refund(currentUser(req), id, parse(RefundBody, { items, note })));
+    if (!result.ok) {
+      // the API names a row by its place in items; the form names it by its item
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => {
+          const row = /^items\.(\d+)\./.exec(field);
+          return [row ? `refundQty-${items[Number(row[1])].itemId}` : field, message];
+        }),
+      );
+      return renderSale(req, res, id, { form: 'refund', ...result, errors, values: { refundQty: typed, note: req.body.note ?? '' } });
+    }
+    flash(req, presentSaleRefund(result.value).message);
+    res.redirect(303, `/sales/${id}`);
+  });
+
   return pages;
 }
