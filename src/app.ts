@@ -40,7 +40,7 @@ import { archivesRoutes } from './modules/archives/archives.routes';
 import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
 import { webhookRoutes } from './modules/deployments/webhooks.routes';
 import { configureViews } from './pages/page-render';
-import { pageRoutes } from './pages/pages';
+import { markPageRequests, pageRoutes } from './pages/pages';
 
 export type AppOptions = {
   db: Knex;
@@ -71,7 +71,9 @@ export function buildApp(opts: AppOptions): Express {
   configureViews(app, config.env !== 'development');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
   app.use(healthRoutes(db, docs));
-  app.use('/api', maintenance.gate);
+  app.use(markPageRequests);
+  // a restore replaces every table, sessions included: nothing but /health and the assets runs meanwhile
+  app.use(maintenance.gate);
   app.use('/api', webhookRoutes(deps));
 
   // bulk import takes up to 10 MB of JSON; everything else 1 MB

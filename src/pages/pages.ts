@@ -31,14 +31,18 @@ const pageLocals: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * Everything outside /api is a page: its errors (a restore's 503 included, which comes before
+ * the session is read) are answered by the error middleware with a page or an htmx alert, not JSON.
+ */
+export const markPageRequests: RequestHandler = (req, res, next) => {
+  res.locals.isPage = req.path !== '/api' && !req.path.startsWith('/api/');
+  next();
+};
+
 /** The server-rendered pages: mounted after the API, on the same session, services and schemas. */
 export function pageRoutes(deps: Deps): Router {
   const pages = Router();
-  pages.use((_req, res, next) => {
-    // the error middleware answers these requests with a page (or an htmx alert), not JSON
-    res.locals.isPage = true;
-    next();
-  });
   pages.use(express.urlencoded({ extended: false, limit: '1mb', parameterLimit: 2000 }));
   pages.use(refuseNulCharacters);
   pages.use(crossSiteGuard(deps.config.publicUrl));

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { buildCategory, buildItem, buildUser } from '../helpers/factories';
+import { buildStockedItem } from '../helpers/inventory-factories';
+import { buildChargeCode } from '../helpers/sales-factories';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+
+const b = useBrowserApp();
+
+describe('GET /', () => {
+  it('200 shows the stats, the alerts, the low-stock list and both charts', async () => {
+    const user = await buildUser(b.t.db);
+    const category = await buildCategory(b.t.db, { name: 'Glassware' });
+    const beaker = await buildStockedItem(b.t.db, 40, { name: 'Beaker 250 ml', categoryId: category.id, price: '3.50', minimumStock: 5 });
+    const flask = await buildItem(b.t.db, { name: 'Flask 1 l', sku: 'FLASK-1L', categoryId: category.id, price: '12.00', currentStock: 0, minimumStock: 2 });
+    const { code } = await buildChargeCode(b.t.db);
+    const agent = await b.t.loginAs(user);
+    await agent.post('/api/sales').send({ chargeCode: code, items: [{ itemId: beaker.id, quantity: 4 }], vatApplied: false }).expect(201);
+
+    const page = await b.newPage();
+    await b.signIn(page, user);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Dashboard');
+
+    const stats = await page.locator('.stats').textContent();
+    expect(stats).toMatch(/Active items\s*2/);
+    expect(stats).toMatch(/Low on stock\s*1/);
+    // 36 beakers at £3.50 are left; the empty flask is worth nothing
+    expect(stats).toContain('£126.00');
+
+    const alerts = await page.getByRole('region', { name: 'System alerts' }).textContent();
+    expect(alerts).toContain('1 item is out of stock');
+
+    const lowStock = page.getByRole('region', { name: 'Low stock' });
+    await lowStock.getByRole('link', { name: 'Flask 1 l' }).click();
+    await page.waitForURL(`**/items/${flask.id}`);
+    await page.goBack();
+
+    // Chart.js drew both charts; their figures are in the tables beside them too
+    for (const name of ['Sales per day over the last 30 days: number of sales and their value', 'Stock value by category']) {
+      const canvas = page.getByRole('img', { name });
+      expect((await canvas.boundingBox())!.height).toBeGreaterThan(100);
+      expect(await canvas.evaluate((el) => (el as HTMLCanvasElement).toDataURL().length)).toBeGreaterThan(3000);
+    }
+    await page.getByText('Sales per day as a table').click();
+    const today = page.getByRole('row').filter({ hasText: '£14.00' });
+    expect(await today.getByRole('cell').nth(1).textContent()).toBe('1');
+
+    await expectAccessible(page);
+    await screenshot(page, 'dashboard');
+  });
+
+  it('302 sends a visitor without a session to sign in, then back', async () => {
+    const page = await b.newPage();
+    const response = await page.request.get('/', { maxRedirects: 0 });
+    expect(response.status()).toBe(302);
+    expect(response.headers().location).toBe('/login?next=%2F');
+  });
+
+  it('shows a single sign-on refusal on the sign-in page', async () => {
+    b.expectHttpErrors(401);
+    const page = await b.newPage();
+    await page.goto('/?ssoError=This%20account%20is%20deactivated');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.getByRole('alert').filter({ hasText: 'This account is deactivated' }).waitFor();
+  });
+});
