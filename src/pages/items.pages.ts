@@ -1,7 +1,234 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../deps';
+import { currentUser } from '../auth/guards';
+import { NotFound } from '../http/errors';
+import { formatQuantity, formatRate } from '../lib/format';
+import { IdParams, IntId, parse } from '../http/validate';
+import { categoriesService } from '../modules/categories/categories.service';
+import { CreateItem, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
+import { presentItem, presentItemOrderHistory } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import { presentNote } from '../modules/notes/notes.present';
+import { CreateNote, UpdateNote } from '../modules/notes/notes.schemas';
+import { notesService } from '../modules/notes/notes.service';
+import { ordersService } from '../modules/orders/orders.service';
+import { sourcesService } from '../modules/sources/sources.service';
+import { presentMovement } from '../modules/stock-movements/stock-movements.present';
+import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
+import { attempt, checked, flash, type FieldErrors } from './forms';
+import { itemsBulkPages } from './items.bulk.pages';
+import { itemsListView } from './items.list';
+import { requirePage } from './page-guards';
+import { wantsPartial } from './page-render';
 
-export function itemsPages(_deps: Deps): Router {
+/** Movements on a page of an item's ledger. */
+const MOVEMENTS_PER_PAGE = 20;
+
+const MovementsPage = z.object({ before: IntId.optional() });
+const NoteParams = z.object({ id: IntId, noteId: IntId });
+
+const ITEM_FIELDS = ['name', 'sku', 'description', 'categoryId', 'price', 'vatRate', 'currentStock', 'minimumStock'] as const;
+/** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
+type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
+
+const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function readItemForm(body: Record<string, unknown>): ItemForm {
+  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, formText(body[field])])) as Record<(typeof ITEM_FIELDS)[number], string>;
+  return { ...typed, isActive: checked(body.isActive) };
+}
+
+/** The form as the API's body, so the API's schemas judge it: blanks mean "none" (or the default), the category is a number. */
+const itemBody = (form: ItemForm) => ({
+  name: form.name,
+  sku: form.sku,
+  description: form.description.trim() === '' ? null : form.description,
+  categoryId: form.categoryId === '' ? undefined : Number(form.categoryId),
+  price: form.price,
+  vatRate: form.vatRate === '' ? null : form.vatRate,
+  currentStock: form.currentStock === '' ? undefined : form.currentStock,
+  minimumStock: form.minimumStock === '' ? undefined : form.minimumStock,
+  isActive: form.isActive,
+});
+
+function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
+  return {
+    name: item.name,
+    sku: item.sku,
+    description: item.description ?? '',
+    categoryId: String(item.categoryId),
+    price: item.price,
+    vatRate: item.usesDefaultVatRate ? '' : item.vatRate,
+    currentStock: String(item.currentStock),
+    minimumStock: String(item.minimumStock),
+    isActive: item.isActive,
+  };
+}
+
+/** /items and /items/{id}: the list, the item forms, the item page with its ledger, stock form and notes. */
+export function itemsPages(deps: Deps): Router {
+  const { db } = deps;
   const pages = Router();
+  const items = itemsService(db);
+  const listView = itemsListView(db);
+  const categories = categoriesService(db);
+  const vatRates = vatRatesService(db);
+  const notes = notesService(db);
+  const orders = ordersService(db);
+  const sources = sourcesService(db);
+
+  async function itemFormView(title: string, action: string, form: ItemForm, errors: FieldErrors = {}, message: string | null = null) {
+    const [categoryRows, rates] = await Promise.all([categories.list(), vatRates.list()]);
+    const defaultRate = rates.find((rate) => rate.is_default)?.rate;
+    const vatOptions = [
+      { value: '', label: `Default rate (${formatRate(defaultRate)})` },
+      ...rates.map((rate) => ({ value: rate.rate, label: `${rate.name} (${formatRate(rate.rate)})` })),
+    ];
+    // an item may keep a rate that is no longer in the table; the form must not silently change it
+    if (form.vatRate !== '' && !vatOptions.some((option) => option.value === form.vatRate)) {
+      vatOptions.push({ value: form.vatRate, label: `This item's own rate (${form.vatRate})` });
+    }
+    return { title, stylesheets: ['/assets/css/items.css'], action, isNew: action === '/items', values: form, errors, message, categories: categoryRows, vatOptions };
+  }
+
+  /** Everything the item page shows; a refused form re-renders it with its errors and what was typed. */
+  async function detailView(req: Request, id: number, overrides: Record<string, unknown> = {}) {
+    const { before } = parse(MovementsPage, req.query);
+    const [item, movements, noteRows, history, sourceRows] = await Promise.all([
+      items.get(id),
+      movementsPage(id, before),
+      notes.listFor('item', String(id)),
+      orders.itemHistory(id),
+      sources.listForItem(id),
+    ]);
+    const user = currentUser(req);
+    const presented = presentItem(item);
+    return {
+      title: presented.name,
+      stylesheets: ['/assets/css/items.css'],
+      item: presented,
+      movements,
+      notes: noteRows.map((row) => ({ ...presentNote(row), mayChange: row.created_by === user.id || user.role === 'admin' })),
+      orders: presentItemOrderHistory(history).orders,
+      sources: sourceRows.map((row) => ({ supplierId: row.supplier_id, supplierName: row.supplier_name, price: row.price, notes: row.notes })),
+      stock: { values: { quantity: '', type: 'in', reason: '' }, errors: {}, message: null },
+      note: { values: { text: '' }, errors: {}, message: null },
+      editedNote: null,
+      ...overrides,
+    };
+  }
+
+  /** One page of the item's ledger, newest first, and where the older page starts. */
+  async function movementsPage(id: number, before: number | undefined) {
+    const rows = await items.movements(id, MOVEMENTS_PER_PAGE + 1, before);
+    const shown = rows.slice(0, MOVEMENTS_PER_PAGE);
+    const olderFrom = rows.length > MOVEMENTS_PER_PAGE ? shown[shown.length - 1].id : null;
+    return { itemId: id, rows: shown.map(presentMovement), isFirstPage: before === undefined, olderFrom };
+  }
+
+  const renderDetail = async (req: Request, res: Response, id: number, status: number, overrides: Record<string, unknown>) =>
+    res.status(status).render('items/show', await detailView(req, id, overrides));
+
+  pages.get('/items', requirePage(), async (req, res) => {
+    const view = await listView(req, req.query);
+    res.render(wantsPartial(req) ? 'items/_rows' : 'items/index', view);
+  });
+
+  pages.get('/items/new', requirePage('manager'), async (_req, res) => {
+    const blank = readItemForm({ isActive: 'true' });
+    res.render('items/form', await itemFormView('New item', '/items', blank));
+  });
+
+  pages.post('/items', requirePage('manager'), async (req, res) => {
+    const form = readItemForm(req.body);
+    const result = await attempt(() => items.create(parse(CreateItem, itemBody(form)), currentUser(req).id));
+    if (!result.ok) return res.status(result.status).render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
+    flash(req, `Item '${result.value.name}' created`);
+    res.redirect(303, `/items/${result.value.id}`);
+  });
+
+  // Literal paths (/items/new above, import, export, bulk) before /items/:id.
+  pages.use(itemsBulkPages(deps));
+
+  pages.get('/items/:id', requirePage(), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    res.render('items/show', await detailView(req, id));
+  });
+
+  /** The ledger's pages for htmx; without it, the item page shows the same page of movements. */
+  pages.get('/items/:id/movements', requirePage(), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const { before } = parse(MovementsPage, req.query);
+    if (!wantsPartial(req)) return res.redirect(302, before === undefined ? `/items/${id}` : `/items/${id}?before=${before}#stock-movements`);
+    res.render('items/_movements', { movements: await movementsPage(id, before) });
+  });
+
+  pages.get('/items/:id/edit', requirePage('manager'), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const item = presentItem(await items.get(id));
+    res.render('items/form', await itemFormView(`Edit ${item.name}`, `/items/${id}`, itemFormOf(item)));
+  });
+
+  pages.post('/items/:id', requirePage('manager'), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const form = readItemForm(req.body);
+    const result = await attempt(() => items.update(id, parse(UpdateItem, itemBody(form)), currentUser(req).id));
+    if (!result.ok) {
+      const title = `Edit ${(await items.get(id)).name}`;
+      return res.status(result.status).render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
+    }
+    flash(req, `Item '${result.value.name}' saved`);
+    res.redirect(303, `/items/${id}`);
+  });
+
+  // The API's POST /api/items/:id/stock: managers, the ledger's rules and refusals.
+  pages.post('/items/:id/stock', requirePage('manager'), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const values = { quantity: formText(req.body.quantity), type: formText(req.body.type), reason: formText(req.body.reason) };
+    const result = await attempt(() => items.changeStock(id, parse(StockChangeBody, values), currentUser(req).id));
+    if (!result.ok) return renderDetail(req, res, id, result.status, { stock: { values, errors: result.errors, message: result.message } });
+    const { movement } = result.value;
+    flash(req, `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`);
+    res.redirect(303, `/items/${id}#stock-movements`);
+  });
+
+  // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).
+  pages.post('/items/:id/notes', requirePage(), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const values = { text: formText(req.body.text) };
+    const result = await attempt(() =>
+      notes.create({ ...parse(CreateNote, { ...values, referenceType: 'item', referenceId: String(id) }), createdBy: currentUser(req).id }),
+    );
+    if (!result.ok) return renderDetail(req, res, id, result.status, { note: { values, errors: result.errors, message: result.message } });
+    flash(req, 'Note added');
+    res.redirect(303, `/items/${id}#notes`);
+  });
+
+  /** The note, when it is one of this item's (a note of another record is not found here). */
+  async function itemNote(req: Request) {
+    const { id, noteId } = parse(NoteParams, req.params);
+    const note = await notes.getRead(noteId);
+    if (note.reference_type !== 'item' || note.reference_id !== String(id)) throw NotFound('Note not found');
+    return { id, noteId };
+  }
+
+  pages.post('/items/:id/notes/:noteId', requirePage(), async (req, res) => {
+    const { id, noteId } = await itemNote(req);
+    const values = { text: formText(req.body.text) };
+    const result = await attempt(() => notes.update(noteId, parse(UpdateNote, values).text, currentUser(req)));
+    if (!result.ok) return renderDetail(req, res, id, result.status, { editedNote: { id: noteId, values, errors: result.errors, message: result.message } });
+    flash(req, 'Note saved');
+    res.redirect(303, `/items/${id}#notes`);
+  });
+
+  pages.post('/items/:id/notes/:noteId/delete', requirePage(), async (req, res) => {
+    const { id, noteId } = await itemNote(req);
+    await notes.remove(noteId, currentUser(req));
+    flash(req, 'Note deleted');
+    res.redirect(303, `/items/${id}#notes`);
+  });
+
   return pages;
 }
+

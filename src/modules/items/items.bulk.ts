@@ -265,3 +265,5 @@ export function itemsBulkService(db: Db) {
     },
   };
 }
+
+export type ItemsBulkService = ReturnType<typeof itemsBulkService>;

@@ -4,7 +4,11 @@ import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
+import { hasRole } from '../../auth/guards';
+import { Forbidden } from '../../http/errors';
 import { quantityNumber } from '../../lib/money';
+import type { ItemsBulkService } from './items.bulk';
+import type { BulkExport } from './items.schemas';
 import type { ItemReadRow } from './items.service';
 
 export const CSV_TYPE = 'text/csv; charset=utf-8';
@@ -114,4 +118,17 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
   }
   sheet.commit();
   await workbook.commit();
+}
+
+/**
+ * An export as POST /api/items/bulk/export and the items page ask for it: the chosen items (all
+ * must exist, 400 otherwise) or every active one (inactive too for managers who ask), streamed
+ * in the chosen format.
+ */
+export async function sendItemsExport(res: Response, bulk: ItemsBulkService, body: BulkExport, user: Express.User): Promise<void> {
+  if (body.includeInactive && !hasRole(user, 'manager')) throw Forbidden('includeInactive requires the manager role');
+  const ids = body.itemIds ? await bulk.exportIds(body.itemIds) : undefined;
+  const pages = bulk.exportPages({ ids, includeInactive: ids !== undefined || body.includeInactive });
+  if (body.format === 'csv') await streamItemsCsv(res, pages);
+  else await streamItemsXlsx(res, pages);
 }

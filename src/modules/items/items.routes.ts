@@ -7,7 +7,7 @@ import { IdParams, parse } from '../../http/validate';
 import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
 import { itemsBulkService } from './items.bulk';
-import { streamItemsCsv, streamItemsXlsx, XLSX_TYPE } from './items.export';
+import { sendItemsExport, XLSX_TYPE } from './items.export';
 import {
   BulkAddNote,
   BulkCategory,
@@ -133,12 +133,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(BulkExport, req.body);
-      if (body.includeInactive && !hasRole(currentUser(req), 'manager')) throw Forbidden('includeInactive requires the manager role');
-      const ids = body.itemIds ? await bulk.exportIds(body.itemIds) : undefined;
-      const pages = bulk.exportPages({ ids, includeInactive: ids !== undefined || body.includeInactive });
-      if (body.format === 'csv') await streamItemsCsv(res, pages);
-      else await streamItemsXlsx(res, pages);
+      await sendItemsExport(res, bulk, parse(BulkExport, req.body), currentUser(req));
     },
   );
 

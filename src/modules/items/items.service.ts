@@ -234,10 +234,10 @@ export function itemsService(db: Db) {
       return { item, movement: read };
     },
 
-    /** The item's movements, newest first; 404 for an unknown item. */
-    async movements(id: number, limit: number): Promise<MovementReadRow[]> {
+    /** The item's movements, newest first (older than beforeId when given); 404 for an unknown item. */
+    async movements(id: number, limit: number, beforeId?: number): Promise<MovementReadRow[]> {
       await get(id);
-      return stockMovementsService(db).list({ itemId: id, limit });
+      return stockMovementsService(db).list({ itemId: id, limit, beforeId });
     },
 
     /**

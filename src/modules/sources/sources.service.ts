@@ -31,6 +31,11 @@ export function sourcesService(db: Db) {
   return {
     get,
 
+    /** The suppliers an item can be bought from, by supplier name. */
+    listForItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
+      return withItem().join('suppliers as sup', 'sup.id', 's.supplier_id').select('sup.name as supplier_name').where('s.item_id', itemId).orderBy('sup.name').orderBy('s.id');
+    },
+
     listForSupplier(supplierId: string): Promise<ItemSourceRow[]> {
       return withItem().where('s.supplier_id', supplierId).orderBy('i.name').orderBy('s.id');
     },

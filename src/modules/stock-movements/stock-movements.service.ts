@@ -26,10 +26,11 @@ export function stockMovementsService(db: Db) {
   }
 
   return {
-    /** newest first */
-    list(filter: Partial<MovementQuery> & { limit: number }): Promise<MovementReadRow[]> {
+    /** newest first; beforeId pages on to the movements older than that one */
+    list(filter: Partial<MovementQuery> & { limit: number; beforeId?: number }): Promise<MovementReadRow[]> {
       const query = base().orderBy('m.id', 'desc').limit(filter.limit);
       if (filter.itemId !== undefined) query.where('m.item_id', filter.itemId);
+      if (filter.beforeId !== undefined) query.where('m.id', '<', filter.beforeId);
       if (filter.type) query.where('m.type', filter.type);
       whereInDateRange(query, 'm.created_at', filter.startDate, filter.endDate);
       if (filter.referenceType) query.where('m.reference_type', filter.referenceType);

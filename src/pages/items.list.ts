@@ -1,0 +1,75 @@
+import type { Request } from 'express';
+import type { Db } from '../db/knex';
+import { currentUser, hasRole } from '../auth/guards';
+import { Forbidden } from '../http/errors';
+import { parse } from '../http/validate';
+import { categoriesService } from '../modules/categories/categories.service';
+import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
+import { ItemQuery } from '../modules/items/items.schemas';
+import { presentItem } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import type { FieldErrors } from './forms';
+
+/** Rows on a page of the items table (the API's own default is 10). */
+export const ITEMS_PER_PAGE = 20;
+
+/** What the bulk form shows after a refused action: the message, the fields' errors, what was chosen. */
+export type BulkFormState = { message: string | null; errors: FieldErrors; values: Record<string, string> };
+
+/** The list's address for other filters or another page: only what differs from the defaults. */
+export function listHref(query: ItemQuery, overrides: Partial<ItemQuery> = {}): string {
+  const next = { ...query, ...overrides };
+  const params = new URLSearchParams();
+  if (next.search) params.set('search', next.search);
+  if (next.categoryId !== undefined) params.set('categoryId', String(next.categoryId));
+  if (next.includeInactive) params.set('includeInactive', 'true');
+  if (next.limit !== ITEMS_PER_PAGE) params.set('limit', String(next.limit));
+  if (next.page > 1) params.set('page', String(next.page));
+  const search = params.toString();
+  return search ? `/items?${search}` : '/items';
+}
+
+/**
+ * The items list page as a query string asks for it, through the API's schema and the items
+ * service's one list statement; a `user` asking for inactive items is refused, as by the API.
+ */
+export function itemsListView(db: Db) {
+  const items = itemsService(db);
+  const categories = categoriesService(db);
+  const vatRates = vatRatesService(db);
+
+  return async (req: Request, rawQuery: Record<string, unknown>, bulk: BulkFormState = { message: null, errors: {}, values: {} }) => {
+    // a form's empty field (all categories, no search) means the filter is off
+    const given = Object.fromEntries(Object.entries(rawQuery).filter(([, value]) => value !== ''));
+    const query = parse(ItemQuery, { limit: String(ITEMS_PER_PAGE), ...given });
+    const isManager = hasRole(currentUser(req), 'manager');
+    if (query.includeInactive && !isManager) throw Forbidden('includeInactive requires the manager role');
+    const [{ rows, total }, categoryRows, rates] = await Promise.all([
+      items.list(query),
+      categories.list(),
+      // only the managers' bulk "Change VAT rate" offers the rates
+      isManager ? vatRates.list() : [],
+    ]);
+    const totalPages = Math.max(1, Math.ceil(total / query.limit));
+    return {
+      title: 'Items',
+      scripts: ['/assets/js/items.js'],
+      stylesheets: ['/assets/css/items.css'],
+      query,
+      items: rows.map(presentItem),
+      total,
+      categories: categoryRows,
+      vatRates: rates,
+      listHref: listHref(query),
+      pager: {
+        page: query.page,
+        totalPages,
+        previous: query.page > 1 ? listHref(query, { page: query.page - 1 }) : null,
+        next: query.page < totalPages ? listHref(query, { page: query.page + 1 }) : null,
+      },
+      bulk,
+    };
+  };
+}
+
+export type ItemsListView = ReturnType<typeof itemsListView>;

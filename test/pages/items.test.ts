@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { buildCategory, buildItem, buildUser } from '../helpers/factories';
+import { buildStockedItem, movementsOf, stockOf } from '../helpers/inventory-factories';
+import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasing-factories';
+import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+
+const b = useBrowserApp();
+
+async function signedIn(role: 'user' | 'manager' | 'admin'): Promise<{ page: Page; user: Awaited<ReturnType<typeof buildUser>> }> {
+  const user = await buildUser(b.t.db, { role, firstName: role === 'user' ? 'Uma' : 'Max', lastName: 'Tester' });
+  const page = await b.newPage();
+  // a missing element fails the test with its locator, well before the test's own timeout
+  page.setDefaultTimeout(8000);
+  await b.signIn(page, user);
+  return { page, user };
+}
+
+/** The names in the items table, in order. */
+const rowNames = (page: Page) => page.locator('table.items-table tbody td:nth-child(2) a').allTextContents();
+
+describe('GET /items', () => {
+  it('200 narrows the table as a search is typed, without reloading the page', async () => {
+    const category = await buildCategory(b.t.db, { name: 'Fasteners' });
+    await buildItem(b.t.db, { name: 'Hex bolt M6', sku: 'BOLT-M6', categoryId: category.id, price: '0.25', currentStock: 120 });
+    await buildItem(b.t.db, { name: 'Hex nut M6', sku: 'NUT-M6', categoryId: category.id, price: '0.10', currentStock: 300 });
+    await buildItem(b.t.db, { name: 'Washer M6', sku: 'WASH-M6', categoryId: category.id });
+    const { page } = await signedIn('user');
+    await page.goto('/items');
+    expect(await rowNames(page)).toEqual(expect.arrayContaining(['Hex bolt M6', 'Hex nut M6', 'Washer M6']));
+    await expectAccessible(page);
+    await screenshot(page, 'items-list-user');
+
+    // a marker on the window survives an htmx swap and would be gone after a reload
+    await page.evaluate('window.notReloaded = true');
+    const narrowed = page.waitForResponse((res) => res.url().includes('search=hex') && res.request().headers()['hx-request'] === 'true');
+    await page.getByLabel('Search items').pressSequentially('hex');
+    await narrowed;
+    await expect.poll(() => rowNames(page)).toEqual(['Hex bolt M6', 'Hex nut M6']);
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+    expect(new URL(page.url()).searchParams.get('search')).toBe('hex');
+
+    await page.getByLabel('Search items').fill('bolt');
+    await expect.poll(() => rowNames(page)).toEqual(['Hex bolt M6']);
+  });
+
+  it('200 a user sees no manager actions', async () => {
+    await buildItem(b.t.db, { name: 'Cable tie' });
+    const { page } = await signedIn('user');
+    await page.goto('/items');
+    for (const name of ['New item', 'Set inactive', 'Set active', 'Set stock to zero', 'Delete', 'Change category', 'Change VAT rate', 'Add note']) {
+      expect(await page.getByRole('button', { name, exact: true }).or(page.getByRole('link', { name, exact: true })).count(), name).toBe(0);
+    }
+    expect(await page.getByLabel('Include inactive items').count()).toBe(0);
+    // what a user may do is there: export and import
+    await page.getByRole('button', { name: 'Export CSV' }).waitFor();
+    await page.getByRole('link', { name: 'Import items' }).waitFor();
+
+    await page.getByRole('link', { name: 'Cable tie' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Cable tie' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Edit item' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Record stock change' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Add note' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'items-detail-user');
+  });
+});
+
+describe('POST /items', () => {
+  it('422 shows a field error beside the field and keeps what was typed; fixed, the item is created', async () => {
+    const category = await buildCategory(b.t.db, { name: 'Adhesives' });
+    const { page } = await signedIn('manager');
+    await page.goto('/items');
+    await page.getByRole('link', { name: 'New item' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New item' }).waitFor();
+    await expectAccessible(page);
+    await page.getByLabel('Name').fill('Epoxy resin 50ml');
+    await page.getByLabel('SKU').fill('EPOXY-50');
+    await page.getByLabel('Category').selectOption({ label: 'Adhesives' });
+    await page.getByLabel('Price (£)').fill('4.999');
+    await page.getByLabel('Opening stock').fill('12');
+
+    b.expectHttpErrors(422);
+    await page.getByRole('button', { name: 'Create item' }).click();
+    await page.locator('#price-error').waitFor();
+    expect(await page.locator('#price-error').textContent()).toContain('at most 2 decimal places');
+    expect(await page.getByLabel('Price (£)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Name').inputValue()).toBe('Epoxy resin 50ml');
+    expect(await page.getByLabel('SKU').inputValue()).toBe('EPOXY-50');
+    expect(await page.getByLabel('Opening stock').inputValue()).toBe('12');
+    expect(await page.getByLabel('Category').inputValue()).toBe(String(category.id));
+    await expectAccessible(page);
+    await screenshot(page, 'items-new-error');
+
+    await page.getByLabel('Price (£)').fill('4.99');
+    await page.getByRole('button', { name: 'Create item' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Epoxy resin 50ml' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain("Item 'Epoxy resin 50ml' created");
+
+    const row = await b.t.db('items').where({ sku: 'EPOXY-50' }).first();
+    expect(row).toMatchObject({ name: 'Epoxy resin 50ml', category_id: category.id, price: '4.99', current_stock: '12.00', is_active: true });
+    expect(await movementsOf(b.t.db, row.id)).toMatchObject([{ type: 'in', quantity: '12.00', reason: 'Initial stock' }]);
+  });
+
+  it('200 an edit saves and returns to the item', async () => {
+    const item = await buildItem(b.t.db, { name: 'Masking tape', price: '1.20' });
+    const { page } = await signedIn('manager');
+    await page.goto(`/items/${item.id}`);
+    await page.getByRole('link', { name: 'Edit item' }).click();
+    expect(await page.getByLabel('Name').inputValue()).toBe('Masking tape');
+    await page.getByLabel('Price (£)').fill('1.35');
+    await page.getByRole('button', { name: 'Save item' }).click();
+    await page.getByRole('status').filter({ hasText: "Item 'Masking tape' saved" }).waitFor();
+    expect((await b.t.db('items').where({ id: item.id }).first()).price).toBe('1.35');
+  });
+});
+
+describe('POST /items/:id/stock', () => {
+  it('200 records a stock change and shows the movement; a change below zero shows the ledger\'s refusal', async () => {
+    const item = await buildStockedItem(b.t.db, 10, { name: 'Solder wire' });
+    const supplier = await buildSupplier(b.t.db, { name: 'Rapid Parts' });
+    await buildItemSource(b.t.db, supplier.id, item.id, '3.10');
+    await buildOrder(b.t.db, supplier.id, [{ itemId: item.id, name: 'Solder wire', quantity: '5', unitCost: '3.10' }]);
+    const { page } = await signedIn('manager');
+    await page.goto(`/items/${item.id}`);
+    await page.getByLabel('Quantity').fill('3');
+    await page.getByLabel('Type').selectOption('out');
+    await page.getByLabel('Reason').fill('Workshop bench 4');
+    await page.getByRole('button', { name: 'Record stock change' }).click();
+    await page.getByRole('status').filter({ hasText: 'Stock changed from 10 to 7' }).waitFor();
+    const movements = page.getByRole('region', { name: 'Stock movements' });
+    await movements.getByRole('cell', { name: 'Workshop bench 4' }).waitFor();
+    expect(await movements.locator('tbody tr').first().textContent()).toMatch(/Out\s*-3\s*10\s*7\s*Workshop bench 4\s*Max Tester/);
+    expect(await stockOf(b.t.db, item.id)).toBe('7.00');
+    expect(await movementsOf(b.t.db, item.id)).toMatchObject([
+      { type: 'in', quantity: '10.00' },
+      { type: 'out', quantity: '-3.00', previous_stock: '10.00', new_stock: '7.00', reason: 'Workshop bench 4' },
+    ]);
+    expect(await page.getByRole('region', { name: 'Suppliers' }).textContent()).toContain('Rapid Parts');
+    expect(await page.getByRole('region', { name: 'Order history' }).textContent()).toContain('Rapid Parts');
+    await expectAccessible(page);
+    await screenshot(page, 'items-detail-manager');
+
+    b.expectHttpErrors(422);
+    await page.getByLabel('Quantity').fill('50');
+    await page.getByLabel('Type').selectOption('out');
+    await page.getByRole('button', { name: 'Record stock change' }).click();
+    await page.getByRole('alert').filter({ hasText: "Insufficient stock for item 'Solder wire'. Current stock: 7, Required: 50" }).waitFor();
+    expect(await page.getByLabel('Quantity').inputValue()).toBe('50');
+    expect(await stockOf(b.t.db, item.id)).toBe('7.00');
+    expect(await movementsOf(b.t.db, item.id)).toHaveLength(2);
+    await screenshot(page, 'items-stock-refused');
+  });
+
+  it('200 pages through the movements, older ones on the next page', async () => {
+    const item = await buildStockedItem(b.t.db, 1, { name: 'Fuse 3A' });
+    for (let n = 1; n <= 24; n += 1) await changeStock(b.t.db, { itemId: item.id, type: 'in', quantity: 1, reason: `Delivery ${n}`, performedBy: null });
+    const { page } = await signedIn('user');
+    await page.goto(`/items/${item.id}`);
+    const movements = page.getByRole('region', { name: 'Stock movements' });
+    expect(await movements.locator('tbody tr').count()).toBe(20);
+    expect(await movements.locator('tbody tr').first().textContent()).toContain('Delivery 24');
+    await movements.getByRole('link', { name: 'Older movements' }).click();
+    await movements.getByRole('cell', { name: 'Initial stock' }).waitFor();
+    expect(await movements.locator('tbody tr').count()).toBe(5);
+    await movements.getByRole('link', { name: 'Newest movements' }).waitFor();
+  });
+});
