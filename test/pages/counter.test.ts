@@ -215,4 +215,61 @@ describe('GET /counter', () => {
     await expectAccessible(page);
     await screenshot(page, 'counter-picking-list');
   });
+
+  it('303 works without JavaScript: every action a form post that comes back to /counter', async () => {
+    const glue = await buildStockedItem(b.t.db, 5, { name: 'Glue stick', price: '2.00', vatRate: '0.2' });
+    const code = await buildChargeCode(b.t.db);
+    const user = await buildUser(b.t.db);
+    const browser = (await b.newPage()).context().browser()!;
+    const context = await browser.newContext({ baseURL: b.baseUrl, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await b.signIn(page, user);
+      await page.goto('/counter');
+      await page.getByLabel('Scan or type SKU').fill(glue.sku);
+      await page.getByRole('button', { name: 'Add' }).click();
+      await basketRows(page).filter({ hasText: 'Glue stick' }).waitFor();
+
+      await page.getByLabel('Scan or type SKU').fill('NOPE');
+      const refused = page.waitForResponse((res) => new URL(res.url()).pathname === '/counter/add');
+      await page.getByRole('button', { name: 'Add' }).click();
+      expect((await refused).status()).toBe(422);
+      await page.getByRole('alert').filter({ hasText: "No item with SKU 'NOPE'" }).waitFor();
+
+      await page.getByLabel('Quantity of Glue stick').fill('3');
+      await page.getByRole('button', { name: 'Update' }).click();
+      await expect.poll(() => totals(page)).toMatch(/Subtotal\s*£6\.00\s*VAT\s*£1\.20\s*Total\s*£7\.20/);
+      await page.getByLabel('VAT applied').uncheck();
+      await page.getByLabel('Customer notes').fill('For the chemistry open day');
+      await page.getByRole('button', { name: 'Save details' }).click();
+      await expect.poll(() => totals(page)).toMatch(/Total\s*£6\.00/);
+      expect(await page.getByLabel('Customer notes').inputValue()).toBe('For the chemistry open day');
+
+      await page.getByLabel('Charge code').fill(code.code);
+      await page.getByRole('button', { name: 'Check code' }).click();
+      await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).first().waitFor();
+      await page.getByRole('button', { name: 'Process sale' }).click();
+      await page.getByRole('heading', { name: /^Sale SALE-\S+ processed$/ }).waitFor();
+      expect(new URL(page.url()).searchParams.get('sale')).toMatch(/^\d+$/);
+      expect(await stockOf(b.t.db, glue.id)).toBe('2.00');
+      const sale = await b.t.db('sales').where({ processed_by: user.id }).first();
+      expect(sale).toMatchObject({ total_amount: '6.00', vat_applied: false, customer_notes: 'For the chemistry open day' });
+
+      await page.getByLabel('Delivered to').fill('Lab technician');
+      await page.getByRole('button', { name: 'Record recipient' }).click();
+      await page.getByText('Recipient recorded').waitFor();
+      expect((await b.t.db('sales').where({ id: sale.id }).first()).delivered_to).toBe('Lab technician');
+
+      await page.getByLabel('Scan or type SKU').fill(glue.sku);
+      await page.getByRole('button', { name: 'Add' }).click();
+      await basketRows(page).filter({ hasText: 'Glue stick' }).waitFor();
+      await page.getByRole('button', { name: 'Remove Glue stick' }).click();
+      await page.getByText('The basket is empty').waitFor();
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByText('Basket cleared').waitFor();
+      expect(await draftsOf(user.id)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
