@@ -112,13 +112,15 @@ describe('GET /api/docs', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every route of the routers is documented exactly once, and every documented operation is a route', () => {
-    const routerKeys = routes.map((r) => key({ method: r.method, path: toOpenApi(r.path) }));
+  it('every API route of the routers is documented exactly once, and every documented operation is a route', () => {
+    // the pages are for people, not an API contract; they are not in the OpenAPI document (/health is)
+    const apiRoutes = routes.filter((r) => r.path.startsWith('/api/') || r.path === '/health');
+    const routerKeys = apiRoutes.map((r) => key({ method: r.method, path: toOpenApi(r.path) }));
     expect(repeated(routerKeys), 'routes registered twice').toEqual([]);
     const documented = registered.map(key);
     expect(routerKeys.filter((k) => !documented.includes(k) && !UNDOCUMENTED.includes(k)), 'routes without documentation').toEqual([]);
     expect(documented.filter((k) => !routerKeys.includes(k)), 'documented operations without a route').toEqual([]);
-    expect(routes.length).toBeGreaterThanOrEqual(100);
+    expect(apiRoutes.length).toBeGreaterThanOrEqual(100);
   });
 
   it('no route is unreachable behind an earlier one (fixed paths are tried before parameters)', () => {
