@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { buildCategory, buildItem, buildUser } from '../helpers/factories';
@@ -165,5 +166,181 @@ describe('POST /items/:id/stock', () => {
     await movements.getByRole('cell', { name: 'Initial stock' }).waitFor();
     expect(await movements.locator('tbody tr').count()).toBe(5);
     await movements.getByRole('link', { name: 'Newest movements' }).waitFor();
+  });
+});
+
+describe('POST /items/bulk', () => {
+  it('303 a manager sets the selected items inactive, then moves some to another category', async () => {
+    const from = await buildCategory(b.t.db, { name: 'Loose stock' });
+    const to = await buildCategory(b.t.db, { name: 'Kits' });
+    const a = await buildItem(b.t.db, { name: 'Bulkpen blue', categoryId: from.id });
+    const c = await buildItem(b.t.db, { name: 'Bulkpen red', categoryId: from.id });
+    const { page } = await signedIn('manager');
+    await page.goto('/items?search=bulkpen');
+    await expectAccessible(page);
+    await screenshot(page, 'items-list-manager');
+
+    await page.getByLabel('Select every item on this page').check();
+    expect(await page.getByLabel('Select Bulkpen red').isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Set inactive' }).click();
+    await page.getByRole('status').filter({ hasText: '2 items marked inactive' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('search')).toBe('bulkpen');
+    expect(await b.t.db('items').whereIn('id', [a.id, c.id]).pluck('is_active')).toEqual([false, false]);
+
+    await page.getByLabel('Include inactive items').check();
+    await expect.poll(() => rowNames(page)).toEqual(['Bulkpen blue', 'Bulkpen red']);
+    await page.getByLabel('Select Bulkpen blue').check();
+    await page.getByLabel('New category').selectOption({ label: 'Kits' });
+    await page.getByRole('button', { name: 'Change category' }).click();
+    await page.getByRole('status').filter({ hasText: "1 item moved to category 'Kits'" }).waitFor();
+    expect((await b.t.db('items').where({ id: a.id }).first()).category_id).toBe(to.id);
+    expect((await b.t.db('items').where({ id: c.id }).first()).category_id).toBe(from.id);
+  });
+
+  it('303 deletes the selected item once the manager confirms', async () => {
+    const item = await buildItem(b.t.db, { name: 'Doomed widget' });
+    await b.t.db('notes').insert({ text: 'Goes with it', reference_type: 'item', reference_id: String(item.id), created_by: null });
+    const { page } = await signedIn('manager');
+    await page.goto('/items?search=doomed');
+    await page.getByLabel('Select Doomed widget').check();
+    const question = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())));
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    expect(await question).toContain('Permanently delete the selected items?');
+    await page.getByRole('status').filter({ hasText: '1 item permanently deleted' }).waitFor();
+    expect(await b.t.db('items').where({ id: item.id }).first()).toBeUndefined();
+    expect(await b.t.db('notes').where({ reference_type: 'item', reference_id: String(item.id) })).toEqual([]);
+  });
+
+  it('422 with nothing selected says so, and changes nothing', async () => {
+    await buildItem(b.t.db, { name: 'Nochange item' });
+    const { page } = await signedIn('manager');
+    await page.goto('/items?search=nochange');
+    b.expectHttpErrors(422);
+    await page.getByRole('button', { name: 'Set stock to zero' }).click();
+    await page.locator('#itemIds-error').filter({ hasText: 'must not be empty' }).waitFor();
+    await screenshot(page, 'items-bulk-refused');
+  });
+
+  it('403 a forged bulk post by a user, and any post without the form token; nothing changes', async () => {
+    const item = await buildItem(b.t.db, { name: 'Guarded item' });
+    const { page } = await signedIn('user');
+    await page.goto('/items');
+    const token = await page.locator('input[name="_csrf"]').first().getAttribute('value');
+    const forged = await page.request.post('/items/bulk', { form: { _csrf: token!, action: 'set-inactive', itemIds: String(item.id) }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    const forgedStock = await page.request.post(`/items/${item.id}/stock`, { form: { _csrf: token!, quantity: '5', type: 'in' }, maxRedirects: 0 });
+    expect(forgedStock.status()).toBe(403);
+
+    const manager = await buildUser(b.t.db, { role: 'manager' });
+    const agent = await b.t.loginAs(manager);
+    await agent.post('/items/bulk').type('form').send({ action: 'set-inactive', itemIds: String(item.id) }).expect(403);
+    await agent.post(`/items/${item.id}/stock`).type('form').send({ quantity: '5', type: 'in' }).expect(403);
+
+    expect(await b.t.db('items').where({ id: item.id }).first()).toMatchObject({ is_active: true, current_stock: '0.00' });
+    expect(await movementsOf(b.t.db, item.id)).toEqual([]);
+  });
+});
+
+describe('POST /items/export', () => {
+  it('200 downloads the selected items as CSV', async () => {
+    await buildItem(b.t.db, { name: 'Exported spanner', sku: 'EXP-SPAN', price: '7.50', currentStock: 4 });
+    const { page } = await signedIn('user');
+    await page.goto('/items?search=exported');
+    await page.getByLabel('Select Exported spanner').check();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^items-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = (await fs.readFile((await file.path())!, 'utf8')).trim().split('\n');
+    expect(lines[0]).toBe('ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Active,Created At');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^\d+,EXP-SPAN,Exported spanner,,[^,]+,7\.50,0\.2000,4\.00,0\.00,yes,/);
+  });
+});
+
+describe('POST /items/import', () => {
+  it('200 shows the result of each item of the file', async () => {
+    await buildCategory(b.t.db, { name: 'Imported goods' });
+    await buildItem(b.t.db, { sku: 'IMP-TAKEN' });
+    const { page } = await signedIn('user');
+    await page.goto('/items');
+    await page.getByRole('link', { name: 'Import items' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Import items' }).waitFor();
+    await expectAccessible(page);
+    const items = [
+      { name: 'Imported tape', sku: 'IMP-TAPE', categoryName: 'imported goods', price: '2.40', currentStock: 6 },
+      { name: 'Imported glue', sku: 'IMP-GLUE', categoryName: 'No such category', price: '1.00', currentStock: 1 },
+      { name: 'Imported clash', sku: 'IMP-TAKEN', categoryName: 'Imported goods', price: '1.00', currentStock: 0 },
+    ];
+    await page.getByLabel('JSON file').setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ items })) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.waitFor();
+    expect(await result.locator('p').first().textContent()).toBe('1 imported, 2 failed');
+    const rows = (await result.locator('tbody tr').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(rows).toEqual([
+      '1 IMP-TAPE Imported tape Imported',
+      "2 IMP-GLUE Imported glue Failed category 'No such category' does not exist",
+      "3 IMP-TAKEN Imported clash Failed an item with sku 'IMP-TAKEN' already exists",
+    ]);
+    const created = await b.t.db('items').where({ sku: 'IMP-TAPE' }).first();
+    expect(created).toMatchObject({ name: 'Imported tape', current_stock: '6.00' });
+    expect(await b.t.db('items').where({ sku: 'IMP-GLUE' }).first()).toBeUndefined();
+    await expectAccessible(page);
+    await screenshot(page, 'items-import-result');
+  });
+
+  it('422 names a file that is not JSON', async () => {
+    const { page } = await signedIn('user');
+    await page.goto('/items/import');
+    b.expectHttpErrors(422);
+    await page.getByLabel('JSON file').setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from('{"items": [') });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The file is not valid JSON' }).waitFor();
+  });
+});
+
+describe('POST /items/:id/notes', () => {
+  it('303 adds a note, edits and deletes it; another person\'s note offers neither', async () => {
+    const item = await buildItem(b.t.db, { name: 'Noted drill' });
+    const other = await buildUser(b.t.db, { firstName: 'Olga', lastName: 'Other' });
+    await b.t.db('notes').insert({ text: 'Chuck key kept in drawer 2', reference_type: 'item', reference_id: String(item.id), created_by: other.id });
+    const { page, user } = await signedIn('user');
+    await page.goto(`/items/${item.id}`);
+    const notes = page.getByRole('region', { name: 'Notes' });
+    expect(await notes.getByRole('listitem').filter({ hasText: 'Chuck key' }).getByRole('button', { name: 'Delete note' }).count()).toBe(0);
+
+    await page.getByLabel('New note').fill('Battery needs charging');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.getByRole('status').filter({ hasText: 'Note added' }).waitFor();
+    const mine = notes.getByRole('listitem').filter({ hasText: 'Battery needs charging' });
+    expect(await mine.textContent()).toContain('Uma Tester');
+    await expectAccessible(page);
+    await screenshot(page, 'items-notes');
+
+    await mine.getByText('Edit note').click();
+    await mine.getByLabel('Note text').fill('Battery charged, 2 spares');
+    await mine.getByRole('button', { name: 'Save note' }).click();
+    await page.getByRole('status').filter({ hasText: 'Note saved' }).waitFor();
+    const note = await b.t.db('notes').where({ reference_type: 'item', reference_id: String(item.id), created_by: user.id }).first();
+    expect(note.text).toBe('Battery charged, 2 spares');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await notes.getByRole('listitem').filter({ hasText: 'Battery charged' }).getByRole('button', { name: 'Delete note' }).click();
+    await page.getByRole('status').filter({ hasText: 'Note deleted' }).waitFor();
+    expect(await b.t.db('notes').where({ id: note.id }).first()).toBeUndefined();
+    expect(await b.t.db('notes').where({ reference_id: String(item.id) }).pluck('text')).toEqual(['Chuck key kept in drawer 2']);
+  });
+
+  it('403 editing another person\'s note through a forged post', async () => {
+    const item = await buildItem(b.t.db);
+    const other = await buildUser(b.t.db);
+    const [note] = await b.t.db('notes').insert({ text: 'Not yours', reference_type: 'item', reference_id: String(item.id), created_by: other.id }).returning('id');
+    const { page } = await signedIn('user');
+    await page.goto(`/items/${item.id}`);
+    const token = await page.locator('input[name="_csrf"]').first().getAttribute('value');
+    const res = await page.request.post(`/items/${item.id}/notes/${note.id}`, { form: { _csrf: token!, text: 'Mine now' }, maxRedirects: 0 });
+    expect(res.status()).toBe(403);
+    expect((await b.t.db('notes').where({ id: note.id }).first()).text).toBe('Not yours');
   });
 });
