@@ -2,14 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { parse } from '../http/validate';
-import { D } from '../lib/money';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { presentNote } from '../modules/notes/notes.present';
 import { notesService } from '../modules/notes/notes.service';
 import { presentSale, presentSalePaid, presentSaleRecipient, presentSaleRefund, presentSalesPage, presentSalesReport, presentSaleUnpaid } from '../modules/sales/sales.present';
 import { salesReports } from '../modules/sales/sales.reports';
 import { RecipientBody, RefundBody, SaleIdParams, SalesQuery, type Sale } from '../modules/sales/sales.schemas';
-import { salesService } from '../modules/sales/sales.service';
+import { leftToRefund, salesService, type SaleRecord } from '../modules/sales/sales.service';
 import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
@@ -18,7 +17,7 @@ import { attempt, flash, type FieldErrors } from './forms';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
-export const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
+const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
   completed: 'Completed',
   paid: 'Paid',
   partially_refunded: 'Partially refunded',
@@ -31,7 +30,8 @@ const filledIn = (fields: Record<string, unknown>): Record<string, unknown> =>
 
 /** The filter as query parameters, for page links and the CSV link: only the fields in use. */
 function filterParams(filter: SalesFilterInput, extra: Record<string, string> = {}): URLSearchParams {
-  const params = new URLSearchParams(filledIn({ chargeCode: filter.chargeCode ?? '', startDate: filter.startDate ?? '', endDate: filter.endDate ?? '' }) as Record<string, string>);
+  const params = new URLSearchParams();
+  for (const key of ['chargeCode', 'startDate', 'endDate'] as const) if (filter[key]) params.set(key, filter[key]);
   if (filter.unpaidOnly) params.set('unpaidOnly', 'true');
   for (const [key, value] of Object.entries(extra)) params.set(key, value);
   return params;
@@ -51,16 +51,14 @@ const typedFilter = (query: Request['query']) => ({
   unpaidOnly: query.unpaidOnly === 'true',
 });
 
-/** The refund form's rows: one per item still on the sale, with what is left to refund across its lines. */
-function refundableItems(sale: Sale) {
-  const byItem = new Map<number, { itemId: number; itemName: string; itemSku: string; left: D }>();
-  for (const line of sale.items) {
-    if (line.itemId === null) continue;
-    const entry = byItem.get(line.itemId) ?? { itemId: line.itemId, itemName: line.itemName, itemSku: line.itemSku, left: new D(0) };
-    entry.left = entry.left.plus(line.quantity).minus(line.refundedQuantity);
-    byItem.set(line.itemId, entry);
-  }
-  return [...byItem.values()].filter((i) => i.left.gt(0)).map((i) => ({ ...i, left: i.left.toFixed(2) }));
+/** The refund form's rows: one per item still on the sale with something left to refund. */
+function refundableItems({ lines }: SaleRecord) {
+  const byItem = new Map<number, SaleRecord['lines']>();
+  for (const line of lines) if (line.item_id !== null) byItem.set(line.item_id, [...(byItem.get(line.item_id) ?? []), line]);
+  return [...byItem.entries()]
+    .map(([itemId, itemLines]) => ({ itemId, itemName: itemLines[0].item_name, itemSku: itemLines[0].item_sku, left: leftToRefund(itemLines) }))
+    .filter((item) => item.left.gt(0))
+    .map((item) => ({ ...item, left: item.left.toFixed(2) }));
 }
 
 /** The refund form's repeated itemId/refundQty fields as the API's body; rows left empty are not part of it. */
@@ -126,7 +124,8 @@ export function salesPages({ db }: Deps): Router {
 
   async function renderSale(req: Request, res: Response, id: number, returned: SaleForm | null = null) {
     const user = currentUser(req);
-    const sale = presentSale(await sales.get(id));
+    const record = await sales.get(id);
+    const sale = presentSale(record);
     const [saleMovements, saleNotes, canRefund] = await Promise.all([
       movements.list({ referenceType: 'sale', referenceId: sale.saleId, limit: 100 }),
       notes.listFor('sale', String(id)),
@@ -144,7 +143,7 @@ export function salesPages({ db }: Deps): Router {
       // the API's access for these routes: paid for managers and admins, unpaid for admins
       canMarkPaid: hasRole(user, 'manager'),
       canMarkUnpaid: hasRole(user, 'admin'),
-      refundable: canRefund ? refundableItems(sale) : null,
+      refundable: canRefund ? refundableItems(record) : null,
       recipientForm: formState('recipient', { deliveredTo: sale.deliveredTo ?? '', deliveredToEmail: sale.deliveredToEmail ?? '' }),
       noteForm: formState('note', { text: '' }),
       refundForm: formState('refund', { refundQty: {}, note: '' }),

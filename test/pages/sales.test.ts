@@ -9,6 +9,8 @@ import { stockOf } from '../helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from '../helpers/sales-factories';
 
 const b = useBrowserApp();
+// each test loads several pages in a real browser; a busy machine makes that slow, not wrong
+const BROWSER_TEST = { timeout: 90_000 };
 
 let clerk: UserRow;
 let manager: UserRow;
@@ -39,7 +41,7 @@ async function saleOf(lines: { itemId: number; quantity?: number }[], chargeCode
 async function openAs(user: UserRow, path: string): Promise<Page> {
   const page = await b.newPage();
   // a step that cannot happen fails here, naming the step, before the test's own timeout
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   await page.goto(path);
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(TEST_PASSWORD);
@@ -50,7 +52,7 @@ async function openAs(user: UserRow, path: string): Promise<Page> {
 
 const saleRow = (page: Page, saleId: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: saleId, exact: true }) });
 
-describe('GET /sales', () => {
+describe('GET /sales', BROWSER_TEST, () => {
   it('200 lists sales linking to each, and the filters narrow the list', async () => {
     const item = await buildItem(b.t.db, { name: 'Beaker', price: '4.00', currentStock: 50 });
     const chem = await buildChargeCode(b.t.db, { code: 'CHEM-LIST-1' });
@@ -106,7 +108,7 @@ describe('GET /sales', () => {
   });
 });
 
-describe('GET /sales/:id', () => {
+describe('GET /sales/:id', BROWSER_TEST, () => {
   it('200 shows the lines, the stock movements and notes; a manager marks it paid and an admin unpaid', async () => {
     const flask = await buildItem(b.t.db, { name: 'Round flask', sku: 'RF-1', price: '12.50', currentStock: 10 });
     const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves', sku: 'NG-1', price: '3.00', currentStock: 10 });
@@ -183,7 +185,7 @@ describe('GET /sales/:id', () => {
   });
 });
 
-describe('POST /sales/:id/refund', () => {
+describe('POST /sales/:id/refund', BROWSER_TEST, () => {
   it('303 a user holding the refund permission refunds part of a sale: stock goes back and a note says so', async () => {
     const item = await buildItem(b.t.db, { name: 'Burette', price: '20.00', currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id, quantity: 4 }]);
@@ -221,7 +223,7 @@ describe('POST /sales/:id/refund', () => {
 /** The report's summary figures as one line of text. */
 const figures = async (page: Page) => (await page.getByRole('region', { name: 'Summary' }).innerText()).replace(/\s+/g, ' ');
 
-describe('GET /sales/report', () => {
+describe('GET /sales/report', BROWSER_TEST, () => {
   it('200 shows the summary and departments for the filter, and Download CSV gets the same sales as the spec CSV', async () => {
     const item = await buildItem(b.t.db, { price: '10.00', vatRate: '0', currentStock: 50 });
     const first = await buildChargeCode(b.t.db, { code: 'RPT-A-1', costCentre: 'Geology' });

@@ -62,6 +62,10 @@ type Actor = Pick<Express.User, 'id' | 'role' | 'email' | 'first_name' | 'last_n
 
 export const saleNotFound = () => NotFound('Sale not found');
 
+/** What a refund may still take of an item: its quantity on the sale's lines less what was refunded. */
+export const leftToRefund = (itemLines: Pick<SaleLineRow, 'quantity' | 'refunded_quantity'>[]): D =>
+  itemLines.reduce((sum, l) => sum.plus(l.quantity).minus(l.refunded_quantity), new D(0));
+
 /** A sale as the service hands it out: the row with the user who processed it, and its lines. */
 export type SaleRecord = { sale: SaleWithUser; lines: SaleLineRow[] };
 
@@ -321,7 +325,7 @@ export function salesService(db: Db) {
         for (const [itemId, quantity] of requested) {
           const itemLines = lines.filter((l) => l.item_id === itemId);
           if (itemLines.length === 0) throw BadRequest(`Item ${itemId} is not part of sale ${sale.sale_id}`);
-          const left = itemLines.reduce((sum, l) => sum.plus(l.quantity).minus(l.refunded_quantity), new D(0));
+          const left = leftToRefund(itemLines);
           if (quantity.gt(left)) {
             throw BadRequest(
               `Cannot refund ${quantity.toString()} of '${itemLines[0].item_name}': only ${left.toString()} left to refund`,
