@@ -164,6 +164,22 @@ describe('GET /sales/:id', BROWSER_TEST, () => {
     expect(await b.t.db('notes').where({ reference_type: 'sale', reference_id: String(sale.id) }).pluck('text')).toEqual(['Collected at the back door']);
   });
 
+  it("403 a user's forged Mark paid or refund post (with a valid form token) changes nothing", async () => {
+    const item = await buildItem(b.t.db, { currentStock: 10 });
+    const sale = await saleOf([{ itemId: item.id }]);
+    const page = await openAs(clerk, `/sales/${sale.id}`);
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    // the context's own request client: the session cookie, no page, so no page load to judge
+    const paid = await page.request.post(`/sales/${sale.id}/paid`, { form: { _csrf: csrf }, maxRedirects: 0 });
+    expect(paid.status()).toBe(403);
+    expect(await paid.text()).toContain('This page is for the manager role');
+    const refund = await page.request.post(`/sales/${sale.id}/refund`, { form: { _csrf: csrf, itemId: String(item.id), refundQty: '1' }, maxRedirects: 0 });
+    expect(refund.status()).toBe(403);
+    expect(await refund.text()).toContain('This action requires the sales.refund permission');
+    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({ is_paid: false, status: 'completed' });
+    expect(await stockOf(b.t.db, item.id)).toBe('8.00');
+  });
+
   it('422 keeps what was typed and says what to fix when the recipient is missing', async () => {
     b.expectHttpErrors(422);
     const item = await buildItem(b.t.db, { currentStock: 10 });
