@@ -92,13 +92,13 @@ export function salesPages({ db }: Deps): Router {
     const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
     const view = { title: 'Sales', values, errors: {} as FieldErrors, message: null as string | null, sales: [] as Sale[], pagination: null as unknown, statusLabels: SALE_STATUS_LABELS };
     if (!query.ok) {
-      res.status(query.status).render(wantsPartial(req) ? 'sales/_results' : 'sales/index', { ...view, errors: query.errors, message: query.message });
+      res.status(query.status).render(wantsPartial(req) ? 'sales/_list' : 'sales/index', { ...view, errors: query.errors, message: query.message });
       return;
     }
     const { page, limit, ...filter } = query.value;
     const presented = presentSalesPage(await sales.list(filter, page, limit), page, limit);
     const pagination = { ...pageLinks('/sales', filter, page, limit, presented.pagination.totalPages), total: presented.pagination.total };
-    res.render(wantsPartial(req) ? 'sales/_results' : 'sales/index', { ...view, sales: presented.sales, pagination });
+    res.render(wantsPartial(req) ? 'sales/_list' : 'sales/index', { ...view, sales: presented.sales, pagination });
   });
 
   // before /sales/:id, which would read "report" as an id

@@ -67,12 +67,14 @@ describe('GET /sales', BROWSER_TEST, () => {
     await expectAccessible(page);
     await screenshot(page, 'sales-list');
 
-    // htmx swaps the rows and keeps the filter in the address
+    // htmx swaps the list in place (the marker set on this document survives) and keeps the filter in the address
+    await page.evaluate(() => document.body.setAttribute('data-loaded-once', 'yes'));
     await page.getByLabel('Charge code').fill('chem-list');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('chargeCode') === 'chem-list');
     await saleRow(page, physSale.sale_id).waitFor({ state: 'detached' });
     expect(await saleRow(page, chemSale.sale_id).count()).toBe(1);
+    expect(await page.locator('body').getAttribute('data-loaded-once')).toBe('yes');
 
     // the same filter as a plain GET (no JavaScript needed), with unpaid only
     await page.goto('/sales?chargeCode=LIST-1&unpaidOnly=true');
