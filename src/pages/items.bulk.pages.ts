@@ -55,7 +55,9 @@ export function itemsBulkPages({ db }: Deps): Router {
   /** A refused bulk form: the list it came from again, with the message and what was chosen. */
   async function renderRefusal(req: Request, res: Response, query: Record<string, string>, refusal: { status: number; message: string; errors: FieldErrors }) {
     const values = { categoryId: String(req.body.categoryId ?? ''), vatRate: String(req.body.vatRate ?? ''), noteText: String(req.body.noteText ?? '') };
-    res.status(refusal.status).render('items/index', await listView(req, query, { message: refusal.message, errors: refusal.errors, values }));
+    // the schema's "itemIds must not be empty" is about the table's checkboxes, which the person knows as a selection
+    const message = refusal.errors.itemIds ? 'Select at least one item in the table' : refusal.message;
+    res.status(refusal.status).render('items/index', await listView(req, query, { message, errors: refusal.errors, values }));
   }
 
   pages.post('/items/bulk', requirePage('manager'), async (req, res) => {

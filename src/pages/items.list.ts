@@ -9,15 +9,16 @@ import { ItemQuery } from '../modules/items/items.schemas';
 import { presentItem } from '../modules/items/items.present';
 import { itemsService } from '../modules/items/items.service';
 import type { FieldErrors } from './forms';
+import { wantsPartial } from './page-render';
 
 /** Rows on a page of the items table (the API's own default is 10). */
-export const ITEMS_PER_PAGE = 20;
+const ITEMS_PER_PAGE = 20;
 
 /** What the bulk form shows after a refused action: the message, the fields' errors, what was chosen. */
 export type BulkFormState = { message: string | null; errors: FieldErrors; values: Record<string, string> };
 
 /** The list's address for other filters or another page: only what differs from the defaults. */
-export function listHref(query: ItemQuery, overrides: Partial<ItemQuery> = {}): string {
+function listHref(query: ItemQuery, overrides: Partial<ItemQuery> = {}): string {
   const next = { ...query, ...overrides };
   const params = new URLSearchParams();
   if (next.search) params.set('search', next.search);
@@ -31,7 +32,8 @@ export function listHref(query: ItemQuery, overrides: Partial<ItemQuery> = {}): 
 
 /**
  * The items list page as a query string asks for it, through the API's schema and the items
- * service's one list statement; a `user` asking for inactive items is refused, as by the API.
+ * service's one list statement (with the categories, and for managers the VAT rates, that the
+ * page's forms offer); a `user` asking for inactive items is refused, as by the API.
  */
 export function itemsListView(db: Db) {
   const items = itemsService(db);
@@ -44,11 +46,13 @@ export function itemsListView(db: Db) {
     const query = parse(ItemQuery, { limit: String(ITEMS_PER_PAGE), ...given });
     const isManager = hasRole(currentUser(req), 'manager');
     if (query.includeInactive && !isManager) throw Forbidden('includeInactive requires the manager role');
+    // htmx asks for the rows only (_rows.ejs): the filters' and bulk form's choices are already on the page
+    const wholePage = !wantsPartial(req);
     const [{ rows, total }, categoryRows, rates] = await Promise.all([
       items.list(query),
-      categories.list(),
+      wholePage ? categories.list() : [],
       // only the managers' bulk "Change VAT rate" offers the rates
-      isManager ? vatRates.list() : [],
+      wholePage && isManager ? vatRates.list() : [],
     ]);
     const totalPages = Math.max(1, Math.ceil(total / query.limit));
     return {
@@ -71,5 +75,3 @@ export function itemsListView(db: Db) {
     };
   };
 }
-
-export type ItemsListView = ReturnType<typeof itemsListView>;

@@ -218,6 +218,7 @@ describe('POST /items/bulk', () => {
     b.expectHttpErrors(422);
     await page.getByRole('button', { name: 'Set stock to zero' }).click();
     await page.locator('#itemIds-error').filter({ hasText: 'must not be empty' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Select at least one item in the table' }).waitFor();
     await screenshot(page, 'items-bulk-refused');
   });
 
