@@ -40,6 +40,20 @@ export function flash(req: Request, message: string): void {
 }
 
 /**
+ * A redirect that carries a flash goes out once the session is stored: express-session sends the
+ * headers before its own save completes and the browser follows a 303 on the headers alone, so
+ * the next page could read the session from before the flash and lose it.
+ */
+export const storeFlashBeforeRedirect: RequestHandler = (req, res, next) => {
+  const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
+  res.redirect = ((...args: unknown[]) => {
+    if (req.session?.flash === undefined) return redirect(...args);
+    req.session.save((err) => (err ? next(err) : redirect(...args)));
+  }) as typeof res.redirect;
+  next();
+};
+
+/**
  * A multipart form (a file upload): multer reads the body, then the CSRF token in it is
  * checked, which the page-wide check skips for multipart bodies it cannot read yet.
  */

@@ -5,6 +5,7 @@ import { crossSiteGuard } from '../auth/csrf';
 import { NotFound } from '../http/errors';
 import { refuseNulCharacters } from '../http/validate';
 import { csrfToken, pageCsrf } from './page-csrf';
+import { storeFlashBeforeRedirect } from './forms';
 import { signInPages } from './sign-in.pages';
 import { dashboardPages } from './dashboard.pages';
 import { itemsPages } from './items.pages';
@@ -48,6 +49,7 @@ export function pageRoutes(deps: Deps): Router {
   pages.use(crossSiteGuard(deps.config.publicUrl));
   pages.use(pageCsrf);
   pages.use(pageLocals);
+  pages.use(storeFlashBeforeRedirect);
   pages.use(signInPages(deps));
   for (const area of PAGE_AREAS) pages.use(area(deps));
   pages.use(() => {

@@ -68,7 +68,7 @@ describe('GET /sales', BROWSER_TEST, () => {
     await screenshot(page, 'sales-list');
 
     // htmx swaps the list in place (the marker set on this document survives) and keeps the filter in the address
-    await page.evaluate(() => document.body.setAttribute('data-loaded-once', 'yes'));
+    await page.evaluate("document.body.setAttribute('data-loaded-once', 'yes')");
     await page.getByLabel('Charge code').fill('chem-list');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('chargeCode') === 'chem-list');
