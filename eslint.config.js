@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'public/vendor/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'public/vendor/', 'test-screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,5 +11,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-namespace': 'off',
     },
+  },
+  {
+    // the pages' own scripts run in the browser, beside htmx and Chart.js loaded before them
+    files: ['public/js/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, htmx: 'readonly', Chart: 'readonly' } },
   },
 );
