@@ -15,13 +15,29 @@ import { salesPages } from './sales.pages';
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [dashboardPages, itemsPages, counterPages, salesPages];
 
+const NAV = [
+  { href: '/', label: 'Dashboard' },
+  { href: '/counter', label: 'Counter' },
+  { href: '/items', label: 'Items' },
+  { href: '/sales', label: 'Sales' },
+  { href: '/sales/report', label: 'Report' },
+];
+
+/** The header's links, the one for this page's area (the longest matching path: /items/7 is Items) marked current. */
+function navFor(path: string) {
+  const inArea = (href: string) => path === href || (href !== '/' && path.startsWith(`${href}/`));
+  const current = NAV.filter((link) => inArea(link.href)).sort((a, b) => b.href.length - a.href.length)[0];
+  // aria-current: "page" on the page itself, "true" on its area's link from a page within it
+  return NAV.map((link) => ({ ...link, current: link !== current ? null : link.href === path ? 'page' : 'true' }));
+}
+
 /** What every template may use: who is signed in, what they may do, the form token, a flash message. */
 const pageLocals: RequestHandler = (req, res, next) => {
   const user = req.user;
   res.locals.currentUser = user ?? null;
   res.locals.isManager = user ? hasRole(user, 'manager') : false;
   res.locals.isAdmin = user ? hasRole(user, 'admin') : false;
-  res.locals.currentPath = req.path;
+  res.locals.nav = navFor(req.path);
   // A token (and so a stored session) only where a form can be shown: not for a visitor being sent to /login.
   res.locals.csrfToken = user || req.path === '/login' ? csrfToken(req) : '';
   res.locals.flash = null;

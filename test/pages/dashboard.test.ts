@@ -32,7 +32,12 @@ describe('GET /', () => {
     const lowStock = page.getByRole('region', { name: 'Low stock' });
     await lowStock.getByRole('link', { name: 'Flask 1 l' }).click();
     await page.waitForURL(`**/items/${flask.id}`);
+    // the header marks the area the item page belongs to
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(await nav.getByRole('link', { name: 'Items' }).getAttribute('aria-current')).toBe('true');
+    expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBeNull();
     await page.goBack();
+    expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBe('page');
 
     // Chart.js drew both charts; their figures are in the tables beside them too
     for (const name of ['Sales per day over the last 30 days: number of sales and their value', 'Stock value by category']) {
