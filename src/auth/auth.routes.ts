@@ -1,6 +1,5 @@
 import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
-import { TooManyRequests } from '../http/errors';
 import { MessageBody, ValidationErrorBody } from '../http/openapi';
 import { parse } from '../http/validate';
 import { presentUser } from '../modules/users/users.present';
@@ -31,15 +30,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       responses: { 200: { description: 'Signed in', schema: User }, 401: failure(INVALID_CREDENTIALS), 403: failure('Local sign-in disabled'), 429: failure('Too many failed attempts') },
     },
     async (req, res) => {
-      signIns.assertLocalSignInEnabled();
-      const { email, password } = parse(LoginBody, req.body);
-      const ip = req.ip ?? 'unknown';
-      const wait = await signIns.retryAfter(email, ip);
-      if (wait > 0) {
-        res.set('Retry-After', String(wait));
-        throw TooManyRequests('Too many failed sign-in attempts, try again later');
-      }
-      const user = await signIns.withPassword(email, password, ip);
+      const user = await signIns.withPassword(req.body, req.ip ?? 'unknown');
       await startSession(req, user);
       res.json(presentUser(user));
     },

@@ -1,6 +1,8 @@
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
-import { Forbidden, Unauthorized } from '../http/errors';
+import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
+import { parse } from '../http/validate';
+import { LoginBody } from './auth.schemas';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { loginLimiter } from './login-limiter';
 import { verifyAgainstDecoy, verifyPassword } from './passwords';
@@ -38,20 +40,18 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
   const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
 
   return {
-    /** 403 while local (password) sign-in is disabled. */
-    assertLocalSignInEnabled(): void {
-      if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
-    },
-
-    /** Seconds to wait before another password attempt (failures are limited per account and per address), 0 when none. */
-    retryAfter: (email: string, ip: string): Promise<number> => limiter.retryAfter(email, ip),
-
     /**
-     * The active user with this email and password. Anything else is one 401 (unknown email,
-     * wrong password, inactive user, taking as long whether or not the account exists), counted
-     * against the account and the address; a success clears the account's count.
+     * The active user with the email and password of a sign-in body, as the API and the sign-in
+     * page take it: 403 while local sign-in is disabled, 400 for missing fields, 429 (with
+     * Retry-After) while the account or the address must wait. Anything else is one 401 (unknown
+     * email, wrong password, inactive user, taking as long whether or not the account exists),
+     * counted against the account and the address; a success clears the account's count.
      */
-    async withPassword(email: string, password: string, ip: string): Promise<UserRow> {
+    async withPassword(body: unknown, ip: string): Promise<UserRow> {
+      if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
+      const { email, password } = parse(LoginBody, body);
+      const wait = await limiter.retryAfter(email, ip);
+      if (wait > 0) throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
       const user = await users.findByEmail(email);
       const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password);
       if (!user || !valid || !user.is_active) {

@@ -27,6 +27,7 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const { status, body } = describeError(err, req, logger, exposeDetail);
+    if (err instanceof HttpError && err.headers) res.set(err.headers);
     if (!res.locals.isPage) return res.status(status).json(body);
     const message = String(body.message);
     // htmx: the message goes into the page's alert region, the rest of the page stays as it was

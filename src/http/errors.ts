@@ -4,6 +4,8 @@ export class HttpError extends Error {
     message: string,
     /** extra fields merged into the response body, e.g. {reasons} for a refused delete */
     readonly details?: Record<string, unknown>,
+    /** response headers that go with the error, e.g. Retry-After */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -15,6 +17,7 @@ export const Forbidden = (message = 'Insufficient permissions') => new HttpError
 export const NotFound = (message = 'Not found') => new HttpError(404, message);
 export const Conflict = (message: string, details?: Record<string, unknown>) => new HttpError(409, message, details);
 export const UnsupportedMediaType = (message = 'Content-Type must be application/json') => new HttpError(415, message);
-export const TooManyRequests = (message = 'Too many requests, try again later') => new HttpError(429, message);
+export const TooManyRequests = (message = 'Too many requests, try again later', retryAfterSeconds?: number) =>
+  new HttpError(429, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
 export const InternalError = (message: string) => new HttpError(500, message);
 export const ServiceUnavailable = (message: string) => new HttpError(503, message);

@@ -1,8 +1,5 @@
 import { Router } from 'express';
 import type { Deps } from '../deps';
-import { TooManyRequests } from '../http/errors';
-import { parse } from '../http/validate';
-import { LoginBody } from '../auth/auth.schemas';
 import { endSession, SESSION_COOKIE, startSession } from '../auth/session';
 import { signInService } from '../auth/sign-in.service';
 import { attempt } from './forms';
@@ -31,17 +28,7 @@ export function signInPages({ db, config }: Deps): Router {
   pages.post('/login', async (req, res) => {
     const next = safeNext(req.body.next);
     const values = { email: typeof req.body.email === 'string' ? req.body.email : '' };
-    const result = await attempt(async () => {
-      signIns.assertLocalSignInEnabled();
-      const { email, password } = parse(LoginBody, req.body);
-      const ip = req.ip ?? 'unknown';
-      const wait = await signIns.retryAfter(email, ip);
-      if (wait > 0) {
-        res.set('Retry-After', String(wait));
-        throw TooManyRequests('Too many failed sign-in attempts, try again later');
-      }
-      return signIns.withPassword(email, password, ip);
-    }, [401, 403, 429]);
+    const result = await attempt(() => signIns.withPassword(req.body, req.ip ?? 'unknown'), [401, 403, 429]);
     if (!result.ok) return res.status(result.status).render('sign-in/index', view({ next, values, errors: result.errors, message: result.message }));
     await startSession(req, result.value);
     res.redirect(303, next);

@@ -42,14 +42,7 @@ type Actor = Pick<Express.User, 'id' | 'role'>;
 /** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
 const QUOTE_NUMBER = sql.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`);
 
-type DraftFields = {
-  charge_code: string | null;
-  vat_applied: boolean;
-  customer_notes: string | null;
-  subtotal_amount: string;
-  vat_amount: string;
-  total_amount: string;
-};
+type DraftFields = Pick<QuoteRow, 'charge_code' | 'vat_applied' | 'customer_notes' | 'subtotal_amount' | 'vat_amount' | 'total_amount'>;
 
 /** A new draft of the session; callers add what happens when the session already has one. */
 const insertDraftSql = (userId: string, sessionId: string, f: DraftFields) => sql`INSERT INTO quotes
