@@ -45,12 +45,12 @@ describe('GET /', () => {
       expect((await canvas.boundingBox())!.height).toBeGreaterThan(100);
       expect(await canvas.evaluate((el) => (el as unknown as { toDataURL(): string }).toDataURL().length)).toBeGreaterThan(3000);
     }
+    await screenshot(page, 'dashboard');
     await page.getByText('Sales per day as a table').click();
     const today = page.getByRole('row').filter({ hasText: '£14.00' });
     expect(await today.getByRole('cell').nth(1).textContent()).toBe('1');
 
     await expectAccessible(page);
-    await screenshot(page, 'dashboard');
   });
 
   it('302 sends a visitor without a session to sign in, then back', async () => {
