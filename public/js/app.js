@@ -8,8 +8,10 @@ document.addEventListener('htmx:afterSwap', (event) => {
   }
 });
 
-// A new htmx request clears the previous request's alert.
-document.addEventListener('htmx:beforeRequest', () => {
+// A new action clears the previous action's alert. A lookup (a GET, such as the counter's name
+// matches still arriving after a refused scan) leaves it, or the refusal would vanish unread.
+document.addEventListener('htmx:beforeRequest', (event) => {
+  if (event.detail.requestConfig && event.detail.requestConfig.verb === 'get') return;
   const alerts = document.getElementById('alerts');
   if (alerts) alerts.replaceChildren();
 });
