@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // a page's answer on a busy 2-core machine can take more than the default second to arrive
+    expect: { poll: { timeout: 10_000 } },
   },
 });

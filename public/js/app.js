@@ -1,6 +1,10 @@
 // Behaviour every page shares. No inline scripts anywhere: the CSP allows only files from this site.
 'use strict';
 
+// Chromium applies `autofocus` at its next rendering, which can come after the page has loaded: a
+// barcode scan or typing arriving in between would go nowhere.
+if (document.activeElement === document.body) document.querySelector('[autofocus]')?.focus();
+
 // An alert swapped into the page is read out by its role; bring it into view as well.
 document.addEventListener('htmx:afterSwap', (event) => {
   if (event.detail.target.id === 'alerts' && event.detail.target.textContent.trim()) {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { testApp, type TestApp } from './app';
 import { TEST_PASSWORD } from './factories';
 
@@ -13,6 +13,11 @@ export const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 768, height: 1024 },
 ] as const;
+
+/** A browser test drives a real server and Chromium on a shared 2-core machine: it gets longer than an API test. */
+const BROWSER_TEST_TIMEOUT_MS = 90_000;
+/** A missing element fails with its locator's name, well before the test's own timeout. */
+const ELEMENT_TIMEOUT_MS = 20_000;
 
 // Chrome reports every 4xx/5xx answer as this console error; the response check below judges those instead.
 const HTTP_STATUS_CONSOLE = /^Failed to load resource: the server responded with a status of \d+/;
@@ -40,6 +45,7 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   let problems: string[] = [];
   let expectedStatuses = new Set<number>();
   const app = {} as BrowserApp;
+  vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
   beforeAll(async () => {
     app.t = await testApp(env);
@@ -78,6 +84,7 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
       content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
     });
     const page = await context.newPage();
+    page.setDefaultTimeout(ELEMENT_TIMEOUT_MS);
     page.on('console', (msg) => {
       if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text())) problems.push(`console error: ${msg.text()}`);
     });

@@ -12,8 +12,6 @@ const b = useBrowserApp();
 async function signedIn(role: 'user' | 'manager' | 'admin'): Promise<{ page: Page; user: Awaited<ReturnType<typeof buildUser>> }> {
   const user = await buildUser(b.t.db, { role, firstName: role === 'user' ? 'Uma' : 'Max', lastName: 'Tester' });
   const page = await b.newPage();
-  // a missing element fails the test with its locator, well before the test's own timeout
-  page.setDefaultTimeout(8000);
   await b.signIn(page, user);
   return { page, user };
 }

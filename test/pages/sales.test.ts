@@ -9,8 +9,6 @@ import { stockOf } from '../helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from '../helpers/sales-factories';
 
 const b = useBrowserApp();
-// each test loads several pages in a real browser; a busy machine makes that slow, not wrong
-const BROWSER_TEST = { timeout: 90_000 };
 
 let clerk: UserRow;
 let manager: UserRow;
@@ -40,8 +38,6 @@ async function saleOf(lines: { itemId: number; quantity?: number }[], chargeCode
 /** Opens path as the user: the page sends them to sign in, then back to path. */
 async function openAs(user: UserRow, path: string): Promise<Page> {
   const page = await b.newPage();
-  // a step that cannot happen fails here, naming the step, before the test's own timeout
-  page.setDefaultTimeout(20_000);
   await page.goto(path);
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(TEST_PASSWORD);
@@ -52,7 +48,7 @@ async function openAs(user: UserRow, path: string): Promise<Page> {
 
 const saleRow = (page: Page, saleId: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: saleId, exact: true }) });
 
-describe('GET /sales', BROWSER_TEST, () => {
+describe('GET /sales', () => {
   it('200 lists sales linking to each, and the filters narrow the list', async () => {
     const item = await buildItem(b.t.db, { name: 'Beaker', price: '4.00', currentStock: 50 });
     const chem = await buildChargeCode(b.t.db, { code: 'CHEM-LIST-1' });
@@ -110,7 +106,7 @@ describe('GET /sales', BROWSER_TEST, () => {
   });
 });
 
-describe('GET /sales/:id', BROWSER_TEST, () => {
+describe('GET /sales/:id', () => {
   it('200 shows the lines, the stock movements and notes; a manager marks it paid and an admin unpaid', async () => {
     const flask = await buildItem(b.t.db, { name: 'Round flask', sku: 'RF-1', price: '12.50', currentStock: 10 });
     const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves', sku: 'NG-1', price: '3.00', currentStock: 10 });
@@ -203,7 +199,7 @@ describe('GET /sales/:id', BROWSER_TEST, () => {
   });
 });
 
-describe('POST /sales/:id/refund', BROWSER_TEST, () => {
+describe('POST /sales/:id/refund', () => {
   it('303 a user holding the refund permission refunds part of a sale: stock goes back and a note says so', async () => {
     const item = await buildItem(b.t.db, { name: 'Burette', price: '20.00', currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id, quantity: 4 }]);
@@ -241,7 +237,7 @@ describe('POST /sales/:id/refund', BROWSER_TEST, () => {
 /** The report's summary figures as one line of text. */
 const figures = async (page: Page) => (await page.getByRole('region', { name: 'Summary' }).innerText()).replace(/\s+/g, ' ');
 
-describe('GET /sales/report', BROWSER_TEST, () => {
+describe('GET /sales/report', () => {
   it('200 shows the summary and departments for the filter, and Download CSV gets the same sales as the spec CSV', async () => {
     const item = await buildItem(b.t.db, { price: '10.00', vatRate: '0', currentStock: 50 });
     const first = await buildChargeCode(b.t.db, { code: 'RPT-A-1', costCentre: 'Geology' });
