@@ -35,6 +35,8 @@ import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
+import { mcpKeysRoutes } from './modules/mcp/mcp-keys.routes';
+import { mcpLimiters } from './modules/mcp/mcp-limits';
 import { backupsRoutes } from './modules/backups/backups.routes';
 import { archivesRoutes } from './modules/archives/archives.routes';
 import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
@@ -55,7 +57,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
@@ -63,7 +65,7 @@ export function buildApp(opts: AppOptions): Express {
   const docs = createDocsRegistry();
   const passport = new Passport();
   const maintenance = opts.maintenance ?? createMaintenance();
-  const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport };
+  const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport, mcpLimiters: mcpLimiters(db) };
 
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
@@ -83,8 +85,8 @@ export function buildApp(opts: AppOptions): Express {
   app.use('/api', bearerAuth(db));
   configurePassportSessions(passport as never, db);
   const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });
-  // A bearer request never touches the session store.
-  app.use((req, res, next) => (req.authMethod === 'bearer' ? next() : runAll(sessions, req, res, next)));
+  // A bearer token or MCP key request never touches the session store.
+  app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
   app.use('/api', crossSiteGuard(config.publicUrl));
 
   for (const module of API_MODULES) app.use('/api', module(deps));

@@ -4,6 +4,7 @@ import type { Config } from './config';
 import type { Maintenance } from './db/maintenance';
 import type { OpenAPIRegistry } from './http/openapi';
 import type { Logger } from './logger';
+import type { McpLimiters } from './modules/mcp/mcp-limits';
 
 /** What every route module receives. */
 export type Deps = {
@@ -15,4 +16,6 @@ export type Deps = {
   logger: Logger;
   docs: OpenAPIRegistry;
   passport: InstanceType<typeof Passport>;
+  /** the MCP surface's per-key limits, shared by every route that spends them */
+  mcpLimiters: McpLimiters;
 };

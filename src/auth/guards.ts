@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { Forbidden, Unauthorized } from '../http/errors';
+import { McpAuthInvalid, McpAuthRequired } from '../http/mcp-errors';
 import { usersService } from '../modules/users/users.service';
 import type { Role } from '../modules/users/users.schemas';
 import type { PermissionKey } from './permissions';
@@ -19,6 +20,20 @@ export function currentUser(req: Request): Express.User {
 
 export const requireAuth: RequestHandler = (req, _res, next) => {
   next(req.user ? undefined : Unauthorized());
+};
+
+/** The MCP client routes: a key, and nothing else, opens them. */
+export const requireMcpKey: RequestHandler = (req, _res, next) => {
+  next(req.mcpKey ? undefined : McpAuthRequired());
+};
+
+export const requireAuthOrMcpKey: RequestHandler = (req, _res, next) => {
+  next(req.user || req.mcpKey ? undefined : Unauthorized());
+};
+
+/** Every route outside the MCP surface: an MCP key opens none of them. */
+export const refuseMcpKey: RequestHandler = (req, _res, next) => {
+  next(req.mcpKey ? McpAuthInvalid('An MCP API key opens only the MCP surface (/api/mcp/status, test, sales, inventory, the MCP analytics and /mcp)') : undefined);
 };
 
 /** requireRole('manager') lets managers and admins through. */

@@ -2,13 +2,17 @@ import { Router, type RequestHandler } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { requireAuth, requirePermission, requireRole } from '../auth/guards';
+import { refuseMcpKey, requireAuth, requireAuthOrMcpKey, requireMcpKey, requirePermission, requireRole } from '../auth/guards';
 import type { PermissionKey } from '../auth/permissions';
+import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
 import type { Role } from '../modules/users/users.schemas';
 import type { Deps } from '../deps';
 
-/** Who may call a route. There is no way to declare a route without saying. */
-export type Access = 'public' | 'auth' | Role | { permission: PermissionKey };
+/**
+ * Who may call a route. There is no way to declare a route without saying. An MCP API key opens
+ * only the routes declared 'mcp-key' or 'auth-or-mcp-key'.
+ */
+export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | 'mcp-key' | 'auth-or-mcp-key';
 
 type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
 
@@ -23,20 +27,33 @@ export type RouteDoc = {
   /** the multipart/form-data request body (file uploads); a route may take both forms */
   formBody?: z.ZodType;
   responses: Record<number, ResponseDoc>;
+  /** the MCP limit a key's request spends (requests without a key are not counted) */
+  mcpLimit?: McpLimit;
 };
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 function guardFor(access: Access, db: Knex): RequestHandler[] {
+  if (access === 'mcp-key') return [requireMcpKey];
+  if (access === 'auth-or-mcp-key') return [requireAuthOrMcpKey];
+  if (access === 'public') return [refuseMcpKey];
+  if (access === 'auth') return [refuseMcpKey, requireAuth];
+  if (typeof access === 'string') return [refuseMcpKey, requireRole(access)];
+  return [refuseMcpKey, requirePermission(db, access.permission)];
+}
+
+function securityFor(access: Access): RouteConfig['security'] {
   if (access === 'public') return [];
-  if (access === 'auth') return [requireAuth];
-  if (typeof access === 'string') return [requireRole(access)];
-  return [requirePermission(db, access.permission)];
+  if (access === 'mcp-key') return [{ mcpKey: [] }];
+  if (access === 'auth-or-mcp-key') return [{ session: [] }, { bearer: [] }, { mcpKey: [] }];
+  return [{ session: [] }, { bearer: [] }];
 }
 
 function accessNote(access: Access): string {
   if (access === 'public') return 'No authentication.';
   if (access === 'auth') return 'Any signed-in user or bearer token.';
+  if (access === 'mcp-key') return 'An MCP API key only (`Authorization: Bearer mcp_...`); a session or bearer token is refused.';
+  if (access === 'auth-or-mcp-key') return 'Any signed-in user or bearer token, or an MCP API key.';
   if (typeof access === 'string') return access === 'admin' ? 'Admin only.' : `Role ${access} or higher.`;
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
@@ -52,15 +69,17 @@ export class ApiRouter {
 
   private readonly docs: Deps['docs'];
   private readonly db: Knex;
+  private readonly mcpLimiters?: McpLimiters;
 
-  /** deps: where routes are documented, and the database the permission guards read */
+  /** deps: where routes are documented, the database the permission guards read, and the MCP limits of routes that declare one */
   constructor(
-    deps: Pick<Deps, 'docs' | 'db'>,
+    deps: Pick<Deps, 'docs' | 'db'> & Partial<Pick<Deps, 'mcpLimiters'>>,
     private readonly mountPath: string,
     private readonly tag: string,
   ) {
     this.docs = deps.docs;
     this.db = deps.db;
+    this.mcpLimiters = deps.mcpLimiters;
   }
 
   get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
@@ -81,7 +100,13 @@ export class ApiRouter {
 
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     this.docs.registerPath(this.describe(method, path, doc));
-    this.router[method](path, ...guardFor(doc.access, this.db), ...handlers);
+    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...handlers);
+  }
+
+  private limitFor(doc: RouteDoc): RequestHandler[] {
+    if (!doc.mcpLimit) return [];
+    if (!this.mcpLimiters) throw new Error(`A route declares the MCP limit '${doc.mcpLimit}' but its router was given no mcpLimiters`);
+    return [this.mcpLimiters[doc.mcpLimit]];
   }
 
   private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {
@@ -100,7 +125,7 @@ export class ApiRouter {
       tags: [this.tag],
       summary: doc.summary,
       description: [doc.description, accessNote(doc.access)].filter(Boolean).join('\n\n'),
-      security: doc.access === 'public' ? [] : [{ session: [] }, { bearer: [] }],
+      security: securityFor(doc.access),
       request: {
         params: doc.params,
         query: doc.query,

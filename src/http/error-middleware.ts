@@ -2,7 +2,8 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { MulterError } from 'multer';
 import type { Logger } from '../logger';
-import { HttpError } from './errors';
+import { HttpError, NotFound } from './errors';
+import { mcpErrorBody, usesMcpErrors } from './mcp-errors';
 import { validationErrors } from './validate';
 
 type PgError = Error & { code?: string; detail?: string; constraint?: string };
@@ -28,6 +29,7 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
     if (res.headersSent) return next(err);
     const { status, body } = describeError(err, req, logger, exposeDetail);
     if (err instanceof HttpError && err.headers) res.set(err.headers);
+    if (usesMcpErrors(req)) return res.status(status).json(mcpErrorBody(err, status, body));
     if (!res.locals.isPage) return res.status(status).json(body);
     const message = String(body.message);
     // htmx: the message goes into the page's alert region, the rest of the page stays as it was
@@ -66,6 +68,6 @@ function describeError(err: unknown, req: Request, logger: Logger, exposeDetail:
   return answer(500, exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' });
 }
 
-export const apiNotFound: RequestHandler = (req, res) => {
-  res.status(404).json({ message: `No route for ${req.method} ${req.baseUrl}${req.path}` });
+export const apiNotFound: RequestHandler = (req, _res, next) => {
+  next(NotFound(`No route for ${req.method} ${req.baseUrl}${req.path}`));
 };

@@ -6,6 +6,8 @@ export class HttpError extends Error {
     readonly details?: Record<string, unknown>,
     /** response headers that go with the error, e.g. Retry-After */
     readonly headers?: Record<string, string>,
+    /** the machine-readable code of the MCP error format, where the status alone does not say it */
+    readonly code?: string,
   ) {
     super(message);
   }

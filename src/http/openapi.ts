@@ -15,6 +15,7 @@ export function createDocsRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'connect.sid' });
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  registry.registerComponent('securitySchemes', 'mcpKey', { type: 'http', scheme: 'bearer', description: 'An MCP API key (mcp_...) from POST /api/mcp/keys' });
   return registry;
 }
 

@@ -1,3 +1,4 @@
+import type { McpKeyHolder } from '../modules/mcp/mcp-keys.service';
 import type { UserRow } from '../modules/users/users.service';
 
 declare global {
@@ -6,7 +7,9 @@ declare global {
     interface User extends UserRow {}
     interface Request {
       /** how the request was authenticated */
-      authMethod?: 'session' | 'bearer';
+      authMethod?: 'session' | 'bearer' | 'mcp-key';
+      /** the MCP API key that opened the request; such a request has no req.user */
+      mcpKey?: McpKeyHolder;
     }
   }
 }

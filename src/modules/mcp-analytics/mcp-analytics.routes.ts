@@ -9,11 +9,11 @@ import { mcpAnalyticsService } from './mcp-analytics.service';
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 
 /**
- * Analytics under /api/mcp, open to any signed-in user or bearer token for now
- * (MCP API keys come with the MCP client surface).
+ * Analytics under /api/mcp, open to any signed-in user or bearer token, and to MCP API keys,
+ * which spend their data allowance on them.
  */
-export function mcpAnalyticsRoutes({ db, docs }: Deps) {
-  const api = new ApiRouter({ docs, db }, '/api', 'MCP analytics');
+export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
+  const api = new ApiRouter({ docs, db, mcpLimiters }, '/api', 'MCP analytics');
   const analytics = mcpAnalyticsService(db);
 
   api.get(
@@ -21,7 +21,8 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
     {
       summary: 'Spending per charge code and per month',
       description: 'Spending is net of refunds, VAT included. Optional filters chargeCode (partial), startDate, endDate (inclusive).',
-      access: 'auth',
+      access: 'auth-or-mcp-key',
+      mcpLimit: 'data',
       query: DateRange,
       responses: {
         200: { description: 'Analytics', schema: ChargeCodeAnalytics },
@@ -38,7 +39,8 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
     {
       summary: 'Best-selling items',
       description: '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
-      access: 'auth',
+      access: 'auth-or-mcp-key',
+      mcpLimit: 'data',
       query: PeriodQuery,
       responses: { 200: { description: 'Top sellers', schema: TopSellers }, 400: invalid },
     },
@@ -53,7 +55,8 @@ export function mcpAnalyticsRoutes({ db, docs }: Deps) {
     {
       summary: 'Sales per department (charge code cost centre)',
       description: '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
-      access: 'auth',
+      access: 'auth-or-mcp-key',
+      mcpLimit: 'data',
       query: DateRange,
       responses: { 200: { description: 'Department performance', schema: DepartmentPerformance }, 400: invalid },
     },

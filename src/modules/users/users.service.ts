@@ -31,7 +31,13 @@ export type UserRow = {
  * users (items created, stock movements performed, sales processed, notes written, ...)
  * keeps the user: such a user can only be deactivated.
  */
-const NON_OWNING_REFERENCES = new Set(['user_permissions.user_id', 'user_permissions.granted_by', 'api_tokens.user_id', 'settings.updated_by']);
+const NON_OWNING_REFERENCES = new Set([
+  'user_permissions.user_id',
+  'user_permissions.granted_by',
+  'api_tokens.user_id',
+  'mcp_api_keys.created_by',
+  'settings.updated_by',
+]);
 
 export type UserWithPermissions = UserRow & { permissions: PermissionKey[] };
 

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import '../../http/openapi';
+
+export const MCP_SCOPES = ['read', 'write'] as const;
+export type McpScope = (typeof MCP_SCOPES)[number];
+
+export const CreateMcpKey = z.object({
+  name: z.string().trim().min(1, 'is required').max(100),
+  scopes: z
+    .union([z.tuple([z.literal('read')]), z.tuple([z.literal('read'), z.literal('write')])], {
+      error: 'must be ["read"] or ["read","write"]',
+    })
+    .default(['read']),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+export const McpKey = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    scopes: z.array(z.enum(MCP_SCOPES)),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable(),
+  })
+  .openapi('McpApiKey');
+export type McpKey = z.infer<typeof McpKey>;
+export const McpKeyList = z.array(McpKey);
+export const CreatedMcpKey = McpKey.omit({ lastUsedAt: true }).extend({ key: z.string() }).openapi('CreatedMcpApiKey');
+export type CreatedMcpKey = z.infer<typeof CreatedMcpKey>;
+
+export const McpErrorBody = z
+  .object({ error: z.object({ code: z.string(), message: z.string(), timestamp: z.string() }) })
+  .openapi('McpError');

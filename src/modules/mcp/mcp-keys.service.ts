@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../db/knex';
+import { NotFound } from '../../http/errors';
+import type { UserRow } from '../users/users.service';
+import type { McpScope } from './mcp-keys.schemas';
+
+export type McpKeyRow = {
+  id: number;
+  name: string;
+  scopes: McpScope[];
+  created_by: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+};
+
+/** A key that opened a request, with the active account it acts for (its creator). */
+export type McpKeyHolder = McpKeyRow & { creator: UserRow };
+
+/** A key just created: its row and its secret, which is never stored. */
+export type CreatedMcpKeyRecord = { row: McpKeyRow; key: string };
+
+export const MCP_KEY_PREFIX = 'mcp_';
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const LAST_USED_RESOLUTION_MS = 60_000;
+const COLUMNS = ['id', 'name', 'scopes', 'created_by', 'created_at', 'expires_at', 'last_used_at'] as const;
+
+export function mcpKeysService(db: Db) {
+  return {
+    async create(createdBy: string, input: { name: string; scopes: McpScope[]; expiresInDays?: number }): Promise<CreatedMcpKeyRecord> {
+      const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
+      const [row] = await db<McpKeyRow>('mcp_api_keys')
+        .insert({
+          name: input.name,
+          scopes: input.scopes,
+          key_hash: hashKey(key),
+          created_by: createdBy,
+          expires_at: input.expiresInDays ? db.raw(`now() + make_interval(days => ?)`, [input.expiresInDays]) : null,
+        } as never)
+        .returning(COLUMNS);
+      return { row, key };
+    },
+
+    list(): Promise<McpKeyRow[]> {
+      return db<McpKeyRow>('mcp_api_keys').select([...COLUMNS]).orderBy('id', 'desc');
+    },
+
+    async revoke(id: number): Promise<void> {
+      const deleted = await db('mcp_api_keys').where({ id }).delete();
+      if (deleted === 0) throw NotFound('MCP API key not found');
+    },
+
+    /** The live key and its creator's active account in one query; undefined for unknown, expired or orphaned keys. */
+    async authenticate(key: string): Promise<McpKeyHolder | undefined> {
+      const row = await db('mcp_api_keys as k')
+        .join('users as u', 'u.id', 'k.created_by')
+        .where('k.key_hash', hashKey(key))
+        .andWhere('u.is_active', true)
+        .andWhere((q) => q.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
+        .first(
+          'u.*',
+          ...COLUMNS.map((column) => `k.${column} as key_${column}`),
+        );
+      if (!row) return undefined;
+      const holder = toHolder(row as Record<string, unknown>);
+      if (!holder.last_used_at || Date.now() - holder.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+        // Recording use is bookkeeping; the request must not wait for it or fail with it.
+        void db('mcp_api_keys').where({ id: holder.id }).update({ last_used_at: db.fn.now() }).catch(() => undefined);
+      }
+      return holder;
+    },
+  };
+}
+
+/** Splits the joined row: the key_ columns are the key, the rest its creator. */
+function toHolder(row: Record<string, unknown>): McpKeyHolder {
+  const key: Record<string, unknown> = {};
+  const creator: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('key_')) key[column.slice(4)] = value;
+    else creator[column] = value;
+  }
+  return { ...(key as McpKeyRow), creator: creator as UserRow };
+}
