@@ -36,6 +36,9 @@ import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
 import { mcpKeysRoutes } from './modules/mcp/mcp-keys.routes';
+import { mcpRunsRoutes } from './modules/mcp/mcp-runs.routes';
+import { mcpDataRoutes } from './modules/mcp/mcp-data.routes';
+import { mcpServerRoutes } from './modules/mcp/mcp-server.routes';
 import { mcpLimiters } from './modules/mcp/mcp-limits';
 import { backupsRoutes } from './modules/backups/backups.routes';
 import { archivesRoutes } from './modules/archives/archives.routes';
@@ -57,7 +60,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
@@ -80,9 +83,9 @@ export function buildApp(opts: AppOptions): Express {
 
   // bulk import takes up to 10 MB of JSON; everything else 1 MB
   app.use('/api/items/bulk-import', requireJsonBody, express.json({ limit: '10mb' }));
-  app.use('/api', requireJsonBody, express.json({ limit: '1mb' }));
-  app.use('/api', refuseNulCharacters);
-  app.use('/api', bearerAuth(db));
+  app.use(['/api', '/mcp'], requireJsonBody, express.json({ limit: '1mb' }));
+  app.use(['/api', '/mcp'], refuseNulCharacters);
+  app.use(['/api', '/mcp'], bearerAuth(db));
   configurePassportSessions(passport as never, db);
   const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });
   // A bearer token or MCP key request never touches the session store.
@@ -90,6 +93,7 @@ export function buildApp(opts: AppOptions): Express {
   app.use('/api', crossSiteGuard(config.publicUrl));
 
   for (const module of API_MODULES) app.use('/api', module(deps));
+  app.use(mcpServerRoutes(deps));
 
   let openApiDocument: unknown;
   app.get('/api/docs', (_req, res) => {
