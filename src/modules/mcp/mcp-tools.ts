@@ -1,0 +1,78 @@
+import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ZodError, type z } from 'zod';
+import type { Deps } from '../../deps';
+import { HttpError } from '../../http/errors';
+import { mcpErrorBody } from '../../http/mcp-errors';
+import { validationErrors } from '../../http/validate';
+import { APP_VERSION } from '../../lib/version';
+import type { McpKeyHolder } from './mcp-keys.service';
+import { registerReadTools } from './mcp-tools.read';
+import { registerWriteTools } from './mcp-tools.write';
+
+/** A tool: what the client's model reads about it, its schemas, and what it does (the structured result it returns). */
+export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = {
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  run: (args: z.output<I>) => Promise<z.output<O>>;
+};
+
+/** Registers one tool on a server; a tool that fails answers a tool error instead of failing the request. */
+export type AddTool = <I extends z.ZodObject, O extends z.ZodObject>(name: string, spec: ToolSpec<I, O>) => void;
+
+const INSTRUCTIONS =
+  'The university stores counter: inventory (items, stock, low stock, stock movements), sales figures and charge codes (budget codes). ' +
+  'Lists are paged (at most 100 rows a call). Money is in GBP; amounts before VAT unless stated. ' +
+  'Keys with the write scope can also record stock changes and create draft quotes, acting as the admin who created the key.';
+
+/**
+ * The MCP server of one request (the transport is stateless): the read tools for every key, the
+ * write tools only for a key with the write scope, so a read-only key does not even list them.
+ */
+export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder): McpServer {
+  const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
+  const log = logger.child({ module: 'mcp', mcpKeyId: key.id });
+
+  const addTool: AddTool = (name, spec) => {
+    const run = async (args: z.output<typeof spec.input>): Promise<CallToolResult> => {
+      try {
+        const structured = await spec.run(args);
+        return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+      } catch (err) {
+        return toolError(err, (unexpected) => log.error({ err: unexpected, tool: name }, 'MCP tool failed'));
+      }
+    };
+    server.registerTool(
+      name,
+      { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
+      // The SDK's callback type is a conditional type over the input schema, which TypeScript cannot resolve for a generic one.
+      run as unknown as ToolCallback<typeof spec.input>,
+    );
+  };
+
+  registerReadTools(addTool, db);
+  if (key.scopes.includes('write')) registerWriteTools(addTool, db, key);
+  return server;
+}
+
+/**
+ * A refusal as the tool's error result, in the words (and code) the MCP error format gives it over
+ * HTTP, e.g. "MCP_NOT_FOUND: Item not found". Anything unexpected is logged and answered without
+ * its internals.
+ */
+function toolError(err: unknown, logUnexpected: (err: unknown) => void): CallToolResult {
+  const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+  if (err instanceof ZodError) {
+    const { error } = mcpErrorBody(err, 400, { message: 'Invalid arguments', errors: validationErrors(err) });
+    return fail(`${error.code}: ${error.message}`);
+  }
+  if (err instanceof HttpError && err.status < 500) {
+    const { error } = mcpErrorBody(err, err.status, { message: err.message, ...err.details });
+    return fail(`${error.code}: ${error.message}`);
+  }
+  logUnexpected(err);
+  return fail('MCP_INTERNAL_ERROR: the tool failed unexpectedly; the error was logged. Try again later.');
+}
