@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { isUniqueViolation } from '../../db/pg-errors';
-import type { TestRunOptions, TestRunResults, TestType } from './mcp-runs.schemas';
+import { MAX_TIMEOUT_MS, type TestRunOptions, type TestRunResults, type TestType } from './mcp-runs.schemas';
 
 export type TestRunStatus = 'running' | 'completed' | 'failed';
 
@@ -37,14 +37,18 @@ export function mcpRunsRecords(db: Db) {
 
     /** The last run that ended (completed or failed), for the status figures. */
     lastFinished(): Promise<TestRunRow | undefined> {
-      return db<TestRunRow>('mcp_test_runs').whereNot({ status: 'running' }).orderBy('completed_at', 'desc').orderBy('started_at', 'desc').first();
+      return db<TestRunRow>('mcp_test_runs').whereNot({ status: 'running' }).orderByRaw('completed_at DESC NULLS LAST, started_at DESC').first();
     },
 
     /** Marks failed every run left 'running' past its timeout and the margin; answers how many. */
     async failAbandoned(): Promise<number> {
       return db('mcp_test_runs')
         .where({ status: 'running' })
-        .andWhereRaw(`started_at < now() - make_interval(secs => (options->>'timeout')::numeric / 1000 + ?)`, [ABANDONED_MARGIN_SECONDS])
+        // a row without a timeout of its own (not written by this service) gets the longest one allowed
+        .andWhereRaw(`started_at < now() - make_interval(secs => coalesce((options->>'timeout')::numeric, ?) / 1000 + ?)`, [
+          MAX_TIMEOUT_MS,
+          ABANDONED_MARGIN_SECONDS,
+        ])
         .update({
           status: 'failed',
           completed_at: db.fn.now(),
