@@ -7,15 +7,18 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 
 type Migration = { up: (knex: Knex) => Promise<void>; down: (knex: Knex) => Promise<void> };
 
+/** The migration files of this release, in the order they apply. */
+export async function migrationFiles(): Promise<string[]> {
+  const files = await fs.readdir(MIGRATIONS_DIR);
+  return files.filter((f) => /^\d{14}_.+\.ts$/.test(f)).sort();
+}
+
 /**
  * Loads the TypeScript migrations through our own import() so that both tsx (server, CLI)
  * and vitest (tests) transpile them; knex's own loader would hand .ts files to plain Node.
  */
 const migrationSource: Knex.MigrationSource<string> = {
-  async getMigrations() {
-    const files = await fs.readdir(MIGRATIONS_DIR);
-    return files.filter((f) => /^\d{14}_.+\.ts$/.test(f)).sort();
-  },
+  getMigrations: migrationFiles,
   getMigrationName: (file) => file,
   async getMigration(file) {
     return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;

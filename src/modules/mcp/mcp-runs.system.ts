@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
-import { MIGRATIONS_DIR } from '../../db/migrate';
+import { migrationFiles } from '../../db/migrate';
 import { backupFolder } from '../backups/backups.files';
 import { findPgTools } from '../backups/backups.pg-tools';
 import { systemAlertsService } from '../system-alerts/system-alerts.service';
@@ -14,9 +14,6 @@ export type SystemCheckDeps = { db: Knex; databaseUrl: string; config: Pick<Conf
 
 /** Below this share of free space on DATA_DIR's file system, backups and the database are at risk. */
 export const MIN_FREE_DISK_SHARE = 0.05;
-
-/** The migration files the runner applies (src/db/migrate.ts reads the folder with the same pattern). */
-const MIGRATION_FILE = /^\d{14}_.+\.ts$/;
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 const list = (names: string[]) => (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
@@ -34,7 +31,7 @@ function systemChecks({ db, databaseUrl, config }: SystemCheckDeps): Record<stri
 
     /** Every migration file applied, and nothing applied that this code does not know (a newer release's schema). */
     async migrations_current() {
-      const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => MIGRATION_FILE.test(f));
+      const files = await migrationFiles();
       const applied: string[] = await db('knex_migrations').pluck('name');
       const pending = files.filter((f) => !applied.includes(f));
       const unknown = applied.filter((name) => !files.includes(name));
