@@ -4,6 +4,7 @@ import { Forbidden, Unauthorized } from '../http/errors';
 import { McpAuthInvalid, McpAuthRequired } from '../http/mcp-errors';
 import { usersService } from '../modules/users/users.service';
 import type { Role } from '../modules/users/users.schemas';
+import type { McpKeyHolder } from '../modules/mcp/mcp-keys.service';
 import type { PermissionKey } from './permissions';
 
 const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };
@@ -21,6 +22,12 @@ export function currentUser(req: Request): Express.User {
 export const requireAuth: RequestHandler = (req, _res, next) => {
   next(req.user ? undefined : Unauthorized());
 };
+
+/** The MCP key that opened the request; only call behind requireMcpKey. */
+export function currentMcpKey(req: Request): McpKeyHolder {
+  if (!req.mcpKey) throw McpAuthRequired();
+  return req.mcpKey;
+}
 
 /** The MCP client routes: a key, and nothing else, opens them. */
 export const requireMcpKey: RequestHandler = (req, _res, next) => {

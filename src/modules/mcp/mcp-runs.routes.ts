@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps';
+import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
 import { McpErrorBody } from './mcp-keys.schemas';
@@ -24,7 +25,8 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
     {
       summary: 'The service, its database, the last test run and this instance’s resources',
       description:
-        'Answers 200 even while the database is down: then system.status is "degraded", database.connected false and latency null. ' +
+        'database.connected and latency are of a real SELECT 1; system.status is "degraded" when it fails (the key itself is checked in the ' +
+        'database, so with the database down the whole request answers 503 MCP_UNAVAILABLE). ' +
         'Resources are of the instance that answers: its memory (RSS over the machine’s memory), its CPU share since the previous status call, ' +
         'and the used share of the file system holding DATA_DIR. 60 requests per minute per key.',
       access: 'mcp-key',
@@ -58,7 +60,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
     },
     async (req, res) => {
       const body = parse(StartTestRun, req.body);
-      res.status(202).json(presentTestRunStarted(await runs.start(body, req.mcpKey!)));
+      res.status(202).json(presentTestRunStarted(await runs.start(body, currentMcpKey(req))));
     },
   );
 

@@ -1,17 +1,9 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Deps } from '../../deps';
-import { requireMcpKey } from '../../auth/guards';
+import { currentMcpKey, requireMcpKey } from '../../auth/guards';
 import { HttpError } from '../../http/errors';
-import { McpAuthRequired } from '../../http/mcp-errors';
-import type { McpKeyHolder } from './mcp-keys.service';
 import { createMcpServer } from './mcp-tools';
-
-/** The key that opened the request; only call behind requireMcpKey. */
-function currentMcpKey(req: Request): McpKeyHolder {
-  if (!req.mcpKey) throw McpAuthRequired();
-  return req.mcpKey;
-}
 
 /** The transport is stateless: no session to resume (GET) or end (DELETE). */
 const postOnly: RequestHandler = (req, _res, next) => {
