@@ -1,32 +1,41 @@
 import type { Knex } from 'knex';
 
 const startedAt = Date.now();
-const DB_CHECK_TIMEOUT_MS = 2000;
+/** A health or status check must answer even when the database hangs. */
+const DB_ANSWER_TIMEOUT_MS = 2000;
 
 /** Whether the database answered (within 2 s), and how long this process has run. */
 export type Readiness = { databaseConnected: boolean; uptimeSeconds: number };
 
-async function databaseReachable(db: Knex): Promise<boolean> {
+export type DatabaseProbe = { connected: true; latencyMs: number } | { connected: false; latencyMs: null };
+
+/** One real round trip (SELECT 1), timed; a refusal or no answer within 2 s is "not connected", never a throw. */
+export async function probeDatabase(db: Knex): Promise<DatabaseProbe> {
+  const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), DB_CHECK_TIMEOUT_MS);
+  const noAnswer = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), DB_ANSWER_TIMEOUT_MS);
   });
-  const check = db.raw('select 1').then(
+  const answered = db.raw('SELECT 1').then(
     () => true,
     () => false,
   );
   try {
-    return await Promise.race([check, timeout]);
+    if (await Promise.race([answered, noAnswer])) return { connected: true, latencyMs: Math.round(performance.now() - started) };
+    return { connected: false, latencyMs: null };
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** Whole seconds since this process started. */
+export const uptimeSeconds = () => Math.floor((Date.now() - startedAt) / 1000);
+
 export function healthService(db: Knex) {
   return {
     async readiness(): Promise<Readiness> {
-      const databaseConnected = await databaseReachable(db);
-      return { databaseConnected, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000) };
+      const { connected } = await probeDatabase(db);
+      return { databaseConnected: connected, uptimeSeconds: uptimeSeconds() };
     },
   };
 }

@@ -7,7 +7,8 @@ import { migrationFiles } from '../../db/migrate';
 import { backupFolder } from '../backups/backups.files';
 import { findPgTools } from '../backups/backups.pg-tools';
 import { systemAlertsService } from '../system-alerts/system-alerts.service';
-import { diskUsage, probeDatabase } from './mcp-status.service';
+import { probeDatabase } from '../health/health.service';
+import { diskUsage } from './mcp-status.service';
 
 export type Check = { name: string; passed: boolean; message: string };
 export type SystemCheckDeps = { db: Knex; databaseUrl: string; config: Pick<Config, 'dataDir' | 'pgBinDir'> };

@@ -5,31 +5,8 @@ import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import { APP_VERSION } from '../../lib/version';
+import { probeDatabase, uptimeSeconds, type DatabaseProbe } from '../health/health.service';
 import { mcpRunsRecords, type TestRunRow } from './mcp-runs.records';
-
-/** A status call must answer even when the database hangs; the health check waits as long. */
-const DB_ANSWER_TIMEOUT_MS = 2000;
-
-export type DatabaseProbe = { connected: true; latencyMs: number } | { connected: false; latencyMs: null };
-
-/** One real round trip (SELECT 1), timed; a refusal or no answer within 2 s is "not connected", never a throw. */
-export async function probeDatabase(db: Knex): Promise<DatabaseProbe> {
-  const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const noAnswer = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), DB_ANSWER_TIMEOUT_MS);
-  });
-  const answered = db.raw('SELECT 1').then(
-    () => true,
-    () => false,
-  );
-  try {
-    if (await Promise.race([answered, noAnswer])) return { connected: true, latencyMs: Math.round(performance.now() - started) };
-    return { connected: false, latencyMs: null };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export type DiskUsage = { usedShare: number; freeShare: number; path: string };
 
@@ -96,7 +73,7 @@ export function mcpStatusService({ db, config }: { db: Knex; config: Pick<Config
       return {
         version: APP_VERSION,
         environment: config.env,
-        uptimeSeconds: Math.floor(process.uptime()),
+        uptimeSeconds: uptimeSeconds(),
         database,
         lastRun,
         memoryShare: process.memoryUsage.rss() / os.totalmem(),
