@@ -39,6 +39,7 @@ import { mcpKeysRoutes } from './modules/mcp/mcp-keys.routes';
 import { mcpRunsRoutes } from './modules/mcp/mcp-runs.routes';
 import { mcpDataRoutes } from './modules/mcp/mcp-data.routes';
 import { mcpServerRoutes } from './modules/mcp/mcp-server.routes';
+import { auditRoutes } from './modules/audit/audit.routes';
 import { mcpLimiters } from './modules/mcp/mcp-limits';
 import { backupsRoutes } from './modules/backups/backups.routes';
 import { archivesRoutes } from './modules/archives/archives.routes';
@@ -60,7 +61,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes];
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;

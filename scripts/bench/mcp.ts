@@ -6,6 +6,7 @@
 // CPU one PostgreSQL-counted consume costs this process.
 import { readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
 import { mcpKeysService } from '../../src/modules/mcp/mcp-keys.service';
 import { mcpLimiters } from '../../src/modules/mcp/mcp-limits';
 import { BENCH_ADMIN, report, runLoad, startBenchServer, type BenchServer } from './lib';
@@ -42,7 +43,7 @@ async function seed(db: Knex) {
 async function keysFor(db: Knex, adminId: string, scenario: string): Promise<string[]> {
   const keys = mcpKeysService(db);
   const created = [];
-  for (let i = 0; i < KEYS; i += 1) created.push((await keys.create(adminId, { name: `${scenario} ${i + 1}`, scopes: ['read'] })).key);
+  for (let i = 0; i < KEYS; i += 1) created.push((await keys.create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `${scenario} ${i + 1}`, scopes: ['read'] })).key);
   return created;
 }
 
@@ -115,7 +116,7 @@ export async function run(): Promise<void> {
 /** The per-key limiter on its own, in this process: CPU per consume, sequentially and 20 at a time. */
 async function limiterAlone(db: Knex, adminId: string) {
   const limit = mcpLimiters(db).data;
-  const keys = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => mcpKeysService(db).create(adminId, { name: `limiter ${i}`, scopes: ['read'] })));
+  const keys = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => mcpKeysService(db).create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `limiter ${i}`, scopes: ['read'] })));
   const holders = keys.map(({ row }) => ({ ...row, creator: {} }) as never);
   const consume = (holder: never) =>
     new Promise<void>((resolve, reject) => {

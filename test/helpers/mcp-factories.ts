@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
 import { mcpKeysService } from '../../src/modules/mcp/mcp-keys.service';
 import type { McpScope } from '../../src/modules/mcp/mcp-keys.schemas';
 import { buildUser } from './factories';
@@ -9,7 +10,7 @@ export async function buildMcpKey(
   overrides: Partial<{ name: string; scopes: McpScope[]; createdBy: string; expiresInDays: number }> = {},
 ): Promise<{ id: number; key: string; createdBy: string }> {
   const createdBy = overrides.createdBy ?? (await buildUser(db, { role: 'admin' })).id;
-  const { row, key } = await mcpKeysService(db).create(createdBy, {
+  const { row, key } = await mcpKeysService(db).create({ ...SYSTEM_ACTOR, userId: createdBy }, {
     name: overrides.name ?? 'Test assistant',
     scopes: overrides.scopes ?? ['read'],
     expiresInDays: overrides.expiresInDays,

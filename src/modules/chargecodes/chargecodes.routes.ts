@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps';
-import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -22,6 +21,7 @@ import {
 } from './chargecodes.schemas';
 import { presentAuthorisedUser, presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory, presentExpiringChargeCode } from './chargecodes.present';
 import { chargeCodesService } from './chargecodes.service';
+import { actorOf } from '../audit/audit.actor';
 
 const notFound = { description: 'Charge code not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
@@ -71,7 +71,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateChargeCode, req.body);
-      res.status(201).json(presentChargeCode(await codes.create(body, currentUser(req).id)));
+      res.status(201).json(presentChargeCode(await codes.create(body, actorOf(req))));
     },
   );
 
@@ -88,7 +88,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(UpdateChargeCode, req.body);
-      res.json(presentChargeCode(await codes.update(code, body)));
+      res.json(presentChargeCode(await codes.update(code, body, actorOf(req))));
     },
   );
 
@@ -103,7 +103,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
-      await codes.remove(code);
+      await codes.remove(code, actorOf(req));
       res.status(204).end();
     },
   );
@@ -121,7 +121,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(HoldBody, req.body);
-      res.json(presentChargeCodeSummary(await codes.setHold(code, body.onHold, body.holdReason)));
+      res.json(presentChargeCodeSummary(await codes.setHold(code, body.onHold, body.holdReason, actorOf(req))));
     },
   );
 
@@ -152,7 +152,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const { categoryId } = parse(ExclusionBody, req.body);
-      const added = await codes.addExclusion(code, categoryId);
+      const added = await codes.addExclusion(code, categoryId, actorOf(req));
       res.status(added ? 201 : 200).json((await codes.listExclusions(code)).map(presentExcludedCategory));
     },
   );
@@ -167,7 +167,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { code, categoryId } = parse(CodeCategoryParams, req.params);
-      await codes.removeExclusion(code, categoryId);
+      await codes.removeExclusion(code, categoryId, actorOf(req));
       res.status(204).end();
     },
   );
@@ -194,7 +194,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(AuthorisedUserBody, req.body);
-      res.status(201).json(presentAuthorisedUser(await codes.addUser(code, body)));
+      res.status(201).json(presentAuthorisedUser(await codes.addUser(code, body, actorOf(req))));
     },
   );
 
@@ -208,7 +208,7 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { code, id } = parse(CodeUserParams, req.params);
-      await codes.removeUser(code, id);
+      await codes.removeUser(code, id, actorOf(req));
       res.status(204).end();
     },
   );

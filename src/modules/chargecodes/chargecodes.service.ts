@@ -1,8 +1,9 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { hashPassword } from '../../auth/passwords';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
 
 export type ChargeCodeRow = {
@@ -81,27 +82,29 @@ export function chargeCodesService(db: Db) {
       return { code: row, excludedCategoryIds: await excludedIds(row.id) };
     },
 
-    async create(input: CreateChargeCode, actorId: string): Promise<ChargeCodeRecord> {
-      if (await db('charge_codes').where({ code: input.code }).first('id')) {
-        throw Conflict(`Charge code '${input.code}' already exists`);
-      }
-      await assertUser(input.authorisedBy);
-      const [row] = await db<ChargeCodeRow>('charge_codes')
-        .insert({
-          code: input.code,
-          title: input.title,
-          authorised_by: input.authorisedBy ?? actorId,
-          valid_from: input.validFrom,
-          valid_until: input.validUntil,
-          cost_centre: input.costCentre,
-          pin_hash: input.pin ? await hashPassword(input.pin) : null,
-        })
-        .returning('*');
-      return { code: row, excludedCategoryIds: [] };
+    async create(input: CreateChargeCode, actor: Actor): Promise<ChargeCodeRecord> {
+      return withAudit(db, actor, async (trx) => {
+        if (await trx('charge_codes').where({ code: input.code }).first('id')) {
+          throw Conflict(`Charge code '${input.code}' already exists`);
+        }
+        await chargeCodesService(trx).assertUserExists(input.authorisedBy);
+        const [row] = await trx<ChargeCodeRow>('charge_codes')
+          .insert({
+            code: input.code,
+            title: input.title,
+            authorised_by: input.authorisedBy ?? actor.userId,
+            valid_from: input.validFrom,
+            valid_until: input.validUntil,
+            cost_centre: input.costCentre,
+            pin_hash: input.pin ? await hashPassword(input.pin) : null,
+          })
+          .returning('*');
+        return { result: { code: row, excludedCategoryIds: [] }, audit: { entityType: 'charge_code', entityId: row.code, action: 'create', after: row } };
+      });
     },
 
-    async update(code: string, input: UpdateChargeCode): Promise<ChargeCodeRecord> {
-      return inTransaction(db, async (trx) => {
+    async update(code: string, input: UpdateChargeCode, actor: Actor): Promise<ChargeCodeRecord> {
+      return withAudit(db, actor, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
         const validFrom = input.validFrom ?? current.valid_from;
@@ -119,15 +122,18 @@ export function chargeCodesService(db: Db) {
           .where({ id: current.id })
           .update({ ...changes, updated_at: trx.fn.now() as unknown as Date })
           .returning('*');
-        return { code: row, excludedCategoryIds: await chargeCodesService(trx).excludedCategoryIds(row.id) };
+        return {
+          result: { code: row, excludedCategoryIds: await chargeCodesService(trx).excludedCategoryIds(row.id) },
+          audit: { entityType: 'charge_code', entityId: row.code, action: 'update', before: current, after: row },
+        };
       });
     },
 
     assertUserExists: assertUser,
     excludedCategoryIds: excludedIds,
 
-    async remove(code: string) {
-      return inTransaction(db, async (trx) => {
+    async remove(code: string, actor: Actor) {
+      return withAudit(db, actor, async (trx) => {
         const row = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!row) throw chargeCodeNotFound();
         const [{ count }] = await trx('sales').where({ charge_code: code }).count<{ count: number }[]>('* as count');
@@ -137,16 +143,21 @@ export function chargeCodesService(db: Db) {
           });
         }
         await trx('charge_codes').where({ id: row.id }).delete();
+        return { result: undefined, audit: { entityType: 'charge_code', entityId: code, action: 'delete', before: row } };
       });
     },
 
-    async setHold(code: string, onHold: boolean, holdReason: string | undefined): Promise<ChargeCodeRow> {
-      const [row] = await db<ChargeCodeRow>('charge_codes')
-        .where({ code })
-        .update({ on_hold: onHold, hold_reason: onHold ? (holdReason ?? null) : null, updated_at: db.fn.now() as unknown as Date })
-        .returning('*');
-      if (!row) throw chargeCodeNotFound();
-      return row;
+    async setHold(code: string, onHold: boolean, holdReason: string | undefined, actor: Actor): Promise<ChargeCodeRow> {
+      return withAudit(db, actor, async (trx) => {
+        const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
+        if (!current) throw chargeCodeNotFound();
+        const [row] = await trx<ChargeCodeRow>('charge_codes')
+          .where({ id: current.id })
+          .update({ on_hold: onHold, hold_reason: onHold ? (holdReason ?? null) : null, updated_at: trx.fn.now() as unknown as Date })
+          .returning('*');
+        const hold = (r: ChargeCodeRow) => ({ onHold: r.on_hold, holdReason: r.hold_reason });
+        return { result: row, audit: { entityType: 'charge_code', entityId: code, action: onHold ? 'hold' : 'release_hold', before: hold(current), after: hold(row) } };
+      });
     },
 
     async listExclusions(code: string): Promise<ExcludedCategoryRow[]> {
@@ -159,21 +170,28 @@ export function chargeCodesService(db: Db) {
     },
 
     /** Idempotent: returns whether the exclusion was newly added. */
-    async addExclusion(code: string, categoryId: number): Promise<boolean> {
-      const row = await find(code);
-      if (!(await db('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
-      const inserted = await db('charge_code_exclusions')
-        .insert({ charge_code_id: row.id, category_id: categoryId })
-        .onConflict(['charge_code_id', 'category_id'])
-        .ignore()
-        .returning('category_id');
-      return inserted.length > 0;
+    async addExclusion(code: string, categoryId: number, actor: Actor): Promise<boolean> {
+      return withAudit(db, actor, async (trx) => {
+        const row = await chargeCodesService(trx).get(code);
+        if (!(await trx('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
+        const inserted = await trx('charge_code_exclusions')
+          .insert({ charge_code_id: row.code.id, category_id: categoryId })
+          .onConflict(['charge_code_id', 'category_id'])
+          .ignore()
+          .returning('category_id');
+        const added = inserted.length > 0;
+        return { result: added, audit: added ? exclusionsChange(code, 'add_exclusion', row.excludedCategoryIds, [...row.excludedCategoryIds, categoryId]) : null };
+      });
     },
 
-    async removeExclusion(code: string, categoryId: number) {
-      const row = await find(code);
-      const removed = await db('charge_code_exclusions').where({ charge_code_id: row.id, category_id: categoryId }).delete();
-      if (removed === 0) throw NotFound('Exclusion not found');
+    async removeExclusion(code: string, categoryId: number, actor: Actor) {
+      return withAudit(db, actor, async (trx) => {
+        const row = await chargeCodesService(trx).get(code);
+        const removed = await trx('charge_code_exclusions').where({ charge_code_id: row.code.id, category_id: categoryId }).delete();
+        if (removed === 0) throw NotFound('Exclusion not found');
+        const after = row.excludedCategoryIds.filter((id) => id !== categoryId);
+        return { result: undefined, audit: exclusionsChange(code, 'remove_exclusion', row.excludedCategoryIds, after) };
+      });
     },
 
     /** The people authorised to use the code, with the code they belong to. */
@@ -182,29 +200,42 @@ export function chargeCodesService(db: Db) {
       return { code: row, users: await db<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id }).orderBy('id') };
     },
 
-    async addUser(code: string, input: AuthorisedUserBody): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
-      const row = await find(code);
-      const clash = await db('charge_code_authorised_users')
-        .where({ charge_code_id: row.id })
-        .where(toRaw(db, sql`lower(email) = lower(${input.email})`))
-        .first('id');
-      if (clash) throw Conflict(`'${input.email}' is already authorised for charge code '${row.code}'`);
-      const [user] = await db<AuthorisedUserRow>('charge_code_authorised_users')
-        .insert({
-          charge_code_id: row.id,
-          user_name: input.userName,
-          email: input.email,
-          department: input.department,
-          notes: input.notes ?? null,
-        })
-        .returning('*');
-      return { code: row, user };
+    async addUser(code: string, input: AuthorisedUserBody, actor: Actor): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
+      return withAudit(db, actor, async (trx) => {
+        const row = (await chargeCodesService(trx).get(code)).code;
+        const clash = await trx('charge_code_authorised_users')
+          .where({ charge_code_id: row.id })
+          .where(toRaw(trx, sql`lower(email) = lower(${input.email})`))
+          .first('id');
+        if (clash) throw Conflict(`'${input.email}' is already authorised for charge code '${row.code}'`);
+        const [user] = await trx<AuthorisedUserRow>('charge_code_authorised_users')
+          .insert({
+            charge_code_id: row.id,
+            user_name: input.userName,
+            email: input.email,
+            department: input.department,
+            notes: input.notes ?? null,
+          })
+          .returning('*');
+        return { result: { code: row, user }, audit: { entityType: 'charge_code', entityId: code, action: 'add_authorised_user', after: user } };
+      });
     },
 
-    async removeUser(code: string, id: number) {
-      const row = await find(code);
-      const removed = await db('charge_code_authorised_users').where({ charge_code_id: row.id, id }).delete();
-      if (removed === 0) throw NotFound('Authorised user not found');
+    async removeUser(code: string, id: number, actor: Actor) {
+      return withAudit(db, actor, async (trx) => {
+        const row = (await chargeCodesService(trx).get(code)).code;
+        const [removed] = await trx<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id, id }).delete().returning('*');
+        if (!removed) throw NotFound('Authorised user not found');
+        return { result: undefined, audit: { entityType: 'charge_code', entityId: code, action: 'remove_authorised_user', before: removed } };
+      });
     },
   };
 }
+
+const exclusionsChange = (code: string, action: string, before: number[], after: number[]) => ({
+  entityType: 'charge_code',
+  entityId: code,
+  action,
+  before: { excludedCategoryIds: before },
+  after: { excludedCategoryIds: [...after].sort((a, b) => a - b) },
+});

@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps';
-import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { presentCreatedMcpKey, presentMcpKey } from './mcp-keys.present';
 import { CreateMcpKey, CreatedMcpKey, McpKeyList } from './mcp-keys.schemas';
 import { mcpKeysService } from './mcp-keys.service';
+import { actorOf } from '../audit/audit.actor';
 
 /** Admins issue and revoke the keys machine clients (AI assistants) use on the MCP surface. */
 export function mcpKeysRoutes({ db, docs }: Deps) {
@@ -26,7 +26,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateMcpKey, req.body);
-      res.status(201).json(presentCreatedMcpKey(await keys.create(currentUser(req).id, body)));
+      res.status(201).json(presentCreatedMcpKey(await keys.create(actorOf(req), body)));
     },
   );
 
@@ -48,7 +48,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
       responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } },
     },
     async (req, res) => {
-      await keys.revoke(parse(IdParams, req.params).id);
+      await keys.revoke(parse(IdParams, req.params).id, actorOf(req));
       res.status(204).end();
     },
   );

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { NotFound } from '../../http/errors';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import type { UserRow } from '../users/users.service';
 import type { McpScope } from './mcp-keys.schemas';
 
@@ -27,27 +29,35 @@ const COLUMNS = ['id', 'name', 'scopes', 'created_by', 'created_at', 'expires_at
 
 export function mcpKeysService(db: Db) {
   return {
-    async create(createdBy: string, input: { name: string; scopes: McpScope[]; expiresInDays?: number }): Promise<CreatedMcpKeyRecord> {
+    /** The key acts for the actor who creates it (an admin). */
+    async create(actor: Actor, input: { name: string; scopes: McpScope[]; expiresInDays?: number }): Promise<CreatedMcpKeyRecord> {
+      if (!actor.userId) throw new Error('An MCP key needs a creating user');
+      const createdBy = actor.userId;
       const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
-      const [row] = await db<McpKeyRow>('mcp_api_keys')
-        .insert({
-          name: input.name,
-          scopes: input.scopes,
-          key_hash: hashKey(key),
-          created_by: createdBy,
-          expires_at: input.expiresInDays ? db.raw(`now() + make_interval(days => ?)`, [input.expiresInDays]) : null,
-        } as never)
-        .returning(COLUMNS);
-      return { row, key };
+      return withAudit(db, actor, async (trx) => {
+        const [row] = await trx<McpKeyRow>('mcp_api_keys')
+          .insert({
+            name: input.name,
+            scopes: input.scopes,
+            key_hash: hashKey(key),
+            created_by: createdBy,
+            expires_at: input.expiresInDays ? trx.raw(`now() + make_interval(days => ?)`, [input.expiresInDays]) : null,
+          } as never)
+          .returning([...COLUMNS]);
+        return { result: { row, key }, audit: { entityType: 'mcp_key', entityId: row.id, action: 'create', after: row } };
+      });
     },
 
     list(): Promise<McpKeyRow[]> {
       return db<McpKeyRow>('mcp_api_keys').select([...COLUMNS]).orderBy('id', 'desc');
     },
 
-    async revoke(id: number): Promise<void> {
-      const deleted = await db('mcp_api_keys').where({ id }).delete();
-      if (deleted === 0) throw NotFound('MCP API key not found');
+    async revoke(id: number, actor: Actor): Promise<void> {
+      return withAudit(db, actor, async (trx) => {
+        const [deleted] = await trx<McpKeyRow>('mcp_api_keys').where({ id }).delete().returning([...COLUMNS]);
+        if (!deleted) throw NotFound('MCP API key not found');
+        return { result: undefined, audit: { entityType: 'mcp_key', entityId: id, action: 'revoke', before: deleted } };
+      });
     },
 
     /** The live key and its creator's active account in one query; undefined for unknown, expired or orphaned keys. */

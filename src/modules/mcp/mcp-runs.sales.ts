@@ -4,6 +4,7 @@ import { D } from '../../lib/money';
 import { categoriesService, type CategoryRow } from '../categories/categories.service';
 import { CreateCategory } from '../categories/categories.schemas';
 import { CreateChargeCode } from '../chargecodes/chargecodes.schemas';
+import { SYSTEM_ACTOR } from '../audit/audit.actor';
 import { chargeCodesService } from '../chargecodes/chargecodes.service';
 import { CreateItem } from '../items/items.schemas';
 import { itemsService, type ItemReadRow } from '../items/items.service';
@@ -77,7 +78,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
         validFrom: new Date(now - DAY_MS).toISOString(),
         validUntil: new Date(now + 30 * DAY_MS).toISOString(),
       });
-      await chargeCodesService(trx).create(input, actor.id);
+      await chargeCodesService(trx).create(input, { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
       return `charge code ${code}`;
     });
     await step('quote_saved', async () => {

@@ -19,6 +19,7 @@ import {
   UserPermissionsList,
 } from './settings.schemas';
 import { settingsService } from './settings.service';
+import { actorOf } from '../audit/audit.actor';
 
 /** /api/settings: permission definitions and grants, and the system settings (VAT rates live in vat-rates). */
 
@@ -88,7 +89,7 @@ export function settingsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { key } = parse(SettingKeyParams, req.params);
       const { value } = parse(SettingBody, req.body);
-      res.json(presentSetting(await settings.put(key, value, currentUser(req).id)));
+      res.json(presentSetting(await settings.put(key, value, actorOf(req))));
     },
   );
 

@@ -1,4 +1,6 @@
 import type { Db } from '../../db/knex';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 
 export type SettingRow = { key: string; value: Record<string, unknown>; updated_by: string | null; updated_at: Date };
 
@@ -13,13 +15,16 @@ export function settingsService(db: Db) {
       return (await db<SettingRow>('settings').where({ key }).first())?.value;
     },
 
-    async put(key: string, value: Record<string, unknown>, actorId: string): Promise<SettingRow> {
-      const [row] = await db<SettingRow>('settings')
-        .insert({ key, value: JSON.stringify(value) as never, updated_by: actorId })
-        .onConflict('key')
-        .merge({ value: JSON.stringify(value) as never, updated_by: actorId, updated_at: db.fn.now() as never })
-        .returning('*');
-      return row;
+    async put(key: string, value: Record<string, unknown>, actor: Actor): Promise<SettingRow> {
+      return withAudit(db, actor, async (trx) => {
+        const before = await trx<SettingRow>('settings').where({ key }).forUpdate().first();
+        const [row] = await trx<SettingRow>('settings')
+          .insert({ key, value: JSON.stringify(value) as never, updated_by: actor.userId })
+          .onConflict('key')
+          .merge({ value: JSON.stringify(value) as never, updated_by: actor.userId, updated_at: trx.fn.now() as never })
+          .returning('*');
+        return { result: row, audit: { entityType: 'setting', entityId: key, action: 'update', before: before ? { value: before.value } : null, after: { value: row.value } } };
+      });
     },
   };
 }

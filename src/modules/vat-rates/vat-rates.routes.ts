@@ -5,6 +5,7 @@ import { parse } from '../../http/validate';
 import { presentVatRate, presentVatRateList } from './vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate, VatRateList } from './vat-rates.schemas';
 import { vatRatesService } from './vat-rates.service';
+import { actorOf } from '../audit/audit.actor';
 
 export function vatRatesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'VAT rates');
@@ -36,7 +37,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateVatRate, req.body);
-      res.status(201).json(presentVatRate(await rates.create(body)));
+      res.status(201).json(presentVatRate(await rates.create(body, actorOf(req))));
     },
   );
 
@@ -55,7 +56,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { rateId } = parse(RateIdParams, req.params);
       const body = parse(UpdateVatRate, req.body);
-      res.json(presentVatRate(await rates.update(rateId, body)));
+      res.json(presentVatRate(await rates.update(rateId, body, actorOf(req))));
     },
   );
 
@@ -70,7 +71,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { rateId } = parse(RateIdParams, req.params);
-      await rates.delete(rateId);
+      await rates.delete(rateId, actorOf(req));
       res.status(204).end();
     },
   );

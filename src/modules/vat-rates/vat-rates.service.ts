@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import type { CreateVatRate, UpdateVatRate } from './vat-rates.schemas';
 
 export type VatRateRow = { id: number; name: string; rate: string; is_default: boolean; created_at: Date; updated_at: Date };
@@ -28,18 +29,18 @@ export function vatRatesService(db: Db) {
       return db<VatRateRow>('vat_rates').orderBy([{ column: 'is_default', order: 'desc' }, { column: 'rate', order: 'desc' }, { column: 'id' }]);
     },
 
-    create(input: CreateVatRate): Promise<VatRateRow> {
-      return inTransaction(db, async (trx) => {
+    create(input: CreateVatRate, actor: Actor): Promise<VatRateRow> {
+      return withAudit(db, actor, async (trx) => {
         if (input.isDefault) await clearDefault(trx);
         const [row] = await trx<VatRateRow>('vat_rates')
           .insert({ name: input.name, rate: input.rate, is_default: input.isDefault })
           .returning('*');
-        return row;
+        return { result: row, audit: { entityType: 'vat_rate', entityId: row.id, action: 'create', after: row } };
       });
     },
 
-    update(id: number, input: UpdateVatRate): Promise<VatRateRow> {
-      return inTransaction(db, async (trx) => {
+    update(id: number, input: UpdateVatRate, actor: Actor): Promise<VatRateRow> {
+      return withAudit(db, actor, async (trx) => {
         const current = await vatRatesService(trx).get(id, true);
         if (input.isDefault === false && current.is_default) {
           throw BadRequest('The default VAT rate cannot be unset; make another rate the default instead');
@@ -50,14 +51,17 @@ export function vatRatesService(db: Db) {
         if (input.rate !== undefined) changes.rate = input.rate;
         if (input.isDefault !== undefined) changes.is_default = input.isDefault;
         const [row] = await trx<VatRateRow>('vat_rates').where({ id }).update(changes).returning('*');
-        return row;
+        return { result: row, audit: { entityType: 'vat_rate', entityId: id, action: 'update', before: current, after: row } };
       });
     },
 
-    async delete(id: number): Promise<void> {
-      const row = await get(id);
-      if (row.is_default) throw BadRequest('The default VAT rate cannot be deleted');
-      await db('vat_rates').where({ id, is_default: false }).delete();
+    delete(id: number, actor: Actor): Promise<void> {
+      return withAudit(db, actor, async (trx) => {
+        const row = await vatRatesService(trx).get(id, true);
+        if (row.is_default) throw BadRequest('The default VAT rate cannot be deleted');
+        await trx('vat_rates').where({ id, is_default: false }).delete();
+        return { result: undefined, audit: { entityType: 'vat_rate', entityId: id, action: 'delete', before: row } };
+      });
     },
   };
 }

@@ -1,0 +1,59 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { Deps } from '../../deps';
+import { ApiRouter } from '../../http/api-router';
+import { ValidationErrorBody } from '../../http/openapi';
+import { parse } from '../../http/validate';
+import { AUDIT_CSV_COLUMNS, auditCsvRecord, presentAuditPage } from './audit.present';
+import { AuditPage, AuditQuery } from './audit.schemas';
+import { auditTrail } from './audit.service';
+
+/** Rows per read while a CSV export streams. */
+const CSV_BATCH = 1_000;
+
+/** GET /api/audit: the append-only trail for admins. Nothing updates or deletes it (the table refuses it too). */
+export function auditRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter({ docs, db }, '/api', 'Audit');
+  const trail = auditTrail(db);
+
+  api.get(
+    '/audit',
+    {
+      summary: 'The audit trail: who changed what, when, with the values before and after',
+      description:
+        'Every change that is not a stock movement (those are the ledger), newest first: users, permissions, settings, VAT rates, charge codes, ' +
+        'prices, sales, orders, backups, archives, tokens, MCP keys, sign-ins. Secrets never appear: a changed password, PIN or key reads "[redacted]". ' +
+        'format=csv downloads every matching row.',
+      access: 'admin',
+      query: AuditQuery,
+      responses: { 200: { description: 'A page of events (format=csv: text/csv)', schema: AuditPage }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+    },
+    async (req, res) => {
+      const query = parse(AuditQuery, req.query);
+      if (query.format === 'json') {
+        const { rows, total } = await trail.page(query, { page: query.page, limit: query.limit });
+        return res.json(presentAuditPage(rows, query.page, query.limit, total));
+      }
+      res.status(200).set({
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"`,
+        'Cache-Control': 'no-store',
+      });
+      async function* records() {
+        for (let page = 1; ; page += 1) {
+          const rows = await trail.rows(query, { page, limit: CSV_BATCH });
+          for (const row of rows) yield auditCsvRecord(row);
+          if (rows.length < CSV_BATCH) return;
+        }
+      }
+      try {
+        await pipeline(Readable.from(records()), stringify({ header: true, columns: AUDIT_CSV_COLUMNS }), res);
+      } catch (err) {
+        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
+      }
+    },
+  );
+
+  return api.router;
+}

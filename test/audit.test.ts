@@ -1,0 +1,139 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildUser } from './helpers/factories';
+import type { UserRow } from '../src/modules/users/users.service';
+
+let t: TestApp;
+let admin: UserRow;
+let adminAgent: supertest.Agent;
+beforeAll(async () => {
+  t = await testApp();
+  admin = await buildUser(t.db, { role: 'admin', email: 'audit-admin@example.ac.uk' });
+  adminAgent = await t.loginAs(admin);
+});
+afterAll(() => t.close());
+
+const eventsOf = async (query: Record<string, string>) => (await adminAgent.get('/api/audit').query(query).expect(200)).body.events;
+const sessionActor = (user: UserRow) => ({ kind: 'session', userId: user.id, email: user.email, mcpKeyId: null, ip: expect.any(String) });
+
+describe('audit of charge codes', () => {
+  it('records create, update, hold, exclusions, authorised users and delete with the values before and after; the PIN never appears', async () => {
+    const category = await buildCategory(t.db);
+    await adminAgent
+      .post('/api/chargecodes')
+      .send({ code: 'AUD-001', title: 'Audited budget', validFrom: '2026-01-01', validUntil: '2027-12-31', pin: '4321', costCentre: 'Physics' })
+      .expect(201);
+    await adminAgent.put('/api/chargecodes/AUD-001').send({ title: 'Renamed budget', pin: '9876' }).expect(200);
+    await adminAgent.patch('/api/chargecodes/AUD-001/hold').send({ onHold: true, holdReason: 'Overspent' }).expect(200);
+    await adminAgent.post('/api/chargecodes/AUD-001/exclusions').send({ categoryId: category.id }).expect(201);
+    await adminAgent.post('/api/chargecodes/AUD-001/exclusions').send({ categoryId: category.id }).expect(200);
+    const authorised = await adminAgent.post('/api/chargecodes/AUD-001/authorized-users').send({ userName: 'Dr Grace', email: 'grace@example.ac.uk' }).expect(201);
+    await adminAgent.delete(`/api/chargecodes/AUD-001/authorized-users/${authorised.body.id}`).expect(204);
+    await adminAgent.delete(`/api/chargecodes/AUD-001/exclusions/${category.id}`).expect(204);
+    await adminAgent.delete('/api/chargecodes/AUD-001').expect(204);
+
+    const events = await eventsOf({ entityType: 'charge_code', entityId: 'AUD-001' });
+    // newest first; the repeated exclusion changed nothing and left no row
+    expect(events.map((e: { action: string }) => e.action)).toEqual([
+      'delete',
+      'remove_exclusion',
+      'remove_authorised_user',
+      'add_authorised_user',
+      'add_exclusion',
+      'hold',
+      'update',
+      'create',
+    ]);
+    for (const event of events) expect(event.actor).toEqual(sessionActor(admin));
+    const byAction = Object.fromEntries(events.map((e: { action: string }) => [e.action, e]));
+    expect(byAction.create.after).toMatchObject({ code: 'AUD-001', title: 'Audited budget', pin_hash: '[redacted]' });
+    expect(byAction.update.before).toMatchObject({ title: 'Audited budget', pin_hash: '[redacted]' });
+    expect(byAction.update.after).toMatchObject({ title: 'Renamed budget', pin_hash: '[redacted]' });
+    expect(byAction.hold).toMatchObject({ before: { onHold: false, holdReason: null }, after: { onHold: true, holdReason: 'Overspent' } });
+    expect(byAction.add_exclusion).toMatchObject({ before: { excludedCategoryIds: [] }, after: { excludedCategoryIds: [category.id] } });
+    expect(byAction.add_authorised_user.after).toMatchObject({ email: 'grace@example.ac.uk' });
+    expect(byAction.delete.before).toMatchObject({ code: 'AUD-001', title: 'Renamed budget', on_hold: true });
+    const stored = JSON.stringify(await t.db('audit_log').where({ entity_id: 'AUD-001' }));
+    expect(stored).not.toMatch(/4321|9876|scrypt/);
+  });
+
+  it('a refused change leaves no audit row: the change and its row share one transaction', async () => {
+    await adminAgent
+      .post('/api/chargecodes')
+      .send({ code: 'AUD-002', title: 'Budget', validFrom: '2026-01-01', validUntil: '2027-12-31', costCentre: 'Physics' })
+      .expect(201);
+    await adminAgent.put('/api/chargecodes/AUD-002').send({ validFrom: '2028-01-01' }).expect(400);
+    expect((await eventsOf({ entityId: 'AUD-002' })).map((e: { action: string }) => e.action)).toEqual(['create']);
+  });
+});
+
+describe('audit of VAT rates, settings and MCP keys, by each kind of actor', () => {
+  it('a bearer token is recorded as a token; VAT rate create, update and delete with before and after', async () => {
+    const token = (await adminAgent.post('/api/auth/tokens').send({ name: 'finance script' }).expect(201)).body.token;
+    const bearer = (req: supertest.Test) => req.set('Authorization', `Bearer ${token}`);
+    const created = await bearer(t.request.post('/api/settings/vat-rates')).send({ name: 'Reduced', rate: '0.05' }).expect(201);
+    await bearer(t.request.put(`/api/settings/vat-rates/${created.body.id}`)).send({ rate: '0.075' }).expect(200);
+    await bearer(t.request.delete(`/api/settings/vat-rates/${created.body.id}`)).expect(204);
+    const events = await eventsOf({ entityType: 'vat_rate', entityId: String(created.body.id) });
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['delete', 'update', 'create']);
+    expect(events[1]).toMatchObject({ before: { rate: '0.0500' }, after: { rate: '0.0750' } });
+    for (const event of events) expect(event.actor).toMatchObject({ kind: 'token', userId: admin.id, email: admin.email });
+  });
+
+  it('settings and MCP keys: the key itself is never stored in the trail', async () => {
+    await adminAgent.put('/api/settings/stores.openingHours').send({ value: { weekdays: '09:00-17:00' } }).expect(200);
+    const key = await adminAgent.post('/api/mcp/keys').send({ name: 'Assistant' }).expect(201);
+    await adminAgent.delete(`/api/mcp/keys/${key.body.id}`).expect(204);
+    const keyEvents = await eventsOf({ entityType: 'mcp_key', entityId: String(key.body.id) });
+    expect(keyEvents.map((e: { action: string }) => e.action)).toEqual(['revoke', 'create']);
+    expect(keyEvents[1].after).toMatchObject({ name: 'Assistant', scopes: ['read'] });
+    expect(JSON.stringify(await t.db('audit_log'))).not.toContain(key.body.key);
+  });
+});
+
+describe('GET /api/audit', () => {
+  it('filters by user, action and date range, pages, and exports the same rows as CSV', async () => {
+    const other = await buildUser(t.db, { role: 'admin' });
+    const otherAgent = await t.loginAs(other);
+    for (const code of ['FLT-001', 'FLT-002', 'FLT-003']) {
+      await otherAgent.post('/api/chargecodes').send({ code, title: 'Filtered', validFrom: '2026-01-01', validUntil: '2027-12-31', costCentre: 'Maths' }).expect(201);
+    }
+    const page1 = await adminAgent.get('/api/audit').query({ userId: other.id, action: 'create', limit: 2 }).expect(200);
+    expect(page1.body.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
+    expect(page1.body.events.map((e: { entityId: string }) => e.entityId)).toEqual(['FLT-003', 'FLT-002']);
+    const page2 = await adminAgent.get('/api/audit').query({ userId: other.id, action: 'create', limit: 2, page: 2 }).expect(200);
+    expect(page2.body.events.map((e: { entityId: string }) => e.entityId)).toEqual(['FLT-001']);
+
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await adminAgent.get('/api/audit').query({ userId: other.id, from: today, to: today }).expect(200)).body.pagination.total).toBe(3);
+    expect((await adminAgent.get('/api/audit').query({ userId: other.id, to: '2026-01-01' }).expect(200)).body.pagination.total).toBe(0);
+
+    const csv = await adminAgent.get('/api/audit').query({ userId: other.id, format: 'csv' }).expect(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{4}-\d\d-\d\d\.csv"$/);
+    const records = parseCsv(csv.text, { columns: true }) as Record<string, string>[];
+    expect(records.map((r) => r['Entity ID'])).toEqual(['FLT-003', 'FLT-002', 'FLT-001']);
+    expect(records[0]).toMatchObject({ 'Actor Kind': 'session', 'Actor Email': other.email, 'Entity Type': 'charge_code', Action: 'create' });
+    expect(JSON.parse(records[0].After)).toMatchObject({ code: 'FLT-003', cost_centre: 'Maths' });
+  });
+
+  it('400 for a refused filter; 403 for managers and users; 401 without a session', async () => {
+    const refused = await adminAgent.get('/api/audit').query({ userId: 'not-a-uuid', from: 'yesterday' }).expect(400);
+    expect(refused.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['from', 'userId']);
+    for (const role of ['manager', 'user'] as const) {
+      await (await t.loginAs(await buildUser(t.db, { role }))).get('/api/audit').expect(403);
+    }
+    await t.request.get('/api/audit').expect(401);
+  });
+
+  it('the table refuses UPDATE, DELETE and TRUNCATE: no code path can rewrite the trail', async () => {
+    await adminAgent.put('/api/settings/stores.motto').send({ value: { text: 'Never lose a sale' } }).expect(200);
+    const [row] = await t.db('audit_log').where({ entity_id: 'stores.motto' });
+    await expect(t.db('audit_log').where({ id: row.id }).update({ action: 'forged' })).rejects.toThrow(/append-only/);
+    await expect(t.db('audit_log').where({ id: row.id }).delete()).rejects.toThrow(/append-only/);
+    await expect(t.db.raw('TRUNCATE audit_log')).rejects.toThrow(/append-only/);
+    expect(await t.db('audit_log').where({ id: row.id }).first()).toMatchObject({ action: 'update', entity_type: 'setting' });
+  });
+});
