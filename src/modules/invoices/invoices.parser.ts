@@ -10,9 +10,20 @@ export type ParsedInvoice = {
 
 export type ParsedInvoiceLine = { name: string; quantity: number; unitPrice: string };
 
+/**
+ * A longer line (whitespace collapsed) is skipped: no invoice prints an order line, a total or
+ * a supplier on 2,000 characters, and a bound on each line keeps the reading of a hostile PDF
+ * short even in the worker.
+ */
+export const MAX_LINE_LENGTH = 2_000;
+
+// Every pattern below is linear in the line's length: each token has a bounded length, and a
+// pattern that reads a free-text name has it anchored at the start (^) with only bounded tokens
+// after it, so the engine tries each end of the name once, never a name inside a name.
+
 // An amount: optional currency (symbol or code), digits with optional thousands separators, optional decimals.
 const CURRENCY = String.raw`(?:[£$€]|GBP|USD|EUR)`;
-const NUMBER = String.raw`\d{1,3}(?:[,.]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
+const NUMBER = String.raw`\d{1,3}(?:[,.]\d{3}){1,5}(?:[.,]\d{1,2})?|\d{1,15}(?:[.,]\d{1,2})?`;
 const AMOUNT = String.raw`-?${CURRENCY}?\s?-?(?:${NUMBER})(?:\s?${CURRENCY})?`;
 const QTY = String.raw`\d{1,6}(?:\.\d{1,2})?`;
 
@@ -42,7 +53,26 @@ const hasCents = (text: string) => /[.,]\d{2}\b/.test(text);
 /** Lines the parser must never take for an order line. */
 const SUMMARY_LINE =
   /^(?:sub-?\s?total|(?:grand\s+|net\s+|invoice\s+)?total|amount\s+(?:due|payable|paid)|balance\s+(?:due|owing|payable)|vat|tax|gst|discount|invoice|inv\b|date|due\b|payment|iban|account|sort\s+code|page\b|terms|bill\s+to|ship\s+to|deliver\s+to|tel\b|phone|e-?mail|order\s+(?:no|number|date|ref)|po\b|customer|reference)\b/i;
-const HEADER_LINE = /\b(description|item|product|details)\b.*\b(qty|quantity|units?)\b|\b(qty|quantity)\b.*\b(description|item|product|details)\b/i;
+const HEADER_WORD = /\b(?:(description|item|product|details)|(qty|quantity)|units?)\b/gi;
+
+/**
+ * A table heading: a description word followed later by a quantity or unit word, or a quantity
+ * word followed later by a description word. One pass over the words, never a `.*` between them.
+ */
+function isHeaderLine(line: string): boolean {
+  let description = false;
+  let quantity = false;
+  for (const m of line.matchAll(HEADER_WORD)) {
+    if (m[1] !== undefined) {
+      if (quantity) return true;
+      description = true;
+    } else {
+      if (description) return true;
+      if (m[2] !== undefined) quantity = true;
+    }
+  }
+  return false;
+}
 
 type LinePattern = { regex: RegExp; pick: (m: RegExpExecArray) => { name: string; qty: string; price: string; amount?: string } };
 
@@ -60,23 +90,30 @@ const LINE_PATTERNS: LinePattern[] = [
   },
   // "Nitrile gloves 10 £1,234.50 £12,345.00" (description qty unit-price amount)
   {
-    regex: new RegExp(String.raw`^(.*?[A-Za-z].*?)\s+(${QTY})\s+(${AMOUNT})\s+(${AMOUNT})$`, 'i'),
+    regex: new RegExp(String.raw`^([^A-Za-z]*[A-Za-z].*?)\s+(${QTY})\s+(${AMOUNT})\s+(${AMOUNT})$`, 'i'),
     pick: (m) => ({ name: m[1], qty: m[2], price: m[3], amount: m[4] }),
   },
   // "3 Safety goggles 4.50 13.50" (qty description unit-price amount)
   {
-    regex: new RegExp(String.raw`^(${QTY})\s+(.*?[A-Za-z].*?)\s+(${AMOUNT})\s+(${AMOUNT})$`, 'i'),
+    regex: new RegExp(String.raw`^(${QTY})\s+([^A-Za-z]*[A-Za-z].*?)\s+(${AMOUNT})\s+(${AMOUNT})$`, 'i'),
     pick: (m) => ({ qty: m[1], name: m[2], price: m[3], amount: m[4] }),
   },
   // "Nitrile gloves 10 £12.50" (description qty unit-price, price must look like money)
   {
-    regex: new RegExp(String.raw`^(.*?[A-Za-z].*?)\s+(${QTY})\s+(${AMOUNT})$`, 'i'),
+    regex: new RegExp(String.raw`^([^A-Za-z]*[A-Za-z].*?)\s+(${QTY})\s+(${AMOUNT})$`, 'i'),
     pick: (m) => ({ name: m[1], qty: m[2], price: m[3] }),
   },
 ];
 
+const NAME_EDGE = new Set([' ', '\t', '\n', '\r', '\f', '\v', '\u00a0', '-', '|', ':', '*', '•']);
+
+/** The name without edge spaces, dashes, bars, colons, stars and bullets (a scan from each end, not a regex). */
 function cleanName(name: string): string {
-  return name.replace(/^[\s\-|:*•]+|[\s\-|:*•]+$/g, '').replace(/\s+/g, ' ');
+  let start = 0;
+  let end = name.length;
+  while (start < end && NAME_EDGE.has(name[start])) start += 1;
+  while (end > start && NAME_EDGE.has(name[end - 1])) end -= 1;
+  return name.slice(start, end).replace(/\s+/g, ' ');
 }
 
 function parseLine(line: string): ParsedInvoiceLine | null {
@@ -165,17 +202,19 @@ function findSupplierName(lines: string[]): string | null {
 
 /**
  * Reads supplier, invoice number, total and order lines from the text of an invoice.
- * Pure: it sees only the text pdf-parse extracted, so it is tested on text alone.
+ * Pure: it sees only the text pdf-parse extracted, so it is tested on text alone. It runs in
+ * the PDF reader's worker thread (invoices.pdf-worker.ts), never on the thread that serves
+ * requests; lines over MAX_LINE_LENGTH are skipped.
  */
 export function parseInvoiceText(text: string): ParsedInvoice {
   const lines = text
     .split(/\r?\n/)
-    .map((l) => l.replace(/\t+/g, ' ').replace(/\s+/g, ' ').trim())
-    .filter((l) => l !== '' && !/^--\s*\d+\s+of\s+\d+\s*--$/.test(l));
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter((l) => l !== '' && l.length <= MAX_LINE_LENGTH && !/^--\s*\d+\s+of\s+\d+\s*--$/.test(l));
 
   const items: ParsedInvoiceLine[] = [];
   for (const line of lines) {
-    if (HEADER_LINE.test(line) || SUMMARY_LINE.test(line)) continue;
+    if (isHeaderLine(line) || SUMMARY_LINE.test(line)) continue;
     const parsed = parseLine(line);
     if (parsed) items.push(parsed);
   }

@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import multer from 'multer';
 import { Piscina } from 'piscina';
 import { BadRequest } from '../../http/errors';
-import { parseInvoiceText, type ParsedInvoice } from './invoices.parser';
-import type { PdfTextResult } from './invoices.pdf-worker';
+import type { ParsedInvoice } from './invoices.parser';
+import type { PdfReadResult } from './invoices.pdf-worker';
 
 export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
 /** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
@@ -22,7 +22,7 @@ export const invoiceUpload = multer({
 
 export type UploadedFile = { originalname: string; buffer: Buffer; size: number };
 
-export type ReadInvoice = { filename: string; size: number; sha256: string; bytes: Buffer; text: string; extracted: ParsedInvoice };
+export type ReadInvoice = { filename: string; size: number; sha256: string; bytes: Buffer; extracted: ParsedInvoice };
 
 const PDF_MAGIC = Buffer.from('%PDF-');
 const EOF_MARKER = Buffer.from('%%EOF');
@@ -30,7 +30,8 @@ const EOF_MARKER = Buffer.from('%%EOF');
 /**
  * Accepts a file only when it really is a readable PDF: it starts with %PDF-, ends with an
  * %%EOF marker (a cut-off upload does not, though pdf.js would still half-read it) and
- * pdf-parse can extract its text. Anything else is a 400, never a 500.
+ * pdf-parse can extract its text. Anything else is a 400, never a 500. The text is read and
+ * parsed in a worker thread; this thread only receives what the parser found.
  */
 export async function readInvoicePdf(file: UploadedFile | undefined): Promise<ReadInvoice> {
   if (!file) throw BadRequest("No file uploaded: send the PDF in the multipart field 'invoice'");
@@ -41,14 +42,13 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
   if (bytes.subarray(Math.max(0, bytes.length - 2048)).indexOf(EOF_MARKER) === -1) {
     throw BadRequest('The uploaded PDF is incomplete or damaged');
   }
-  const text = await extractText(bytes);
+  const extracted = await readInWorker(bytes);
   return {
     filename: safeFilename(file.originalname),
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     bytes,
-    text,
-    extracted: parseInvoiceText(text),
+    extracted,
   };
 }
 
@@ -90,13 +90,13 @@ function pdfReaders(): Piscina {
 
 class ReadTimedOut extends Error {}
 
-async function extractText(bytes: Buffer): Promise<string> {
+async function readInWorker(bytes: Buffer): Promise<ParsedInvoice> {
   // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
   const data = new Uint8Array(bytes);
   const read = new AbortController();
   const timer = setTimeout(() => read.abort(new ReadTimedOut()), READ_TIMEOUT_MS);
   readsInFlight.add(read);
-  let result: PdfTextResult;
+  let result: PdfReadResult;
   try {
     result = await pdfReaders().run({ data, maxPages: MAX_PAGES_READ }, { transferList: [data.buffer], signal: read.signal });
   } catch (err) {
@@ -108,7 +108,7 @@ async function extractText(bytes: Buffer): Promise<string> {
     readsInFlight.delete(read);
   }
   if ('unreadable' in result) throw BadRequest('The uploaded PDF could not be read');
-  return result.text;
+  return result.extracted;
 }
 
 function safeFilename(name: string | undefined): string {
