@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../modules/audit/audit.actor';
 import { backupScheduleService, type RunOutcome } from '../modules/backups/backups.schedule';
 import { backupsService, type BackupDeps } from '../modules/backups/backups.service';
 import type { Job } from './scheduler';
@@ -13,7 +14,7 @@ export async function runScheduledBackup(deps: BackupDeps, now: Date): Promise<v
   const claimed = await schedules.claimDueSlot(now);
   if (!claimed) return;
   const backups = backupsService(deps);
-  const outcome: RunOutcome = await backups.create('scheduled').then(
+  const outcome: RunOutcome = await backups.create('scheduled', SYSTEM_ACTOR).then(
     ({ filename }) => ({ ok: true, filename }),
     (err: Error) => ({ ok: false, error: err.message }),
   );

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps';
-import { currentUser } from '../../auth/guards';
+import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
@@ -67,7 +67,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateArchive, req.body);
-      const row = await archives.create(body, currentUser(req).id);
+      const row = await archives.create(body, actorOf(req));
       res.status(201).json(presentArchive(row, config.dataDir));
     },
   );
@@ -111,7 +111,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
-      res.json(presentPurge(await archives.purge(id, currentUser(req).id), config.dataDir));
+      res.json(presentPurge(await archives.purge(id, actorOf(req)), config.dataDir));
     },
   );
 

@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Knex } from 'knex';
 import { BadRequest, InternalError, NotFound } from '../../http/errors';
+import type { Actor } from '../audit/audit.actor';
+import { auditTrail } from '../audit/audit.service';
 import { APP_VERSION } from '../../lib/version';
 import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
 import { sql, toRaw } from '../../db/sql';
@@ -236,7 +238,7 @@ export function archivesService(db: Knex, dataDir: string) {
      * under a .partial name and renamed when complete; on any failure the file is removed and the
      * transaction (archive row and id list) rolled back. Nothing is deleted.
      */
-    async create(input: CreateArchive, userId: string | null): Promise<ArchiveRow> {
+    async create(input: CreateArchive, actor: Actor): Promise<ArchiveRow> {
       const types = RECORD_TYPES.filter((type) => input.includeRecordTypes.includes(type));
       const days = input.ageThresholdDays;
       await fs.mkdir(directory, { recursive: true });
@@ -289,10 +291,11 @@ export function archivesService(db: Knex, dataDir: string) {
                 size_bytes: size,
                 sha256,
                 status: 'completed',
-                created_by: userId,
+                created_by: actor.userId,
                 created_at: trx.fn.now(),
               })
               .returning<ArchiveRow[]>('*');
+            await auditTrail(trx).record(actor, { entityType: 'archive', entityId: row.id, action: 'create', after: row });
             await fs.rename(partial, final);
             leftBehind = final;
             return row;
@@ -323,7 +326,7 @@ export function archivesService(db: Knex, dataDir: string) {
      * changed since it was archived. Refused (400) when already purged, or when the file is missing
      * or no longer the one written: the file must hold every record deleted.
      */
-    async purge(id: number, userId: string | null): Promise<PurgeOutcome> {
+    async purge(id: number, actor: Actor): Promise<PurgeOutcome> {
       const archive = await get(id);
       const alreadyPurged = () => BadRequest(`Archive ${id} has already been purged`);
       if (archive.status === 'purged') throw alreadyPurged();
@@ -381,8 +384,9 @@ export function archivesService(db: Knex, dataDir: string) {
 
         const [row] = await trx('archives')
           .where({ id })
-          .update({ status: 'purged', purged_at: trx.fn.now(), purged_by: userId })
+          .update({ status: 'purged', purged_at: trx.fn.now(), purged_by: actor.userId })
           .returning<ArchiveRow[]>('*');
+        await auditTrail(trx).record(actor, { entityType: 'archive', entityId: id, action: 'purge', before: { status: archive.status }, after: { status: row.status, purged, kept } });
         return { archive: row, purged, kept, alreadyDeleted };
       });
     },

@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps';
+import { actorOf } from '../audit/audit.actor';
 import { destroySession } from '../../auth/session';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -52,8 +53,8 @@ export function backupsRoutes(deps: Deps) {
         503: toolsMissing,
       },
     },
-    async (_req, res) => {
-      res.status(201).json(presentCreatedBackup(await backups.create('manual')));
+    async (req, res) => {
+      res.status(201).json(presentCreatedBackup(await backups.create('manual', actorOf(req))));
     },
   );
 
@@ -146,7 +147,7 @@ export function backupsRoutes(deps: Deps) {
     },
     async (req, res) => {
       const { filename } = parse(BackupFilenameParams, req.params);
-      const restored = await backups.restore(filename);
+      const restored = await backups.restore(filename, actorOf(req));
       // The restored sessions table is empty; saving the caller's session would put it back.
       if (req.authMethod === 'session') await destroySession(req);
       res.json(presentRestored(filename, restored));
@@ -163,7 +164,7 @@ export function backupsRoutes(deps: Deps) {
     },
     async (req, res) => {
       const { filename } = parse(BackupFilenameParams, req.params);
-      await backups.delete(filename);
+      await backups.delete(filename, actorOf(req));
       res.status(204).end();
     },
   );

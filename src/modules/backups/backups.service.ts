@@ -2,6 +2,8 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Deps } from '../../deps';
 import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
+import { SYSTEM_ACTOR, type Actor } from '../audit/audit.actor';
+import { auditTrail } from '../audit/audit.service';
 import { backupFolder, type BackupFile, type BackupType } from './backups.files';
 import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
@@ -92,7 +94,7 @@ export function backupsService(deps: BackupDeps) {
     },
 
     /** Dumps the database; sessions and rate-limit counters are left out so a restore brings none back. */
-    async create(type: BackupType): Promise<{ filename: string; size: number }> {
+    async create(type: BackupType, actor: Actor): Promise<{ filename: string; size: number }> {
       const connection = connectionOptions(databaseUrl);
       const args = [
         '--format=custom',
@@ -110,6 +112,8 @@ export function backupsService(deps: BackupDeps) {
           if (code !== 0) throw InternalError(`Backup failed: ${oneLine(stderr)}`);
         });
         log.info({ ...backup, type, ms: Date.now() - started }, 'backup written');
+        // the file is the change: recorded once it exists (a dump is no transaction to share)
+        await auditTrail(db).record(actor, { entityType: 'backup', entityId: backup.filename, action: 'create', after: { type, size: backup.size } });
         return backup;
       } catch (err) {
         log.error({ err, type }, 'backup failed');
@@ -120,12 +124,18 @@ export function backupsService(deps: BackupDeps) {
     /** The backup opened for download (404 unless it is one). */
     open: (filename: string) => folder.open(filename),
 
-    delete: (filename: string) => folder.delete(filename),
+    async delete(filename: string, actor: Actor): Promise<void> {
+      await folder.delete(filename);
+      await auditTrail(db).record(actor, { entityType: 'backup', entityId: filename, action: 'delete' });
+    },
 
     /** Deletes the scheduled backups beyond the newest `keep`; manual ones are never deleted here. */
     async pruneScheduled(keep: number): Promise<string[]> {
       const expired = (await folder.list()).filter((b) => b.type === 'scheduled').slice(keep);
-      for (const backup of expired) await folder.delete(backup.filename);
+      for (const backup of expired) {
+        await folder.delete(backup.filename);
+        await auditTrail(db).record(SYSTEM_ACTOR, { entityType: 'backup', entityId: backup.filename, action: 'delete', after: { reason: `retention: the newest ${keep} scheduled backups are kept` } });
+      }
       if (expired.length > 0) log.info({ deleted: expired.map((b) => b.filename), keep }, 'old scheduled backups deleted');
       return expired.map((b) => b.filename);
     },
@@ -135,7 +145,7 @@ export function backupsService(deps: BackupDeps) {
      * requests answer 503 meanwhile), then reconnects the pool and applies the migrations the
      * backup predates. The backup holds no sessions: everyone signs in again.
      */
-    async restore(filename: string): Promise<{ migrationsApplied: string[] }> {
+    async restore(filename: string, actor: Actor): Promise<{ migrationsApplied: string[] }> {
       const pgTools = await tools();
       await verify(pgTools, filename);
       return maintenance.exclusive('A database restore', async () => {
@@ -157,6 +167,8 @@ export function backupsService(deps: BackupDeps) {
           throw InternalError(`Restore failed: the backup was restored but its pending migrations failed: ${err.message}`);
         });
         log.warn({ filename, migrationsApplied, ms: Date.now() - started }, 'database restored from a backup');
+        // into the restored trail, which is the backup's: the restore is the first thing after it
+        await auditTrail(db).record(actor, { entityType: 'backup', entityId: filename, action: 'restore', after: { migrationsApplied } });
         return { migrationsApplied };
       });
     },
