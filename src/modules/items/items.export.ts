@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import { hasRole } from '../../auth/guards';
 import { Forbidden } from '../../http/errors';
 import { quantityNumber } from '../../lib/money';
+import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { ItemsBulkService } from './items.bulk';
 import type { BulkExport } from './items.schemas';
 import type { ItemReadRow } from './items.service';
@@ -24,7 +25,10 @@ function startDownload(res: Response, type: string, extension: string): void {
   res.setHeader('Cache-Control', 'no-store');
 }
 
-/** CSV, streamed: one page of items in memory at a time, with backpressure from the socket. */
+/**
+ * CSV, streamed: one page of items in memory at a time, with backpressure from the socket. Text
+ * cells go through spreadsheetText (no formula injection); numbers are written as they are.
+ */
 export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
   startDownload(res, CSV_TYPE, 'csv');
   async function* records() {
@@ -32,10 +36,10 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
       for (const r of page) {
         yield [
           r.id,
-          r.sku,
-          r.name,
-          r.description ?? '',
-          r.category_name,
+          text(r.sku),
+          text(r.name),
+          text(r.description),
+          text(r.category_name),
           r.price,
           r.vat_rate,
           r.current_stock,
@@ -84,7 +88,10 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'Created At', key: 'createdAt', width: 24, style: {} },
 ];
 
-/** XLSX through exceljs's streaming writer: rows are committed (flushed) as they are added. */
+/**
+ * XLSX through exceljs's streaming writer: rows are committed (flushed) as they are added. Text
+ * cells go through spreadsheetText, as in the CSV; numbers are number cells.
+ */
 export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
   startDownload(res, XLSX_TYPE, 'xlsx');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
@@ -97,10 +104,10 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
     for (const r of page) {
       const row = sheet.addRow({
         id: r.id,
-        sku: r.sku,
-        name: r.name,
-        description: r.description ?? '',
-        category: r.category_name,
+        sku: text(r.sku),
+        name: text(r.name),
+        description: text(r.description),
+        category: text(r.category_name),
         price: Number(r.price),
         vatRate: Number(r.vat_rate),
         currentStock: quantityNumber(r.current_stock),

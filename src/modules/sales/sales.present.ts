@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import { pageInfo } from '../../http/pagination';
 import { amountNumber, D, quantityNumber } from '../../lib/money';
+import { spreadsheetText } from '../../lib/spreadsheet-safe';
 import type { LowStockItem } from '../items/items.low-stock';
 import type { MostSoldRow, StockCheckLine } from './sales.analytics';
 import { presentUserRef } from '../users/users.present';
@@ -180,14 +181,15 @@ const customerInfo = (r: { delivered_to: string | null; delivered_to_email: stri
 
 const fullName = (u: { first_name: string | null; last_name: string | null }) => [u.first_name, u.last_name].filter(Boolean).join(' ');
 
+// text cells through spreadsheetText (no formula injection); the total stays a number
 const csvRow = ({ sale: r, processedBy, itemsCount }: CsvSaleRecord) => [
-  r.sale_id,
-  r.charge_code,
+  spreadsheetText(r.sale_id),
+  spreadsheetText(r.charge_code),
   r.total_amount,
-  customerInfo(r),
-  r.customer_notes ?? '',
-  r.status,
-  processedBy ? fullName(processedBy) : '',
+  spreadsheetText(customerInfo(r)),
+  spreadsheetText(r.customer_notes),
+  spreadsheetText(r.status),
+  spreadsheetText(processedBy ? fullName(processedBy) : ''),
   r.created_at.toISOString(),
   String(itemsCount),
 ];
