@@ -2,7 +2,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
-import { buildCategory, buildUser } from './helpers/factories';
+import { buildCategory, buildItem, buildUser } from './helpers/factories';
+import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import type { UserRow } from '../src/modules/users/users.service';
 
 let t: TestApp;
@@ -106,6 +107,26 @@ describe('audit of backups and archives', () => {
     const archiveEvents = await eventsOf({ entityType: 'archive', entityId: String(archive.id) });
     expect(archiveEvents.map((e: { action: string }) => e.action)).toEqual(['purge', 'create']);
     expect(archiveEvents[0]).toMatchObject({ actor: sessionActor(admin), before: { status: 'completed' }, after: { status: 'purged' } });
+  });
+});
+
+describe('audit of orders', () => {
+  it('receiving records the order status before and after and what arrived, by the manager who received it', async () => {
+    const manager = await buildUser(t.db, { role: 'manager' });
+    const supplier = await buildSupplier(t.db);
+    const item = await buildItem(t.db, { name: 'Pipette tips', currentStock: 0 });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'Pipette tips', quantity: '10', unitCost: '1.00' }]);
+    await (await t.loginAs(manager))
+      .post(`/api/orders/${order.order_id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 4, addToInventory: true }] })
+      .expect(200);
+    const [event] = await eventsOf({ entityType: 'order', entityId: order.order_id });
+    expect(event).toMatchObject({
+      action: 'receive',
+      actor: sessionActor(manager),
+      before: { status: 'pending' },
+      after: { status: 'partially_received', received: [{ orderItemId: lines[0].id, quantity: '4', addToInventory: true }] },
+    });
   });
 });
 

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import { BadRequest } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
@@ -28,8 +30,9 @@ export function orderReceiptService(db: Db) {
      * through the ledger (movement type in, reason naming the order) for lines with an item
      * and addToInventory, records received quantities and sets the status.
      */
-    receive(ref: string, input: ReceiveOrder, userId: string | null): Promise<ReceiveOutcome> {
-      return inTransaction(db, async (trx) => {
+    receive(ref: string, input: ReceiveOrder, actor: Actor): Promise<ReceiveOutcome> {
+      const userId = actor.userId;
+      return withAudit(db, actor, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
@@ -68,14 +71,20 @@ export function orderReceiptService(db: Db) {
           await trx('order_items').where({ id: line.id }).update({ received_quantity: line.received_quantity });
         }
         const complete = [...lines.values()].every((l) => outstanding(l).lte(0));
+        const status = complete ? 'received' : 'partially_received';
         await trx('orders')
           .where({ id: order.id })
-          .update({
-            status: complete ? 'received' : 'partially_received',
-            updated_at: trx.fn.now(),
-            received_at: complete ? trx.fn.now() : null,
-          });
-        return { detail: await orders.detail(order.id), movements };
+          .update({ status, updated_at: trx.fn.now(), received_at: complete ? trx.fn.now() : null });
+        return {
+          result: { detail: await orders.detail(order.id), movements },
+          audit: {
+            entityType: 'order',
+            entityId: order.order_id,
+            action: 'receive',
+            before: { status: order.status },
+            after: { status, received: input.receivedItems.map((r) => ({ orderItemId: r.orderItemId, quantity: r.receivedQuantity, addToInventory: r.addToInventory })) },
+          },
+        };
       });
     },
 

@@ -16,6 +16,7 @@ import {
   presentReceiveResult,
 } from './orders.present';
 import { DEFAULT_CATEGORY_SETTING, orderReceiptService } from './orders.receive';
+import { actorOf } from '../audit/audit.actor';
 import {
   AddToInventory,
   AddToInventoryResult,
@@ -195,7 +196,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const input = parse(ReceiveOrder, req.body);
-      res.json(presentReceiveResult(await receipts.receive(id, input, currentUser(req).id)));
+      res.json(presentReceiveResult(await receipts.receive(id, input, actorOf(req))));
     },
   );
 
