@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
+import { usersService } from '../src/modules/users/users.service';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -145,6 +146,32 @@ describe('DELETE /api/users/:id', () => {
     await agent.delete('/api/users/abc').expect(400);
     const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
     await manager.delete(`/api/users/${admin.id}`).expect(403);
+  });
+  it('400 for the last active admin: two admins deactivating each other at once leave one active', async () => {
+    const db = t.db;
+    const others = await db('users').where({ role: 'admin', is_active: true }).pluck('id');
+    await db('users').whereIn('id', others).update({ is_active: false });
+    try {
+      const [a, b] = [await buildUser(db, { role: 'admin' }), await buildUser(db, { role: 'admin' })];
+      const [agentA, agentB] = [await t.loginAs(a), await t.loginAs(b)];
+      const results = await Promise.all([agentA.delete(`/api/users/${b.id}`), agentB.delete(`/api/users/${a.id}`)]);
+      const statuses = results.map((r) => r.status).sort();
+      // the loser is refused by the rule (400), or has already lost its session (401)
+      expect(statuses[0]).toBe(204);
+      expect([400, 401]).toContain(statuses[1]);
+      const refused = results.find((r) => r.status === 400);
+      if (refused) expect(refused.body).toEqual({ message: 'Cannot deactivate the last active admin' });
+      expect(await db('users').whereIn('id', [a.id, b.id]).where({ is_active: true }).count<{ count: number }[]>('* as count')).toEqual([{ count: 1 }]);
+
+      // the survivor is now the last active admin: deactivating them is refused whoever asks
+      const survivor = (await db('users').whereIn('id', [a.id, b.id]).where({ is_active: true }).first())!;
+      const err = await usersService(db).deactivate(survivor.id, MISSING_ID).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 400, message: 'Cannot deactivate the last active admin' });
+      expect((await db('users').where({ id: survivor.id }).first()).is_active).toBe(true);
+      await db('users').whereIn('id', [a.id, b.id]).update({ is_active: false });
+    } finally {
+      await db('users').whereIn('id', others).update({ is_active: true });
+    }
   });
 });
 

@@ -193,10 +193,10 @@ export function usersRoutes({ db, docs }: Deps) {
     '/users/:id',
     {
       summary: 'Deactivate a user',
-      description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept.',
+      description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept. The last active admin cannot be deactivated.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 204: 'Deactivated', 400: failure('Removing yourself'), 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: { 204: 'Deactivated', 400: failure('Removing yourself or the last active admin'), 403: failure('Not an admin'), 404: failure('User not found') },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);

@@ -115,25 +115,27 @@ export function usersService(db: Db) {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && role !== 'admin') {
-          // Serialise demotions so two admins cannot demote each other at once.
-          await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['users.admins']);
-          const [{ count }] = await trx('users')
-            .where({ role: 'admin', is_active: true })
-            .whereNot({ id })
-            .count<{ count: number }[]>('* as count');
-          if (count === 0) throw BadRequest(id === actorId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
+          if ((await otherActiveAdmins(trx, id)) === 0) throw BadRequest(id === actorId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
         }
         const [row] = await trx<UserRow>('users').where({ id }).update({ role, updated_at: trx.fn.now() }).returning('*');
         return row;
       });
     },
 
-    /** Deactivates the user and ends every session and token of theirs at once. */
+    /**
+     * Deactivates the user and ends every session and token of theirs at once. The last active
+     * admin cannot be deactivated (400), under the same lock as a demotion, so two admins
+     * deactivating (or demoting) each other at once leave one.
+     */
     async deactivate(id: string, actorId: string): Promise<void> {
       if (id === actorId) throw BadRequest('You cannot remove your own account');
       await inTransaction(db, async (trx) => {
-        const updated = await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
-        if (updated === 0) throw NotFound('User not found');
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        if (user.role === 'admin' && user.is_active && (await otherActiveAdmins(trx, id)) === 0) {
+          throw BadRequest('Cannot deactivate the last active admin');
+        }
+        await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
         await tokensService(trx).revokeAllFor(id);
       });
@@ -235,6 +237,16 @@ export function usersService(db: Db) {
       return row !== undefined;
     },
   };
+}
+
+/**
+ * The active admins other than this user, counted under a transaction-wide lock that serialises
+ * demotions and deactivations, so two admins cannot remove each other at once.
+ */
+async function otherActiveAdmins(trx: Db, id: string): Promise<number> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['users.admins']);
+  const [{ count }] = await trx('users').where({ role: 'admin', is_active: true }).whereNot({ id }).count<{ count: number }[]>('* as count');
+  return Number(count);
 }
 
 /** Deletes the stored sessions of a user (optionally all but one), so they end at once. */
