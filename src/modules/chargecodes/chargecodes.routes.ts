@@ -21,6 +21,7 @@ import {
 } from './chargecodes.schemas';
 import { presentAuthorisedUser, presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory, presentExpiringChargeCode } from './chargecodes.present';
 import { chargeCodesService } from './chargecodes.service';
+import { requireHoldRole } from './chargecodes.policy';
 import { actorOf } from '../audit/audit.actor';
 
 const notFound = { description: 'Charge code not found', schema: MessageBody };
@@ -29,6 +30,7 @@ const invalid = { description: 'Validation failed', schema: ValidationErrorBody 
 export function chargeCodesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Charge codes');
   const codes = chargeCodesService(db);
+  const holdRole = requireHoldRole(db);
 
   api.get(
     '/chargecodes',
@@ -112,12 +114,15 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     '/chargecodes/:code/hold',
     {
       summary: 'Put a charge code on hold or release it',
-      description: 'holdReason is required when onHold is true and cleared when false. A code on hold is refused by draft save and processing.',
+      description:
+        'holdReason is required when onHold is true and cleared when false. A code on hold is refused by draft save and processing. ' +
+        'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
       access: 'auth',
       params: CodeParams,
       body: HoldBody,
-      responses: { 200: { description: 'The code with its hold state', schema: ChargeCodeSummary }, 400: invalid, 404: notFound },
+      responses: { 200: { description: 'The code with its hold state', schema: ChargeCodeSummary }, 400: invalid, 403: 'Below the chargeCodes.holdRole role', 404: notFound },
     },
+    holdRole,
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(HoldBody, req.body);
@@ -138,7 +143,9 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     '/chargecodes/:code/exclusions',
     {
       summary: 'Exclude a category from a charge code',
-      description: 'Idempotent: 201 when newly excluded, 200 when it already was. Answers with the full exclusion list.',
+      description:
+        'Idempotent: 201 when newly excluded, 200 when it already was. Answers with the full exclusion list. ' +
+        'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
       access: 'auth',
       params: CodeParams,
       body: ExclusionBody,
@@ -146,9 +153,11 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
         201: { description: 'Excluded', schema: ExcludedCategories },
         200: { description: 'Already excluded', schema: ExcludedCategories },
         400: invalid,
+        403: 'Below the chargeCodes.holdRole role',
         404: { description: 'Charge code or category not found', schema: MessageBody },
       },
     },
+    holdRole,
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const { categoryId } = parse(ExclusionBody, req.body);
@@ -161,10 +170,12 @@ export function chargeCodesRoutes({ db, docs }: Deps) {
     '/chargecodes/:code/exclusions/:categoryId',
     {
       summary: 'Remove a category exclusion',
+      description: 'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
       access: 'auth',
       params: CodeCategoryParams,
-      responses: { 204: 'Removed', 404: { description: 'Charge code or exclusion not found', schema: MessageBody } },
+      responses: { 204: 'Removed', 403: 'Below the chargeCodes.holdRole role', 404: { description: 'Charge code or exclusion not found', schema: MessageBody } },
     },
+    holdRole,
     async (req, res) => {
       const { code, categoryId } = parse(CodeCategoryParams, req.params);
       await codes.removeExclusion(code, categoryId, actorOf(req));

@@ -13,6 +13,7 @@ import {
   PermissionParams,
   Setting,
   SettingBody,
+  settingBodyFor,
   SettingKeyParams,
   SettingList,
   UserPermissions,
@@ -81,6 +82,10 @@ export function settingsRoutes({ db, docs }: Deps) {
     '/settings/:key',
     {
       summary: 'Set a system setting',
+      description:
+        'Settings the service reads have their own value: chargeCodes.requirePin and chargeCodes.requireAuthorisedUser {enabled: boolean} ' +
+        '(off by default), chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role that may place or lift a hold and ' +
+        'change a code\'s exclusions). Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,
@@ -88,7 +93,7 @@ export function settingsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { key } = parse(SettingKeyParams, req.params);
-      const { value } = parse(SettingBody, req.body);
+      const { value } = parse(settingBodyFor(key), req.body);
       res.json(presentSetting(await settings.put(key, value, actorOf(req))));
     },
   );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { User } from '../users/users.schemas';
+import { ROLES, User } from '../users/users.schemas';
 
 export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
 export type Permission = z.infer<typeof Permission>;
@@ -26,8 +26,28 @@ export const SettingKeyParams = z.object({
   key: z.string().regex(/^[a-zA-Z][\w.-]{0,99}$/, 'must be a setting key (letters, digits, ".", "_" or "-")'),
 });
 export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }) });
+
+const Switch = z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }).strict();
+
+/**
+ * Settings the service reads, with the value each must have (a PUT of another value is a 400).
+ * The charge-code policy is off by default, so the spec's behaviour stays until an admin turns it on.
+ */
+export const KNOWN_SETTINGS = {
+  /** processing against a code that has a PIN needs the PIN */
+  'chargeCodes.requirePin': Switch,
+  /** a sale's recipient email must be one of the code's authorised users */
+  'chargeCodes.requireAuthorisedUser': Switch,
+  /** the lowest role that may place or lift a hold and change exclusions */
+  'chargeCodes.holdRole': z.object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) }).strict(),
+} satisfies Record<string, z.ZodType>;
+export type KnownSetting = keyof typeof KNOWN_SETTINGS;
+export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
 export const Setting = z
   .object({ key: z.string(), value: z.record(z.string(), z.unknown()), updatedAt: z.string(), updatedBy: z.string().nullable() })
   .openapi('Setting');
 export type Setting = z.infer<typeof Setting>;
 export const SettingList = z.array(Setting);
+
+/** The body of PUT /api/settings/{key}: a known setting's own value schema, any JSON object otherwise. */
+export const settingBodyFor = (key: string) => (isKnownSetting(key) ? z.object({ value: KNOWN_SETTINGS[key] }) : SettingBody);
