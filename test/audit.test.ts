@@ -154,6 +154,12 @@ describe('GET /api/audit', () => {
     expect(records.map((r) => r['Entity ID'])).toEqual(['FLT-003', 'FLT-002', 'FLT-001']);
     expect(records[0]).toMatchObject({ 'Actor Kind': 'session', 'Actor Email': other.email, 'Entity Type': 'charge_code', Action: 'create' });
     expect(JSON.parse(records[0].After)).toMatchObject({ code: 'FLT-003', cost_centre: 'Maths' });
+
+    // an address a person chose cannot become a formula in the finance office's spreadsheet
+    const odd = await buildUser(t.db, { role: 'admin', email: '=cmd@example.ac.uk' });
+    await (await t.loginAs(odd)).put('/api/settings/stores.odd').send({ value: { x: 1 } }).expect(200);
+    const oddCsv = await adminAgent.get('/api/audit').query({ userId: odd.id, format: 'csv' }).expect(200);
+    expect((parseCsv(oddCsv.text, { columns: true }) as Record<string, string>[]).map((r) => r['Actor Email'])).toEqual(["'=cmd@example.ac.uk"]);
   });
 
   it('400 for a refused filter; 403 for managers and users; 401 without a session', async () => {

@@ -1,4 +1,5 @@
 import { pageInfo } from '../../http/pagination';
+import { spreadsheetText } from '../../lib/spreadsheet-safe';
 import type { AuditEvent } from './audit.schemas';
 import type { AuditRow } from './audit.service';
 
@@ -22,17 +23,17 @@ export const presentAuditPage = (rows: AuditRow[], page: number, limit: number, 
 
 export const AUDIT_CSV_COLUMNS = ['ID', 'Occurred At', 'Actor Kind', 'Actor User ID', 'Actor Email', 'MCP Key ID', 'IP', 'Entity Type', 'Entity ID', 'Action', 'Before', 'After'];
 
-/** One CSV record; before and after as JSON text. */
+/** One CSV record; before and after as JSON text; text a person typed (an email, an id) neutralised for spreadsheets. */
 export const auditCsvRecord = (row: AuditRow) => [
   row.id,
   row.occurred_at.toISOString(),
   row.actor_kind,
   row.actor_user_id ?? '',
-  row.actor_email ?? '',
+  spreadsheetText(row.actor_email),
   row.actor_mcp_key_id ?? '',
   row.actor_ip ?? '',
   row.entity_type,
-  row.entity_id ?? '',
+  spreadsheetText(row.entity_id),
   row.action,
   row.before ? JSON.stringify(row.before) : '',
   row.after ? JSON.stringify(row.after) : '',
