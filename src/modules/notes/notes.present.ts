@@ -6,6 +6,7 @@ export function presentNote(row: NoteReadRow): Note {
   return {
     id: row.id,
     text: row.text,
+    kind: row.kind,
     referenceType: row.reference_type,
     referenceId: row.reference_id,
     createdBy: row.created_by,

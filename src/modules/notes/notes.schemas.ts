@@ -8,6 +8,7 @@ export const Note = z
   .object({
     id: z.number().int(),
     text: z.string(),
+    kind: z.enum(['note', 'refund']).openapi({ description: "refund: the note a refund wrote on its sale, part of the sale's record: nobody may edit or delete it (403)" }),
     referenceType: z.string().openapi({ description: 'item, sale, order, charge_code, vendor' }),
     referenceId: z.string(),
     createdBy: z.string().nullable().openapi({ description: "the author's user id" }),

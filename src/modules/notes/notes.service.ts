@@ -2,9 +2,15 @@ import type { Db } from '../../db/knex';
 import { BadRequest, Forbidden, NotFound } from '../../http/errors';
 import { NOTE_REFERENCE_TYPES } from './notes.references';
 
+/** 'refund': the note a refund writes on its sale, part of the sale's record; 'note': any other. */
+export type NoteKind = 'note' | 'refund';
+
+export const REFUND_NOTE_FIXED = "A refund note is part of the sale's record and cannot be changed";
+
 export type NoteRow = {
   id: number;
   text: string;
+  kind: NoteKind;
   reference_type: string;
   reference_id: string;
   created_by: string | null;
@@ -12,12 +18,16 @@ export type NoteRow = {
   updated_at: Date;
 };
 
-export type NewNote = { text: string; referenceType: string; referenceId: string; createdBy: string | null };
+export type NewNote = { text: string; referenceType: string; referenceId: string; createdBy: string | null; kind?: NoteKind };
 
-/** Core note writes other modules use (a refund note, a bulk note); the notes API builds on it. */
+/**
+ * Core note writes other modules use (a refund note, a bulk note); the notes API builds on it.
+ * A refund note (kind 'refund', on a sale) can never be edited or deleted afterwards: this
+ * service refuses (403) and database triggers refuse any other path.
+ */
 async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
   const [row] = await db<NoteRow>('notes')
-    .insert({ text: note.text, reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
+    .insert({ text: note.text, kind: note.kind ?? 'note', reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
     .returning('*');
   return row;
 }
@@ -72,10 +82,11 @@ function notesQueries(db: Db) {
     if (!(await NOTE_REFERENCE_TYPES[type](db, id))) throw NotFound(`${type.replace(/_/g, ' ')} '${id}' not found`);
   }
 
-  /** Only the creator or an admin may change a note. */
+  /** Only the creator or an admin may change a note, and nobody a refund note. */
   async function editable(id: number, actor: { id: string; role: string }): Promise<NoteRow> {
     const row = await db<NoteRow>('notes').where({ id }).first();
     if (!row) throw NotFound('Note not found');
+    if (row.kind === 'refund') throw Forbidden(REFUND_NOTE_FIXED);
     if (row.created_by !== actor.id && actor.role !== 'admin') throw Forbidden('Only the author of a note or an admin may change it');
     return row;
   }

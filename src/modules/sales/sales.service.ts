@@ -378,6 +378,7 @@ export function salesService(db: Db) {
           referenceType: 'sale',
           referenceId: String(sale.id),
           createdBy: actor.id,
+          kind: 'refund',
         });
         return { sale: updated, refunded };
       });
