@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { HttpError, NotFound } from './errors';
 import { mcpErrorBody, usesMcpErrors } from './mcp-errors';
 import { validationErrors } from './validate';
+import { BUSY_PG_CODES } from '../db/retry';
 
 type PgError = Error & { code?: string; detail?: string; constraint?: string };
 
@@ -27,8 +28,9 @@ const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', 
 export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
-    const { status, body } = describeError(err, req, logger, exposeDetail);
+    const { status, body, headers } = describeError(err, req, logger, exposeDetail);
     if (err instanceof HttpError && err.headers) res.set(err.headers);
+    if (headers) res.set(headers);
     if (usesMcpErrors(req)) return res.status(status).json(mcpErrorBody(err, status, body));
     if (!res.locals.isPage) return res.status(status).json(body);
     const message = String(body.message);
@@ -42,7 +44,15 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
 
 const ERROR_TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 503: 'Temporarily unavailable' };
 
-function describeError(err: unknown, req: Request, logger: Logger, exposeDetail: boolean): { status: number; body: Record<string, unknown> } {
+/** A deadlock, serialization failure, lock timeout or statement timeout that reached here (retries spent, or a path without them). */
+export const DATABASE_BUSY_MESSAGE = 'The database was busy; nothing was saved — try again';
+
+function describeError(
+  err: unknown,
+  req: Request,
+  logger: Logger,
+  exposeDetail: boolean,
+): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
   const answer = (status: number, body: Record<string, unknown>) => ({ status, body });
   if (err instanceof HttpError) return answer(err.status, { message: err.message, ...err.details });
   if (err instanceof ZodError) return answer(400, { message: 'Validation failed', errors: validationErrors(err) });
@@ -59,6 +69,11 @@ function describeError(err: unknown, req: Request, logger: Logger, exposeDetail:
   if (e.code && PG_CLIENT_ERRORS[e.code]) {
     const known = PG_CLIENT_ERRORS[e.code];
     return answer(known.status, exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message });
+  }
+  if (e.code && BUSY_PG_CODES.has(e.code)) {
+    // the transaction was rolled back whole: nothing of this request is saved
+    logger.warn({ err: e, method: req.method, path: req.path, code: e.code }, 'database busy');
+    return { status: 503, body: { message: DATABASE_BUSY_MESSAGE }, headers: { 'Retry-After': '1' } };
   }
   if ((e.code && DB_UNAVAILABLE.has(e.code)) || /Knex: Timeout acquiring a connection/.test(e.message ?? '')) {
     logger.warn({ err: e, path: req.path }, 'database unavailable');

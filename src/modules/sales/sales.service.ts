@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
-import { inTransaction } from '../../db/knex';
+import { inTransactionWithRetry } from '../../db/retry';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
 import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
@@ -251,7 +251,7 @@ export function salesService(db: Db) {
     async processQuote(actor: Actor, quoteId: number): Promise<SaleRecord> {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return recorded(actor, await inTransaction(db, (trx) => processOnce(trx, actor, quoteId)));
+          return recorded(actor, await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId)));
         } catch (err) {
           if (!(err instanceof QuoteChangedWhileTaken)) throw err;
           if (attempt === MAX_PROCESS_ATTEMPTS) throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
@@ -262,7 +262,7 @@ export function salesService(db: Db) {
     /** A sale straight from lines (no draft), with the same checks as processing. */
     async create(actor: Actor, input: CreateSale): Promise<SaleRecord> {
       const { lines } = await resolveLines(db, input.items);
-      const sale = await inTransaction(db, async (trx) => {
+      const sale = await inTransactionWithRetry(db, async (trx) => {
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
@@ -313,7 +313,7 @@ export function salesService(db: Db) {
      * quantity, rounded half-up, so a full refund gives back exactly the line total.
      */
     async refund(actor: Actor, id: number, input: RefundBody): Promise<RefundRecord> {
-      return inTransaction(db, async (trx) => {
+      return inTransactionWithRetry(db, async (trx) => {
         const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
         if (!sale) throw saleNotFound();
         if (sale.status === 'refunded') throw BadRequest('Sale has already been fully refunded');

@@ -1,0 +1,187 @@
+import type { Knex } from 'knex';
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../src/db/knex';
+import { inTransactionWithRetry } from '../src/db/retry';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildUser } from './helpers/factories';
+import { buildChargeCode, grantPermission, sessionId, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
+import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-factories';
+
+// Every connection of this file's database gives up on a row lock after 300 ms (55P03), so a
+// transaction that meets a lock held by another connection is rolled back and retried quickly.
+let t: TestApp;
+let holder: Knex;
+let user: supertest.Agent;
+let code: string;
+let categoryId: number;
+beforeAll(async () => {
+  t = await testApp();
+  const admin = createDb(t.databaseUrl, 1);
+  const { rows } = await admin.raw('SELECT current_database() AS name');
+  await admin.raw(`ALTER DATABASE "${rows[0].name}" SET lock_timeout = '300ms'`);
+  await admin.destroy();
+  // opened after the ALTER: the app's pool has no connection yet, so all of them take the setting
+  holder = createDb(t.databaseUrl, 2);
+  const u = await buildUser(t.db, { role: 'user' });
+  user = await t.loginAs(u);
+  code = (await buildChargeCode(t.db)).code;
+  categoryId = (await buildCategory(t.db)).id;
+});
+afterAll(async () => {
+  await holder.destroy();
+  await t.close();
+});
+
+/** Holds a row lock on the item (another transaction's SELECT ... FOR UPDATE) until release() is called. */
+async function holdItemLock(itemId: number): Promise<{ release: () => Promise<void> }> {
+  const trx = await holder.transaction();
+  await trx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [itemId]);
+  return {
+    release: async () => {
+      await trx.commit();
+    },
+  };
+}
+
+const salesOf = (itemId: number) => t.db('sale_items').where({ item_id: itemId }).select('sale_id');
+
+describe('database busy (lock timeout) on POST /api/sales', () => {
+  it('201 once the lock is released within the retries: one sale, stock moved once', async () => {
+    const item = await buildStockedItem(t.db, 5, { categoryId, price: '2.00' });
+    const lock = await holdItemLock(item.id);
+    const answered = user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }], vatApplied: false }).then((r) => r);
+    await untilSomeoneWaitsOnALock(t.db);
+    // the first attempt times out after 300 ms (55P03); release before the second one gives up
+    await new Promise((r) => setTimeout(r, 350));
+    await lock.release();
+    const res = await answered;
+    expect(res.status).toBe(201);
+    expect(res.body.sale).toMatchObject({ totalAmount: '4.00', status: 'completed' });
+    expect(await salesOf(item.id)).toHaveLength(1);
+    expect(await stockOf(t.db, item.id)).toBe('3.00');
+    const movements = await movementsOf(t.db, item.id);
+    expect(movements.map((m) => [m.type, m.quantity, m.new_stock])).toEqual([
+      ['in', '5.00', '5.00'],
+      ['out', '-2.00', '3.00'],
+    ]);
+    expect(movements[1].reference_id).toBe(res.body.sale.saleId);
+  });
+
+  it('503 with Retry-After: 1 when the lock outlasts the retries; nothing written', async () => {
+    const item = await buildStockedItem(t.db, 5, { categoryId, price: '2.00' });
+    const salesBefore = (await t.db('sales').count<{ count: number }[]>('* as count'))[0].count;
+    const lock = await holdItemLock(item.id);
+    try {
+      const res = await user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }] });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body).toEqual({ message: 'The database was busy; nothing was saved — try again' });
+    } finally {
+      await lock.release();
+    }
+    expect((await t.db('sales').count<{ count: number }[]>('* as count'))[0].count).toBe(salesBefore);
+    expect(await stockOf(t.db, item.id)).toBe('5.00');
+    expect(await movementsOf(t.db, item.id)).toHaveLength(1);
+  });
+});
+
+describe('database busy on the other stock paths', () => {
+  it('processing a quote is retried whole: 200 after the lock goes, one sale, the quote gone, stock moved once', async () => {
+    const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
+    const quote = await user.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] }).expect(200);
+    const quoteId = quote.body.quote.id as number;
+    const lock = await holdItemLock(item.id);
+    const answered = user.post(`/api/sales/quotes/${quoteId}/process`).then((r) => r);
+    await untilSomeoneWaitsOnALock(t.db);
+    await new Promise((r) => setTimeout(r, 350));
+    await lock.release();
+    const res = await answered;
+    expect(res.status).toBe(200);
+    expect(await salesOf(item.id)).toHaveLength(1);
+    expect(await t.db('quotes').where({ id: quoteId })).toHaveLength(0);
+    expect(await stockOf(t.db, item.id)).toBe('3.00');
+    expect(await movementsOf(t.db, item.id)).toHaveLength(2);
+  });
+
+  it('a refund past the retries is 503 and changes nothing; retried after, it refunds once', async () => {
+    const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
+    const sale = await user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }] }).expect(201);
+    const saleId = sale.body.sale.id;
+    const refunder = await buildUser(t.db, { role: 'manager' });
+    await grantPermission(t.db, refunder.id, 'sales.refund');
+    const manager = await t.loginAs(refunder);
+    const lock = await holdItemLock(item.id);
+    try {
+      const busy = await manager.patch(`/api/sales/${saleId}/refund`).send({ items: [{ itemId: item.id, refundQty: 1 }] });
+      expect(busy.status).toBe(503);
+      expect(busy.headers['retry-after']).toBe('1');
+    } finally {
+      await lock.release();
+    }
+    expect(await stockOf(t.db, item.id)).toBe('2.00');
+    expect((await t.db('sales').where({ id: saleId }).first()).status).toBe('completed');
+    expect(await t.db('notes').where({ reference_type: 'sale', reference_id: String(saleId) })).toHaveLength(0);
+    await manager.patch(`/api/sales/${saleId}/refund`).send({ items: [{ itemId: item.id, refundQty: 1 }] }).expect(200);
+    expect(await stockOf(t.db, item.id)).toBe('3.00');
+    expect((await t.db('sale_items').where({ item_id: item.id }).first()).refunded_quantity).toBe('1.00');
+  });
+});
+
+describe('inTransactionWithRetry', () => {
+  it('runs the whole transaction again after a deadlock: the write of the failed attempt is not kept', async () => {
+    const [a, b] = await Promise.all([buildStockedItem(t.db, 1, { categoryId }), buildStockedItem(t.db, 1, { categoryId })]);
+    let attempts = 0;
+    // attempt 1 locks a, then waits for b, which the other transaction holds while it waits for a: a real deadlock
+    const other = holder.transaction();
+    const otherTrx = await other;
+    await otherTrx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
+    const work = inTransactionWithRetry(t.db, async (trx) => {
+      attempts += 1;
+      await trx('items').where({ id: a.id }).update({ description: `attempt ${attempts}` });
+      if (attempts === 1) await trx.raw(`SET LOCAL lock_timeout = '5s'; SET LOCAL deadlock_timeout = '50ms'`);
+      await trx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
+      return attempts;
+    });
+    await untilSomeoneWaitsOnALock(t.db);
+    const otherWait = otherTrx.raw(`SET LOCAL lock_timeout = '5s'; SELECT id FROM items WHERE id = ${a.id} FOR UPDATE`).then(
+      () => otherTrx.commit(),
+      async (err) => {
+        await otherTrx.rollback().catch(() => undefined);
+        throw err;
+      },
+    );
+    const results = await Promise.allSettled([work, otherWait]);
+    // one of the two is the deadlock's victim; when it is ours, the retry wins after the other commits
+    const ours = results[0];
+    expect(ours.status).toBe('fulfilled');
+    expect(attempts).toBe(2);
+    const description = (await t.db('items').where({ id: a.id }).first()).description;
+    expect(description).toBe(`attempt ${attempts}`);
+  });
+
+  it('gives up after 3 attempts and throws the database error', async () => {
+    let attempts = 0;
+    const err = await inTransactionWithRetry(t.db, async () => {
+      attempts += 1;
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    }).catch((e: unknown) => e);
+    expect(attempts).toBe(3);
+    expect((err as { code: string }).code).toBe('40P01');
+  });
+
+  it('does not retry other errors, nor inside a caller transaction', async () => {
+    let attempts = 0;
+    await expect(inTransactionWithRetry(t.db, async () => {
+      attempts += 1;
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(attempts).toBe(1);
+    attempts = 0;
+    await expect(t.db.transaction((trx) => inTransactionWithRetry(trx, async () => {
+      attempts += 1;
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    }))).rejects.toThrow('deadlock');
+    expect(attempts).toBe(1);
+  });
+});
