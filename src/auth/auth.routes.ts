@@ -74,12 +74,15 @@ export function authRoutes({ db, config, docs }: Deps) {
     '/auth/tokens',
     {
       summary: 'Create a bearer token',
-      description: 'The token is shown once; only its hash is stored. Send it as `Authorization: Bearer <token>`.',
+      description:
+        'The token is shown once; only its hash is stored. Send it as `Authorization: Bearer <token>`. ' +
+        'It expires after `expiresInDays` (default 90, at most 365); a password change or reset revokes it. Only a session can create one.',
       access: 'auth',
       body: CreateToken,
-      responses: { 201: { description: 'Created', schema: CreatedToken }, 400: invalid('Validation failed') },
+      responses: { 201: { description: 'Created', schema: CreatedToken }, 400: invalid('Validation failed'), 403: failure('Called with an API token') },
     },
     async (req, res) => {
+      tokens.assertMayCreate(req.authMethod);
       const body = parse(CreateToken, req.body);
       res.status(201).json(presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays)));
     },

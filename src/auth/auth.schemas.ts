@@ -6,9 +6,19 @@ export const LoginBody = z.object({
   password: z.string().min(1, 'is required').max(1024),
 });
 
+/** A token lives 90 days unless asked otherwise, and at most a year: the API makes no never-expiring token. */
+export const TOKEN_DEFAULT_DAYS = 90;
+export const TOKEN_MAX_DAYS = 365;
+
 export const CreateToken = z.object({
   name: z.string().trim().min(1, 'is required').max(100),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
+  expiresInDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(TOKEN_MAX_DAYS, `must be at most ${TOKEN_MAX_DAYS}`)
+    .default(TOKEN_DEFAULT_DAYS)
+    .openapi({ description: `Days until the token expires (default ${TOKEN_DEFAULT_DAYS}, at most ${TOKEN_MAX_DAYS})` }),
 });
 
 export const TokenIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });

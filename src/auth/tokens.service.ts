@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex';
-import { NotFound } from '../http/errors';
+import type { Request } from 'express';
+import { Forbidden, NotFound } from '../http/errors';
 import type { UserRow } from '../modules/users/users.service';
 
 export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
@@ -14,15 +15,23 @@ export type CreatedTokenRecord = { row: TokenRow; token: string };
 
 export function tokensService(db: Db) {
   return {
-    /** Returns the secret once; only its hash is stored. */
-    async create(userId: string, name: string, expiresInDays?: number): Promise<CreatedTokenRecord> {
+    /**
+     * A token is made from a session, never from another token (403), so a leaked token cannot
+     * outlive itself by minting successors.
+     */
+    assertMayCreate(authMethod: Request['authMethod']): void {
+      if (authMethod === 'bearer') throw Forbidden('An API token cannot create API tokens; sign in and create it from your session');
+    },
+
+    /** Returns the secret once; only its hash is stored. Every token expires. */
+    async create(userId: string, name: string, expiresInDays: number): Promise<CreatedTokenRecord> {
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
       const [row] = await db<TokenRow>('api_tokens')
         .insert({
           user_id: userId,
           name,
           token_hash: hashToken(token),
-          expires_at: expiresInDays ? db.raw(`now() + make_interval(days => ?)`, [expiresInDays]) : null,
+          expires_at: db.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
         } as never)
         .returning(['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at']);
       return { row, token };
@@ -37,7 +46,7 @@ export function tokensService(db: Db) {
       if (deleted === 0) throw NotFound('Token not found');
     },
 
-    /** Every token of the user stops working (deactivation). */
+    /** Every token of the user stops working (deactivation, a password change or reset). */
     async revokeAllFor(userId: string): Promise<void> {
       await db('api_tokens').where({ user_id: userId }).delete();
     },

@@ -63,7 +63,7 @@ export function usersRoutes({ db, docs }: Deps) {
     '/users/reset-password',
     {
       summary: 'Change your own password',
-      description: 'Requires the current password. Your other sessions end; this one stays signed in.',
+      description: 'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
       access: 'auth',
       body: ChangeOwnPasswordBody,
       responses: { 200: { description: 'Changed', schema: MessageBody }, 400: failure('Validation failed, wrong current password or no local password') },
@@ -95,7 +95,7 @@ export function usersRoutes({ db, docs }: Deps) {
     '/users/:id/reset-password',
     {
       summary: "Set a user's password",
-      description: "The user's sessions end.",
+      description: "The user's sessions and API tokens end.",
       access: 'admin',
       params: UserIdParams,
       body: ResetPasswordBody,

@@ -151,17 +151,18 @@ export function usersService(db: Db) {
       return row;
     },
 
-    /** An admin sets a new password; the user's sessions end. */
+    /** An admin sets a new password; the user's sessions and API tokens end. */
     async resetPassword(id: string, password: string): Promise<void> {
       const hash = await hashPassword(password);
       await inTransaction(db, async (trx) => {
         const updated = await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
         if (updated === 0) throw NotFound('User not found');
         await endSessionsOf(trx, id);
+        await tokensService(trx).revokeAllFor(id);
       });
     },
 
-    /** The user changes their own password; their other sessions end, this one stays. */
+    /** The user changes their own password; their other sessions and all their API tokens end, this session stays. */
     async changeOwnPassword(id: string, currentPassword: string, newPassword: string, keepSessionId?: string): Promise<void> {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
@@ -170,6 +171,7 @@ export function usersService(db: Db) {
       await inTransaction(db, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
+        await tokensService(trx).revokeAllFor(id);
       });
     },
 
