@@ -110,6 +110,22 @@ describe('audit of backups and archives', () => {
   });
 });
 
+describe('audit of items', () => {
+  it('a price and VAT change records the fields that changed, before and after; an unchanged save and a stock change record nothing here', async () => {
+    const manager = await buildUser(t.db, { role: 'manager' });
+    const agent = await t.loginAs(manager);
+    const item = await buildItem(t.db, { name: 'Nitrile gloves', currentStock: 10 });
+    await t.db('items').where({ id: item.id }).update({ price: '4.50', vat_rate: '0.2' });
+    await agent.put(`/api/items/${item.id}`).send({ price: '5.25', vatRate: '0.05' }).expect(200);
+    await agent.put(`/api/items/${item.id}`).send({ price: '5.25' }).expect(200);
+    await agent.put(`/api/items/${item.id}`).send({ currentStock: 12, stockReason: 'Recount' }).expect(200);
+    const events = await eventsOf({ entityType: 'item', entityId: String(item.id) });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ action: 'update', actor: sessionActor(manager), before: { price: '4.50' }, after: { price: '5.25' } });
+    expect([Number(events[0].before.vat_rate), Number(events[0].after.vat_rate)]).toEqual([0.2, 0.05]);
+  });
+});
+
 describe('audit of orders', () => {
   it('receiving records the order status before and after and what arrived, by the manager who received it', async () => {
     const manager = await buildUser(t.db, { role: 'manager' });

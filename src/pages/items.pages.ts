@@ -21,6 +21,7 @@ import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListView } from './items.list';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
+import { actorOf } from '../modules/audit/audit.actor';
 
 /** Movements on a page of an item's ledger. */
 const MOVEMENTS_PER_PAGE = 20;
@@ -173,7 +174,7 @@ export function itemsPages(deps: Deps): Router {
   pages.post('/items/:id', requirePage('manager'), async (req, res) => {
     const { id } = parse(IdParams, req.params);
     const form = readItemForm(req.body);
-    const result = await attempt(() => items.update(id, parse(UpdateItem, itemBody(form)), currentUser(req).id));
+    const result = await attempt(() => items.update(id, parse(UpdateItem, itemBody(form)), actorOf(req)));
     if (!result.ok) {
       const title = `Edit ${(await items.get(id)).name}`;
       return res.status(result.status).render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../db/knex';
 import { whereInDateRange } from '../../lib/date-range';
 import type { Actor } from './audit.actor';
@@ -92,7 +93,7 @@ export function auditTrail(db: Db) {
  * A change and its audit row in one transaction: `change` does the work on the transaction and
  * says what it did (null when it changed nothing, e.g. an idempotent repeat).
  */
-export function withAudit<T>(db: Db, actor: Actor, change: (trx: Db) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
+export function withAudit<T>(db: Db, actor: Actor, change: (trx: Knex.Transaction) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
   return inTransaction(db, async (trx) => {
     const { result, audit } = await change(trx);
     if (audit) await auditTrail(trx).record(actor, audit);

@@ -31,6 +31,7 @@ import {
 } from './items.schemas';
 import { presentBulkOutcome, presentImportOutcome, presentItem, presentItemDeletionCheck, presentItemList, presentItemMovements, presentItemOrderHistory, presentStockChange } from './items.present';
 import { itemsService } from './items.service';
+import { actorOf } from '../audit/audit.actor';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
@@ -240,7 +241,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       const body = parse(UpdateItem, req.body);
-      res.json(presentItem(await items.update(id, body, currentUser(req).id)));
+      res.json(presentItem(await items.update(id, body, actorOf(req))));
     },
   );
 

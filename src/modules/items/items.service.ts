@@ -3,6 +3,8 @@ import { sql, type Sql } from '../../db/sql';
 import { containsPattern } from '../../db/like-pattern';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
@@ -176,10 +178,11 @@ export function itemsService(db: Db) {
      * Partial update. A changed currentStock becomes an adjustment movement through the
      * ledger, in the same transaction as the other fields.
      */
-    update(id: number, input: UpdateItem, userId: string): Promise<ItemReadRow> {
-      return inTransaction(db, async (trx) => {
+    update(id: number, input: UpdateItem, actor: Actor): Promise<ItemReadRow> {
+      return withAudit(db, actor, async (trx) => {
         const current = (await lockItemsForStock(trx, [id])).get(id);
         if (!current) throw NotFound('Item not found');
+        const before = await itemsService(trx).get(id);
         if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
         if (input.sku !== undefined) await assertSkuFree(trx, input.sku, id);
         const changes: Record<string, unknown> = {};
@@ -205,10 +208,18 @@ export function itemsService(db: Db) {
             type: 'adjustment',
             quantity: input.currentStock,
             reason: input.stockReason || 'Stock corrected on item update',
-            performedBy: userId,
+            performedBy: actor.userId,
           });
         }
-        return itemsService(trx).get(id);
+        // the fields that really changed (4.5 for 4.50 is no change), before and after; a stock change is the ledger's own record
+        const updated = await itemsService(trx).get(id);
+        const value = (row: object, field: string) => (row as Record<string, unknown>)[field];
+        const changed = Object.keys(changes).filter((field) => String(value(updated, field)) !== String(value(before, field)));
+        const pick = (row: object) => Object.fromEntries(changed.map((field) => [field, value(row, field)]));
+        return {
+          result: updated,
+          audit: changed.length > 0 ? { entityType: 'item', entityId: id, action: 'update', before: pick(before), after: pick(updated) } : null,
+        };
       });
     },
 
