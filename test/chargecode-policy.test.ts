@@ -50,8 +50,7 @@ describe('PUT /api/settings/{key} for the settings the service reads', () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     for (const [key, value, field] of [
       ['chargeCodes.holdRole', { role: 'boss' }, 'value.role'],
-      ['chargeCodes.requirePin', { enabled: 'yes' }, 'value.enabled'],
-      ['chargeCodes.requireAuthorisedUser', { enabled: true, extra: 1 }, 'value'],
+      ['chargeCodes.holdRole', { role: 'manager', extra: 1 }, 'value'],
     ] as const) {
       const before = await t.db('settings').where({ key }).first();
       const res = await admin.put(`/api/settings/${key}`).send({ value }).expect(400);

@@ -6,26 +6,13 @@ import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import type { Role } from '../users/users.schemas';
 
-/** The charge-code policy of the settings; unset, the spec's behaviour: no PIN, no recipient check, holds by any user. */
-export type ChargeCodePolicy = { requirePin: boolean; requireAuthorisedUser: boolean; holdRole: Role };
+/** The charge-code policy of the settings; unset, the spec's behaviour: holds by any user. */
+export type ChargeCodePolicy = { holdRole: Role };
 
 export async function chargeCodePolicy(db: Db): Promise<ChargeCodePolicy> {
-  const settings = settingsService(db);
-  const [requirePin, requireAuthorisedUser, holdRole] = await Promise.all([
-    settings.get('chargeCodes.requirePin'),
-    settings.get('chargeCodes.requireAuthorisedUser'),
-    settings.get('chargeCodes.holdRole'),
-  ]);
   // a value stored before the setting was known, and not of its shape, counts as unset
-  const read = <T>(key: keyof typeof KNOWN_SETTINGS, value: unknown, pick: (parsed: never) => T, fallback: T): T => {
-    const parsed = KNOWN_SETTINGS[key].safeParse(value);
-    return parsed.success ? pick(parsed.data as never) : fallback;
-  };
-  return {
-    requirePin: read('chargeCodes.requirePin', requirePin, (v: { enabled: boolean }) => v.enabled, false),
-    requireAuthorisedUser: read('chargeCodes.requireAuthorisedUser', requireAuthorisedUser, (v: { enabled: boolean }) => v.enabled, false),
-    holdRole: read('chargeCodes.holdRole', holdRole, (v: { role: Role }) => v.role, 'user'),
-  };
+  const holdRole = KNOWN_SETTINGS['chargeCodes.holdRole'].safeParse(await settingsService(db).get('chargeCodes.holdRole'));
+  return { holdRole: holdRole.success ? holdRole.data.role : 'user' };
 }
 
 /** Placing or lifting a hold and changing exclusions: the role the chargeCodes.holdRole setting names, or higher. */

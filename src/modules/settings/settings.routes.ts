@@ -83,9 +83,8 @@ export function settingsRoutes({ db, docs }: Deps) {
     {
       summary: 'Set a system setting',
       description:
-        'Settings the service reads have their own value: chargeCodes.requirePin and chargeCodes.requireAuthorisedUser {enabled: boolean} ' +
-        '(off by default), chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role that may place or lift a hold and ' +
-        'change a code\'s exclusions). Any other key takes any JSON object.',
+        'Settings the service reads have their own value: chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role ' +
+        'that may place or lift a hold and change a code\'s exclusions). Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,

@@ -27,17 +27,11 @@ export const SettingKeyParams = z.object({
 });
 export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }) });
 
-const Switch = z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }).strict();
-
 /**
  * Settings the service reads, with the value each must have (a PUT of another value is a 400).
- * The charge-code policy is off by default, so the spec's behaviour stays until an admin turns it on.
+ * Unset, the spec's behaviour stays.
  */
 export const KNOWN_SETTINGS = {
-  /** processing against a code that has a PIN needs the PIN */
-  'chargeCodes.requirePin': Switch,
-  /** a sale's recipient email must be one of the code's authorised users */
-  'chargeCodes.requireAuthorisedUser': Switch,
   /** the lowest role that may place or lift a hold and change exclusions */
   'chargeCodes.holdRole': z.object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) }).strict(),
 } satisfies Record<string, z.ZodType>;
