@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
+import { inTransactionWithRetry } from '../../db/retry';
 import { sql, toRaw } from '../../db/sql';
 import { isForeignKeyViolation } from '../../db/pg-errors';
 import { BadRequest, Conflict } from '../../http/errors';
@@ -23,10 +24,15 @@ export type BulkOutcome =
 /** An import's outcome: how many items were created, and why each failed one failed (by 1-based position, in order). */
 export type ImportOutcome = { successful: number; errors: { position: number; message: string }[] };
 
-/** The ids, deduplicated; every one must exist or the whole request is refused (400 naming the missing ids). */
+/**
+ * The ids, deduplicated; every one must exist or the whole request is refused (400 naming the missing ids).
+ * With `lock`, the rows are locked the ledger's way (lockItemsForStock: ascending id, FOR NO KEY
+ * UPDATE) before anything writes them, so a bulk change queues behind a sale (which locks the same
+ * way) instead of deadlocking with it; a bare UPDATE ... WHERE id = ANY(...) would lock the rows in
+ * whatever order the scan meets them.
+ */
 async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<number[]> {
   const ids = [...new Set(itemIds)].sort((a, b) => a - b);
-  // locked the ledger's way, so bulk work queues behind sales instead of deadlocking
   const found = lock
     ? new Set((await lockItemsForStock(trx as Knex.Transaction, ids)).keys())
     : new Set((await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).select<{ id: number }[]>('id')).map((r) => r.id));
@@ -56,7 +62,7 @@ function describeIssues(error: { issues: { path: PropertyKey[]; message: string 
 
 const REQUIRED_IMPORT_FIELDS = ['name', 'sku', 'categoryName', 'price', 'currentStock'] as const;
 
-/** Bulk actions on items, each in one transaction. */
+/** Bulk actions on items, each in one transaction, run again whole on a deadlock or lock timeout (inTransactionWithRetry). */
 export function itemsBulkService(db: Db) {
   async function writeImportChunk(chunk: ImportCandidate[], userId: string): Promise<Set<string>> {
     return inTransaction(db, async (trx) => {
@@ -96,7 +102,7 @@ export function itemsBulkService(db: Db) {
 
   return {
     async delete(itemIds: number[]): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
+      return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
         // Notes belong to the item and go with it; stock movements survive with item_id NULL.
         await notesService(trx).removeAllFor('item', ids.map(String));
@@ -115,8 +121,8 @@ export function itemsBulkService(db: Db) {
     },
 
     async setActive(itemIds: number[], active: boolean): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
-        const ids = await existingIds(trx, itemIds);
+      return inTransactionWithRetry(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds, true);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ is_active: active, updated_at: trx.fn.now() });
         return { action: 'setActive', count: ids.length, active };
       });
@@ -124,7 +130,7 @@ export function itemsBulkService(db: Db) {
 
     /** Through the ledger: one adjustment movement per item whose stock was not already zero. */
     async setStockZero(itemIds: number[], userId: string): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
+      return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
         const changes = [...locked.values()]
@@ -136,7 +142,7 @@ export function itemsBulkService(db: Db) {
     },
 
     async addNote(itemIds: number[], text: string, userId: string): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
+      return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await notesService(trx).addMany(ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })));
         return { action: 'addNote', count: ids.length };
@@ -144,17 +150,17 @@ export function itemsBulkService(db: Db) {
     },
 
     async changeVatRate(itemIds: number[], vatRate: string): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
-        const ids = await existingIds(trx, itemIds);
+      return inTransactionWithRetry(db, async (trx) => {
+        const ids = await existingIds(trx, itemIds, true);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ vat_rate: vatRate, updated_at: trx.fn.now() });
         return { action: 'changeVatRate', count: ids.length, vatRate };
       });
     },
 
     async changeCategory(itemIds: number[], categoryId: number): Promise<BulkOutcome> {
-      return inTransaction(db, async (trx) => {
+      return inTransactionWithRetry(db, async (trx) => {
         const category = await categoriesService(trx).get(categoryId);
-        const ids = await existingIds(trx, itemIds);
+        const ids = await existingIds(trx, itemIds, true);
         await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ category_id: categoryId, updated_at: trx.fn.now() });
         return { action: 'changeCategory', count: ids.length, categoryName: category.name };
       });
