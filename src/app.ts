@@ -72,7 +72,8 @@ export function buildApp(opts: AppOptions): Express {
   const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport, mcpLimiters: mcpLimiters(db) };
 
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (default: loopback)
+  app.set('trust proxy', config.trustProxy);
   app.use(helmet());
   configureViews(app, config.env !== 'development');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));

@@ -1,9 +1,38 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One entry of Express's `trust proxy` list: a name (loopback, linklocal, uniquelocal), an address, or address/prefix or address/netmask. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, range, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(range) === 4;
+}
+
+/** TRUST_PROXY: a hop count, or a comma list of proxies Express trusts for X-Forwarded-*. */
+const TrustProxy = z
+  .string()
+  .trim()
+  .transform((value, ctx): number | string[] => {
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value.split(',').map((v) => v.trim()).filter(Boolean);
+    const bad = entries.filter((v) => !isProxyEntry(v));
+    if (entries.length === 0 || bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a hop count or a comma list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (not ${bad.join(', ') || 'empty'})` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -26,6 +55,7 @@ const EnvSchema = z.object({
   OIDC_SCOPES: z.string().default('openid profile email'),
   LOCAL_AUTH: booleanFlag.default(true),
   LOGIN_MAX_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  TRUST_PROXY: TrustProxy.default(['loopback']),
   WEBHOOK_SECRET: z.string().min(16).optional(),
   PG_BIN_DIR: z.string().optional(),
 });
@@ -48,6 +78,8 @@ export type Config = {
   oidcProviderName: string;
   localAuthEnabled: boolean;
   loginMaxFailuresPerMinute: number;
+  /** Express's `trust proxy`: the proxies whose X-Forwarded-* headers are believed, or a hop count */
+  trustProxy: number | string[];
   /** shared secret of the inbound deployment webhooks; absent: they answer 503 */
   webhookSecret?: string;
   /** where pg_dump/pg_restore live; absent: found on PATH */
@@ -96,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcProviderName: e.OIDC_PROVIDER_NAME,
     localAuthEnabled: e.LOCAL_AUTH,
     loginMaxFailuresPerMinute: e.LOGIN_MAX_FAILURES_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
     webhookSecret: e.WEBHOOK_SECRET,
     pgBinDir: e.PG_BIN_DIR ? path.resolve(e.PG_BIN_DIR) : undefined,
   };

@@ -164,7 +164,9 @@ describe('CSRF and content types', () => {
   it('bearer-token requests are exempt from the cross-site check', async () => {
     const agent = await t.loginAs(await buildUser(t.db));
     const { body } = await agent.post('/api/auth/tokens').send({ name: 'ci' }).expect(201);
-    await t.request.post('/api/auth/tokens').set('Authorization', `Bearer ${body.token}`).set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').send({ name: 'y' }).expect(201);
+    const { body: other } = await agent.post('/api/auth/tokens').send({ name: 'old' }).expect(201);
+    await t.request.delete(`/api/auth/tokens/${other.id}`).set('Authorization', `Bearer ${body.token}`).set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').expect(204);
+    expect(await t.db('api_tokens').where({ id: other.id }).first()).toBeUndefined();
   });
 
   it('415 for form-encoded and text bodies on state-changing requests; an empty body is fine', async () => {

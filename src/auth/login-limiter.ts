@@ -1,11 +1,14 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Knex } from 'knex';
 
 const WINDOW_SECONDS = 60;
 
 /**
- * Failed sign-ins are counted per account and per client address in PostgreSQL, so every
- * instance sees the same counters. Success clears the account's counter.
+ * Sign-in attempts are counted per account and per client address in PostgreSQL, so every
+ * instance sees the same counters. An attempt takes its point before the password is checked,
+ * in one atomic upsert per counter, so a parallel burst cannot slip past a check-then-record
+ * gap: at most `maxFailures` attempts a minute reach the password check. A success gives the
+ * point back: it clears the account's counter and returns the address's point.
  */
 export function loginLimiter(db: Knex, maxFailures: number) {
   const make = (keyPrefix: string) =>
@@ -23,18 +26,24 @@ export function loginLimiter(db: Knex, maxFailures: number) {
   const accountKey = (email: string) => email.trim().toLowerCase();
 
   return {
-    /** Seconds to wait when either counter is exhausted, else 0. */
-    async retryAfter(email: string, ip: string): Promise<number> {
-      const [account, address] = await Promise.all([byAccount.get(accountKey(email)), byAddress.get(ip)]);
-      const blocked = [account, address].filter((r) => r !== null && r.consumedPoints >= maxFailures);
-      return blocked.length === 0 ? 0 : Math.max(1, ...blocked.map((r) => Math.ceil(r!.msBeforeNext / 1000)));
+    /**
+     * Takes one point from the account's and the address's counters. 0 when the attempt may
+     * go on; otherwise the seconds to wait (either counter exhausted).
+     */
+    async take(email: string, ip: string): Promise<number> {
+      const results = await Promise.allSettled([byAccount.consume(accountKey(email)), byAddress.consume(ip)]);
+      const waits: number[] = [];
+      for (const result of results) {
+        if (result.status === 'fulfilled') continue;
+        // consume() rejects with a RateLimiterRes when the points are spent, with an Error when the store fails.
+        if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+        waits.push(Math.ceil(result.reason.msBeforeNext / 1000));
+      }
+      return waits.length === 0 ? 0 : Math.max(1, ...waits);
     },
-    async recordFailure(email: string, ip: string): Promise<void> {
-      // consume() rejects once the points are spent; the counter is still incremented.
-      await Promise.allSettled([byAccount.consume(accountKey(email)), byAddress.consume(ip)]);
-    },
-    async recordSuccess(email: string): Promise<void> {
-      await byAccount.delete(accountKey(email));
+    /** The attempt succeeded: the account starts afresh and the address gets its point back. */
+    async giveBack(email: string, ip: string): Promise<void> {
+      await Promise.all([byAccount.delete(accountKey(email)), byAddress.reward(ip, 1)]);
     },
   };
 }

@@ -45,20 +45,20 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
      * page take it: 403 while local sign-in is disabled, 400 for missing fields, 429 (with
      * Retry-After) while the account or the address must wait. Anything else is one 401 (unknown
      * email, wrong password, inactive user, taking as long whether or not the account exists),
-     * counted against the account and the address; a success clears the account's count.
+     * counted against the account and the address (the point is taken before the password is
+     * checked); a success clears the account's count and gives the address its point back.
      */
     async withPassword(body: unknown, ip: string): Promise<UserRow> {
       if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
       const { email, password } = parse(LoginBody, body);
-      const wait = await limiter.retryAfter(email, ip);
+      // The attempt's point is taken before the password is checked (and kept by a failure),
+      // so parallel attempts cannot all pass a check that none of them has recorded yet.
+      const wait = await limiter.take(email, ip);
       if (wait > 0) throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
       const user = await users.findByEmail(email);
       const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password);
-      if (!user || !valid || !user.is_active) {
-        await limiter.recordFailure(email, ip);
-        throw Unauthorized(INVALID_CREDENTIALS);
-      }
-      await limiter.recordSuccess(email);
+      if (!user || !valid || !user.is_active) throw Unauthorized(INVALID_CREDENTIALS);
+      await limiter.giveBack(email, ip);
       return user;
     },
 
