@@ -7,6 +7,7 @@ import type { Pool } from 'pg';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { bearerAuth } from './auth/bearer';
+import { refuseMcpKey, requireAuth } from './auth/guards';
 import { crossSiteGuard, requireJsonBody } from './auth/csrf';
 import { configurePassportSessions, sessionMiddleware } from './auth/session';
 import { authRoutes } from './auth/auth.routes';
@@ -83,16 +84,18 @@ export function buildApp(opts: AppOptions): Express {
   app.use(maintenance.gate);
   app.use('/api', webhookRoutes(deps));
 
-  // bulk import takes up to 10 MB of JSON; everything else 1 MB
-  app.use('/api/items/bulk-import', requireJsonBody, express.json({ limit: '10mb' }));
-  app.use(['/api', '/mcp'], requireJsonBody, express.json({ limit: '1mb' }));
-  app.use(['/api', '/mcp'], refuseNulCharacters);
+  app.use(['/api', '/mcp'], requireJsonBody);
   app.use(['/api', '/mcp'], bearerAuth(db));
   configurePassportSessions(passport as never, db);
   const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
   app.use('/api', crossSiteGuard(config.publicUrl));
+  // Bodies are read once the caller is known. Bulk import takes up to 10 MB of JSON, read only for a
+  // signed-in user (anyone else is answered before a byte of it is parsed); everything else 1 MB.
+  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, express.json({ limit: '10mb' }));
+  app.use(['/api', '/mcp'], express.json({ limit: '1mb' }));
+  app.use(['/api', '/mcp'], refuseNulCharacters);
 
   for (const module of API_MODULES) app.use('/api', module(deps));
   app.use(mcpServerRoutes(deps));
