@@ -24,6 +24,7 @@ import {
 import { salesReports } from './sales.reports';
 import {
   CreateSale,
+  IdempotencyKeyHeader,
   MostSoldItems,
   PeriodQuery,
   RecipientBody,
@@ -151,14 +152,25 @@ function fixedPathRoutes({ db, docs }: Deps) {
       summary: 'Record a sale directly from lines',
       description:
         'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?}. ' +
-        'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction.',
+        'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction.\n\n' +
+        'Header `Idempotency-Key` (optional, 1 to 200 printable characters, e.g. a UUID; 400 otherwise): a retry with the same key by the same user ' +
+        'within 24 hours answers 201 with the sale the first request recorded (as it is now) instead of recording another; the same key with a ' +
+        'different body answers 409 and records nothing; concurrent requests with one key record one sale. A request that was refused records ' +
+        'nothing, its key included, so it can be sent again with the same key. ' +
+        '503 (Retry-After: 1) when the database stayed busy (locks) through three attempts: nothing was saved; retrying with the same key is safe.',
       access: 'auth',
       body: CreateSale,
-      responses: { 201: { description: 'Created', schema: SaleCreated }, 400: invalid },
+      responses: {
+        201: { description: 'Created (or, for a repeated Idempotency-Key, the sale it recorded)', schema: SaleCreated },
+        400: invalid,
+        409: { description: 'The Idempotency-Key was used for a different request', schema: MessageBody },
+        503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
+      },
     },
     async (req, res) => {
+      const { 'idempotency-key': idempotencyKey } = parse(IdempotencyKeyHeader, { 'idempotency-key': req.get('Idempotency-Key') });
       const body = parse(CreateSale, req.body);
-      res.status(201).json(presentSaleCreated(await sales.create(currentUser(req), body)));
+      res.status(201).json(presentSaleCreated(await sales.create(currentUser(req), body, idempotencyKey)));
     },
   );
 

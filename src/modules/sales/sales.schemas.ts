@@ -24,6 +24,14 @@ export const CreateSale = z.object({
 });
 export type CreateSale = z.infer<typeof CreateSale>;
 
+/** The Idempotency-Key request header of POST /api/sales: 1 to 200 printable ASCII characters (space to ~). */
+export const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x20-\x7E]{1,200}$/, { error: 'must be 1 to 200 printable characters' })
+    .optional(),
+});
+
 export const SaleIdParams = z.object({ id: IntId });
 
 export const RecipientBody = z.object({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
@@ -182,6 +183,35 @@ const recorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineR
  * old basket; the rollback undoes the delete.
  */
 class QuoteChangedWhileTaken extends Error {}
+
+/** How long an Idempotency-Key of a direct sale is remembered. */
+export const IDEMPOTENCY_KEY_LIFETIME = '24 hours';
+
+/**
+ * Claims the user's key for this request in the caller's transaction: null when the key is new (or
+ * its 24 hours are over: the user's expired keys are deleted first), so the caller records the
+ * sale and writes its id on the key; the id of the sale recorded with it otherwise; 409 when the
+ * key was used for a different request. A duplicate running at the same time waits on the key's
+ * primary key until the first transaction ends.
+ */
+async function claimIdempotencyKey(trx: Knex.Transaction, userId: string, key: string, requestHash: string): Promise<number | null> {
+  await preparedRaw(
+    trx,
+    sql`DELETE FROM sale_idempotency_keys WHERE user_id = ${userId} AND created_at < now() - ${IDEMPOTENCY_KEY_LIFETIME}::interval`,
+  );
+  const { rows: claimed } = await preparedRaw<{ rows: unknown[] }>(
+    trx,
+    sql`INSERT INTO sale_idempotency_keys (user_id, key, request_hash) VALUES (${userId}, ${key}, ${requestHash})
+        ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
+  );
+  if (claimed.length > 0) return null;
+  const earlier = await trx('sale_idempotency_keys').where({ user_id: userId, key }).first<{ request_hash: string; sale_id: number | null } | undefined>();
+  if (!earlier || earlier.sale_id === null) throw Conflict('A sale with this Idempotency-Key is being recorded; try again');
+  if (earlier.request_hash !== requestHash) {
+    throw Conflict('This Idempotency-Key was already used for a different sale; nothing was recorded. Use a new key for a new sale.');
+  }
+  return earlier.sale_id;
+}
 const MAX_PROCESS_ATTEMPTS = 3;
 
 async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number) {
@@ -259,17 +289,29 @@ export function salesService(db: Db) {
       }
     },
 
-    /** A sale straight from lines (no draft), with the same checks as processing. */
-    async create(actor: Actor, input: CreateSale): Promise<SaleRecord> {
-      const { lines } = await resolveLines(db, input.items);
-      const sale = await inTransactionWithRetry(db, async (trx) => {
+    /**
+     * A sale straight from lines (no draft), with the same checks as processing. With an
+     * idempotency key, the key is claimed in the sale's transaction first: a key this user already
+     * used (in the last 24 hours) for the same request answers the sale it recorded, for another
+     * request 409; a concurrent duplicate waits on the key's primary key until the first commits
+     * (then replays it) or rolls back (then records the sale itself).
+     */
+    async create(actor: Actor, input: CreateSale, idempotencyKey?: string): Promise<SaleRecord> {
+      const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+      type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
+      const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
+        if (idempotencyKey !== undefined) {
+          const earlier = await claimIdempotencyKey(trx, actor.id, idempotencyKey, requestHash);
+          if (earlier !== null) return { replay: { sale: await findRow(earlier, trx), lines: await linesOf([earlier], trx) } };
+        }
+        const { lines } = await resolveLines(trx, input.items);
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
           sql`WITH locked AS (${lockItemsSql(sql`id = ANY(${itemIds}::int[])`)}), code_row AS (${chargeCodeForCheckSql(sql`${input.chargeCode}`)} FOR SHARE OF cc)
            SELECT ${SALE_CHECK_COLUMNS}`,
         );
-        return recordSale(
+        const sale = await recordSale(
           trx,
           {
             chargeCode: input.chargeCode,
@@ -281,8 +323,12 @@ export function salesService(db: Db) {
           },
           saleChecks(rows[0]),
         );
+        if (idempotencyKey !== undefined) {
+          await trx('sale_idempotency_keys').where({ user_id: actor.id, key: idempotencyKey }).update({ sale_id: sale.row.id });
+        }
+        return { recordedNow: sale };
       });
-      return recorded(actor, sale);
+      return 'replay' in outcome ? outcome.replay : recorded(actor, outcome.recordedNow);
     },
 
     /** One page of sales, newest first, and how many the filter matches in all. */
