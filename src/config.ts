@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { PASSWORD_HASH_COST } from './auth/passwords';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -34,6 +35,9 @@ const TrustProxy = z
     return entries;
   });
 
+/** the default cost under NODE_ENV=test, where the suite hashes and verifies thousands of times */
+export const TEST_PASSWORD_HASH_COST = 12;
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -56,6 +60,7 @@ const EnvSchema = z.object({
   LOCAL_AUTH: booleanFlag.default(true),
   LOGIN_MAX_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
   TRUST_PROXY: TrustProxy.default(['loopback']),
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).optional(),
   WEBHOOK_SECRET: z.string().min(16).optional(),
   PG_BIN_DIR: z.string().optional(),
 });
@@ -80,6 +85,8 @@ export type Config = {
   loginMaxFailuresPerMinute: number;
   /** Express's `trust proxy`: the proxies whose X-Forwarded-* headers are believed, or a hop count */
   trustProxy: number | string[];
+  /** scrypt's cost, log2 N (17 = OWASP's N=2^17; lower only under NODE_ENV=test) */
+  passwordHashCost: number;
   /** shared secret of the inbound deployment webhooks; absent: they answer 503 */
   webhookSecret?: string;
   /** where pg_dump/pg_restore live; absent: found on PATH */
@@ -100,6 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
+  if (e.PASSWORD_HASH_COST !== undefined && e.PASSWORD_HASH_COST < PASSWORD_HASH_COST && e.NODE_ENV !== 'test') {
+    throw new ConfigError(`Invalid configuration:\n  PASSWORD_HASH_COST: below ${PASSWORD_HASH_COST} only when NODE_ENV=test`);
+  }
+  const passwordHashCost = e.PASSWORD_HASH_COST ?? (e.NODE_ENV === 'test' ? TEST_PASSWORD_HASH_COST : PASSWORD_HASH_COST);
   const publicUrl = e.PUBLIC_URL.replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -129,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localAuthEnabled: e.LOCAL_AUTH,
     loginMaxFailuresPerMinute: e.LOGIN_MAX_FAILURES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
+    passwordHashCost,
     webhookSecret: e.WEBHOOK_SECRET,
     pgBinDir: e.PG_BIN_DIR ? path.resolve(e.PG_BIN_DIR) : undefined,
   };

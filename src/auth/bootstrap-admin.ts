@@ -10,7 +10,7 @@ import { usersService } from '../modules/users/users.service';
  * password, logged once.
  */
 export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
-  const users = usersService(db);
+  const users = usersService(db, config);
   if (config.admin) {
     if (await users.findByEmail(config.admin.email)) return;
     await users.create({ email: config.admin.email, firstName: 'Admin', lastName: '', role: 'admin', password: config.admin.password });

@@ -5,7 +5,7 @@ import { parse } from '../http/validate';
 import { LoginBody } from './auth.schemas';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { loginLimiter } from './login-limiter';
-import { verifyAgainstDecoy, verifyPassword } from './passwords';
+import { needsRehash, verifyAgainstDecoy, verifyPassword } from './passwords';
 
 export const INVALID_CREDENTIALS = 'Invalid email or password';
 
@@ -35,8 +35,8 @@ function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
  * Who may sign in, by either method: the user a local password sign-in or a single sign-on acts
  * as. Starting the session itself is session.ts's startSession, which both routes call next.
  */
-export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginMaxFailuresPerMinute'>) {
-  const users = usersService(db);
+export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginMaxFailuresPerMinute' | 'passwordHashCost'>) {
+  const users = usersService(db, config);
   const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
 
   return {
@@ -56,9 +56,13 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
       const wait = await limiter.take(email, ip);
       if (wait > 0) throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
       const user = await users.findByEmail(email);
-      const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password);
+      const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password, config.passwordHashCost);
       if (!user || !valid || !user.is_active) throw Unauthorized(INVALID_CREDENTIALS);
       await limiter.giveBack(email, ip);
+      // a hash made with older parameters is rewritten at the current cost while the password is at hand
+      if (user.password_hash && needsRehash(user.password_hash, config.passwordHashCost)) {
+        await users.rehashPassword(user.id, user.password_hash, password);
+      }
       return user;
     },
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashPassword } from '../../src/auth/passwords';
+import { TEST_PASSWORD_HASH_COST } from '../../src/config';
 import type { Role } from '../../src/modules/users/users.schemas';
 import type { UserRow } from '../../src/modules/users/users.service';
 
@@ -14,8 +15,9 @@ export async function buildUser(
   db: Knex,
   overrides: Partial<{ email: string; firstName: string; lastName: string; role: Role; isActive: boolean; password: string }> = {},
 ): Promise<UserRow> {
-  // Hashing is deliberately slow; the shared test password is hashed once per file.
-  passwordHash ??= hashPassword(TEST_PASSWORD);
+  // Hashing is deliberately slow; the shared test password is hashed once per file, at the
+  // cost testApp() uses (NODE_ENV=test), so signing in does not rewrite it.
+  passwordHash ??= hashPassword(TEST_PASSWORD, TEST_PASSWORD_HASH_COST);
   const [row] = await db<UserRow>('users')
     .insert({
       email: overrides.email ?? `user-${unique()}@example.ac.uk`,
@@ -23,7 +25,7 @@ export async function buildUser(
       last_name: overrides.lastName ?? 'User',
       role: overrides.role ?? 'user',
       is_active: overrides.isActive ?? true,
-      password_hash: overrides.password ? await hashPassword(overrides.password) : await passwordHash,
+      password_hash: overrides.password ? await hashPassword(overrides.password, TEST_PASSWORD_HASH_COST) : await passwordHash,
     })
     .returning('*');
   return row;

@@ -32,9 +32,9 @@ import { usersService } from './users.service';
 const failure = (description: string) => ({ description, schema: MessageBody });
 const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
 
-export function usersRoutes({ db, docs }: Deps) {
+export function usersRoutes({ db, docs, config }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Users');
-  const users = usersService(db);
+  const users = usersService(db, config);
 
   api.get(
     '/users',

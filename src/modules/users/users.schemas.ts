@@ -28,7 +28,9 @@ export type UserRef = z.infer<typeof UserRef>;
 
 export const UserIdParams = z.object({ id: z.string().uuid({ error: 'must be a user id (uuid)' }) });
 
-const Password = z.string().min(8, 'must be at least 8 characters').max(1024);
+/** A new password (creation, reset, change); existing shorter ones still sign in. */
+export const PASSWORD_MIN_LENGTH = 12;
+const Password = z.string().min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`).max(1024);
 const Name = z.string().trim().max(200);
 
 export const CreateUser = z.object({

@@ -49,7 +49,9 @@ export type SsoChanges = { firstName?: string; lastName?: string; oidcSubject?: 
 
 export type NewUser = { email: string; firstName: string; lastName: string; role: Role; password?: string; oidcSubject?: string };
 
-export function usersService(db: Db) {
+/** passwordHashCost: scrypt's cost for the passwords this service sets (config.passwordHashCost; 17 when absent) */
+export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
+  const hash = (password: string) => hashPassword(password, opts.passwordHashCost);
   return {
     findById(id: string): Promise<UserRow | undefined> {
       return db<UserRow>('users').where({ id }).first();
@@ -82,11 +84,20 @@ export function usersService(db: Db) {
           first_name: input.firstName,
           last_name: input.lastName,
           role: input.role,
-          password_hash: input.password ? await hashPassword(input.password) : null,
+          password_hash: input.password ? await hash(input.password) : null,
           oidc_subject: input.oidcSubject ?? null,
         })
         .returning('*');
       return row;
+    },
+
+    /**
+     * Rewrites a password hash made with older parameters (at sign-in, when the password is at
+     * hand), unless the password changed meanwhile. Not an edit of the user: updated_at stays.
+     */
+    async rehashPassword(id: string, previousHash: string, password: string): Promise<void> {
+      const hashed = await hash(password);
+      await db('users').where({ id, password_hash: previousHash }).update({ password_hash: hashed });
     },
 
     async count(): Promise<number> {
@@ -153,9 +164,9 @@ export function usersService(db: Db) {
 
     /** An admin sets a new password; the user's sessions and API tokens end. */
     async resetPassword(id: string, password: string): Promise<void> {
-      const hash = await hashPassword(password);
+      const hashed = await hash(password);
       await inTransaction(db, async (trx) => {
-        const updated = await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
+        const updated = await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         if (updated === 0) throw NotFound('User not found');
         await endSessionsOf(trx, id);
         await tokensService(trx).revokeAllFor(id);
@@ -167,9 +178,9 @@ export function usersService(db: Db) {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
       if (!(await verifyPassword(currentPassword, user.password_hash))) throw BadRequest('Current password is incorrect');
-      const hash = await hashPassword(newPassword);
+      const hashed = await hash(newPassword);
       await inTransaction(db, async (trx) => {
-        await trx('users').where({ id }).update({ password_hash: hash, updated_at: trx.fn.now() });
+        await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
         await tokensService(trx).revokeAllFor(id);
       });
