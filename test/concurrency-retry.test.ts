@@ -185,3 +185,34 @@ describe('inTransactionWithRetry', () => {
     expect(attempts).toBe(1);
   });
 });
+
+describe('a cancelled statement (57014, as a statement timeout answers)', () => {
+  it('503 at once (not retried) with Retry-After: 1; nothing written', async () => {
+    const item = await buildStockedItem(t.db, 5, { categoryId });
+    const lock = await holdItemLock(item.id);
+    let res: Awaited<ReturnType<typeof user.post>>;
+    try {
+      const answered = user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }] }).then((r) => r);
+      // the sale's statement waits on the lock: cancel it (57014 query_canceled) before its 300 ms lock timeout
+      const { rows } = await holder.raw(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      for (let i = 0; i < 100 && rows.length === 0; i += 1) {
+        await new Promise((r) => setTimeout(r, 5));
+        rows.push(...(await holder.raw(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows);
+      }
+      expect(rows).toHaveLength(1);
+      const cancelled = Date.now();
+      await holder.raw('SELECT pg_cancel_backend(?)', [rows[0].pid]);
+      res = await answered;
+      // not retried: a retry would wait on the lock again (300 ms per attempt) before answering
+      expect(Date.now() - cancelled).toBeLessThan(250);
+    } finally {
+      await lock.release();
+    }
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ message: 'The database was busy; nothing was saved — try again' });
+    expect(await salesOf(item.id)).toHaveLength(0);
+    expect(await stockOf(t.db, item.id)).toBe('5.00');
+    expect(await movementsOf(t.db, item.id)).toHaveLength(1);
+  });
+});
