@@ -39,7 +39,8 @@ const TrustProxy = z
 export const TEST_PASSWORD_HASH_COST = 12;
 
 const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  // production unless said otherwise: no error details in responses (npm run dev says development)
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),

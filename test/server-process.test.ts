@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { freePort } from './helpers/free-port';
 
@@ -16,14 +17,15 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
 }
 
 describe('npm start', () => {
-  it('serves on its embedded PostgreSQL; a SIGTERM sent to npm stops the server gracefully (exit 0, cluster stopped, port closed)', async () => {
+  it('serves in production mode on its embedded PostgreSQL (a generated superuser password kept in DATA_DIR); a SIGTERM sent to npm stops the server gracefully (exit 0, cluster stopped, port closed)', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-start-'));
     await fs.chmod(dataDir, 0o755);
     const [port, pgPort] = [await freePort(), await freePort()];
+    // NODE_ENV unset: npm start means production
+    const { NODE_ENV: _unset, ...inherited } = process.env;
     const npm = spawn('npm', ['start'], {
       env: {
-        ...process.env,
-        NODE_ENV: 'production',
+        ...inherited,
         LOG_LEVEL: 'info',
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -42,6 +44,27 @@ describe('npm start', () => {
     try {
       await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 45_000);
       expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
+      const serverPid = Number(/"pid":(\d+)/.exec(log)?.[1]);
+      expect(readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0')).toContain('NODE_ENV=production');
+
+      // the superuser password is generated for this data directory, kept there (0600), and the old constant is refused
+      const passwordFile = path.join(dataDir, 'pg-password');
+      expect((await fs.stat(passwordFile)).mode & 0o777).toBe(0o600);
+      const password = (await fs.readFile(passwordFile, 'utf8')).trim();
+      expect(password).toMatch(/^[0-9a-f]{48}$/);
+      const connect = async (pw: string) => {
+        const client = new pg.Client({ connectionString: `postgres://stores:${pw}@127.0.0.1:${pgPort}/stores` });
+        try {
+          await client.connect();
+          return 'connected';
+        } catch (err) {
+          return (err as { code?: string }).code;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      };
+      expect(await connect(password)).toBe('connected');
+      expect(await connect('stores')).toBe('28P01');
 
       npm.kill('SIGTERM');
       const [code] = await exited;

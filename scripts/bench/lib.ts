@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
+import { embeddedPassword } from '../../src/db/embedded';
 import { createDb } from '../../src/db/knex';
 import { freePort } from '../../test/helpers/free-port';
 
@@ -61,7 +62,8 @@ export async function startBenchServer(): Promise<BenchServer> {
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(baseUrl, child);
-  const db = createDb(`postgres://stores:stores@127.0.0.1:${pgPort}/stores`, 4);
+  // the embedded cluster's superuser password is generated per data directory and kept there
+  const db = createDb(`postgres://stores:${await embeddedPassword(dataDir)}@127.0.0.1:${pgPort}/stores`, 4);
   return {
     baseUrl,
     db,

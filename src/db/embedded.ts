@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -15,7 +16,26 @@ export type EmbeddedDatabase = { url: string; reused: boolean; stop: () => Promi
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) asyncExitHook.unhookEvent(signal);
 
 const USER = 'stores';
-const PASSWORD = 'stores';
+/** the superuser password of clusters initialised before it was generated per data directory */
+const LEGACY_PASSWORD = 'stores';
+const PASSWORD_FILE = 'pg-password';
+
+/**
+ * The embedded cluster's superuser password: generated on first start and kept in
+ * DATA_DIR/pg-password (mode 0600), read on later starts. Other local tools (the benchmarks)
+ * read it from there too.
+ */
+export async function embeddedPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch {
+    await fs.mkdir(dataDir, { recursive: true });
+    // 'wx': two processes starting at once keep the first one's password
+    await fs.writeFile(file, randomBytes(24).toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    return (await fs.readFile(file, 'utf8')).trim();
+  }
+}
 
 function postgresOsUser(): { uid: number; gid: number } | undefined {
   if (os.userInfo().uid !== 0) return undefined;
@@ -42,6 +62,7 @@ export async function startEmbeddedPostgres(opts: {
 }): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(opts.dataDir, 'pg');
   await fs.mkdir(clusterDir, { recursive: true });
+  const password = await embeddedPassword(opts.dataDir);
   const owner = postgresOsUser();
   if (owner) await fs.chown(clusterDir, owner.uid, owner.gid);
 
@@ -49,7 +70,7 @@ export async function startEmbeddedPostgres(opts: {
     databaseDir: clusterDir,
     port: opts.port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: owner !== undefined,
     postgresFlags: Object.entries({
@@ -61,7 +82,7 @@ export async function startEmbeddedPostgres(opts: {
     onLog: opts.onLog,
     onError: (err) => opts.onLog(String(err)),
   });
-  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const adminUrl = `postgres://${USER}:${password}@127.0.0.1:${opts.port}/postgres`;
   // A cluster already running on this data directory (the server, while `npm run db:seed`
   // runs beside it) is used as it is, and left running.
   const alreadyRunning = existsSync(path.join(clusterDir, 'postmaster.pid')) && (await answers(adminUrl));
@@ -75,8 +96,7 @@ export async function startEmbeddedPostgres(opts: {
     });
   }
 
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
+  const client = await connectAdmin(adminUrl, password);
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [opts.database]);
     if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${opts.database}"`);
@@ -84,10 +104,38 @@ export async function startEmbeddedPostgres(opts: {
     await client.end();
   }
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`,
+    url: `postgres://${USER}:${password}@127.0.0.1:${opts.port}/${opts.database}`,
     reused: alreadyRunning,
     stop: () => (alreadyRunning ? Promise.resolve() : cluster.stop()),
   };
+}
+
+/**
+ * A client of the cluster's superuser. A cluster initialised before the password was generated
+ * still has the old constant one: it is changed to the generated password here, once.
+ */
+async function connectAdmin(adminUrl: string, password: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  try {
+    await client.connect();
+    return client;
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    if ((err as { code?: string }).code !== '28P01') throw err;
+    const legacyUrl = new URL(adminUrl);
+    legacyUrl.password = LEGACY_PASSWORD;
+    const legacy = new pg.Client({ connectionString: legacyUrl.toString() });
+    await legacy.connect();
+    try {
+      // the password is hex: nothing to escape
+      await legacy.query(`ALTER ROLE ${USER} PASSWORD '${password}'`);
+    } finally {
+      await legacy.end();
+    }
+    const fresh = new pg.Client({ connectionString: adminUrl });
+    await fresh.connect();
+    return fresh;
+  }
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -95,8 +143,9 @@ async function answers(url: string): Promise<boolean> {
   try {
     await client.connect();
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    // refusing the password is an answer too (a cluster still on the legacy password)
+    return (err as { code?: string }).code === '28P01';
   } finally {
     await client.end().catch(() => undefined);
   }
