@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, needsRehash, verifyPassword } from '../src/auth/passwords';
+import { bootstrapAdmin } from '../src/auth/bootstrap-admin';
 import { ConfigError, loadConfig } from '../src/config';
+import { createLogger } from '../src/logger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser, TEST_PASSWORD } from './helpers/factories';
 
@@ -101,5 +103,17 @@ describe('new passwords are at least 12 characters', () => {
     const res = await agent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: ELEVEN }).expect(400);
     expect(res.body).toEqual({ ...tooShort, errors: [{ field: 'newPassword', message: 'must be at least 12 characters' }] });
     await t.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+  });
+});
+
+describe('ADMIN_PASSWORD at start-up', () => {
+  it('creating the first admin needs 12 characters; an existing admin with a shorter ADMIN_PASSWORD starts as before', async () => {
+    const logger = createLogger('silent');
+    const config = (password: string) => loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'first-admin@example.ac.uk', ADMIN_PASSWORD: password });
+    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).rejects.toThrow('ADMIN_PASSWORD must be at least 12 characters to create the first admin');
+    expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toBeUndefined();
+    await bootstrapAdmin(t.db, config('twelve chars'), logger);
+    expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toMatchObject({ role: 'admin', is_active: true });
+    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).resolves.toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { generatePassword } from './passwords';
 import { usersService } from '../modules/users/users.service';
+import { PASSWORD_MIN_LENGTH } from '../modules/users/users.schemas';
 
 /**
  * ADMIN_EMAIL + ADMIN_PASSWORD create that admin when no user has the email (never
@@ -13,6 +14,10 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   const users = usersService(db, config);
   if (config.admin) {
     if (await users.findByEmail(config.admin.email)) return;
+    // a new password, like any other: an existing admin's shorter ADMIN_PASSWORD does not stop start-up
+    if (config.admin.password.length < PASSWORD_MIN_LENGTH) {
+      throw new Error(`ADMIN_PASSWORD must be at least ${PASSWORD_MIN_LENGTH} characters to create the first admin`);
+    }
     await users.create({ email: config.admin.email, firstName: 'Admin', lastName: '', role: 'admin', password: config.admin.password });
     logger.info({ email: config.admin.email }, 'created the first admin from ADMIN_EMAIL');
     return;
