@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
+import { sendCsvDownload } from '../../http/send-file';
 import { ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { AUDIT_CSV_COLUMNS, auditCsvRecord, presentAuditPage } from './audit.present';
@@ -35,11 +33,6 @@ export function auditRoutes({ db, docs }: Deps) {
         const { rows, total } = await trail.page(query, { page: query.page, limit: query.limit });
         return res.json(presentAuditPage(rows, query.page, query.limit, total));
       }
-      res.status(200).set({
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"`,
-        'Cache-Control': 'no-store',
-      });
       async function* records() {
         for (let page = 1; ; page += 1) {
           const rows = await trail.rows(query, { page, limit: CSV_BATCH });
@@ -47,11 +40,7 @@ export function auditRoutes({ db, docs }: Deps) {
           if (rows.length < CSV_BATCH) return;
         }
       }
-      try {
-        await pipeline(Readable.from(records()), stringify({ header: true, columns: AUDIT_CSV_COLUMNS }), res);
-      } catch (err) {
-        if (!res.destroyed) throw err; // a client that went away mid-download is not an error
-      }
+      await sendCsvDownload(res, { name: `audit-${new Date().toISOString().slice(0, 10)}.csv`, columns: AUDIT_CSV_COLUMNS, records: records() });
     },
   );
 

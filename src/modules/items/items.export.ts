@@ -1,8 +1,6 @@
 import { once } from 'node:events';
-import { Readable, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
 import type { Response } from 'express';
-import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import { hasRole } from '../../auth/guards';
 import { Forbidden } from '../../http/errors';
@@ -11,14 +9,16 @@ import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { ItemsBulkService } from './items.bulk';
 import type { BulkExport } from './items.schemas';
 import type { ItemReadRow } from './items.service';
+import { sendCsvDownload } from '../../http/send-file';
 
-export const CSV_TYPE = 'text/csv; charset=utf-8';
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 const COLUMNS = ['ID', 'SKU', 'Name', 'Description', 'Category', 'Price', 'VAT Rate', 'Current Stock', 'Minimum Stock', 'Active', 'Created At'];
 
+const downloadName = (extension: string) => `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
+
 function startDownload(res: Response, type: string, extension: string): void {
-  const filename = `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
+  const filename = downloadName(extension);
   res.status(200);
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
@@ -30,7 +30,6 @@ function startDownload(res: Response, type: string, extension: string): void {
  * cells go through spreadsheetText (no formula injection); numbers are written as they are.
  */
 export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
-  startDownload(res, CSV_TYPE, 'csv');
   async function* records() {
     for await (const page of pages) {
       for (const r of page) {
@@ -50,11 +49,7 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
       }
     }
   }
-  try {
-    await pipeline(Readable.from(records()), stringify({ header: true, columns: COLUMNS }), res);
-  } catch (err) {
-    if (!res.destroyed) throw err; // a client that went away mid-download is not an error
-  }
+  await sendCsvDownload(res, { name: downloadName('csv'), columns: COLUMNS, records: records() });
 }
 
 /**
