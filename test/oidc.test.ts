@@ -36,11 +36,14 @@ beforeAll(async () => {
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'name'] },
     async findAccount(_ctx, id) {
       const account = accounts.get(id);
-      return account ? { accountId: id, claims: () => ({ ...account, email_verified: account.email_verified ?? true }) } : undefined;
+      // verified unless the account says otherwise; an own `email_verified: undefined` leaves the claim out
+      return account ? { accountId: id, claims: () => ({ email_verified: true, ...account }) } : undefined;
     },
     // Identity claims in the ID token itself, as most university providers do.
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
+    // Every authorization request must carry a PKCE challenge, and every code exchange its verifier.
+    pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['test-cookie-key'] },
     ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
@@ -168,6 +171,17 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
     const { hops } = await b.signIn('dave-sub');
     expect(hops.at(-1)).toMatch(/\/\?ssoError=/);
     await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(401);
+  });
+
+  it('uses PKCE (S256) on the authorization-code flow; the provider, requiring it, signs the user in', async () => {
+    accounts.set('ivan-sub', { sub: 'ivan-sub', email: 'ivan@example.ac.uk', given_name: 'Ivan', family_name: 'Pkce' });
+    const b = browser();
+    const authorize = new URL((await b.request(`${appUrl}/api/login`)).headers.get('location')!);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const { hops } = await b.signIn('ivan-sub');
+    expect(hops.at(-1)).toBe(`${appUrl}/`);
+    await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(200);
   });
 
   it('a callback with a forged state or a provider error never signs in and never 500s', async () => {

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response, NextFunction } from 'express';
 import OpenIDConnectStrategy from 'passport-openidconnect';
 import type { Deps } from '../deps';
@@ -39,6 +40,45 @@ function toClaims(...sources: (Record<string, unknown> | undefined)[]): SsoClaim
     name: pick('name'),
   };
   return claims;
+}
+
+declare module 'express-session' {
+  interface SessionData {
+    /** the PKCE code verifier of the session's pending single sign-on */
+    oidcCodeVerifier?: string;
+  }
+}
+
+type PkceOptions = OpenIDConnectStrategy.AuthenticateOptions & { codeChallenge?: string };
+
+/**
+ * The authorization-code flow with PKCE (RFC 7636, S256), which passport-openidconnect 0.1.2
+ * lacks: a code intercepted on its way back is useless without the verifier that stays in this
+ * session. Like the library's state, the session holds one pending sign-in at a time.
+ */
+class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
+  override authenticate(req: Request, options: PkceOptions = {}) {
+    if (req.query.code === undefined && req.query.error === undefined) {
+      const verifier = randomBytes(32).toString('base64url');
+      req.session.oidcCodeVerifier = verifier;
+      const withChallenge: PkceOptions = { ...options, codeChallenge: createHash('sha256').update(verifier).digest('base64url') };
+      return super.authenticate(req, withChallenge);
+    }
+    const verifier = req.session.oidcCodeVerifier;
+    delete req.session.oidcCodeVerifier;
+    // passport authenticates each request on its own Object.create() of the strategy, so this
+    // client, which adds the verifier to the code exchange, serves this request alone.
+    const client = this._oauth2;
+    this._oauth2 = Object.assign(Object.create(client) as typeof client, {
+      getOAuthAccessToken: ((code, params, callback) =>
+        client.getOAuthAccessToken(code, { ...params, code_verifier: verifier }, callback)) as typeof client.getOAuthAccessToken,
+    });
+    return super.authenticate(req, options);
+  }
+
+  override authorizationParams(options: PkceOptions) {
+    return { code_challenge: options.codeChallenge, code_challenge_method: 'S256' };
+  }
 }
 
 async function discover(issuerUrl: string): Promise<ProviderMetadata> {
@@ -94,7 +134,7 @@ function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config:
             (err: unknown) => (err instanceof SsoRefused ? done(null, undefined, { message: err.message }) : done(err as Error)),
           );
         };
-        deps.passport.use(STRATEGY, new OpenIDConnectStrategy(options, verify));
+        deps.passport.use(STRATEGY, new PkceOpenIDConnectStrategy(options, verify));
         deps.logger.info({ issuer: meta.issuer }, 'single sign-on provider discovered');
       },
       (err: unknown) => {

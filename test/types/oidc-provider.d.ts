@@ -14,6 +14,7 @@ declare module 'oidc-provider' {
     interactions?: { url: (ctx: unknown, interaction: { uid: string }) => string };
     cookies?: { keys: string[] };
     ttl?: Record<string, number>;
+    pkce?: { required: (ctx: unknown, client: unknown) => boolean };
   };
 
   class Grant {
