@@ -124,6 +124,61 @@ describe('audit of items', () => {
     expect(events[0]).toMatchObject({ action: 'update', actor: sessionActor(manager), before: { price: '4.50' }, after: { price: '5.25' } });
     expect([Number(events[0].before.vat_rate), Number(events[0].after.vat_rate)]).toEqual([0.2, 0.05]);
   });
+
+  it('creating and deactivating an item are recorded; deactivating an inactive item records nothing', async () => {
+    const manager = await buildUser(t.db, { role: 'manager' });
+    const agent = await t.loginAs(manager);
+    const category = await buildCategory(t.db);
+    const created = await agent
+      .post('/api/items')
+      .send({ name: 'Beaker 250 ml', sku: 'AUD-BEAKER-250', categoryId: category.id, price: '3.10', currentStock: 4, minimumStock: 1 })
+      .expect(201);
+    await agent.delete(`/api/items/${created.body.id}`).expect(204);
+    await agent.delete(`/api/items/${created.body.id}`).expect(204);
+    const events = await eventsOf({ entityType: 'item', entityId: String(created.body.id) });
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['update', 'create']);
+    expect(events[1]).toMatchObject({ actor: sessionActor(manager), before: null, after: { name: 'Beaker 250 ml', sku: 'AUD-BEAKER-250', category_id: category.id, price: '3.10' } });
+    expect(events[0]).toMatchObject({ before: { is_active: true }, after: { is_active: false } });
+  });
+
+  it('bulk changes record one row per item they changed, with the value before and after; a refused bulk change records nothing', async () => {
+    const manager = await buildUser(t.db, { role: 'manager' });
+    const agent = await t.loginAs(manager);
+    const [first, second, inactive] = [
+      await buildItem(t.db, { name: 'Bulk audit A', vatRate: '0.2' }),
+      await buildItem(t.db, { name: 'Bulk audit B', vatRate: '0.05' }),
+      await buildItem(t.db, { name: 'Bulk audit C', vatRate: '0.2', isActive: false }),
+    ];
+    const ids = [first.id, second.id, inactive.id];
+    const eventsFor = async (id: number) => eventsOf({ entityType: 'item', entityId: String(id) });
+
+    await agent.post('/api/items/bulk/set-inactive').send({ itemIds: ids }).expect(200);
+    await agent.post('/api/items/bulk/change-vat-rate').send({ itemIds: ids, vatRate: '0.05' }).expect(200);
+    const category = await buildCategory(t.db);
+    await agent.post('/api/items/bulk/change-category').send({ itemIds: [first.id], categoryId: category.id }).expect(200);
+    await agent.post('/api/items/bulk/set-active').send({ itemIds: [first.id, 999999] }).expect(400);
+
+    const firstEvents = await eventsFor(first.id);
+    expect(firstEvents.map((e: { before: object; after: object }) => [e.before, e.after])).toEqual([
+      [{ category_id: first.category_id }, { category_id: category.id }],
+      [{ vat_rate: expect.anything() }, { vat_rate: expect.anything() }],
+      [{ is_active: true }, { is_active: false }],
+    ]);
+    expect([Number(firstEvents[1].before.vat_rate), Number(firstEvents[1].after.vat_rate)]).toEqual([0.2, 0.05]);
+    for (const event of firstEvents) expect(event).toMatchObject({ action: 'update', actor: sessionActor(manager) });
+    // B was already at 5% and C already inactive: those non-changes leave no rows
+    expect((await eventsFor(second.id)).map((e: { after: object }) => e.after)).toEqual([{ is_active: false }]);
+    expect((await eventsFor(inactive.id)).map((e: { after: object }) => Object.keys(e.after))).toEqual([['vat_rate']]);
+
+    await agent.post('/api/items/bulk/delete').send({ itemIds: [second.id, inactive.id] }).expect(200);
+    const deleted = await eventsOf({ entityType: 'item', action: 'delete' });
+    expect(deleted.map((e: { entityId: string }) => e.entityId).sort()).toEqual([String(second.id), String(inactive.id)].sort());
+    expect(deleted.find((e: { entityId: string }) => e.entityId === String(second.id))).toMatchObject({
+      actor: sessionActor(manager),
+      before: { id: second.id, sku: second.sku, name: 'Bulk audit B', is_active: false },
+      after: null,
+    });
+  });
 });
 
 describe('audit of orders', () => {
@@ -160,10 +215,10 @@ describe('GET /api/audit', () => {
     expect(page2.body.events.map((e: { entityId: string }) => e.entityId)).toEqual(['FLT-001']);
 
     const today = new Date().toISOString().slice(0, 10);
-    expect((await adminAgent.get('/api/audit').query({ userId: other.id, from: today, to: today }).expect(200)).body.pagination.total).toBe(3);
+    expect((await adminAgent.get('/api/audit').query({ userId: other.id, entityType: 'charge_code', from: today, to: today }).expect(200)).body.pagination.total).toBe(3);
     expect((await adminAgent.get('/api/audit').query({ userId: other.id, to: '2026-01-01' }).expect(200)).body.pagination.total).toBe(0);
 
-    const csv = await adminAgent.get('/api/audit').query({ userId: other.id, format: 'csv' }).expect(200);
+    const csv = await adminAgent.get('/api/audit').query({ userId: other.id, entityType: 'charge_code', format: 'csv' }).expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{4}-\d\d-\d\d\.csv"$/);
     const records = parseCsv(csv.text, { columns: true }) as Record<string, string>[];
@@ -174,7 +229,7 @@ describe('GET /api/audit', () => {
     // an address a person chose cannot become a formula in the finance office's spreadsheet
     const odd = await buildUser(t.db, { role: 'admin', email: '=cmd@example.ac.uk' });
     await (await t.loginAs(odd)).put('/api/settings/stores.odd').send({ value: { x: 1 } }).expect(200);
-    const oddCsv = await adminAgent.get('/api/audit').query({ userId: odd.id, format: 'csv' }).expect(200);
+    const oddCsv = await adminAgent.get('/api/audit').query({ userId: odd.id, entityType: 'setting', format: 'csv' }).expect(200);
     expect((parseCsv(oddCsv.text, { columns: true }) as Record<string, string>[]).map((r) => r['Actor Email'])).toEqual(["'=cmd@example.ac.uk"]);
   });
 

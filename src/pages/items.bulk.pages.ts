@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { actorOf, type Actor } from '../modules/audit/audit.actor';
 import { currentUser } from '../auth/guards';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
@@ -24,7 +25,7 @@ function returnAddress(value: unknown): { href: string; query: Record<string, st
   return { href, query: Object.fromEntries(new URL(href, 'http://localhost').searchParams) };
 }
 
-type BulkAction = (body: Record<string, unknown>, itemIds: number[], userId: string) => Promise<BulkOutcome>;
+type BulkAction = (body: Record<string, unknown>, itemIds: number[], actor: Actor) => Promise<BulkOutcome>;
 
 /** /items/bulk, /items/export and /items/import: the API's bulk services behind forms. */
 export function itemsBulkPages({ db }: Deps): Router {
@@ -34,21 +35,21 @@ export function itemsBulkPages({ db }: Deps): Router {
 
   // Each button of the bulk form names its action; the API's schema for it judges the form.
   const actions: Record<string, BulkAction> = {
-    'set-inactive': async (_body, itemIds) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, false),
-    'set-active': async (_body, itemIds) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, true),
-    'set-stock-zero': async (_body, itemIds, userId) => bulk.setStockZero(parse(BulkIds, { itemIds }).itemIds, userId),
-    delete: async (_body, itemIds) => bulk.delete(parse(BulkIds, { itemIds }).itemIds),
-    'change-category': async (body, itemIds) => {
+    'set-inactive': async (_body, itemIds, actor) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, false, actor),
+    'set-active': async (_body, itemIds, actor) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, true, actor),
+    'set-stock-zero': async (_body, itemIds, actor) => bulk.setStockZero(parse(BulkIds, { itemIds }).itemIds, actor.userId),
+    delete: async (_body, itemIds, actor) => bulk.delete(parse(BulkIds, { itemIds }).itemIds, actor),
+    'change-category': async (body, itemIds, actor) => {
       const input = parse(BulkCategory, { itemIds, categoryId: body.categoryId ? Number(body.categoryId) : undefined });
-      return bulk.changeCategory(input.itemIds, input.categoryId);
+      return bulk.changeCategory(input.itemIds, input.categoryId, actor);
     },
-    'change-vat-rate': async (body, itemIds) => {
+    'change-vat-rate': async (body, itemIds, actor) => {
       const input = parse(BulkVatRate, { itemIds, vatRate: body.vatRate });
-      return bulk.changeVatRate(input.itemIds, input.vatRate);
+      return bulk.changeVatRate(input.itemIds, input.vatRate, actor);
     },
-    'add-note': async (body, itemIds, userId) => {
+    'add-note': async (body, itemIds, actor) => {
       const input = parse(BulkAddNote, { itemIds, noteText: body.noteText });
-      return bulk.addNote(input.itemIds, input.noteText, userId);
+      return bulk.addNote(input.itemIds, input.noteText, actor.userId);
     },
   };
 
@@ -65,7 +66,7 @@ export function itemsBulkPages({ db }: Deps): Router {
     const action = actions[String(req.body.action)];
     const result = await attempt(async () => {
       if (!action) throw BadRequest('Choose a bulk action');
-      return action(req.body, itemIdsOf(req.body.itemIds), currentUser(req).id);
+      return action(req.body, itemIdsOf(req.body.itemIds), actorOf(req));
     }, [400, 404, 409, 422]);
     if (!result.ok) return renderRefusal(req, res, back.query, result);
     flash(req, presentBulkOutcome(result.value).message);

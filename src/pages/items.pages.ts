@@ -143,7 +143,7 @@ export function itemsPages(deps: Deps): Router {
 
   pages.post('/items', requirePage('manager'), async (req, res) => {
     const form = readItemForm(req.body);
-    const result = await attempt(() => items.create(parse(CreateItem, itemBody(form)), currentUser(req).id));
+    const result = await attempt(() => items.create(parse(CreateItem, itemBody(form)), actorOf(req)));
     if (!result.ok) return res.status(result.status).render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
     flash(req, `Item '${result.value.name}' created`);
     res.redirect(303, `/items/${result.value.id}`);

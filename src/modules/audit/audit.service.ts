@@ -58,19 +58,27 @@ export function auditTrail(db: Db) {
   };
 
   return {
-    async record(actor: Actor, entry: AuditEntry): Promise<void> {
-      await db('audit_log').insert({
-        actor_kind: actor.kind,
-        actor_user_id: actor.userId,
-        actor_email: actor.email,
-        actor_mcp_key_id: actor.mcpKeyId,
-        actor_ip: actor.ip,
-        entity_type: entry.entityType,
-        entity_id: entry.entityId === null ? null : String(entry.entityId),
-        action: entry.action,
-        before: redact(entry.before),
-        after: redact(entry.after),
-      });
+    record(actor: Actor, entry: AuditEntry): Promise<void> {
+      return this.recordMany(actor, [entry]);
+    },
+
+    /** One row per entry, in one statement (a bulk change records each item it changed). */
+    async recordMany(actor: Actor, entries: AuditEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      await db('audit_log').insert(
+        entries.map((entry) => ({
+          actor_kind: actor.kind,
+          actor_user_id: actor.userId,
+          actor_email: actor.email,
+          actor_mcp_key_id: actor.mcpKeyId,
+          actor_ip: actor.ip,
+          entity_type: entry.entityType,
+          entity_id: entry.entityId === null ? null : String(entry.entityId),
+          action: entry.action,
+          before: redact(entry.before),
+          after: redact(entry.after),
+        })),
+      );
     },
 
     /** Newest first. */

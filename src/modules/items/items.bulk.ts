@@ -7,6 +7,8 @@ import { isForeignKeyViolation } from '../../db/pg-errors';
 import { BadRequest, Conflict } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
+import type { Actor } from '../audit/audit.actor';
+import { auditTrail, type AuditEntry } from '../audit/audit.service';
 import { notesService } from '../notes/notes.service';
 import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
@@ -42,6 +44,26 @@ async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<nu
     throw BadRequest(`Item(s) not found: ${shown}. Nothing was changed.`, { missingIds: missing });
   }
   return ids;
+}
+
+/**
+ * Sets one column of items already locked by this transaction, and records each item whose value
+ * it changed (before and after as the database keeps them, so 0.2 over 0.20 is no change). The
+ * self-join reads the rows as they were when the statement began.
+ */
+async function setColumnAudited(trx: Knex.Transaction, actor: Actor, ids: number[], column: 'is_active' | 'vat_rate' | 'category_id', value: boolean | string | number) {
+  const { rows } = await toRaw<{ rows: { id: number; before: unknown; after: unknown }[] }>(
+    trx,
+    sql`UPDATE items i SET ${sql.raw(column)} = ${value}, updated_at = now() FROM items old
+      WHERE old.id = i.id AND i.id = ANY(${ids}::int[])
+      RETURNING i.id, old.${sql.raw(column)} AS before, i.${sql.raw(column)} AS after`,
+  );
+  await auditTrail(trx).recordMany(
+    actor,
+    rows
+      .filter((row) => String(row.before) !== String(row.after))
+      .map((row): AuditEntry => ({ entityType: 'item', entityId: row.id, action: 'update', before: { [column]: row.before }, after: { [column]: row.after } })),
+  );
 }
 
 const IMPORT_CHUNK = 500;
@@ -101,9 +123,13 @@ export function itemsBulkService(db: Db) {
   }
 
   return {
-    async delete(itemIds: number[]): Promise<BulkOutcome> {
+    async delete(itemIds: number[], actor: Actor): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
+        const deleted = await trx('items')
+          .where('id', trx.raw('ANY(?::int[])', [ids]))
+          .orderBy('id')
+          .select('id', 'sku', 'name', 'category_id', 'price', 'vat_rate', 'minimum_stock', 'current_stock', 'is_active');
         // Notes belong to the item and go with it; stock movements survive with item_id NULL.
         await notesService(trx).removeAllFor('item', ids.map(String));
         try {
@@ -116,20 +142,24 @@ export function itemsBulkService(db: Db) {
           }
           throw err;
         }
+        await auditTrail(trx).recordMany(
+          actor,
+          deleted.map(({ id, ...before }) => ({ entityType: 'item', entityId: id, action: 'delete', before: { id, ...before } })),
+        );
         return { action: 'delete', count: ids.length };
       });
     },
 
-    async setActive(itemIds: number[], active: boolean): Promise<BulkOutcome> {
+    async setActive(itemIds: number[], active: boolean, actor: Actor): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ is_active: active, updated_at: trx.fn.now() });
+        await setColumnAudited(trx, actor, ids, 'is_active', active);
         return { action: 'setActive', count: ids.length, active };
       });
     },
 
     /** Through the ledger: one adjustment movement per item whose stock was not already zero. */
-    async setStockZero(itemIds: number[], userId: string): Promise<BulkOutcome> {
+    async setStockZero(itemIds: number[], userId: string | null): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
@@ -141,7 +171,7 @@ export function itemsBulkService(db: Db) {
       });
     },
 
-    async addNote(itemIds: number[], text: string, userId: string): Promise<BulkOutcome> {
+    async addNote(itemIds: number[], text: string, userId: string | null): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await notesService(trx).addMany(ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })));
@@ -149,19 +179,19 @@ export function itemsBulkService(db: Db) {
       });
     },
 
-    async changeVatRate(itemIds: number[], vatRate: string): Promise<BulkOutcome> {
+    async changeVatRate(itemIds: number[], vatRate: string, actor: Actor): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ vat_rate: vatRate, updated_at: trx.fn.now() });
+        await setColumnAudited(trx, actor, ids, 'vat_rate', vatRate);
         return { action: 'changeVatRate', count: ids.length, vatRate };
       });
     },
 
-    async changeCategory(itemIds: number[], categoryId: number): Promise<BulkOutcome> {
+    async changeCategory(itemIds: number[], categoryId: number, actor: Actor): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds, true);
-        await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).update({ category_id: categoryId, updated_at: trx.fn.now() });
+        await setColumnAudited(trx, actor, ids, 'category_id', categoryId);
         return { action: 'changeCategory', count: ids.length, categoryName: category.name };
       });
     },

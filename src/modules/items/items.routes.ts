@@ -81,7 +81,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(presentBulkOutcome(await bulk.delete(itemIds)));
+      res.json(presentBulkOutcome(await bulk.delete(itemIds, actorOf(req))));
     },
   );
 
@@ -90,7 +90,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(presentBulkOutcome(await bulk.setActive(itemIds, false)));
+      res.json(presentBulkOutcome(await bulk.setActive(itemIds, false, actorOf(req))));
     },
   );
 
@@ -99,7 +99,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
-      res.json(presentBulkOutcome(await bulk.setActive(itemIds, true)));
+      res.json(presentBulkOutcome(await bulk.setActive(itemIds, true, actorOf(req))));
     },
   );
 
@@ -158,7 +158,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds, vatRate } = parse(BulkVatRate, req.body);
-      res.json(presentBulkOutcome(await bulk.changeVatRate(itemIds, vatRate)));
+      res.json(presentBulkOutcome(await bulk.changeVatRate(itemIds, vatRate, actorOf(req))));
     },
   );
 
@@ -172,7 +172,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { itemIds, categoryId } = parse(BulkCategory, req.body);
-      res.json(presentBulkOutcome(await bulk.changeCategory(itemIds, categoryId)));
+      res.json(presentBulkOutcome(await bulk.changeCategory(itemIds, categoryId, actorOf(req))));
     },
   );
 
@@ -210,7 +210,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateItem, req.body);
-      res.status(201).json(presentItem(await items.create(body, currentUser(req).id)));
+      res.status(201).json(presentItem(await items.create(body, actorOf(req))));
     },
   );
 
@@ -250,7 +250,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     { summary: 'Soft-delete an item (isActive false)', access: 'manager', params: IdParams, responses: { 204: 'Deactivated', 404: notFound } },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
-      await items.deactivate(id);
+      await items.deactivate(id, actorOf(req));
       res.status(204).end();
     },
   );

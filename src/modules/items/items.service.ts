@@ -143,8 +143,9 @@ export function itemsService(db: Db) {
     },
 
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
-    create(input: CreateItem, userId: string | null): Promise<ItemReadRow> {
-      return inTransaction(db, async (trx) => {
+    create(input: CreateItem, actor: Actor): Promise<ItemReadRow> {
+      const userId = actor.userId;
+      return withAudit(db, actor, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
         let id: number;
@@ -170,7 +171,9 @@ export function itemsService(db: Db) {
         if (new D(input.currentStock).gt(0)) {
           await changeStock(trx, { itemId: id, type: 'in', quantity: input.currentStock, reason: 'Initial stock', performedBy: userId });
         }
-        return itemsService(trx).get(id);
+        const created = await itemsService(trx).get(id);
+        const { name, sku, category_id, price, vat_rate, minimum_stock } = created;
+        return { result: created, audit: { entityType: 'item', entityId: id, action: 'create', after: { name, sku, category_id, price, vat_rate, minimum_stock } } };
       });
     },
 
@@ -224,9 +227,13 @@ export function itemsService(db: Db) {
     },
 
     /** Soft delete: the row stays, hidden from the default list. */
-    async deactivate(id: number): Promise<void> {
-      const updated = await db('items').where({ id }).update({ is_active: false, updated_at: db.fn.now() });
-      if (updated === 0) throw NotFound('Item not found');
+    deactivate(id: number, actor: Actor): Promise<void> {
+      return withAudit(db, actor, async (trx) => {
+        const [before] = await trx('items').where({ id }).forNoKeyUpdate().select<{ is_active: boolean }[]>('is_active');
+        if (!before) throw NotFound('Item not found');
+        await trx('items').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
+        return { result: undefined, audit: before.is_active ? { entityType: 'item', entityId: id, action: 'update', before: { is_active: true }, after: { is_active: false } } : null };
+      });
     },
 
     /** A manual stock change through the ledger: the item after it, and the movement as the movements list reads it. */

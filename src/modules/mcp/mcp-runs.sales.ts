@@ -64,7 +64,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
     });
     await step('item_created_with_stock', async () => {
       const input = CreateItem.parse({ name: `MCP sales test item ${tag}`, sku, categoryId: category!.id, price: '2.50', currentStock: OPENING_STOCK });
-      item = await itemsService(trx).create(input, actor.id);
+      item = await itemsService(trx).create(input, { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
       const opening = await trx('stock_movements').where({ item_id: item.id, type: 'in' }).first('quantity');
       ensure(new D(item.current_stock).eq(OPENING_STOCK), `stock is ${item.current_stock}, expected ${OPENING_STOCK}`);
       ensure(opening !== undefined && new D(opening.quantity).eq(OPENING_STOCK), 'no opening stock movement was written');

@@ -93,7 +93,8 @@ export function orderReceiptService(db: Db) {
      * otherwise <orderId>-<orderItemId>; category from the request or the setting; price = unit
      * cost; the received quantity goes in through the ledger; the item is linked to the supplier.
      */
-    addToInventory(ref: string, input: AddToInventory, userId: string | null): Promise<AddToInventoryOutcome> {
+    addToInventory(ref: string, input: AddToInventory, actor: Actor): Promise<AddToInventoryOutcome> {
+      const userId = actor.userId;
       return inTransaction(db, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
@@ -132,7 +133,7 @@ export function orderReceiptService(db: Db) {
               currentStock: '0',
               minimumStock: '0',
             },
-            userId,
+            actor,
           );
           await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku });
           await sources.ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);

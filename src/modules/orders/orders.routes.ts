@@ -222,7 +222,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const input = parse(AddToInventory, req.body ?? {});
-      res.json(presentAddToInventoryResult(await receipts.addToInventory(id, input, currentUser(req).id)));
+      res.json(presentAddToInventoryResult(await receipts.addToInventory(id, input, actorOf(req))));
     },
   );
 
