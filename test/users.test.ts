@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
+import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { usersService } from '../src/modules/users/users.service';
 
 let t: TestApp;
@@ -165,7 +166,7 @@ describe('DELETE /api/users/:id', () => {
 
       // the survivor is now the last active admin: deactivating them is refused whoever asks
       const survivor = (await db('users').whereIn('id', [a.id, b.id]).where({ is_active: true }).first())!;
-      const err = await usersService(db).deactivate(survivor.id, MISSING_ID).catch((e: unknown) => e);
+      const err = await usersService(db).deactivate(survivor.id, SYSTEM_ACTOR).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 400, message: 'Cannot deactivate the last active admin' });
       expect((await db('users').where({ id: survivor.id }).first()).is_active).toBe(true);
       await db('users').whereIn('id', [a.id, b.id]).update({ is_active: false });

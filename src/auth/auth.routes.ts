@@ -2,6 +2,7 @@ import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../http/openapi';
 import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
 import { presentUser } from '../modules/users/users.present';
 import { User } from '../modules/users/users.schemas';
 import { presentCreatedToken, presentSsoStatus, presentToken } from './auth.present';
@@ -30,7 +31,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       responses: { 200: { description: 'Signed in', schema: User }, 401: failure(INVALID_CREDENTIALS), 403: failure('Local sign-in disabled'), 429: failure('Too many failed attempts') },
     },
     async (req, res) => {
-      const user = await signIns.withPassword(req.body, req.ip ?? 'unknown');
+      const user = await signIns.withPassword(req.body, actorOf(req));
       await startSession(req, user);
       res.json(presentUser(user));
     },
@@ -84,7 +85,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     async (req, res) => {
       tokens.assertMayCreate(req.authMethod);
       const body = parse(CreateToken, req.body);
-      res.status(201).json(presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays)));
+      res.status(201).json(presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req))));
     },
   );
 
@@ -101,7 +102,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     { summary: 'Revoke a token', access: 'auth', params: TokenIdParams, responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } } },
     async (req, res) => {
       const { id } = parse(TokenIdParams, req.params);
-      await tokens.revoke(currentUser(req).id, id);
+      await tokens.revoke(currentUser(req).id, id, actorOf(req));
       res.status(204).end();
     },
   );

@@ -27,19 +27,23 @@ export function loginLimiter(db: Knex, maxFailures: number) {
 
   return {
     /**
-     * Takes one point from the account's and the address's counters. 0 when the attempt may
-     * go on; otherwise the seconds to wait (either counter exhausted).
+     * Takes one point from the account's and the address's counters. wait: 0 when the attempt
+     * may go on; otherwise the seconds to wait (either counter exhausted). firstRefusal: this is
+     * the first attempt a counter refuses in its window (later ones in the window are not).
      */
-    async take(email: string, ip: string): Promise<number> {
+    async take(email: string, ip: string): Promise<{ wait: number; firstRefusal: boolean }> {
       const results = await Promise.allSettled([byAccount.consume(accountKey(email)), byAddress.consume(ip)]);
       const waits: number[] = [];
+      let firstRefusal = false;
       for (const result of results) {
         if (result.status === 'fulfilled') continue;
         // consume() rejects with a RateLimiterRes when the points are spent, with an Error when the store fails.
         if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
         waits.push(Math.ceil(result.reason.msBeforeNext / 1000));
+        // a refused attempt still counts, so the first refusal is the one just past the limit
+        if (result.reason.consumedPoints === maxFailures + 1) firstRefusal = true;
       }
-      return waits.length === 0 ? 0 : Math.max(1, ...waits);
+      return { wait: waits.length === 0 ? 0 : Math.max(1, ...waits), firstRefusal };
     },
     /** The attempt succeeded: the account starts afresh and the address gets its point back. */
     async giveBack(email: string, ip: string): Promise<void> {

@@ -3,6 +3,8 @@ import type { Db } from '../db/knex';
 import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
 import { parse } from '../http/validate';
 import { LoginBody } from './auth.schemas';
+import type { Actor } from '../modules/audit/audit.actor';
+import { auditTrail } from '../modules/audit/audit.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { loginLimiter } from './login-limiter';
 import { needsRehash, verifyAgainstDecoy, verifyPassword } from './passwords';
@@ -18,6 +20,16 @@ export type SsoClaims = {
   family_name?: string;
   name?: string;
 };
+
+/** Why a password sign-in was refused, as its audit row says. */
+type PasswordRefusal = 'unknown_account' | 'no_local_password' | 'wrong_password' | 'inactive' | 'rate_limited';
+
+function refusalOf(user: UserRow | undefined, passwordMatches: boolean): PasswordRefusal {
+  if (!user) return 'unknown_account';
+  if (!user.password_hash) return 'no_local_password';
+  if (!passwordMatches) return 'wrong_password';
+  return 'inactive';
+}
 
 /** A single sign-on the rules refuse; its message is shown to the person signing in. */
 export class SsoRefused extends Error {}
@@ -38,6 +50,7 @@ function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
 export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginMaxFailuresPerMinute' | 'passwordHashCost'>) {
   const users = usersService(db, config);
   const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
+  const trail = auditTrail(db);
 
   return {
     /**
@@ -47,22 +60,44 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
      * email, wrong password, inactive user, taking as long whether or not the account exists),
      * counted against the account and the address (the point is taken before the password is
      * checked); a success clears the account's count and gives the address its point back.
+     * `client` is the anonymous actor of the request: its address is the one limited, and it is
+     * the actor of a refusal's audit row; a success is recorded as the user's own session.
      */
-    async withPassword(body: unknown, ip: string): Promise<UserRow> {
+    async withPassword(body: unknown, client: Actor): Promise<UserRow> {
       if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
       const { email, password } = parse(LoginBody, body);
+      const refused = (reason: PasswordRefusal, user: UserRow | undefined) =>
+        trail.record(client, {
+          entityType: 'user',
+          entityId: user?.id ?? null,
+          action: 'sign_in_failed',
+          after: { email: email.toLowerCase(), method: 'password', reason },
+        });
       // The attempt's point is taken before the password is checked (and kept by a failure),
       // so parallel attempts cannot all pass a check that none of them has recorded yet.
-      const wait = await limiter.take(email, ip);
-      if (wait > 0) throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
+      const ip = client.ip ?? 'unknown';
+      const { wait, firstRefusal } = await limiter.take(email, ip);
+      if (wait > 0) {
+        // Refusals past the limit cost the client nothing, so only the first of a window is
+        // recorded: the append-only trail must not grow at the pace of a flood.
+        if (firstRefusal) await refused('rate_limited', await users.findByEmail(email));
+        throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
+      }
       const user = await users.findByEmail(email);
       const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password, config.passwordHashCost);
-      if (!user || !valid || !user.is_active) throw Unauthorized(INVALID_CREDENTIALS);
+      if (!user || !valid || !user.is_active) {
+        await refused(refusalOf(user, valid), user);
+        throw Unauthorized(INVALID_CREDENTIALS);
+      }
       await limiter.giveBack(email, ip);
       // a hash made with older parameters is rewritten at the current cost while the password is at hand
       if (user.password_hash && needsRehash(user.password_hash, config.passwordHashCost)) {
         await users.rehashPassword(user.id, user.password_hash, password);
       }
+      await trail.record(
+        { ...client, kind: 'session', userId: user.id, email: user.email },
+        { entityType: 'user', entityId: user.id, action: 'sign_in', after: { method: 'password' } },
+      );
       return user;
     },
 

@@ -2,9 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex';
 import type { Request } from 'express';
 import { Forbidden, NotFound } from '../http/errors';
+import type { Actor } from '../modules/audit/audit.actor';
+import { withAudit } from '../modules/audit/audit.service';
 import type { UserRow } from '../modules/users/users.service';
 
 export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
+
+const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at'] as const;
 
 const TOKEN_PREFIX = 'sst_';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -12,6 +16,9 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** A token just created: its row and its secret, which is never stored. */
 export type CreatedTokenRecord = { row: TokenRow; token: string };
+
+/** A token as the audit trail keeps it: never its secret. */
+const audited = (row: TokenRow) => ({ name: row.name, expiresAt: row.expires_at, userId: row.user_id });
 
 export function tokensService(db: Db) {
   return {
@@ -24,31 +31,39 @@ export function tokensService(db: Db) {
     },
 
     /** Returns the secret once; only its hash is stored. Every token expires. */
-    async create(userId: string, name: string, expiresInDays: number): Promise<CreatedTokenRecord> {
+    async create(userId: string, name: string, expiresInDays: number, actor: Actor): Promise<CreatedTokenRecord> {
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-      const [row] = await db<TokenRow>('api_tokens')
-        .insert({
-          user_id: userId,
-          name,
-          token_hash: hashToken(token),
-          expires_at: db.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
-        } as never)
-        .returning(['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at']);
-      return { row, token };
+      return withAudit(db, actor, async (trx) => {
+        const [row] = await trx<TokenRow>('api_tokens')
+          .insert({
+            user_id: userId,
+            name,
+            token_hash: hashToken(token),
+            expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
+          } as never)
+          .returning(TOKEN_COLUMNS);
+        return { result: { row, token }, audit: { entityType: 'api_token', entityId: row.id, action: 'create', after: audited(row) } };
+      });
     },
 
     list(userId: string): Promise<TokenRow[]> {
       return db<TokenRow>('api_tokens').where({ user_id: userId }).orderBy('id', 'desc');
     },
 
-    async revoke(userId: string, id: number): Promise<void> {
-      const deleted = await db('api_tokens').where({ id, user_id: userId }).delete();
-      if (deleted === 0) throw NotFound('Token not found');
+    async revoke(userId: string, id: number, actor: Actor): Promise<void> {
+      await withAudit(db, actor, async (trx) => {
+        const [row] = await trx<TokenRow>('api_tokens').where({ id, user_id: userId }).delete().returning(TOKEN_COLUMNS);
+        if (!row) throw NotFound('Token not found');
+        return { result: undefined, audit: { entityType: 'api_token', entityId: row.id, action: 'revoke', before: audited(row) } };
+      });
     },
 
-    /** Every token of the user stops working (deactivation, a password change or reset). */
-    async revokeAllFor(userId: string): Promise<void> {
-      await db('api_tokens').where({ user_id: userId }).delete();
+    /**
+     * Every token of the user stops working (deactivation, a password change or reset); how many
+     * did. The change that asks records this on the user's own audit row.
+     */
+    async revokeAllFor(userId: string): Promise<number> {
+      return db('api_tokens').where({ user_id: userId }).delete();
     },
 
     /** The active user a live token belongs to, in one query; undefined for unknown, expired or inactive. */

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Deps } from '../deps';
 import { endSession, SESSION_COOKIE, startSession } from '../auth/session';
 import { signInService } from '../auth/sign-in.service';
+import { actorOf } from '../modules/audit/audit.actor';
 import { attempt } from './forms';
 import { safeNext } from './page-guards';
 
@@ -28,7 +29,7 @@ export function signInPages({ db, config }: Deps): Router {
   pages.post('/login', async (req, res) => {
     const next = safeNext(req.body.next);
     const values = { email: typeof req.body.email === 'string' ? req.body.email : '' };
-    const result = await attempt(() => signIns.withPassword(req.body, req.ip ?? 'unknown'), [401, 403, 429]);
+    const result = await attempt(() => signIns.withPassword(req.body, actorOf(req)), [401, 403, 429]);
     if (!result.ok) return res.status(result.status).render('sign-in/index', view({ next, values, errors: result.errors, message: result.message }));
     await startSession(req, result.value);
     res.redirect(303, next);

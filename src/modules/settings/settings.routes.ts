@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps';
-import { currentUser } from '../../auth/guards';
 import { PERMISSIONS, isPermissionKey } from '../../auth/permissions';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest } from '../../http/errors';
@@ -66,7 +65,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       const { userId, permission } = parse(PermissionParams, req.params);
       if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
       const { granted } = parse(GrantBody, req.body);
-      res.json(presentUserPermissions(await users.setPermission(userId, permission, granted, currentUser(req).id)));
+      res.json(presentUserPermissions(await users.setPermission(userId, permission, granted, actorOf(req))));
     },
   );
 

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
+import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -55,7 +56,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const body = parse(CreateUser, req.body);
-      res.status(201).json(presentUser(await users.createUnique(body)));
+      res.status(201).json(presentUser(await users.createUnique(body, actorOf(req))));
     },
   );
 
@@ -70,7 +71,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const body = parse(ChangeOwnPasswordBody, req.body);
-      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, req.authMethod === 'session' ? req.sessionID : undefined);
+      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, actorOf(req), req.authMethod === 'session' ? req.sessionID : undefined);
       res.json(presentPasswordChanged());
     },
   );
@@ -86,7 +87,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   const setRoleHandler: RequestHandler = async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
     const { role } = parse(RoleBody, req.body);
-    res.json(presentUser(await users.setRole(id, role, currentUser(req).id)));
+    res.json(presentUser(await users.setRole(id, role, actorOf(req))));
   };
   api.put('/users/:id/role', setRole, setRoleHandler);
   api.patch('/users/:id/role', setRole, setRoleHandler);
@@ -104,7 +105,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
       const { password } = parse(ResetPasswordBody, req.body);
-      await users.resetPassword(id, password);
+      await users.resetPassword(id, password, actorOf(req));
       res.json(presentPasswordReset());
     },
   );
@@ -128,7 +129,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       const { id } = parse(UserIdParams, req.params);
       users.assertMayChangePickingList(id, currentUser(req));
       const { showPickingList } = parse(PickingListBody, req.body);
-      res.json(presentPickingList(await users.setPickingList(id, showPickingList)));
+      res.json(presentPickingList(await users.setPickingList(id, showPickingList, actorOf(req))));
     },
   );
 
@@ -165,7 +166,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      await users.safeDelete(id, currentUser(req).id);
+      await users.safeDelete(id, actorOf(req));
       res.status(204).end();
     },
   );
@@ -185,7 +186,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      res.json(presentReactivated(await users.reactivate(id)));
+      res.json(presentReactivated(await users.reactivate(id, actorOf(req))));
     },
   );
 
@@ -200,7 +201,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
-      await users.deactivate(id, currentUser(req).id);
+      await users.deactivate(id, actorOf(req));
       res.status(204).end();
     },
   );

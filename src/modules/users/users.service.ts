@@ -1,10 +1,11 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { tokensService } from '../../auth/tokens.service';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit, type AuditEntry } from '../audit/audit.service';
 import type { Role } from './users.schemas';
 
 // Presenters live in users.present.ts; this one stays importable from here only until
@@ -116,20 +117,24 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     /** Admin creation; the email is unique case-insensitively (409). */
-    async createUnique(input: NewUser): Promise<UserRow> {
-      if (await this.findByEmail(input.email)) throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
-      return this.create(input);
+    async createUnique(input: NewUser, actor: Actor): Promise<UserRow> {
+      return withAudit(db, actor, async (trx) => {
+        const users = usersService(trx, opts);
+        if (await users.findByEmail(input.email)) throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
+        const row = await users.create(input);
+        return { result: row, audit: userChange(row.id, 'create', null, row) };
+      });
     },
 
-    async setRole(id: string, role: Role, actorId: string): Promise<UserRow> {
-      return inTransaction(db, async (trx) => {
+    async setRole(id: string, role: Role, actor: Actor): Promise<UserRow> {
+      return withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && role !== 'admin') {
-          if ((await otherActiveAdmins(trx, id)) === 0) throw BadRequest(id === actorId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
+          if ((await otherActiveAdmins(trx, id)) === 0) throw BadRequest(id === actor.userId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
         }
         const [row] = await trx<UserRow>('users').where({ id }).update({ role, updated_at: trx.fn.now() }).returning('*');
-        return row;
+        return { result: row, audit: user.role === role ? null : userChange(id, 'change_role', { role: user.role }, { role }) };
       });
     },
 
@@ -138,9 +143,9 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      * admin cannot be deactivated (400), under the same lock as a demotion, so two admins
      * deactivating (or demoting) each other at once leave one.
      */
-    async deactivate(id: string, actorId: string): Promise<void> {
-      if (id === actorId) throw BadRequest('You cannot remove your own account');
-      await inTransaction(db, async (trx) => {
+    async deactivate(id: string, actor: Actor): Promise<void> {
+      if (id === actor.userId) throw BadRequest('You cannot remove your own account');
+      await withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && user.is_active && (await otherActiveAdmins(trx, id)) === 0) {
@@ -148,7 +153,8 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         }
         await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
-        await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        return { result: undefined, audit: user.is_active ? userChange(id, 'deactivate', { is_active: true }, { is_active: false, revokedTokens }) : null };
       });
     },
 
@@ -156,33 +162,39 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      * Undoes a deactivation: the user can sign in again (sessions and API tokens ended by the
      * deactivation stay ended). Reactivating an active user changes nothing.
      */
-    async reactivate(id: string): Promise<UserRow> {
-      const [row] = await db<UserRow>('users').where({ id }).update({ is_active: true, updated_at: db.fn.now() }).returning('*');
-      if (!row) throw NotFound('User not found');
-      return row;
+    async reactivate(id: string, actor: Actor): Promise<UserRow> {
+      return withAudit(db, actor, async (trx) => {
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        const [row] = await trx<UserRow>('users').where({ id }).update({ is_active: true, updated_at: trx.fn.now() }).returning('*');
+        return { result: row, audit: user.is_active ? null : userChange(id, 'reactivate', { is_active: false }, { is_active: true }) };
+      });
     },
 
     /** An admin sets a new password; the user's sessions and API tokens end. */
-    async resetPassword(id: string, password: string): Promise<void> {
+    async resetPassword(id: string, password: string, actor: Actor): Promise<void> {
       const hashed = await hash(password);
-      await inTransaction(db, async (trx) => {
-        const updated = await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
-        if (updated === 0) throw NotFound('User not found');
+      await withAudit(db, actor, async (trx) => {
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
-        await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        return { result: undefined, audit: userChange(id, 'reset_password', { password_hash: user.password_hash }, { password_hash: hashed, revokedTokens }) };
       });
     },
 
     /** The user changes their own password; their other sessions and all their API tokens end, this session stays. */
-    async changeOwnPassword(id: string, currentPassword: string, newPassword: string, keepSessionId?: string): Promise<void> {
+    async changeOwnPassword(id: string, currentPassword: string, newPassword: string, actor: Actor, keepSessionId?: string): Promise<void> {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
       if (!(await verifyPassword(currentPassword, user.password_hash))) throw BadRequest('Current password is incorrect');
       const hashed = await hash(newPassword);
-      await inTransaction(db, async (trx) => {
+      await withAudit(db, actor, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
-        await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        return { result: undefined, audit: userChange(id, 'change_password', { password_hash: user.password_hash }, { password_hash: hashed, revokedTokens }) };
       });
     },
 
@@ -191,10 +203,14 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       if (id !== actor.id && actor.role !== 'admin') throw Forbidden('You can only change your own picking-list preference');
     },
 
-    async setPickingList(id: string, show: boolean): Promise<UserRow> {
-      const [row] = await db<UserRow>('users').where({ id }).update({ show_picking_list: show, updated_at: db.fn.now() }).returning('*');
-      if (!row) throw NotFound('User not found');
-      return row;
+    async setPickingList(id: string, show: boolean, actor: Actor): Promise<UserRow> {
+      return withAudit(db, actor, async (trx) => {
+        const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        const [row] = await trx<UserRow>('users').where({ id }).update({ show_picking_list: show, updated_at: trx.fn.now() }).returning('*');
+        const audit = user.show_picking_list === show ? null : userChange(id, 'update', { show_picking_list: user.show_picking_list }, { show_picking_list: show });
+        return { result: row, audit };
+      });
     },
 
     /** Reasons a user cannot be deleted outright: the records they own (see NON_OWNING_REFERENCES). */
@@ -206,15 +222,16 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     /** Deletes a user who owns no records (409 with the reasons otherwise). */
-    async safeDelete(id: string, actorId: string): Promise<void> {
-      if (id === actorId) throw BadRequest('You cannot remove your own account');
-      await inTransaction(db, async (trx) => {
+    async safeDelete(id: string, actor: Actor): Promise<void> {
+      if (id === actor.userId) throw BadRequest('You cannot remove your own account');
+      await withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         const { canDelete, reasons } = await usersService(trx).deletionCheck(id);
         if (!canDelete) throw Conflict('Cannot delete a user who owns records; deactivate them instead', { reasons });
         await endSessionsOf(trx, id);
         await trx('users').where({ id }).delete();
+        return { result: undefined, audit: userChange(id, 'delete', user, null) };
       });
     },
 
@@ -232,16 +249,20 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       return users.map((u) => ({ ...u, permissions: granted.get(u.id) ?? [] }));
     },
 
-    /** Grants or revokes one permission; idempotent. */
-    async setPermission(userId: string, permission: PermissionKey, granted: boolean, actorId: string): Promise<UserWithPermissions> {
-      const user = await this.get(userId);
-      if (granted) {
-        await db('user_permissions').insert({ user_id: userId, permission, granted_by: actorId }).onConflict(['user_id', 'permission']).ignore();
-      } else {
-        await db('user_permissions').where({ user_id: userId, permission }).delete();
-      }
-      const permissions = (await this.permissionsOf([userId])).get(userId) ?? [];
-      return { ...user, permissions };
+    /** Grants or revokes one permission; idempotent (a repeat changes nothing and records nothing). */
+    async setPermission(userId: string, permission: PermissionKey, granted: boolean, actor: Actor): Promise<UserWithPermissions> {
+      return withAudit(db, actor, async (trx) => {
+        const users = usersService(trx, opts);
+        const user = await trx<UserRow>('users').where({ id: userId }).forUpdate().first();
+        if (!user) throw NotFound('User not found');
+        const before = (await users.permissionsOf([userId])).get(userId) ?? [];
+        const changed = granted
+          ? (await trx('user_permissions').insert({ user_id: userId, permission, granted_by: actor.userId }).onConflict(['user_id', 'permission']).ignore().returning('permission')).length > 0
+          : (await trx('user_permissions').where({ user_id: userId, permission }).delete()) > 0;
+        const permissions = (await users.permissionsOf([userId])).get(userId) ?? [];
+        const audit = changed ? userChange(userId, granted ? 'grant_permission' : 'revoke_permission', { permissions: before }, { permissions }) : null;
+        return { result: { ...user, permissions }, audit };
+      });
     },
 
     async hasPermission(user: Pick<UserRow, 'id' | 'role'>, permission: PermissionKey): Promise<boolean> {
@@ -251,6 +272,8 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
   };
 }
+
+const userChange = (id: string, action: string, before: AuditEntry['before'], after: AuditEntry['after']): AuditEntry => ({ entityType: 'user', entityId: id, action, before, after });
 
 /**
  * The active admins other than this user, counted under a transaction-wide lock that serialises
