@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
-import { buildUser, TEST_PASSWORD } from './helpers/factories';
+import { buildCategory, buildUser, TEST_PASSWORD } from './helpers/factories';
+import { buildChargeCode } from './helpers/sales-factories';
+import { buildStockedItem } from './helpers/inventory-factories';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { usersService, type UserRow } from '../src/modules/users/users.service';
 
@@ -178,5 +180,18 @@ describe('audit of password sign-ins', () => {
     const reasons = (await failuresFor(user.email)).map((e) => e.after?.reason);
     expect(reasons).toEqual(['rate_limited', ...Array(10).fill('wrong_password')]);
     expect((await failuresFor(user.email))[0]).toMatchObject({ entityId: user.id, actor: anonymous(address) });
+  });
+});
+
+describe('a safe delete', () => {
+  it("does not count a user's sale idempotency keys as records they own: they go with the user", async () => {
+    const user = await buildUser(t.db);
+    const agent = await t.loginAs(user);
+    const item = await buildStockedItem(t.db, 5, { categoryId: (await buildCategory(t.db)).id, price: '2.00' });
+    const { code } = await buildChargeCode(t.db);
+    await agent.post('/api/sales').set('Idempotency-Key', 'audit-users-sale').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }], vatApplied: false }).expect(201);
+    const { reasons } = (await adminAgent.get(`/api/users/${user.id}/deletion-check`).expect(200)).body;
+    expect(reasons).toContainEqual(expect.stringMatching(/^sales: 1 record/));
+    expect(reasons).not.toContainEqual(expect.stringMatching(/idempotency/));
   });
 });

@@ -27,7 +27,8 @@ export type UserRow = {
 
 /**
  * References to a user that do not count as "owning records" for a safe delete: the
- * account's own credentials and grants (deleted with it, ON DELETE CASCADE) and
+ * account's own credentials, grants and sale Idempotency-Keys (deleted with it, ON DELETE
+ * CASCADE; a key always comes with the sale it recorded, which does count) and
  * administrative bookkeeping pointers (set to NULL). Every other foreign key pointing at
  * users (items created, stock movements performed, sales processed, notes written, ...)
  * keeps the user: such a user can only be deactivated.
@@ -36,6 +37,7 @@ const NON_OWNING_REFERENCES = new Set([
   'user_permissions.user_id',
   'user_permissions.granted_by',
   'api_tokens.user_id',
+  'sale_idempotency_keys.user_id',
   'mcp_api_keys.created_by',
   'settings.updated_by',
 ]);
