@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
+import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
 import { availableChargeCodes } from '../modules/chargecodes/chargecodes.validation';
@@ -182,7 +183,7 @@ export function counterPages({ db }: Deps): Router {
     const values = { deliveredTo: text(req.body.deliveredTo), deliveredToEmail: text(req.body.deliveredToEmail) };
     const result = await attempt(() => {
       const body = parse(RecipientBody, { deliveredTo: values.deliveredTo, deliveredToEmail: values.deliveredToEmail.trim() || null });
-      return sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null);
+      return sales.setRecipient(actorOf(req), id, body);
     });
     if (result.ok && !wantsPartial(req)) {
       flash(req, 'Recipient recorded');

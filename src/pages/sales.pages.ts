@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
+import { actorOf } from '../modules/audit/audit.actor';
 import { parse } from '../http/validate';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { presentNote } from '../modules/notes/notes.present';
@@ -157,13 +158,13 @@ export function salesPages({ db }: Deps): Router {
 
   pages.post('/sales/:id/paid', requirePage('manager'), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    flash(req, presentSalePaid(await sales.markPaid(id)).message);
+    flash(req, presentSalePaid(await sales.markPaid(actorOf(req), id)).message);
     res.redirect(303, `/sales/${id}`);
   });
 
   pages.post('/sales/:id/unpaid', requirePage('admin'), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    flash(req, presentSaleUnpaid(await sales.markUnpaid(id)).message);
+    flash(req, presentSaleUnpaid(await sales.markUnpaid(actorOf(req), id)).message);
     res.redirect(303, `/sales/${id}`);
   });
 
@@ -171,7 +172,7 @@ export function salesPages({ db }: Deps): Router {
     const { id } = parse(SaleIdParams, req.params);
     const result = await attempt(async () => {
       const body = parse(RecipientBody, filledIn(req.body));
-      return sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null);
+      return sales.setRecipient(actorOf(req), id, body);
     });
     if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
     flash(req, presentSaleRecipient(result.value).message);
@@ -192,7 +193,7 @@ export function salesPages({ db }: Deps): Router {
   pages.post('/sales/:id/refund', ...requirePagePermission(db, 'sales.refund'), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
     const { items, note, typed } = refundRequest(req.body);
-    const result = await attempt(() => sales.refund(currentUser(req), id, parse(RefundBody, { items, note })));
+    const result = await attempt(() => sales.refund(actorOf(req), id, parse(RefundBody, { items, note })));
     if (!result.ok) {
       // the API names a row by its place in items; the form names it by its item
       const errors = Object.fromEntries(

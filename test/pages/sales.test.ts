@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { salesService } from '../../src/modules/sales/sales.service';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
@@ -55,7 +56,7 @@ describe('GET /sales', () => {
     const phys = await buildChargeCode(b.t.db, { code: 'PHYS-LIST-1' });
     const chemSale = await saleOf([{ itemId: item.id }], chem.code);
     const physSale = await saleOf([{ itemId: item.id }], phys.code);
-    await salesService(b.t.db).markPaid(physSale.id);
+    await salesService(b.t.db).markPaid(SYSTEM_ACTOR, physSale.id);
 
     const page = await openAs(clerk, '/sales');
     await saleRow(page, chemSale.sale_id).waitFor();
@@ -269,7 +270,7 @@ describe('GET /sales/report', () => {
     const code = await buildChargeCode(b.t.db, { code: 'UNPAID-RPT-1' });
     const paid = await saleOf([{ itemId: item.id, quantity: 1 }], code.code);
     const unpaid = await saleOf([{ itemId: item.id, quantity: 1 }], code.code);
-    await salesService(b.t.db).markPaid(paid.id);
+    await salesService(b.t.db).markPaid(SYSTEM_ACTOR, paid.id);
 
     const page = await openAs(clerk, '/sales/report?chargeCode=UNPAID-RPT');
     await page.getByLabel('Unpaid only').check();

@@ -1,7 +1,10 @@
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db/knex';
-import { BadRequest } from '../../http/errors';
+import { verifyPassword } from '../../auth/passwords';
+import { BadRequest, Conflict, TooManyRequests } from '../../http/errors';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
+import type { ChargeCodePolicy } from './chargecodes.policy';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */
 export function formatUsDate(date: Date): string {
@@ -18,7 +21,17 @@ export type ChargeCodeCheck = {
   categoryIds: number[];
   /** processing appends the available codes to the unknown-code message */
   processing?: boolean;
+  /** a sale is also held to the policies of the settings */
+  sale?: SaleAuthorisation;
   now?: Date;
+};
+
+/** What a sale brings for the charge-code policies that are on (chargeCodePolicy). */
+export type SaleAuthorisation = {
+  policy: Pick<ChargeCodePolicy, 'requirePin' | 'requireAuthorisedUser'>;
+  /** the PIN hash the request's PIN matched before the sale took its locks (verifyChargeCodePin), null when none */
+  verifiedPinHash: string | null;
+  recipientEmail: string | null;
 };
 
 /**
@@ -32,7 +45,9 @@ export type ChargeCodeForCheck = {
   valid_until: Date | string;
   on_hold: boolean;
   hold_reason: string | null;
+  pin_hash: string | null;
   excluded_category_ids: number[];
+  authorised_emails: string[];
 };
 
 /**
@@ -41,8 +56,9 @@ export type ChargeCodeForCheck = {
  * save, processing) embed it; processing appends FOR SHARE OF cc so a hold committed first wins
  * and a hold arriving later waits for the sale.
  */
-export const chargeCodeForCheckSql = (codeExpression: Sql) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason,
-    ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids
+export const chargeCodeForCheckSql = (codeExpression: Sql) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason, cc.pin_hash,
+    ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids,
+    ARRAY(SELECT a.email FROM charge_code_authorised_users a WHERE a.charge_code_id = cc.id) AS authorised_emails
   FROM charge_codes cc WHERE cc.code = ${codeExpression}`;
 
 /** Codes a user could pick now: within their validity window and not on hold. */
@@ -58,7 +74,7 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
 /**
  * The one charge code validation (draft save, charge-code change, processing) of a row read
  * with chargeCodeForCheckSql (undefined: no such code): existence, validity window, hold,
- * category exclusions, in that order. Only an unknown code at processing reads the database
+ * category exclusions, and for a sale the policies of the settings (PIN, recipient), in that order. Only an unknown code at processing reads the database
  * again, for the list of available codes.
  */
 export async function checkChargeCode(
@@ -89,7 +105,72 @@ export async function checkChargeCode(
   if (check.categoryIds.some((id) => row.excluded_category_ids.includes(id))) {
     throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
   }
+  if (check.sale) checkSaleAuthorisation(row, check.sale);
   return row;
+}
+
+function checkSaleAuthorisation(row: ChargeCodeForCheck, { policy, verifiedPinHash, recipientEmail }: SaleAuthorisation) {
+  // The PIN was checked before the sale took its locks; this row, read under them, may be another code (the quote's changed) or have a new PIN.
+  if (policy.requirePin && row.pin_hash !== null && row.pin_hash !== verifiedPinHash) {
+    throw Conflict(`Charge code '${row.code}' or its PIN changed while the sale was being made; nothing was sold. Try again.`);
+  }
+  if (policy.requireAuthorisedUser) checkAuthorisedRecipient(row, recipientEmail);
+}
+
+/** chargeCodes.requireAuthorisedUser: the recipient's email is one of the code's authorised users (case-insensitively). */
+export function checkAuthorisedRecipient(row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>, recipientEmail: string | null) {
+  if (!recipientEmail) {
+    throw BadRequest(`Charge code '${row.code}' requires the recipient's email, one of its authorised users`);
+  }
+  const email = recipientEmail.toLowerCase();
+  if (!row.authorised_emails.some((authorised) => authorised.toLowerCase() === email)) {
+    throw BadRequest(`Recipient '${recipientEmail}' is not an authorised user of charge code '${row.code}'`);
+  }
+}
+
+/** checkAuthorisedRecipient against the code as it is now, for a recipient recorded after the sale. */
+export async function validateAuthorisedRecipient(db: Db, code: string, recipientEmail: string | null): Promise<void> {
+  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql(sql`${code}`));
+  checkAuthorisedRecipient(rows[0] ?? { code, authorised_emails: [] }, recipientEmail);
+}
+
+/** Wrong PINs a code takes in a window before every attempt on it is refused until the window ends. */
+export const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
+
+const pinAttempts = (db: Db) =>
+  new RateLimiterPostgres({
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    // the scheduler deletes expired counters
+    clearExpiredByTimeout: false,
+    keyPrefix: 'chargecode_pin',
+    points: PIN_ATTEMPTS.points,
+    duration: PIN_ATTEMPTS.durationSeconds,
+  });
+
+/**
+ * chargeCodes.requirePin, before the sale takes any lock: the request's PIN against the code's
+ * hash. Returns the hash it matched; null when the code has no PIN, or does not exist (the sale's
+ * checks say so). The code's counter is in PostgreSQL: an attempt takes its point before the
+ * (slow) scrypt check, so a parallel burst cannot guess past the limit, and a right PIN gives it back.
+ */
+export async function verifyChargeCodePin(db: Db, code: string, pin: string | undefined): Promise<string | null> {
+  const row = await db<{ code: string; pin_hash: string | null }>('charge_codes').where({ code }).first('code', 'pin_hash');
+  if (!row?.pin_hash) return null;
+  if (!pin) throw BadRequest(`Charge code '${row.code}' requires its PIN`);
+  const attempts = pinAttempts(db);
+  try {
+    await attempts.consume(row.code);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw TooManyRequests(`Too many incorrect PINs for charge code '${row.code}'; try again in ${Math.ceil(seconds / 60)} minute(s)`, seconds);
+  }
+  if (!(await verifyPassword(pin, row.pin_hash))) throw BadRequest(`Incorrect PIN for charge code '${row.code}'`);
+  await attempts.reward(row.code, 1);
+  return row.pin_hash;
 }
 
 /** Reads the code and checks it (checkChargeCode) in one call, for paths with nothing else to read. */

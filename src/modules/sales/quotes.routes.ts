@@ -5,7 +5,7 @@ import { HttpError, InternalError } from '../../http/errors';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { presentSaleProcessed } from './sales.present';
-import { SaleProcessed } from './sales.schemas';
+import { SaleAuthorisationBody, SaleProcessed } from './sales.schemas';
 import { salesService } from './sales.service';
 import {
   presentChargeCodeChanged,
@@ -139,14 +139,26 @@ export function quotesRoutes({ db, docs }: Deps) {
       description:
         'One transaction: charge code checks (repeated under a row lock), stock of every line (summed per item), sale and lines, ' +
         'stock out through the ledger (reason names the saleId), draft removed. Any failure changes nothing. ' +
-        'A quote already processed is gone: 404 Quote not found.',
+        'A quote already processed is gone: 404 Quote not found.\n\n' +
+        'The body is optional: `pin` and `recipient` for the charge-code policies of the settings (off by default). ' +
+        "chargeCodes.requirePin: a code with a PIN needs it (400 when missing or wrong); after 5 wrong PINs in 15 minutes the code takes none (429) until the window ends. " +
+        "chargeCodes.requireAuthorisedUser: recipient.deliveredToEmail must be one of the code's authorised users (case-insensitive; 400 otherwise). " +
+        'A recipient given is recorded on the sale. 409 when the code or its PIN changed while the sale was being made.',
       access: 'auth',
       params: QuoteIdParams,
-      responses: { 200: { description: 'Processed', schema: SaleProcessed }, 400: invalid, 404: quoteNotFound },
+      body: SaleAuthorisationBody,
+      responses: {
+        200: { description: 'Processed', schema: SaleProcessed },
+        400: invalid,
+        404: quoteNotFound,
+        409: { description: 'The charge code or its PIN changed meanwhile; nothing was sold', schema: MessageBody },
+        429: { description: "Too many incorrect PINs for the quote's charge code", schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
-      res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id)));
+      const body = parse(SaleAuthorisationBody, req.body ?? {});
+      res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id, body)));
     },
   );
 

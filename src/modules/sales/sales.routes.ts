@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
+import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -151,8 +152,9 @@ function fixedPathRoutes({ db, docs }: Deps) {
     {
       summary: 'Record a sale directly from lines',
       description:
-        'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?}. ' +
-        'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction.\n\n' +
+        'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?, pin?, recipient?}. ' +
+        'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction, ' +
+        'the charge-code policies of the settings (pin, recipient) included: see POST /api/sales/quotes/{id}/process.\n\n' +
         'Header `Idempotency-Key` (optional, 1 to 200 printable characters, e.g. a UUID; 400 otherwise): a retry with the same key by the same user ' +
         'within 24 hours answers 201 with the sale the first request recorded (as it is now) instead of recording another; the same key with a ' +
         'different body answers 409 and records nothing; concurrent requests with one key record one sale. A request that was refused records ' +
@@ -163,7 +165,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
       responses: {
         201: { description: 'Created (or, for a repeated Idempotency-Key, the sale it recorded)', schema: SaleCreated },
         400: invalid,
-        409: { description: 'The Idempotency-Key was used for a different request', schema: MessageBody },
+        409: { description: 'The Idempotency-Key was used for a different request, or the charge code or its PIN changed meanwhile', schema: MessageBody },
+        429: { description: 'Too many incorrect PINs for the charge code', schema: MessageBody },
         503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
       },
     },
@@ -202,7 +205,7 @@ function byIdRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
-      res.json(presentSalePaid(await sales.markPaid(id)));
+      res.json(presentSalePaid(await sales.markPaid(actorOf(req), id)));
     },
   );
 
@@ -217,7 +220,7 @@ function byIdRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
-      res.json(presentSaleUnpaid(await sales.markUnpaid(id)));
+      res.json(presentSaleUnpaid(await sales.markUnpaid(actorOf(req), id)));
     },
   );
 
@@ -225,6 +228,7 @@ function byIdRoutes({ db, docs }: Deps) {
     '/sales/:id/recipient',
     {
       summary: 'Record who received the goods',
+      description: "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise).",
       access: 'auth',
       params: SaleIdParams,
       body: RecipientBody,
@@ -233,7 +237,7 @@ function byIdRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       const body = parse(RecipientBody, req.body);
-      res.json(presentSaleRecipient(await sales.setRecipient(id, body.deliveredTo, body.deliveredToEmail ?? null)));
+      res.json(presentSaleRecipient(await sales.setRecipient(actorOf(req), id, body)));
     },
   );
 
@@ -253,7 +257,7 @@ function byIdRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       const body = parse(RefundBody, req.body);
-      res.json(presentSaleRefund(await sales.refund(currentUser(req), id, body)));
+      res.json(presentSaleRefund(await sales.refund(actorOf(req), id, body)));
     },
   );
 

@@ -16,7 +16,29 @@ export type SalesFilter = z.infer<typeof SalesFilter>;
 export const SalesQuery = SalesFilter.extend({ page: PageParam, limit: limitParam(50, 100) });
 export const ReportQuery = SalesQuery.extend({ format: z.enum(['json', 'csv']).default('json') });
 
-export const CreateSale = z.object({
+export const RecipientBody = z.object({
+  deliveredTo: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(200),
+  deliveredToEmail: z.string().trim().email({ error: 'must be an email address' }).nullable().optional(),
+});
+export type RecipientBody = z.infer<typeof RecipientBody>;
+
+/** What a sale brings for the charge-code policies of the settings (off by default). */
+export const SaleAuthorisationBody = z.object({
+  pin: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(128)
+    .optional()
+    .openapi({ description: "The charge code's PIN: needed when the setting chargeCodes.requirePin is on and the code has one, ignored otherwise; never stored" }),
+  recipient: RecipientBody.optional().openapi({
+    description:
+      'Who receives the goods, recorded on the sale as PATCH /api/sales/{id}/recipient would. ' +
+      "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail is needed and must be one of the code's authorised users",
+  }),
+});
+export type SaleAuthorisationBody = z.infer<typeof SaleAuthorisationBody>;
+
+export const CreateSale = SaleAuthorisationBody.extend({
   chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
   items: Lines,
   vatApplied: z.boolean({ error: 'must be a boolean' }).default(true),
@@ -34,10 +56,6 @@ export const IdempotencyKeyHeader = z.object({
 
 export const SaleIdParams = z.object({ id: IntId });
 
-export const RecipientBody = z.object({
-  deliveredTo: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(200),
-  deliveredToEmail: z.string().trim().email({ error: 'must be an email address' }).nullable().optional(),
-});
 
 export const RefundBody = z.object({
   items: z.array(z.object({ itemId: IntId, refundQty: Quantity })).min(1, { error: 'must contain at least one item' }),

@@ -6,7 +6,18 @@ import { sql } from '../../db/sql';
 import { inTransactionWithRetry } from '../../db/retry';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money, quantityNumber } from '../../lib/money';
-import { chargeCodeForCheckSql, checkChargeCode, missingChargeCodeMessage, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
+import type { Actor as AuditActor } from '../audit/audit.actor';
+import { auditTrail, withAudit } from '../audit/audit.service';
+import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
+import {
+  chargeCodeForCheckSql,
+  checkChargeCode,
+  missingChargeCodeMessage,
+  validateAuthorisedRecipient,
+  verifyChargeCodePin,
+  type ChargeCodeForCheck,
+  type SaleAuthorisation,
+} from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
 import {
   changeStockMany,
@@ -29,7 +40,7 @@ import {
   type PricedLines,
 } from './sales.pricing';
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
-import type { CreateSale, RefundBody } from './sales.schemas';
+import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody } from './sales.schemas';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
@@ -86,6 +97,7 @@ type NewSale = {
   customerNotes: string | null;
   quoteId: string | null;
   processedBy: string;
+  recipient: RecipientBody | null;
 };
 
 /** What a sale is checked against, read in its transaction before anything is written. */
@@ -109,19 +121,40 @@ const saleChecks = (row: SaleChecksRow): SaleChecks => ({
 });
 
 /**
- * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
- * checks (the code row was read FOR SHARE, so a hold committed first wins and a hold arriving
- * later waits for this sale), (2) stock of every line (the item rows were locked in ascending
- * id order; two lines on one item are checked by their sum), (3) sale, lines, stock and one
- * movement per line written in one statement. Any throw rolls it all back.
+ * The charge-code policies of the settings for a sale on the code `codeOf` names, read and, for the
+ * PIN, checked now: before the sale takes any lock, once per request (scrypt is slow).
  */
-async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChecks): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
+async function authoriseSale(db: Db, { pin, recipient }: SaleAuthorisationBody, codeOf: () => Promise<string | null>): Promise<SaleAuthorisation> {
+  const policy = await chargeCodePolicy(db);
+  const code = policy.requirePin ? await codeOf() : null;
+  return {
+    policy,
+    verifiedPinHash: code === null ? null : await verifyChargeCodePin(db, code, pin),
+    recipientEmail: recipient?.deliveredToEmail ?? null,
+  };
+}
+
+/**
+ * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
+ * checks, the policies of the settings included (the code row was read FOR SHARE, so a hold
+ * committed first wins and a hold arriving later waits for this sale), (2) stock of every line
+ * (the item rows were locked in ascending id order; two lines on one item are checked by their
+ * sum), (3) sale, lines (and the recipient, when given), stock and one movement per line written
+ * in one statement. Any throw rolls it all back.
+ */
+async function recordSale(
+  trx: Knex.Transaction,
+  sale: NewSale,
+  checks: SaleChecks,
+  authorisation: SaleAuthorisation,
+): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
   if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
   const { locked } = checks;
   const categoryIds = [...locked.values()].map((i) => i.category_id);
-  const code = await checkChargeCode(trx, checks.chargeCode, sale.chargeCode, { categoryIds, processing: true });
+  const codeCheck = { categoryIds, processing: true, sale: authorisation };
+  const code = await checkChargeCode(trx, checks.chargeCode, sale.chargeCode, codeCheck);
   for (const line of lines) {
     const item = line.itemId === null ? undefined : locked.get(line.itemId);
     if (!item || !item.is_active) throw BadRequest(`Item '${line.itemName}' is no longer available`);
@@ -145,13 +178,15 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
     })),
     locked,
   );
-  const { priced } = sale;
+  const { priced, recipient } = sale;
   const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[] }>(
     trx,
     sql`WITH ${stock}, s AS (
-       INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by)
+       INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
+                          delivered_to, delivered_to_email, delivered_at)
        VALUES (${checks.saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
-               ${sale.vatApplied}, ${sale.customerNotes}, 'completed', ${sale.processedBy})
+               ${sale.vatApplied}, ${sale.customerNotes}, 'completed', ${sale.processedBy},
+               ${recipient?.deliveredTo ?? null}, ${recipient?.deliveredToEmail ?? null}, ${recipient ? sql.raw('now()') : null})
        RETURNING *
      ), l AS (
        INSERT INTO sale_items (sale_id, ${LINE_COLUMNS})
@@ -166,7 +201,7 @@ async function recordSale(trx: Knex.Transaction, sale: NewSale, checks: SaleChec
   // rows of their own: this statement's snapshot, taken after every lock, sees one committed while
   // the sale waited for its items. The same check again; a refusal rolls the sale back.
   const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
-  await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, { categoryIds, processing: true });
+  await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
   return { row, lines: saleLines };
 }
 
@@ -214,7 +249,7 @@ async function claimIdempotencyKey(trx: Knex.Transaction, userId: string, key: s
 }
 const MAX_PROCESS_ATTEMPTS = 3;
 
-async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number) {
+async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number, authorisation: SaleAuthorisation, recipient: RecipientBody | null) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; changed_while_taken: boolean } & SaleChecksRow)[] }>(
     trx,
@@ -244,8 +279,10 @@ async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number)
       customerNotes: quote.customer_notes,
       quoteId: quote.quote_id,
       processedBy: actor.id,
+      recipient,
     },
     saleChecks(quote),
+    authorisation,
   );
 }
 
@@ -258,15 +295,31 @@ export function salesService(db: Db) {
   const linesOf = (saleIds: number[], trx: Db = db): Promise<SaleLineRow[]> =>
     trx('sale_items').whereIn('sale_id', saleIds).orderBy('id');
 
-  /** Sets fields of one sale (and updated_at); 404 when there is no such sale. */
-  async function updateSale(id: number, fields: Record<string, unknown>): Promise<SaleRow> {
-    const [row] = await db<SaleRow>('sales')
-      .where({ id })
-      .update({ ...fields, updated_at: db.fn.now() } as never)
-      .returning('*');
-    if (!row) throw saleNotFound();
-    return row;
+  /**
+   * Sets fields of one sale (and updated_at) once `allowed` passes it, and records the change as
+   * `action` with what `shown` picks of the sale before and after; 404 when there is no such sale.
+   */
+  function changeSale(
+    actor: AuditActor,
+    id: number,
+    action: string,
+    fields: Record<string, unknown>,
+    shown: (row: SaleRow) => Record<string, unknown>,
+    allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
+  ): Promise<SaleRow> {
+    return withAudit(db, actor, async (trx) => {
+      const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
+      if (!before) throw saleNotFound();
+      await allowed(before, trx);
+      const [row] = await trx<SaleRow>('sales')
+        .where({ id })
+        .update({ ...fields, updated_at: trx.fn.now() } as never)
+        .returning('*');
+      return { result: row, audit: { entityType: 'sale', entityId: id, action, before: shown(before), after: shown(row) } };
+    });
   }
+  const payment = (row: SaleRow) => ({ isPaid: row.is_paid, status: row.status });
+  const recipientOf = (row: SaleRow) => ({ deliveredTo: row.delivered_to, deliveredToEmail: row.delivered_to_email, deliveredAt: row.delivered_at });
 
   return {
     async get(id: number): Promise<SaleRecord> {
@@ -278,10 +331,15 @@ export function salesService(db: Db) {
      * statement takes the quote (DELETE ... RETURNING: a double submission waits on the row, then
      * finds it gone, 404) with its lines, and reads what the sale is checked against.
      */
-    async processQuote(actor: Actor, quoteId: number): Promise<SaleRecord> {
+    async processQuote(actor: Actor, quoteId: number, body: SaleAuthorisationBody = {}): Promise<SaleRecord> {
+      const authorisation = await authoriseSale(db, body, async () => {
+        const quote = await db<QuoteRow>('quotes').where({ id: quoteId }).first('user_id', 'charge_code');
+        return quote && (quote.user_id === actor.id || canSeeAllQuotes(actor)) ? quote.charge_code : null;
+      });
+      const recipient = body.recipient ?? null;
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return recorded(actor, await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId)));
+          return recorded(actor, await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)));
         } catch (err) {
           if (!(err instanceof QuoteChangedWhileTaken)) throw err;
           if (attempt === MAX_PROCESS_ATTEMPTS) throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
@@ -297,7 +355,10 @@ export function salesService(db: Db) {
      * (then replays it) or rolls back (then records the sale itself).
      */
     async create(actor: Actor, input: CreateSale, idempotencyKey?: string): Promise<SaleRecord> {
-      const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+      // The key's stored hash leaves the PIN out: a digest of a short PIN beside known fields would give it away.
+      const { pin, ...hashed } = input;
+      const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+      const authorisation = await authoriseSale(db, { pin, recipient: input.recipient }, async () => input.chargeCode);
       type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
       const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
@@ -320,8 +381,10 @@ export function salesService(db: Db) {
             customerNotes: input.customerNotes ?? null,
             quoteId: null,
             processedBy: actor.id,
+            recipient: input.recipient ?? null,
           },
           saleChecks(rows[0]),
+          authorisation,
         );
         if (idempotencyKey !== undefined) {
           await trx('sale_idempotency_keys').where({ user_id: actor.id, key: idempotencyKey }).update({ sale_id: sale.row.id });
@@ -343,14 +406,24 @@ export function salesService(db: Db) {
       return { sales: rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) })), total: count };
     },
 
-    markPaid: (id: number) =>
-      updateSale(id, { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) }),
+    markPaid: (actor: AuditActor, id: number) =>
+      changeSale(actor, id, 'mark_paid', { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) }, payment),
 
-    markUnpaid: (id: number) =>
-      updateSale(id, { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) }),
+    markUnpaid: (actor: AuditActor, id: number) =>
+      changeSale(actor, id, 'mark_unpaid', { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) }, payment),
 
-    setRecipient: (id: number, deliveredTo: string, deliveredToEmail: string | null) =>
-      updateSale(id, { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() }),
+    /** With chargeCodes.requireAuthorisedUser on, the new recipient too must be an authorised user of the sale's code. */
+    setRecipient: (actor: AuditActor, id: number, { deliveredTo, deliveredToEmail = null }: RecipientBody) =>
+      changeSale(
+        actor,
+        id,
+        'change_recipient',
+        { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
+        recipientOf,
+        async (sale, trx) => {
+          if ((await chargeCodePolicy(trx)).requireAuthorisedUser) await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
+        },
+      ),
 
     /**
      * Refunds quantities per item: within what is left unrefunded on the sale's lines for that
@@ -358,7 +431,7 @@ export function salesService(db: Db) {
      * a note on the sale. The refunded amount of a line is its total pro rata to the refunded
      * quantity, rounded half-up, so a full refund gives back exactly the line total.
      */
-    async refund(actor: Actor, id: number, input: RefundBody): Promise<RefundRecord> {
+    async refund(actor: AuditActor, id: number, input: RefundBody): Promise<RefundRecord> {
       return inTransactionWithRetry(db, async (trx) => {
         const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
         if (!sale) throw saleNotFound();
@@ -402,7 +475,7 @@ export function salesService(db: Db) {
             type: 'in',
             quantity: now.toFixed(2),
             reason: `Refund of sale ${sale.sale_id}`,
-            performedBy: actor.id,
+            performedBy: actor.userId,
             reference: { type: 'sale', id: sale.sale_id },
           });
           refunded.push({ itemId: line.item_id!, itemName: line.item_name, quantity: now });
@@ -423,8 +496,21 @@ export function salesService(db: Db) {
             (input.note ? ` Note: ${input.note}` : ''),
           referenceType: 'sale',
           referenceId: String(sale.id),
-          createdBy: actor.id,
+          createdBy: actor.userId,
           kind: 'refund',
+        });
+        await auditTrail(trx).record(actor, {
+          entityType: 'sale',
+          entityId: sale.id,
+          action: 'refund',
+          before: { status: sale.status, refundedAmount: sale.refunded_amount },
+          after: {
+            status: updated.status,
+            refundedAmount: updated.refunded_amount,
+            amount: money(amountNow),
+            lines: refunded.map((r) => ({ itemId: r.itemId, itemName: r.itemName, quantity: r.quantity.toFixed(2) })),
+            reason: input.note ?? null,
+          },
         });
         return { sale: updated, refunded };
       });

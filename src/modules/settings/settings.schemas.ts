@@ -27,6 +27,8 @@ export const SettingKeyParams = z.object({
 });
 export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }) });
 
+const PolicySwitch = z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }).strict();
+
 /**
  * Settings the service reads, with the value each must have (a PUT of another value is a 400).
  * Unset, the spec's behaviour stays.
@@ -34,6 +36,10 @@ export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), {
 export const KNOWN_SETTINGS = {
   /** the lowest role that may place or lift a hold and change exclusions */
   'chargeCodes.holdRole': z.object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) }).strict(),
+  /** a sale on a code that has a PIN needs the PIN in the request */
+  'chargeCodes.requirePin': PolicySwitch,
+  /** a sale's recipient email must be one of the code's authorised users */
+  'chargeCodes.requireAuthorisedUser': PolicySwitch,
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
