@@ -104,6 +104,24 @@ describe('database busy on the other stock paths', () => {
     expect(await movementsOf(t.db, item.id)).toHaveLength(2);
   });
 
+  it('a manual stock change is retried whole: 200 after the lock goes, one movement', async () => {
+    const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
+    const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+    const lock = await holdItemLock(item.id);
+    const answered = manager.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 3, reason: 'Delivery' }).then((r) => r);
+    await untilSomeoneWaitsOnALock(t.db);
+    await new Promise((r) => setTimeout(r, 350));
+    await lock.release();
+    const res = await answered;
+    expect(res.status).toBe(200);
+    expect(res.body.item.currentStock).toBe(7);
+    expect(await stockOf(t.db, item.id)).toBe('7.00');
+    expect((await movementsOf(t.db, item.id)).map((m) => [m.type, m.quantity, m.new_stock])).toEqual([
+      ['in', '4.00', '4.00'],
+      ['in', '3.00', '7.00'],
+    ]);
+  });
+
   it('a refund past the retries is 503 and changes nothing; retried after, it refunds once', async () => {
     const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
     const sale = await user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }] }).expect(201);

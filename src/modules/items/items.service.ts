@@ -2,9 +2,9 @@ import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
 import { containsPattern } from '../../db/like-pattern';
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
+import { inTransactionWithRetry } from '../../db/retry';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
@@ -236,9 +236,12 @@ export function itemsService(db: Db) {
       });
     },
 
-    /** A manual stock change through the ledger: the item after it, and the movement as the movements list reads it. */
+    /**
+     * A manual stock change through the ledger: the item after it, and the movement as the
+     * movements list reads it. Run again whole if it deadlocks with a sale or bulk change.
+     */
     async changeStock(id: number, body: StockChangeBody, userId: string): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
-      const { movement, item } = await inTransaction(db, async (trx) => {
+      const { movement, item } = await inTransactionWithRetry(db, async (trx) => {
         const written = await changeStock(trx, {
           itemId: id,
           type: body.type,
