@@ -7,6 +7,7 @@ import { buildChargeCode } from './helpers/sales-factories';
 import { buildStockedItem } from './helpers/inventory-factories';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { usersService, type UserRow } from '../src/modules/users/users.service';
+import * as apiTokensExpire from '../migrations/20261123000800_api_tokens_expire';
 
 let t: TestApp;
 let admin: UserRow;
@@ -193,5 +194,19 @@ describe('a safe delete', () => {
     const { reasons } = (await adminAgent.get(`/api/users/${user.id}/deletion-check`).expect(200)).body;
     expect(reasons).toContainEqual(expect.stringMatching(/^sales: 1 record/));
     expect(reasons).not.toContainEqual(expect.stringMatching(/idempotency/));
+  });
+});
+
+describe('API tokens made before expiry existed', () => {
+  it('the migration gives them 90 days from its run and refuses a token without an expiry from then on', async () => {
+    const user = await buildUser(t.db);
+    await apiTokensExpire.down(t.db);
+    const [{ id }] = await t.db('api_tokens').insert({ user_id: user.id, name: 'old', token_hash: 'old-token-digest', expires_at: null }).returning('id');
+    await apiTokensExpire.up(t.db);
+    const { expires_at: expiresAt } = await t.db('api_tokens').where({ id }).first();
+    const days = (expiresAt.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.99);
+    expect(days).toBeLessThanOrEqual(90);
+    await expect(t.db('api_tokens').insert({ user_id: user.id, name: 'never', token_hash: 'never-digest', expires_at: null })).rejects.toMatchObject({ code: '23502' });
   });
 });

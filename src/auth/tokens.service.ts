@@ -6,7 +6,7 @@ import type { Actor } from '../modules/audit/audit.actor';
 import { withAudit } from '../modules/audit/audit.service';
 import type { UserRow } from '../modules/users/users.service';
 
-export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null };
+export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date; last_used_at: Date | null };
 
 const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at'] as const;
 
@@ -72,7 +72,7 @@ export function tokensService(db: Db) {
         .join('users as u', 'u.id', 't.user_id')
         .where('t.token_hash', hashToken(token))
         .andWhere('u.is_active', true)
-        .andWhere((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', db.fn.now()))
+        .andWhere('t.expires_at', '>', db.fn.now())
         .first('u.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
       if (!row) return undefined;
       const { token_id, token_last_used_at, ...user } = row as UserRow & { token_id: number; token_last_used_at: Date | null };
