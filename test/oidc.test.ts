@@ -173,6 +173,26 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
     await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(401);
   });
 
+  it('links an existing account by email only when the provider says email_verified: true (absent or false refuses, creates no one)', async () => {
+    for (const [name, emailVerified] of [['frank', false], ['grace', undefined]] as const) {
+      const existing = await buildUser(t.db, { email: `${name}@example.ac.uk`, role: 'manager' });
+      accounts.set(`${name}-sub`, { sub: `${name}-sub`, email: `${name}@example.ac.uk`, given_name: name, family_name: 'Claimed', email_verified: emailVerified });
+      const b = browser();
+      const { hops } = await b.signIn(`${name}-sub`);
+      expect(decodeURIComponent(hops.at(-1)!)).toMatch(/\/\?ssoError=.*not confirmed that this email address is verified/);
+      await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(401);
+      expect(await t.db('users').whereRaw('lower(email) = ?', [`${name}@example.ac.uk`])).toEqual([expect.objectContaining({ id: existing.id, oidc_subject: null })]);
+    }
+  });
+
+  it('creates no new user whose email the provider has not verified', async () => {
+    accounts.set('heidi-sub', { sub: 'heidi-sub', email: 'heidi@example.ac.uk', given_name: 'Heidi', family_name: 'New', email_verified: false });
+    const b = browser();
+    const { hops } = await b.signIn('heidi-sub');
+    expect(hops.at(-1)).toMatch(/\/\?ssoError=/);
+    expect(await t.db('users').where({ email: 'heidi@example.ac.uk' })).toHaveLength(0);
+  });
+
   it('uses PKCE (S256) on the authorization-code flow; the provider, requiring it, signs the user in', async () => {
     accounts.set('ivan-sub', { sub: 'ivan-sub', email: 'ivan@example.ac.uk', given_name: 'Ivan', family_name: 'Pkce' });
     const b = browser();
@@ -193,6 +213,35 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
     const denied = await b.request(`${appUrl}/api/callback?error=server_error&error_description=boom`);
     expect(denied.status).toBe(302);
     await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(401);
+  });
+});
+
+describe('SSO sign-ins in the audit trail', () => {
+  const auditOf = (userId: string) => t.db('audit_log').where({ entity_type: 'user', entity_id: userId }).orderBy('id');
+
+  it('a provisioning sign-in records create and sign_in, a later one sign_in, each acted by the user with the method sso', async () => {
+    accounts.set('judy-sub', { sub: 'judy-sub', email: 'judy@example.ac.uk', given_name: 'Judy', family_name: 'Audit' });
+    await browser().signIn('judy-sub');
+    await browser().signIn('judy-sub');
+    const judy = await t.db('users').where({ email: 'judy@example.ac.uk' }).first();
+    const rows = await auditOf(judy.id);
+    expect(rows.map((r) => r.action)).toEqual(['create', 'sign_in', 'sign_in']);
+    for (const row of rows) expect(row).toMatchObject({ actor_kind: 'session', actor_user_id: judy.id, actor_email: 'judy@example.ac.uk', actor_mcp_key_id: null, actor_ip: '127.0.0.1' });
+    expect(rows[0].after).toMatchObject({ email: 'judy@example.ac.uk', role: 'user', oidc_subject: 'judy-sub' });
+    expect(rows[1].after).toEqual({ method: 'sso' });
+  });
+
+  it('a refused sign-in records sign_in_failed by an anonymous actor, with the email and the reason', async () => {
+    const kim = await buildUser(t.db, { email: 'kim@example.ac.uk', isActive: false });
+    accounts.set('kim-sub', { sub: 'kim-sub', email: 'kim@example.ac.uk', given_name: 'Kim', family_name: 'Gone' });
+    await browser().signIn('kim-sub');
+    const leo = await buildUser(t.db, { email: 'leo@example.ac.uk' });
+    accounts.set('leo-sub', { sub: 'leo-sub', email: 'leo@example.ac.uk', given_name: 'Leo', family_name: 'Unverified', email_verified: false });
+    await browser().signIn('leo-sub');
+
+    const refusal = { action: 'sign_in_failed', actor_kind: 'anonymous', actor_user_id: null, actor_email: null, actor_ip: '127.0.0.1' };
+    expect(await auditOf(kim.id)).toEqual([expect.objectContaining({ ...refusal, after: { email: 'kim@example.ac.uk', method: 'sso', reason: 'inactive' } })]);
+    expect(await auditOf(leo.id)).toEqual([expect.objectContaining({ ...refusal, after: { email: 'leo@example.ac.uk', method: 'sso', reason: 'email_unverified' } })]);
   });
 });
 

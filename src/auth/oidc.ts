@@ -7,6 +7,7 @@ import { ApiRouter } from '../http/api-router';
 import { NotFound, ServiceUnavailable } from '../http/errors';
 import { MessageBody } from '../http/openapi';
 import type { Logger } from '../logger';
+import { actorOf } from '../modules/audit/audit.actor';
 import type { UserRow } from '../modules/users/users.service';
 import { startSession } from './session';
 import { signInService, SsoRefused, type SsoClaims } from './sign-in.service';
@@ -112,11 +113,14 @@ function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config:
           // the strategy always asks for 'openid' itself
           scope: oidc.scopes.filter((s) => s !== 'openid'),
           nonce: true,
+          // the request's address goes into the sign-in's audit row
+          passReqToCallback: true,
           // Userinfo is fetched only when the ID token lacks the email.
           skipUserProfile: (_req: Request, claims: Record<string, unknown>, done: (err: null, skip: boolean) => void) =>
             done(null, !meta.userinfo_endpoint || typeof claims.email === 'string'),
         } as unknown as OpenIDConnectStrategy.StrategyOptions;
         const verify = (
+          req: Request,
           _issuer: string,
           uiProfile: { _json?: Record<string, unknown> } | undefined,
           _idProfile: object,
@@ -129,7 +133,7 @@ function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config:
         ) => {
           const idClaims = typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);
           const claims = toClaims(idClaims, uiProfile?._json);
-          deps.signIns.withSso(claims).then(
+          deps.signIns.withSso(claims, actorOf(req)).then(
             (user) => done(null, user),
             (err: unknown) => (err instanceof SsoRefused ? done(null, undefined, { message: err.message }) : done(err as Error)),
           );
@@ -186,7 +190,8 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
     '/callback',
     {
       summary: 'Single sign-on callback',
-      description: 'Signs the user in (first sign-in creates them with role user) and redirects to /; a refused sign-in redirects to /?ssoError=<reason>.',
+      description:
+        'Signs the user in and redirects to /. A first sign-in links the account with its email, or creates one with role user, only when the provider says email_verified: true; a refused sign-in redirects to /?ssoError=<reason>.',
       access: 'public',
       responses: { 302: 'Redirect to / (signed in) or /?ssoError=...', 404: failure('Single sign-on is not configured'), 503: failure('Provider unreachable') },
     },

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { Db } from '../db/knex';
+import { inTransaction, type Db } from '../db/knex';
 import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
 import { parse } from '../http/validate';
 import { LoginBody } from './auth.schemas';
@@ -31,8 +31,20 @@ function refusalOf(user: UserRow | undefined, passwordMatches: boolean): Passwor
   return 'inactive';
 }
 
+/** Why a single sign-on was refused, as its audit row says. */
+type SsoRefusal = 'no_subject' | 'no_email' | 'linked_elsewhere' | 'email_unverified' | 'inactive';
+
 /** A single sign-on the rules refuse; its message is shown to the person signing in. */
-export class SsoRefused extends Error {}
+export class SsoRefused extends Error {
+  constructor(
+    message: string,
+    readonly reason: SsoRefusal,
+    /** the account the sign-in would have acted as, when there is one */
+    readonly userId: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
 function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
   if (claims.given_name || claims.family_name) return { firstName: claims.given_name ?? '', lastName: claims.family_name ?? '' };
@@ -41,6 +53,40 @@ function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
     return { firstName: first, lastName: rest.join(' ') };
   }
   return {};
+}
+
+/**
+ * The user of a single sign-on, as withSso describes; `created` when this sign-in provisioned it.
+ * An email the provider has not verified (email_verified false or absent) neither links nor
+ * provisions: linking would hand an existing account to whoever typed its address at the
+ * provider, and a provisioned account would hold the address against its real owner.
+ */
+async function ssoUser(users: ReturnType<typeof usersService>, claims: SsoClaims): Promise<{ user: UserRow; created: boolean }> {
+  if (!claims.sub) throw new SsoRefused('The identity provider sent no subject', 'no_subject');
+  const names = namesOf(claims);
+  const active = (user: UserRow) => {
+    if (!user.is_active) throw new SsoRefused('This account is deactivated', 'inactive', user.id);
+    return user;
+  };
+
+  const bySubject = await users.findByOidcSubject(claims.sub);
+  if (bySubject) return { user: await users.applySsoChanges(active(bySubject), names), created: false };
+
+  if (!claims.email) throw new SsoRefused('The identity provider did not share an email address', 'no_email');
+  const byEmail = await users.findByEmail(claims.email);
+  if (byEmail?.oidc_subject) throw new SsoRefused('This email belongs to an account linked to another identity', 'linked_elsewhere', byEmail.id);
+  if (claims.email_verified !== true) {
+    throw new SsoRefused('The identity provider has not confirmed that this email address is verified', 'email_unverified', byEmail?.id ?? null);
+  }
+  if (byEmail) return { user: await users.applySsoChanges(active(byEmail), { ...names, oidcSubject: claims.sub }), created: false };
+  const user = await users.create({
+    email: claims.email,
+    firstName: names.firstName ?? claims.email.split('@')[0],
+    lastName: names.lastName ?? '',
+    role: 'user',
+    oidcSubject: claims.sub,
+  });
+  return { user, created: true };
 }
 
 /**
@@ -103,36 +149,35 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
 
     /**
      * The user a single sign-on acts as. Matching: first by the provider's subject (oidc_subject);
-     * else by email (case-insensitive), which links that account to the subject, unless the
-     * provider says the email is unverified or the account is already linked to another
-     * subject; else a new user with role 'user'. Names are refreshed from the claims on every
-     * sign-in; the email is not changed after creation. Inactive users are refused (SsoRefused).
+     * else by email (case-insensitive), which links that account to the subject unless it is
+     * already linked to another subject; else a new user with role 'user'. Linking and creating
+     * both need the provider to say email_verified: true. Names are refreshed from the claims on
+     * every sign-in; the email is not changed after creation. Inactive users are refused. Each
+     * refusal is an SsoRefused, recorded as sign_in_failed by `client` (the request's anonymous
+     * actor); a success as the user's own sign_in, with a provisioned user's create, in the same
+     * transaction as the user's changes.
      */
-    async withSso(claims: SsoClaims): Promise<UserRow> {
-      if (!claims.sub) throw new SsoRefused('The identity provider sent no subject');
-      const names = namesOf(claims);
-      const active = (user: UserRow) => {
-        if (!user.is_active) throw new SsoRefused('This account is deactivated');
-        return user;
-      };
-
-      const bySubject = await users.findByOidcSubject(claims.sub);
-      if (bySubject) return users.applySsoChanges(active(bySubject), names);
-
-      if (!claims.email) throw new SsoRefused('The identity provider did not share an email address');
-      const byEmail = await users.findByEmail(claims.email);
-      if (byEmail) {
-        if (byEmail.oidc_subject) throw new SsoRefused('This email belongs to an account linked to another identity');
-        if (claims.email_verified === false) throw new SsoRefused('The identity provider has not verified this email address');
-        return users.applySsoChanges(active(byEmail), { ...names, oidcSubject: claims.sub });
+    async withSso(claims: SsoClaims, client: Actor): Promise<UserRow> {
+      try {
+        return await inTransaction(db, async (trx) => {
+          const { user, created } = await ssoUser(usersService(trx, config), claims);
+          const actor: Actor = { ...client, kind: 'session', userId: user.id, email: user.email };
+          const trxTrail = auditTrail(trx);
+          if (created) await trxTrail.record(actor, { entityType: 'user', entityId: user.id, action: 'create', after: user });
+          await trxTrail.record(actor, { entityType: 'user', entityId: user.id, action: 'sign_in', after: { method: 'sso' } });
+          return user;
+        });
+      } catch (err) {
+        if (err instanceof SsoRefused) {
+          await trail.record(client, {
+            entityType: 'user',
+            entityId: err.userId,
+            action: 'sign_in_failed',
+            after: { email: claims.email ?? null, method: 'sso', reason: err.reason },
+          });
+        }
+        throw err;
       }
-      return users.create({
-        email: claims.email,
-        firstName: names.firstName ?? claims.email.split('@')[0],
-        lastName: names.lastName ?? '',
-        role: 'user',
-        oidcSubject: claims.sub,
-      });
     },
   };
 }
