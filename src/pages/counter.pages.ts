@@ -5,6 +5,7 @@ import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
+import { chargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { availableChargeCodes } from '../modules/chargecodes/chargecodes.validation';
 import { itemsService } from '../modules/items/items.service';
 import { presentItem } from '../modules/items/items.present';
@@ -20,7 +21,7 @@ import {
 } from '../modules/sales/quotes.schemas';
 import { quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
 import { presentSale } from '../modules/sales/sales.present';
-import { RecipientBody, SaleIdParams } from '../modules/sales/sales.schemas';
+import { RecipientBody, SaleAuthorisationBody, SaleIdParams } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
 import { attempt, checked, flash, type Attempt, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
@@ -30,7 +31,15 @@ const ASSETS = { stylesheets: ['/assets/css/counter.css'], scripts: ['/assets/js
 const EMPTY_BASKET: Basket = { quote: null, lines: [] };
 /** How many name matches the scan box offers. */
 const MATCHES_SHOWN = 8;
-const FIELD_LABELS: Record<string, string> = { sku: 'SKU', quantity: 'Quantity', customerNotes: 'Customer notes', chargeCode: 'Charge code' };
+const FIELD_LABELS: Record<string, string> = {
+  sku: 'SKU',
+  quantity: 'Quantity',
+  customerNotes: 'Customer notes',
+  chargeCode: 'Charge code',
+  pin: 'PIN',
+  'recipient.deliveredTo': "Recipient's name",
+  'recipient.deliveredToEmail': "Recipient's email",
+};
 /** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
 
@@ -52,6 +61,15 @@ const refusalMessage = (refusal: Refusal): string =>
 const basketSessionId = (req: Request) => `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** The process form's PIN and recipient (shown while the charge-code policies ask for them); empty fields are absent. */
+function saleAuthorisationOf(form: Record<string, unknown>) {
+  const [deliveredTo, deliveredToEmail] = [text(form.recipientName).trim(), text(form.recipientEmail).trim()];
+  return parse(SaleAuthorisationBody, {
+    pin: text(form.pin) || undefined,
+    recipient: deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
+  });
+}
 
 /** GET /counter and its posts: the spec's draft quote of the session, edited, processed into a sale. */
 export function counterPages({ db }: Deps): Router {
@@ -78,9 +96,10 @@ export function counterPages({ db }: Deps): Router {
     req: Request,
     parts: { basket?: Basket; sale?: SaleRecord | null; recipient?: RecipientForm; chargeCodeField?: ChargeCodeField; alert?: string } = {},
   ) {
-    const [basket, chargeCodes] = await Promise.all([
+    const [basket, chargeCodes, policy] = await Promise.all([
       parts.basket ?? quotes.basket(currentUser(req), basketSessionId(req)),
       availableChargeCodes(db),
+      chargeCodePolicy(db),
     ]);
     const savedCode = basket.quote?.charge_code ?? '';
     return {
@@ -88,6 +107,7 @@ export function counterPages({ db }: Deps): Router {
       ...ASSETS,
       basket: presentBasket(basket),
       chargeCodes,
+      policy,
       chargeCodeField: parts.chargeCodeField ?? { value: savedCode, error: null, accepted: savedCode !== '' },
       ...saleView(req, parts.sale ?? null, parts.recipient),
       alert: parts.alert ?? null,
@@ -170,7 +190,7 @@ export function counterPages({ db }: Deps): Router {
     const { quote } = await quotes.basket(actor, basketSessionId(req));
     const result = await attempt(() => {
       if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
-      return sales.processQuote(actor, quote.id);
+      return sales.processQuote(actor, quote.id, saleAuthorisationOf(req.body));
     });
     if (!result.ok) return refuse(req, res, result);
     if (wantsPartial(req)) return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));

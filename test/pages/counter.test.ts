@@ -1,5 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/auth/passwords';
+import { TEST_PASSWORD_HASH_COST } from '../../src/config';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
@@ -195,6 +197,47 @@ describe('GET /counter', () => {
     expect(await stockOf(b.t.db, toner.id)).toBe('1.00');
     await expectAccessible(page);
     await screenshot(page, 'counter-insufficient-stock');
+  });
+
+  it('422 asks for the PIN and an authorised recipient while the charge-code policies are on, then sells with them', async () => {
+    b.expectHttpErrors(422);
+    const admin = await b.t.loginAs(await buildUser(b.t.db, { role: 'admin' }));
+    for (const key of ['chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']) {
+      await admin.put(`/api/settings/${key}`).send({ value: { enabled: true } }).expect(200);
+    }
+    try {
+      const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
+      const code = await buildChargeCode(b.t.db);
+      await b.t.db('charge_codes').where({ id: code.id }).update({ pin_hash: await hashPassword('2468', TEST_PASSWORD_HASH_COST) });
+      await b.t.db('charge_code_authorised_users').insert({ charge_code_id: code.id, user_name: 'Dr Grace', email: 'grace@example.ac.uk', department: 'Chemistry' });
+      const { page, user } = await openCounter();
+      await scan(page, pens.sku);
+      await basketRows(page).filter({ hasText: pens.name }).waitFor();
+      await page.getByLabel('Charge code', { exact: true }).fill(code.code);
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+
+      await page.getByLabel('PIN', { exact: true }).fill('1357');
+      await page.getByRole('button', { name: 'Process sale' }).click();
+      await page.getByRole('alert').filter({ hasText: `Incorrect PIN for charge code '${code.code}'` }).waitFor();
+      await page.getByLabel('PIN', { exact: true }).fill('2468');
+      await page.getByLabel("Recipient's name").fill('Dr Grace');
+      await page.getByLabel("Recipient's email").fill('mallory@example.ac.uk');
+      await page.getByRole('button', { name: 'Process sale' }).click();
+      await page.getByRole('alert').filter({ hasText: `Recipient 'mallory@example.ac.uk' is not an authorised user of charge code '${code.code}'` }).waitFor();
+      expect(await stockOf(b.t.db, pens.id)).toBe('10.00');
+      await expectAccessible(page);
+
+      await page.getByLabel("Recipient's email").fill('Grace@example.ac.uk');
+      await page.getByRole('button', { name: 'Process sale' }).click();
+      await page.getByRole('heading', { name: /^Sale SALE-\d{8}-\d+ processed$/ }).waitFor();
+      expect(await b.t.db('sales').where({ processed_by: user.id }).first()).toMatchObject({ charge_code: code.code, delivered_to: 'Dr Grace', delivered_to_email: 'Grace@example.ac.uk' });
+      expect(await stockOf(b.t.db, pens.id)).toBe('9.00');
+    } finally {
+      for (const key of ['chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']) {
+        await admin.put(`/api/settings/${key}`).send({ value: { enabled: false } }).expect(200);
+      }
+    }
   });
 
   it('200 shows the picking list when the preference is on', async () => {
