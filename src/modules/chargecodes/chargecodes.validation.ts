@@ -118,7 +118,7 @@ function checkSaleAuthorisation(row: ChargeCodeForCheck, { policy, verifiedPinHa
 }
 
 /** chargeCodes.requireAuthorisedUser: the recipient's email is one of the code's authorised users (case-insensitively). */
-export function checkAuthorisedRecipient(row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>, recipientEmail: string | null) {
+function checkAuthorisedRecipient(row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>, recipientEmail: string | null) {
   if (!recipientEmail) {
     throw BadRequest(`Charge code '${row.code}' requires the recipient's email, one of its authorised users`);
   }
@@ -135,7 +135,7 @@ export async function validateAuthorisedRecipient(db: Db, code: string, recipien
 }
 
 /** Wrong PINs a code takes in a window before every attempt on it is refused until the window ends. */
-export const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
+const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
 
 const pinAttempts = (db: Db) =>
   new RateLimiterPostgres({
