@@ -52,6 +52,9 @@ describe('bootstrapAdmin', () => {
     expect(boss).toMatchObject({ role: 'admin', is_active: true });
     expect(await verifyPassword('boss password 1', boss.password_hash)).toBe(true);
     await t.request.post('/api/auth/login').send({ email: 'boss@example.ac.uk', password: 'boss password 1' }).expect(200);
+    const created = await t.db('audit_log').where({ entity_type: 'user', entity_id: boss.id, action: 'create' });
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ actor_kind: 'system', actor_user_id: null, after: { email: 'boss@example.ac.uk', role: 'admin', password_hash: '[redacted]' } });
   });
 
   it('never overwrites an existing user with that email (role, password and status kept)', async () => {

@@ -7,7 +7,7 @@ export function presentToken(row: TokenRow): Token {
     id: row.id,
     name: row.name,
     createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at?.toISOString() ?? null,
+    expiresAt: row.expires_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString() ?? null,
   };
 }

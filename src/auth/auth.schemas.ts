@@ -24,7 +24,7 @@ export const CreateToken = z.object({
 export const TokenIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
 export const Token = z
-  .object({ id: z.number(), name: z.string(), createdAt: z.string(), expiresAt: z.string().nullable(), lastUsedAt: z.string().nullable() })
+  .object({ id: z.number(), name: z.string(), createdAt: z.string(), expiresAt: z.string(), lastUsedAt: z.string().nullable() })
   .openapi('ApiToken');
 export type Token = z.infer<typeof Token>;
 export const TokenList = z.array(Token);
