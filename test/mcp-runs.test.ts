@@ -52,7 +52,19 @@ async function insertRunningRun(overrides: { startedSecondsAgo?: number; timeout
   return row.execution_id;
 }
 
-const TABLES_THE_SALES_RUN_WRITES = ['categories', 'items', 'item_counts', 'stock_movements', 'charge_codes', 'quotes', 'quote_items', 'sales', 'sale_items'];
+const TABLES_THE_SALES_RUN_WRITES = [
+  'categories',
+  'items',
+  'item_counts',
+  'stock_movements',
+  'charge_codes',
+  'charge_code_authorised_users',
+  'quotes',
+  'quote_items',
+  'sales',
+  'sale_items',
+  'audit_log',
+];
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES_THE_SALES_RUN_WRITES) counts[table] = Number((await t.db(table).count<{ count: number }[]>('* as count'))[0].count);
@@ -167,11 +179,13 @@ describe('POST /api/mcp/test', () => {
     expect(await fs.readdir(path.join(t.dataDir, 'backups'))).toEqual([]);
   });
 
-  it('202 for a sales run through the real services that completes and leaves nothing behind', async () => {
+  it('202 for a sales run through the real services that completes and leaves nothing behind, with the charge-code policies on', async () => {
     const { key } = await buildMcpKey(t.db);
+    const policies = ['chargeCodes.requireAuthorisedUser', 'chargeCodes.requirePin'];
+    await t.db('settings').insert(policies.map((policy) => ({ key: policy, value: JSON.stringify({ enabled: true }) })));
     const before = await rowCounts();
     const res = await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'sales', options: { timeout: 60_000 } }).expect(202);
-    const run = await finishedRun(key, res.body.execution_id);
+    const run = await finishedRun(key, res.body.execution_id).finally(() => t.db('settings').whereIn('key', policies).delete());
     expect(run.status).toBe('completed');
     expect(run.results.checks.filter((c: { passed: boolean }) => !c.passed)).toEqual([]);
     expect(run.results.checks.map((c: { name: string }) => c.name)).toEqual([

@@ -15,22 +15,17 @@ export type ChargeCodePolicy = { holdRole: Role; requirePin: boolean; requireAut
 
 type SettingValue<K extends KnownSetting> = z.infer<(typeof KNOWN_SETTINGS)[K]>;
 
-/** A known setting's value; a value stored before the setting was known, and not of its shape, counts as unset. */
-async function knownSetting<K extends KnownSetting>(db: Db, key: K): Promise<SettingValue<K> | undefined> {
-  const parsed = KNOWN_SETTINGS[key].safeParse(await settingsService(db).get(key));
-  return parsed.success ? (parsed.data as SettingValue<K>) : undefined;
-}
-
+/** Read in one query; a value stored before its setting was known, and not of its shape, counts as unset. */
 export async function chargeCodePolicy(db: Db): Promise<ChargeCodePolicy> {
-  const [holdRole, requirePin, requireAuthorisedUser] = await Promise.all([
-    knownSetting(db, 'chargeCodes.holdRole'),
-    knownSetting(db, 'chargeCodes.requirePin'),
-    knownSetting(db, 'chargeCodes.requireAuthorisedUser'),
-  ]);
+  const stored = await settingsService(db).getMany(['chargeCodes.holdRole', 'chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']);
+  const known = <K extends KnownSetting>(key: K): SettingValue<K> | undefined => {
+    const parsed = KNOWN_SETTINGS[key].safeParse(stored.get(key));
+    return parsed.success ? (parsed.data as SettingValue<K>) : undefined;
+  };
   return {
-    holdRole: holdRole?.role ?? 'user',
-    requirePin: requirePin?.enabled ?? false,
-    requireAuthorisedUser: requireAuthorisedUser?.enabled ?? false,
+    holdRole: known('chargeCodes.holdRole')?.role ?? 'user',
+    requirePin: known('chargeCodes.requirePin')?.enabled ?? false,
+    requireAuthorisedUser: known('chargeCodes.requireAuthorisedUser')?.enabled ?? false,
   };
 }
 

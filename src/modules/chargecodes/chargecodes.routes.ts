@@ -27,9 +27,9 @@ import { actorOf } from '../audit/audit.actor';
 const notFound = { description: 'Charge code not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 
-export function chargeCodesRoutes({ db, docs }: Deps) {
+export function chargeCodesRoutes({ db, docs, config }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Charge codes');
-  const codes = chargeCodesService(db);
+  const codes = chargeCodesService(db, config);
   const holdRole = requireHoldRole(db);
 
   api.get(

@@ -42,7 +42,9 @@ export type ExpiringChargeCode = { code: ChargeCodeRow; daysUntilExpiry: number 
 
 export type ExcludedCategoryRow = { id: number; name: string; description: string | null; icon: string | null; color: string | null };
 
-export function chargeCodesService(db: Db) {
+/** passwordHashCost: scrypt's cost for the PINs this service sets (config.passwordHashCost; 17 when absent) */
+export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } = {}) {
+  const hashPin = (pin: string) => hashPassword(pin, opts.passwordHashCost);
   async function find(code: string): Promise<ChargeCodeRow> {
     const row = await db<ChargeCodeRow>('charge_codes').where({ code }).first();
     if (!row) throw chargeCodeNotFound();
@@ -96,7 +98,7 @@ export function chargeCodesService(db: Db) {
             valid_from: input.validFrom,
             valid_until: input.validUntil,
             cost_centre: input.costCentre,
-            pin_hash: input.pin ? await hashPassword(input.pin) : null,
+            pin_hash: input.pin ? await hashPin(input.pin) : null,
           })
           .returning('*');
         return { result: { code: row, excludedCategoryIds: [] }, audit: { entityType: 'charge_code', entityId: row.code, action: 'create', after: row } };
@@ -117,7 +119,7 @@ export function chargeCodesService(db: Db) {
         if (input.title !== undefined) changes.title = input.title;
         if (input.costCentre !== undefined) changes.cost_centre = input.costCentre;
         if (input.authorisedBy !== undefined) changes.authorised_by = input.authorisedBy;
-        if (input.pin !== undefined) changes.pin_hash = input.pin === null ? null : await hashPassword(input.pin);
+        if (input.pin !== undefined) changes.pin_hash = input.pin === null ? null : await hashPin(input.pin);
         const [row] = await trx<ChargeCodeRow>('charge_codes')
           .where({ id: current.id })
           .update({ ...changes, updated_at: trx.fn.now() as unknown as Date })

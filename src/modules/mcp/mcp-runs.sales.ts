@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { D } from '../../lib/money';
 import { categoriesService, type CategoryRow } from '../categories/categories.service';
 import { CreateCategory } from '../categories/categories.schemas';
-import { CreateChargeCode } from '../chargecodes/chargecodes.schemas';
+import { AuthorisedUserBody, CreateChargeCode } from '../chargecodes/chargecodes.schemas';
 import { SYSTEM_ACTOR } from '../audit/audit.actor';
 import { chargeCodesService } from '../chargecodes/chargecodes.service';
 import { CreateItem } from '../items/items.schemas';
@@ -52,6 +52,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
     }
   }
 
+  const recipientName = `${actor.first_name} ${actor.last_name}`.trim() || actor.email;
   let category: CategoryRow | undefined;
   let item: ItemReadRow | undefined;
   let quote: QuoteRecord | undefined;
@@ -78,7 +79,11 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
         validFrom: new Date(now - DAY_MS).toISOString(),
         validUntil: new Date(now + 30 * DAY_MS).toISOString(),
       });
-      await chargeCodesService(trx).create(input, { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
+      const codes = chargeCodesService(trx);
+      const auditActor = { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email };
+      await codes.create(input, auditActor);
+      // the key's creator is its authorised user and the sale's recipient, so the run passes with chargeCodes.requireAuthorisedUser on
+      await codes.addUser(code, AuthorisedUserBody.parse({ userName: recipientName, email: actor.email }), auditActor);
       return `charge code ${code}`;
     });
     await step('quote_saved', async () => {
@@ -88,7 +93,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       return `quote ${quote.quote.quote_id} for ${SOLD} x ${sku}, total ${quote.quote.total_amount}`;
     });
     await step('quote_processed', async () => {
-      sale = await salesService(trx).processQuote(actor, quote!.quote.id);
+      sale = await salesService(trx).processQuote(actor, quote!.quote.id, { recipient: { deliveredTo: recipientName, deliveredToEmail: actor.email } });
       return `sale ${sale.sale.sale_id}`;
     });
     await step('stock_reduced', async () => {

@@ -15,6 +15,12 @@ export function settingsService(db: Db) {
       return (await db<SettingRow>('settings').where({ key }).first())?.value;
     },
 
+    /** The values of those keys that are set, in one query. */
+    async getMany(keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+      const rows = await db<SettingRow>('settings').whereIn('key', keys).select('key', 'value');
+      return new Map(rows.map((row) => [row.key, row.value]));
+    },
+
     async put(key: string, value: Record<string, unknown>, actor: Actor): Promise<SettingRow> {
       return withAudit(db, actor, async (trx) => {
         const before = await trx<SettingRow>('settings').where({ key }).forUpdate().first();
