@@ -145,3 +145,19 @@ export function report(title: string, figures: Record<string, string | number>):
   console.log(`\n## ${title}`);
   for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(28)} ${v}`);
 }
+
+/** A figure with a target (issue 15's table): printed at once, and again in run.ts's closing summary. */
+export type TargetCheck = { figure: string; value: number; unit: string; target: string; met: boolean };
+const targetChecks: TargetCheck[] = [];
+
+/** Records `value` against `bound` (at least, or at most) and prints whether it met it. */
+export function checkTarget(figure: string, value: number, unit: string, bound: { atLeast: number } | { atMost: number }): TargetCheck {
+  const met = 'atLeast' in bound ? value >= bound.atLeast : value <= bound.atMost;
+  const target = 'atLeast' in bound ? `>= ${bound.atLeast} ${unit}` : `<= ${bound.atMost} ${unit}`;
+  const check = { figure, value, unit, target, met };
+  targetChecks.push(check);
+  console.log(`  target: ${figure} ${value} ${unit} (${target}) ${met ? 'met' : 'MISSED'}`);
+  return check;
+}
+
+export const recordedTargets = (): readonly TargetCheck[] => targetChecks;

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { recordedTargets } from './lib';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const available = (await fs.readdir(dir))
@@ -16,6 +17,12 @@ for (const name of selected) {
   const bench = (await import(pathToFileURL(path.join(dir, `${name}.ts`)).href)) as { run: () => Promise<void> };
   console.log(`\n# ${name}`);
   await bench.run();
+}
+
+const targets = recordedTargets();
+if (targets.length > 0) {
+  console.log('\n# targets');
+  for (const t of targets) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.figure}: ${t.value} ${t.unit} (${t.target})`);
 }
 
 function os() {
