@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
+import { salesFigures } from './sales.figures';
 import { applySalesFilter, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
@@ -56,29 +57,14 @@ export function salesReports(db: Db) {
   return {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(filter: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
-      // One pass over the range, grouped by charge code (few groups); the summary and the
-      // per-department figures are derived from those groups in decimal arithmetic.
-      const byCode = await applySalesFilter(db('sales as s'), filter)
-        .groupBy('s.charge_code')
-        .select('s.charge_code', db.raw('count(*)::int AS total_sales'), db.raw('sum(s.total_amount)::text AS total_amount'));
-      const centres = new Map<string, string>(
-        (await db('charge_codes').whereIn('code', byCode.map((g) => g.charge_code)).select('code', 'cost_centre')).map((c) => [c.code, c.cost_centre]),
-      );
-      let totalSales = 0;
-      let totalAmount = new D(0);
-      const departmentTotals = new Map<string, { totalSales: number; totalAmount: D }>();
-      for (const group of byCode) {
-        totalSales += group.total_sales as number;
-        totalAmount = totalAmount.plus(group.total_amount);
-        const department = centres.get(group.charge_code) || 'Unassigned';
-        const entry = departmentTotals.get(department) ?? { totalSales: 0, totalAmount: new D(0) };
-        entry.totalSales += group.total_sales as number;
-        entry.totalAmount = entry.totalAmount.plus(group.total_amount);
-        departmentTotals.set(department, entry);
-      }
-      const departments = [...departmentTotals]
-        .sort(([a, x], [b, y]) => y.totalAmount.comparedTo(x.totalAmount) || a.localeCompare(b))
-        .map(([department, d]) => ({ department, totalSales: d.totalSales, totalAmount: d.totalAmount }));
+      const byCode = await salesFigures(db, filter, 'chargeCode', 'key');
+      const departments = (await salesFigures(db, filter, 'department', 'total')).map((d) => ({
+        department: d.key,
+        totalSales: d.sales,
+        totalAmount: new D(d.total_amount),
+      }));
+      const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
+      const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
       const rows: ReportRow[] = await reportRows(filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
