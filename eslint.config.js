@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'public/vendor/', 'test-screenshots/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'public/vendor/', 'test-screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,6 +11,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-namespace': 'off',
     },
+  },
+  {
+    // the production build script runs on node alone, without tsx
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: globals.node },
   },
   {
     // the pages' own scripts run in the browser, beside htmx and Chart.js loaded before them

@@ -16,36 +16,50 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   throw new Error(`${url} did not answer in time`);
 }
 
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { log: '' };
+  child.stdout.on('data', (chunk: Buffer) => (output.log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output.log += chunk.toString()));
+  return { child, output, exited: once(child, 'exit') };
+}
+
 describe('npm start', () => {
-  it('serves in production mode on its embedded PostgreSQL (a generated superuser password kept in DATA_DIR); a SIGTERM sent to npm stops the server gracefully (exit 0, cluster stopped, port closed)', async () => {
+  it('runs the compiled server from dist/ in production mode on a data directory the development runner (tsx) initialised and migrated, re-running no migration; its embedded PostgreSQL has a generated superuser password kept in DATA_DIR; a SIGTERM sent to npm stops the server gracefully (exit 0, cluster stopped, port closed)', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-start-'));
     await fs.chmod(dataDir, 0o755);
     const [port, pgPort] = [await freePort(), await freePort()];
     // NODE_ENV unset: npm start means production
     const { NODE_ENV: _unset, ...inherited } = process.env;
-    const npm = spawn('npm', ['start'], {
-      env: {
-        ...inherited,
-        LOG_LEVEL: 'info',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        EMBEDDED_PG_PORT: String(pgPort),
-        DATABASE_URL: '',
-        ADMIN_EMAIL: 'start-admin@example.ac.uk',
-        ADMIN_PASSWORD: 'start-admin-password',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    npm.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    npm.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const exited = once(npm, 'exit');
+    const env = {
+      ...inherited,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+      DATABASE_URL: '',
+      ADMIN_EMAIL: 'start-admin@example.ac.uk',
+      ADMIN_PASSWORD: 'start-admin-password',
+    };
+    const started: ReturnType<typeof startProcess>[] = [];
     try {
+      const dev = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], env);
+      started.push(dev);
+      await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 45_000);
+      dev.child.kill('SIGTERM');
+      expect((await dev.exited)[0]).toBe(0);
+      expect(dev.output.log).toContain('"msg":"migrations applied"');
+
+      const production = startProcess('npm', ['start'], env);
+      started.push(production);
+      const { child: npm, output, exited } = production;
       await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 45_000);
       expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
-      const serverPid = Number(/"pid":(\d+)/.exec(log)?.[1]);
+      const serverPid = Number(/"pid":(\d+)/.exec(output.log)?.[1]);
+      expect(readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0').slice(1, -1)).toEqual(['dist/server.js']);
       expect(readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0')).toContain('NODE_ENV=production');
+      expect(output.log).not.toContain('migrations applied');
 
       // the superuser password is generated for this data directory, kept there (0600), and the old constant is refused
       const passwordFile = path.join(dataDir, 'pg-password');
@@ -66,24 +80,32 @@ describe('npm start', () => {
       expect(await connect(password)).toBe('connected');
       expect(await connect('stores')).toBe('28P01');
 
+      // knex records each migration under its TypeScript file name, whichever runner applied it
+      const migrations = (await fs.readdir('migrations')).filter((f) => f.endsWith('.ts')).sort();
+      const client = new pg.Client({ connectionString: `postgres://stores:${password}@127.0.0.1:${pgPort}/stores` });
+      await client.connect();
+      const recorded = await client.query<{ name: string }>('SELECT name FROM knex_migrations ORDER BY name').finally(() => client.end());
+      expect(recorded.rows.map((row) => row.name)).toEqual(migrations);
+
       npm.kill('SIGTERM');
       const [code] = await exited;
       expect(code).toBe(0);
-      expect(log).toContain('"msg":"shutting down"');
-      expect(log).toContain('"msg":"stopped"');
+      expect(output.log).toContain('"msg":"shutting down"');
+      expect(output.log).toContain('"msg":"stopped"');
       expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
       expect(await fetch(`http://127.0.0.1:${port}/api/health`).then(() => 'answered', () => 'refused')).toBe('refused');
     } finally {
       // a server left behind by a failed run: its log lines carry its pid
-      const serverPid = Number(/"pid":(\d+)/.exec(log)?.[1]);
-      for (const pid of [npm.pid, serverPid]) {
-        try {
-          if (pid) process.kill(pid, 'SIGTERM');
-        } catch {
-          // already gone
+      for (const { child, output } of started) {
+        for (const pid of [child.pid, Number(/"pid":(\d+)/.exec(output.log)?.[1])]) {
+          try {
+            if (pid) process.kill(pid, 'SIGTERM');
+          } catch {
+            // already gone
+          }
         }
       }
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });

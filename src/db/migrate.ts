@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -16,12 +16,14 @@ export async function migrationFiles(): Promise<string[]> {
 /**
  * Loads the TypeScript migrations through our own import() so that both tsx (server, CLI)
  * and vitest (tests) transpile them; knex's own loader would hand .ts files to plain Node.
+ * The import names the folder literally so that the production build (scripts/build.mjs)
+ * bundles every migration; a migration keeps its .ts file name in knex_migrations either way.
  */
 const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: migrationFiles,
   getMigrationName: (file) => file,
   async getMigration(file) {
-    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+    return (await import(`../../migrations/${path.basename(file, '.ts')}.ts`)) as Migration;
   },
 };
 

@@ -59,24 +59,30 @@ const READER_HEAP_MB = 512;
 /** A document that keeps a reader busy longer than this (waiting included) is given up (then: 400). */
 const READ_TIMEOUT_MS = 30_000;
 
-/** tsx's loader by absolute URL, so the workers find it whatever the service's working directory. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/**
+ * The reader's module: its TypeScript source under tsx (development, tests), its compiled file
+ * beside the server in the production build (scripts/build.mjs).
+ */
+const READER = new URL('./invoices.pdf-worker.ts', import.meta.url);
+/** A TypeScript reader loads tsx by absolute URL, so that it finds it whatever the service's working directory. */
+const readerExecArgv = () =>
+  READER.pathname.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
 
 let readers: Piscina | undefined;
 const readsInFlight = new Set<AbortController>();
 
 /**
  * Worker threads reading PDFs, started on the first invoice and retired after a minute idle
- * (their pdf.js heap goes with them). The workers load TypeScript through tsx, as the server does.
+ * (their pdf.js heap goes with them).
  */
 function pdfReaders(): Piscina {
   if (!readers) {
     readers = new Piscina({
-      filename: new URL('./invoices.pdf-worker.ts', import.meta.url).href,
+      filename: READER.href,
       minThreads: 0,
       maxThreads: MAX_CONCURRENT_READS,
       idleTimeout: 60_000,
-      execArgv: ['--import', TSX_LOADER],
+      execArgv: readerExecArgv(),
       resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
     });
     // A worker that cannot start reports to the pool, not to the reads waiting for it: fail
