@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { itemsService } from '../src/modules/items/items.service';
 
 /** Demo inventory: categories, VAT rates besides the migration's 'Standard', and ~30 items with opening stock. */
@@ -61,9 +62,9 @@ export async function seed(knex: Knex): Promise<void> {
     if (!(await knex('vat_rates').where({ name: r.name }).first('id'))) await knex('vat_rates').insert({ ...r, is_default: false });
   }
 
-  const creator =
-    (await knex('users').where({ email: 'manager@example.ac.uk' }).first('id')) ??
-    (await knex('users').where({ role: 'admin' }).orderBy('created_at').first('id'));
+  const creator: { id: string; email: string } | undefined =
+    (await knex('users').where({ email: 'manager@example.ac.uk' }).first('id', 'email')) ??
+    (await knex('users').where({ role: 'admin' }).orderBy('created_at').first('id', 'email'));
   const items = itemsService(knex);
   for (const [name, sku, category, price, stock, minimum, vatRate] of ITEMS) {
     if (await knex('items').where({ sku }).first('id')) continue;
@@ -78,7 +79,7 @@ export async function seed(knex: Knex): Promise<void> {
         currentStock: String(stock),
         minimumStock: String(minimum),
       },
-      creator?.id ?? null,
+      { ...SYSTEM_ACTOR, userId: creator?.id ?? null, email: creator?.email ?? null },
     );
   }
 }
