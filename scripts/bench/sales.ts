@@ -4,7 +4,7 @@
 // movements match lines), then the
 // sales report over 100,000 sales as a JSON page and as a streamed CSV (server peak RSS).
 import { readdirSync, readFileSync } from 'node:fs';
-import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
+import { BENCH_ADMIN, checkTarget, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
 
 const SESSIONS = 20;
 const ITEMS = 200;
@@ -303,6 +303,10 @@ async function reportsBench(server: BenchServer, adminId: string) {
     'filtered p50 / p99 ms': `${filtered.p50} / ${filtered.p99}`,
     'errors / non-2xx': `${page.errors + filtered.errors} / ${page.non2xx + filtered.non2xx}`,
   });
+  checkTarget('GET /api/sales/reports JSON page 1, 10 connections', page.requestsPerSecond, 'req/s', { atLeast: 300 });
+  checkTarget('GET /api/sales/reports JSON page 1 p99', page.p99, 'ms', { atMost: 60 });
+  checkTarget('GET /api/sales/reports filtered page 20, 10 connections', filtered.requestsPerSecond, 'req/s', { atLeast: 200 });
+  checkTarget('GET /api/sales/reports filtered page 20 p99', filtered.p99, 'ms', { atMost: 80 });
 }
 
 export async function run(): Promise<void> {

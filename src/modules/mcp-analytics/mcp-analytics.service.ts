@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { salesAnalytics, type Period } from '../sales/sales.analytics';
 import { salesFigures } from '../sales/sales.figures';
-import type { SalesFilterInput } from '../sales/sales.filters';
+import { resolveSalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 
 /** Net spending (a decimal string) per charge code, highest first, and per month (YYYY-MM, UTC), with the total. */
 export type ChargeCodeAnalyticsRecord = {
@@ -27,7 +27,8 @@ export type DepartmentRow = {
  */
 export function mcpAnalyticsService(db: Db) {
   return {
-    async chargeCodeAnalytics(filter: SalesFilterInput): Promise<ChargeCodeAnalyticsRecord> {
+    async chargeCodeAnalytics(input: SalesFilterInput): Promise<ChargeCodeAnalyticsRecord> {
+      const filter = await resolveSalesFilter(db, input);
       const byCode = (await salesFigures(db, filter, 'chargeCode', 'net')).map((g) => ({ charge_code: g.key, spent: g.net_amount, sales: g.sales }));
       const byMonth = (await salesFigures(db, filter, 'month', 'key')).map((g) => ({ month: g.key, spending: g.net_amount }));
       return { total: byCode.reduce((sum, r) => sum.plus(r.spent), new D(0)), byCode, byMonth };
@@ -40,7 +41,7 @@ export function mcpAnalyticsService(db: Db) {
 
     /** Sales grouped by the cost centre of their charge code, highest net first. */
     async departmentPerformance(filter: SalesFilterInput): Promise<DepartmentRow[]> {
-      return (await salesFigures(db, filter, 'department', 'net')).map((d) => ({
+      return (await salesFigures(db, await resolveSalesFilter(db, filter), 'department', 'net')).map((d) => ({
         department: d.key,
         total_sales: d.sales,
         total_amount: d.total_amount,

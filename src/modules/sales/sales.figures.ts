@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+import { applySalesFilter, type ResolvedSalesFilter } from './sales.filters';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ const isoDay = (t: Date) => t.toISOString().slice(0, 10);
  * The whole UTC days a filter's range covers, [from, to) as midnights (undefined: unbounded that
  * side), with the dates read as whereInDateRange reads them. A range inside one day gives from = to.
  */
-function wholeDaysOf({ startDate, endDate }: SalesFilterInput): { from?: Date; to?: Date } {
+function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date; to?: Date } {
   const from = startDate ? ceilToDay(new Date(DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : startDate)) : undefined;
   // A plain end date ends on the next midnight; an end instant cuts its own day short.
   const to = endDate ? floorToDay(DATE_ONLY.test(endDate) ? new Date(Date.parse(`${endDate}T00:00:00.000Z`) + DAY_MS) : new Date(endDate)) : undefined;
@@ -42,13 +42,13 @@ function wholeDaysOf({ startDate, endDate }: SalesFilterInput): { from?: Date; t
  */
 export async function salesFigures(
   db: Db,
-  filter: SalesFilterInput,
+  filter: ResolvedSalesFilter,
   by: keyof typeof GROUPINGS,
   order: keyof typeof ORDERS,
 ): Promise<SalesFiguresRow[]> {
   const days = wholeDaysOf(filter);
   // Counts and amounts of a rollup row whose sales are all gone are 0: such rows are skipped.
-  const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCode: filter.chargeCode, unpaidOnly: filter.unpaidOnly })
+  const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly })
     .where('s.sales_count', '>', 0)
     .select('s.charge_code', 's.day', 's.sales_count', 's.total_amount', 's.refunded_amount');
   if (days.from) rollup.where('s.day', '>=', isoDay(days.from));

@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
 import { salesFigures } from './sales.figures';
-import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+import { applySalesFilter, resolveSalesFilter, type ResolvedSalesFilter, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
 
@@ -46,7 +46,7 @@ export type CsvSaleRow = Pick<
 export type CsvSaleRecord = { sale: CsvSaleRow; processedBy: { first_name: string; last_name: string } | null; itemsCount: number };
 
 export function salesReports(db: Db) {
-  const reportRows = (filter: SalesFilterInput) =>
+  const reportRows = (filter: ResolvedSalesFilter) =>
     applySalesFilter(
       db('sales as s')
         .leftJoin('users as u', 'u.id', 's.processed_by')
@@ -56,7 +56,8 @@ export function salesReports(db: Db) {
 
   return {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
-    async json(filter: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
+    async json(input: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
+      const filter = await resolveSalesFilter(db, input);
       const byCode = await salesFigures(db, filter, 'chargeCode', 'key');
       const departments = (await salesFigures(db, filter, 'department', 'total')).map((d) => ({
         department: d.key,
@@ -85,7 +86,8 @@ export function salesReports(db: Db) {
      * next batch is read only once onBatch has settled (written the last), so memory stays flat
      * however many sales the range holds.
      */
-    async forEachCsvBatch(filter: SalesFilterInput, onBatch: (batch: CsvSaleRecord[]) => Promise<void>): Promise<void> {
+    async forEachCsvBatch(input: SalesFilterInput, onBatch: (batch: CsvSaleRecord[]) => Promise<void>): Promise<void> {
+      const filter = await resolveSalesFilter(db, input);
       const names = new Map<string, { first_name: string; last_name: string }>();
       // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
       let after: { createdAt: string; id: number } | undefined;

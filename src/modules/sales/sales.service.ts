@@ -41,7 +41,8 @@ import {
 } from './sales.pricing';
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody } from './sales.schemas';
-import { applySalesFilter, type SalesFilterInput } from './sales.filters';
+import { salesFigures } from './sales.figures';
+import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
 
@@ -395,15 +396,15 @@ export function salesService(db: Db) {
     },
 
     /** One page of sales, newest first, and how many the filter matches in all. */
-    async list(filter: SalesFilterInput, page: number, limit: number): Promise<{ sales: SaleRecord[]; total: number }> {
-      const base = applySalesFilter(db('sales as s'), filter);
-      const [{ count }] = await base.clone().count<{ count: number }[]>('* as count');
+    async list(input: SalesFilterInput, page: number, limit: number): Promise<{ sales: SaleRecord[]; total: number }> {
+      const filter = await resolveSalesFilter(db, input);
+      const total = (await salesFigures(db, filter, 'chargeCode', 'key')).reduce((sum, g) => sum + g.sales, 0);
       const rows: SaleWithUser[] = await applySalesFilter(salesWithUser(db), filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
         .offset((page - 1) * limit);
       const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
-      return { sales: rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) })), total: count };
+      return { sales: rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) })), total };
     },
 
     markPaid: (actor: AuditActor, id: number) =>
