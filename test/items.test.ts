@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
 import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import { containsPattern } from '../src/db/like-pattern';
+import { sql, toRaw } from '../src/db/sql';
+import { itemForLineBySkuJson, type ItemForLine } from '../src/modules/items/items.lookup';
 
 let t: TestApp;
 let as: Agents;
@@ -126,6 +129,89 @@ describe('GET /api/items', () => {
     await as.user.get('/api/items?limit=101').expect(400);
     await as.user.get('/api/items?page=0').expect(400);
     await as.user.get('/api/items?categoryId=abc').expect(400);
+  });
+});
+
+describe('GET /api/items?search=', () => {
+  let searchCategory: { id: number };
+  beforeAll(async () => {
+    searchCategory = await buildCategory(t.db);
+    const items = [
+      { name: 'Conical flask 250ml', sku: 'SRCH-FLASK-1', description: 'Borosilicate glass' },
+      { name: 'Erlenmeyer FLASK 100ml', sku: 'SRCH-FLASK-2' },
+      { name: 'Beaker', sku: 'SRCH-BEAKER', description: 'Holds a flask worth' },
+      { name: 'Discount 50% off', sku: 'SRCH-PCT' },
+      { name: 'Snake_case label', sku: 'SRCH-UNDERSCORE' },
+      { name: 'Back\\slash tray', sku: 'SRCH-BACKSLASH' },
+      { name: 'Éclair mould', sku: 'SRCH-ACCENT', description: 'Pâtisserie' },
+      { name: 'Retired flask', sku: 'SRCH-RETIRED', isActive: false },
+    ];
+    for (const item of items) await buildItem(t.db, { ...item, categoryId: searchCategory.id });
+  });
+
+  /** What search matched before the trigram index: ILIKE over name, description and sku joined by spaces, by name. */
+  async function ilikeSkus(term: string, includeInactive = false): Promise<string[]> {
+    const { rows } = await toRaw<{ rows: { sku: string }[] }>(
+      t.db,
+      sql`SELECT sku FROM items
+           WHERE category_id = ${searchCategory.id} AND (is_active OR ${includeInactive})
+             AND (name || ' ' || coalesce(description, '') || ' ' || sku) ILIKE ${containsPattern(term)}
+           ORDER BY name, id`,
+    );
+    return rows.map((r) => r.sku);
+  }
+
+  async function searchSkus(term: string, includeInactive = false): Promise<string[]> {
+    const query = new URLSearchParams({ search: term, categoryId: String(searchCategory.id), limit: '100', includeInactive: String(includeInactive) });
+    const res = await as.manager.get(`/api/items?${query}`).expect(200);
+    expect(res.body.total).toBe(res.body.items.length);
+    return res.body.items.map((i: { sku: string }) => i.sku);
+  }
+
+  it('200 finds what ILIKE found, in the same order, for terms of every length and the LIKE metacharacters taken literally', async () => {
+    const terms = ['f', 'FL', 'a', '%', '_', '\\', 'é', 'É', 'ÉC', 'flask', 'FLASK 1', 'conical', 'glass', 'srch-', 'srch-flask', 'pâtisserie',
+      'ml srch', 'flask worth srch', '50%', 'e_c', 'k\\s', 'zzz', 'x y', 'erlenmeyer flask'];
+    for (const term of terms) {
+      expect({ term, skus: await searchSkus(term) }).toEqual({ term, skus: await ilikeSkus(term) });
+    }
+    expect(await searchSkus('flask', true)).toEqual(await ilikeSkus('flask', true));
+  });
+
+  it('200 matches name, description and sku in any case, and nothing else', async () => {
+    expect(await searchSkus('FLASK')).toEqual(['SRCH-BEAKER', 'SRCH-FLASK-1', 'SRCH-FLASK-2']);
+    expect(await searchSkus('boro')).toEqual(['SRCH-FLASK-1']);
+    expect(await searchSkus('srch-pct')).toEqual(['SRCH-PCT']);
+    expect(await searchSkus('%')).toEqual(['SRCH-PCT']);
+    expect(await searchSkus('_')).toEqual(['SRCH-UNDERSCORE']);
+    expect(await searchSkus('\\')).toEqual(['SRCH-BACKSLASH']);
+    expect(await searchSkus('e_')).toEqual(['SRCH-UNDERSCORE']);
+    expect(await searchSkus('e%')).toEqual([]);
+  });
+
+  it('200 pages the matches of a one- and a two-character search with their total', async () => {
+    const all = await searchSkus('la');
+    expect(all.length).toBeGreaterThan(2);
+    const query = `search=la&categoryId=${searchCategory.id}&limit=2`;
+    const page2 = await as.user.get(`/api/items?${query}&page=2`).expect(200);
+    expect(page2.body).toMatchObject({ total: all.length, items: all.slice(2, 4).map((sku) => expect.objectContaining({ sku })) });
+    const one = await as.user.get(`/api/items?search=k&categoryId=${searchCategory.id}&limit=1&page=99`).expect(200);
+    expect(one.body).toEqual({ items: [], total: (await ilikeSkus('k')).length });
+  });
+});
+
+describe("itemForLineBySkuJson (the counter's scan)", () => {
+  const scanned = async (sku: string) =>
+    (await toRaw<{ rows: { item: ItemForLine | null }[] }>(t.db, sql`SELECT ${itemForLineBySkuJson(sku)} AS item`)).rows[0].item?.sku ?? null;
+
+  it('finds the SKU typed in any case, exactly (no prefix), preferring the item written as typed', async () => {
+    await buildItem(t.db, { sku: 'SCAN-Case-1', categoryId: category.id });
+    await buildItem(t.db, { sku: 'scan-case-1', categoryId: category.id });
+    await buildItem(t.db, { sku: 'SCAN-CASE-10', categoryId: category.id });
+    expect(await scanned('scan-case-1')).toBe('scan-case-1');
+    expect(await scanned('SCAN-Case-1')).toBe('SCAN-Case-1');
+    expect(await scanned('SCAN-CASE-1')).toBe('SCAN-Case-1');
+    expect(await scanned('scan-case-10')).toBe('SCAN-CASE-10');
+    expect(await scanned('scan-case')).toBeNull();
   });
 });
 

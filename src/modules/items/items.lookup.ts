@@ -30,8 +30,13 @@ const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sk
 export const itemsForLinesJson = (ids: number[]): Sql =>
   sql`(SELECT coalesce(json_agg(${ITEM_FOR_LINE_JSON}), '[]') FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
 
-/** A scalar subquery: the item of this SKU as ItemForLine JSON, null when there is none (the counter's scan). */
-export const itemForLineBySkuJson = (sku: string): Sql => sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE i.sku = ${sku})`;
+/**
+ * A scalar subquery: the item of this SKU, typed in any case, as ItemForLine JSON, null when there is
+ * none (the counter's scan; an index lookup on lower(sku)). SKUs are unique as written, so two items
+ * may differ only in case: the one written exactly as typed wins, else the oldest.
+ */
+export const itemForLineBySkuJson = (sku: string): Sql =>
+  sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE lower(i.sku) = lower(${sku}) ORDER BY i.sku = ${sku} DESC, i.id LIMIT 1)`;
 
 export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
 

@@ -49,8 +49,22 @@ export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, 
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
   u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
 export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
-/** Exactly the expression of the items_search_trgm index, so ILIKE uses it. */
-export const SEARCH_EXPRESSION = `(i.name || ' ' || coalesce(i.description, '') || ' ' || i.sku)`;
+/** Three letters or digits in a row: the least a term needs for pg_trgm to extract a trigram from it. */
+const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
+
+/**
+ * The search: the items row `i` contains the term in its name, description or sku, in any case
+ * (`i.search_text` is the three lowered, migration 20261123001000), as ILIKE '%term%' finds it. The
+ * term is lowered once (the sub-select), not for every row checked. A term the trigram index can
+ * look up is matched with LIKE, which the index serves. A shorter one gives it no trigram, and
+ * PostgreSQL would then read the whole index before checking every row, so it is matched with
+ * strpos, which no index serves: one pass over the table.
+ */
+export function itemSearch(term: string): Sql {
+  return TRIGRAM_TERM.test(term)
+    ? sql`i.search_text LIKE (SELECT lower(${containsPattern(term)}))`
+    : sql`strpos(i.search_text, (SELECT lower(${term}))) > 0`;
+}
 
 export type ItemFilter = { search?: string; categoryId?: number; includeInactive?: boolean; ids?: number[] };
 
@@ -59,7 +73,7 @@ export function itemWhere(filter: ItemFilter): Sql {
   const clauses: Sql[] = [];
   if (!filter.includeInactive) clauses.push(sql`i.is_active`);
   if (filter.categoryId !== undefined) clauses.push(sql`i.category_id = ${filter.categoryId}`);
-  if (filter.search) clauses.push(sql`${sql.raw(SEARCH_EXPRESSION)} ILIKE ${containsPattern(filter.search)}`);
+  if (filter.search) clauses.push(itemSearch(filter.search));
   if (filter.ids) clauses.push(sql`i.id = ANY(${filter.ids}::int[])`);
   return clauses.length > 0 ? sql`WHERE ${sql.join(clauses, sql.raw(' AND '))}` : sql.raw('');
 }
@@ -110,9 +124,10 @@ export function itemsService(db: Db) {
     /**
      * One page and the total in one statement (one pooled connection per request). Without a
      * search the total comes from the trigger-kept item_counts (a primary-key read) and the page
-     * walks the (is_active, name, id) index. With a search, the matches are collected once
-     * through the trigram index and serve both the page and the count. An empty page still
-     * carries the total (the LEFT JOIN keeps the total row).
+     * walks the (is_active, name, id) index. With a search, the ids and names of the matches are
+     * collected once (through the trigram index, see itemSearch) and serve both the count and the
+     * page's order; only the page's own rows are read whole. An empty page still carries the
+     * total (the LEFT JOIN keeps the total row).
      */
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
       const where = itemWhere(filter);
@@ -121,13 +136,14 @@ export function itemsService(db: Db) {
       const joins = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by');
       let statement: Sql;
       if (filter.search) {
-        statement = sql`WITH matches AS MATERIALIZED (SELECT i.* FROM items i ${where}),
+        statement = sql`WITH matches AS MATERIALIZED (SELECT i.id, i.name FROM items i ${where}),
                     total AS (SELECT count(*)::int AS total FROM matches)
                SELECT ${columns}, total.total
                  FROM total
-                 LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
+                 LEFT JOIN (SELECT id, name FROM matches ORDER BY name, id LIMIT ${filter.limit} OFFSET ${offset}) m ON true
+                 LEFT JOIN items i ON i.id = m.id
                  ${joins}
-                ORDER BY i.name, i.id`;
+                ORDER BY m.name, m.id`;
       } else {
         const counted = sql.raw(filter.includeInactive ? 'active + inactive' : 'active');
         const byCategory = filter.categoryId !== undefined ? sql`WHERE category_id = ${filter.categoryId}` : sql.raw('');

@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { containsPattern } from '../../db/like-pattern';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { HttpError, NotFound } from '../../http/errors';
 import { categoriesService } from '../categories/categories.service';
 import { chargeCodesService, type ChargeCodeRow, type ExcludedCategoryRow } from '../chargecodes/chargecodes.service';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
 import { LOW_STOCK_CONDITION, lowStockQuery, toLowStockItem, type LowStockItem, type LowStockRow } from '../items/items.low-stock';
-import { itemsService, SEARCH_EXPRESSION, type ItemReadRow } from '../items/items.service';
+import { itemSearch, itemsService, type ItemReadRow } from '../items/items.service';
 import { applySalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 import { salesService, type SaleRecord } from '../sales/sales.service';
 
@@ -101,7 +100,7 @@ export function mcpDataService(db: Db) {
     async inventory(filter: InventoryFilter, { page, limit }: Paging): Promise<{ rows: InventoryRow[]; total: number }> {
       const where: Sql[] = [sql`i.is_active`];
       if (filter.category) where.push(sql`lower(c.name) = lower(${filter.category})`);
-      if (filter.search) where.push(sql`${sql.raw(SEARCH_EXPRESSION)} ILIKE ${containsPattern(filter.search)}`);
+      if (filter.search) where.push(itemSearch(filter.search));
       if (filter.lowStock !== undefined) where.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
       const { rows } = await toRaw<{ rows: (InventoryRow & { total: number })[] }>(
         db,
