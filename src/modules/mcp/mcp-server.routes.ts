@@ -1,9 +1,11 @@
 import { Router, type RequestHandler } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Deps } from '../../deps';
 import { currentMcpKey, requireMcpKey } from '../../auth/guards';
 import { HttpError } from '../../http/errors';
-import { createMcpServer } from './mcp-tools';
+
+/** The MCP SDK and the tools load on the first POST /mcp: kept out of start-up, they leave some 8 MB out of an idle server. */
+let mcpModules: Promise<[typeof import('./mcp-tools'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
+const loadMcp = () => (mcpModules ??= Promise.all([import('./mcp-tools'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /** The transport is stateless: no session to resume (GET) or end (DELETE). */
 const postOnly: RequestHandler = (req, _res, next) => {
@@ -19,6 +21,7 @@ export function mcpServerRoutes(deps: Deps): Router {
   const routes = Router();
 
   routes.post('/mcp', requireMcpKey, deps.mcpLimiters.data, async (req, res) => {
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
     const server = createMcpServer(deps, currentMcpKey(req));
     // JSON answers rather than an event stream: the tools send no progress, and a plain client reads JSON
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
