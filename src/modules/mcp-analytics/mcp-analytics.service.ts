@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { salesAnalytics, type Period } from '../sales/sales.analytics';
-import { salesFigures } from '../sales/sales.figures';
+import { byDepartment, chargeCodeFigures, monthlyFigures } from '../sales/sales.figures';
 import { resolveSalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 
 /** Net spending (a decimal string) per charge code, highest first, and per month (YYYY-MM, UTC), with the total. */
@@ -29,8 +29,11 @@ export function mcpAnalyticsService(db: Db) {
   return {
     async chargeCodeAnalytics(input: SalesFilterInput): Promise<ChargeCodeAnalyticsRecord> {
       const filter = await resolveSalesFilter(db, input);
-      const byCode = (await salesFigures(db, filter, 'chargeCode', 'net')).map((g) => ({ charge_code: g.key, spent: g.net_amount, sales: g.sales }));
-      const byMonth = (await salesFigures(db, filter, 'month', 'key')).map((g) => ({ month: g.key, spending: g.net_amount }));
+      // by code first, so equal amounts keep the codes' order
+      const byCode = (await chargeCodeFigures(db, filter))
+        .sort((a, b) => new D(b.net_amount).comparedTo(a.net_amount))
+        .map((g) => ({ charge_code: g.key, spent: g.net_amount, sales: g.sales }));
+      const byMonth = (await monthlyFigures(db, filter)).map((g) => ({ month: g.key, spending: g.net_amount }));
       return { total: byCode.reduce((sum, r) => sum.plus(r.spent), new D(0)), byCode, byMonth };
     },
 
@@ -41,13 +44,13 @@ export function mcpAnalyticsService(db: Db) {
 
     /** Sales grouped by the cost centre of their charge code, highest net first. */
     async departmentPerformance(filter: SalesFilterInput): Promise<DepartmentRow[]> {
-      return (await salesFigures(db, await resolveSalesFilter(db, filter), 'department', 'net')).map((d) => ({
-        department: d.key,
+      return byDepartment(await chargeCodeFigures(db, await resolveSalesFilter(db, filter)), 'netAmount').map((d) => ({
+        department: d.department,
         total_sales: d.sales,
-        total_amount: d.total_amount,
-        refunded_amount: d.refunded_amount,
-        net_amount: d.net_amount,
-        charge_codes: d.charge_codes,
+        total_amount: d.totalAmount.toFixed(2),
+        refunded_amount: d.refundedAmount.toFixed(2),
+        net_amount: d.netAmount.toFixed(2),
+        charge_codes: d.chargeCodes,
       }));
     },
   };

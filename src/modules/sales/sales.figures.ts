@@ -1,22 +1,19 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { D } from '../../lib/money';
 import { applySalesFilter, type ResolvedSalesFilter } from './sales.filters';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
-/** Figures of the sales sharing one key: how many, their totals, what was refunded and the rest (decimal strings), over how many charge codes. */
-export type SalesFiguresRow = { key: string; sales: number; total_amount: string; refunded_amount: string; net_amount: string; charge_codes: number };
+/** Figures of the sales sharing one key: how many, their totals, what was refunded and the rest (decimal strings). */
+export type SalesFiguresRow = { key: string; sales: number; total_amount: string; refunded_amount: string; net_amount: string };
 
-/** The key of a group, over the day-level figures f (charge_code, day) and their charge code c. */
-const GROUPINGS = {
-  chargeCode: 'f.charge_code',
-  month: `to_char(f.day, 'YYYY-MM')`,
-  department: `coalesce(nullif(c.cost_centre, ''), 'Unassigned')`,
-} as const;
+/** The figures of one charge code's sales, with the code's cost centre (null or '' without one). */
+export type ChargeCodeFiguresRow = SalesFiguresRow & { cost_centre: string | null };
 
-/** Largest first, ties by key. */
-const ORDERS = { key: 'key', total: 'sum(f.total_amount) DESC, key', net: 'sum(f.total_amount) - sum(f.refunded_amount) DESC, key' } as const;
+/** Figures of the sales per department: the cost centre of their charge code ('Unassigned' without one). */
+export type DepartmentFigures = { department: string; sales: number; totalAmount: D; refundedAmount: D; netAmount: D; chargeCodes: number };
 
 const floorToDay = (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
 const ceilToDay = (t: Date) => new Date(Math.ceil(t.getTime() / DAY_MS) * DAY_MS);
@@ -34,18 +31,12 @@ function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date
 }
 
 /**
- * The figures of the filtered sales per charge code, UTC month or department (the cost centre of
- * their charge code, 'Unassigned' without one), exactly as one aggregate over the sales would give
- * them: whole days come from the rollup sales_daily_totals (kept by triggers on sales in each
- * writing transaction), the partial days at the range's edges from the sales themselves. Keys
- * without any sale are left out.
+ * The filtered sales as day-level figures f (charge_code, day, sales_count, total_amount,
+ * refunded_amount), summing exactly as the sales themselves would: whole days come from the rollup
+ * sales_daily_totals (kept by triggers on sales in each writing transaction), the partial days at
+ * the range's edges from the sales.
  */
-export async function salesFigures(
-  db: Db,
-  filter: ResolvedSalesFilter,
-  by: keyof typeof GROUPINGS,
-  order: keyof typeof ORDERS,
-): Promise<SalesFiguresRow[]> {
+function dayFigures(db: Db, filter: ResolvedSalesFilter): Knex.QueryBuilder {
   const days = wholeDaysOf(filter);
   // Counts and amounts of a rollup row whose sales are all gone are 0: such rows are skipped.
   const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly })
@@ -66,20 +57,50 @@ export async function salesFigures(
   const edges: Knex.QueryBuilder[] = [];
   if (days.from) edges.push(edge((q) => q.where('s.created_at', '<', days.from!)));
   if (days.to) edges.push(edge((q) => q.where('s.created_at', '>=', days.to!)));
-  const figures = db
+  return (edges.length > 0 ? rollup.unionAll(edges, true) : rollup).as('f');
+}
+
+const FIGURES = ['sum(f.sales_count)::int AS sales', 'sum(f.total_amount)::text AS total_amount', 'sum(f.refunded_amount)::text AS refunded_amount'];
+const NET = '(sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount';
+
+/** The figures of the filtered sales per charge code (codes without a sale left out), by code. */
+export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Promise<ChargeCodeFiguresRow[]> {
+  const rows: ChargeCodeFiguresRow[] = await db
     .queryBuilder()
-    .from((edges.length > 0 ? rollup.unionAll(edges, true) : rollup).as('f'))
-    .groupByRaw(GROUPINGS[by])
-    .orderByRaw(ORDERS[order])
-    .select(
-      db.raw(`${GROUPINGS[by]} AS key`),
-      db.raw('sum(f.sales_count)::int AS sales'),
-      db.raw('sum(f.total_amount)::text AS total_amount'),
-      db.raw('sum(f.refunded_amount)::text AS refunded_amount'),
-      db.raw('(sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount'),
-      db.raw('count(DISTINCT f.charge_code)::int AS charge_codes'),
-    );
-  if (by === 'department') figures.leftJoin('charge_codes as c', 'c.code', 'f.charge_code');
-  const rows: SalesFiguresRow[] = await figures;
+    .from(dayFigures(db, filter))
+    .leftJoin('charge_codes as c', 'c.code', 'f.charge_code')
+    .groupBy('f.charge_code', 'c.cost_centre')
+    .orderBy('f.charge_code')
+    .select('f.charge_code as key', 'c.cost_centre', ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
   return rows;
+}
+
+/** The figures of the filtered sales per UTC month (YYYY-MM), oldest first. */
+export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
+  const rows: SalesFiguresRow[] = await db
+    .queryBuilder()
+    .from(dayFigures(db, filter))
+    .groupByRaw('1')
+    .orderByRaw('1')
+    .select(db.raw(`to_char(f.day, 'YYYY-MM') AS key`), ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
+  return rows;
+}
+
+/**
+ * Per-charge-code figures summed per department, the largest `by` amount first; ties by name in
+ * code-point order (as PostgreSQL's C collation sorts them).
+ */
+export function byDepartment(codes: ChargeCodeFiguresRow[], by: 'totalAmount' | 'netAmount'): DepartmentFigures[] {
+  const departments = new Map<string, DepartmentFigures>();
+  for (const code of codes) {
+    const department = code.cost_centre || 'Unassigned';
+    const entry = departments.get(department) ?? { department, sales: 0, totalAmount: new D(0), refundedAmount: new D(0), netAmount: new D(0), chargeCodes: 0 };
+    entry.sales += code.sales;
+    entry.totalAmount = entry.totalAmount.plus(code.total_amount);
+    entry.refundedAmount = entry.refundedAmount.plus(code.refunded_amount);
+    entry.netAmount = entry.netAmount.plus(code.net_amount);
+    entry.chargeCodes += 1;
+    departments.set(department, entry);
+  }
+  return [...departments.values()].sort((a, b) => b[by].comparedTo(a[by]) || (a.department < b.department ? -1 : a.department > b.department ? 1 : 0));
 }

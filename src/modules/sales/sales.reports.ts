@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
-import { salesFigures } from './sales.figures';
+import { byDepartment, chargeCodeFigures } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, type ResolvedSalesFilter, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
@@ -58,12 +58,8 @@ export function salesReports(db: Db) {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(input: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
       const filter = await resolveSalesFilter(db, input);
-      const byCode = await salesFigures(db, filter, 'chargeCode', 'key');
-      const departments = (await salesFigures(db, filter, 'department', 'total')).map((d) => ({
-        department: d.key,
-        totalSales: d.sales,
-        totalAmount: new D(d.total_amount),
-      }));
+      const byCode = await chargeCodeFigures(db, filter);
+      const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
       const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
       const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
       const rows: ReportRow[] = await reportRows(filter)

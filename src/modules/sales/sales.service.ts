@@ -41,7 +41,7 @@ import {
 } from './sales.pricing';
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody } from './sales.schemas';
-import { salesFigures } from './sales.figures';
+import { chargeCodeFigures } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
@@ -398,7 +398,7 @@ export function salesService(db: Db) {
     /** One page of sales, newest first, and how many the filter matches in all. */
     async list(input: SalesFilterInput, page: number, limit: number): Promise<{ sales: SaleRecord[]; total: number }> {
       const filter = await resolveSalesFilter(db, input);
-      const total = (await salesFigures(db, filter, 'chargeCode', 'key')).reduce((sum, g) => sum + g.sales, 0);
+      const total = (await chargeCodeFigures(db, filter)).reduce((sum, g) => sum + g.sales, 0);
       const rows: SaleWithUser[] = await applySalesFilter(salesWithUser(db), filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
