@@ -289,18 +289,22 @@ async function reportsBench(server: BenchServer, adminId: string) {
           : `every sale; peak RSS over 250 MB, of which the idle server already holds ${rssBefore} MB`,
   });
 
-  const page = await runLoad({ url: `${server.baseUrl}/api/sales/reports?page=1&limit=50`, headers: { cookie }, connections: 10, duration: 8 });
-  const filtered = await runLoad({
-    url: `${server.baseUrl}/api/sales/reports?page=20&limit=100&chargeCode=bench-003&unpaidOnly=true`,
-    headers: { cookie },
-    connections: 10,
-    duration: 6,
-  });
+  // CPU per request (server and PostgreSQL) does not depend on what else loads the machine, unlike req/s.
+  const measured = async (path: string, duration: number) => {
+    const [serverBefore, pgBefore] = [cpuSeconds(server.pid), postgresCpuSeconds(server)];
+    const load = await runLoad({ url: `${server.baseUrl}${path}`, headers: { cookie }, connections: 10, duration });
+    const perRequest = (seconds: number) => round((seconds * 1000) / Math.max(load.total, 1));
+    return { ...load, serverCpu: perRequest(cpuSeconds(server.pid) - serverBefore), pgCpu: perRequest(postgresCpuSeconds(server) - pgBefore) };
+  };
+  const page = await measured('/api/sales/reports?page=1&limit=50', 8);
+  const filtered = await measured('/api/sales/reports?page=20&limit=100&chargeCode=bench-003&unpaidOnly=true', 6);
   report(`GET /api/sales/reports JSON over ${total} sales (seeded in ${round(seconds)} s), 10 connections`, {
     'page 1 req/s': page.requestsPerSecond,
     'page 1 p50 / p99 ms': `${page.p50} / ${page.p99}`,
+    'page 1 CPU ms per request: server / PostgreSQL': `${page.serverCpu} / ${page.pgCpu}`,
     'filtered page 20 req/s': filtered.requestsPerSecond,
     'filtered p50 / p99 ms': `${filtered.p50} / ${filtered.p99}`,
+    'filtered CPU ms per request: server / PostgreSQL': `${filtered.serverCpu} / ${filtered.pgCpu}`,
     'errors / non-2xx': `${page.errors + filtered.errors} / ${page.non2xx + filtered.non2xx}`,
   });
   checkTarget('GET /api/sales/reports JSON page 1, 10 connections', page.requestsPerSecond, 'req/s', { atLeast: 300 });

@@ -165,9 +165,7 @@ export function presentSalesReport(report: SalesReportRecord, page: number, limi
         deliveredAt: r.delivered_at?.toISOString() ?? null,
         createdAt: r.created_at.toISOString(),
         processedBy: { firstName: r.first_name ?? '', lastName: r.last_name ?? '' },
-        items: report.lines
-          .filter((l) => l.sale_id === r.id)
-          .map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
+        items: r.lines.map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
       })),
       pagination: pageInfo(page, limit, report.summary.totalSales),
     },

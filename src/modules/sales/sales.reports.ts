@@ -26,16 +26,19 @@ export type ReportRow = {
   department: string | null;
 };
 
-export type ReportLineRow = { sale_id: number; item_name: string; item_sku: string; quantity: string; unit_price: string };
+export type ReportLineRow = { item_name: string; item_sku: string; quantity: string; unit_price: string };
 
 /** The JSON report: figures over the whole filtered range (amounts in decimal arithmetic) and one page of sales with their lines. */
 export type SalesReportRecord = {
   summary: { totalSales: number; totalAmount: D; uniqueChargeCodes: number };
   /** by the charge codes' cost centre ('Unassigned' without one), the largest amount first */
   departments: { department: string; totalSales: number; totalAmount: D }[];
-  sales: ReportRow[];
-  lines: ReportLineRow[];
+  sales: (ReportRow & { lines: ReportLineRow[] })[];
 };
+
+/** A report row's lines as JSON, in line order; decimals stay strings. */
+const REPORT_LINES = `(SELECT coalesce(json_agg(json_build_object('item_name', si.item_name, 'item_sku', si.item_sku,
+    'quantity', si.quantity::text, 'unit_price', si.unit_price::text) ORDER BY si.id), '[]') FROM sale_items si WHERE si.sale_id = p.id) AS lines`;
 
 export type CsvSaleRow = Pick<
   ReportRow,
@@ -62,19 +65,17 @@ export function salesReports(db: Db) {
       const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
       const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
       const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
-      const rows: ReportRow[] = await reportRows(filter)
+      // The page's lines in the same statement, gathered only for the page's rows (outside its LIMIT).
+      const pageRows = reportRows(filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
         .offset((page - 1) * limit)
         .select('s.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department');
-      const lines: ReportLineRow[] =
-        rows.length === 0
-          ? []
-          : await db('sale_items')
-              .whereIn('sale_id', rows.map((r) => r.id))
-              .orderBy('id')
-              .select('sale_id', 'item_name', 'item_sku', 'quantity', 'unit_price');
-      return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales: rows, lines };
+      const sales: SalesReportRecord['sales'] = await db
+        .from(pageRows.as('p'))
+        .orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id', order: 'desc' }])
+        .select('p.*', db.raw(REPORT_LINES));
+      return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales };
     },
 
     /**
