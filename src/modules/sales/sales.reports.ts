@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
 import { byDepartment, chargeCodeFigures } from './sales.figures';
-import { applySalesFilter, resolveSalesFilter, type ResolvedSalesFilter, type SalesFilterInput } from './sales.filters';
+import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
 
@@ -49,14 +49,6 @@ export type CsvSaleRow = Pick<
 export type CsvSaleRecord = { sale: CsvSaleRow; processedBy: { first_name: string; last_name: string } | null; itemsCount: number };
 
 export function salesReports(db: Db) {
-  const reportRows = (filter: ResolvedSalesFilter) =>
-    applySalesFilter(
-      db('sales as s')
-        .leftJoin('users as u', 'u.id', 's.processed_by')
-        .leftJoin('charge_codes as c', 'c.code', 's.charge_code'),
-      filter,
-    );
-
   return {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(input: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
@@ -65,16 +57,19 @@ export function salesReports(db: Db) {
       const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
       const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
       const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
-      // The page's lines in the same statement, gathered only for the page's rows (outside its LIMIT).
-      const pageRows = reportRows(filter)
+      // The page is cut from the sales alone; who processed each, its department and its lines are
+      // then read for the page's rows only, in the same statement.
+      const pageRows = applySalesFilter(db('sales as s'), filter)
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
         .limit(limit)
         .offset((page - 1) * limit)
-        .select('s.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department');
+        .select('s.*');
       const sales: SalesReportRecord['sales'] = await db
         .from(pageRows.as('p'))
+        .leftJoin('users as u', 'u.id', 'p.processed_by')
+        .leftJoin('charge_codes as c', 'c.code', 'p.charge_code')
         .orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id', order: 'desc' }])
-        .select('p.*', db.raw(REPORT_LINES));
+        .select('p.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department', db.raw(REPORT_LINES));
       return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales };
     },
 
