@@ -4,19 +4,27 @@ import type { Knex } from 'knex';
 // statement-level triggers on sales, so the reports read a few thousand rollup rows instead of
 // every sale in their range. A trigger covers every path that writes sales (sale, quote
 // processing, paid changes, refunds, a charge code renamed through its ON UPDATE CASCADE, archive
-// purges, seeds) in that statement's transaction. Rollup rows are upserted in key order, so
-// concurrent writers queue instead of deadlocking. A row whose count falls to 0 stays (harmless: the
-// readers skip it), so a delete never races an insert of the same key.
+// purges, seeds) in that statement's transaction.
+//
+// Each key is striped over up to 16 slots, one per database connection (its backend pid mod 16):
+// an upserted row stays locked until its transaction commits, so with one row per key every
+// concurrent sale on the same code and day would queue behind the others' commits. A connection
+// runs one transaction at a time, so sales on different connections write different rows. A key's
+// figures are the sum of its slots; one slot alone can go negative (a sale counted in one slot
+// and deleted through another), and rows stay when their sum falls to 0: the readers sum the slots
+// and leave out keys without sales. Rows are upserted in key order, so writers queue instead of
+// deadlocking.
+const SLOTS = 16;
 const ROLLUP_DAY = `(created_at AT TIME ZONE 'UTC')::date`;
 
 const upsertFrom = (contributions: string) => `
-      INSERT INTO sales_daily_totals AS t (day, charge_code, is_paid, sales_count, total_amount, refunded_amount)
-      SELECT day, charge_code, is_paid, sum(sales_count), sum(total_amount), sum(refunded_amount)
+      INSERT INTO sales_daily_totals AS t (day, charge_code, is_paid, slot, sales_count, total_amount, refunded_amount)
+      SELECT day, charge_code, is_paid, pg_backend_pid() % ${SLOTS}, sum(sales_count), sum(total_amount), sum(refunded_amount)
         FROM (${contributions}) c
        GROUP BY day, charge_code, is_paid
       HAVING sum(sales_count) <> 0 OR sum(total_amount) <> 0 OR sum(refunded_amount) <> 0
        ORDER BY day, charge_code, is_paid
-      ON CONFLICT (day, charge_code, is_paid) DO UPDATE SET
+      ON CONFLICT (day, charge_code, is_paid, slot) DO UPDATE SET
         sales_count = t.sales_count + excluded.sales_count,
         total_amount = t.total_amount + excluded.total_amount,
         refunded_amount = t.refunded_amount + excluded.refunded_amount`;
@@ -35,10 +43,11 @@ export async function up(knex: Knex): Promise<void> {
       day date NOT NULL,
       charge_code text NOT NULL,
       is_paid boolean NOT NULL,
+      slot smallint NOT NULL,
       sales_count bigint NOT NULL,
       total_amount numeric NOT NULL,
       refunded_amount numeric NOT NULL,
-      PRIMARY KEY (day, charge_code, is_paid)
+      PRIMARY KEY (day, charge_code, is_paid, slot)
     )`);
   await knex.raw(`
     CREATE FUNCTION sales_daily_totals_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -73,8 +82,8 @@ export async function up(knex: Knex): Promise<void> {
                   FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_update()`);
   await knex.raw(`CREATE TRIGGER sales_daily_totals_truncate AFTER TRUNCATE ON sales FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_truncate()`);
   await knex.raw(`
-    INSERT INTO sales_daily_totals (day, charge_code, is_paid, sales_count, total_amount, refunded_amount)
-    SELECT ${ROLLUP_DAY}, charge_code, is_paid, count(*), sum(total_amount), sum(refunded_amount) FROM sales GROUP BY 1, 2, 3`);
+    INSERT INTO sales_daily_totals (day, charge_code, is_paid, slot, sales_count, total_amount, refunded_amount)
+    SELECT ${ROLLUP_DAY}, charge_code, is_paid, 0, count(*), sum(total_amount), sum(refunded_amount) FROM sales GROUP BY 1, 2, 3`);
 }
 
 export async function down(knex: Knex): Promise<void> {

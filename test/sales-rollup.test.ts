@@ -94,17 +94,21 @@ beforeAll(async () => {
   // Spread over the ten days (an UPDATE of created_at moves a sale between rollup days).
   for (const id of saleIds) await t.db('sales').where({ id }).update({ created_at: randomInstant() });
 
-  // Paid and unpaid changes, twice over some sales, and refunds (partial and full).
+  // Paid and unpaid changes, twice over some sales, and refunds (partial and full), drawn first and
+  // then run eight sales at a time, so they reach the database over several connections (rollup slots).
+  const changes = [];
   for (const id of saleIds) {
-    if (random() < 0.5) await sales.markPaid(SYSTEM_ACTOR, id);
-    if (random() < 0.15) await sales.markUnpaid(SYSTEM_ACTOR, id);
-    if (random() < 0.35) {
-      const saleLines = await t.db('sale_items').where({ sale_id: id }).select('item_id', 'quantity');
-      const line = pick(saleLines);
-      const refundQty = random() < 0.5 ? Number(line.quantity) : 1;
-      await sales.refund(SYSTEM_ACTOR, id, RefundBody.parse({ items: [{ itemId: line.item_id, refundQty }] }));
-    }
+    const [paid, unpaid, refund, whole] = [random() < 0.5, random() < 0.15, random() < 0.35, random() < 0.5];
+    changes.push(async () => {
+      if (paid) await sales.markPaid(SYSTEM_ACTOR, id);
+      if (unpaid) await sales.markUnpaid(SYSTEM_ACTOR, id);
+      if (refund) {
+        const [line] = await t.db('sale_items').where({ sale_id: id }).orderBy('id').select('item_id', 'quantity');
+        await sales.refund(SYSTEM_ACTOR, id, RefundBody.parse({ items: [{ itemId: line.item_id, refundQty: whole ? Number(line.quantity) : 1 }] }));
+      }
+    });
   }
+  for (let i = 0; i < changes.length; i += 8) await Promise.all(changes.slice(i, i + 8).map((change) => change()));
   // A charge code renamed (its sales follow through ON UPDATE CASCADE), and sales deleted as an archive purge deletes them.
   await t.db('charge_codes').where({ code: 'CHEM-002' }).update({ code: 'CHEM-020' });
   await t.db('sales').whereIn('id', saleIds.filter(() => random() < 0.1)).delete();
@@ -112,10 +116,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('sales figures from the rollup', () => {
-  it('the rollup holds exactly the per-day, per-code, per-paid-state sums of the sales', async () => {
+  it("the rollup's slots sum to exactly the per-day, per-code, per-paid-state sums of the sales", async () => {
     const { rows: drift } = await t.db.raw(`
       SELECT * FROM (
-        SELECT day, charge_code, is_paid, sales_count, total_amount, refunded_amount FROM sales_daily_totals WHERE sales_count <> 0
+        SELECT day, charge_code, is_paid, sum(sales_count), sum(total_amount), sum(refunded_amount) FROM sales_daily_totals GROUP BY 1, 2, 3 HAVING sum(sales_count) <> 0
         EXCEPT
         SELECT (created_at AT TIME ZONE 'UTC')::date, charge_code, is_paid, count(*), sum(total_amount), sum(refunded_amount) FROM sales GROUP BY 1, 2, 3
       ) extra
@@ -123,9 +127,11 @@ describe('sales figures from the rollup', () => {
       SELECT * FROM (
         SELECT (created_at AT TIME ZONE 'UTC')::date, charge_code, is_paid, count(*), sum(total_amount), sum(refunded_amount) FROM sales GROUP BY 1, 2, 3
         EXCEPT
-        SELECT day, charge_code, is_paid, sales_count, total_amount, refunded_amount FROM sales_daily_totals WHERE sales_count <> 0
+        SELECT day, charge_code, is_paid, sum(sales_count), sum(total_amount), sum(refunded_amount) FROM sales_daily_totals GROUP BY 1, 2, 3 HAVING sum(sales_count) <> 0
       ) missing`);
     expect(drift).toEqual([]);
+    const [{ striped }] = (await t.db.raw(`SELECT count(*)::int AS striped FROM (SELECT 1 FROM sales_daily_totals GROUP BY day, charge_code, is_paid HAVING count(*) > 1) k`)).rows;
+    expect(striped).toBeGreaterThan(0);
     const [{ paid, refunded }] = (await t.db.raw(`SELECT count(*) FILTER (WHERE is_paid)::int AS paid, count(*) FILTER (WHERE refunded_amount > 0)::int AS refunded FROM sales`)).rows;
     expect(paid).toBeGreaterThan(10);
     expect(refunded).toBeGreaterThan(10);

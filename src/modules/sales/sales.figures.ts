@@ -38,10 +38,8 @@ function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date
  */
 function dayFigures(db: Db, filter: ResolvedSalesFilter): Knex.QueryBuilder {
   const days = wholeDaysOf(filter);
-  // Counts and amounts of a rollup row whose sales are all gone are 0: such rows are skipped.
-  const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly })
-    .where('s.sales_count', '>', 0)
-    .select('s.charge_code', 's.day', 's.sales_count', 's.total_amount', 's.refunded_amount');
+  // A key's figures are the sum of its slots (see the rollup's migration), summed by the callers.
+  const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly }).select('s.charge_code', 's.day', 's.sales_count', 's.total_amount', 's.refunded_amount');
   if (days.from) rollup.where('s.day', '>=', isoDay(days.from));
   if (days.to) rollup.where('s.day', '<', isoDay(days.to));
   const edge = (outsideWholeDays: (q: Knex.QueryBuilder) => Knex.QueryBuilder) =>
@@ -62,6 +60,8 @@ function dayFigures(db: Db, filter: ResolvedSalesFilter): Knex.QueryBuilder {
 
 const FIGURES = ['sum(f.sales_count)::int AS sales', 'sum(f.total_amount)::text AS total_amount', 'sum(f.refunded_amount)::text AS refunded_amount'];
 const NET = '(sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount';
+/** A group whose rollup rows sum to no sale (all deleted, or moved out) is left out, as a straight aggregate has no such group. */
+const WITH_SALES = 'sum(f.sales_count) > 0';
 
 /** The figures of the filtered sales per charge code (codes without a sale left out), by code. */
 export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Promise<ChargeCodeFiguresRow[]> {
@@ -70,6 +70,7 @@ export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Pr
     .from(dayFigures(db, filter))
     .leftJoin('charge_codes as c', 'c.code', 'f.charge_code')
     .groupBy('f.charge_code', 'c.cost_centre')
+    .havingRaw(WITH_SALES)
     .orderBy('f.charge_code')
     .select('f.charge_code as key', 'c.cost_centre', ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
   return rows;
@@ -81,6 +82,7 @@ export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promi
     .queryBuilder()
     .from(dayFigures(db, filter))
     .groupByRaw('1')
+    .havingRaw(WITH_SALES)
     .orderByRaw('1')
     .select(db.raw(`to_char(f.day, 'YYYY-MM') AS key`), ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
   return rows;
