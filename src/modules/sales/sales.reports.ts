@@ -53,10 +53,6 @@ export function salesReports(db: Db) {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(input: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
       const filter = await resolveSalesFilter(db, input);
-      const byCode = await chargeCodeFigures(db, filter);
-      const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
-      const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
-      const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
       // The page is cut from the sales alone; who processed each, its department and its lines are
       // then read for the page's rows only, in the same statement.
       const pageRows = applySalesFilter(db('sales as s'), filter)
@@ -64,12 +60,19 @@ export function salesReports(db: Db) {
         .limit(limit)
         .offset((page - 1) * limit)
         .select('s.*');
-      const sales: SalesReportRecord['sales'] = await db
-        .from(pageRows.as('p'))
-        .leftJoin('users as u', 'u.id', 'p.processed_by')
-        .leftJoin('charge_codes as c', 'c.code', 'p.charge_code')
-        .orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id', order: 'desc' }])
-        .select('p.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department', db.raw(REPORT_LINES));
+      // The figures and the page are two statements apart either way, so they run side by side.
+      const [byCode, sales] = await Promise.all([
+        chargeCodeFigures(db, filter),
+        db
+          .from(pageRows.as('p'))
+          .leftJoin('users as u', 'u.id', 'p.processed_by')
+          .leftJoin('charge_codes as c', 'c.code', 'p.charge_code')
+          .orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id', order: 'desc' }])
+          .select<SalesReportRecord['sales']>('p.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department', db.raw(REPORT_LINES)),
+      ]);
+      const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
+      const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
+      const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
       return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales };
     },
 
