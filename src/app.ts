@@ -14,6 +14,7 @@ import { authRoutes } from './auth/auth.routes';
 import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
 import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
+import { routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import type { Deps } from './deps';
@@ -64,6 +65,13 @@ export type AppOptions = {
 /** The API modules, each mounted at /api and registering its own paths and docs. */
 const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes];
 
+const ROUTE_TABLE = 'stores route table';
+
+/** Every API route the app serves through an ApiRouter, with its declared access, MCP limit and docs (see routeTable). */
+export function declaredRoutesOf(app: Express): readonly DeclaredRoute[] {
+  return app.get(ROUTE_TABLE) as readonly DeclaredRoute[];
+}
+
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
   const app = express();
@@ -72,6 +80,7 @@ export function buildApp(opts: AppOptions): Express {
   const maintenance = opts.maintenance ?? createMaintenance();
   const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport, mcpLimiters: mcpLimiters(db) };
 
+  app.set(ROUTE_TABLE, routeTable(docs));
   app.disable('x-powered-by');
   // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (default: loopback)
   app.set('trust proxy', config.trustProxy);

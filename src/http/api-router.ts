@@ -33,6 +33,26 @@ export type RouteDoc = {
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** One route as its ApiRouter declared it: the Express path it is served at, who may call it, what it spends and its docs. */
+export type DeclaredRoute = Readonly<{ method: Method; path: string; access: Access; mcpLimit?: McpLimit; doc: RouteDoc }>;
+
+const routeTables = new WeakMap<Deps['docs'], DeclaredRoute[]>();
+
+/**
+ * The route table: every route declared by the ApiRouters that document into `docs` (one app's
+ * registry), in declaration order. It is what the guards and the OpenAPI document are made from,
+ * so a tool that walks it (the authorization matrix, the route fuzzer) covers a new route unasked.
+ */
+export function routeTable(docs: Deps['docs']): readonly DeclaredRoute[] {
+  return tableOf(docs);
+}
+
+function tableOf(docs: Deps['docs']): DeclaredRoute[] {
+  let table = routeTables.get(docs);
+  if (!table) routeTables.set(docs, (table = []));
+  return table;
+}
+
 function guardFor(access: Access, db: Knex): RequestHandler[] {
   if (access === 'mcp-key') return [requireMcpKey];
   if (access === 'auth-or-mcp-key') return [requireAuthOrMcpKey];
@@ -100,6 +120,7 @@ export class ApiRouter {
 
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     this.docs.registerPath(this.describe(method, path, doc));
+    tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
     this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...handlers);
   }
 

@@ -17,12 +17,22 @@ function signInUrl(req: Request): string {
   return `/login?${params}`;
 }
 
+/** Who a page guard lets through: a role and up, or the holders of a permission. */
+export type PageAccess = { role: Role } | { permission: PermissionKey };
+
+const pageAccess = new WeakMap<RequestHandler, PageAccess>();
+
+/** The access a page route's guard enforces, read from its handler (the authorization matrix walks the page routes by it). */
+export function pageAccessOf(handler: unknown): PageAccess | undefined {
+  return typeof handler === 'function' ? pageAccess.get(handler as RequestHandler) : undefined;
+}
+
 /**
  * A page for signed-in people holding at least `role`: without a session the browser is sent
  * to the sign-in page (htmx follows HX-Redirect), and a role too low answers the 403 page.
  */
 export function requirePage(role: Role = 'user'): RequestHandler {
-  return (req, res, next) => {
+  const guard: RequestHandler = (req, res, next) => {
     if (!req.user) {
       const url = signInUrl(req);
       if (req.get('HX-Request')) return res.set('HX-Redirect', url).status(401).end();
@@ -30,6 +40,8 @@ export function requirePage(role: Role = 'user'): RequestHandler {
     }
     next(hasRole(req.user, role) ? undefined : Forbidden(`This page is for the ${role} role`));
   };
+  pageAccess.set(guard, { role });
+  return guard;
 }
 
 /** As requirePage, for actions behind a permission (refunds): the API's permission check. */
@@ -39,5 +51,6 @@ export function requirePagePermission(db: Knex, permission: PermissionKey): Requ
     const allowed = await users.hasPermission(req.user!, permission);
     next(allowed ? undefined : Forbidden(`This action requires the ${permission} permission`));
   };
+  pageAccess.set(check, { permission });
   return [requirePage(), check];
 }

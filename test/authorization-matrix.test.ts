@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { declaredRoutesOf } from '../src/app';
+import type { Access, DeclaredRoute } from '../src/http/api-router';
+import { PERMISSIONS } from '../src/auth/permissions';
+import { pageAccessOf, type PageAccess } from '../src/pages/page-guards';
+import type { Role } from '../src/modules/users/users.schemas';
+import { testApp, type TestApp } from './helpers/app';
+import { buildUser } from './helpers/factories';
+import { buildMcpKey } from './helpers/mcp-factories';
+
+/**
+ * Every route of the route table (what the ApiRouters declared, so a new route is in the matrix
+ * without a new test) and every page route, called by every kind of caller:
+ *   anonymous, a session and a bearer token of each role, a user holding each permission, an MCP key.
+ * A caller the route does not admit is refused (401 without a principal it accepts, 403 below its
+ * role or without its permission) before its input is read and before anything is written: the
+ * refused requests carry a body no route accepts, and no table's rows change while they run.
+ * A caller it admits is not refused: its answer may be a 400 or a 404 (the ids are made up), never a 401 or 403.
+ */
+
+const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };
+
+type Caller =
+  | { name: 'anonymous'; kind: 'anonymous' }
+  | { name: string; kind: 'session' | 'bearer'; role: Role; permissions: string[]; header: Record<string, string> }
+  | { name: 'mcp key'; kind: 'mcp-key'; header: Record<string, string> };
+
+type Verdict = 'allowed' | 401 | 403;
+
+/** Documented departures from the rule the route's access gives, each with its reason. */
+const EXCEPTIONS: { route: string; caller: (c: Caller) => boolean; verdict: Verdict; reason: string }[] = [
+  {
+    route: 'POST /api/auth/tokens',
+    caller: (c) => c.kind === 'bearer',
+    verdict: 403,
+    reason: 'a token is made from a session, never from another token, so a leaked token cannot mint its successors',
+  },
+  {
+    route: 'PATCH /api/users/:id/preferences/picking-list',
+    caller: (c) => (c.kind === 'session' || c.kind === 'bearer') && c.role !== 'admin',
+    verdict: 403,
+    reason: "a user changes only their own preference; the matrix's made-up id is someone else's",
+  },
+  {
+    route: 'GET /health',
+    caller: (c) => c.kind === 'mcp-key',
+    verdict: 'allowed',
+    reason: 'liveness answers before any authentication is read: a key there is not looked at',
+  },
+  {
+    route: 'GET /api/health',
+    caller: (c) => c.kind === 'mcp-key',
+    verdict: 'allowed',
+    reason: 'readiness answers before any authentication is read: a key there is not looked at',
+  },
+];
+
+/** Webhooks authenticate the sender by their own shared secret, which none of these callers has (test/webhooks.test.ts covers it). */
+const OWN_SECRET = /^\/api\/webhook\//;
+
+/** Routes that end the caller's session: each session caller calls them with a session of its own, made for the call. */
+const ENDS_SESSION = new Set(['POST /api/auth/logout', 'GET /api/logout']);
+
+/** Tables whose rows a refused request may change: session rows, limiter counters, the last-use time of a token or key. */
+const BOOKKEEPING = new Set(['sessions', 'rate_limits', 'api_tokens', 'mcp_api_keys', 'knex_migrations', 'knex_migrations_lock']);
+
+/** A body no route accepts: a refused request answers 403 with it, not 400. */
+const INVALID_BODY = [{ matrix: '\u0001not a valid body' }];
+
+let t: TestApp;
+let callers: Caller[];
+const sessionOf = new Map<string, { email: string }>();
+let tables: string[];
+
+beforeAll(async () => {
+  t = await testApp({ WEBHOOK_SECRET: 'matrix-webhook-secret' });
+  const holders: { name: string; role: Role; permissions: string[] }[] = [
+    { name: 'user', role: 'user', permissions: [] },
+    { name: 'manager', role: 'manager', permissions: [] },
+    { name: 'admin', role: 'admin', permissions: [] },
+    // each grantable permission, held by a plain user (admins hold them all)
+    ...PERMISSIONS.map((p) => ({ name: `user with ${p.key}`, role: 'user' as Role, permissions: [p.key as string] })),
+  ];
+  callers = [{ name: 'anonymous', kind: 'anonymous' }];
+  const mcpCreator = await buildUser(t.db, { role: 'admin' });
+  for (const holder of holders) {
+    const user = await buildUser(t.db, { role: holder.role });
+    for (const permission of holder.permissions) await t.db('user_permissions').insert({ user_id: user.id, permission, granted_by: mcpCreator.id });
+    const cookie = await signIn(user.email);
+    sessionOf.set(`session ${holder.name}`, { email: user.email });
+    const token = (await t.request.post('/api/auth/tokens').set('Cookie', cookie).send({ name: 'matrix' }).expect(201)).body.token as string;
+    callers.push({ name: `session ${holder.name}`, kind: 'session', role: holder.role, permissions: holder.permissions, header: { Cookie: cookie } });
+    callers.push({ name: `bearer ${holder.name}`, kind: 'bearer', role: holder.role, permissions: holder.permissions, header: { Authorization: `Bearer ${token}` } });
+  }
+  const { key } = await buildMcpKey(t.db, { scopes: ['read', 'write'], createdBy: mcpCreator.id });
+  callers.push({ name: 'mcp key', kind: 'mcp-key', header: { Authorization: `Bearer ${key}` } });
+  tables = (
+    await t.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select<{ table_name: string }[]>('table_name')
+  )
+    .map((r) => r.table_name)
+    .filter((name) => !BOOKKEEPING.has(name))
+    .sort();
+});
+afterAll(() => t.close());
+
+async function signIn(email: string): Promise<string> {
+  const res = await t.request.post('/api/auth/login').send({ email, password: 'correct horse battery staple' }).expect(200);
+  return String(res.headers['set-cookie']).split(';')[0];
+}
+
+/** Every row of every table but the bookkeeping ones, summed into one number per table: any insert, update or delete changes it. */
+async function fingerprint(): Promise<Record<string, string>> {
+  const rows = await Promise.all(
+    tables.map(async (table) => {
+      const { rows } = await t.db.raw<{ rows: { n: string; h: string }[] }>(`SELECT count(*) AS n, coalesce(sum(hashtext(x::text)::numeric), 0) AS h FROM ?? x`, [table]);
+      return [table, `${rows[0].n}/${rows[0].h}`] as const;
+    }),
+  );
+  return Object.fromEntries(rows);
+}
+
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+function verdictFor(access: Access, caller: Caller): Verdict {
+  if (caller.kind === 'anonymous') return access === 'public' ? 'allowed' : 401;
+  if (caller.kind === 'mcp-key') return access === 'mcp-key' || access === 'auth-or-mcp-key' ? 'allowed' : 401;
+  if (access === 'mcp-key') return 401;
+  if (access === 'public' || access === 'auth' || access === 'auth-or-mcp-key') return 'allowed';
+  if (typeof access === 'string') return RANK[caller.role] >= RANK[access] ? 'allowed' : 403;
+  return caller.role === 'admin' || caller.permissions.includes(access.permission) ? 'allowed' : 403;
+}
+
+function expectedFor(route: DeclaredRoute, caller: Caller): { verdict: Verdict; reason?: string } {
+  const exception = EXCEPTIONS.find((e) => e.route === key(route.method, route.path) && e.caller(caller));
+  if (exception) return { verdict: exception.verdict, reason: exception.reason };
+  if (OWN_SECRET.test(route.path)) return { verdict: 401, reason: 'webhooks authenticate by their own secret' };
+  return { verdict: verdictFor(route.access, caller) };
+}
+
+/** A made-up value for each path parameter that its schema accepts where one of these does: an id no row has. */
+function urlOf(route: DeclaredRoute): string {
+  return route.path.replace(/:(\w+)/g, (_m, name: string) => {
+    const schema = route.doc.params?.shape[name] as { safeParse: (v: unknown) => { success: boolean } } | undefined;
+    const candidates = [randomUUID(), '2147483000', 'MATRIX-NONE', 'backup-2000-01-01T00-00-00-000Z.dump'];
+    return encodeURIComponent(candidates.find((c) => schema?.safeParse(c).success) ?? candidates[1]);
+  });
+}
+
+async function call(route: DeclaredRoute, caller: Caller, withBody: boolean): Promise<supertest.Response> {
+  let header = caller.kind === 'anonymous' ? {} : caller.header;
+  if (caller.kind === 'session' && ENDS_SESSION.has(key(route.method, route.path))) header = { Cookie: await signIn(sessionOf.get(caller.name)!.email) };
+  const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[route.method](urlOf(route)).set(header);
+  return withBody && route.method !== 'get' ? request.send(INVALID_BODY) : request;
+}
+
+const describeAnswer = (res: supertest.Response) => `${res.status} ${(res.text ?? '').slice(0, 120)}`;
+
+describe('authorization matrix: every declared API route x every caller', () => {
+  it('refuses each caller the route does not admit, 401 or 403, before reading its input or writing anything', async () => {
+    const routes = declaredRoutesOf(t.app);
+    expect(routes.length).toBeGreaterThanOrEqual(150);
+    const before = await fingerprint();
+    const failures: string[] = [];
+    let calls = 0;
+    for (const route of routes) {
+      const refused = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict !== 'allowed');
+      await Promise.all(
+        refused.map(async ({ caller, verdict, reason }) => {
+          const res = await call(route, caller, true);
+          calls += 1;
+          if (res.status !== verdict) failures.push(`${key(route.method, route.path)} as ${caller.name}: expected ${verdict}${reason ? ` (${reason})` : ''}, got ${describeAnswer(res)}`);
+        }),
+      );
+    }
+    expect(failures).toEqual([]);
+    expect(calls).toBeGreaterThan(routes.length);
+    expect(await fingerprint(), 'rows changed by refused requests').toEqual(before);
+  }, 120_000);
+
+  it('admits each caller the route admits: the answer is never 401 or 403 (a 400 or 404 for the made-up input is fine)', async () => {
+    const routes = declaredRoutesOf(t.app);
+    const failures: string[] = [];
+    for (const route of routes) {
+      const admitted = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict === 'allowed');
+      await Promise.all(
+        admitted.map(async ({ caller, reason }) => {
+          const res = await call(route, caller, true);
+          if (res.status === 401 || res.status === 403 || res.status >= 500) {
+            failures.push(`${key(route.method, route.path)} as ${caller.name}${reason ? ` (${reason})` : ''}: got ${describeAnswer(res)}`);
+          }
+        }),
+      );
+    }
+    expect(failures).toEqual([]);
+    // every session is still signed in: no route outside ENDS_SESSION ended one
+    for (const caller of callers) {
+      if (caller.kind === 'anonymous') continue;
+      const url = caller.kind === 'mcp-key' ? '/api/mcp/charge-code-analytics' : '/api/auth/user';
+      const res = await t.request.get(url).set(caller.header);
+      expect(res.status, `${caller.name} still signed in`).toBe(200);
+    }
+  }, 120_000);
+
+  it('covers every access kind the table declares, the permission routes with and without the permission', () => {
+    const routes = declaredRoutesOf(t.app);
+    const kinds = new Set(routes.map((r) => (typeof r.access === 'string' ? r.access : 'permission')));
+    expect([...kinds].sort()).toEqual(['admin', 'auth', 'auth-or-mcp-key', 'manager', 'mcp-key', 'permission', 'public']);
+    const permissions = routes.flatMap((r) => (typeof r.access === 'object' ? [r.access.permission] : []));
+    for (const permission of permissions) {
+      expect(callers.some((c) => c.kind === 'session' && c.permissions.includes(permission)), permission).toBe(true);
+      expect(callers.some((c) => c.kind === 'session' && c.role !== 'admin' && !c.permissions.includes(permission)), permission).toBe(true);
+    }
+  });
+});
+
+/** The parts of Express 5's router that the page walk reads. */
+type Layer = { route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: RequestHandler }[] }; handle: { stack?: Layer[] }; rawPath?: unknown };
+type PageRoute = { method: string; path: string; access?: PageAccess };
+
+/** The page routes: every route of the routers mounted after the API, with the access its guard declares. */
+function pageRoutes(): PageRoute[] {
+  const walk = (stack: Layer[], prefix: string): PageRoute[] =>
+    stack.flatMap((layer) => {
+      if (layer.route) {
+        const path = `${prefix}${String(layer.route.path)}`;
+        const guards = layer.route.stack.map((l) => pageAccessOf(l.handle)).filter((a): a is PageAccess => a !== undefined);
+        const access = guards.find((a) => 'permission' in a) ?? guards[0];
+        return Object.keys(layer.route.methods)
+          .filter((m) => m !== '_all')
+          .map((method) => ({ method: method.toUpperCase(), path, access }));
+      }
+      if (!layer.handle.stack) return [];
+      return walk(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${prefix}${layer.rawPath}` : prefix);
+    });
+  const all = walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+  return all.filter((r) => r.path !== '/health' && r.path !== '/mcp' && !r.path.startsWith('/api/'));
+}
+
+/** Public pages: signing in and out. */
+const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout']);
+
+describe('authorization matrix: every page route x every signed-in role and anonymous', () => {
+  it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {
+    const pages = pageRoutes();
+    expect(pages.length).toBeGreaterThanOrEqual(30);
+    const unguarded = pages.filter((p) => !p.access && !PUBLIC_PAGES.has(key(p.method, p.path))).map((p) => key(p.method, p.path));
+    expect(unguarded, 'page routes without a page guard').toEqual([]);
+
+    // a page form needs its synchroniser token; anonymous visitors get one from the sign-in page
+    const anonymous = await t.request.get('/login').expect(200);
+    const anonymousCookie = String(anonymous.headers['set-cookie']).split(';')[0];
+    const anonymousToken = /name="_csrf" value="([^"]+)"/.exec(anonymous.text)![1];
+    const people = await Promise.all(
+      callers.flatMap((c) => (c.kind === 'session' ? [c] : [])).map(async (c) => {
+        const home = await t.request.get('/').set(c.header).expect(200);
+        return { caller: c, token: /name="_csrf" value="([^"]+)"/.exec(home.text)![1] };
+      }),
+    );
+    const guarded = pages.filter((p) => !PUBLIC_PAGES.has(key(p.method, p.path)));
+    const send = (page: PageRoute, cookie: string, token: string) => {
+      const url = page.path.replace(/:(\w+)/g, '2147483000');
+      const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[page.method.toLowerCase()](url).set('Cookie', cookie).redirects(0);
+      return page.method === 'GET' ? request : request.type('form').send({ _csrf: token, matrix: '\u0001' });
+    };
+    const admits = (page: PageRoute, caller: Extract<Caller, { role: Role }>) => {
+      const access = page.access!;
+      return 'role' in access ? RANK[caller.role] >= RANK[access.role] : caller.role === 'admin' || caller.permissions.includes(access.permission);
+    };
+    const failures: string[] = [];
+
+    // refused first, and nothing may change while they run
+    const before = await fingerprint();
+    let refusedWrites = 0;
+    for (const page of guarded) {
+      const anon = await send(page, anonymousCookie, anonymousToken);
+      if (anon.status !== 302 || !String(anon.headers.location).startsWith('/login?next=')) {
+        failures.push(`${key(page.method, page.path)} anonymous: expected a redirect to /login, got ${anon.status} ${anon.headers.location ?? ''}`);
+      }
+      await Promise.all(
+        people
+          .filter(({ caller }) => !admits(page, caller))
+          .map(async ({ caller, token }) => {
+            const res = await send(page, caller.header.Cookie, token);
+            if (page.method !== 'GET') refusedWrites += 1;
+            if (res.status !== 403 || !/html/.test(res.type) || !/<h1[^>]*>\s*Not allowed/.test(res.text)) {
+              failures.push(`${key(page.method, page.path)} as ${caller.name}: expected the 403 page, got ${describeAnswer(res)}`);
+            }
+          }),
+      );
+    }
+    expect(failures).toEqual([]);
+    expect(refusedWrites).toBeGreaterThan(0);
+    expect(await fingerprint(), 'rows changed by refused page requests').toEqual(before);
+
+    for (const page of guarded) {
+      await Promise.all(
+        people
+          .filter(({ caller }) => admits(page, caller))
+          .map(async ({ caller, token }) => {
+            const res = await send(page, caller.header.Cookie, token);
+            if (res.status === 401 || res.status === 403 || res.status >= 500 || (res.status === 302 && String(res.headers.location).startsWith('/login'))) {
+              failures.push(`${key(page.method, page.path)} as ${caller.name}: expected to be let through, got ${describeAnswer(res)} ${res.headers.location ?? ''}`);
+            }
+          }),
+      );
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
