@@ -33,6 +33,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
+import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
@@ -63,7 +64,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes, replenishmentRoutes];
 
 const ROUTE_TABLE = 'stores route table';
 

@@ -68,6 +68,7 @@ describe('POST /api/items/bulk/export', () => {
         'VAT Rate': expect.any(String),
         'Current Stock': '7.00',
         'Minimum Stock': '2.00',
+        'Reorder Quantity': '',
         Active: 'yes',
         'Created At': expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       },

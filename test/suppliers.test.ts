@@ -84,6 +84,7 @@ describe('GET /api/suppliers/:id', () => {
         itemId: item.id,
         price: '3.10',
         notes: null,
+        preferred: false,
         createdAt: expect.any(String),
         item: { id: item.id, name: 'Beaker', sku: item.sku, isActive: true },
       },

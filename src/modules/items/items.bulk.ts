@@ -76,6 +76,7 @@ type ImportCandidate = {
   price: string;
   currentStock: string;
   minimumStock: string;
+  reorderQuantity: string | null;
 };
 
 function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
@@ -98,6 +99,7 @@ export function itemsBulkService(db: Db) {
             price: c.price,
             current_stock: 0,
             minimum_stock: c.minimumStock,
+            reorder_quantity: c.reorderQuantity,
             is_active: true,
             created_by: userId,
           })),
@@ -129,7 +131,7 @@ export function itemsBulkService(db: Db) {
         const deleted = await trx('items')
           .where('id', trx.raw('ANY(?::int[])', [ids]))
           .orderBy('id')
-          .select('id', 'sku', 'name', 'category_id', 'price', 'vat_rate', 'minimum_stock', 'current_stock', 'is_active');
+          .select('id', 'sku', 'name', 'category_id', 'price', 'vat_rate', 'minimum_stock', 'reorder_quantity', 'current_stock', 'is_active');
         // Notes belong to the item and go with it; stock movements survive with item_id NULL.
         await notesService(trx).removeAllFor('item', ids.map(String));
         try {
@@ -259,6 +261,7 @@ export function itemsBulkService(db: Db) {
           price: row.price,
           currentStock: row.currentStock,
           minimumStock: row.minimumStock ?? '0',
+          reorderQuantity: row.reorderQuantity ?? null,
         });
       });
 

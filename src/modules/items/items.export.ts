@@ -13,7 +13,7 @@ import { sendCsvDownload } from '../../http/send-file';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-const COLUMNS = ['ID', 'SKU', 'Name', 'Description', 'Category', 'Price', 'VAT Rate', 'Current Stock', 'Minimum Stock', 'Active', 'Created At'];
+const COLUMNS = ['ID', 'SKU', 'Name', 'Description', 'Category', 'Price', 'VAT Rate', 'Current Stock', 'Minimum Stock', 'Reorder Quantity', 'Active', 'Created At'];
 
 const downloadName = (extension: string) => `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
 
@@ -43,6 +43,7 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
           r.vat_rate,
           r.current_stock,
           r.minimum_stock,
+          r.reorder_quantity ?? '',
           r.is_active ? 'yes' : 'no',
           r.created_at.toISOString(),
         ];
@@ -79,6 +80,7 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'VAT Rate', key: 'vatRate', width: 10, style: { numFmt: '0.0000' } },
   { header: 'Current Stock', key: 'currentStock', width: 14, style: {} },
   { header: 'Minimum Stock', key: 'minimumStock', width: 14, style: {} },
+  { header: 'Reorder Quantity', key: 'reorderQuantity', width: 16, style: {} },
   { header: 'Active', key: 'active', width: 8, style: {} },
   { header: 'Created At', key: 'createdAt', width: 24, style: {} },
 ];
@@ -109,6 +111,7 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
         vatRate: Number(r.vat_rate),
         currentStock: quantityNumber(r.current_stock),
         minimumStock: quantityNumber(r.minimum_stock),
+        reorderQuantity: r.reorder_quantity === null ? null : quantityNumber(r.reorder_quantity),
         active: r.is_active ? 'yes' : 'no',
         createdAt: r.created_at.toISOString(),
       });

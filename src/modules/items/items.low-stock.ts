@@ -9,6 +9,13 @@ import { sql, toRaw } from '../../db/sql';
  */
 export const LOW_STOCK_CONDITION = sql.raw('i.is_active AND i.current_stock <= i.minimum_stock');
 
+/**
+ * The replenishment target of the items row `i` (issue 17): the stock a reorder brings it back up to,
+ * minimum_stock + reorder_quantity, or twice minimum_stock when the item has no reorder quantity.
+ * An item with a zero minimum and no reorder quantity has a target of 0, so it is never short.
+ */
+export const REORDER_TARGET = sql.raw('coalesce(i.minimum_stock + i.reorder_quantity, 2 * i.minimum_stock)');
+
 /** An item low on stock, as every low-stock list reads it; quantities and price are decimal strings. */
 export type LowStockItem = {
   id: number;

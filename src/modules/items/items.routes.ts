@@ -125,7 +125,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       description:
         'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
         'and format csv or xlsx (default xlsx). Streamed; columns ID, SKU, Name, Description, Category, Price, VAT Rate, ' +
-        'Current Stock, Minimum Stock, Active, Created At. Filename items-YYYY-MM-DD.<format>.',
+        'Current Stock, Minimum Stock, Reorder Quantity (empty when none), Active, Created At. Filename items-YYYY-MM-DD.<format>.',
       access: 'auth',
       body: BulkExport,
       responses: {
@@ -202,7 +202,8 @@ export function itemsRoutes({ db, docs }: Deps) {
     {
       summary: 'Create an item',
       description:
-        'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies. Opening stock is ' +
+        'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies; reorderQuantity ' +
+        'omitted or null means the replenishment target is twice minimumStock. Opening stock is ' +
         "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken.",
       access: 'manager',
       body: CreateItem,
@@ -231,7 +232,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       summary: 'Update an item',
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
-        'isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
+        'reorderQuantity (null = the replenishment target is twice the minimum), isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
         'transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken.',
       access: 'manager',
       params: IdParams,

@@ -19,6 +19,9 @@ export const Item = z
     usesDefaultVatRate: z.boolean().openapi({ description: 'true when the item has no rate of its own and follows the default' }),
     currentStock: z.number(),
     minimumStock: z.number(),
+    reorderQuantity: z.number().nullable().openapi({
+      description: 'how much to order above the minimum: the replenishment target is minimumStock + reorderQuantity; null = twice minimumStock',
+    }),
     isActive: z.boolean(),
     createdBy: z.string().nullable().openapi({ description: 'id of the user who created the item' }),
     creator: UserRef.nullable().openapi({ description: 'the same user as {id, email, firstName, lastName}' }),
@@ -43,6 +46,12 @@ const MAX_MONEY = 9_999_999_999.99;
 const MAX_STOCK = 999_999_999_999.99;
 export const Price = decimalString({ places: 2, min: 0, max: MAX_MONEY }).openapi({ type: 'string', example: '12.50' });
 export const StockLevel = decimalString({ places: 2, min: 0, max: MAX_STOCK }).openapi({ type: 'number', example: 10 });
+/** Replenishment: the quantity ordered above the minimum (>= 0, 2 places); null = the target is twice the minimum. */
+export const ReorderQuantity = decimalString({ places: 2, min: 0, max: MAX_STOCK }).openapi({
+  type: 'number',
+  example: 20,
+  description: 'replenishment target = minimumStock + reorderQuantity; omitted or null = twice minimumStock',
+});
 export const VatRateValue = decimalString({ places: 4, min: 0, max: 1 }).openapi({ type: 'string', example: '0.2000' });
 const Text = (max: number) => z.string().trim().min(1, { error: 'is required' }).max(max);
 const PositiveInt = z.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' }).max(2_147_483_647);
@@ -57,6 +66,7 @@ export const CreateItem = z
     vatRate: VatRateValue.nullish().openapi({ description: 'own VAT rate; omitted or null = the default rate applies' }),
     currentStock: StockLevel.default('0'),
     minimumStock: StockLevel.default('0'),
+    reorderQuantity: ReorderQuantity.nullish(),
   })
   .openapi('CreateItem');
 export type CreateItem = z.infer<typeof CreateItem>;
@@ -71,6 +81,7 @@ export const UpdateItem = z
     vatRate: VatRateValue.nullable(),
     currentStock: StockLevel,
     minimumStock: StockLevel,
+    reorderQuantity: ReorderQuantity.nullable(),
     isActive: z.boolean(),
     stockReason: z.string().trim().max(500).openapi({ description: 'reason recorded on the adjustment movement when currentStock changes' }),
   })
@@ -138,7 +149,7 @@ export const BulkImport = z
   })
   .openapi('BulkImport', {
     description:
-      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0)}]',
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum)}]',
   });
 export const ImportResult = z
   .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
@@ -153,6 +164,7 @@ export const ImportRow = z.object({
   price: decimalString({ places: 2, min: 0, max: MAX_MONEY }),
   currentStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }),
   minimumStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
+  reorderQuantity: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
 });
 
 // ---- orders of an item ------------------------------------------------------------

@@ -26,6 +26,7 @@ export type ItemReadRow = {
   own_vat_rate: string | null;
   current_stock: string;
   minimum_stock: string;
+  reorder_quantity: string | null;
   is_active: boolean;
   created_by: string | null;
   created_at: Date;
@@ -45,7 +46,7 @@ export type ItemReadRow = {
  */
 export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, i.price,
   ${effectiveVatRate('i')} AS vat_rate,
-  i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.is_active, i.created_by, i.created_at, i.updated_at,
+  i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at,
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
   u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
 export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
@@ -176,6 +177,7 @@ export function itemsService(db: Db) {
               vat_rate: input.vatRate ?? null,
               current_stock: 0,
               minimum_stock: input.minimumStock,
+              reorder_quantity: input.reorderQuantity ?? null,
               is_active: true,
               created_by: userId,
             })
@@ -188,8 +190,11 @@ export function itemsService(db: Db) {
           await changeStock(trx, { itemId: id, type: 'in', quantity: input.currentStock, reason: 'Initial stock', performedBy: userId });
         }
         const created = await itemsService(trx).get(id);
-        const { name, sku, category_id, price, vat_rate, minimum_stock } = created;
-        return { result: created, audit: { entityType: 'item', entityId: id, action: 'create', after: { name, sku, category_id, price, vat_rate, minimum_stock } } };
+        const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity } = created;
+        return {
+          result: created,
+          audit: { entityType: 'item', entityId: id, action: 'create', after: { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity } },
+        };
       });
     },
 
@@ -212,6 +217,7 @@ export function itemsService(db: Db) {
         if (input.price !== undefined) changes.price = input.price;
         if (input.vatRate !== undefined) changes.vat_rate = input.vatRate;
         if (input.minimumStock !== undefined) changes.minimum_stock = input.minimumStock;
+        if (input.reorderQuantity !== undefined) changes.reorder_quantity = input.reorderQuantity;
         if (input.isActive !== undefined) changes.is_active = input.isActive;
         if (Object.keys(changes).length > 0) {
           try {

@@ -1,7 +1,9 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { MessageBody } from '../../http/openapi';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
+import { presentItemSource } from './sources.present';
+import { ItemSource, UpdateItemSource } from './sources.schemas';
 import { sourcesService } from './sources.service';
 
 const failure = (description: string) => ({ description, schema: MessageBody });
@@ -10,6 +12,30 @@ const failure = (description: string) => ({ description, schema: MessageBody });
 export function sourcesRoutes({ db, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Suppliers');
   const sources = sourcesService(db);
+
+  api.put(
+    '/sources/:id',
+    {
+      summary: "Change an item-supplier link's price, notes or preferred mark",
+      description:
+        'Partial. preferred: true makes this the item\'s one preferred source (replenishment orders from it) and unmarks the ' +
+        "item's other sources in the same transaction; false unmarks it (replenishment then takes the cheapest source).",
+      access: 'auth',
+      params: IdParams,
+      body: UpdateItemSource,
+      responses: {
+        200: { description: 'The link after the change', schema: ItemSource },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+        404: failure('Item source not found'),
+        409: failure('Another source of the item was marked preferred at the same time'),
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(IdParams, req.params);
+      const input = parse(UpdateItemSource, req.body);
+      res.json(presentItemSource(await sources.update(id, input)));
+    },
+  );
 
   api.delete(
     '/sources/:id',

@@ -2,14 +2,27 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
 
+const SourcePrice = decimalString({ places: 2, min: 0, max: 9_999_999_999 }).openapi({ type: 'string', example: '4.50' });
+const SourceNotes = z.string().trim().max(2000);
+const Preferred = z.boolean().openapi({
+  description: "the item's preferred source, which replenishment orders from (else the cheapest); at most one per item: marking one unmarks the others",
+});
+
 export const LinkItem = z
   .object({
     itemId: IntId,
-    price: decimalString({ places: 2, min: 0, max: 9_999_999_999 }).openapi({ type: 'string', example: '4.50' }),
-    notes: z.string().trim().max(2000).nullish(),
+    price: SourcePrice,
+    notes: SourceNotes.nullish(),
+    preferred: Preferred.optional().openapi({ description: 'default false; true unmarks the item\'s other sources' }),
   })
   .openapi('LinkItem');
 export type LinkItem = z.infer<typeof LinkItem>;
+
+export const UpdateItemSource = z
+  .object({ price: SourcePrice, notes: SourceNotes.nullable(), preferred: Preferred })
+  .partial()
+  .openapi('UpdateItemSource');
+export type UpdateItemSource = z.infer<typeof UpdateItemSource>;
 
 export const ItemSource = z
   .object({
@@ -18,6 +31,7 @@ export const ItemSource = z
     itemId: z.number().int(),
     price: z.string().openapi({ description: 'supplier price, decimal string' }),
     notes: z.string().nullable(),
+    preferred: Preferred,
     createdAt: z.string(),
     item: z.object({ id: z.number().int(), name: z.string(), sku: z.string(), isActive: z.boolean() }),
   })

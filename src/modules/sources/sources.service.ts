@@ -1,7 +1,9 @@
 import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
 import { findItemsForLines } from '../items/items.lookup';
-import type { LinkItem } from './sources.schemas';
+import type { LinkItem, UpdateItemSource } from './sources.schemas';
 
 export type ItemSourceRow = {
   id: number;
@@ -9,6 +11,7 @@ export type ItemSourceRow = {
   item_id: number;
   price: string;
   notes: string | null;
+  preferred: boolean;
   created_at: Date;
   item_name: string;
   item_sku: string;
@@ -28,6 +31,23 @@ export function sourcesService(db: Db) {
     return row;
   }
 
+  /**
+   * Makes the source the item's one preferred source: the item's sources are locked (FOR UPDATE, by
+   * id) and the others unmarked first, in the caller's transaction. Two concurrent marks on one item
+   * queue on those locks; the partial unique index item_sources_one_preferred backs it (409).
+   */
+  async function unmarkOthers(trx: Db, itemId: number, exceptId: number | null): Promise<void> {
+    await trx('item_sources').where({ item_id: itemId }).orderBy('id').forUpdate().select('id');
+    const others = trx('item_sources').where({ item_id: itemId, preferred: true });
+    if (exceptId !== null) others.whereNot({ id: exceptId });
+    await others.update({ preferred: false });
+  }
+
+  const preferredClash = (err: unknown) =>
+    isUniqueViolation(err) && (err as { constraint?: string }).constraint === 'item_sources_one_preferred'
+      ? Conflict('Another source of this item was marked preferred at the same time; try again')
+      : err;
+
   return {
     get,
 
@@ -40,17 +60,46 @@ export function sourcesService(db: Db) {
       return withItem().where('s.supplier_id', supplierId).orderBy('i.name').orderBy('s.id');
     },
 
-    /** Links an item to a supplier; the caller has checked the supplier exists. */
+    /**
+     * Links an item to a supplier; the caller has checked the supplier exists. A link made
+     * preferred unmarks the item's other sources in the same transaction.
+     */
     async link(supplierId: string, input: LinkItem): Promise<ItemSourceRow> {
       const item = (await findItemsForLines(db, [input.itemId])).get(input.itemId);
       if (!item) throw NotFound('Item not found');
-      const [row] = await db('item_sources')
-        .insert({ supplier_id: supplierId, item_id: input.itemId, price: input.price, notes: input.notes ?? null })
-        .onConflict(['supplier_id', 'item_id'])
-        .ignore()
-        .returning('id');
-      if (!row) throw Conflict(`Item '${item.name}' is already linked to supplier '${supplierId}'`);
-      return get(row.id);
+      const id = await inTransaction(db, async (trx) => {
+        if (input.preferred) await unmarkOthers(trx, input.itemId, null);
+        const [row] = await trx('item_sources')
+          .insert({ supplier_id: supplierId, item_id: input.itemId, price: input.price, notes: input.notes ?? null, preferred: input.preferred ?? false })
+          .onConflict(['supplier_id', 'item_id'])
+          .ignore()
+          .returning('id');
+        if (!row) throw Conflict(`Item '${item.name}' is already linked to supplier '${supplierId}'`);
+        return row.id as number;
+      }).catch((err: unknown) => {
+        throw preferredClash(err);
+      });
+      return get(id);
+    },
+
+    /**
+     * Changes a link's price, notes or preferred mark (partial). Marking it preferred unmarks the
+     * item's other sources in the same transaction; false just unmarks it.
+     */
+    async update(id: number, input: UpdateItemSource): Promise<ItemSourceRow> {
+      await inTransaction(db, async (trx) => {
+        const current = await trx('item_sources').where({ id }).first<{ item_id: number } | undefined>('item_id');
+        if (!current) throw NotFound('Item source not found');
+        if (input.preferred === true) await unmarkOthers(trx, current.item_id, id);
+        const changes: Record<string, unknown> = {};
+        if (input.price !== undefined) changes.price = input.price;
+        if (input.notes !== undefined) changes.notes = input.notes;
+        if (input.preferred !== undefined) changes.preferred = input.preferred;
+        if (Object.keys(changes).length > 0) await trx('item_sources').where({ id }).update(changes);
+      }).catch((err: unknown) => {
+        throw preferredClash(err);
+      });
+      return get(id);
     },
 
     /** Links when not linked yet (used when orders create items); returns whether a link was made. */

@@ -1,0 +1,163 @@
+import type { Db } from '../../db/knex';
+import { inTransaction } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
+import { BadRequest } from '../../http/errors';
+import { D, money } from '../../lib/money';
+import type { Actor } from '../audit/audit.actor';
+import { auditTrail, type AuditEntry } from '../audit/audit.service';
+import { LOW_STOCK_CONDITION, REORDER_TARGET } from '../items/items.low-stock';
+import { findItemsForLines } from '../items/items.lookup';
+import { notesService } from '../notes/notes.service';
+import { ordersService, type OrderDetail } from '../orders/orders.service';
+
+/** One item at or below its minimum: its quantities, what is on order, and the source it would be ordered from (null: none). */
+export type SuggestionRow = {
+  item_id: number;
+  name: string;
+  sku: string;
+  current_stock: string;
+  minimum_stock: string;
+  reorder_quantity: string | null;
+  target: string;
+  /** outstanding (ordered - received) on the item's pending and partly received orders */
+  on_order: string;
+  /** target - current stock - on order, at least 0: what replenishment orders */
+  quantity: string;
+  source_id: number | null;
+  supplier_id: string | null;
+  supplier_name: string | null;
+  price: string | null;
+  preferred: boolean | null;
+};
+
+/** A supplier's share of the suggestions: the lines ordered from it. */
+export type SupplierSuggestion = { supplierId: string; supplierName: string; lines: SuggestionRow[] };
+
+/**
+ * The suggestions: items short of their target after what is on order, grouped by the supplier of
+ * their chosen source; items short with no source apart; items at or below their minimum whose
+ * shortfall pending orders already cover apart as well.
+ */
+export type Suggestions = { suppliers: SupplierSuggestion[]; withoutSource: SuggestionRow[]; covered: SuggestionRow[] };
+
+export type ReplenishmentOutcome = { orders: OrderDetail[]; withoutSource: SuggestionRow[] };
+
+/** The advisory lock every POST /replenishment/orders takes: one replenishment run at a time. */
+const RUN_LOCK = 'replenishment.orders';
+
+/** The note written on each order replenishment creates. */
+export const REPLENISHMENT_NOTE = (lines: number) =>
+  `Created from replenishment: ${lines} line(s) for items at or below their minimum stock, to bring them up to their reorder target.`;
+
+/**
+ * One statement: the items LOW_STOCK_CONDITION selects (active, at or below minimum), their
+ * REORDER_TARGET, the outstanding quantity of their pending and partly received order lines, and
+ * their source: the preferred one, else the cheapest (ties: the oldest link).
+ */
+function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
+  const only = itemIds ? sql`AND i.id = ANY(${itemIds}::int[])` : sql.raw('');
+  return toRaw<{ rows: SuggestionRow[] }>(
+    db,
+    sql`WITH low AS (
+          SELECT i.id, i.name, i.sku, i.current_stock, i.minimum_stock, i.reorder_quantity, ${REORDER_TARGET} AS target
+            FROM items i
+           WHERE ${LOW_STOCK_CONDITION} ${only}
+        ),
+        on_order AS (
+          SELECT li.item_id, sum(li.quantity - li.received_quantity) AS on_order
+            FROM order_items li
+            JOIN orders o ON o.id = li.order_id
+           WHERE o.status IN ('pending', 'partially_received') AND li.item_id IN (SELECT id FROM low)
+           GROUP BY li.item_id
+        ),
+        source AS (
+          SELECT DISTINCT ON (s.item_id) s.item_id, s.id, s.supplier_id, s.price, s.preferred
+            FROM item_sources s
+           WHERE s.item_id IN (SELECT id FROM low)
+           ORDER BY s.item_id, s.preferred DESC, s.price, s.id
+        )
+        SELECT low.id AS item_id, low.name, low.sku, low.current_stock, low.minimum_stock, low.reorder_quantity, low.target,
+               coalesce(oo.on_order, 0) AS on_order,
+               greatest(low.target - low.current_stock - coalesce(oo.on_order, 0), 0) AS quantity,
+               src.id AS source_id, src.supplier_id, sup.name AS supplier_name, src.price, src.preferred
+          FROM low
+          LEFT JOIN on_order oo ON oo.item_id = low.id
+          LEFT JOIN source src ON src.item_id = low.id
+          LEFT JOIN suppliers sup ON sup.id = src.supplier_id
+         ORDER BY lower(sup.name), src.supplier_id, low.name, low.id`,
+  ).then((r) => r.rows);
+}
+
+function group(rows: SuggestionRow[]): Suggestions {
+  const suppliers = new Map<string, SupplierSuggestion>();
+  const withoutSource: SuggestionRow[] = [];
+  const covered: SuggestionRow[] = [];
+  for (const row of rows) {
+    if (!new D(row.quantity).gt(0)) covered.push(row);
+    else if (row.supplier_id === null) withoutSource.push(row);
+    else {
+      const entry = suppliers.get(row.supplier_id) ?? { supplierId: row.supplier_id, supplierName: row.supplier_name!, lines: [] };
+      entry.lines.push(row);
+      suppliers.set(row.supplier_id, entry);
+    }
+  }
+  return { suppliers: [...suppliers.values()], withoutSource, covered };
+}
+
+/** A line's amount at its source's price. */
+export const lineTotal = (row: SuggestionRow) => money(new D(row.quantity).times(row.price ?? 0));
+
+/** Replenishment (issue 17): what to reorder, and the pending orders that reorder it. */
+export function replenishmentService(db: Db) {
+  return {
+    async suggestions(): Promise<Suggestions> {
+      return group(await suggestionRows(db));
+    },
+
+    /**
+     * One transaction under the advisory lock RUN_LOCK: reads the suggestions (of itemIds only when
+     * given; 400 when one names no item), creates one pending order per supplier with a line per
+     * item at its source's price, writes the replenishment note and an audit row on each. Because
+     * the suggestions are net of what pending orders bring, a repeat while those orders are pending
+     * finds nothing short and creates nothing; a concurrent run waits on the lock and then reads the
+     * orders the first one committed.
+     */
+    createOrders(itemIds: number[] | undefined, actor: Actor): Promise<ReplenishmentOutcome> {
+      return inTransaction(db, async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [RUN_LOCK]);
+        if (itemIds) {
+          const found = await findItemsForLines(trx, itemIds);
+          const missing = [...new Set(itemIds.filter((id) => !found.has(id)))];
+          if (missing.length > 0) throw BadRequest(`Item(s) not found: ${missing.join(', ')}`, { missingIds: missing });
+        }
+        const { suppliers, withoutSource } = group(await suggestionRows(trx, itemIds));
+        const orders = ordersService(trx);
+        const notes = notesService(trx);
+        const details: OrderDetail[] = [];
+        const audit: AuditEntry[] = [];
+        for (const supplier of suppliers) {
+          const id = await orders.insert(
+            { supplierId: supplier.supplierId, notes: null, invoiceNumber: null, createdBy: actor.userId },
+            supplier.lines.map((l) => ({ itemId: l.item_id, name: l.name, sku: l.sku, quantity: l.quantity, unitCost: l.price! })),
+          );
+          await notes.add({ text: REPLENISHMENT_NOTE(supplier.lines.length), referenceType: 'order', referenceId: String(id), createdBy: actor.userId });
+          const detail = await orders.detail(id);
+          details.push(detail);
+          audit.push({
+            entityType: 'order',
+            entityId: detail.order.order_id,
+            action: 'create',
+            after: {
+              origin: 'replenishment',
+              supplier_id: supplier.supplierId,
+              total_amount: detail.order.total_amount,
+              lines: supplier.lines.map((l) => ({ item_id: l.item_id, quantity: l.quantity, unit_cost: l.price })),
+            },
+          });
+        }
+        await auditTrail(trx).recordMany(actor, audit);
+        return { orders: details, withoutSource };
+      });
+    },
+  };
+}
