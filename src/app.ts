@@ -37,6 +37,7 @@ import { replenishmentRoutes } from './modules/replenishment/replenishment.route
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesRoutes } from './modules/sales/sales.routes';
+import { financeRoutes } from './modules/finance/finance.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
 import { mcpKeysRoutes } from './modules/mcp/mcp-keys.routes';
 import { mcpRunsRoutes } from './modules/mcp/mcp-runs.routes';
@@ -64,7 +65,7 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes, replenishmentRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, financeRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes, replenishmentRoutes];
 
 const ROUTE_TABLE = 'stores route table';
 

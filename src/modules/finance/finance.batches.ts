@@ -1,0 +1,226 @@
+import type { Db } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { D } from '../../lib/money';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
+import type { CloseBatch } from './finance.schemas';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+const JOURNAL_BATCH = 2000;
+
+export type BatchRow = {
+  id: number;
+  number: string;
+  period: string;
+  seq: number;
+  recorded_before: Date;
+  closed_at: Date;
+  closed_by: string | null;
+  closed_by_email: string | null;
+  sales_count: number;
+  refunds_count: number;
+  net_amount: string;
+  vat_amount: string;
+  gross_amount: string;
+};
+
+/** A batch's entries summed per cost centre and charge code (as the batch copied them at close time). */
+export type BatchGroupRow = { cost_centre: string; charge_code: string; sales: number; refunds: number; net: string; vat: string; gross: string };
+
+export type BatchRecord = { batch: BatchRow; groups: BatchGroupRow[] };
+
+export type JournalRow = {
+  id: number;
+  recorded_at: Date;
+  cost_centre: string;
+  charge_code: string;
+  sale_number: string;
+  description: string;
+  net_amount: string;
+  vat_amount: string;
+  gross_amount: string;
+};
+
+/** The exclusive end a close's `to` stands for: a plain date runs to its next UTC midnight, a timestamp is the instant. */
+export function recordedBeforeOf(to: string): Date {
+  return DATE_ONLY.test(to) ? new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS) : new Date(to);
+}
+
+/** The UTC month (YYYYMM) of the last instant a batch covers, the middle of its number. */
+export const periodOf = (recordedBefore: Date) => new Date(recordedBefore.getTime() - 1).toISOString().slice(0, 7).replace('-', '');
+
+export const batchNotFound = () => NotFound('Recharge batch not found');
+
+/** A line's quantity without trailing zeros, for a description ("2 x Beaker", "0.5 x Ethanol"). */
+const QTY = (column: string) => `trim_scale(${column})::text`;
+
+export function rechargeBatches(db: Db) {
+  const find = async (ref: string): Promise<BatchRow> => {
+    const query = db<BatchRow>('recharge_batches');
+    const batch = await (/^\d+$/.test(ref) ? query.where('id', Number(ref)) : query.where('number', ref)).first();
+    if (!batch) throw batchNotFound();
+    return batch;
+  };
+
+  return {
+    /**
+     * Closes into a new batch, in one transaction, every sale and every refund line recorded before
+     * `to`'s end and in no batch yet: a sale enters at its amounts as sold, the refund lines of one
+     * sale as one negative entry (so a refund recorded after its sale was batched is an adjustment in
+     * the next batch). Entries copy the charge code's cost centre and the amounts now, so the batch
+     * never changes. Closes queue on a lock of recharge_batches, so a second close sees the first's
+     * entries and takes what is left; nothing left answers 409 and writes nothing.
+     */
+    async close(actor: Actor, input: CloseBatch): Promise<BatchRecord> {
+      const recordedBefore = recordedBeforeOf(input.to);
+      const period = periodOf(recordedBefore);
+      const batch = await withAudit(db, actor, async (trx) => {
+        await trx.raw('LOCK TABLE recharge_batches IN EXCLUSIVE MODE');
+        // After the lock: this statement's snapshot sees every close committed before ours.
+        const {
+          rows: [next],
+        } = await toRaw<{ rows: { future: boolean; id: number; seq: number }[] }>(
+          trx,
+          sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future, nextval('recharge_batches_id_seq')::int AS id,
+                     (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
+        );
+        if (next.future) throw BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+
+        await toRaw(
+          trx,
+          sql`WITH refunds AS (
+                UPDATE sale_refund_lines SET batch_id = ${next.id}
+                 WHERE batch_id IS NULL AND recorded_at < ${recordedBefore}
+                RETURNING sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount, recorded_at
+              ), refund_entries AS (
+                SELECT 'refund' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, max(r.recorded_at) AS recorded_at, s.charge_code, c.cost_centre,
+                       left('Refund on ' || s.sale_id || ': ' || string_agg(${sql.raw(QTY('r.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id), 500) AS description,
+                       -sum(r.net_amount) AS net_amount, -sum(r.vat_amount) AS vat_amount, -sum(r.gross_amount) AS gross_amount
+                  FROM refunds r
+                  JOIN sales s ON s.id = r.sale_id
+                  JOIN sale_items si ON si.id = r.sale_item_id
+                  JOIN charge_codes c ON c.code = s.charge_code
+                 GROUP BY s.id, s.sale_id, s.charge_code, c.cost_centre
+              ), sale_entries AS (
+                SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, c.cost_centre,
+                       left('Sale ' || s.sale_id || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
+                                                                     FROM sale_items si WHERE si.sale_id = s.id), ''), 500) AS description,
+                       s.subtotal_amount AS net_amount, s.vat_amount, s.total_amount AS gross_amount
+                  FROM sales s
+                  JOIN charge_codes c ON c.code = s.charge_code
+                 WHERE s.created_at < ${recordedBefore}
+                   AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+              )
+              INSERT INTO recharge_batch_entries (batch_id, kind, sale_ref, sale_number, recorded_at, charge_code, cost_centre, description, net_amount, vat_amount, gross_amount)
+              SELECT ${next.id}, e.* FROM (SELECT * FROM sale_entries UNION ALL SELECT * FROM refund_entries) e
+               ORDER BY e.cost_centre, e.charge_code, e.recorded_at, e.sale_ref, e.kind DESC`,
+        );
+        const {
+          rows: [totals],
+        } = await toRaw<{ rows: { sales: number; refunds: number; net: string; vat: string; gross: string }[] }>(
+          trx,
+          sql`SELECT count(*) FILTER (WHERE kind = 'sale')::int AS sales, count(*) FILTER (WHERE kind = 'refund')::int AS refunds,
+                     coalesce(sum(net_amount), 0)::text AS net, coalesce(sum(vat_amount), 0)::text AS vat, coalesce(sum(gross_amount), 0)::text AS gross
+                FROM recharge_batch_entries WHERE batch_id = ${next.id}`,
+        );
+        if (totals.sales + totals.refunds === 0) {
+          throw Conflict(`Nothing to close: every sale and refund recorded before ${recordedBefore.toISOString()} is already in a batch`);
+        }
+        const [row] = await trx<BatchRow>('recharge_batches')
+          .insert({
+            id: next.id,
+            number: `RC-${period}-${next.seq}`,
+            period,
+            seq: next.seq,
+            recorded_before: recordedBefore,
+            closed_by: actor.userId,
+            closed_by_email: actor.email,
+            sales_count: totals.sales,
+            refunds_count: totals.refunds,
+            net_amount: totals.net,
+            vat_amount: totals.vat,
+            gross_amount: totals.gross,
+          } as never)
+          .returning('*');
+        return {
+          result: row as BatchRow,
+          audit: {
+            entityType: 'recharge_batch',
+            entityId: next.id,
+            action: 'close',
+            after: { number: row.number, recordedBefore, sales: totals.sales, refunds: totals.refunds, net: totals.net, vat: totals.vat, gross: totals.gross },
+          },
+        };
+      });
+      return { batch, groups: await this.groups(batch.id) };
+    },
+
+    /** Newest first. */
+    async list(page: number, limit: number): Promise<{ batches: BatchRow[]; total: number }> {
+      const [batches, [{ n }]] = await Promise.all([
+        db<BatchRow>('recharge_batches')
+          .orderBy([{ column: 'closed_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .limit(limit)
+          .offset((page - 1) * limit),
+        db('recharge_batches').select(db.raw('count(*)::int AS n')),
+      ]);
+      return { batches, total: n as number };
+    },
+
+    /** A batch by id ("12") or number ("RC-202611-1"), with its entries summed per cost centre and charge code. */
+    async get(ref: string): Promise<BatchRecord> {
+      const batch = await find(ref);
+      return { batch, groups: await this.groups(batch.id) };
+    },
+
+    async groups(batchId: number): Promise<BatchGroupRow[]> {
+      const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
+        db,
+        sql`SELECT cost_centre, charge_code, count(*) FILTER (WHERE kind = 'sale')::int AS sales, count(*) FILTER (WHERE kind = 'refund')::int AS refunds,
+                   sum(net_amount)::text AS net, sum(vat_amount)::text AS vat, sum(gross_amount)::text AS gross
+              FROM recharge_batch_entries WHERE batch_id = ${batchId}
+             GROUP BY cost_centre, charge_code ORDER BY cost_centre, charge_code`,
+      );
+      return rows;
+    },
+
+    /** The batch (404 before anything is sent) and its journal entries in batch order, a few thousand at a time. */
+    async journal(ref: string): Promise<{ batch: BatchRow; entries: AsyncGenerator<JournalRow[]> }> {
+      const batch = await find(ref);
+      async function* entries() {
+        let after = 0;
+        for (;;) {
+          const rows: JournalRow[] = await db('recharge_batch_entries')
+            .where('batch_id', batch.id)
+            .andWhere('id', '>', after)
+            .orderBy('id')
+            .limit(JOURNAL_BATCH)
+            .select('id', 'recorded_at', 'cost_centre', 'charge_code', 'sale_number', 'description', 'net_amount', 'vat_amount', 'gross_amount');
+          if (rows.length === 0) return;
+          yield rows;
+          if (rows.length < JOURNAL_BATCH) return;
+          after = rows[rows.length - 1].id;
+        }
+      }
+      return { batch, entries: entries() };
+    },
+  };
+}
+
+/** Groups summed per cost centre, in decimal arithmetic, cost centres and their codes in name order. */
+export function byCostCentre(groups: BatchGroupRow[]) {
+  const centres = new Map<string, { costCentre: string; sales: number; refunds: number; net: D; vat: D; gross: D; chargeCodes: BatchGroupRow[] }>();
+  for (const g of groups) {
+    const c = centres.get(g.cost_centre) ?? { costCentre: g.cost_centre, sales: 0, refunds: 0, net: new D(0), vat: new D(0), gross: new D(0), chargeCodes: [] };
+    c.sales += g.sales;
+    c.refunds += g.refunds;
+    c.net = c.net.plus(g.net);
+    c.vat = c.vat.plus(g.vat);
+    c.gross = c.gross.plus(g.gross);
+    c.chargeCodes.push(g);
+    centres.set(g.cost_centre, c);
+  }
+  return [...centres.values()];
+}

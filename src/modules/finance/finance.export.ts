@@ -1,0 +1,144 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { Response } from 'express';
+import type { Worksheet } from 'exceljs';
+import { sendCsvDownload } from '../../http/send-file';
+import { money } from '../../lib/money';
+import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
+import type { BatchRow, JournalRow } from './finance.batches';
+import type { RechargeFigures, RechargeGroupRow, RechargeLineRow, RechargeReportRecord } from './finance.service';
+
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+export const SUMMARY_COLUMNS = ['Cost centre', 'Charge code', 'Sales', 'Net', 'VAT', 'Gross', 'Paid', 'Unpaid'];
+export const LINE_COLUMNS = [
+  'Date',
+  'Sale',
+  'Cost centre',
+  'Charge code',
+  'Item',
+  'SKU',
+  'Quantity',
+  'Unit price',
+  'Net',
+  'VAT',
+  'Gross',
+  'Refunded quantity',
+  'Net after refunds',
+  'VAT after refunds',
+  'Gross after refunds',
+];
+export const JOURNAL_COLUMNS = ['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross'];
+
+// Cells: text through spreadsheetText (no formula injection); amounts as decimal strings in CSV
+// (a negative refund stays a number: only text cells are neutralised) and number cells in XLSX.
+const summaryCells = (g: RechargeGroupRow) => [text(g.cost_centre), text(g.charge_code), g.sales, money(g.net), money(g.vat), money(g.gross), money(g.paid), money(g.unpaid)];
+const summaryTotalCells = (t: RechargeFigures) => ['Total', '', t.sales, money(t.net), money(t.vat), money(t.gross), money(t.paid), money(t.unpaid)];
+const lineCells = (l: RechargeLineRow) => [
+  l.created_at.toISOString(),
+  text(l.sale_id),
+  text(l.cost_centre),
+  text(l.charge_code),
+  text(l.item_name),
+  text(l.item_sku),
+  money(l.quantity),
+  money(l.unit_price),
+  money(l.subtotal),
+  money(l.vat_amount),
+  money(l.total_with_vat),
+  money(l.refunded_quantity),
+  money(l.net_after),
+  money(l.vat_after),
+  money(l.gross_after),
+];
+/** The lines' totals are the report's: a sale's amounts are the sums of its rounded lines, and so are its refunds. */
+const lineTotalCells = (t: RechargeFigures) => ['Total', '', '', '', '', '', '', '', money(t.soldNet), money(t.soldVat), money(t.soldGross), '', money(t.net), money(t.vat), money(t.gross)];
+
+const reportName = (extension: string, lines: boolean) => `recharges${lines ? '-lines' : ''}-${new Date().toISOString().slice(0, 10)}.${extension}`;
+
+/**
+ * The report as CSV, streamed with backpressure: without lines, one row per cost centre and charge
+ * code; with lines, one row per sale line. A last row "Total" either way.
+ */
+export async function streamRechargeCsv(res: Response, report: RechargeReportRecord, lines: AsyncIterable<RechargeLineRow[]> | null): Promise<void> {
+  async function* records() {
+    if (lines) {
+      for await (const batch of lines) for (const l of batch) yield lineCells(l);
+      yield lineTotalCells(report.totals);
+    } else {
+      for (const g of report.groups) yield summaryCells(g);
+      yield summaryTotalCells(report.totals);
+    }
+  }
+  await sendCsvDownload(res, { name: reportName('csv', lines !== null), columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS, records: records() });
+}
+
+/**
+ * exceljs hands the sheet XML to its zip without backpressure; waiting for the zip entry's input
+ * to drain gives the chain backpressure from the socket (as the items export does).
+ */
+async function zipCaughtUp(sheet: Worksheet, res: Response): Promise<void> {
+  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
+  if (!input?._writableState?.needDrain || res.destroyed) return;
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(input, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]);
+  } finally {
+    stop.abort();
+  }
+}
+
+/** The decimal strings of the amount columns (from firstAmount on) become number cells; text and counts stay as they are. */
+const xlsxCells = (cells: (string | number)[], firstAmount: number) => cells.map((c, i) => (i >= firstAmount && typeof c === 'string' && c !== '' ? Number(c) : c));
+
+/**
+ * The report as XLSX through exceljs's streaming writer (loaded on first use): a sheet
+ * "Recharges" (per cost centre and charge code, then Total), and with lines a sheet "Lines".
+ */
+export async function streamRechargeXlsx(res: Response, report: RechargeReportRecord, lines: AsyncIterable<RechargeLineRow[]> | null): Promise<void> {
+  const { default: ExcelJS } = await import('exceljs');
+  res.status(200).set({ 'Content-Type': XLSX_TYPE, 'Content-Disposition': `attachment; filename="${reportName('xlsx', lines !== null)}"`, 'Cache-Control': 'no-store' });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
+  const amountStyle = { numFmt: '0.00' };
+
+  const summary = workbook.addWorksheet('Recharges');
+  summary.columns = SUMMARY_COLUMNS.map((header, i) => ({ header, width: i < 2 ? 24 : 14, style: i >= 3 ? amountStyle : {} }));
+  for (const g of report.groups) summary.addRow(xlsxCells(summaryCells(g), 3)).commit();
+  summary.addRow(xlsxCells(summaryTotalCells(report.totals), 3)).commit();
+  summary.commit();
+
+  if (lines) {
+    const sheet = workbook.addWorksheet('Lines');
+    sheet.columns = LINE_COLUMNS.map((header, i) => ({ header, width: [0, 4].includes(i) ? 28 : 16, style: i >= 6 ? amountStyle : {} }));
+    for await (const batch of lines) {
+      for (const l of batch) sheet.addRow(xlsxCells(lineCells(l), 6)).commit();
+      await zipCaughtUp(sheet, res);
+      if (res.destroyed) return;
+    }
+    sheet.addRow(xlsxCells(lineTotalCells(report.totals), 6)).commit();
+    sheet.commit();
+  }
+  await workbook.commit();
+}
+
+/** A batch's journal: one row per entry in batch order (cost centre, charge code, date), no totals row: the rows sum to the batch. */
+export async function streamJournalCsv(res: Response, batch: BatchRow, entries: AsyncIterable<JournalRow[]>): Promise<void> {
+  async function* records() {
+    for await (const rows of entries) {
+      for (const e of rows) {
+        yield [
+          e.recorded_at.toISOString().slice(0, 10),
+          batch.number,
+          text(e.cost_centre),
+          text(e.charge_code),
+          text(e.sale_number),
+          text(e.description),
+          money(e.net_amount),
+          money(e.vat_amount),
+          money(e.gross_amount),
+        ];
+      }
+    }
+  }
+  await sendCsvDownload(res, { name: `journal-${batch.number}.csv`, columns: JOURNAL_COLUMNS, records: records() });
+}

@@ -1,0 +1,170 @@
+import type { Db } from '../../db/knex';
+import { sql, toRaw, type Sql } from '../../db/sql';
+import { D } from '../../lib/money';
+import type { RechargeFilter } from './finance.schemas';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+const STREAM_SALES = 1000;
+
+/** One cost centre and charge code of the report: amounts after refunds, decimal strings. */
+export type RechargeGroupRow = {
+  cost_centre: string;
+  charge_code: string;
+  sales: number;
+  net: string;
+  vat: string;
+  gross: string;
+  paid: string;
+  unpaid: string;
+  sold_net: string;
+  sold_vat: string;
+  sold_gross: string;
+};
+
+export type RechargeFigures = { sales: number; net: D; vat: D; gross: D; paid: D; unpaid: D; soldNet: D; soldVat: D; soldGross: D };
+
+export type RechargeReportRecord = { filter: RechargeFilter; groups: RechargeGroupRow[]; totals: RechargeFigures };
+
+/** One sale line: as sold, its refunded quantity, and its amounts less its refunded share (rounded as the refund rounded it). */
+export type RechargeLineRow = {
+  sale_id: string;
+  created_at: Date;
+  cost_centre: string;
+  charge_code: string;
+  item_name: string;
+  item_sku: string;
+  quantity: string;
+  unit_price: string;
+  subtotal: string;
+  vat_amount: string;
+  total_with_vat: string;
+  refunded_quantity: string;
+  net_after: string;
+  vat_after: string;
+  gross_after: string;
+};
+
+/**
+ * The sales a report covers (alias s): recorded in [from, to] as the other reports read dates (a
+ * plain `to` covers its whole UTC day), on the charge code and/or the cost centre given (exact).
+ * Quotes are not sales and never counted.
+ */
+export function rechargeSalesWhere({ from, to, costCentre, chargeCode }: RechargeFilter): Sql {
+  const conditions: Sql[] = [sql.raw('true')];
+  if (from) conditions.push(sql`s.created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
+  if (to) {
+    conditions.push(
+      DATE_ONLY.test(to) ? sql`s.created_at < ${new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS)}` : sql`s.created_at <= ${new Date(to)}`,
+    );
+  }
+  if (chargeCode) conditions.push(sql`s.charge_code = ${chargeCode}`);
+  if (costCentre) conditions.push(sql`s.charge_code IN (SELECT code FROM charge_codes WHERE cost_centre = ${costCentre})`);
+  return sql.join(conditions, sql.raw(' AND '));
+}
+
+/** A line's refunded share of one of its amounts, as the refund computed it (pro rata, half-up to 2 places). */
+const refundedShare = (column: string) => sql.raw(`round(si.${column} * si.refunded_quantity / si.quantity, 2)`);
+
+/** The sum of the groups' figures, in decimal arithmetic. */
+export function totalsOf(groups: RechargeGroupRow[]): RechargeFigures {
+  const zero = new D(0);
+  return groups.reduce<RechargeFigures>(
+    (t, g) => ({
+      sales: t.sales + g.sales,
+      net: t.net.plus(g.net),
+      vat: t.vat.plus(g.vat),
+      gross: t.gross.plus(g.gross),
+      paid: t.paid.plus(g.paid),
+      unpaid: t.unpaid.plus(g.unpaid),
+      soldNet: t.soldNet.plus(g.sold_net),
+      soldVat: t.soldVat.plus(g.sold_vat),
+      soldGross: t.soldGross.plus(g.sold_gross),
+    }),
+    { sales: 0, net: zero, vat: zero, gross: zero, paid: zero, unpaid: zero, soldNet: zero, soldVat: zero, soldGross: zero },
+  );
+}
+
+/**
+ * The finance recharges: what each cost centre took per charge code over a range of sale dates,
+ * net of every refund made on those sales so far (the batches, not this report, date a refund by
+ * when it was recorded).
+ */
+export function financeService(db: Db) {
+  return {
+    /**
+     * Per cost centre (the charge code's, now) and charge code: sales, net/VAT/gross after refunds,
+     * paid and unpaid gross. Only refunded sales have their lines read, for the net share refunded.
+     */
+    async report(filter: RechargeFilter): Promise<RechargeReportRecord> {
+      const { rows } = await toRaw<{ rows: RechargeGroupRow[] }>(
+        db,
+        sql`WITH s AS (SELECT s.id, s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount, s.refunded_amount
+                         FROM sales s WHERE ${rechargeSalesWhere(filter)}),
+                 r AS (SELECT si.sale_id, sum(${refundedShare('subtotal')}) AS net, sum(${refundedShare('total_with_vat')}) AS gross
+                         FROM sale_items si
+                        WHERE si.refunded_quantity > 0 AND si.sale_id IN (SELECT id FROM s WHERE s.refunded_amount > 0)
+                        GROUP BY si.sale_id),
+                 a AS (SELECT s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount,
+                              s.subtotal_amount - coalesce(r.net, 0) AS net, s.total_amount - coalesce(r.gross, 0) AS gross
+                         FROM s LEFT JOIN r ON r.sale_id = s.id)
+            SELECT c.cost_centre, a.charge_code, count(*)::int AS sales,
+                   sum(a.net)::text AS net, (sum(a.gross) - sum(a.net))::text AS vat, sum(a.gross)::text AS gross,
+                   coalesce(sum(a.gross) FILTER (WHERE a.is_paid), 0)::text AS paid,
+                   coalesce(sum(a.gross) FILTER (WHERE NOT a.is_paid), 0)::text AS unpaid,
+                   sum(a.subtotal_amount)::text AS sold_net, sum(a.vat_amount)::text AS sold_vat, sum(a.total_amount)::text AS sold_gross
+              FROM a JOIN charge_codes c ON c.code = a.charge_code
+             GROUP BY c.cost_centre, a.charge_code
+             ORDER BY c.cost_centre, a.charge_code`,
+      );
+      return { filter, groups: rows, totals: totalsOf(rows) };
+    },
+
+    /** One page of the report's sale lines, oldest sale first, with the number of lines in the whole range. */
+    async linesPage(filter: RechargeFilter, page: number, limit: number): Promise<{ lines: RechargeLineRow[]; total: number }> {
+      const where = rechargeSalesWhere(filter);
+      const [{ rows }, { rows: count }] = await Promise.all([
+        toRaw<{ rows: RechargeLineRow[] }>(
+          db,
+          sql`${linesSelect(where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+        ),
+        toRaw<{ rows: { n: number }[] }>(db, sql`SELECT count(*)::int AS n FROM sale_items si JOIN sales s ON s.id = si.sale_id WHERE ${where}`),
+      ]);
+      return { lines: rows, total: count[0].n };
+    },
+
+    /**
+     * Every line of the report's sales, oldest sale first, yielded a thousand sales at a time
+     * (keyset over sales(created_at, id)); the next batch is read only when the consumer asks for
+     * it (after writing the last), so memory stays flat however long the range.
+     */
+    async *lines(filter: RechargeFilter): AsyncGenerator<RechargeLineRow[]> {
+      const where = rechargeSalesWhere(filter);
+      // The cursor keeps created_at as PostgreSQL's text (microseconds); a JS Date would truncate it.
+      let after: Sql = sql.raw('true');
+      for (;;) {
+        const { rows } = await toRaw<{ rows: (RechargeLineRow & { cursor_at: string; sale_ref: number })[] }>(
+          db,
+          sql`WITH p AS (SELECT s.id, s.created_at FROM sales s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
+              ${linesSelect(sql.raw('true'), sql.raw('JOIN p ON p.id = s.id'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'))}
+              ORDER BY s.created_at, s.id, si.id`,
+        );
+        if (rows.length === 0) return;
+        yield rows;
+        const last = rows[rows.length - 1];
+        after = sql`(s.created_at, s.id) > (${last.cursor_at}::timestamptz, ${last.sale_ref})`;
+      }
+    },
+  };
+}
+
+const linesSelect = (where: Sql, join: Sql = sql.raw(''), extra: Sql = sql.raw('')) =>
+  sql`SELECT s.sale_id, s.created_at, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
+             si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
+             (si.subtotal - ${refundedShare('subtotal')})::text AS net_after,
+             ((si.total_with_vat - ${refundedShare('total_with_vat')}) - (si.subtotal - ${refundedShare('subtotal')}))::text AS vat_after,
+             (si.total_with_vat - ${refundedShare('total_with_vat')})::text AS gross_after${extra}
+        FROM sales s ${join}
+        JOIN sale_items si ON si.sale_id = s.id
+        JOIN charge_codes c ON c.code = s.charge_code
+       WHERE ${where}`;
