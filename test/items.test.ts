@@ -1,3 +1,4 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
@@ -376,5 +377,73 @@ describe('GET /api/items/:id/deletion-check and DELETE /api/items/:id/safe', () 
     await as.manager.delete(`/api/items/${item.id}/safe`).expect(403);
     await as.admin.get('/api/items/999999/deletion-check').expect(404);
     await as.admin.delete('/api/items/999999/safe').expect(404);
+  });
+});
+
+describe('reorderQuantity (replenishment, issue 17)', () => {
+  it('201 create takes it (null when omitted) and records it in the audit row; GET and the list read it', async () => {
+    const without = await as.manager.post('/api/items').send(newItem()).expect(201);
+    expect(without.body.reorderQuantity).toBeNull();
+    const res = await as.manager.post('/api/items').send(newItem({ name: 'Reordered', reorderQuantity: '20.5' })).expect(201);
+    expect(res.body).toMatchObject({ minimumStock: 3, reorderQuantity: 20.5 });
+    expect((await t.db('items').where({ id: res.body.id }).first()).reorder_quantity).toBe('20.50');
+    const [audit] = await t.db('audit_log').where({ entity_type: 'item', entity_id: String(res.body.id), action: 'create' });
+    expect(audit.after).toMatchObject({ minimum_stock: '3.00', reorder_quantity: '20.50' });
+    expect((await as.user.get(`/api/items/${res.body.id}`).expect(200)).body.reorderQuantity).toBe(20.5);
+    const list = await as.user.get('/api/items').query({ search: 'Reordered' }).expect(200);
+    expect(list.body.items).toEqual([expect.objectContaining({ id: res.body.id, reorderQuantity: 20.5 })]);
+  });
+
+  it('200 update sets and clears it; the audit row has the change before and after', async () => {
+    const item = await buildItem(t.db, { categoryId: category.id, minimumStock: 4 });
+    const set = await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: 12 }).expect(200);
+    expect(set.body.reorderQuantity).toBe(12);
+    const cleared = await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: null }).expect(200);
+    expect(cleared.body.reorderQuantity).toBeNull();
+    expect((await t.db('items').where({ id: item.id }).first()).reorder_quantity).toBeNull();
+    const audit = await t.db('audit_log').where({ entity_type: 'item', entity_id: String(item.id), action: 'update' }).orderBy('id');
+    expect(audit.map((a) => [a.before, a.after])).toEqual([
+      [{ reorder_quantity: null }, { reorder_quantity: '12.00' }],
+      [{ reorder_quantity: '12.00' }, { reorder_quantity: null }],
+    ]);
+    // the same value again is no change, so no audit row
+    await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: null }).expect(200);
+    expect(await t.db('audit_log').where({ entity_type: 'item', entity_id: String(item.id), action: 'update' })).toHaveLength(2);
+  });
+
+  it('400 for a negative value, more than 2 places or text; nothing changes', async () => {
+    for (const reorderQuantity of [-1, '1.234', 'lots']) {
+      const res = await as.manager.post('/api/items').send(newItem({ reorderQuantity })).expect(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'reorderQuantity' })]);
+    }
+    const item = await buildItem(t.db, { categoryId: category.id });
+    await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: -5 }).expect(400);
+    expect((await t.db('items').where({ id: item.id }).first()).reorder_quantity).toBeNull();
+  });
+
+  it('bulk import takes it (optional) and the export carries it, empty when none', async () => {
+    const sku = `IMP-RQ-${Math.random().toString(36).slice(2, 8)}`;
+    const res = await as.manager
+      .post('/api/items/bulk-import')
+      .send({
+        items: [
+          { name: 'Imported reorder', sku, categoryName: 'glassware', price: '1.00', currentStock: 0, minimumStock: 2, reorderQuantity: '7.5' },
+          { name: 'Imported plain', sku: `${sku}-2`, categoryName: 'Glassware', price: '1.00', currentStock: 0 },
+          { name: 'Imported bad', sku: `${sku}-3`, categoryName: 'Glassware', price: '1.00', currentStock: 0, reorderQuantity: -1 },
+        ],
+      })
+      .expect(200);
+    expect(res.body).toMatchObject({ successful: 2, failed: 1, errors: [expect.stringMatching(/^Item 3: reorderQuantity /)] });
+    const rows = await t.db('items').whereIn('sku', [sku, `${sku}-2`]).orderBy('sku');
+    expect(rows.map((r) => [r.sku, r.reorder_quantity])).toEqual([
+      [sku, '7.50'],
+      [`${sku}-2`, null],
+    ]);
+    const exported = await as.user.post('/api/items/bulk/export').send({ itemIds: rows.map((r) => r.id), format: 'csv' }).expect(200);
+    const cells = (parseCsv(exported.text, { columns: true }) as Record<string, string>[]).map((r) => [r.SKU, r['Minimum Stock'], r['Reorder Quantity']]);
+    expect(cells.sort()).toEqual([
+      [sku, '2.00', '7.50'],
+      [`${sku}-2`, '0.00', ''],
+    ]);
   });
 });

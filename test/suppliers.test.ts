@@ -237,3 +237,85 @@ describe('seeds/04_suppliers.ts', () => {
     expect(new Set(links.map((l) => `${l.supplier_id}/${l.item_id}`)).size).toBe(links.length);
   });
 });
+
+describe('preferred item sources (replenishment, issue 17)', () => {
+  const preferredOf = async (itemId: number) =>
+    (await t.db('item_sources').where({ item_id: itemId }).orderBy('id').select('supplier_id', 'preferred')).map((r) => [r.supplier_id, r.preferred]);
+
+  it('201 a link made preferred unmarks the item\'s other sources; the supplier read shows the mark', async () => {
+    const [a, b] = [await buildSupplier(t.db), await buildSupplier(t.db)];
+    const item = await buildItem(t.db);
+    const first = await user.post(`/api/suppliers/${a.id}/items`).send({ itemId: item.id, price: '2.00', preferred: true }).expect(201);
+    expect(first.body).toMatchObject({ supplierId: a.id, itemId: item.id, preferred: true });
+    const second = await user.post(`/api/suppliers/${b.id}/items`).send({ itemId: item.id, price: '3.00', preferred: true }).expect(201);
+    expect(second.body.preferred).toBe(true);
+    expect(await preferredOf(item.id)).toEqual([
+      [a.id, false],
+      [b.id, true],
+    ]);
+    const plain = await buildItem(t.db);
+    expect((await user.post(`/api/suppliers/${a.id}/items`).send({ itemId: plain.id, price: '1.00' }).expect(201)).body.preferred).toBe(false);
+    const read = await user.get(`/api/suppliers/${b.id}`).expect(200);
+    expect(read.body.items).toEqual([expect.objectContaining({ itemId: item.id, preferred: true })]);
+  });
+
+  it('200 PUT /api/sources/:id marks one preferred (the others unmarked), unmarks it, and changes price and notes', async () => {
+    const [a, b, c] = [await buildSupplier(t.db), await buildSupplier(t.db), await buildSupplier(t.db)];
+    const item = await buildItem(t.db, { name: 'Pipette' });
+    const sa = await buildItemSource(t.db, a.id, item.id, '1.00');
+    const sb = await buildItemSource(t.db, b.id, item.id, '2.00');
+    await buildItemSource(t.db, c.id, item.id, '3.00');
+    await user.put(`/api/sources/${sa.id}`).send({ preferred: true }).expect(200);
+    const res = await user.put(`/api/sources/${sb.id}`).send({ preferred: true, price: '1.75', notes: 'framework contract' }).expect(200);
+    expect(res.body).toEqual({
+      id: sb.id,
+      supplierId: b.id,
+      itemId: item.id,
+      price: '1.75',
+      notes: 'framework contract',
+      preferred: true,
+      createdAt: expect.any(String),
+      item: { id: item.id, name: 'Pipette', sku: item.sku, isActive: true },
+    });
+    expect(await preferredOf(item.id)).toEqual([
+      [a.id, false],
+      [b.id, true],
+      [c.id, false],
+    ]);
+    // marking the preferred one again changes nothing; false unmarks it, leaving none
+    await user.put(`/api/sources/${sb.id}`).send({ preferred: true }).expect(200);
+    expect((await user.put(`/api/sources/${sb.id}`).send({ preferred: false }).expect(200)).body).toMatchObject({ preferred: false, price: '1.75' });
+    expect((await preferredOf(item.id)).filter(([, p]) => p)).toEqual([]);
+    // notes null clears them; an empty body changes nothing
+    expect((await user.put(`/api/sources/${sb.id}`).send({ notes: null }).expect(200)).body.notes).toBeNull();
+    expect((await user.put(`/api/sources/${sb.id}`).send({}).expect(200)).body).toMatchObject({ price: '1.75', preferred: false });
+  });
+
+  it('400 for a bad price or preferred, 404 for an unknown source, 401 without a session; nothing changes', async () => {
+    const supplier = await buildSupplier(t.db);
+    const item = await buildItem(t.db);
+    const source = await buildItemSource(t.db, supplier.id, item.id, '4.00');
+    const bad = await user.put(`/api/sources/${source.id}`).send({ price: '1.234', preferred: 'yes' }).expect(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['preferred', 'price']);
+    await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: (await buildItem(t.db)).id, price: '1.00', preferred: 1 }).expect(400);
+    expect((await user.put('/api/sources/99999999').send({ preferred: true }).expect(404)).body.message).toBe('Item source not found');
+    await t.request.put(`/api/sources/${source.id}`).send({ preferred: true }).expect(401);
+    expect(await t.db('item_sources').where({ id: source.id }).first()).toMatchObject({ price: '4.00', preferred: false });
+  });
+
+  it('the database holds at most one preferred source per item', async () => {
+    const [a, b] = [await buildSupplier(t.db), await buildSupplier(t.db)];
+    const item = await buildItem(t.db);
+    await t.db('item_sources').insert({ supplier_id: a.id, item_id: item.id, price: '1.00', preferred: true });
+    await expect(t.db('item_sources').insert({ supplier_id: b.id, item_id: item.id, price: '1.00', preferred: true })).rejects.toThrow(/item_sources_one_preferred/);
+  });
+
+  it('concurrent marks on one item leave exactly one preferred source', async () => {
+    const suppliers = await Promise.all([1, 2, 3, 4].map(() => buildSupplier(t.db)));
+    const item = await buildItem(t.db);
+    const sources = await Promise.all(suppliers.map((s) => buildItemSource(t.db, s.id, item.id, '1.00')));
+    const answers = await Promise.all(sources.map((s) => user.put(`/api/sources/${s.id}`).send({ preferred: true })));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await preferredOf(item.id)).filter(([, p]) => p)).toHaveLength(1);
+  });
+});
