@@ -141,10 +141,8 @@ describe('GET /api/replenishment', () => {
     expect(res.body.withoutSource).toEqual([
       { item: { id: orphan.id, name: 'Orphan', sku: orphan.sku }, currentStock: 1, minimumStock: 3, reorderQuantity: null, target: 6, onOrder: 0, quantity: 5 },
     ]);
-    expect(res.body.covered.map((c: { item: { name: string }; onOrder: number; quantity: number }) => [c.item.name, c.onOrder, c.quantity])).toEqual([
-      ['OnOrder', 6, 0],
-      ['ZeroMin', 0, 0],
-    ]);
+    // ZeroMin is at its minimum but not short of its target (0): listed nowhere
+    expect(res.body.covered.map((c: { item: { name: string }; onOrder: number; quantity: number }) => [c.item.name, c.onOrder, c.quantity])).toEqual([['OnOrder', 6, 0]]);
     expect(res.body.suppliers).toEqual([
       expect.objectContaining({ lines: [expect.objectContaining({ item: expect.objectContaining({ name: 'ZeroMinReorder' }), target: 12, quantity: 12 })] }),
     ]);
@@ -248,10 +246,23 @@ describe('POST /api/replenishment/orders', () => {
     expect(suggestions.body.suppliers).toEqual([expect.objectContaining({ lines: [expect.objectContaining({ item: expect.objectContaining({ id: other.id }) })] })]);
   });
 
-  it('200 with no orders when nothing is short', async () => {
+  it('200 with no orders when nothing is short (with or without a body)', async () => {
     await item('Fine', '10', '2');
+    await item('AtMinimumNoReorder', '2', '2', '0'); // target 2 + 0 = its stock: not short
+    const ordersBefore = await t.db('orders').count<{ n: string }[]>('* as n');
     const res = await as.manager.post('/api/replenishment/orders').send({}).expect(200);
     expect(res.body).toEqual({ message: 'Nothing to order: no item is short of its target beyond what pending orders bring', orders: [], withoutSource: [] });
+    await as.manager.post('/api/replenishment/orders').expect(200);
+    expect(await t.db('orders').count<{ n: string }[]>('* as n')).toEqual(ordersBefore);
+  });
+
+  it('400 when a suggested line is larger than an order can hold; nothing is created', async () => {
+    const supplier = await buildSupplier(t.db);
+    const huge = await item('Huge', '0', '999999999999.99'); // target twice that: beyond numeric(14,2)
+    await buildItemSource(t.db, supplier.id, huge.id, '1.00');
+    const res = await as.manager.post('/api/replenishment/orders').send({}).expect(400);
+    expect(res.body.message).toMatch(/larger than an order can hold/);
+    expect(await t.db('orders').where({ supplier_id: supplier.id })).toEqual([]);
   });
 
   it('two simultaneous runs create the orders once', async () => {

@@ -50,9 +50,10 @@ export const REPLENISHMENT_NOTE = (lines: number) =>
   `Created from replenishment: ${lines} line(s) for items at or below their minimum stock, to bring them up to their reorder target.`;
 
 /**
- * One statement: the items LOW_STOCK_CONDITION selects (active, at or below minimum), their
- * REORDER_TARGET, the outstanding quantity of their pending and partly received order lines, and
- * their source: the preferred one, else the cheapest (ties: the oldest link).
+ * One statement: the items LOW_STOCK_CONDITION selects (active, at or below minimum) whose stock is
+ * below their REORDER_TARGET (an item with a zero minimum and no reorder quantity never is), the
+ * outstanding quantity of their pending and partly received order lines, and their source: the
+ * preferred one, else the cheapest (ties: the oldest link).
  */
 function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
   const only = itemIds ? sql`AND i.id = ANY(${itemIds}::int[])` : sql.raw('');
@@ -61,7 +62,7 @@ function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
     sql`WITH low AS (
           SELECT i.id, i.name, i.sku, i.current_stock, i.minimum_stock, i.reorder_quantity, ${REORDER_TARGET} AS target
             FROM items i
-           WHERE ${LOW_STOCK_CONDITION} ${only}
+           WHERE ${LOW_STOCK_CONDITION} AND ${REORDER_TARGET} > i.current_stock ${only}
         ),
         on_order AS (
           SELECT li.item_id, sum(li.quantity - li.received_quantity) AS on_order
@@ -107,6 +108,51 @@ function group(rows: SuggestionRow[]): Suggestions {
 /** A line's amount at its source's price. */
 export const lineTotal = (row: SuggestionRow) => money(new D(row.quantity).times(row.price ?? 0));
 
+const TOO_LARGE =
+  'A suggested quantity or order total is larger than an order can hold (numeric(14,2)); order these items by hand (POST /api/orders) or pass fewer itemIds';
+
+/**
+ * A run in the caller's transaction under the advisory lock RUN_LOCK: reads the suggestions (of
+ * itemIds only when given; 400 when one names no item), creates one pending order per supplier
+ * with a line per item at its source's price, writes the replenishment note and an audit row on
+ * each.
+ */
+async function run(trx: Db, itemIds: number[] | undefined, actor: Actor): Promise<ReplenishmentOutcome> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [RUN_LOCK]);
+  if (itemIds) {
+    const found = await findItemsForLines(trx, itemIds);
+    const missing = [...new Set(itemIds.filter((id) => !found.has(id)))];
+    if (missing.length > 0) throw BadRequest(`Item(s) not found: ${missing.join(', ')}`, { missingIds: missing });
+  }
+  const { suppliers, withoutSource } = group(await suggestionRows(trx, itemIds));
+  const orders = ordersService(trx);
+  const notes = notesService(trx);
+  const details: OrderDetail[] = [];
+  const audit: AuditEntry[] = [];
+  for (const supplier of suppliers) {
+    const id = await orders.insert(
+      { supplierId: supplier.supplierId, notes: null, invoiceNumber: null, createdBy: actor.userId },
+      supplier.lines.map((l) => ({ itemId: l.item_id, name: l.name, sku: l.sku, quantity: l.quantity, unitCost: l.price! })),
+    );
+    await notes.add({ text: REPLENISHMENT_NOTE(supplier.lines.length), referenceType: 'order', referenceId: String(id), createdBy: actor.userId });
+    const detail = await orders.detail(id);
+    details.push(detail);
+    audit.push({
+      entityType: 'order',
+      entityId: detail.order.order_id,
+      action: 'create',
+      after: {
+        origin: 'replenishment',
+        supplier_id: supplier.supplierId,
+        total_amount: detail.order.total_amount,
+        lines: supplier.lines.map((l) => ({ item_id: l.item_id, quantity: l.quantity, unit_cost: l.price })),
+      },
+    });
+  }
+  await auditTrail(trx).recordMany(actor, audit);
+  return { orders: details, withoutSource };
+}
+
 /** Replenishment (issue 17): what to reorder, and the pending orders that reorder it. */
 export function replenishmentService(db: Db) {
   return {
@@ -115,48 +161,15 @@ export function replenishmentService(db: Db) {
     },
 
     /**
-     * One transaction under the advisory lock RUN_LOCK: reads the suggestions (of itemIds only when
-     * given; 400 when one names no item), creates one pending order per supplier with a line per
-     * item at its source's price, writes the replenishment note and an audit row on each. Because
-     * the suggestions are net of what pending orders bring, a repeat while those orders are pending
-     * finds nothing short and creates nothing; a concurrent run waits on the lock and then reads the
-     * orders the first one committed.
+     * One transaction (see run). Because the suggestions are net of what pending orders bring, a
+     * repeat while those orders are pending finds nothing short and creates nothing; a concurrent
+     * run waits on the lock and then reads the orders the first one committed. A quantity or total
+     * beyond numeric(14,2) is a 400 and nothing is created.
      */
     createOrders(itemIds: number[] | undefined, actor: Actor): Promise<ReplenishmentOutcome> {
-      return inTransaction(db, async (trx) => {
-        await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [RUN_LOCK]);
-        if (itemIds) {
-          const found = await findItemsForLines(trx, itemIds);
-          const missing = [...new Set(itemIds.filter((id) => !found.has(id)))];
-          if (missing.length > 0) throw BadRequest(`Item(s) not found: ${missing.join(', ')}`, { missingIds: missing });
-        }
-        const { suppliers, withoutSource } = group(await suggestionRows(trx, itemIds));
-        const orders = ordersService(trx);
-        const notes = notesService(trx);
-        const details: OrderDetail[] = [];
-        const audit: AuditEntry[] = [];
-        for (const supplier of suppliers) {
-          const id = await orders.insert(
-            { supplierId: supplier.supplierId, notes: null, invoiceNumber: null, createdBy: actor.userId },
-            supplier.lines.map((l) => ({ itemId: l.item_id, name: l.name, sku: l.sku, quantity: l.quantity, unitCost: l.price! })),
-          );
-          await notes.add({ text: REPLENISHMENT_NOTE(supplier.lines.length), referenceType: 'order', referenceId: String(id), createdBy: actor.userId });
-          const detail = await orders.detail(id);
-          details.push(detail);
-          audit.push({
-            entityType: 'order',
-            entityId: detail.order.order_id,
-            action: 'create',
-            after: {
-              origin: 'replenishment',
-              supplier_id: supplier.supplierId,
-              total_amount: detail.order.total_amount,
-              lines: supplier.lines.map((l) => ({ item_id: l.item_id, quantity: l.quantity, unit_cost: l.price })),
-            },
-          });
-        }
-        await auditTrail(trx).recordMany(actor, audit);
-        return { orders: details, withoutSource };
+      return inTransaction(db, (trx) => run(trx, itemIds, actor)).catch((err: unknown) => {
+        if ((err as { code?: string }).code === '22003') throw BadRequest(TOO_LARGE);
+        throw err;
       });
     },
   };
