@@ -3,6 +3,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildItemSource, buildOrder, buildSupplier } from './helpers/purchasing-factories';
+import { ReplenishmentOrdersResult, ReplenishmentSuggestions } from '../src/modules/replenishment/replenishment.schemas';
 
 let t: TestApp;
 let as: Agents;
@@ -58,6 +59,7 @@ describe('GET /api/replenishment', () => {
     await buildOrder(t.db, acme.id, [{ itemId: tips.id, name: 'Tips', quantity: '100', unitCost: '0.40', receivedQuantity: '100' }], { status: 'received' });
 
     const res = await as.manager.get('/api/replenishment').expect(200);
+    expect(ReplenishmentSuggestions.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toEqual({
       suppliers: [
         {
@@ -177,6 +179,7 @@ describe('POST /api/replenishment/orders', () => {
     const pending = await buildOrder(t.db, beta.id, [{ itemId: gloves.id, name: 'RGloves', quantity: '4', unitCost: '2.00' }]);
 
     const res = await as.manager.post('/api/replenishment/orders').send({}).expect(201);
+    expect(ReplenishmentOrdersResult.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body.orders).toHaveLength(2);
     const [acmeOrder, betaOrder] = res.body.orders;
     expect(acmeOrder).toMatchObject({
