@@ -111,7 +111,7 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
         vatRate: Number(r.vat_rate),
         currentStock: quantityNumber(r.current_stock),
         minimumStock: quantityNumber(r.minimum_stock),
-        reorderQuantity: r.reorder_quantity === null ? null : quantityNumber(r.reorder_quantity),
+        reorderQuantity: r.reorder_quantity == null ? null : quantityNumber(r.reorder_quantity),
         active: r.is_active ? 'yes' : 'no',
         createdAt: r.created_at.toISOString(),
       });

@@ -27,7 +27,7 @@ export function presentItem(row: ItemReadRow): Item {
     usesDefaultVatRate: row.own_vat_rate === null,
     currentStock: quantityNumber(row.current_stock),
     minimumStock: quantityNumber(row.minimum_stock),
-    reorderQuantity: row.reorder_quantity === null ? null : quantityNumber(row.reorder_quantity),
+    reorderQuantity: row.reorder_quantity == null ? null : quantityNumber(row.reorder_quantity),
     isActive: row.is_active,
     createdBy: row.created_by,
     creator: presentJoinedUserRef(row.created_by, {
