@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
+import { binaryBody } from './helpers/binary-body';
 import { buildItem, buildUser } from './helpers/factories';
 import { recordedAt, refund, sell, type SoldSale } from './helpers/finance-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
@@ -12,12 +13,6 @@ let finance: supertest.Agent;
 let clerk: supertest.Agent;
 const s: Record<string, SoldSale> = {};
 
-/** Collects a binary response body (XLSX). */
-const binary = (res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 // Hand-computed fixture (VAT 20% unless off; each line rounded half-up; refunds pro rata per line):
 //  s1 CHEM-001 (Chemistry) 2 x Beaker 10.00           net 20.00 VAT 4.00 gross 24.00, paid
@@ -176,10 +171,10 @@ describe('GET /api/finance/recharges', () => {
   });
 
   it('XLSX: a Recharges sheet with Total, a Lines sheet with lines=true; numbers are number cells, text formula-safe', async () => {
-    const res = await finance.get(`/api/finance/recharges?${RANGE}&format=xlsx&lines=true`).buffer(true).parse(binary).expect(200);
+    const res = await finance.get(`/api/finance/recharges?${RANGE}&format=xlsx&lines=true`).buffer(true).parse(binaryBody as never).expect(200);
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(res.body as Buffer);
+    await workbook.xlsx.load(res.body as never);
     const summary = workbook.getWorksheet('Recharges')!;
     expect(summary.getRow(1).values).toEqual([undefined, 'Cost centre', 'Charge code', 'Sales', 'Net', 'VAT', 'Gross', 'Paid', 'Unpaid']);
     expect(summary.getRow(5).values).toEqual([undefined, 'Total', undefined, 4, 49.99, 7.33, 57.32, 36, 21.32]);
@@ -187,9 +182,9 @@ describe('GET /api/finance/recharges', () => {
     expect(lines.rowCount).toBe(8);
     expect(lines.getRow(5).getCell(15).value).toBe(7.99);
 
-    const safe = await finance.get('/api/finance/recharges?to=2024-12-31&format=xlsx').buffer(true).parse(binary).expect(200);
+    const safe = await finance.get('/api/finance/recharges?to=2024-12-31&format=xlsx').buffer(true).parse(binaryBody as never).expect(200);
     const book = new ExcelJS.Workbook();
-    await book.xlsx.load(safe.body as Buffer);
+    await book.xlsx.load(safe.body as never);
     expect(book.getWorksheet('Recharges')!.getRow(2).getCell(1).value).toBe("'=cmd");
     expect(book.getWorksheet('Lines')).toBeUndefined();
   });

@@ -31,9 +31,10 @@ export type BatchGroupRow = { cost_centre: string; charge_code: string; sales: n
 
 export type BatchRecord = { batch: BatchRow; groups: BatchGroupRow[] };
 
+/** A journal row: the entry's UTC day as YYYY-MM-DD, amounts as PostgreSQL prints numeric(14,2). */
 export type JournalRow = {
   id: number;
-  recorded_at: Date;
+  date: string;
   cost_centre: string;
   charge_code: string;
   sale_number: string;
@@ -197,7 +198,7 @@ export function rechargeBatches(db: Db) {
             .andWhere('id', '>', after)
             .orderBy('id')
             .limit(JOURNAL_BATCH)
-            .select('id', 'recorded_at', 'cost_centre', 'charge_code', 'sale_number', 'description', 'net_amount', 'vat_amount', 'gross_amount');
+            .select('id', db.raw(`to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date`), 'cost_centre', 'charge_code', 'sale_number', 'description', 'net_amount', 'vat_amount', 'gross_amount');
           if (rows.length === 0) return;
           yield rows;
           if (rows.length < JOURNAL_BATCH) return;

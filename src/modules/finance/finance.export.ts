@@ -35,21 +35,21 @@ export const JOURNAL_COLUMNS = ['Date', 'Batch', 'Cost centre', 'Charge code', '
 const summaryCells = (g: RechargeGroupRow) => [text(g.cost_centre), text(g.charge_code), g.sales, money(g.net), money(g.vat), money(g.gross), money(g.paid), money(g.unpaid)];
 const summaryTotalCells = (t: RechargeFigures) => ['Total', '', t.sales, money(t.net), money(t.vat), money(t.gross), money(t.paid), money(t.unpaid)];
 const lineCells = (l: RechargeLineRow) => [
-  l.created_at.toISOString(),
+  l.date,
   text(l.sale_id),
   text(l.cost_centre),
   text(l.charge_code),
   text(l.item_name),
   text(l.item_sku),
-  money(l.quantity),
-  money(l.unit_price),
-  money(l.subtotal),
-  money(l.vat_amount),
-  money(l.total_with_vat),
-  money(l.refunded_quantity),
-  money(l.net_after),
-  money(l.vat_after),
-  money(l.gross_after),
+  l.quantity,
+  l.unit_price,
+  l.subtotal,
+  l.vat_amount,
+  l.total_with_vat,
+  l.refunded_quantity,
+  l.net_after,
+  l.vat_after,
+  l.gross_after,
 ];
 /** The lines' totals are the report's: a sale's amounts are the sums of its rounded lines, and so are its refunds. */
 const lineTotalCells = (t: RechargeFigures) => ['Total', '', '', '', '', '', '', '', money(t.soldNet), money(t.soldVat), money(t.soldGross), '', money(t.net), money(t.vat), money(t.gross)];
@@ -127,15 +127,15 @@ export async function streamJournalCsv(res: Response, batch: BatchRow, entries: 
     for await (const rows of entries) {
       for (const e of rows) {
         yield [
-          e.recorded_at.toISOString().slice(0, 10),
+          e.date,
           batch.number,
           text(e.cost_centre),
           text(e.charge_code),
           text(e.sale_number),
           text(e.description),
-          money(e.net_amount),
-          money(e.vat_amount),
-          money(e.gross_amount),
+          e.net_amount,
+          e.vat_amount,
+          e.gross_amount,
         ];
       }
     }

@@ -25,7 +25,7 @@ export const presentRechargeTotals = (t: RechargeFigures) => ({
 
 export const presentRechargeLine = (l: RechargeLineRow) => ({
   saleId: l.sale_id,
-  date: l.created_at.toISOString(),
+  date: l.date,
   costCentre: l.cost_centre,
   chargeCode: l.charge_code,
   item: l.item_name,

@@ -26,10 +26,14 @@ export type RechargeFigures = { sales: number; net: D; vat: D; gross: D; paid: D
 
 export type RechargeReportRecord = { filter: RechargeFilter; groups: RechargeGroupRow[]; totals: RechargeFigures };
 
-/** One sale line: as sold, its refunded quantity, and its amounts less its refunded share (rounded as the refund rounded it). */
+/**
+ * One sale line: as sold, its refunded quantity, and its amounts less its refunded share (rounded as
+ * the refund rounded it). Amounts and quantities come as PostgreSQL prints numeric(14,2) (2 places),
+ * the date as ISO 8601 UTC text: the exports write them as they are, with no per-cell parsing.
+ */
 export type RechargeLineRow = {
   sale_id: string;
-  created_at: Date;
+  date: string;
   cost_centre: string;
   charge_code: string;
   item_name: string;
@@ -158,8 +162,11 @@ export function financeService(db: Db) {
   };
 }
 
+/** A timestamptz as ISO 8601 UTC text with milliseconds, as Date.toISOString() writes it. */
+export const ISO_UTC = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
 const linesSelect = (where: Sql, join: Sql = sql.raw(''), extra: Sql = sql.raw('')) =>
-  sql`SELECT s.sale_id, s.created_at, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
+  sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
              si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
              (si.subtotal - ${refundedShare('subtotal')})::text AS net_after,
              ((si.total_with_vat - ${refundedShare('total_with_vat')}) - (si.subtotal - ${refundedShare('subtotal')}))::text AS vat_after,
