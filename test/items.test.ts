@@ -198,6 +198,52 @@ describe('GET /api/items?search=', () => {
     const one = await as.user.get(`/api/items?search=k&categoryId=${searchCategory.id}&limit=1&page=99`).expect(200);
     expect(one.body).toEqual({ items: [], total: (await ilikeSkus('k')).length });
   });
+
+  it('200 a repeated search answers every change to its matches at once, however the change was made (another instance writes straight to the database)', async () => {
+    const skusNow = async () => ({ searched: await searchSkus('kettle', true), expected: await ilikeSkus('kettle', true) });
+    expect((await skusNow()).searched).toEqual([]);
+
+    const created = await as.manager.post('/api/items').send(newItem({ name: 'Kettle 1.7l', sku: 'SRCH-KT-A', categoryId: searchCategory.id })).expect(201);
+    expect(await skusNow()).toEqual({ searched: ['SRCH-KT-A'], expected: ['SRCH-KT-A'] });
+
+    // Written as another instance would: nothing in this process hears of it.
+    await t.db('items').insert({ name: 'Electric kettle', sku: 'SRCH-KT-B', category_id: searchCategory.id, price: '20', current_stock: 0, minimum_stock: 0, is_active: true });
+    expect(await skusNow()).toEqual({ searched: ['SRCH-KT-B', 'SRCH-KT-A'], expected: ['SRCH-KT-B', 'SRCH-KT-A'] });
+
+    await t.db('items').where({ sku: 'SRCH-KT-B' }).update({ name: 'Zinc kettle' });
+    expect((await skusNow()).searched).toEqual(['SRCH-KT-A', 'SRCH-KT-B']);
+    await t.db('items').where({ sku: 'SRCH-KT-B' }).update({ description: null, name: 'Zinc jug' });
+    expect((await skusNow()).searched).toEqual(['SRCH-KT-A']);
+    await t.db('items').where({ sku: 'SRCH-KT-A' }).update({ is_active: false });
+    expect(await searchSkus('kettle')).toEqual([]);
+    expect(await searchSkus('kettle', true)).toEqual(['SRCH-KT-A']);
+    await t.db('items').where({ sku: 'SRCH-KT-A' }).update({ category_id: category.id });
+    expect(await searchSkus('kettle', true)).toEqual([]);
+
+    // A stock change leaves the matches as they were, and the page shows the stock as it is now.
+    await t.db('items').where({ sku: 'SRCH-KT-A' }).update({ category_id: searchCategory.id, is_active: true });
+    expect(await searchSkus('kettle')).toEqual(['SRCH-KT-A']);
+    await as.manager.post(`/api/items/${created.body.id}/stock`).send({ type: 'in', quantity: 5, reason: 'Delivery' }).expect(200);
+    const listed = await as.manager.get(`/api/items?search=kettle&categoryId=${searchCategory.id}`).expect(200);
+    expect(listed.body.items[0]).toMatchObject({ sku: 'SRCH-KT-A', currentStock: 17 });
+
+    await t.db('items').where({ sku: 'SRCH-KT-A' }).delete();
+    expect(await skusNow()).toEqual({ searched: [], expected: [] });
+  });
+
+  it('200 every page of one search comes from the same matches, and a change between pages is seen on the next page', async () => {
+    const all = await searchSkus('srch');
+    const pageOf = async (page: number) =>
+      (await as.user.get(`/api/items?search=srch&categoryId=${searchCategory.id}&limit=3&page=${page}`).expect(200)).body as { items: { sku: string }[]; total: number };
+    const pages = [await pageOf(1), await pageOf(2), await pageOf(3)];
+    expect(pages.flatMap((p) => p.items.map((i) => i.sku))).toEqual(all.slice(0, 9));
+    expect(pages.map((p) => p.total)).toEqual([all.length, all.length, all.length]);
+
+    await t.db('items').where({ sku: all[0] }).update({ name: 'zz last now' });
+    const after = await pageOf(1);
+    expect(after.total).toBe(all.length);
+    expect(after.items.map((i) => i.sku)).toEqual(all.slice(1, 4));
+  });
 });
 
 describe("itemForLineBySkuJson (the counter's scan)", () => {

@@ -8,6 +8,7 @@ import { inTransactionWithRetry } from '../../db/retry';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
+import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
@@ -87,7 +88,44 @@ const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already ex
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
 
+const PAGE_JOINS = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by');
+
 export function itemsService(db: Db) {
+  /** A searched list's page; see list(). */
+  async function searchedPage(filter: ItemFilter & { search: string; limit: number }, offset: number): Promise<{ rows: ItemReadRow[]; total: number }> {
+    type PageRow = ItemReadRow & { generation: string };
+    const cache = searchMatchesCache(db);
+    const key = JSON.stringify([filter.search, filter.categoryId ?? null, filter.includeInactive ?? false]);
+    const known = cache.get(key);
+    if (known) {
+      const pageIds = known.ids.slice(offset, offset + filter.limit);
+      const { rows } = await preparedRaw<{ rows: PageRow[] }>(
+        db,
+        sql`SELECT g.generation, ${sql.raw(ITEM_COLUMNS)}
+              FROM item_search_generation g
+              LEFT JOIN unnest(${pageIds}::int[]) WITH ORDINALITY AS p(id, n) ON true
+              LEFT JOIN items i ON i.id = p.id
+              ${PAGE_JOINS}
+             ORDER BY p.n`,
+      );
+      if (rows[0].generation === known.generation) return { rows: rows.filter((r) => r.id !== null), total: known.ids.length };
+    }
+    const { rows } = await preparedRaw<{ rows: (PageRow & { ids: number[] | null })[] }>(
+      db,
+      sql`WITH matches AS (SELECT coalesce(array_agg(i.id ORDER BY i.name, i.id), '{}') AS ids FROM items i ${itemWhere(filter)})
+          SELECT g.generation, CASE WHEN coalesce(p.n, 1) = 1 THEN m.ids END AS ids, ${sql.raw(ITEM_COLUMNS)}
+            FROM item_search_generation g
+            CROSS JOIN matches m
+            LEFT JOIN unnest(m.ids[${offset + 1}::int:${offset + filter.limit}::int]) WITH ORDINALITY AS p(id, n) ON true
+            LEFT JOIN items i ON i.id = p.id
+            ${PAGE_JOINS}
+           ORDER BY p.n`,
+    );
+    const ids = rows[0].ids ?? [];
+    cache.set(key, { generation: rows[0].generation, ids });
+    return { rows: rows.filter((r) => r.id !== null), total: ids.length };
+  }
+
   async function find(id: number): Promise<ItemReadRow | undefined> {
     const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(db, sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} WHERE i.id = ${id}`);
     return rows[0];
@@ -123,39 +161,30 @@ export function itemsService(db: Db) {
     get,
 
     /**
-     * One page and the total in one statement (one pooled connection per request). Without a
-     * search the total comes from the trigger-kept item_counts (a primary-key read) and the page
-     * walks the (is_active, name, id) index. With a search, the ids and names of the matches are
-     * collected once (through the trigram index, see itemSearch) and serve both the count and the
-     * page's order; only the page's own rows are read whole. An empty page still carries the
-     * total (the LEFT JOIN keeps the total row).
+     * One page and the total. Without a search, in one statement: the total from the
+     * trigger-kept item_counts (a primary-key read) and the page by the (is_active, name, id)
+     * index. With a search, the matches are collected once (through the trigram index, see
+     * itemSearch) into their ids in list order, which give the total and every page of that
+     * search; they are kept in memory (searchMatchesCache) with the item_search_generation they
+     * were read at, and a later page or repeat reads only its own rows, by id, with the current
+     * generation in the same statement: when that differs, the matches are collected again.
+     * An empty page still carries the total.
      */
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
-      const where = itemWhere(filter);
       const offset = (filter.page - 1) * filter.limit;
-      const columns = sql.raw(ITEM_COLUMNS);
-      const joins = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by');
-      let statement: Sql;
-      if (filter.search) {
-        statement = sql`WITH matches AS MATERIALIZED (SELECT i.id, i.name FROM items i ${where}),
-                    total AS (SELECT count(*)::int AS total FROM matches)
-               SELECT ${columns}, total.total
-                 FROM total
-                 LEFT JOIN (SELECT id, name FROM matches ORDER BY name, id LIMIT ${filter.limit} OFFSET ${offset}) m ON true
-                 LEFT JOIN items i ON i.id = m.id
-                 ${joins}
-                ORDER BY m.name, m.id`;
-      } else {
-        const counted = sql.raw(filter.includeInactive ? 'active + inactive' : 'active');
-        const byCategory = filter.categoryId !== undefined ? sql`WHERE category_id = ${filter.categoryId}` : sql.raw('');
-        statement = sql`WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory})
-               SELECT ${columns}, total.total
-                 FROM total
-                 LEFT JOIN (SELECT i.* FROM items i ${where} ORDER BY i.name, i.id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
-                 ${joins}
-                ORDER BY i.name, i.id`;
-      }
-      const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(db, statement);
+      if (filter.search) return searchedPage({ ...filter, search: filter.search }, offset);
+      const where = itemWhere(filter);
+      const counted = sql.raw(filter.includeInactive ? 'active + inactive' : 'active');
+      const byCategory = filter.categoryId !== undefined ? sql`WHERE category_id = ${filter.categoryId}` : sql.raw('');
+      const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(
+        db,
+        sql`WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory})
+            SELECT ${sql.raw(ITEM_COLUMNS)}, total.total
+              FROM total
+              LEFT JOIN (SELECT i.* FROM items i ${where} ORDER BY i.name, i.id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
+              ${PAGE_JOINS}
+             ORDER BY i.name, i.id`,
+      );
       return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
     },
 
