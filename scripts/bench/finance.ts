@@ -65,18 +65,20 @@ export async function run(): Promise<void> {
     const idle = { rss: statusMb(server.pid, 'VmRSS'), hwm: statusMb(server.pid, 'VmHWM') };
     const resets = resetPeak(server.pid);
     const step = async (path: string, init?: RequestInit) => {
+      const before = statusMb(server.pid, 'VmRSS');
       resetPeak(server.pid);
       const result = await timed(server, cookie, path, init);
-      return { ...result, peak: statusMb(server.pid, 'VmHWM') };
+      return { ...result, before, peak: statusMb(server.pid, 'VmHWM') };
     };
 
+    // The report and the close (the issue's figures) first; then the journal and the exports of every line.
     const json = await step('/api/finance/recharges');
     const jsonBody = JSON.parse(json.head) as { groups: unknown[]; totals: { sales: number; gross: string } };
-    const csv = await step('/api/finance/recharges?format=csv&lines=true');
-    const xlsx = await step('/api/finance/recharges?format=xlsx&lines=true');
     const close = await step('/api/finance/recharge-batches', { method: 'POST', body: JSON.stringify({ to: new Date().toISOString() }) });
     const batch = (JSON.parse(close.head) as { batch: { number: string; sales: number; refunds: number; gross: string } }).batch;
     const journal = await step(`/api/finance/recharge-batches/${batch.number}/journal`);
+    const csv = await step('/api/finance/recharges?format=csv&lines=true');
+    const xlsx = await step('/api/finance/recharges?format=xlsx&lines=true');
     const peak = Math.max(json.peak, csv.peak, xlsx.peak, close.peak, journal.peak);
 
     report(`Finance recharges over ${sales} sales, ${lines} lines, ${refunds} refund lines (seeded in ${round(seeded + refundSeconds)} s)`, {
@@ -86,8 +88,8 @@ export async function run(): Promise<void> {
       'batch close': `${close.status}, ${close.seconds} s, ${batch.number}: ${batch.sales} sales, ${batch.refunds} refunds, gross ${batch.gross}`,
       'journal CSV': `${journal.status}, ${journal.seconds} s, ${journal.newlines - 1} rows, ${round(journal.bytes / 1024 / 1024)} MB`,
       'server RSS idle / VmHWM since start MB': `${idle.rss} / ${idle.hwm}`,
-      'peak RSS JSON/CSV/XLSX/close/journal MB': resets
-        ? `${json.peak} / ${csv.peak} / ${xlsx.peak} / ${close.peak} / ${journal.peak}`
+      'RSS before -> peak MB': resets
+        ? [json, close, journal, csv, xlsx].map((r, i) => `${['JSON', 'close', 'journal', 'CSV', 'XLSX'][i]} ${r.before} -> ${r.peak}`).join(', ')
         : `${peak} (VmHWM since start: the kernel refused to reset it)`,
       verdict:
         csv.newlines - 2 !== lines || batch.sales !== sales || journal.newlines - 1 !== batch.sales + batch.refunds || jsonBody.totals.gross !== batch.gross

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Response } from 'express';
-import type { Worksheet } from 'exceljs';
+import type { Style, Worksheet } from 'exceljs';
 import { sendCsvDownload } from '../../http/send-file';
 import { money } from '../../lib/money';
 import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
@@ -99,23 +99,36 @@ export async function streamRechargeXlsx(res: Response, report: RechargeReportRe
   const { default: ExcelJS } = await import('exceljs');
   res.status(200).set({ 'Content-Type': XLSX_TYPE, 'Content-Disposition': `attachment; filename="${reportName('xlsx', lines !== null)}"`, 'Cache-Control': 'no-store' });
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
-  const amountStyle = { numFmt: '0.00' };
+  // One style object per column, assigned to every cell: exceljs resolves a style it has seen by
+  // identity, where a column style is copied into every cell (garbage per cell), as in the items export.
+  const amount: Partial<Style> = { numFmt: '0.00' };
+  const plain: Partial<Style> = {};
+  const addRows = (sheet: Worksheet, rows: (string | number)[][], firstAmount: number, styles: Partial<Style>[]) => {
+    for (const cells of rows) {
+      const row = sheet.addRow(xlsxCells(cells, firstAmount));
+      row.eachCell((cell, column) => {
+        cell.style = styles[column - 1];
+      });
+      row.commit();
+    }
+  };
 
   const summary = workbook.addWorksheet('Recharges');
-  summary.columns = SUMMARY_COLUMNS.map((header, i) => ({ header, width: i < 2 ? 24 : 14, style: i >= 3 ? amountStyle : {} }));
-  for (const g of report.groups) summary.addRow(xlsxCells(summaryCells(g), 3)).commit();
-  summary.addRow(xlsxCells(summaryTotalCells(report.totals), 3)).commit();
+  summary.columns = SUMMARY_COLUMNS.map((header, i) => ({ header, width: i < 2 ? 24 : 14 }));
+  const summaryStyles = SUMMARY_COLUMNS.map((_, i) => (i >= 3 ? amount : plain));
+  addRows(summary, [...report.groups.map(summaryCells), summaryTotalCells(report.totals)], 3, summaryStyles);
   summary.commit();
 
   if (lines) {
     const sheet = workbook.addWorksheet('Lines');
-    sheet.columns = LINE_COLUMNS.map((header, i) => ({ header, width: [0, 4].includes(i) ? 28 : 16, style: i >= 6 ? amountStyle : {} }));
+    sheet.columns = LINE_COLUMNS.map((header, i) => ({ header, width: [0, 4].includes(i) ? 28 : 16 }));
+    const lineStyles = LINE_COLUMNS.map((_, i) => (i >= 6 ? amount : plain));
     for await (const batch of lines) {
-      for (const l of batch) sheet.addRow(xlsxCells(lineCells(l), 6)).commit();
+      addRows(sheet, batch.map(lineCells), 6, lineStyles);
       await zipCaughtUp(sheet, res);
       if (res.destroyed) return;
     }
-    sheet.addRow(xlsxCells(lineTotalCells(report.totals), 6)).commit();
+    addRows(sheet, [lineTotalCells(report.totals)], 6, lineStyles);
     sheet.commit();
   }
   await workbook.commit();
