@@ -1,5 +1,5 @@
 // Shared benchmark harness: a real server process on a fresh embedded database, sessions, load, memory.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -36,14 +36,18 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 9
   throw new Error('server did not become healthy in time');
 }
 
-/** Starts `src/server.ts` as its own process (production mode) with a throwaway embedded PostgreSQL. */
+/**
+ * Starts the server as `npm start` runs it (dist/server.js, built first when the sources changed,
+ * production mode) as its own process with a throwaway embedded PostgreSQL.
+ */
 export async function startBenchServer(): Promise<BenchServer> {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bench-'));
   await fs.chmod(dataDir, 0o755);
   const [port, pgPort] = [await freePort(), await freePort()];
   // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server process (open it in Chrome DevTools).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...profile, 'dist/server.js'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
