@@ -1,5 +1,8 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+// Before any schema here is made: zod 4 gives a schema .openapi() only if the extension ran first,
+// and the production bundle may evaluate this module before any module that imports './openapi'.
+import './openapi';
 import { BadRequest } from './errors';
 
 /** Parses input with a zod schema; a failure reaches the error middleware as a 400 listing every issue. */
