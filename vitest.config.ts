@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // the fault tests (real processes, a cluster they stop and start) run in `npm run test:faults`
+    exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
