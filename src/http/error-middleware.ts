@@ -23,6 +23,20 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   '22P05': { status: 400, message: 'Text in the request must not contain a NUL character' },
 };
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+/**
+ * A lost connection reported by node-postgres without a code, as it is or as knex's failed
+ * ROLLBACK of a transaction whose connection is gone ("ROLLBACK - Connection terminated
+ * unexpectedly", "... Client has encountered a connection error and is not queryable"), and
+ * knex's pool that found no connection in time.
+ */
+const DB_UNAVAILABLE_MESSAGE =
+  /Knex: Timeout acquiring a connection|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
+
+/** Whether the error says the database could not be reached or the connection was lost (503), rather than what the request did. */
+export const isDatabaseUnavailable = (err: unknown): boolean => {
+  const e = err as { code?: string; message?: string } | null;
+  return Boolean(e && ((e.code && DB_UNAVAILABLE.has(e.code)) || DB_UNAVAILABLE_MESSAGE.test(e.message ?? '')));
+};
 
 /** The one place that turns any thrown error into the spec's error format, or into a page for the pages. */
 export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorRequestHandler {
@@ -75,7 +89,7 @@ function describeError(
     logger.warn({ err: e, method: req.method, path: req.path, code: e.code }, 'database busy');
     return { status: 503, body: { message: DATABASE_BUSY_MESSAGE }, headers: { 'Retry-After': '1' } };
   }
-  if ((e.code && DB_UNAVAILABLE.has(e.code)) || /Knex: Timeout acquiring a connection/.test(e.message ?? '')) {
+  if (isDatabaseUnavailable(e)) {
     logger.warn({ err: e, path: req.path }, 'database unavailable');
     return answer(503, { message: 'Service temporarily unavailable' });
   }
