@@ -130,7 +130,7 @@ export function financeService(db: Db) {
       const [{ rows }, { rows: count }] = await Promise.all([
         toRaw<{ rows: RechargeLineRow[] }>(
           db,
-          sql`${linesSelect(where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+          sql`${linesSelect(sql.raw('sales s'), where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
         ),
         toRaw<{ rows: { n: number }[] }>(db, sql`SELECT count(*)::int AS n FROM sale_items si JOIN sales s ON s.id = si.sale_id WHERE ${where}`),
       ]);
@@ -149,8 +149,9 @@ export function financeService(db: Db) {
       for (;;) {
         const { rows } = await toRaw<{ rows: (RechargeLineRow & { cursor_at: string; sale_ref: number })[] }>(
           db,
-          sql`WITH p AS (SELECT s.id, s.created_at FROM sales s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
-              ${linesSelect(sql.raw('true'), sql.raw('JOIN p ON p.id = s.id'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'))}
+          // the batch's sales are cut first (an index range scan), then only their lines are joined
+          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM sales s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
+              ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'))}
               ORDER BY s.created_at, s.id, si.id`,
         );
         if (rows.length === 0) return;
@@ -165,13 +166,14 @@ export function financeService(db: Db) {
 /** A timestamptz as ISO 8601 UTC text with milliseconds, as Date.toISOString() writes it. */
 export const ISO_UTC = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
-const linesSelect = (where: Sql, join: Sql = sql.raw(''), extra: Sql = sql.raw('')) =>
+/** The lines of the sales `from` (aliased s: a table or a CTE with id, sale_id, created_at, charge_code) that match `where`. */
+const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw('')) =>
   sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
              si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
              (si.subtotal - ${refundedShare('subtotal')})::text AS net_after,
              ((si.total_with_vat - ${refundedShare('total_with_vat')}) - (si.subtotal - ${refundedShare('subtotal')}))::text AS vat_after,
              (si.total_with_vat - ${refundedShare('total_with_vat')})::text AS gross_after${extra}
-        FROM sales s ${join}
+        FROM ${from}
         JOIN sale_items si ON si.sale_id = s.id
         JOIN charge_codes c ON c.code = s.charge_code
        WHERE ${where}`;
