@@ -194,3 +194,24 @@ describe('GET /api/finance/recharges', () => {
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['format', 'from', 'lines']);
   });
 });
+
+describe('GET /api/docs', () => {
+  it('documents the finance routes, their access and their schemas', async () => {
+    const doc = (await t.request.get('/api/docs').expect(200)).body;
+    const paths = [
+      ['/api/finance/recharges', 'get'],
+      ['/api/finance/recharge-batches', 'get'],
+      ['/api/finance/recharge-batches', 'post'],
+      ['/api/finance/recharge-batches/{batch}', 'get'],
+      ['/api/finance/recharge-batches/{batch}/journal', 'get'],
+    ];
+    for (const [path, method] of paths) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.description).toContain('Requires permission `finance.export`');
+      expect(op.tags).toEqual(['Finance']);
+    }
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RechargeReport', 'RechargeBatch', 'RechargeBatchList', 'RechargeBatchClosed']));
+    expect(doc.paths['/api/finance/recharge-batches/{batch}/journal'].get.responses['200'].content).toHaveProperty('text/csv');
+  });
+});
