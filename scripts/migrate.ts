@@ -1,9 +1,10 @@
 // npm run db:migrate — applies pending migrations (npm start does this too).
-import { loadConfig } from '../src/config';
+import { loadConfig, loadEnvFile } from '../src/config';
 import { createLogger } from '../src/logger';
 import { openDatabase } from '../src/db/open';
 import { migrateLatest } from '../src/db/migrate';
 
+loadEnvFile();
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger);

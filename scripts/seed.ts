@@ -1,11 +1,12 @@
 // npm run db:seed — applies pending migrations, then loads the demo data in seeds/ (knex seeds,
 // run in file-name order). Each seed skips rows that already exist, so running it twice is harmless.
-import { loadConfig } from '../src/config';
+import { loadConfig, loadEnvFile } from '../src/config';
 import { createLogger } from '../src/logger';
 import { openDatabase } from '../src/db/open';
 import { migrateLatest } from '../src/db/migrate';
 import { runSeeds } from '../src/db/seed';
 
+loadEnvFile();
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger);

@@ -1,6 +1,5 @@
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { Passport } from 'passport';
 import type { Knex } from 'knex';
 import type { Pool } from 'pg';
@@ -13,6 +12,7 @@ import { configurePassportSessions, sessionMiddleware } from './auth/session';
 import { authRoutes } from './auth/auth.routes';
 import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
+import { requestLogger } from './http/request-log';
 import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
 import { routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
@@ -88,7 +88,7 @@ export function buildApp(opts: AppOptions): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(helmet());
   configureViews(app, config.env !== 'development');
-  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/health' } }));
+  app.use(requestLogger(logger));
   app.use(healthRoutes(db, docs));
   app.use(markPageRequests);
   // a restore replaces every table, sessions included: nothing but /health and the assets runs meanwhile

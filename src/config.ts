@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PASSWORD_HASH_COST } from './auth/passwords';
 
@@ -66,6 +67,9 @@ const EnvSchema = z.object({
   PG_BIN_DIR: z.string().optional(),
 });
 
+/** Every variable the service reads (.env.example lists each). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
+
 export type Config = {
   env: 'development' | 'production' | 'test';
   port: number;
@@ -95,6 +99,17 @@ export type Config = {
 };
 
 export class ConfigError extends Error {}
+
+/**
+ * Reads `.env` in the directory (the working directory) into process.env when the file is there;
+ * a variable already in the environment keeps its value. Node's own parser (process.loadEnvFile).
+ */
+export function loadEnvFile(dir: string = process.cwd()): boolean {
+  const file = path.join(dir, '.env');
+  if (!existsSync(file)) return false;
+  process.loadEnvFile(file);
+  return true;
+}
 
 /** The only reader of process.env; tests pass their own env. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

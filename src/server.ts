@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, loadEnvFile } from './config';
 import { createLogger } from './logger';
 import { openDatabase } from './db/open';
 import { createPgPool } from './db/knex';
@@ -28,8 +28,9 @@ async function removeUnfinishedFiles(dataDir: string, logger: ReturnType<typeof 
 }
 
 async function main() {
+  loadEnvFile();
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { pretty: config.env === 'development' && process.stdout.isTTY });
   const database = await openDatabase(config, logger);
   const applied = await migrateLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

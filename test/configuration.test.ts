@@ -1,0 +1,44 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, loadConfig, loadEnvFile } from '../src/config';
+
+describe('.env', () => {
+  it('is read from the working directory when present, and the environment wins over it', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-env-'));
+    try {
+      await fs.writeFile(path.join(dir, '.env'), '# a comment\nSTORES_TEST_PORT_FROM_FILE=4321\nSTORES_TEST_SET_TWICE="from the file"\n');
+      process.env.STORES_TEST_SET_TWICE = 'from the environment';
+      expect(loadEnvFile(dir)).toBe(true);
+      expect(process.env.STORES_TEST_PORT_FROM_FILE).toBe('4321');
+      expect(process.env.STORES_TEST_SET_TWICE).toBe('from the environment');
+      expect(loadConfig({ PORT: process.env.STORES_TEST_PORT_FROM_FILE }).port).toBe(4321);
+    } finally {
+      delete process.env.STORES_TEST_PORT_FROM_FILE;
+      delete process.env.STORES_TEST_SET_TWICE;
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is optional', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-env-'));
+    expect(loadEnvFile(dir)).toBe(false);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('.env.example lists every variable the service reads, each with its default, commented out', async () => {
+    const example = await fs.readFile(path.join(import.meta.dirname, '..', '.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^# ([A-Z][A-Z0-9_]+)=(.*)$/gm)];
+    expect(listed.map((m) => m[1]).sort()).toEqual([...CONFIG_VARIABLES].sort());
+    expect(example.split('\n').filter((l) => l.trim() && !l.startsWith('#'))).toEqual([]);
+    const defaults = loadConfig({});
+    const shown = Object.fromEntries(listed.map((m) => [m[1], m[2]]));
+    expect({ PORT: Number(shown.PORT), HOST: shown.HOST, LOG_LEVEL: shown.LOG_LEVEL, DATA_DIR: path.resolve(shown.DATA_DIR) }).toEqual({
+      PORT: defaults.port,
+      HOST: defaults.host,
+      LOG_LEVEL: defaults.logLevel,
+      DATA_DIR: defaults.dataDir,
+    });
+  });
+});
