@@ -4,7 +4,8 @@
 # that dist/ reads (views, public, migrations, package.json), and runs as the unprivileged
 # `node` user.
 
-FROM node:20-bookworm-slim AS build
+# Node 24, the active LTS: production runs a supported Node (20 reached end of life on 2026-04-30).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -12,7 +13,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # pg_dump/pg_restore matching the PostgreSQL 15 server, for database backups.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends postgresql-client-15 ca-certificates \
