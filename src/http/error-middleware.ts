@@ -75,6 +75,10 @@ function describeError(
     return answer(400, { message: `Invalid upload: ${err.message}` });
   }
   const e = err as PgError & { type?: string; status?: number; expose?: boolean };
+  // the router could not decode a path parameter (%ED%A0%80 is no UTF-8): it marks the URIError 400 but not for exposure
+  if (err instanceof URIError && e.status === 400) {
+    return answer(400, { message: 'Validation failed', errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }] });
+  }
   if (e.type === 'entity.parse.failed') return answer(400, { message: 'Malformed JSON in request body' });
   if (e.type === 'entity.too.large') return answer(413, { message: 'Request body too large' });
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
