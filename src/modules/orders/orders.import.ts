@@ -24,8 +24,8 @@ export const JSON_TEMPLATE = {
     invoiceNumber: 'INV-0001',
     notes: 'Optional notes for the order',
     items: [
-      { name: 'Nitrile gloves (box of 100)', sku: 'GLV-100', quantity: 10, unitCost: 4.5 },
-      { name: 'Pipette tips 200ul', sku: '', quantity: 5, unitCost: 12.25 },
+      { name: 'Nitrile gloves (box of 100)', sku: 'GLV-100', quantity: '10', unitCost: '4.50' },
+      { name: 'Pipette tips 200ul', sku: '', quantity: '5', unitCost: '12.25' },
     ],
   },
 };
