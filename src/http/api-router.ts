@@ -1,10 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { refuseMcpKey, requireAuth, requireAuthOrMcpKey, requireMcpKey, requirePermission, requireRole } from '../auth/guards';
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
+import { McpErrorBody } from '../modules/mcp/mcp-keys.schemas';
+import { BadRequestBody, ErrorBody, ValidationErrorBody } from './openapi';
 import type { Role } from '../modules/users/users.schemas';
 import type { Deps } from '../deps';
 
@@ -78,6 +80,57 @@ function accessNote(access: Access): string {
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
 
+const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
+
+/**
+ * The refusals a route can answer whatever its handler does, from the guards and the app's own
+ * middleware; each is documented unless the route's declaration documents that status itself.
+ * Routers mounted under /api sit behind the app's /api middleware: the maintenance gate (503 during
+ * a restore), the bearer-token and MCP-key check (401 for a bad Authorization header, whatever the
+ * access), the JSON body (415 for another type, 413 over the limit, 400 when malformed) and the
+ * NUL-character check on the path, the query and the body (400).
+ */
+function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Record<number, ResponseDoc> {
+  const { access } = doc;
+  const behindApi = mountPath === '/api' || mountPath.startsWith('/api/');
+  const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
+  const common: Record<number, ResponseDoc> = {};
+  if (behindApi) {
+    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them) or malformed JSON ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+    common[401] = {
+      description:
+        access === 'public'
+          ? 'An Authorization header that is malformed, unknown or expired, or an MCP key, which opens only the MCP surface'
+          : access === 'mcp-key'
+            ? 'No MCP key, or one unknown, revoked or expired (a session or bearer token is refused)'
+            : 'Not signed in, or an Authorization header that is malformed, unknown or expired (an MCP key opens only the MCP surface)',
+      // an MCP key outside the MCP surface is refused in the MCP error format
+      schema: access === 'mcp-key' ? McpErrorBody : EitherErrorBody,
+    };
+    if (STATE_CHANGING.has(method)) {
+      common[413] = error('The request body is over the size limit');
+      common[415] = error('The request body is neither JSON nor, where the route takes an upload, multipart/form-data');
+    }
+    common[503] = error('A backup restore is running, or the database is unavailable; try again shortly');
+  }
+  if (typeof access === 'object') common[403] = error(`Without the ${access.permission} permission`);
+  else if (access === 'manager' || access === 'admin' || access === 'user') common[403] = error(`Below the ${access} role`);
+  if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
+    common[403] = error('A cross-site request carried by the session cookie');
+  }
+  if (doc.mcpLimit) common[429] = { description: "The MCP key's allowance is spent (MCP_RATE_LIMITED, with Retry-After)", schema: McpErrorBody };
+  return common;
+}
+
+/** An error in the API's format, or in the MCP surface's when the request came with an MCP key. */
+const EitherErrorBody = z.union([ErrorBody, McpErrorBody]);
+
+/** A 400 is a validation failure ({message, errors}) or another refusal ({message}); a route declaring ValidationError says either. */
+function documented400(response: ResponseDoc, access: Access): ResponseDoc {
+  if (typeof response === 'string' || response.schema !== ValidationErrorBody) return response;
+  return { ...response, schema: access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+}
+
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
 
 /**
@@ -132,7 +185,9 @@ export class ApiRouter {
 
   private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {
     const responses: RouteConfig['responses'] = {};
-    for (const [status, response] of Object.entries(doc.responses)) {
+    const declared = { ...commonResponses(method, this.mountPath, doc), ...doc.responses };
+    for (const [status, declaredResponse] of Object.entries(declared)) {
+      const response = status === '400' ? documented400(declaredResponse, doc.access) : declaredResponse;
       const r = typeof response === 'string' ? { description: response } : response;
       responses[status] = r.schema
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }

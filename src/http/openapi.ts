@@ -9,6 +9,8 @@ export const ErrorBody = z.object({ message: z.string(), error: z.string().optio
 export const ValidationErrorBody = z
   .object({ message: z.string(), errors: z.array(z.object({ field: z.string(), message: z.string() })) })
   .openapi('ValidationError');
+/** What a 400 carries: the fields refused ({message, errors}), or a refusal in a sentence ({message}: malformed JSON, a rule of the request). */
+export const BadRequestBody = z.union([ValidationErrorBody, ErrorBody]).openapi('BadRequest');
 export const MessageBody = z.object({ message: z.string() }).openapi('Message');
 
 export function createDocsRegistry(): OpenAPIRegistry {
