@@ -151,7 +151,7 @@ export function financeService(db: Db) {
           db,
           // the batch's sales are cut first (an index range scan), then only their lines are joined
           sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM sales s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
-              ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'))}
+              ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'), PER_SALE_LINES)}
               ORDER BY s.created_at, s.id, si.id`,
         );
         if (rows.length === 0) return;
@@ -166,14 +166,18 @@ export function financeService(db: Db) {
 /** A timestamptz as ISO 8601 UTC text with milliseconds, as Date.toISOString() writes it. */
 export const ISO_UTC = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
+/** sale_items joined to each sale in turn (an index scan per sale): a plain join to the thousand sales of a CTE is planned as a scan of every line. */
+const PER_SALE_LINES = sql.raw('CROSS JOIN LATERAL (SELECT * FROM sale_items si WHERE si.sale_id = s.id ORDER BY si.id) si');
+const JOINED_LINES = sql.raw('JOIN sale_items si ON si.sale_id = s.id');
+
 /** The lines of the sales `from` (aliased s: a table or a CTE with id, sale_id, created_at, charge_code) that match `where`. */
-const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw('')) =>
+const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw(''), lines: Sql = JOINED_LINES) =>
   sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
              si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
              (si.subtotal - ${refundedShare('subtotal')})::text AS net_after,
              ((si.total_with_vat - ${refundedShare('total_with_vat')}) - (si.subtotal - ${refundedShare('subtotal')}))::text AS vat_after,
              (si.total_with_vat - ${refundedShare('total_with_vat')})::text AS gross_after${extra}
         FROM ${from}
-        JOIN sale_items si ON si.sale_id = s.id
+        ${lines}
         JOIN charge_codes c ON c.code = s.charge_code
        WHERE ${where}`;
