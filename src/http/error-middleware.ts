@@ -26,11 +26,11 @@ const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', 
 /**
  * A lost connection reported by node-postgres without a code, as it is or as knex's failed
  * ROLLBACK of a transaction whose connection is gone ("ROLLBACK - Connection terminated
- * unexpectedly", "... Client has encountered a connection error and is not queryable"), and
- * knex's pool that found no connection in time.
+ * unexpectedly", "... Client has encountered a connection error and is not queryable"), and a
+ * pool that found no connection in time: knex's, and pg-pool's (the session store's).
  */
 const DB_UNAVAILABLE_MESSAGE =
-  /Knex: Timeout acquiring a connection|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
+  /Knex: Timeout acquiring a connection|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
 
 /** Whether the error says the database could not be reached or the connection was lost (503), rather than what the request did. */
 export const isDatabaseUnavailable = (err: unknown): boolean => {
