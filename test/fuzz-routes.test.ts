@@ -72,7 +72,9 @@ type Operation = {
 };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
-type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; credential: 'admin' | 'mcp' | 'none' };
+/** How the body goes out: JSON mostly; sometimes cut short (malformed JSON), as a form, or as plain text. */
+type Encoding = 'json' | 'truncated-json' | 'form' | 'text';
+type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; encoding: Encoding; credential: 'admin' | 'mcp' | 'none' };
 
 let t: TestApp;
 let doc: Doc;
@@ -362,7 +364,11 @@ function requestOf(op: Operation, credential: FuzzRequest['credential'][]): fc.A
     .map((entries) => entries.filter((e): e is [string, string] => e !== undefined));
   const json = op.requestBody?.content['application/json']?.schema ?? op.requestBody?.content['multipart/form-data']?.schema;
   const body = op.requestBody ? bodyOf(json) : fc.constant(undefined);
-  return fc.record({ path, query, body, credential: fc.constantFrom(...credential) });
+  const encoding = fc.oneof(
+    { weight: 12, arbitrary: fc.constant<Encoding>('json') },
+    { weight: 1, arbitrary: fc.constantFrom<Encoding>('truncated-json', 'form', 'text') },
+  );
+  return fc.record({ path, query, body, encoding, credential: fc.constantFrom(...credential) });
 }
 
 // ---------- checks ----------
@@ -420,7 +426,13 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
   let request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[method](query ? `${path}?${query}` : path);
   if (req.credential === 'admin') request = request.set('Authorization', `Bearer ${token}`);
   if (req.credential === 'mcp') request = request.set('Authorization', `Bearer ${mcpKey.key}`);
-  if (req.body !== undefined) request = request.set('Content-Type', 'application/json').send(JSON.stringify(req.body));
+  if (req.body !== undefined) {
+    const json = JSON.stringify(req.body) ?? 'null';
+    if (req.encoding === 'json') request = request.set('Content-Type', 'application/json').send(json);
+    else if (req.encoding === 'truncated-json') request = request.set('Content-Type', 'application/json').send(json.slice(0, Math.max(1, json.length - 1)));
+    else if (req.encoding === 'form') request = request.set('Content-Type', 'application/x-www-form-urlencoded').send(`body=${encodeURIComponent(json.slice(0, 10_000))}`);
+    else request = request.set('Content-Type', 'text/plain').send(json.slice(0, 10_000));
+  }
   const res = await request;
   if (res.status < 300 && res.type === 'application/json') harvest(resourceOf(pathTemplate), res.body);
   return { status: res.status, type: res.type, body: res.body as unknown, text: res.text ?? '' };
