@@ -24,7 +24,7 @@ function layoutEngine(file: string, locals: Record<string, unknown>, done: (err:
   });
 }
 
-/** Views, view helpers and the static assets: our own CSS/JS, htmx and Chart.js from node_modules. */
+/** Views, view helpers and the static assets: our own CSS/JS, htmx, Chart.js and Swagger UI from node_modules. */
 export function configureViews(app: Express, cacheViews: boolean): void {
   app.engine('ejs', layoutEngine as never);
   app.set('view engine', 'ejs');
@@ -34,6 +34,7 @@ export function configureViews(app: Express, cacheViews: boolean): void {
   const assets = { maxAge: '1h', index: false, fallthrough: false } as const;
   app.use('/assets/htmx', express.static(distDir('htmx.org'), assets));
   app.use('/assets/chart.js', express.static(distDir('chart.js'), assets));
+  app.use('/assets/swagger-ui', express.static(distDir('swagger-ui-dist'), assets));
   app.use('/assets', express.static(PUBLIC_DIR, assets));
 }
 

@@ -11,9 +11,10 @@ import { dashboardPages } from './dashboard.pages';
 import { itemsPages } from './items.pages';
 import { counterPages } from './counter.pages';
 import { salesPages } from './sales.pages';
+import { docsPages } from './docs.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
-const PAGE_AREAS: ((deps: Deps) => Router)[] = [dashboardPages, itemsPages, counterPages, salesPages];
+const PAGE_AREAS: ((deps: Deps) => Router)[] = [dashboardPages, itemsPages, counterPages, salesPages, docsPages];
 
 const NAV = [
   { href: '/', label: 'Dashboard' },
@@ -21,6 +22,7 @@ const NAV = [
   { href: '/items', label: 'Items' },
   { href: '/sales', label: 'Sales' },
   { href: '/sales/report', label: 'Report' },
+  { href: '/docs', label: 'API' },
 ];
 
 /** The header's links, the one for this page's area (the longest matching path: /items/7 is Items) marked current. */
