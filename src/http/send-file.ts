@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import type { Worksheet } from 'exceljs';
+import type { Writable } from 'node:stream';
 import type { Response } from 'express';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -21,5 +24,22 @@ export async function sendCsvDownload(res: Response, file: { name: string; colum
     await pipeline(Readable.from(file.records), stringify({ header: true, columns: file.columns }), res);
   } catch (err) {
     if (!res.destroyed) throw err;
+  }
+}
+
+/**
+ * exceljs hands the sheet XML to its zip without backpressure, so rows written faster than
+ * they are deflated would pile up in memory. Its sheet stream pipes into one PassThrough (the
+ * zip entry's input); waiting for that to drain gives the chain backpressure from the socket.
+ */
+export async function xlsxCaughtUp(sheet: Worksheet, res: Response): Promise<void> {
+  // the PassThrough comes from readable-stream 2 (archiver), hence _writableState
+  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
+  if (!input?._writableState?.needDrain || res.destroyed) return;
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(input, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]);
+  } finally {
+    stop.abort();
   }
 }

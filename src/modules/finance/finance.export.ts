@@ -1,8 +1,6 @@
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type { Response } from 'express';
 import type { Style, Worksheet } from 'exceljs';
-import { sendCsvDownload } from '../../http/send-file';
+import { sendCsvDownload, xlsxCaughtUp } from '../../http/send-file';
 import { money } from '../../lib/money';
 import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { BatchRow, JournalRow } from './finance.batches';
@@ -73,21 +71,6 @@ export async function streamRechargeCsv(res: Response, report: RechargeReportRec
   await sendCsvDownload(res, { name: reportName('csv', lines !== null), columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS, records: records() });
 }
 
-/**
- * exceljs hands the sheet XML to its zip without backpressure; waiting for the zip entry's input
- * to drain gives the chain backpressure from the socket (as the items export does).
- */
-async function zipCaughtUp(sheet: Worksheet, res: Response): Promise<void> {
-  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
-  if (!input?._writableState?.needDrain || res.destroyed) return;
-  const stop = new AbortController();
-  try {
-    await Promise.race([once(input, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]);
-  } finally {
-    stop.abort();
-  }
-}
-
 /** The decimal strings of the amount columns (from firstAmount on) become number cells; text and counts stay as they are. */
 const xlsxCells = (cells: (string | number)[], firstAmount: number) => cells.map((c, i) => (i >= firstAmount && typeof c === 'string' && c !== '' ? Number(c) : c));
 
@@ -125,7 +108,7 @@ export async function streamRechargeXlsx(res: Response, report: RechargeReportRe
     const lineStyles = LINE_COLUMNS.map((_, i) => (i >= 6 ? amount : plain));
     for await (const batch of lines) {
       addRows(sheet, batch.map(lineCells), 6, lineStyles);
-      await zipCaughtUp(sheet, res);
+      await xlsxCaughtUp(sheet, res);
       if (res.destroyed) return;
     }
     addRows(sheet, [lineTotalCells(report.totals)], 6, lineStyles);

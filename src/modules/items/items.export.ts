@@ -1,7 +1,5 @@
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type { Response } from 'express';
-import type { Style, Worksheet } from 'exceljs';
+import type { Style } from 'exceljs';
 import { hasRole } from '../../auth/guards';
 import { Forbidden } from '../../http/errors';
 import { quantityNumber } from '../../lib/money';
@@ -9,7 +7,7 @@ import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { ItemsBulkService } from './items.bulk';
 import type { BulkExport } from './items.schemas';
 import type { ItemReadRow } from './items.service';
-import { sendCsvDownload } from '../../http/send-file';
+import { sendCsvDownload, xlsxCaughtUp } from '../../http/send-file';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -51,23 +49,6 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
     }
   }
   await sendCsvDownload(res, { name: downloadName('csv'), columns: COLUMNS, records: records() });
-}
-
-/**
- * exceljs hands the sheet XML to its zip without backpressure, so rows written faster than
- * they are deflated would pile up in memory. Its sheet stream pipes into one PassThrough (the
- * zip entry's input); waiting for that to drain gives the chain backpressure from the socket.
- */
-async function zipCaughtUp(sheet: Worksheet, res: Response): Promise<void> {
-  // the PassThrough comes from readable-stream 2 (archiver), hence _writableState
-  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
-  if (!input?._writableState?.needDrain || res.destroyed) return;
-  const stop = new AbortController();
-  try {
-    await Promise.race([once(input, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]);
-  } finally {
-    stop.abort();
-  }
 }
 
 const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial<Style> }[] = [
@@ -120,7 +101,7 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
       });
       row.commit();
     }
-    await zipCaughtUp(sheet, res);
+    await xlsxCaughtUp(sheet, res);
     if (res.destroyed) return;
   }
   sheet.commit();
