@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { Client, pause, startServer, type ServerProcess } from '../helpers/server-process';
-import { seedStore, type Store } from './fixtures';
+import { seedStore, sessionId, type Store } from './fixtures';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
 
 let cluster: PgCluster;
@@ -49,5 +49,18 @@ describe('a connection lost in the middle of a transaction', () => {
     expect(await cluster.db('stock_movements').where({ item_id: itemId }).count<{ count: number }[]>('* as count')).toEqual(movementsBefore);
     expect((await client.post(`/api/items/${itemId}/stock`, { type: 'in', quantity: 5 })).status).toBe(200);
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
+  });
+
+  it('503, not "500 Failed to create draft quote", when the connection of a draft quote being saved is ended', async () => {
+    const client = await new Client(server.baseUrl).signIn(store.manager.email);
+    const holder = await cluster.db.transaction();
+    await holder.raw('LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE');
+    const pending = client.post('/api/sales/quotes', { chargeCode: store.chargeCode, sessionId: sessionId(), items: [{ itemId: store.itemIds[0], quantity: 1 }] });
+    const pid = await waitingBackend();
+    await cluster.db.raw('SELECT pg_terminate_backend(?)', [pid]);
+    const answer = await pending;
+    await holder.rollback();
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: { message: 'Service temporarily unavailable' } });
+    expect(await cluster.db('quotes').count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
   });
 });
