@@ -17,9 +17,6 @@ type RouterRoute = { method: string; path: string; page: boolean };
 /** Routes served outside the document on purpose, with the reason. */
 const NOT_DOCUMENTED: Record<string, string> = {
   'GET /api/docs': 'the document itself',
-  'POST /mcp': 'the Model Context Protocol endpoint: JSON-RPC as the MCP specification defines it, its tools listed by tools/list',
-  'GET /mcp': 'answers 405 (the MCP endpoint is stateless: POST only)',
-  'DELETE /mcp': 'answers 405 (the MCP endpoint is stateless: POST only)',
 };
 
 let t: TestApp;

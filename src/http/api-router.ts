@@ -85,14 +85,14 @@ const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 /**
  * The refusals a route can answer whatever its handler does, from the guards and the app's own
  * middleware; each is documented unless the route's declaration documents that status itself.
- * Routers mounted under /api sit behind the app's /api middleware: the maintenance gate (503 during
+ * Routers mounted under /api (and /mcp) sit behind the app's /api middleware: the maintenance gate (503 during
  * a restore), the bearer-token and MCP-key check (401 for a bad Authorization header, whatever the
  * access), the JSON body (415 for another type, 413 over the limit, 400 when malformed) and the
  * NUL-character check on the path, the query and the body (400).
  */
 function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Record<number, ResponseDoc> {
   const { access } = doc;
-  const behindApi = mountPath === '/api' || mountPath.startsWith('/api/');
+  const behindApi = mountPath === '/api' || mountPath.startsWith('/api/') || mountPath === '/mcp';
   const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
   const common: Record<number, ResponseDoc> = {};
   if (behindApi) {

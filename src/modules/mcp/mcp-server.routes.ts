@@ -1,7 +1,11 @@
 import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../../deps';
-import { currentMcpKey, requireMcpKey } from '../../auth/guards';
+import { currentMcpKey } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
 import { HttpError } from '../../http/errors';
+import { McpErrorBody } from './mcp-keys.schemas';
+import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
 
 /** The MCP SDK and the tools load on the first POST /mcp: kept out of start-up, they leave some 8 MB out of an idle server. */
 let mcpModules: Promise<[typeof import('./mcp-tools'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
@@ -18,22 +22,45 @@ const postOnly: RequestHandler = (req, _res, next) => {
  * answer any request. Every POST spends the key's data allowance.
  */
 export function mcpServerRoutes(deps: Deps): Router {
-  const routes = Router();
+  const api = new ApiRouter(deps, '/mcp', 'MCP');
+  const mcpError = (description: string) => ({ description, schema: McpErrorBody });
+  const jsonRpcRefusal = (description: string) => ({ description, schema: z.union([JsonRpcError, McpErrorBody]) });
 
-  routes.post('/mcp', requireMcpKey, deps.mcpLimiters.data, async (req, res) => {
-    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
-    const server = createMcpServer(deps, currentMcpKey(req));
-    // JSON answers rather than an event stream: the tools send no progress, and a plain client reads JSON
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  api.post(
+    '/',
+    {
+      summary: 'The Model Context Protocol server (Streamable HTTP, stateless)',
+      description:
+        'One JSON-RPC 2.0 message (or a batch) per request: initialize, tools/list, tools/call, ... as the MCP specification defines them; ' +
+        'the tools are listed by tools/list. Send `Accept: application/json, text/event-stream`; the answer is JSON. Every request spends ' +
+        "the key's data allowance (100 a minute).",
+      access: 'mcp-key',
+      mcpLimit: 'data',
+      body: JsonRpcBody,
+      responses: {
+        200: { description: 'The JSON-RPC answer (a JSON-RPC error for an unknown method or refused arguments)', schema: JsonRpcAnswer },
+        202: 'Accepted: the body held only notifications or responses',
+        400: jsonRpcRefusal('Not a JSON-RPC message (a JSON-RPC error), or a NUL character or malformed JSON (MCP_INVALID_REQUEST)'),
+        406: { description: 'The Accept header does not take both application/json and text/event-stream', schema: JsonRpcError },
+        415: jsonRpcRefusal('The body is not JSON'),
+      },
+    },
+    async (req, res) => {
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
+      const server = createMcpServer(deps, currentMcpKey(req));
+      // JSON answers rather than an event stream: the tools send no progress, and a plain client reads JSON
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
 
-  routes.get('/mcp', postOnly);
-  routes.delete('/mcp', postOnly);
-  return routes;
+  const notSupported = { access: 'mcp-key' as const, responses: { 405: mcpError('MCP_METHOD_NOT_ALLOWED, with Allow: POST') } };
+  api.get('/', { summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
+  api.delete('/', { summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
+  return Router().use('/mcp', api.router);
 }
