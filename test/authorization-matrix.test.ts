@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredRoutesOf } from '../src/app';
+import { apiNotFound } from '../src/http/error-middleware';
 import type { Access, DeclaredRoute } from '../src/http/api-router';
 import { PERMISSIONS } from '../src/auth/permissions';
 import { pageAccessOf, type PageAccess } from '../src/pages/page-guards';
@@ -220,7 +221,7 @@ describe('authorization matrix: every declared API route x every caller', () => 
 type Layer = { route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: RequestHandler }[] }; handle: { stack?: Layer[] }; rawPath?: unknown };
 type PageRoute = { method: string; path: string; access?: PageAccess };
 
-/** The page routes: every route of the routers mounted after the API, with the access its guard declares. */
+/** The page routes: every route of the routers mounted after the API's 404, with the access its guard declares. */
 function pageRoutes(): PageRoute[] {
   const walk = (stack: Layer[], prefix: string): PageRoute[] =>
     stack.flatMap((layer) => {
@@ -235,12 +236,14 @@ function pageRoutes(): PageRoute[] {
       if (!layer.handle.stack) return [];
       return walk(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${prefix}${layer.rawPath}` : prefix);
     });
-  const all = walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  return all.filter((r) => r.path !== '/health' && r.path !== '/mcp' && !r.path.startsWith('/api/'));
+  const stack = (t.app as unknown as { router: { stack: Layer[] } }).router.stack;
+  const apiEnd = stack.findIndex((layer) => layer.handle === (apiNotFound as unknown));
+  expect(apiEnd, "the API's 404 in the app's stack").toBeGreaterThan(0);
+  return walk(stack.slice(apiEnd + 1), '');
 }
 
-/** Public pages: signing in and out. */
-const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout']);
+/** Public pages: signing in and out, and the API reference (public like the document it shows, /api/docs). */
+const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout', 'GET /docs']);
 
 describe('authorization matrix: every page route x every signed-in role and anonymous', () => {
   it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {

@@ -424,6 +424,8 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
   const path = urlOf(pathTemplate, req);
   const query = new URLSearchParams(req.query).toString();
   let request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[method](query ? `${path}?${query}` : path);
+  // what an MCP client sends (POST /mcp answers 406 without it); JSON everywhere else
+  request = request.set('Accept', 'application/json, text/event-stream');
   if (req.credential === 'admin') request = request.set('Authorization', `Bearer ${token}`);
   if (req.credential === 'mcp') request = request.set('Authorization', `Bearer ${mcpKey.key}`);
   if (req.body !== undefined) {
