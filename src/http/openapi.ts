@@ -22,7 +22,7 @@ export function createDocsRegistry(): OpenAPIRegistry {
 }
 
 export function generateOpenApiDocument(registry: OpenAPIRegistry, version: string) {
-  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {
       title: 'Stores Service API',
@@ -30,7 +30,33 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, version: stri
       description:
         'Inventory, quoting and sales service of the university stores counter. ' +
         'Errors are {message} (+ error detail outside production); validation errors are {message, errors:[{field, message}]}.',
+      contact: { name: 'The stores service team, through the university IT service desk' },
+      license: { name: 'Proprietary: the university\'s own service, not licensed for use elsewhere' },
     },
     servers: [{ url: '/' }],
   });
+  return withTypedNulls(document);
+}
+
+type SchemaNode = { [key: string]: unknown };
+const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null;
+const SHAPE_KEYS = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum'];
+
+/**
+ * OpenAPI 3.0 has no null type: `nullable` must stand beside a `type`. The generator writes a
+ * bare `{nullable: true}` for zod's null (a branch of a union: "or null") and for unknown values
+ * (anything, null included). The first becomes the 3.0 form of null, a nullable type whose only
+ * value is null; the second an empty schema, which allows any value.
+ */
+function withTypedNulls<T>(document: T): T {
+  const visit = (node: unknown, inUnion: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((child) => visit(child, inUnion));
+    if (!isNode(node)) return node;
+    if (node.nullable === true && !SHAPE_KEYS.some((key) => key in node)) {
+      const { nullable: _nullable, ...rest } = node;
+      return inUnion ? { ...rest, type: 'string', nullable: true, enum: [null] } : rest;
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, visit(child, key === 'anyOf' || key === 'oneOf')]));
+  };
+  return visit(document, false) as T;
 }

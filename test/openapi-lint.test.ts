@@ -1,0 +1,23 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(() => t.close());
+
+describe('GET /api/docs under Redocly recommended rules', () => {
+  it('has no errors: valid OpenAPI 3.0 (nullable beside a type), with contact and licence', async () => {
+    const document = (await t.request.get('/api/docs').expect(200)).body;
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: 'stores-api.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    expect(errors).toEqual([]);
+    expect(document.info).toMatchObject({ contact: { name: expect.any(String) }, license: { name: expect.any(String) } });
+  });
+});
