@@ -38,6 +38,13 @@ export const isDatabaseUnavailable = (err: unknown): boolean => {
   return Boolean(e && ((e.code && DB_UNAVAILABLE.has(e.code)) || DB_UNAVAILABLE_MESSAGE.test(e.message ?? '')));
 };
 
+/**
+ * The database errors this middleware answers 503 (unreachable, connection lost, busy): a route that
+ * turns other failures into its own documented 500 lets these through.
+ */
+export const isTransientDatabaseError = (err: unknown): boolean =>
+  isDatabaseUnavailable(err) || BUSY_PG_CODES.has((err as { code?: string } | null)?.code ?? '');
+
 /** The one place that turns any thrown error into the spec's error format, or into a page for the pages. */
 export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {

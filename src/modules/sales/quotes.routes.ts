@@ -2,6 +2,7 @@ import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { HttpError, InternalError } from '../../http/errors';
+import { isTransientDatabaseError } from '../../http/error-middleware';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { presentSaleProcessed } from './sales.present';
@@ -80,7 +81,8 @@ export function quotesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const body = parse(SaveDraft, req.body);
       const quote = await quotes.saveDraft(currentUser(req), body).catch((err: unknown) => {
-        if (err instanceof HttpError) throw err;
+        // a typed error, or the 503 of a database that is down or busy, is answered as it is
+        if (err instanceof HttpError || isTransientDatabaseError(err)) throw err;
         req.log.error({ err }, 'draft quote save failed');
         throw InternalError('Failed to create draft quote');
       });
