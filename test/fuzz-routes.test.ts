@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredRoutesOf } from '../src/app';
+import type { Access } from '../src/http/api-router';
 import { tokensService } from '../src/auth/tokens.service';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { testApp, type TestApp } from './helpers/app';
@@ -74,18 +75,23 @@ type Doc = { paths: Record<string, Record<string, Operation>>; components: { sch
 
 /** How the body goes out: JSON mostly; sometimes cut short (malformed JSON), as a form, or as plain text. */
 type Encoding = 'json' | 'truncated-json' | 'form' | 'text';
-type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; encoding: Encoding; credential: 'admin' | 'mcp' | 'none' };
+type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; encoding: Encoding; credential: Credential };
+/** Who sends it: an admin's or a plain user's bearer token, the MCP key, or nobody; only callers the route admits. */
+type Credential = 'admin' | 'user' | 'mcp' | 'none';
 
 let t: TestApp;
 let doc: Doc;
 let adminId: string;
+let userId: string;
 let token = '';
+let userToken = '';
 let mcpKey = { id: 0, key: '' };
 let ajv: Ajv;
 
 beforeAll(async () => {
   t = await testApp({ WEBHOOK_SECRET: 'fuzz-webhook-secret' });
   adminId = (await buildUser(t.db, { role: 'admin' })).id;
+  userId = (await buildUser(t.db, { role: 'user' })).id;
   doc = (await t.request.get('/api/docs').expect(200)).body as Doc;
   ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
   (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
@@ -95,12 +101,28 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** The admin's bearer token and the MCP key, made again if a fuzzed request revoked them (DELETE /api/auth/tokens/{id} with a lucky id). */
+/** A live bearer token of the user: the one given, or a new one when a fuzzed request revoked it (DELETE /api/auth/tokens/{id} with a lucky id). */
+async function liveToken(owner: string, current: string): Promise<string> {
+  const live = await t.db('api_tokens').where({ user_id: owner }).andWhere('expires_at', '>', t.db.fn.now()).first('id');
+  if (current && live) return current;
+  return (await tokensService(t.db).create(owner, 'fuzz', 30, { ...SYSTEM_ACTOR, userId: owner })).token;
+}
+
+/**
+ * The fuzzer's admin and user as they started (a fuzzed request may have named their id: demoted,
+ * deactivated or deleted them), and their bearer tokens and the MCP key, made again when revoked.
+ */
 async function credentials() {
-  const [live] = await t.db('api_tokens').where({ user_id: adminId }).andWhere('expires_at', '>', t.db.fn.now()).select('id');
-  if (!token || !live) {
-    token = (await tokensService(t.db).create(adminId, 'fuzz', 30, { ...SYSTEM_ACTOR, userId: adminId })).token;
+  for (const [id, role] of [[adminId, 'admin'], [userId, 'user']] as const) {
+    const kept = await t.db('users').where({ id }).update({ role, is_active: true });
+    if (kept === 0) {
+      const fresh = (await buildUser(t.db, { role })).id;
+      if (role === 'admin') [adminId, token, mcpKey] = [fresh, '', { id: 0, key: '' }];
+      else [userId, userToken] = [fresh, ''];
+    }
   }
+  token = await liveToken(adminId, token);
+  userToken = await liveToken(userId, userToken);
   const key = mcpKey.id ? await t.db('mcp_api_keys').where({ id: mcpKey.id }).first('id') : undefined;
   if (!key) mcpKey = await buildMcpKey(t.db, { scopes: ['read', 'write'], createdBy: adminId });
   // the MCP allowances (100 data requests a minute) would otherwise stop the fuzzing after a few runs
@@ -346,7 +368,7 @@ function paramText(schema: Schema | undefined): fc.Arbitrary<string> {
   return fc.oneof({ weight: 3, arbitrary: asText }, { weight: 2, arbitrary: hostileText(false) });
 }
 
-function requestOf(op: Operation, credential: FuzzRequest['credential'][]): fc.Arbitrary<FuzzRequest> {
+function requestOf(op: Operation, credential: Credential[]): fc.Arbitrary<FuzzRequest> {
   const params = op.parameters ?? [];
   // an empty, '.' or '..' segment would be another URL (/api/suppliers/ is the list), not a bad parameter
   const segment = (schema: Schema | undefined) =>
@@ -427,6 +449,7 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
   // what an MCP client sends (POST /mcp answers 406 without it); JSON everywhere else
   request = request.set('Accept', 'application/json, text/event-stream');
   if (req.credential === 'admin') request = request.set('Authorization', `Bearer ${token}`);
+  if (req.credential === 'user') request = request.set('Authorization', `Bearer ${userToken}`);
   if (req.credential === 'mcp') request = request.set('Authorization', `Bearer ${mcpKey.key}`);
   if (req.body !== undefined) {
     const json = JSON.stringify(req.body) ?? 'null';
@@ -444,6 +467,15 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
 const shown = (req: FuzzRequest) =>
   JSON.stringify(req, (_k, v: unknown) => (typeof v === 'string' && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} characters)` : v)).slice(0, 2_000);
 
+/** The callers the route admits, among those the fuzzer has. */
+function callersOf(access: Access): Credential[] {
+  if (access === 'public') return ['none', 'admin', 'user'];
+  if (access === 'auth' || access === 'user') return ['admin', 'user'];
+  if (access === 'auth-or-mcp-key') return ['admin', 'user', 'mcp'];
+  if (access === 'mcp-key') return ['mcp'];
+  return ['admin'];
+}
+
 const seedOf = (key: string) => (BASE_SEED ^ createHash('sha256').update(key).digest().readInt32BE(0)) | 0;
 
 describe('every operation of the OpenAPI document, fuzzed', () => {
@@ -460,13 +492,10 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
         const opKey = `${method.toUpperCase()} ${path}`;
         if (NOT_FUZZED[opKey] || (ONLY && ONLY !== opKey)) continue;
         operations += 1;
-        const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
-        const credential: FuzzRequest['credential'][] = schemes.length === 0 ? ['none', 'admin'] : schemes.includes('bearer') ? (schemes.includes('mcpKey') ? ['admin', 'mcp'] : ['admin']) : ['mcp'];
-        let arb = requestOf(op, credential);
-        if (INVALID_ONLY[opKey]) {
-          const route = table.find((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}` === opKey);
-          arb = arb.filter((req) => !route?.doc.body?.safeParse(req.body).success);
-        }
+        const route = table.find((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey);
+        expect(route, `${opKey} in the route table`).toBeDefined();
+        let arb = requestOf(op, callersOf(route!.access));
+        if (INVALID_ONLY[opKey]) arb = arb.filter((req) => !route?.doc.body?.safeParse(req.body).success);
         const seed = seedOf(opKey);
         const opStarted = Date.now();
         const details = await fc.check(
