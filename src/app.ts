@@ -17,6 +17,7 @@ import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
 import { routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
+import { createLifecycle, type Lifecycle } from './http/lifecycle';
 import type { Deps } from './deps';
 import { refuseNulCharacters } from './http/validate';
 import { healthRoutes } from './modules/health/health.routes';
@@ -57,6 +58,8 @@ export type AppOptions = {
   databaseUrl: string;
   /** shared with the scheduler, which skips its jobs during a restore; one of its own by default */
   maintenance?: Maintenance;
+  /** set by the shutdown: /api/health answers 503 from then on; one of its own by default */
+  lifecycle?: Lifecycle;
   config: Config;
   logger: Logger;
   sessionSecret: string;
@@ -89,7 +92,7 @@ export function buildApp(opts: AppOptions): Express {
   app.use(helmet());
   configureViews(app, config.env !== 'development');
   app.use(requestLogger(logger));
-  app.use(healthRoutes(db, docs));
+  app.use(healthRoutes(db, docs, opts.lifecycle ?? createLifecycle()));
   app.use(markPageRequests);
   // a restore replaces every table, sessions included: nothing but /health and the assets runs meanwhile
   app.use(maintenance.gate);

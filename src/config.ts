@@ -65,6 +65,7 @@ const EnvSchema = z.object({
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).optional(),
   WEBHOOK_SECRET: z.string().min(16).optional(),
   PG_BIN_DIR: z.string().optional(),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).optional(),
 });
 
 /** Every variable the service reads (.env.example lists each). */
@@ -81,6 +82,8 @@ export type Config = {
   sessionIdleMs: number;
   sessionMaxAgeMs: number;
   logLevel: string;
+  /** after a SIGTERM, how long requests are still accepted while /api/health says 503 (ms) */
+  shutdownDrainMs: number;
   publicUrl: string;
   secureCookies: boolean;
   admin?: { email: string; password: string };
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionMaxAgeMs: e.SESSION_MAX_HOURS * 3_600_000,
     logLevel: e.LOG_LEVEL,
+    shutdownDrainMs: (e.SHUTDOWN_DRAIN_SECONDS ?? (e.NODE_ENV === 'production' ? 5 : 0)) * 1000,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,

@@ -11,6 +11,7 @@ import { scheduledBackupJob } from './jobs/scheduled-backup';
 import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
+import { createLifecycle } from './http/lifecycle';
 import { removeLeftoverFiles } from './lib/files';
 import { backupFolder, UNFINISHED_BACKUP } from './modules/backups/backups.files';
 import { archivesDirectory, UNFINISHED_ARCHIVE } from './modules/archives/archives.service';
@@ -43,10 +44,12 @@ async function main() {
     logger.warn({ message: err.message, code: err.code }, 'session store connection lost; the pool reconnects on demand'),
   );
   const maintenance = createMaintenance();
+  const lifecycle = createLifecycle();
   const app = buildApp({
     db: database.db,
     databaseUrl: database.url,
     maintenance,
+    lifecycle,
     config,
     logger,
     sessionPool,
@@ -61,7 +64,11 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    // The load balancer sees the 503 on its next check and stops sending; what it sent meanwhile is still served.
+    lifecycle.shuttingDown = true;
+    logger.info({ signal, drainSeconds: config.shutdownDrainMs / 1000 }, 'shutting down: /api/health answers 503 while requests drain');
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    logger.info('no longer accepting connections; finishing the requests in flight');
     const force = setTimeout(() => {
       logger.error('in-flight requests did not finish in time; closing anyway');
       server.closeAllConnections();

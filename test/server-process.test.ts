@@ -41,6 +41,8 @@ describe('npm start', () => {
       DATABASE_URL: '',
       ADMIN_EMAIL: 'start-admin@example.ac.uk',
       ADMIN_PASSWORD: 'start-admin-password',
+      // production drains 5 s by default; a second shows the same path
+      SHUTDOWN_DRAIN_SECONDS: '1',
     };
     const started: ReturnType<typeof startProcess>[] = [];
     try {
@@ -90,7 +92,7 @@ describe('npm start', () => {
       npm.kill('SIGTERM');
       const [code] = await exited;
       expect(code).toBe(0);
-      expect(output.log).toContain('"msg":"shutting down"');
+      expect(output.log).toContain('"msg":"shutting down: /api/health answers 503 while requests drain"');
       expect(output.log).toContain('"msg":"stopped"');
       expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
       expect(await fetch(`http://127.0.0.1:${port}/api/health`).then(() => 'answered', () => 'refused')).toBe('refused');

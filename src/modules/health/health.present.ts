@@ -6,8 +6,9 @@ export const presentLiveness = (now = new Date()): Liveness => ({ status: 'healt
 
 export function presentReadiness(readiness: Readiness, now = new Date()): ApiHealth {
   return {
-    status: readiness.databaseConnected ? 'healthy' : 'unhealthy',
+    status: readiness.databaseConnected && !readiness.shuttingDown ? 'healthy' : 'unhealthy',
     database: readiness.databaseConnected ? 'connected' : 'disconnected',
+    shuttingDown: readiness.shuttingDown,
     version: APP_VERSION,
     uptime: readiness.uptimeSeconds,
     timestamp: now.toISOString(),

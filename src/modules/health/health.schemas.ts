@@ -8,6 +8,7 @@ export const ApiHealth = z
   .object({
     status: z.enum(['healthy', 'unhealthy']),
     database: z.enum(['connected', 'disconnected']),
+    shuttingDown: z.boolean().openapi({ description: 'true from a SIGTERM on, while the process drains' }),
     version: z.string(),
     uptime: z.number().int(),
     timestamp: z.string(),

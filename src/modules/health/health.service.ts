@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import type { Lifecycle } from '../../http/lifecycle';
 
 /** A health or status check must answer even when the database hangs. */
 const DB_ANSWER_TIMEOUT_MS = 2000;
 
-/** Whether the database answered (within 2 s), and how long this process has run. */
-export type Readiness = { databaseConnected: boolean; uptimeSeconds: number };
+/** Whether the database answered (within 2 s), whether the process is stopping, and how long it has run. */
+export type Readiness = { databaseConnected: boolean; shuttingDown: boolean; uptimeSeconds: number };
 
 export type DatabaseProbe = { connected: true; latencyMs: number } | { connected: false; latencyMs: null };
 
@@ -32,9 +33,9 @@ export const uptimeSeconds = () => Math.floor(process.uptime());
 
 export function healthService(db: Knex) {
   return {
-    async readiness(): Promise<Readiness> {
+    async readiness(lifecycle: Lifecycle): Promise<Readiness> {
       const { connected } = await probeDatabase(db);
-      return { databaseConnected: connected, uptimeSeconds: uptimeSeconds() };
+      return { databaseConnected: connected, shuttingDown: lifecycle.shuttingDown, uptimeSeconds: uptimeSeconds() };
     },
   };
 }
