@@ -19,7 +19,6 @@ import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
 import type { Deps } from './deps';
-import { refuseNulCharacters } from './http/validate';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { settingsRoutes } from './modules/settings/settings.routes';
@@ -105,11 +104,10 @@ export function buildApp(opts: AppOptions): Express {
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
   app.use('/api', crossSiteGuard(config.publicUrl));
-  // Bodies are read once the caller is known. Bulk import takes up to 10 MB of JSON, read only for a
-  // signed-in user (anyone else is answered before a byte of it is parsed); everything else 1 MB.
+  // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
+  // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up
+  // to 10 MB, read here for a signed-in user only.
   app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, express.json({ limit: '10mb' }));
-  app.use(['/api', '/mcp'], express.json({ limit: '1mb' }));
-  app.use(['/api', '/mcp'], refuseNulCharacters);
 
   for (const module of API_MODULES) app.use('/api', module(deps));
   app.use(mcpServerRoutes(deps));

@@ -32,18 +32,20 @@ type Caller =
 type Verdict = 'allowed' | 401 | 403;
 
 /** Documented departures from the rule the route's access gives, each with its reason. */
-const EXCEPTIONS: { route: string; caller: (c: Caller) => boolean; verdict: Verdict; reason: string }[] = [
+const EXCEPTIONS: { route: string; caller: (c: Caller) => boolean; verdict: Verdict; reason: string; inHandler?: true }[] = [
   {
     route: 'POST /api/auth/tokens',
     caller: (c) => c.kind === 'bearer',
     verdict: 403,
     reason: 'a token is made from a session, never from another token, so a leaked token cannot mint its successors',
+    inHandler: true,
   },
   {
     route: 'PATCH /api/users/:id/preferences/picking-list',
     caller: (c) => (c.kind === 'session' || c.kind === 'bearer') && c.role !== 'admin',
     verdict: 403,
     reason: "a user changes only their own preference; the matrix's made-up id is someone else's",
+    inHandler: true,
   },
   {
     route: 'GET /health',
@@ -134,9 +136,9 @@ function verdictFor(access: Access, caller: Caller): Verdict {
   return caller.role === 'admin' || caller.permissions.includes(access.permission) ? 'allowed' : 403;
 }
 
-function expectedFor(route: DeclaredRoute, caller: Caller): { verdict: Verdict; reason?: string } {
+function expectedFor(route: DeclaredRoute, caller: Caller): { verdict: Verdict; reason?: string; inHandler?: true } {
   const exception = EXCEPTIONS.find((e) => e.route === key(route.method, route.path) && e.caller(caller));
-  if (exception) return { verdict: exception.verdict, reason: exception.reason };
+  if (exception) return { verdict: exception.verdict, reason: exception.reason, inHandler: exception.inHandler };
   if (OWN_SECRET.test(route.path)) return { verdict: 401, reason: 'webhooks authenticate by their own secret' };
   return { verdict: verdictFor(route.access, caller) };
 }
@@ -150,17 +152,25 @@ function urlOf(route: DeclaredRoute): string {
   });
 }
 
-async function call(route: DeclaredRoute, caller: Caller, withBody: boolean): Promise<supertest.Response> {
+/**
+ * 'invalid': a JSON body no route accepts. 'malformed': JSON cut short, and a NUL character in the
+ * query, which a route refuses with a 400 only once its guard has let the caller in.
+ */
+type Input = 'invalid' | 'malformed';
+
+async function call(route: DeclaredRoute, caller: Caller, input: Input): Promise<supertest.Response> {
   let header = caller.kind === 'anonymous' ? {} : caller.header;
   if (caller.kind === 'session' && ENDS_SESSION.has(key(route.method, route.path))) header = { Cookie: await signIn(sessionOf.get(caller.name)!.email) };
-  const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[route.method](urlOf(route)).set(header);
-  return withBody && route.method !== 'get' ? request.send(INVALID_BODY) : request;
+  const url = input === 'malformed' ? `${urlOf(route)}?matrix=%00` : urlOf(route);
+  const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[route.method](url).set(header);
+  if (route.method === 'get') return request;
+  return input === 'malformed' ? request.set('Content-Type', 'application/json').send('{"matrix": ') : request.send(INVALID_BODY);
 }
 
 const describeAnswer = (res: supertest.Response) => `${res.status} ${(res.text ?? '').slice(0, 120)}`;
 
 describe('authorization matrix: every declared API route x every caller', () => {
-  it('refuses each caller the route does not admit, 401 or 403, before reading its input or writing anything', async () => {
+  it('refuses each caller the route does not admit, 401 or 403, before reading its input (malformed JSON, a NUL character) or writing anything', async () => {
     const routes = declaredRoutesOf(t.app);
     expect(routes.length).toBeGreaterThanOrEqual(150);
     const before = await fingerprint();
@@ -169,11 +179,14 @@ describe('authorization matrix: every declared API route x every caller', () => 
     for (const route of routes) {
       const refused = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict !== 'allowed');
       await Promise.all(
-        refused.map(async ({ caller, verdict, reason }) => {
-          const res = await call(route, caller, true);
-          calls += 1;
-          if (res.status !== verdict) failures.push(`${key(route.method, route.path)} as ${caller.name}: expected ${verdict}${reason ? ` (${reason})` : ''}, got ${describeAnswer(res)}`);
-        }),
+        // a refusal made in the handler (inHandler) comes after the body is read: malformed JSON is a 400 there first
+        refused.flatMap(({ caller, verdict, reason, inHandler }) =>
+          (inHandler ? (['invalid'] as const) : (['invalid', 'malformed'] as const)).map(async (input) => {
+            const res = await call(route, caller, input);
+            calls += 1;
+            if (res.status !== verdict) failures.push(`${key(route.method, route.path)} as ${caller.name} with ${input} input: expected ${verdict}${reason ? ` (${reason})` : ''}, got ${describeAnswer(res)}`);
+          }),
+        ),
       );
     }
     expect(failures).toEqual([]);
@@ -188,7 +201,7 @@ describe('authorization matrix: every declared API route x every caller', () => 
       const admitted = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict === 'allowed');
       await Promise.all(
         admitted.map(async ({ caller, reason }) => {
-          const res = await call(route, caller, true);
+          const res = await call(route, caller, 'invalid');
           if (res.status === 401 || res.status === 403 || res.status >= 500) {
             failures.push(`${key(route.method, route.path)} as ${caller.name}${reason ? ` (${reason})` : ''}: got ${describeAnswer(res)}`);
           }

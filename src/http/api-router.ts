@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
 import { McpErrorBody } from '../modules/mcp/mcp-keys.schemas';
 import { BadRequestBody, ErrorBody, ValidationErrorBody } from './openapi';
+import { refuseNulCharacters } from './validate';
 import type { Role } from '../modules/users/users.schemas';
 import type { Deps } from '../deps';
 
@@ -31,6 +32,8 @@ export type RouteDoc = {
   responses: Record<number, ResponseDoc>;
   /** the MCP limit a key's request spends (requests without a key are not counted) */
   mcpLimit?: McpLimit;
+  /** the handlers read the raw body themselves (webhooks check a signature over its bytes): no JSON parsing or NUL check here */
+  rawBody?: true;
 };
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -131,6 +134,14 @@ function documented400(response: ResponseDoc, access: Access): ResponseDoc {
   return { ...response, schema: access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
 }
 
+/**
+ * The body is read once the guard has let the caller in, so a caller the route refuses is answered
+ * 401 or 403 before a byte of it is parsed: malformed JSON, a body over the limit or a NUL
+ * character anywhere (path, query, body) is a 400 or 413 only for a caller the route admits.
+ * (Bulk import reads its 10 MB itself behind its own guard in app.ts; express.json reads a body once.)
+ */
+const READ_BODY: RequestHandler[] = [express.json({ limit: '1mb' }), refuseNulCharacters];
+
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
 
 /**
@@ -174,7 +185,7 @@ export class ApiRouter {
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     this.docs.registerPath(this.describe(method, path, doc));
     tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
-    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...handlers);
+    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...(doc.rawBody ? [] : READ_BODY), ...handlers);
   }
 
   private limitFor(doc: RouteDoc): RequestHandler[] {

@@ -88,6 +88,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
         'and the message keeps the whole text. The raw payload is stored too.\n\n' +
         WATCHTOWER_SETUP,
       access: 'public',
+      rawBody: true,
       body: WatchtowerPayload,
       responses: {
         201: stored,
@@ -135,6 +136,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
         'and answers 200 with the record stored the first time. The raw payload is stored too.\n\n' +
         GITHUB_SETUP,
       access: 'public',
+      rawBody: true,
       body: GitHubPayload,
       responses: {
         200: { description: 'Ping answered, or a redelivery: the record stored the first time', schema: GitHubDeliveryAnswer },
