@@ -83,6 +83,9 @@ function accessNote(access: Access): string {
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
 
+/** Routers mounted under /api and /mcp; the health checks (mounted at the root) answer before any of it, reading nothing. */
+const behindApiMiddleware = (mountPath: string) => mountPath === '/api' || mountPath.startsWith('/api/') || mountPath === '/mcp';
+
 const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 
 /**
@@ -95,7 +98,7 @@ const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
  */
 function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Record<number, ResponseDoc> {
   const { access } = doc;
-  const behindApi = mountPath === '/api' || mountPath.startsWith('/api/') || mountPath === '/mcp';
+  const behindApi = behindApiMiddleware(mountPath);
   const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
   const common: Record<number, ResponseDoc> = {};
   if (behindApi) {
@@ -185,7 +188,7 @@ export class ApiRouter {
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     this.docs.registerPath(this.describe(method, path, doc));
     tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
-    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...(doc.rawBody ? [] : READ_BODY), ...handlers);
+    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...(doc.rawBody || !behindApiMiddleware(this.mountPath) ? [] : READ_BODY), ...handlers);
   }
 
   private limitFor(doc: RouteDoc): RequestHandler[] {
