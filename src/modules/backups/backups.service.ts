@@ -19,7 +19,33 @@ const MIGRATIONS_TABLE_ENTRY = /^\d+; \d+ \d+ TABLE public knex_migrations /m;
  * --single-transaction would commit whatever it had read when its input ended early (a failed
  * pg_restore, this process killed), whereas an open transaction at end of input is rolled back.
  */
-const RESTORE_PRELUDE = 'SET client_min_messages = warning;\nBEGIN;\nDROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n';
+const RESTORE_PRELUDE =
+  'SET client_min_messages = warning;\nBEGIN;\n' +
+  // Another instance's transaction may hold a table the DROP needs while waiting for one the DROP
+  // has taken, and PostgreSQL then ends the restore as a deadlock. So every table is locked first,
+  // all at once, when no transaction holds any (NOWAIT, tried again for up to a second); only then
+  // does the restore wait for them, and if it still loses a deadlock it is run again.
+  `DO $$
+DECLARE
+  tables text := (SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') FROM pg_tables WHERE schemaname = 'public');
+  deadline timestamptz := clock_timestamp() + interval '1 second';
+BEGIN
+  IF tables IS NULL THEN RETURN; END IF;
+  LOOP
+    BEGIN
+      EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', tables);
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      EXIT WHEN clock_timestamp() > deadline;
+      PERFORM pg_sleep(0.01 + random() * 0.03);
+    END;
+  END LOOP;
+  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tables);
+END $$;
+` +
+  'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n';
+/** A restore that lost a deadlock was rolled back whole; it is run again, this many times in all. */
+const RESTORE_ATTEMPTS = 3;
 
 /**
  * Backups are pg_dump custom-format files under DATA_DIR/backups, made and read by the
@@ -149,15 +175,23 @@ export function backupsService(deps: BackupDeps) {
       const pgTools = await tools();
       await verify(pgTools, filename);
       return maintenance.exclusive('A database restore', async () => {
-        const { handle } = await folder.open(filename);
         const started = Date.now();
-        try {
-          await replaceDatabase(pgTools, handle);
-        } catch (err) {
-          log.error({ err, filename }, 'restore failed; the database is unchanged');
-          throw InternalError(`Restore failed: ${(err as Error).message}`);
-        } finally {
-          await handle.close();
+        for (let attempt = 1; ; attempt += 1) {
+          // pg_restore reads the file from its descriptor's position: each attempt opens it anew
+          const { handle } = await folder.open(filename);
+          try {
+            await replaceDatabase(pgTools, handle);
+            break;
+          } catch (err) {
+            if (attempt < RESTORE_ATTEMPTS && /deadlock detected/.test((err as Error).message)) {
+              log.warn({ filename, attempt }, 'the restore lost a deadlock with another connection; running it again');
+              continue;
+            }
+            log.error({ err, filename }, 'restore failed; the database is unchanged');
+            throw InternalError(`Restore failed: ${(err as Error).message}`);
+          } finally {
+            await handle.close();
+          }
         }
         // Pooled connections may hold plans and prepared statements of the dropped tables.
         await db.destroy();
