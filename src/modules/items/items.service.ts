@@ -292,7 +292,9 @@ export function itemsService(db: Db) {
      * movements list reads it. Run again whole if it deadlocks with a sale or bulk change.
      */
     async changeStock(id: number, body: StockChangeBody, userId: string): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
-      const { movement, item } = await inTransactionWithRetry(db, async (trx) => {
+      // Both read in the change's transaction: what it wrote, even if the rows are gone by the time
+      // it has committed (a backup restored meanwhile by another instance).
+      return inTransactionWithRetry(db, async (trx) => {
         const written = await changeStock(trx, {
           itemId: id,
           type: body.type,
@@ -300,10 +302,9 @@ export function itemsService(db: Db) {
           reason: body.reason || `Manual stock ${body.type === 'adjustment' ? 'adjustment' : body.type}`,
           performedBy: userId,
         });
-        return { movement: written, item: await itemsService(trx).get(id) };
+        const [movement] = await stockMovementsService(trx).byIds([written.id]);
+        return { movement, item: await itemsService(trx).get(id) };
       });
-      const [read] = await stockMovementsService(db).byIds([movement.id]);
-      return { item, movement: read };
     },
 
     /** The item's movements, newest first (older than beforeId when given); 404 for an unknown item. */
