@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /api/docs under Redocly recommended rules', () => {
-  it('has no errors: valid OpenAPI 3.0 (nullable beside a type), with contact and licence', async () => {
+  it('has no errors: valid OpenAPI 3.0 (nullable beside a type), every operation with a unique operationId, with contact and licence', async () => {
     const document = (await t.request.get('/api/docs').expect(200)).body;
     const problems = await lintFromString({
       source: JSON.stringify(document),
@@ -18,6 +18,10 @@ describe('GET /api/docs under Redocly recommended rules', () => {
     });
     const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
     expect(errors).toEqual([]);
+    const operations = Object.values(document.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops));
+    expect(operations.filter((op) => !op.operationId)).toEqual([]);
+    expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
+    expect(problems.filter((p) => p.ruleId.startsWith('operation-operationId'))).toEqual([]);
     expect(document.info).toMatchObject({ contact: { name: expect.any(String) }, license: { name: expect.any(String) } });
   });
 });

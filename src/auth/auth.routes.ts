@@ -24,6 +24,7 @@ export function authRoutes({ db, config, docs }: Deps) {
   api.post(
     '/auth/login',
     {
+      operationId: 'signIn',
       summary: 'Sign in with email and password',
       description: 'Sets the connect.sid session cookie. Failed attempts are limited per account and per address (429).',
       access: 'public',
@@ -39,7 +40,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.post(
     '/auth/logout',
-    { summary: 'Sign out (API)', access: 'public', responses: { 204: 'Session ended' } },
+    { operationId: 'signOut', summary: 'Sign out (API)', access: 'public', responses: { 204: 'Session ended' } },
     async (req, res) => {
       await endSession(req);
       res.clearCookie(SESSION_COOKIE).status(204).end();
@@ -48,7 +49,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/logout',
-    { summary: 'Sign out (browser)', description: 'Ends the session and redirects to /.', access: 'public', responses: { 302: 'Redirect to /' } },
+    { operationId: 'signOutInBrowser', summary: 'Sign out (browser)', description: 'Ends the session and redirects to /.', access: 'public', responses: { 302: 'Redirect to /' } },
     async (req, res) => {
       await endSession(req);
       res.clearCookie(SESSION_COOKIE).redirect(302, '/');
@@ -57,7 +58,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/user',
-    { summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') } },
+    { operationId: 'getCurrentUser', summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') } },
     (req, res) => {
       res.json(presentUser(currentUser(req)));
     },
@@ -65,7 +66,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/sso-status',
-    { summary: 'Which sign-in methods are enabled', access: 'public', responses: { 200: { description: 'Status', schema: SsoStatus } } },
+    { operationId: 'getSsoStatus', summary: 'Which sign-in methods are enabled', access: 'public', responses: { 200: { description: 'Status', schema: SsoStatus } } },
     (_req, res) => {
       res.json(presentSsoStatus(config));
     },
@@ -74,6 +75,7 @@ export function authRoutes({ db, config, docs }: Deps) {
   api.post(
     '/auth/tokens',
     {
+      operationId: 'createApiToken',
       summary: 'Create a bearer token',
       description:
         'The token is shown once; only its hash is stored. Send it as `Authorization: Bearer <token>`. ' +
@@ -91,7 +93,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/tokens',
-    { summary: "The caller's tokens (without secrets)", access: 'auth', responses: { 200: { description: 'Tokens', schema: TokenList } } },
+    { operationId: 'listApiTokens', summary: "The caller's tokens (without secrets)", access: 'auth', responses: { 200: { description: 'Tokens', schema: TokenList } } },
     async (req, res) => {
       res.json((await tokens.list(currentUser(req).id)).map(presentToken));
     },
@@ -99,7 +101,7 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.delete(
     '/auth/tokens/:id',
-    { summary: 'Revoke a token', access: 'auth', params: TokenIdParams, responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } } },
+    { operationId: 'revokeApiToken', summary: 'Revoke a token', access: 'auth', params: TokenIdParams, responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } } },
     async (req, res) => {
       const { id } = parse(TokenIdParams, req.params);
       await tokens.revoke(currentUser(req).id, id, actorOf(req));

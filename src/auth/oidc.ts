@@ -174,6 +174,7 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
   api.get(
     '/login',
     {
+      operationId: 'startSsoSignIn',
       summary: 'Start single sign-on',
       description: `Redirects to the OpenID provider; it returns to \`${config.publicUrl}/api/callback\`.`,
       access: 'public',
@@ -189,6 +190,7 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
   api.get(
     '/callback',
     {
+      operationId: 'finishSsoSignIn',
       summary: 'Single sign-on callback',
       description:
         'Signs the user in and redirects to /. A first sign-in links the account with its email, or creates one with role user, only when the provider says email_verified: true; a refused sign-in redirects to /?ssoError=<reason>.',

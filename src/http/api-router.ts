@@ -20,6 +20,8 @@ export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | 
 type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
 
 export type RouteDoc = {
+  /** the operation's stable name in the OpenAPI document (listItems, processQuote): client generators name their methods by it; unique */
+  operationId: string;
   summary: string;
   description?: string;
   access: Access;
@@ -186,6 +188,8 @@ export class ApiRouter {
   }
 
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
+    const clash = tableOf(this.docs).find((route) => route.doc.operationId === doc.operationId);
+    if (clash) throw new Error(`operationId '${doc.operationId}' of ${method.toUpperCase()} ${this.mountPath + path} is already ${clash.method.toUpperCase()} ${clash.path}'s`);
     this.docs.registerPath(this.describe(method, path, doc));
     tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
     this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...(doc.rawBody || !behindApiMiddleware(this.mountPath) ? [] : READ_BODY), ...handlers);
@@ -212,6 +216,7 @@ export class ApiRouter {
     return {
       method,
       path: toOpenApiPath(this.mountPath + path),
+      operationId: doc.operationId,
       tags: [this.tag],
       summary: doc.summary,
       description: [doc.description, accessNote(doc.access)].filter(Boolean).join('\n\n'),

@@ -21,6 +21,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
   api.get(
     '/archives',
     {
+      operationId: 'listArchives',
       summary: 'All archives, newest first',
       access: 'admin',
       responses: { 200: { description: 'Archives', schema: ArchiveList } },
@@ -33,6 +34,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
   api.get(
     '/archives/preview',
     {
+      operationId: 'previewArchive',
       summary: 'What an archive with this age threshold would hold',
       description:
         'Counts the sales, orders and stock movements created more than ageThresholdDays days ago (days of 24 hours). ' +
@@ -52,6 +54,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
   api.post(
     '/archives/create',
     {
+      operationId: 'createArchive',
       summary: 'Write an archive file of old records (deletes nothing)',
       description:
         'Writes DATA_DIR/archives/archive-<id>-<YYYYMMDD-HHMMSS>.jsonl.gz: gzip of JSON lines, one record a line, streamed ' +
@@ -75,6 +78,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
   api.get(
     '/archives/:id/download',
     {
+      operationId: 'downloadArchive',
       summary: "Download an archive's file",
       description: 'Streamed as application/gzip, as an attachment named after the archive. Purged archives stay downloadable.',
       access: 'admin',
@@ -94,6 +98,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
   api.delete(
     '/archives/:id/purge-data',
     {
+      operationId: 'purgeArchivedData',
       summary: 'Delete the records an archive holds, except those the service still needs',
       description:
         'In one transaction, deletes the sales, orders and stock movements whose ids the archive recorded (never re-evaluating ' +

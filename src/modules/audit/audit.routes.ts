@@ -18,6 +18,7 @@ export function auditRoutes({ db, docs }: Deps) {
   api.get(
     '/audit',
     {
+      operationId: 'listAuditEvents',
       summary: 'The audit trail: who changed what, when, with the values before and after',
       description:
         'Every change that is not a stock movement (those are the ledger), newest first: users, permissions, settings, VAT rates, charge codes, ' +

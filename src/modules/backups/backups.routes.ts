@@ -29,6 +29,7 @@ export function backupsRoutes(deps: Deps) {
   api.get(
     '/backups',
     {
+      operationId: 'listBackups',
       summary: 'All backups',
       description: 'Newest first. createdAt is the UTC time in the file name.',
       access: 'admin',
@@ -42,6 +43,7 @@ export function backupsRoutes(deps: Deps) {
   api.post(
     '/backups',
     {
+      operationId: 'createBackup',
       summary: 'Back up the database now',
       description:
         'pg_dump (custom format) of the whole database, without the rows of sessions and rate_limits, written to ' +
@@ -61,6 +63,7 @@ export function backupsRoutes(deps: Deps) {
   api.get(
     '/backups/stats',
     {
+      operationId: 'getBackupStats',
       summary: 'Backup statistics',
       description: 'Count and total size in bytes of the backups; oldestBackup and newestBackup are null when there are none.',
       access: 'admin',
@@ -74,6 +77,7 @@ export function backupsRoutes(deps: Deps) {
   api.get(
     '/backups/schedule/status',
     {
+      operationId: 'getBackupScheduleStatus',
       summary: 'The backup schedule',
       description:
         "Times are in the server's local time zone. hourly: at the time's minute every hour; daily: at the time; weekly: on " +
@@ -90,6 +94,7 @@ export function backupsRoutes(deps: Deps) {
   api.post(
     '/backups/schedule',
     {
+      operationId: 'setBackupSchedule',
       summary: 'Set the backup schedule',
       description:
         'All four fields are required. Every instance applies the change at its next minute, without a restart; a slot already ' +
@@ -108,6 +113,7 @@ export function backupsRoutes(deps: Deps) {
   api.get(
     '/backups/:filename/download',
     {
+      operationId: 'downloadBackup',
       summary: 'Download a backup',
       description: 'The dump file as application/octet-stream, as an attachment. Restore it with pg_restore or POST .../restore.',
       access: 'admin',
@@ -127,6 +133,7 @@ export function backupsRoutes(deps: Deps) {
   api.post(
     '/backups/:filename/restore',
     {
+      operationId: 'restoreBackup',
       summary: 'Restore the database from a backup',
       description:
         'Destructive. The file is first read in full by pg_restore: a file that is not a complete backup of this service is a 400 ' +
@@ -157,6 +164,7 @@ export function backupsRoutes(deps: Deps) {
   api.delete(
     '/backups/:filename',
     {
+      operationId: 'deleteBackup',
       summary: 'Delete a backup',
       access: 'admin',
       params: BackupFilenameParams,

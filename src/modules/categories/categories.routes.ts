@@ -17,7 +17,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/categories',
-    { summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: CategoryList } } },
+    { operationId: 'listCategories', summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: CategoryList } } },
     async (_req, res) => {
       res.json((await categories.list()).map(presentCategory));
     },
@@ -26,6 +26,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
   api.post(
     '/categories',
     {
+      operationId: 'createCategory',
       summary: 'Create a category',
       description: 'Names are unique case-insensitively (409 on a clash). Answers 201 with the created category.',
       access: 'manager',
@@ -41,6 +42,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
   api.put(
     '/categories/:id',
     {
+      operationId: 'updateCategory',
       summary: 'Update a category',
       description: 'Body: any of name, description, icon, color (at least one). Answers 200 with the updated category.',
       access: 'manager',
@@ -58,6 +60,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
   api.delete(
     '/categories/:id',
     {
+      operationId: 'deleteCategory',
       summary: 'Delete a category',
       description: 'Refused with 409 {message, itemCount} while any item (active or inactive) uses the category.',
       access: 'admin',
@@ -74,6 +77,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
   api.get(
     '/categories/:id/deletion-check',
     {
+      operationId: 'checkCategoryDeletion',
       summary: 'Would a safe delete of this category succeed?',
       description: 'Lists every kind of record that references the category (items, charge-code exclusions, ...), with counts.',
       access: 'admin',
@@ -89,6 +93,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
   api.delete(
     '/categories/:id/safe',
     {
+      operationId: 'deleteCategorySafely',
       summary: 'Delete a category only when nothing references it',
       description: 'Answers 409 {message, reasons[]} when any record references the category.',
       access: 'admin',

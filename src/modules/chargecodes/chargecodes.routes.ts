@@ -34,7 +34,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes',
-    { summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: ChargeCodeList } } },
+    { operationId: 'listChargeCodes', summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: ChargeCodeList } } },
     async (_req, res) => {
       res.json((await codes.list()).map(presentChargeCodeSummary));
     },
@@ -43,6 +43,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.get(
     '/chargecodes/expiring/soon',
     {
+      operationId: 'listChargeCodesExpiringSoon',
       summary: 'Charge codes expiring within 30 days',
       description: 'Codes whose validUntil lies between now and 30 days from now, soonest first, each with daysUntilExpiry.',
       access: 'auth',
@@ -55,7 +56,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes/:code',
-    { summary: 'Read a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Charge code (the pin is never returned; hasPin says whether one is set)', schema: ChargeCode }, 404: notFound } },
+    { operationId: 'getChargeCode', summary: 'Read a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Charge code (the pin is never returned; hasPin says whether one is set)', schema: ChargeCode }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json(presentChargeCode(await codes.get(code)));
@@ -65,6 +66,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.post(
     '/chargecodes',
     {
+      operationId: 'createChargeCode',
       summary: 'Create a charge code',
       description: 'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC).',
       access: 'admin',
@@ -80,6 +82,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.put(
     '/chargecodes/:code',
     {
+      operationId: 'updateChargeCode',
       summary: 'Update a charge code',
       description: 'Partial update of title, validFrom, validUntil, costCentre, authorisedBy and pin (null removes the pin). The code itself cannot change.',
       access: 'admin',
@@ -97,6 +100,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.delete(
     '/chargecodes/:code',
     {
+      operationId: 'deleteChargeCode',
       summary: 'Delete a charge code',
       description: 'Refused with 409 while any sale uses the code (sales history keeps its charge code). Exclusions and authorised users go with it.',
       access: 'admin',
@@ -113,6 +117,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.patch(
     '/chargecodes/:code/hold',
     {
+      operationId: 'setChargeCodeHold',
       summary: 'Put a charge code on hold or release it',
       description:
         'holdReason is required when onHold is true and cleared when false. A code on hold is refused by draft save and processing. ' +
@@ -132,7 +137,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes/:code/exclusions',
-    { summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound } },
+    { operationId: 'listChargeCodeExclusions', summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json((await codes.listExclusions(code)).map(presentExcludedCategory));
@@ -142,6 +147,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.post(
     '/chargecodes/:code/exclusions',
     {
+      operationId: 'addChargeCodeExclusion',
       summary: 'Exclude a category from a charge code',
       description:
         'Idempotent: 201 when newly excluded, 200 when it already was. Answers with the full exclusion list. ' +
@@ -169,6 +175,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.delete(
     '/chargecodes/:code/exclusions/:categoryId',
     {
+      operationId: 'removeChargeCodeExclusion',
       summary: 'Remove a category exclusion',
       description: 'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
       access: 'auth',
@@ -185,7 +192,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes/:code/authorized-users',
-    { summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound } },
+    { operationId: 'listChargeCodeAuthorisedUsers', summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound } },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json(presentAuthorisedUsers(await codes.listUsers(code)));
@@ -195,6 +202,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.post(
     '/chargecodes/:code/authorized-users',
     {
+      operationId: 'addChargeCodeAuthorisedUser',
       summary: 'Authorise a person to use a charge code',
       description: 'Body {userName, email, department?, notes?}. One entry per email per code (409 on a repeat).',
       access: 'admin',
@@ -212,6 +220,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
   api.delete(
     '/chargecodes/:code/authorized-users/:id',
     {
+      operationId: 'removeChargeCodeAuthorisedUser',
       summary: 'Remove an authorised person from a charge code',
       access: 'admin',
       params: CodeUserParams,

@@ -11,6 +11,7 @@ export function dashboardRoutes({ db, docs }: Deps) {
   api.get(
     '/dashboard/stats',
     {
+      operationId: 'getDashboardStats',
       summary: 'Inventory figures',
       description:
         'Over active items: totalItems, lowStockItems (currentStock <= minimumStock), totalValue = sum(price x currentStock) as a number; activeUsers counts active users.',
@@ -25,6 +26,7 @@ export function dashboardRoutes({ db, docs }: Deps) {
   api.get(
     '/dashboard/low-stock',
     {
+      operationId: 'listDashboardLowStock',
       summary: 'Active items at or below their minimum stock',
       description: 'Ordered by how far below the minimum they are.',
       access: 'auth',
@@ -38,6 +40,7 @@ export function dashboardRoutes({ db, docs }: Deps) {
   api.get(
     '/dashboard/category-stats',
     {
+      operationId: 'getDashboardCategoryStats',
       summary: 'Per category: active item count and stock value',
       description: 'Every category appears, also those without items; totalValue is a number.',
       access: 'auth',

@@ -14,6 +14,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
   api.get(
     '/notifications/deployments',
     {
+      operationId: 'listDeploymentNotifications',
       summary: 'Recent deployment notifications',
       description:
         'What the webhooks stored (POST /api/webhook/watchtower and /api/webhook/github), newest first. limit defaults to 50, max 100; ' +
@@ -35,6 +36,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
   api.delete(
     '/notifications/deployments/:id',
     {
+      operationId: 'deleteDeploymentNotification',
       summary: 'Delete a deployment notification',
       description: 'A GitHub delivery redelivered after its notification was deleted is stored again.',
       access: 'admin',

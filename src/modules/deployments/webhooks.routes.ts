@@ -76,6 +76,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
   api.post(
     '/webhook/watchtower',
     {
+      operationId: 'receiveWatchtowerNotification',
       summary: 'Receive a deployment notification from Watchtower',
       description:
         'Authentication: `Authorization: Bearer <WEBHOOK_SECRET>` (not a user token). Body up to 1 MB, application/json or text/plain ' +
@@ -124,6 +125,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
   api.post(
     '/webhook/github',
     {
+      operationId: 'receiveGitHubEvent',
       summary: 'Receive a repository event from GitHub',
       description:
         'Authentication: `X-Hub-Signature-256: sha256=<hex>`, the HMAC-SHA256 of the body bytes as sent, keyed with WEBHOOK_SECRET; ' +

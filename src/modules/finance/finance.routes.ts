@@ -34,6 +34,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
   api.get(
     '/finance/recharges',
     {
+      operationId: 'getRecharges',
       summary: 'Recharges per cost centre and charge code (JSON, CSV or XLSX)',
       description:
         'Sales (never quotes) recorded from `from` to `to` (both inclusive; a plain date covers its whole UTC day), optionally of one cost centre ' +
@@ -69,6 +70,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
   api.get(
     '/finance/recharge-batches',
     {
+      operationId: 'listRechargeBatches',
       summary: 'List recharge batches',
       description: 'Newest first, with their totals. page default 1, limit default 50 (max 100).',
       access,
@@ -84,6 +86,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
   api.post(
     '/finance/recharge-batches',
     {
+      operationId: 'closeRechargeBatch',
       summary: 'Close a recharge batch',
       description:
         'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day) ' +
@@ -110,6 +113,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
   api.get(
     '/finance/recharge-batches/:batch',
     {
+      operationId: 'getRechargeBatch',
       summary: 'Read a recharge batch with its totals per cost centre',
       description: '`batch` is the id (12) or the number (RC-202611-1). Totals per cost centre, and within it per charge code, as copied at close time.',
       access,
@@ -125,6 +129,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
   api.get(
     '/finance/recharge-batches/:batch/journal',
     {
+      operationId: 'downloadRechargeBatchJournal',
       summary: "Download a recharge batch's journal (CSV)",
       description:
         `\`batch\` is the id or the number. Streamed CSV, header \`${JOURNAL_COLUMNS.join(',')}\`: one row per entry (a sale, or a sale's refunds ` +

@@ -13,7 +13,7 @@ export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecyc
   const health = healthService(db);
   root.get(
     '/health',
-    { summary: 'Liveness', access: 'public', responses: { 200: { description: 'Alive', schema: Liveness } } },
+    { operationId: 'getLiveness', summary: 'Liveness', access: 'public', responses: { 200: { description: 'Alive', schema: Liveness } } },
     (_req, res) => {
       res.json(presentLiveness());
     },
@@ -21,6 +21,7 @@ export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecyc
   root.get(
     '/api/health',
     {
+      operationId: 'getReadiness',
       summary: 'Readiness, with the database',
       description: 'Healthy while the database answers and the process is not shutting down: from a SIGTERM on it answers 503 (shuttingDown true) while requests are still served for SHUTDOWN_DRAIN_SECONDS, so a load balancer stops sending new ones first.',
       access: 'public',

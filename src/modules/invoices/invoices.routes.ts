@@ -11,6 +11,7 @@ export function invoicesRoutes({ db, docs }: Deps) {
   api.post(
     '/upload/invoice',
     {
+      operationId: 'readInvoice',
       summary: 'Read an invoice PDF',
       description:
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). Nothing is stored: the answer is the same as " +

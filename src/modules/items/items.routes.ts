@@ -51,6 +51,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk-import',
     {
+      operationId: 'importItems',
       summary: 'Import items',
       description:
         'Up to 10,000 items per request (the JSON body may be up to 10 MB here). Each item is checked on its own: name, sku, categoryName, ' +
@@ -71,6 +72,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk/delete',
     {
+      operationId: 'bulkDeleteItems',
       summary: 'Permanently delete items',
       description:
         'All or nothing. Stock movements survive with itemId null (keeping item name and sku); notes on the items are removed. ' +
@@ -87,7 +89,7 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/set-inactive',
-    { summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    { operationId: 'bulkDeactivateItems', summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, false, actorOf(req))));
@@ -96,7 +98,7 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/set-active',
-    { summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    { operationId: 'bulkActivateItems', summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, true, actorOf(req))));
@@ -106,6 +108,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk/set-stock-zero',
     {
+      operationId: 'bulkZeroItemStock',
       summary: 'Set stock to zero',
       description: 'Through the stock ledger: one adjustment movement for each item whose stock was not already zero.',
       access: 'manager',
@@ -121,6 +124,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk/export',
     {
+      operationId: 'exportItems',
       summary: 'Export items as CSV or XLSX',
       description:
         'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
@@ -140,7 +144,7 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/add-note',
-    { summary: 'Add one note to each item', access: 'manager', body: BulkAddNote, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    { operationId: 'bulkAddItemNote', summary: 'Add one note to each item', access: 'manager', body: BulkAddNote, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
     async (req, res) => {
       const { itemIds, noteText } = parse(BulkAddNote, req.body);
       res.json(presentBulkOutcome(await bulk.addNote(itemIds, noteText, currentUser(req).id)));
@@ -150,6 +154,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk/change-vat-rate',
     {
+      operationId: 'bulkChangeItemVatRate',
       summary: "Set the items' own VAT rate",
       description: 'vatRate: a fraction 0..1 with at most 4 places (e.g. "0.0500").',
       access: 'manager',
@@ -165,6 +170,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/bulk/change-category',
     {
+      operationId: 'bulkChangeItemCategory',
       summary: 'Move items to a category',
       access: 'manager',
       body: BulkCategory,
@@ -181,6 +187,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.get(
     '/items',
     {
+      operationId: 'listItems',
       summary: 'List items',
       description:
         'Active items by name (includeInactive=true, managers and admins only, adds soft-deleted ones). search matches name, ' +
@@ -200,6 +207,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items',
     {
+      operationId: 'createItem',
       summary: 'Create an item',
       description:
         'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies; reorderQuantity ' +
@@ -219,7 +227,7 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/items/:id',
-    { summary: 'One item', access: 'auth', params: IdParams, responses: { 200: { description: 'Item', schema: Item }, 404: notFound } },
+    { operationId: 'getItem', summary: 'One item', access: 'auth', params: IdParams, responses: { 200: { description: 'Item', schema: Item }, 404: notFound } },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       res.json(presentItem(await items.get(id)));
@@ -229,6 +237,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.put(
     '/items/:id',
     {
+      operationId: 'updateItem',
       summary: 'Update an item',
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
@@ -248,7 +257,7 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/items/:id',
-    { summary: 'Soft-delete an item (isActive false)', access: 'manager', params: IdParams, responses: { 204: 'Deactivated', 404: notFound } },
+    { operationId: 'deactivateItem', summary: 'Soft-delete an item (isActive false)', access: 'manager', params: IdParams, responses: { 204: 'Deactivated', 404: notFound } },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       await items.deactivate(id, actorOf(req));
@@ -259,6 +268,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.post(
     '/items/:id/stock',
     {
+      operationId: 'changeItemStock',
       summary: 'Change stock',
       description:
         'type in adds quantity, out removes it (400 "Insufficient stock for item ..." below zero, nothing written), adjustment ' +
@@ -279,6 +289,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.get(
     '/items/:id/stock-movements',
     {
+      operationId: 'listItemStockMovements',
       summary: "The item's stock movements, newest first",
       description: 'Answers {movements: [...]} in the same shape as GET /api/stock-movements; limit defaults to 50, max 100.',
       access: 'auth',
@@ -296,6 +307,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.get(
     '/items/:id/order-history',
     {
+      operationId: 'listItemOrderHistory',
       summary: 'Orders that included the item, newest first',
       description: 'quantity is the ordered quantity, receivedQuantity what has arrived; unitCost as a JSON number; supplier is its name.',
       access: 'auth',
@@ -311,6 +323,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.get(
     '/items/:id/deletion-check',
     {
+      operationId: 'checkItemDeletion',
       summary: 'Would a safe delete of this item succeed?',
       description: 'Lists what references the item: stock movements, quote/sale/order lines, supplier links, notes.',
       access: 'admin',
@@ -326,6 +339,7 @@ export function itemsRoutes({ db, docs }: Deps) {
   api.delete(
     '/items/:id/safe',
     {
+      operationId: 'deleteItemSafely',
       summary: 'Permanently delete an item only when nothing references it',
       description: 'Answers 409 {message, reasons[]} when any movement, line, supplier link or note references the item.',
       access: 'admin',

@@ -19,6 +19,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
   api.get(
     '/mcp/charge-code-analytics',
     {
+      operationId: 'getChargeCodeAnalytics',
       summary: 'Spending per charge code and per month',
       description: 'Spending is net of refunds, VAT included. Optional filters chargeCode (partial), startDate, endDate (inclusive).',
       access: 'auth-or-mcp-key',
@@ -37,6 +38,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
   api.get(
     '/mcp/top-sellers',
     {
+      operationId: 'getTopSellers',
       summary: 'Best-selling items',
       description: '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
       access: 'auth-or-mcp-key',
@@ -53,6 +55,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
   api.get(
     '/mcp/department-performance',
     {
+      operationId: 'getDepartmentPerformance',
       summary: 'Sales per department (charge code cost centre)',
       description: '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
       access: 'auth-or-mcp-key',

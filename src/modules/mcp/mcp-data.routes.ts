@@ -21,6 +21,7 @@ export function mcpDataRoutes({ db, docs, mcpLimiters }: Deps) {
   api.get(
     '/mcp/sales',
     {
+      operationId: 'listMcpSales',
       summary: 'Sales for machine clients',
       description:
         'Newest first. Parameters: page (default 1), limit (default 50, max 100), since and until (inclusive; a date YYYY-MM-DD covers its whole UTC day, ' +
@@ -41,6 +42,7 @@ export function mcpDataRoutes({ db, docs, mcpLimiters }: Deps) {
   api.get(
     '/mcp/inventory',
     {
+      operationId: 'listMcpInventory',
       summary: 'Active items for machine clients',
       description:
         'By name. Parameters: page (default 1), limit (default 50, max 100), search (part of the name, description or SKU, case-insensitive), ' +

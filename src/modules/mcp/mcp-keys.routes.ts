@@ -15,6 +15,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
   api.post(
     '/mcp/keys',
     {
+      operationId: 'createMcpKey',
       summary: 'Create an MCP API key',
       description:
         'The key (`mcp_` + 32 random bytes, base64url) is shown once; only its hash is stored. scopes ["read"] (default) or ["read","write"]; ' +
@@ -32,7 +33,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
 
   api.get(
     '/mcp/keys',
-    { summary: 'Every MCP API key (without secrets)', access: 'admin', responses: { 200: { description: 'Keys', schema: McpKeyList } } },
+    { operationId: 'listMcpKeys', summary: 'Every MCP API key (without secrets)', access: 'admin', responses: { 200: { description: 'Keys', schema: McpKeyList } } },
     async (_req, res) => {
       res.json((await keys.list()).map(presentMcpKey));
     },
@@ -41,6 +42,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
   api.delete(
     '/mcp/keys/:id',
     {
+      operationId: 'revokeMcpKey',
       summary: 'Revoke an MCP API key',
       description: 'The key stops working at once.',
       access: 'admin',

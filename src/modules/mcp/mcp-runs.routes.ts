@@ -23,6 +23,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
   api.get(
     '/mcp/status',
     {
+      operationId: 'getMcpStatus',
       summary: 'The service, its database, the last test run and this instance’s resources',
       description:
         'database.connected and latency are of a real SELECT 1; system.status is "degraded" when it fails (the key itself is checked in the ' +
@@ -41,6 +42,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
   api.post(
     '/mcp/test',
     {
+      operationId: 'startMcpTestRun',
       summary: 'Start a test run',
       description:
         'One run at a time across every instance. unit, integration and e2e run the project’s own vitest suites in a child process against a ' +
@@ -67,6 +69,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
   api.get(
     '/mcp/test/:execution_id',
     {
+      operationId: 'getMcpTestRun',
       summary: 'A test run: running, completed (with its results) or failed (with its error)',
       access: 'mcp-key',
       mcpLimit: 'status',

@@ -29,6 +29,7 @@ export function mcpServerRoutes(deps: Deps): Router {
   api.post(
     '/',
     {
+      operationId: 'sendMcpMessage',
       summary: 'The Model Context Protocol server (Streamable HTTP, stateless)',
       description:
         'One JSON-RPC 2.0 message (or a batch) per request: initialize, tools/list, tools/call, ... as the MCP specification defines them; ' +
@@ -60,7 +61,7 @@ export function mcpServerRoutes(deps: Deps): Router {
   );
 
   const notSupported = { access: 'mcp-key' as const, responses: { 405: mcpError('MCP_METHOD_NOT_ALLOWED, with Allow: POST') } };
-  api.get('/', { summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
-  api.delete('/', { summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
+  api.get('/', { operationId: 'getMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
+  api.delete('/', { operationId: 'deleteMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
   return Router().use('/mcp', api.router);
 }

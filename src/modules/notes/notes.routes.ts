@@ -20,6 +20,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.get(
     '/notes',
     {
+      operationId: 'listNotes',
       summary: 'Notes, newest first',
       description: `Optionally filtered by referenceType and referenceId. ${typesNote} limit default 100, max 500.`,
       access: 'auth',
@@ -34,7 +35,7 @@ export function notesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/notes/count/:referenceType/:referenceId',
-    { summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid } },
+    { operationId: 'countNotes', summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid } },
     async (req, res) => {
       const { referenceType, referenceId } = parse(ReferenceParams, req.params);
       res.json(presentNoteCount(await notes.count(referenceType, referenceId)));
@@ -44,6 +45,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.post(
     '/notes/counts/batch',
     {
+      operationId: 'countNotesInBatch',
       summary: 'Note counts for many records of one type',
       description: `${typesNote} Up to 1000 referenceIds; every id asked for appears in counts (0 when it has none).`,
       access: 'auth',
@@ -59,6 +61,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.get(
     '/notes/:referenceType/:referenceId',
     {
+      operationId: 'listNotesOf',
       summary: "A record's notes, newest first",
       description: `${typesNote} 404 when the record does not exist.`,
       access: 'auth',
@@ -74,6 +77,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.post(
     '/notes',
     {
+      operationId: 'createNote',
       summary: 'Add a note to a record',
       description: `${typesNote} 404 when the record does not exist.`,
       access: 'auth',
@@ -90,6 +94,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.put(
     '/notes/:id',
     {
+      operationId: 'updateNote',
       summary: 'Edit a note',
       description: 'Only its author or an admin (403 otherwise). Answers 200 with the note.',
       access: 'auth',
@@ -107,6 +112,7 @@ export function notesRoutes({ db, docs }: Deps) {
   api.delete(
     '/notes/:id',
     {
+      operationId: 'deleteNote',
       summary: 'Delete a note',
       description: 'Only its author or an admin (403 otherwise).',
       access: 'auth',

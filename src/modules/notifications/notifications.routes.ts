@@ -14,6 +14,7 @@ export function notificationsRoutes({ db, docs }: Deps) {
   api.get(
     '/notifications/low-stock',
     {
+      operationId: 'listLowStockNotifications',
       summary: 'Current low-stock alerts',
       description:
         'One entry per active item at or below its minimum stock (out of stock: level critical, otherwise warning), out of stock first. ' +
@@ -30,6 +31,7 @@ export function notificationsRoutes({ db, docs }: Deps) {
   api.post(
     '/notifications/low-stock/:itemId/acknowledge',
     {
+      operationId: 'acknowledgeLowStock',
       summary: "Acknowledge an item's low-stock alert",
       description: 'Answers the acknowledged alert. 400 when the item is not currently low on stock.',
       access: 'manager',
@@ -45,6 +47,7 @@ export function notificationsRoutes({ db, docs }: Deps) {
   api.delete(
     '/notifications/low-stock',
     {
+      operationId: 'clearAcknowledgedLowStock',
       summary: 'Clear acknowledged low-stock alerts',
       description: 'Hides every acknowledged alert from the list until its item has a new low-stock episode. Answers {message, cleared}.',
       access: 'manager',

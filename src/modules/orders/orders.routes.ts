@@ -50,6 +50,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.get(
     '/orders',
     {
+      operationId: 'listOrders',
       summary: 'List purchase orders, newest first',
       description: 'Optional filters status and supplierId; at most `limit` orders (default 500, max 1000). Lines are not included.',
       access: 'auth',
@@ -65,6 +66,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders',
     {
+      operationId: 'createOrder',
       summary: 'Create a purchase order',
       description:
         'Each line names an item (itemId; name defaults to the item name) or is free text (name). quantity > 0 with at most ' +
@@ -83,6 +85,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.get(
     '/orders/import-template/json',
     {
+      operationId: 'getOrderImportTemplateJson',
       summary: 'Download the JSON import template',
       description: 'A file with the exact body POST /api/orders/import-from-invoice accepts as JSON.',
       access: 'auth',
@@ -96,6 +99,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.get(
     '/orders/import-template/csv',
     {
+      operationId: 'getOrderImportTemplateCsv',
       summary: 'Download the CSV import template',
       description:
         `Columns ${CSV_COLUMNS.join(', ')}; one row per order line. supplier, invoiceNumber and notes are taken from the first row ` +
@@ -111,6 +115,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders/upload-invoice',
     {
+      operationId: 'readOrderInvoice',
       summary: 'Read an invoice PDF',
       description:
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). The PDF is checked by content and its text " +
@@ -128,6 +133,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders/import-from-invoice',
     {
+      operationId: 'createOrderFromInvoice',
       summary: 'Create a pending order from an invoice',
       description:
         'Three forms. (1) JSON {parsedData {supplier, invoiceNumber?, notes?, items [{name, sku?, quantity, unitCost}]}} (the JSON ' +
@@ -162,6 +168,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.get(
     '/orders/:id',
     {
+      operationId: 'getOrder',
       summary: 'A purchase order with its lines',
       description: '{id} is the numeric id or the orderId (O1001). Lines carry orderItemId, ordered, received and outstanding quantities.',
       access: 'auth',
@@ -177,6 +184,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders/:id/receive',
     {
+      operationId: 'receiveOrder',
       summary: 'Receive goods against an order',
       description:
         'receivedItems [{orderItemId, receivedQuantity > 0 and at most what is outstanding, addToInventory (default true)}]. ' +
@@ -203,6 +211,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders/:id/add-to-inventory',
     {
+      operationId: 'addOrderToInventory',
       summary: 'Create inventory items for received lines that have none',
       description:
         'For each received line without an item (or only the orderItemIds given): creates an item named as the line, sku = the ' +
@@ -229,6 +238,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.post(
     '/orders/:id/upload-invoice',
     {
+      operationId: 'attachOrderInvoice',
       summary: "Attach the order's invoice PDF",
       description:
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB), checked and read as by upload-invoice, then " +
@@ -258,6 +268,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   api.get(
     '/orders/:id/invoice-pdf',
     {
+      operationId: 'downloadOrderInvoice',
       summary: "Download the order's invoice PDF",
       description: 'The bytes uploaded, as application/pdf.',
       access: 'auth',

@@ -22,6 +22,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
   api.get(
     '/replenishment',
     {
+      operationId: 'getReplenishmentSuggestions',
       summary: 'What to reorder, by supplier',
       description: `${RULES} Items short with no source are listed apart (withoutSource), and items at or below their minimum whose shortfall is already on order under covered.`,
       access: 'manager',
@@ -35,6 +36,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
   api.post(
     '/replenishment/orders',
     {
+      operationId: 'createReplenishmentOrders',
       summary: 'Create pending orders from the suggestions',
       description:
         `${RULES} One transaction: one pending order per supplier, a line per item at the source's price, and a note on each ` +

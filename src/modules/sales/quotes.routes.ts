@@ -35,7 +35,7 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes/current-draft',
-    { summary: "The caller's draft for a session", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft } },
+    { operationId: 'getCurrentDraftQuote', summary: "The caller's draft for a session", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft } },
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
       res.json(presentQuote(await quotes.currentDraft(currentUser(req), sessionId)));
@@ -45,6 +45,7 @@ export function quotesRoutes({ db, docs }: Deps) {
   api.patch(
     '/sales/quotes/current-draft/charge-code',
     {
+      operationId: 'setCurrentDraftChargeCode',
       summary: "Change the charge code of the session's draft",
       description: 'The code passes the same checks as on save (existence, validity window, hold, category exclusions of the lines).',
       access: 'auth',
@@ -59,7 +60,7 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/sales/quotes/current-draft',
-    { summary: "Delete the session's draft", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft } },
+    { operationId: 'discardCurrentDraftQuote', summary: "Delete the session's draft", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft } },
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
       await quotes.deleteDraft(currentUser(req), sessionId);
@@ -70,6 +71,7 @@ export function quotesRoutes({ db, docs }: Deps) {
   api.post(
     '/sales/quotes',
     {
+      operationId: 'saveDraftQuote',
       summary: 'Save the draft quote of a session',
       description:
         'One draft per (user, sessionId): a repeated call replaces its lines and fields and keeps its id and quoteId. ' +
@@ -92,7 +94,7 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes',
-    { summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: QuoteList } } },
+    { operationId: 'listQuotes', summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: QuoteList } } },
     async (req, res) => {
       res.json(presentQuoteList(await quotes.list(currentUser(req))));
     },
@@ -100,7 +102,7 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes/:id',
-    { summary: 'Read a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound } },
+    { operationId: 'getQuote', summary: 'Read a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound } },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       res.json(presentQuote(await quotes.get(currentUser(req), id)));
@@ -110,6 +112,7 @@ export function quotesRoutes({ db, docs }: Deps) {
   api.put(
     '/sales/quotes/:id',
     {
+      operationId: 'updateQuote',
       summary: 'Update a quote',
       description: 'Any of chargeCode, items (replaces all lines, repriced from the items now), vatApplied, customerNotes.',
       access: 'auth',
@@ -126,7 +129,7 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/sales/quotes/:id',
-    { summary: 'Delete a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound } },
+    { operationId: 'deleteQuote', summary: 'Delete a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound } },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       await quotes.remove(currentUser(req), id);
@@ -137,6 +140,7 @@ export function quotesRoutes({ db, docs }: Deps) {
   api.post(
     '/sales/quotes/:id/process',
     {
+      operationId: 'processQuote',
       summary: 'Process a draft quote into a sale',
       description:
         'One transaction: charge code checks (repeated under a row lock), stock of every line (summed per item), sale and lines, ' +

@@ -65,6 +65,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.get(
     '/sales/reports',
     {
+      operationId: 'getSalesReport',
       summary: 'Sales report (JSON or CSV)',
       description:
         'Filters: chargeCode (partial, case-insensitive), startDate/endDate (inclusive; a plain date covers its whole UTC day), unpaidOnly. ' +
@@ -92,6 +93,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.get(
     '/sales/analytics/most-sold-items',
     {
+      operationId: 'getMostSoldItems',
       summary: 'Most sold items',
       description: 'By quantity sold net of refunds; totalRevenue is that quantity at the sold unit price, before VAT. period: trailing 7, 30 or 365 days; none = all time.',
       access: 'auth',
@@ -107,6 +109,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.post(
     '/sales/stock-check',
     {
+      operationId: 'checkStockForSale',
       summary: 'Check stock for a list of quantities',
       description: 'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown).',
       access: 'auth',
@@ -122,6 +125,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.get(
     '/sales/low-stock-report',
     {
+      operationId: 'getLowStockReport',
       summary: 'Active items at or below their minimum stock',
       description: '{items: [{id, name, sku, price, currentStock, minimumStock, shortfall, category {id, name, color}}], total, generatedAt}, largest shortfall first.',
       access: 'auth',
@@ -135,6 +139,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.get(
     '/sales',
     {
+      operationId: 'listSales',
       summary: 'List sales',
       description: 'Newest first, with lines. Filters as the report: chargeCode (partial), startDate/endDate (inclusive). page default 1, limit default 50 (max 100).',
       access: 'auth',
@@ -150,6 +155,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
   api.post(
     '/sales',
     {
+      operationId: 'createSale',
       summary: 'Record a sale directly from lines',
       description:
         'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?, pin?, recipient?}. ' +
@@ -187,7 +193,7 @@ function byIdRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/:id',
-    { summary: 'Read a sale with its lines', access: 'auth', params: SaleIdParams, responses: { 200: { description: 'Sale', schema: Sale }, 400: invalid, 404: saleNotFound } },
+    { operationId: 'getSale', summary: 'Read a sale with its lines', access: 'auth', params: SaleIdParams, responses: { 200: { description: 'Sale', schema: Sale }, 400: invalid, 404: saleNotFound } },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       res.json(presentSale(await sales.get(id)));
@@ -197,6 +203,7 @@ function byIdRoutes({ db, docs }: Deps) {
   api.patch(
     '/sales/:id/paid',
     {
+      operationId: 'markSalePaid',
       summary: 'Mark a sale paid',
       description: 'isPaid true; status completed becomes paid (a refunded status is kept). Answers both documented forms: the flat fields and {message, sale}.',
       access: 'manager',
@@ -212,6 +219,7 @@ function byIdRoutes({ db, docs }: Deps) {
   api.patch(
     '/sales/:id/unpaid',
     {
+      operationId: 'markSaleUnpaid',
       summary: 'Mark a sale unpaid',
       description: 'isPaid false; status paid goes back to completed (a refunded status is kept).',
       access: 'admin',
@@ -227,6 +235,7 @@ function byIdRoutes({ db, docs }: Deps) {
   api.patch(
     '/sales/:id/recipient',
     {
+      operationId: 'setSaleRecipient',
       summary: 'Record who received the goods',
       description: "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise).",
       access: 'auth',
@@ -244,6 +253,7 @@ function byIdRoutes({ db, docs }: Deps) {
   api.patch(
     '/sales/:id/refund',
     {
+      operationId: 'refundSale',
       summary: 'Refund quantities of a sale',
       description:
         'items [{itemId, refundQty}] within what is left unrefunded for that item on the sale; stock goes back in through the ledger; ' +

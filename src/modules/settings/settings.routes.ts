@@ -33,7 +33,7 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings/permissions',
-    { summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: PermissionList } } },
+    { operationId: 'listPermissions', summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: PermissionList } } },
     (_req, res) => {
       res.json(PERMISSIONS.map(presentPermission));
     },
@@ -42,6 +42,7 @@ export function settingsRoutes({ db, docs }: Deps) {
   api.get(
     '/settings/users',
     {
+      operationId: 'listUserPermissions',
       summary: 'Users with their permissions',
       description: 'Admins hold every permission implicitly (effectivePermissions).',
       access: 'admin',
@@ -55,6 +56,7 @@ export function settingsRoutes({ db, docs }: Deps) {
   api.put(
     '/settings/users/:userId/permissions/:permission',
     {
+      operationId: 'setUserPermission',
       summary: 'Grant or revoke a permission',
       access: 'admin',
       params: PermissionParams,
@@ -71,7 +73,7 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings',
-    { summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: failure('Not an admin') } },
+    { operationId: 'listSettings', summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: failure('Not an admin') } },
     async (_req, res) => {
       res.json((await settings.list()).map(presentSetting));
     },
@@ -80,6 +82,7 @@ export function settingsRoutes({ db, docs }: Deps) {
   api.put(
     '/settings/:key',
     {
+      operationId: 'updateSetting',
       summary: 'Set a system setting',
       description:
         'Settings the service reads have their own value: chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role ' +

@@ -16,6 +16,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
   api.put(
     '/sources/:id',
     {
+      operationId: 'updateItemSource',
       summary: "Change an item-supplier link's price, notes or preferred mark",
       description:
         'Partial. preferred: true makes this the item\'s one preferred source (replenishment orders from it) and unmarks the ' +
@@ -40,6 +41,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
   api.delete(
     '/sources/:id',
     {
+      operationId: 'deleteItemSource',
       summary: 'Remove an item-supplier link',
       access: 'admin',
       params: IdParams,

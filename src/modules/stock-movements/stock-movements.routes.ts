@@ -13,6 +13,7 @@ export function stockMovementsRoutes({ db, docs }: Deps) {
   api.get(
     '/stock-movements',
     {
+      operationId: 'listStockMovements',
       summary: 'The stock ledger, newest first',
       description:
         'Filters: itemId, type (in/out/adjustment), startDate/endDate (inclusive; a date-only endDate covers the whole day, UTC), ' +

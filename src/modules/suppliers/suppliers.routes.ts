@@ -27,7 +27,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
 
   api.get(
     '/suppliers',
-    { summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: SupplierList } } },
+    { operationId: 'listSuppliers', summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: SupplierList } } },
     async (_req, res) => {
       res.json((await suppliers.list()).map(presentSupplier));
     },
@@ -36,6 +36,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.post(
     '/suppliers',
     {
+      operationId: 'createSupplier',
       summary: 'Create a supplier',
       description: 'The id is chosen by the client: 1-64 URL-safe characters. Only name is required besides it.',
       access: 'auth',
@@ -51,6 +52,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.get(
     '/suppliers/:id/deletion-check',
     {
+      operationId: 'checkSupplierDeletion',
       summary: 'Would a safe delete of this supplier succeed?',
       description: 'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
       access: 'admin',
@@ -66,6 +68,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.delete(
     '/suppliers/:id/safe',
     {
+      operationId: 'deleteSupplierSafely',
       summary: 'Delete a supplier only when nothing references it',
       description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
       access: 'admin',
@@ -82,6 +85,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.get(
     '/suppliers/:id',
     {
+      operationId: 'getSupplier',
       summary: 'A supplier with its item links',
       access: 'auth',
       params: SupplierParams,
@@ -97,6 +101,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.put(
     '/suppliers/:id',
     {
+      operationId: 'updateSupplier',
       summary: 'Update a supplier',
       description: 'Partial update of name, contact, email, phone, address; the id cannot change.',
       access: 'auth',
@@ -114,6 +119,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.delete(
     '/suppliers/:id',
     {
+      operationId: 'deleteSupplier',
       summary: 'Delete a supplier',
       description: 'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
       access: 'admin',
@@ -130,6 +136,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
   api.post(
     '/suppliers/:id/items',
     {
+      operationId: 'linkSupplierItem',
       summary: 'Link an item to the supplier',
       description: 'Records the supplier price and notes for an item. One link per supplier and item.',
       access: 'auth',

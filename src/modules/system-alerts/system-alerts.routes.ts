@@ -11,6 +11,7 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
   api.get(
     '/system/alerts',
     {
+      operationId: 'listSystemAlerts',
       summary: 'System alerts',
       description:
         'Alert types: out_of_stock (critical: active items at or below minimum with no stock), low_stock (warning: active items at or ' +

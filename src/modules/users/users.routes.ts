@@ -39,7 +39,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/users',
-    { summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: failure('Not signed in'), 403: failure('Not an admin') } },
+    { operationId: 'listUsers', summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: failure('Not signed in'), 403: failure('Not an admin') } },
     async (_req, res) => {
       res.json((await users.list()).map(presentUser));
     },
@@ -48,6 +48,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.post(
     '/users',
     {
+      operationId: 'createUser',
       summary: 'Create a user',
       description: 'Without a password the user signs in with single sign-on only (matched by email on first SSO sign-in).',
       access: 'admin',
@@ -63,6 +64,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.post(
     '/users/reset-password',
     {
+      operationId: 'changeOwnPassword',
       summary: 'Change your own password',
       description: 'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
       access: 'auth',
@@ -89,12 +91,13 @@ export function usersRoutes({ db, docs, config }: Deps) {
     const { role } = parse(RoleBody, req.body);
     res.json(presentUser(await users.setRole(id, role, actorOf(req))));
   };
-  api.put('/users/:id/role', setRole, setRoleHandler);
-  api.patch('/users/:id/role', setRole, setRoleHandler);
+  api.put('/users/:id/role', { ...setRole, operationId: 'setUserRole' }, setRoleHandler);
+  api.patch('/users/:id/role', { ...setRole, operationId: 'changeUserRole' }, setRoleHandler);
 
   api.patch(
     '/users/:id/reset-password',
     {
+      operationId: 'resetUserPassword',
       summary: "Set a user's password",
       description: "The user's sessions and API tokens end.",
       access: 'admin',
@@ -113,6 +116,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.patch(
     '/users/:id/preferences/picking-list',
     {
+      operationId: 'setPickingListPreference',
       summary: 'Show or hide the picking list',
       access: 'auth',
       description: 'Your own preference, or anyone\'s for an admin.',
@@ -136,6 +140,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.get(
     '/users/:id/deletion-check',
     {
+      operationId: 'checkUserDeletion',
       summary: 'Can this user be deleted outright?',
       description:
         'A user can be deleted when no record refers to them other than their own API tokens and permission grants ' +
@@ -153,6 +158,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.delete(
     '/users/:id/safe',
     {
+      operationId: 'deleteUserSafely',
       summary: 'Delete a user who owns no records',
       access: 'admin',
       params: UserIdParams,
@@ -174,6 +180,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.patch(
     '/users/:id/reactivate',
     {
+      operationId: 'reactivateUser',
       summary: 'Reactivate a deactivated user',
       description: 'Sets isActive true so the user can sign in again; sessions and API tokens ended by the deactivation stay ended.',
       access: 'admin',
@@ -193,6 +200,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
   api.delete(
     '/users/:id',
     {
+      operationId: 'deactivateUser',
       summary: 'Deactivate a user',
       description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept. The last active admin cannot be deactivated.',
       access: 'admin',

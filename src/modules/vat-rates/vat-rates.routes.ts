@@ -16,6 +16,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
   api.get(
     '/settings/vat-rates',
     {
+      operationId: 'listVatRates',
       summary: 'All VAT rates',
       description: 'The default rate first. Exactly one rate is the default; it applies to every item without its own rate.',
       access: 'admin',
@@ -29,6 +30,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
   api.post(
     '/settings/vat-rates',
     {
+      operationId: 'createVatRate',
       summary: 'Create a VAT rate',
       description: 'rate is a fraction within 0..1. isDefault true makes it the default and clears the previous default.',
       access: 'admin',
@@ -44,6 +46,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
   api.put(
     '/settings/vat-rates/:rateId',
     {
+      operationId: 'updateVatRate',
       summary: 'Update a VAT rate',
       description:
         'Body: any of name, rate, isDefault. isDefault true makes this the default (the previous default is cleared); ' +
@@ -63,6 +66,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
   api.delete(
     '/settings/vat-rates/:rateId',
     {
+      operationId: 'deleteVatRate',
       summary: 'Delete a VAT rate',
       description: 'The default rate cannot be deleted (400). Items keep their own stored rate values.',
       access: 'admin',
