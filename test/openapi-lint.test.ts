@@ -1,6 +1,8 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
+import { ApiRouter } from '../src/http/api-router';
+import { createDocsRegistry } from '../src/http/openapi';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,5 +25,16 @@ describe('GET /api/docs under Redocly recommended rules', () => {
     expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
     expect(problems.filter((p) => p.ruleId.startsWith('operation-operationId'))).toEqual([]);
     expect(document.info).toMatchObject({ contact: { name: expect.any(String) }, license: { name: expect.any(String) } });
+  });
+});
+
+describe('ApiRouter', () => {
+  it('refuses, when routes are declared, an operationId a route of the same app already has', () => {
+    const api = new ApiRouter({ docs: createDocsRegistry(), db: t.db }, '/api', 'Test');
+    const doc = { operationId: 'listThings', summary: 'Things', access: 'auth' as const, responses: { 200: 'Things' } };
+    api.get('/things', doc, (_req, res) => void res.json([]));
+    expect(() => api.get('/other-things', doc, (_req, res) => void res.json([]))).toThrow(
+      "operationId 'listThings' of GET /api/other-things is already GET /api/things's",
+    );
   });
 });

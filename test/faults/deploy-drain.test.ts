@@ -1,7 +1,6 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
-import { Client, pause, startServer, type ServerProcess } from '../helpers/server-process';
+import { Client, connectionRefused, pause, startServer, type ServerProcess } from '../helpers/server-process';
 import { seedStore, type Store } from './fixtures';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
 
@@ -21,16 +20,6 @@ afterAll(async () => {
   await server?.kill();
   await cluster?.destroy();
 });
-
-const connectionRefused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
 
 describe(`SIGTERM with SHUTDOWN_DRAIN_SECONDS=${DRAIN_SECONDS} (a deploy behind a load balancer)`, () => {
   it('health answers 503 at once, requests sent within the drain window are served, a sale in flight at its end completes whole, then connections are refused and the process exits 0', async () => {

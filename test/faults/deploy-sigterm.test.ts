@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCategory } from '../helpers/factories';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { invoicePdf } from '../helpers/purchasing-factories';
-import { Client, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
+import { Client, connectionRefused, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
 import { seedStore, type Store } from './fixtures';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
 
@@ -69,17 +68,6 @@ function slowUpload(server: ServerProcess, cookie: string, pdf: Buffer, rest: Pr
     void rest.then(() => req.end(body.subarray(half)));
   });
 }
-
-/** Whether a new TCP connection to the port is refused (rather than accepted). */
-const connectionRefused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
 
 describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
   it('each in-flight request completes or fails whole, new connections are refused, the process exits 0 within the grace period', async () => {
