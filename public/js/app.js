@@ -19,3 +19,14 @@ document.addEventListener('htmx:beforeRequest', (event) => {
   const alerts = document.getElementById('alerts');
   if (alerts) alerts.replaceChildren();
 });
+
+// The header's menus close as menus do: on Escape (focus back on the menu) and on a click elsewhere.
+document.addEventListener('keydown', (event) => {
+  const menu = event.key === 'Escape' && document.activeElement?.closest('details.nav-menu[open]');
+  if (!menu) return;
+  menu.open = false;
+  menu.querySelector('summary').focus();
+});
+document.addEventListener('click', (event) => {
+  for (const menu of document.querySelectorAll('details.nav-menu[open]')) if (!menu.contains(event.target)) menu.open = false;
+});

@@ -1,6 +1,10 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
 import type { Deps } from '../deps';
 import { hasRole } from '../auth/guards';
+import type { PermissionKey } from '../auth/permissions';
+import { usersService } from '../modules/users/users.service';
+import type { PageAccess } from './page-guards';
+import { wantsPartial } from './page-render';
 import { crossSiteGuard } from '../auth/csrf';
 import { NotFound } from '../http/errors';
 import { refuseNulCharacters } from '../http/validate';
@@ -16,30 +20,84 @@ import { docsPages } from './docs.pages';
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [dashboardPages, itemsPages, counterPages, salesPages, docsPages];
 
-const NAV = [
-  { href: '/', label: 'Dashboard' },
-  { href: '/counter', label: 'Counter' },
-  { href: '/items', label: 'Items' },
-  { href: '/sales', label: 'Sales' },
-  { href: '/sales/report', label: 'Report' },
-  { href: '/docs', label: 'API' },
+type NavLink = { href: string; label: string; access: PageAccess };
+/** A top-level link, or a menu of links (shown only when the person may use one of them). */
+type NavEntry = NavLink | { label: string; links: NavLink[] };
+
+const EVERYONE: PageAccess = { role: 'user' };
+const MANAGERS: PageAccess = { role: 'manager' };
+const ADMINS: PageAccess = { role: 'admin' };
+
+/** The header's links, each with the access its page's guard enforces: a person sees only what they may open. */
+const NAV: NavEntry[] = [
+  { href: '/', label: 'Dashboard', access: EVERYONE },
+  { href: '/counter', label: 'Counter', access: EVERYONE },
+  { href: '/items', label: 'Items', access: EVERYONE },
+  { href: '/sales', label: 'Sales', access: EVERYONE },
+  { href: '/sales/report', label: 'Report', access: EVERYONE },
+  { href: '/chargecodes', label: 'Charge codes', access: EVERYONE },
+  {
+    label: 'Purchasing',
+    links: [
+      { href: '/orders', label: 'Orders', access: EVERYONE },
+      { href: '/suppliers', label: 'Suppliers', access: EVERYONE },
+      { href: '/replenishment', label: 'Replenishment', access: MANAGERS },
+      { href: '/stock-movements', label: 'Stock movements', access: EVERYONE },
+    ],
+  },
+  { href: '/finance', label: 'Finance', access: { permission: 'finance.export' } },
+  {
+    label: 'Admin',
+    links: [
+      { href: '/users', label: 'Users', access: ADMINS },
+      { href: '/settings', label: 'Settings', access: ADMINS },
+      { href: '/notifications', label: 'Notifications', access: MANAGERS },
+      { href: '/backups', label: 'Backups', access: ADMINS },
+      { href: '/archives', label: 'Archives', access: ADMINS },
+      { href: '/audit', label: 'Audit', access: ADMINS },
+    ],
+  },
+  { href: '/docs', label: 'API', access: EVERYONE },
 ];
 
-/** The header's links, the one for this page's area (the longest matching path: /items/7 is Items) marked current. */
-function navFor(path: string) {
+const NAV_PERMISSIONS = [...new Set(NAV.flatMap((entry) => ('links' in entry ? entry.links : [entry])).flatMap((link) => ('permission' in link.access ? [link.access.permission] : [])))];
+
+/**
+ * The header's links this person may open, the one for this page's area (the longest matching
+ * path: /items/7 is Items) marked current: aria-current "page" on the page itself, "true" on its
+ * area's link from a page within it; a menu holding it is marked open-worthy with `current`.
+ */
+function navFor(path: string, user: Express.User, permissions: Set<PermissionKey>) {
+  const mayOpen = (link: NavLink) => ('role' in link.access ? hasRole(user, link.access.role) : permissions.has(link.access.permission));
+  const visible = NAV.flatMap((entry): NavEntry[] => {
+    if (!('links' in entry)) return mayOpen(entry) ? [entry] : [];
+    const links = entry.links.filter(mayOpen);
+    return links.length > 0 ? [{ ...entry, links }] : [];
+  });
+  const allLinks = visible.flatMap((entry) => ('links' in entry ? entry.links : [entry]));
   const inArea = (href: string) => path === href || (href !== '/' && path.startsWith(`${href}/`));
-  const current = NAV.filter((link) => inArea(link.href)).sort((a, b) => b.href.length - a.href.length)[0];
-  // aria-current: "page" on the page itself, "true" on its area's link from a page within it
-  return NAV.map((link) => ({ ...link, current: link !== current ? null : link.href === path ? 'page' : 'true' }));
+  const current = allLinks.filter((link) => inArea(link.href)).sort((a, b) => b.href.length - a.href.length)[0];
+  const mark = (link: NavLink) => ({ href: link.href, label: link.label, current: link !== current ? null : link.href === path ? 'page' : 'true' });
+  return visible.map((entry) =>
+    'links' in entry ? { label: entry.label, links: entry.links.map(mark), current: entry.links.includes(current!) } : mark(entry),
+  );
+}
+
+/** The permissions among NAV_PERMISSIONS this person holds (admins hold every one), read only for a whole page, which shows the header. */
+async function navPermissions(users: ReturnType<typeof usersService>, req: Request): Promise<Set<PermissionKey>> {
+  if (!req.user || req.method !== 'GET' || wantsPartial(req)) return new Set();
+  const held = await Promise.all(NAV_PERMISSIONS.map(async (permission) => ((await users.hasPermission(req.user!, permission)) ? [permission] : [])));
+  return new Set(held.flat());
 }
 
 /** What every template may use: who is signed in, what they may do, the form token, a flash message. */
-const pageLocals: RequestHandler = (req, res, next) => {
+const pageLocals = (users: ReturnType<typeof usersService>): RequestHandler => async (req, res, next) => {
   const user = req.user;
   res.locals.currentUser = user ?? null;
   res.locals.isManager = user ? hasRole(user, 'manager') : false;
   res.locals.isAdmin = user ? hasRole(user, 'admin') : false;
-  res.locals.nav = navFor(req.path);
+  res.locals.currentPath = req.path;
+  res.locals.nav = user ? navFor(req.path, user, await navPermissions(users, req)) : [];
   // A token (and so a stored session) only where a form can be shown: not for a visitor being sent to /login.
   res.locals.csrfToken = user || req.path === '/login' ? csrfToken(req) : '';
   res.locals.flash = null;
@@ -66,7 +124,7 @@ export function pageRoutes(deps: Deps): Router {
   pages.use(refuseNulCharacters);
   pages.use(crossSiteGuard(deps.config.publicUrl));
   pages.use(pageCsrf);
-  pages.use(pageLocals);
+  pages.use(pageLocals(usersService(deps.db)));
   pages.use(storeFlashBeforeRedirect);
   pages.use(signInPages(deps));
   for (const area of PAGE_AREAS) pages.use(area(deps));
