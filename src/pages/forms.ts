@@ -61,5 +61,9 @@ export function pageUpload(field: string, maxBytes: number): RequestHandler[] {
   return [multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1 } }).single(field), csrfProtection];
 }
 
+/** A form sends its empty fields as ''; the API's schemas read an absent field, so those are dropped. */
+export const filledIn = (fields: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
+
 /** A checkbox: present (any value) means on. */
 export const checked = (value: unknown): boolean => value !== undefined && value !== '' && value !== 'false';

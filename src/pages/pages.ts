@@ -16,9 +16,35 @@ import { itemsPages } from './items.pages';
 import { counterPages } from './counter.pages';
 import { salesPages } from './sales.pages';
 import { docsPages } from './docs.pages';
+import { suppliersPages } from './suppliers.pages';
+import { ordersPages } from './orders.pages';
+import { replenishmentPages } from './replenishment.pages';
+import { stockMovementsPages } from './stock-movements.pages';
+import { chargecodesPages } from './chargecodes.pages';
+import { usersPages } from './users.pages';
+import { accountPages } from './account.pages';
+import { settingsPages } from './settings.pages';
+import { operationsPages } from './operations.pages';
+import { financePages } from './finance.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
-const PAGE_AREAS: ((deps: Deps) => Router)[] = [dashboardPages, itemsPages, counterPages, salesPages, docsPages];
+const PAGE_AREAS: ((deps: Deps) => Router)[] = [
+  dashboardPages,
+  itemsPages,
+  counterPages,
+  salesPages,
+  stockMovementsPages,
+  suppliersPages,
+  ordersPages,
+  replenishmentPages,
+  chargecodesPages,
+  financePages,
+  usersPages,
+  accountPages,
+  settingsPages,
+  operationsPages,
+  docsPages,
+];
 
 type NavLink = { href: string; label: string; access: PageAccess };
 /** A top-level link, or a menu of links (shown only when the person may use one of them). */

@@ -14,7 +14,7 @@ import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
-import { attempt, flash, type FieldErrors } from './forms';
+import { attempt, filledIn, flash, type FieldErrors } from './forms';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -24,10 +24,6 @@ const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
   partially_refunded: 'Partially refunded',
   refunded: 'Refunded',
 };
-
-/** A GET form sends its empty fields as ''; the API's schemas read an absent filter, so those are dropped. */
-const filledIn = (fields: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 
 /** The filter as query parameters, for page links and the CSV link: only the fields in use. */
 function filterParams(filter: SalesFilterInput, extra: Record<string, string> = {}): URLSearchParams {

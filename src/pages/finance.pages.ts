@@ -1,0 +1,7 @@
+import { Router } from 'express';
+import type { Deps } from '../deps';
+
+// Being built in this session (issue 19): replaced by the area's pages.
+export function financePages(_deps: Deps): Router {
+  return Router();
+}
