@@ -1,7 +1,184 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../deps';
+import { NotFound } from '../http/errors';
+import { IntId, parse } from '../http/validate';
+import { ItemQuery } from '../modules/items/items.schemas';
+import { presentItem } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import { LinkItem, UpdateItemSource } from '../modules/sources/sources.schemas';
+import { presentItemSource } from '../modules/sources/sources.present';
+import { sourcesService } from '../modules/sources/sources.service';
+import { CreateSupplier, SupplierParams, UpdateSupplier } from '../modules/suppliers/suppliers.schemas';
+import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
+import { suppliersService } from '../modules/suppliers/suppliers.service';
+import { attempt, checked, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function suppliersPages(_deps: Deps): Router {
-  return Router();
+/** How many items the link form's search offers. */
+const MATCHES_SHOWN = 10;
+
+const SUPPLIER_FIELDS = ['id', 'name', 'contact', 'email', 'phone', 'address'] as const;
+type SupplierForm = Record<(typeof SUPPLIER_FIELDS)[number], string>;
+type LinkForm = { item: string; price: string; notes: string; preferred: boolean };
+type FormState<T> = { values: T; errors: FieldErrors; message: string | null };
+
+const SourceParams = z.object({ id: SupplierParams.shape.id, sourceId: IntId });
+const ItemMatchesQuery = ItemQuery.pick({ search: true });
+
+const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+const readSupplierForm = (body: Record<string, unknown>): SupplierForm =>
+  Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, formText(body[field])])) as SupplierForm;
+
+/** The form as the API's body: a blank optional field clears it (null), as the API's schemas read it. */
+const supplierBody = ({ id, name, ...optional }: SupplierForm) => ({
+  id,
+  name,
+  ...Object.fromEntries(Object.entries(optional).map(([field, value]) => [field, value.trim() === '' ? null : value])),
+});
+
+const BLANK_SUPPLIER: SupplierForm = { id: '', name: '', contact: '', email: '', phone: '', address: '' };
+const BLANK_LINK: LinkForm = { item: '', price: '', notes: '', preferred: false };
+const fresh = <T>(values: T): FormState<T> => ({ values, errors: {}, message: null });
+
+/** /suppliers: the list and the new-supplier form, a supplier with its item sources, its edit and delete pages. */
+export function suppliersPages({ db }: Deps): Router {
+  const pages = Router();
+  const suppliers = suppliersService(db);
+  const sources = sourcesService(db);
+  const items = itemsService(db);
+
+  pages.use('/suppliers', (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/suppliers.css'];
+    next();
+  });
+
+  async function renderList(res: Response, status = 200, form: FormState<SupplierForm> = fresh(BLANK_SUPPLIER)) {
+    res.status(status).render('suppliers/index', { title: 'Suppliers', suppliers: (await suppliers.list()).map(presentSupplier), form });
+  }
+
+  async function renderSupplier(req: Request, res: Response, id: string, status = 200, link: FormState<LinkForm> = fresh(BLANK_LINK)) {
+    const { supplier, links } = await suppliers.withItems(id);
+    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links), link });
+  }
+
+  function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
+    res.status(status).render('suppliers/edit', { title: `Edit ${title}`, supplierId: id, form });
+  }
+
+  pages.get('/suppliers', requirePage(), async (_req, res) => {
+    await renderList(res);
+  });
+
+  // The API's POST /api/suppliers is open to everyone signed in.
+  pages.post('/suppliers', requirePage(), async (req, res) => {
+    const values = readSupplierForm(req.body);
+    const result = await attempt(() => suppliers.create(parse(CreateSupplier, supplierBody(values))));
+    if (!result.ok) return renderList(res, result.status, { values, errors: result.errors, message: result.message });
+    flash(req, `Supplier '${result.value.name}' created`);
+    res.redirect(303, `/suppliers/${encodeURIComponent(result.value.id)}`);
+  });
+
+  pages.get('/suppliers/:id', requirePage(), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    await renderSupplier(req, res, id);
+  });
+
+  pages.get('/suppliers/:id/edit', requirePage(), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    const supplier = presentSupplier(await suppliers.get(id));
+    const values = Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, supplier[field] ?? ''])) as SupplierForm;
+    renderEdit(res, id, supplier.name, fresh(values));
+  });
+
+  pages.post('/suppliers/:id', requirePage(), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    // the id cannot change: the form does not send it
+    const values = { ...readSupplierForm(req.body), id };
+    const { id: _unchanged, ...changes } = supplierBody(values);
+    const result = await attempt(() => suppliers.update(id, parse(UpdateSupplier, changes)));
+    if (!result.ok) return renderEdit(res, id, (await suppliers.get(id)).name, { values, errors: result.errors, message: result.message }, result.status);
+    flash(req, `Supplier '${result.value.name}' saved`);
+    res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
+  });
+
+  // Deleting (admins, as the API): the safe-deletion check first, with what refers to the supplier.
+  pages.get('/suppliers/:id/delete', requirePage('admin'), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    const [supplier, check, blocking] = await Promise.all([suppliers.get(id), suppliers.deletionCheck(id), suppliers.blockingReasons(id)]);
+    res.render('suppliers/delete', {
+      title: `Delete ${supplier.name}`,
+      supplier: presentSupplier(supplier),
+      check: presentSupplierDeletionCheck(check),
+      // the plain delete (DELETE /api/suppliers/{id}) takes item links and vendor notes with it; only orders block it
+      mayDeleteWithLinks: !check.canDelete && blocking.length === 0,
+    });
+  });
+
+  pages.post('/suppliers/:id/delete', requirePage('admin'), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    const { name } = await suppliers.get(id);
+    await suppliers.safeDelete(id);
+    flash(req, `Supplier '${name}' deleted`);
+    res.redirect(303, '/suppliers');
+  });
+
+  pages.post('/suppliers/:id/delete-with-links', requirePage('admin'), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    const { name } = await suppliers.get(id);
+    await suppliers.remove(id);
+    flash(req, `Supplier '${name}' deleted with its item links and notes`);
+    res.redirect(303, '/suppliers');
+  });
+
+  /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
+  pages.get('/suppliers/:id/item-matches', requirePage(), async (req, res) => {
+    const { search } = parse(ItemMatchesQuery, { search: formText(req.query.item) });
+    const found = !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
+    res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
+  });
+
+  pages.post('/suppliers/:id/items', requirePage(), async (req, res) => {
+    const { id } = parse(SupplierParams, req.params);
+    const values: LinkForm = { item: formText(req.body.item).trim(), price: formText(req.body.price), notes: formText(req.body.notes), preferred: checked(req.body.preferred) };
+    // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
+    const match = values.item === '' ? undefined : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({ name: values.item, sku: values.item });
+    const result = await attempt(async () => {
+      const input = parse(LinkItem, { itemId: match?.id, price: values.price, notes: values.notes.trim() === '' ? null : values.notes, preferred: values.preferred });
+      return suppliers.linkItem(id, input);
+    });
+    if (!result.ok) {
+      const { itemId, ...errors } = result.errors;
+      const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
+      return renderSupplier(req, res, id, result.status, { values, errors: itemError ? { ...errors, item: itemError } : errors, message: result.message });
+    }
+    flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);
+    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+  });
+
+  /** The source, when it is one of this supplier's (a link of another supplier is not found here). */
+  async function supplierSource(req: Request) {
+    const { id, sourceId } = parse(SourceParams, req.params);
+    const source = await sources.get(sourceId);
+    if (source.supplier_id !== id) throw NotFound('Item source not found');
+    return { id, source };
+  }
+
+  // PUT /api/sources/{id} with preferred: open to everyone signed in.
+  pages.post('/suppliers/:id/sources/:sourceId/preferred', requirePage(), async (req, res) => {
+    const { id, source } = await supplierSource(req);
+    const updated = presentItemSource(await sources.update(source.id, parse(UpdateItemSource, { preferred: checked(req.body.preferred) })));
+    flash(req, updated.preferred ? `This supplier is now the preferred source of ${updated.item.name}` : `This supplier is no longer the preferred source of ${updated.item.name}`);
+    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+  });
+
+  // DELETE /api/sources/{id}: admins.
+  pages.post('/suppliers/:id/sources/:sourceId/remove', requirePage('admin'), async (req, res) => {
+    const { id, source } = await supplierSource(req);
+    await sources.remove(source.id);
+    flash(req, `${source.item_name} is no longer linked to this supplier`);
+    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+  });
+
+  return pages;
 }

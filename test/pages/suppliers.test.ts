@@ -1,0 +1,164 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { UserRow } from '../../src/modules/users/users.service';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasing-factories';
+
+const b = useBrowserApp();
+
+let clerk: UserRow;
+let admin: UserRow;
+beforeAll(async () => {
+  [clerk, admin] = await Promise.all([buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }), buildUser(b.t.db, { role: 'admin' })]);
+});
+
+/** Opens path as the user: the page sends them to sign in, then back to path. */
+async function openAs(user: UserRow, path: string): Promise<Page> {
+  const page = await b.newPage();
+  await page.goto(path);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.pathname === path);
+  return page;
+}
+
+const sourceRow = (page: Page, itemName: string) => page.getByRole('region', { name: 'Items from this supplier' }).getByRole('row').filter({ hasText: itemName });
+
+describe('suppliers pages', () => {
+  it('a user creates a supplier, links an item found by name as its preferred source, and sees both listed', async () => {
+    const item = await buildItem(b.t.db, { name: 'Conical flask 250ml', sku: 'CF-250' });
+    const other = await buildSupplier(b.t.db, { name: 'Older Supplies' });
+    await b.t.db('item_sources').insert({ supplier_id: other.id, item_id: item.id, price: '3.00', preferred: true });
+
+    const page = await openAs(clerk, '/suppliers');
+    b.expectHttpErrors(422);
+    // a refused form comes back with what was typed and the message beside the field
+    await page.getByLabel('Id').fill('lab supplies');
+    await page.getByLabel('Name').fill('Lab Supplies Ltd');
+    await page.getByRole('button', { name: 'Create supplier' }).click();
+    await page.locator('#id-error').filter({ hasText: 'must be URL-safe' }).waitFor();
+    expect(await page.getByLabel('Name').inputValue()).toBe('Lab Supplies Ltd');
+
+    await page.getByLabel('Id').fill('lab-supplies');
+    await page.getByLabel('Email (optional)').fill('orders@lab.example');
+    await page.getByLabel('Phone (optional)').fill('01234 111222');
+    await page.getByRole('button', { name: 'Create supplier' }).click();
+    await page.waitForURL('**/suppliers/lab-supplies');
+    await page.getByRole('status').filter({ hasText: "Supplier 'Lab Supplies Ltd' created" }).waitFor();
+    expect(await b.t.db('suppliers').where({ id: 'lab-supplies' }).first('name', 'email', 'contact')).toEqual({
+      name: 'Lab Supplies Ltd',
+      email: 'orders@lab.example',
+      contact: null,
+    });
+    // a user may not delete a supplier or remove a link: those buttons are not shown
+    expect(await page.getByRole('link', { name: 'Delete supplier…' }).count()).toBe(0);
+
+    // typing part of the name offers the matching items (htmx fills the list) by their SKU
+    await page.getByLabel('Item (SKU or exact name)').pressSequentially('conical');
+    await page.locator('#item-matches option[value="CF-250"]').waitFor({ state: 'attached' });
+    expect(await page.locator('#item-matches option[value="CF-250"]').textContent()).toBe('Conical flask 250ml');
+
+    // an unknown SKU is refused beside the field
+    await page.getByLabel('Item (SKU or exact name)').fill('NO-SUCH-SKU');
+    await page.getByLabel("Supplier's price (£)").fill('4.50');
+    await page.getByRole('button', { name: 'Link item' }).click();
+    await page.locator('#item-error').filter({ hasText: "No item has the SKU or name 'NO-SUCH-SKU'" }).waitFor();
+    expect(await page.getByLabel("Supplier's price (£)").inputValue()).toBe('4.50');
+
+    await page.getByLabel('Item (SKU or exact name)').fill('CF-250');
+    await page.getByLabel('Notes (optional)').fill('Boxes of 10');
+    await page.getByLabel('Preferred source (replenishment orders this item from here)').check();
+    await page.getByRole('button', { name: 'Link item' }).click();
+    await page.getByRole('status').filter({ hasText: 'Conical flask 250ml linked as its preferred source' }).waitFor();
+    const row = sourceRow(page, 'Conical flask 250ml');
+    expect(await row.textContent()).toContain('£4.50');
+    expect(await row.textContent()).toContain('Preferred');
+    expect(await row.getByRole('button', { name: /Remove/ }).count()).toBe(0);
+    const links = await b.t.db('item_sources').where({ item_id: item.id }).orderBy('supplier_id').select('supplier_id', 'price', 'notes', 'preferred');
+    expect(links).toEqual(
+      [
+        { supplier_id: 'lab-supplies', price: '4.50', notes: 'Boxes of 10', preferred: true },
+        // marking this one preferred unmarked the item's other source
+        { supplier_id: other.id, price: '3.00', notes: null, preferred: false },
+      ].sort((x, y) => x.supplier_id.localeCompare(y.supplier_id)),
+    );
+    await expectAccessible(page);
+    await screenshot(page, 'suppliers-show');
+
+    await row.getByRole('button', { name: 'Unmark preferred' }).click();
+    await page.getByRole('status').filter({ hasText: 'no longer the preferred source of Conical flask 250ml' }).waitFor();
+    expect(await b.t.db('item_sources').where({ item_id: item.id, supplier_id: 'lab-supplies' }).first('preferred')).toEqual({ preferred: false });
+
+    await page.getByRole('link', { name: 'Edit supplier' }).click();
+    await page.getByLabel('Contact person (optional)').fill('Pat Buyer');
+    await page.getByRole('button', { name: 'Save supplier' }).click();
+    await page.getByRole('status').filter({ hasText: "Supplier 'Lab Supplies Ltd' saved" }).waitFor();
+    expect(await b.t.db('suppliers').where({ id: 'lab-supplies' }).first('contact')).toEqual({ contact: 'Pat Buyer' });
+
+    await page.getByRole('link', { name: 'All suppliers' }).click();
+    await page.getByRole('link', { name: 'Lab Supplies Ltd' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'suppliers-list');
+  });
+
+  it('an admin sees what refers to a supplier before deleting it, removes a link, and deletes', async () => {
+    const item = await buildItem(b.t.db, { name: 'Pipette tips' });
+    const ordered = await buildSupplier(b.t.db, { name: 'Ordered From Ltd' });
+    await buildItemSource(b.t.db, ordered.id, item.id);
+    await buildOrder(b.t.db, ordered.id, [{ itemId: item.id, name: 'Pipette tips', quantity: '2', unitCost: '5.00' }]);
+    const linked = await buildSupplier(b.t.db, { name: 'Linked Only Ltd' });
+    await buildItemSource(b.t.db, linked.id, item.id);
+
+    // orders refer to it: the check lists them and offers no delete
+    const page = await openAs(admin, `/suppliers/${ordered.id}/delete`);
+    const check = page.getByRole('region', { name: 'Deletion check' });
+    await check.getByText('orders: 1 record(s) reference it').waitFor();
+    expect(await check.textContent()).toContain('It cannot be deleted while orders refer to it');
+    expect(await check.getByRole('button').count()).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'suppliers-delete-check');
+
+    // only an item link refers to it: deleting takes the link with it
+    await page.goto(`/suppliers/${linked.id}`);
+    await page.getByRole('link', { name: 'Delete supplier…' }).click();
+    await check.getByText('item sources: 1 record(s) reference it').waitFor();
+    await page.getByRole('button', { name: 'Delete supplier Linked Only Ltd with its item links and notes' }).click();
+    await page.getByRole('status').filter({ hasText: "Supplier 'Linked Only Ltd' deleted with its item links and notes" }).waitFor();
+    expect(await b.t.db('suppliers').where({ id: linked.id }).first()).toBeUndefined();
+    expect(await b.t.db('item_sources').where({ supplier_id: linked.id })).toEqual([]);
+
+    // a supplier nothing refers to, once its link is removed, is deleted safely
+    const spare = await buildSupplier(b.t.db, { name: 'Spare Ltd' });
+    await buildItemSource(b.t.db, spare.id, item.id);
+    await page.goto(`/suppliers/${spare.id}`);
+    await sourceRow(page, 'Pipette tips').getByRole('button', { name: 'Remove Pipette tips from this supplier' }).click();
+    await page.getByRole('status').filter({ hasText: 'Pipette tips is no longer linked to this supplier' }).waitFor();
+    expect(await b.t.db('item_sources').where({ supplier_id: spare.id })).toEqual([]);
+    await page.getByRole('link', { name: 'Delete supplier…' }).click();
+    await page.getByRole('button', { name: 'Delete supplier Spare Ltd' }).click();
+    await page.getByRole('status').filter({ hasText: "Supplier 'Spare Ltd' deleted" }).waitFor();
+    expect(await b.t.db('suppliers').where({ id: spare.id }).first()).toBeUndefined();
+    expect(await b.t.db('suppliers').where({ id: ordered.id }).first('id')).toEqual({ id: ordered.id });
+  });
+
+  it('403 a forged delete or link removal below admin, and a post without the form token; nothing changes', async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const item = await buildItem(b.t.db);
+    const source = await buildItemSource(b.t.db, supplier.id, item.id);
+    const manager = await b.t.loginAs(await buildUser(b.t.db, { role: 'manager' }));
+    const html = (await manager.get(`/suppliers/${supplier.id}`).expect(200)).text;
+    const token = /name="_csrf" value="([^"]+)"/.exec(html)![1];
+
+    await manager.get(`/suppliers/${supplier.id}/delete`).expect(403);
+    await manager.post(`/suppliers/${supplier.id}/delete`).type('form').send({ _csrf: token }).expect(403);
+    await manager.post(`/suppliers/${supplier.id}/delete-with-links`).type('form').send({ _csrf: token }).expect(403);
+    await manager.post(`/suppliers/${supplier.id}/sources/${source.id}/remove`).type('form').send({ _csrf: token }).expect(403);
+    // the form token is what lets a post through at all
+    await manager.post(`/suppliers/${supplier.id}/items`).type('form').send({ item: item.sku, price: '1.00' }).expect(403);
+
+    expect(await b.t.db('suppliers').where({ id: supplier.id }).first('id')).toEqual({ id: supplier.id });
+    expect(await b.t.db('item_sources').where({ supplier_id: supplier.id }).select('id')).toEqual([{ id: source.id }]);
+  });
+});
