@@ -54,6 +54,8 @@ export const periodOf = (recordedBefore: Date) => new Date(recordedBefore.getTim
 
 export const batchNotFound = () => NotFound('Recharge batch not found');
 
+const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+
 /** A line's quantity without trailing zeros, for a description ("2 x Beaker", "0.5 x Ethanol"). */
 const QTY = (column: string) => `trim_scale(${column})::text`;
 
@@ -87,7 +89,7 @@ export function rechargeBatches(db: Db) {
           sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future, nextval('recharge_batches_id_seq')::int AS id,
                      (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
         );
-        if (next.future) throw BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+        if (next.future) throw futureTo();
 
         await toRaw(
           trx,
@@ -156,6 +158,40 @@ export function rechargeBatches(db: Db) {
         };
       });
       return { batch, groups: await this.groups(batch.id) };
+    },
+
+    /**
+     * What a close up to `to` would take now, summed per cost centre and charge code, writing
+     * nothing: the close's selection (sales in no batch, refund lines in no batch, one refund entry
+     * per sale) read without its lock, so a close in between may take some of it first.
+     */
+    async preview(input: CloseBatch): Promise<{ recordedBefore: Date; groups: BatchGroupRow[] }> {
+      const recordedBefore = recordedBeforeOf(input.to);
+      const {
+        rows: [{ future }],
+      } = await toRaw<{ rows: { future: boolean }[] }>(db, sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future`);
+      if (future) throw futureTo();
+      const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
+        db,
+        sql`WITH entries AS (
+              SELECT 'sale' AS kind, c.cost_centre, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
+                FROM sales s
+                JOIN charge_codes c ON c.code = s.charge_code
+               WHERE s.created_at < ${recordedBefore}
+                 AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+              UNION ALL
+              SELECT 'refund', c.cost_centre, s.charge_code, -sum(r.net_amount), -sum(r.vat_amount), -sum(r.gross_amount)
+                FROM sale_refund_lines r
+                JOIN sales s ON s.id = r.sale_id
+                JOIN charge_codes c ON c.code = s.charge_code
+               WHERE r.batch_id IS NULL AND r.recorded_at < ${recordedBefore}
+               GROUP BY s.id, c.cost_centre, s.charge_code
+            )
+            SELECT cost_centre, charge_code, count(*) FILTER (WHERE kind = 'sale')::int AS sales, count(*) FILTER (WHERE kind = 'refund')::int AS refunds,
+                   sum(net)::text AS net, sum(vat)::text AS vat, sum(gross)::text AS gross
+              FROM entries GROUP BY cost_centre, charge_code ORDER BY cost_centre, charge_code`,
+      );
+      return { recordedBefore, groups: rows };
     },
 
     /** Newest first. */

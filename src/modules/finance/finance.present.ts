@@ -1,5 +1,5 @@
 import { pageInfo } from '../../http/pagination';
-import { money } from '../../lib/money';
+import { D, money } from '../../lib/money';
 import { byCostCentre, type BatchGroupRow, type BatchRecord, type BatchRow } from './finance.batches';
 import type { RechargeFigures, RechargeGroupRow, RechargeLineRow, RechargeReportRecord } from './finance.service';
 
@@ -86,3 +86,20 @@ export const presentBatchList = (list: { batches: BatchRow[]; total: number }, p
   batches: list.batches.map(presentBatchSummary),
   pagination: pageInfo(page, limit, list.total),
 });
+
+/** What a close would take (pages: the preview before Close batch), per cost centre and in total, as a batch presents them. */
+export function presentBatchPreview({ recordedBefore, groups }: { recordedBefore: Date; groups: BatchGroupRow[] }) {
+  const costCentres = byCostCentre(groups);
+  const total = costCentres.reduce((t, c) => ({ sales: t.sales + c.sales, refunds: t.refunds + c.refunds, net: t.net.plus(c.net), vat: t.vat.plus(c.vat), gross: t.gross.plus(c.gross) }), {
+    sales: 0,
+    refunds: 0,
+    net: new D(0),
+    vat: new D(0),
+    gross: new D(0),
+  });
+  return {
+    recordedBefore: recordedBefore.toISOString(),
+    ...batchFigures(total),
+    costCentres: costCentres.map((c) => ({ costCentre: c.costCentre, ...batchFigures(c) })),
+  };
+}
