@@ -327,6 +327,13 @@ export function salesService(db: Db) {
       return { sale: await findRow(id), lines: await linesOf([id]) };
     },
 
+    /** The ids of the sales these sale numbers (SALE-...) name, by number: what a stock movement's reference links to. */
+    async idsBySaleNumber(saleNumbers: string[]): Promise<Map<string, number>> {
+      if (saleNumbers.length === 0) return new Map();
+      const rows = await db<SaleRow>('sales').whereIn('sale_id', [...new Set(saleNumbers)]).select('id', 'sale_id');
+      return new Map(rows.map((row) => [row.sale_id, row.id]));
+    },
+
     /**
      * Converts a draft into a sale; the draft is removed in the same transaction. The first
      * statement takes the quote (DELETE ... RETURNING: a double submission waits on the row, then

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import type { MovementRow } from './stock-movements.ledger';
 import type { MovementQuery } from './stock-movements.schemas';
@@ -25,17 +26,29 @@ export function stockMovementsService(db: Db) {
       );
   }
 
+  /** The filter's conditions on stock_movements m, shared by the list and its count. */
+  function filtered<Q extends Knex.QueryBuilder>(query: Q, filter: Partial<MovementQuery>): Q {
+    if (filter.itemId !== undefined) query.where('m.item_id', filter.itemId);
+    if (filter.type) query.where('m.type', filter.type);
+    whereInDateRange(query, 'm.created_at', filter.startDate, filter.endDate);
+    if (filter.referenceType) query.where('m.reference_type', filter.referenceType);
+    if (filter.referenceId) query.where('m.reference_id', filter.referenceId);
+    return query;
+  }
+
   return {
-    /** newest first; beforeId pages on to the movements older than that one */
-    list(filter: Partial<MovementQuery> & { limit: number; beforeId?: number }): Promise<MovementReadRow[]> {
-      const query = base().orderBy('m.id', 'desc').limit(filter.limit);
-      if (filter.itemId !== undefined) query.where('m.item_id', filter.itemId);
+    /** newest first; beforeId pages on to the movements older than that one, offset skips that many (the ledger page's numbered pages) */
+    list(filter: Partial<MovementQuery> & { limit: number; beforeId?: number; offset?: number }): Promise<MovementReadRow[]> {
+      const query = filtered(base(), filter).orderBy('m.id', 'desc').limit(filter.limit);
       if (filter.beforeId !== undefined) query.where('m.id', '<', filter.beforeId);
-      if (filter.type) query.where('m.type', filter.type);
-      whereInDateRange(query, 'm.created_at', filter.startDate, filter.endDate);
-      if (filter.referenceType) query.where('m.reference_type', filter.referenceType);
-      if (filter.referenceId) query.where('m.reference_id', filter.referenceId);
+      if (filter.offset) query.offset(filter.offset);
       return query;
+    },
+
+    /** How many movements the filter matches (for the ledger page's page count). */
+    async count(filter: Partial<MovementQuery>): Promise<number> {
+      const [{ count }] = await filtered(db('stock_movements as m'), filter).count<{ count: string }[]>({ count: '*' });
+      return Number(count);
     },
 
     async byIds(ids: number[]): Promise<MovementReadRow[]> {
