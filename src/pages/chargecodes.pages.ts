@@ -1,7 +1,290 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../deps';
+import { currentUser, hasRole } from '../auth/guards';
+import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { categoriesService } from '../modules/categories/categories.service';
+import { chargeCodePolicy, requireHoldRole } from '../modules/chargecodes/chargecodes.policy';
+import { presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory } from '../modules/chargecodes/chargecodes.present';
+import {
+  AuthorisedUserBody,
+  CodeCategoryParams,
+  CodeParams,
+  CodeUserParams,
+  CreateChargeCode,
+  ExclusionBody,
+  HoldBody,
+  UpdateChargeCode,
+  type ChargeCode,
+  type ChargeCodeSummary,
+} from '../modules/chargecodes/chargecodes.schemas';
+import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
+import { mcpDataService } from '../modules/mcp/mcp-data.service';
+import { presentNote } from '../modules/notes/notes.present';
+import { CreateNote } from '../modules/notes/notes.schemas';
+import { notesService } from '../modules/notes/notes.service';
+import { usersService, type UserRow } from '../modules/users/users.service';
+import { attempt, checked, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
+import { wantsPartial } from './page-render';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function chargecodesPages(_deps: Deps): Router {
-  return Router();
+/** The list's search: a part of the code, title or cost centre (the API's list takes no filter, so the page narrows it). */
+const ChargeCodeSearch = z.object({ q: z.string().trim().max(100).optional() });
+
+/** A code's page; a code may hold "/" (the schema allows it), so it is always encoded in a path. */
+const codeHref = (code: string) => `/chargecodes/${encodeURIComponent(code)}`;
+
+/**
+ * Validity is kept in whole UTC days (a plain validUntil date ends at 23:59:59.999Z, the counter's
+ * messages give UTC dates), so it is shown as UTC days: in UK time an end of day in summer would
+ * read as the next day.
+ */
+const UTC_DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const formatDay = (iso: string) => UTC_DAY.format(new Date(iso));
+const isoDay = (iso: string) => iso.slice(0, 10);
+
+type Mark = { label: string; tone: 'danger' | 'warn' | 'ok' | 'plain' };
+
+/** What a person needs to know at a glance: on hold, outside its validity, or expiring within the API's 30-day window. */
+function marksOf(code: ChargeCodeSummary, daysUntilExpiry: number | undefined, now: Date): Mark[] {
+  const marks: Mark[] = [];
+  if (code.onHold) marks.push({ label: 'On hold', tone: 'danger' });
+  if (new Date(code.validUntil) < now) marks.push({ label: 'Expired', tone: 'danger' });
+  else if (new Date(code.validFrom) > now) marks.push({ label: 'Not yet valid', tone: 'warn' });
+  else if (daysUntilExpiry !== undefined) marks.push({ label: `Expires within 30 days (${daysUntilExpiry} ${daysUntilExpiry === 1 ? 'day' : 'days'})`, tone: 'warn' });
+  if (marks.length === 0) marks.push({ label: 'Valid', tone: 'ok' });
+  return marks;
+}
+
+const CODE_FIELDS = ['code', 'title', 'costCentre', 'validFrom', 'validUntil', 'authorisedBy'] as const;
+/** The create/edit form as typed. The PIN is write-only: never part of what is shown again. */
+type CodeForm = Record<(typeof CODE_FIELDS)[number], string>;
+
+const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+const readCodeForm = (body: Record<string, unknown>): CodeForm =>
+  Object.fromEntries(CODE_FIELDS.map((field) => [field, formText(body[field])])) as CodeForm;
+
+/** The create form as the API's body: an empty PIN is no PIN, an empty "authorised by" the creating admin (the API's default). */
+const createBody = (form: CodeForm, pin: string) => ({
+  code: form.code,
+  title: form.title,
+  costCentre: form.costCentre,
+  validFrom: form.validFrom,
+  validUntil: form.validUntil,
+  ...(pin !== '' ? { pin } : {}),
+  ...(form.authorisedBy !== '' ? { authorisedBy: form.authorisedBy } : {}),
+});
+
+/**
+ * The edit form as the API's partial update. The form shows whole days: a date left as shown keeps
+ * the stored instant rather than being moved to that day's start or end. The PIN changes only when
+ * a new one is typed or its removal is ticked.
+ */
+function updateBody(form: CodeForm, current: ChargeCode, pin: string, removePin: boolean) {
+  return {
+    title: form.title,
+    costCentre: form.costCentre,
+    ...(form.validFrom !== isoDay(current.validFrom) ? { validFrom: form.validFrom } : {}),
+    ...(form.validUntil !== isoDay(current.validUntil) ? { validUntil: form.validUntil } : {}),
+    authorisedBy: form.authorisedBy === '' ? null : form.authorisedBy,
+    ...(removePin ? { pin: null } : pin !== '' ? { pin } : {}),
+  };
+}
+
+const formOfCode = (code: ChargeCode): CodeForm => ({
+  code: code.code,
+  title: code.title,
+  costCentre: code.costCentre,
+  validFrom: isoDay(code.validFrom),
+  validUntil: isoDay(code.validUntil),
+  authorisedBy: code.authorisedBy ?? '',
+});
+
+const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) => `${user.first_name} ${user.last_name} (${user.email})`;
+
+/** One of the code page's forms coming back with what was typed and what to fix. */
+type DetailForm = { form: 'hold' | 'exclusion' | 'user' | 'note'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+/** /chargecodes and /chargecodes/{code}: the list, the admins' create and edit forms, and a code's page with its holds, exclusions, authorised people, notes and spending. */
+export function chargecodesPages({ db, config }: Deps): Router {
+  const pages = Router();
+  const codes = chargeCodesService(db, config);
+  const data = mcpDataService(db);
+  const categories = categoriesService(db);
+  const notes = notesService(db);
+  const users = usersService(db);
+  // the API's own guard of holds and exclusions: the chargeCodes.holdRole setting's role and up
+  const holdRole = requireHoldRole(db);
+
+  pages.use('/chargecodes', (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/chargecodes.css'];
+    res.locals.codeHref = codeHref;
+    res.locals.formatDay = formatDay;
+    next();
+  });
+
+  pages.get('/chargecodes', requirePage(), async (req, res) => {
+    const { q = '' } = parse(ChargeCodeSearch, req.query);
+    const now = new Date();
+    const [rows, expiring] = await Promise.all([codes.list(), codes.expiringSoon(now)]);
+    const daysLeft = new Map(expiring.map((e) => [e.code.id, e.daysUntilExpiry]));
+    const term = q.toLowerCase();
+    const matching = term === '' ? rows : rows.filter((row) => [row.code, row.title, row.cost_centre].some((text) => text.toLowerCase().includes(term)));
+    const list = matching.map((row) => {
+      const code = presentChargeCodeSummary(row);
+      return { ...code, marks: marksOf(code, daysLeft.get(row.id), now) };
+    });
+    res.render(wantsPartial(req) ? 'chargecodes/_rows' : 'chargecodes/index', { title: 'Charge codes', q, codes: list, total: rows.length });
+  });
+
+  async function codeFormView(title: string, action: string, form: CodeForm, extra: { hasPin?: boolean; errors?: FieldErrors; message?: string | null } = {}) {
+    const people = (await users.list()).filter((user) => user.is_active || user.id === form.authorisedBy);
+    return {
+      title,
+      action,
+      isNew: action === '/chargecodes',
+      values: form,
+      people: people.map((user) => ({ id: user.id, name: personName(user) })),
+      hasPin: extra.hasPin ?? false,
+      errors: extra.errors ?? {},
+      message: extra.message ?? null,
+    };
+  }
+
+  // before /chargecodes/:code, which would read "new" as a code
+  pages.get('/chargecodes/new', requirePage('admin'), async (req, res) => {
+    const blank = readCodeForm({ authorisedBy: currentUser(req).id });
+    res.render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', blank));
+  });
+
+  pages.post('/chargecodes', requirePage('admin'), async (req, res) => {
+    const form = readCodeForm(req.body);
+    const result = await attempt(() => codes.create(parse(CreateChargeCode, createBody(form, formText(req.body.pin))), actorOf(req)));
+    if (!result.ok) return res.status(result.status).render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
+    flash(req, `Charge code '${result.value.code.code}' created`);
+    res.redirect(303, codeHref(result.value.code.code));
+  });
+
+  /** Everything the code's page shows; a refused form comes back with its errors and what was typed. */
+  async function renderCode(req: Request, res: Response, code: string, returned: DetailForm | null = null) {
+    const user = currentUser(req);
+    const status = await data.chargeCodeStatus(code);
+    const chargeCode = presentChargeCode({ code: status.code, excludedCategoryIds: status.excludedCategories.map((c) => c.id) });
+    const [authorised, noteRows, policy, allCategories, authoriser] = await Promise.all([
+      codes.listUsers(code),
+      notes.listFor('charge_code', status.code.code),
+      chargeCodePolicy(db),
+      categories.list(),
+      chargeCode.authorisedBy ? users.findById(chargeCode.authorisedBy) : undefined,
+    ]);
+    const excluded = new Set(chargeCode.excludedCategoryIds);
+    const formState = (name: DetailForm['form'], values: Record<string, unknown>) =>
+      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+    res.status(returned?.status ?? 200).render('chargecodes/show', {
+      title: `Charge code ${chargeCode.code}`,
+      chargeCode,
+      marks: marksOf(chargeCode, status.daysUntilExpiry ?? undefined, new Date()),
+      refusal: status.refusal,
+      authoriser: authoriser ? personName(authoriser) : null,
+      spent: status.spent,
+      exclusions: status.excludedCategories.map(presentExcludedCategory),
+      // a category excluded already is not offered again
+      categories: allCategories.filter((c) => !excluded.has(c.id)).map((c) => ({ id: c.id, name: c.name })),
+      authorisedUsers: presentAuthorisedUsers(authorised),
+      notes: noteRows.map(presentNote),
+      // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
+      mayHold: hasRole(user, policy.holdRole),
+      isAdmin: hasRole(user, 'admin'),
+      holdForm: formState('hold', { holdReason: '' }),
+      exclusionForm: formState('exclusion', { categoryId: '' }),
+      userForm: formState('user', { userName: '', email: '', department: '', notes: '' }),
+      noteForm: formState('note', { text: '' }),
+    });
+  }
+
+  pages.get('/chargecodes/:code', requirePage(), async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    await renderCode(req, res, code);
+  });
+
+  pages.get('/chargecodes/:code/edit', requirePage('admin'), async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const current = presentChargeCode(await codes.get(code));
+    res.render('chargecodes/form', await codeFormView(`Edit ${current.code}`, codeHref(current.code), formOfCode(current), { hasPin: current.hasPin }));
+  });
+
+  pages.post('/chargecodes/:code', requirePage('admin'), async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const current = presentChargeCode(await codes.get(code));
+    const form = { ...readCodeForm(req.body), code: current.code };
+    const body = updateBody(form, current, formText(req.body.pin), checked(req.body.removePin));
+    const result = await attempt(() => codes.update(code, parse(UpdateChargeCode, body), actorOf(req)));
+    if (!result.ok) {
+      const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, { ...result, hasPin: current.hasPin });
+      return res.status(result.status).render('chargecodes/form', view);
+    }
+    flash(req, `Charge code '${current.code}' saved`);
+    res.redirect(303, codeHref(current.code));
+  });
+
+  // Put on hold (onHold "true" with a reason) or release it (onHold "false"): the API's PATCH .../hold.
+  pages.post('/chargecodes/:code/hold', requirePage(), holdRole, async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const onHold = checked(req.body.onHold);
+    const values = { holdReason: formText(req.body.holdReason) };
+    const result = await attempt(() => {
+      const body = parse(HoldBody, { onHold, holdReason: values.holdReason });
+      return codes.setHold(code, body.onHold, body.holdReason, actorOf(req));
+    });
+    if (!result.ok) return renderCode(req, res, code, { form: 'hold', ...result, values });
+    flash(req, onHold ? `Charge code '${result.value.code}' is on hold` : `Hold on charge code '${result.value.code}' released`);
+    res.redirect(303, codeHref(result.value.code));
+  });
+
+  pages.post('/chargecodes/:code/exclusions', requirePage(), holdRole, async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const values = { categoryId: formText(req.body.categoryId) };
+    const result = await attempt(() => codes.addExclusion(code, parse(ExclusionBody, values).categoryId, actorOf(req)), [400, 404, 409, 422]);
+    if (!result.ok) return renderCode(req, res, code, { form: 'exclusion', ...result, values });
+    flash(req, result.value ? 'Category excluded' : 'That category was already excluded');
+    res.redirect(303, `${codeHref(code)}#exclusions`);
+  });
+
+  pages.post('/chargecodes/:code/exclusions/:categoryId/remove', requirePage(), holdRole, async (req, res) => {
+    const { code, categoryId } = parse(CodeCategoryParams, req.params);
+    await codes.removeExclusion(code, categoryId, actorOf(req));
+    flash(req, 'Exclusion removed');
+    res.redirect(303, `${codeHref(code)}#exclusions`);
+  });
+
+  pages.post('/chargecodes/:code/authorised-users', requirePage('admin'), async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const values = { userName: formText(req.body.userName), email: formText(req.body.email), department: formText(req.body.department), notes: formText(req.body.notes) };
+    const result = await attempt(() => codes.addUser(code, parse(AuthorisedUserBody, { ...values, notes: values.notes.trim() === '' ? null : values.notes }), actorOf(req)));
+    if (!result.ok) return renderCode(req, res, code, { form: 'user', ...result, values });
+    flash(req, `${result.value.user.user_name} may now use charge code '${result.value.code.code}'`);
+    res.redirect(303, `${codeHref(code)}#authorised-users`);
+  });
+
+  pages.post('/chargecodes/:code/authorised-users/:id/remove', requirePage('admin'), async (req, res) => {
+    const { code, id } = parse(CodeUserParams, req.params);
+    await codes.removeUser(code, id, actorOf(req));
+    flash(req, 'Authorised person removed');
+    res.redirect(303, `${codeHref(code)}#authorised-users`);
+  });
+
+  pages.post('/chargecodes/:code/notes', requirePage(), async (req, res) => {
+    const { code } = parse(CodeParams, req.params);
+    const values = { text: formText(req.body.text) };
+    const result = await attempt(async () => {
+      const note = parse(CreateNote, { ...values, referenceType: 'charge_code', referenceId: code });
+      return notes.create({ ...note, createdBy: currentUser(req).id });
+    });
+    if (!result.ok) return renderCode(req, res, code, { form: 'note', ...result, values });
+    flash(req, 'Note added');
+    res.redirect(303, `${codeHref(code)}#notes`);
+  });
+
+  return pages;
 }
