@@ -1,7 +1,134 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { currentUser } from '../auth/guards';
+import { PERMISSIONS, isPermissionKey } from '../auth/permissions';
+import { BadRequest } from '../http/errors';
+import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { presentUserPermissions } from '../modules/settings/settings.present';
+import { GrantBody, PermissionParams } from '../modules/settings/settings.schemas';
+import { presentDeletionCheck, presentPasswordReset, presentReactivated, presentUser } from '../modules/users/users.present';
+import { CreateUser, PASSWORD_MIN_LENGTH, ResetPasswordBody, RoleBody, ROLES, UserIdParams, type User } from '../modules/users/users.schemas';
+import { usersService } from '../modules/users/users.service';
+import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function usersPages(_deps: Deps): Router {
-  return Router();
+const ASSETS = { stylesheets: ['/assets/css/users.css'] };
+const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager: 'Manager', admin: 'Admin' };
+const fullName = (user: Pick<User, 'firstName' | 'lastName'>) => `${user.firstName} ${user.lastName}`.trim();
+
+/** One of the user page's forms coming back with what was typed and what to fix. */
+type UserForm = { form: 'role' | 'status' | 'password'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+/** The users' admin pages: every route is the API's admin-only users and permission routes, as pages. */
+export function usersPages({ db, config }: Deps): Router {
+  const pages = Router();
+  const users = usersService(db, config);
+  const view = { ...ASSETS, roles: ROLES, roleLabels: ROLE_LABELS, fullName };
+
+  pages.get('/users', requirePage('admin'), async (_req, res) => {
+    const people = (await users.listWithPermissions()).map(presentUserPermissions);
+    res.render('users/index', { ...view, title: 'Users', people, permissions: PERMISSIONS });
+  });
+
+  const renderNew = (res: Response, status: number, values: Record<string, unknown>, errors: FieldErrors, message: string | null) =>
+    res.status(status).render('users/new', { ...view, title: 'New user', values, errors, message, passwordMinLength: PASSWORD_MIN_LENGTH });
+
+  pages.get('/users/new', requirePage('admin'), (_req, res) => {
+    renderNew(res, 200, { email: '', firstName: '', lastName: '', role: 'user' }, {}, null);
+  });
+
+  pages.post('/users', requirePage('admin'), async (req, res) => {
+    // a blank password is none (single sign-on only); the other fields go as typed, so a blank name is "is required"
+    const { password, ...fields } = req.body as Record<string, unknown>;
+    const result = await attempt(async () => users.createUnique(parse(CreateUser, { ...fields, ...filledIn({ password }) }), actorOf(req)));
+    // the password typed is never sent back into the page
+    if (!result.ok) return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
+    flash(req, `User ${result.value.email} created`);
+    res.redirect(303, `/users/${result.value.id}`);
+  });
+
+  async function renderUser(req: Request, res: Response, id: string, returned: UserForm | null = null) {
+    const user = presentUser(await users.get(id));
+    const formState = (name: UserForm['form'], values: Record<string, unknown>) =>
+      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+    res.status(returned?.status ?? 200).render('users/show', {
+      ...view,
+      title: fullName(user) || user.email,
+      user,
+      isSelf: user.id === currentUser(req).id,
+      passwordMinLength: PASSWORD_MIN_LENGTH,
+      roleForm: formState('role', { role: user.role }),
+      statusForm: formState('status', {}),
+      passwordForm: formState('password', { password: '' }),
+    });
+  }
+
+  pages.get('/users/:id', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    await renderUser(req, res, id);
+  });
+
+  pages.post('/users/:id/role', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    const result = await attempt(async () => users.setRole(id, parse(RoleBody, req.body).role, actorOf(req)));
+    if (!result.ok) return renderUser(req, res, id, { form: 'role', ...result, values: req.body });
+    flash(req, `Role changed to ${ROLE_LABELS[result.value.role]}`);
+    res.redirect(303, `/users/${id}`);
+  });
+
+  pages.post('/users/:id/deactivate', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    const result = await attempt(() => users.deactivate(id, actorOf(req)));
+    if (!result.ok) return renderUser(req, res, id, { form: 'status', ...result, values: {} });
+    flash(req, 'User deactivated: their sessions and API tokens have ended');
+    res.redirect(303, `/users/${id}`);
+  });
+
+  pages.post('/users/:id/reactivate', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    flash(req, presentReactivated(await users.reactivate(id, actorOf(req))).message);
+    res.redirect(303, `/users/${id}`);
+  });
+
+  pages.post('/users/:id/password', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    const result = await attempt(async () => users.resetPassword(id, parse(ResetPasswordBody, req.body).password, actorOf(req)));
+    if (!result.ok) return renderUser(req, res, id, { form: 'password', ...result, values: { password: '' } });
+    flash(req, presentPasswordReset().message);
+    res.redirect(303, `/users/${id}`);
+  });
+
+  /** The grid's cell: one form per user and permission, posting whether it is to be granted. */
+  pages.post('/users/:userId/permissions/:permission', requirePage('admin'), async (req, res) => {
+    const { userId, permission } = parse(PermissionParams, req.params);
+    if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
+    const { granted } = parse(GrantBody, { granted: checked(req.body.granted) });
+    const user = presentUserPermissions(await users.setPermission(userId, permission, granted, actorOf(req)));
+    const name = PERMISSIONS.find((p) => p.key === permission)!.name;
+    flash(req, granted ? `${name} granted to ${fullName(user)}` : `${name} revoked from ${fullName(user)}`);
+    res.redirect(303, '/users#permissions');
+  });
+
+  async function renderDelete(res: Response, id: string, status = 200, message: string | null = null) {
+    const user = presentUser(await users.get(id));
+    const check = presentDeletionCheck(await users.deletionCheck(id));
+    res.status(status).render('users/delete', { ...view, title: `Delete ${fullName(user) || user.email}`, user, check, message });
+  }
+
+  // The safe deletion's check comes first: the page says what refers to the user before offering to delete.
+  pages.get('/users/:id/delete', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    await renderDelete(res, id);
+  });
+
+  pages.post('/users/:id/delete', requirePage('admin'), async (req, res) => {
+    const { id } = parse(UserIdParams, req.params);
+    const result = await attempt(() => users.safeDelete(id, actorOf(req)));
+    if (!result.ok) return renderDelete(res, id, result.status, result.message);
+    flash(req, 'User deleted');
+    res.redirect(303, '/users');
+  });
+
+  return pages;
 }
