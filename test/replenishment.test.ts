@@ -249,6 +249,28 @@ describe('POST /api/replenishment/orders', () => {
     expect(suggestions.body.suppliers).toEqual([expect.objectContaining({ lines: [expect.objectContaining({ item: expect.objectContaining({ id: other.id }) })] })]);
   });
 
+  it('201 quantities orders the chosen quantity in place of the suggested one; a repeat creates nothing; 400 for a bad quantity', async () => {
+    const supplier = await buildSupplier(t.db);
+    const chosen = await item('Chosen', '0', '2');
+    const suggested = await item('Suggested', '0', '2');
+    await buildItemSource(t.db, supplier.id, chosen.id, '1.50');
+    await buildItemSource(t.db, supplier.id, suggested.id, '1.00');
+    const bad = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '0' }] }).expect(400);
+    expect(bad.body.errors).toContainEqual({ field: 'quantities.0.quantity', message: 'must be at least 0.01' });
+    await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: 99999999, quantity: '1' }] }).expect(400);
+
+    const res = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '10.5' }] }).expect(201);
+    expect(res.body.orders).toEqual([
+      expect.objectContaining({
+        totalAmount: '19.75',
+        items: [expect.objectContaining({ itemId: chosen.id, quantity: 10.5 }), expect.objectContaining({ itemId: suggested.id, quantity: 4 })],
+      }),
+    ]);
+    // both are covered by the pending order now: a chosen quantity does not order them again
+    const again = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '3' }] }).expect(200);
+    expect(again.body.orders).toEqual([]);
+  });
+
   it('200 with no orders when nothing is short (with or without a body)', async () => {
     await item('Fine', '10', '2');
     await item('AtMinimumNoReorder', '2', '2', '0'); // target 2 + 0 = its stock: not short

@@ -42,7 +42,8 @@ export function replenishmentRoutes({ db, docs }: Deps) {
         `${RULES} One transaction: one pending order per supplier, a line per item at the source's price, and a note on each ` +
         "order saying it came from replenishment. Runs one at a time (a PostgreSQL advisory lock), and because the suggestions " +
         'are net of what pending orders bring, asking again (or at the same time) while those orders are pending creates nothing ' +
-        'for the same shortfall: 200 with orders []. itemIds limits the run to those items.',
+        'for the same shortfall: 200 with orders []. itemIds limits the run to those items; quantities orders the given quantity of an item ' +
+        'in place of the suggested one.',
       access: 'manager',
       body: CreateReplenishmentOrders,
       responses: {
@@ -53,8 +54,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { itemIds } = parse(CreateReplenishmentOrders, req.body ?? {});
-      const outcome = await replenishment.createOrders(itemIds, actorOf(req));
+      const outcome = await replenishment.createOrders(parse(CreateReplenishmentOrders, req.body ?? {}), actorOf(req));
       res.status(outcome.orders.length > 0 ? 201 : 200).json(presentReplenishmentOrders(outcome));
     },
   );

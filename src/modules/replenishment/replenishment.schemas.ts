@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { ItemIds } from '../items/items.schemas';
 import { OrderWithItems } from '../orders/orders.schemas';
+import { decimalString } from '../../http/validate';
 
 const quantity = (description: string) => z.number().openapi({ description });
 
@@ -40,8 +41,25 @@ export const ReplenishmentSuggestions = z
   })
   .openapi('ReplenishmentSuggestions');
 
+/** A quantity chosen in place of the suggested one: as an order line's (POST /api/orders). */
+const QuantityChoice = z.object({
+  itemId: ItemIds.element,
+  quantity: decimalString({ places: 2, min: 0.01, max: 999_999_999 }).openapi({ type: 'string', example: '10' }),
+});
+
 export const CreateReplenishmentOrders = z
-  .object({ itemIds: ItemIds.optional().openapi({ description: 'only these items (all must exist); omitted = every suggested item' }) })
+  .object({
+    itemIds: ItemIds.optional().openapi({ description: 'only these items (all must exist); omitted = every suggested item' }),
+    quantities: z
+      .array(QuantityChoice)
+      .max(1000)
+      .optional()
+      .openapi({
+        description:
+          'order these quantities instead of the suggested ones (the items must exist); an item no longer short of its target ' +
+          'beyond what pending orders bring is still not ordered, so a repeat creates nothing',
+      }),
+  })
   .openapi('CreateReplenishmentOrders');
 export type CreateReplenishmentOrders = z.infer<typeof CreateReplenishmentOrders>;
 

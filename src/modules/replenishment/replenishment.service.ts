@@ -111,20 +111,27 @@ export const lineTotal = (row: SuggestionRow) => money(new D(row.quantity).times
 const TOO_LARGE =
   'A suggested quantity or order total is larger than an order can hold (numeric(14,2)); order these items by hand (POST /api/orders) or pass fewer itemIds';
 
+/** What a run orders: only itemIds when given, and the chosen quantities of some items in place of the suggested ones. */
+export type ReplenishmentRequest = { itemIds?: number[]; quantities?: { itemId: number; quantity: string }[] };
+
 /**
  * A run in the caller's transaction under the advisory lock RUN_LOCK: reads the suggestions (of
- * itemIds only when given; 400 when one names no item), creates one pending order per supplier
- * with a line per item at its source's price, writes the replenishment note and an audit row on
- * each.
+ * itemIds only when given; 400 when one, or an item of quantities, names no item), creates one
+ * pending order per supplier with a line per item at its source's price (in the chosen quantity
+ * when given: only items still short are ordered, so a repeat creates nothing), writes the
+ * replenishment note and an audit row on each.
  */
-async function run(trx: Db, itemIds: number[] | undefined, actor: Actor): Promise<ReplenishmentOutcome> {
+async function run(trx: Db, { itemIds, quantities = [] }: ReplenishmentRequest, actor: Actor): Promise<ReplenishmentOutcome> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [RUN_LOCK]);
-  if (itemIds) {
-    const found = await findItemsForLines(trx, itemIds);
-    const missing = [...new Set(itemIds.filter((id) => !found.has(id)))];
+  const named = [...(itemIds ?? []), ...quantities.map((q) => q.itemId)];
+  if (named.length > 0) {
+    const found = await findItemsForLines(trx, named);
+    const missing = [...new Set(named.filter((id) => !found.has(id)))];
     if (missing.length > 0) throw BadRequest(`Item(s) not found: ${missing.join(', ')}`, { missingIds: missing });
   }
   const { suppliers, withoutSource } = group(await suggestionRows(trx, itemIds));
+  const chosen = new Map(quantities.map((q) => [q.itemId, q.quantity]));
+  for (const line of suppliers.flatMap((s) => s.lines)) line.quantity = chosen.get(line.item_id) ?? line.quantity;
   const orders = ordersService(trx);
   const notes = notesService(trx);
   const details: OrderDetail[] = [];
@@ -166,8 +173,8 @@ export function replenishmentService(db: Db) {
      * run waits on the lock and then reads the orders the first one committed. A quantity or total
      * beyond numeric(14,2) is a 400 and nothing is created.
      */
-    createOrders(itemIds: number[] | undefined, actor: Actor): Promise<ReplenishmentOutcome> {
-      return inTransaction(db, (trx) => run(trx, itemIds, actor)).catch((err: unknown) => {
+    createOrders(request: ReplenishmentRequest, actor: Actor): Promise<ReplenishmentOutcome> {
+      return inTransaction(db, (trx) => run(trx, request, actor)).catch((err: unknown) => {
         if ((err as { code?: string }).code === '22003') throw BadRequest(TOO_LARGE);
         throw err;
       });
