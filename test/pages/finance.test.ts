@@ -94,6 +94,11 @@ describe('GET /finance', () => {
     await page.locator('#from-error').filter({ hasText: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' }).waitFor();
     expect(await page.getByLabel('From', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await page.getByRole('heading', { name: 'Batches' }).waitFor();
+
+    // a close cannot be previewed into the future (the API's 400, shown beside the date)
+    await page.goto('/finance/batches/close?to=2999-12-31');
+    await page.locator('#to-error').filter({ hasText: 'must not be in the future' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Close batch' }).count()).toBe(0);
   });
 });
 
