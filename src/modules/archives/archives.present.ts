@@ -3,7 +3,7 @@ import { RECORD_TYPES, type Archive, type ArchiveList, type ArchivePreview, type
 import { archivesDirectory, countsOf, type ArchiveRow, type PreviewRecord, type PurgeOutcome } from './archives.service';
 
 /** Bytes in binary units (1 KB = 1024 bytes), one decimal: "512 B", "1.5 KB". */
-function humanSize(bytes: number): string {
+export function humanSize(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;

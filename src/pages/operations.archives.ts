@@ -1,0 +1,92 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { NotFound } from '../http/errors';
+import { IdParams, parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { presentArchive, presentArchiveList, presentPreview, presentPurge } from '../modules/archives/archives.present';
+import { CreateArchive, KEEP_REASONS, PreviewQuery, RECORD_TYPES, type ArchivePreview } from '../modules/archives/archives.schemas';
+import { archivesService } from '../modules/archives/archives.service';
+import { attempt, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
+
+const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = { sales: 'Sales', orders: 'Orders', stock_movements: 'Stock movements' };
+
+/** The create form sends the age as typed text: read as the preview's query reads it, the rest as the API's body. */
+const CreateArchiveForm = CreateArchive.extend({ ageThresholdDays: PreviewQuery.shape.ageThresholdDays });
+
+/** A purge deletes records from the database: the form has the admin tick that they mean it. */
+const PurgeConfirmation = z.object({ confirmPurge: z.literal('yes', { error: 'must be ticked to delete the archived records' }) });
+
+/** A checkbox group arrives as nothing, one value or several. */
+const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+
+type Preview = { age: string; errors: FieldErrors; result: ArchivePreview | null };
+type CreateForm = { message: string | null; errors: FieldErrors; values: { ageThresholdDays: string; includeRecordTypes: string[] } };
+
+/** /archives (admin, as the API): preview by age, create, download, and purge with a confirmation. */
+export function archivesPages({ db, config }: Deps): Router {
+  const pages = Router();
+  const archives = archivesService(db, config.dataDir);
+
+  async function archiveOf(idParam: unknown) {
+    const { id } = parse(IdParams, { id: idParam });
+    const row = (await archives.list()).find((archive) => archive.id === id);
+    if (!row) throw NotFound('Archive not found');
+    return presentArchive(row, config.dataDir);
+  }
+
+  /** The list, the preview (when asked for) and the create form (as typed when it came back). */
+  async function renderIndex(res: Response, view: { status?: number; preview?: Preview; create?: CreateForm }) {
+    const list = presentArchiveList(await archives.list(), config.dataDir).archives;
+    const create = view.create ?? { message: null, errors: {}, values: { ageThresholdDays: view.preview?.age || '365', includeRecordTypes: [...RECORD_TYPES] } };
+    res.status(view.status ?? 200).render('operations/archives', {
+      title: 'Archives',
+      archives: list,
+      recordTypes: RECORD_TYPES,
+      recordTypeLabels: RECORD_TYPE_LABELS,
+      preview: view.preview ?? { age: '', errors: {}, result: null },
+      create,
+    });
+  }
+
+  pages.get('/archives', requirePage('admin'), async (req, res) => {
+    if (req.query.ageThresholdDays === undefined) return renderIndex(res, {});
+    const age = String(req.query.ageThresholdDays);
+    const preview = await attempt(async () => presentPreview(await archives.preview(parse(PreviewQuery, { ageThresholdDays: age }).ageThresholdDays)));
+    if (!preview.ok) return renderIndex(res, { status: preview.status, preview: { age, errors: preview.errors, result: null } });
+    await renderIndex(res, { preview: { age, errors: {}, result: preview.value } });
+  });
+
+  pages.post('/archives', requirePage('admin'), async (req, res) => {
+    const values = { ageThresholdDays: String(req.body.ageThresholdDays ?? ''), includeRecordTypes: listOf(req.body.includeRecordTypes) };
+    const result = await attempt(async () => archives.create(parse(CreateArchiveForm, values), actorOf(req)));
+    if (!result.ok) return renderIndex(res, { status: result.status, create: { ...result, values } });
+    const archive = presentArchive(result.value, config.dataDir);
+    flash(req, `Archive ${archive.id} written: ${archive.archiveName}`);
+    res.redirect(303, '/archives');
+  });
+
+  const renderPurge = async (res: Response, idParam: unknown, form = { status: 200, message: null as string | null, errors: {} as FieldErrors }) => {
+    const archive = await archiveOf(idParam);
+    res.status(form.status).render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordTypeLabels: RECORD_TYPE_LABELS, ...form });
+  };
+
+  pages.get('/archives/:id/purge', requirePage('admin'), async (req, res) => {
+    await renderPurge(res, req.params.id);
+  });
+
+  pages.post('/archives/:id/purge', requirePage('admin'), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    // the service's 400 (already purged, file missing or altered) comes back on the confirmation page
+    const result = await attempt(async () => {
+      parse(PurgeConfirmation, req.body);
+      return archives.purge(id, actorOf(req));
+    });
+    if (!result.ok) return renderPurge(res, id, result);
+    // the outcome (what was deleted, what was kept and why) is shown once, as the API answers it
+    res.render('operations/archive-purged', { title: `Archive ${id} purged`, result: presentPurge(result.value, config.dataDir), keepReasons: KEEP_REASONS, recordTypeLabels: RECORD_TYPE_LABELS });
+  });
+
+  return pages;
+}

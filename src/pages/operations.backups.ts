@@ -1,0 +1,109 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { destroySession } from '../auth/session';
+import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { presentBackupList, presentCreatedBackup, presentRestored, presentScheduleStatus } from '../modules/backups/backups.present';
+import { backupScheduleService } from '../modules/backups/backups.schedule';
+import { BackupFilenameParams, BackupSchedule } from '../modules/backups/backups.schemas';
+import { backupsService } from '../modules/backups/backups.service';
+import { attempt, checked, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
+
+/** The schedule form's fields as typed, for showing them again. */
+type ScheduleValues = { enabled: boolean; frequency: string; time: string; retention: string };
+
+/**
+ * The restore form asks for the file's name typed out: restoring replaces the whole database,
+ * so a click on the wrong row must not be enough.
+ */
+const RestoreConfirmation = (filename: string) =>
+  z.object({ confirmFilename: z.literal(filename, { error: `must be the backup's file name, ${filename}, typed exactly` }) });
+
+/** /backups (admin, as the API): the list, making, downloading, deleting and restoring backups, and the schedule. */
+export function backupsPages(deps: Deps): Router {
+  const pages = Router();
+  const backups = backupsService(deps);
+  const schedules = backupScheduleService(deps.db);
+
+  async function renderList(res: Response, schedule: { status: number; values: ScheduleValues; errors: FieldErrors; message: string } | null = null) {
+    const [list, status] = await Promise.all([backups.list(), schedules.status(new Date())]);
+    const saved = presentScheduleStatus(status);
+    res.status(schedule?.status ?? 200).render('operations/backups', {
+      title: 'Backups',
+      backups: presentBackupList(list).backups,
+      schedule: saved,
+      scheduleForm: schedule ?? { values: { ...saved, retention: String(saved.retention) }, errors: {}, message: null },
+    });
+  }
+
+  /** The backup named in the path, or the 404 page: the service checks the name against the backup pattern. */
+  async function existing(req: Request) {
+    const { filename } = parse(BackupFilenameParams, req.params);
+    await (await backups.open(filename)).handle.close();
+    return filename;
+  }
+
+  pages.get('/backups', requirePage('admin'), async (_req, res) => {
+    await renderList(res);
+  });
+
+  pages.post('/backups', requirePage('admin'), async (req, res) => {
+    const created = presentCreatedBackup(await backups.create('manual', actorOf(req)));
+    flash(req, `${created.message}: ${created.filename}`);
+    res.redirect(303, '/backups');
+  });
+
+  pages.post('/backups/schedule', requirePage('admin'), async (req, res) => {
+    const values: ScheduleValues = {
+      enabled: checked(req.body.enabled),
+      frequency: String(req.body.frequency ?? ''),
+      time: String(req.body.time ?? ''),
+      retention: String(req.body.retention ?? ''),
+    };
+    // the form's text as the API's JSON types: a checkbox is a boolean, the retention a number
+    const result = await attempt(() =>
+      schedules.set(parse(BackupSchedule, { ...values, retention: values.retention.trim() === '' ? undefined : Number(values.retention) })),
+    );
+    if (!result.ok) return renderList(res, { ...result, values });
+    flash(req, 'Backup schedule saved');
+    res.redirect(303, '/backups');
+  });
+
+  pages.get('/backups/:filename/delete', requirePage('admin'), async (req, res) => {
+    res.render('operations/backup-delete', { title: 'Delete backup', filename: await existing(req) });
+  });
+
+  pages.post('/backups/:filename/delete', requirePage('admin'), async (req, res) => {
+    const { filename } = parse(BackupFilenameParams, req.params);
+    await backups.delete(filename, actorOf(req));
+    flash(req, `Backup ${filename} deleted`);
+    res.redirect(303, '/backups');
+  });
+
+  const renderRestore = (res: Response, filename: string, form = { status: 200, values: { confirmFilename: '' }, errors: {} as FieldErrors, message: null as string | null }) =>
+    res.status(form.status).render('operations/backup-restore', { title: 'Restore backup', filename, ...form });
+
+  pages.get('/backups/:filename/restore', requirePage('admin'), async (req, res) => {
+    renderRestore(res, await existing(req));
+  });
+
+  pages.post('/backups/:filename/restore', requirePage('admin'), async (req, res) => {
+    const filename = await existing(req);
+    const typed = { confirmFilename: String(req.body.confirmFilename ?? '') };
+    // the service's 400 (not a complete backup of this service) comes back on the form; 409, 500 and 503 are the error page
+    const result = await attempt(async () => {
+      parse(RestoreConfirmation(filename), typed);
+      return backups.restore(filename, actorOf(req));
+    }, [400]);
+    if (!result.ok) return renderRestore(res, filename, { ...result, values: typed });
+    // The restored database holds no sessions: this one ends too, and the page says to sign in again.
+    await destroySession(req);
+    res.locals.currentUser = null;
+    res.locals.nav = [];
+    res.render('operations/backup-restored', { title: 'Database restored', restored: presentRestored(filename, result.value) });
+  });
+
+  return pages;
+}
