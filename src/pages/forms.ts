@@ -55,10 +55,12 @@ export const storeFlashBeforeRedirect: RequestHandler = (req, res, next) => {
 
 /**
  * A multipart form (a file upload): multer reads the body, then the CSRF token in it is
- * checked, which the page-wide check skips for multipart bodies it cannot read yet.
+ * checked, which the page-wide check skips for multipart bodies it cannot read yet. A text field
+ * may hold up to maxFieldBytes (multer's default is 1 MB).
  */
-export function pageUpload(field: string, maxBytes: number): RequestHandler[] {
-  return [multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1 } }).single(field), csrfProtection];
+export function pageUpload(field: string, maxBytes: number, maxFieldBytes?: number): RequestHandler[] {
+  const limits = { fileSize: maxBytes, files: 1, ...(maxFieldBytes ? { fieldSize: maxFieldBytes } : {}) };
+  return [multer({ storage: multer.memoryStorage(), limits }).single(field), csrfProtection];
 }
 
 /** A form sends its empty fields as ''; the API's schemas read an absent field, so those are dropped. */

@@ -1,7 +1,319 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { currentUser, hasRole } from '../auth/guards';
+import { actorOf } from '../modules/audit/audit.actor';
+import { parse } from '../http/validate';
+import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
+import { presentExtracted } from '../modules/invoices/invoices.present';
+import { presentItemList } from '../modules/items/items.present';
+import { ItemQuery } from '../modules/items/items.schemas';
+import { itemsService } from '../modules/items/items.service';
+import { orderImportService } from '../modules/orders/orders.import';
+import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
+import { orderReceiptService } from '../modules/orders/orders.receive';
+import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder } from '../modules/orders/orders.schemas';
+import { ordersService } from '../modules/orders/orders.service';
+import { sourcesService } from '../modules/sources/sources.service';
+import { categoriesService } from '../modules/categories/categories.service';
+import { suppliersService } from '../modules/suppliers/suppliers.service';
+import { presentMovement } from '../modules/stock-movements/stock-movements.present';
+import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
+import { attempt, checked, filledIn, flash, pageUpload, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function ordersPages(_deps: Deps): Router {
-  return Router();
+const STATUS_LABELS = { pending: 'Pending', partially_received: 'Partially received', received: 'Received' } as const;
+
+/** Blank rows the new-order form offers, and how many more "More lines" adds. */
+const BLANK_LINES = 5;
+/** Blank rows under the lines read from an invoice, for one it did not show. */
+const INVOICE_BLANK_LINES = 2;
+/** Matches shown for an item search on the new-order form. */
+const SEARCH_MATCHES = '10';
+/**
+ * The invoice PDF rides between the preview and "Create order" as base64 in the form (the API
+ * stores nothing until the order is created), so the multipart field must hold a whole invoice.
+ */
+const CARRIED_PDF_BYTES = Math.ceil((MAX_INVOICE_BYTES * 4) / 3) + 4;
+
+/** A repeated form field as a list of strings (one value arrives as a string, none as undefined). */
+const list = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+type LineValues = { sku: string; name: string; quantity: string; unitCost: string };
+const LINE_FIELDS = ['sku', 'name', 'quantity', 'unitCost'] as const;
+const BLANK_LINE: LineValues = { sku: '', name: '', quantity: '', unitCost: '' };
+
+/** The form's line rows as typed: one per position of the repeated sku/name/quantity/unitCost fields. */
+function typedLines(body: Record<string, unknown>): LineValues[] {
+  const columns = Object.fromEntries(LINE_FIELDS.map((field) => [field, list(body[field])])) as Record<keyof LineValues, string[]>;
+  const count = Math.max(...LINE_FIELDS.map((field) => columns[field].length));
+  return Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_FIELDS.map((field) => [field, (columns[field][i] ?? '').trim()])) as LineValues);
+}
+
+const isBlank = (line: LineValues) => LINE_FIELDS.every((field) => line[field] === '');
+
+/**
+ * The API names a line's error by its place among the lines sent (items.2.quantity); the form
+ * shows it beside that row, which may sit lower when blank rows were left out.
+ */
+function errorsByRow(errors: FieldErrors, rows: number[], prefix: string): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(errors).map(([field, message]) => {
+      const row = new RegExp(`^${prefix}\\.(\\d+)\\.(\\w+)$`).exec(field);
+      return [row && rows[Number(row[1])] !== undefined ? `${prefix}.${rows[Number(row[1])]}.${row[2]}` : field, message];
+    }),
+  );
+}
+
+/** The page's status filter as typed, for re-showing it. */
+const typedFilter = (query: Request['query']) => ({ status: text(query.status), supplierId: text(query.supplierId) });
+
+export function ordersPages({ db }: Deps): Router {
+  const pages = Router();
+  const orders = ordersService(db);
+  const receipts = orderReceiptService(db);
+  const imports = orderImportService(db);
+  const items = itemsService(db);
+  const suppliers = suppliersService(db);
+  const sources = sourcesService(db);
+  const movements = stockMovementsService(db);
+  const categories = categoriesService(db);
+
+  pages.use('/orders', (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/orders.css'];
+    res.locals.scripts = ['/assets/js/orders.js'];
+    next();
+  });
+
+  pages.get('/orders', requirePage(), async (req, res) => {
+    const values = typedFilter(req.query);
+    const query = await attempt(() => parse(OrderListQuery, filledIn(req.query)));
+    const view = { title: 'Orders', values, statusLabels: STATUS_LABELS, suppliers: await suppliers.list() };
+    if (!query.ok) {
+      res.status(query.status).render('orders/index', { ...view, errors: query.errors, message: query.message, orders: [] });
+      return;
+    }
+    res.render('orders/index', { ...view, errors: {}, message: null, orders: presentOrderList(await orders.list(query.value)) });
+  });
+
+  // ---- a new order typed in, its lines by SKU ------------------------------------------
+
+  type NewOrderForm = {
+    status?: number;
+    values: { supplierId: string; invoiceNumber: string; notes: string; q: string };
+    lines: LineValues[];
+    errors: FieldErrors;
+    message: string | null;
+    matches: ReturnType<typeof presentItemList>['items'] | null;
+  };
+
+  async function renderNewOrder(res: Response, form: NewOrderForm) {
+    const lines = [...form.lines, ...Array.from({ length: Math.max(BLANK_LINES - form.lines.length, 0) }, () => ({ ...BLANK_LINE }))];
+    res.status(form.status ?? 200).render('orders/new', { title: 'New order', ...form, lines, suppliers: await suppliers.list() });
+  }
+
+  /** Items whose name or SKU contains the search, as the items list API finds them; null before anything is typed. */
+  async function searchItems(typed: string) {
+    const q = typed.trim();
+    if (q === '') return null;
+    const query = parse(ItemQuery, { search: q, limit: SEARCH_MATCHES });
+    return presentItemList(await items.list({ ...query, includeInactive: false })).items;
+  }
+
+  pages.get('/orders/new', requirePage('manager'), async (_req, res) => {
+    await renderNewOrder(res, { values: { supplierId: '', invoiceNumber: '', notes: '', q: '' }, lines: [], errors: {}, message: null, matches: null });
+  });
+
+  // What the search box shows as it is typed into (htmx); the form's Search button does the same without script.
+  pages.get('/orders/item-search', requirePage('manager'), async (req, res) => {
+    const q = text(req.query.q);
+    res.render('orders/_item-matches', { q, matches: await searchItems(q) });
+  });
+
+  pages.post('/orders', requirePage('manager'), async (req, res) => {
+    const values = { supplierId: text(req.body.supplierId), invoiceNumber: text(req.body.invoiceNumber), notes: text(req.body.notes), q: text(req.body.q) };
+    const typed = typedLines(req.body);
+    const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
+    if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
+    if (req.body.action === 'more') {
+      return renderNewOrder(res, { ...form, lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))] });
+    }
+    const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+    const result = await attempt(async () => {
+      // a line names its item by SKU (or, as the API's invoice import does, by its exact name); anything else is free text
+      const match = await items.matcherForLines(rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
+      const input = parse(CreateOrder, {
+        ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
+        items: rows.map((i) => {
+          const item = match({ name: typed[i].name, sku: typed[i].sku || null });
+          return { ...filledIn({ ...typed[i] }), itemId: item?.id ?? null };
+        }),
+      });
+      return orders.create(input, currentUser(req).id);
+    });
+    if (!result.ok) {
+      const errors = errorsByRow(result.errors, rows, 'items');
+      return renderNewOrder(res, { ...form, matches: await searchItems(values.q), status: result.status, errors, message: result.message });
+    }
+    const order = presentOrderDetail(result.value);
+    flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
+    res.redirect(303, `/orders/${order.orderId}`);
+  });
+
+  // ---- a new order from an invoice PDF --------------------------------------------------
+
+  type InvoiceForm = {
+    status?: number;
+    pdf: ReadInvoice;
+    values: { supplier: string; invoiceNumber: string; notes: string };
+    lines: LineValues[];
+    errors: FieldErrors;
+    message: string | null;
+  };
+
+  /** The preview: what was read, editable, each line shown with the item it will be matched to on Create order. */
+  async function renderInvoicePreview(res: Response, form: InvoiceForm) {
+    // two empty rows at the end for a line the invoice did not show (rows keep their places: errors name them by place)
+    const trailingBlank = form.lines.length - 1 - form.lines.findLastIndex((line) => !isBlank(line));
+    const lines = [...form.lines, ...Array.from({ length: Math.max(INVOICE_BLANK_LINES - trailingBlank, 0) }, () => ({ ...BLANK_LINE }))];
+    const named = lines.filter((line) => line.name !== '');
+    const match = await items.matcherForLines(named.map((line) => ({ name: line.name, sku: line.sku || null })));
+    const supplier = form.values.supplier.trim() === '' ? undefined : await suppliers.findByName(form.values.supplier.trim());
+    res.status(form.status ?? 200).render('orders/from-invoice', {
+      title: 'Order from an invoice',
+      ...form,
+      lines,
+      extracted: presentExtracted(form.pdf.extracted),
+      carried: { data: form.pdf.bytes.toString('base64'), filename: form.pdf.filename },
+      matches: lines.map((line) => (line.name === '' ? undefined : match({ name: line.name, sku: line.sku || null }))),
+      supplier: supplier ?? null,
+      // the supplier's items (its sources), offered as SKUs to match a line to
+      supplierItems: supplier ? await sources.listForSupplier(supplier.id) : [],
+      uploadMessage: null,
+    });
+  }
+
+  const renderUpload = (res: Response, status: number, message: string | null) =>
+    res.status(status).render('orders/from-invoice', { title: 'Order from an invoice', pdf: null, uploadMessage: message });
+
+  pages.get('/orders/new-from-invoice', requirePage('manager'), (_req, res) => {
+    renderUpload(res, 200, null);
+  });
+
+  pages.post('/orders/new-from-invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
+    const read = await attempt(() => readInvoicePdf(req.file));
+    if (!read.ok) return renderUpload(res, read.status, read.message);
+    const { extracted } = read.value;
+    await renderInvoicePreview(res, {
+      pdf: read.value,
+      values: { supplier: extracted.supplierName ?? '', invoiceNumber: extracted.invoiceNumber ?? '', notes: '' },
+      lines: extracted.items.map((line) => ({ sku: '', name: line.name, quantity: String(line.quantity), unitCost: line.unitPrice })),
+      errors: {},
+      message: extracted.items.length === 0 ? 'No order lines could be read from the invoice: type them in below' : null,
+    });
+  });
+
+  pages.post('/orders/new-from-invoice/create', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES), async (req, res) => {
+    // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
+    const read = await attempt(() => readInvoicePdf({ originalname: text(req.body.invoiceFilename), buffer: Buffer.from(text(req.body.invoiceData), 'base64'), size: 0 }));
+    if (!read.ok) return renderUpload(res, read.status, read.message);
+    const values = { supplier: text(req.body.supplier), invoiceNumber: text(req.body.invoiceNumber), notes: text(req.body.notes) };
+    const typed = typedLines(req.body);
+    const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
+    if (req.body.action === 'check') return renderInvoicePreview(res, form);
+    const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+    const result = await attempt(() =>
+      imports.fromParsedData(
+        parse(ParsedData, { ...filledIn(values), items: rows.map((i) => filledIn({ ...typed[i] })) }),
+        currentUser(req).id,
+        read.value,
+      ),
+    );
+    if (!result.ok) return renderInvoicePreview(res, { ...form, status: result.status, errors: errorsByRow(result.errors, rows, 'items'), message: result.message });
+    const presented = presentImportResult(result.value);
+    flash(req, presented.message);
+    res.redirect(303, `/orders/${presented.order.orderId}`);
+  });
+
+  // ---- one order: receive, invoice -----------------------------------------------------
+
+  type OrderForm = { form: 'receive' | 'invoice' | 'inventory'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+  async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
+    const order = presentOrderDetail(await orders.get(id));
+    const canManage = hasRole(currentUser(req), 'manager');
+    // received lines that name no item yet: the API's add-to-inventory creates their items
+    const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
+    const [orderMovements, categoryRows] = await Promise.all([
+      movements.list({ referenceType: 'order', referenceId: order.orderId, limit: 100 }),
+      canManage && withoutItem.length > 0 ? categories.list() : [],
+    ]);
+    const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
+      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+    res.status(returned?.status ?? 200).render('orders/show', {
+      title: `Order ${order.orderId}`,
+      order,
+      statusLabels: STATUS_LABELS,
+      movements: orderMovements.map(presentMovement),
+      // the API's access: receiving and attaching an invoice are for managers and admins
+      canManage,
+      withoutItem,
+      categories: categoryRows,
+      inventoryForm: formState('inventory', { categoryId: '' }),
+      receiveForm: formState('receive', { receivedQuantity: {}, addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])) }),
+      invoiceForm: formState('invoice', {}),
+    });
+  }
+
+  pages.get('/orders/:id', requirePage(), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    await renderOrder(req, res, id);
+  });
+
+  pages.post('/orders/:id/receive', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const lineIds = list(req.body.orderItemId);
+    const quantities = list(req.body.receivedQuantity).map((q) => q.trim());
+    // rows left empty are not received this time; an unticked box is absent from the form
+    const received = lineIds.flatMap((orderItemId, i) =>
+      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]) }] : [],
+    );
+    const result = await attempt(() => receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)));
+    if (!result.ok) {
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => {
+          const row = /^receivedItems\.(\d+)\./.exec(field);
+          return [row ? `receivedQuantity-${received[Number(row[1])].orderItemId}` : field, message];
+        }),
+      );
+      const values = {
+        receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
+        addToInventory: Object.fromEntries(lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])])),
+      };
+      return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
+    }
+    const presented = presentReceiveResult(result.value);
+    flash(req, presented.message);
+    res.redirect(303, `/orders/${presented.order.orderId}`);
+  });
+
+  pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, filledIn({ categoryId: req.body.categoryId })), actorOf(req)), [400, 404, 409, 422]);
+    if (!result.ok) return renderOrder(req, res, id, { form: 'inventory', ...result, values: { categoryId: text(req.body.categoryId) } });
+    const presented = presentAddToInventoryResult(result.value);
+    flash(req, presented.message);
+    res.redirect(303, `/orders/${presented.order.orderId}`);
+  });
+
+  pages.post('/orders/:id/invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const result = await attempt(() => orders.attachInvoice(id, req.file, currentUser(req).id));
+    if (!result.ok) return renderOrder(req, res, id, { form: 'invoice', ...result, values: {} });
+    const presented = presentAttachedInvoice(result.value);
+    flash(req, presented.message);
+    res.redirect(303, `/orders/${presented.invoice.orderId}`);
+  });
+
+  return pages;
 }

@@ -1,0 +1,185 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readInvoicePdf } from '../../src/modules/invoices/invoices.pdf';
+import type { UserRow } from '../../src/modules/users/users.service';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { buildCategory, buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { movementsOf, stockOf } from '../helpers/inventory-factories';
+import { buildOrder, buildSupplier, invoicePdf } from '../helpers/purchasing-factories';
+
+const b = useBrowserApp();
+
+let clerk: UserRow;
+let manager: UserRow;
+beforeAll(async () => {
+  [clerk, manager] = await Promise.all([
+    buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }),
+    buildUser(b.t.db, { role: 'manager', firstName: 'Mo', lastName: 'Manager' }),
+  ]);
+});
+
+/** Opens path as the user: the page sends them to sign in, then back to path. */
+async function openAs(user: UserRow, path: string): Promise<Page> {
+  const page = await b.newPage();
+  await page.goto(path);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.pathname + url.search === path);
+  return page;
+}
+
+const pdfFile = (buffer: Buffer, name = 'invoice.pdf') => ({ name, mimeType: 'application/pdf', buffer });
+
+describe('/orders/new-from-invoice and /orders/:id', () => {
+  it('reads an invoice PDF, a corrected line matches an item, the order is created with its PDF, received in part into stock, and the PDF downloads', async () => {
+    b.expectHttpErrors(422);
+    // the invoice's "Pipette tips 200ul" is this item under another name: the person matches it by SKU
+    const category = await buildCategory(b.t.db);
+    const tips = await buildItem(b.t.db, { name: 'Pipette tips (200 µl rack)', sku: 'PT-200', price: '7.00', currentStock: 3, categoryId: category.id });
+    const pdf = await invoicePdf(0);
+    // The PDF reader's worker thread starts on the first read, slowly on a busy machine: started here, beside the
+    // sign-in. Only the start matters; the uploads below show whether reading works.
+    const warmReader = readInvoicePdf({ originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length }).catch(() => null);
+
+    const page = await openAs(manager, '/orders/new-from-invoice');
+    await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(Buffer.from('%PDF-1.4 cut off in the middle'), 'broken.pdf'));
+    await page.getByRole('button', { name: 'Read invoice' }).click();
+    await page.getByText('The uploaded PDF is incomplete or damaged').waitFor();
+
+    await warmReader;
+    await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(pdf, 'acme-inv-1001.pdf'));
+    await page.getByRole('button', { name: 'Read invoice' }).click();
+    await page.getByRole('heading', { name: 'What the invoice says' }).waitFor();
+    expect(await page.getByLabel('Supplier').inputValue()).toBe('Acme Lab Supplies Ltd');
+    expect(await page.getByLabel('Invoice number').inputValue()).toBe('INV-1001');
+    expect(await page.getByText('invoice total').textContent()).toContain('£14,848.80');
+    expect(await page.getByLabel('Name of line 2').inputValue()).toBe('Pipette tips 200ul');
+    const lines = page.getByRole('region', { name: 'Lines' });
+    expect(await lines.getByRole('row').nth(2).textContent()).toContain('New');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-invoice-preview');
+
+    // correct line 2 to the item's SKU and see the match before creating
+    await page.getByLabel('SKU of line 2').fill('pt-200');
+    await page.getByRole('button', { name: 'Check matches' }).click();
+    await lines.getByRole('link', { name: 'Pipette tips (200 µl rack)' }).waitFor();
+    await page.getByLabel('Quantity of line 1').fill('0');
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await page.locator('[id="items.0.quantity-error"]').waitFor();
+    await page.getByLabel('Quantity of line 1').fill('8');
+    await page.getByLabel('Quantity of line 1').press('Enter');
+
+    await page.waitForURL(/\/orders\/O\d+$/);
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByText(`Order ${orderId} created with 2 line(s), 1 matched to inventory items`).waitFor();
+    const order = await b.t.db('orders').where({ order_id: orderId }).first();
+    expect(order).toMatchObject({ status: 'pending', invoice_number: 'INV-1001', total_amount: '9905.00' });
+    const dbLines = await b.t.db('order_items').where({ order_id: order.id }).orderBy('id');
+    expect(dbLines.map((l) => [l.name, l.item_id, l.quantity])).toEqual([
+      ['Nitrile gloves (box of 100)', null, '8.00'],
+      ['Pipette tips 200ul', tips.id, '4.00'],
+    ]);
+    const stored = await b.t.db('order_invoices').where({ order_id: order.id }).first();
+    expect(stored.filename).toBe('acme-inv-1001.pdf');
+    expect(Buffer.compare(stored.data, pdf)).toBe(0);
+
+    // receive 3 of the 4 tips into stock, and 2 of the 8 gloves (no item yet: only the quantity is recorded)
+    await page.getByLabel('Received quantity of Pipette tips 200ul').fill('3');
+    expect(await page.getByLabel('Add to inventory: Pipette tips 200ul').isChecked()).toBe(true);
+    await page.getByLabel('Received quantity of Nitrile gloves (box of 100)').fill('2');
+    await page.getByRole('button', { name: 'Receive' }).click();
+    await page.getByText(`Order ${orderId} partially received`).waitFor();
+    expect(await page.getByText('Partially received', { exact: true }).count()).toBe(1);
+    expect(await lines.getByRole('row').filter({ hasText: 'Pipette tips 200ul' }).textContent()).toContain('3 / 4');
+    expect(await page.getByRole('region', { name: 'Stock movements' }).textContent()).toContain('+3');
+    expect(await stockOf(b.t.db, tips.id)).toBe('6.00');
+    const [received] = await movementsOf(b.t.db, tips.id);
+    expect(received).toMatchObject({ type: 'in', quantity: '3.00', reference_type: 'order', reference_id: orderId });
+    expect((await b.t.db('orders').where({ id: order.id }).first()).status).toBe('partially_received');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-show-partly-received');
+
+    // the gloves become an inventory item holding what was received
+    await page.getByLabel('Category for the new items').selectOption({ label: category.name });
+    await page.getByRole('button', { name: 'Create inventory items' }).click();
+    await page.getByText('Created 1 inventory item(s)').waitFor();
+    await lines.getByRole('link', { name: 'Nitrile gloves (box of 100)' }).waitFor();
+    const gloves = await b.t.db('items').where({ name: 'Nitrile gloves (box of 100)' }).first();
+    expect(gloves).toMatchObject({ category_id: category.id, current_stock: '2.00' });
+
+    const href = await page.getByRole('link', { name: 'Download invoice PDF' }).getAttribute('href');
+    const download = await page.request.get(href!);
+    expect(download.headers()['content-type']).toBe('application/pdf');
+    expect(Buffer.compare(await download.body(), pdf)).toBe(0);
+  });
+});
+
+describe('/orders and /orders/new', () => {
+  it('a manager finds an item by name, orders it by SKU with a free-text line, and the list filters by status', async () => {
+    b.expectHttpErrors(422);
+    const supplier = await buildSupplier(b.t.db, { name: 'Delta Glassware' });
+    const beaker = await buildItem(b.t.db, { name: 'Griffin beaker 250ml', sku: 'GB-250', price: '3.40' });
+    const done = await buildOrder(b.t.db, supplier.id, [{ name: 'Old stock', quantity: '1', unitCost: '1.00', receivedQuantity: '1' }], { status: 'received' });
+
+    const page = await openAs(manager, '/orders/new');
+    await page.getByLabel('Supplier').selectOption({ label: 'Delta Glassware' });
+    await page.getByLabel('Name or SKU').fill('griffin');
+    await page.getByRole('button', { name: 'Add Griffin beaker 250ml' }).click();
+    expect(await page.getByLabel('SKU of line 1').inputValue()).toBe('GB-250');
+    expect(await page.getByLabel('Unit cost of line 1').inputValue()).toBe('3.40');
+    await page.getByLabel('Quantity of line 1').fill('12');
+    await page.getByLabel('Name of line 2').fill('Custom glass stand');
+    await page.getByLabel('Quantity of line 2').fill('1');
+    await page.getByLabel('Unit cost of line 2').fill('forty');
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await page.locator('[id="items.1.unitCost-error"]').waitFor();
+    expect(await page.getByLabel('SKU of line 1').inputValue()).toBe('GB-250');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-new');
+    await page.getByLabel('Unit cost of line 2').fill('40.00');
+    await page.getByRole('button', { name: 'Create order' }).click();
+
+    await page.waitForURL(/\/orders\/O\d+$/);
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByText(`Order ${orderId} created with 2 line(s)`).waitFor();
+    const order = await b.t.db('orders').where({ order_id: orderId }).first();
+    expect(order).toMatchObject({ supplier_id: supplier.id, total_amount: '80.80', status: 'pending' });
+    const dbLines = await b.t.db('order_items').where({ order_id: order.id }).orderBy('id');
+    expect(dbLines.map((l) => [l.item_id, l.name, l.unit_cost])).toEqual([
+      [beaker.id, 'Griffin beaker 250ml', '3.40'],
+      [null, 'Custom glass stand', '40.00'],
+    ]);
+
+    await page.goto('/orders?status=pending');
+    await page.getByRole('link', { name: orderId, exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: done.order.order_id, exact: true }).count()).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'orders-list');
+    await page.getByLabel('Status').selectOption({ label: 'Received' });
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('link', { name: done.order.order_id, exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: orderId, exact: true }).count()).toBe(0);
+  });
+
+  it('403: a user reads orders but may not receive, create or upload; a form without its token is refused', async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Tape', quantity: '2', unitCost: '1.00' }]);
+    const user = await b.t.loginAs(clerk);
+    const show = await user.get(`/orders/${order.order_id}`).expect(200);
+    expect(show.text).not.toContain('Receive</button>');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(show.text)![1];
+    await user.get('/orders/new').expect(403);
+    await user.get('/orders/new-from-invoice').expect(403);
+    await user
+      .post(`/orders/${order.order_id}/receive`)
+      .type('form')
+      .send({ _csrf: csrf, orderItemId: String(lines[0].id), receivedQuantity: '1', [`addToInventory-${lines[0].id}`]: 'true' })
+      .expect(403);
+    await user.post('/orders').type('form').send({ _csrf: csrf, supplierId: supplier.id, name: 'Tape', quantity: '1', unitCost: '1' }).expect(403);
+
+    const boss = await b.t.loginAs(manager);
+    await boss.post(`/orders/${order.order_id}/receive`).type('form').send({ orderItemId: String(lines[0].id), receivedQuantity: '1' }).expect(403);
+    expect((await b.t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
+  });
+});
