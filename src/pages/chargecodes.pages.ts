@@ -195,6 +195,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
       notes: noteRows.map(presentNote),
       // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
       mayHold: hasRole(user, policy.holdRole),
+      holdRole: policy.holdRole,
       isAdmin: hasRole(user, 'admin'),
       holdForm: formState('hold', { holdReason: '' }),
       exclusionForm: formState('exclusion', { categoryId: '' }),

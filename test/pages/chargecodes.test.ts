@@ -92,10 +92,9 @@ describe('GET /chargecodes', () => {
 });
 
 describe('GET /chargecodes/:code', () => {
-  it('200 a hold with a reason makes the counter refuse the code until it is released; exclusions, authorised people and notes are kept', async () => {
+  it('200 a hold with a reason makes the counter refuse the code until the hold is released', async () => {
     b.expectHttpErrors(422);
     const code = await buildChargeCode(b.t.db, { code: 'CHEM-HOLD-1', title: 'Chemistry consumables' });
-    const solvents = await buildCategory(b.t.db, { name: 'Solvents' });
     const page = await signedIn(admin, '/chargecodes/CHEM-HOLD-1');
 
     await page.getByRole('button', { name: 'Put on hold' }).click();
@@ -120,6 +119,13 @@ describe('GET /chargecodes/:code', () => {
     await counter.getByLabel('Charge code').fill(code.code);
     await counter.getByLabel('Charge code').press('Enter');
     await counter.getByRole('status').filter({ hasText: 'Charge code CHEM-HOLD-1 accepted' }).waitFor();
+  });
+
+  it('200 an admin excludes a category and authorises a person (told what to fix first), adds a note, and removes both', async () => {
+    b.expectHttpErrors(422);
+    const code = await buildChargeCode(b.t.db, { code: 'CHEM-LISTS-1', title: 'Chemistry consumables' });
+    const solvents = await buildCategory(b.t.db, { name: 'Solvents' });
+    const page = await signedIn(admin, '/chargecodes/CHEM-LISTS-1');
 
     await page.getByLabel('Category to exclude').selectOption({ label: 'Solvents' });
     await page.getByRole('button', { name: 'Exclude category' }).click();
@@ -134,7 +140,7 @@ describe('GET /chargecodes/:code', () => {
     await page.getByLabel('Email').fill('rf@example.ac.uk');
     await page.getByLabel('Department (optional)').fill('Chemistry');
     await page.getByRole('button', { name: 'Authorise person' }).click();
-    await page.getByRole('status').filter({ hasText: "Dr Rosalind Franklin may now use charge code 'CHEM-HOLD-1'" }).waitFor();
+    await page.getByRole('status').filter({ hasText: "Dr Rosalind Franklin may now use charge code 'CHEM-LISTS-1'" }).waitFor();
     expect(await b.t.db('charge_code_authorised_users').where({ charge_code_id: code.id }).select('user_name', 'email', 'department')).toEqual([
       { user_name: 'Dr Rosalind Franklin', email: 'rf@example.ac.uk', department: 'Chemistry' },
     ]);
@@ -168,6 +174,7 @@ describe('GET /chargecodes/:code', () => {
         expect(await page.getByRole('button', { name }).or(page.getByRole('link', { name })).count(), name).toBe(0);
       }
       expect(await page.getByRole('button', { name: 'Add note' }).count()).toBe(1);
+      await page.getByText('Holds and exclusions are changed by the manager role and above.').waitFor();
       await expectAccessible(page);
       await screenshot(page, 'chargecodes-detail-clerk');
 
@@ -181,6 +188,7 @@ describe('GET /chargecodes/:code', () => {
 
       const agent = await b.t.loginAs(clerk);
       await agent.get('/chargecodes/new').expect(403);
+      expect((await agent.get('/chargecodes/NO-SUCH-CODE').expect(404)).text).toContain('Charge code not found');
       const adminAgent = await b.t.loginAs(admin);
       await adminAgent.post('/chargecodes/CLERK-VIEW-1/hold').type('form').send({ onHold: 'true', holdReason: 'no token' }).expect(403);
       expect((await codeRow(code.code)).on_hold).toBe(false);
