@@ -1,7 +1,98 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { currentUser } from '../auth/guards';
+import { presentCreatedToken, presentToken } from '../auth/auth.present';
+import { CreateToken, TOKEN_DEFAULT_DAYS, TOKEN_MAX_DAYS, TokenIdParams, type CreatedToken } from '../auth/auth.schemas';
+import { tokensService } from '../auth/tokens.service';
+import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { presentPasswordChanged, presentPickingList, presentUser } from '../modules/users/users.present';
+import { ChangeOwnPasswordBody, PASSWORD_MIN_LENGTH, PickingListBody } from '../modules/users/users.schemas';
+import { usersService } from '../modules/users/users.service';
+import { attempt, checked, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
+import { ROLE_LABELS } from './users.pages';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function accountPages(_deps: Deps): Router {
-  return Router();
+const ASSETS = { stylesheets: ['/assets/css/users.css'], scripts: ['/assets/js/account.js'] };
+
+/** One of the page's forms coming back with what was typed and what to fix. */
+type AccountForm = { form: 'password' | 'token'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+/** The token form's fields as the API's body: the number of days is a number there, typed text here. */
+const tokenRequest = (body: Record<string, unknown>) => ({
+  name: body.name,
+  expiresInDays: body.expiresInDays === undefined || body.expiresInDays === '' ? undefined : Number(body.expiresInDays),
+});
+
+/** My account: everyone's own password, picking-list preference and API tokens, through the API's services. */
+export function accountPages({ db, config }: Deps): Router {
+  const pages = Router();
+  const users = usersService(db, config);
+  const tokens = tokensService(db);
+
+  async function renderAccount(req: Request, res: Response, returned: AccountForm | null = null, created: CreatedToken | null = null, status = 200) {
+    const row = await users.get(currentUser(req).id);
+    const formState = (name: AccountForm['form'], values: Record<string, unknown>) =>
+      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+    res.status(returned?.status ?? status).render('account/index', {
+      ...ASSETS,
+      title: 'My account',
+      user: presentUser(row),
+      roleLabel: ROLE_LABELS[row.role],
+      // a single sign-on account has no password here to change
+      hasPassword: row.password_hash !== null,
+      passwordMinLength: PASSWORD_MIN_LENGTH,
+      tokens: (await tokens.list(row.id)).map(presentToken),
+      tokenMaxDays: TOKEN_MAX_DAYS,
+      created,
+      passwordForm: formState('password', {}),
+      tokenForm: formState('token', { name: '', expiresInDays: String(TOKEN_DEFAULT_DAYS) }),
+    });
+  }
+
+  pages.get('/account', requirePage(), async (req, res) => {
+    await renderAccount(req, res);
+  });
+
+  pages.post('/account/password', requirePage(), async (req, res) => {
+    const result = await attempt(async () => {
+      const body = parse(ChangeOwnPasswordBody, req.body);
+      // this session stays signed in; the others and every API token end
+      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, actorOf(req), req.sessionID);
+    });
+    if (!result.ok) return renderAccount(req, res, { form: 'password', ...result, values: {} });
+    flash(req, `${presentPasswordChanged().message}. Your other sessions and your API tokens have ended.`);
+    res.redirect(303, '/account');
+  });
+
+  pages.post('/account/picking-list', requirePage(), async (req, res) => {
+    const user = currentUser(req);
+    users.assertMayChangePickingList(user.id, user);
+    const { showPickingList } = parse(PickingListBody, { showPickingList: checked(req.body.showPickingList) });
+    flash(req, presentPickingList(await users.setPickingList(user.id, showPickingList, actorOf(req))).message);
+    res.redirect(303, '/account');
+  });
+
+  // The new token's secret is shown in this answer only (it is stored nowhere but as a hash), so no redirect carries it.
+  pages.post('/account/tokens', requirePage(), async (req, res) => {
+    tokens.assertMayCreate(req.authMethod);
+    const result = await attempt(async () => {
+      const body = parse(CreateToken, tokenRequest(req.body));
+      return tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req));
+    });
+    if (!result.ok) return renderAccount(req, res, { form: 'token', ...result, values: req.body });
+    // nor does the browser keep a copy of the page that shows it
+    res.set('Cache-Control', 'no-store');
+    res.locals.flash = `API token "${result.value.row.name}" created`;
+    await renderAccount(req, res, null, presentCreatedToken(result.value), 201);
+  });
+
+  pages.post('/account/tokens/:id/revoke', requirePage(), async (req, res) => {
+    const { id } = parse(TokenIdParams, req.params);
+    await tokens.revoke(currentUser(req).id, id, actorOf(req));
+    flash(req, 'API token revoked: it no longer works');
+    res.redirect(303, '/account#tokens');
+  });
+
+  return pages;
 }

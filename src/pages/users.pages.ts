@@ -14,7 +14,7 @@ import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'] };
-const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager: 'Manager', admin: 'Admin' };
+export const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager: 'Manager', admin: 'Admin' };
 const fullName = (user: Pick<User, 'firstName' | 'lastName'>) => `${user.firstName} ${user.lastName}`.trim();
 
 /** One of the user page's forms coming back with what was typed and what to fix. */
