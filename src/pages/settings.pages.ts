@@ -1,7 +1,287 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
+import { NotFound } from '../http/errors';
+import { IdParams, parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
+import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.present';
+import { CreateMcpKey, type McpKey } from '../modules/mcp/mcp-keys.schemas';
+import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
+import { presentSetting } from '../modules/settings/settings.present';
+import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type KnownSetting } from '../modules/settings/settings.schemas';
+import { settingsService } from '../modules/settings/settings.service';
+import { ROLES } from '../modules/users/users.schemas';
+import { usersService } from '../modules/users/users.service';
+import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rates.present';
+import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
+import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
+import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
+import { requirePage } from './page-guards';
 
-// Being built in this session (issue 19): replaced by the area's pages.
-export function settingsPages(_deps: Deps): Router {
-  return Router();
+/** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
+const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string }> = {
+  'chargeCodes.holdRole': {
+    meaning: "The lowest role that may place or lift a hold on a charge code and change its excluded categories. Not set: every user may.",
+    example: '{"role": "manager"}',
+  },
+  'chargeCodes.requirePin': {
+    meaning: 'When enabled, a sale against a charge code that has a PIN needs the PIN. Not set: off.',
+    example: '{"enabled": true}',
+  },
+  'chargeCodes.requireAuthorisedUser': {
+    meaning: "When enabled, a sale's recipient email must be one of the charge code's authorised users. Not set: off.",
+    example: '{"enabled": true}',
+  },
+};
+
+const ROLE_CHOICES: Record<(typeof ROLES)[number], string> = {
+  user: 'Every user (the default)',
+  manager: 'Managers and admins',
+  admin: 'Admins only',
+};
+
+/** The charge-code policy form: each field, the setting it saves, the field's value from the form, and the setting's value from the field's. */
+const POLICY_FIELDS = {
+  holdRole: { key: 'chargeCodes.holdRole', typed: (body: Record<string, unknown>) => body.holdRole, value: (role: unknown) => ({ role }) },
+  requirePin: { key: 'chargeCodes.requirePin', typed: (body: Record<string, unknown>) => checked(body.requirePin), value: (enabled: unknown) => ({ enabled }) },
+  requireAuthorisedUser: {
+    key: 'chargeCodes.requireAuthorisedUser',
+    typed: (body: Record<string, unknown>) => checked(body.requireAuthorisedUser),
+    value: (enabled: unknown) => ({ enabled }),
+  },
+} as const satisfies Record<keyof ChargeCodePolicy, { key: KnownSetting; typed: (body: Record<string, unknown>) => unknown; value: (typed: unknown) => Record<string, unknown> }>;
+const POLICY_NAMES = Object.keys(POLICY_FIELDS) as (keyof ChargeCodePolicy)[];
+
+/**
+ * A setting's value is typed as JSON; text that is not JSON goes to the schema as it is, which
+ * answers that the value must be a JSON object.
+ */
+function typedJson(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The value's inner fields (value.role) are all typed in the one JSON field: their errors go beside it, naming the inner field. */
+function onValueField(errors: FieldErrors): FieldErrors {
+  const shown: FieldErrors = {};
+  for (const [field, message] of Object.entries(errors)) {
+    const [target, text] = field.startsWith('value.') ? ['value', `${field.slice('value.'.length)}: ${message}`] : [field, message];
+    shown[target] = shown[target] ? `${shown[target]}; ${text}` : text;
+  }
+  return shown;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A form coming back with what was typed and what to fix. */
+type Returned = { form: string; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+
+export function settingsPages({ db }: Deps): Router {
+  const pages = Router();
+  const settings = settingsService(db);
+  const rates = vatRatesService(db);
+  const keys = mcpKeysService(db);
+  const users = usersService(db);
+
+  pages.use('/settings', (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/settings.css'];
+    next();
+  });
+
+  /** Each form of a page: what came back for it, or its starting values. */
+  const formState = (returned: Returned | null, name: string, values: Record<string, unknown>) =>
+    returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {} as FieldErrors, message: null };
+
+  // ---- System settings and the charge-code policies -------------------------------------------
+
+  async function renderSettings(req: Request, res: Response, returned: Returned | null = null) {
+    const [rows, policy] = await Promise.all([settings.list(), chargeCodePolicy(db)]);
+    const stored = new Map(rows.map((row) => [row.key, presentSetting(row)]));
+    const updaters = new Map(
+      await Promise.all([...new Set(rows.flatMap((row) => (row.updated_by ? [row.updated_by] : [])))].map(async (id) => [id, await users.findById(id)] as const)),
+    );
+    const knownKeys = Object.keys(KNOWN_SETTINGS) as KnownSetting[];
+    const list = [...knownKeys, ...rows.map((row) => row.key).filter((key) => !isKnownSetting(key))].map((key) => {
+      const setting = stored.get(key);
+      const updater = setting?.updatedBy ? updaters.get(setting.updatedBy) : undefined;
+      return {
+        key,
+        meaning: isKnownSetting(key) ? SETTING_MEANINGS[key].meaning : 'Not read by the service: kept for other uses.',
+        value: setting ? JSON.stringify(setting.value) : null,
+        updatedAt: setting?.updatedAt ?? null,
+        updatedBy: updater ? `${updater.first_name} ${updater.last_name}` : null,
+      };
+    });
+    // an Edit link (?key=) fills the setting form with that setting
+    const editing = SettingKeyParams.safeParse({ key: req.query.key });
+    const editKey = editing.success ? editing.data.key : '';
+    const editValue = stored.get(editKey)?.value;
+    res.status(returned?.status ?? 200).render('settings/index', {
+      title: 'Settings',
+      section: 'settings',
+      settings: list,
+      examples: Object.fromEntries(knownKeys.map((key) => [key, SETTING_MEANINGS[key].example])),
+      roleChoices: ROLE_CHOICES,
+      policyForm: formState(returned, 'policies', { ...policy }),
+      settingForm: formState(returned, 'setting', { key: editKey, value: editValue ? JSON.stringify(editValue, null, 2) : '' }),
+    });
+  }
+
+  pages.get('/settings', requirePage('admin'), (req, res) => renderSettings(req, res));
+
+  pages.post('/settings', requirePage('admin'), async (req, res) => {
+    const result = await attempt(async () => {
+      const { key } = parse(SettingKeyParams, { key: req.body.key });
+      const { value } = parse(settingBodyFor(key), { value: typedJson(req.body.value) });
+      return settings.put(key, value, actorOf(req));
+    });
+    if (!result.ok) {
+      const values = { key: text(req.body.key), value: text(req.body.value) };
+      return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
+    }
+    flash(req, `Setting ${result.value.key} saved`);
+    res.redirect(303, '/settings');
+  });
+
+  pages.post('/settings/policies', requirePage('admin'), async (req, res) => {
+    const parsed = await Promise.all(
+      POLICY_NAMES.map(async (field) => {
+        const { key, typed, value } = POLICY_FIELDS[field];
+        return { field, key, result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value) };
+      }),
+    );
+    const errors: FieldErrors = Object.fromEntries(parsed.flatMap(({ field, result }) => (result.ok ? [] : Object.values(result.errors).map((message) => [field, message]))));
+    if (Object.keys(errors).length > 0) {
+      const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
+      return renderSettings(req, res, { form: 'policies', status: 422, message: 'Please correct the fields marked below', errors, values });
+    }
+    // only the policies that differ from those in force are saved (and audited)
+    const current = await chargeCodePolicy(db);
+    let saved = 0;
+    for (const { field, key, result } of parsed) {
+      if (!result.ok || JSON.stringify(result.value) === JSON.stringify(POLICY_FIELDS[field].value(current[field]))) continue;
+      await settings.put(key, result.value, actorOf(req));
+      saved += 1;
+    }
+    flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
+    res.redirect(303, '/settings');
+  });
+
+  // ---- VAT rates ------------------------------------------------------------------------------
+
+  async function renderVatRates(res: Response, returned: Returned | null = null) {
+    res.status(returned?.status ?? 200).render('settings/vat-rates', {
+      title: 'VAT rates',
+      section: 'vat-rates',
+      rates: presentVatRateList(await rates.list()).rates,
+      createForm: formState(returned, 'create', { name: '', rate: '', isDefault: false }),
+    });
+  }
+
+  const renderVatRate = (res: Response, view: 'vat-rate-edit' | 'vat-rate-delete', rate: VatRate, form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null }, status = 200) =>
+    res.status(status).render(`settings/${view}`, { title: view === 'vat-rate-edit' ? `Edit VAT rate ${rate.name}` : `Delete VAT rate ${rate.name}`, section: 'vat-rates', rate, form });
+
+  pages.get('/settings/vat-rates', requirePage('admin'), (_req, res) => renderVatRates(res));
+
+  pages.post('/settings/vat-rates', requirePage('admin'), async (req, res) => {
+    const result = await attempt(() => rates.create(parse(CreateVatRate, { ...filledIn({ name: req.body.name, rate: req.body.rate }), isDefault: checked(req.body.isDefault) }), actorOf(req)));
+    if (!result.ok) {
+      return renderVatRates(res, { form: 'create', ...result, values: { name: text(req.body.name), rate: text(req.body.rate), isDefault: checked(req.body.isDefault) } });
+    }
+    flash(req, `VAT rate ${result.value.name} added`);
+    res.redirect(303, '/settings/vat-rates');
+  });
+
+  pages.get('/settings/vat-rates/:rateId/edit', requirePage('admin'), async (req, res) => {
+    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+    renderVatRate(res, 'vat-rate-edit', rate, { values: { name: rate.name, rate: String(rate.rate) }, errors: {}, message: null });
+  });
+
+  pages.post('/settings/vat-rates/:rateId', requirePage('admin'), async (req, res) => {
+    const { rateId } = parse(RateIdParams, req.params);
+    const result = await attempt(() => rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)));
+    if (!result.ok) {
+      const rate = presentVatRate(await rates.get(rateId));
+      return renderVatRate(res, 'vat-rate-edit', rate, { values: { name: text(req.body.name), rate: text(req.body.rate) }, errors: result.errors, message: result.message }, result.status);
+    }
+    flash(req, `VAT rate ${result.value.name} saved`);
+    res.redirect(303, '/settings/vat-rates');
+  });
+
+  pages.post('/settings/vat-rates/:rateId/default', requirePage('admin'), async (req, res) => {
+    const { rateId } = parse(RateIdParams, req.params);
+    const rate = await rates.update(rateId, parse(UpdateVatRate, { isDefault: true }), actorOf(req));
+    flash(req, `${rate.name} is now the default VAT rate`);
+    res.redirect(303, '/settings/vat-rates');
+  });
+
+  // deleting asks first: this page says what goes, and refuses the default rate before anything is posted
+  pages.get('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
+    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+    renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: null });
+  });
+
+  pages.post('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
+    const { rateId } = parse(RateIdParams, req.params);
+    const rate = presentVatRate(await rates.get(rateId));
+    const result = await attempt(() => rates.delete(rateId, actorOf(req)));
+    if (!result.ok) return renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: result.message }, result.status);
+    flash(req, `VAT rate ${rate.name} deleted`);
+    res.redirect(303, '/settings/vat-rates');
+  });
+
+  // ---- MCP keys -------------------------------------------------------------------------------
+
+  async function renderMcpKeys(res: Response, returned: Returned | null = null) {
+    res.status(returned?.status ?? 200).render('settings/mcp-keys', {
+      title: 'MCP keys',
+      section: 'mcp-keys',
+      keys: (await keys.list()).map(presentMcpKey),
+      createForm: formState(returned, 'create', { name: '', write: false, expiresInDays: '' }),
+    });
+  }
+
+  async function findKey(id: number): Promise<McpKey> {
+    const key = (await keys.list()).find((row) => row.id === id);
+    if (!key) throw NotFound('MCP API key not found');
+    return presentMcpKey(key);
+  }
+
+  pages.get('/settings/mcp-keys', requirePage('admin'), (_req, res) => renderMcpKeys(res));
+
+  pages.post('/settings/mcp-keys', requirePage('admin'), async (req, res) => {
+    const typed = { name: text(req.body.name), write: checked(req.body.write), expiresInDays: text(req.body.expiresInDays).trim() };
+    const result = await attempt(async () => {
+      const body = parse(CreateMcpKey, {
+        name: typed.name,
+        // read is every key's; the checkbox adds write
+        scopes: typed.write ? ['read', 'write'] : ['read'],
+        expiresInDays: typed.expiresInDays === '' ? undefined : Number(typed.expiresInDays),
+      });
+      return keys.create(actorOf(req), body);
+    });
+    if (!result.ok) return renderMcpKeys(res, { form: 'create', ...result, values: typed });
+    // the secret is shown in this answer only: never stored, in the session or any cache
+    res.set('Cache-Control', 'no-store');
+    res.locals.scripts = ['/assets/js/settings.js'];
+    res.status(201).render('settings/mcp-key-created', { title: 'MCP key created', section: 'mcp-keys', key: presentCreatedMcpKey(result.value) });
+  });
+
+  pages.get('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
+    const key = await findKey(parse(IdParams, req.params).id);
+    res.render('settings/mcp-key-revoke', { title: `Revoke MCP key ${key.name}`, section: 'mcp-keys', key });
+  });
+
+  pages.post('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
+    const key = await findKey(parse(IdParams, req.params).id);
+    await keys.revoke(key.id, actorOf(req));
+    flash(req, `MCP key ${key.name} revoked`);
+    res.redirect(303, '/settings/mcp-keys');
+  });
+
+  return pages;
 }
