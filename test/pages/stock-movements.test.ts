@@ -29,20 +29,22 @@ async function openAs(user: UserRow, path: string): Promise<Page> {
 const rowTexts = (page: Page) => page.getByRole('table').locator('tbody tr').allInnerTexts();
 
 describe('GET /stock-movements', () => {
-  it('200 lists the ledger linking to items and sales; filters by type and item (SKU or name) narrow it, with and without htmx', async () => {
+  it('200 lists the ledger linking to items, sales and orders; filters by type and item (SKU or name) narrow it, with and without htmx', async () => {
     const beaker = await buildItem(b.t.db, { name: 'Glass beaker', sku: 'LEDGER-BKR' });
     const flask = await buildItem(b.t.db, { name: 'Glass flask', sku: 'LEDGER-FLK' });
     for (const item of [beaker, flask]) {
       await changeStock(b.t.db, { itemId: item.id, type: 'in', quantity: '20', reason: 'Delivery counted in', performedBy: clerk.id });
     }
     await changeStock(b.t.db, { itemId: flask.id, type: 'adjustment', quantity: '15', reason: 'Stocktake', performedBy: clerk.id });
+    await changeStock(b.t.db, { itemId: beaker.id, type: 'in', quantity: '5', reason: 'Received on order O9001', performedBy: clerk.id, reference: { type: 'order', id: 'O9001' } });
     const code = await buildChargeCode(b.t.db);
     const { sale } = await salesService(b.t.db).create(clerk, { chargeCode: code.code, items: [{ itemId: beaker.id, quantity: '3' }], vatApplied: true });
 
     const page = await openAs(clerk, '/stock-movements');
-    expect(await page.getByText('4 movements').count()).toBe(1);
+    expect(await page.getByText('5 movements').count()).toBe(1);
     const saleRow = page.getByRole('row').filter({ hasText: `Sale ${sale.sale_id}` }).first();
-    expect(await saleRow.innerText()).toMatch(/Glass beaker \(LEDGER-BKR\)\s+Out\s+-3\s+20\s+17/);
+    expect(await saleRow.innerText()).toMatch(/Glass beaker \(LEDGER-BKR\)\s+Out\s+-3\s+25\s+22/);
+    expect(await page.getByRole('link', { name: 'Order O9001' }).getAttribute('href')).toBe('/orders/O9001');
     await expectAccessible(page);
     await screenshot(page, 'stock-movements-list');
 
@@ -51,8 +53,8 @@ describe('GET /stock-movements', () => {
     await page.getByLabel('Type').selectOption({ label: 'In' });
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('type') === 'in');
-    await page.getByText('2 movements').waitFor();
-    expect((await rowTexts(page)).every((row) => row.includes('Delivery counted in'))).toBe(true);
+    await page.getByText('3 movements').waitFor();
+    expect((await rowTexts(page)).every((row) => /\sIn\s/.test(row))).toBe(true);
     await page.getByLabel('Item (SKU or name)').fill('ledger-flk');
     await page.getByLabel('Item (SKU or name)').press('Enter');
     await page.getByText('1 movement', { exact: true }).waitFor();
@@ -69,11 +71,11 @@ describe('GET /stock-movements', () => {
 
     // the item by its full name, as a plain GET (no JavaScript needed), and paged by one
     await page.goto('/stock-movements?item=Glass+beaker&limit=1');
-    expect(await page.getByRole('navigation', { name: 'Stock movement pages' }).innerText()).toContain('Page 1 of 2');
+    expect(await page.getByRole('navigation', { name: 'Stock movement pages' }).innerText()).toContain('Page 1 of 3');
     expect(await rowTexts(page)).toEqual([expect.stringContaining(`Sale ${sale.sale_id}`)]);
     await page.getByRole('link', { name: 'Next page' }).click();
     await page.waitForURL((url) => url.searchParams.get('page') === '2');
-    expect(await rowTexts(page)).toEqual([expect.stringContaining('Delivery counted in')]);
+    expect(await rowTexts(page)).toEqual([expect.stringContaining('Received on order O9001')]);
     await page.getByRole('link', { name: 'Glass beaker' }).click();
     await page.waitForURL(`**/items/${beaker.id}`);
 
