@@ -1,6 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { Deps } from '../deps';
-import { currentUser } from '../auth/guards';
 import { PERMISSIONS, isPermissionKey } from '../auth/permissions';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
@@ -48,7 +47,7 @@ export function usersPages({ db, config }: Deps): Router {
     res.redirect(303, `/users/${result.value.id}`);
   });
 
-  async function renderUser(req: Request, res: Response, id: string, returned: UserForm | null = null) {
+  async function renderUser(res: Response, id: string, returned: UserForm | null = null) {
     const user = presentUser(await users.get(id));
     const formState = (name: UserForm['form'], values: Record<string, unknown>) =>
       returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
@@ -56,7 +55,6 @@ export function usersPages({ db, config }: Deps): Router {
       ...view,
       title: fullName(user) || user.email,
       user,
-      isSelf: user.id === currentUser(req).id,
       passwordMinLength: PASSWORD_MIN_LENGTH,
       roleForm: formState('role', { role: user.role }),
       statusForm: formState('status', {}),
@@ -66,13 +64,13 @@ export function usersPages({ db, config }: Deps): Router {
 
   pages.get('/users/:id', requirePage('admin'), async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
-    await renderUser(req, res, id);
+    await renderUser(res, id);
   });
 
   pages.post('/users/:id/role', requirePage('admin'), async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
     const result = await attempt(async () => users.setRole(id, parse(RoleBody, req.body).role, actorOf(req)));
-    if (!result.ok) return renderUser(req, res, id, { form: 'role', ...result, values: req.body });
+    if (!result.ok) return renderUser(res, id, { form: 'role', ...result, values: req.body });
     flash(req, `Role changed to ${ROLE_LABELS[result.value.role]}`);
     res.redirect(303, `/users/${id}`);
   });
@@ -80,7 +78,7 @@ export function usersPages({ db, config }: Deps): Router {
   pages.post('/users/:id/deactivate', requirePage('admin'), async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
     const result = await attempt(() => users.deactivate(id, actorOf(req)));
-    if (!result.ok) return renderUser(req, res, id, { form: 'status', ...result, values: {} });
+    if (!result.ok) return renderUser(res, id, { form: 'status', ...result, values: {} });
     flash(req, 'User deactivated: their sessions and API tokens have ended');
     res.redirect(303, `/users/${id}`);
   });
@@ -94,7 +92,7 @@ export function usersPages({ db, config }: Deps): Router {
   pages.post('/users/:id/password', requirePage('admin'), async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
     const result = await attempt(async () => users.resetPassword(id, parse(ResetPasswordBody, req.body).password, actorOf(req)));
-    if (!result.ok) return renderUser(req, res, id, { form: 'password', ...result, values: { password: '' } });
+    if (!result.ok) return renderUser(res, id, { form: 'password', ...result, values: { password: '' } });
     flash(req, presentPasswordReset().message);
     res.redirect(303, `/users/${id}`);
   });
