@@ -5,12 +5,17 @@ import { NotFound } from '../http/errors';
 import { IdParams, parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from '../modules/archives/archives.present';
-import { CreateArchive, KEEP_REASONS, PreviewQuery, RECORD_TYPES, type ArchivePreview } from '../modules/archives/archives.schemas';
+import { CreateArchive, KEEP_REASONS, PreviewQuery, RECORD_TYPES, type Archive, type ArchivePreview } from '../modules/archives/archives.schemas';
 import { archivesService } from '../modules/archives/archives.service';
 import { attempt, flash, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = { sales: 'Sales', orders: 'Orders', stock_movements: 'Stock movements' };
+const NOUNS: Record<(typeof RECORD_TYPES)[number], [string, string]> = { sales: ['sale', 'sales'], orders: ['order', 'orders'], stock_movements: ['stock movement', 'stock movements'] };
+
+/** What an archive holds, in words: "1 sale, 3 stock movements". */
+const recordsSummary = (archive: Archive) =>
+  archive.recordTypes.map((type) => `${archive.recordsArchived[type]} ${NOUNS[type][archive.recordsArchived[type] === 1 ? 0 : 1]}`).join(', ');
 
 /** The create form sends the age as typed text: read as the preview's query reads it, the rest as the API's body. */
 const CreateArchiveForm = CreateArchive.extend({ ageThresholdDays: PreviewQuery.shape.ageThresholdDays });
@@ -45,6 +50,7 @@ export function archivesPages({ db, config }: Deps): Router {
       archives: list,
       recordTypes: RECORD_TYPES,
       recordTypeLabels: RECORD_TYPE_LABELS,
+      recordsSummary,
       preview: view.preview ?? { age: '', errors: {}, result: null },
       create,
     });
@@ -69,7 +75,7 @@ export function archivesPages({ db, config }: Deps): Router {
 
   const renderPurge = async (res: Response, idParam: unknown, form = { status: 200, message: null as string | null, errors: {} as FieldErrors }) => {
     const archive = await archiveOf(idParam);
-    res.status(form.status).render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordTypeLabels: RECORD_TYPE_LABELS, ...form });
+    res.status(form.status).render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordsSummary, ...form });
   };
 
   pages.get('/archives/:id/purge', requirePage('admin'), async (req, res) => {
