@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_PASSWORD_HASH_COST } from '../../src/config';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
+import { chargeCodesService } from '../../src/modules/chargecodes/chargecodes.service';
 import { settingsService } from '../../src/modules/settings/settings.service';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
@@ -29,18 +31,28 @@ const codeRow = (code: string) => b.t.db('charge_codes').where({ code }).first()
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 describe('GET /chargecodes', () => {
-  it('200 an admin creates a code with a PIN (never shown), finds it by search, edits it, and is told what to fix', async () => {
-    b.expectHttpErrors(422);
+  it('200 lists the codes with their hold and expiring-soon marks, and the search narrows the list', async () => {
     await buildChargeCode(b.t.db, { code: 'LIST-HELD', onHold: true, holdReason: 'Audit pending' });
     await buildChargeCode(b.t.db, { code: 'LIST-SOON', validUntil: new Date(Date.now() + 5 * 86_400_000) });
-    const page = await signedIn(admin, '/chargecodes');
-    const held = page.getByRole('row').filter({ hasText: 'LIST-HELD' });
-    expect(await held.textContent()).toMatch(/On hold\s*Audit pending/);
+    await buildChargeCode(b.t.db, { code: 'PHYS-LAB-1', title: 'Physics teaching labs', costCentre: 'Physics' });
+    const page = await signedIn(clerk, '/chargecodes');
+    expect(await page.getByRole('row').filter({ hasText: 'LIST-HELD' }).textContent()).toMatch(/On hold\s*Audit pending/);
     expect(await page.getByRole('row').filter({ hasText: 'LIST-SOON' }).textContent()).toMatch(/Expires within 30 days \([56] days\)/);
+    expect(await page.getByRole('row').filter({ hasText: 'PHYS-LAB-1' }).textContent()).toContain('Valid');
+    expect(await page.getByRole('link', { name: 'New charge code' }).count()).toBe(0);
     await expectAccessible(page);
     await screenshot(page, 'chargecodes-list');
 
-    await page.getByRole('link', { name: 'New charge code' }).click();
+    await page.getByLabel('Search code, title or cost centre').fill('teaching LABS');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText("1 of 3 charge codes matches 'teaching LABS'.").waitFor();
+    expect(await page.getByRole('link', { name: 'PHYS-LAB-1' }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'LIST-HELD' }).count()).toBe(0);
+  });
+
+  it('200 an admin creates a code with a PIN that is never shown, told first what to fix', async () => {
+    b.expectHttpErrors(422);
+    const page = await signedIn(admin, '/chargecodes/new');
     await page.getByLabel('Code', { exact: true }).fill('PHYS-2026/A');
     await page.getByLabel('Title').fill('Physics teaching lab');
     await page.getByLabel('Cost centre').fill('Physics');
@@ -64,30 +76,34 @@ describe('GET /chargecodes', () => {
     const created = await codeRow('PHYS-2026/A');
     expect(created).toMatchObject({ title: 'Physics teaching lab', cost_centre: 'Physics', authorised_by: admin.id, on_hold: false });
     expect(created.pin_hash).not.toBeNull();
+    expect(created.valid_from.toISOString()).toBe(`${day(-1)}T00:00:00.000Z`);
     expect(created.valid_until.toISOString()).toBe(`${day(200)}T23:59:59.999Z`);
     const details = await page.getByRole('region', { name: 'Details' }).textContent();
     expect(details).toContain('Set (never shown)');
     expect(details).toContain('Ada Admin');
     expect(await page.content()).not.toContain('4321');
+  });
 
+  it('200 an admin edits a code: its PIN and a date left as shown are kept', async () => {
+    const validFrom = new Date(Date.now() - 2 * 86_400_000);
+    const codes = chargeCodesService(b.t.db, { passwordHashCost: TEST_PASSWORD_HASH_COST });
+    await codes.create({ code: 'EDIT-ME-1', title: 'Geology field trips', costCentre: 'Geology', validFrom, validUntil: new Date(`${day(100)}T23:59:59.999Z`), pin: '2468' }, SYSTEM_ACTOR);
+    const { pin_hash: pinHash } = await codeRow('EDIT-ME-1');
+    const page = await signedIn(admin, '/chargecodes/EDIT-ME-1');
     await page.getByRole('link', { name: 'Edit charge code' }).click();
     expect(await page.getByLabel('New PIN (optional)').inputValue()).toBe('');
-    await page.getByLabel('Title').fill('Physics teaching labs');
+    expect(await page.content()).not.toContain('2468');
+    await screenshot(page, 'chargecodes-edit');
+    await page.getByLabel('Title').fill('Geology field courses');
     await page.getByLabel('Valid until').fill(day(300));
     await page.getByRole('button', { name: 'Save charge code' }).click();
-    await page.getByRole('status').filter({ hasText: "Charge code 'PHYS-2026/A' saved" }).waitFor();
-    const edited = await codeRow('PHYS-2026/A');
-    expect(edited).toMatchObject({ title: 'Physics teaching labs', pin_hash: created.pin_hash });
-    // the untouched validFrom keeps its instant; the changed validUntil covers its whole day
-    expect(edited.valid_from.toISOString()).toBe(created.valid_from.toISOString());
+    await page.getByRole('status').filter({ hasText: "Charge code 'EDIT-ME-1' saved" }).waitFor();
+    expect(await page.getByRole('region', { name: 'Details' }).textContent()).toContain('Geology field courses');
+    const edited = await codeRow('EDIT-ME-1');
+    expect(edited).toMatchObject({ title: 'Geology field courses', cost_centre: 'Geology', pin_hash: pinHash });
+    // the untouched validFrom keeps its instant (not moved to midnight); the changed validUntil covers its whole day
+    expect(edited.valid_from.toISOString()).toBe(validFrom.toISOString());
     expect(edited.valid_until.toISOString()).toBe(`${day(300)}T23:59:59.999Z`);
-
-    await page.getByRole('link', { name: 'Charge codes', exact: true }).first().click();
-    await page.getByLabel('Search code, title or cost centre').fill('teaching LABS');
-    await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByText("1 of 3 charge codes match 'teaching LABS'.").waitFor();
-    expect(await page.getByRole('link', { name: 'PHYS-2026/A' }).count()).toBe(1);
-    expect(await page.getByRole('link', { name: 'LIST-HELD' }).count()).toBe(0);
   });
 });
 
