@@ -84,7 +84,7 @@ describe('/backups', () => {
     await expect(fs.stat(path.join(b.t.dataDir, 'backups', backup.filename))).rejects.toThrow();
   });
 
-  it('403 for a manager on the page and on a forged create, and for a post without the form token', async () => {
+  it('403 for a manager on the admin pages and on forged posts, and for a post without the form token', async () => {
     const agent = await b.t.loginAs(manager);
     const html = (await agent.get('/notifications').expect(200)).text;
     const token = /name="_csrf" value="([^"]+)"/.exec(html)![1];
@@ -93,10 +93,16 @@ describe('/backups', () => {
     await agent.get('/audit').expect(403);
     await agent.post('/backups').type('form').send({ _csrf: token }).expect(403);
     await agent.post('/archives').type('form').send({ _csrf: token, ageThresholdDays: '0', includeRecordTypes: 'sales' }).expect(403);
+    // deleting a deployment notification is the API's admin route: a manager's forged post is refused, an admin's deletes it
+    const { notification } = await deploymentNotificationsService(b.t.db).record({ source: 'watchtower', event: 'notification', message: 'updated app', payloadJson: '{}' });
+    await agent.post(`/notifications/deployments/${notification.id}/delete`).type('form').send({ _csrf: token }).expect(403);
     const adminAgent = await b.t.loginAs(admin);
     await adminAgent.post('/backups').type('form').send({}).expect(403);
     expect(await backupFolder(b.t.dataDir).list()).toEqual([]);
     expect(await b.t.db('archives').count({ n: '*' })).toEqual([{ n: 0 }]);
+    const adminToken = /name="_csrf" value="([^"]+)"/.exec((await adminAgent.get('/notifications').expect(200)).text)![1];
+    await adminAgent.post(`/notifications/deployments/${notification.id}/delete`).type('form').send({ _csrf: adminToken }).expect(303);
+    expect(await b.t.db('deployment_notifications').where({ id: notification.id }).first()).toBeUndefined();
   });
 });
 
