@@ -154,10 +154,11 @@ export function settingsPages({ db }: Deps): Router {
         return { field, key, result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value) };
       }),
     );
-    const errors: FieldErrors = Object.fromEntries(parsed.flatMap(({ field, result }) => (result.ok ? [] : Object.values(result.errors).map((message) => [field, message]))));
-    if (Object.keys(errors).length > 0) {
+    const refused = parsed.flatMap(({ field, result }) => (result.ok ? [] : [{ field, ...result }]));
+    if (refused.length > 0) {
+      const errors: FieldErrors = Object.fromEntries(refused.flatMap(({ field, errors: byField }) => Object.values(byField).map((message) => [field, message])));
       const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
-      return renderSettings(req, res, { form: 'policies', status: 422, message: 'Please correct the fields marked below', errors, values });
+      return renderSettings(req, res, { form: 'policies', status: refused[0].status, message: refused[0].message, errors, values });
     }
     // only the policies that differ from those in force are saved (and audited)
     const current = await chargeCodePolicy(db);

@@ -68,7 +68,7 @@ describe('/settings', () => {
     expect(await settingsTable.getByRole('row').filter({ hasText: 'labels.printer' }).innerText()).toContain('Ada Admin');
   });
 
-  it('403 for a manager on the page and on a forged post; 403 for an admin post without the form token', async () => {
+  it('403 for a manager on the page and on a forged post, and for an admin post without the form token; 422 for a hold role the form does not offer', async () => {
     const manager = await buildUser(b.t.db, { role: 'manager' });
     const agent = await b.t.loginAs(manager);
     const refused = await agent.get('/settings').expect(403);
@@ -79,6 +79,12 @@ describe('/settings', () => {
 
     const adminAgent = await b.t.loginAs(admin);
     await adminAgent.post('/settings').type('form').send({ key: 'no.token', value: '{"x": 1}' }).expect(403);
+    // a hold role the form does not offer is refused by the setting's schema, beside the field
+    const adminToken = /name="_csrf" value="([^"]+)"/.exec((await adminAgent.get('/settings').expect(200)).text)![1];
+    const before = await b.t.db('settings').orderBy('key');
+    const wrongRole = await adminAgent.post('/settings/policies').type('form').send({ _csrf: adminToken, holdRole: 'owner', requirePin: 'true' }).expect(422);
+    expect(wrongRole.text).toMatch(/<p class="field-error" id="holdRole-error">must be one of user, manager, admin<\/p>/);
+    expect(await b.t.db('settings').orderBy('key')).toEqual(before);
     expect(await b.t.db('settings').whereIn('key', ['forged.by.manager', 'no.token'])).toEqual([]);
     expect(await b.t.db('mcp_api_keys').where({ name: 'Forged' })).toEqual([]);
   });
