@@ -47,6 +47,10 @@ describe('/backups', () => {
     await expect(fs.stat(path.join(b.t.dataDir, 'backups', backup.filename))).resolves.toMatchObject({ size: backup.size });
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: backup.filename }) });
     expect(await row.textContent()).toContain('Manual');
+    // the download link is the API's, signed in by the session
+    const download = await page.request.get((await row.getByRole('link', { name: `Download ${backup.filename}` }).getAttribute('href'))!);
+    expect(download.headers()['content-type']).toBe('application/octet-stream');
+    expect((await download.body()).length).toBe(backup.size);
     await expectAccessible(page);
     await screenshot(page, 'operations-backups');
 
@@ -129,6 +133,10 @@ describe('/archives', () => {
     const archive = await b.t.db('archives').first();
     expect(archive).toMatchObject({ status: 'completed', record_types: ['sales', 'stock_movements'], sales_count: Number(sales) });
     await expect(fs.stat(path.join(b.t.dataDir, 'archives', archive.archive_name))).resolves.toBeTruthy();
+
+    const download = await page.request.get((await page.getByRole('link', { name: `Download archive ${archive.id}` }).getAttribute('href'))!);
+    expect(download.headers()['content-type']).toBe('application/gzip');
+    expect((await download.body()).length).toBe(archive.size_bytes);
 
     b.expectHttpErrors(422);
     await page.getByRole('link', { name: `Purge archive ${archive.id}` }).click();
