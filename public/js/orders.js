@@ -9,8 +9,8 @@ function revealAddButtons() {
 document.addEventListener('DOMContentLoaded', revealAddButtons);
 document.addEventListener('htmx:afterSwap', revealAddButtons);
 
-// Adding a found item fills the first empty line with its SKU (and its price as the unit cost
-// when none is typed), then moves to its quantity.
+// Adding a found item fills the first empty line with its SKU, then moves to its quantity (the
+// unit cost is the supplier's, typed by the person: the item's price is what the stores charge).
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-use-sku]') : null;
   if (!button) return;
@@ -22,7 +22,13 @@ document.addEventListener('click', (event) => {
     return;
   }
   row.querySelector('.line-sku').value = button.dataset.useSku;
-  const cost = row.querySelector('.line-unitCost');
-  if (cost.value.trim() === '') cost.value = button.dataset.unitCost;
   row.querySelector('.line-quantity').focus();
+});
+
+// Enter in the item search searches (htmx's "search" trigger) rather than submitting the order,
+// which is what Enter does in the form's other fields.
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement) || event.target.name !== 'q') return;
+  event.preventDefault();
+  window.htmx.trigger(event.target, 'search');
 });

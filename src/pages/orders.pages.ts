@@ -215,7 +215,8 @@ export function ordersPages({ db }: Deps): Router {
 
   pages.post('/orders/new-from-invoice/create', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES), async (req, res) => {
     // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
-    const read = await attempt(() => readInvoicePdf({ originalname: text(req.body.invoiceFilename), buffer: Buffer.from(text(req.body.invoiceData), 'base64'), size: 0 }));
+    const bytes = Buffer.from(text(req.body.invoiceData), 'base64');
+    const read = await attempt(() => readInvoicePdf({ originalname: text(req.body.invoiceFilename), buffer: bytes, size: bytes.length }));
     if (!read.ok) return renderUpload(res, read.status, read.message);
     const values = { supplier: text(req.body.supplier), invoiceNumber: text(req.body.invoiceNumber), notes: text(req.body.notes) };
     const typed = typedLines(req.body);
