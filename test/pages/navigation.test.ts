@@ -1,0 +1,102 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { UserRow } from '../../src/modules/users/users.service';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { buildUser } from '../helpers/factories';
+import { grantPermission } from '../helpers/sales-factories';
+
+const b = useBrowserApp();
+
+/** Every page the header can link to, and the links a person of each kind must see. */
+const EVERYONE = ['Dashboard', 'Counter', 'Items', 'Sales', 'Report', 'Charge codes', 'Orders', 'Suppliers', 'Stock movements', 'API'];
+const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
+const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit'];
+
+let clerk: UserRow;
+let financeClerk: UserRow;
+let manager: UserRow;
+let admin: UserRow;
+beforeAll(async () => {
+  [clerk, financeClerk, manager, admin] = await Promise.all([
+    buildUser(b.t.db),
+    buildUser(b.t.db),
+    buildUser(b.t.db, { role: 'manager' }),
+    buildUser(b.t.db, { role: 'admin' }),
+  ]);
+  await grantPermission(b.t.db, financeClerk.id, 'finance.export');
+});
+
+/** The header's links as the page lists them (menus' links included, open or not): name -> href. */
+async function headerLinks(page: Page): Promise<Map<string, string>> {
+  const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { includeHidden: true });
+  const found = new Map<string, string>();
+  for (const link of await links.all()) found.set((await link.textContent())!.trim(), (await link.getAttribute('href'))!);
+  return found;
+}
+
+describe('the header', () => {
+  it('shows each person exactly the pages they may open, and every one it shows opens', async () => {
+    const cases = [
+      { user: () => clerk, expected: EVERYONE },
+      { user: () => financeClerk, expected: [...EVERYONE, 'Finance'] },
+      { user: () => manager, expected: MANAGERS },
+      { user: () => admin, expected: ADMINS },
+    ];
+    let everyLink = new Map<string, string>();
+    const seen: { user: UserRow; links: Map<string, string> }[] = [];
+    for (const { user, expected } of cases) {
+      const page = await b.newPage();
+      await b.signIn(page, user());
+      const links = await headerLinks(page);
+      expect([...links.keys()].sort()).toEqual([...expected].sort());
+      seen.push({ user: user(), links });
+      if (links.size > everyLink.size) everyLink = links;
+    }
+
+    // what the header shows opens (200); what it hides is refused (403), so the two agree with the guards
+    for (const { user, links } of seen) {
+      const agent = await b.t.loginAs(user);
+      for (const [label, href] of everyLink) {
+        const res = await agent.get(href);
+        expect({ label, status: res.status }).toEqual({ label, status: links.has(label) ? 200 : 403 });
+      }
+    }
+  });
+
+  it('opens its menus from the keyboard and closes them on Escape or a click elsewhere', async () => {
+    const page = await b.newPage();
+    await b.signIn(page, admin);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const admins = nav.getByText('Admin', { exact: true });
+    await admins.focus();
+    await page.keyboard.press('Enter');
+    await nav.getByRole('link', { name: 'Backups' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'navigation-admin-menu');
+
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape');
+    await nav.getByRole('link', { name: 'Backups' }).waitFor({ state: 'hidden' });
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Admin');
+
+    await nav.getByText('Purchasing', { exact: true }).click();
+    await nav.getByRole('link', { name: 'Suppliers' }).click();
+    await page.waitForURL('**/suppliers');
+    // the page's area is marked in its menu, which is marked as holding it
+    const purchasing = page.locator('details.nav-menu.current summary');
+    expect(await purchasing.textContent()).toBe('Purchasing');
+    await purchasing.click();
+    expect(await nav.getByRole('link', { name: 'Suppliers' }).getAttribute('aria-current')).toBe('page');
+    // a click on the page away from the open menu (which lies over the heading)
+    await page.mouse.click(1200, 700);
+    await nav.getByRole('link', { name: 'Suppliers' }).waitFor({ state: 'hidden' });
+  });
+
+  it('links the signed-in name to My account', async () => {
+    const page = await b.newPage();
+    await b.signIn(page, clerk);
+    await page.getByRole('link', { name: new RegExp(`^${clerk.first_name} ${clerk.last_name}`) }).click();
+    await page.waitForURL('**/account');
+    expect(await page.getByRole('link', { name: new RegExp(`^${clerk.first_name} ${clerk.last_name}`) }).getAttribute('aria-current')).toBe('page');
+  });
+});
