@@ -31,6 +31,8 @@ export type BrowserApp = {
   expectHttpErrors(...statuses: number[]): void;
   /** Signs in through the sign-in form, as a person does. */
   signIn(page: Page, user: { email: string }, password?: string): Promise<void>;
+  /** A new page opening path as the user: the page sends them to sign in, then back to path. */
+  openAs(user: { email: string }, path: string): Promise<Page>;
 };
 
 /**
@@ -105,6 +107,16 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.pathname !== '/login');
+  };
+
+  app.openAs = async (user, path) => {
+    const page = await app.newPage();
+    await page.goto(path);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname + url.search === path);
+    return page;
   };
 
   return app;

@@ -8,7 +8,7 @@ import { RefundBody } from '../../src/modules/sales/sales.schemas';
 import { salesService } from '../../src/modules/sales/sales.service';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { recordedAt, refundsRecordedAt } from '../helpers/finance-factories';
 import { buildChargeCode, grantPermission } from '../helpers/sales-factories';
 
@@ -49,24 +49,13 @@ beforeAll(async () => {
   await sell('CHEM-FIN-1', beaker.id, '1', '2025-07-02T10:00:00Z');
 });
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
-
 const rowText = async (page: Page, scope: string, name: string) =>
   (await page.getByRole('region', { name: scope }).getByRole('row').filter({ hasText: name }).first().textContent())?.replace(/\s+/g, ' ').trim();
 
 describe('GET /finance', () => {
   it('200 a finance.export holder (not an admin) finds Finance in the header, reads the recharges by period and cost centre, and downloads them', async () => {
     b.expectHttpErrors(422);
-    const page = await openAs(holder, '/');
+    const page = await b.openAs(holder, '/');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Finance' }).click();
     await page.getByRole('heading', { level: 1, name: 'Finance' }).waitFor();
 
@@ -105,7 +94,7 @@ describe('GET /finance', () => {
 describe('POST /finance/batches', () => {
   it('303 closes the batch its preview showed; the journal sums to it; closing again says there is nothing to close (409)', async () => {
     b.expectHttpErrors(409);
-    const page = await openAs(holder, '/finance');
+    const page = await b.openAs(holder, '/finance');
     await page.getByLabel('Up to and including').fill('2025-06-30');
     await page.getByRole('button', { name: 'Preview batch' }).click();
     await page.waitForURL('**/finance/batches/close?to=2025-06-30');
@@ -118,7 +107,7 @@ describe('POST /finance/batches', () => {
     await screenshot(page, 'finance-close-preview');
 
     // someone else previews the same close before this one is made
-    const other = await openAs(admin, '/finance/batches/close?to=2025-06-30');
+    const other = await b.openAs(admin, '/finance/batches/close?to=2025-06-30');
 
     await page.getByRole('button', { name: 'Close batch' }).click();
     await page.waitForURL('**/finance/batches/RC-202506-1');

@@ -9,7 +9,7 @@ import { deploymentNotificationsService } from '../../src/modules/deployments/de
 import { salesService } from '../../src/modules/sales/sales.service';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 
 const b = useBrowserApp();
@@ -23,22 +23,11 @@ beforeAll(async () => {
   ]);
 });
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
-
 const status = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor();
 
 describe('/backups', () => {
   it('an admin creates a backup and sees it listed; restore refuses a wrong typed name; delete confirms first; the schedule saves', async () => {
-    const page = await openAs(admin, '/backups');
+    const page = await b.openAs(admin, '/backups');
     await page.getByText('No backups yet.').waitFor();
     await page.getByRole('button', { name: 'Create backup' }).click();
     await status(page, /Backup created: stores-\d{8}-\d{6}-manual\.dump/);
@@ -117,7 +106,7 @@ describe('/archives', () => {
     await salesService(b.t.db).create(admin, { chargeCode: code, items: [{ itemId: item.id, quantity: '1' }], vatApplied: false });
     const [{ n: sales }] = await b.t.db('sales').count({ n: '*' });
 
-    const page = await openAs(admin, '/archives');
+    const page = await b.openAs(admin, '/archives');
     await page.getByLabel('Older than (days)', { exact: true }).fill('0');
     await page.getByRole('button', { name: 'Preview' }).click();
     const counts = page.getByLabel('Records older than 0 days');
@@ -159,7 +148,7 @@ describe('/notifications', () => {
     const item = await buildItem(b.t.db, { name: 'Pipette tips', currentStock: 2, minimumStock: 5 });
     await deploymentNotificationsService(b.t.db).record({ source: 'github', event: 'push', summary: 'alice pushed 3 commits to main', payloadJson: '{}' });
 
-    const page = await openAs(manager, '/notifications');
+    const page = await b.openAs(manager, '/notifications');
     await page.getByText('alice pushed 3 commits to main').waitFor();
     // deleting a deployment notification is for admins only
     expect(await page.getByRole('button', { name: /Delete notification/ }).count()).toBe(0);
@@ -179,7 +168,7 @@ describe('/audit', () => {
     await trail.record(SYSTEM_ACTOR, { entityType: 'setting', entityId: 'audit-page-setting', action: 'update', before: { value: 'a' }, after: { value: 'b' } });
     await trail.record({ ...SYSTEM_ACTOR, kind: 'session', userId: admin.id, email: admin.email }, { entityType: 'charge_code', entityId: 'AUDIT-PAGE-CODE', action: 'create', after: { code: 'AUDIT-PAGE-CODE' } });
 
-    const page = await openAs(admin, '/audit');
+    const page = await b.openAs(admin, '/audit');
     await page.getByText('AUDIT-PAGE-CODE').first().waitFor();
     await page.getByText('audit-page-setting').waitFor();
     await expectAccessible(page);

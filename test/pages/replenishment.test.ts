@@ -1,22 +1,9 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasing-factories';
 
 const b = useBrowserApp();
-
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname === path);
-  return page;
-}
 
 const pendingOrdersOf = (supplierId: string) => b.t.db('orders').where({ supplier_id: supplierId, status: 'pending' }).orderBy('id');
 
@@ -36,7 +23,7 @@ describe('replenishment page', () => {
     await buildItemSource(b.t.db, acme.id, tips.id, '0.40');
     await buildOrder(b.t.db, acme.id, [{ itemId: tips.id, name: 'Pipette tips', quantity: '9', unitCost: '0.40' }]);
 
-    const page = await openAs(manager, '/replenishment');
+    const page = await b.openAs(manager, '/replenishment');
     const group = page.getByRole('group', { name: 'Acme Lab Supplies' });
     const glovesRow = group.getByRole('row').filter({ hasText: 'Nitrile gloves' });
     expect(await glovesRow.textContent()).toContain('£65.00');

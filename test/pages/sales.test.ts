@@ -5,7 +5,7 @@ import { salesService } from '../../src/modules/sales/sales.service';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { stockOf } from '../helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from '../helpers/sales-factories';
 
@@ -36,17 +36,6 @@ async function saleOf(lines: { itemId: number; quantity?: number }[], chargeCode
   return sale;
 }
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
-
 const saleRow = (page: Page, saleId: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: saleId, exact: true }) });
 
 describe('GET /sales', () => {
@@ -58,7 +47,7 @@ describe('GET /sales', () => {
     const physSale = await saleOf([{ itemId: item.id }], phys.code);
     await salesService(b.t.db).markPaid(SYSTEM_ACTOR, physSale.id);
 
-    const page = await openAs(clerk, '/sales');
+    const page = await b.openAs(clerk, '/sales');
     await saleRow(page, chemSale.sale_id).waitFor();
     expect(await saleRow(page, physSale.sale_id).textContent()).toContain('PHYS-LIST-1');
     await expectAccessible(page);
@@ -90,7 +79,7 @@ describe('GET /sales', () => {
     const older = await saleOf([{ itemId: item.id }], code.code);
     const newer = await saleOf([{ itemId: item.id }], code.code);
 
-    const page = await openAs(clerk, '/sales?chargeCode=PAGED-1&limit=1');
+    const page = await b.openAs(clerk, '/sales?chargeCode=PAGED-1&limit=1');
     await saleRow(page, newer.sale_id).waitFor();
     expect(await page.getByRole('navigation', { name: 'Sales pages' }).textContent()).toContain('Page 1 of 2');
     await page.getByRole('link', { name: 'Next page' }).click();
@@ -101,7 +90,7 @@ describe('GET /sales', () => {
 
   it('422 shows what is wrong with a filter typed into the address', async () => {
     b.expectHttpErrors(422);
-    const page = await openAs(clerk, '/sales?startDate=yesterday');
+    const page = await b.openAs(clerk, '/sales?startDate=yesterday');
     await page.getByText('must be a date (YYYY-MM-DD) or an ISO 8601 timestamp').first().waitFor();
     await expectAccessible(page);
   });
@@ -113,7 +102,7 @@ describe('GET /sales/:id', () => {
     const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves', sku: 'NG-1', price: '3.00', currentStock: 10 });
     const sale = await saleOf([{ itemId: flask.id, quantity: 2 }, { itemId: gloves.id, quantity: 3 }]);
 
-    const page = await openAs(manager, `/sales/${sale.id}`);
+    const page = await b.openAs(manager, `/sales/${sale.id}`);
     const lines = page.getByRole('region', { name: 'Lines' });
     expect(await lines.getByRole('row').filter({ hasText: 'Round flask' }).textContent()).toContain('£30.00');
     expect(await lines.getByRole('row').filter({ hasText: 'Nitrile gloves' }).textContent()).toContain('NG-1');
@@ -130,7 +119,7 @@ describe('GET /sales/:id', () => {
     // unpaid is for admins only
     expect(await page.getByRole('button', { name: 'Mark unpaid' }).count()).toBe(0);
 
-    const adminPage = await openAs(admin, `/sales/${sale.id}`);
+    const adminPage = await b.openAs(admin, `/sales/${sale.id}`);
     await adminPage.getByRole('button', { name: 'Mark unpaid' }).click();
     await adminPage.getByRole('status').filter({ hasText: 'Sale marked as unpaid' }).waitFor();
     expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({ is_paid: false, status: 'completed' });
@@ -141,7 +130,7 @@ describe('GET /sales/:id', () => {
     const item = await buildItem(b.t.db, { name: 'Pipette', currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id }]);
 
-    const page = await openAs(clerk, `/sales/${sale.id}`);
+    const page = await b.openAs(clerk, `/sales/${sale.id}`);
     await page.getByRole('heading', { name: 'Lines' }).waitFor();
     expect(await page.getByRole('button', { name: /Mark (un)?paid/ }).count()).toBe(0);
     expect(await page.getByRole('heading', { name: 'Refund' }).count()).toBe(0);
@@ -166,7 +155,7 @@ describe('GET /sales/:id', () => {
   it("403 a user's forged Mark paid or refund post (with a valid form token) changes nothing", async () => {
     const item = await buildItem(b.t.db, { currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id }]);
-    const page = await openAs(clerk, `/sales/${sale.id}`);
+    const page = await b.openAs(clerk, `/sales/${sale.id}`);
     const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
     // the context's own request client: the session cookie, no page, so no page load to judge
     const paid = await page.request.post(`/sales/${sale.id}/paid`, { form: { _csrf: csrf }, maxRedirects: 0 });
@@ -183,7 +172,7 @@ describe('GET /sales/:id', () => {
     b.expectHttpErrors(422);
     const item = await buildItem(b.t.db, { currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id }]);
-    const page = await openAs(clerk, `/sales/${sale.id}`);
+    const page = await b.openAs(clerk, `/sales/${sale.id}`);
     await page.getByLabel("Recipient's email (optional)").fill('ada@example.ac.uk');
     await page.getByRole('button', { name: 'Save recipient' }).click();
     await page.getByText('is required').waitFor();
@@ -194,7 +183,7 @@ describe('GET /sales/:id', () => {
 
   it('404 for a sale that does not exist', async () => {
     b.expectHttpErrors(404);
-    const page = await openAs(clerk, '/sales/999999');
+    const page = await b.openAs(clerk, '/sales/999999');
     await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
     expect(await page.getByText('Sale not found').count()).toBe(1);
   });
@@ -206,7 +195,7 @@ describe('POST /sales/:id/refund', () => {
     const sale = await saleOf([{ itemId: item.id, quantity: 4 }]);
     expect(await stockOf(b.t.db, item.id)).toBe('6.00');
 
-    const page = await openAs(refunder, `/sales/${sale.id}`);
+    const page = await b.openAs(refunder, `/sales/${sale.id}`);
     await expectAccessible(page);
     await screenshot(page, 'sales-refund');
     await page.getByLabel('Refund quantity of Burette').fill('3');
@@ -225,7 +214,7 @@ describe('POST /sales/:id/refund', () => {
     const item = await buildItem(b.t.db, { name: 'Funnel', currentStock: 10 });
     const sale = await saleOf([{ itemId: item.id, quantity: 2 }]);
 
-    const page = await openAs(refunder, `/sales/${sale.id}`);
+    const page = await b.openAs(refunder, `/sales/${sale.id}`);
     await page.getByLabel('Refund quantity of Funnel').fill('5');
     await page.getByRole('button', { name: 'Refund' }).click();
     await page.getByText("Cannot refund 5 of 'Funnel': only 2 left to refund").waitFor();
@@ -246,7 +235,7 @@ describe('GET /sales/report', () => {
     const a = await saleOf([{ itemId: item.id, quantity: 1 }], first.code);
     const b2 = await saleOf([{ itemId: item.id, quantity: 3 }], second.code);
 
-    const page = await openAs(clerk, '/sales/report?chargeCode=RPT-');
+    const page = await b.openAs(clerk, '/sales/report?chargeCode=RPT-');
     expect(await figures(page)).toContain('Total sales 2 Total amount £40.00 Unique charge codes 2');
     const departments = page.getByRole('region', { name: 'By department' });
     expect(await departments.getByRole('row').filter({ hasText: 'Botany' }).textContent()).toContain('£30.00');
@@ -272,7 +261,7 @@ describe('GET /sales/report', () => {
     const unpaid = await saleOf([{ itemId: item.id, quantity: 1 }], code.code);
     await salesService(b.t.db).markPaid(SYSTEM_ACTOR, paid.id);
 
-    const page = await openAs(clerk, '/sales/report?chargeCode=UNPAID-RPT');
+    const page = await b.openAs(clerk, '/sales/report?chargeCode=UNPAID-RPT');
     await page.getByLabel('Unpaid only').check();
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('unpaidOnly') === 'true');

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildUser } from '../helpers/factories';
 import { withKey } from '../helpers/mcp-factories';
 
 const b = useBrowserApp();
@@ -12,24 +12,13 @@ beforeAll(async () => {
   admin = await buildUser(b.t.db, { role: 'admin', firstName: 'Ada', lastName: 'Admin' });
 });
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
-
 const flashed = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
 const settingOf = async (key: string) => (await b.t.db('settings').where({ key }).first('value', 'updated_by')) as { value: unknown; updated_by: string } | undefined;
 
 describe('/settings', () => {
   it('303 an admin sets a charge-code policy and a system setting; 422 shows the schema refusing a bad value beside the field', async () => {
     b.expectHttpErrors(422);
-    const page = await openAs(admin, '/settings');
+    const page = await b.openAs(admin, '/settings');
     const settingsTable = page.getByRole('region', { name: 'System settings' });
     expect(await settingsTable.getByRole('row').filter({ hasText: 'chargeCodes.requirePin' }).innerText()).toContain('a sale against a charge code that has a PIN needs the PIN');
     await screenshot(page, 'settings-system');
@@ -94,7 +83,7 @@ describe('/settings/vat-rates', () => {
   it('303 an admin adds a rate, renames it, makes it the default, then deletes the old default, which could not be deleted while it was the default', async () => {
     b.expectHttpErrors(422);
     const standard = await b.t.db('vat_rates').where({ name: 'Standard' }).first('id');
-    const page = await openAs(admin, '/settings/vat-rates');
+    const page = await b.openAs(admin, '/settings/vat-rates');
 
     await page.getByLabel('Name').fill('Reduced');
     await page.getByLabel('Rate (a fraction: 0.2 is 20%)').fill('5');
@@ -137,7 +126,7 @@ describe('/settings/vat-rates', () => {
 
 describe('/settings/mcp-keys', () => {
   it('201 an admin creates a key, sees it once with a copy button, the key opens the MCP analytics and shows its last use; revoking it shuts it out', async () => {
-    const page = await openAs(admin, '/settings/mcp-keys');
+    const page = await b.openAs(admin, '/settings/mcp-keys');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByLabel('Name').fill('Desk assistant');
     await page.getByLabel('Expires after (days, optional)').fill('30');

@@ -4,7 +4,7 @@ import { salesService } from '../../src/modules/sales/sales.service';
 import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 
 const b = useBrowserApp();
@@ -13,17 +13,6 @@ let clerk: UserRow;
 beforeAll(async () => {
   clerk = await buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' });
 });
-
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
 
 /** The ledger's rows (not its header) as their text. */
 const rowTexts = (page: Page) => page.getByRole('table').locator('tbody tr').allInnerTexts();
@@ -40,7 +29,7 @@ describe('GET /stock-movements', () => {
     const code = await buildChargeCode(b.t.db);
     const { sale } = await salesService(b.t.db).create(clerk, { chargeCode: code.code, items: [{ itemId: beaker.id, quantity: '3' }], vatApplied: true });
 
-    const page = await openAs(clerk, '/stock-movements');
+    const page = await b.openAs(clerk, '/stock-movements');
     expect(await page.getByText('5 movements').count()).toBe(1);
     const saleRow = page.getByRole('row').filter({ hasText: `Sale ${sale.sale_id}` }).first();
     expect(await saleRow.innerText()).toMatch(/Glass beaker \(LEDGER-BKR\)\s+Out\s+-3\s+25\s+22/);
@@ -87,7 +76,7 @@ describe('GET /stock-movements', () => {
 
   it('200 says when no item has the SKU or name typed, and 422 names a bad date typed into the address', async () => {
     b.expectHttpErrors(422);
-    const page = await openAs(clerk, '/stock-movements?item=no-such-thing');
+    const page = await b.openAs(clerk, '/stock-movements?item=no-such-thing');
     await page.getByText('No item has the SKU or name “no-such-thing”.').waitFor();
     await page.goto('/stock-movements?startDate=yesterday');
     await page.getByText('must be a date (YYYY-MM-DD) or an ISO 8601 timestamp').waitFor();

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildItem, buildUser } from '../helpers/factories';
 import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasing-factories';
 
 const b = useBrowserApp();
@@ -13,22 +13,11 @@ beforeAll(async () => {
   [clerk, admin] = await Promise.all([buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }), buildUser(b.t.db, { role: 'admin' })]);
 });
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname === path);
-  return page;
-}
-
 const sourceRow = (page: Page, itemName: string) => page.getByRole('region', { name: 'Items from this supplier' }).getByRole('row').filter({ hasText: itemName });
 
 describe('suppliers pages', () => {
   it('a user creates a supplier (a refused id comes back beside its field), edits it, and sees it listed', async () => {
-    const page = await openAs(clerk, '/suppliers');
+    const page = await b.openAs(clerk, '/suppliers');
     b.expectHttpErrors(422);
     await page.getByLabel('Id').fill('lab supplies');
     await page.getByLabel('Name').fill('Lab Supplies Ltd');
@@ -68,7 +57,7 @@ describe('suppliers pages', () => {
     const other = await buildSupplier(b.t.db, { name: 'Older Supplies' });
     await b.t.db('item_sources').insert({ supplier_id: other.id, item_id: item.id, price: '3.00', preferred: true });
 
-    const page = await openAs(clerk, `/suppliers/${supplier.id}`);
+    const page = await b.openAs(clerk, `/suppliers/${supplier.id}`);
     // typing part of the name offers the matching items (htmx fills the list) by their SKU
     await page.getByLabel('Item (SKU or exact name)').pressSequentially('conical');
     await page.locator('#item-matches option[value="CF-250"]').waitFor({ state: 'attached' });
@@ -112,7 +101,7 @@ describe('suppliers pages', () => {
     await buildItemSource(b.t.db, linked.id, item.id);
 
     // orders refer to it: the check lists them and offers no delete
-    const page = await openAs(admin, `/suppliers/${ordered.id}/delete`);
+    const page = await b.openAs(admin, `/suppliers/${ordered.id}/delete`);
     const check = page.getByRole('region', { name: 'Deletion check' });
     await check.getByText('orders: 1 record(s) reference it').waitFor();
     expect(await check.textContent()).toContain('It cannot be deleted while orders refer to it');
