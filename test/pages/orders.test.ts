@@ -61,8 +61,10 @@ describe('/orders/new-from-invoice', () => {
     await expectAccessible(page);
     await screenshot(page, 'orders-invoice-preview');
 
-    // correct line 2 to the item's SKU and its quantity, then Enter creates the order
+    // correct line 2 to the item's SKU and see it matched (the PDF rides along), then Enter creates the order
     await page.getByLabel('SKU of line 2').fill('PT-200');
+    await page.getByRole('button', { name: 'Check matches' }).click();
+    await lines.getByRole('link', { name: 'Pipette tips (200 µl rack)' }).waitFor();
     await page.getByLabel('Quantity of line 2').fill('5');
     await page.getByLabel('Quantity of line 2').press('Enter');
 
@@ -174,6 +176,20 @@ describe('/orders and /orders/new', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('link', { name: done.order.order_id, exact: true }).waitFor();
     expect(await page.getByRole('link', { name: orderId, exact: true }).count()).toBe(0);
+  });
+
+  it('without script, Search items and More lines post the form back with what was typed', async () => {
+    const supplier = await buildSupplier(b.t.db);
+    await buildItem(b.t.db, { name: 'Volumetric flask 100ml', sku: 'VF-100' });
+    const boss = await b.t.loginAs(manager);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await boss.get('/orders/new').expect(200)).text)![1];
+    const typed = { _csrf: csrf, supplierId: supplier.id, q: 'volumetric', sku: 'GB-1', name: '', quantity: '3', unitCost: '1.50' };
+    const searched = await boss.post('/orders').type('form').send({ ...typed, action: 'search' }).expect(200);
+    expect(searched.text).toContain('VF-100');
+    expect(searched.text).toMatch(/id="items\.0\.sku"[^>]*value="GB-1"/);
+    const more = await boss.post('/orders').type('form').send({ ...typed, action: 'more' }).expect(200);
+    expect(more.text).toContain('id="items.5.sku"');
+    expect(await b.t.db('orders').where({ supplier_id: supplier.id }).first()).toBeUndefined();
   });
 
   it('403: a user reads orders but may not receive, create or upload; a form without its token is refused', async () => {
