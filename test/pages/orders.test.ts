@@ -1,9 +1,8 @@
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readInvoicePdf } from '../../src/modules/invoices/invoices.pdf';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildCategory, buildItem, buildUser, TEST_PASSWORD } from '../helpers/factories';
+import { buildCategory, buildItem, buildUser } from '../helpers/factories';
 import { movementsOf, stockOf } from '../helpers/inventory-factories';
 import { buildOrder, buildSupplier, invoicePdf } from '../helpers/purchasing-factories';
 
@@ -18,17 +17,6 @@ beforeAll(async () => {
   ]);
 });
 
-/** Opens path as the user: the page sends them to sign in, then back to path. */
-async function openAs(user: UserRow, path: string): Promise<Page> {
-  const page = await b.newPage();
-  await page.goto(path);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname + url.search === path);
-  return page;
-}
-
 const pdfFile = (buffer: Buffer, name = 'invoice.pdf') => ({ name, mimeType: 'application/pdf', buffer });
 
 describe('/orders/new-from-invoice', () => {
@@ -42,7 +30,7 @@ describe('/orders/new-from-invoice', () => {
     // sign-in. Only the start matters; the uploads below show whether reading works.
     const warmReader = readInvoicePdf({ originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length }).catch(() => null);
 
-    const page = await openAs(manager, '/orders/new-from-invoice');
+    const page = await b.openAs(manager, '/orders/new-from-invoice');
     await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(Buffer.from('%PDF-1.4 cut off in the middle'), 'broken.pdf'));
     await page.getByRole('button', { name: 'Read invoice' }).click();
     await page.getByText('The uploaded PDF is incomplete or damaged').waitFor();
@@ -100,7 +88,7 @@ describe('/orders/:id', () => {
     ]);
     const orderId = order.order_id;
 
-    const page = await openAs(manager, `/orders/${orderId}`);
+    const page = await b.openAs(manager, `/orders/${orderId}`);
     // 3 of the 4 tips into stock, and 2 of the 8 boxes (no item yet: only the quantity is recorded)
     await page.getByLabel('Received quantity of Pipette tips').fill('3');
     expect(await page.getByLabel('Add to inventory: Pipette tips').isChecked()).toBe(true);
@@ -136,7 +124,7 @@ describe('/orders and /orders/new', () => {
     const beaker = await buildItem(b.t.db, { name: 'Griffin beaker 250ml', sku: 'GB-250', price: '3.40' });
     const done = await buildOrder(b.t.db, supplier.id, [{ name: 'Old stock', quantity: '1', unitCost: '1.00', receivedQuantity: '1' }], { status: 'received' });
 
-    const page = await openAs(manager, '/orders/new');
+    const page = await b.openAs(manager, '/orders/new');
     await page.getByLabel('Supplier').selectOption({ label: 'Delta Glassware' });
     await page.getByLabel('Name or SKU').fill('griffin');
     await page.getByLabel('Name or SKU').press('Enter');
