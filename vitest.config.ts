@@ -7,9 +7,10 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    // Two files at a time on the 2-core machines: vitest's default (cores - 1) ran one, and most of
-    // a file's time is spent waiting on PostgreSQL or Chromium (the suite: 545 s with one, 411-431 s with two)
-    maxWorkers: 2,
+    // Three files at a time on the 2-core machines: most of a file's time waits on PostgreSQL or
+    // Chromium. With the back-office page tests the suite took 749 s with two workers and 568 s with
+    // three; four ran slower than three (Chromiums competing for the cores).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
