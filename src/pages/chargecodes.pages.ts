@@ -25,7 +25,7 @@ import { presentNote } from '../modules/notes/notes.present';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
-import { attempt, checked, flash, type FieldErrors } from './forms';
+import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -61,9 +61,8 @@ const CODE_FIELDS = ['code', 'title', 'costCentre', 'validFrom', 'validUntil', '
 /** The create/edit form as typed. The PIN is write-only: never part of what is shown again. */
 type CodeForm = Record<(typeof CODE_FIELDS)[number], string>;
 
-const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
 const readCodeForm = (body: Record<string, unknown>): CodeForm =>
-  Object.fromEntries(CODE_FIELDS.map((field) => [field, formText(body[field])])) as CodeForm;
+  Object.fromEntries(CODE_FIELDS.map((field) => [field, textField(body[field])])) as CodeForm;
 
 /** The create form as the API's body: an empty PIN is no PIN, an empty "authorised by" the creating admin (the API's default). */
 const createBody = (form: CodeForm, pin: string) => ({
@@ -160,7 +159,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes', requirePage('admin'), async (req, res) => {
     const form = readCodeForm(req.body);
-    const result = await attempt(() => codes.create(parse(CreateChargeCode, createBody(form, formText(req.body.pin))), actorOf(req)));
+    const result = await attempt(() => codes.create(parse(CreateChargeCode, createBody(form, textField(req.body.pin))), actorOf(req)));
     if (!result.ok) return res.status(result.status).render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
     flash(req, `Charge code '${result.value.code.code}' created`);
     res.redirect(303, codeHref(result.value.code.code));
@@ -219,7 +218,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
     const { code } = parse(CodeParams, req.params);
     const current = presentChargeCode(await codes.get(code));
     const form = { ...readCodeForm(req.body), code: current.code };
-    const body = updateBody(form, current, formText(req.body.pin), checked(req.body.removePin));
+    const body = updateBody(form, current, textField(req.body.pin), checked(req.body.removePin));
     const result = await attempt(() => codes.update(code, parse(UpdateChargeCode, body), actorOf(req)));
     if (!result.ok) {
       const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, { ...result, hasPin: current.hasPin });
@@ -233,7 +232,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
   pages.post('/chargecodes/:code/hold', requirePage(), holdRole, async (req, res) => {
     const { code } = parse(CodeParams, req.params);
     const onHold = checked(req.body.onHold);
-    const values = { holdReason: formText(req.body.holdReason) };
+    const values = { holdReason: textField(req.body.holdReason) };
     const result = await attempt(() => {
       const body = parse(HoldBody, { onHold, holdReason: values.holdReason });
       return codes.setHold(code, body.onHold, body.holdReason, actorOf(req));
@@ -245,7 +244,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/exclusions', requirePage(), holdRole, async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { categoryId: formText(req.body.categoryId) };
+    const values = { categoryId: textField(req.body.categoryId) };
     const result = await attempt(() => codes.addExclusion(code, parse(ExclusionBody, values).categoryId, actorOf(req)), [400, 404, 409, 422]);
     if (!result.ok) return renderCode(req, res, code, { form: 'exclusion', ...result, values });
     flash(req, result.value ? 'Category excluded' : 'That category was already excluded');
@@ -261,7 +260,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/authorised-users', requirePage('admin'), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { userName: formText(req.body.userName), email: formText(req.body.email), department: formText(req.body.department), notes: formText(req.body.notes) };
+    const values = { userName: textField(req.body.userName), email: textField(req.body.email), department: textField(req.body.department), notes: textField(req.body.notes) };
     const result = await attempt(() => codes.addUser(code, parse(AuthorisedUserBody, { ...values, notes: values.notes.trim() === '' ? null : values.notes }), actorOf(req)));
     if (!result.ok) return renderCode(req, res, code, { form: 'user', ...result, values });
     flash(req, `${result.value.user.user_name} may now use charge code '${result.value.code.code}'`);
@@ -277,7 +276,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/notes', requirePage(), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { text: formText(req.body.text) };
+    const values = { text: textField(req.body.text) };
     const result = await attempt(async () => {
       const note = parse(CreateNote, { ...values, referenceType: 'charge_code', referenceId: code });
       return notes.create({ ...note, createdBy: currentUser(req).id });

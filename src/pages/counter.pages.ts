@@ -23,7 +23,7 @@ import { quotesService, type Basket, type BasketChange } from '../modules/sales/
 import { presentSale } from '../modules/sales/sales.present';
 import { RecipientBody, SaleAuthorisationBody, SaleIdParams } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
-import { attempt, checked, flash, type Attempt, type FieldErrors } from './forms';
+import { attempt, checked, flash, textField, type Attempt, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -60,13 +60,11 @@ const refusalMessage = (refusal: Refusal): string =>
  */
 const basketSessionId = (req: Request) => `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
 
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-
 /** The process form's PIN and recipient (shown while the charge-code policies ask for them); empty fields are absent. */
 function saleAuthorisationOf(form: Record<string, unknown>) {
-  const [deliveredTo, deliveredToEmail] = [text(form.recipientName).trim(), text(form.recipientEmail).trim()];
+  const [deliveredTo, deliveredToEmail] = [textField(form.recipientName).trim(), textField(form.recipientEmail).trim()];
   return parse(SaleAuthorisationBody, {
-    pin: text(form.pin) || undefined,
+    pin: textField(form.pin) || undefined,
     recipient: deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
   });
 }
@@ -164,7 +162,7 @@ export function counterPages({ db }: Deps): Router {
   );
 
   pages.post('/counter/charge-code', requirePage(), async (req, res) => {
-    const typed = text(req.body.chargeCode).trim();
+    const typed = textField(req.body.chargeCode).trim();
     const result = await attempt(() =>
       quotes.changeBasket(currentUser(req), basketSessionId(req), { kind: 'chargeCode', chargeCode: parse(BasketChargeCode, req.body).chargeCode || null }),
     );
@@ -200,7 +198,7 @@ export function counterPages({ db }: Deps): Router {
 
   pages.post('/counter/sales/:id/recipient', requirePage(), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    const values = { deliveredTo: text(req.body.deliveredTo), deliveredToEmail: text(req.body.deliveredToEmail) };
+    const values = { deliveredTo: textField(req.body.deliveredTo), deliveredToEmail: textField(req.body.deliveredToEmail) };
     const result = await attempt(() => {
       const body = parse(RecipientBody, { deliveredTo: values.deliveredTo, deliveredToEmail: values.deliveredToEmail.trim() || null });
       return sales.setRecipient(actorOf(req), id, body);

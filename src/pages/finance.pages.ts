@@ -6,7 +6,7 @@ import { rechargeBatches } from '../modules/finance/finance.batches';
 import { presentBatch, presentBatchClosed, presentBatchList, presentBatchPreview, presentRechargeReport } from '../modules/finance/finance.present';
 import { BatchListQuery, BatchParams, CloseBatch, RechargeQuery, type RechargeFilter } from '../modules/finance/finance.schemas';
 import { financeService } from '../modules/finance/finance.service';
-import { attempt, filledIn, flash, type FieldErrors } from './forms';
+import { attempt, filledIn, flash, textField, type FieldErrors } from './forms';
 import { requirePagePermission } from './page-guards';
 
 const FILTER_FIELDS = ['from', 'to', 'costCentre', 'chargeCode'] as const;
@@ -18,9 +18,6 @@ function filterParams(filter: RechargeFilter, format: 'csv' | 'xlsx'): URLSearch
   params.set('format', format);
   return params;
 }
-
-/** A query field as typed (a string), for re-showing it in its form. */
-const typed = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
  * Recharges are closed month by month (a batch is numbered by its month), so the close form
@@ -64,7 +61,7 @@ export function financePages({ db }: Deps): Router {
   });
 
   pages.get('/finance', ...access, async (req, res) => {
-    const values = Object.fromEntries(FILTER_FIELDS.map((key) => [key, typed(req.query[key])]));
+    const values = Object.fromEntries(FILTER_FIELDS.map((key) => [key, textField(req.query[key])]));
     // the report's filter and the batch list's page, each read with the API's own schema
     const [query, listQuery] = await Promise.all([
       attempt(() => parse(RechargeQuery, filledIn(Object.fromEntries(FILTER_FIELDS.map((key) => [key, req.query[key]]))))),
@@ -106,12 +103,12 @@ export function financePages({ db }: Deps): Router {
 
   // before /finance/batches/:batch, which would read "close" as a batch (and refuse it)
   pages.get('/finance/batches/close', ...access, async (req, res) => {
-    await renderPreview(res, typed(req.query.to).trim());
+    await renderPreview(res, textField(req.query.to).trim());
   });
 
   pages.post('/finance/batches', ...access, async (req, res) => {
     const result = await attempt(async () => batches.close(actorOf(req), parse(CloseBatch, filledIn({ to: req.body.to }))));
-    if (!result.ok) return renderPreview(res, typed(req.body.to).trim(), result);
+    if (!result.ok) return renderPreview(res, textField(req.body.to).trim(), result);
     flash(req, presentBatchClosed(result.value).message);
     res.redirect(303, `/finance/batches/${encodeURIComponent(result.value.batch.number)}`);
   });

@@ -67,5 +67,11 @@ export function pageUpload(field: string, maxBytes: number, maxFieldBytes?: numb
 export const filledIn = (fields: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 
+/** A repeated form field (rows, ticked boxes) as a list of strings: one value arrives as a string, none as undefined. */
+export const repeatedField = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+
+/** A single form or query field as typed: anything but a string (absent, repeated) is ''. */
+export const textField = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /** A checkbox: present (any value) means on. */
 export const checked = (value: unknown): boolean => value !== undefined && value !== '' && value !== 'false';

@@ -8,7 +8,7 @@ import { itemsBulkService, type BulkOutcome } from '../modules/items/items.bulk'
 import { sendItemsExport } from '../modules/items/items.export';
 import { presentBulkOutcome } from '../modules/items/items.present';
 import { BulkAddNote, BulkCategory, BulkExport, BulkIds, BulkImport, BulkVatRate } from '../modules/items/items.schemas';
-import { attempt, flash, pageUpload, type FieldErrors } from './forms';
+import { attempt, flash, pageUpload, repeatedField, type FieldErrors } from './forms';
 import { itemsListView } from './items.list';
 import { requirePage, safeNext } from './page-guards';
 
@@ -16,7 +16,7 @@ import { requirePage, safeNext } from './page-guards';
 const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
 
 /** The checked rows of the items table as ids (none checked is an empty list, which the schemas refuse). */
-const itemIdsOf = (value: unknown): number[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(Number);
+const itemIdsOf = (value: unknown): number[] => repeatedField(value).map(Number);
 
 /** The list the bulk form was sent from (its filters and page), to go back to; only an /items address. */
 function returnAddress(value: unknown): { href: string; query: Record<string, string> } {

@@ -16,7 +16,7 @@ import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
-import { attempt, checked, flash, type FieldErrors } from './forms';
+import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListView } from './items.list';
 import { requirePage } from './page-guards';
@@ -33,10 +33,8 @@ const ITEM_FIELDS = ['name', 'sku', 'description', 'categoryId', 'price', 'vatRa
 /** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
 type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
 
-const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
-
 function readItemForm(body: Record<string, unknown>): ItemForm {
-  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, formText(body[field])])) as Record<(typeof ITEM_FIELDS)[number], string>;
+  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, textField(body[field])])) as Record<(typeof ITEM_FIELDS)[number], string>;
   return { ...typed, isActive: checked(body.isActive) };
 }
 
@@ -186,7 +184,7 @@ export function itemsPages(deps: Deps): Router {
   // The API's POST /api/items/:id/stock: managers, the ledger's rules and refusals.
   pages.post('/items/:id/stock', requirePage('manager'), async (req, res) => {
     const { id } = parse(IdParams, req.params);
-    const values = { quantity: formText(req.body.quantity), type: formText(req.body.type), reason: formText(req.body.reason) };
+    const values = { quantity: textField(req.body.quantity), type: textField(req.body.type), reason: textField(req.body.reason) };
     const result = await attempt(() => items.changeStock(id, parse(StockChangeBody, values), currentUser(req).id));
     if (!result.ok) return renderDetail(req, res, id, result.status, { stock: { values, errors: result.errors, message: result.message } });
     const { movement } = result.value;
@@ -197,7 +195,7 @@ export function itemsPages(deps: Deps): Router {
   // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).
   pages.post('/items/:id/notes', requirePage(), async (req, res) => {
     const { id } = parse(IdParams, req.params);
-    const values = { text: formText(req.body.text) };
+    const values = { text: textField(req.body.text) };
     const result = await attempt(() =>
       notes.create({ ...parse(CreateNote, { ...values, referenceType: 'item', referenceId: String(id) }), createdBy: currentUser(req).id }),
     );
@@ -216,7 +214,7 @@ export function itemsPages(deps: Deps): Router {
 
   pages.post('/items/:id/notes/:noteId', requirePage(), async (req, res) => {
     const { id, noteId } = await itemNote(req);
-    const values = { text: formText(req.body.text) };
+    const values = { text: textField(req.body.text) };
     const result = await attempt(() => notes.update(noteId, parse(UpdateNote, values).text, currentUser(req)));
     if (!result.ok) return renderDetail(req, res, id, result.status, { editedNote: { id: noteId, values, errors: result.errors, message: result.message } });
     flash(req, 'Note saved');

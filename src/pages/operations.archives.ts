@@ -7,7 +7,7 @@ import { actorOf } from '../modules/audit/audit.actor';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from '../modules/archives/archives.present';
 import { CreateArchive, KEEP_REASONS, PreviewQuery, RECORD_TYPES, type Archive, type ArchivePreview } from '../modules/archives/archives.schemas';
 import { archivesService } from '../modules/archives/archives.service';
-import { attempt, flash, type FieldErrors } from './forms';
+import { attempt, flash, repeatedField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = { sales: 'Sales', orders: 'Orders', stock_movements: 'Stock movements' };
@@ -22,9 +22,6 @@ const CreateArchiveForm = CreateArchive.extend({ ageThresholdDays: PreviewQuery.
 
 /** A purge deletes records from the database: the form has the admin tick that they mean it. */
 const PurgeConfirmation = z.object({ confirmPurge: z.literal('yes', { error: 'must be ticked to delete the archived records' }) });
-
-/** A checkbox group arrives as nothing, one value or several. */
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
 type Preview = { age: string; errors: FieldErrors; result: ArchivePreview | null };
 type CreateForm = { message: string | null; errors: FieldErrors; values: { ageThresholdDays: string; includeRecordTypes: string[] } };
@@ -65,7 +62,7 @@ export function archivesPages({ db, config }: Deps): Router {
   });
 
   pages.post('/archives', requirePage('admin'), async (req, res) => {
-    const values = { ageThresholdDays: String(req.body.ageThresholdDays ?? ''), includeRecordTypes: listOf(req.body.includeRecordTypes) };
+    const values = { ageThresholdDays: String(req.body.ageThresholdDays ?? ''), includeRecordTypes: repeatedField(req.body.includeRecordTypes) };
     const result = await attempt(async () => archives.create(parse(CreateArchiveForm, values), actorOf(req)));
     if (!result.ok) return renderIndex(res, { status: result.status, create: { ...result, values } });
     const archive = presentArchive(result.value, config.dataDir);

@@ -18,7 +18,7 @@ import { categoriesService } from '../modules/categories/categories.service';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
-import { attempt, checked, filledIn, flash, pageUpload, type FieldErrors } from './forms';
+import { attempt, checked, filledIn, flash, pageUpload, repeatedField, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 const STATUS_LABELS = { pending: 'Pending', partially_received: 'Partially received', received: 'Received' } as const;
@@ -35,9 +35,6 @@ const SEARCH_MATCHES = '10';
  */
 const CARRIED_PDF_BYTES = Math.ceil((MAX_INVOICE_BYTES * 4) / 3) + 4;
 
-/** A repeated form field as a list of strings (one value arrives as a string, none as undefined). */
-const list = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 type LineValues = { sku: string; name: string; quantity: string; unitCost: string };
 const LINE_FIELDS = ['sku', 'name', 'quantity', 'unitCost'] as const;
@@ -45,7 +42,7 @@ const BLANK_LINE: LineValues = { sku: '', name: '', quantity: '', unitCost: '' }
 
 /** The form's line rows as typed: one per position of the repeated sku/name/quantity/unitCost fields. */
 function typedLines(body: Record<string, unknown>): LineValues[] {
-  const columns = Object.fromEntries(LINE_FIELDS.map((field) => [field, list(body[field])])) as Record<keyof LineValues, string[]>;
+  const columns = Object.fromEntries(LINE_FIELDS.map((field) => [field, repeatedField(body[field])])) as Record<keyof LineValues, string[]>;
   const count = Math.max(...LINE_FIELDS.map((field) => columns[field].length));
   return Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_FIELDS.map((field) => [field, (columns[field][i] ?? '').trim()])) as LineValues);
 }
@@ -66,7 +63,7 @@ function errorsByRow(errors: FieldErrors, rows: number[], prefix: string): Field
 }
 
 /** The page's status filter as typed, for re-showing it. */
-const typedFilter = (query: Request['query']) => ({ status: text(query.status), supplierId: text(query.supplierId) });
+const typedFilter = (query: Request['query']) => ({ status: textField(query.status), supplierId: textField(query.supplierId) });
 
 export function ordersPages({ db }: Deps): Router {
   const pages = Router();
@@ -126,12 +123,12 @@ export function ordersPages({ db }: Deps): Router {
 
   // What the search box shows as it is typed into (htmx); the form's Search button does the same without script.
   pages.get('/orders/item-search', requirePage('manager'), async (req, res) => {
-    const q = text(req.query.q);
+    const q = textField(req.query.q);
     res.render('orders/_item-matches', { q, matches: await searchItems(q) });
   });
 
   pages.post('/orders', requirePage('manager'), async (req, res) => {
-    const values = { supplierId: text(req.body.supplierId), invoiceNumber: text(req.body.invoiceNumber), notes: text(req.body.notes), q: text(req.body.q) };
+    const values = { supplierId: textField(req.body.supplierId), invoiceNumber: textField(req.body.invoiceNumber), notes: textField(req.body.notes), q: textField(req.body.q) };
     const typed = typedLines(req.body);
     const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
     if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
@@ -215,10 +212,10 @@ export function ordersPages({ db }: Deps): Router {
 
   pages.post('/orders/new-from-invoice/create', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES), async (req, res) => {
     // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
-    const bytes = Buffer.from(text(req.body.invoiceData), 'base64');
-    const read = await attempt(() => readInvoicePdf({ originalname: text(req.body.invoiceFilename), buffer: bytes, size: bytes.length }));
+    const bytes = Buffer.from(textField(req.body.invoiceData), 'base64');
+    const read = await attempt(() => readInvoicePdf({ originalname: textField(req.body.invoiceFilename), buffer: bytes, size: bytes.length }));
     if (!read.ok) return renderUpload(res, read.status, read.message);
-    const values = { supplier: text(req.body.supplier), invoiceNumber: text(req.body.invoiceNumber), notes: text(req.body.notes) };
+    const values = { supplier: textField(req.body.supplier), invoiceNumber: textField(req.body.invoiceNumber), notes: textField(req.body.notes) };
     const typed = typedLines(req.body);
     const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
     if (req.body.action === 'check') return renderInvoicePreview(res, form);
@@ -273,8 +270,8 @@ export function ordersPages({ db }: Deps): Router {
 
   pages.post('/orders/:id/receive', requirePage('manager'), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
-    const lineIds = list(req.body.orderItemId);
-    const quantities = list(req.body.receivedQuantity).map((q) => q.trim());
+    const lineIds = repeatedField(req.body.orderItemId);
+    const quantities = repeatedField(req.body.receivedQuantity).map((q) => q.trim());
     // rows left empty are not received this time; an unticked box is absent from the form
     const received = lineIds.flatMap((orderItemId, i) =>
       quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]) }] : [],
@@ -301,7 +298,7 @@ export function ordersPages({ db }: Deps): Router {
   pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
     const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, filledIn({ categoryId: req.body.categoryId })), actorOf(req)), [400, 404, 409, 422]);
-    if (!result.ok) return renderOrder(req, res, id, { form: 'inventory', ...result, values: { categoryId: text(req.body.categoryId) } });
+    if (!result.ok) return renderOrder(req, res, id, { form: 'inventory', ...result, values: { categoryId: textField(req.body.categoryId) } });
     const presented = presentAddToInventoryResult(result.value);
     flash(req, presented.message);
     res.redirect(303, `/orders/${presented.order.orderId}`);

@@ -7,7 +7,7 @@ import { ordersService } from '../modules/orders/orders.service';
 import { presentReplenishmentOrders, presentSuggestions } from '../modules/replenishment/replenishment.present';
 import { CreateReplenishmentOrders } from '../modules/replenishment/replenishment.schemas';
 import { replenishmentService } from '../modules/replenishment/replenishment.service';
-import { attempt, flash, type FieldErrors } from './forms';
+import { attempt, flash, repeatedField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 /** The orders a run created, named in the address it redirects to, so the page can link to them. */
@@ -16,16 +16,14 @@ const CreatedQuery = z.object({ created: z.array(IntId).max(100).optional() });
 /** The order form as typed: which items are ticked (null: the first showing, all of them) and each row's quantity. */
 type OrderForm = { selected: number[] | null; quantities: Record<string, string>; errors: FieldErrors; message: string | null };
 
-const list = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-
 /**
  * The form's rows as the API's body: every suggested row sends its item (lineItemId) and quantity;
  * the ticked ones (itemIds) are ordered, each in the quantity typed beside it.
  */
 function orderRequest(body: Record<string, unknown>) {
-  const rows = list(body.lineItemId);
-  const typed = list(body.quantity);
-  const ticked = list(body.itemIds);
+  const rows = repeatedField(body.lineItemId);
+  const typed = repeatedField(body.quantity);
+  const ticked = repeatedField(body.itemIds);
   const quantities = rows.map((itemId, i) => ({ itemId, quantity: (typed[i] ?? '').trim() })).filter((row) => ticked.includes(row.itemId));
   return {
     body: { itemIds: ticked.map(Number), quantities: quantities.map((row) => ({ itemId: Number(row.itemId), quantity: row.quantity })) },

@@ -14,7 +14,7 @@ import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
-import { attempt, filledIn, flash, type FieldErrors } from './forms';
+import { attempt, filledIn, flash, repeatedField, type FieldErrors } from './forms';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -60,9 +60,8 @@ function refundableItems({ lines }: SaleRecord) {
 
 /** The refund form's repeated itemId/refundQty fields as the API's body; rows left empty are not part of it. */
 function refundRequest(body: Record<string, unknown>) {
-  const list = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-  const itemIds = list(body.itemId);
-  const quantities = list(body.refundQty);
+  const itemIds = repeatedField(body.itemId);
+  const quantities = repeatedField(body.refundQty);
   const items = itemIds.map((itemId, i) => ({ itemId, refundQty: (quantities[i] ?? '').trim() })).filter((r) => r.refundQty !== '');
   const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note : undefined;
   return { items, note, typed: Object.fromEntries(itemIds.map((itemId, i) => [itemId, quantities[i] ?? ''])) };

@@ -15,7 +15,7 @@ import { usersService } from '../modules/users/users.service';
 import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
-import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
+import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 /** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
@@ -74,8 +74,6 @@ function onValueField(errors: FieldErrors): FieldErrors {
   }
   return shown;
 }
-
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** A form coming back with what was typed and what to fix. */
 type Returned = { form: string; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
@@ -140,7 +138,7 @@ export function settingsPages({ db }: Deps): Router {
       return settings.put(key, value, actorOf(req));
     });
     if (!result.ok) {
-      const values = { key: text(req.body.key), value: text(req.body.value) };
+      const values = { key: textField(req.body.key), value: textField(req.body.value) };
       return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
     }
     flash(req, `Setting ${result.value.key} saved`);
@@ -191,7 +189,7 @@ export function settingsPages({ db }: Deps): Router {
   pages.post('/settings/vat-rates', requirePage('admin'), async (req, res) => {
     const result = await attempt(() => rates.create(parse(CreateVatRate, { ...filledIn({ name: req.body.name, rate: req.body.rate }), isDefault: checked(req.body.isDefault) }), actorOf(req)));
     if (!result.ok) {
-      return renderVatRates(res, { form: 'create', ...result, values: { name: text(req.body.name), rate: text(req.body.rate), isDefault: checked(req.body.isDefault) } });
+      return renderVatRates(res, { form: 'create', ...result, values: { name: textField(req.body.name), rate: textField(req.body.rate), isDefault: checked(req.body.isDefault) } });
     }
     flash(req, `VAT rate ${result.value.name} added`);
     res.redirect(303, '/settings/vat-rates');
@@ -207,7 +205,7 @@ export function settingsPages({ db }: Deps): Router {
     const result = await attempt(() => rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)));
     if (!result.ok) {
       const rate = presentVatRate(await rates.get(rateId));
-      return renderVatRate(res, 'vat-rate-edit', rate, { values: { name: text(req.body.name), rate: text(req.body.rate) }, errors: result.errors, message: result.message }, result.status);
+      return renderVatRate(res, 'vat-rate-edit', rate, { values: { name: textField(req.body.name), rate: textField(req.body.rate) }, errors: result.errors, message: result.message }, result.status);
     }
     flash(req, `VAT rate ${result.value.name} saved`);
     res.redirect(303, '/settings/vat-rates');
@@ -255,7 +253,7 @@ export function settingsPages({ db }: Deps): Router {
   pages.get('/settings/mcp-keys', requirePage('admin'), (_req, res) => renderMcpKeys(res));
 
   pages.post('/settings/mcp-keys', requirePage('admin'), async (req, res) => {
-    const typed = { name: text(req.body.name), write: checked(req.body.write), expiresInDays: text(req.body.expiresInDays).trim() };
+    const typed = { name: textField(req.body.name), write: checked(req.body.write), expiresInDays: textField(req.body.expiresInDays).trim() };
     const result = await attempt(async () => {
       const body = parse(CreateMcpKey, {
         name: typed.name,

@@ -12,7 +12,7 @@ import { sourcesService } from '../modules/sources/sources.service';
 import { CreateSupplier, SupplierParams, UpdateSupplier } from '../modules/suppliers/suppliers.schemas';
 import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
-import { attempt, checked, flash, type FieldErrors } from './forms';
+import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
 /** How many items the link form's search offers. */
@@ -26,9 +26,8 @@ type FormState<T> = { values: T; errors: FieldErrors; message: string | null };
 const SourceParams = z.object({ id: SupplierParams.shape.id, sourceId: IntId });
 const ItemMatchesQuery = ItemQuery.pick({ search: true });
 
-const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
 const readSupplierForm = (body: Record<string, unknown>): SupplierForm =>
-  Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, formText(body[field])])) as SupplierForm;
+  Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, textField(body[field])])) as SupplierForm;
 
 /** The form as the API's body: a blank optional field clears it (null), as the API's schemas read it. */
 const supplierBody = ({ id, name, ...optional }: SupplierForm) => ({
@@ -133,14 +132,14 @@ export function suppliersPages({ db }: Deps): Router {
 
   /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
   pages.get('/suppliers/:id/item-matches', requirePage(), async (req, res) => {
-    const { search } = parse(ItemMatchesQuery, { search: formText(req.query.item) });
+    const { search } = parse(ItemMatchesQuery, { search: textField(req.query.item) });
     const found = !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
     res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
   });
 
   pages.post('/suppliers/:id/items', requirePage(), async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
-    const values: LinkForm = { item: formText(req.body.item).trim(), price: formText(req.body.price), notes: formText(req.body.notes), preferred: checked(req.body.preferred) };
+    const values: LinkForm = { item: textField(req.body.item).trim(), price: textField(req.body.price), notes: textField(req.body.notes), preferred: checked(req.body.preferred) };
     // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
     const match = values.item === '' ? undefined : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({ name: values.item, sku: values.item });
     const result = await attempt(async () => {
