@@ -1,7 +1,8 @@
-import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
-import { applySalesFilter, type ResolvedSalesFilter } from './sales.filters';
+import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
+import { salesWhere, type ResolvedSalesFilter } from './sales.filters';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -21,7 +22,7 @@ const isoDay = (t: Date) => t.toISOString().slice(0, 10);
 
 /**
  * The whole UTC days a filter's range covers, [from, to) as midnights (undefined: unbounded that
- * side), with the dates read as whereInDateRange reads them. A range inside one day gives from = to.
+ * side), with the dates read as salesWhere reads them. A range inside one day gives from = to.
  */
 function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date; to?: Date } {
   const from = startDate ? ceilToDay(new Date(DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : startDate)) : undefined;
@@ -36,55 +37,47 @@ function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date
  * sales_daily_totals (kept by triggers on sales in each writing transaction), the partial days at
  * the range's edges from the sales.
  */
-function dayFigures(db: Db, filter: ResolvedSalesFilter): Knex.QueryBuilder {
+function dayFigures(filter: ResolvedSalesFilter): Sql {
   const days = wholeDaysOf(filter);
   // A key's figures are the sum of its slots (see the rollup's migration), summed by the callers.
-  const rollup = applySalesFilter(db('sales_daily_totals as s'), { chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly }).select('s.charge_code', 's.day', 's.sales_count', 's.total_amount', 's.refunded_amount');
-  if (days.from) rollup.where('s.day', '>=', isoDay(days.from));
-  if (days.to) rollup.where('s.day', '<', isoDay(days.to));
-  const edge = (outsideWholeDays: (q: Knex.QueryBuilder) => Knex.QueryBuilder) =>
-    outsideWholeDays(
-      applySalesFilter(db('sales as s'), filter).select(
-        's.charge_code',
-        db.raw(`(s.created_at AT TIME ZONE 'UTC')::date AS day`),
-        db.raw('1 AS sales_count'),
-        's.total_amount',
-        's.refunded_amount',
-      ),
-    );
-  const edges: Knex.QueryBuilder[] = [];
-  if (days.from) edges.push(edge((q) => q.where('s.created_at', '<', days.from!)));
-  if (days.to) edges.push(edge((q) => q.where('s.created_at', '>=', days.to!)));
-  return (edges.length > 0 ? rollup.unionAll(edges, true) : rollup).as('f');
+  const rollupWhere = [salesWhere({ chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly })];
+  if (days.from) rollupWhere.push(sql`s.day >= ${isoDay(days.from)}::date`);
+  if (days.to) rollupWhere.push(sql`s.day < ${isoDay(days.to)}::date`);
+  const parts = [
+    sql`SELECT s.charge_code, s.day, s.sales_count, s.total_amount, s.refunded_amount
+          FROM sales_daily_totals s WHERE ${sql.join(rollupWhere, sql.raw(' AND '))}`,
+  ];
+  const edge = (outsideWholeDays: Sql) =>
+    sql`SELECT s.charge_code, (s.created_at AT TIME ZONE 'UTC')::date AS day, 1 AS sales_count, s.total_amount, s.refunded_amount
+          FROM sales s WHERE ${salesWhere(filter)} AND ${outsideWholeDays}`;
+  if (days.from) parts.push(edge(sql`s.created_at < ${days.from}`));
+  if (days.to) parts.push(edge(sql`s.created_at >= ${days.to}`));
+  return sql`(${sql.join(parts, sql.raw(' UNION ALL '))}) AS f`;
 }
 
-const FIGURES = ['sum(f.sales_count)::int AS sales', 'sum(f.total_amount)::text AS total_amount', 'sum(f.refunded_amount)::text AS refunded_amount'];
-const NET = '(sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount';
+const FIGURES = sql.raw(`sum(f.sales_count)::int AS sales, sum(f.total_amount)::text AS total_amount, sum(f.refunded_amount)::text AS refunded_amount,
+  (sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount`);
 /** A group whose rollup rows sum to no sale (all deleted, or moved out) is left out, as a straight aggregate has no such group. */
-const WITH_SALES = 'sum(f.sales_count) > 0';
+const WITH_SALES = sql.raw('sum(f.sales_count) > 0');
+
+/** The statement of chargeCodeFigures, for a caller that reads it with other things in one statement. */
+export const chargeCodeFiguresSql = (filter: ResolvedSalesFilter): Sql =>
+  sql`SELECT f.charge_code AS key, c.cost_centre, ${FIGURES}
+        FROM ${dayFigures(filter)} LEFT JOIN charge_codes c ON c.code = f.charge_code
+       GROUP BY f.charge_code, c.cost_centre HAVING ${WITH_SALES} ORDER BY f.charge_code`;
 
 /** The figures of the filtered sales per charge code (codes without a sale left out), by code. */
 export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Promise<ChargeCodeFiguresRow[]> {
-  const rows: ChargeCodeFiguresRow[] = await db
-    .queryBuilder()
-    .from(dayFigures(db, filter))
-    .leftJoin('charge_codes as c', 'c.code', 'f.charge_code')
-    .groupBy('f.charge_code', 'c.cost_centre')
-    .havingRaw(WITH_SALES)
-    .orderBy('f.charge_code')
-    .select('f.charge_code as key', 'c.cost_centre', ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
+  const { rows } = await preparedRaw<{ rows: ChargeCodeFiguresRow[] }>(db, chargeCodeFiguresSql(filter));
   return rows;
 }
 
 /** The figures of the filtered sales per UTC month (YYYY-MM), oldest first. */
 export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
-  const rows: SalesFiguresRow[] = await db
-    .queryBuilder()
-    .from(dayFigures(db, filter))
-    .groupByRaw('1')
-    .havingRaw(WITH_SALES)
-    .orderByRaw('1')
-    .select(db.raw(`to_char(f.day, 'YYYY-MM') AS key`), ...FIGURES.map((f) => db.raw(f)), db.raw(NET));
+  const { rows } = await preparedRaw<{ rows: SalesFiguresRow[] }>(
+    db,
+    sql`SELECT to_char(f.day, 'YYYY-MM') AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
+  );
   return rows;
 }
 

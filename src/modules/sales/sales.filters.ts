@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { whereInDateRange } from '../../lib/date-range';
+import { inDateRange } from '../../lib/date-range';
 import { containsPattern } from '../../db/like-pattern';
+import { preparedRaw } from '../../db/prepared';
+import { sql, type Sql } from '../../db/sql';
 
 export type SalesFilterInput = { chargeCode?: string; startDate?: string; endDate?: string; unpaidOnly?: boolean };
 
@@ -15,15 +17,35 @@ export type ResolvedSalesFilter = Omit<SalesFilterInput, 'chargeCode'> & { charg
  */
 export async function resolveSalesFilter(db: Db, { chargeCode, ...rest }: SalesFilterInput): Promise<ResolvedSalesFilter> {
   if (!chargeCode) return rest;
-  const chargeCodes: string[] = await db('charge_codes').where('code', 'ilike', containsPattern(chargeCode)).orderBy('code').pluck('code');
-  return { ...rest, chargeCodes };
+  const { rows } = await preparedRaw<{ rows: { code: string }[] }>(
+    db,
+    sql`SELECT code FROM charge_codes WHERE code ILIKE ${containsPattern(chargeCode)} ORDER BY code`,
+  );
+  return { ...rest, chargeCodes: rows.map((r) => r.code) };
 }
 
-/** The sales filters shared by the list, the reports, the CSV and the analytics (table alias s), given as typed or resolved. */
+/**
+ * The sales filters shared by the list, the reports, the CSV, the figures and the analytics, as
+ * the condition on a row `s` (sales, or the rollup's rows for the codes and the paid state), given
+ * as typed or resolved. Its text depends only on which filters are set, so it can be prepared.
+ */
+export function salesWhere(filter: SalesFilterInput | ResolvedSalesFilter): Sql {
+  const clauses: Sql[] = [];
+  if ('chargeCodes' in filter && filter.chargeCodes) {
+    // One code (the usual case) by equality: a prepared statement's generic plan then still reads
+    // sales(charge_code, created_at, id) in date order, which it cannot for a list of codes.
+    const codes = filter.chargeCodes;
+    clauses.push(codes.length === 1 ? sql`s.charge_code = ${codes[0]}` : sql`s.charge_code = ANY(${codes}::text[])`);
+  }
+  if ('chargeCode' in filter && filter.chargeCode) clauses.push(sql`s.charge_code ILIKE ${containsPattern(filter.chargeCode)}`);
+  clauses.push(...inDateRange(sql.raw('s.created_at'), filter.startDate, filter.endDate));
+  if (filter.unpaidOnly) clauses.push(sql.raw('s.is_paid = false'));
+  return clauses.length > 0 ? sql.join(clauses, sql.raw(' AND ')) : sql.raw('true');
+}
+
+/** salesWhere on a query builder over `sales as s`. */
 export function applySalesFilter<Q extends Knex.QueryBuilder>(query: Q, filter: SalesFilterInput | ResolvedSalesFilter): Q {
-  if ('chargeCodes' in filter && filter.chargeCodes) query.whereIn('s.charge_code', filter.chargeCodes);
-  if ('chargeCode' in filter && filter.chargeCode) query.where('s.charge_code', 'ilike', containsPattern(filter.chargeCode));
-  whereInDateRange(query, 's.created_at', filter.startDate, filter.endDate);
-  if (filter.unpaidOnly) query.where('s.is_paid', false);
+  const where = salesWhere(filter);
+  query.whereRaw(where.text, where.bindings as Knex.RawBinding[]);
   return query;
 }

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
-import { byDepartment, chargeCodeFigures } from './sales.figures';
-import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
+import { preparedRaw } from '../../db/prepared';
+import { byDepartment, chargeCodeFiguresSql, type ChargeCodeFiguresRow } from './sales.figures';
+import { applySalesFilter, resolveSalesFilter, salesWhere, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
 
@@ -53,23 +54,23 @@ export function salesReports(db: Db) {
     /** The spec's JSON report: summary and per-department figures over the whole filtered range, one page of sales. */
     async json(input: SalesFilterInput, page: number, limit: number): Promise<SalesReportRecord> {
       const filter = await resolveSalesFilter(db, input);
-      // The page is cut from the sales alone; who processed each, its department and its lines are
-      // then read for the page's rows only, in the same statement.
-      const pageRows = applySalesFilter(db('sales as s'), filter)
-        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
-        .limit(limit)
-        .offset((page - 1) * limit)
-        .select('s.*');
-      // The figures and the page are two statements apart either way, so they run side by side.
-      const [byCode, sales] = await Promise.all([
-        chargeCodeFigures(db, filter),
-        db
-          .from(pageRows.as('p'))
-          .leftJoin('users as u', 'u.id', 'p.processed_by')
-          .leftJoin('charge_codes as c', 'c.code', 'p.charge_code')
-          .orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id', order: 'desc' }])
-          .select<SalesReportRecord['sales']>('p.*', 'u.first_name', 'u.last_name', 'c.cost_centre as department', db.raw(REPORT_LINES)),
-      ]);
+      // One statement: the figures (as JSON, on the first row only) and the page, which is cut from
+      // the sales alone; who processed each, its department and its lines are read for its rows only.
+      const { rows } = await preparedRaw<{ rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[] }>(
+        db,
+        sql`WITH figures AS (${chargeCodeFiguresSql(filter)}),
+                 page AS (SELECT s.* FROM sales s WHERE ${salesWhere(filter)}
+                           ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
+            SELECT CASE WHEN row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) = 1 THEN fig.figures END AS figures,
+                   p.*, u.first_name, u.last_name, c.cost_centre AS department, ${sql.raw(REPORT_LINES)}
+              FROM (SELECT coalesce(json_agg(figures ORDER BY figures.key), '[]') AS figures FROM figures) fig
+              LEFT JOIN page p ON true
+              LEFT JOIN users u ON u.id = p.processed_by
+              LEFT JOIN charge_codes c ON c.code = p.charge_code
+             ORDER BY p.created_at DESC, p.id DESC`,
+      );
+      const byCode = rows[0].figures ?? [];
+      const sales = rows.filter((r) => r.id !== null).map(({ figures: _onFirstRow, ...sale }) => sale);
       const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
       const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
       const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
