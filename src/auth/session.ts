@@ -40,29 +40,30 @@ export function configurePassportSessions(passport: PassportStatic, db: Knex): v
   });
 }
 
+/** The users columns of a UserRow, named: a column a later migration adds does not change what the prepared read returns. */
+const SESSION_USER_COLUMNS = 'u.id, u.email, u.first_name, u.last_name, u.role, u.is_active, u.show_picking_list, u.password_hash, u.oidc_subject, u.created_at, u.updated_at';
+
 /**
  * connect-pg-simple, reading the session's user in the same query as the session, so an
- * authenticated request costs one round trip before its own work instead of two. The user
- * row rides on the loaded session as `loadedUser` for deserializeUser and is never stored.
+ * authenticated request costs one round trip before its own work instead of two; the read is a
+ * named prepared statement (every session request makes it), parsed and planned once per
+ * connection. The user row rides on the loaded session as `loadedUser` for deserializeUser and
+ * is never stored.
  */
-function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>) {
-  type QueryCallback<R> = (err: unknown, firstRow?: R) => void;
-  // connect-pg-simple's query helper: runs on the store's pool, calls back with the first row.
-  type WithQuery = { query<R>(sql: string, params: unknown[], callback: QueryCallback<R>): void };
+function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>, pool: Pool) {
+  const read = {
+    name: 'session_with_user',
+    text: `SELECT s.sess, ${SESSION_USER_COLUMNS} FROM sessions s
+             LEFT JOIN users u ON u.id = (s.sess -> 'passport' ->> 'user')::uuid
+            WHERE s.sid = $1 AND s.expire >= now()`,
+  };
   return class UserJoiningStore extends PgStore {
     override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
-      (this as unknown as WithQuery).query(
-        `SELECT s.sess, u.* FROM sessions s
-           LEFT JOIN users u ON u.id = (s.sess -> 'passport' ->> 'user')::uuid
-          WHERE s.sid = $1 AND s.expire >= now()`,
-        [sid],
-        (err: unknown, row?: { sess: session.SessionData } & Partial<UserRow>) => {
-          if (err) return callback(err);
-          if (!row) return callback(null, null);
-          const { sess, ...user } = row;
-          callback(null, user.id ? { ...sess, loadedUser: user as UserRow } : sess);
-        },
-      );
+      pool.query<{ sess: session.SessionData } & Partial<UserRow>>({ ...read, values: [sid] }).then(({ rows: [row] }) => {
+        if (!row) return callback(null, null);
+        const { sess, ...user } = row;
+        callback(null, user.id ? { ...sess, loadedUser: user as UserRow } : sess);
+      }, callback);
     }
 
     override set(sid: string, sess: session.SessionData, callback?: (err?: unknown) => void): void {
@@ -83,7 +84,7 @@ export function sessionMiddleware(opts: {
   pool: Pool;
   passport: PassportStatic;
 }): RequestHandler[] {
-  const Store = userJoiningStore(connectPgSimple(session));
+  const Store = userJoiningStore(connectPgSimple(session), opts.pool);
   const store = new Store({
     pool: opts.pool,
     tableName: 'sessions',
