@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ZodError } from 'zod';
-import { MulterError } from 'multer';
 import type { Logger } from '../logger';
 import { HttpError, NotFound } from './errors';
 import { mcpErrorBody, usesMcpErrors } from './mcp-errors';
 import { validationErrors } from './validate';
+import { isUploadError } from './uploads';
 import { BUSY_PG_CODES } from '../db/retry';
 
 type PgError = Error & { code?: string; detail?: string; constraint?: string };
@@ -77,7 +77,7 @@ function describeError(
   const answer = (status: number, body: Record<string, unknown>) => ({ status, body });
   if (err instanceof HttpError) return answer(err.status, { message: err.message, ...err.details });
   if (err instanceof ZodError) return answer(400, { message: 'Validation failed', errors: validationErrors(err) });
-  if (err instanceof MulterError) {
+  if (isUploadError(err)) {
     if (err.code === 'LIMIT_FILE_SIZE') return answer(413, { message: 'File too large' });
     return answer(400, { message: `Invalid upload: ${err.message}` });
   }

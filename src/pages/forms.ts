@@ -1,8 +1,8 @@
 import type { Request, RequestHandler } from 'express';
-import multer from 'multer';
 import { ZodError } from 'zod';
 import { HttpError } from '../http/errors';
 import { validationErrors } from '../http/validate';
+import { memoryUpload } from '../http/uploads';
 import { csrfProtection } from './page-csrf';
 
 /** Field name -> message, shown beside each field. */
@@ -60,7 +60,7 @@ export const storeFlashBeforeRedirect: RequestHandler = (req, res, next) => {
  */
 export function pageUpload(field: string, maxBytes: number, maxFieldBytes?: number): RequestHandler[] {
   const limits = { fileSize: maxBytes, files: 1, ...(maxFieldBytes ? { fieldSize: maxFieldBytes } : {}) };
-  return [multer({ storage: multer.memoryStorage(), limits }).single(field), csrfProtection];
+  return [memoryUpload(limits).single(field), csrfProtection];
 }
 
 /** A form sends its empty fields as ''; the API's schemas read an absent field, so those are dropped. */

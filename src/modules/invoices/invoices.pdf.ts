@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import multer from 'multer';
 import { Piscina } from 'piscina';
 import { BadRequest } from '../../http/errors';
+import { memoryUpload } from '../../http/uploads';
 import type { ParsedInvoice } from './invoices.parser';
 import type { PdfReadResult } from './invoices.pdf-worker';
 
@@ -11,14 +11,8 @@ export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
 /** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
 export const MAX_PAGES_READ = 20;
 
-/**
- * Multipart parsing for invoice uploads: in memory (the bytes go to PostgreSQL, never to
- * local disk), at most 10 MB per file (a larger one is a MulterError LIMIT_FILE_SIZE: 413).
- */
-export const invoiceUpload = multer({
-  storage: multer.memoryStorage(),
-  limits: { fileSize: MAX_INVOICE_BYTES, files: 2, fields: 20, fieldSize: 64 * 1024 },
-});
+/** Multipart parsing for invoice uploads: at most 10 MB per file (a larger one is a MulterError LIMIT_FILE_SIZE: 413). */
+export const invoiceUpload = memoryUpload({ fileSize: MAX_INVOICE_BYTES, files: 2, fields: 20, fieldSize: 64 * 1024 });
 
 export type UploadedFile = { originalname: string; buffer: Buffer; size: number };
 
