@@ -37,6 +37,10 @@ export type SalesReportRecord = {
   sales: (ReportRow & { lines: ReportLineRow[] })[];
 };
 
+/** The sales columns of a ReportRow, and processed_by for the join to who processed it. */
+const REPORT_COLUMNS = `s.id, s.sale_id, s.charge_code, s.subtotal_amount, s.vat_amount, s.total_amount, s.refunded_amount, s.customer_notes,
+  s.status, s.is_paid, s.processed_by, s.delivered_to, s.delivered_to_email, s.delivered_at, s.created_at`;
+
 /** A report row's lines as JSON, in line order; decimals stay strings. */
 const REPORT_LINES = `(SELECT coalesce(json_agg(json_build_object('item_name', si.item_name, 'item_sku', si.item_sku,
     'quantity', si.quantity::text, 'unit_price', si.unit_price::text) ORDER BY si.id), '[]') FROM sale_items si WHERE si.sale_id = p.id) AS lines`;
@@ -59,7 +63,7 @@ export function salesReports(db: Db) {
       const { rows } = await preparedRaw<{ rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[] }>(
         db,
         sql`WITH figures AS (${chargeCodeFiguresSql(filter)}),
-                 page AS (SELECT s.* FROM sales s WHERE ${salesWhere(filter)}
+                 page AS (SELECT ${sql.raw(REPORT_COLUMNS)} FROM sales s WHERE ${salesWhere(filter)}
                            ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
             SELECT CASE WHEN row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) = 1 THEN fig.figures END AS figures,
                    p.*, u.first_name, u.last_name, c.cost_centre AS department, ${sql.raw(REPORT_LINES)}
