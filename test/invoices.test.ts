@@ -114,6 +114,13 @@ describe('upload size limit', () => {
     const direct = await manager.post('/api/upload/invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
     expect([direct.status, direct.body.message]).toEqual([413, 'File too large']);
   });
+
+  it("400 naming multer's reason for a file in a field the route does not take; nothing is stored", async () => {
+    const invoicesBefore = await t.db('order_invoices').count({ n: '*' }).first();
+    const res = await manager.post('/api/orders/upload-invoice').attach('document', await invoicePdf(0), 'a.pdf');
+    expect([res.status, res.body.message]).toEqual([400, 'Invalid upload: Unexpected file field']);
+    expect(await t.db('order_invoices').count({ n: '*' }).first()).toEqual(invoicesBefore);
+  });
 });
 
 describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pdf', () => {
