@@ -3,9 +3,16 @@ import { hashPassword } from '../src/auth/passwords';
 
 const DAY = 86_400_000;
 
-/** Demo charge codes: two in use, one expiring within the month, one on hold. */
+/**
+ * Demo charge codes: two in use, one expiring within the month, one on hold. The hold is finance's,
+ * placed by the first admin (when there is one), so only an admin can release it.
+ */
 export async function seed(knex: Knex): Promise<void> {
   const now = Date.now();
+  const admin = await knex('users').where({ role: 'admin', is_active: true }).orderBy('created_at').first('id', 'first_name', 'last_name');
+  const placedByAdmin = admin
+    ? { hold_placed_by: admin.id, hold_placed_by_name: `${admin.first_name} ${admin.last_name}`, hold_placed_by_role: 'admin', hold_placed_at: new Date(now) }
+    : {};
   const codes = [
     { code: 'CHEM-2026-001', title: 'Chemistry teaching labs', cost_centre: 'Chemistry', from: -180, until: 365, pin: '1234' },
     { code: 'PHYS-2026-014', title: 'Physics research group', cost_centre: 'Physics', from: -90, until: 540 },
@@ -31,6 +38,7 @@ export async function seed(knex: Knex): Promise<void> {
         pin_hash: c.pin ? await hashPassword(c.pin) : null,
         on_hold: c.on_hold ?? false,
         hold_reason: c.hold_reason ?? null,
+        ...(c.on_hold ? placedByAdmin : {}),
       })
       .onConflict('code')
       .ignore();

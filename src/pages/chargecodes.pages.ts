@@ -5,7 +5,7 @@ import { currentUser, hasRole } from '../auth/guards';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { categoriesService } from '../modules/categories/categories.service';
-import { chargeCodePolicy, requireHoldRole } from '../modules/chargecodes/chargecodes.policy';
+import { chargeCodePolicy, holdSeniorityRefusal, requireHoldRole } from '../modules/chargecodes/chargecodes.policy';
 import { presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory } from '../modules/chargecodes/chargecodes.present';
 import {
   AuthorisedUserBody,
@@ -15,6 +15,7 @@ import {
   CreateChargeCode,
   ExclusionBody,
   HoldBody,
+  HoldReleaseForm,
   UpdateChargeCode,
   type ChargeCode,
   type ChargeCodeSummary,
@@ -195,6 +196,8 @@ export function chargecodesPages({ db, config }: Deps): Router {
       // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
       mayHold: hasRole(user, policy.holdRole),
       holdRole: policy.holdRole,
+      // why this person may not change or release the hold (its placer is more senior), or null
+      holdRefusal: chargeCode.onHold ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release') : null,
       isAdmin: hasRole(user, 'admin'),
       holdForm: formState('hold', { holdReason: '' }),
       exclusionForm: formState('exclusion', { categoryId: '' }),
@@ -228,15 +231,16 @@ export function chargecodesPages({ db, config }: Deps): Router {
     res.redirect(303, codeHref(current.code));
   });
 
-  // Put on hold (onHold "true" with a reason) or release it (onHold "false"): the API's PATCH .../hold.
+  // Put on hold (onHold "true" with a reason) or release it (onHold "false", with the reason the page requires): the API's PATCH .../hold.
+  // A release refused for seniority comes back on the code's page with the API's words.
   pages.post('/chargecodes/:code/hold', requirePage(), holdRole, async (req, res) => {
     const { code } = parse(CodeParams, req.params);
     const onHold = checked(req.body.onHold);
     const values = { holdReason: textField(req.body.holdReason) };
     const result = await attempt(() => {
-      const body = parse(HoldBody, { onHold, holdReason: values.holdReason });
-      return codes.setHold(code, body.onHold, body.holdReason, actorOf(req));
-    });
+      const body = parse(onHold ? HoldBody : HoldReleaseForm, { onHold, holdReason: values.holdReason });
+      return codes.setHold(code, { onHold: body.onHold, reason: body.holdReason }, { actor: actorOf(req), user: currentUser(req) });
+    }, [400, 403, 409, 422]);
     if (!result.ok) return renderCode(req, res, code, { form: 'hold', ...result, values });
     flash(req, onHold ? `Charge code '${result.value.code}' is on hold` : `Hold on charge code '${result.value.code}' released`);
     res.redirect(303, codeHref(result.value.code));

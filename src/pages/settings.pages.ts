@@ -21,7 +21,9 @@ import { requirePage } from './page-guards';
 /** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
 const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string }> = {
   'chargeCodes.holdRole': {
-    meaning: "The lowest role that may place or lift a hold on a charge code and change its excluded categories. Not set: every user may.",
+    meaning:
+      "The lowest role that may place or lift a hold on a charge code and change its excluded categories. Not set: every user may. " +
+      'On top of it, a hold is changed or released only by someone at least as senior as who placed it.',
     example: '{"role": "manager"}',
   },
   'chargeCodes.requirePin': {

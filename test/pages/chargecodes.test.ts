@@ -127,9 +127,29 @@ describe('GET /chargecodes/:code', () => {
     await counter.getByLabel('Charge code').press('Enter');
     await counter.getByRole('alert').filter({ hasText: "Charge code 'CHEM-HOLD-1' is on hold: Budget frozen by Finance" }).waitFor();
 
+    // who placed the hold, at what role and when
+    const hold = page.getByRole('region', { name: 'Hold' });
+    expect(await hold.textContent()).toMatch(/Placed by Ada Admin \(admin\) on \d{1,2} \w{3,4} \d{4}, \d{2}:\d{2}/);
+
+    // a release asks for its reason, told beside the field
+    await page.getByRole('button', { name: 'Release hold' }).click();
+    await page.getByText('is required to release a hold').waitFor();
+    expect(await page.getByLabel('Reason for releasing the hold').getAttribute('aria-invalid')).toBe('true');
+    expect((await codeRow(code.code)).on_hold).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, 'chargecodes-release-refused');
+    await page.getByLabel('Reason for releasing the hold').fill('Budget restored at year end');
     await page.getByRole('button', { name: 'Release hold' }).click();
     await page.getByRole('status').filter({ hasText: "Hold on charge code 'CHEM-HOLD-1' released" }).waitFor();
-    expect(await codeRow(code.code)).toMatchObject({ on_hold: false, hold_reason: null });
+    expect(await codeRow(code.code)).toMatchObject({ on_hold: false, hold_reason: null, hold_placed_by: null });
+
+    // the trail's row of the release names who released it and why
+    const audit = await signedIn(admin, '/audit?entityType=charge_code&entityId=CHEM-HOLD-1&action=release_hold');
+    const row = audit.getByRole('row').filter({ hasText: 'release_hold' });
+    expect(await row.count()).toBe(1);
+    expect(await row.textContent()).toContain(admin.email);
+    await row.getByText('Values').click();
+    await row.getByText('"releaseReason": "Budget restored at year end"').waitFor();
     // the refused code was not kept on the basket: the reloaded field is empty, and typing it again is a change
     await counter.reload();
     await counter.getByLabel('Charge code').fill(code.code);
@@ -174,6 +194,26 @@ describe('GET /chargecodes/:code', () => {
     await page.getByRole('button', { name: 'Remove Dr Rosalind Franklin' }).click();
     await page.getByRole('status').filter({ hasText: 'Authorised person removed' }).waitFor();
     expect(await b.t.db('charge_code_authorised_users').where({ charge_code_id: code.id })).toEqual([]);
+  });
+
+  it("403 a clerk cannot release an admin's hold: the page says who may, and a forged release is refused with the same words", async () => {
+    b.expectHttpErrors(403);
+    const code = await buildChargeCode(b.t.db, { code: 'ADMIN-HOLD-1' });
+    const codes = chargeCodesService(b.t.db);
+    await codes.setHold(code.code, { onHold: true, reason: 'Finance freeze' }, { actor: SYSTEM_ACTOR, user: admin });
+    const page = await signedIn(clerk, '/chargecodes/ADMIN-HOLD-1');
+    const hold = page.getByRole('region', { name: 'Hold' });
+    await hold.getByText('This hold was placed by an admin; only an admin can release it').waitFor();
+    expect(await page.getByRole('button', { name: 'Release hold' }).count()).toBe(0);
+    expect(await hold.textContent()).toContain('Placed by Ada Admin (admin)');
+    await expectAccessible(page);
+    await screenshot(page, 'chargecodes-hold-senior');
+
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    const forged = await page.request.post('/chargecodes/ADMIN-HOLD-1/hold', { form: { _csrf: csrf, onHold: 'false', holdReason: 'forged' }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    expect(await forged.text()).toContain('This hold was placed by an admin; only an admin can release it');
+    expect(await codeRow(code.code)).toMatchObject({ on_hold: true, hold_reason: 'Finance freeze', hold_placed_by_role: 'admin' });
   });
 
   it('403 below the role: a clerk sees no admin or hold buttons, and forged or tokenless posts change nothing', async () => {

@@ -5,7 +5,7 @@ import { currentUser, hasRole } from '../../auth/guards';
 import { Forbidden } from '../../http/errors';
 import { KNOWN_SETTINGS, type KnownSetting } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
-import type { Role } from '../users/users.schemas';
+import { ROLES, type Role } from '../users/users.schemas';
 
 /**
  * The charge-code policy of the settings; unset, the spec's behaviour: holds by any user, sales
@@ -35,4 +35,25 @@ export function requireHoldRole(db: Db): RequestHandler {
     const { holdRole } = await chargeCodePolicy(db);
     next(hasRole(currentUser(req), holdRole) ? undefined : Forbidden(`Holds and exclusions of charge codes require the ${holdRole} role (setting chargeCodes.holdRole)`));
   };
+}
+
+const withArticle = (role: Role) => (role === 'admin' ? 'an admin' : `a ${role}`);
+
+/** "a manager or an admin": the placer's role and every role above it. */
+const roleAndAbove = (role: Role) => {
+  const roles = ROLES.slice(ROLES.indexOf(role)).map(withArticle);
+  return roles.length === 1 ? roles[0] : `${roles.slice(0, -1).join(', ')} or ${roles[roles.length - 1]}`;
+};
+
+/** Why someone less senior than a hold's placer may not change or release it; the API and the page say the same. */
+export const holdNeedsSeniority = (placerRole: Role, change: 'change' | 'release') =>
+  `This hold was placed by ${withArticle(placerRole)}; only ${roleAndAbove(placerRole)} can ${change} it`;
+
+/**
+ * Seniority, on top of chargeCodes.holdRole: a hold is changed or released only by someone at
+ * least as senior as its placer. A hold with no recorded placer (placed before placers were
+ * recorded) is left to chargeCodes.holdRole alone. Null when the person may.
+ */
+export function holdSeniorityRefusal(placerRole: Role | null, user: Express.User, change: 'change' | 'release'): string | null {
+  return placerRole === null || hasRole(user, placerRole) ? null : holdNeedsSeniority(placerRole, change);
 }

@@ -23,6 +23,7 @@ import { presentAuthorisedUser, presentAuthorisedUsers, presentChargeCode, prese
 import { chargeCodesService } from './chargecodes.service';
 import { requireHoldRole } from './chargecodes.policy';
 import { actorOf } from '../audit/audit.actor';
+import { currentUser } from '../../auth/guards';
 
 const notFound = { description: 'Charge code not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
@@ -120,18 +121,26 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       operationId: 'setChargeCodeHold',
       summary: 'Put a charge code on hold or release it',
       description:
-        'holdReason is required when onHold is true and cleared when false. A code on hold is refused by draft save and processing. ' +
-        'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
+        'holdReason is required when onHold is true and cleared when false; on a release, a holdReason given is the reason for releasing, kept in the audit trail. ' +
+        'A code on hold is refused by draft save and processing. Placing a hold records who placed it and at what role (holdPlacedBy, holdPlacedAt). ' +
+        'Open to the role the setting chargeCodes.holdRole names (default user) and above; on top of that, a hold is changed or released only by ' +
+        'its placer\'s role or above (403 "This hold was placed by an admin; only an admin can release it").',
       access: 'auth',
       params: CodeParams,
       body: HoldBody,
-      responses: { 200: { description: 'The code with its hold state', schema: ChargeCodeSummary }, 400: invalid, 403: 'Below the chargeCodes.holdRole role', 404: notFound },
+      responses: {
+        200: { description: 'The code with its hold state', schema: ChargeCodeSummary },
+        400: invalid,
+        403: { description: "Below the chargeCodes.holdRole role, or less senior than the hold's placer", schema: MessageBody },
+        404: notFound,
+      },
     },
     holdRole,
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(HoldBody, req.body);
-      res.json(presentChargeCodeSummary(await codes.setHold(code, body.onHold, body.holdReason, actorOf(req))));
+      const hold = await codes.setHold(code, { onHold: body.onHold, reason: body.holdReason }, { actor: actorOf(req), user: currentUser(req) });
+      res.json(presentChargeCodeSummary(hold));
     },
   );
 

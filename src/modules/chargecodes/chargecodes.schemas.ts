@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { IntId } from '../../http/validate';
+import { Role } from '../users/users.schemas';
 
 /** A timestamp or a plain date (YYYY-MM-DD). A plain validUntil date covers that whole day (UTC). */
 const dateInput = (endOfDay: boolean) =>
@@ -55,9 +56,20 @@ export const UpdateChargeCode = z
   .refine(validRange, rangeIssue);
 export type UpdateChargeCode = z.infer<typeof UpdateChargeCode>;
 
+const HoldReason = z.string().trim().max(500, { error: 'must be at most 500 characters' });
+
 export const HoldBody = z
-  .object({ onHold: z.boolean({ error: 'must be a boolean' }), holdReason: z.string().trim().max(500).optional() })
+  .object({
+    onHold: z.boolean({ error: 'must be a boolean' }),
+    holdReason: HoldReason.optional().openapi({ description: 'Placing a hold: why (required). Releasing: why it is released (optional; kept in the audit trail).' }),
+  })
   .refine((v) => !v.onHold || (v.holdReason ?? '').length > 0, { error: 'is required when onHold is true', path: ['holdReason'] });
+
+/** The page's Release hold form: the API's release, with the reason it leaves optional required. */
+export const HoldReleaseForm = z.object({
+  onHold: z.literal(false),
+  holdReason: HoldReason.min(1, { error: 'is required to release a hold' }),
+});
 
 export const ExclusionBody = z.object({ categoryId: IntId });
 
@@ -79,6 +91,11 @@ export const ChargeCodeSummary = z
     costCentre: z.string(),
     onHold: z.boolean(),
     holdReason: z.string().nullable(),
+    holdPlacedBy: z
+      .object({ userId: z.string(), name: z.string(), role: Role })
+      .nullable()
+      .openapi({ description: 'Who placed the hold, at the role they had then; only that role and above can change or release it. Null when not on hold, or for a hold placed before placers were recorded.' }),
+    holdPlacedAt: z.string().nullable(),
   })
   .openapi('ChargeCodeSummary');
 export type ChargeCodeSummary = z.infer<typeof ChargeCodeSummary>;

@@ -1,9 +1,12 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { hashPassword } from '../../auth/passwords';
-import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
+import type { Role } from '../users/users.schemas';
+import { holdSeniorityRefusal } from './chargecodes.policy';
+import { presentHold } from './chargecodes.present';
 import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
 
 export type ChargeCodeRow = {
@@ -17,6 +20,11 @@ export type ChargeCodeRow = {
   pin_hash: string | null;
   on_hold: boolean;
   hold_reason: string | null;
+  /** who placed the hold (copied when it was placed) and at what role: all null when not on hold or placed before placers were recorded */
+  hold_placed_by: string | null;
+  hold_placed_by_name: string | null;
+  hold_placed_by_role: Role | null;
+  hold_placed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -41,6 +49,12 @@ export type ChargeCodeRecord = { code: ChargeCodeRow; excludedCategoryIds: numbe
 export type ExpiringChargeCode = { code: ChargeCodeRow; daysUntilExpiry: number };
 
 export type ExcludedCategoryRow = { id: number; name: string; description: string | null; icon: string | null; color: string | null };
+
+/** A hold placed (with its reason) or released (with the reason for releasing it, if given). */
+export type HoldChange = { onHold: boolean; reason?: string };
+
+/** Who changes a hold: the actor the audit row names, and the person, whose role is weighed against the placer's. */
+export type HoldChanger = { actor: Actor; user: Express.User };
 
 /** passwordHashCost: scrypt's cost for the PINs this service sets (config.passwordHashCost; 17 when absent) */
 export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } = {}) {
@@ -149,16 +163,28 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
       });
     },
 
-    async setHold(code: string, onHold: boolean, holdReason: string | undefined, actor: Actor): Promise<ChargeCodeRow> {
+    /**
+     * Places, replaces or releases a hold. Placing records the person and their role; changing or
+     * releasing a hold takes someone at least as senior as its placer (403 otherwise). The
+     * release's reason is kept in its audit row.
+     */
+    async setHold(code: string, { onHold, reason }: HoldChange, { actor, user }: HoldChanger): Promise<ChargeCodeRow> {
       return withAudit(db, actor, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
+        const refusal = holdSeniorityRefusal(current.on_hold ? current.hold_placed_by_role : null, user, onHold ? 'change' : 'release');
+        if (refusal) throw Forbidden(refusal);
+        // the transaction's time: the hold's placed-at is its audit row's occurred-at
+        const now = trx.fn.now() as unknown as Date;
+        const placer = onHold
+          ? { hold_placed_by: user.id, hold_placed_by_name: `${user.first_name} ${user.last_name}`, hold_placed_by_role: user.role, hold_placed_at: now }
+          : { hold_placed_by: null, hold_placed_by_name: null, hold_placed_by_role: null, hold_placed_at: null };
         const [row] = await trx<ChargeCodeRow>('charge_codes')
           .where({ id: current.id })
-          .update({ on_hold: onHold, hold_reason: onHold ? (holdReason ?? null) : null, updated_at: trx.fn.now() as unknown as Date })
+          .update({ on_hold: onHold, hold_reason: onHold ? (reason ?? null) : null, ...placer, updated_at: now })
           .returning('*');
-        const hold = (r: ChargeCodeRow) => ({ onHold: r.on_hold, holdReason: r.hold_reason });
-        return { result: row, audit: { entityType: 'charge_code', entityId: code, action: onHold ? 'hold' : 'release_hold', before: hold(current), after: hold(row) } };
+        const after = onHold ? presentHold(row) : { ...presentHold(row), releaseReason: reason || null };
+        return { result: row, audit: { entityType: 'charge_code', entityId: code, action: onHold ? 'hold' : 'release_hold', before: presentHold(current), after } };
       });
     },
 
