@@ -46,7 +46,7 @@ const roleAndAbove = (role: Role) => {
 };
 
 /** Why someone less senior than a hold's placer may not change or release it; the API and the page say the same. */
-export const holdNeedsSeniority = (placerRole: Role, change: 'change' | 'release') =>
+const holdNeedsSeniority = (placerRole: Role, change: 'change' | 'release') =>
   `This hold was placed by ${withArticle(placerRole)}; only ${roleAndAbove(placerRole)} can ${change} it`;
 
 /**
