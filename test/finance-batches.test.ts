@@ -197,6 +197,31 @@ describe('two concurrent closes', () => {
   });
 });
 
+describe('closing up to now', () => {
+  const utcDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+  it('400 for to = tomorrow (a date not begun is in the future); nothing written', async () => {
+    const before = await batchCount();
+    const res = await finance.post('/api/finance/recharge-batches').send({ to: utcDay(1) }).expect(400);
+    expect(res.body.errors).toEqual([{ field: 'to', message: 'must not be in the future' }]);
+    expect(await batchCount()).toBe(before);
+  });
+
+  it('201 for to = today: the batch runs up to the moment of the close and takes a sale made a moment ago', async () => {
+    const justSold = await sell(clerk, 'CHEM-001', [{ itemId: items.beaker.id, quantity: 1 }]);
+    const soldAt: Date = (await t.db('sales').where({ id: justSold.id }).first('created_at')).created_at;
+    const res = await finance.post('/api/finance/recharge-batches').send({ to: utcDay(0) }).expect(201);
+    const answeredAt = Date.now();
+    const recordedBefore = Date.parse(res.body.batch.recordedBefore);
+    expect(recordedBefore).toBeGreaterThan(soldAt.getTime());
+    expect(recordedBefore).toBeLessThanOrEqual(answeredAt);
+    expect(res.body.batch).toMatchObject({ number: expect.stringMatching(new RegExp(`^RC-${thisMonth()}-\\d+$`)), sales: 1, refunds: 0, gross: '12.00' });
+    expect((await entriesOf(res.body.batch.id)).map((e) => e.sale_number)).toEqual([justSold.saleId]);
+    // the preview of today reads up to now as well, and finds nothing left
+    await finance.post('/api/finance/recharge-batches').send({ to: utcDay(0) }).expect(409);
+  });
+});
+
 describe('GET /api/finance/recharge-batches', () => {
   it('200 newest first, paged', async () => {
     const res = await finance.get('/api/finance/recharge-batches?limit=2').expect(200);

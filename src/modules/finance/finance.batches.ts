@@ -44,17 +44,39 @@ export type JournalRow = {
   gross_amount: string;
 };
 
-/** The exclusive end a close's `to` stands for: a plain date runs to its next UTC midnight, a timestamp is the instant. */
-export function recordedBeforeOf(to: string): Date {
-  return DATE_ONLY.test(to) ? new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS) : new Date(to);
+const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+
+/**
+ * What a close's `to` asks for: the exclusive end (a plain date runs to its next UTC midnight, a
+ * timestamp is the instant) and the earliest moment it may be closed (a date once its day has
+ * begun, a timestamp once it has passed). A close never runs past its own moment, so today
+ * closes up to now (see cutOf).
+ */
+function closeEndOf(to: string): { end: Date; earliest: Date } {
+  if (!DATE_ONLY.test(to)) return { end: new Date(to), earliest: new Date(to) };
+  const dayStart = Date.parse(`${to}T00:00:00.000Z`);
+  return { end: new Date(dayStart + DAY_MS), earliest: new Date(dayStart) };
+}
+
+/** `to` read at this statement's moment: the exclusive end of what it takes (never after now), or 400 when it is still to come. */
+async function cutOf(db: Db, to: string): Promise<Date> {
+  const { end, earliest } = closeEndOf(to);
+  const {
+    rows: [cut],
+  } = await toRaw<{ rows: { future: boolean; recorded_before: Date }[] }>(
+    db,
+    // to the millisecond, as a JS Date holds it: the batch's stored end is the one its entries were cut at
+    sql`SELECT ${earliest}::timestamptz > statement_timestamp() AS future,
+               date_trunc('milliseconds', least(${end}::timestamptz, statement_timestamp())) AS recorded_before`,
+  );
+  if (cut.future) throw futureTo();
+  return cut.recorded_before;
 }
 
 /** The UTC month (YYYYMM) of the last instant a batch covers, the middle of its number. */
 export const periodOf = (recordedBefore: Date) => new Date(recordedBefore.getTime() - 1).toISOString().slice(0, 7).replace('-', '');
 
 export const batchNotFound = () => NotFound('Recharge batch not found');
-
-const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
 
 /** A line's quantity without trailing zeros, for a description ("2 x Beaker", "0.5 x Ethanol"). */
 const QTY = (column: string) => `trim_scale(${column})::text`;
@@ -70,26 +92,24 @@ export function rechargeBatches(db: Db) {
   return {
     /**
      * Closes into a new batch, in one transaction, every sale and every refund line recorded before
-     * `to`'s end and in no batch yet: a sale enters at its amounts as sold, the refund lines of one
+     * `to`'s end (or before now, for today) and in no batch yet: a sale enters at its amounts as sold, the refund lines of one
      * sale as one negative entry (so a refund recorded after its sale was batched is an adjustment in
      * the next batch). Entries copy the charge code's cost centre and the amounts now, so the batch
      * never changes. Closes queue on a lock of recharge_batches, so a second close sees the first's
      * entries and takes what is left; nothing left answers 409 and writes nothing.
      */
     async close(actor: Actor, input: CloseBatch): Promise<BatchRecord> {
-      const recordedBefore = recordedBeforeOf(input.to);
-      const period = periodOf(recordedBefore);
       const batch = await withAudit(db, actor, async (trx) => {
         await trx.raw('LOCK TABLE recharge_batches IN EXCLUSIVE MODE');
-        // After the lock: this statement's snapshot sees every close committed before ours.
+        // After the lock: "now" and this transaction's snapshot see every close and sale committed before ours.
+        const recordedBefore = await cutOf(trx, input.to);
+        const period = periodOf(recordedBefore);
         const {
           rows: [next],
-        } = await toRaw<{ rows: { future: boolean; id: number; seq: number }[] }>(
+        } = await toRaw<{ rows: { id: number; seq: number }[] }>(
           trx,
-          sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future, nextval('recharge_batches_id_seq')::int AS id,
-                     (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
+          sql`SELECT nextval('recharge_batches_id_seq')::int AS id, (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
         );
-        if (next.future) throw futureTo();
 
         await toRaw(
           trx,
@@ -166,11 +186,7 @@ export function rechargeBatches(db: Db) {
      * per sale) read without its lock, so a close in between may take some of it first.
      */
     async preview(input: CloseBatch): Promise<{ recordedBefore: Date; groups: BatchGroupRow[] }> {
-      const recordedBefore = recordedBeforeOf(input.to);
-      const {
-        rows: [{ future }],
-      } = await toRaw<{ rows: { future: boolean }[] }>(db, sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future`);
-      if (future) throw futureTo();
+      const recordedBefore = await cutOf(db, input.to);
       const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
         db,
         sql`WITH entries AS (

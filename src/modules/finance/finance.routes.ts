@@ -89,12 +89,12 @@ export function financeRoutes({ db, docs }: Deps): Router {
       operationId: 'closeRechargeBatch',
       summary: 'Close a recharge batch',
       description:
-        'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day) ' +
+        'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day, today\'s up to the moment of the close) ' +
         'that is in no batch yet into a new batch numbered `RC-<YYYYMM>-<n>` (the month of the last day covered, n counting that month\'s batches). ' +
         'A sale enters at its amounts as sold; the refunds of a sale taken by one batch are one negative entry, so a refund recorded after its sale ' +
         "was batched lands in the next batch as an adjustment. Entries copy the charge code's cost centre and the amounts at close time: the batch " +
         'never changes afterwards. Concurrent closes queue, so no sale or refund enters two batches. Recorded in the audit trail (recharge_batch, close).\n\n' +
-        '400 when `to` is in the future; 409 when there is nothing to close (no batch is created).',
+        '400 when `to` is in the future (a date after today, or a later instant); 409 when there is nothing to close (no batch is created).',
       access,
       body: CloseBatch,
       responses: {
