@@ -43,9 +43,10 @@ export function financeRoutes({ db, docs }: Deps): Router {
         'totals over all groups. Amounts are decimal strings.\n\n' +
         '`lines=true` adds one row per sale line, oldest sale first: as sold, its refunded quantity, and its amounts after refunds ' +
         '(JSON: one page of lines, `page`/`limit`; CSV and XLSX: every line).\n\n' +
-        `CSV (\`format=csv\`, streamed): header \`${SUMMARY_COLUMNS.join(',')}\`, or with lines \`${LINE_COLUMNS.join(',')}\`; a last row \`Total\`. ` +
+        `CSV (\`format=csv\`, streamed, UTF-8 with a byte order mark): header \`${SUMMARY_COLUMNS.join(',')}\`, or with lines \`${LINE_COLUMNS.join(',')}\`; a last row \`Total\`. ` +
         'XLSX (`format=xlsx`, streamed): a sheet Recharges (the groups and Total) and with lines a sheet Lines (and Total). ' +
-        'Text cells starting with = + - @ tab or CR get a leading apostrophe; amounts stay numbers.',
+        'Text cells starting with = + - @ tab or CR get a leading apostrophe; amounts stay numbers. Files are named by the period: ' +
+        'recharges[-lines]-<from>_<to> (UTC days; `start` without from, today without to).',
       access,
       query: RechargeQuery,
       responses: {
@@ -132,9 +133,12 @@ export function financeRoutes({ db, docs }: Deps): Router {
       operationId: 'downloadRechargeBatchJournal',
       summary: "Download a recharge batch's journal (CSV)",
       description:
-        `\`batch\` is the id or the number. Streamed CSV, header \`${JOURNAL_COLUMNS.join(',')}\`: one row per entry (a sale, or a sale's refunds ` +
-        'as a negative adjustment), by cost centre, charge code and date; Date is the UTC day the sale or (last) refund was recorded. No totals row: ' +
-        "the rows' Net, VAT and Gross sum to the batch's totals.",
+        `\`batch\` is the id or the number. Streamed CSV (UTF-8 with a byte order mark), header \`${JOURNAL_COLUMNS.join(',')}\`: one row per entry ` +
+        "(a sale, or a sale's refunds as a negative adjustment) and ledger account code, by cost centre, charge code and date; Date is the UTC day the " +
+        "sale or (last) refund was recorded. Account code is the setting finance.accountCodes' code for the category of the lines' items (by category " +
+        "id or name), else its default (empty while the setting is unset); each row sums the entry's lines of that code. Debit is a sale's gross (the " +
+        "cost centre is charged), Credit a refund's (given back). No totals row: the rows' Net, VAT and Gross sum to the batch's totals. File name " +
+        'journal-<number>_<from>_<to>.csv: the UTC days from the end of the batch before (or the first entry) to the last day the batch covers.',
       access,
       params: BatchParams,
       responses: {
@@ -146,8 +150,8 @@ export function financeRoutes({ db, docs }: Deps): Router {
     },
     async (req, res) => {
       const { batch: ref } = parse(BatchParams, req.params);
-      const { batch, entries } = await batches.journal(ref);
-      await streamJournalCsv(res, batch, entries);
+      const { batch, period, entries } = await batches.journal(ref);
+      await streamJournalCsv(res, batch, period, entries);
     },
   );
 
