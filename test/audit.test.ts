@@ -221,7 +221,7 @@ describe('GET /api/audit', () => {
     const csv = await adminAgent.get('/api/audit').query({ userId: other.id, entityType: 'charge_code', format: 'csv' }).expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{4}-\d\d-\d\d\.csv"$/);
-    const records = parseCsv(csv.text, { columns: true }) as Record<string, string>[];
+    const records = parseCsv(csv.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(records.map((r) => r['Entity ID'])).toEqual(['FLT-003', 'FLT-002', 'FLT-001']);
     expect(records[0]).toMatchObject({ 'Actor Kind': 'session', 'Actor Email': other.email, 'Entity Type': 'charge_code', Action: 'create' });
     expect(JSON.parse(records[0].After)).toMatchObject({ code: 'FLT-003', cost_centre: 'Maths' });
@@ -230,7 +230,7 @@ describe('GET /api/audit', () => {
     const odd = await buildUser(t.db, { role: 'admin', email: '=cmd@example.ac.uk' });
     await (await t.loginAs(odd)).put('/api/settings/stores.odd').send({ value: { x: 1 } }).expect(200);
     const oddCsv = await adminAgent.get('/api/audit').query({ userId: odd.id, entityType: 'setting', format: 'csv' }).expect(200);
-    expect((parseCsv(oddCsv.text, { columns: true }) as Record<string, string>[]).map((r) => r['Actor Email'])).toEqual(["'=cmd@example.ac.uk"]);
+    expect((parseCsv(oddCsv.text, { bom: true, columns: true }) as Record<string, string>[]).map((r) => r['Actor Email'])).toEqual(["'=cmd@example.ac.uk"]);
   });
 
   it('400 for a refused filter; 403 for managers and users; 401 without a session', async () => {

@@ -3,7 +3,8 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { D } from '../src/lib/money';
 import { testApp, type TestApp } from './helpers/app';
-import { buildItem, buildUser } from './helpers/factories';
+import { binaryBody } from './helpers/binary-body';
+import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { recordedAt, refund, refundsRecordedAt, sell, type SoldSale } from './helpers/finance-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 
@@ -197,6 +198,31 @@ describe('two concurrent closes', () => {
   });
 });
 
+describe('closing up to now', () => {
+  const utcDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+  it('400 for to = tomorrow (a date not begun is in the future); nothing written', async () => {
+    const before = await batchCount();
+    const res = await finance.post('/api/finance/recharge-batches').send({ to: utcDay(1) }).expect(400);
+    expect(res.body.errors).toEqual([{ field: 'to', message: 'must not be in the future' }]);
+    expect(await batchCount()).toBe(before);
+  });
+
+  it('201 for to = today: the batch runs up to the moment of the close and takes a sale made a moment ago', async () => {
+    const justSold = await sell(clerk, 'CHEM-001', [{ itemId: items.beaker.id, quantity: 1 }]);
+    const soldAt: Date = (await t.db('sales').where({ id: justSold.id }).first('created_at')).created_at;
+    const res = await finance.post('/api/finance/recharge-batches').send({ to: utcDay(0) }).expect(201);
+    const answeredAt = Date.now();
+    const recordedBefore = Date.parse(res.body.batch.recordedBefore);
+    expect(recordedBefore).toBeGreaterThan(soldAt.getTime());
+    expect(recordedBefore).toBeLessThanOrEqual(answeredAt);
+    expect(res.body.batch).toMatchObject({ number: expect.stringMatching(new RegExp(`^RC-${thisMonth()}-\\d+$`)), sales: 1, refunds: 0, gross: '12.00' });
+    expect((await entriesOf(res.body.batch.id)).map((e) => e.sale_number)).toEqual([justSold.saleId]);
+    // the preview of today reads up to now as well, and finds nothing left
+    await finance.post('/api/finance/recharge-batches').send({ to: utcDay(0) }).expect(409);
+  });
+});
+
 describe('GET /api/finance/recharge-batches', () => {
   it('200 newest first, paged', async () => {
     const res = await finance.get('/api/finance/recharge-batches?limit=2').expect(200);
@@ -223,9 +249,9 @@ describe('GET /api/finance/recharge-batches/{batch}/journal', () => {
     for (const batch of batches) {
       const res = await finance.get(`/api/finance/recharge-batches/${batch.number}/journal`).expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/csv/);
-      expect(res.headers['content-disposition']).toBe(`attachment; filename="journal-${batch.number}.csv"`);
-      const [header, ...rows] = parseCsv(res.text) as string[][];
-      expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross']);
+      expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="journal-${batch.number}_\\d{4}-\\d{2}-\\d{2}_\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+      const [header, ...rows] = parseCsv(res.text, { bom: true }) as string[][];
+      expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit']);
       expect(rows).toHaveLength(batch.sales + batch.refunds);
       const sum = (i: number) => rows.reduce((total, r) => total.plus(r[i]), new D(0)).toFixed(2);
       expect([sum(6), sum(7), sum(8)]).toEqual([batch.net, batch.vat, batch.gross]);
@@ -235,12 +261,58 @@ describe('GET /api/finance/recharge-batches/{batch}/journal', () => {
 
   it('describes sales and refunds', async () => {
     const res = await finance.get(`/api/finance/recharge-batches/RC-${thisMonth()}-2/journal`).expect(200);
-    const rows = parseCsv(res.text) as string[][];
-    expect(rows.slice(1).map((r) => [r[2], r[3], r[4], r[5], r[6], r[7], r[8]])).toEqual([
-      ['Chemistry', 'CHEM-001', s.s4.saleId, `Sale ${s.s4.saleId}: 1 x Stand`, '5.00', '1.00', '6.00'],
-      ['Physics', 'PHYS-001', s.s3.saleId, `Refund on ${s.s3.saleId}: 1 x Ethanol`, '-3.33', '-0.67', '-4.00'],
+    const rows = parseCsv(res.text, { bom: true }) as string[][];
+    // no finance.accountCodes setting yet: no account code
+    expect(rows.slice(1).map((r) => r.slice(2))).toEqual([
+      ['Chemistry', 'CHEM-001', s.s4.saleId, `Sale ${s.s4.saleId}: 1 x Stand`, '5.00', '1.00', '6.00', '', '6.00', ''],
+      ['Physics', 'PHYS-001', s.s3.saleId, `Refund on ${s.s3.saleId}: 1 x Ethanol`, '-3.33', '-0.67', '-4.00', '', '', '4.00'],
     ]);
   });
 
   it('404 for an unknown batch', () => finance.get('/api/finance/recharge-batches/RC-209901-1/journal').expect(404));
+
+  it('is named by the period it covers: from the end of the batch before (or its first entry) to its last day', async () => {
+    const res = await finance.get('/api/finance/recharge-batches/RC-202610-1/journal').expect(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="journal-RC-202610-1_2026-10-31_2026-10-31.csv"');
+  });
+
+  it('400 for a finance.accountCodes setting without a default or with an empty code; nothing saved', async () => {
+    await admin.put('/api/settings/finance.accountCodes').send({ value: { byCategory: { Glassware: '5101' } } }).expect(400);
+    await admin.put('/api/settings/finance.accountCodes').send({ value: { default: '5000', byCategory: { Glassware: ' ' } } }).expect(400);
+    expect(await t.db('settings').where({ key: 'finance.accountCodes' }).first()).toBeUndefined();
+  });
+
+  it('for the ledger: a row per entry and account code (by category id or name, else the default), a sale a debit and a refund a credit, UTF-8 with a BOM', async () => {
+    const glass = await buildCategory(t.db, { name: 'Glassware' });
+    const chem = await buildCategory(t.db, { name: 'Consumables' });
+    await admin.put('/api/settings/finance.accountCodes').send({ value: { default: '5000', byCategory: { Glassware: '5101', [String(chem.id)]: '5102' } } }).expect(200);
+    const flask = await buildItem(t.db, { name: 'Flask 250 ml', price: '10.00', vatRate: '0.2000', currentStock: 100, categoryId: glass.id });
+    const tips = await buildItem(t.db, { name: 'Pipette tips 200 µl', price: '3.33', vatRate: '0.2000', currentStock: 100, categoryId: chem.id });
+    const sold = await sell(clerk, 'CHEM-001', [
+      { itemId: flask.id, quantity: 2 },
+      { itemId: tips.id, quantity: 1 },
+      { itemId: items.stand.id, quantity: 1 },
+    ]);
+    await refund(admin, sold, [{ itemId: flask.id, refundQty: 1 }]);
+    const previous = (await finance.get('/api/finance/recharge-batches?limit=1').expect(200)).body.batches[0];
+    const batch = (await finance.post('/api/finance/recharge-batches').send({ to: nowIso() }).expect(201)).body.batch;
+    // sale: net 20.00 + 3.33 + 5.00 = 28.33, VAT 4.00 + 0.67 + 1.00 = 5.67, gross 34.00; refund of a flask: -10.00 / -2.00 / -12.00
+    expect(batch).toMatchObject({ sales: 1, refunds: 1, net: '18.33', vat: '3.67', gross: '22.00' });
+
+    const res = await finance.get(`/api/finance/recharge-batches/${batch.number}/journal`).buffer(true).parse(binaryBody as never).expect(200);
+    const bytes = res.body as Buffer;
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.includes(Buffer.from('200 \u00b5l', 'utf8'))).toBe(true); // µ as UTF-8 (C2 B5)
+    const day = batch.recordedBefore.slice(0, 10);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="journal-${batch.number}_${previous.recordedBefore.slice(0, 10)}_${day}.csv"`);
+    const [header, ...rows] = parseCsv(bytes, { bom: true }) as string[][];
+    expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit']);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(rows).toEqual([
+      [today, batch.number, 'Chemistry', 'CHEM-001', sold.saleId, `Sale ${sold.saleId}: 1 x Stand`, '5.00', '1.00', '6.00', '5000', '6.00', ''],
+      [today, batch.number, 'Chemistry', 'CHEM-001', sold.saleId, `Sale ${sold.saleId}: 2 x Flask 250 ml`, '20.00', '4.00', '24.00', '5101', '24.00', ''],
+      [today, batch.number, 'Chemistry', 'CHEM-001', sold.saleId, `Sale ${sold.saleId}: 1 x Pipette tips 200 µl`, '3.33', '0.67', '4.00', '5102', '4.00', ''],
+      [today, batch.number, 'Chemistry', 'CHEM-001', sold.saleId, `Refund on ${sold.saleId}: 1 x Flask 250 ml`, '-10.00', '-2.00', '-12.00', '5101', '', '12.00'],
+    ]);
+  });
 });

@@ -134,8 +134,9 @@ describe('GET /api/finance/recharges', () => {
   it('CSV: the groups and a Total row', async () => {
     const res = await finance.get(`/api/finance/recharges?${RANGE}&format=csv`).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
-    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="recharges-\d{4}-\d{2}-\d{2}\.csv"$/);
-    expect(parseCsv(res.text)).toEqual([
+    // named by the period: from the filter's from to its to (or today, the report running up to now)
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="recharges-2025-07-01_${new Date().toISOString().slice(0, 10)}.csv"`);
+    expect(parseCsv(res.text, { bom: true })).toEqual([
       ['Cost centre', 'Charge code', 'Sales', 'Net', 'VAT', 'Gross', 'Paid', 'Unpaid'],
       ['Chemistry', 'CHEM-001', '2', '33.33', '4.00', '37.33', '24.00', '13.33'],
       ['Chemistry', 'CHEM-002', '1', '6.66', '1.33', '7.99', '0.00', '7.99'],
@@ -146,7 +147,8 @@ describe('GET /api/finance/recharges', () => {
 
   it('CSV with lines: every line and a Total row equal to the report', async () => {
     const res = await finance.get(`/api/finance/recharges?${RANGE}&format=csv&lines=true`).expect(200);
-    const rows = parseCsv(res.text) as string[][];
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="recharges-lines-2025-07-01_${new Date().toISOString().slice(0, 10)}.csv"`);
+    const rows = parseCsv(res.text, { bom: true }) as string[][];
     expect(rows[0]).toEqual([
       'Date', 'Sale', 'Cost centre', 'Charge code', 'Item', 'SKU', 'Quantity', 'Unit price', 'Net', 'VAT', 'Gross',
       'Refunded quantity', 'Net after refunds', 'VAT after refunds', 'Gross after refunds',
@@ -164,15 +166,20 @@ describe('GET /api/finance/recharges', () => {
   });
 
   it('CSV is formula-safe: text cells starting with = + - @ get a leading apostrophe, amounts stay numbers', async () => {
-    const groups = parseCsv((await finance.get('/api/finance/recharges?to=2024-12-31&format=csv').expect(200)).text) as string[][];
+    const groupsCsv = await finance.get('/api/finance/recharges?to=2024-12-31&format=csv').buffer(true).parse(binaryBody as never).expect(200);
+    // UTF-8 with a byte order mark, so that Excel reads it as UTF-8; named by the period, from the start
+    expect([...(groupsCsv.body as Buffer).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(groupsCsv.headers['content-disposition']).toBe('attachment; filename="recharges-start_2024-12-31.csv"');
+    const groups = parseCsv(groupsCsv.body as Buffer, { bom: true }) as string[][];
     expect(groups[1]).toEqual(["'=cmd", 'FORM-001', '1', '7.50', '0.00', '7.50', '0.00', '7.50']);
-    const lines = parseCsv((await finance.get('/api/finance/recharges?to=2024-12-31&format=csv&lines=true').expect(200)).text) as string[][];
+    const lines = parseCsv((await finance.get('/api/finance/recharges?to=2024-12-31&format=csv&lines=true').expect(200)).text, { bom: true }) as string[][];
     expect(lines[1].slice(2, 6)).toEqual(["'=cmd", 'FORM-001', "'@SUM(A1)", "'+SKU"]);
   });
 
   it('XLSX: a Recharges sheet with Total, a Lines sheet with lines=true; numbers are number cells, text formula-safe', async () => {
     const res = await finance.get(`/api/finance/recharges?${RANGE}&format=xlsx&lines=true`).buffer(true).parse(binaryBody as never).expect(200);
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="recharges-lines-2025-07-01_${new Date().toISOString().slice(0, 10)}.xlsx"`);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.body as never);
     const summary = workbook.getWorksheet('Recharges')!;

@@ -160,7 +160,7 @@ describe('POST /api/items/bulk/export', () => {
     const res = await as.user.post('/api/items/bulk/export').send({ itemIds: [a.id], format: 'csv' }).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="items-\d{4}-\d{2}-\d{2}\.csv"$/);
-    const rows = parseCsv(res.text, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv(res.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(rows).toEqual([
       expect.objectContaining({ SKU: 'EXP-CSV-1', Name: 'Ethanol, 1L', Category: 'Reagents', Price: '12.50', 'VAT Rate': '0.2000', 'Current Stock': '7.00', 'Minimum Stock': '2.00' }),
     ]);
@@ -188,7 +188,7 @@ describe('POST /api/items/bulk/export', () => {
 
   it('200 all: true exports every active item', async () => {
     const res = await as.user.post('/api/items/bulk/export').send({ all: true, format: 'csv' }).expect(200);
-    const rows = parseCsv(res.text, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv(res.text, { bom: true, columns: true }) as Record<string, string>[];
     const [{ count }] = await t.db('items').where({ is_active: true }).count<{ count: number }[]>('* as count');
     expect(rows).toHaveLength(count);
   });
@@ -196,7 +196,7 @@ describe('POST /api/items/bulk/export', () => {
   it('200 all with includeInactive for a manager; 403 for a user', async () => {
     const hidden = await buildItem(t.db, { categoryId: category.id, sku: 'EXP-HIDDEN', isActive: false });
     const res = await as.manager.post('/api/items/bulk/export').send({ all: true, includeInactive: true, format: 'csv' }).expect(200);
-    expect((parseCsv(res.text, { columns: true }) as Record<string, string>[]).some((r) => r.SKU === hidden.sku)).toBe(true);
+    expect((parseCsv(res.text, { bom: true, columns: true }) as Record<string, string>[]).some((r) => r.SKU === hidden.sku)).toBe(true);
     await as.user.post('/api/items/bulk/export').send({ all: true, includeInactive: true, format: 'csv' }).expect(403);
   });
 

@@ -486,7 +486,7 @@ describe('reorderQuantity (replenishment, issue 17)', () => {
       [`${sku}-2`, null],
     ]);
     const exported = await as.user.post('/api/items/bulk/export').send({ itemIds: rows.map((r) => r.id), format: 'csv' }).expect(200);
-    const cells = (parseCsv(exported.text, { columns: true }) as Record<string, string>[]).map((r) => [r.SKU, r['Minimum Stock'], r['Reorder Quantity']]);
+    const cells = (parseCsv(exported.text, { bom: true, columns: true }) as Record<string, string>[]).map((r) => [r.SKU, r['Minimum Stock'], r['Reorder Quantity']]);
     expect(cells.sort()).toEqual([
       [sku, '2.00', '7.50'],
       [`${sku}-2`, '0.00', ''],

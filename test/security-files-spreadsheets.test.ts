@@ -56,7 +56,7 @@ describe('POST /api/items/bulk/export', () => {
   it('200 csv: text cells starting with = + - @ get a leading quote, numbers are unchanged', async () => {
     const res = await user.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'csv' }).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
-    const rows = parseCsv(res.text, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv(res.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(rows).toEqual([
       {
         ID: String(item.id),

@@ -17,11 +17,15 @@ export async function sendFileDownload(res: Response, file: { handle: FileHandle
   }
 }
 
-/** Streams records as a CSV download with a header row, with backpressure from the socket; a client that goes away mid-download is not an error. */
+/**
+ * Streams records as a CSV download with a header row, with backpressure from the socket; a client
+ * that goes away mid-download is not an error. UTF-8 with a byte order mark: without it Excel reads
+ * the file in the machine's legacy code page ("Âµl" for "µl").
+ */
 export async function sendCsvDownload(res: Response, file: { name: string; columns: string[]; records: AsyncIterable<unknown[]> }): Promise<void> {
   res.status(200).set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.name}"`, 'Cache-Control': 'no-store' });
   try {
-    await pipeline(Readable.from(file.records), stringify({ header: true, columns: file.columns }), res);
+    await pipeline(Readable.from(file.records), stringify({ bom: true, header: true, columns: file.columns }), res);
   } catch (err) {
     if (!res.destroyed) throw err;
   }

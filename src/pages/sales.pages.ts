@@ -28,7 +28,7 @@ const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
 /** The filter as query parameters, for page links and the CSV link: only the fields in use. */
 function filterParams(filter: SalesFilterInput, extra: Record<string, string> = {}): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ['chargeCode', 'startDate', 'endDate'] as const) if (filter[key]) params.set(key, filter[key]);
+  for (const key of ['search', 'chargeCode', 'startDate', 'endDate'] as const) if (filter[key]) params.set(key, filter[key]);
   if (filter.unpaidOnly) params.set('unpaidOnly', 'true');
   for (const [key, value] of Object.entries(extra)) params.set(key, value);
   return params;
@@ -42,6 +42,7 @@ function pageLinks(path: string, filter: SalesFilterInput, page: number, limit: 
 
 /** The filter form's values as typed (strings), for re-showing them. */
 const typedFilter = (query: Request['query']) => ({
+  search: typeof query.search === 'string' ? query.search : '',
   chargeCode: typeof query.chargeCode === 'string' ? query.chargeCode : '',
   startDate: typeof query.startDate === 'string' ? query.startDate : '',
   endDate: typeof query.endDate === 'string' ? query.endDate : '',

@@ -34,6 +34,12 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
     meaning: "When enabled, a sale's recipient email must be one of the charge code's authorised users. Not set: off.",
     example: '{"enabled": true}',
   },
+  'finance.accountCodes': {
+    meaning:
+      "The ledger account code of each line of a recharge batch's journal: the code of its item's category (keyed by the category's id or name), " +
+      'otherwise the default. Not set: the journal leaves Account code empty.',
+    example: '{"default": "5000", "byCategory": {"Chemicals": "5020", "12": "5030"}}',
+  },
 };
 
 const ROLE_CHOICES: Record<(typeof ROLES)[number], string> = {

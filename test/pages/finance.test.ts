@@ -121,9 +121,10 @@ describe('POST /finance/batches', () => {
     await screenshot(page, 'finance-batch');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download journal' }).click()]);
-    expect(download.suggestedFilename()).toBe('journal-RC-202506-1.csv');
-    const [header, ...rows] = parseCsv(await fs.readFile((await download.path())!, 'utf8')) as string[][];
-    expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross']);
+    // named by the period it covers (its first entry to its last day), not the day of the download
+    expect(download.suggestedFilename()).toBe('journal-RC-202506-1_2025-06-10_2025-06-30.csv');
+    const [header, ...rows] = parseCsv(await fs.readFile((await download.path())!), { bom: true }) as string[][];
+    expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit']);
     expect(rows).toHaveLength(3);
     const sum = (column: number) => rows.reduce((total, row) => total.plus(row[column]), new D(0)).toFixed(2);
     expect([sum(6), sum(7), sum(8)]).toEqual([batch.net_amount, batch.vat_amount, batch.gross_amount]);

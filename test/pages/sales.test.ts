@@ -73,6 +73,45 @@ describe('GET /sales', () => {
     await page.getByRole('heading', { level: 1, name: `Sale ${chemSale.sale_id}` }).waitFor();
   });
 
+  it('200 Search sales finds a sale by recipient, item SKU or name, or sale number, with JavaScript and without', async () => {
+    const tips = await buildItem(b.t.db, { sku: 'PIP-TIP-SRCH', name: 'Pipette tips 200 µl', currentStock: 50 });
+    const beaker = await buildItem(b.t.db, { sku: 'GLS-BK-SRCH', name: 'Beaker 250 ml', currentStock: 50 });
+    const code = await buildChargeCode(b.t.db, { code: 'SRCH-PAGE-1' });
+    const tipsSale = await saleOf([{ itemId: tips.id }], code.code);
+    const beakerSale = await saleOf([{ itemId: beaker.id }], code.code);
+    await salesService(b.t.db).setRecipient(SYSTEM_ACTOR, beakerSale.id, { deliveredTo: 'Ada Lovelace', deliveredToEmail: 'ada@maths.example.ac.uk' });
+
+    const page = await b.openAs(clerk, '/sales');
+    await saleRow(page, tipsSale.sale_id).waitFor();
+    // htmx: the list is swapped in place and the search kept in the address
+    await page.getByLabel('Search sales').fill('lovelace');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((url) => url.searchParams.get('search') === 'lovelace');
+    await saleRow(page, tipsSale.sale_id).waitFor({ state: 'detached' });
+    expect(await saleRow(page, beakerSale.sale_id).count()).toBe(1);
+    expect(await page.getByText('1 sale', { exact: true }).count()).toBe(1);
+    await expectAccessible(page);
+    await screenshot(page, 'sales-search');
+
+    // a plain GET (no JavaScript needed): by part of a line's name, with a filter
+    await page.goto('/sales?search=pipette&chargeCode=srch-page');
+    await saleRow(page, tipsSale.sale_id).waitFor();
+    expect(await saleRow(page, beakerSale.sale_id).count()).toBe(0);
+    expect(await page.getByLabel('Search sales').inputValue()).toBe('pipette');
+    // by SKU, and by sale number in lower case
+    await page.goto('/sales?search=gls-bk-srch');
+    await saleRow(page, beakerSale.sale_id).waitFor();
+    expect(await saleRow(page, tipsSale.sale_id).count()).toBe(0);
+    await page.goto(`/sales?search=${tipsSale.sale_id.toLowerCase()}`);
+    await saleRow(page, tipsSale.sale_id).waitFor();
+    expect(await saleRow(page, beakerSale.sale_id).count()).toBe(0);
+    // the next page keeps the search
+    await page.goto('/sales?search=srch&limit=1');
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL((url) => url.searchParams.get('page') === '2');
+    expect(new URL(page.url()).searchParams.get('search')).toBe('srch');
+  });
+
   it('200 pages through the list keeping the filter', async () => {
     const item = await buildItem(b.t.db, { currentStock: 50 });
     const code = await buildChargeCode(b.t.db, { code: 'PAGED-1' });

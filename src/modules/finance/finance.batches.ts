@@ -4,6 +4,9 @@ import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
+import type { z } from 'zod';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
 import type { CloseBatch } from './finance.schemas';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -31,30 +34,70 @@ export type BatchGroupRow = { cost_centre: string; charge_code: string; sales: n
 
 export type BatchRecord = { batch: BatchRow; groups: BatchGroupRow[] };
 
-/** A journal row: the entry's UTC day as YYYY-MM-DD, amounts as PostgreSQL prints numeric(14,2). */
+/**
+ * A journal row: one entry's lines of one ledger account code, summed; the entry's UTC day as
+ * YYYY-MM-DD, amounts as PostgreSQL prints numeric(14,2). A sale is a debit of its gross to the
+ * cost centre, a refund a credit (the other of the two is null).
+ */
 export type JournalRow = {
   id: number;
   date: string;
   cost_centre: string;
   charge_code: string;
   sale_number: string;
+  account_code: string;
   description: string;
   net_amount: string;
   vat_amount: string;
   gross_amount: string;
+  debit: string | null;
+  credit: string | null;
 };
 
-/** The exclusive end a close's `to` stands for: a plain date runs to its next UTC midnight, a timestamp is the instant. */
-export function recordedBeforeOf(to: string): Date {
-  return DATE_ONLY.test(to) ? new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS) : new Date(to);
+/** The UTC days a batch's journal covers, for its file name: from the end of the batch before (or its first entry) to its last day. */
+export type JournalPeriod = { from: string; to: string };
+
+/** The finance.accountCodes setting, or none (the journal's account codes are then empty); a value not of its shape counts as unset. */
+async function accountCodes(db: Db): Promise<z.infer<(typeof KNOWN_SETTINGS)['finance.accountCodes']> | null> {
+  const parsed = KNOWN_SETTINGS['finance.accountCodes'].safeParse(await settingsService(db).get('finance.accountCodes'));
+  return parsed.success ? parsed.data : null;
+}
+
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
+const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+
+/**
+ * What a close's `to` asks for: the exclusive end (a plain date runs to its next UTC midnight, a
+ * timestamp is the instant) and the earliest moment it may be closed (a date once its day has
+ * begun, a timestamp once it has passed). A close never runs past its own moment, so today
+ * closes up to now (see cutOf).
+ */
+function closeEndOf(to: string): { end: Date; earliest: Date } {
+  if (!DATE_ONLY.test(to)) return { end: new Date(to), earliest: new Date(to) };
+  const dayStart = Date.parse(`${to}T00:00:00.000Z`);
+  return { end: new Date(dayStart + DAY_MS), earliest: new Date(dayStart) };
+}
+
+/** `to` read at this statement's moment: the exclusive end of what it takes (never after now), or 400 when it is still to come. */
+async function cutOf(db: Db, to: string): Promise<Date> {
+  const { end, earliest } = closeEndOf(to);
+  const {
+    rows: [cut],
+  } = await toRaw<{ rows: { future: boolean; recorded_before: Date }[] }>(
+    db,
+    // to the millisecond, as a JS Date holds it: the batch's stored end is the one its entries were cut at
+    sql`SELECT ${earliest}::timestamptz > statement_timestamp() AS future,
+               date_trunc('milliseconds', least(${end}::timestamptz, statement_timestamp())) AS recorded_before`,
+  );
+  if (cut.future) throw futureTo();
+  return cut.recorded_before;
 }
 
 /** The UTC month (YYYYMM) of the last instant a batch covers, the middle of its number. */
 export const periodOf = (recordedBefore: Date) => new Date(recordedBefore.getTime() - 1).toISOString().slice(0, 7).replace('-', '');
 
 export const batchNotFound = () => NotFound('Recharge batch not found');
-
-const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
 
 /** A line's quantity without trailing zeros, for a description ("2 x Beaker", "0.5 x Ethanol"). */
 const QTY = (column: string) => `trim_scale(${column})::text`;
@@ -70,26 +113,24 @@ export function rechargeBatches(db: Db) {
   return {
     /**
      * Closes into a new batch, in one transaction, every sale and every refund line recorded before
-     * `to`'s end and in no batch yet: a sale enters at its amounts as sold, the refund lines of one
+     * `to`'s end (or before now, for today) and in no batch yet: a sale enters at its amounts as sold, the refund lines of one
      * sale as one negative entry (so a refund recorded after its sale was batched is an adjustment in
      * the next batch). Entries copy the charge code's cost centre and the amounts now, so the batch
      * never changes. Closes queue on a lock of recharge_batches, so a second close sees the first's
      * entries and takes what is left; nothing left answers 409 and writes nothing.
      */
     async close(actor: Actor, input: CloseBatch): Promise<BatchRecord> {
-      const recordedBefore = recordedBeforeOf(input.to);
-      const period = periodOf(recordedBefore);
       const batch = await withAudit(db, actor, async (trx) => {
         await trx.raw('LOCK TABLE recharge_batches IN EXCLUSIVE MODE');
-        // After the lock: this statement's snapshot sees every close committed before ours.
+        // After the lock: "now" and this transaction's snapshot see every close and sale committed before ours.
+        const recordedBefore = await cutOf(trx, input.to);
+        const period = periodOf(recordedBefore);
         const {
           rows: [next],
-        } = await toRaw<{ rows: { future: boolean; id: number; seq: number }[] }>(
+        } = await toRaw<{ rows: { id: number; seq: number }[] }>(
           trx,
-          sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future, nextval('recharge_batches_id_seq')::int AS id,
-                     (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
+          sql`SELECT nextval('recharge_batches_id_seq')::int AS id, (SELECT coalesce(max(seq), 0) + 1 FROM recharge_batches WHERE period = ${period})::int AS seq`,
         );
-        if (next.future) throw futureTo();
 
         await toRaw(
           trx,
@@ -166,11 +207,7 @@ export function rechargeBatches(db: Db) {
      * per sale) read without its lock, so a close in between may take some of it first.
      */
     async preview(input: CloseBatch): Promise<{ recordedBefore: Date; groups: BatchGroupRow[] }> {
-      const recordedBefore = recordedBeforeOf(input.to);
-      const {
-        rows: [{ future }],
-      } = await toRaw<{ rows: { future: boolean }[] }>(db, sql`SELECT ${recordedBefore}::timestamptz > statement_timestamp() AS future`);
-      if (future) throw futureTo();
+      const recordedBefore = await cutOf(db, input.to);
       const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
         db,
         sql`WITH entries AS (
@@ -223,9 +260,25 @@ export function rechargeBatches(db: Db) {
       return rows;
     },
 
-    /** The batch (404 before anything is sent) and its journal entries in batch order, a few thousand at a time. */
-    async journal(ref: string): Promise<{ batch: BatchRow; entries: AsyncGenerator<JournalRow[]> }> {
+    /**
+     * The batch (404 before anything is sent), the period it covers, and its journal in batch
+     * order, a few thousand entries at a time: an entry is split by the account code of its lines
+     * (finance.accountCodes: the code of the line's item's category, by id or name, else the
+     * default), each part summed from the sale's lines or the batch's refund lines, which add up
+     * to the entry (a sale's amounts are the sums of its rounded lines, a refund entry the sum of
+     * its refund lines). A line's category is its item's now.
+     */
+    async journal(ref: string): Promise<{ batch: BatchRow; period: JournalPeriod; entries: AsyncGenerator<JournalRow[]> }> {
       const batch = await find(ref);
+      const [codes, [{ previous_end: previousEnd }], [{ first_entry: firstEntry }]] = await Promise.all([
+        accountCodes(db),
+        db('recharge_batches').where('id', '<', batch.id).select(db.raw('max(recorded_before) AS previous_end')),
+        db('recharge_batch_entries').where('batch_id', batch.id).select(db.raw('min(recorded_at) AS first_entry')),
+      ]);
+      const start: Date = previousEnd ?? firstEntry ?? batch.recorded_before;
+      const period = { from: isoDay(start), to: isoDay(new Date(batch.recorded_before.getTime() - 1)) };
+      const byCategory = JSON.stringify(codes?.byCategory ?? {});
+      const fallback = codes?.default ?? '';
       // The journal reads a batch's entries by id ranges from its lowest to its highest id: each page
       // is an index range of known width, whatever the statistics say right after a close (a keyset
       // page with LIMIT was planned as a scan of all the rest and a sort). Closes are serialised and
@@ -237,16 +290,32 @@ export function rechargeBatches(db: Db) {
           .select(db.raw('min(id) AS lo'), db.raw('max(id) AS hi'));
         if (lo === null) return;
         for (let from = Number(lo); from <= Number(hi); from += JOURNAL_BATCH) {
-          const rows: JournalRow[] = await db('recharge_batch_entries')
-            .where('batch_id', batch.id)
-            .andWhere('id', '>=', from)
-            .andWhere('id', '<', from + JOURNAL_BATCH)
-            .orderBy('id')
-            .select('id', db.raw(`to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date`), 'cost_centre', 'charge_code', 'sale_number', 'description', 'net_amount', 'vat_amount', 'gross_amount');
+          const { rows } = await toRaw<{ rows: JournalRow[] }>(
+            db,
+            sql`WITH e AS (SELECT id, kind, sale_ref, recorded_at, cost_centre, charge_code, sale_number FROM recharge_batch_entries
+                            WHERE batch_id = ${batch.id} AND id >= ${from} AND id < ${from + JOURNAL_BATCH}),
+                     lines AS (SELECT e.id AS entry_id, si.id AS line_id, si.item_id, si.item_name, si.quantity,
+                                      si.subtotal AS net, si.vat_amount AS vat, si.total_with_vat AS gross
+                                 FROM e JOIN sale_items si ON si.sale_id = e.sale_ref WHERE e.kind = 'sale'
+                               UNION ALL
+                               SELECT e.id, si.id, si.item_id, si.item_name, r.quantity, -r.net_amount, -r.vat_amount, -r.gross_amount
+                                 FROM e JOIN sale_refund_lines r ON r.sale_id = e.sale_ref AND r.batch_id = ${batch.id}
+                                 JOIN sale_items si ON si.id = r.sale_item_id WHERE e.kind = 'refund'),
+                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.id::text, ${byCategory}::jsonb ->> c.name, ${fallback}) AS account_code
+                                 FROM lines l LEFT JOIN items i ON i.id = l.item_id LEFT JOIN categories c ON c.id = i.category_id)
+                SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,
+                       left(CASE e.kind WHEN 'sale' THEN 'Sale ' ELSE 'Refund on ' END || e.sale_number || ': '
+                            || string_agg(${sql.raw(QTY('k.quantity'))} || ' x ' || k.item_name, ', ' ORDER BY k.line_id), 500) AS description,
+                       sum(k.net)::text AS net_amount, sum(k.vat)::text AS vat_amount, sum(k.gross)::text AS gross_amount,
+                       CASE e.kind WHEN 'sale' THEN sum(k.gross)::text END AS debit, CASE e.kind WHEN 'refund' THEN (-sum(k.gross))::text END AS credit
+                  FROM e JOIN coded k ON k.entry_id = e.id
+                 GROUP BY e.id, e.kind, e.recorded_at, e.cost_centre, e.charge_code, e.sale_number, k.account_code
+                 ORDER BY e.id, k.account_code`,
+          );
           if (rows.length > 0) yield rows;
         }
       }
-      return { batch, entries: entries() };
+      return { batch, period, entries: entries() };
     },
   };
 }

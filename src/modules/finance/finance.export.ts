@@ -3,7 +3,8 @@ import type { Style, Worksheet } from 'exceljs';
 import { sendCsvDownload, xlsxCaughtUp } from '../../http/send-file';
 import { money } from '../../lib/money';
 import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
-import type { BatchRow, JournalRow } from './finance.batches';
+import type { BatchRow, JournalPeriod, JournalRow } from './finance.batches';
+import type { RechargeFilter } from './finance.schemas';
 import type { RechargeFigures, RechargeGroupRow, RechargeLineRow, RechargeReportRecord } from './finance.service';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -26,7 +27,8 @@ export const LINE_COLUMNS = [
   'VAT after refunds',
   'Gross after refunds',
 ];
-export const JOURNAL_COLUMNS = ['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross'];
+/** The first nine as before the ledger's columns (a reader by position keeps working); Account code, Debit and Credit after them. */
+export const JOURNAL_COLUMNS = ['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit'];
 
 // Cells: text through spreadsheetText (no formula injection); amounts as decimal strings in CSV
 // (a negative refund stays a number: only text cells are neutralised) and number cells in XLSX.
@@ -52,7 +54,12 @@ const lineCells = (l: RechargeLineRow) => [
 /** The lines' totals are the report's: a sale's amounts are the sums of its rounded lines, and so are its refunds. */
 const lineTotalCells = (t: RechargeFigures) => ['Total', '', '', '', '', '', '', '', money(t.soldNet), money(t.soldVat), money(t.soldGross), '', money(t.net), money(t.vat), money(t.gross)];
 
-const reportName = (extension: string, lines: boolean) => `recharges${lines ? '-lines' : ''}-${new Date().toISOString().slice(0, 10)}.${extension}`;
+/** The UTC day of a filter's date or timestamp. */
+const dayOf = (dateOrTimestamp: string) => new Date(dateOrTimestamp).toISOString().slice(0, 10);
+
+/** Named by the period the report covers: from its `from` ("start" without one) to its `to` (today without one: the report runs up to now). */
+const reportName = ({ from, to }: RechargeFilter, extension: string, lines: boolean) =>
+  `recharges${lines ? '-lines' : ''}-${from ? dayOf(from) : 'start'}_${dayOf(to ?? new Date().toISOString())}.${extension}`;
 
 /**
  * The report as CSV, streamed with backpressure: without lines, one row per cost centre and charge
@@ -68,7 +75,7 @@ export async function streamRechargeCsv(res: Response, report: RechargeReportRec
       yield summaryTotalCells(report.totals);
     }
   }
-  await sendCsvDownload(res, { name: reportName('csv', lines !== null), columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS, records: records() });
+  await sendCsvDownload(res, { name: reportName(report.filter, 'csv', lines !== null), columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS, records: records() });
 }
 
 /** The decimal strings of the amount columns (from firstAmount on) become number cells; text and counts stay as they are. */
@@ -80,7 +87,7 @@ const xlsxCells = (cells: (string | number)[], firstAmount: number) => cells.map
  */
 export async function streamRechargeXlsx(res: Response, report: RechargeReportRecord, lines: AsyncIterable<RechargeLineRow[]> | null): Promise<void> {
   const { default: ExcelJS } = await import('exceljs');
-  res.status(200).set({ 'Content-Type': XLSX_TYPE, 'Content-Disposition': `attachment; filename="${reportName('xlsx', lines !== null)}"`, 'Cache-Control': 'no-store' });
+  res.status(200).set({ 'Content-Type': XLSX_TYPE, 'Content-Disposition': `attachment; filename="${reportName(report.filter, 'xlsx', lines !== null)}"`, 'Cache-Control': 'no-store' });
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
   // One style object per column, assigned to every cell: exceljs resolves a style it has seen by
   // identity, where a column style is copied into every cell (garbage per cell), as in the items export.
@@ -117,8 +124,12 @@ export async function streamRechargeXlsx(res: Response, report: RechargeReportRe
   await workbook.commit();
 }
 
-/** A batch's journal: one row per entry in batch order (cost centre, charge code, date), no totals row: the rows sum to the batch. */
-export async function streamJournalCsv(res: Response, batch: BatchRow, entries: AsyncIterable<JournalRow[]>): Promise<void> {
+/**
+ * A batch's journal for the ledger: a row per entry and account code in batch order (cost centre,
+ * charge code, date), no totals row (the rows sum to the batch); named by the batch and the period
+ * it covers.
+ */
+export async function streamJournalCsv(res: Response, batch: BatchRow, period: JournalPeriod, entries: AsyncIterable<JournalRow[]>): Promise<void> {
   async function* records() {
     for await (const rows of entries) {
       for (const e of rows) {
@@ -132,9 +143,12 @@ export async function streamJournalCsv(res: Response, batch: BatchRow, entries: 
           e.net_amount,
           e.vat_amount,
           e.gross_amount,
+          text(e.account_code),
+          e.debit ?? '',
+          e.credit ?? '',
         ];
       }
     }
   }
-  await sendCsvDownload(res, { name: `journal-${batch.number}.csv`, columns: JOURNAL_COLUMNS, records: records() });
+  await sendCsvDownload(res, { name: `journal-${batch.number}_${period.from}_${period.to}.csv`, columns: JOURNAL_COLUMNS, records: records() });
 }

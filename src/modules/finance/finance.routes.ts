@@ -43,9 +43,10 @@ export function financeRoutes({ db, docs }: Deps): Router {
         'totals over all groups. Amounts are decimal strings.\n\n' +
         '`lines=true` adds one row per sale line, oldest sale first: as sold, its refunded quantity, and its amounts after refunds ' +
         '(JSON: one page of lines, `page`/`limit`; CSV and XLSX: every line).\n\n' +
-        `CSV (\`format=csv\`, streamed): header \`${SUMMARY_COLUMNS.join(',')}\`, or with lines \`${LINE_COLUMNS.join(',')}\`; a last row \`Total\`. ` +
+        `CSV (\`format=csv\`, streamed, UTF-8 with a byte order mark): header \`${SUMMARY_COLUMNS.join(',')}\`, or with lines \`${LINE_COLUMNS.join(',')}\`; a last row \`Total\`. ` +
         'XLSX (`format=xlsx`, streamed): a sheet Recharges (the groups and Total) and with lines a sheet Lines (and Total). ' +
-        'Text cells starting with = + - @ tab or CR get a leading apostrophe; amounts stay numbers.',
+        'Text cells starting with = + - @ tab or CR get a leading apostrophe; amounts stay numbers. Files are named by the period: ' +
+        'recharges[-lines]-<from>_<to> (UTC days; `start` without from, today without to).',
       access,
       query: RechargeQuery,
       responses: {
@@ -89,12 +90,12 @@ export function financeRoutes({ db, docs }: Deps): Router {
       operationId: 'closeRechargeBatch',
       summary: 'Close a recharge batch',
       description:
-        'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day) ' +
+        'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day, today\'s up to the moment of the close) ' +
         'that is in no batch yet into a new batch numbered `RC-<YYYYMM>-<n>` (the month of the last day covered, n counting that month\'s batches). ' +
         'A sale enters at its amounts as sold; the refunds of a sale taken by one batch are one negative entry, so a refund recorded after its sale ' +
         "was batched lands in the next batch as an adjustment. Entries copy the charge code's cost centre and the amounts at close time: the batch " +
         'never changes afterwards. Concurrent closes queue, so no sale or refund enters two batches. Recorded in the audit trail (recharge_batch, close).\n\n' +
-        '400 when `to` is in the future; 409 when there is nothing to close (no batch is created).',
+        '400 when `to` is in the future (a date after today, or a later instant); 409 when there is nothing to close (no batch is created).',
       access,
       body: CloseBatch,
       responses: {
@@ -132,9 +133,12 @@ export function financeRoutes({ db, docs }: Deps): Router {
       operationId: 'downloadRechargeBatchJournal',
       summary: "Download a recharge batch's journal (CSV)",
       description:
-        `\`batch\` is the id or the number. Streamed CSV, header \`${JOURNAL_COLUMNS.join(',')}\`: one row per entry (a sale, or a sale's refunds ` +
-        'as a negative adjustment), by cost centre, charge code and date; Date is the UTC day the sale or (last) refund was recorded. No totals row: ' +
-        "the rows' Net, VAT and Gross sum to the batch's totals.",
+        `\`batch\` is the id or the number. Streamed CSV (UTF-8 with a byte order mark), header \`${JOURNAL_COLUMNS.join(',')}\`: one row per entry ` +
+        "(a sale, or a sale's refunds as a negative adjustment) and ledger account code, by cost centre, charge code and date; Date is the UTC day the " +
+        "sale or (last) refund was recorded. Account code is the setting finance.accountCodes' code for the category of the lines' items (by category " +
+        "id or name), else its default (empty while the setting is unset); each row sums the entry's lines of that code. Debit is a sale's gross (the " +
+        "cost centre is charged), Credit a refund's (given back). No totals row: the rows' Net, VAT and Gross sum to the batch's totals. File name " +
+        'journal-<number>_<from>_<to>.csv: the UTC days from the end of the batch before (or the first entry) to the last day the batch covers.',
       access,
       params: BatchParams,
       responses: {
@@ -146,8 +150,8 @@ export function financeRoutes({ db, docs }: Deps): Router {
     },
     async (req, res) => {
       const { batch: ref } = parse(BatchParams, req.params);
-      const { batch, entries } = await batches.journal(ref);
-      await streamJournalCsv(res, batch, entries);
+      const { batch, period, entries } = await batches.journal(ref);
+      await streamJournalCsv(res, batch, period, entries);
     },
   );
 

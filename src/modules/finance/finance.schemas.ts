@@ -64,8 +64,8 @@ export const RechargeReport = z
 export const CloseBatch = z.object({
   to: DateOrTimestamp.openapi({
     description:
-      'End of the batch, exclusive: it takes what was recorded before it. A date means up to the end of that UTC day (2026-11-30 closes through 30 November); ' +
-      'a timestamp is the instant itself. Must not be in the future.',
+      'End of the batch, exclusive: it takes what was recorded before it. A date means up to the end of that UTC day (2026-11-30 closes through 30 November), ' +
+      "or for today's date up to the moment of the close; a timestamp is the instant itself. Must not be in the future (a date after today, or a later instant).",
     example: '2026-11-30',
   }),
 });

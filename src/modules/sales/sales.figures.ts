@@ -1,8 +1,7 @@
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
-import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
-import { salesWhere, type ResolvedSalesFilter } from './sales.filters';
+import { salesRaw, salesWhere, type ResolvedSalesFilter } from './sales.filters';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -31,13 +30,20 @@ function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date
   return { from, to: from && to && to < from ? from : to };
 }
 
+/** The figures of the sales matching `where`, a row per sale, as the rollup's rows give them per day. */
+const saleFigures = (where: Sql) =>
+  sql`SELECT s.charge_code, (s.created_at AT TIME ZONE 'UTC')::date AS day, 1 AS sales_count, s.total_amount, s.refunded_amount
+        FROM sales s WHERE ${where}`;
+
 /**
  * The filtered sales as day-level figures f (charge_code, day, sales_count, total_amount,
  * refunded_amount), summing exactly as the sales themselves would: whole days come from the rollup
  * sales_daily_totals (kept by triggers on sales in each writing transaction), the partial days at
- * the range's edges from the sales.
+ * the range's edges from the sales. A search picks single sales, which the rollup cannot tell
+ * apart: the figures of a search come from the sales it finds (through its indexes).
  */
 function dayFigures(filter: ResolvedSalesFilter): Sql {
+  if (filter.search) return sql`(${saleFigures(salesWhere(filter))}) AS f`;
   const days = wholeDaysOf(filter);
   // A key's figures are the sum of its slots (see the rollup's migration), summed by the callers.
   const rollupWhere = [salesWhere({ chargeCodes: filter.chargeCodes, unpaidOnly: filter.unpaidOnly })];
@@ -47,9 +53,7 @@ function dayFigures(filter: ResolvedSalesFilter): Sql {
     sql`SELECT s.charge_code, s.day, s.sales_count, s.total_amount, s.refunded_amount
           FROM sales_daily_totals s WHERE ${sql.join(rollupWhere, sql.raw(' AND '))}`,
   ];
-  const edge = (outsideWholeDays: Sql) =>
-    sql`SELECT s.charge_code, (s.created_at AT TIME ZONE 'UTC')::date AS day, 1 AS sales_count, s.total_amount, s.refunded_amount
-          FROM sales s WHERE ${salesWhere(filter)} AND ${outsideWholeDays}`;
+  const edge = (outsideWholeDays: Sql) => saleFigures(sql`${salesWhere(filter)} AND ${outsideWholeDays}`);
   if (days.from) parts.push(edge(sql`s.created_at < ${days.from}`));
   if (days.to) parts.push(edge(sql`s.created_at >= ${days.to}`));
   return sql`(${sql.join(parts, sql.raw(' UNION ALL '))}) AS f`;
@@ -68,14 +72,15 @@ export const chargeCodeFiguresSql = (filter: ResolvedSalesFilter): Sql =>
 
 /** The figures of the filtered sales per charge code (codes without a sale left out), by code. */
 export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Promise<ChargeCodeFiguresRow[]> {
-  const { rows } = await preparedRaw<{ rows: ChargeCodeFiguresRow[] }>(db, chargeCodeFiguresSql(filter));
+  const { rows } = await salesRaw<{ rows: ChargeCodeFiguresRow[] }>(db, filter, chargeCodeFiguresSql(filter));
   return rows;
 }
 
 /** The figures of the filtered sales per UTC month (YYYY-MM), oldest first. */
 export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
-  const { rows } = await preparedRaw<{ rows: SalesFiguresRow[] }>(
+  const { rows } = await salesRaw<{ rows: SalesFiguresRow[] }>(
     db,
+    filter,
     sql`SELECT to_char(f.day, 'YYYY-MM') AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
   );
   return rows;

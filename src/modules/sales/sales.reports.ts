@@ -1,9 +1,8 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
-import { preparedRaw } from '../../db/prepared';
 import { byDepartment, chargeCodeFiguresSql, type ChargeCodeFiguresRow } from './sales.figures';
-import { applySalesFilter, resolveSalesFilter, salesWhere, type SalesFilterInput } from './sales.filters';
+import { applySalesFilter, resolveSalesFilter, salesRaw, salesWhere, type SalesFilterInput } from './sales.filters';
 
 const CSV_BATCH = 1000;
 
@@ -60,8 +59,9 @@ export function salesReports(db: Db) {
       const filter = await resolveSalesFilter(db, input);
       // One statement: the figures (as JSON, on the first row only) and the page, which is cut from
       // the sales alone; who processed each, its department and its lines are read for its rows only.
-      const { rows } = await preparedRaw<{ rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[] }>(
+      const { rows } = await salesRaw<{ rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[] }>(
         db,
+        filter,
         sql`WITH figures AS (${chargeCodeFiguresSql(filter)}),
                  page AS (SELECT ${sql.raw(REPORT_COLUMNS)} FROM sales s WHERE ${salesWhere(filter)}
                            ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})

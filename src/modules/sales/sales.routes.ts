@@ -68,7 +68,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
       operationId: 'getSalesReport',
       summary: 'Sales report (JSON or CSV)',
       description:
-        'Filters: chargeCode (partial, case-insensitive), startDate/endDate (inclusive; a plain date covers its whole UTC day), unpaidOnly. ' +
+        'Filters: chargeCode (partial, case-insensitive), startDate/endDate (inclusive; a plain date covers its whole UTC day), unpaidOnly, ' +
+        'search (as GET /api/sales: sale number, recipient, item SKU or name). ' +
         'JSON: summary and departmentSummary (by the charge code cost centre) over the whole range, one page of sales. ' +
         `CSV (format=csv): every sale in range, streamed, header \`${REPORT_CSV_HEADER}\`, every value double-quoted.`,
       access: 'auth',
@@ -141,14 +142,17 @@ function fixedPathRoutes({ db, docs }: Deps) {
     {
       operationId: 'listSales',
       summary: 'List sales',
-      description: 'Newest first, with lines. Filters as the report: chargeCode (partial), startDate/endDate (inclusive). page default 1, limit default 50 (max 100).',
+      description:
+        'Newest first, with lines. Filters as the report: chargeCode (partial), startDate/endDate (inclusive), and search: a sale number (exact or its start), ' +
+        "part of the recipient's name or email, or part of the SKU or name of any line, case-insensitive; all filters given apply together. " +
+        'page default 1, limit default 50 (max 100).',
       access: 'auth',
       query: SalesQuery.omit({ unpaidOnly: true }),
       responses: { 200: { description: 'Sales', schema: SalesPage }, 400: invalid },
     },
     async (req, res) => {
-      const { page, limit, chargeCode, startDate, endDate } = parse(SalesQuery, req.query);
-      res.json(presentSalesPage(await sales.list({ chargeCode, startDate, endDate }, page, limit), page, limit));
+      const { page, limit, chargeCode, startDate, endDate, search } = parse(SalesQuery, req.query);
+      res.json(presentSalesPage(await sales.list({ chargeCode, startDate, endDate, search }, page, limit), page, limit));
     },
   );
 

@@ -10,6 +10,15 @@ export const SalesFilter = z.object({
   startDate: DateOrTimestamp.optional(),
   endDate: DateOrTimestamp.optional(),
   unpaidOnly: QueryBoolean.optional(),
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .openapi({
+      description: "Finds sales by sale number (exact or its start), part of the recipient's name or email, or part of the SKU or name of any line; case-insensitive",
+      example: 'SALE-20261126-18',
+    }),
 });
 export type SalesFilter = z.infer<typeof SalesFilter>;
 

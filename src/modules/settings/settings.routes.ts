@@ -88,7 +88,9 @@ export function settingsRoutes({ db, docs }: Deps) {
         'Settings the service reads have their own value: chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role ' +
         "that may place or lift a hold and change a code's exclusions); chargeCodes.requirePin {enabled} (default false: when on, " +
         "processing a sale against a code with a PIN needs the PIN); chargeCodes.requireAuthorisedUser {enabled} (default false: when on, " +
-        "a sale's recipient email must be one of the code's authorised users). Any other key takes any JSON object.",
+        "a sale's recipient email must be one of the code's authorised users); finance.accountCodes {default, byCategory?: {<category id or name>: code}} " +
+        "(the ledger account code of a recharge journal line: its item's category's, else the default; unset, the journal's Account code is empty). " +
+        'Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,

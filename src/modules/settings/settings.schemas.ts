@@ -29,6 +29,8 @@ export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), {
 
 const PolicySwitch = z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }).strict();
 
+const AccountCode = z.string({ error: 'must be an account code' }).trim().min(1, { error: 'must not be empty' }).max(40);
+
 /**
  * Settings the service reads, with the value each must have (a PUT of another value is a 400).
  * Unset, the spec's behaviour stays.
@@ -40,6 +42,13 @@ export const KNOWN_SETTINGS = {
   'chargeCodes.requirePin': PolicySwitch,
   /** a sale's recipient email must be one of the code's authorised users */
   'chargeCodes.requireAuthorisedUser': PolicySwitch,
+  /** the ledger account code of a recharge journal line: its item's category's (by id or name), else the default */
+  'finance.accountCodes': z
+    .object({
+      default: AccountCode,
+      byCategory: z.record(z.string().trim().min(1, { error: 'must be a category id or name' }).max(200), AccountCode).default({}),
+    })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
