@@ -4,8 +4,11 @@ import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
 import { SYSTEM_ACTOR, type Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
+import type { SystemAlert } from '../system-alerts/system-alerts.service';
+import { formatDateTime } from '../../lib/format';
 import { APPLY_CARRIES, CARRY_SCHEMA, finishCarries, SAVE_CARRIES } from './backups.carry';
 import { backupFolder, type BackupFile, type BackupType } from './backups.files';
+import { backupScheduleService } from './backups.schedule';
 import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
@@ -121,6 +124,14 @@ export function backupsService(deps: BackupDeps) {
         oldestBackup: backups.at(-1)?.createdAt ?? null,
         newestBackup: backups[0]?.createdAt ?? null,
       };
+    },
+
+    /** A warning for admins while DATA_DIR/backups holds no backup (none made yet, or all deleted): nothing to restore from. */
+    async missingBackupAlerts(now: Date): Promise<SystemAlert[]> {
+      if ((await folder.list()).length > 0) return [];
+      const { nextRunAt } = await backupScheduleService(db).status(now);
+      const scheduled = nextRunAt ? `the first scheduled backup runs ${formatDateTime(nextRunAt)}` : 'scheduled backups are off';
+      return [{ type: 'no_backup', level: 'warning', message: `No backup exists yet: ${scheduled}.` }];
     },
 
     /** Dumps the database; sessions and rate-limit counters are left out so a restore brings none back. */
