@@ -34,6 +34,7 @@ export function dashboardPages(deps: Deps): Router {
     const valuedCategories = categories.filter((c) => c.itemCount > 0);
     res.render('dashboard/index', {
       title: 'Dashboard',
+      description: `The stores at a glance: system alerts, low stock, stock value by category and the sales of the last ${SALES_DAYS} days.`,
       scripts: ['/assets/chart.js/chart.umd.min.js', '/assets/js/dashboard.js'],
       stats,
       systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
