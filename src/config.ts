@@ -43,7 +43,8 @@ const EnvSchema = z.object({
   // production unless said otherwise: no error details in responses (npm run dev says development)
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  // a workstation's npm start is not reachable from the network unless asked; the Docker image sets 0.0.0.0
+  HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),

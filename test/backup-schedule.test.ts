@@ -84,16 +84,14 @@ describe('backup slots (pure)', () => {
 });
 
 describe('GET /api/backups/schedule/status', () => {
-  it('200 with the defaults before a schedule is saved', async () => {
+  it('200 on a new install: a daily backup at 02:00 keeping 14, due at the next 02:00', async () => {
     const { admin } = await appWithAdmin();
-    expect((await admin.get('/api/backups/schedule/status').expect(200)).body).toEqual({
-      enabled: false,
-      frequency: 'daily',
-      time: '02:00',
-      retention: 30,
-      nextRunAt: null,
-      lastRun: null,
-    });
+    const now = new Date();
+    const status = (await admin.get('/api/backups/schedule/status').expect(200)).body;
+    expect(status).toEqual({ enabled: true, frequency: 'daily', time: '02:00', retention: 14, nextRunAt: expect.any(String), lastRun: null });
+    const rule: SlotRule = { frequency: 'daily', time: '02:00' };
+    // the next slot, or the latest one when the database was made just before it
+    expect([iso(slotAfter(rule, now)), iso(latestSlot(rule, now))]).toContain(status.nextRunAt);
   });
 
   it('401 without a session, 403 for a manager', async () => {
@@ -153,6 +151,18 @@ describe('POST /api/backups/schedule', () => {
 });
 
 describe('scheduled backups', () => {
+  it('a new install makes its first scheduled backup at the first 02:00, unless an admin turns the schedule off', async () => {
+    const { app, admin } = await appWithAdmin();
+    const firstSlot = new Date((await admin.get('/api/backups/schedule/status').expect(200)).body.nextRunAt);
+    await runScheduledBackup(jobDeps(app), new Date(firstSlot.getTime() + 60_000));
+    expect(await backupFiles(app)).toEqual([expect.stringMatching(/-scheduled\.dump$/)]);
+
+    const other = await appWithAdmin();
+    await other.admin.post('/api/backups/schedule').send({ enabled: false, frequency: 'daily', time: '02:00', retention: 14 }).expect(200);
+    await runScheduledBackup(jobDeps(other.app), new Date(firstSlot.getTime() + 24 * 3_600_000 + 60_000));
+    expect(await backupFiles(other.app)).toEqual([]);
+  });
+
   it('two instances over one database make one backup and one run record for the slot', async () => {
     const { app, admin } = await appWithAdmin();
     const now = new Date();

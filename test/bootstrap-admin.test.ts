@@ -1,5 +1,8 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/bootstrap-admin';
 import { verifyPassword } from '../src/auth/passwords';
 import { loadConfig } from '../src/config';
@@ -28,26 +31,56 @@ const config = (env: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'tes
 
 // One database for the file, so the cases run in order from an empty users table.
 describe('bootstrapAdmin', () => {
-  it('with no users and no ADMIN_EMAIL creates admin@localhost with a random password, logged once', async () => {
+  it('with no users and no ADMIN_EMAIL creates admin@localhost with a random password, written once to DATA_DIR/initial-admin-password (0600); the log names the file, never the password', async () => {
     await t.db('users').delete();
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
+    onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
+    const file = path.join(dataDir, 'initial-admin-password');
     const { logger, lines } = capturingLogger();
-    await bootstrapAdmin(t.db, config(), logger);
+    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir }), logger);
+
     const admin = await t.db('users').where({ email: 'admin@localhost' }).first();
     expect(admin).toMatchObject({ role: 'admin', is_active: true });
-    const password = /with password (\S+)/.exec(lines.join(''))?.[1];
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    const content = await fs.readFile(file, 'utf8');
+    const password = /^password: (\S+)$/m.exec(content)?.[1];
+    expect(content).toMatch(/^email: admin@localhost$/m);
     expect(password).toBeDefined();
     expect(await verifyPassword(password!, admin.password_hash)).toBe(true);
+    const log = lines.join('');
+    expect(log).toContain(file);
+    expect(log).not.toContain(password);
 
-    // a second start changes nothing and logs no password
+    // a second start changes nothing: no new admin, the file as it was, no password logged
     const again = capturingLogger();
-    await bootstrapAdmin(t.db, config(), again.logger);
+    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir }), again.logger);
     expect(await t.db('users')).toHaveLength(1);
-    expect(again.lines.join('')).not.toMatch(/password/);
+    expect(await fs.readFile(file, 'utf8')).toBe(content);
+    expect(again.lines.join('')).not.toContain(password);
   });
 
-  it('with ADMIN_EMAIL and ADMIN_PASSWORD creates that active admin when the email is unknown', async () => {
+  it('never overwrites an initial-admin-password file: with one left from an earlier install, start-up stops and creates no one', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
+    onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
+    const file = path.join(dataDir, 'initial-admin-password');
+    await fs.writeFile(file, 'email: admin@localhost\npassword: an-earlier-one\n');
+    const other = await testApp();
+    onTestFinished(() => other.close());
+    await other.db('users').delete();
+
+    await expect(bootstrapAdmin(other.db, config({ DATA_DIR: dataDir }), capturingLogger().logger)).rejects.toThrow(
+      `${file} already exists (from an earlier first start): delete it, or set ADMIN_EMAIL and ADMIN_PASSWORD`,
+    );
+    expect(await fs.readFile(file, 'utf8')).toBe('email: admin@localhost\npassword: an-earlier-one\n');
+    expect(await other.db('users')).toEqual([]);
+  });
+
+  it('with ADMIN_EMAIL and ADMIN_PASSWORD creates that active admin when the email is unknown, and writes no password file', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
+    onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
     const { logger } = capturingLogger();
-    await bootstrapAdmin(t.db, config({ ADMIN_EMAIL: 'Boss@Example.ac.uk', ADMIN_PASSWORD: 'boss password 1' }), logger);
+    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir, ADMIN_EMAIL: 'Boss@Example.ac.uk', ADMIN_PASSWORD: 'boss password 1' }), logger);
+    expect(await fs.readdir(dataDir)).toEqual([]);
     const boss = await t.db('users').where({ email: 'boss@example.ac.uk' }).first();
     expect(boss).toMatchObject({ role: 'admin', is_active: true });
     expect(await verifyPassword('boss password 1', boss.password_hash)).toBe(true);

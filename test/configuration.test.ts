@@ -42,3 +42,12 @@ describe('.env', () => {
     });
   });
 });
+
+describe('HOST', () => {
+  it('defaults to 127.0.0.1, so npm start on a workstation is reachable from that machine only; the Docker image listens on every interface', async () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    const dockerfile = await fs.readFile(path.join(import.meta.dirname, '..', 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^\s*HOST=0\.0\.0\.0\b/m);
+  });
+});

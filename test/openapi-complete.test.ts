@@ -17,6 +17,7 @@ type RouterRoute = { method: string; path: string; page: boolean };
 /** Routes served outside the document on purpose, with the reason. */
 const NOT_DOCUMENTED: Record<string, string> = {
   'GET /api/docs': 'the document itself',
+  'GET /favicon.ico': 'the site icon browsers ask for at this path; an asset like those under /assets, not part of the API',
 };
 
 let t: TestApp;

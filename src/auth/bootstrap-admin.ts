@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -6,10 +8,16 @@ import { generatePassword } from './passwords';
 import { usersService } from '../modules/users/users.service';
 import { PASSWORD_MIN_LENGTH } from '../modules/users/users.schemas';
 
+/** Where the first admin's generated password is written, under DATA_DIR. */
+export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
+
 /**
  * ADMIN_EMAIL + ADMIN_PASSWORD create that admin when no user has the email (never
  * overwriting one). With neither set and no users at all, admin@localhost gets a random
- * password, logged once. Either creation is in the audit trail as the system's.
+ * password, written to DATA_DIR/initial-admin-password (readable by the service's user only;
+ * logs are often shipped elsewhere, so the log names the file, never the password). The file is
+ * created once and never overwritten: one left from an earlier install stops start-up. Either
+ * creation is in the audit trail as the system's.
  */
 export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
   const users = usersService(db, config);
@@ -25,7 +33,27 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   }
   if ((await users.count()) > 0) return;
   const password = generatePassword();
-  await users.createUnique({ email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password }, SYSTEM_ACTOR);
-  // The password sits in the message text because the logger redacts password fields.
-  logger.warn(`created admin@localhost with password ${password} (shown only this once; change it after signing in)`);
+  const file = path.join(config.dataDir, INITIAL_ADMIN_PASSWORD_FILE);
+  await writeOnce(file, `email: admin@localhost\npassword: ${password}\n`);
+  try {
+    await users.createUnique({ email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password }, SYSTEM_ACTOR);
+  } catch (err) {
+    await fs.rm(file, { force: true });
+    throw err;
+  }
+  logger.warn({ file }, `created admin@localhost; its password is in ${file}: sign in, change the password (Account), then delete the file`);
+}
+
+/** Creates the file with mode 0600, refusing to replace one that exists. */
+async function writeOnce(file: string, content: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const handle = await fs.open(file, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EEXIST') throw new Error(`${file} already exists (from an earlier first start): delete it, or set ADMIN_EMAIL and ADMIN_PASSWORD`);
+    throw err;
+  });
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
 }

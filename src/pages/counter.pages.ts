@@ -102,6 +102,7 @@ export function counterPages({ db }: Deps): Router {
     const savedCode = basket.quote?.charge_code ?? '';
     return {
       title: 'Counter',
+      description: 'The stores counter: scan items into a basket and sell them on a charge code.',
       ...ASSETS,
       basket: presentBasket(basket),
       chargeCodes,

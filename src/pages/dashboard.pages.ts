@@ -1,5 +1,7 @@
 import { Router } from 'express';
 import type { Deps } from '../deps';
+import { hasRole } from '../auth/guards';
+import { backupsService } from '../modules/backups/backups.service';
 import { dashboardService } from '../modules/dashboard/dashboard.service';
 import { salesAnalytics } from '../modules/sales/sales.analytics';
 import { systemAlertsService } from '../modules/system-alerts/system-alerts.service';
@@ -8,17 +10,23 @@ import { requirePage } from './page-guards';
 const LOW_STOCK_SHOWN = 10;
 const SALES_DAYS = 30;
 
-/** `/`: the day's overview, from the same services as the dashboard API. */
-export function dashboardPages({ db }: Deps): Router {
+/** What an admin can do about a missing backup, linked beside the warning. */
+const MAKE_A_BACKUP = { href: '/backups', label: 'Make one now on the Backups page' };
+
+/** `/`: the day's overview, from the same services as the dashboard API; admins also see whether a backup exists. */
+export function dashboardPages(deps: Deps): Router {
+  const { db } = deps;
   const pages = Router();
   const dashboard = dashboardService(db);
+  const backups = backupsService(deps);
   const alerts = systemAlertsService(db);
   const analytics = salesAnalytics(db);
 
-  pages.get('/', requirePage(), async (_req, res) => {
-    const [stats, systemAlerts, lowStock, categories, dailySales] = await Promise.all([
+  pages.get('/', requirePage(), async (req, res) => {
+    const [stats, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       alerts.alerts(),
+      hasRole(req.user!, 'admin') ? backups.missingBackupAlerts(new Date()) : [],
       dashboard.lowStock(),
       dashboard.categoryStats(),
       analytics.dailySales(SALES_DAYS),
@@ -26,9 +34,10 @@ export function dashboardPages({ db }: Deps): Router {
     const valuedCategories = categories.filter((c) => c.itemCount > 0);
     res.render('dashboard/index', {
       title: 'Dashboard',
+      description: `The stores at a glance: system alerts, low stock, stock value by category and the sales of the last ${SALES_DAYS} days.`,
       scripts: ['/assets/chart.js/chart.umd.min.js', '/assets/js/dashboard.js'],
       stats,
-      systemAlerts,
+      systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
       lowStock: lowStock.slice(0, LOW_STOCK_SHOWN),
       lowStockMore: Math.max(0, lowStock.length - LOW_STOCK_SHOWN),
       categories: valuedCategories,

@@ -8,6 +8,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export const VIEWS_DIR = path.join(ROOT, 'views');
 const PUBLIC_DIR = path.join(ROOT, 'public');
 const LAYOUT = path.join(VIEWS_DIR, 'layout.ejs');
+/** Browsers ask for /favicon.ico whatever the page links: the icon at the path they ask. */
+const FAVICON = path.join(PUBLIC_DIR, 'favicon.ico');
+/** A page's `<meta name="description">` unless its view passes its own `description`. */
+const DEFAULT_DESCRIPTION = 'The university stores service: the counter, stock, quotes and sales on charge codes, purchasing and finance.';
 /** The folder of a package's built files (its main entry is in it). */
 const distDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(name));
 
@@ -24,14 +28,15 @@ function layoutEngine(file: string, locals: Record<string, unknown>, done: (err:
   });
 }
 
-/** Views, view helpers and the static assets: our own CSS/JS, htmx, Chart.js and Swagger UI from node_modules. */
+/** Views, view helpers and the static assets: our own CSS/JS, the icon, htmx, Chart.js and Swagger UI from node_modules. */
 export function configureViews(app: Express, cacheViews: boolean): void {
   app.engine('ejs', layoutEngine as never);
   app.set('view engine', 'ejs');
   app.set('views', VIEWS_DIR);
   app.set('view cache', cacheViews);
-  Object.assign(app.locals, FORMATTERS);
+  Object.assign(app.locals, FORMATTERS, { description: DEFAULT_DESCRIPTION });
   const assets = { maxAge: '1h', index: false, fallthrough: false } as const;
+  app.get('/favicon.ico', (_req, res, next) => res.sendFile(FAVICON, { maxAge: '1d' }, (err) => err && next(err)));
   app.use('/assets/htmx', express.static(distDir('htmx.org'), assets));
   app.use('/assets/chart.js', express.static(distDir('chart.js'), assets));
   app.use('/assets/swagger-ui', express.static(distDir('swagger-ui-dist'), assets));

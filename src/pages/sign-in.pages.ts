@@ -12,6 +12,7 @@ export function signInPages({ db, config }: Deps): Router {
   const signIns = signInService(db, config);
   const view = (overrides: Record<string, unknown>) => ({
     title: 'Sign in',
+    description: 'Sign in to the stores service: the counter, stock, quotes and sales on charge codes, purchasing and finance.',
     localSignIn: config.localAuthEnabled,
     ssoName: config.oidc ? config.oidc.providerName : null,
     values: { email: '' },

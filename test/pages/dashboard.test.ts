@@ -68,3 +68,28 @@ describe('GET /', () => {
     await page.getByRole('alert').filter({ hasText: 'This account is deactivated' }).waitFor();
   });
 });
+
+describe('the backup warning', () => {
+  it('warns an admin while no backup has been made, not a user; gone once one exists', async () => {
+    const admin = await buildUser(b.t.db, { role: 'admin' });
+    const user = await buildUser(b.t.db);
+    const warning = 'No backup exists yet';
+
+    const adminPage = await b.openAs(admin, '/');
+    const alerts = adminPage.getByRole('region', { name: 'System alerts' });
+    expect(await alerts.textContent()).toMatch(/Warning:\s*No backup exists yet: the first scheduled backup runs \d+ \w+ \d{4}, 02:00\. Make one now on the Backups page/);
+    await alerts.getByRole('link', { name: 'Make one now on the Backups page' }).click();
+    await adminPage.waitForURL('**/backups');
+    await adminPage.goBack();
+    await screenshot(adminPage, 'dashboard-no-backup');
+    await expectAccessible(adminPage);
+
+    const userPage = await b.openAs(user, '/');
+    expect(await userPage.locator('main').textContent()).not.toContain(warning);
+
+    await (await b.t.loginAs(admin)).post('/api/backups').expect(201);
+    await adminPage.reload();
+    await adminPage.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    expect(await adminPage.locator('main').textContent()).not.toContain(warning);
+  });
+});

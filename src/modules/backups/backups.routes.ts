@@ -139,8 +139,10 @@ export function backupsRoutes(deps: Deps) {
         'Destructive. The file is first read in full by pg_restore: a file that is not a complete backup of this service is a 400 ' +
         'and nothing changes. Then the whole database is replaced in one transaction (tables added since the backup are dropped ' +
         'too) while every other API request answers 503; on any error it is rolled back (500, database unchanged). Afterwards ' +
-        'the migrations newer than the backup are applied. The backup holds no sessions: everyone, the caller included, signs ' +
-        'in again.',
+        'the migrations newer than the backup are applied. History stays true: the audit rows written since the backup are kept ' +
+        '(with their ids and times), then the restore is recorded (who, which file, when); every sequence continues from the ' +
+        'highest value it ever gave out, so no sale, quote or order number (nor record id) issued before the restore is issued ' +
+        'again. The backup holds no sessions: everyone, the caller included, signs in again.',
       access: 'admin',
       params: BackupFilenameParams,
       responses: {

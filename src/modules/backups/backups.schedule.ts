@@ -15,8 +15,11 @@ export type ScheduleStatusRecord = BackupSchedule & {
 
 export type RunOutcome = { ok: true; filename: string } | { ok: false; error: string };
 
-/** What GET /status answers before an admin ever saves a schedule. */
-const DEFAULT_SCHEDULE: BackupSchedule = { enabled: false, frequency: 'daily', time: '02:00', retention: 30 };
+/**
+ * What GET /status answers without a schedule row, which runs nothing. A new install has one:
+ * daily at 02:00 keeping 14 (migration 20261126040000), so this is only for a row deleted by hand.
+ */
+const NO_SCHEDULE: BackupSchedule = { enabled: false, frequency: 'daily', time: '02:00', retention: 14 };
 
 /**
  * The slot to back up now, if any: the latest slot at or before now, unless the schedule was
@@ -52,7 +55,7 @@ export function backupScheduleService(db: Db) {
 
     async status(now: Date): Promise<ScheduleStatusRecord> {
       const [row, last] = await Promise.all([readSchedule(db), lastFinishedRun()]);
-      const { enabled, frequency, time, retention } = row ?? DEFAULT_SCHEDULE;
+      const { enabled, frequency, time, retention } = row ?? NO_SCHEDULE;
       let nextRunAt: Date | null = null;
       if (row?.enabled) {
         const due = dueSlot(row, now);

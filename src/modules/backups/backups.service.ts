@@ -4,7 +4,11 @@ import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
 import { SYSTEM_ACTOR, type Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
+import type { SystemAlert } from '../system-alerts/system-alerts.service';
+import { formatDateTime } from '../../lib/format';
+import { APPLY_CARRIES, CARRY_SCHEMA, finishCarries, SAVE_CARRIES } from './backups.carry';
 import { backupFolder, type BackupFile, type BackupType } from './backups.files';
+import { backupScheduleService } from './backups.schedule';
 import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
@@ -14,7 +18,9 @@ const MIGRATIONS_TABLE_ENTRY = /^\d+; \d+ \d+ TABLE public knex_migrations /m;
 
 /**
  * The restore script's head. The dump recreates everything in public; dropping the schema first
- * also removes what newer migrations added after the backup. The transaction is opened here and
+ * also removes what newer migrations added after the backup. What must outlive the backup's
+ * contents (sequences, the audit trail) is saved aside first and put back before the COMMIT
+ * (backups.carry.ts). The transaction is opened here and
  * committed only by an explicit COMMIT written once pg_restore has succeeded: psql's
  * --single-transaction would commit whatever it had read when its input ended early (a failed
  * pg_restore, this process killed), whereas an open transaction at end of input is rolled back.
@@ -43,6 +49,7 @@ BEGIN
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tables);
 END $$;
 ` +
+  SAVE_CARRIES +
   'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n';
 /** A restore that lost a deadlock was rolled back whole; it is run again, this many times in all. */
 const RESTORE_ATTEMPTS = 3;
@@ -100,7 +107,7 @@ export function backupsService(deps: BackupDeps) {
     script.write(RESTORE_PRELUDE);
     pgRestore.child.stdout!.pipe(script, { end: false });
     const restored = await pgRestore.finished;
-    script.end(restored.code === 0 ? 'COMMIT;\n' : undefined);
+    script.end(restored.code === 0 ? `${APPLY_CARRIES}COMMIT;\n` : undefined);
     const applied = await psql.finished;
     if (applied.code !== 0) throw new Error(oneLine(applied.stderr));
     if (restored.code !== 0) throw new Error(oneLine(restored.stderr));
@@ -119,6 +126,14 @@ export function backupsService(deps: BackupDeps) {
       };
     },
 
+    /** A warning for admins while DATA_DIR/backups holds no backup (none made yet, or all deleted): nothing to restore from. */
+    async missingBackupAlerts(now: Date): Promise<SystemAlert[]> {
+      if ((await folder.list()).length > 0) return [];
+      const { nextRunAt } = await backupScheduleService(db).status(now);
+      const scheduled = nextRunAt ? `the first scheduled backup runs ${formatDateTime(nextRunAt)}` : 'scheduled backups are off';
+      return [{ type: 'no_backup', level: 'warning', message: `No backup exists yet: ${scheduled}.` }];
+    },
+
     /** Dumps the database; sessions and rate-limit counters are left out so a restore brings none back. */
     async create(type: BackupType, actor: Actor): Promise<{ filename: string; size: number }> {
       const connection = connectionOptions(databaseUrl);
@@ -128,6 +143,7 @@ export function backupsService(deps: BackupDeps) {
         '--no-privileges',
         '--exclude-table-data=sessions',
         '--exclude-table-data=rate_limits',
+        `--exclude-schema=${CARRY_SCHEMA}`,
         ...connection.args,
       ];
       const started = Date.now();
@@ -169,7 +185,8 @@ export function backupsService(deps: BackupDeps) {
     /**
      * Replaces the whole database with a backup's contents, behind the maintenance gate (other
      * requests answer 503 meanwhile), then reconnects the pool and applies the migrations the
-     * backup predates. The backup holds no sessions: everyone signs in again.
+     * backup predates. The backup holds no sessions: everyone signs in again. The audit trail
+     * written since the backup stays, and every sequence continues from its highest value.
      */
     async restore(filename: string, actor: Actor): Promise<{ migrationsApplied: string[] }> {
       const pgTools = await tools();
@@ -196,12 +213,19 @@ export function backupsService(deps: BackupDeps) {
         // Pooled connections may hold plans and prepared statements of the dropped tables.
         await db.destroy();
         db.initialize();
-        const migrationsApplied = await migrateLatest(db).catch((err: Error) => {
-          log.error({ err, filename }, 'the backup was restored but its pending migrations failed');
-          throw InternalError(`Restore failed: the backup was restored but its pending migrations failed: ${err.message}`);
-        });
+        const migrated = await migrateLatest(db).then(
+          (applied) => ({ applied }),
+          (err: Error) => ({ err }),
+        );
+        // even after a failed migration: what the carries kept goes wherever it can
+        await finishCarries(db);
+        if ('err' in migrated) {
+          log.error({ err: migrated.err, filename }, 'the backup was restored but its pending migrations failed');
+          throw InternalError(`Restore failed: the backup was restored but its pending migrations failed: ${migrated.err.message}`);
+        }
+        const migrationsApplied = migrated.applied;
         log.warn({ filename, migrationsApplied, ms: Date.now() - started }, 'database restored from a backup');
-        // into the restored trail, which is the backup's: the restore is the first thing after it
+        // after the trail carried through the restore: who restored which file, and when
         await auditTrail(db).record(actor, { entityType: 'backup', entityId: filename, action: 'restore', after: { migrationsApplied } });
         return { migrationsApplied };
       });
