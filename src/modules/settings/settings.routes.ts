@@ -88,7 +88,10 @@ export function settingsRoutes({ db, docs }: Deps) {
         'Settings the service reads have their own value: chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role ' +
         "that may place or lift a hold and change a code's exclusions); chargeCodes.requirePin {enabled} (default false: when on, " +
         "processing a sale against a code with a PIN needs the PIN); chargeCodes.requireAuthorisedUser {enabled} (default false: when on, " +
-        "a sale's recipient email must be one of the code's authorised users). Any other key takes any JSON object.",
+        "a sale's recipient email must be one of the code's authorised users); access.profile {profile: spec|strict} (default spec: " +
+        'the access the interface gives; strict: importing items, creating and editing suppliers and item sources, exporting the ' +
+        "catalogue and reading invoice PDFs need a manager, a sale's recipient its processor or a manager, and supplier prices and " +
+        'order costs are null for users). Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,
