@@ -35,7 +35,7 @@ const formToken = async (agent: supertest.Agent) => /name="_csrf" value="([^"]+)
 
 /** A supplier with a source of an item, an order from it with its invoice attached, and a sale processed by someone else. */
 async function purchasingAndSale() {
-  const item = await buildItem(b.t.db, { categoryId: category.id, name: 'Beaker 100ml', currentStock: 10 });
+  const item = await buildItem(b.t.db, { categoryId: category.id, name: 'Beaker 100ml', price: '9.99', currentStock: 10 });
   const supplier = await buildSupplier(b.t.db, { name: 'Glass Co' });
   const source = await buildItemSource(b.t.db, supplier.id, item.id, '4.25');
   const { order } = await buildOrder(b.t.db, supplier.id, [{ itemId: item.id, name: item.name, quantity: '2', unitCost: '4.25' }]);
@@ -93,7 +93,9 @@ describe('a user’s pages under access.profile', () => {
     const recipient = await page.getByRole('button', { name: 'Save recipient' }).count();
     await page.goto(`/orders/${ids.order.order_id}`);
     const order = { invoice: await page.getByRole('link', { name: 'Download invoice PDF' }).count(), costs: (await page.locator('main').innerText()).includes('£4.25') };
-    return { items, createSupplier, supplier, recipient, order };
+    await page.goto(`/items/${ids.item.id}`);
+    const itemCosts = (await page.locator('main').innerText()).includes('£4.25');
+    return { items, createSupplier, supplier, recipient, order, itemCosts };
   }
 
   it('spec: a user is offered everything the interface allows', async () => {
@@ -105,6 +107,7 @@ describe('a user’s pages under access.profile', () => {
       supplier: { edit: 1, link: 1, preferred: 1, price: true },
       recipient: 1,
       order: { invoice: 1, costs: true },
+      itemCosts: true,
     });
   });
 
@@ -120,6 +123,7 @@ describe('a user’s pages under access.profile', () => {
       supplier: { edit: 0, link: 0, preferred: 0, price: false },
       recipient: 0,
       order: { invoice: 0, costs: false },
+      itemCosts: false,
     });
     await expectAccessible(page);
     await screenshot(page, 'access-strict-order-as-user');
@@ -137,6 +141,7 @@ describe('a user’s pages under access.profile', () => {
       supplier: { edit: 1, link: 1, preferred: 1, price: true },
       recipient: 1,
       order: { invoice: 1, costs: true },
+      itemCosts: true,
     });
   });
 
