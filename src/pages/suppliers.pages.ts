@@ -14,7 +14,7 @@ import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { requirePage, requirePageUnderProfile } from './page-guards';
-import { MANAGER_UNDER_STRICT, mayReadCostPrices, admitsUnderProfile } from '../auth/access-profile';
+import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
 import { currentUser } from '../auth/guards';
 
 /** How many items the link form's search offers. */
@@ -63,8 +63,9 @@ export function suppliersPages({ db }: Deps): Router {
   }
 
   async function renderSupplier(req: Request, res: Response, id: string, status = 200, link: FormState<LinkForm> = fresh(BLANK_LINK)) {
-    const [{ supplier, links }, mayEdit, costPrices] = await Promise.all([suppliers.withItems(id), mayKeep(req), mayReadCostPrices(db, currentUser(req))]);
-    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links, costPrices), link, mayEdit, costPrices });
+    // editing and the supplier's prices follow the same rule (MANAGER_UNDER_STRICT): one read of the setting
+    const [{ supplier, links }, mayEdit] = await Promise.all([suppliers.withItems(id), mayKeep(req)]);
+    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links, mayEdit), link, mayEdit, costPrices: mayEdit });
   }
 
   function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
