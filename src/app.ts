@@ -7,6 +7,7 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { bearerAuth } from './auth/bearer';
 import { refuseMcpKey, requireAuth } from './auth/guards';
+import { MANAGER_UNDER_STRICT, requireUnderProfile } from './auth/access-profile';
 import { crossSiteGuard, requireJsonBody } from './auth/csrf';
 import { configurePassportSessions, sessionMiddleware } from './auth/session';
 import { authRoutes } from './auth/auth.routes';
@@ -106,8 +107,8 @@ export function buildApp(opts: AppOptions): Express {
   app.use('/api', crossSiteGuard(config.publicUrl));
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up
-  // to 10 MB, read here for a signed-in user only.
-  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, express.json({ limit: '10mb' }));
+  // to 10 MB, read here only for a caller its route admits (any signed-in user, a manager under access.profile strict).
+  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, requireUnderProfile(db, MANAGER_UNDER_STRICT), express.json({ limit: '10mb' }));
 
   for (const module of API_MODULES) app.use('/api', module(deps));
   app.use(mcpServerRoutes(deps));

@@ -6,6 +6,8 @@ import { declaredRoutesOf } from '../src/app';
 import { apiNotFound } from '../src/http/error-middleware';
 import type { Access, DeclaredRoute } from '../src/http/api-router';
 import { PERMISSIONS } from '../src/auth/permissions';
+import { isProfileAccess } from '../src/auth/access-profile';
+import type { AccessProfile } from '../src/modules/settings/settings.schemas';
 import { pageAccessOf, type PageAccess } from '../src/pages/page-guards';
 import type { Role } from '../src/modules/users/users.schemas';
 import { testApp, type TestApp } from './helpers/app';
@@ -127,21 +129,26 @@ async function fingerprint(): Promise<Record<string, string>> {
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
-function verdictFor(access: Access, caller: Caller): Verdict {
+/** A route declared with a profile access ({role, profile: 'strict'}) admits any signed-in caller unless the access.profile in force is that profile. */
+function verdictFor(access: Access, caller: Caller, profile: AccessProfile): Verdict {
   if (caller.kind === 'anonymous') return access === 'public' ? 'allowed' : 401;
   if (caller.kind === 'mcp-key') return access === 'mcp-key' || access === 'auth-or-mcp-key' ? 'allowed' : 401;
   if (access === 'mcp-key') return 401;
   if (access === 'public' || access === 'auth' || access === 'auth-or-mcp-key') return 'allowed';
   if (typeof access === 'string') return RANK[caller.role] >= RANK[access] ? 'allowed' : 403;
+  if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role] ? 'allowed' : 403;
   return caller.role === 'admin' || caller.permissions.includes(access.permission) ? 'allowed' : 403;
 }
 
-function expectedFor(route: DeclaredRoute, caller: Caller): { verdict: Verdict; reason?: string; inHandler?: true } {
+function expectedFor(route: DeclaredRoute, caller: Caller, profile: AccessProfile): { verdict: Verdict; reason?: string; inHandler?: true } {
   const exception = EXCEPTIONS.find((e) => e.route === key(route.method, route.path) && e.caller(caller));
   if (exception) return { verdict: exception.verdict, reason: exception.reason, inHandler: exception.inHandler };
   if (OWN_SECRET.test(route.path)) return { verdict: 401, reason: 'webhooks authenticate by their own secret' };
-  return { verdict: verdictFor(route.access, caller) };
+  return { verdict: verdictFor(route.access, caller, profile) };
 }
+
+const setProfile = (profile: AccessProfile) =>
+  t.db('settings').insert({ key: 'access.profile', value: JSON.stringify({ profile }) }).onConflict('key').merge();
 
 /** A made-up value for each path parameter that its schema accepts where one of these does: an id no row has. */
 function urlOf(route: DeclaredRoute): string {
@@ -169,15 +176,20 @@ async function call(route: DeclaredRoute, caller: Caller, input: Input): Promise
 
 const describeAnswer = (res: supertest.Response) => `${res.status} ${(res.text ?? '').slice(0, 120)}`;
 
-describe('authorization matrix: every declared API route x every caller', () => {
+/** Under strict, only the routes whose access names the profile answer differently: the rest are called under spec only. */
+const routesUnder = (profile: AccessProfile) => declaredRoutesOf(t.app).filter((route) => profile === 'spec' || isProfileAccess(route.access));
+
+describe.each(['spec', 'strict'] as const)('authorization matrix: every declared API route x every caller, under access.profile %s', (profile) => {
+  beforeAll(() => setProfile(profile));
+
   it('refuses each caller the route does not admit, 401 or 403, before reading its input (malformed JSON, a NUL character) or writing anything', async () => {
-    const routes = declaredRoutesOf(t.app);
-    expect(routes.length).toBeGreaterThanOrEqual(150);
+    const routes = routesUnder(profile);
+    expect(routes.length).toBeGreaterThanOrEqual(profile === 'spec' ? 150 : 7);
     const before = await fingerprint();
     const failures: string[] = [];
     let calls = 0;
     for (const route of routes) {
-      const refused = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict !== 'allowed');
+      const refused = callers.map((caller) => ({ caller, ...expectedFor(route, caller, profile) })).filter((c) => c.verdict !== 'allowed');
       await Promise.all(
         // a refusal made in the handler (inHandler) comes after the body is read: malformed JSON is a 400 there first
         refused.flatMap(({ caller, verdict, reason, inHandler }) =>
@@ -195,10 +207,10 @@ describe('authorization matrix: every declared API route x every caller', () => 
   }, 120_000);
 
   it('admits each caller the route admits: the answer is never 401 or 403 (a 400 or 404 for the made-up input is fine)', async () => {
-    const routes = declaredRoutesOf(t.app);
+    const routes = routesUnder(profile);
     const failures: string[] = [];
     for (const route of routes) {
-      const admitted = callers.map((caller) => ({ caller, ...expectedFor(route, caller) })).filter((c) => c.verdict === 'allowed');
+      const admitted = callers.map((caller) => ({ caller, ...expectedFor(route, caller, profile) })).filter((c) => c.verdict === 'allowed');
       await Promise.all(
         admitted.map(async ({ caller, reason }) => {
           const res = await call(route, caller, 'invalid');
@@ -218,11 +230,14 @@ describe('authorization matrix: every declared API route x every caller', () => 
     }
   }, 120_000);
 
+});
+
+describe('authorization matrix: the route table', () => {
   it('covers every access kind the table declares, the permission routes with and without the permission', () => {
     const routes = declaredRoutesOf(t.app);
-    const kinds = new Set(routes.map((r) => (typeof r.access === 'string' ? r.access : 'permission')));
-    expect([...kinds].sort()).toEqual(['admin', 'auth', 'auth-or-mcp-key', 'manager', 'mcp-key', 'permission', 'public']);
-    const permissions = routes.flatMap((r) => (typeof r.access === 'object' ? [r.access.permission] : []));
+    const kinds = new Set(routes.map((r) => (typeof r.access === 'string' ? r.access : isProfileAccess(r.access) ? 'profile' : 'permission')));
+    expect([...kinds].sort()).toEqual(['admin', 'auth', 'auth-or-mcp-key', 'manager', 'mcp-key', 'permission', 'profile', 'public']);
+    const permissions = routes.flatMap((r) => (typeof r.access === 'object' && 'permission' in r.access ? [r.access.permission] : []));
     for (const permission of permissions) {
       expect(callers.some((c) => c.kind === 'session' && c.permissions.includes(permission)), permission).toBe(true);
       expect(callers.some((c) => c.kind === 'session' && c.role !== 'admin' && !c.permissions.includes(permission)), permission).toBe(true);
@@ -241,7 +256,7 @@ function pageRoutes(): PageRoute[] {
       if (layer.route) {
         const path = `${prefix}${String(layer.route.path)}`;
         const guards = layer.route.stack.map((l) => pageAccessOf(l.handle)).filter((a): a is PageAccess => a !== undefined);
-        const access = guards.find((a) => 'permission' in a) ?? guards[0];
+        const access = guards.find((a) => 'permission' in a || isProfileAccess(a)) ?? guards[0];
         return Object.keys(layer.route.methods)
           .filter((m) => m !== '_all')
           .map((method) => ({ method: method.toUpperCase(), path, access }));
@@ -258,10 +273,13 @@ function pageRoutes(): PageRoute[] {
 /** Public pages: signing in and out, and the API reference (public like the document it shows, /api/docs). */
 const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout', 'GET /docs']);
 
-describe('authorization matrix: every page route x every signed-in role and anonymous', () => {
+describe.each(['spec', 'strict'] as const)('authorization matrix: every page route x every signed-in role and anonymous, under access.profile %s', (profile) => {
+  beforeAll(() => setProfile(profile));
+
   it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {
-    const pages = pageRoutes();
-    expect(pages.length).toBeGreaterThanOrEqual(30);
+    // under strict, only the pages whose guard names the profile answer differently
+    const pages = pageRoutes().filter((page) => profile === 'spec' || (page.access && isProfileAccess(page.access)));
+    expect(pages.length).toBeGreaterThanOrEqual(profile === 'spec' ? 30 : 8);
     const unguarded = pages.filter((p) => !p.access && !PUBLIC_PAGES.has(key(p.method, p.path))).map((p) => key(p.method, p.path));
     expect(unguarded, 'page routes without a page guard').toEqual([]);
 
@@ -283,6 +301,7 @@ describe('authorization matrix: every page route x every signed-in role and anon
     };
     const admits = (page: PageRoute, caller: Extract<Caller, { role: Role }>) => {
       const access = page.access!;
+      if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role];
       return 'role' in access ? RANK[caller.role] >= RANK[access.role] : caller.role === 'admin' || caller.permissions.includes(access.permission);
     };
     const failures: string[] = [];

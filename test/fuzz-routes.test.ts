@@ -6,6 +6,7 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredRoutesOf } from '../src/app';
 import type { Access } from '../src/http/api-router';
+import { isProfileAccess } from '../src/auth/access-profile';
 import { tokensService } from '../src/auth/tokens.service';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { testApp, type TestApp } from './helpers/app';
@@ -470,7 +471,8 @@ const shown = (req: FuzzRequest) =>
 /** The callers the route admits, among those the fuzzer has. */
 function callersOf(access: Access): Credential[] {
   if (access === 'public') return ['none', 'admin', 'user'];
-  if (access === 'auth' || access === 'user') return ['admin', 'user'];
+  // the fuzz runs under access.profile spec, where a profile access admits any signed-in user
+  if (access === 'auth' || access === 'user' || isProfileAccess(access)) return ['admin', 'user'];
   if (access === 'auth-or-mcp-key') return ['admin', 'user', 'mcp'];
   if (access === 'mcp-key') return ['mcp'];
   return ['admin'];

@@ -3,6 +3,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { refuseMcpKey, requireAuth, requireAuthOrMcpKey, requireMcpKey, requirePermission, requireRole } from '../auth/guards';
+import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
 import { McpErrorBody } from '../modules/mcp/mcp-keys.schemas';
@@ -13,9 +14,10 @@ import type { Deps } from '../deps';
 
 /**
  * Who may call a route. There is no way to declare a route without saying. An MCP API key opens
- * only the routes declared 'mcp-key' or 'auth-or-mcp-key'.
+ * only the routes declared 'mcp-key' or 'auth-or-mcp-key'. A ProfileAccess ({role, profile: 'strict'})
+ * is any signed-in user unless the setting access.profile is strict, then that role and up.
  */
-export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | 'mcp-key' | 'auth-or-mcp-key';
+export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | ProfileAccess | 'mcp-key' | 'auth-or-mcp-key';
 
 type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
 
@@ -66,6 +68,7 @@ function guardFor(access: Access, db: Knex): RequestHandler[] {
   if (access === 'public') return [refuseMcpKey];
   if (access === 'auth') return [refuseMcpKey, requireAuth];
   if (typeof access === 'string') return [refuseMcpKey, requireRole(access)];
+  if (isProfileAccess(access)) return [refuseMcpKey, requireUnderProfile(db, access)];
   return [refuseMcpKey, requirePermission(db, access.permission)];
 }
 
@@ -82,6 +85,7 @@ function accessNote(access: Access): string {
   if (access === 'mcp-key') return 'An MCP API key only (`Authorization: Bearer mcp_...`); a session or bearer token is refused.';
   if (access === 'auth-or-mcp-key') return 'Any signed-in user or bearer token, or an MCP API key.';
   if (typeof access === 'string') return access === 'admin' ? 'Admin only.' : `Role ${access} or higher.`;
+  if (isProfileAccess(access)) return `Any signed-in user or bearer token; under the setting access.profile ${access.profile}, role ${access.role} or higher.`;
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
 
@@ -121,7 +125,8 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
     }
     common[503] = error('A backup restore is running, or the database is unavailable; try again shortly');
   }
-  if (typeof access === 'object') common[403] = error(`Without the ${access.permission} permission`);
+  if (isProfileAccess(access)) common[403] = error(`Under access.profile ${access.profile}, below the ${access.role} role`);
+  else if (typeof access === 'object') common[403] = error(`Without the ${access.permission} permission`);
   else if (access === 'manager' || access === 'admin' || access === 'user') common[403] = error(`Below the ${access} role`);
   if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
     common[403] = error('A cross-site request carried by the session cookie');

@@ -202,7 +202,7 @@ export function counterPages({ db }: Deps): Router {
     const values = { deliveredTo: textField(req.body.deliveredTo), deliveredToEmail: textField(req.body.deliveredToEmail) };
     const result = await attempt(() => {
       const body = parse(RecipientBody, { deliveredTo: values.deliveredTo, deliveredToEmail: values.deliveredToEmail.trim() || null });
-      return sales.setRecipient(actorOf(req), id, body);
+      return sales.setRecipient(actorOf(req), currentUser(req), id, body);
     });
     if (result.ok && !wantsPartial(req)) {
       flash(req, 'Recipient recorded');

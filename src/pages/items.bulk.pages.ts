@@ -10,7 +10,8 @@ import { presentBulkOutcome } from '../modules/items/items.present';
 import { BulkAddNote, BulkCategory, BulkExport, BulkIds, BulkImport, BulkVatRate } from '../modules/items/items.schemas';
 import { attempt, flash, pageUpload, repeatedField, type FieldErrors } from './forms';
 import { itemsListView } from './items.list';
-import { requirePage, safeNext } from './page-guards';
+import { requirePage, requirePageUnderProfile, safeNext } from './page-guards';
+import { MANAGER_UNDER_STRICT } from '../auth/access-profile';
 
 /** The API's body limit for an import (10 MB of JSON). */
 const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
@@ -74,7 +75,7 @@ export function itemsBulkPages({ db }: Deps): Router {
   });
 
   // The API's export: the checked items, or with none checked every item the list covers (inactive ones when it shows them).
-  pages.post('/items/export', requirePage(), async (req, res) => {
+  pages.post('/items/export', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), async (req, res) => {
     const back = returnAddress(req.body.returnTo);
     const itemIds = itemIdsOf(req.body.itemIds);
     const body = itemIds.length > 0 ? { itemIds, format: req.body.format } : { all: true, includeInactive: back.query.includeInactive === 'true', format: req.body.format };
@@ -84,12 +85,12 @@ export function itemsBulkPages({ db }: Deps): Router {
 
   const importView = (overrides: Record<string, unknown> = {}) => ({ title: 'Import items', stylesheets: ['/assets/css/items.css'], message: null, errors: {}, result: null, ...overrides });
 
-  pages.get('/items/import', requirePage(), (_req, res) => {
+  pages.get('/items/import', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), (_req, res) => {
     res.render('items/import', importView());
   });
 
   // The result is shown at once rather than after a redirect: it is a report of this upload, one row per item of the file.
-  pages.post('/items/import', requirePage(), ...pageUpload('file', MAX_IMPORT_BYTES), async (req, res) => {
+  pages.post('/items/import', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), ...pageUpload('file', MAX_IMPORT_BYTES), async (req, res) => {
     const result = await attempt(async () => {
       const { items } = parse(BulkImport, importBody(req.file?.buffer));
       const outcome = await bulk.import(items, currentUser(req).id);

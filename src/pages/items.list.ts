@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
 import type { Db } from '../db/knex';
 import { currentUser, hasRole } from '../auth/guards';
 import { Forbidden } from '../http/errors';
@@ -48,11 +49,12 @@ export function itemsListView(db: Db) {
     if (query.includeInactive && !isManager) throw Forbidden('includeInactive requires the manager role');
     // htmx asks for the rows only (_rows.ejs): the filters' and bulk form's choices are already on the page
     const wholePage = !wantsPartial(req);
-    const [{ rows, total }, categoryRows, rates] = await Promise.all([
+    const [{ rows, total }, categoryRows, rates, mayImportAndExport] = await Promise.all([
       items.list(query),
       wholePage ? categories.list() : [],
       // only the managers' bulk "Change VAT rate" offers the rates
       wholePage && isManager ? vatRates.list() : [],
+      wholePage && admitsUnderProfile(db, currentUser(req), MANAGER_UNDER_STRICT),
     ]);
     const totalPages = Math.max(1, Math.ceil(total / query.limit));
     return {
@@ -64,6 +66,7 @@ export function itemsListView(db: Db) {
       total,
       categories: categoryRows,
       vatRates: rates,
+      mayImportAndExport,
       listHref: listHref(query),
       pager: {
         page: query.page,

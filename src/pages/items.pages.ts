@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { mayReadCostPrices } from '../auth/access-profile';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
@@ -94,14 +95,15 @@ export function itemsPages(deps: Deps): Router {
   /** Everything the item page shows; a refused form re-renders it with its errors and what was typed. */
   async function detailView(req: Request, id: number, overrides: Record<string, unknown> = {}) {
     const { before } = parse(MovementsPage, req.query);
-    const [item, movements, noteRows, history, sourceRows] = await Promise.all([
+    const user = currentUser(req);
+    const [item, movements, noteRows, history, sourceRows, costPrices] = await Promise.all([
       items.get(id),
       movementsPage(id, before),
       notes.listFor('item', String(id)),
       orders.itemHistory(id),
       sources.listForItem(id),
+      mayReadCostPrices(db, user),
     ]);
-    const user = currentUser(req);
     const presented = presentItem(item);
     return {
       title: presented.name,
@@ -109,8 +111,9 @@ export function itemsPages(deps: Deps): Router {
       item: presented,
       movements,
       notes: noteRows.map((row) => ({ ...presentNote(row), mayChange: row.created_by === user.id || user.role === 'admin' })),
-      orders: presentItemOrderHistory(history).orders,
-      sources: sourceRows.map((row) => ({ supplierId: row.supplier_id, supplierName: row.supplier_name, price: row.price, notes: row.notes })),
+      orders: presentItemOrderHistory(history, costPrices).orders,
+      sources: sourceRows.map((row) => ({ supplierId: row.supplier_id, supplierName: row.supplier_name, price: costPrices ? row.price : null, notes: row.notes })),
+      costPrices,
       stock: { values: { quantity: '', type: 'in', reason: '' }, errors: {}, message: null },
       note: { values: { text: '' }, errors: {}, message: null },
       editedNote: null,

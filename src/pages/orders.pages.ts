@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { admitsUnderProfile, MANAGER_UNDER_STRICT, mayReadCostPrices } from '../auth/access-profile';
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -87,10 +88,11 @@ export function ordersPages({ db }: Deps): Router {
     const query = await attempt(() => parse(OrderListQuery, filledIn(req.query)));
     const view = { title: 'Orders', values, statusLabels: STATUS_LABELS, suppliers: await suppliers.list() };
     if (!query.ok) {
-      res.status(query.status).render('orders/index', { ...view, errors: query.errors, message: query.message, orders: [] });
+      res.status(query.status).render('orders/index', { ...view, errors: query.errors, message: query.message, orders: [], costPrices: false });
       return;
     }
-    res.render('orders/index', { ...view, errors: {}, message: null, orders: presentOrderList(await orders.list(query.value)) });
+    const [rows, costPrices] = await Promise.all([orders.list(query.value), mayReadCostPrices(db, currentUser(req))]);
+    res.render('orders/index', { ...view, errors: {}, message: null, orders: presentOrderList(rows, costPrices), costPrices });
   });
 
   // ---- a new order typed in, its lines by SKU ------------------------------------------
@@ -238,8 +240,11 @@ export function ordersPages({ db }: Deps): Router {
   type OrderForm = { form: 'receive' | 'invoice' | 'inventory'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
 
   async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
-    const order = presentOrderDetail(await orders.get(id));
-    const canManage = hasRole(currentUser(req), 'manager');
+    const user = currentUser(req);
+    // cost prices and the invoice PDF: anyone signed in, managers under access.profile strict
+    const [detail, underProfile] = await Promise.all([orders.get(id), admitsUnderProfile(db, user, MANAGER_UNDER_STRICT)]);
+    const order = presentOrderDetail(detail, underProfile);
+    const canManage = hasRole(user, 'manager');
     // received lines that name no item yet: the API's add-to-inventory creates their items
     const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
     const [orderMovements, categoryRows] = await Promise.all([
@@ -255,6 +260,8 @@ export function ordersPages({ db }: Deps): Router {
       movements: orderMovements.map(presentMovement),
       // the API's access: receiving and attaching an invoice are for managers and admins
       canManage,
+      costPrices: underProfile,
+      mayDownloadInvoice: underProfile,
       withoutItem,
       categories: categoryRows,
       inventoryForm: formState('inventory', { categoryId: '' }),

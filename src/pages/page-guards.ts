@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { Forbidden } from '../http/errors';
 import { hasRole } from '../auth/guards';
+import { admitsUnderProfile, profileRefusal, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
 import { usersService } from '../modules/users/users.service';
 import type { Role } from '../modules/users/users.schemas';
@@ -17,8 +18,8 @@ function signInUrl(req: Request): string {
   return `/login?${params}`;
 }
 
-/** Who a page guard lets through: a role and up, or the holders of a permission. */
-export type PageAccess = { role: Role } | { permission: PermissionKey };
+/** Who a page guard lets through: a role and up, the holders of a permission, or a role under access.profile strict. */
+export type PageAccess = { role: Role } | { permission: PermissionKey } | ProfileAccess;
 
 const pageAccess = new WeakMap<RequestHandler, PageAccess>();
 
@@ -52,5 +53,14 @@ export function requirePagePermission(db: Knex, permission: PermissionKey): Requ
     next(allowed ? undefined : Forbidden(`This action requires the ${permission} permission`));
   };
   pageAccess.set(check, { permission });
+  return [requirePage(), check];
+}
+
+/** As requirePage, for the actions the setting access.profile strict keeps to a role: the API's guard of the same actions. */
+export function requirePageUnderProfile(db: Knex, access: ProfileAccess): RequestHandler[] {
+  const check: RequestHandler = async (req, _res, next) => {
+    next((await admitsUnderProfile(db, req.user!, access)) ? undefined : profileRefusal(access));
+  };
+  pageAccess.set(check, access);
   return [requirePage(), check];
 }

@@ -9,7 +9,7 @@ import { notesService } from '../modules/notes/notes.service';
 import { presentSale, presentSalePaid, presentSaleRecipient, presentSaleRefund, presentSalesPage, presentSalesReport, presentSaleUnpaid } from '../modules/sales/sales.present';
 import { salesReports } from '../modules/sales/sales.reports';
 import { RecipientBody, RefundBody, SaleIdParams, SalesQuery, type Sale } from '../modules/sales/sales.schemas';
-import { leftToRefund, salesService, type SaleRecord } from '../modules/sales/sales.service';
+import { leftToRefund, mayChangeRecipient, salesService, type SaleRecord } from '../modules/sales/sales.service';
 import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
@@ -123,10 +123,11 @@ export function salesPages({ db }: Deps): Router {
     const user = currentUser(req);
     const record = await sales.get(id);
     const sale = presentSale(record);
-    const [saleMovements, saleNotes, canRefund] = await Promise.all([
+    const [saleMovements, saleNotes, canRefund, canSetRecipient] = await Promise.all([
       movements.list({ referenceType: 'sale', referenceId: sale.saleId, limit: 100 }),
       notes.listFor('sale', String(id)),
       users.hasPermission(user, 'sales.refund'),
+      mayChangeRecipient(db, user, record.sale),
     ]);
     // each form shows what was typed and what to fix when it is the one that came back, else its starting values
     const formState = (name: SaleForm['form'], values: Record<string, unknown>) =>
@@ -140,6 +141,7 @@ export function salesPages({ db }: Deps): Router {
       // the API's access for these routes: paid for managers and admins, unpaid for admins
       canMarkPaid: hasRole(user, 'manager'),
       canMarkUnpaid: hasRole(user, 'admin'),
+      canSetRecipient,
       refundable: canRefund ? refundableItems(record) : null,
       recipientForm: formState('recipient', { deliveredTo: sale.deliveredTo ?? '', deliveredToEmail: sale.deliveredToEmail ?? '' }),
       noteForm: formState('note', { text: '' }),
@@ -168,7 +170,7 @@ export function salesPages({ db }: Deps): Router {
     const { id } = parse(SaleIdParams, req.params);
     const result = await attempt(async () => {
       const body = parse(RecipientBody, filledIn(req.body));
-      return sales.setRecipient(actorOf(req), id, body);
+      return sales.setRecipient(actorOf(req), currentUser(req), id, body);
     });
     if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
     flash(req, presentSaleRecipient(result.value).message);

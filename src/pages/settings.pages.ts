@@ -8,7 +8,8 @@ import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.pre
 import { CreateMcpKey, type McpKey } from '../modules/mcp/mcp-keys.schemas';
 import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
 import { presentSetting } from '../modules/settings/settings.present';
-import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type KnownSetting } from '../modules/settings/settings.schemas';
+import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type AccessProfile, type KnownSetting } from '../modules/settings/settings.schemas';
+import { accessProfile } from '../auth/access-profile';
 import { settingsService } from '../modules/settings/settings.service';
 import { ROLES } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
@@ -39,6 +40,29 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       "The ledger account code of each line of a recharge batch's journal: the code of its item's category (keyed by the category's id or name), " +
       'otherwise the default. Not set: the journal leaves Account code empty.',
     example: '{"default": "5000", "byCategory": {"Chemicals": "5020", "12": "5030"}}',
+  },
+  'access.profile': {
+    meaning:
+      "Who may do what the interface leaves to any signed-in user. spec: everyone signed in may import items with stock, create and edit suppliers, " +
+      "link items and mark a preferred source, set any sale's recipient, export the catalogue, and see supplier prices, order costs and invoice PDFs. " +
+      "strict: those need a manager (a sale's recipient: its processor or a manager). Not set: spec.",
+    example: '{"profile": "strict"}',
+  },
+};
+
+/** The access profile form's choices: what each profile lets a plain user do. */
+const ACCESS_PROFILE_CHOICES: Record<AccessProfile, { label: string; explanation: string }> = {
+  spec: {
+    label: 'spec: as the interface specifies (the default)',
+    explanation:
+      "Any signed-in user may import items with stock, create and edit suppliers, link items to suppliers and mark a preferred source (which decides " +
+      "where replenishment orders go), set the recipient of anyone's sale, export the catalogue, and see supplier prices, order costs and invoice PDFs.",
+  },
+  strict: {
+    label: 'strict: these actions are for managers (recommended)',
+    explanation:
+      "Only managers and admins may do those things; a user may still set the recipient of a sale they processed. Users do not see supplier prices, " +
+      'order costs or invoice PDFs (the API answers those prices null and the PDF 403).',
   },
 };
 
@@ -105,7 +129,7 @@ export function settingsPages({ db }: Deps): Router {
   // ---- System settings and the charge-code policies -------------------------------------------
 
   async function renderSettings(req: Request, res: Response, returned: Returned | null = null) {
-    const [rows, policy] = await Promise.all([settings.list(), chargeCodePolicy(db)]);
+    const [rows, policy, profile] = await Promise.all([settings.list(), chargeCodePolicy(db), accessProfile(db)]);
     const stored = new Map(rows.map((row) => [row.key, presentSetting(row)]));
     const updaters = new Map(
       await Promise.all([...new Set(rows.flatMap((row) => (row.updated_by ? [row.updated_by] : [])))].map(async (id) => [id, await users.findById(id)] as const)),
@@ -133,6 +157,8 @@ export function settingsPages({ db }: Deps): Router {
       examples: Object.fromEntries(knownKeys.map((key) => [key, SETTING_MEANINGS[key].example])),
       roleChoices: ROLE_CHOICES,
       policyForm: formState(returned, 'policies', { ...policy }),
+      accessProfiles: ACCESS_PROFILE_CHOICES,
+      accessForm: formState(returned, 'access', { profile }),
       settingForm: formState(returned, 'setting', { key: editKey, value: editValue ? JSON.stringify(editValue, null, 2) : '' }),
     });
   }
@@ -175,6 +201,20 @@ export function settingsPages({ db }: Deps): Router {
       saved += 1;
     }
     flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
+    res.redirect(303, '/settings');
+  });
+
+  pages.post('/settings/access', requirePage('admin'), async (req, res) => {
+    const result = await attempt(() => parse(KNOWN_SETTINGS['access.profile'], { profile: req.body.profile }));
+    if (!result.ok) {
+      return renderSettings(req, res, { form: 'access', ...result, values: { profile: textField(req.body.profile) } });
+    }
+    if ((await accessProfile(db)) === result.value.profile) {
+      flash(req, 'Access profile unchanged');
+    } else {
+      await settings.put('access.profile', result.value, actorOf(req));
+      flash(req, `Access profile set to ${result.value.profile}`);
+    }
     res.redirect(303, '/settings');
   });
 

@@ -13,7 +13,9 @@ import { CreateSupplier, SupplierParams, UpdateSupplier } from '../modules/suppl
 import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { requirePage, requirePageUnderProfile } from './page-guards';
+import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
+import { currentUser } from '../auth/guards';
 
 /** How many items the link form's search offers. */
 const MATCHES_SHOWN = 10;
@@ -46,34 +48,39 @@ export function suppliersPages({ db }: Deps): Router {
   const suppliers = suppliersService(db);
   const sources = sourcesService(db);
   const items = itemsService(db);
+  /** creating and editing suppliers, linking items and marking a preferred source */
+  const keepers = requirePageUnderProfile(db, MANAGER_UNDER_STRICT);
+  const mayKeep = (req: Request) => admitsUnderProfile(db, currentUser(req), MANAGER_UNDER_STRICT);
 
   pages.use('/suppliers', (_req, res, next) => {
     res.locals.stylesheets = ['/assets/css/suppliers.css'];
     next();
   });
 
-  async function renderList(res: Response, status = 200, form: FormState<SupplierForm> = fresh(BLANK_SUPPLIER)) {
-    res.status(status).render('suppliers/index', { title: 'Suppliers', suppliers: (await suppliers.list()).map(presentSupplier), form });
+  async function renderList(req: Request, res: Response, status = 200, form: FormState<SupplierForm> = fresh(BLANK_SUPPLIER)) {
+    const [list, mayCreate] = await Promise.all([suppliers.list(), mayKeep(req)]);
+    res.status(status).render('suppliers/index', { title: 'Suppliers', suppliers: list.map(presentSupplier), form, mayCreate });
   }
 
   async function renderSupplier(req: Request, res: Response, id: string, status = 200, link: FormState<LinkForm> = fresh(BLANK_LINK)) {
-    const { supplier, links } = await suppliers.withItems(id);
-    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links), link });
+    // editing and the supplier's prices follow the same rule (MANAGER_UNDER_STRICT): one read of the setting
+    const [{ supplier, links }, mayEdit] = await Promise.all([suppliers.withItems(id), mayKeep(req)]);
+    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links, mayEdit), link, mayEdit, costPrices: mayEdit });
   }
 
   function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
     res.status(status).render('suppliers/edit', { title: `Edit ${title}`, supplierId: id, form });
   }
 
-  pages.get('/suppliers', requirePage(), async (_req, res) => {
-    await renderList(res);
+  pages.get('/suppliers', requirePage(), async (req, res) => {
+    await renderList(req, res);
   });
 
-  // The API's POST /api/suppliers is open to everyone signed in.
-  pages.post('/suppliers', requirePage(), async (req, res) => {
+  // As the API's POST /api/suppliers: everyone signed in, managers under access.profile strict.
+  pages.post('/suppliers', ...keepers, async (req, res) => {
     const values = readSupplierForm(req.body);
     const result = await attempt(() => suppliers.create(parse(CreateSupplier, supplierBody(values))));
-    if (!result.ok) return renderList(res, result.status, { values, errors: result.errors, message: result.message });
+    if (!result.ok) return renderList(req, res, result.status, { values, errors: result.errors, message: result.message });
     flash(req, `Supplier '${result.value.name}' created`);
     res.redirect(303, `/suppliers/${encodeURIComponent(result.value.id)}`);
   });
@@ -83,14 +90,14 @@ export function suppliersPages({ db }: Deps): Router {
     await renderSupplier(req, res, id);
   });
 
-  pages.get('/suppliers/:id/edit', requirePage(), async (req, res) => {
+  pages.get('/suppliers/:id/edit', ...keepers, async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
     const supplier = presentSupplier(await suppliers.get(id));
     const values = Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, supplier[field] ?? ''])) as SupplierForm;
     renderEdit(res, id, supplier.name, fresh(values));
   });
 
-  pages.post('/suppliers/:id', requirePage(), async (req, res) => {
+  pages.post('/suppliers/:id', ...keepers, async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
     // the id cannot change: the form does not send it
     const values = { ...readSupplierForm(req.body), id };
@@ -131,13 +138,13 @@ export function suppliersPages({ db }: Deps): Router {
   });
 
   /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
-  pages.get('/suppliers/:id/item-matches', requirePage(), async (req, res) => {
+  pages.get('/suppliers/:id/item-matches', ...keepers, async (req, res) => {
     const { search } = parse(ItemMatchesQuery, { search: textField(req.query.item) });
     const found = !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
     res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
   });
 
-  pages.post('/suppliers/:id/items', requirePage(), async (req, res) => {
+  pages.post('/suppliers/:id/items', ...keepers, async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
     const values: LinkForm = { item: textField(req.body.item).trim(), price: textField(req.body.price), notes: textField(req.body.notes), preferred: checked(req.body.preferred) };
     // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
@@ -164,7 +171,7 @@ export function suppliersPages({ db }: Deps): Router {
   }
 
   // PUT /api/sources/{id} with preferred: open to everyone signed in.
-  pages.post('/suppliers/:id/sources/:sourceId/preferred', requirePage(), async (req, res) => {
+  pages.post('/suppliers/:id/sources/:sourceId/preferred', ...keepers, async (req, res) => {
     const { id, source } = await supplierSource(req);
     const updated = presentItemSource(await sources.update(source.id, parse(UpdateItemSource, { preferred: checked(req.body.preferred) })));
     flash(req, updated.preferred ? `This supplier is now the preferred source of ${updated.item.name}` : `This supplier is no longer the preferred source of ${updated.item.name}`);

@@ -79,7 +79,7 @@ describe('GET /sales', () => {
     const code = await buildChargeCode(b.t.db, { code: 'SRCH-PAGE-1' });
     const tipsSale = await saleOf([{ itemId: tips.id }], code.code);
     const beakerSale = await saleOf([{ itemId: beaker.id }], code.code);
-    await salesService(b.t.db).setRecipient(SYSTEM_ACTOR, beakerSale.id, { deliveredTo: 'Ada Lovelace', deliveredToEmail: 'ada@maths.example.ac.uk' });
+    await salesService(b.t.db).setRecipient(SYSTEM_ACTOR, clerk, beakerSale.id, { deliveredTo: 'Ada Lovelace', deliveredToEmail: 'ada@maths.example.ac.uk' });
 
     const page = await b.openAs(clerk, '/sales');
     await saleRow(page, tipsSale.sale_id).waitFor();

@@ -53,14 +53,15 @@ export const presentStockChange = (item: ItemReadRow, movement: MovementReadRow)
 export const presentItemMovements = (rows: MovementReadRow[]) => ({ movements: rows.map(presentMovement) });
 
 /** GET /items/{id}/order-history: quantities and the unit cost as JSON numbers, the supplier by name. */
-export const presentItemOrderHistory = (rows: ItemOrderHistoryRow[]) => ({
+/** costPrices false: unit costs are answered null (access.profile strict, below manager) */
+export const presentItemOrderHistory = (rows: ItemOrderHistoryRow[], costPrices: boolean) => ({
   orders: rows.map((r) => ({
     orderId: r.order_id,
     orderDate: r.created_at.toISOString(),
     supplier: r.supplier,
     quantity: quantityNumber(r.quantity),
     receivedQuantity: quantityNumber(r.received_quantity),
-    unitCost: Number(r.unit_cost),
+    unitCost: costPrices ? Number(r.unit_cost) : null,
     status: r.status,
   })),
 });

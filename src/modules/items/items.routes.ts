@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps';
+import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
@@ -59,7 +60,7 @@ export function itemsRoutes({ db, docs }: Deps) {
         'price and stocks must be non-negative numbers with at most 2 decimal places; sku must be unique (among existing items and earlier ' +
         'items of the same import). A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
         "('Initial stock (bulk import)'). errors[] holds one message per failed item, prefixed with its 1-based position: 'Item 3: ...'.",
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       body: BulkImport,
       responses: { 200: { description: 'Import outcome', schema: ImportResult }, 400: invalid },
     },
@@ -130,7 +131,7 @@ export function itemsRoutes({ db, docs }: Deps) {
         'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
         'and format csv or xlsx (default xlsx). Streamed; columns ID, SKU, Name, Description, Category, Price, VAT Rate, ' +
         'Current Stock, Minimum Stock, Reorder Quantity (empty when none), Active, Created At. Filename items-YYYY-MM-DD.<format>.',
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       body: BulkExport,
       responses: {
         200: { description: 'The file', contentType: XLSX_TYPE, schema: ItemsExportFile },
@@ -316,7 +317,7 @@ export function itemsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
-      res.json(presentItemOrderHistory(await orders.itemHistory(id)));
+      res.json(presentItemOrderHistory(await orders.itemHistory(id), await mayReadCostPrices(db, currentUser(req))));
     },
   );
 

@@ -178,7 +178,7 @@ export const ItemOrderHistory = z
         supplier: z.string(),
         quantity: z.number(),
         receivedQuantity: z.number(),
-        unitCost: z.number(),
+        unitCost: z.number().nullable().openapi({ description: 'null when the setting access.profile is strict and the caller is below manager' }),
         status: z.string(),
       }),
     ),

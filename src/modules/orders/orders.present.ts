@@ -6,14 +6,15 @@ import type { ImportOutcome } from './orders.import';
 import type { AddToInventoryOutcome, ReceiveOutcome } from './orders.receive';
 import type { OrderDetail, OrderLineRow, OrderListRow, OrderRow } from './orders.service';
 
-export function presentOrder(row: OrderListRow) {
+/** costPrices false: totals and unit costs are answered null (access.profile strict, below manager) */
+export function presentOrder(row: OrderListRow, costPrices = true) {
   return {
     id: row.id,
     orderId: row.order_id,
     supplierId: row.supplier_id,
     supplier: { id: row.supplier_id, name: row.supplier_name },
     status: row.status,
-    totalAmount: row.total_amount,
+    totalAmount: costPrices ? row.total_amount : null,
     notes: row.notes,
     invoiceNumber: row.invoice_number,
     hasInvoice: row.has_invoice,
@@ -25,7 +26,7 @@ export function presentOrder(row: OrderListRow) {
   };
 }
 
-export function presentOrderLine(row: OrderLineRow) {
+export function presentOrderLine(row: OrderLineRow, costPrices = true) {
   return {
     orderItemId: row.id,
     itemId: row.item_id,
@@ -34,14 +35,17 @@ export function presentOrderLine(row: OrderLineRow) {
     quantity: quantityNumber(row.quantity),
     receivedQuantity: quantityNumber(row.received_quantity),
     outstandingQuantity: quantityNumber(new D(row.quantity).minus(row.received_quantity)),
-    unitCost: row.unit_cost,
-    lineTotal: money(new D(row.quantity).times(row.unit_cost)),
+    unitCost: costPrices ? row.unit_cost : null,
+    lineTotal: costPrices ? money(new D(row.quantity).times(row.unit_cost)) : null,
   };
 }
 
-export const presentOrderDetail = ({ order, lines }: OrderDetail) => ({ ...presentOrder(order), items: lines.map(presentOrderLine) });
+export const presentOrderDetail = ({ order, lines }: OrderDetail, costPrices = true) => ({
+  ...presentOrder(order, costPrices),
+  items: lines.map((line) => presentOrderLine(line, costPrices)),
+});
 
-export const presentOrderList = (rows: OrderListRow[]) => rows.map(presentOrder);
+export const presentOrderList = (rows: OrderListRow[], costPrices: boolean) => rows.map((row) => presentOrder(row, costPrices));
 
 /** POST /orders/import-from-invoice: the new order, how its supplier and lines were matched, and what the PDF said. */
 export function presentImportResult(result: ImportOutcome) {

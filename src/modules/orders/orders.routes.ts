@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps';
+import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -59,7 +60,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const query = parse(OrderListQuery, req.query);
-      res.json(presentOrderList(await orders.list(query)));
+      res.json(presentOrderList(await orders.list(query), await mayReadCostPrices(db, currentUser(req))));
     },
   );
 
@@ -177,7 +178,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
-      res.json(presentOrderDetail(await orders.get(id)));
+      res.json(presentOrderDetail(await orders.get(id), await mayReadCostPrices(db, currentUser(req))));
     },
   );
 
@@ -271,7 +272,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'downloadOrderInvoice',
       summary: "Download the order's invoice PDF",
       description: 'The bytes uploaded, as application/pdf.',
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       params: OrderParams,
       responses: {
         200: { description: 'The PDF', schema: InvoicePdfFile, contentType: 'application/pdf' },

@@ -111,8 +111,8 @@ export const OrderLine = z
     quantity: z.number(),
     receivedQuantity: z.number(),
     outstandingQuantity: z.number(),
-    unitCost: z.string(),
-    lineTotal: z.string(),
+    unitCost: z.string().nullable().openapi({ description: 'decimal string; null when the setting access.profile is strict and the caller is below manager' }),
+    lineTotal: z.string().nullable().openapi({ description: 'decimal string; null when the setting access.profile is strict and the caller is below manager' }),
   })
   .openapi('OrderLine');
 
@@ -123,7 +123,7 @@ export const Order = z
     supplierId: z.string(),
     supplier: z.object({ id: z.string(), name: z.string() }),
     status: z.enum(['pending', 'partially_received', 'received']),
-    totalAmount: z.string(),
+    totalAmount: z.string().nullable().openapi({ description: 'decimal string, the sum of the lines at cost; null when the setting access.profile is strict and the caller is below manager' }),
     notes: z.string().nullable(),
     invoiceNumber: z.string().nullable(),
     hasInvoice: z.boolean(),

@@ -41,7 +41,7 @@ export function presentReplenishmentOrders({ orders, withoutSource }: Replenishm
       orders.length === 0
         ? `Nothing to order: no item is short of its target beyond what pending orders bring${without}`
         : `Created ${orders.length} order(s) from replenishment: ${orders.map((o) => o.order.order_id).join(', ')}${without}`,
-    orders: orders.map(presentOrderDetail),
+    orders: orders.map((order) => presentOrderDetail(order)),
     withoutSource: withoutSource.map(presentReplenishmentItem),
   };
 }

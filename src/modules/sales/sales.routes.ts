@@ -241,16 +241,18 @@ function byIdRoutes({ db, docs }: Deps) {
     {
       operationId: 'setSaleRecipient',
       summary: 'Record who received the goods',
-      description: "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise).",
+      description:
+        "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise). " +
+        "Under the setting access.profile strict, only the sale's processor or a manager may set it (403 otherwise).",
       access: 'auth',
       params: SaleIdParams,
       body: RecipientBody,
-      responses: { 200: { description: 'Recorded', schema: SaleRecipient }, 400: invalid, 404: saleNotFound },
+      responses: { 200: { description: 'Recorded', schema: SaleRecipient }, 400: invalid, 403: { description: "Under access.profile strict, neither the sale's processor nor a manager", schema: MessageBody }, 404: saleNotFound },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       const body = parse(RecipientBody, req.body);
-      res.json(presentSaleRecipient(await sales.setRecipient(actorOf(req), id, body)));
+      res.json(presentSaleRecipient(await sales.setRecipient(actorOf(req), currentUser(req), id, body)));
     },
   );
 

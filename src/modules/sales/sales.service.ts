@@ -4,7 +4,8 @@ import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { inTransactionWithRetry } from '../../db/retry';
-import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { D, money, quantityNumber } from '../../lib/money';
 import type { Actor as AuditActor } from '../audit/audit.actor';
 import { auditTrail, withAudit } from '../audit/audit.service';
@@ -74,6 +75,10 @@ export type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | nu
 type Actor = Pick<Express.User, 'id' | 'role' | 'email' | 'first_name' | 'last_name'>;
 
 export const saleNotFound = () => NotFound('Sale not found');
+
+/** A sale's recipient: any signed-in user under access.profile spec; its processor or a manager under strict. */
+export const mayChangeRecipient = async (db: Db, user: Express.User, sale: Pick<SaleRow, 'processed_by'>): Promise<boolean> =>
+  sale.processed_by === user.id || admitsUnderProfile(db, user, MANAGER_UNDER_STRICT);
 
 /** What a refund may still take of an item: its quantity on the sale's lines less what was refunded. */
 export const leftToRefund = (itemLines: Pick<SaleLineRow, 'quantity' | 'refunded_quantity'>[]): D =>
@@ -420,8 +425,11 @@ export function salesService(db: Db) {
     markUnpaid: (actor: AuditActor, id: number) =>
       changeSale(actor, id, 'mark_unpaid', { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) }, payment),
 
-    /** With chargeCodes.requireAuthorisedUser on, the new recipient too must be an authorised user of the sale's code. */
-    setRecipient: (actor: AuditActor, id: number, { deliveredTo, deliveredToEmail = null }: RecipientBody) =>
+    /**
+     * Under access.profile strict only the sale's processor or a manager may; with chargeCodes.requireAuthorisedUser
+     * on, the new recipient too must be an authorised user of the sale's code.
+     */
+    setRecipient: (actor: AuditActor, changer: Express.User, id: number, { deliveredTo, deliveredToEmail = null }: RecipientBody) =>
       changeSale(
         actor,
         id,
@@ -429,6 +437,9 @@ export function salesService(db: Db) {
         { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
         recipientOf,
         async (sale, trx) => {
+          if (!(await mayChangeRecipient(trx, changer, sale))) {
+            throw Forbidden(`Only the sale's processor or a ${MANAGER_UNDER_STRICT.role} may set its recipient (setting access.profile is ${MANAGER_UNDER_STRICT.profile})`);
+          }
           if ((await chargeCodePolicy(trx)).requireAuthorisedUser) await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
         },
       ),

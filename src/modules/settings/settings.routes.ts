@@ -89,8 +89,11 @@ export function settingsRoutes({ db, docs }: Deps) {
         "that may place or lift a hold and change a code's exclusions); chargeCodes.requirePin {enabled} (default false: when on, " +
         "processing a sale against a code with a PIN needs the PIN); chargeCodes.requireAuthorisedUser {enabled} (default false: when on, " +
         "a sale's recipient email must be one of the code's authorised users); finance.accountCodes {default, byCategory?: {<category id or name>: code}} " +
-        "(the ledger account code of a recharge journal line: its item's category's, else the default; unset, the journal's Account code is empty). " +
-        'Any other key takes any JSON object.',
+        "(the ledger account code of a recharge journal line: its item's category's, else the default; unset, the journal's Account code is empty); " +
+        "access.profile {profile: spec|strict} (default spec: " +
+        'the access the interface gives; strict: importing items, creating and editing suppliers and item sources, exporting the ' +
+        "catalogue and reading invoice PDFs need a manager, a sale's recipient its processor or a manager, and supplier prices and " +
+        'order costs are null for users). Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,

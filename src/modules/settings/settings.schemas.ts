@@ -31,6 +31,10 @@ const PolicySwitch = z.object({ enabled: z.boolean({ error: 'must be a boolean' 
 
 const AccountCode = z.string({ error: 'must be an account code' }).trim().min(1, { error: 'must not be empty' }).max(40);
 
+/** spec: the interface's access; strict: the actions the interface leaves to any user need a manager (src/auth/access-profile.ts) */
+export const ACCESS_PROFILES = ['spec', 'strict'] as const;
+export type AccessProfile = (typeof ACCESS_PROFILES)[number];
+
 /**
  * Settings the service reads, with the value each must have (a PUT of another value is a 400).
  * Unset, the spec's behaviour stays.
@@ -49,6 +53,8 @@ export const KNOWN_SETTINGS = {
       byCategory: z.record(z.string().trim().min(1, { error: 'must be a category id or name' }).max(200), AccountCode).default({}),
     })
     .strict(),
+  /** who may import items, keep suppliers and sources, set any sale's recipient, export the catalogue, read cost prices and invoices */
+  'access.profile': z.object({ profile: z.enum(ACCESS_PROFILES, { error: `must be one of ${ACCESS_PROFILES.join(', ')}` }) }).strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);

@@ -1,12 +1,13 @@
 import type { ItemSource } from './sources.schemas';
 import type { ItemSourceRow } from './sources.service';
 
-export function presentItemSource(row: ItemSourceRow): ItemSource {
+/** costPrices false: the supplier's price is answered null (access.profile strict, below manager) */
+export function presentItemSource(row: ItemSourceRow, costPrices = true): ItemSource {
   return {
     id: row.id,
     supplierId: row.supplier_id,
     itemId: row.item_id,
-    price: row.price,
+    price: costPrices ? row.price : null,
     notes: row.notes,
     preferred: row.preferred,
     createdAt: row.created_at.toISOString(),

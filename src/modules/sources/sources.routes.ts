@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps';
+import { MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
@@ -21,7 +22,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
       description:
         'Partial. preferred: true makes this the item\'s one preferred source (replenishment orders from it) and unmarks the ' +
         "item's other sources in the same transaction; false unmarks it (replenishment then takes the cheapest source).",
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       params: IdParams,
       body: UpdateItemSource,
       responses: {

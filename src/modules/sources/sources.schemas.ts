@@ -29,7 +29,7 @@ export const ItemSource = z
     id: z.number().int(),
     supplierId: z.string(),
     itemId: z.number().int(),
-    price: z.string().openapi({ description: 'supplier price, decimal string' }),
+    price: z.string().nullable().openapi({ description: 'supplier price, decimal string; null when the setting access.profile is strict and the caller is below manager' }),
     notes: z.string().nullable(),
     preferred: Preferred,
     createdAt: z.string(),

@@ -16,10 +16,10 @@ export function presentSupplier(row: SupplierRow): Supplier {
   };
 }
 
-/** GET /suppliers/{id}: the supplier and its item links. */
-export const presentSupplierWithItems = (supplier: SupplierRow, links: ItemSourceRow[]) => ({
+/** GET /suppliers/{id}: the supplier and its item links, their prices null when the caller may not read cost prices. */
+export const presentSupplierWithItems = (supplier: SupplierRow, links: ItemSourceRow[], costPrices: boolean) => ({
   ...presentSupplier(supplier),
-  items: links.map(presentItemSource),
+  items: links.map((link) => presentItemSource(link, costPrices)),
 });
 
 export const presentSupplierDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }): SupplierDeletionCheck => ({

@@ -1,4 +1,6 @@
 import type { Deps } from '../../deps';
+import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
+import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
@@ -39,7 +41,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       operationId: 'createSupplier',
       summary: 'Create a supplier',
       description: 'The id is chosen by the client: 1-64 URL-safe characters. Only name is required besides it.',
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       body: CreateSupplier,
       responses: { 201: { description: 'Created', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 409: failure('The id is already taken') },
     },
@@ -94,7 +96,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
       const { supplier, links } = await suppliers.withItems(id);
-      res.json(presentSupplierWithItems(supplier, links));
+      res.json(presentSupplierWithItems(supplier, links, await mayReadCostPrices(db, currentUser(req))));
     },
   );
 
@@ -104,7 +106,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       operationId: 'updateSupplier',
       summary: 'Update a supplier',
       description: 'Partial update of name, contact, email, phone, address; the id cannot change.',
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       params: SupplierParams,
       body: UpdateSupplier,
       responses: { 200: { description: 'Updated', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 404: notFound },
@@ -139,7 +141,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       operationId: 'linkSupplierItem',
       summary: 'Link an item to the supplier',
       description: 'Records the supplier price and notes for an item. One link per supplier and item.',
-      access: 'auth',
+      access: MANAGER_UNDER_STRICT,
       params: SupplierParams,
       body: LinkItem,
       responses: {
