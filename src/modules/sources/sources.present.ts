@@ -8,6 +8,7 @@ export function presentItemSource(row: ItemSourceRow): ItemSource {
     itemId: row.item_id,
     price: row.price,
     notes: row.notes,
+    supplierSku: row.supplier_sku,
     preferred: row.preferred,
     createdAt: row.created_at.toISOString(),
     item: { id: row.item_id, name: row.item_name, sku: row.item_sku, isActive: row.item_is_active },
