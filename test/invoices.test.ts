@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoices.parser';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
-import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';
+import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, labSolventsInvoicePdf, renderPdf } from './helpers/purchasing-factories';
 import { binaryBody } from './helpers/binary-body';
 
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -283,25 +283,6 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
 });
 
 describe('invoice lines matched by the supplier part number, by name, or probably (issue 28)', () => {
-  /** An invoice from Lab Solvents Direct whose catalogue numbers are glued to the names. */
-  const labSolventsInvoice = () =>
-    renderPdf((doc) => {
-      doc.fontSize(16).text('Lab Solvents Direct', 50, 50);
-      doc.fontSize(10).text('Invoice No: LSD-INV-880', 400, 90);
-      const rows: [string, string, string, string][] = [
-        ['LSD-30010 Ethanol absolute 2.5L', '2', '£18.40', '£36.80'],
-        ['LSD-44120 Acetone 1 L', '4', '£6.05', '£24.20'],
-        ['LSD-51200 Nitrile Gloves Powder Free Box 200', '3', '£9.90', '£29.70'],
-        ['LSD-70070 Parafilm M roll 38m', '1', '£31.00', '£31.00'],
-      ];
-      doc.text('Description', 50, 180).text('Qty', 330, 180).text('Unit Price', 380, 180).text('Amount', 470, 180);
-      rows.forEach(([name, qty, price, amount], i) => {
-        const y = 200 + i * 15;
-        doc.text(name, 50, y, { lineBreak: false }).text(qty, 330, y).text(price, 380, y).text(amount, 470, y);
-      });
-      doc.text('Total', 380, 290).text('£121.70', 470, 290);
-    });
-
   let ethanol: { id: number; name: string; sku: string };
   let acetone: { id: number; name: string; sku: string };
   let gloves: { id: number; name: string; sku: string };
@@ -317,7 +298,7 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
   const item = (row: { id: number; name: string; sku: string }) => ({ id: row.id, name: row.name, sku: row.sku });
 
   it('200 upload-invoice: a line by its supplier part number, one by its name without the part number, one probable by a similar name, one unmatched', async () => {
-    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', await labSolventsInvoice(), 'lsd.pdf').expect(200);
+    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
     expect(res.body.message).toBe('Read 4 line(s) from the invoice');
     expect(res.body.extractedData).toEqual({
       supplierName: 'Lab Solvents Direct',
@@ -344,12 +325,12 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
       ],
     });
     // the other read endpoint answers the same
-    const direct = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoice(), 'lsd.pdf').expect(200);
+    const direct = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
     expect(direct.body.extractedData).toEqual(res.body.extractedData);
   });
 
   it('201 import-from-invoice links each exactly matched item to the supplier at the invoice price with its part number; replenishment then orders from it', async () => {
-    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await labSolventsInvoice(), 'lsd.pdf').expect(201);
+    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(201);
     // the probable line is not taken unseen: it stays free text, as does the unmatched one
     expect(res.body).toMatchObject({ supplierCreated: false, matchedItems: 2, unmatchedItems: 2 });
     expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([ethanol.id, acetone.id, null, null]);
@@ -365,7 +346,7 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
     expect(fromLab.lines).toEqual([expect.objectContaining({ item: item(acetone), onOrder: 4, quantity: 14, unitPrice: '6.05' })]);
 
     // the next invoice of this supplier matches acetone by the part number it learned
-    const again = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoice(), 'lsd.pdf').expect(200);
+    const again = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
     expect(again.body.extractedData.items[1].match).toEqual({ kind: 'exact', by: 'supplierSku', similarity: null, item: item(acetone) });
   });
 
