@@ -141,13 +141,13 @@ export function ordersPages({ db }: Deps): Router {
     }
     const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
     const result = await attempt(async () => {
-      // a line names its item by SKU (or, as the API's invoice import does, by its exact name); anything else is free text
-      const match = await items.matcherForLines(rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
+      // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only); anything else is free text
+      const matched = await matcher.matchLines(values.supplierId.trim() || null, rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
       const input = parse(CreateOrder, {
         ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
-        items: rows.map((i) => {
-          const item = match({ name: typed[i].name, sku: typed[i].sku || null });
-          return { ...filledIn({ ...typed[i] }), itemId: item?.id ?? null };
+        items: rows.map((i, n) => {
+          const { match } = matched[n];
+          return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
         }),
       });
       return orders.create(input, currentUser(req).id);

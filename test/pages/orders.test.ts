@@ -224,6 +224,22 @@ describe('/orders and /orders/new', () => {
     expect(await b.t.db('orders').where({ supplier_id: supplier.id }).first()).toBeUndefined();
   });
 
+  it("a typed line names its item as the invoice import does: by the supplier's part number in the SKU field, or by a name with the part number before it (issue 28)", async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const flask = await buildItem(b.t.db, { name: 'Round-bottom flask 500ml', sku: 'RBF-500' });
+    const funnel = await buildItem(b.t.db, { name: 'Separating funnel 250ml', sku: 'SF-250' });
+    await b.t.db('item_sources').insert({ supplier_id: supplier.id, item_id: flask.id, price: '9.00', supplier_sku: 'QX-7781' });
+    const boss = await b.t.loginAs(manager);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await boss.get('/orders/new').expect(200)).text)![1];
+    await boss
+      .post('/orders')
+      .type('form')
+      .send({ _csrf: csrf, supplierId: supplier.id, sku: ['qx-7781', ''], name: ['', 'QX-9020 Separating funnel 250ml'], quantity: ['2', '1'], unitCost: ['9.00', '14.00'] })
+      .expect(303);
+    const order = await b.t.db('orders').where({ supplier_id: supplier.id }).first();
+    expect((await b.t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => l.item_id)).toEqual([flask.id, funnel.id]);
+  });
+
   it('403: a user reads orders but may not receive, create or upload; a form without its token is refused', async () => {
     const supplier = await buildSupplier(b.t.db);
     const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Tape', quantity: '2', unitCost: '1.00' }]);
