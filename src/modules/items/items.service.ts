@@ -338,11 +338,11 @@ export function itemsService(db: Db) {
     },
 
     /**
-     * The items free text may name, in one statement over the index items_normalised_name_trgm and
+     * The items free text may name, in one statement over the indexes items_normalised_name_trgm and
      * items_sku_lower: the item of each name (normalised as normalisedName; of several, an active one,
      * then the oldest), of each SKU (any case; likewise), and for each of `similarTo` the active item
-     * whose normalised name is most similar by pg_trgm's similarity() when that is at least
-     * minSimilarity (at least pg_trgm's own threshold, 0.3, which the index's % serves).
+     * whose normalised name is nearest by trigrams (the index walks <->, 1 - similarity, nearest
+     * first) when its pg_trgm similarity() is at least minSimilarity.
      */
     async namedBy(query: { names: string[]; skus: string[]; similarTo: string[]; minSimilarity: number }): Promise<NamedItems> {
       const keys = (values: string[], key: (v: string) => string) => [...new Set(values.map(key).filter((v) => v !== ''))];
@@ -363,8 +363,8 @@ export function itemsService(db: Db) {
             SELECT 'similar', k.key, m.id, m.name, m.sku, m.similarity
               FROM unnest(${similarTo}::text[]) AS k(key)
               CROSS JOIN LATERAL (SELECT i.id, i.name, i.sku, similarity(${NORMALISED_NAME}, k.key) AS similarity
-                                    FROM items i WHERE i.is_active AND ${NORMALISED_NAME} % k.key
-                                   ORDER BY 4 DESC, i.id LIMIT 1) m
+                                    FROM items i WHERE i.is_active
+                                   ORDER BY ${NORMALISED_NAME} <-> k.key LIMIT 1) m
              WHERE m.similarity >= ${query.minSimilarity}`,
       );
       const found: NamedItems = { byName: new Map(), bySku: new Map(), similar: new Map() };
