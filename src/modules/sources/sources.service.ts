@@ -56,9 +56,9 @@ export function sourcesService(db: Db) {
   const violated = (err: unknown, constraint: string) => isUniqueViolation(err) && (err as { constraint?: string }).constraint === constraint;
 
   /** The 409 of a refused write: another preferred mark, or a part number another item of the supplier has. */
-  async function clash(err: unknown, supplierSku: { supplierId: string; value: string | null | undefined } | null): Promise<unknown> {
+  async function clash(err: unknown, supplierSku: { supplierId: string; value: string | null | undefined }): Promise<unknown> {
     if (violated(err, 'item_sources_one_preferred')) return Conflict('Another source of this item was marked preferred at the same time; try again');
-    if (!violated(err, 'item_sources_supplier_sku') || !supplierSku?.value) return err;
+    if (!violated(err, 'item_sources_supplier_sku') || !supplierSku.value) return err;
     const holder = await withItem()
       .where('s.supplier_id', supplierSku.supplierId)
       .whereRaw('lower(s.supplier_sku) = lower(?)', [supplierSku.value])
