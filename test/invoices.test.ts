@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoices.parser';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
-import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, renderPdf } from './helpers/purchasing-factories';
+import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, labSolventsInvoicePdf, renderPdf } from './helpers/purchasing-factories';
 import { binaryBody } from './helpers/binary-body';
 
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -80,7 +80,12 @@ describe.each(['/api/orders/upload-invoice', '/api/upload/invoice'])('POST %s', 
     expect(res.body).toEqual({
       success: true,
       message: 'Read 2 line(s) from the invoice',
-      extractedData: INVOICE_LAYOUTS[1].expected,
+      // the spec's fields as they were, and (issue 28) the supplier and each line's part number and match: none here
+      extractedData: {
+        ...INVOICE_LAYOUTS[1].expected,
+        supplierId: null,
+        items: INVOICE_LAYOUTS[1].expected.items.map((line) => ({ ...line, supplierSku: null, match: null })),
+      },
       file: { filename: 'beta.pdf', size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') },
     });
   });
@@ -274,5 +279,92 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
     expect(Object.keys(importBody).sort()).toEqual(['application/json', 'multipart/form-data']);
     expect(doc.components.schemas.ImportFromInvoiceForm.properties).toMatchObject({ invoice: { format: 'binary' }, csv: { format: 'binary' } });
     expect(Object.keys(doc.paths['/api/orders/upload-invoice'].post.requestBody.content)).toEqual(['multipart/form-data']);
+  });
+});
+
+describe('invoice lines matched by the supplier part number, by name, or probably (issue 28)', () => {
+  let ethanol: { id: number; name: string; sku: string };
+  let acetone: { id: number; name: string; sku: string };
+  let gloves: { id: number; name: string; sku: string };
+  beforeAll(async () => {
+    await buildSupplier(t.db, { id: 'lab-solvents', name: 'Lab Solvents Direct' });
+    ethanol = await buildItem(t.db, { name: 'Ethanol, absolute (2.5 litre)', sku: 'ETH-ABS-25' });
+    acetone = await buildItem(t.db, { name: 'Acetone 1 L', sku: 'ACE-1L', currentStock: 2, minimumStock: 10 });
+    gloves = await buildItem(t.db, { name: 'Nitrile gloves, powder-free (box of 200)', sku: 'NG-PF-200' });
+    // the supplier's own part number for ethanol is known from an earlier link
+    await manager.post('/api/suppliers/lab-solvents/items').send({ itemId: ethanol.id, price: '17.00', supplierSku: 'lsd-30010' }).expect(201);
+  });
+
+  const item = (row: { id: number; name: string; sku: string }) => ({ id: row.id, name: row.name, sku: row.sku });
+
+  it('200 upload-invoice: a line by its supplier part number, one by its name without the part number, one probable by a similar name, one unmatched', async () => {
+    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
+    expect(res.body.message).toBe('Read 4 line(s) from the invoice');
+    expect(res.body.extractedData).toEqual({
+      supplierName: 'Lab Solvents Direct',
+      invoiceNumber: 'LSD-INV-880',
+      total: '121.70',
+      supplierId: 'lab-solvents',
+      items: [
+        {
+          name: 'LSD-30010 Ethanol absolute 2.5L',
+          quantity: 2,
+          unitPrice: '18.40',
+          supplierSku: 'lsd-30010',
+          match: { kind: 'exact', by: 'supplierSku', similarity: null, item: item(ethanol) },
+        },
+        { name: 'LSD-44120 Acetone 1 L', quantity: 4, unitPrice: '6.05', supplierSku: 'LSD-44120', match: { kind: 'exact', by: 'name', similarity: null, item: item(acetone) } },
+        {
+          name: 'LSD-51200 Nitrile Gloves Powder Free Box 200',
+          quantity: 3,
+          unitPrice: '9.90',
+          supplierSku: 'LSD-51200',
+          match: { kind: 'probable', by: 'similarity', similarity: 0.92, item: item(gloves) },
+        },
+        { name: 'LSD-70070 Parafilm M roll 38m', quantity: 1, unitPrice: '31.00', supplierSku: 'LSD-70070', match: null },
+      ],
+    });
+    // the other read endpoint answers the same
+    const direct = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
+    expect(direct.body.extractedData).toEqual(res.body.extractedData);
+  });
+
+  it('201 import-from-invoice links each exactly matched item to the supplier at the invoice price with its part number; replenishment then orders from it', async () => {
+    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(201);
+    // the probable line is not taken unseen: it stays free text, as does the unmatched one
+    expect(res.body).toMatchObject({ supplierCreated: false, matchedItems: 2, unmatchedItems: 2 });
+    expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([ethanol.id, acetone.id, null, null]);
+    const sources = await t.db('item_sources').where({ supplier_id: 'lab-solvents' }).orderBy('item_id').select('item_id', 'price', 'supplier_sku');
+    expect(sources).toEqual([
+      { item_id: ethanol.id, price: '18.40', supplier_sku: 'lsd-30010' },
+      { item_id: acetone.id, price: '6.05', supplier_sku: 'LSD-44120' },
+    ]);
+
+    // acetone: 2 in stock, minimum 10, so a target of 20; 4 are on this order: 14 more, from Lab Solvents at the invoice price
+    const suggested = (await manager.get('/api/replenishment').expect(200)).body;
+    const fromLab = suggested.suppliers.find((s: { supplier: { id: string } }) => s.supplier.id === 'lab-solvents');
+    expect(fromLab.lines).toEqual([expect.objectContaining({ item: item(acetone), onOrder: 4, quantity: 14, unitPrice: '6.05' })]);
+
+    // the next invoice of this supplier matches acetone by the part number it learned
+    const again = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
+    expect(again.body.extractedData.items[1].match).toEqual({ kind: 'exact', by: 'supplierSku', similarity: null, item: item(acetone) });
+  });
+
+  it('201 a probable line confirmed by its item SKU is linked with the part number from its name; a later price updates the source', async () => {
+    const line = { name: 'LSD-51200 Nitrile Gloves Powder Free Box 200', sku: 'NG-PF-200', quantity: 3, unitCost: '9.90' };
+    const res = await manager.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'lab solvents direct', items: [line] } }).expect(201);
+    expect(res.body).toMatchObject({ supplierCreated: false, matchedItems: 1 });
+    expect(await t.db('item_sources').where({ supplier_id: 'lab-solvents', item_id: gloves.id }).first('price', 'supplier_sku')).toEqual({
+      price: '9.90',
+      supplier_sku: 'LSD-51200',
+    });
+    await manager
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { supplier: 'Lab Solvents Direct', items: [{ name: 'LSD-51200 gloves', quantity: 1, unitCost: '10.25' }] } })
+      .expect(201);
+    expect(await t.db('item_sources').where({ supplier_id: 'lab-solvents', item_id: gloves.id }).first('price', 'supplier_sku')).toEqual({
+      price: '10.25',
+      supplier_sku: 'LSD-51200',
+    });
   });
 });

@@ -84,6 +84,7 @@ describe('GET /api/suppliers/:id', () => {
         itemId: item.id,
         price: '3.10',
         notes: null,
+        supplierSku: null,
         preferred: false,
         createdAt: expect.any(String),
         item: { id: item.id, name: 'Beaker', sku: item.sku, isActive: true },
@@ -273,6 +274,7 @@ describe('preferred item sources (replenishment, issue 17)', () => {
       itemId: item.id,
       price: '1.75',
       notes: 'framework contract',
+      supplierSku: null,
       preferred: true,
       createdAt: expect.any(String),
       item: { id: item.id, name: 'Pipette', sku: item.sku, isActive: true },
@@ -317,5 +319,45 @@ describe('preferred item sources (replenishment, issue 17)', () => {
     const answers = await Promise.all(sources.map((s) => user.put(`/api/sources/${s.id}`).send({ preferred: true })));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect((await preferredOf(item.id)).filter(([, p]) => p)).toHaveLength(1);
+  });
+});
+
+describe("the supplier's part number of an item source (supplierSku, issue 28)", () => {
+  it('201 a link keeps the part number (blank is none); the supplier read lists it; PUT /api/sources/:id changes and clears it', async () => {
+    const supplier = await buildSupplier(t.db);
+    const [acetone, ethanol] = [await buildItem(t.db), await buildItem(t.db)];
+    const linked = await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: acetone.id, price: '6.05', supplierSku: ' LSD-44120 ' }).expect(201);
+    expect(linked.body).toMatchObject({ itemId: acetone.id, price: '6.05', supplierSku: 'LSD-44120' });
+    expect((await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: ethanol.id, price: '1.00', supplierSku: '' }).expect(201)).body.supplierSku).toBeNull();
+    const read = await user.get(`/api/suppliers/${supplier.id}`).expect(200);
+    expect(read.body.items.map((s: { itemId: number; supplierSku: string | null }) => [s.itemId, s.supplierSku]).sort()).toEqual(
+      [
+        [acetone.id, 'LSD-44120'],
+        [ethanol.id, null],
+      ].sort(),
+    );
+    expect((await user.put(`/api/sources/${linked.body.id}`).send({ supplierSku: 'LSD-44121' }).expect(200)).body).toMatchObject({ supplierSku: 'LSD-44121', price: '6.05' });
+    expect((await user.put(`/api/sources/${linked.body.id}`).send({ supplierSku: null }).expect(200)).body.supplierSku).toBeNull();
+    expect(await t.db('item_sources').where({ id: linked.body.id }).first('supplier_sku')).toEqual({ supplier_sku: null });
+  });
+
+  it("409 naming the item when another of the supplier's items has the part number (in any case); another supplier may use it; 400 when too long", async () => {
+    const [supplier, other] = [await buildSupplier(t.db), await buildSupplier(t.db)];
+    const acetone = await buildItem(t.db, { name: 'Acetone 1 L' });
+    const [ethanol, tips] = [await buildItem(t.db), await buildItem(t.db)];
+    await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: acetone.id, price: '6.05', supplierSku: 'LSD-44120' }).expect(201);
+
+    const clash = await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: ethanol.id, price: '1.00', supplierSku: 'lsd-44120' }).expect(409);
+    expect(clash.body.message).toBe(`Supplier part number 'lsd-44120' is already used for item 'Acetone 1 L' of supplier '${supplier.id}'`);
+    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: ethanol.id }).first()).toBeUndefined();
+
+    const source = await buildItemSource(t.db, supplier.id, tips.id, '2.00');
+    const update = await user.put(`/api/sources/${source.id}`).send({ supplierSku: 'LSD-44120', price: '2.50' }).expect(409);
+    expect(update.body.message).toBe(`Supplier part number 'LSD-44120' is already used for item 'Acetone 1 L' of supplier '${supplier.id}'`);
+    expect(await t.db('item_sources').where({ id: source.id }).first('price', 'supplier_sku')).toEqual({ price: '2.00', supplier_sku: null });
+
+    await user.post(`/api/suppliers/${other.id}/items`).send({ itemId: ethanol.id, price: '1.00', supplierSku: 'LSD-44120' }).expect(201);
+    const long = await user.post(`/api/suppliers/${other.id}/items`).send({ itemId: tips.id, price: '1.00', supplierSku: 'X'.repeat(101) }).expect(400);
+    expect(long.body.errors.map((e: { field: string }) => e.field)).toEqual(['supplierSku']);
   });
 });

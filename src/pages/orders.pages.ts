@@ -5,10 +5,11 @@ import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { parse } from '../http/validate';
 import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
+import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
 import { presentExtracted } from '../modules/invoices/invoices.present';
 import { presentItemList } from '../modules/items/items.present';
 import { ItemQuery } from '../modules/items/items.schemas';
-import { itemsService } from '../modules/items/items.service';
+import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
 import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
 import { orderReceiptService } from '../modules/orders/orders.receive';
@@ -38,6 +39,8 @@ const CARRIED_PDF_BYTES = Math.ceil((MAX_INVOICE_BYTES * 4) / 3) + 4;
 
 
 type LineValues = { sku: string; name: string; quantity: string; unitCost: string };
+/** A preview line's match as the page shows it: an item (exact or probable), or a new free-text line with any similar item. */
+type PreviewMatch = LineMatch | { kind: 'new'; similar: MatchedItem | null };
 const LINE_FIELDS = ['sku', 'name', 'quantity', 'unitCost'] as const;
 const BLANK_LINE: LineValues = { sku: '', name: '', quantity: '', unitCost: '' };
 
@@ -76,6 +79,7 @@ export function ordersPages({ db }: Deps): Router {
   const sources = sourcesService(db);
   const movements = stockMovementsService(db);
   const categories = categoriesService(db);
+  const matcher = invoiceMatcher(db);
 
   pages.use('/orders', (_req, res, next) => {
     res.locals.stylesheets = ['/assets/css/orders.css'];
@@ -139,13 +143,13 @@ export function ordersPages({ db }: Deps): Router {
     }
     const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
     const result = await attempt(async () => {
-      // a line names its item by SKU (or, as the API's invoice import does, by its exact name); anything else is free text
-      const match = await items.matcherForLines(rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
+      // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only); anything else is free text
+      const matched = await matcher.matchLines(values.supplierId.trim() || null, rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
       const input = parse(CreateOrder, {
         ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
-        items: rows.map((i) => {
-          const item = match({ name: typed[i].name, sku: typed[i].sku || null });
-          return { ...filledIn({ ...typed[i] }), itemId: item?.id ?? null };
+        items: rows.map((i, n) => {
+          const { match } = matched[n];
+          return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
         }),
       });
       return orders.create(input, currentUser(req).id);
@@ -170,21 +174,42 @@ export function ordersPages({ db }: Deps): Router {
     message: string | null;
   };
 
+  /**
+   * What Create order will do with each line (the import takes exact matches only, a typed SKU being
+   * one), told as the invoice's text matched it while the SKU is still the one it suggested: a
+   * "probable" line stays marked until the person changes or clears its SKU (keeping it confirms).
+   */
+  async function previewMatches(supplierId: string | null, lines: LineValues[]): Promise<(PreviewMatch | undefined)[]> {
+    const named = lines.flatMap((line, i) => (line.name === '' ? [] : [i]));
+    const [created, suggested] = await Promise.all([
+      matcher.matchLines(supplierId, named.map((i) => ({ name: lines[i].name, sku: lines[i].sku || null }))),
+      matcher.matchLines(supplierId, named.map((i) => ({ name: lines[i].name }))),
+    ]);
+    const byRow = new Map(named.map((row, n) => [row, { created: created[n].match, suggested: suggested[n].match }]));
+    return lines.map((_line, row) => {
+      const found = byRow.get(row);
+      if (!found) return undefined;
+      const { created: match, suggested: suggestion } = found;
+      // the SKU filled in for a match names the same item: show how the invoice's text matched it
+      if (match?.kind === 'exact') return suggestion?.item.id === match.item.id ? suggestion : match;
+      return { kind: 'new', similar: match?.item ?? null };
+    });
+  }
+
   /** The preview: what was read, editable, each line shown with the item it will be matched to on Create order. */
   async function renderInvoicePreview(res: Response, form: InvoiceForm) {
     // two empty rows at the end for a line the invoice did not show (rows keep their places: errors name them by place)
     const trailingBlank = form.lines.length - 1 - form.lines.findLastIndex((line) => !isBlank(line));
     const lines = [...form.lines, ...Array.from({ length: Math.max(INVOICE_BLANK_LINES - trailingBlank, 0) }, () => ({ ...BLANK_LINE }))];
-    const named = lines.filter((line) => line.name !== '');
-    const match = await items.matcherForLines(named.map((line) => ({ name: line.name, sku: line.sku || null })));
     const supplier = form.values.supplier.trim() === '' ? undefined : await suppliers.findByName(form.values.supplier.trim());
+    const matches = await previewMatches(supplier?.id ?? null, lines);
     res.status(form.status ?? 200).render('orders/from-invoice', {
       title: 'Order from an invoice',
       ...form,
       lines,
       extracted: presentExtracted(form.pdf.extracted),
       carried: { data: form.pdf.bytes.toString('base64'), filename: form.pdf.filename },
-      matches: lines.map((line) => (line.name === '' ? undefined : match({ name: line.name, sku: line.sku || null }))),
+      matches,
       supplier: supplier ?? null,
       // the supplier's items (its sources), offered as SKUs to match a line to
       supplierItems: supplier ? await sources.listForSupplier(supplier.id) : [],
@@ -200,13 +225,15 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   pages.post('/orders/new-from-invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
-    const read = await attempt(() => readInvoicePdf(req.file));
+    const read = await attempt(() => readMatchedInvoice(db, req.file));
     if (!read.ok) return renderUpload(res, read.status, read.message);
-    const { extracted } = read.value;
+    const { pdf, lines: matched } = read.value;
+    const { extracted } = pdf;
     await renderInvoicePreview(res, {
-      pdf: read.value,
+      pdf,
       values: { supplier: extracted.supplierName ?? '', invoiceNumber: extracted.invoiceNumber ?? '', notes: '' },
-      lines: extracted.items.map((line) => ({ sku: '', name: line.name, quantity: String(line.quantity), unitCost: line.unitPrice })),
+      // each matched line comes with its item's SKU, so Create order takes it; a probable one is marked for the person to check
+      lines: extracted.items.map((line, i) => ({ sku: matched[i].match?.item.sku ?? '', name: line.name, quantity: String(line.quantity), unitCost: line.unitPrice })),
       errors: {},
       message: extracted.items.length === 0 ? 'No order lines could be read from the invoice: type them in below' : null,
     });

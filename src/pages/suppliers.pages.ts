@@ -22,7 +22,7 @@ const MATCHES_SHOWN = 10;
 
 const SUPPLIER_FIELDS = ['id', 'name', 'contact', 'email', 'phone', 'address'] as const;
 type SupplierForm = Record<(typeof SUPPLIER_FIELDS)[number], string>;
-type LinkForm = { item: string; price: string; notes: string; preferred: boolean };
+type LinkForm = { item: string; price: string; supplierSku: string; notes: string; preferred: boolean };
 type FormState<T> = { values: T; errors: FieldErrors; message: string | null };
 
 const SourceParams = z.object({ id: SupplierParams.shape.id, sourceId: IntId });
@@ -39,7 +39,7 @@ const supplierBody = ({ id, name, ...optional }: SupplierForm) => ({
 });
 
 const BLANK_SUPPLIER: SupplierForm = { id: '', name: '', contact: '', email: '', phone: '', address: '' };
-const BLANK_LINK: LinkForm = { item: '', price: '', notes: '', preferred: false };
+const BLANK_LINK: LinkForm = { item: '', price: '', supplierSku: '', notes: '', preferred: false };
 const fresh = <T>(values: T): FormState<T> => ({ values, errors: {}, message: null });
 
 /** /suppliers: the list and the new-supplier form, a supplier with its item sources, its edit and delete pages. */
@@ -146,11 +146,23 @@ export function suppliersPages({ db }: Deps): Router {
 
   pages.post('/suppliers/:id/items', ...keepers, async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
-    const values: LinkForm = { item: textField(req.body.item).trim(), price: textField(req.body.price), notes: textField(req.body.notes), preferred: checked(req.body.preferred) };
+    const values: LinkForm = {
+      item: textField(req.body.item).trim(),
+      price: textField(req.body.price),
+      supplierSku: textField(req.body.supplierSku),
+      notes: textField(req.body.notes),
+      preferred: checked(req.body.preferred),
+    };
     // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
     const match = values.item === '' ? undefined : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({ name: values.item, sku: values.item });
     const result = await attempt(async () => {
-      const input = parse(LinkItem, { itemId: match?.id, price: values.price, notes: values.notes.trim() === '' ? null : values.notes, preferred: values.preferred });
+      const input = parse(LinkItem, {
+        itemId: match?.id,
+        price: values.price,
+        supplierSku: values.supplierSku,
+        notes: values.notes.trim() === '' ? null : values.notes,
+        preferred: values.preferred,
+      });
       return suppliers.linkItem(id, input);
     });
     if (!result.ok) {

@@ -205,6 +205,23 @@ export const INVOICE_LAYOUTS: InvoiceLayout[] = [
 
 export const invoicePdf = (layout = 0) => renderPdf(INVOICE_LAYOUTS[layout].draw);
 
+/**
+ * An invoice from Lab Solvents Direct whose catalogue numbers are glued to the names (issue 28):
+ * 'LSD-30010 Ethanol absolute 2.5L' 2 x £18.40, 'LSD-44120 Acetone 1 L' 4 x £6.05,
+ * 'LSD-51200 Nitrile Gloves Powder Free Box 200' 3 x £9.90, 'LSD-70070 Parafilm M roll 38m' 1 x £31.00.
+ */
+export const labSolventsInvoicePdf = () =>
+  renderPdf((doc) => {
+    doc.fontSize(16).text('Lab Solvents Direct', 50, 50);
+    doc.fontSize(10).text('Invoice No: LSD-INV-880', 400, 90);
+    row(doc, 180, [[50, 'Description'], [330, 'Qty'], [380, 'Unit Price'], [470, 'Amount']]);
+    row(doc, 200, [[50, 'LSD-30010 Ethanol absolute 2.5L'], [330, '2'], [380, '£18.40'], [470, '£36.80']]);
+    row(doc, 215, [[50, 'LSD-44120 Acetone 1 L'], [330, '4'], [380, '£6.05'], [470, '£24.20']]);
+    row(doc, 230, [[50, 'LSD-51200 Nitrile Gloves Powder Free Box 200'], [330, '3'], [380, '£9.90'], [470, '£29.70']]);
+    row(doc, 245, [[50, 'LSD-70070 Parafilm M roll 38m'], [330, '1'], [380, '£31.00'], [470, '£31.00']]);
+    row(doc, 290, [[380, 'Total'], [470, '£121.70']]);
+  });
+
 export const PNG_BYTES = Buffer.from(
   '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',

@@ -4,7 +4,7 @@ import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildCategory, buildItem, buildUser } from '../helpers/factories';
 import { movementsOf, stockOf } from '../helpers/inventory-factories';
-import { buildOrder, buildSupplier, invoicePdf } from '../helpers/purchasing-factories';
+import { buildOrder, buildSupplier, invoicePdf, labSolventsInvoicePdf } from '../helpers/purchasing-factories';
 
 const b = useBrowserApp();
 
@@ -45,7 +45,9 @@ describe('/orders/new-from-invoice', () => {
     expect(await page.getByLabel('Name of line 2').inputValue()).toBe('Pipette tips 200ul');
     const lines = page.getByRole('region', { name: 'Lines' });
     await lines.getByRole('link', { name: 'Nitrile gloves (box of 100)' }).waitFor();
-    expect(await lines.getByRole('row').nth(2).textContent()).toContain('New');
+    // line 2 only has a similar name (issue 28): the tips are offered as probable, their SKU filled in for the person to check
+    expect(await lines.getByRole('row').nth(2).textContent()).toContain('Probable');
+    expect(await page.getByLabel('SKU of line 2').inputValue()).toBe('PT-200');
     await expectAccessible(page);
     await screenshot(page, 'orders-invoice-preview');
 
@@ -74,6 +76,48 @@ describe('/orders/new-from-invoice', () => {
     const download = await page.request.get(href!);
     expect(download.headers()['content-type']).toBe('application/pdf');
     expect(Buffer.compare(await download.body(), pdf)).toBe(0);
+  });
+});
+
+describe('/orders/new-from-invoice matching (issue 28)', () => {
+  it("shows each line's match: by the supplier's part number, by name without it, probable by a similar name, or new; Create links the items to the supplier", async () => {
+    await buildSupplier(b.t.db, { id: 'lab-solvents', name: 'Lab Solvents Direct' });
+    const ethanol = await buildItem(b.t.db, { name: 'Ethanol, absolute (2.5 litre)', sku: 'ETH-ABS-25' });
+    const acetone = await buildItem(b.t.db, { name: 'Acetone 1 L', sku: 'ACE-1L' });
+    const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves, powder-free (box of 200)', sku: 'NG-PF-200' });
+    await b.t.db('item_sources').insert({ supplier_id: 'lab-solvents', item_id: ethanol.id, price: '17.00', supplier_sku: 'LSD-30010' });
+    const pdf = await labSolventsInvoicePdf();
+
+    const page = await b.openAs(manager, '/orders/new-from-invoice');
+    await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(pdf, 'lsd-880.pdf'));
+    await page.getByRole('button', { name: 'Read invoice' }).click();
+    await page.getByRole('heading', { name: 'What the invoice says' }).waitFor();
+    const rows = page.getByRole('region', { name: 'Lines' }).getByRole('row');
+    const row = async (n: number) => (await rows.nth(n).textContent())!.replace(/\s+/g, ' ');
+    expect(await row(1)).toContain("Ethanol, absolute (2.5 litre) (ETH-ABS-25) by the supplier's part number");
+    expect(await row(2)).toContain('Acetone 1 L (ACE-1L) by name');
+    expect(await row(3)).toContain('Probable Nitrile gloves, powder-free (box of 200) (NG-PF-200) a similar name (92%)');
+    expect(await row(4)).toContain('New free text');
+    expect(await row(1)).not.toContain('Probable');
+    expect(await page.getByLabel('SKU of line 3').inputValue()).toBe('NG-PF-200');
+    expect(await page.getByLabel('SKU of line 4').inputValue()).toBe('');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-invoice-matches');
+
+    // the probable line stays marked after Check matches while its SKU is the suggested one; the person keeps it
+    await page.getByRole('button', { name: 'Check matches' }).click();
+    await page.getByRole('heading', { name: 'What the invoice says' }).waitFor();
+    expect(await row(3)).toContain('Probable');
+    await page.getByRole('button', { name: 'Create order', exact: true }).last().click();
+    await page.waitForURL(/\/orders\/O\d+$/);
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByText(`Order ${orderId} created with 4 line(s), 3 matched to inventory items`).waitFor();
+    const sources = await b.t.db('item_sources').where({ supplier_id: 'lab-solvents' }).orderBy('item_id').select('item_id', 'price', 'supplier_sku');
+    expect(sources).toEqual([
+      { item_id: ethanol.id, price: '18.40', supplier_sku: 'LSD-30010' },
+      { item_id: acetone.id, price: '6.05', supplier_sku: 'LSD-44120' },
+      { item_id: gloves.id, price: '9.90', supplier_sku: 'LSD-51200' },
+    ]);
   });
 });
 
@@ -178,6 +222,22 @@ describe('/orders and /orders/new', () => {
     const more = await boss.post('/orders').type('form').send({ ...typed, action: 'more' }).expect(200);
     expect(more.text).toContain('id="items.5.sku"');
     expect(await b.t.db('orders').where({ supplier_id: supplier.id }).first()).toBeUndefined();
+  });
+
+  it("a typed line names its item as the invoice import does: by the supplier's part number in the SKU field, or by a name with the part number before it (issue 28)", async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const flask = await buildItem(b.t.db, { name: 'Round-bottom flask 500ml', sku: 'RBF-500' });
+    const funnel = await buildItem(b.t.db, { name: 'Separating funnel 250ml', sku: 'SF-250' });
+    await b.t.db('item_sources').insert({ supplier_id: supplier.id, item_id: flask.id, price: '9.00', supplier_sku: 'QX-7781' });
+    const boss = await b.t.loginAs(manager);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await boss.get('/orders/new').expect(200)).text)![1];
+    await boss
+      .post('/orders')
+      .type('form')
+      .send({ _csrf: csrf, supplierId: supplier.id, sku: ['qx-7781', ''], name: ['', 'QX-9020 Separating funnel 250ml'], quantity: ['2', '1'], unitCost: ['9.00', '14.00'] })
+      .expect(303);
+    const order = await b.t.db('orders').where({ supplier_id: supplier.id }).first();
+    expect((await b.t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => l.item_id)).toEqual([flask.id, funnel.id]);
   });
 
   it('403: a user reads orders but may not receive, create or upload; a form without its token is refused', async () => {

@@ -72,6 +72,7 @@ describe('suppliers pages', () => {
     expect(await page.getByLabel("Supplier's price (£)").inputValue()).toBe('4.50');
 
     await page.getByLabel('Item (SKU or exact name)').fill('CF-250');
+    await page.getByLabel("Supplier's part number (optional)").fill('FM-250-10');
     await page.getByLabel('Notes (optional)').fill('Boxes of 10');
     await page.getByLabel('Preferred source (replenishment orders this item from here)').check();
     await page.getByRole('button', { name: 'Link item' }).click();
@@ -79,10 +80,12 @@ describe('suppliers pages', () => {
     const row = sourceRow(page, 'Conical flask 250ml');
     expect(await row.textContent()).toContain('£4.50');
     expect(await row.textContent()).toContain('Preferred');
+    expect(await row.textContent()).toContain('FM-250-10');
     // removing a link is for admins
     expect(await row.getByRole('button', { name: /Remove/ }).count()).toBe(0);
     const sourceOf = (supplierId: string) => b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplierId }).first('price', 'notes', 'preferred');
     expect(await sourceOf(supplier.id)).toEqual({ price: '4.50', notes: 'Boxes of 10', preferred: true });
+    expect(await b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplier.id }).first('supplier_sku')).toEqual({ supplier_sku: 'FM-250-10' });
     expect(await sourceOf(other.id)).toEqual({ price: '3.00', notes: null, preferred: false });
     await expectAccessible(page);
     await screenshot(page, 'suppliers-show');
@@ -90,6 +93,19 @@ describe('suppliers pages', () => {
     await row.getByRole('button', { name: 'Unmark preferred' }).click();
     await page.getByRole('status').filter({ hasText: 'no longer the preferred source of Conical flask 250ml' }).waitFor();
     expect(await sourceOf(supplier.id)).toEqual({ price: '4.50', notes: 'Boxes of 10', preferred: false });
+
+    // another item under the same part number is refused with the item that has it (issue 28)
+    b.expectHttpErrors(409);
+    const beaker = await buildItem(b.t.db, { name: 'Beaker 600ml', sku: 'BK-600' });
+    await page.getByLabel('Item (SKU or exact name)').fill('BK-600');
+    await page.getByLabel("Supplier's price (£)").fill('2.00');
+    await page.getByLabel("Supplier's part number (optional)").fill('fm-250-10');
+    await page.getByRole('button', { name: 'Link item' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `Supplier part number 'fm-250-10' is already used for item 'Conical flask 250ml' of supplier '${supplier.id}'` })
+      .waitFor();
+    expect(await b.t.db('item_sources').where({ item_id: beaker.id })).toEqual([]);
   });
 
   it('an admin sees what refers to a supplier before deleting it, removes a link, and deletes', async () => {

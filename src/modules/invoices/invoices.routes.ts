@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { invoiceUpload, readInvoicePdf } from './invoices.pdf';
+import { readMatchedInvoice } from './invoices.matching';
+import { invoiceUpload } from './invoices.pdf';
 import { presentInvoiceRead } from './invoices.present';
 import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from './invoices.schemas';
 
@@ -15,7 +16,7 @@ export function invoicesRoutes({ db, docs }: Deps) {
       summary: 'Read an invoice PDF',
       description:
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). Nothing is stored: the answer is the same as " +
-        'POST /api/orders/upload-invoice, plus the file\'s name, size and SHA-256. To keep the PDF, create the order with ' +
+        'POST /api/orders/upload-invoice (each line with its part number and matched item), plus the file\'s name, size and SHA-256. To keep the PDF, create the order with ' +
         'POST /api/orders/import-from-invoice or attach it with POST /api/orders/{id}/upload-invoice.',
       access: 'manager',
       formBody: InvoiceUploadBody,
@@ -23,7 +24,7 @@ export function invoicesRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(presentInvoiceRead(await readInvoicePdf(req.file)));
+      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file)));
     },
   );
 

@@ -1,5 +1,5 @@
 import { preparedRaw } from '../../db/prepared';
-import { sql, type Sql } from '../../db/sql';
+import { sql, toRaw, type Sql } from '../../db/sql';
 import { containsPattern } from '../../db/like-pattern';
 import type { Db } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
@@ -82,6 +82,19 @@ export function itemWhere(filter: ItemFilter): Sql {
 
 /** An item a free-text line (an imported order line) names. */
 export type MatchedItem = { id: number; name: string; sku: string };
+
+/** A name as items are compared by name: lowered, each run of whitespace one space, trimmed. */
+export const normalisedName = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The same for the items row `i`; the expression of the index items_normalised_name_trgm (migration 20261126050100). */
+const NORMALISED_NAME = sql.raw(String.raw`lower(regexp_replace(i.name, '\s+', ' ', 'g'))`);
+
+/** What namedBy() finds, keyed by the normalised name, the lowered SKU and the normalised name searched for. */
+export type NamedItems = {
+  byName: Map<string, MatchedItem>;
+  bySku: Map<string, MatchedItem>;
+  similar: Map<string, MatchedItem & { similarity: number }>;
+};
 
 const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
 
@@ -322,6 +335,45 @@ export function itemsService(db: Db) {
     async lockKeysShared(ids: number[]): Promise<void> {
       const sorted = [...new Set(ids)].sort((a, b) => a - b);
       if (sorted.length > 0) await db('items').whereIn('id', sorted).orderBy('id').forKeyShare().select('id');
+    },
+
+    /**
+     * The items free text may name, in one statement over the indexes items_normalised_name_trgm and
+     * items_sku_lower: the item of each name (normalised as normalisedName; of several, an active one,
+     * then the oldest), of each SKU (any case; likewise), and for each of `similarTo` the active item
+     * whose normalised name is nearest by trigrams (the index walks <->, 1 - similarity, nearest
+     * first) when its pg_trgm similarity() is at least minSimilarity.
+     */
+    async namedBy(query: { names: string[]; skus: string[]; similarTo: string[]; minSimilarity: number }): Promise<NamedItems> {
+      const keys = (values: string[], key: (v: string) => string) => [...new Set(values.map(key).filter((v) => v !== ''))];
+      const names = keys(query.names, normalisedName);
+      const skus = keys(query.skus, (v) => v.toLowerCase().trim());
+      const similarTo = keys(query.similarTo, normalisedName);
+      type Found = MatchedItem & { via: 'name' | 'sku' | 'similar'; key: string; similarity: number | null };
+      const { rows } = await toRaw<{ rows: Found[] }>(
+        db,
+        sql`SELECT 'name' AS via, k.key, m.id, m.name, m.sku, NULL::real AS similarity
+              FROM unnest(${names}::text[]) AS k(key)
+              CROSS JOIN LATERAL (SELECT i.id, i.name, i.sku FROM items i WHERE ${NORMALISED_NAME} = k.key ORDER BY i.is_active DESC, i.id LIMIT 1) m
+            UNION ALL
+            SELECT 'sku', k.key, m.id, m.name, m.sku, NULL
+              FROM unnest(${skus}::text[]) AS k(key)
+              CROSS JOIN LATERAL (SELECT i.id, i.name, i.sku FROM items i WHERE lower(i.sku) = k.key ORDER BY i.is_active DESC, i.id LIMIT 1) m
+            UNION ALL
+            SELECT 'similar', k.key, m.id, m.name, m.sku, m.similarity
+              FROM unnest(${similarTo}::text[]) AS k(key)
+              CROSS JOIN LATERAL (SELECT i.id, i.name, i.sku, similarity(${NORMALISED_NAME}, k.key) AS similarity
+                                    FROM items i WHERE i.is_active
+                                   ORDER BY ${NORMALISED_NAME} <-> k.key LIMIT 1) m
+             WHERE m.similarity >= ${query.minSimilarity}`,
+      );
+      const found: NamedItems = { byName: new Map(), bySku: new Map(), similar: new Map() };
+      for (const { via, key, similarity, ...item } of rows) {
+        if (via === 'name') found.byName.set(key, item);
+        else if (via === 'sku') found.bySku.set(key, item);
+        else found.similar.set(key, { ...item, similarity: similarity! });
+      }
+      return found;
     },
 
     /**

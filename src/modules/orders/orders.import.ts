@@ -7,7 +7,8 @@ import { parse } from '../../http/validate';
 import type { ParsedInvoice } from '../invoices/invoices.parser';
 import { readInvoicePdf, type ReadInvoice, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
-import { itemsService } from '../items/items.service';
+import { invoiceMatcher } from '../invoices/invoices.matching';
+import { sourcesService } from '../sources/sources.service';
 import { suppliersService } from '../suppliers/suppliers.service';
 import { ParsedData, type ImportMultipartFields } from './orders.schemas';
 import { ordersService, type NewLine, type OrderDetail } from './orders.service';
@@ -87,25 +88,35 @@ export type ImportOutcome = {
 export function orderImportService(db: Db) {
   /**
    * A pending order from an invoice: the supplier is matched by name case-insensitively or
-   * created; lines are matched to items by sku or name. An invoice PDF it was read from is
-   * stored as the order's invoice, in the same transaction.
+   * created; lines are matched to items as invoiceMatcher says (exact matches only), and each
+   * matched item gets the supplier as a source at the line's price. An invoice PDF it was read
+   * from is stored as the order's invoice, in the same transaction.
    */
   function fromParsedData(data: ParsedData, userId: string | null, pdf?: ReadInvoice): Promise<ImportOutcome> {
     return inTransaction(db, async (trx) => {
       const suppliers = suppliersService(trx);
       const existing = await suppliers.findByName(data.supplier);
       const supplier = existing ?? (await suppliers.createFromName(data.supplier));
-      const match = await itemsService(trx).matcherForLines(data.items);
-      let matched = 0;
-      const lines: NewLine[] = data.items.map((l) => {
-        const item = match(l);
-        if (item) matched += 1;
-        return { itemId: item?.id ?? null, name: l.name, sku: l.sku ?? item?.sku ?? null, quantity: l.quantity, unitCost: l.unitCost };
-      });
+      const matches = await invoiceMatcher(trx).matchLines(existing?.id ?? null, data.items);
+      // a probable match is for a person to confirm (the page's preview, or a sku sent with the line), never taken unseen
+      const items = matches.map(({ match }) => (match?.kind === 'exact' ? match.item : undefined));
+      const lines: NewLine[] = data.items.map((l, i) => ({
+        itemId: items[i]?.id ?? null,
+        name: l.name,
+        sku: l.sku ?? items[i]?.sku ?? null,
+        quantity: l.quantity,
+        unitCost: l.unitCost,
+      }));
+      const matched = lines.filter((l) => l.itemId !== null).length;
       const orders = ordersService(trx);
       const id = await orders.insert(
         { supplierId: supplier.id, notes: data.notes ?? null, invoiceNumber: data.invoiceNumber ?? null, createdBy: userId },
         lines,
+      );
+      // so replenishment knows the supplier sells these items, at the invoice's price and under its part numbers
+      await sourcesService(trx).recordInvoicePrices(
+        supplier.id,
+        data.items.flatMap((l, i) => (items[i] ? [{ itemId: items[i].id, price: l.unitCost, supplierSku: matches[i].supplierSku }] : [])),
       );
       if (pdf) await invoicesService(trx).attach(id, pdf, userId);
       return {

@@ -4,7 +4,8 @@ import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
-import { invoiceUpload, readInvoicePdf } from '../invoices/invoices.pdf';
+import { readMatchedInvoice } from '../invoices/invoices.matching';
+import { invoiceUpload } from '../invoices/invoices.pdf';
 import { presentInvoiceRead } from '../invoices/invoices.present';
 import { INVOICE_UPLOAD_ERRORS, InvoiceUploadBody, UploadInvoiceResult } from '../invoices/invoices.schemas';
 import { CSV_COLUMNS, JSON_TEMPLATE, csvTemplate, orderImportService, type ImportFiles } from './orders.import';
@@ -120,14 +121,17 @@ export function ordersRoutes({ db, docs }: Deps) {
       summary: 'Read an invoice PDF',
       description:
         "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). The PDF is checked by content and its text " +
-        'read; nothing is stored. Items carry unitPrice as a decimal string; fields that could not be read are null.',
+        'read; nothing is stored. Items carry unitPrice as a decimal string; fields that could not be read are null. Each line ' +
+        "also carries the supplier's part number read from it (supplierSku) and the item it names (match: exact by the part " +
+        "number of one of the supplier's item sources, by name with or without the part number, or by SKU; else probable by " +
+        'a similar name, for review); supplierId is the existing supplier of supplierName.',
       access: 'manager',
       formBody: InvoiceUploadBody,
       responses: { 200: { description: 'What was read', schema: UploadInvoiceResult }, ...INVOICE_UPLOAD_ERRORS },
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(presentInvoiceRead(await readInvoicePdf(req.file)));
+      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file)));
     },
   );
 
@@ -142,7 +146,10 @@ export function ordersRoutes({ db, docs }: Deps) {
         "invoice PDF in the field `invoice`: it is read as by upload-invoice and stored as the order's invoice. (3) " +
         'multipart/form-data with the filled-in CSV template in the field `csv`. Multipart text fields supplier, invoiceNumber ' +
         'and notes override what the file says. The supplier is matched by name case-insensitively or created (id derived ' +
-        'from the name); each line is matched to an item by sku, then by exact name (case-insensitive), or stays free text. ' +
+        "from the name); each line is matched to an item by its sku (an item's SKU, or the supplier's part number), else by " +
+        "the supplier's part number in its name, its name with or without that part number (case and spacing ignored), or an " +
+        "item's SKU in its name, or stays free text (a merely similar name, which upload-invoice shows as probable, is not " +
+        "used). Each matched item gets the supplier as a source at the line's unitCost, with the line's part number. " +
         'Answers 201 {success, message, order, supplierCreated, matchedItems, unmatchedItems, extractedData (PDF form only)}.',
       access: 'manager',
       body: ImportFromInvoiceJson,

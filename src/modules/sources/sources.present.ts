@@ -9,6 +9,7 @@ export function presentItemSource(row: ItemSourceRow, costPrices = true): ItemSo
     itemId: row.item_id,
     price: costPrices ? row.price : null,
     notes: row.notes,
+    supplierSku: row.supplier_sku,
     preferred: row.preferred,
     createdAt: row.created_at.toISOString(),
     item: { id: row.item_id, name: row.item_name, sku: row.item_sku, isActive: row.item_is_active },

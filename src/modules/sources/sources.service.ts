@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import { isUniqueViolation } from '../../db/pg-errors';
+import { sql, toRaw } from '../../db/sql';
 import { Conflict, NotFound } from '../../http/errors';
 import { findItemsForLines } from '../items/items.lookup';
 import type { LinkItem, UpdateItemSource } from './sources.schemas';
@@ -11,12 +12,21 @@ export type ItemSourceRow = {
   item_id: number;
   price: string;
   notes: string | null;
+  supplier_sku: string | null;
   preferred: boolean;
   created_at: Date;
   item_name: string;
   item_sku: string;
   item_is_active: boolean;
 };
+
+/** A source found by the supplier's part number: which item the supplier sells under it. */
+export type SourceBySupplierSku = { supplierSku: string; itemId: number; itemName: string; itemSku: string };
+
+/** What an order from an invoice records about an item it bought: the supplier's price and part number. */
+export type InvoicedPrice = { itemId: number; price: string; supplierSku: string | null };
+
+const lowered = (text: string) => text.toLowerCase();
 
 /** Item-supplier links ("item sources"). */
 export function sourcesService(db: Db) {
@@ -43,10 +53,20 @@ export function sourcesService(db: Db) {
     await others.update({ preferred: false });
   }
 
-  const preferredClash = (err: unknown) =>
-    isUniqueViolation(err) && (err as { constraint?: string }).constraint === 'item_sources_one_preferred'
-      ? Conflict('Another source of this item was marked preferred at the same time; try again')
-      : err;
+  const violated = (err: unknown, constraint: string) => isUniqueViolation(err) && (err as { constraint?: string }).constraint === constraint;
+
+  /** The 409 of a refused write: another preferred mark, or a part number another item of the supplier has. */
+  async function clash(err: unknown, supplierSku: { supplierId: string; value: string | null | undefined }): Promise<unknown> {
+    if (violated(err, 'item_sources_one_preferred')) return Conflict('Another source of this item was marked preferred at the same time; try again');
+    if (!violated(err, 'item_sources_supplier_sku') || !supplierSku.value) return err;
+    const holder = await withItem()
+      .where('s.supplier_id', supplierSku.supplierId)
+      .whereRaw('lower(s.supplier_sku) = lower(?)', [supplierSku.value])
+      .first();
+    return Conflict(
+      `Supplier part number '${supplierSku.value}' is already used for item '${holder?.item_name ?? 'another item'}' of supplier '${supplierSku.supplierId}'`,
+    );
+  }
 
   return {
     get,
@@ -70,14 +90,21 @@ export function sourcesService(db: Db) {
       const id = await inTransaction(db, async (trx) => {
         if (input.preferred) await unmarkOthers(trx, input.itemId, null);
         const [row] = await trx('item_sources')
-          .insert({ supplier_id: supplierId, item_id: input.itemId, price: input.price, notes: input.notes ?? null, preferred: input.preferred ?? false })
+          .insert({
+            supplier_id: supplierId,
+            item_id: input.itemId,
+            price: input.price,
+            notes: input.notes ?? null,
+            supplier_sku: input.supplierSku ?? null,
+            preferred: input.preferred ?? false,
+          })
           .onConflict(['supplier_id', 'item_id'])
           .ignore()
           .returning('id');
         if (!row) throw Conflict(`Item '${item.name}' is already linked to supplier '${supplierId}'`);
         return row.id as number;
-      }).catch((err: unknown) => {
-        throw preferredClash(err);
+      }).catch(async (err: unknown) => {
+        throw await clash(err, { supplierId, value: input.supplierSku });
       });
       return get(id);
     },
@@ -87,19 +114,64 @@ export function sourcesService(db: Db) {
      * item's other sources in the same transaction; false just unmarks it.
      */
     async update(id: number, input: UpdateItemSource): Promise<ItemSourceRow> {
+      let supplierId = '';
       await inTransaction(db, async (trx) => {
-        const current = await trx('item_sources').where({ id }).first<{ item_id: number } | undefined>('item_id');
+        const current = await trx('item_sources').where({ id }).first<{ item_id: number; supplier_id: string } | undefined>('item_id', 'supplier_id');
         if (!current) throw NotFound('Item source not found');
+        supplierId = current.supplier_id;
         if (input.preferred === true) await unmarkOthers(trx, current.item_id, id);
         const changes: Record<string, unknown> = {};
         if (input.price !== undefined) changes.price = input.price;
         if (input.notes !== undefined) changes.notes = input.notes;
+        if (input.supplierSku !== undefined) changes.supplier_sku = input.supplierSku;
         if (input.preferred !== undefined) changes.preferred = input.preferred;
         if (Object.keys(changes).length > 0) await trx('item_sources').where({ id }).update(changes);
-      }).catch((err: unknown) => {
-        throw preferredClash(err);
+      }).catch(async (err: unknown) => {
+        throw await clash(err, { supplierId, value: input.supplierSku });
       });
       return get(id);
+    },
+
+    /**
+     * The supplier's sources whose part number is one of these (any case), keyed by the lowered
+     * part number: one index lookup (item_sources_supplier_sku).
+     */
+    async findBySupplierSkus(supplierId: string, supplierSkus: string[]): Promise<Map<string, SourceBySupplierSku>> {
+      const wanted = [...new Set(supplierSkus.map(lowered))];
+      if (wanted.length === 0) return new Map();
+      const rows = await withItem()
+        .where('s.supplier_id', supplierId)
+        .whereRaw('lower(s.supplier_sku) = ANY(?::text[])', [wanted]);
+      return new Map(rows.map((r) => [lowered(r.supplier_sku!), { supplierSku: r.supplier_sku!, itemId: r.item_id, itemName: r.item_name, itemSku: r.item_sku }]));
+    },
+
+    /**
+     * An order from the supplier's invoice: each item it bought gets (or keeps) a source of this
+     * supplier at the invoice's price, with the line's part number when it had one (a part number
+     * another item of the supplier already has is left off rather than refused). One statement in
+     * the caller's transaction; a later line of the same item wins.
+     */
+    async recordInvoicePrices(supplierId: string, prices: InvoicedPrice[]): Promise<void> {
+      const byItem = new Map(prices.map((p) => [p.itemId, p]));
+      const partNumbers = new Set<string>();
+      const rows = [...byItem.values()].map((p) => {
+        const partNumber = p.supplierSku && !partNumbers.has(lowered(p.supplierSku)) ? p.supplierSku : null;
+        if (partNumber) partNumbers.add(lowered(partNumber));
+        return { ...p, supplierSku: partNumber };
+      });
+      if (rows.length === 0) return;
+      await toRaw(
+        db,
+        sql`INSERT INTO item_sources AS s (supplier_id, item_id, price, supplier_sku)
+            SELECT ${supplierId}, l.item_id, l.price,
+                   CASE WHEN NOT EXISTS (SELECT 1 FROM item_sources o
+                                          WHERE o.supplier_id = ${supplierId} AND lower(o.supplier_sku) = lower(l.supplier_sku) AND o.item_id <> l.item_id)
+                        THEN l.supplier_sku END
+              FROM unnest(${rows.map((r) => r.itemId)}::int[], ${rows.map((r) => r.price)}::numeric[], ${rows.map((r) => r.supplierSku)}::text[])
+                   AS l(item_id, price, supplier_sku)
+            ON CONFLICT (supplier_id, item_id)
+            DO UPDATE SET price = EXCLUDED.price, supplier_sku = coalesce(EXCLUDED.supplier_sku, s.supplier_sku)`,
+      );
     },
 
     /** Links when not linked yet (used when orders create items); returns whether a link was made. */
