@@ -466,6 +466,19 @@ describe('GET /counter under a scanner', () => {
     expect(await page.getByText(`Charge code ${held.code} accepted`).count()).toBe(0);
   });
 
+  it('200 the tab order is the README\'s: scan box, Add, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket', async () => {
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
+    const { page } = await openCounter();
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    const focused: string[] = [];
+    for (let presses = 0; presses < 8; presses += 1) {
+      await page.keyboard.press('Tab');
+      focused.push((await page.evaluate("document.activeElement.labels?.[0]?.textContent.trim() || document.activeElement.textContent.trim()")) as string);
+    }
+    expect(focused).toEqual(['Add', 'Charge code', 'VAT applied', 'Customer notes', 'Process sale', 'Clear', `Quantity of ${pens.name}`, 'Remove']);
+  });
+
   it('200 at 390 px the basket comes first and fits without sideways scrolling', async () => {
     const category = await buildCategory(b.t.db);
     const long = await buildStockedItem(b.t.db, 500, { name: 'Borosilicate glass volumetric flask, class A, 250 ml', sku: 'GLS-VF-250-A-BORO', price: '1234.56', vatRate: '0.2', categoryId: category.id });
