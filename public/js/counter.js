@@ -227,15 +227,15 @@
     }
   });
 
-  // A field being edited (a quantity) inside what another request's answer replaces (a scan, the notes
-  // saved) keeps its text and caret in the new copy: the person is still typing there.
+  // A field being edited (a quantity) inside what an answer replaces keeps its text and caret in the new
+  // copy when the answer is not for that very text (a scan, the notes saved, or typing since it was sent).
   let fieldInEdit = null;
   document.addEventListener('htmx:beforeSwap', (event) => {
     const field = document.activeElement;
     const { target, requestConfig } = event.detail;
-    const answersThisField = field?.form && requestConfig?.elt === field.form;
+    const answersItsText = field?.form && requestConfig?.elt === field.form && requestConfig.parameters?.[field.name] === field.value;
     fieldInEdit =
-      isTextField(field) && field.id && target.id !== 'counter' && target.contains(field) && !answersThisField
+      isTextField(field) && field.id && target.id !== 'counter' && target.contains(field) && !answersItsText
         ? { id: field.id, value: field.value, start: field.selectionStart, end: field.selectionEnd }
         : null;
   });

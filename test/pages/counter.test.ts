@@ -449,6 +449,8 @@ describe('GET /counter under a scanner', () => {
     await scan(page, pens.sku);
     await basketRows(page).filter({ hasText: pens.name }).waitFor();
     await lastSale.waitFor({ state: 'detached' });
+    // the scan log outlives the counter Process sale replaced
+    await expect.poll(() => scanLog(page).count()).toBe(2);
     const holdMessage = `Charge code '${held.code}' is on hold: Budget frozen by finance`;
     await page.getByLabel('Charge code', { exact: true }).fill(held.code);
     await page.keyboard.press('Enter');
