@@ -6,7 +6,7 @@ import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
 import { chargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
-import { availableChargeCodes } from '../modules/chargecodes/chargecodes.validation';
+import { availableChargeCodes, validateChargeCode } from '../modules/chargecodes/chargecodes.validation';
 import { itemsService } from '../modules/items/items.service';
 import { presentItem } from '../modules/items/items.present';
 import { presentBasket } from '../modules/sales/quotes.present';
@@ -89,6 +89,18 @@ export function counterPages({ db }: Deps): Router {
     recipient,
   });
 
+  /**
+   * The Charge code field for the draft's code: the draft keeps a refused code as it was entered, and
+   * a code may go on hold or expire after it was accepted, so the field says what processing would.
+   */
+  async function savedChargeCodeField({ quote, lines }: Basket): Promise<ChargeCodeField> {
+    const code = quote?.charge_code ?? '';
+    if (!code) return { value: '', error: null, accepted: false };
+    const categoryIds = lines.map((line) => line.category_id).filter((id): id is number => id !== null);
+    const check = await attempt(() => validateChargeCode(db, code, { categoryIds }));
+    return check.ok ? { value: code, error: null, accepted: true } : { value: code, error: refusalMessage(check), accepted: false };
+  }
+
   /** Everything the counter shows; what an action already has (the basket it saved, the sale it made) is not read again. */
   async function counterView(
     req: Request,
@@ -99,7 +111,6 @@ export function counterPages({ db }: Deps): Router {
       availableChargeCodes(db),
       chargeCodePolicy(db),
     ]);
-    const savedCode = basket.quote?.charge_code ?? '';
     return {
       title: 'Counter',
       description: 'The stores counter: scan items into a basket and sell them on a charge code.',
@@ -107,7 +118,7 @@ export function counterPages({ db }: Deps): Router {
       basket: presentBasket(basket),
       chargeCodes,
       policy,
-      chargeCodeField: parts.chargeCodeField ?? { value: savedCode, error: null, accepted: savedCode !== '' },
+      chargeCodeField: parts.chargeCodeField ?? (await savedChargeCodeField(basket)),
       ...saleView(req, parts.sale ?? null, parts.recipient),
       alert: parts.alert ?? null,
     };

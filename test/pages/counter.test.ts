@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords';
 import { TEST_PASSWORD_HASH_COST } from '../../src/config';
@@ -39,6 +39,29 @@ async function scan(page: Page, sku: string) {
   await answered;
 }
 
+/**
+ * A wedge scanner: the SKU a key every 3 ms, then Enter, into whatever has the focus. The key events
+ * go through CDP with the scanner's own timestamps (the time a page reads as event.timeStamp): on a
+ * busy machine keyboard.type's keys reach the page up to 90 ms apart, as slow as a person's.
+ */
+async function scanBurst(page: Page, sku: string) {
+  const cdp = await page.context().newCDPSession(page);
+  let pressedAt = Date.now() / 1000;
+  for (const key of [...sku, 'Enter']) {
+    pressedAt += 0.003;
+    const text = key === 'Enter' ? '\r' : key;
+    const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key, text, unmodifiedText: text, timestamp: pressedAt, ...enter });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
+  }
+  await cdp.detach();
+}
+
+/** A person at the keyboard: a key every 90 ms or so. */
+const typeAsPerson = (page: Page, text: string) => page.keyboard.type(text, { delay: 90 });
+
+const scanLog = (page: Page) => page.getByRole('log', { name: 'Scans' }).getByRole('listitem');
+
 const basketRows = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('tbody tr');
 const totals = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('.totals').textContent();
 const draftsOf = (userId: string) => b.t.db('quotes').where({ user_id: userId });
@@ -72,12 +95,12 @@ describe('GET /counter', () => {
 
     const chargeCode = page.getByLabel('Charge code');
     await tabTo(page, chargeCode);
-    await page.keyboard.type(held.code);
+    await typeAsPerson(page, held.code);
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: `Charge code '${held.code}' is on hold: Budget frozen` }).waitFor();
     await screenshot(page, 'counter-charge-code-refused');
     await page.keyboard.press('Control+A');
-    await page.keyboard.type(code.code);
+    await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
     expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
@@ -101,7 +124,7 @@ describe('GET /counter', () => {
     await tabTo(page, page.getByLabel('Delivered to'));
     await page.keyboard.type('Dr Ada Lovelace');
     await page.keyboard.press('Tab');
-    await page.keyboard.type('ada@example.ac.uk');
+    await typeAsPerson(page, 'ada@example.ac.uk');
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Delivered to Dr Ada Lovelace (ada@example.ac.uk)' }).waitFor();
     expect(await b.t.db('sales').where({ sale_id: saleId }).first()).toMatchObject({
@@ -166,7 +189,7 @@ describe('GET /counter', () => {
     await quantity.waitFor();
     await quantity.focus();
     await page.keyboard.press('Control+A');
-    await page.keyboard.type('2.5');
+    await typeAsPerson(page, '2.5');
     await page.keyboard.press('Enter');
     await expect.poll(() => totals(page)).toMatch(/Subtotal\s*£10\.00\s*VAT\s*£2\.00\s*Total\s*£12\.00/);
     expect(await isFocused(page.getByLabel('Quantity of Cable by the metre'))).toBe(true);
@@ -186,7 +209,7 @@ describe('GET /counter', () => {
     await scan(page, toner.sku);
     await page.getByText('Not enough stock for Toner cartridge').waitFor();
     await tabTo(page, page.getByLabel('Charge code'));
-    await page.keyboard.type(code.code);
+    await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
     await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
@@ -248,7 +271,7 @@ describe('GET /counter', () => {
     await scan(page, tape.sku);
     await expect.poll(() => page.getByLabel('Quantity of Parcel tape').inputValue()).toBe('2');
     await tabTo(page, page.getByLabel('Charge code'));
-    await page.keyboard.type(code.code);
+    await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
     await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
@@ -315,5 +338,168 @@ describe('GET /counter', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+
+describe('GET /counter under a scanner', () => {
+  it('200 a scan typed while Process sale is answering goes whole into the next basket', async () => {
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
+    const beaker = await buildStockedItem(b.t.db, 10, { name: 'Glass beaker 250 ml', sku: `GLS-BK-${Date.now()}` });
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    await page.getByLabel('Charge code', { exact: true }).fill(code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+
+    // the sale's answer is held back until the whole scan was typed
+    let holdBack!: (route: Route) => void;
+    const processing = new Promise<Route>((resolve) => (holdBack = resolve));
+    await page.route('**/counter/process', (route) => holdBack(route));
+    await page.getByRole('button', { name: 'Process sale' }).click();
+    const held = await processing;
+    await scanBurst(page, beaker.sku);
+    await held.continue();
+
+    // the sale took the basket as it was; the scan started the next one
+    await basketRows(page).filter({ hasText: beaker.name }).waitFor();
+    expect(await page.getByLabel(`Quantity of ${beaker.name}`).inputValue()).toBe('1');
+    expect(await basketRows(page).count()).toBe(1);
+    const sale = await b.t.db('sales').where({ processed_by: user.id }).first();
+    expect(await b.t.db('sale_items').where({ sale_id: sale.id }).pluck('item_name')).toEqual([pens.name]);
+    expect(await stockOf(b.t.db, beaker.id)).toBe('10.00');
+    expect(await b.t.db('quote_items').join('quotes', 'quotes.id', 'quote_items.quote_id').where('quotes.user_id', user.id).pluck('item_sku')).toEqual([beaker.sku]);
+    expect(await scanLog(page).first().textContent()).toContain(beaker.sku);
+  });
+
+  it('200 a scan with the focus in Charge code adds the item and leaves the code as it was; people typing there are not affected', async () => {
+    const wipes = await buildStockedItem(b.t.db, 10, { name: 'Cleaning wipes', sku: `CON-WIPE-${Date.now()}` });
+    const gloves = await buildStockedItem(b.t.db, 10, { name: 'Nitrile gloves' });
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    const chargeCode = page.getByLabel('Charge code', { exact: true });
+    await chargeCode.focus();
+    await typeAsPerson(page, code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    expect(await isFocused(chargeCode)).toBe(true);
+
+    await scanBurst(page, wipes.sku);
+    await basketRows(page).filter({ hasText: wipes.name }).waitFor();
+    expect(await chargeCode.inputValue()).toBe(code.code);
+    expect(await isFocused(chargeCode)).toBe(true);
+    expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
+    expect(await chargeCode.inputValue()).toBe(code.code);
+
+    // a person typing in the notes, then a scan there, then a quantity typed by hand
+    await page.getByLabel('Customer notes').focus();
+    await typeAsPerson(page, 'For lab 3');
+    await page.keyboard.press('Enter');
+    await typeAsPerson(page, 'bench 2');
+    await scanBurst(page, gloves.sku);
+    await basketRows(page).filter({ hasText: gloves.name }).waitFor();
+    expect(await page.getByLabel('Customer notes').inputValue()).toBe('For lab 3\nbench 2');
+    await page.getByLabel(`Quantity of ${gloves.name}`).focus();
+    await page.keyboard.press('Control+A');
+    await typeAsPerson(page, '12');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => b.t.db('quote_items').where({ item_id: gloves.id }).first('quantity').then((row) => row?.quantity)).toBe('12.00');
+    expect(await page.getByLabel(`Quantity of ${wipes.name}`).inputValue()).toBe('1');
+    expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
+  });
+
+  it('422 keeps every refused scan of a fast run in the scan log, newest first, marked refused', async () => {
+    b.expectHttpErrors(422);
+    const tape = await buildStockedItem(b.t.db, 10, { name: 'Parcel tape' });
+    const { page } = await openCounter();
+    await scanBurst(page, 'NOPE-0001');
+    await scanBurst(page, 'NOPE-0002');
+    await scanBurst(page, tape.sku);
+    await basketRows(page).filter({ hasText: tape.name }).waitFor();
+    await expect.poll(() => scanLog(page).count()).toBe(3);
+    const entries = await scanLog(page).allTextContents();
+    expect(entries[0]).toContain(tape.sku);
+    expect(entries[0]).toContain('Parcel tape');
+    expect(entries[1]).toMatch(/Refused.*NOPE-0002.*No item with SKU 'NOPE-0002'/s);
+    expect(entries[2]).toMatch(/Refused.*NOPE-0001.*No item with SKU 'NOPE-0001'/s);
+    expect(await page.getByLabel('Scan or type SKU').inputValue()).toBe('');
+    await expectAccessible(page);
+    await screenshot(page, 'counter-scan-log');
+  });
+
+  it('400 processing on a code on hold says it is on hold, with the reason; the last sale panel went with the new basket', async () => {
+    b.expectHttpErrors(422, 400);
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
+    const code = await buildChargeCode(b.t.db);
+    const held = await buildChargeCode(b.t.db, { onHold: true, holdReason: 'Budget frozen by finance' });
+    const { page, user } = await openCounter();
+    await scan(page, pens.sku);
+    await page.getByLabel('Charge code', { exact: true }).fill(code.code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page.getByRole('button', { name: 'Process sale' }).click();
+    const lastSale = page.getByRole('heading', { name: /^Sale SALE-\d{8}-\d+ processed$/ });
+    await lastSale.waitFor();
+
+    await page.getByLabel('Scan or type SKU').focus();
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    await lastSale.waitFor({ state: 'detached' });
+    // the scan log outlives the counter Process sale replaced
+    await expect.poll(() => scanLog(page).count()).toBe(2);
+    const holdMessage = `Charge code '${held.code}' is on hold: Budget frozen by finance`;
+    await page.getByLabel('Charge code', { exact: true }).fill(held.code);
+    await page.keyboard.press('Enter');
+    await page.locator('#charge-code-error').filter({ hasText: holdMessage }).waitFor();
+    await page.getByRole('button', { name: 'Process sale' }).click();
+    await page.locator('#alerts').filter({ hasText: holdMessage }).waitFor();
+    expect(await page.getByText('missing a charge code').count()).toBe(0);
+    expect(await lastSale.count()).toBe(0);
+    expect(await b.t.db('sales').where({ processed_by: user.id })).toHaveLength(1);
+    expect(await stockOf(b.t.db, pens.id)).toBe('9.00');
+
+    // a reload keeps the refusal beside the code, not an "accepted"
+    await page.reload();
+    await page.locator('#charge-code-error').filter({ hasText: holdMessage }).waitFor();
+    expect(await page.getByText(`Charge code ${held.code} accepted`).count()).toBe(0);
+  });
+
+  it('200 the tab order is the README\'s: scan box, Add, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket', async () => {
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
+    const { page } = await openCounter();
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    const focused: string[] = [];
+    for (let presses = 0; presses < 8; presses += 1) {
+      await page.keyboard.press('Tab');
+      focused.push((await page.evaluate("document.activeElement.labels?.[0]?.textContent.trim() || document.activeElement.textContent.trim()")) as string);
+    }
+    expect(focused).toEqual(['Add', 'Charge code', 'VAT applied', 'Customer notes', 'Process sale', 'Clear', `Quantity of ${pens.name}`, 'Remove']);
+  });
+
+  it('200 at 390 px the basket comes first and fits without sideways scrolling', async () => {
+    const category = await buildCategory(b.t.db);
+    const long = await buildStockedItem(b.t.db, 500, { name: 'Borosilicate glass volumetric flask, class A, 250 ml', sku: 'GLS-VF-250-A-BORO', price: '1234.56', vatRate: '0.2', categoryId: category.id });
+    const tips = await buildStockedItem(b.t.db, 500, { name: 'Pipette tips 200 µl', price: '12.00', vatRate: '0.2', categoryId: category.id });
+    const { page } = await openCounter();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await scan(page, long.sku);
+    await scan(page, tips.sku);
+    await basketRows(page).nth(1).waitFor();
+    await page.getByLabel(`Quantity of ${long.name}`).fill('125.5');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => totals(page)).toMatch(/Total\s*£[\d,]+\.\d\d/);
+    const fits = (selector: string) => page.locator(selector).evaluate((el) => el.scrollWidth <= el.clientWidth);
+    expect(await fits('html')).toBe(true);
+    expect(await fits('#basket')).toBe(true);
+    expect(await fits('#basket table')).toBe(true);
+    expect(await fits('#basket .table-wrap')).toBe(true);
+    const basketBox = (await page.getByRole('region', { name: /^Basket/ }).boundingBox())!;
+    const checkoutBox = (await page.getByRole('region', { name: 'Checkout' }).boundingBox())!;
+    expect(basketBox.y + basketBox.height).toBeLessThanOrEqual(checkoutBox.y);
+    await expectAccessible(page);
+    await page.screenshot({ path: 'test-screenshots/counter-390x844.png', fullPage: true });
   });
 });

@@ -278,8 +278,9 @@ export function quotesService(db: Db) {
      * The counter's save: one edit of the session's draft, which it creates when there is none.
      * Unlike saveDraft it keeps a basket without a charge code (or without lines) while the
      * counter builds it; processing still refuses one. An entered charge code passes the same
-     * checks as on save; a refused one is thrown after the draft is saved without a code, so
-     * the code on the draft is always one that passed.
+     * checks as on save; a refused one is thrown after the draft is saved with it, so the draft
+     * holds the code the counter shows and processing refuses it for its own reason (on hold, and
+     * why), not as a missing code.
      */
     async changeBasket(actor: Actor, sessionId: string, change: BasketChange): Promise<Basket> {
       for (let attempt = 1; ; attempt += 1) {
@@ -299,10 +300,8 @@ export function quotesService(db: Db) {
                 () => undefined,
                 (err: unknown) => err,
               );
-              chargeCode = refusal ? null : change.chargeCode;
-            } else if (change.kind === 'chargeCode') {
-              chargeCode = null;
             }
+            if (change.kind === 'chargeCode') chargeCode = change.chargeCode;
             const priced = priceLines(lines, vatApplied);
             const fields = { charge_code: chargeCode, vat_applied: vatApplied, customer_notes: customerNotes, ...totals(priced) };
             // The draft row is locked (or there was none), so the lines this statement deletes are all the draft has.
