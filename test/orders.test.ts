@@ -215,6 +215,76 @@ describe('POST /api/orders/:id/receive', () => {
   });
 });
 
+describe('POST /api/orders/:id/receive: a free-text line received as a new item (issue 28)', () => {
+  const setMarkup = (percent: number) =>
+    t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent }) }).onConflict('key').merge();
+
+  it('creates the item with the SKU and sale price given, its stock the received quantity, linked to the line and the supplier', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Cryo boxes', quantity: '8', unitCost: '2.10' }]);
+    const res = await manager
+      .post(`/api/orders/${order.order_id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2, addToInventory: true, sku: 'CRYO-BOX-8', price: '3.50', categoryId: category.id }] })
+      .expect(200);
+    const item = await t.db('items').where({ sku: 'CRYO-BOX-8' }).first();
+    expect(item).toMatchObject({ name: 'Cryo boxes', price: '3.50', category_id: category.id, current_stock: '2.00', created_by: managerId, is_active: true });
+    expect(res.body.order.items[0]).toMatchObject({ itemId: item.id, sku: 'CRYO-BOX-8', receivedQuantity: 2 });
+    expect(res.body.stockMovements).toEqual([{ itemId: item.id, quantity: 2, previousStock: 0, newStock: 2 }]);
+    const movements = await movementsFor(order.order_id);
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.reason])).toEqual([[item.id, 'in', '2.00', `Received on order ${order.order_id}`]]);
+    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: item.id }).first()).toMatchObject({ price: '2.10' });
+    // the rest of the line now arrives into the new item
+    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 6 }] }).expect(200);
+    expect(await stockOf(t.db, item.id)).toBe('8.00');
+  });
+
+  it('without a price the default markup proposes it (cost x (1 + markup), to the penny); without a category the setting gives it', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    await setMarkup(25);
+    await t.db('settings').insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) }).onConflict('key').merge();
+    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Marked up', quantity: '1', unitCost: '2.10' }]);
+    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'MARKED-UP-1' }] }).expect(200);
+    // 2.10 x 1.25 = 2.625 -> 2.63
+    expect(await t.db('items').where({ sku: 'MARKED-UP-1' }).first()).toMatchObject({ price: '2.63', category_id: category.id });
+    await t.db('settings').whereIn('key', ['purchasing.defaultMarkup', 'orders.defaultCategoryId']).delete();
+  });
+
+  it('409 with a field error when the SKU is taken (by an item or twice in the receipt); 400 for a SKU on a line that has an item; nothing changes', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    await buildItem(t.db, { sku: 'ALREADY-THERE' });
+    const known = await buildItem(t.db, { currentStock: 0 });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'New one', quantity: '2', unitCost: '1.00' },
+      { name: 'New two', quantity: '2', unitCost: '1.00' },
+      { itemId: known.id, name: 'Known', quantity: '2', unitCost: '1.00' },
+    ]);
+    const post = (receivedItems: unknown[]) => manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems });
+    const taken = await post([{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'ALREADY-THERE', price: '2.00', categoryId: category.id }]).expect(409);
+    expect(taken.body.message).toBe("An item with SKU 'ALREADY-THERE' already exists");
+    expect(taken.body.errors).toEqual([{ field: 'receivedItems.0.sku', message: "An item with SKU 'ALREADY-THERE' already exists" }]);
+    const twice = await post([
+      { orderItemId: lines[0].id, receivedQuantity: 1, sku: 'SAME-NEW', price: '2.00', categoryId: category.id },
+      { orderItemId: lines[1].id, receivedQuantity: 1, sku: 'SAME-NEW', price: '2.00', categoryId: category.id },
+    ]).expect(409);
+    expect(twice.body.errors).toEqual([{ field: 'receivedItems.1.sku', message: "An item with SKU 'SAME-NEW' already exists" }]);
+    const onItem = await post([{ orderItemId: lines[2].id, receivedQuantity: 1, sku: 'NOT-FOR-ITEMS' }]).expect(400);
+    expect(onItem.body.errors).toEqual([{ field: 'receivedItems.0.sku', message: 'only a line without an item, received into inventory, becomes a new item' }]);
+    const empty = await post([{ orderItemId: lines[0].id, receivedQuantity: 1, sku: ' ', price: '2.00' }]).expect(400);
+    expect(empty.body.errors).toContainEqual({ field: 'receivedItems.0.sku', message: 'is required' });
+
+    expect(await t.db('items').whereIn('sku', ['SAME-NEW', 'NOT-FOR-ITEMS'])).toHaveLength(0);
+    expect((await t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => [l.item_id, l.received_quantity])).toEqual([
+      [null, '0.00'],
+      [null, '0.00'],
+      [known.id, '0.00'],
+    ]);
+    expect(await movementsFor(order.order_id)).toHaveLength(0);
+  });
+});
+
 describe('POST /api/orders/:id/add-to-inventory', () => {
   it('creates items for received lines without one, stocks them through the ledger and links them to the supplier', async () => {
     const supplier = await buildSupplier(t.db);

@@ -10,7 +10,7 @@ import { ItemQuery } from '../modules/items/items.schemas';
 import { itemsService } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
 import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
-import { orderReceiptService } from '../modules/orders/orders.receive';
+import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
 import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder } from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
@@ -242,9 +242,12 @@ export function ordersPages({ db }: Deps): Router {
     const canManage = hasRole(currentUser(req), 'manager');
     // received lines that name no item yet: the API's add-to-inventory creates their items
     const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
-    const [orderMovements, categoryRows] = await Promise.all([
+    // open lines that name no item: receiving one into inventory makes it a new item, its SKU and price asked for
+    const freeTextOpen = order.items.filter((line) => line.itemId === null && line.outstandingQuantity > 0);
+    const [orderMovements, categoryRows, markup] = await Promise.all([
       movements.list({ referenceType: 'order', referenceId: order.orderId, limit: 100 }),
-      canManage && withoutItem.length > 0 ? categories.list() : [],
+      canManage && (withoutItem.length > 0 || freeTextOpen.length > 0) ? categories.list() : [],
+      freeTextOpen.length > 0 ? defaultMarkupPercent(db) : '0',
     ]);
     const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
       returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
@@ -258,7 +261,14 @@ export function ordersPages({ db }: Deps): Router {
       withoutItem,
       categories: categoryRows,
       inventoryForm: formState('inventory', { categoryId: '' }),
-      receiveForm: formState('receive', { receivedQuantity: {}, addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])) }),
+      markup,
+      receiveForm: formState('receive', {
+        receivedQuantity: {},
+        addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])),
+        sku: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, line.sku ?? ''])),
+        price: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, markedUpPrice(line.unitCost, markup)])),
+        newItemCategoryId: '',
+      }),
       invoiceForm: formState('invoice', {}),
     });
   }
@@ -272,21 +282,32 @@ export function ordersPages({ db }: Deps): Router {
     const { id } = parse(OrderParams, req.params);
     const lineIds = repeatedField(req.body.orderItemId);
     const quantities = repeatedField(req.body.receivedQuantity).map((q) => q.trim());
+    // A line without an item carries SKU and price fields: ticked, it becomes a new item as typed.
+    const newItemOf = (orderItemId: string) =>
+      typeof req.body[`sku-${orderItemId}`] === 'string' && checked(req.body[`addToInventory-${orderItemId}`])
+        ? { sku: textField(req.body[`sku-${orderItemId}`]), price: textField(req.body[`price-${orderItemId}`]), ...filledIn({ categoryId: textField(req.body.newItemCategoryId) }) }
+        : {};
     // rows left empty are not received this time; an unticked box is absent from the form
     const received = lineIds.flatMap((orderItemId, i) =>
-      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]) }] : [],
+      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]), ...newItemOf(orderItemId) }] : [],
     );
     const result = await attempt(() => receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)));
     if (!result.ok) {
       const errors = Object.fromEntries(
         Object.entries(result.errors).map(([field, message]) => {
-          const row = /^receivedItems\.(\d+)\./.exec(field);
-          return [row ? `receivedQuantity-${received[Number(row[1])].orderItemId}` : field, message];
+          const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
+          if (!row) return [field, message];
+          const lineId = received[Number(row[1])].orderItemId;
+          const formField = { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ?? `receivedQuantity-${lineId}`;
+          return [formField, message];
         }),
       );
       const values = {
         receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
         addToInventory: Object.fromEntries(lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])])),
+        sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
+        price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
+        newItemCategoryId: textField(req.body.newItemCategoryId),
       };
       return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
     }

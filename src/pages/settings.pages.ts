@@ -32,6 +32,11 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
     meaning: "When enabled, a sale's recipient email must be one of the charge code's authorised users. Not set: off.",
     example: '{"enabled": true}',
   },
+  'purchasing.defaultMarkup': {
+    meaning:
+      "The markup on unit cost (a percentage) that proposes the sale price of a new item made from a received order line: cost x (1 + percent / 100), to the penny. The person receiving can change it. Not set: 0 (the price proposed is the cost).",
+    example: '{"percent": 25}',
+  },
 };
 
 const ROLE_CHOICES: Record<(typeof ROLES)[number], string> = {

@@ -93,6 +93,7 @@ describe('/orders/:id', () => {
     await page.getByLabel('Received quantity of Pipette tips').fill('3');
     expect(await page.getByLabel('Add to inventory: Pipette tips').isChecked()).toBe(true);
     await page.getByLabel('Received quantity of Cryo boxes').fill('2');
+    await page.getByLabel('Add to inventory as a new item: Cryo boxes').uncheck();
     await page.getByRole('button', { name: 'Receive' }).click();
     await page.getByText(`Order ${orderId} partially received`).waitFor();
     expect(await page.getByText('Partially received', { exact: true }).count()).toBe(1);
@@ -114,6 +115,40 @@ describe('/orders/:id', () => {
     await lines.getByRole('link', { name: 'Cryo boxes' }).waitFor();
     const boxes = await b.t.db('items').where({ name: 'Cryo boxes' }).first();
     expect(boxes).toMatchObject({ category_id: category.id, current_stock: '2.00' });
+  });
+});
+
+describe('/orders/:id: a free-text line received as a new item (issue 28)', () => {
+  it('proposes the sale price from the default markup, asks for the SKU, and makes the item with that SKU, price and stock', async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db, { name: 'Cold storage' });
+    const supplier = await buildSupplier(b.t.db, { name: 'Zeta Cryo' });
+    await b.t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 40 }) }).onConflict('key').merge();
+    const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Cryo racks', quantity: '8', unitCost: '2.10' }]);
+    const orderId = order.order_id;
+
+    const page = await b.openAs(manager, `/orders/${orderId}`);
+    // 2.10 + 40% = 2.94
+    expect(await page.getByLabel('Sale price of the new item Cryo racks').inputValue()).toBe('2.94');
+    expect(await page.getByLabel('Add to inventory as a new item: Cryo racks').isChecked()).toBe(true);
+    await page.getByLabel('Received quantity of Cryo racks').fill('2');
+    await page.getByRole('button', { name: 'Receive' }).click();
+    await page.locator(`#sku-${lines[0].id}-error`).filter({ hasText: 'is required' }).waitFor();
+    expect(await b.t.db('items').where({ name: 'Cryo racks' })).toHaveLength(0);
+    expect((await b.t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
+    expect(await page.getByLabel('Received quantity of Cryo racks').inputValue()).toBe('2');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-receive-new-item');
+
+    await page.getByLabel('SKU of the new item Cryo racks').fill('CRYO-RACK-8');
+    await page.getByLabel('Sale price of the new item Cryo racks').fill('3.10');
+    await page.getByLabel('Category of new items').selectOption({ label: 'Cold storage' });
+    await page.getByRole('button', { name: 'Receive' }).click();
+    await page.getByText(`Order ${orderId} partially received`).waitFor();
+    await page.getByRole('region', { name: 'Lines' }).getByRole('link', { name: 'Cryo racks' }).waitFor();
+    const item = await b.t.db('items').where({ sku: 'CRYO-RACK-8' }).first();
+    expect(item).toMatchObject({ name: 'Cryo racks', price: '3.10', category_id: category.id, current_stock: '2.00' });
+    await b.t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete();
   });
 });
 

@@ -2,10 +2,11 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
-import { BadRequest } from '../../http/errors';
-import { D } from '../../lib/money';
+import { BadRequest, Conflict, HttpError } from '../../http/errors';
+import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { itemsService, type ItemReadRow } from '../items/items.service';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
 import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
@@ -14,6 +15,40 @@ import { ordersService, type OrderDetail, type OrderLineRow } from './orders.ser
 
 /** The setting add-to-inventory reads when the request names no category: a number or {categoryId}. */
 export const DEFAULT_CATEGORY_SETTING = 'orders.defaultCategoryId';
+
+/** The setting whose markup on unit cost proposes a new item's sale price. */
+export const DEFAULT_MARKUP_SETTING = 'purchasing.defaultMarkup';
+
+/** The sale price a markup proposes for a unit cost: cost x (1 + percent / 100), to the penny. */
+export const markedUpPrice = (unitCost: DecimalInput, percent: DecimalInput): string =>
+  money(new D(unitCost).times(new D(percent).div(100).plus(1)));
+
+/** The default markup in percent; unset, 0 (the price proposed is the cost). */
+export async function defaultMarkupPercent(db: Db): Promise<string> {
+  const value = KNOWN_SETTINGS[DEFAULT_MARKUP_SETTING].safeParse(await settingsService(db).get(DEFAULT_MARKUP_SETTING));
+  return value.success ? String(value.data.percent) : '0';
+}
+
+type ReceivedLine = ReceiveOrder['receivedItems'][number];
+
+const NEW_ITEM_ONLY = 'only a line without an item, received into inventory, becomes a new item';
+
+const lineFieldError = (index: number, field: string, message: string) =>
+  BadRequest('Validation failed', { errors: [{ field: `receivedItems.${index}.${field}`, message }] });
+
+/**
+ * The received lines that become new items (those given a SKU, price or category), checked: each
+ * is a line without an item received into inventory, and names its SKU.
+ */
+function newItemRequests(received: ReceivedLine[], lines: Map<number, OrderLineRow>) {
+  return received.flatMap((r, index) => {
+    const given = (['sku', 'price', 'categoryId'] as const).find((field) => r[field] !== undefined);
+    if (!given) return [];
+    if (lines.get(r.orderItemId)!.item_id !== null || !r.addToInventory) throw lineFieldError(index, given, NEW_ITEM_ONLY);
+    if (r.sku === undefined) throw lineFieldError(index, 'sku', 'is required to make the line a new item');
+    return [{ index, received: r, sku: r.sku }];
+  });
+}
 
 export type ReceiveOutcome = { detail: OrderDetail; movements: MovementRow[] };
 
@@ -50,6 +85,14 @@ export function orderReceiptService(db: Db) {
               `Cannot receive ${new D(r.receivedQuantity).toString()} of '${line.name}' (line ${line.id}): only ${open.toString()} outstanding`,
             );
           }
+        }
+
+        for (const request of newItemRequests(input.receivedItems, lines)) {
+          const line = lines.get(request.received.orderItemId)!;
+          const item = await createItemForLine(trx, order, line, request, actor);
+          line.item_id = item.id;
+          line.sku = item.sku;
+          await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku: item.sku });
         }
 
         const changes: StockChange[] = input.receivedItems
@@ -155,6 +198,42 @@ export function orderReceiptService(db: Db) {
       });
     },
   };
+}
+
+/**
+ * The item a free-text line becomes on receipt: its name, the SKU given, the price given or the
+ * default markup's, the category given or the setting's; created empty (the receipt puts its stock
+ * in) and linked to the order's supplier at the line's cost. A refusal names the line's field.
+ */
+async function createItemForLine(
+  trx: Db,
+  order: { order_id: string; supplier_id: string },
+  line: OrderLineRow,
+  request: { index: number; received: ReceivedLine; sku: string },
+  actor: Actor,
+): Promise<ItemReadRow> {
+  const { index, received, sku } = request;
+  const categoryId = received.categoryId ?? (await defaultCategoryId(trx));
+  if (categoryId === undefined || categoryId === null) {
+    throw lineFieldError(index, 'categoryId', `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
+  }
+  const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
+  try {
+    const item = await itemsService(trx).create(
+      { name: line.name, sku, description: `Added to inventory from order ${order.order_id}`, categoryId, price, currentStock: '0', minimumStock: '0' },
+      actor,
+    );
+    await sourcesService(trx).ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
+    return item;
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    if (err.status === 409) throw Conflict(err.message, { errors: [{ field: `receivedItems.${index}.sku`, message: err.message }] });
+    const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
+    if (err.status === 400 && listed.length > 0) {
+      throw BadRequest(err.message, { errors: listed.map((e) => ({ field: `receivedItems.${index}.${e.field}`, message: e.message })) });
+    }
+    throw err;
+  }
 }
 
 async function defaultCategoryId(trx: Db): Promise<number | null> {

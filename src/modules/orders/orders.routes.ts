@@ -190,8 +190,12 @@ export function ordersRoutes({ db, docs }: Deps) {
         'receivedItems [{orderItemId, receivedQuantity > 0 and at most what is outstanding, addToInventory (default true)}]. ' +
         'One transaction: lines with an item and addToInventory put stock in through the ledger (movement type in, reason ' +
         '"Received on order <orderId>", reference order). Status becomes received when every line is complete, otherwise ' +
-        'partially_received. Lines without an item only record the quantity; POST /add-to-inventory creates their items. ' +
-        'Receiving a received order is a 400.',
+        'partially_received. A line without an item, received into inventory with a sku (optional fields sku, price, ' +
+        'categoryId), becomes a new item in the same transaction: named as the line, that sku (unique: 409 naming the ' +
+        "field when taken), price as given or the unit cost with the default markup (setting 'purchasing.defaultMarkup' " +
+        `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; the received quantity is its ` +
+        "stock and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
+        'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400.',
       access: 'manager',
       params: OrderParams,
       body: ReceiveOrder,
@@ -199,6 +203,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         200: { description: 'Received', schema: ReceiveOrderResult },
         400: failure('Validation failed, a line not of this order, more than outstanding, or the order is already received'),
         404: notFound,
+        409: failure("A new item's SKU is already used"),
       },
     },
     async (req, res) => {

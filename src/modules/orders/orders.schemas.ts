@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
 import { ExtractedData, StoredInvoice } from '../invoices/invoices.schemas';
+import { Price } from '../items/items.schemas';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
 import { limitParam } from '../../http/pagination';
 
@@ -80,6 +81,16 @@ export const ReceiveOrder = z
           orderItemId: IntId,
           receivedQuantity: quantity,
           addToInventory: z.boolean().default(true),
+          // A line without an item, received into inventory, becomes a new item when it is given its SKU.
+          sku: z
+            .string()
+            .trim()
+            .min(1, { error: 'is required' })
+            .max(100)
+            .optional()
+            .openapi({ description: "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded" }),
+          price: Price.optional().openapi({ description: "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)" }),
+          categoryId: IntId.optional().openapi({ description: "the new item's category; omitted: the setting orders.defaultCategoryId" }),
         }),
       )
       .min(1, { error: 'at least one line is required' })

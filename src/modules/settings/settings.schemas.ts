@@ -40,6 +40,10 @@ export const KNOWN_SETTINGS = {
   'chargeCodes.requirePin': PolicySwitch,
   /** a sale's recipient email must be one of the code's authorised users */
   'chargeCodes.requireAuthorisedUser': PolicySwitch,
+  /** the markup on unit cost that proposes a new item's sale price when an order line is received as one */
+  'purchasing.defaultMarkup': z
+    .object({ percent: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }) })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
