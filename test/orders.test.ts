@@ -2,7 +2,7 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
-import { buildOrder, buildSupplier, invoicePdf } from './helpers/purchasing-factories';
+import { buildItemSource, buildOrder, buildSupplier, invoicePdf } from './helpers/purchasing-factories';
 import { stockOf } from './helpers/inventory-factories';
 
 let t: TestApp;
@@ -282,6 +282,58 @@ describe('POST /api/orders/:id/receive: a free-text line received as a new item 
       [known.id, '0.00'],
     ]);
     expect(await movementsFor(order.order_id)).toHaveLength(0);
+  });
+});
+
+describe('POST /api/orders/:id/cancel (issue 28)', () => {
+  it('200 cancels an order while nothing is received: status cancelled, an audit row, and replenishment no longer counts it', async () => {
+    const supplier = await buildSupplier(t.db);
+    const swabs = await buildItem(t.db, { name: 'Cancel swabs', currentStock: '0', minimumStock: '5' });
+    await buildItemSource(t.db, supplier.id, swabs.id, '1.00');
+    const created = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ itemId: swabs.id, quantity: 10, unitCost: '1.00' }] }).expect(201);
+    const covered = async () => {
+      const body = (await manager.get('/api/replenishment').expect(200)).body;
+      return {
+        covered: body.covered.some((row: { item: { id: number } }) => row.item.id === swabs.id),
+        toOrder: body.suppliers.flatMap((s: { lines: { item: { id: number } }[] }) => s.lines).some((line: { item: { id: number } }) => line.item.id === swabs.id),
+      };
+    };
+    expect(await covered()).toEqual({ covered: true, toOrder: false });
+
+    const res = await manager.post(`/api/orders/${created.body.orderId}/cancel`).expect(200);
+    expect(res.body).toMatchObject({ orderId: created.body.orderId, status: 'cancelled', items: [expect.objectContaining({ itemId: swabs.id, receivedQuantity: 0 })] });
+    expect((await t.db('orders').where({ order_id: created.body.orderId }).first()).status).toBe('cancelled');
+    expect(await t.db('audit_log').where({ entity_type: 'order', entity_id: created.body.orderId, action: 'cancel' })).toEqual([
+      expect.objectContaining({ actor_user_id: managerId, before: { status: 'pending' }, after: { status: 'cancelled' } }),
+    ]);
+    expect(await covered()).toEqual({ covered: false, toOrder: true });
+    const listed = await user.get(`/api/orders?supplierId=${supplier.id}&status=cancelled`).expect(200);
+    expect(listed.body.map((o: { orderId: string }) => o.orderId)).toEqual([created.body.orderId]);
+
+    // a cancelled order is neither received nor cancelled again
+    const receive = await manager
+      .post(`/api/orders/${created.body.orderId}/receive`)
+      .send({ receivedItems: [{ orderItemId: res.body.items[0].orderItemId, receivedQuantity: 1 }] })
+      .expect(400);
+    expect(receive.body.message).toBe(`Order ${created.body.orderId} has been cancelled`);
+    const again = await manager.post(`/api/orders/${created.body.orderId}/cancel`).expect(409);
+    expect(again.body.message).toBe(`Order ${created.body.orderId} is already cancelled`);
+    expect(await stockOf(t.db, swabs.id)).toBe('0.00');
+  });
+
+  it('409 once anything is received, and the order stays as it was; 403 for a user, 404 for an unknown order', async () => {
+    const supplier = await buildSupplier(t.db);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Part one', quantity: '4', unitCost: '1.00' },
+      { name: 'Part two', quantity: '4', unitCost: '1.00' },
+    ]);
+    await user.post(`/api/orders/${order.id}/cancel`).expect(403);
+    await manager.post('/api/orders/999999/cancel').expect(404);
+    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[1].id, receivedQuantity: 1 }] }).expect(200);
+    const refused = await manager.post(`/api/orders/${order.order_id}/cancel`).expect(409);
+    expect(refused.body.message).toBe('An order with received lines cannot be cancelled');
+    expect((await t.db('orders').where({ id: order.id }).first()).status).toBe('partially_received');
+    expect(await t.db('audit_log').where({ entity_type: 'order', entity_id: order.order_id, action: 'cancel' })).toHaveLength(0);
   });
 });
 

@@ -11,7 +11,7 @@ import { itemsService } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
 import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
 import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
-import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder } from '../modules/orders/orders.schemas';
+import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder, type OrderStatus } from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
 import { categoriesService } from '../modules/categories/categories.service';
@@ -21,7 +21,7 @@ import { stockMovementsService } from '../modules/stock-movements/stock-movement
 import { attempt, checked, filledIn, flash, pageUpload, repeatedField, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
-const STATUS_LABELS = { pending: 'Pending', partially_received: 'Partially received', received: 'Received' } as const;
+const STATUS_LABELS: Record<OrderStatus, string> = { pending: 'Pending', partially_received: 'Partially received', received: 'Received', cancelled: 'Cancelled' };
 
 /** Blank rows the new-order form offers, and how many more "More lines" adds. */
 const BLANK_LINES = 5;
@@ -235,7 +235,7 @@ export function ordersPages({ db }: Deps): Router {
 
   // ---- one order: receive, invoice -----------------------------------------------------
 
-  type OrderForm = { form: 'receive' | 'invoice' | 'inventory'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+  type OrderForm = { form: 'receive' | 'invoice' | 'inventory' | 'cancel'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
 
   async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
     const order = presentOrderDetail(await orders.get(id));
@@ -270,6 +270,9 @@ export function ordersPages({ db }: Deps): Router {
         newItemCategoryId: '',
       }),
       invoiceForm: formState('invoice', {}),
+      cancelForm: formState('cancel', {}),
+      // the API's rule: cancelling is for an order of which nothing is received
+      canCancel: canManage && order.status === 'pending' && order.items.every((line) => line.receivedQuantity === 0),
     });
   }
 
@@ -314,6 +317,15 @@ export function ordersPages({ db }: Deps): Router {
     const presented = presentReceiveResult(result.value);
     flash(req, presented.message);
     res.redirect(303, `/orders/${presented.order.orderId}`);
+  });
+
+  pages.post('/orders/:id/cancel', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const result = await attempt(() => orders.cancel(id, actorOf(req)), [409]);
+    if (!result.ok) return renderOrder(req, res, id, { form: 'cancel', ...result, values: {} });
+    const order = presentOrderDetail(result.value);
+    flash(req, `Order ${order.orderId} cancelled`);
+    res.redirect(303, `/orders/${order.orderId}`);
   });
 
   pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {

@@ -152,6 +152,33 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
   });
 });
 
+describe('/orders/:id: cancel (issue 28)', () => {
+  it('a manager cancels an order of which nothing is received, after confirming; a partly received order offers no cancel', async () => {
+    const supplier = await buildSupplier(b.t.db, { name: 'Eta Cancel' });
+    const { order } = await buildOrder(b.t.db, supplier.id, [{ name: 'Unwanted flasks', quantity: '3', unitCost: '4.00' }]);
+    const partly = await buildOrder(b.t.db, supplier.id, [{ name: 'Half here', quantity: '3', unitCost: '4.00', receivedQuantity: '1' }], { status: 'partially_received' });
+
+    const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    const confirm = page.getByRole('button', { name: `Yes, cancel order ${order.order_id}` });
+    expect(await confirm.isVisible()).toBe(false);
+    await page.getByText('Cancel order', { exact: true }).click();
+    await expectAccessible(page);
+    await screenshot(page, 'orders-cancel-confirm');
+    await confirm.click();
+    await page.getByText(`Order ${order.order_id} cancelled`).waitFor();
+    expect(await page.getByText('Cancelled', { exact: true }).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Receive' }).count()).toBe(0);
+    expect(await page.getByText('Cancel order', { exact: true }).count()).toBe(0);
+    expect((await b.t.db('orders').where({ id: order.id }).first()).status).toBe('cancelled');
+
+    await page.goto(`/orders/${partly.order.order_id}`);
+    await page.getByRole('heading', { name: 'Receive' }).waitFor();
+    expect(await page.getByText('Cancel order', { exact: true }).count()).toBe(0);
+    const clerkPage = await b.openAs(clerk, `/orders/${partly.order.order_id}`);
+    expect(await clerkPage.getByText('Cancel order', { exact: true }).count()).toBe(0);
+  });
+});
+
 describe('/orders and /orders/new', () => {
   it('a manager finds an item by name, orders it by SKU with a free-text line, and the list filters by status', async () => {
     b.expectHttpErrors(422);

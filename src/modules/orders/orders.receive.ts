@@ -71,6 +71,7 @@ export function orderReceiptService(db: Db) {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
+        if (order.status === 'cancelled') throw BadRequest(`Order ${order.order_id} has been cancelled`);
         const lines = new Map((await orders.linesForUpdate(order.id)).map((l) => [l.id, l]));
 
         const seen = new Set<number>();

@@ -190,7 +190,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'receivedItems [{orderItemId, receivedQuantity > 0 and at most what is outstanding, addToInventory (default true)}]. ' +
         'One transaction: lines with an item and addToInventory put stock in through the ledger (movement type in, reason ' +
         '"Received on order <orderId>", reference order). Status becomes received when every line is complete, otherwise ' +
-        'partially_received. A line without an item, received into inventory with a sku (optional fields sku, price, ' +
+        'partially_received. Receiving a cancelled order is a 400. A line without an item, received into inventory with a sku (optional fields sku, price, ' +
         'categoryId), becomes a new item in the same transaction: named as the line, that sku (unique: 409 naming the ' +
         "field when taken), price as given or the unit cost with the default markup (setting 'purchasing.defaultMarkup' " +
         `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; the received quantity is its ` +
@@ -210,6 +210,28 @@ export function ordersRoutes({ db, docs }: Deps) {
       const { id } = parse(OrderParams, req.params);
       const input = parse(ReceiveOrder, req.body);
       res.json(presentReceiveResult(await receipts.receive(id, input, actorOf(req))));
+    },
+  );
+
+  api.post(
+    '/orders/:id/cancel',
+    {
+      operationId: 'cancelOrder',
+      summary: 'Cancel a purchase order while nothing on it is received',
+      description:
+        "Status becomes cancelled (an audit row records who and when); replenishment no longer counts its lines as on order, " +
+        'and it can no longer be received. 409 once any line has been received, or when it is already cancelled.',
+      access: 'manager',
+      params: OrderParams,
+      responses: {
+        200: { description: 'Cancelled', schema: OrderWithItems },
+        404: notFound,
+        409: failure('An order with received lines cannot be cancelled; or it is already cancelled'),
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(OrderParams, req.params);
+      res.json(presentOrderDetail(await orders.cancel(id, actorOf(req))));
     },
   );
 

@@ -6,6 +6,10 @@ import { Price } from '../items/items.schemas';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
 import { limitParam } from '../../http/pagination';
 
+/** An order's statuses: the spec's pending and received, partly received between, and cancelled (issue 28). */
+export const ORDER_STATUSES = ['pending', 'partially_received', 'received', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
 /** {id} in an order path: the numeric id (12) or the orderId (O1012). */
 export const OrderParams = z.object({
   id: z
@@ -108,7 +112,7 @@ export const AddToInventory = z
 export type AddToInventory = z.infer<typeof AddToInventory>;
 
 export const OrderListQuery = z.object({
-  status: z.enum(['pending', 'partially_received', 'received']).optional(),
+  status: z.enum(ORDER_STATUSES).optional(),
   supplierId: SupplierIdValue.optional(),
   limit: limitParam(500, 1000),
 });
@@ -133,7 +137,7 @@ export const Order = z
     orderId: z.string(),
     supplierId: z.string(),
     supplier: z.object({ id: z.string(), name: z.string() }),
-    status: z.enum(['pending', 'partially_received', 'received']),
+    status: z.enum(ORDER_STATUSES),
     totalAmount: z.string(),
     notes: z.string().nullable(),
     invoiceNumber: z.string().nullable(),
