@@ -1,9 +1,11 @@
+import { PDFParse } from 'pdf-parse';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { buildItemSource, buildOrder, buildSupplier, invoicePdf } from './helpers/purchasing-factories';
 import { stockOf } from './helpers/inventory-factories';
+import { binaryBody } from './helpers/binary-body';
 
 let t: TestApp;
 let user: supertest.Agent;
@@ -334,6 +336,69 @@ describe('POST /api/orders/:id/cancel (issue 28)', () => {
     expect(refused.body.message).toBe('An order with received lines cannot be cancelled');
     expect((await t.db('orders').where({ id: order.id }).first()).status).toBe('partially_received');
     expect(await t.db('audit_log').where({ entity_type: 'order', entity_id: order.order_id, action: 'cancel' })).toHaveLength(0);
+  });
+});
+
+describe('GET /api/orders/:id/purchase-order.pdf (issue 28)', () => {
+  const pdfLines = async (pdf: Buffer) => {
+    const parser = new PDFParse({ data: new Uint8Array(pdf) });
+    try {
+      return (await parser.getText()).text.split('\n').map((line) => line.replace(/\s+/g, ' ').trim());
+    } finally {
+      await parser.destroy();
+    }
+  };
+  const download = (agent: supertest.Agent, orderId: string) => agent.get(`/api/orders/${orderId}/purchase-order.pdf`).buffer(true).parse(binaryBody as never);
+
+  it('200 a PDF to send the supplier: supplier, order number, date, lines with quantity, unit cost and line total, the total and where to deliver', async () => {
+    const supplier = await buildSupplier(t.db, { name: 'Kappa Scientific Ltd', contact: 'Jo Sales', address: '4 Lab Lane\nOxford OX1 2AB', email: 'orders@kappa.example', phone: '01865 000000' });
+    const gloves = await buildItem(t.db, { name: 'Nitrile gloves', sku: 'PO-GLV-1' });
+    const created = await manager
+      .post('/api/orders')
+      .send({
+        supplierId: supplier.id,
+        items: [
+          { itemId: gloves.id, quantity: 3, unitCost: '1234.10' },
+          { name: 'Cryo boxes (81 place)', quantity: '2.5', unitCost: '12.50' },
+        ],
+      })
+      .expect(201);
+    const orderId: string = created.body.orderId;
+    await t.db('settings')
+      .insert({ key: 'purchasing.deliveryAddress', value: JSON.stringify({ address: 'Chemistry Stores\nSouth Parks Road\nOxford OX1 3QR', contact: 'stores@chem.example.ac.uk' }) })
+      .onConflict('key')
+      .merge();
+
+    const res = await download(user, orderId).expect(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="?purchase-order-${orderId}.pdf"?$`));
+    const lines = await pdfLines(res.body as Buffer);
+    const today = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Europe/London' }).format(new Date(created.body.createdAt));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Purchase order',
+        `Order number ${orderId}`,
+        `Date ${today}`,
+        'Kappa Scientific Ltd',
+        'Jo Sales',
+        '4 Lab Lane',
+        'Oxford OX1 2AB',
+        'Chemistry Stores',
+        'South Parks Road',
+        'stores@chem.example.ac.uk',
+        'PO-GLV-1 Nitrile gloves 3 £1,234.10 £3,702.30',
+        'Cryo boxes (81 place) 2.5 £12.50 £31.25',
+        'Total £3,733.55',
+      ]),
+    );
+    await t.db('settings').where({ key: 'purchasing.deliveryAddress' }).delete();
+    const unset = await pdfLines((await download(user, orderId).expect(200)).body as Buffer);
+    expect(unset).toEqual(expect.arrayContaining(['Deliver to', 'Stores']));
+  });
+
+  it('404 for an unknown order, 401 without a session', async () => {
+    expect((await user.get('/api/orders/O999999/purchase-order.pdf').expect(404)).body.message).toBe('Order not found');
+    await t.request.get('/api/orders/1/purchase-order.pdf').expect(401);
   });
 });
 

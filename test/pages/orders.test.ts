@@ -152,13 +152,17 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
   });
 });
 
-describe('/orders/:id: cancel (issue 28)', () => {
-  it('a manager cancels an order of which nothing is received, after confirming; a partly received order offers no cancel', async () => {
+describe('/orders/:id: print and cancel (issue 28)', () => {
+  it('a manager prints the purchase order, and cancels an order of which nothing is received after confirming; a partly received order offers no cancel', async () => {
     const supplier = await buildSupplier(b.t.db, { name: 'Eta Cancel' });
     const { order } = await buildOrder(b.t.db, supplier.id, [{ name: 'Unwanted flasks', quantity: '3', unitCost: '4.00' }]);
     const partly = await buildOrder(b.t.db, supplier.id, [{ name: 'Half here', quantity: '3', unitCost: '4.00', receivedQuantity: '1' }], { status: 'partially_received' });
 
     const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    // the purchase order to send the supplier
+    const printed = await page.request.get((await page.getByRole('link', { name: 'Print purchase order' }).getAttribute('href'))!);
+    expect(printed.headers()['content-type']).toBe('application/pdf');
+    expect((await printed.body()).subarray(0, 5).toString()).toBe('%PDF-');
     const confirm = page.getByRole('button', { name: `Yes, cancel order ${order.order_id}` });
     expect(await confirm.isVisible()).toBe(false);
     await page.getByText('Cancel order', { exact: true }).click();
@@ -169,6 +173,7 @@ describe('/orders/:id: cancel (issue 28)', () => {
     expect(await page.getByText('Cancelled', { exact: true }).count()).toBe(1);
     expect(await page.getByRole('heading', { name: 'Receive' }).count()).toBe(0);
     expect(await page.getByText('Cancel order', { exact: true }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Print purchase order' }).count()).toBe(0);
     expect((await b.t.db('orders').where({ id: order.id }).first()).status).toBe('cancelled');
 
     await page.goto(`/orders/${partly.order.order_id}`);

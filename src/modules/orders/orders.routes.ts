@@ -35,6 +35,7 @@ import {
   ReceiveOrder,
   ReceiveOrderResult,
 } from './orders.schemas';
+import { DELIVERY_ADDRESS_SETTING, purchaseOrderService } from './orders.purchase-order';
 import { ordersService } from './orders.service';
 
 const notFound = { description: 'Order not found', schema: MessageBody };
@@ -46,6 +47,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   const orders = ordersService(db);
   const receipts = orderReceiptService(db);
   const imports = orderImportService(db);
+  const purchaseOrders = purchaseOrderService(db);
 
   api.get(
     '/orders',
@@ -309,6 +311,29 @@ export function ordersRoutes({ db, docs }: Deps) {
       const { id } = parse(OrderParams, req.params);
       const invoice = await orders.invoicePdf(id);
       res.attachment(invoice.filename).type('application/pdf').send(invoice.data);
+    },
+  );
+
+  api.get(
+    '/orders/:id/purchase-order.pdf',
+    {
+      operationId: 'downloadPurchaseOrder',
+      summary: 'The purchase order as a PDF, to send the supplier',
+      description:
+        'An A4 PDF: the supplier (name, contact, address, email, phone), the order number and date, each line (our SKU, ' +
+        "description, quantity, unit cost, line total), the total, and where to deliver (the setting '" +
+        `${DELIVERY_ADDRESS_SETTING}' {address, contact}; not set, the service's name). Readable by whoever may read the order.`,
+      access: 'auth',
+      params: OrderParams,
+      responses: {
+        200: { description: 'purchase-order-<orderId>.pdf', schema: InvoicePdfFile, contentType: 'application/pdf' },
+        404: notFound,
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(OrderParams, req.params);
+      const { filename, pdf } = await purchaseOrders.render(id);
+      res.attachment(filename).type('application/pdf').send(pdf);
     },
   );
 

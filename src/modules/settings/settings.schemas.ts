@@ -44,6 +44,13 @@ export const KNOWN_SETTINGS = {
   'purchasing.defaultMarkup': z
     .object({ percent: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }) })
     .strict(),
+  /** the stores' delivery address (several lines) and contact, printed on a purchase order */
+  'purchasing.deliveryAddress': z
+    .object({
+      address: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(1000),
+      contact: z.string({ error: 'must be text' }).trim().max(300).optional(),
+    })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
