@@ -241,6 +241,19 @@ describe('POST /api/orders/:id/receive: a free-text line received as a new item 
     expect(await stockOf(t.db, item.id)).toBe('8.00');
   });
 
+  it('a line partly received before without an item: its new item holds all that has arrived', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Arrived in two parts', quantity: '8', unitCost: '1.00', receivedQuantity: '2' }]);
+    await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 3, sku: 'TWO-PARTS', price: '1.50', categoryId: category.id }] })
+      .expect(200);
+    const item = await t.db('items').where({ sku: 'TWO-PARTS' }).first();
+    expect(item.current_stock).toBe('5.00');
+    expect((await t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('5.00');
+  });
+
   it('without a price the default markup proposes it (cost x (1 + markup), to the penny); without a category the setting gives it', async () => {
     const supplier = await buildSupplier(t.db);
     const category = await buildCategory(t.db);
@@ -469,6 +482,37 @@ describe('POST /api/orders/:id/add-to-inventory', () => {
   });
 });
 
+describe('POST /api/orders/:id/add-to-inventory with each new item\'s SKU and price (issue 28)', () => {
+  it('creates each item with the SKU and price given, the default markup when the price is left out; 409 naming a taken SKU', async () => {
+    const supplier = await buildSupplier(t.db);
+    const category = await buildCategory(t.db);
+    await buildItem(t.db, { sku: 'TAKEN-LATER' });
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Late reagent', quantity: '5', unitCost: '7.25', receivedQuantity: '3' },
+      { name: 'Late buffer', quantity: '2', unitCost: '10.00', receivedQuantity: '2' },
+    ]);
+    await t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 12.5 }) }).onConflict('key').merge();
+    const taken = await manager
+      .post(`/api/orders/${order.id}/add-to-inventory`)
+      .send({ categoryId: category.id, items: [{ orderItemId: lines[0].id, sku: 'LATE-REAGENT' }, { orderItemId: lines[1].id, sku: 'TAKEN-LATER' }] })
+      .expect(409);
+    expect(taken.body.errors).toEqual([{ field: 'items.1.sku', message: "An item with SKU 'TAKEN-LATER' already exists" }]);
+    expect(await t.db('items').where({ sku: 'LATE-REAGENT' })).toHaveLength(0);
+
+    const res = await manager
+      .post(`/api/orders/${order.id}/add-to-inventory`)
+      .send({ categoryId: category.id, items: [{ orderItemId: lines[0].id, sku: 'LATE-REAGENT', price: '9.99' }, { orderItemId: lines[1].id, sku: 'LATE-BUFFER' }] })
+      .expect(200);
+    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual(['LATE-REAGENT', 'LATE-BUFFER']);
+    expect(await t.db('items').where({ sku: 'LATE-REAGENT' }).first()).toMatchObject({ price: '9.99', current_stock: '3.00' });
+    // 10.00 x 1.125
+    expect(await t.db('items').where({ sku: 'LATE-BUFFER' }).first()).toMatchObject({ price: '11.25', current_stock: '2.00' });
+    await t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete();
+    const both = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ items: [{ orderItemId: lines[0].id, sku: 'X' }], orderItemIds: [lines[0].id] }).expect(400);
+    expect(both.body.errors).toEqual([{ field: 'items', message: 'send items or orderItemIds, not both' }]);
+  });
+});
+
 describe('GET /api/items/:id/order-history', () => {
   it('200 lists the orders of the item newest first, and survives a permanent delete of the item', async () => {
     const supplier = await buildSupplier(t.db, { name: 'History Supplier' });
@@ -673,8 +717,9 @@ describe('SQL statements per request (orders)', () => {
     counts.invoicePdf = await statements(() => manager.get(`/api/orders/${orderId}/invoice-pdf`).expect(200));
     counts.itemHistory = await statements(() => manager.get(`/api/items/${a.id}/order-history`).expect(200));
 
-    // measured on the code before the split (BEGIN and COMMIT count as statements); receive and addToInventory + 1 since each writes an audit row (the order's receipt; the created item)
-    const before = { list: 1, create: 9, get: 3, receive: 13, addToInventory: 18, importJson: 10, importCsv: 9, importPdf: 10, attachInvoice: 6, invoicePdf: 2, itemHistory: 2 };
+    // measured on the code before the split (BEGIN and COMMIT count as statements); receive and addToInventory + 1 since each writes an audit row (the order's receipt; the created item);
+    // addToInventory + 1 more since it reads the default markup that prices the new item (issue 28)
+    const before = { list: 1, create: 9, get: 3, receive: 13, addToInventory: 19, importJson: 10, importCsv: 9, importPdf: 10, attachInvoice: 6, invoicePdf: 2, itemHistory: 2 };
     for (const [request, limit] of Object.entries(before)) expect(counts[request], request).toBeLessThanOrEqual(limit);
   });
 });

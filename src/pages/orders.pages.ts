@@ -247,7 +247,7 @@ export function ordersPages({ db }: Deps): Router {
     const [orderMovements, categoryRows, markup] = await Promise.all([
       movements.list({ referenceType: 'order', referenceId: order.orderId, limit: 100 }),
       canManage && (withoutItem.length > 0 || freeTextOpen.length > 0) ? categories.list() : [],
-      freeTextOpen.length > 0 ? defaultMarkupPercent(db) : '0',
+      freeTextOpen.length > 0 || withoutItem.length > 0 ? defaultMarkupPercent(db) : '0',
     ]);
     const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
       returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
@@ -260,7 +260,11 @@ export function ordersPages({ db }: Deps): Router {
       canManage,
       withoutItem,
       categories: categoryRows,
-      inventoryForm: formState('inventory', { categoryId: '' }),
+      inventoryForm: formState('inventory', {
+        categoryId: '',
+        sku: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, line.sku ?? ''])),
+        price: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, markedUpPrice(line.unitCost, markup)])),
+      }),
       markup,
       receiveForm: formState('receive', {
         receivedQuantity: {},
@@ -330,8 +334,25 @@ export function ordersPages({ db }: Deps): Router {
 
   pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
-    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, filledIn({ categoryId: req.body.categoryId })), actorOf(req)), [400, 404, 409, 422]);
-    if (!result.ok) return renderOrder(req, res, id, { form: 'inventory', ...result, values: { categoryId: textField(req.body.categoryId) } });
+    // every line listed gets the SKU and price typed beside it
+    const lineIds = repeatedField(req.body.newItemLineId);
+    const typed = lineIds.map((orderItemId) => ({ orderItemId, sku: textField(req.body[`new-sku-${orderItemId}`]), price: textField(req.body[`new-price-${orderItemId}`]) }));
+    const body = { ...filledIn({ categoryId: req.body.categoryId }), items: typed };
+    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, body), actorOf(req)), [400, 404, 409, 422]);
+    if (!result.ok) {
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => {
+          const row = /^items\.(\d+)\.(sku|price)$/.exec(field);
+          return [row ? `new-${row[2]}-${typed[Number(row[1])].orderItemId}` : field, message];
+        }),
+      );
+      const values = {
+        categoryId: textField(req.body.categoryId),
+        sku: Object.fromEntries(typed.map((line) => [line.orderItemId, line.sku])),
+        price: Object.fromEntries(typed.map((line) => [line.orderItemId, line.price])),
+      };
+      return renderOrder(req, res, id, { form: 'inventory', ...result, errors, values });
+    }
     const presented = presentAddToInventoryResult(result.value);
     flash(req, presented.message);
     res.redirect(303, `/orders/${presented.order.orderId}`);

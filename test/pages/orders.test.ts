@@ -78,7 +78,8 @@ describe('/orders/new-from-invoice', () => {
 });
 
 describe('/orders/:id', () => {
-  it('receives part of an order into stock (partially received), then creates the item of a received free-text line', async () => {
+  it('receives part of an order into stock (partially received), then creates the item of a received free-text line with the SKU typed', async () => {
+    b.expectHttpErrors(409);
     const category = await buildCategory(b.t.db);
     const tips = await buildItem(b.t.db, { name: 'Pipette tips', sku: 'PT-1', currentStock: 3, categoryId: category.id });
     const supplier = await buildSupplier(b.t.db, { name: 'Epsilon Labware' });
@@ -108,13 +109,18 @@ describe('/orders/:id', () => {
     await expectAccessible(page);
     await screenshot(page, 'orders-show-partly-received');
 
-    // the boxes become an inventory item holding what was received
+    // the boxes become an inventory item holding what was received, with the SKU typed and the price proposed (no markup set: the cost)
     await page.getByLabel('Category for the new items').selectOption({ label: category.name });
+    expect(await page.getByLabel('Sale price of the item Cryo boxes').inputValue()).toBe('2.10');
+    await page.getByLabel('SKU of the item Cryo boxes').fill('PT-1');
+    await page.getByRole('button', { name: 'Create inventory items' }).click();
+    await page.locator('[id^="new-sku-"][id$="-error"]').filter({ hasText: "An item with SKU 'PT-1' already exists" }).waitFor();
+    await page.getByLabel('SKU of the item Cryo boxes').fill('CRYO-BOX-8');
     await page.getByRole('button', { name: 'Create inventory items' }).click();
     await page.getByText('Created 1 inventory item(s)').waitFor();
     await lines.getByRole('link', { name: 'Cryo boxes' }).waitFor();
     const boxes = await b.t.db('items').where({ name: 'Cryo boxes' }).first();
-    expect(boxes).toMatchObject({ category_id: category.id, current_stock: '2.00' });
+    expect(boxes).toMatchObject({ sku: 'CRYO-BOX-8', price: '2.10', category_id: category.id, current_stock: '2.00' });
   });
 });
 

@@ -88,12 +88,18 @@ export function orderReceiptService(db: Db) {
           }
         }
 
-        for (const request of newItemRequests(input.receivedItems, lines)) {
-          const line = lines.get(request.received.orderItemId)!;
-          const item = await createItemForLine(trx, order, line, request, actor);
+        const arrivedEarlier = new Map<number, string>();
+        for (const { index, received, sku } of newItemRequests(input.receivedItems, lines)) {
+          const line = lines.get(received.orderItemId)!;
+          const categoryId = received.categoryId ?? (await defaultCategoryId(trx));
+          if (categoryId === null) {
+            throw lineFieldError(index, 'categoryId', `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
+          }
+          const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
+          const item = await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, `receivedItems.${index}`);
           line.item_id = item.id;
-          line.sku = item.sku;
-          await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku: item.sku });
+          // what arrived earlier on the line, recorded without an item, is in the stores too: it goes into stock with this receipt
+          arrivedEarlier.set(line.id, line.received_quantity);
         }
 
         const changes: StockChange[] = input.receivedItems
@@ -101,7 +107,7 @@ export function orderReceiptService(db: Db) {
           .map((r) => ({
             itemId: lines.get(r.orderItemId)!.item_id!,
             type: 'in',
-            quantity: r.receivedQuantity,
+            quantity: new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0).toFixed(2),
             reason: `Received on order ${order.order_id}`,
             performedBy: userId,
             reference: { type: 'order', id: order.order_id },
@@ -133,9 +139,10 @@ export function orderReceiptService(db: Db) {
     },
 
     /**
-     * Creates inventory items for received lines that have none: sku from the line when free,
-     * otherwise <orderId>-<orderItemId>; category from the request or the setting; price = unit
-     * cost; the received quantity goes in through the ledger; the item is linked to the supplier.
+     * Creates inventory items for received lines that have none (those of items or orderItemIds
+     * when given): sku and price as given in items, otherwise the line's sku when free, else
+     * <orderId>-<orderItemId>, at the unit cost with the default markup; category from the request
+     * or the setting; the received quantity goes in through the ledger; the item is linked to the supplier.
      */
     addToInventory(ref: string, input: AddToInventory, actor: Actor): Promise<AddToInventoryOutcome> {
       const userId = actor.userId;
@@ -145,8 +152,9 @@ export function orderReceiptService(db: Db) {
         const all = await orders.linesForUpdate(order.id);
         const eligible = all.filter((l) => l.item_id === null && new D(l.received_quantity).gt(0));
         let targets = eligible;
-        if (input.orderItemIds) {
-          const wanted = new Set(input.orderItemIds);
+        const named = input.items?.map((entry) => entry.orderItemId) ?? input.orderItemIds;
+        if (named) {
+          const wanted = new Set(named);
           const bad = [...wanted].filter((id) => !eligible.some((l) => l.id === id));
           if (bad.length > 0) {
             throw BadRequest(`Order line(s) ${bad.join(', ')} of order ${order.order_id} are not received lines without an item`);
@@ -162,26 +170,14 @@ export function orderReceiptService(db: Db) {
         await categoriesService(trx).get(categoryId);
 
         const items = itemsService(trx);
-        const sources = sourcesService(trx);
+        const markup = await defaultMarkupPercent(trx);
+        const given = new Map((input.items ?? []).map((entry, index) => [entry.orderItemId, { ...entry, index }]));
         const created: AddToInventoryOutcome['created'] = [];
         for (const line of targets) {
-          const sku = await items.freeSku(line.sku, `${order.order_id}-${line.id}`);
-          // Created empty: the received quantity goes in below, as a movement naming the order.
-          const item = await items.create(
-            {
-              name: line.name,
-              sku,
-              description: `Added to inventory from order ${order.order_id}`,
-              categoryId,
-              price: line.unit_cost,
-              currentStock: '0',
-              minimumStock: '0',
-            },
-            actor,
-          );
-          await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku });
-          await sources.ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
-          created.push({ orderItemId: line.id, item });
+          const chosen = given.get(line.id);
+          const sku = chosen?.sku ?? (await items.freeSku(line.sku, `${order.order_id}-${line.id}`));
+          const price = chosen?.price ?? markedUpPrice(line.unit_cost, markup);
+          created.push({ orderItemId: line.id, item: await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, chosen && `items.${chosen.index}`) });
         }
         await changeStockMany(
           trx,
@@ -202,36 +198,33 @@ export function orderReceiptService(db: Db) {
 }
 
 /**
- * The item a free-text line becomes on receipt: its name, the SKU given, the price given or the
- * default markup's, the category given or the setting's; created empty (the receipt puts its stock
- * in) and linked to the order's supplier at the line's cost. A refusal names the line's field.
+ * The item a line without one becomes: the line's name, the SKU, price and category given, created
+ * empty (the caller puts the received stock in through the ledger), the line pointing at it, and
+ * linked to the order's supplier at the line's cost. A refusal names the request's field under
+ * fieldPath when the request gave the values (a taken SKU is a 409 on its sku).
  */
 async function createItemForLine(
   trx: Db,
   order: { order_id: string; supplier_id: string },
   line: OrderLineRow,
-  request: { index: number; received: ReceivedLine; sku: string },
+  values: { sku: string; price: string; categoryId: number },
   actor: Actor,
+  fieldPath: string | undefined,
 ): Promise<ItemReadRow> {
-  const { index, received, sku } = request;
-  const categoryId = received.categoryId ?? (await defaultCategoryId(trx));
-  if (categoryId === undefined || categoryId === null) {
-    throw lineFieldError(index, 'categoryId', `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
-  }
-  const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
   try {
     const item = await itemsService(trx).create(
-      { name: line.name, sku, description: `Added to inventory from order ${order.order_id}`, categoryId, price, currentStock: '0', minimumStock: '0' },
+      { name: line.name, description: `Added to inventory from order ${order.order_id}`, ...values, currentStock: '0', minimumStock: '0' },
       actor,
     );
+    await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku: item.sku });
     await sourcesService(trx).ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
     return item;
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    if (err.status === 409) throw Conflict(err.message, { errors: [{ field: `receivedItems.${index}.sku`, message: err.message }] });
+    if (!(err instanceof HttpError) || fieldPath === undefined) throw err;
+    if (err.status === 409) throw Conflict(err.message, { errors: [{ field: `${fieldPath}.sku`, message: err.message }] });
     const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
     if (err.status === 400 && listed.length > 0) {
-      throw BadRequest(err.message, { errors: listed.map((e) => ({ field: `receivedItems.${index}.${e.field}`, message: e.message })) });
+      throw BadRequest(err.message, { errors: listed.map((e) => ({ field: `${fieldPath}.${e.field}`, message: e.message })) });
     }
     throw err;
   }

@@ -195,8 +195,8 @@ export function ordersRoutes({ db, docs }: Deps) {
         'partially_received. Receiving a cancelled order is a 400. A line without an item, received into inventory with a sku (optional fields sku, price, ' +
         'categoryId), becomes a new item in the same transaction: named as the line, that sku (unique: 409 naming the ' +
         "field when taken), price as given or the unit cost with the default markup (setting 'purchasing.defaultMarkup' " +
-        `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; the received quantity is its ` +
-        "stock and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
+        `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; all that has arrived on the line ` +
+        "(this receipt and any earlier one) is its stock, and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
         'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400.',
       access: 'manager',
       params: OrderParams,
@@ -243,8 +243,10 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'addOrderToInventory',
       summary: 'Create inventory items for received lines that have none',
       description:
-        'For each received line without an item (or only the orderItemIds given): creates an item named as the line, sku = the ' +
-        'line sku when free, otherwise <orderId>-<orderItemId>; price = unit cost; category = categoryId from the body, ' +
+        'For each received line without an item (or only the lines of items or orderItemIds): creates an item named as the ' +
+        'line with the sku and price given in items [{orderItemId, sku, price?}] (a taken sku is a 409 naming items.<n>.sku); ' +
+        'without them sku = the line sku when free, otherwise <orderId>-<orderItemId>, and price = the unit cost with the ' +
+        "default markup (setting 'purchasing.defaultMarkup' {percent}, unset 0); category = categoryId from the body, " +
         `otherwise the setting '${DEFAULT_CATEGORY_SETTING}' (a number or {categoryId}); 400 when neither. The received ` +
         'quantity goes in as stock through the ledger, the line is linked to the item, and the item is linked to the ' +
         'supplier at the unit cost. All in one transaction. Nothing to do answers 200 with createdItems [].',
@@ -255,6 +257,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         200: { description: 'Items created', schema: AddToInventoryResult },
         400: failure('No category, or orderItemIds that are not received lines without an item'),
         404: failure('Order or category not found'),
+        409: failure('A SKU given is already used'),
       },
     },
     async (req, res) => {

@@ -107,7 +107,20 @@ export const AddToInventory = z
   .object({
     categoryId: IntId.optional(),
     orderItemIds: z.array(IntId).min(1).max(500).optional(),
+    items: z
+      .array(
+        z.object({
+          orderItemId: IntId,
+          sku: z.string().trim().min(1, { error: 'is required' }).max(100),
+          price: Price.optional().openapi({ description: 'sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)' }),
+        }),
+      )
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "the lines to create items for, each with its new item's SKU (and price); instead of orderItemIds" }),
   })
+  .refine((body) => !(body.items && body.orderItemIds), { error: 'send items or orderItemIds, not both', path: ['items'] })
   .openapi('AddToInventory');
 export type AddToInventory = z.infer<typeof AddToInventory>;
 
