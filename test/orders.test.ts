@@ -1,6 +1,6 @@
 import { PDFParse } from 'pdf-parse';
 import type supertest from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { buildItemSource, buildOrder, buildSupplier, invoicePdf } from './helpers/purchasing-factories';
@@ -259,11 +259,11 @@ describe('POST /api/orders/:id/receive: a free-text line received as a new item 
     const category = await buildCategory(t.db);
     await setMarkup(25);
     await t.db('settings').insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) }).onConflict('key').merge();
+    onTestFinished(() => t.db('settings').whereIn('key', ['purchasing.defaultMarkup', 'orders.defaultCategoryId']).delete());
     const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Marked up', quantity: '1', unitCost: '2.10' }]);
     await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'MARKED-UP-1' }] }).expect(200);
     // 2.10 x 1.25 = 2.625 -> 2.63
     expect(await t.db('items').where({ sku: 'MARKED-UP-1' }).first()).toMatchObject({ price: '2.63', category_id: category.id });
-    await t.db('settings').whereIn('key', ['purchasing.defaultMarkup', 'orders.defaultCategoryId']).delete();
   });
 
   it('409 with a field error when the SKU is taken (by an item or twice in the receipt); 400 for a SKU on a line that has an item; nothing changes', async () => {
@@ -381,6 +381,7 @@ describe('GET /api/orders/:id/purchase-order.pdf (issue 28)', () => {
       .insert({ key: 'purchasing.deliveryAddress', value: JSON.stringify({ address: 'Chemistry Stores\nSouth Parks Road\nOxford OX1 3QR', contact: 'stores@chem.example.ac.uk' }) })
       .onConflict('key')
       .merge();
+    onTestFinished(() => t.db('settings').where({ key: 'purchasing.deliveryAddress' }).delete());
 
     const res = await download(user, orderId).expect(200);
     expect(res.headers['content-type']).toBe('application/pdf');
@@ -492,6 +493,7 @@ describe('POST /api/orders/:id/add-to-inventory with each new item\'s SKU and pr
       { name: 'Late buffer', quantity: '2', unitCost: '10.00', receivedQuantity: '2' },
     ]);
     await t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 12.5 }) }).onConflict('key').merge();
+    onTestFinished(() => t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete());
     const taken = await manager
       .post(`/api/orders/${order.id}/add-to-inventory`)
       .send({ categoryId: category.id, items: [{ orderItemId: lines[0].id, sku: 'LATE-REAGENT' }, { orderItemId: lines[1].id, sku: 'TAKEN-LATER' }] })
@@ -507,7 +509,6 @@ describe('POST /api/orders/:id/add-to-inventory with each new item\'s SKU and pr
     expect(await t.db('items').where({ sku: 'LATE-REAGENT' }).first()).toMatchObject({ price: '9.99', current_stock: '3.00' });
     // 10.00 x 1.125
     expect(await t.db('items').where({ sku: 'LATE-BUFFER' }).first()).toMatchObject({ price: '11.25', current_stock: '2.00' });
-    await t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete();
     const both = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ items: [{ orderItemId: lines[0].id, sku: 'X' }], orderItemIds: [lines[0].id] }).expect(400);
     expect(both.body.errors).toEqual([{ field: 'items', message: 'send items or orderItemIds, not both' }]);
   });

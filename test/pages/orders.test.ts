@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readInvoicePdf } from '../../src/modules/invoices/invoices.pdf';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
@@ -130,6 +130,7 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
     const category = await buildCategory(b.t.db, { name: 'Cold storage' });
     const supplier = await buildSupplier(b.t.db, { name: 'Zeta Cryo' });
     await b.t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 40 }) }).onConflict('key').merge();
+    onTestFinished(() => b.t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete());
     const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Cryo racks', quantity: '8', unitCost: '2.10' }]);
     const orderId = order.order_id;
 
@@ -154,7 +155,6 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
     await page.getByRole('region', { name: 'Lines' }).getByRole('link', { name: 'Cryo racks' }).waitFor();
     const item = await b.t.db('items').where({ sku: 'CRYO-RACK-8' }).first();
     expect(item).toMatchObject({ name: 'Cryo racks', price: '3.10', category_id: category.id, current_stock: '2.00' });
-    await b.t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete();
   });
 });
 
