@@ -12,8 +12,8 @@ import { ItemQuery } from '../modules/items/items.schemas';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
 import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
-import { orderReceiptService } from '../modules/orders/orders.receive';
-import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder } from '../modules/orders/orders.schemas';
+import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
+import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder, type OrderStatus } from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
 import { categoriesService } from '../modules/categories/categories.service';
@@ -23,7 +23,7 @@ import { stockMovementsService } from '../modules/stock-movements/stock-movement
 import { attempt, checked, filledIn, flash, pageUpload, repeatedField, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
-const STATUS_LABELS = { pending: 'Pending', partially_received: 'Partially received', received: 'Received' } as const;
+const STATUS_LABELS: Record<OrderStatus, string> = { pending: 'Pending', partially_received: 'Partially received', received: 'Received', cancelled: 'Cancelled' };
 
 /** Blank rows the new-order form offers, and how many more "More lines" adds. */
 const BLANK_LINES = 5;
@@ -264,7 +264,7 @@ export function ordersPages({ db }: Deps): Router {
 
   // ---- one order: receive, invoice -----------------------------------------------------
 
-  type OrderForm = { form: 'receive' | 'invoice' | 'inventory'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+  type OrderForm = { form: 'receive' | 'invoice' | 'inventory' | 'cancel'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
 
   async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
     const user = currentUser(req);
@@ -274,10 +274,15 @@ export function ordersPages({ db }: Deps): Router {
     const canManage = hasRole(user, 'manager');
     // received lines that name no item yet: the API's add-to-inventory creates their items
     const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
-    const [orderMovements, categoryRows] = await Promise.all([
+    // open lines that name no item: receiving one into inventory makes it a new item, its SKU and price asked for
+    const freeTextOpen = order.items.filter((line) => line.itemId === null && line.outstandingQuantity > 0);
+    const [orderMovements, categoryRows, markup] = await Promise.all([
       movements.list({ referenceType: 'order', referenceId: order.orderId, limit: 100 }),
-      canManage && withoutItem.length > 0 ? categories.list() : [],
+      canManage && (withoutItem.length > 0 || freeTextOpen.length > 0) ? categories.list() : [],
+      freeTextOpen.length > 0 || withoutItem.length > 0 ? defaultMarkupPercent(db) : '0',
     ]);
+    // the price a new item is proposed at; none where the cost is hidden (those forms are a manager's anyway)
+    const proposedPrice = (unitCost: string | null) => (unitCost === null ? '' : markedUpPrice(unitCost, markup));
     const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
       returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('orders/show', {
@@ -291,9 +296,23 @@ export function ordersPages({ db }: Deps): Router {
       mayDownloadInvoice: underProfile,
       withoutItem,
       categories: categoryRows,
-      inventoryForm: formState('inventory', { categoryId: '' }),
-      receiveForm: formState('receive', { receivedQuantity: {}, addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])) }),
+      inventoryForm: formState('inventory', {
+        categoryId: '',
+        sku: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, line.sku ?? ''])),
+        price: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, proposedPrice(line.unitCost)])),
+      }),
+      markup,
+      receiveForm: formState('receive', {
+        receivedQuantity: {},
+        addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])),
+        sku: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, line.sku ?? ''])),
+        price: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, proposedPrice(line.unitCost)])),
+        newItemCategoryId: '',
+      }),
       invoiceForm: formState('invoice', {}),
+      cancelForm: formState('cancel', {}),
+      // the API's rule: cancelling is for an order of which nothing is received
+      canCancel: canManage && order.status === 'pending' && order.items.every((line) => line.receivedQuantity === 0),
     });
   }
 
@@ -306,21 +325,32 @@ export function ordersPages({ db }: Deps): Router {
     const { id } = parse(OrderParams, req.params);
     const lineIds = repeatedField(req.body.orderItemId);
     const quantities = repeatedField(req.body.receivedQuantity).map((q) => q.trim());
+    // A line without an item carries SKU and price fields: ticked, it becomes a new item as typed.
+    const newItemOf = (orderItemId: string) =>
+      typeof req.body[`sku-${orderItemId}`] === 'string' && checked(req.body[`addToInventory-${orderItemId}`])
+        ? { sku: textField(req.body[`sku-${orderItemId}`]), price: textField(req.body[`price-${orderItemId}`]), ...filledIn({ categoryId: textField(req.body.newItemCategoryId) }) }
+        : {};
     // rows left empty are not received this time; an unticked box is absent from the form
     const received = lineIds.flatMap((orderItemId, i) =>
-      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]) }] : [],
+      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]), ...newItemOf(orderItemId) }] : [],
     );
     const result = await attempt(() => receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)));
     if (!result.ok) {
       const errors = Object.fromEntries(
         Object.entries(result.errors).map(([field, message]) => {
-          const row = /^receivedItems\.(\d+)\./.exec(field);
-          return [row ? `receivedQuantity-${received[Number(row[1])].orderItemId}` : field, message];
+          const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
+          if (!row) return [field, message];
+          const lineId = received[Number(row[1])].orderItemId;
+          const formField = { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ?? `receivedQuantity-${lineId}`;
+          return [formField, message];
         }),
       );
       const values = {
         receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
         addToInventory: Object.fromEntries(lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])])),
+        sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
+        price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
+        newItemCategoryId: textField(req.body.newItemCategoryId),
       };
       return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
     }
@@ -329,10 +359,36 @@ export function ordersPages({ db }: Deps): Router {
     res.redirect(303, `/orders/${presented.order.orderId}`);
   });
 
+  pages.post('/orders/:id/cancel', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const result = await attempt(() => orders.cancel(id, actorOf(req)), [409]);
+    if (!result.ok) return renderOrder(req, res, id, { form: 'cancel', ...result, values: {} });
+    const order = presentOrderDetail(result.value);
+    flash(req, `Order ${order.orderId} cancelled`);
+    res.redirect(303, `/orders/${order.orderId}`);
+  });
+
   pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
-    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, filledIn({ categoryId: req.body.categoryId })), actorOf(req)), [400, 404, 409, 422]);
-    if (!result.ok) return renderOrder(req, res, id, { form: 'inventory', ...result, values: { categoryId: textField(req.body.categoryId) } });
+    // every line listed gets the SKU and price typed beside it
+    const lineIds = repeatedField(req.body.newItemLineId);
+    const typed = lineIds.map((orderItemId) => ({ orderItemId, sku: textField(req.body[`new-sku-${orderItemId}`]), price: textField(req.body[`new-price-${orderItemId}`]) }));
+    const body = { ...filledIn({ categoryId: req.body.categoryId }), items: typed };
+    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, body), actorOf(req)), [400, 404, 409, 422]);
+    if (!result.ok) {
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => {
+          const row = /^items\.(\d+)\.(sku|price)$/.exec(field);
+          return [row ? `new-${row[2]}-${typed[Number(row[1])].orderItemId}` : field, message];
+        }),
+      );
+      const values = {
+        categoryId: textField(req.body.categoryId),
+        sku: Object.fromEntries(typed.map((line) => [line.orderItemId, line.sku])),
+        price: Object.fromEntries(typed.map((line) => [line.orderItemId, line.price])),
+      };
+      return renderOrder(req, res, id, { form: 'inventory', ...result, errors, values });
+    }
     const presented = presentAddToInventoryResult(result.value);
     flash(req, presented.message);
     res.redirect(303, `/orders/${presented.order.orderId}`);

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { IntId, parse } from '../http/validate';
+import { D, money } from '../lib/money';
 import { actorOf } from '../modules/audit/audit.actor';
 import { ordersService } from '../modules/orders/orders.service';
 import { presentReplenishmentOrders, presentSuggestions } from '../modules/replenishment/replenishment.present';
@@ -44,7 +45,9 @@ export function replenishmentPages({ db }: Deps): Router {
     const found = await Promise.all(created.map((id) => attempt(() => orders.listRow(id), [404])));
     res.status(status).render('replenishment/index', {
       title: 'Replenishment',
+      total: money(suggestions.suppliers.reduce((sum, group) => sum.plus(group.total), new D(0))),
       stylesheets: ['/assets/css/suppliers.css'],
+      scripts: ['/assets/js/replenishment.js'],
       suggestions,
       form,
       created: found.flatMap((result) => (result.ok ? [result.value] : [])),

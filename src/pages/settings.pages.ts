@@ -48,6 +48,16 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       "strict: those need a manager (a sale's recipient: its processor or a manager). Not set: spec.",
     example: '{"profile": "strict"}',
   },
+  'purchasing.defaultMarkup': {
+    meaning:
+      "The markup on unit cost (a percentage) that proposes the sale price of a new item made from a received order line: cost x (1 + percent / 100), to the penny. The person receiving can change it. Not set: 0 (the price proposed is the cost).",
+    example: '{"percent": 25}',
+  },
+  'purchasing.deliveryAddress': {
+    meaning:
+      'Where suppliers deliver, printed as "Deliver to" on a purchase order (PDF): the address (lines separated by \\n) and a contact (name, email or phone). Not set: the service\'s name only.',
+    example: '{"address": "Chemistry Stores\\nSouth Parks Road\\nOxford OX1 3QR", "contact": "stores@example.ac.uk, 01865 000000"}',
+  },
 };
 
 /** The access profile form's choices: what each profile lets a plain user do. */

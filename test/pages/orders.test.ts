@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readInvoicePdf } from '../../src/modules/invoices/invoices.pdf';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
@@ -122,7 +122,8 @@ describe('/orders/new-from-invoice matching (issue 28)', () => {
 });
 
 describe('/orders/:id', () => {
-  it('receives part of an order into stock (partially received), then creates the item of a received free-text line', async () => {
+  it('receives part of an order into stock (partially received), then creates the item of a received free-text line with the SKU typed', async () => {
+    b.expectHttpErrors(409);
     const category = await buildCategory(b.t.db);
     const tips = await buildItem(b.t.db, { name: 'Pipette tips', sku: 'PT-1', currentStock: 3, categoryId: category.id });
     const supplier = await buildSupplier(b.t.db, { name: 'Epsilon Labware' });
@@ -137,6 +138,7 @@ describe('/orders/:id', () => {
     await page.getByLabel('Received quantity of Pipette tips').fill('3');
     expect(await page.getByLabel('Add to inventory: Pipette tips').isChecked()).toBe(true);
     await page.getByLabel('Received quantity of Cryo boxes').fill('2');
+    await page.getByLabel('Add to inventory as a new item: Cryo boxes').uncheck();
     await page.getByRole('button', { name: 'Receive' }).click();
     await page.getByText(`Order ${orderId} partially received`).waitFor();
     expect(await page.getByText('Partially received', { exact: true }).count()).toBe(1);
@@ -151,13 +153,84 @@ describe('/orders/:id', () => {
     await expectAccessible(page);
     await screenshot(page, 'orders-show-partly-received');
 
-    // the boxes become an inventory item holding what was received
+    // the boxes become an inventory item holding what was received, with the SKU typed and the price proposed (no markup set: the cost)
     await page.getByLabel('Category for the new items').selectOption({ label: category.name });
+    expect(await page.getByLabel('Sale price of the item Cryo boxes').inputValue()).toBe('2.10');
+    await page.getByLabel('SKU of the item Cryo boxes').fill('PT-1');
+    await page.getByRole('button', { name: 'Create inventory items' }).click();
+    await page.locator('[id^="new-sku-"][id$="-error"]').filter({ hasText: "An item with SKU 'PT-1' already exists" }).waitFor();
+    await page.getByLabel('SKU of the item Cryo boxes').fill('CRYO-BOX-8');
     await page.getByRole('button', { name: 'Create inventory items' }).click();
     await page.getByText('Created 1 inventory item(s)').waitFor();
     await lines.getByRole('link', { name: 'Cryo boxes' }).waitFor();
     const boxes = await b.t.db('items').where({ name: 'Cryo boxes' }).first();
-    expect(boxes).toMatchObject({ category_id: category.id, current_stock: '2.00' });
+    expect(boxes).toMatchObject({ sku: 'CRYO-BOX-8', price: '2.10', category_id: category.id, current_stock: '2.00' });
+  });
+});
+
+describe('/orders/:id: a free-text line received as a new item (issue 28)', () => {
+  it('proposes the sale price from the default markup, asks for the SKU, and makes the item with that SKU, price and stock', async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db, { name: 'Cold storage' });
+    const supplier = await buildSupplier(b.t.db, { name: 'Zeta Cryo' });
+    await b.t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 40 }) }).onConflict('key').merge();
+    onTestFinished(() => b.t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete());
+    const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Cryo racks', quantity: '8', unitCost: '2.10' }]);
+    const orderId = order.order_id;
+
+    const page = await b.openAs(manager, `/orders/${orderId}`);
+    // 2.10 + 40% = 2.94
+    expect(await page.getByLabel('Sale price of the new item Cryo racks').inputValue()).toBe('2.94');
+    expect(await page.getByLabel('Add to inventory as a new item: Cryo racks').isChecked()).toBe(true);
+    await page.getByLabel('Received quantity of Cryo racks').fill('2');
+    await page.getByRole('button', { name: 'Receive' }).click();
+    await page.locator(`#sku-${lines[0].id}-error`).filter({ hasText: 'is required' }).waitFor();
+    expect(await b.t.db('items').where({ name: 'Cryo racks' })).toHaveLength(0);
+    expect((await b.t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
+    expect(await page.getByLabel('Received quantity of Cryo racks').inputValue()).toBe('2');
+    await expectAccessible(page);
+    await screenshot(page, 'orders-receive-new-item');
+
+    await page.getByLabel('SKU of the new item Cryo racks').fill('CRYO-RACK-8');
+    await page.getByLabel('Sale price of the new item Cryo racks').fill('3.10');
+    await page.getByLabel('Category of new items').selectOption({ label: 'Cold storage' });
+    await page.getByRole('button', { name: 'Receive' }).click();
+    await page.getByText(`Order ${orderId} partially received`).waitFor();
+    await page.getByRole('region', { name: 'Lines' }).getByRole('link', { name: 'Cryo racks' }).waitFor();
+    const item = await b.t.db('items').where({ sku: 'CRYO-RACK-8' }).first();
+    expect(item).toMatchObject({ name: 'Cryo racks', price: '3.10', category_id: category.id, current_stock: '2.00' });
+  });
+});
+
+describe('/orders/:id: print and cancel (issue 28)', () => {
+  it('a manager prints the purchase order, and cancels an order of which nothing is received after confirming; a partly received order offers no cancel', async () => {
+    const supplier = await buildSupplier(b.t.db, { name: 'Eta Cancel' });
+    const { order } = await buildOrder(b.t.db, supplier.id, [{ name: 'Unwanted flasks', quantity: '3', unitCost: '4.00' }]);
+    const partly = await buildOrder(b.t.db, supplier.id, [{ name: 'Half here', quantity: '3', unitCost: '4.00', receivedQuantity: '1' }], { status: 'partially_received' });
+
+    const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    // the purchase order to send the supplier
+    const printed = await page.request.get((await page.getByRole('link', { name: 'Print purchase order' }).getAttribute('href'))!);
+    expect(printed.headers()['content-type']).toBe('application/pdf');
+    expect((await printed.body()).subarray(0, 5).toString()).toBe('%PDF-');
+    const confirm = page.getByRole('button', { name: `Yes, cancel order ${order.order_id}` });
+    expect(await confirm.isVisible()).toBe(false);
+    await page.getByText('Cancel order', { exact: true }).click();
+    await expectAccessible(page);
+    await screenshot(page, 'orders-cancel-confirm');
+    await confirm.click();
+    await page.getByText(`Order ${order.order_id} cancelled`).waitFor();
+    expect(await page.getByText('Cancelled', { exact: true }).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Receive' }).count()).toBe(0);
+    expect(await page.getByText('Cancel order', { exact: true }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Print purchase order' }).count()).toBe(0);
+    expect((await b.t.db('orders').where({ id: order.id }).first()).status).toBe('cancelled');
+
+    await page.goto(`/orders/${partly.order.order_id}`);
+    await page.getByRole('heading', { name: 'Receive' }).waitFor();
+    expect(await page.getByText('Cancel order', { exact: true }).count()).toBe(0);
+    const clerkPage = await b.openAs(clerk, `/orders/${partly.order.order_id}`);
+    expect(await clerkPage.getByText('Cancel order', { exact: true }).count()).toBe(0);
   });
 });
 

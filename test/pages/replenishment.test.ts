@@ -70,6 +70,44 @@ describe('replenishment page', () => {
     expect(await pendingOrdersOf(acme.id)).toHaveLength(ordersBefore + 1);
   });
 
+  it('the line, supplier and overall totals follow an edited quantity and an unticked line as they change (issue 28)', async () => {
+    const manager = await buildUser(b.t.db, { role: 'manager' });
+    const beta = await buildSupplier(b.t.db, { name: 'Beta Totals Ltd' });
+    const gamma = await buildSupplier(b.t.db, { name: 'Gamma Totals Ltd' });
+    // short 8 at 1.25 = 10.00; short 4 at 0.35 = 1.40; short 3 at 12.99 = 38.97
+    const swabs = await buildItem(b.t.db, { name: 'Totals swabs', currentStock: '0', minimumStock: '4' });
+    const vials = await buildItem(b.t.db, { name: 'Totals vials', currentStock: '0', minimumStock: '2' });
+    const flasks = await buildItem(b.t.db, { name: 'Totals flasks', currentStock: '1', minimumStock: '2' });
+    await buildItemSource(b.t.db, beta.id, swabs.id, '1.25');
+    await buildItemSource(b.t.db, beta.id, vials.id, '0.35');
+    await buildItemSource(b.t.db, gamma.id, flasks.id, '12.99');
+
+    const page = await b.openAs(manager, '/replenishment');
+    const betaGroup = page.getByRole('group', { name: 'Beta Totals Ltd' });
+    const gammaGroup = page.getByRole('group', { name: 'Gamma Totals Ltd' });
+    const supplierTotal = (group: typeof betaGroup) => group.locator('tfoot td');
+    const overall = page.getByRole('status', { name: 'Total of the orders' });
+    const overallBefore = await overall.textContent();
+    expect(await supplierTotal(betaGroup).textContent()).toBe('£11.40');
+    expect(await supplierTotal(gammaGroup).textContent()).toBe('£38.97');
+
+    // 10.5 swabs at 1.25 = 13.125 -> £13.13; Beta 13.13 + 1.40 = 14.53
+    await page.getByLabel('Quantity of Totals swabs').fill('10.5');
+    await betaGroup.getByRole('row').filter({ hasText: 'Totals swabs' }).getByText('£13.13').waitFor();
+    await supplierTotal(betaGroup).filter({ hasText: '£14.53' }).waitFor();
+    const pence = (text: string | null) => Math.round(Number(text!.replace(/[£,]/g, '')) * 100);
+    await expect.poll(async () => pence(await overall.textContent())).toBe(pence(overallBefore) + 313);
+
+    // an unticked line is not ordered: out of its supplier's total and the overall one
+    await page.getByLabel('Order Totals vials').uncheck();
+    await supplierTotal(betaGroup).filter({ hasText: '£13.13' }).waitFor();
+    await expect.poll(async () => pence(await overall.textContent())).toBe(pence(overallBefore) + 313 - 140);
+    // a quantity that is not a number shows no line total and counts nothing
+    await page.getByLabel('Quantity of Totals flasks').fill('lots');
+    await supplierTotal(gammaGroup).filter({ hasText: '£0.00' }).waitFor();
+    await expect.poll(async () => pence(await overall.textContent())).toBe(pence(overallBefore) + 313 - 140 - 3897);
+  });
+
   it('403 for a user on the page and on a forged post; a post without the form token is refused; nothing is created', async () => {
     const supplier = await buildSupplier(b.t.db);
     const item = await buildItem(b.t.db, { currentStock: '0', minimumStock: '3' });

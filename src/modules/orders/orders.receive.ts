@@ -2,10 +2,11 @@ import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
-import { BadRequest } from '../../http/errors';
-import { D } from '../../lib/money';
+import { BadRequest, Conflict, HttpError } from '../../http/errors';
+import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { itemsService, type ItemReadRow } from '../items/items.service';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
 import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
@@ -14,6 +15,40 @@ import { ordersService, type OrderDetail, type OrderLineRow } from './orders.ser
 
 /** The setting add-to-inventory reads when the request names no category: a number or {categoryId}. */
 export const DEFAULT_CATEGORY_SETTING = 'orders.defaultCategoryId';
+
+/** The setting whose markup on unit cost proposes a new item's sale price. */
+export const DEFAULT_MARKUP_SETTING = 'purchasing.defaultMarkup';
+
+/** The sale price a markup proposes for a unit cost: cost x (1 + percent / 100), to the penny. */
+export const markedUpPrice = (unitCost: DecimalInput, percent: DecimalInput): string =>
+  money(new D(unitCost).times(new D(percent).div(100).plus(1)));
+
+/** The default markup in percent; unset, 0 (the price proposed is the cost). */
+export async function defaultMarkupPercent(db: Db): Promise<string> {
+  const value = KNOWN_SETTINGS[DEFAULT_MARKUP_SETTING].safeParse(await settingsService(db).get(DEFAULT_MARKUP_SETTING));
+  return value.success ? String(value.data.percent) : '0';
+}
+
+type ReceivedLine = ReceiveOrder['receivedItems'][number];
+
+const NEW_ITEM_ONLY = 'only a line without an item, received into inventory, becomes a new item';
+
+const lineFieldError = (index: number, field: string, message: string) =>
+  BadRequest('Validation failed', { errors: [{ field: `receivedItems.${index}.${field}`, message }] });
+
+/**
+ * The received lines that become new items (those given a SKU, price or category), checked: each
+ * is a line without an item received into inventory, and names its SKU.
+ */
+function newItemRequests(received: ReceivedLine[], lines: Map<number, OrderLineRow>) {
+  return received.flatMap((r, index) => {
+    const given = (['sku', 'price', 'categoryId'] as const).find((field) => r[field] !== undefined);
+    if (!given) return [];
+    if (lines.get(r.orderItemId)!.item_id !== null || !r.addToInventory) throw lineFieldError(index, given, NEW_ITEM_ONLY);
+    if (r.sku === undefined) throw lineFieldError(index, 'sku', 'is required to make the line a new item');
+    return [{ index, received: r, sku: r.sku }];
+  });
+}
 
 export type ReceiveOutcome = { detail: OrderDetail; movements: MovementRow[] };
 
@@ -36,6 +71,7 @@ export function orderReceiptService(db: Db) {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
+        if (order.status === 'cancelled') throw BadRequest(`Order ${order.order_id} has been cancelled`);
         const lines = new Map((await orders.linesForUpdate(order.id)).map((l) => [l.id, l]));
 
         const seen = new Set<number>();
@@ -52,12 +88,26 @@ export function orderReceiptService(db: Db) {
           }
         }
 
+        const arrivedEarlier = new Map<number, string>();
+        for (const { index, received, sku } of newItemRequests(input.receivedItems, lines)) {
+          const line = lines.get(received.orderItemId)!;
+          const categoryId = received.categoryId ?? (await defaultCategoryId(trx));
+          if (categoryId === null) {
+            throw lineFieldError(index, 'categoryId', `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
+          }
+          const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
+          const item = await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, `receivedItems.${index}`);
+          line.item_id = item.id;
+          // what arrived earlier on the line, recorded without an item, is in the stores too: it goes into stock with this receipt
+          arrivedEarlier.set(line.id, line.received_quantity);
+        }
+
         const changes: StockChange[] = input.receivedItems
           .filter((r) => r.addToInventory && lines.get(r.orderItemId)!.item_id !== null)
           .map((r) => ({
             itemId: lines.get(r.orderItemId)!.item_id!,
             type: 'in',
-            quantity: r.receivedQuantity,
+            quantity: new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0).toFixed(2),
             reason: `Received on order ${order.order_id}`,
             performedBy: userId,
             reference: { type: 'order', id: order.order_id },
@@ -89,9 +139,10 @@ export function orderReceiptService(db: Db) {
     },
 
     /**
-     * Creates inventory items for received lines that have none: sku from the line when free,
-     * otherwise <orderId>-<orderItemId>; category from the request or the setting; price = unit
-     * cost; the received quantity goes in through the ledger; the item is linked to the supplier.
+     * Creates inventory items for received lines that have none (those of items or orderItemIds
+     * when given): sku and price as given in items, otherwise the line's sku when free, else
+     * <orderId>-<orderItemId>, at the unit cost with the default markup; category from the request
+     * or the setting; the received quantity goes in through the ledger; the item is linked to the supplier.
      */
     addToInventory(ref: string, input: AddToInventory, actor: Actor): Promise<AddToInventoryOutcome> {
       const userId = actor.userId;
@@ -101,8 +152,9 @@ export function orderReceiptService(db: Db) {
         const all = await orders.linesForUpdate(order.id);
         const eligible = all.filter((l) => l.item_id === null && new D(l.received_quantity).gt(0));
         let targets = eligible;
-        if (input.orderItemIds) {
-          const wanted = new Set(input.orderItemIds);
+        const named = input.items?.map((entry) => entry.orderItemId) ?? input.orderItemIds;
+        if (named) {
+          const wanted = new Set(named);
           const bad = [...wanted].filter((id) => !eligible.some((l) => l.id === id));
           if (bad.length > 0) {
             throw BadRequest(`Order line(s) ${bad.join(', ')} of order ${order.order_id} are not received lines without an item`);
@@ -118,26 +170,14 @@ export function orderReceiptService(db: Db) {
         await categoriesService(trx).get(categoryId);
 
         const items = itemsService(trx);
-        const sources = sourcesService(trx);
+        const markup = await defaultMarkupPercent(trx);
+        const given = new Map((input.items ?? []).map((entry, index) => [entry.orderItemId, { ...entry, index }]));
         const created: AddToInventoryOutcome['created'] = [];
         for (const line of targets) {
-          const sku = await items.freeSku(line.sku, `${order.order_id}-${line.id}`);
-          // Created empty: the received quantity goes in below, as a movement naming the order.
-          const item = await items.create(
-            {
-              name: line.name,
-              sku,
-              description: `Added to inventory from order ${order.order_id}`,
-              categoryId,
-              price: line.unit_cost,
-              currentStock: '0',
-              minimumStock: '0',
-            },
-            actor,
-          );
-          await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku });
-          await sources.ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
-          created.push({ orderItemId: line.id, item });
+          const chosen = given.get(line.id);
+          const sku = chosen?.sku ?? (await items.freeSku(line.sku, `${order.order_id}-${line.id}`));
+          const price = chosen?.price ?? markedUpPrice(line.unit_cost, markup);
+          created.push({ orderItemId: line.id, item: await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, chosen && `items.${chosen.index}`) });
         }
         await changeStockMany(
           trx,
@@ -155,6 +195,39 @@ export function orderReceiptService(db: Db) {
       });
     },
   };
+}
+
+/**
+ * The item a line without one becomes: the line's name, the SKU, price and category given, created
+ * empty (the caller puts the received stock in through the ledger), the line pointing at it, and
+ * linked to the order's supplier at the line's cost. A refusal names the request's field under
+ * fieldPath when the request gave the values (a taken SKU is a 409 on its sku).
+ */
+async function createItemForLine(
+  trx: Db,
+  order: { order_id: string; supplier_id: string },
+  line: OrderLineRow,
+  values: { sku: string; price: string; categoryId: number },
+  actor: Actor,
+  fieldPath: string | undefined,
+): Promise<ItemReadRow> {
+  try {
+    const item = await itemsService(trx).create(
+      { name: line.name, description: `Added to inventory from order ${order.order_id}`, ...values, currentStock: '0', minimumStock: '0' },
+      actor,
+    );
+    await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku: item.sku });
+    await sourcesService(trx).ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
+    return item;
+  } catch (err) {
+    if (!(err instanceof HttpError) || fieldPath === undefined) throw err;
+    if (err.status === 409) throw Conflict(err.message, { errors: [{ field: `${fieldPath}.sku`, message: err.message }] });
+    const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
+    if (err.status === 400 && listed.length > 0) {
+      throw BadRequest(err.message, { errors: listed.map((e) => ({ field: `${fieldPath}.${e.field}`, message: e.message })) });
+    }
+    throw err;
+  }
 }
 
 async function defaultCategoryId(trx: Db): Promise<number | null> {

@@ -37,6 +37,7 @@ import {
   ReceiveOrder,
   ReceiveOrderResult,
 } from './orders.schemas';
+import { DELIVERY_ADDRESS_SETTING, purchaseOrderService } from './orders.purchase-order';
 import { ordersService } from './orders.service';
 
 const notFound = { description: 'Order not found', schema: MessageBody };
@@ -48,6 +49,7 @@ export function ordersRoutes({ db, docs }: Deps) {
   const orders = ordersService(db);
   const receipts = orderReceiptService(db);
   const imports = orderImportService(db);
+  const purchaseOrders = purchaseOrderService(db);
 
   api.get(
     '/orders',
@@ -198,8 +200,12 @@ export function ordersRoutes({ db, docs }: Deps) {
         'receivedItems [{orderItemId, receivedQuantity > 0 and at most what is outstanding, addToInventory (default true)}]. ' +
         'One transaction: lines with an item and addToInventory put stock in through the ledger (movement type in, reason ' +
         '"Received on order <orderId>", reference order). Status becomes received when every line is complete, otherwise ' +
-        'partially_received. Lines without an item only record the quantity; POST /add-to-inventory creates their items. ' +
-        'Receiving a received order is a 400.',
+        'partially_received. Receiving a cancelled order is a 400. A line without an item, received into inventory with a sku (optional fields sku, price, ' +
+        'categoryId), becomes a new item in the same transaction: named as the line, that sku (unique: 409 naming the ' +
+        "field when taken), price as given or the unit cost with the default markup (setting 'purchasing.defaultMarkup' " +
+        `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; all that has arrived on the line ` +
+        "(this receipt and any earlier one) is its stock, and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
+        'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400.',
       access: 'manager',
       params: OrderParams,
       body: ReceiveOrder,
@@ -207,6 +213,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         200: { description: 'Received', schema: ReceiveOrderResult },
         400: failure('Validation failed, a line not of this order, more than outstanding, or the order is already received'),
         404: notFound,
+        409: failure("A new item's SKU is already used"),
       },
     },
     async (req, res) => {
@@ -217,13 +224,37 @@ export function ordersRoutes({ db, docs }: Deps) {
   );
 
   api.post(
+    '/orders/:id/cancel',
+    {
+      operationId: 'cancelOrder',
+      summary: 'Cancel a purchase order while nothing on it is received',
+      description:
+        "Status becomes cancelled (an audit row records who and when); replenishment no longer counts its lines as on order, " +
+        'and it can no longer be received. 409 once any line has been received, or when it is already cancelled.',
+      access: 'manager',
+      params: OrderParams,
+      responses: {
+        200: { description: 'Cancelled', schema: OrderWithItems },
+        404: notFound,
+        409: failure('An order with received lines cannot be cancelled; or it is already cancelled'),
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(OrderParams, req.params);
+      res.json(presentOrderDetail(await orders.cancel(id, actorOf(req))));
+    },
+  );
+
+  api.post(
     '/orders/:id/add-to-inventory',
     {
       operationId: 'addOrderToInventory',
       summary: 'Create inventory items for received lines that have none',
       description:
-        'For each received line without an item (or only the orderItemIds given): creates an item named as the line, sku = the ' +
-        'line sku when free, otherwise <orderId>-<orderItemId>; price = unit cost; category = categoryId from the body, ' +
+        'For each received line without an item (or only the lines of items or orderItemIds): creates an item named as the ' +
+        'line with the sku and price given in items [{orderItemId, sku, price?}] (a taken sku is a 409 naming items.<n>.sku); ' +
+        'without them sku = the line sku when free, otherwise <orderId>-<orderItemId>, and price = the unit cost with the ' +
+        "default markup (setting 'purchasing.defaultMarkup' {percent}, unset 0); category = categoryId from the body, " +
         `otherwise the setting '${DEFAULT_CATEGORY_SETTING}' (a number or {categoryId}); 400 when neither. The received ` +
         'quantity goes in as stock through the ledger, the line is linked to the item, and the item is linked to the ' +
         'supplier at the unit cost. All in one transaction. Nothing to do answers 200 with createdItems [].',
@@ -234,6 +265,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         200: { description: 'Items created', schema: AddToInventoryResult },
         400: failure('No category, or orderItemIds that are not received lines without an item'),
         404: failure('Order or category not found'),
+        409: failure('A SKU given is already used'),
       },
     },
     async (req, res) => {
@@ -290,6 +322,30 @@ export function ordersRoutes({ db, docs }: Deps) {
       const { id } = parse(OrderParams, req.params);
       const invoice = await orders.invoicePdf(id);
       res.attachment(invoice.filename).type('application/pdf').send(invoice.data);
+    },
+  );
+
+  api.get(
+    '/orders/:id/purchase-order.pdf',
+    {
+      operationId: 'downloadPurchaseOrder',
+      summary: 'The purchase order as a PDF, to send the supplier',
+      description:
+        'An A4 PDF: the supplier (name, contact, address, email, phone), the order number and date, each line (the supplier\'s part number from its item source, our SKU, ' +
+        "description, quantity, unit cost, line total), the total, and where to deliver (the setting '" +
+        `${DELIVERY_ADDRESS_SETTING}' {address, contact}; not set, the service's name). It prints cost prices, so it follows them: ` +
+        'anyone signed in, a manager under access.profile strict.',
+      access: MANAGER_UNDER_STRICT,
+      params: OrderParams,
+      responses: {
+        200: { description: 'purchase-order-<orderId>.pdf', schema: InvoicePdfFile, contentType: 'application/pdf' },
+        404: notFound,
+      },
+    },
+    async (req, res) => {
+      const { id } = parse(OrderParams, req.params);
+      const { filename, pdf } = await purchaseOrders.render(id);
+      res.attachment(filename).type('application/pdf').send(pdf);
     },
   );
 

@@ -2,8 +2,13 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
 import { ExtractedData, StoredInvoice } from '../invoices/invoices.schemas';
+import { Price } from '../items/items.schemas';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
 import { limitParam } from '../../http/pagination';
+
+/** An order's statuses: the spec's pending and received, partly received between, and cancelled (issue 28). */
+export const ORDER_STATUSES = ['pending', 'partially_received', 'received', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** {id} in an order path: the numeric id (12) or the orderId (O1012). */
 export const OrderParams = z.object({
@@ -80,6 +85,16 @@ export const ReceiveOrder = z
           orderItemId: IntId,
           receivedQuantity: quantity,
           addToInventory: z.boolean().default(true),
+          // A line without an item, received into inventory, becomes a new item when it is given its SKU.
+          sku: z
+            .string()
+            .trim()
+            .min(1, { error: 'is required' })
+            .max(100)
+            .optional()
+            .openapi({ description: "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded" }),
+          price: Price.optional().openapi({ description: "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)" }),
+          categoryId: IntId.optional().openapi({ description: "the new item's category; omitted: the setting orders.defaultCategoryId" }),
         }),
       )
       .min(1, { error: 'at least one line is required' })
@@ -92,12 +107,25 @@ export const AddToInventory = z
   .object({
     categoryId: IntId.optional(),
     orderItemIds: z.array(IntId).min(1).max(500).optional(),
+    items: z
+      .array(
+        z.object({
+          orderItemId: IntId,
+          sku: z.string().trim().min(1, { error: 'is required' }).max(100),
+          price: Price.optional().openapi({ description: 'sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)' }),
+        }),
+      )
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "the lines to create items for, each with its new item's SKU (and price); instead of orderItemIds" }),
   })
+  .refine((body) => !(body.items && body.orderItemIds), { error: 'send items or orderItemIds, not both', path: ['items'] })
   .openapi('AddToInventory');
 export type AddToInventory = z.infer<typeof AddToInventory>;
 
 export const OrderListQuery = z.object({
-  status: z.enum(['pending', 'partially_received', 'received']).optional(),
+  status: z.enum(ORDER_STATUSES).optional(),
   supplierId: SupplierIdValue.optional(),
   limit: limitParam(500, 1000),
 });
@@ -122,7 +150,7 @@ export const Order = z
     orderId: z.string(),
     supplierId: z.string(),
     supplier: z.object({ id: z.string(), name: z.string() }),
-    status: z.enum(['pending', 'partially_received', 'received']),
+    status: z.enum(ORDER_STATUSES),
     totalAmount: z.string().nullable().openapi({ description: 'decimal string, the sum of the lines at cost; null when the setting access.profile is strict and the caller is below manager' }),
     notes: z.string().nullable(),
     invoiceNumber: z.string().nullable(),

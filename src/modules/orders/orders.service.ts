@@ -1,15 +1,15 @@
 import type { Db } from '../../db/knex';
 import { inTransaction } from '../../db/knex';
-import { BadRequest, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money } from '../../lib/money';
+import type { Actor } from '../audit/audit.actor';
+import { withAudit } from '../audit/audit.service';
 import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.lookup';
 import { itemsService } from '../items/items.service';
 import { suppliersService } from '../suppliers/suppliers.service';
-import type { CreateOrder } from './orders.schemas';
-
-export type OrderStatus = 'pending' | 'partially_received' | 'received';
+import type { CreateOrder, OrderStatus } from './orders.schemas';
 
 export type OrderRow = {
   id: number;
@@ -167,6 +167,27 @@ export function ordersService(db: Db) {
           lines,
         );
         return orders.detail(id);
+      });
+    },
+
+    /**
+     * Cancels an order while nothing on it is received (409 otherwise, and for one already
+     * cancelled); replenishment counts only pending and partly received orders as on order.
+     */
+    cancel(ref: string, actor: Actor): Promise<OrderDetail> {
+      return withAudit(db, actor, async (trx) => {
+        const orders = ordersService(trx);
+        const order = await orders.resolve(ref, { lock: true });
+        if (order.status === 'cancelled') throw Conflict(`Order ${order.order_id} is already cancelled`);
+        const lines = await orders.linesForUpdate(order.id);
+        if (order.status !== 'pending' || lines.some((line) => new D(line.received_quantity).gt(0))) {
+          throw Conflict('An order with received lines cannot be cancelled');
+        }
+        await trx('orders').where({ id: order.id }).update({ status: 'cancelled', updated_at: trx.fn.now() });
+        return {
+          result: await orders.detail(order.id),
+          audit: { entityType: 'order', entityId: order.order_id, action: 'cancel', before: { status: order.status }, after: { status: 'cancelled' } },
+        };
       });
     },
 

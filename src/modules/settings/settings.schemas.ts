@@ -55,6 +55,17 @@ export const KNOWN_SETTINGS = {
     .strict(),
   /** who may import items, keep suppliers and sources, set any sale's recipient, export the catalogue, read cost prices and invoices */
   'access.profile': z.object({ profile: z.enum(ACCESS_PROFILES, { error: `must be one of ${ACCESS_PROFILES.join(', ')}` }) }).strict(),
+  /** the markup on unit cost that proposes a new item's sale price when an order line is received as one */
+  'purchasing.defaultMarkup': z
+    .object({ percent: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }) })
+    .strict(),
+  /** the stores' delivery address (several lines) and contact, printed on a purchase order */
+  'purchasing.deliveryAddress': z
+    .object({
+      address: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(1000),
+      contact: z.string({ error: 'must be text' }).trim().max(300).optional(),
+    })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);

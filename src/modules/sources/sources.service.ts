@@ -136,6 +136,16 @@ export function sourcesService(db: Db) {
      * The supplier's sources whose part number is one of these (any case), keyed by the lowered
      * part number: one index lookup (item_sources_supplier_sku).
      */
+    /** The supplier's own part numbers of these items, by item id (items without one are left out): what a purchase order prints. */
+    async supplierSkusOf(supplierId: string, itemIds: number[]): Promise<Map<number, string>> {
+      const rows = await db('item_sources')
+        .where({ supplier_id: supplierId })
+        .whereIn('item_id', itemIds)
+        .whereNotNull('supplier_sku')
+        .select<{ item_id: number; supplier_sku: string }[]>('item_id', 'supplier_sku');
+      return new Map(rows.map((row) => [row.item_id, row.supplier_sku]));
+    },
+
     async findBySupplierSkus(supplierId: string, supplierSkus: string[]): Promise<Map<string, SourceBySupplierSku>> {
       const wanted = [...new Set(supplierSkus.map(lowered))];
       if (wanted.length === 0) return new Map();
