@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +37,8 @@ export default async function setup(project: TestProject) {
     serverUrl = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const template = `stores_template_${process.pid}_${Date.now()}`;
+  // a setup per test project, so the same process and millisecond may make two
+  const template = `stores_template_${process.pid}_${Date.now()}_${randomBytes(3).toString('hex')}`;
   const admin = createDb(serverUrl, 2);
   await admin.raw(`CREATE DATABASE "${template}"`);
   const templateUrl = withDatabase(serverUrl, template);

