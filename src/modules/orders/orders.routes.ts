@@ -131,7 +131,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file)));
+      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file, currentUser(req).id)));
     },
   );
 
@@ -158,6 +158,8 @@ export function ordersRoutes({ db, docs }: Deps) {
         201: { description: 'Order created', schema: ImportFromInvoiceResult },
         400: failure('Validation failed; no file; not a PDF or unreadable; nothing could be read from it'),
         413: failure('File larger than 10 MB'),
+        422: INVOICE_UPLOAD_ERRORS[422],
+        429: INVOICE_UPLOAD_ERRORS[429],
       },
     },
     invoiceUpload.fields([

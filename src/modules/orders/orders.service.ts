@@ -183,7 +183,7 @@ export function ordersService(db: Db) {
      * invoice, replacing an earlier one; the order takes the invoice's number when it has none.
      */
     async attachInvoice(ref: string, file: UploadedFile | undefined, userId: string) {
-      const pdf = await readInvoicePdf(file);
+      const pdf = await readInvoicePdf(file, { readBy: userId });
       return inTransaction(db, async (trx) => {
         const order = await ordersService(trx).resolve(ref, { lock: true });
         const stored = await invoicesService(trx).attach(order.id, pdf, userId);
