@@ -280,7 +280,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     {
       operationId: 'downloadOrderInvoice',
       summary: "Download the order's invoice PDF",
-      description: 'The bytes uploaded, as application/pdf.',
+      description: 'The bytes uploaded, as application/pdf, named invoice-<orderId>.pdf (whatever the uploaded file was called).',
       access: MANAGER_UNDER_STRICT,
       params: OrderParams,
       responses: {
@@ -291,7 +291,8 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const invoice = await orders.invoicePdf(id);
-      res.attachment(invoice.filename).type('application/pdf').send(invoice.data);
+      // named by the order, never by the uploader: a stored 'x<script>.html' would keep its extension
+      res.attachment(`invoice-${invoice.orderId}.pdf`).type('application/pdf').send(invoice.data);
     },
   );
 

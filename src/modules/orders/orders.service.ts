@@ -170,12 +170,15 @@ export function ordersService(db: Db) {
       });
     },
 
-    /** The invoice PDF attached to the order; 404 for an unknown order or one without an invoice. */
-    async invoicePdf(ref: string) {
+    /**
+     * The bytes of the invoice PDF attached to the order, with the order's number; 404 for an
+     * unknown order or one without an invoice.
+     */
+    async invoicePdf(ref: string): Promise<{ orderId: string; data: Buffer }> {
       const order = await resolve(ref);
       const invoice = await invoicesService(db).find(order.id);
       if (!invoice) throw NotFound(`No invoice is attached to order ${order.order_id}`);
-      return invoice;
+      return { orderId: order.order_id, data: invoice.data };
     },
 
     /**
