@@ -109,7 +109,7 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
   const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
   const common: Record<number, ResponseDoc> = {};
   if (behindApi) {
-    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them) or malformed JSON ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them), or malformed JSON or nested over 64 levels ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
     common[401] = {
       description:
         access === 'public'
