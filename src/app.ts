@@ -19,6 +19,7 @@ import { routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
+import { jsonBody } from './http/json-body';
 import type { Deps } from './deps';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
@@ -108,7 +109,7 @@ export function buildApp(opts: AppOptions): Express {
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up
   // to 10 MB, read here only for a caller its route admits (any signed-in user, a manager under access.profile strict).
-  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, requireUnderProfile(db, MANAGER_UNDER_STRICT), express.json({ limit: '10mb' }));
+  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, requireUnderProfile(db, MANAGER_UNDER_STRICT), jsonBody('10mb'));
 
   for (const module of API_MODULES) app.use('/api', module(deps));
   app.use(mcpServerRoutes(deps));

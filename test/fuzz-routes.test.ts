@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredRoutesOf } from '../src/app';
-import type { Access } from '../src/http/api-router';
+import type { Access, DeclaredRoute } from '../src/http/api-router';
 import { isProfileAccess } from '../src/auth/access-profile';
 import { tokensService } from '../src/auth/tokens.service';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
@@ -74,8 +74,8 @@ type Operation = {
 };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
-/** How the body goes out: JSON mostly; sometimes cut short (malformed JSON), as a form, or as plain text. */
-type Encoding = 'json' | 'truncated-json' | 'form' | 'text';
+/** How the body goes out: JSON mostly; sometimes cut short (malformed JSON), nested 3,000 deep instead, as a form, or as plain text. */
+type Encoding = 'json' | 'truncated-json' | 'deep-json' | 'form' | 'text';
 type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; encoding: Encoding; credential: Credential };
 /** Who sends it: an admin's or a plain user's bearer token, the MCP key, or nobody; only callers the route admits. */
 type Credential = 'admin' | 'user' | 'mcp' | 'none';
@@ -389,7 +389,7 @@ function requestOf(op: Operation, credential: Credential[]): fc.Arbitrary<FuzzRe
   const body = op.requestBody ? bodyOf(json) : fc.constant(undefined);
   const encoding = fc.oneof(
     { weight: 12, arbitrary: fc.constant<Encoding>('json') },
-    { weight: 1, arbitrary: fc.constantFrom<Encoding>('truncated-json', 'form', 'text') },
+    { weight: 1, arbitrary: fc.constantFrom<Encoding>('truncated-json', 'deep-json', 'form', 'text') },
   );
   return fc.record({ path, query, body, encoding, credential: fc.constantFrom(...credential) });
 }
@@ -416,6 +416,21 @@ function problemsWith(opKey: string, op: Operation, res: Answer): string | undef
   if (validate(res.body)) return undefined;
   const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message}`);
   return `answered ${res.status} with a body that does not match its documented schema: ${errors.join('; ')}; body ${res.text.slice(0, 300)}`;
+}
+
+/** 3,000 `[` then 3,000 `]`: 6 KB that a recursive walk of the parsed body cannot get through (it was a 500). */
+const DEEP_JSON = '['.repeat(3_000) + ']'.repeat(3_000);
+const TOO_DEEP = 'Request body is nested too deeply (more than 64 levels)';
+
+/** A route whose body the API's JSON parser reads (not a webhook's raw body, not a multipart upload). */
+const readsJsonBody = (op: Operation, route: DeclaredRoute) => Boolean(op.requestBody?.content['application/json'] && !route.doc.rawBody);
+
+/** A deeply nested body, where the route reads JSON, is refused as such: 400 (or the MCP key's 429 once its allowance is spent). */
+function deepBodyProblem(answer: Answer): string | undefined {
+  if (answer.status === 429) return undefined;
+  const message = (answer.body as { message?: string; error?: { message?: string } } | undefined)?.message ?? (answer.body as { error?: { message?: string } })?.error?.message;
+  if (answer.status === 400 && message === TOO_DEEP) return undefined;
+  return `answered ${answer.status} to a body nested 3,000 deep, not 400 '${TOO_DEEP}': ${answer.text.slice(0, 300)}`;
 }
 
 /** encodeURIComponent, except that a lone surrogate goes out as its (invalid) UTF-8 bytes instead of throwing. */
@@ -455,6 +470,7 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
   if (req.body !== undefined) {
     const json = JSON.stringify(req.body) ?? 'null';
     if (req.encoding === 'json') request = request.set('Content-Type', 'application/json').send(json);
+    else if (req.encoding === 'deep-json') request = request.set('Content-Type', 'application/json').send(DEEP_JSON);
     else if (req.encoding === 'truncated-json') request = request.set('Content-Type', 'application/json').send(json.slice(0, Math.max(1, json.length - 1)));
     else if (req.encoding === 'form') request = request.set('Content-Type', 'application/x-www-form-urlencoded').send(`body=${encodeURIComponent(json.slice(0, 10_000))}`);
     else request = request.set('Content-Type', 'text/plain').send(json.slice(0, 10_000));
@@ -506,7 +522,7 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
             const answer = await send(method, path, req);
             statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
             if (answer.status < 300) succeeded.add(opKey);
-            const problem = problemsWith(opKey, op, answer);
+            const problem = problemsWith(opKey, op, answer) ?? (req.encoding === 'deep-json' && readsJsonBody(op, route!) ? deepBodyProblem(answer) : undefined);
             if (problem) throw new Error(`${problem}\n  sent: ${method.toUpperCase()} ${urlOf(path, req).slice(0, 300)}`);
           }),
           { seed, numRuns: RUNS, endOnFailure: SHRINK_MS === 0, interruptAfterTimeLimit: SHRINK_MS + 30_000 },
@@ -529,6 +545,28 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
 });
 
 describe('what the fuzzing found', () => {
+  it('400 for a body nested 3,000 deep on every operation that reads a JSON body, for every caller it admits; it was a 500 (RangeError in the NUL check)', async () => {
+    const table = declaredRoutesOf(t.app);
+    const problems: string[] = [];
+    let sent = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const opKey = `${method.toUpperCase()} ${path}`;
+        const route = table.find((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey);
+        if (!route || !readsJsonBody(op, route) || NOT_FUZZED[opKey]) continue;
+        for (const credential of callersOf(route.access)) {
+          sent += 1;
+          const pathParams = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, `${POOL_MARK}0`]));
+          const answer = await send(method, path, { path: pathParams, query: [], body: null, encoding: 'deep-json', credential });
+          const problem = deepBodyProblem(answer);
+          if (problem) problems.push(`${opKey} as ${credential}: ${problem}`);
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(50);
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
   it('400 naming the path for a path parameter that is not percent-encoded UTF-8 (a lone surrogate), on the API and on a page; it was a 500', async () => {
     const res = await t.request.get('/api/items/%ED%A0%80').set('Authorization', `Bearer ${token}`).expect(400);
     expect(res.body).toEqual({ message: 'Validation failed', errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }] });

@@ -160,7 +160,7 @@ describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pd
       .parse(binaryBody as never)
       .expect(200);
     expect(download.headers['content-type']).toBe('application/pdf');
-    expect(download.headers['content-disposition']).toMatch(/^attachment; filename="acme invoice.pdf"/);
+    expect(download.headers['content-disposition']).toBe(`attachment; filename=invoice-${order.order_id}.pdf`);
     expect(Buffer.compare(download.body as Buffer, pdf)).toBe(0);
 
     const other = await invoicePdf(2);
@@ -172,6 +172,17 @@ describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pd
     // an invoice number already set is kept
     expect((await t.db('orders').where({ id: order.id }).first()).invoice_number).toBe('INV-1001');
     expect((await user.get(`/api/orders/${order.id}`).expect(200)).body.hasInvoice).toBe(true);
+  });
+
+  it("serves a stored invoice as invoice-<orderId>.pdf (application/pdf), never under the uploader's file name and extension (issue 29)", async () => {
+    const supplier = await buildSupplier(t.db);
+    const { order } = await buildOrder(t.db, supplier.id, [{ name: 'A', quantity: '1', unitCost: '1.00' }]);
+    const pdf = await invoicePdf(0);
+    await manager.post(`/api/orders/${order.order_id}/upload-invoice`).attach('invoice', pdf, { filename: 'x<script>.html', contentType: 'text/html' }).expect(200);
+    const download = await user.get(`/api/orders/${order.id}/invoice-pdf`).buffer(true).parse(binaryBody as never).expect(200);
+    expect(download.headers['content-disposition']).toBe(`attachment; filename=invoice-${order.order_id}.pdf`);
+    expect(download.headers['content-type']).toBe('application/pdf');
+    expect(Buffer.compare(download.body as Buffer, pdf)).toBe(0);
   });
 
   it('404 for an unknown order, 400 for a non-PDF (nothing stored), 403 for a user', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
+import { buildMcpKey } from './helpers/mcp-factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -49,5 +50,42 @@ describe('POST /api/items/bulk-import: the 10 MB body is read only for a signed-
     await manager.post('/api/categories').set('Content-Type', 'application/json').send(`{"name":"${'x'.repeat(2 * MB)}"}`).expect(413);
     const nul = await manager.post('/api/items/bulk-import').send({ items: [{ ...item('NUL-1'), name: 'a\u0000b' }] }).expect(400);
     expect(nul.body.errors[0].message).toMatch(/NUL|null/i);
+  });
+});
+
+describe('A deeply nested JSON body is refused with 400 before anything walks it', () => {
+  /** 3,000 `[` then 3,000 `]`: 6 KB that nests 3,000 levels */
+  const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  const TOO_DEEP = { message: 'Request body is nested too deeply (more than 64 levels)' };
+
+  it('400 on the public sign-in, nothing signed in', async () => {
+    const res = await t.request.post('/api/auth/login').set('Content-Type', 'application/json').send(deepArray(3_000)).expect(400);
+    expect(res.body).toEqual(TOO_DEEP);
+    const set = res.get('Set-Cookie');
+    expect((set ?? []).some((c) => c.startsWith('connect.sid'))).toBe(false);
+  });
+
+  it('400 on a signed-in route and on bulk import (its 10 MB parser); 64 levels are still read, brackets inside strings do not count', async () => {
+    const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+    const itemsBefore = await t.db('items').count({ n: '*' }).first();
+    expect((await manager.post('/api/items').set('Content-Type', 'application/json').send(deepArray(3_000)).expect(400)).body).toEqual(TOO_DEEP);
+    const deepItems = `{"items": [${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}]}`;
+    expect((await manager.post('/api/items/bulk-import').set('Content-Type', 'application/json').send(deepItems).expect(400)).body).toEqual(TOO_DEEP);
+    // one level over the limit is refused; at the limit (and with brackets in strings) the body reaches the route's own validation
+    expect((await manager.post('/api/items').set('Content-Type', 'application/json').send(deepArray(65)).expect(400)).body).toEqual(TOO_DEEP);
+    const atLimit = await manager.post('/api/items').set('Content-Type', 'application/json').send(`{"name": "[[[{{{\\"[[", "extra": ${deepArray(63)}}`).expect(400);
+    expect(atLimit.body.message).toBe('Validation failed');
+    expect(await t.db('items').count({ n: '*' }).first()).toEqual(itemsBefore);
+  });
+
+  it('400 in the MCP error format on POST /mcp', async () => {
+    const admin = await buildUser(t.db, { role: 'admin' });
+    const { key } = await buildMcpKey(t.db, { createdBy: admin.id });
+    const res = await t.request
+      .post('/mcp')
+      .set({ Authorization: `Bearer ${key}`, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' })
+      .send(deepArray(3_000))
+      .expect(400);
+    expect(res.body.error).toMatchObject({ code: 'MCP_INVALID_REQUEST', message: TOO_DEEP.message });
   });
 });

@@ -65,18 +65,20 @@ describe('parseInvoiceText on long lines', () => {
 describe('the PDF reader worker', () => {
   it('returns what the parser read, not the text, so the main thread never parses', async () => {
     const pdf = await longLineInvoice();
-    const result = await readPdfInvoice({ data: new Uint8Array(pdf), maxPages: 20 });
+    const result = await readPdfInvoice({ data: new Uint8Array(pdf), maxPages: 20, maxInflatedBytes: 100 * 1024 * 1024 });
     expect(result).toEqual({ extracted: EXPECTED });
   });
 });
 
 let t: TestApp;
 let manager: supertest.Agent;
+let otherManager: supertest.Agent;
 let clerk: supertest.Agent;
 let clerkId: string;
 beforeAll(async () => {
   t = await testApp();
   manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
+  otherManager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
   const c = await buildUser(t.db, { role: 'user' });
   clerkId = c.id;
   clerk = await t.loginAs(c);
@@ -101,12 +103,13 @@ describe('POST /api/upload/invoice with a 64,000-character line', () => {
   it('200 with the invoice read, while a signed-in client is answered before it', async () => {
     // two first uploads start both readers of the pool, so what follows is the long lines' reading alone
     const warm = await invoicePdf(0);
-    await Promise.all(['warm-1.pdf', 'warm-2.pdf'].map((name) => manager.post('/api/upload/invoice').attach('invoice', warm, name).expect(200)));
+    // (two managers: one person's invoices are read one at a time)
+    await Promise.all([manager, otherManager].map((agent, i) => agent.post('/api/upload/invoice').attach('invoice', warm, `warm-${i}.pdf`).expect(200)));
     const [pdf, longer] = await Promise.all([longLineInvoice(), longerLongLineInvoice()]);
 
     const order: string[] = [];
-    const upload = (file: Buffer, filename: string) =>
-      manager
+    const upload = (agent: supertest.Agent, file: Buffer, filename: string) =>
+      agent
         .post('/api/upload/invoice')
         .attach('invoice', file, { filename, contentType: 'application/pdf' })
         .then((res) => {
@@ -117,8 +120,8 @@ describe('POST /api/upload/invoice with a 64,000-character line', () => {
     // signed-in client asks who it is while the second is still being read: with the reading in
     // the worker it is answered first. (Were the text parsed on this thread, the second invoice's
     // parsing would hold the event loop and the client would wait for it.)
-    const second = upload(longer, 'longer.pdf');
-    const first = await upload(pdf, 'long.pdf');
+    const second = upload(otherManager, longer, 'longer.pdf');
+    const first = await upload(manager, pdf, 'long.pdf');
     const me = await clerk.get('/api/auth/user').then((res) => {
       order.push('user');
       return res;

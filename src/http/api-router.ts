@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
 import { McpErrorBody } from '../modules/mcp/mcp-keys.schemas';
 import { BadRequestBody, ErrorBody, ValidationErrorBody } from './openapi';
 import { refuseNulCharacters } from './validate';
+import { jsonBody } from './json-body';
 import type { Role } from '../modules/users/users.schemas';
 import type { Deps } from '../deps';
 
@@ -108,7 +109,7 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
   const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
   const common: Record<number, ResponseDoc> = {};
   if (behindApi) {
-    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them) or malformed JSON ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them), or malformed JSON or nested over 64 levels ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
     common[401] = {
       description:
         access === 'public'
@@ -146,11 +147,11 @@ function documented400(response: ResponseDoc, access: Access): ResponseDoc {
 
 /**
  * The body is read once the guard has let the caller in, so a caller the route refuses is answered
- * 401 or 403 before a byte of it is parsed: malformed JSON, a body over the limit or a NUL
- * character anywhere (path, query, body) is a 400 or 413 only for a caller the route admits.
+ * 401 or 403 before a byte of it is parsed: malformed JSON, a body over the limit or nested too deeply, or
+ * a NUL character anywhere (path, query, body) is a 400 or 413 only for a caller the route admits.
  * (Bulk import reads its 10 MB itself behind its own guard in app.ts; express.json reads a body once.)
  */
-const READ_BODY: RequestHandler[] = [express.json({ limit: '1mb' }), refuseNulCharacters];
+const READ_BODY: RequestHandler[] = [jsonBody('1mb'), refuseNulCharacters];
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
 

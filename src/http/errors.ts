@@ -18,6 +18,7 @@ export const Unauthorized = (message = 'Authentication required') => new HttpErr
 export const Forbidden = (message = 'Insufficient permissions') => new HttpError(403, message);
 export const NotFound = (message = 'Not found') => new HttpError(404, message);
 export const Conflict = (message: string, details?: Record<string, unknown>) => new HttpError(409, message, details);
+export const Unprocessable = (message: string) => new HttpError(422, message);
 export const UnsupportedMediaType = (message = 'Content-Type must be application/json') => new HttpError(415, message);
 export const TooManyRequests = (message = 'Too many requests, try again later', retryAfterSeconds?: number) =>
   new HttpError(429, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { actorOf, type Actor } from '../modules/audit/audit.actor';
 import { currentUser } from '../auth/guards';
 import { BadRequest } from '../http/errors';
+import { refuseDeepJson } from '../http/json-body';
 import { parse } from '../http/validate';
 import { itemsBulkService, type BulkOutcome } from '../modules/items/items.bulk';
 import { sendItemsExport } from '../modules/items/items.export';
@@ -111,6 +112,7 @@ export function itemsBulkPages({ db }: Deps): Router {
 /** The uploaded file as the API's import body: {"items": [...]}, or just the array of items. */
 function importBody(file: Buffer | undefined): unknown {
   if (!file || file.length === 0) throw BadRequest('Choose a .json file to import');
+  refuseDeepJson(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse(file.toString('utf8'));

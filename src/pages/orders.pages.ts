@@ -225,7 +225,7 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   pages.post('/orders/new-from-invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
-    const read = await attempt(() => readMatchedInvoice(db, req.file));
+    const read = await attempt(() => readMatchedInvoice(db, req.file, currentUser(req).id));
     if (!read.ok) return renderUpload(res, read.status, read.message);
     const { pdf, lines: matched } = read.value;
     const { extracted } = pdf;
@@ -242,7 +242,7 @@ export function ordersPages({ db }: Deps): Router {
   pages.post('/orders/new-from-invoice/create', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES), async (req, res) => {
     // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
     const bytes = Buffer.from(textField(req.body.invoiceData), 'base64');
-    const read = await attempt(() => readInvoicePdf({ originalname: textField(req.body.invoiceFilename), buffer: bytes, size: bytes.length }));
+    const read = await attempt(() => readInvoicePdf({ originalname: textField(req.body.invoiceFilename), buffer: bytes, size: bytes.length }, { readBy: currentUser(req).id }));
     if (!read.ok) return renderUpload(res, read.status, read.message);
     const values = { supplier: textField(req.body.supplier), invoiceNumber: textField(req.body.invoiceNumber), notes: textField(req.body.notes) };
     const typed = typedLines(req.body);

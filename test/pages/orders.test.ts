@@ -28,7 +28,7 @@ describe('/orders/new-from-invoice', () => {
     const pdf = await invoicePdf(0);
     // The PDF reader's worker thread starts on the first read, slowly on a busy machine: started here, beside the
     // sign-in. Only the start matters; the uploads below show whether reading works.
-    const warmReader = readInvoicePdf({ originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length }).catch(() => null);
+    const warmReader = readInvoicePdf({ originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length }, { readBy: 'warm-up' }).catch(() => null);
 
     const page = await b.openAs(manager, '/orders/new-from-invoice');
     await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(Buffer.from('%PDF-1.4 cut off in the middle'), 'broken.pdf'));

@@ -3,6 +3,7 @@ import typeis from 'type-is';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { BadRequest, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from '../../http/errors';
+import { refuseDeepJson } from '../../http/json-body';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { presentDeploymentNotification, presentIgnoredEvent, presentPing } from './deployments.present';
 import { DeploymentNotification, GitHubDeliveryAnswer, GitHubPayload, WatchtowerPayload } from './deployments.schemas';
@@ -20,6 +21,7 @@ function bodyText(body: Buffer): string {
 }
 
 function parseJson(text: string): unknown {
+  refuseDeepJson(text);
   try {
     return JSON.parse(text);
   } catch {

@@ -113,8 +113,8 @@ export function invoiceMatcher(db: Db) {
 export type MatchedInvoice = { pdf: ReadInvoice; supplierId: string | null; lines: InvoiceLineMatch[] };
 
 /** Reads an invoice PDF (as readInvoicePdf) and matches its lines, with the part numbers of the supplier it names when that supplier exists. */
-export async function readMatchedInvoice(db: Db, file: UploadedFile | undefined): Promise<MatchedInvoice> {
-  const pdf = await readInvoicePdf(file);
+export async function readMatchedInvoice(db: Db, file: UploadedFile | undefined, readBy: string): Promise<MatchedInvoice> {
+  const pdf = await readInvoicePdf(file, { readBy });
   const supplier = pdf.extracted.supplierName ? await suppliersService(db).findByName(pdf.extracted.supplierName) : undefined;
   const supplierId = supplier?.id ?? null;
   return { pdf, supplierId, lines: await invoiceMatcher(db).matchLines(supplierId, pdf.extracted.items) };

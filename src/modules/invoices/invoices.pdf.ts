@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import { BadRequest } from '../../http/errors';
+import { BadRequest, TooManyRequests, Unprocessable } from '../../http/errors';
 import { memoryUpload } from '../../http/uploads';
 import type { ParsedInvoice } from './invoices.parser';
-import type { PdfReadResult } from './invoices.pdf-worker';
+import type { PdfReadResult, PdfReadTask } from './invoices.pdf-worker';
 
 export const MAX_INVOICE_BYTES = 10 * 1024 * 1024;
 /** An invoice is a few pages; reading no more than this keeps a huge document from hogging the process. */
@@ -21,13 +21,18 @@ export type ReadInvoice = { filename: string; size: number; sha256: string; byte
 const PDF_MAGIC = Buffer.from('%PDF-');
 const EOF_MARKER = Buffer.from('%%EOF');
 
+/** Who the reading is for (their readings are taken one at a time), and, for a test, a shorter time bound. */
+export type ReadOptions = { readBy: string; timeLimitMs?: number };
+
 /**
  * Accepts a file only when it really is a readable PDF: it starts with %PDF-, ends with an
  * %%EOF marker (a cut-off upload does not, though pdf.js would still half-read it) and
- * pdf-parse can extract its text. Anything else is a 400, never a 500. The text is read and
- * parsed in a worker thread; this thread only receives what the parser found.
+ * pdf-parse can extract its text. Anything else is a 400, never a 500; a document over the
+ * bounds of a reading (its first pages, what its streams inflate to, its time, its heap) is a
+ * 422. The text is read and parsed in a worker thread; this thread only receives what the
+ * parser found.
  */
-export async function readInvoicePdf(file: UploadedFile | undefined): Promise<ReadInvoice> {
+export async function readInvoicePdf(file: UploadedFile | undefined, { readBy, timeLimitMs = READ_TIME_LIMIT_MS }: ReadOptions): Promise<ReadInvoice> {
   if (!file) throw BadRequest("No file uploaded: send the PDF in the multipart field 'invoice'");
   const bytes = file.buffer;
   if (bytes.length < PDF_MAGIC.length || !bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
@@ -36,7 +41,7 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
   if (bytes.subarray(Math.max(0, bytes.length - 2048)).indexOf(EOF_MARKER) === -1) {
     throw BadRequest('The uploaded PDF is incomplete or damaged');
   }
-  const extracted = await readInWorker(bytes);
+  const extracted = await inTurn(readBy, () => withReaderSlot(() => readInWorker(bytes, timeLimitMs)));
   return {
     filename: safeFilename(file.originalname),
     size: bytes.length,
@@ -46,12 +51,19 @@ export async function readInvoicePdf(file: UploadedFile | undefined): Promise<Re
   };
 }
 
-/** At most this many PDFs are read at once per process; more wait in the pool's queue. */
+/** At most this many PDFs are read at once per process; more wait their turn, untimed until they start. */
 const MAX_CONCURRENT_READS = 2;
-/** A document that needs more heap than this ends its worker, not the service (then: 400). */
+/** A document that needs more heap than this ends its worker, not the service (then: 422). */
 const READER_HEAP_MB = 512;
-/** A document that keeps a reader busy longer than this (waiting included) is given up (then: 400). */
-const READ_TIMEOUT_MS = 30_000;
+/** A reading that runs longer than this is given up and its worker ended (then: 422). */
+export const READ_TIME_LIMIT_MS = 10_000;
+/** What a document's deflated streams may inflate to in all: an invoice's pages and fonts are a few MB (then: 422). */
+const MAX_INFLATED_BYTES = 100 * 1024 * 1024;
+/** A person's readings are taken one at a time; this many at once (the one being read included) and the next is 429. */
+const MAX_READS_PER_READER = 3;
+
+const TOO_LARGE = 'The PDF is too large or too complex to read';
+const UNREADABLE = 'The uploaded PDF could not be read';
 
 /**
  * The reader's module: its TypeScript source under tsx (development, tests), its compiled file
@@ -88,26 +100,67 @@ function pdfReaders(): Piscina {
   return readers;
 }
 
+/** The readings each person has started and not finished, and the end of the last one (the next starts after it). */
+const turns = new Map<string, { count: number; last: Promise<unknown> }>();
+
+/**
+ * Runs a person's reading after the ones they already started, so one person's documents hold
+ * at most one of the pool's readers and the others stay free for everyone else.
+ */
+function inTurn<T>(readBy: string, read: () => Promise<T>): Promise<T> {
+  const turn = turns.get(readBy) ?? { count: 0, last: Promise.resolve() };
+  if (turn.count >= MAX_READS_PER_READER) {
+    throw TooManyRequests('Three of your invoices are already being read: try again when they are done', 5);
+  }
+  turn.count += 1;
+  turns.set(readBy, turn);
+  const mine = turn.last.then(read);
+  turn.last = mine.catch(() => undefined);
+  return mine.finally(() => {
+    turn.count -= 1;
+    if (turn.count === 0) turns.delete(readBy);
+  });
+}
+
+/** The pool's readers as slots: a reading's time starts when it has one, not while it waits. */
+let freeSlots = MAX_CONCURRENT_READS;
+const waitingForSlot: (() => void)[] = [];
+async function withReaderSlot<T>(read: () => Promise<T>): Promise<T> {
+  if (freeSlots > 0) freeSlots -= 1;
+  else await new Promise<void>((resolve) => waitingForSlot.push(resolve));
+  try {
+    return await read();
+  } finally {
+    const next = waitingForSlot.shift();
+    if (next) next();
+    else freeSlots += 1;
+  }
+}
+
 class ReadTimedOut extends Error {}
 
-async function readInWorker(bytes: Buffer): Promise<ParsedInvoice> {
+async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedInvoice> {
   // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
   const data = new Uint8Array(bytes);
   const read = new AbortController();
-  const timer = setTimeout(() => read.abort(new ReadTimedOut()), READ_TIMEOUT_MS);
+  // Aborting a running task terminates its worker thread (piscina), so a reading over its time
+  // stops using CPU and memory instead of running on unheard.
+  const timer = setTimeout(() => read.abort(new ReadTimedOut()), timeLimitMs);
   readsInFlight.add(read);
   let result: PdfReadResult;
   try {
-    result = await pdfReaders().run({ data, maxPages: MAX_PAGES_READ }, { transferList: [data.buffer], signal: read.signal });
+    const task: PdfReadTask = { data, maxPages: MAX_PAGES_READ, maxInflatedBytes: MAX_INFLATED_BYTES };
+    result = await pdfReaders().run(task, { transferList: [data.buffer], signal: read.signal });
   } catch (err) {
-    if (read.signal.reason instanceof ReadTimedOut) throw BadRequest('The uploaded PDF could not be read in time');
-    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw BadRequest('The uploaded PDF could not be read');
+    if (read.signal.reason instanceof ReadTimedOut) throw Unprocessable(TOO_LARGE);
+    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw Unprocessable(TOO_LARGE);
     throw read.signal.aborted ? read.signal.reason : err;
   } finally {
     clearTimeout(timer);
     readsInFlight.delete(read);
   }
-  if ('unreadable' in result) throw BadRequest('The uploaded PDF could not be read');
+  if ('tooLarge' in result) throw Unprocessable(TOO_LARGE);
+  if ('unreadable' in result) throw BadRequest(UNREADABLE);
   return result.extracted;
 }
 

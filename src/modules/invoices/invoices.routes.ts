@@ -1,3 +1,4 @@
+import { currentUser } from '../../auth/guards';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { readMatchedInvoice } from './invoices.matching';
@@ -24,7 +25,7 @@ export function invoicesRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file)));
+      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file, currentUser(req).id)));
     },
   );
 

@@ -69,4 +69,6 @@ export const StoredInvoice = z
 export const INVOICE_UPLOAD_ERRORS = {
   400: { description: "No file in the field 'invoice', not a PDF (checked by content), or a damaged PDF", schema: MessageBody },
   413: { description: 'The file is larger than 10 MB', schema: MessageBody },
+  422: { description: 'The PDF is too large or too complex to read: its streams inflate to over 100 MB, or reading it takes over 10 s or its memory', schema: MessageBody },
+  429: { description: 'Three of your invoices are already being read (one at a time per person): try again when they are done', schema: MessageBody },
 };

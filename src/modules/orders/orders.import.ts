@@ -146,7 +146,7 @@ export function orderImportService(db: Db) {
         return fromParsedData(parse(ParsedData, { ...fromCsv, ...defined(fields) }), userId);
       }
       if (!pdfFile) throw BadRequest("No file uploaded: send an invoice PDF in the field 'invoice' or a CSV file in the field 'csv'");
-      const pdf = await readInvoicePdf(pdfFile);
+      const pdf = await readInvoicePdf(pdfFile, { readBy: userId ?? 'system' });
       const supplier = fields.supplier ?? pdf.extracted.supplierName;
       if (!supplier) throw BadRequest("The supplier could not be read from the invoice: send its name in the field 'supplier'");
       if (pdf.extracted.items.length === 0) {

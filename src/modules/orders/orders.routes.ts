@@ -133,7 +133,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file)));
+      res.json(presentInvoiceRead(await readMatchedInvoice(db, req.file, currentUser(req).id)));
     },
   );
 
@@ -160,6 +160,8 @@ export function ordersRoutes({ db, docs }: Deps) {
         201: { description: 'Order created', schema: ImportFromInvoiceResult },
         400: failure('Validation failed; no file; not a PDF or unreadable; nothing could be read from it'),
         413: failure('File larger than 10 MB'),
+        422: INVOICE_UPLOAD_ERRORS[422],
+        429: INVOICE_UPLOAD_ERRORS[429],
       },
     },
     invoiceUpload.fields([
@@ -310,7 +312,7 @@ export function ordersRoutes({ db, docs }: Deps) {
     {
       operationId: 'downloadOrderInvoice',
       summary: "Download the order's invoice PDF",
-      description: 'The bytes uploaded, as application/pdf.',
+      description: 'The bytes uploaded, as application/pdf, named invoice-<orderId>.pdf (whatever the uploaded file was called).',
       access: MANAGER_UNDER_STRICT,
       params: OrderParams,
       responses: {
@@ -321,7 +323,8 @@ export function ordersRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
       const invoice = await orders.invoicePdf(id);
-      res.attachment(invoice.filename).type('application/pdf').send(invoice.data);
+      // named by the order, never by the uploader: a stored 'x<script>.html' would keep its extension
+      res.attachment(`invoice-${invoice.orderId}.pdf`).type('application/pdf').send(invoice.data);
     },
   );
 

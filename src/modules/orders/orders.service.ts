@@ -191,12 +191,15 @@ export function ordersService(db: Db) {
       });
     },
 
-    /** The invoice PDF attached to the order; 404 for an unknown order or one without an invoice. */
-    async invoicePdf(ref: string) {
+    /**
+     * The bytes of the invoice PDF attached to the order, with the order's number; 404 for an
+     * unknown order or one without an invoice.
+     */
+    async invoicePdf(ref: string): Promise<{ orderId: string; data: Buffer }> {
       const order = await resolve(ref);
       const invoice = await invoicesService(db).find(order.id);
       if (!invoice) throw NotFound(`No invoice is attached to order ${order.order_id}`);
-      return invoice;
+      return { orderId: order.order_id, data: invoice.data };
     },
 
     /**
@@ -204,7 +207,7 @@ export function ordersService(db: Db) {
      * invoice, replacing an earlier one; the order takes the invoice's number when it has none.
      */
     async attachInvoice(ref: string, file: UploadedFile | undefined, userId: string) {
-      const pdf = await readInvoicePdf(file);
+      const pdf = await readInvoicePdf(file, { readBy: userId });
       return inTransaction(db, async (trx) => {
         const order = await ordersService(trx).resolve(ref, { lock: true });
         const stored = await invoicesService(trx).attach(order.id, pdf, userId);
