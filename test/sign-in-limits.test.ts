@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signInDelayMs } from '../src/auth/login-limiter';
+import { JOBS } from '../src/jobs/scheduler';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser, TEST_PASSWORD } from './helpers/factories';
 
@@ -120,5 +121,16 @@ describe('recent failed sign-ins', () => {
     await d.db('failed_sign_ins').insert({ user_id: user.id, ip_address: '198.51.100.51', reason: 'wrong_password', delay_ms: 0, occurred_at: d.db.raw("now() - interval '31 days'") });
     const listed = (await (await d.loginAs(user)).get('/api/auth/me/failed-sign-ins').expect(200)).body.failedSignIns;
     expect(listed.map((f: { reason: string }) => f.reason)).toEqual(['rate_limited', ...Array(10).fill('wrong_password')]);
+  });
+
+  it('the scheduled job drops rows older than 30 days and keeps the rest', async () => {
+    const user = await buildUser(d.db);
+    const row = { user_id: user.id, ip_address: '198.51.100.60', reason: 'wrong_password', delay_ms: 0 };
+    await d.db('failed_sign_ins').insert([
+      { ...row, user_agent: 'old', occurred_at: d.db.raw("now() - interval '31 days'") },
+      { ...row, user_agent: 'recent', occurred_at: d.db.raw("now() - interval '29 days'") },
+    ]);
+    await JOBS.find((j) => j.name === 'prune-old-failed-sign-ins')!.run(d.db);
+    expect(await d.db('failed_sign_ins').where({ user_id: user.id }).pluck('user_agent')).toEqual(['recent']);
   });
 });
