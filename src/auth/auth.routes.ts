@@ -31,8 +31,8 @@ export function authRoutes({ db, config, docs }: Deps) {
       operationId: 'signIn',
       summary: 'Sign in with email and password',
       description:
-        'Sets the connect.sid session cookie. Failed attempts are limited per account and address together (10 in 15 minutes), per address ' +
-        '(100 in 15 minutes) and per account from addresses it has not signed in from lately (100 a day): 429 with Retry-After. ' +
+        'Sets the connect.sid session cookie. Failed attempts are limited (by default) per account and address together (10 in 15 minutes), ' +
+        'per address (100 in 15 minutes) and per account from addresses it has not signed in from in 30 days (100 a day): 429 with Retry-After. ' +
         'After 3 consecutive failures of an account, each answer waits longer (doubling, at most 5 s).',
       access: 'public',
       body: LoginBody,
