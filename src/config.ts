@@ -61,7 +61,10 @@ const EnvSchema = z.object({
   OIDC_PROVIDER_NAME: z.string().default('University SSO'),
   OIDC_SCOPES: z.string().default('openid profile email'),
   LOCAL_AUTH: booleanFlag.default(true),
-  LOGIN_MAX_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(10),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(100),
+  LOGIN_MAX_FAILURES_PER_DAY: z.coerce.number().int().positive().default(100),
+  LOGIN_DELAY_BASE_MS: z.coerce.number().int().min(0).max(1000).optional(),
   TRUST_PROXY: TrustProxy.default(['loopback']),
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).optional(),
   WEBHOOK_SECRET: z.string().min(16).optional(),
@@ -91,7 +94,8 @@ export type Config = {
   oidc?: { issuerUrl: string; clientId: string; clientSecret: string; providerName: string; scopes: string[] };
   oidcProviderName: string;
   localAuthEnabled: boolean;
-  loginMaxFailuresPerMinute: number;
+  /** the sign-in limiter's thresholds (src/auth/login-limiter.ts) */
+  loginLimits: LoginLimits;
   /** Express's `trust proxy`: the proxies whose X-Forwarded-* headers are believed, or a hop count */
   trustProxy: number | string[];
   /** scrypt's cost, log2 N (17 = OWASP's N=2^17; lower only under NODE_ENV=test) */
@@ -101,6 +105,20 @@ export type Config = {
   /** where pg_dump/pg_restore live; absent: found on PATH */
   pgBinDir?: string;
 };
+
+/** Failed password sign-ins allowed before 429; see src/auth/login-limiter.ts. */
+export type LoginLimits = {
+  /** per account and client address together, in 15 minutes */
+  perAccountAndAddress: number;
+  /** per client address, whatever the accounts, in 15 minutes */
+  perAddress: number;
+  /** per account from all addresses in 24 hours; past it only addresses the account signed in from may try */
+  perAccountDaily: number;
+  /** the delay after 3 consecutive failures of an account, doubling with each further one (to 5 s) */
+  delayBaseMs: number;
+};
+
+const LOGIN_DELAY_BASE_MS = 250;
 
 export class ConfigError extends Error {}
 
@@ -159,7 +177,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     oidcProviderName: e.OIDC_PROVIDER_NAME,
     localAuthEnabled: e.LOCAL_AUTH,
-    loginMaxFailuresPerMinute: e.LOGIN_MAX_FAILURES_PER_MINUTE,
+    loginLimits: {
+      perAccountAndAddress: e.LOGIN_MAX_FAILURES,
+      perAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      perAccountDaily: e.LOGIN_MAX_FAILURES_PER_DAY,
+      // the growing delay would make every test that fails a few sign-ins slow; a test sets it to see it
+      delayBaseMs: e.LOGIN_DELAY_BASE_MS ?? (e.NODE_ENV === 'test' ? 0 : LOGIN_DELAY_BASE_MS),
+    },
     trustProxy: e.TRUST_PROXY,
     passwordHashCost,
     webhookSecret: e.WEBHOOK_SECRET,

@@ -150,7 +150,7 @@ describe('setting chargeCodes.requirePin on', () => {
       await answered(sell(await t.loginAs(await buildUser(t.db)), code.code, item.id), status);
     });
 
-    it('429 once the code has taken 5 wrong PINs, even with the right one; right PINs do not count', async () => {
+    it('429 once the code has taken 5 wrong PINs from one person, even with the right one; right PINs do not count; another person is not blocked', async () => {
       const code = await codeWithPin();
       const item = await buildStockedItem(t.db, 10);
       const agent = await t.loginAs(await buildUser(t.db));
@@ -163,6 +163,10 @@ describe('setting chargeCodes.requirePin on', () => {
       // another code is not affected
       const other = await codeWithPin();
       await answered(sell(agent, other.code, item.id, { pin: PIN }), status);
+      // nor is another person on this code: one person's wrong PINs do not lock the code for everyone
+      const colleague = await t.loginAs(await buildUser(t.db));
+      await answered(sell(colleague, code.code, item.id, { pin: PIN }), status);
+      expect(await stockOf(t.db, item.id)).toBe('7.00');
     });
   });
 

@@ -60,7 +60,9 @@ export async function startBenchServer(): Promise<BenchServer> {
       ADMIN_EMAIL: BENCH_ADMIN.email,
       ADMIN_PASSWORD: BENCH_ADMIN.password,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOGIN_MAX_FAILURES_PER_MINUTE: '1000',
+      LOGIN_MAX_FAILURES: '1000',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+      LOGIN_MAX_FAILURES_PER_DAY: '100000',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

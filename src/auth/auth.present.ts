@@ -1,5 +1,6 @@
 import type { Config } from '../config';
-import type { CreatedToken, SsoStatus, Token } from './auth.schemas';
+import type { CreatedToken, FailedSignInList, SsoStatus, Token } from './auth.schemas';
+import type { FailedSignInRow } from './failed-sign-ins';
 import type { CreatedTokenRecord, TokenRow } from './tokens.service';
 
 export function presentToken(row: TokenRow): Token {
@@ -24,5 +25,12 @@ export function presentSsoStatus(config: Pick<Config, 'oidc' | 'localAuthEnabled
     ssoEnabled: config.oidc !== undefined,
     ssoProvider: config.oidc ? config.oidc.providerName : null,
     localAuthEnabled: config.localAuthEnabled,
+  };
+}
+
+/** An account's recent failed sign-ins, newest first. */
+export function presentFailedSignIns(rows: FailedSignInRow[]): FailedSignInList {
+  return {
+    failedSignIns: rows.map((row) => ({ at: row.occurred_at.toISOString(), ipAddress: row.ip_address, userAgent: row.user_agent, reason: row.reason })),
   };
 }

@@ -4,9 +4,11 @@ import { MessageBody, ValidationErrorBody } from '../http/openapi';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentUser } from '../modules/users/users.present';
-import { User } from '../modules/users/users.schemas';
-import { presentCreatedToken, presentSsoStatus, presentToken } from './auth.present';
-import { CreateToken, CreatedToken, LoginBody, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
+import { User, UserIdParams } from '../modules/users/users.schemas';
+import { usersService } from '../modules/users/users.service';
+import { presentCreatedToken, presentFailedSignIns, presentSsoStatus, presentToken } from './auth.present';
+import { CreateToken, CreatedToken, FailedSignInList, LoginBody, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
+import { failedSignIns } from './failed-sign-ins';
 import { currentUser } from './guards';
 import { endSession, SESSION_COOKIE, startSession } from './session';
 import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
@@ -20,19 +22,24 @@ export function authRoutes({ db, config, docs }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
   const signIns = signInService(db, config);
   const tokens = tokensService(db);
+  const failures = failedSignIns(db);
+  const users = usersService(db, config);
 
   api.post(
     '/auth/login',
     {
       operationId: 'signIn',
       summary: 'Sign in with email and password',
-      description: 'Sets the connect.sid session cookie. Failed attempts are limited per account and per address (429).',
+      description:
+        'Sets the connect.sid session cookie. Failed attempts are limited (by default) per account and address together (10 in 15 minutes), ' +
+        'per address (100 in 15 minutes) and per account from addresses it has not signed in from in 30 days (100 a day): 429 with Retry-After. ' +
+        'After 3 consecutive failures of an account, each answer waits longer (doubling, at most 5 s).',
       access: 'public',
       body: LoginBody,
       responses: { 200: { description: 'Signed in', schema: User }, 401: failure(INVALID_CREDENTIALS), 403: failure('Local sign-in disabled'), 429: failure('Too many failed attempts') },
     },
     async (req, res) => {
-      const user = await signIns.withPassword(req.body, actorOf(req));
+      const user = await signIns.withPassword(req.body, actorOf(req), req.get('user-agent') ?? null);
       await startSession(req, user);
       res.json(presentUser(user));
     },
@@ -61,6 +68,37 @@ export function authRoutes({ db, config, docs }: Deps) {
     { operationId: 'getCurrentUser', summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') } },
     (req, res) => {
       res.json(presentUser(currentUser(req)));
+    },
+  );
+
+  api.get(
+    '/auth/me/failed-sign-ins',
+    {
+      operationId: 'listOwnFailedSignIns',
+      summary: "The caller's failed password sign-ins of the last 30 days",
+      description: 'Newest first: when, from which address and user agent, and why (a wrong password, or refused by the sign-in limits).',
+      access: 'auth',
+      responses: { 200: { description: 'Failed sign-ins', schema: FailedSignInList } },
+    },
+    async (req, res) => {
+      res.json(presentFailedSignIns(await failures.recent(currentUser(req).id)));
+    },
+  );
+
+  api.get(
+    '/users/:id/failed-sign-ins',
+    {
+      operationId: 'listUserFailedSignIns',
+      summary: "A user's failed password sign-ins of the last 30 days",
+      description: 'Newest first, as the user sees their own at /api/auth/me/failed-sign-ins.',
+      access: 'admin',
+      params: UserIdParams,
+      responses: { 200: { description: 'Failed sign-ins', schema: FailedSignInList }, 403: failure('Not an admin'), 404: failure('User not found') },
+    },
+    async (req, res) => {
+      const { id } = parse(UserIdParams, req.params);
+      const user = await users.get(id);
+      res.json(presentFailedSignIns(await failures.recent(user.id)));
     },
   );
 

@@ -35,3 +35,15 @@ export const SsoStatus = z
   .object({ ssoEnabled: z.boolean(), ssoProvider: z.string().nullable(), localAuthEnabled: z.boolean() })
   .openapi('SsoStatus');
 export type SsoStatus = z.infer<typeof SsoStatus>;
+
+export const FailedSignIn = z
+  .object({
+    at: z.string().openapi({ description: 'When the attempt was made (ISO 8601)' }),
+    ipAddress: z.string().nullable().openapi({ description: 'The client address the attempt came from' }),
+    userAgent: z.string().nullable().openapi({ description: "The client's User-Agent header, as sent" }),
+    reason: z.enum(['wrong_password', 'rate_limited']).openapi({ description: 'wrong_password, or rate_limited: refused by the sign-in limits (recorded once per window)' }),
+  })
+  .openapi('FailedSignIn');
+export type FailedSignIn = z.infer<typeof FailedSignIn>;
+export const FailedSignInList = z.object({ failedSignIns: z.array(FailedSignIn) }).openapi('FailedSignInList');
+export type FailedSignInList = z.infer<typeof FailedSignInList>;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config';
 import { inTransaction, type Db } from '../db/knex';
 import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
@@ -6,6 +7,7 @@ import { LoginBody } from './auth.schemas';
 import type { Actor } from '../modules/audit/audit.actor';
 import { auditTrail } from '../modules/audit/audit.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
+import { failedSignIns } from './failed-sign-ins';
 import { loginLimiter } from './login-limiter';
 import { needsRehash, verifyAgainstDecoy, verifyPassword } from './passwords';
 
@@ -93,23 +95,25 @@ async function ssoUser(users: ReturnType<typeof usersService>, claims: SsoClaims
  * Who may sign in, by either method: the user a local password sign-in or a single sign-on acts
  * as. Starting the session itself is session.ts's startSession, which both routes call next.
  */
-export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginMaxFailuresPerMinute' | 'passwordHashCost'>) {
+export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginLimits' | 'passwordHashCost'>) {
   const users = usersService(db, config);
-  const limiter = loginLimiter(db, config.loginMaxFailuresPerMinute);
+  const limiter = loginLimiter(db, config.loginLimits);
   const trail = auditTrail(db);
+  const failures = failedSignIns(db);
 
   return {
     /**
      * The active user with the email and password of a sign-in body, as the API and the sign-in
      * page take it: 403 while local sign-in is disabled, 400 for missing fields, 429 (with
-     * Retry-After) while the account or the address must wait. Anything else is one 401 (unknown
-     * email, wrong password, inactive user, taking as long whether or not the account exists),
-     * counted against the account and the address (the point is taken before the password is
-     * checked); a success clears the account's count and gives the address its point back.
-     * `client` is the anonymous actor of the request: its address is the one limited, and it is
-     * the actor of a refusal's audit row; a success is recorded as the user's own session.
+     * Retry-After) while the limits of login-limiter.ts refuse the account from this address.
+     * Anything else is one 401 (unknown email, wrong password, inactive user, taking as long
+     * whether or not the account exists: the counters and the delay are keyed by the email
+     * typed, not by an account). A wrong password, and the first refusal of a limit's window, is
+     * recorded among the account's failed sign-ins. `client` is the anonymous actor of the
+     * request: its address is the one limited, and it is the actor of a refusal's audit row; a
+     * success is recorded as the user's own session.
      */
-    async withPassword(body: unknown, client: Actor): Promise<UserRow> {
+    async withPassword(body: unknown, client: Actor, userAgent: string | null): Promise<UserRow> {
       if (!config.localAuthEnabled) throw Forbidden('Local sign-in is disabled; use single sign-on');
       const { email, password } = parse(LoginBody, body);
       const refused = (reason: PasswordRefusal, user: UserRow | undefined) =>
@@ -122,17 +126,27 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
       // The attempt's point is taken before the password is checked (and kept by a failure),
       // so parallel attempts cannot all pass a check that none of them has recorded yet.
       const ip = client.ip ?? 'unknown';
-      const { wait, firstRefusal } = await limiter.take(email, ip);
-      if (wait > 0) {
+      const admission = await limiter.admit(email, ip);
+      if (!admission.admitted) {
         // Refusals past the limit cost the client nothing, so only the first of a window is
         // recorded: the append-only trail must not grow at the pace of a flood.
-        if (firstRefusal) await refused('rate_limited', await users.findByEmail(email));
-        throw TooManyRequests('Too many failed sign-in attempts, try again later', wait);
+        if (admission.firstRefusal) {
+          const user = await users.findByEmail(email);
+          await refused('rate_limited', user);
+          if (user) await failures.record({ userId: user.id, ip: client.ip, userAgent, reason: 'rate_limited', delayMs: 0 });
+        }
+        throw TooManyRequests('Too many failed sign-in attempts, try again later', admission.retryAfterSeconds);
       }
+      // a timer, not a busy wait: other requests go on meanwhile
+      if (admission.delayMs > 0) await sleep(admission.delayMs);
       const user = await users.findByEmail(email);
       const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password, config.passwordHashCost);
       if (!user || !valid || !user.is_active) {
-        await refused(refusalOf(user, valid), user);
+        const refusal = refusalOf(user, valid);
+        await refused(refusal, user);
+        if (user && (refusal === 'wrong_password' || refusal === 'no_local_password')) {
+          await failures.record({ userId: user.id, ip: client.ip, userAgent, reason: 'wrong_password', delayMs: admission.delayMs });
+        }
         throw Unauthorized(INVALID_CREDENTIALS);
       }
       await limiter.giveBack(email, ip);

@@ -2,6 +2,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger';
 import type { Maintenance } from '../db/maintenance';
+import { failedSignIns } from '../auth/failed-sign-ins';
 import { runExclusively } from './advisory-lock';
 
 /**
@@ -28,6 +29,9 @@ export const JOBS: Job[] = [
   }),
   oneTransactionJob('prune-expired-rate-limits', '*/15 * * * *', async (trx) => {
     await trx('rate_limits').where('expire', '<', Date.now()).delete();
+  }),
+  oneTransactionJob('prune-old-failed-sign-ins', '7 * * * *', async (trx) => {
+    await failedSignIns(trx).prune();
   }),
 ];
 

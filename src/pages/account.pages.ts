@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
-import { presentCreatedToken, presentToken } from '../auth/auth.present';
+import { presentCreatedToken, presentFailedSignIns, presentToken } from '../auth/auth.present';
 import { CreateToken, TOKEN_DEFAULT_DAYS, TOKEN_MAX_DAYS, TokenIdParams, type CreatedToken } from '../auth/auth.schemas';
+import { failedSignIns } from '../auth/failed-sign-ins';
 import { tokensService } from '../auth/tokens.service';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -24,11 +25,12 @@ const tokenRequest = (body: Record<string, unknown>) => ({
   expiresInDays: body.expiresInDays === undefined || body.expiresInDays === '' ? undefined : Number(body.expiresInDays),
 });
 
-/** My account: everyone's own password, picking-list preference and API tokens, through the API's services. */
+/** My account: everyone's own password, picking-list preference, API tokens and recent failed sign-ins, through the API's services. */
 export function accountPages({ db, config }: Deps): Router {
   const pages = Router();
   const users = usersService(db, config);
   const tokens = tokensService(db);
+  const failures = failedSignIns(db);
 
   async function renderAccount(req: Request, res: Response, returned: AccountForm | null = null, created: CreatedToken | null = null, status = 200) {
     const row = await users.get(currentUser(req).id);
@@ -47,6 +49,7 @@ export function accountPages({ db, config }: Deps): Router {
       created,
       passwordForm: formState('password', {}),
       tokenForm: formState('token', { name: '', expiresInDays: String(TOKEN_DEFAULT_DAYS) }),
+      ...presentFailedSignIns(await failures.recent(row.id)),
     });
   }
 

@@ -30,7 +30,7 @@ export function signInPages({ db, config }: Deps): Router {
   pages.post('/login', async (req, res) => {
     const next = safeNext(req.body.next);
     const values = { email: typeof req.body.email === 'string' ? req.body.email : '' };
-    const result = await attempt(() => signIns.withPassword(req.body, actorOf(req)), [401, 403, 429]);
+    const result = await attempt(() => signIns.withPassword(req.body, actorOf(req), req.get('user-agent') ?? null), [401, 403, 429]);
     if (!result.ok) return res.status(result.status).render('sign-in/index', view({ next, values, errors: result.errors, message: result.message }));
     await startSession(req, result.value);
     res.redirect(303, next);

@@ -1,5 +1,7 @@
 import { Router, type Response } from 'express';
 import type { Deps } from '../deps';
+import { presentFailedSignIns } from '../auth/auth.present';
+import { failedSignIns } from '../auth/failed-sign-ins';
 import { PERMISSIONS, isPermissionKey } from '../auth/permissions';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
@@ -23,6 +25,7 @@ type UserForm = { form: 'role' | 'status' | 'password'; status: number; message:
 export function usersPages({ db, config }: Deps): Router {
   const pages = Router();
   const users = usersService(db, config);
+  const failures = failedSignIns(db);
   const view = { ...ASSETS, roles: ROLES, roleLabels: ROLE_LABELS, fullName };
 
   pages.get('/users', requirePage('admin'), async (_req, res) => {
@@ -59,6 +62,7 @@ export function usersPages({ db, config }: Deps): Router {
       roleForm: formState('role', { role: user.role }),
       statusForm: formState('status', {}),
       passwordForm: formState('password', { password: '' }),
+      ...presentFailedSignIns(await failures.recent(id)),
     });
   }
 

@@ -93,6 +93,24 @@ describe('/account', () => {
     await b.t.request.get('/api/auth/user').set('Authorization', `Bearer ${token}`).expect(401);
   });
 
+  it('a user sees their recent failed sign-ins: when, from where, with what, and why', async () => {
+    const user = await buildUser(b.t.db, { firstName: 'Fay', lastName: 'Failed' });
+    const agentString = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) SomeBrowser/120.0.0.0 Safari/537.36';
+    await b.t.request.post('/api/auth/login').set('X-Forwarded-For', '198.51.100.23').set('User-Agent', agentString).send({ email: user.email, password: 'not it' }).expect(401);
+    const page = await openAccount(user);
+    const section = page.getByRole('region', { name: 'Recent failed sign-ins' });
+    const row = section.getByRole('row').filter({ hasText: '198.51.100.23' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Wrong password');
+    expect(await row.textContent()).toContain('SomeBrowser/120.0.0.0');
+    await expectAccessible(page);
+    await screenshot(page, 'account-failed-sign-ins');
+
+    // an account nobody has failed to sign in to says so
+    const other = await openAccount(await buildUser(b.t.db, { firstName: 'Nia', lastName: 'None' }));
+    await other.getByRole('region', { name: 'Recent failed sign-ins' }).getByText('No failed sign-ins in the last 30 days.').waitFor();
+  });
+
   it('403 for a form posted without the CSRF token, and nothing changes', async () => {
     const user = await buildUser(b.t.db);
     const agent = await b.t.loginAs(user);

@@ -81,6 +81,19 @@ describe('/users', () => {
     expect(await b.t.db('user_permissions').where({ user_id: created.id }).pluck('permission')).toEqual([]);
   });
 
+  it("an admin sees a user's recent failed sign-ins on their page", async () => {
+    const pat = await buildUser(b.t.db, { firstName: 'Pat', lastName: 'Probed' });
+    for (const address of ['198.51.100.31', '198.51.100.32']) {
+      await b.t.request.post('/api/auth/login').set('X-Forwarded-For', address).set('User-Agent', 'curl/8.5.0').send({ email: pat.email, password: 'guess' }).expect(401);
+    }
+    const page = await openAs(admin, `/users/${pat.id}`);
+    const section = page.getByRole('region', { name: 'Recent failed sign-ins' });
+    await section.getByRole('row').filter({ hasText: '198.51.100.32' }).waitFor();
+    expect(await section.getByRole('row').filter({ hasText: 'curl/8.5.0' }).count()).toBe(2);
+    await expectAccessible(page);
+    await screenshot(page, 'users-show-failed-sign-ins');
+  });
+
   it('an admin changes a role, deactivates (no more signing in) and reactivates, and resets a password; their own account is protected', async () => {
     b.expectHttpErrors(422);
     const pat = await buildUser(b.t.db, { firstName: 'Pat', lastName: 'Packer' });

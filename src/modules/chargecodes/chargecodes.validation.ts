@@ -134,7 +134,7 @@ export async function validateAuthorisedRecipient(db: Db, code: string, recipien
   checkAuthorisedRecipient(rows[0] ?? { code, authorised_emails: [] }, recipientEmail);
 }
 
-/** Wrong PINs a code takes in a window before every attempt on it is refused until the window ends. */
+/** Wrong PINs a code takes from one person in a window before that person's attempts on it are refused until the window ends. */
 const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
 
 const pinAttempts = (db: Db) =>
@@ -153,23 +153,26 @@ const pinAttempts = (db: Db) =>
 /**
  * chargeCodes.requirePin, before the sale takes any lock: the request's PIN against the code's
  * hash. Returns the hash it matched; null when the code has no PIN, or does not exist (the sale's
- * checks say so). The code's counter is in PostgreSQL: an attempt takes its point before the
- * (slow) scrypt check, so a parallel burst cannot guess past the limit, and a right PIN gives it back.
+ * checks say so). The counter is per code and person (the signed-in user typing it), in
+ * PostgreSQL: one person's wrong PINs do not lock the code for everyone else. An attempt takes
+ * its point before the (slow) scrypt check, so a parallel burst cannot guess past the limit, and
+ * a right PIN gives it back.
  */
-export async function verifyChargeCodePin(db: Db, code: string, pin: string | undefined): Promise<string | null> {
+export async function verifyChargeCodePin(db: Db, code: string, pin: string | undefined, personId: string): Promise<string | null> {
   const row = await db<{ code: string; pin_hash: string | null }>('charge_codes').where({ code }).first('code', 'pin_hash');
   if (!row?.pin_hash) return null;
   if (!pin) throw BadRequest(`Charge code '${row.code}' requires its PIN`);
   const attempts = pinAttempts(db);
+  const key = `${row.code} ${personId}`;
   try {
-    await attempts.consume(row.code);
+    await attempts.consume(key);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     throw TooManyRequests(`Too many incorrect PINs for charge code '${row.code}'; try again in ${Math.ceil(seconds / 60)} minute(s)`, seconds);
   }
   if (!(await verifyPassword(pin, row.pin_hash))) throw BadRequest(`Incorrect PIN for charge code '${row.code}'`);
-  await attempts.reward(row.code, 1);
+  await attempts.reward(key, 1);
   return row.pin_hash;
 }
 

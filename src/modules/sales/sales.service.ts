@@ -128,14 +128,20 @@ const saleChecks = (row: SaleChecksRow): SaleChecks => ({
 
 /**
  * The charge-code policies of the settings for a sale on the code `codeOf` names, read and, for the
- * PIN, checked now: before the sale takes any lock, once per request (scrypt is slow).
+ * PIN, checked now: before the sale takes any lock, once per request (scrypt is slow). Wrong
+ * PINs count against the code and `personId`, the user making the sale.
  */
-async function authoriseSale(db: Db, { pin, recipient }: SaleAuthorisationBody, codeOf: () => Promise<string | null>): Promise<SaleAuthorisation> {
+async function authoriseSale(
+  db: Db,
+  personId: string,
+  { pin, recipient }: SaleAuthorisationBody,
+  codeOf: () => Promise<string | null>,
+): Promise<SaleAuthorisation> {
   const policy = await chargeCodePolicy(db);
   const code = policy.requirePin ? await codeOf() : null;
   return {
     policy,
-    verifiedPinHash: code === null ? null : await verifyChargeCodePin(db, code, pin),
+    verifiedPinHash: code === null ? null : await verifyChargeCodePin(db, code, pin, personId),
     recipientEmail: recipient?.deliveredToEmail ?? null,
   };
 }
@@ -345,7 +351,7 @@ export function salesService(db: Db) {
      * finds it gone, 404) with its lines, and reads what the sale is checked against.
      */
     async processQuote(actor: Actor, quoteId: number, body: SaleAuthorisationBody = {}): Promise<SaleRecord> {
-      const authorisation = await authoriseSale(db, body, async () => {
+      const authorisation = await authoriseSale(db, actor.id, body, async () => {
         const quote = await db<QuoteRow>('quotes').where({ id: quoteId }).first('user_id', 'charge_code');
         return quote && (quote.user_id === actor.id || canSeeAllQuotes(actor)) ? quote.charge_code : null;
       });
@@ -371,7 +377,7 @@ export function salesService(db: Db) {
       // The key's stored hash leaves the PIN out: a digest of a short PIN beside known fields would give it away.
       const { pin, ...hashed } = input;
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
-      const authorisation = await authoriseSale(db, { pin, recipient: input.recipient }, async () => input.chargeCode);
+      const authorisation = await authoriseSale(db, actor.id, { pin, recipient: input.recipient }, async () => input.chargeCode);
       type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
       const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
