@@ -5,7 +5,7 @@ import { IdParams, parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.present';
-import { CreateMcpKey, type McpKey } from '../modules/mcp/mcp-keys.schemas';
+import { CreateMcpKey, MCP_KEY_DEFAULT_DAYS, type McpKey } from '../modules/mcp/mcp-keys.schemas';
 import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
 import { presentSetting } from '../modules/settings/settings.present';
 import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type AccessProfile, type KnownSetting } from '../modules/settings/settings.schemas';
@@ -47,6 +47,12 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       "link items and mark a preferred source, set any sale's recipient, export the catalogue, and see supplier prices, order costs and invoice PDFs. " +
       "strict: those need a manager (a sale's recipient: its processor or a manager). Not set: spec.",
     example: '{"profile": "strict"}',
+  },
+  'mcp.keyMaxLifetimeDays': {
+    meaning:
+      'The longest an MCP key may live, in days: creating a key with a longer expiry is refused, and a key created without one expires after ' +
+      '90 days, or this many if fewer. Keys already made keep their expiry. Not set: 365.',
+    example: '{"days": 180}',
   },
 };
 
@@ -284,10 +290,13 @@ export function settingsPages({ db }: Deps): Router {
   // ---- MCP keys -------------------------------------------------------------------------------
 
   async function renderMcpKeys(res: Response, returned: Returned | null = null) {
+    const maxLifetimeDays = await keys.maxLifetimeDays();
     res.status(returned?.status ?? 200).render('settings/mcp-keys', {
       title: 'MCP keys',
       section: 'mcp-keys',
       keys: (await keys.list()).map(presentMcpKey),
+      maxLifetimeDays,
+      defaultLifetimeDays: Math.min(MCP_KEY_DEFAULT_DAYS, maxLifetimeDays),
       createForm: formState(returned, 'create', { name: '', write: false, expiresInDays: '' }),
     });
   }

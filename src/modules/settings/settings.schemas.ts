@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { ROLES, User } from '../users/users.schemas';
+import { MCP_KEY_LIMIT_DAYS } from '../mcp/mcp-keys.schemas';
 
 export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
 export type Permission = z.infer<typeof Permission>;
@@ -55,6 +56,8 @@ export const KNOWN_SETTINGS = {
     .strict(),
   /** who may import items, keep suppliers and sources, set any sale's recipient, export the catalogue, read cost prices and invoices */
   'access.profile': z.object({ profile: z.enum(ACCESS_PROFILES, { error: `must be one of ${ACCESS_PROFILES.join(', ')}` }) }).strict(),
+  /** the longest an MCP key may live, in days (unset: MCP_KEY_MAX_DAYS) */
+  'mcp.keyMaxLifetimeDays': z.object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(MCP_KEY_LIMIT_DAYS) }).strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
