@@ -35,3 +35,6 @@ export const SsoStatus = z
   .object({ ssoEnabled: z.boolean(), ssoProvider: z.string().nullable(), localAuthEnabled: z.boolean() })
   .openapi('SsoStatus');
 export type SsoStatus = z.infer<typeof SsoStatus>;
+
+/** GET /api/logout's answer to a cross-site request: the page with the Sign out button (text/html). */
+export const SignOutPage = z.string().openapi({ description: 'An HTML page' });
