@@ -109,7 +109,7 @@ describe('new passwords are at least 12 characters', () => {
 describe('new passwords refuse the common, the personal and the blank (one rule everywhere)', () => {
   const refused = (field: string, message: string) => ({ message: 'Validation failed', errors: [{ field, message }] });
   const COMMON = 'is too common or easy to guess: try a phrase of several unrelated words';
-  const PERSONAL = 'must not be or contain your email address or name';
+  const PERSONAL = 'must not be or contain the email address or name of its account';
   const BLANK = 'must not be only spaces';
 
   it('POST /api/users: 400 for a common password, the email, the name, or only spaces; nobody is created', async () => {
@@ -150,7 +150,7 @@ describe('ADMIN_PASSWORD at start-up', () => {
   it('the start-up check refuses what creating the admin refuses: too short, common, the email, only spaces', async () => {
     await expect(checkAdminPassword(config('eleven char'))).rejects.toThrow('ADMIN_PASSWORD: must be at least 12 characters');
     await expect(checkAdminPassword(config('password1234'))).rejects.toThrow(/ADMIN_PASSWORD: is too common or easy to guess/);
-    await expect(checkAdminPassword(config('first-admin@example.ac.uk'))).rejects.toThrow('ADMIN_PASSWORD: must not be or contain your email address or name');
+    await expect(checkAdminPassword(config('first-admin@example.ac.uk'))).rejects.toThrow('ADMIN_PASSWORD: must not be or contain the email address or name of its account');
     await expect(checkAdminPassword(config('             '))).rejects.toThrow('ADMIN_PASSWORD: must not be only spaces');
     await expect(checkAdminPassword(config('ten chars!'))).rejects.toThrow(ConfigError);
     await expect(checkAdminPassword(config('twelve chars'))).resolves.toBeUndefined();

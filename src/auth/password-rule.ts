@@ -5,7 +5,7 @@ import { BadRequest } from '../http/errors';
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_TOO_SHORT = `must be at least ${PASSWORD_MIN_LENGTH} characters`;
 export const PASSWORD_ONLY_WHITESPACE = 'must not be only spaces';
-export const PASSWORD_PERSONAL = 'must not be or contain your email address or name';
+export const PASSWORD_PERSONAL = 'must not be or contain the email address or name of its account';
 export const PASSWORD_COMMON = 'is too common or easy to guess: try a phrase of several unrelated words';
 
 /** Whose password it is: their email and names are refused in it. */

@@ -42,7 +42,7 @@ describe('/account', () => {
     await page.getByLabel('Current password').fill(TEST_PASSWORD);
     await page.getByLabel('New password').fill('Cas Clerk 2026!');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await form.getByText('must not be or contain your email address or name').waitFor();
+    await form.getByText('must not be or contain the email address or name of its account').waitFor();
     await screenshot(page, 'account-password-refused');
 
     await page.getByLabel('Current password').fill(TEST_PASSWORD);
