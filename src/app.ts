@@ -90,7 +90,10 @@ export function buildApp(opts: AppOptions): Express {
   app.disable('x-powered-by');
   // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (default: loopback)
   app.set('trust proxy', config.trustProxy);
-  app.use(helmet());
+  // HSTS and upgrade-insecure-requests over plain http would make browsers refuse the service (or
+  // ask for an https that is not there), so only a PUBLIC_URL under https turns them on
+  const https = config.publicUrl.startsWith('https://');
+  app.use(helmet({ strictTransportSecurity: https, contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }));
   configureViews(app, config.env !== 'development');
   app.use(requestLogger(logger));
   app.use(healthRoutes(db, docs, opts.lifecycle ?? createLifecycle()));

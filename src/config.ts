@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PASSWORD_HASH_COST } from './auth/passwords';
+import { passwordProblem } from './auth/password-rule';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -54,7 +55,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.string().url().default('http://localhost:3000'),
   ADMIN_EMAIL: z.string().email().optional(),
-  ADMIN_PASSWORD: z.string().min(8).optional(),
+  // judged by checkAdminPassword, the rule every new password follows (it needs the email, and loads a dictionary)
+  ADMIN_PASSWORD: z.string().optional(),
   OIDC_ISSUER_URL: z.string().url().optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
@@ -132,6 +134,19 @@ export function loadEnvFile(dir: string = process.cwd()): boolean {
   process.loadEnvFile(file);
   return true;
 }
+
+/**
+ * The start-up check of ADMIN_PASSWORD (server.ts, right after loadConfig, and again when the
+ * admin is created): the same rule as any new password, so what starts is what can be created.
+ */
+export async function checkAdminPassword(config: Config): Promise<void> {
+  if (!config.admin) return;
+  const problem = await passwordProblem(config.admin.password, { email: config.admin.email, firstName: FIRST_ADMIN_NAME });
+  if (problem) throw new ConfigError(`Invalid configuration:\n  ADMIN_PASSWORD: ${problem}`);
+}
+
+/** The first name of the admin ADMIN_EMAIL creates. */
+export const FIRST_ADMIN_NAME = 'Admin';
 
 /** The only reader of process.env; tests pass their own env. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { ConfigError, loadConfig, loadEnvFile } from './config';
+import { checkAdminPassword, ConfigError, loadConfig, loadEnvFile } from './config';
 import { createLogger } from './logger';
 import { openDatabase } from './db/open';
 import { createPgPool } from './db/knex';
@@ -31,6 +31,7 @@ async function removeUnfinishedFiles(dataDir: string, logger: ReturnType<typeof 
 async function main() {
   loadEnvFile();
   const config = loadConfig();
+  await checkAdminPassword(config);
   const logger = createLogger(config.logLevel, undefined, { pretty: config.env === 'development' && process.stdout.isTTY });
   const database = await openDatabase(config, logger);
   const applied = await migrateLatest(database.db);

@@ -158,6 +158,32 @@ describe('GET /api/logout', () => {
     const left = await t.db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [user.id]);
     expect(left).toHaveLength(0);
   });
+
+  it('from another site (Sec-Fetch-Site: cross-site) 200 a page with a Sign out button and the session stays; the button ends it', async () => {
+    const user = await buildUser(t.db);
+    const agent = await t.loginAs(user);
+    const res = await agent.get('/api/logout').set('Sec-Fetch-Site', 'cross-site').expect(200);
+    expect(res.type).toBe('text/html');
+    expect(res.text).toContain('<form method="post" action="/logout">');
+    expect(res.text).toMatch(/<button type="submit">Sign out<\/button>/);
+    await agent.get('/api/auth/user').expect(200);
+    expect(await t.db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [user.id])).toHaveLength(1);
+
+    const token = /name="_csrf" value="([^"]+)"/.exec(res.text)?.[1];
+    expect(token).toBeTruthy();
+    await agent.post('/logout').type('form').send({ _csrf: token }).expect(303);
+    await agent.get('/api/auth/user').expect(401);
+  });
+
+  it('same-site, same-origin, none (typed in) and no header at all end the session as before', async () => {
+    for (const site of ['same-site', 'same-origin', 'none', undefined]) {
+      const agent = await t.loginAs(await buildUser(t.db));
+      const request = agent.get('/api/logout');
+      const res = await (site ? request.set('Sec-Fetch-Site', site) : request).expect(302);
+      expect(res.headers.location, String(site)).toBe('/');
+      await agent.get('/api/auth/user').expect(401);
+    }
+  });
 });
 
 describe('Authorization header', () => {

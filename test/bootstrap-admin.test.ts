@@ -79,12 +79,12 @@ describe('bootstrapAdmin', () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
     onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
     const { logger } = capturingLogger();
-    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir, ADMIN_EMAIL: 'Boss@Example.ac.uk', ADMIN_PASSWORD: 'boss password 1' }), logger);
+    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir, ADMIN_EMAIL: 'Boss@Example.ac.uk', ADMIN_PASSWORD: 'a boss password for the stores' }), logger);
     expect(await fs.readdir(dataDir)).toEqual([]);
     const boss = await t.db('users').where({ email: 'boss@example.ac.uk' }).first();
     expect(boss).toMatchObject({ role: 'admin', is_active: true });
-    expect(await verifyPassword('boss password 1', boss.password_hash)).toBe(true);
-    await t.request.post('/api/auth/login').send({ email: 'boss@example.ac.uk', password: 'boss password 1' }).expect(200);
+    expect(await verifyPassword('a boss password for the stores', boss.password_hash)).toBe(true);
+    await t.request.post('/api/auth/login').send({ email: 'boss@example.ac.uk', password: 'a boss password for the stores' }).expect(200);
     const created = await t.db('audit_log').where({ entity_type: 'user', entity_id: boss.id, action: 'create' });
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ actor_kind: 'system', actor_user_id: null, after: { email: 'boss@example.ac.uk', role: 'admin', password_hash: '[redacted]' } });

@@ -409,6 +409,11 @@ function problemsWith(opKey: string, op: Operation, res: Answer): string | undef
   if (res.status >= 500) return `answered ${res.status}: ${res.text.slice(0, 300)}`;
   const documented = op.responses[String(res.status)] ?? op.responses[`${String(res.status)[0]}XX`] ?? op.responses.default;
   if (!documented) return `answered ${res.status}, which the document does not list (it lists ${Object.keys(op.responses).join(', ')}): ${res.text.slice(0, 300)}`;
+  const declaredTypes = Object.keys(documented.content ?? {});
+  // a body in a content type the document does not declare for the status (a CSV where only JSON is documented)
+  if (res.type && declaredTypes.length > 0 && !declaredTypes.includes(res.type)) {
+    return `answered ${res.status} with ${res.type}, which the document does not declare for it (it declares ${declaredTypes.join(', ')})`;
+  }
   if (res.type !== 'application/json') return undefined;
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) return undefined;
@@ -542,6 +547,18 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     expect(requests).toBeGreaterThanOrEqual(operations * Math.min(RUNS, 1));
     expect(failures, failures.join('\n\n')).toEqual([]);
   }, 600_000);
+});
+
+describe('answers in other content types', () => {
+  it('the CSV forms of the sales report, the recharges and the audit trail are declared text/csv, beside their JSON', async () => {
+    const csvRoutes = ['/api/sales/reports', '/api/finance/recharges', '/api/audit'];
+    for (const path of csvRoutes) {
+      const res = await t.request.get(`${path}?format=csv`).set('Authorization', `Bearer ${token}`).expect(200);
+      expect(res.type, path).toBe('text/csv');
+      expect(problemsWith(`GET ${path}`, doc.paths[path].get, { status: res.status, type: res.type, body: res.body as unknown, text: res.text }), path).toBeUndefined();
+      expect(Object.keys(doc.paths[path].get.responses['200'].content ?? {}), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+    }
+  });
 });
 
 describe('what the fuzzing found', () => {

@@ -235,6 +235,22 @@ describe('logging', () => {
     expect(res.headers['content-security-policy']).toBeDefined();
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
+
+  it('HSTS and upgrade-insecure-requests only when PUBLIC_URL is https: over plain http they would lock browsers out', async () => {
+    const plain = await t.request.get('/login').expect(200);
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+    expect(plain.headers['content-security-policy']).toContain("script-src 'self'");
+
+    const secure = await testApp({ PUBLIC_URL: 'https://stores.example.ac.uk' });
+    try {
+      const res = await secure.request.get('/login').set('X-Forwarded-Proto', 'https').expect(200);
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(res.headers['content-security-policy']).toContain('upgrade-insecure-requests');
+    } finally {
+      await secure.close();
+    }
+  });
 });
 
 describe('GET /api/docs', () => {

@@ -39,12 +39,35 @@ describe('POST /api/mcp/keys', () => {
   it('201 with the write scope; 400 for any other scope list, a missing name or a bad expiry', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     const res = await admin.post('/api/mcp/keys').send({ name: 'Stock bot', scopes: ['read', 'write'] }).expect(201);
-    expect(res.body).toMatchObject({ scopes: ['read', 'write'], expiresAt: null });
+    expect(res.body).toMatchObject({ scopes: ['read', 'write'], expiresAt: expect.any(String) });
     for (const body of [{ name: 'x', scopes: ['write'] }, { name: 'x', scopes: ['admin'] }, { name: 'x', scopes: [] }, { name: '' }, { name: 'x', expiresInDays: 0 }]) {
       const refused = await admin.post('/api/mcp/keys').send(body).expect(400);
       expect(refused.body).toEqual({ message: 'Validation failed', errors: [expect.objectContaining({ field: expect.any(String) })] });
     }
     expect(await t.db('mcp_api_keys').where({ name: 'x' })).toEqual([]);
+  });
+
+  it('a key expires in 90 days unless told; mcp.keyMaxLifetimeDays (365 unset) is the longest allowed: 400 beyond it', async () => {
+    const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
+    const daysLeft = (expiresAt: string) => Math.round((new Date(expiresAt).getTime() - Date.now()) / 86_400_000);
+    const plain = await admin.post('/api/mcp/keys').send({ name: 'Default expiry' }).expect(201);
+    expect(daysLeft(plain.body.expiresAt)).toBe(90);
+    expect(daysLeft((await t.db('mcp_api_keys').where({ id: plain.body.id }).first()).expires_at.toISOString())).toBe(90);
+    expect(daysLeft((await admin.post('/api/mcp/keys').send({ name: 'A year', expiresInDays: 365 }).expect(201)).body.expiresAt)).toBe(365);
+    const tooLong = await admin.post('/api/mcp/keys').send({ name: 'Too long', expiresInDays: 366 }).expect(400);
+    expect(tooLong.body).toEqual({ message: 'Validation failed', errors: [{ field: 'expiresInDays', message: 'must be at most 365 (setting mcp.keyMaxLifetimeDays)' }] });
+
+    await admin.put('/api/settings/mcp.keyMaxLifetimeDays').send({ value: { days: 30 } }).expect(200);
+    try {
+      const capped = await admin.post('/api/mcp/keys').send({ name: 'Capped', expiresInDays: 31 }).expect(400);
+      expect(capped.body.errors).toEqual([{ field: 'expiresInDays', message: 'must be at most 30 (setting mcp.keyMaxLifetimeDays)' }]);
+      // the default never exceeds the longest allowed
+      expect(daysLeft((await admin.post('/api/mcp/keys').send({ name: 'Short default' }).expect(201)).body.expiresAt)).toBe(30);
+      await admin.put('/api/settings/mcp.keyMaxLifetimeDays').send({ value: { days: 0 } }).expect(400);
+    } finally {
+      await t.db('settings').where({ key: 'mcp.keyMaxLifetimeDays' }).delete();
+    }
+    expect(await t.db('mcp_api_keys').whereIn('name', ['Too long', 'Capped'])).toEqual([]);
   });
 
   it('403 for managers and users, on every key route; nothing is created', async () => {

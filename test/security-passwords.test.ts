@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, needsRehash, verifyPassword } from '../src/auth/passwords';
 import { bootstrapAdmin } from '../src/auth/bootstrap-admin';
-import { ConfigError, loadConfig } from '../src/config';
+import { checkAdminPassword, ConfigError, loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser, TEST_PASSWORD } from './helpers/factories';
@@ -106,14 +106,62 @@ describe('new passwords are at least 12 characters', () => {
   });
 });
 
+describe('new passwords refuse the common, the personal and the blank (one rule everywhere)', () => {
+  const refused = (field: string, message: string) => ({ message: 'Validation failed', errors: [{ field, message }] });
+  const COMMON = 'is too common or easy to guess: try a phrase of several unrelated words';
+  const PERSONAL = 'must not be or contain the email address or name of its account';
+  const BLANK = 'must not be only spaces';
+
+  it('POST /api/users: 400 for a common password, the email, the name, or only spaces; nobody is created', async () => {
+    const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
+    const cases: [string, string][] = [
+      ['password1234', COMMON],
+      ['qwertyuiop123', COMMON],
+      ['margaret.hughes@example.ac.uk', PERSONAL],
+      ['Margaret.Hughes1', PERSONAL],
+      ['MargaretHughes!!', PERSONAL],
+      ['              ', BLANK],
+    ];
+    for (const [password, message] of cases) {
+      const res = await admin.post('/api/users').send({ email: 'margaret.hughes@example.ac.uk', firstName: 'Margaret', lastName: 'Hughes', password }).expect(400);
+      expect(res.body, password).toEqual(refused('password', message));
+    }
+    expect(await t.db('users').where({ email: 'margaret.hughes@example.ac.uk' }).first()).toBeUndefined();
+    // a long phrase that merely includes the first name is not "containing" it
+    await admin.post('/api/users').send({ email: 'margaret.hughes@example.ac.uk', firstName: 'Margaret', lastName: 'Hughes', password: 'margaret likes quiet lab benches' }).expect(201);
+  });
+
+  it('PATCH /api/users/{id}/reset-password and POST /api/users/reset-password: 400 for a common or personal password; the old one stays', async () => {
+    const target = await buildUser(t.db, { email: 'oliver.grant@example.ac.uk', firstName: 'Oliver', lastName: 'Grant' });
+    const before = (await t.db('users').where({ id: target.id }).first()).password_hash;
+    const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
+    const reset = await admin.patch(`/api/users/${target.id}/reset-password`).send({ password: 'iloveyou1234' }).expect(400);
+    expect(reset.body).toEqual(refused('password', COMMON));
+    const own = await (await t.loginAs(target)).post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'oliver.grant2026' }).expect(400);
+    expect(own.body).toEqual(refused('newPassword', PERSONAL));
+    expect((await t.db('users').where({ id: target.id }).first()).password_hash).toBe(before);
+  });
+});
+
 describe('ADMIN_PASSWORD at start-up', () => {
-  it('creating the first admin needs 12 characters; an existing admin with a shorter ADMIN_PASSWORD starts as before', async () => {
-    const logger = createLogger('silent');
-    const config = (password: string) => loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'first-admin@example.ac.uk', ADMIN_PASSWORD: password });
-    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).rejects.toThrow('ADMIN_PASSWORD must be at least 12 characters to create the first admin');
+  const logger = createLogger('silent');
+  const config = (password: string) => loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'first-admin@example.ac.uk', ADMIN_PASSWORD: password });
+
+  it('the start-up check refuses what creating the admin refuses: too short, common, the email, only spaces', async () => {
+    await expect(checkAdminPassword(config('eleven char'))).rejects.toThrow('ADMIN_PASSWORD: must be at least 12 characters');
+    await expect(checkAdminPassword(config('password1234'))).rejects.toThrow(/ADMIN_PASSWORD: is too common or easy to guess/);
+    await expect(checkAdminPassword(config('first-admin@example.ac.uk'))).rejects.toThrow('ADMIN_PASSWORD: must not be or contain the email address or name of its account');
+    await expect(checkAdminPassword(config('             '))).rejects.toThrow('ADMIN_PASSWORD: must not be only spaces');
+    await expect(checkAdminPassword(config('ten chars!'))).rejects.toThrow(ConfigError);
+    await expect(checkAdminPassword(config('twelve chars'))).resolves.toBeUndefined();
+    await expect(checkAdminPassword(loadConfig({ NODE_ENV: 'test' }))).resolves.toBeUndefined();
+  });
+
+  it('creating the first admin follows the same rule', async () => {
+    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).rejects.toThrow('ADMIN_PASSWORD: must be at least 12 characters');
+    await expect(bootstrapAdmin(t.db, config('password1234'), logger)).rejects.toThrow(/ADMIN_PASSWORD: is too common/);
     expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toBeUndefined();
     await bootstrapAdmin(t.db, config('twelve chars'), logger);
     expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toMatchObject({ role: 'admin', is_active: true });
-    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).resolves.toBeUndefined();
   });
 });

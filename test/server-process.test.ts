@@ -40,7 +40,7 @@ describe('npm start', () => {
       EMBEDDED_PG_PORT: String(pgPort),
       DATABASE_URL: '',
       ADMIN_EMAIL: 'start-admin@example.ac.uk',
-      ADMIN_PASSWORD: 'start-admin-password',
+      ADMIN_PASSWORD: 'a start-up admin passphrase',
       // production drains 5 s by default; a second shows the same path
       SHUTDOWN_DRAIN_SECONDS: '1',
     };

@@ -19,7 +19,7 @@ export type BenchServer = {
   stop: () => Promise<void>;
 };
 
-export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'bench-admin-password' };
+export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'a benchmark admin passphrase' };
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -7,9 +7,10 @@ import { presentUser } from '../modules/users/users.present';
 import { User, UserIdParams } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
 import { presentCreatedToken, presentFailedSignIns, presentSsoStatus, presentToken } from './auth.present';
-import { CreateToken, CreatedToken, FailedSignInList, LoginBody, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
+import { CreateToken, CreatedToken, FailedSignInList, LoginBody, SignOutPage, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
 import { failedSignIns } from './failed-sign-ins';
 import { currentUser } from './guards';
+import { csrfToken } from '../pages/page-csrf';
 import { endSession, SESSION_COOKIE, startSession } from './session';
 import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
 import { tokensService } from './tokens.service';
@@ -56,8 +57,27 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/logout',
-    { operationId: 'signOutInBrowser', summary: 'Sign out (browser)', description: 'Ends the session and redirects to /.', access: 'public', responses: { 302: 'Redirect to /' } },
+    {
+      operationId: 'signOutInBrowser',
+      summary: 'Sign out (browser)',
+      description:
+        'Ends the session and redirects to /. Followed from another site (Sec-Fetch-Site: cross-site) while signed in, it ends nothing and ' +
+        'answers a page with a Sign out button instead, so a link or image elsewhere cannot sign a person out.',
+      access: 'public',
+      responses: { 200: { description: 'Cross-site: the page asking to sign out', contentType: 'text/html', schema: SignOutPage }, 302: 'Redirect to /' },
+    },
     async (req, res) => {
+      if (req.user && req.get('Sec-Fetch-Site') === 'cross-site') {
+        // an API route, so the page's locals are given here: a bare header (no navigation) and the form's token
+        return res.set('Cache-Control', 'no-store').render('sign-in/sign-out', {
+          title: 'Sign out',
+          currentUser: null,
+          nav: [],
+          flash: null,
+          currentPath: req.path,
+          csrfToken: csrfToken(req),
+        });
+      }
       await endSession(req);
       res.clearCookie(SESSION_COOKIE).redirect(302, '/');
     },

@@ -47,3 +47,6 @@ export const FailedSignIn = z
 export type FailedSignIn = z.infer<typeof FailedSignIn>;
 export const FailedSignInList = z.object({ failedSignIns: z.array(FailedSignIn) }).openapi('FailedSignInList');
 export type FailedSignInList = z.infer<typeof FailedSignInList>;
+
+/** GET /api/logout's answer to a cross-site request: the page with the Sign out button (text/html). */
+export const SignOutPage = z.string().openapi({ description: 'An HTML page' });

@@ -1,12 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import { checkAdminPassword, FIRST_ADMIN_NAME, type Config } from '../config';
 import type { Logger } from '../logger';
 import { SYSTEM_ACTOR } from '../modules/audit/audit.actor';
 import { generatePassword } from './passwords';
 import { usersService } from '../modules/users/users.service';
-import { PASSWORD_MIN_LENGTH } from '../modules/users/users.schemas';
 
 /** Where the first admin's generated password is written, under DATA_DIR. */
 export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
@@ -23,11 +22,8 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   const users = usersService(db, config);
   if (config.admin) {
     if (await users.findByEmail(config.admin.email)) return;
-    // a new password, like any other: an existing admin's shorter ADMIN_PASSWORD does not stop start-up
-    if (config.admin.password.length < PASSWORD_MIN_LENGTH) {
-      throw new Error(`ADMIN_PASSWORD must be at least ${PASSWORD_MIN_LENGTH} characters to create the first admin`);
-    }
-    await users.createUnique({ email: config.admin.email, firstName: 'Admin', lastName: '', role: 'admin', password: config.admin.password }, SYSTEM_ACTOR);
+    await checkAdminPassword(config);
+    await users.createUnique({ email: config.admin.email, firstName: FIRST_ADMIN_NAME, lastName: '', role: 'admin', password: config.admin.password }, SYSTEM_ACTOR);
     logger.info({ email: config.admin.email }, 'created the first admin from ADMIN_EMAIL');
     return;
   }

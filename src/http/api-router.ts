@@ -20,7 +20,15 @@ import type { Deps } from '../deps';
  */
 export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | ProfileAccess | 'mcp-key' | 'auth-or-mcp-key';
 
-type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
+type ResponseDoc =
+  | string
+  | {
+      description: string;
+      schema?: z.ZodType;
+      contentType?: string;
+      /** the same status in other content types the route answers with (a format=csv download): type -> schema */
+      otherContent?: Record<string, z.ZodType>;
+    };
 
 export type RouteDoc = {
   /** the operation's stable name in the OpenAPI document (listItems, processQuote): client generators name their methods by it; unique */
@@ -213,8 +221,9 @@ export class ApiRouter {
     for (const [status, declaredResponse] of Object.entries(declared)) {
       const response = status === '400' ? documented400(declaredResponse, doc.access) : declaredResponse;
       const r = typeof response === 'string' ? { description: response } : response;
+      const other = Object.entries(r.otherContent ?? {}).map(([type, schema]) => [type, { schema }] as const);
       responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+        ? { description: r.description, content: Object.fromEntries([[r.contentType ?? 'application/json', { schema: r.schema }], ...other]) }
         : { description: r.description };
     }
     const bodies = { 'application/json': doc.body, 'multipart/form-data': doc.formBody };

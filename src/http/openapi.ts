@@ -12,6 +12,8 @@ export const ValidationErrorBody = z
 /** What a 400 carries: the fields refused ({message, errors}), or a refusal in a sentence ({message}: malformed JSON, a rule of the request). */
 export const BadRequestBody = z.union([ValidationErrorBody, ErrorBody]).openapi('BadRequest');
 export const MessageBody = z.object({ message: z.string() }).openapi('Message');
+/** A CSV download (format=csv): UTF-8 text, a header row first. */
+export const CsvText = z.string().openapi({ description: 'CSV text (UTF-8), a header row first' });
 
 export function createDocsRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();

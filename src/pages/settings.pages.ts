@@ -5,7 +5,7 @@ import { IdParams, parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.present';
-import { CreateMcpKey, type McpKey } from '../modules/mcp/mcp-keys.schemas';
+import { CreateMcpKey, MCP_KEY_DEFAULT_DAYS, type McpKey } from '../modules/mcp/mcp-keys.schemas';
 import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
 import { presentSetting } from '../modules/settings/settings.present';
 import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type AccessProfile, type KnownSetting } from '../modules/settings/settings.schemas';
@@ -57,6 +57,12 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
     meaning:
       'Where suppliers deliver, printed as "Deliver to" on a purchase order (PDF): the address (lines separated by \\n) and a contact (name, email or phone). Not set: the service\'s name only.',
     example: '{"address": "Chemistry Stores\\nSouth Parks Road\\nOxford OX1 3QR", "contact": "stores@example.ac.uk, 01865 000000"}',
+  },
+  'mcp.keyMaxLifetimeDays': {
+    meaning:
+      'The longest an MCP key may live, in days: creating a key with a longer expiry is refused, and a key created without one expires after ' +
+      '90 days, or this many if fewer. Keys already made keep their expiry. Not set: 365.',
+    example: '{"days": 180}',
   },
 };
 
@@ -294,10 +300,13 @@ export function settingsPages({ db }: Deps): Router {
   // ---- MCP keys -------------------------------------------------------------------------------
 
   async function renderMcpKeys(res: Response, returned: Returned | null = null) {
+    const maxLifetimeDays = await keys.maxLifetimeDays();
     res.status(returned?.status ?? 200).render('settings/mcp-keys', {
       title: 'MCP keys',
       section: 'mcp-keys',
       keys: (await keys.list()).map(presentMcpKey),
+      maxLifetimeDays,
+      defaultLifetimeDays: Math.min(MCP_KEY_DEFAULT_DAYS, maxLifetimeDays),
       createForm: formState(returned, 'create', { name: '', write: false, expiresInDays: '' }),
     });
   }

@@ -36,6 +36,16 @@ describe('/account', () => {
     await expectAccessible(page);
 
     await page.getByLabel('Current password').fill(TEST_PASSWORD);
+    await page.getByLabel('New password').fill('password1234');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText('is too common or easy to guess: try a phrase of several unrelated words').waitFor();
+    await page.getByLabel('Current password').fill(TEST_PASSWORD);
+    await page.getByLabel('New password').fill('Cas Clerk 2026!');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText('must not be or contain the email address or name of its account').waitFor();
+    await screenshot(page, 'account-password-refused');
+
+    await page.getByLabel('Current password').fill(TEST_PASSWORD);
     await page.getByLabel('New password').fill('a brand new password');
     await page.getByRole('button', { name: 'Change password' }).click();
     expect(await status(page).textContent()).toContain('Password changed');

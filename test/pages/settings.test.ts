@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildUser } from '../helpers/factories';
+import { formatDateTime } from '../../src/lib/format';
 import { withKey } from '../helpers/mcp-factories';
 
 const b = useBrowserApp();
@@ -129,7 +130,7 @@ describe('/settings/mcp-keys', () => {
     const page = await b.openAs(admin, '/settings/mcp-keys');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByLabel('Name').fill('Desk assistant');
-    await page.getByLabel('Expires after (days, optional)').fill('30');
+    await page.getByLabel('Expires after (days)').fill('30');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { level: 1, name: 'MCP key created' }).waitFor();
     const key = await page.getByLabel('Key for Desk assistant').inputValue();
@@ -160,5 +161,27 @@ describe('/settings/mcp-keys', () => {
     expect(await b.t.db('mcp_api_keys').where({ id: row.id })).toEqual([]);
     await b.t.request.get('/api/mcp/top-sellers').set(withKey(key)).expect(401);
     await page.getByText('No MCP keys yet.').waitFor();
+  });
+
+  it('a key made without an expiry shows it 90 days ahead; one beyond the longest allowed is refused beside the field', async () => {
+    const page = await b.openAs(admin, '/settings/mcp-keys');
+    b.expectHttpErrors(422);
+    await page.getByText('Empty: 90 days. At most 365 (setting mcp.keyMaxLifetimeDays).').waitFor();
+    await page.getByLabel('Name').fill('Too long a life');
+    await page.getByLabel('Expires after (days)').fill('400');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('must be at most 365 (setting mcp.keyMaxLifetimeDays)').waitFor();
+    expect(await b.t.db('mcp_api_keys').where({ name: 'Too long a life' })).toEqual([]);
+
+    await page.getByLabel('Name').fill('Default life');
+    await page.getByLabel('Expires after (days)').fill('');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { level: 1, name: 'MCP key created' }).waitFor();
+    const row = await b.t.db('mcp_api_keys').where({ name: 'Default life' }).first('expires_at');
+    expect(Math.round((row.expires_at.getTime() - Date.now()) / 86_400_000)).toBe(90);
+    await page.getByRole('link', { name: 'Done: back to MCP keys' }).click();
+    const listed = page.getByRole('region', { name: 'Keys' }).getByRole('row').filter({ hasText: 'Default life' });
+    expect(await listed.innerText()).toContain(formatDateTime(row.expires_at));
+    await screenshot(page, 'settings-mcp-keys-expiry');
   });
 });

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { sendCsvDownload } from '../../http/send-file';
-import { ValidationErrorBody } from '../../http/openapi';
+import { CsvText, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { AUDIT_CSV_COLUMNS, auditCsvRecord, presentAuditPage } from './audit.present';
 import { AuditPage, AuditQuery } from './audit.schemas';
@@ -26,7 +26,7 @@ export function auditRoutes({ db, docs }: Deps) {
         'format=csv downloads every matching row.',
       access: 'admin',
       query: AuditQuery,
-      responses: { 200: { description: 'A page of events (format=csv: text/csv)', schema: AuditPage }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+      responses: { 200: { description: 'A page of events (format=csv: text/csv)', schema: AuditPage, otherContent: { 'text/csv': CsvText } }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
     },
     async (req, res) => {
       const query = parse(AuditQuery, req.query);

@@ -1,11 +1,11 @@
 import type { Router } from 'express';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { actorOf } from '../audit/audit.actor';
 import { rechargeBatches } from './finance.batches';
-import { JOURNAL_COLUMNS, LINE_COLUMNS, streamJournalCsv, streamRechargeCsv, streamRechargeXlsx, SUMMARY_COLUMNS } from './finance.export';
+import { JOURNAL_COLUMNS, LINE_COLUMNS, streamJournalCsv, streamRechargeCsv, streamRechargeXlsx, SUMMARY_COLUMNS, XLSX_TYPE } from './finance.export';
 import { presentBatch, presentBatchClosed, presentBatchList, presentRechargeReport } from './finance.present';
 import {
   BatchListQuery,
@@ -17,6 +17,7 @@ import {
   RechargeBatchList,
   RechargeQuery,
   RechargeReport,
+  RechargeWorkbook,
 } from './finance.schemas';
 import { financeService } from './finance.service';
 
@@ -50,7 +51,11 @@ export function financeRoutes({ db, docs }: Deps): Router {
       access,
       query: RechargeQuery,
       responses: {
-        200: { description: 'The report (JSON form; format=csv answers text/csv, format=xlsx a workbook)', schema: RechargeReport },
+        200: {
+          description: 'The report (JSON form; format=csv answers text/csv, format=xlsx a workbook)',
+          schema: RechargeReport,
+          otherContent: { 'text/csv': CsvText, [XLSX_TYPE]: RechargeWorkbook },
+        },
         400: invalid,
         403: forbidden,
       },

@@ -115,3 +115,6 @@ export const RechargeBatch = RechargeBatchSummary.extend({
 export const RechargeBatchClosed = z.object({ message: z.string(), batch: RechargeBatch }).openapi('RechargeBatchClosed');
 
 export const JournalCsv = z.string().openapi({ description: 'CSV text (UTF-8)' });
+
+/** The recharges as a workbook (format=xlsx). */
+export const RechargeWorkbook = z.string().openapi({ type: 'string', format: 'binary' });

@@ -7,7 +7,7 @@ export function presentMcpKey(row: McpKeyRow): McpKey {
     name: row.name,
     scopes: row.scopes,
     createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at?.toISOString() ?? null,
+    expiresAt: row.expires_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString() ?? null,
   };
 }

@@ -4,6 +4,13 @@ import '../../http/openapi';
 export const MCP_SCOPES = ['read', 'write'] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
 
+/** A key's lifetime when none is asked for, as an API token's. */
+export const MCP_KEY_DEFAULT_DAYS = 90;
+/** The longest lifetime unless the mcp.keyMaxLifetimeDays setting says otherwise. */
+export const MCP_KEY_MAX_DAYS = 365;
+/** What neither a request nor the setting may exceed. */
+export const MCP_KEY_LIMIT_DAYS = 3650;
+
 export const CreateMcpKey = z.object({
   name: z.string().trim().min(1, 'is required').max(100),
   scopes: z
@@ -11,7 +18,13 @@ export const CreateMcpKey = z.object({
       error: 'must be ["read"] or ["read","write"]',
     })
     .default(['read']),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
+  expiresInDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(MCP_KEY_LIMIT_DAYS)
+    .optional()
+    .openapi({ description: `Days until the key expires (default ${MCP_KEY_DEFAULT_DAYS}, or the longest allowed if shorter; at most the mcp.keyMaxLifetimeDays setting, ${MCP_KEY_MAX_DAYS} unset)` }),
 });
 
 export const McpKey = z
@@ -20,7 +33,7 @@ export const McpKey = z
     name: z.string(),
     scopes: z.array(z.enum(MCP_SCOPES)),
     createdAt: z.string(),
-    expiresAt: z.string().nullable(),
+    expiresAt: z.string(),
     lastUsedAt: z.string().nullable(),
   })
   .openapi('McpApiKey');

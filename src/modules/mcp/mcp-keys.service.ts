@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
-import { NotFound } from '../../http/errors';
+import { BadRequest, NotFound } from '../../http/errors';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
 import type { UserRow } from '../users/users.service';
-import type { McpScope } from './mcp-keys.schemas';
+import { MCP_KEY_DEFAULT_DAYS, MCP_KEY_MAX_DAYS, type McpScope } from './mcp-keys.schemas';
 
 export type McpKeyRow = {
   id: number;
@@ -12,7 +14,7 @@ export type McpKeyRow = {
   scopes: McpScope[];
   created_by: string;
   created_at: Date;
-  expires_at: Date | null;
+  expires_at: Date;
   last_used_at: Date | null;
 };
 
@@ -29,10 +31,21 @@ const COLUMNS = ['id', 'name', 'scopes', 'created_by', 'created_at', 'expires_at
 
 export function mcpKeysService(db: Db) {
   return {
-    /** The key acts for the actor who creates it (an admin). */
+    /** The longest lifetime a new key may have: the mcp.keyMaxLifetimeDays setting, else MCP_KEY_MAX_DAYS. */
+    async maxLifetimeDays(): Promise<number> {
+      const setting = KNOWN_SETTINGS['mcp.keyMaxLifetimeDays'].safeParse(await settingsService(db).get('mcp.keyMaxLifetimeDays'));
+      return setting.success ? setting.data.days : MCP_KEY_MAX_DAYS;
+    },
+
+    /** The key acts for the actor who creates it (an admin); every key expires (90 days unless asked, never beyond the longest allowed). */
     async create(actor: Actor, input: { name: string; scopes: McpScope[]; expiresInDays?: number }): Promise<CreatedMcpKeyRecord> {
       if (!actor.userId) throw new Error('An MCP key needs a creating user');
       const createdBy = actor.userId;
+      const maxDays = await this.maxLifetimeDays();
+      if (input.expiresInDays !== undefined && input.expiresInDays > maxDays) {
+        throw BadRequest('Validation failed', { errors: [{ field: 'expiresInDays', message: `must be at most ${maxDays} (setting mcp.keyMaxLifetimeDays)` }] });
+      }
+      const expiresInDays = input.expiresInDays ?? Math.min(MCP_KEY_DEFAULT_DAYS, maxDays);
       const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
       return withAudit(db, actor, async (trx) => {
         const [row] = await trx<McpKeyRow>('mcp_api_keys')
@@ -41,7 +54,7 @@ export function mcpKeysService(db: Db) {
             scopes: input.scopes,
             key_hash: hashKey(key),
             created_by: createdBy,
-            expires_at: input.expiresInDays ? trx.raw(`now() + make_interval(days => ?)`, [input.expiresInDays]) : null,
+            expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
           } as never)
           .returning([...COLUMNS]);
         return { result: { row, key }, audit: { entityType: 'mcp_key', entityId: row.id, action: 'create', after: row } };
@@ -66,7 +79,7 @@ export function mcpKeysService(db: Db) {
         .join('users as u', 'u.id', 'k.created_by')
         .where('k.key_hash', hashKey(key))
         .andWhere('u.is_active', true)
-        .andWhere((q) => q.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
+        .andWhere('k.expires_at', '>', db.fn.now())
         .first(
           'u.*',
           ...COLUMNS.map((column) => `k.${column} as key_${column}`),

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
-import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { quotesRoutes } from './quotes.routes';
 import { salesAnalytics } from './sales.analytics';
@@ -74,7 +74,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
         `CSV (format=csv): every sale in range, streamed, header \`${REPORT_CSV_HEADER}\`, every value double-quoted.`,
       access: 'auth',
       query: ReportQuery,
-      responses: { 200: { description: 'Report (the JSON form; format=csv answers text/csv)', schema: SalesReport }, 400: invalid },
+      responses: { 200: { description: 'Report (the JSON form; format=csv answers text/csv)', schema: SalesReport, otherContent: { 'text/csv': CsvText } }, 400: invalid },
     },
     async (req, res) => {
       const { page, limit, format, ...filter } = parse(ReportQuery, req.query);

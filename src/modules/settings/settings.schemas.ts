@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { ROLES, User } from '../users/users.schemas';
+import { MCP_KEY_LIMIT_DAYS } from '../mcp/mcp-keys.schemas';
 
 export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
 export type Permission = z.infer<typeof Permission>;
@@ -66,6 +67,8 @@ export const KNOWN_SETTINGS = {
       contact: z.string({ error: 'must be text' }).trim().max(300).optional(),
     })
     .strict(),
+  /** the longest an MCP key may live, in days (unset: MCP_KEY_MAX_DAYS) */
+  'mcp.keyMaxLifetimeDays': z.object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(MCP_KEY_LIMIT_DAYS) }).strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);

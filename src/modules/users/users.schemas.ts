@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
+import { PASSWORD_MIN_LENGTH, PASSWORD_TOO_SHORT } from '../../auth/password-rule';
 
 export const ROLES = ['user', 'manager', 'admin'] as const;
 export const Role = z.enum(ROLES);
@@ -28,9 +29,8 @@ export type UserRef = z.infer<typeof UserRef>;
 
 export const UserIdParams = z.object({ id: z.string().uuid({ error: 'must be a user id (uuid)' }) });
 
-/** A new password (creation, reset, change); existing shorter ones still sign in. */
-export const PASSWORD_MIN_LENGTH = 12;
-const Password = z.string().min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`).max(1024);
+/** A new password's length; the service applies the rest of the rule (passwordProblem), which needs whose it is. */
+const Password = z.string().min(PASSWORD_MIN_LENGTH, PASSWORD_TOO_SHORT).max(1024);
 const Name = z.string().trim().max(200);
 
 export const CreateUser = z.object({

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { assertAcceptablePassword } from '../../auth/password-rule';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { tokensService } from '../../auth/tokens.service';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
@@ -81,6 +82,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     async create(input: NewUser): Promise<UserRow> {
+      if (input.password !== undefined) await assertAcceptablePassword(input.password, input, 'password');
       const [row] = await db<UserRow>('users')
         .insert({
           email: input.email.toLowerCase(),
@@ -175,6 +177,8 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
 
     /** An admin sets a new password; the user's sessions and API tokens end. */
     async resetPassword(id: string, password: string, actor: Actor): Promise<void> {
+      const target = await this.get(id);
+      await assertAcceptablePassword(password, ownerOf(target), 'password');
       const hashed = await hash(password);
       await withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
@@ -191,6 +195,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
       if (!(await verifyPassword(currentPassword, user.password_hash))) throw BadRequest('Current password is incorrect');
+      await assertAcceptablePassword(newPassword, ownerOf(user), 'newPassword');
       const hashed = await hash(newPassword);
       await withAudit(db, actor, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
@@ -293,3 +298,4 @@ async function endSessionsOf(db: Db, userId: string, exceptSessionId?: string): 
   if (exceptSessionId) q.whereNot({ sid: exceptSessionId });
   await q.delete();
 }
+const ownerOf = (user: UserRow) => ({ email: user.email, firstName: user.first_name, lastName: user.last_name });
