@@ -375,6 +375,23 @@ describe('/mcp over HTTP', () => {
     expect(await unknown.json()).toEqual(mcpError('MCP_AUTH_INVALID'));
   });
 
+  it('a 401 says which: WWW-Authenticate Bearer with the realm, and error="invalid_token" when a credential was refused', async () => {
+    const none = await post(initialize);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="stores"');
+    const unknown = await post(initialize, { Authorization: 'Bearer mcp_not-a-key' });
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="stores", error="invalid_token"');
+  });
+
+  it('any bearer credential that is not a valid key is MCP_AUTH_INVALID, a user\'s API token or a value without the mcp_ prefix', async () => {
+    const token = (await clerk.post('/api/auth/tokens').send({ name: 'script' }).expect(201)).body.token as string;
+    for (const credential of [token, 'not-a-key']) {
+      const res = await post(initialize, { Authorization: `Bearer ${credential}` });
+      expect(res.status, credential).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="stores", error="invalid_token"');
+      expect(await res.json()).toEqual(mcpError('MCP_AUTH_INVALID'));
+    }
+  });
+
   it('405 for GET and DELETE, with Allow: POST, in the MCP error format', async () => {
     const { key } = await newKey('read');
     for (const method of ['GET', 'DELETE']) {
