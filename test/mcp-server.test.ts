@@ -392,6 +392,18 @@ describe('/mcp over HTTP', () => {
     }
   });
 
+  it('403 MCP_FORBIDDEN for a browser origin other than PUBLIC_URL\'s, before any allowance is spent; PUBLIC_URL\'s origin and no Origin pass', async () => {
+    const { key, id } = await newKey('read');
+    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1:8080']) {
+      const res = await post(initialize, { Authorization: `Bearer ${key}`, Origin: origin });
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual(mcpError('MCP_FORBIDDEN'));
+    }
+    expect(await t.db('rate_limits').where({ key: `mcp_data:${id}` }).first()).toBeUndefined();
+    expect((await post(initialize, { Authorization: `Bearer ${key}`, Origin: 'http://127.0.0.1' })).status).toBe(200);
+    expect((await post(initialize, { Authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+
   it('405 for GET and DELETE, with Allow: POST, in the MCP error format', async () => {
     const { key } = await newKey('read');
     for (const method of ['GET', 'DELETE']) {
