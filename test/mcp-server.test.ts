@@ -144,6 +144,26 @@ describe('POST /mcp: initialize and tools/list', () => {
   });
 });
 
+/** The paths in a JSON Schema where `type` is an array, which some MCP clients refuse (the Inspector's --strict warns). */
+function typeArrays(schema: unknown, path = ''): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((entry, i) => typeArrays(entry, `${path}/${i}`));
+  if (!schema || typeof schema !== 'object') return [];
+  const own = Array.isArray((schema as { type?: unknown }).type) ? [path || '/'] : [];
+  return [...own, ...Object.entries(schema).flatMap(([key, value]) => typeArrays(value, `${path}/${key}`))];
+}
+
+describe('POST /mcp: portable schemas', () => {
+  it('no input or output schema spells a type as an array: a nullable field is anyOf with null', async () => {
+    const { tools } = await (await clientOf('write')).listTools();
+    for (const tool of tools) {
+      expect(typeArrays(tool.inputSchema), tool.name).toEqual([]);
+      expect(typeArrays(tool.outputSchema), tool.name).toEqual([]);
+    }
+    const chargeCode = tools.find((tool) => tool.name === 'charge_code_status')!;
+    expect((chargeCode.outputSchema?.properties as Record<string, unknown>).holdReason).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+  });
+});
+
 describe('POST /mcp: read tools', () => {
   it('search_items: text, category, low stock, paged, against the database', async () => {
     const client = await clientOf('read');

@@ -1,11 +1,12 @@
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError, type z } from 'zod';
 import type { Deps } from '../../deps';
 import { HttpError } from '../../http/errors';
 import { mcpErrorBody } from '../../http/mcp-errors';
 import { validationErrors } from '../../http/validate';
 import { APP_VERSION } from '../../lib/version';
+import { portableJsonSchema } from './mcp-json-schema';
 import type { McpKeyHolder } from './mcp-keys.service';
 import { registerReadTools } from './mcp-tools.read';
 import { registerWriteTools } from './mcp-tools.write';
@@ -35,8 +36,17 @@ const INSTRUCTIONS =
 export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder): McpServer {
   const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   const log = logger.child({ module: 'mcp', mcpKeyId: key.id });
+  const listed: Tool[] = [];
 
   const addTool: AddTool = (name, spec) => {
+    listed.push({
+      name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: portableJsonSchema(spec.input, 'input') as Tool['inputSchema'],
+      outputSchema: portableJsonSchema(spec.output, 'output') as Tool['outputSchema'],
+      annotations: spec.annotations,
+    });
     const run = async (args: z.output<typeof spec.input>): Promise<CallToolResult> => {
       try {
         const structured = await spec.run(args);
@@ -55,6 +65,8 @@ export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key
 
   registerReadTools(addTool, db);
   if (key.scopes.includes('write')) registerWriteTools(addTool, db, key);
+  // the SDK lists the tools with zod's JSON Schema as it comes (type arrays); the list takes the portable form instead
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   return server;
 }
 
