@@ -11,8 +11,32 @@ import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-fact
 import { buildMcpKey } from './helpers/mcp-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 
-const READ_TOOLS = ['charge_code_status', 'check_stock', 'get_item', 'list_low_stock', 'sales_summary', 'search_items', 'stock_movements'];
-const WRITE_TOOLS = ['create_draft_quote', 'record_stock_change'];
+const READ_TOOLS = [
+  'charge_code_status',
+  'check_stock',
+  'find_sales',
+  'get_item',
+  'get_purchase_order',
+  'get_supplier',
+  'list_low_stock',
+  'list_notes',
+  'list_suppliers',
+  'replenishment_suggestions',
+  'sales_summary',
+  'search_items',
+  'stock_movements',
+];
+const WRITE_TOOLS = [
+  'add_note',
+  'create_draft_quote',
+  'create_purchase_order',
+  'create_replenishment_orders',
+  'create_supplier',
+  'link_item_source',
+  'receive_purchase_order',
+  'record_stock_change',
+  'refund_sale',
+];
 const DAY = 86_400_000;
 
 let t: TestApp;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
+import { actorOf } from '../audit/audit.actor';
 import { Forbidden, HttpError } from '../../http/errors';
 import { McpErrorBody } from './mcp-keys.schemas';
 import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
@@ -61,7 +62,7 @@ export function mcpServerRoutes(deps: Deps): Router {
     },
     async (req, res) => {
       const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
-      const server = createMcpServer(deps, currentMcpKey(req));
+      const server = createMcpServer(deps, currentMcpKey(req), actorOf(req));
       // JSON answers rather than an event stream: the tools send no progress, and a plain client reads JSON
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
