@@ -14,6 +14,7 @@ import { buildChargeCode } from './helpers/sales-factories';
 const READ_TOOLS = [
   'charge_code_status',
   'check_stock',
+  'find_quotes',
   'find_sales',
   'get_item',
   'get_purchase_order',

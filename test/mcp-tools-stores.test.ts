@@ -71,7 +71,7 @@ describe('suppliers and item sources', () => {
     expect(fisher.structuredContent).toMatchObject({ id: 'fisher', items: [expect.objectContaining({ itemId: beaker.id, price: '4.50' })] });
     expect((await call('get_supplier', { supplierId: 'nobody' })).content[0].text).toMatch(/^MCP_NOT_FOUND: /);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['list_suppliers', 'get_supplier', 'get_purchase_order', 'replenishment_suggestions', 'find_sales', 'list_notes']));
+    expect(names).toEqual(expect.arrayContaining(['list_suppliers', 'get_supplier', 'get_purchase_order', 'replenishment_suggestions', 'find_sales', 'find_quotes', 'list_notes']));
     for (const write of ['create_supplier', 'link_item_source', 'create_purchase_order', 'receive_purchase_order', 'create_replenishment_orders', 'add_note', 'refund_sale']) {
       expect(names, write).not.toContain(write);
     }
@@ -155,6 +155,18 @@ describe('sales and notes', () => {
       expect((found.structuredContent.sales as { id: number }[]).map((s) => s.id), JSON.stringify(args)).toContain(sale.id);
     }
     expect((await call('find_sales', { search: 'nobody-at-all' })).structuredContent).toMatchObject({ sales: [], pagination: expect.objectContaining({ total: 0 }) });
+  });
+
+  it('find_quotes finds a draft quote by its number, its charge code and its customer notes', async () => {
+    const saved = await clerk.post('/api/sales/quotes').send({ sessionId: 'mcp-find', chargeCode: 'PHYS-001', items: [{ itemId: beaker.id, quantity: 2 }], customerNotes: 'For Dr Ada Lovelace' }).expect(200);
+    const quote = saved.body.quote as { id: number; quoteId: string };
+    const { call } = await clientOf('read');
+    for (const search of [quote.quoteId, quote.quoteId.slice(0, -1), 'ada love', 'phys-0']) {
+      const found = await call('find_quotes', { search });
+      expect(found.isError, search).toBeFalsy();
+      expect((found.structuredContent.quotes as { id: number }[]).map((q) => q.id), search).toContain(quote.id);
+    }
+    expect((await call('find_quotes', { search: 'nobody-at-all' })).structuredContent).toEqual({ quotes: [] });
   });
 
   it("add_note writes a note by the key's creator; list_notes reads it; an unknown record is refused", async () => {

@@ -2,18 +2,20 @@ import type { Db } from '../../db/knex';
 import { Forbidden } from '../../http/errors';
 import { presentNote } from '../notes/notes.present';
 import { notesService } from '../notes/notes.service';
+import { presentQuoteList } from '../sales/quotes.present';
+import { quotesService } from '../sales/quotes.service';
 import { presentSaleRefund, presentSalesPage } from '../sales/sales.present';
 import { SaleRefund, SalesPage } from '../sales/sales.schemas';
 import { salesService } from '../sales/sales.service';
 import { usersService } from '../users/users.service';
 import type { AddTool, ToolContext } from './mcp-tools';
-import { AddNoteInput, FindSalesInput, ListNotesInput, NoteOutput, NotesOutput, RefundSaleInput } from './mcp-tools.counter.schemas';
+import { AddNoteInput, FindQuotesInput, FindQuotesOutput, FindSalesInput, ListNotesInput, NoteOutput, NotesOutput, RefundSaleInput } from './mcp-tools.counter.schemas';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
 /**
- * Sales and notes, through the same services as the API and with its rules: finding sales and reading
- * notes for every key; adding notes and refunds for a key with the write scope, a refund only while
+ * Sales, quotes and notes, through the same services as the API and with its rules: finding sales and quotes and
+ * reading notes for every key; adding notes and refunds for a key with the write scope, a refund only while
  * the key's creator holds the refund permission.
  */
 export function registerCounterTools(addTool: AddTool, db: Db, context: ToolContext) {
@@ -30,6 +32,17 @@ export function registerCounterTools(addTool: AddTool, db: Db, context: ToolCont
     output: SalesPage,
     annotations: READ,
     run: async ({ page, limit, ...filter }) => presentSalesPage(await sales.list(filter, page, limit), page, limit),
+  });
+
+  addTool('find_quotes', {
+    title: 'Find draft quotes',
+    description:
+      "Draft quotes, most recently updated first, with their lines: by quote number (exact or its start), part of the charge code or of the customer " +
+      "notes. As the key's creator sees them: every quote for a manager or admin.",
+    input: FindQuotesInput,
+    output: FindQuotesOutput,
+    annotations: READ,
+    run: async ({ search, limit }) => presentQuoteList(await quotesService(db).find(creator, search, limit)),
   });
 
   addTool('list_notes', {
