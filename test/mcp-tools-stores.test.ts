@@ -202,3 +202,46 @@ describe('sales and notes', () => {
     expect((await auditOf('sale', sale.id)).at(-1)).toMatchObject({ action: 'refund', ...mcpActor(keyId) });
   });
 });
+
+/** The JSON of a resource's one text content. */
+const jsonOf = (read: { contents: ({ text: string } | { blob: string })[] }) => JSON.parse((read.contents[0] as { text: string }).text);
+
+describe('resources and prompts', () => {
+  it('stores://items/{sku}: the item in the API form, the SKU completing from what is typed; an unknown SKU is MCP_NOT_FOUND', async () => {
+    const { client } = await clientOf('read');
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate).sort()).toEqual(['stores://items/{sku}', 'stores://sales/{saleId}']);
+    const read = await client.readResource({ uri: 'stores://items/BK-250' });
+    expect(read.contents).toEqual([{ uri: 'stores://items/BK-250', mimeType: 'application/json', text: expect.any(String) }]);
+    const row = await t.db('items').where({ id: beaker.id }).first();
+    expect(jsonOf(read).item).toMatchObject({ id: beaker.id, sku: 'BK-250', name: 'Beaker 250 ml', price: '10.00', currentStock: Number(row.current_stock) });
+    await expect(client.readResource({ uri: 'stores://items/NOPE' })).rejects.toThrow("MCP_NOT_FOUND: No item with SKU 'NOPE'");
+    const completed = await client.complete({ ref: { type: 'ref/resource', uri: 'stores://items/{sku}' }, argument: { name: 'sku', value: 'bk-2' } });
+    expect(completed.completion.values).toContain('BK-250');
+  });
+
+  it('stores://sales/{saleId}: a sale by its number or id, with its lines; an unknown number is MCP_NOT_FOUND', async () => {
+    const { body } = await clerk.post('/api/sales').send({ chargeCode: 'PHYS-001', items: [{ itemId: beaker.id, quantity: 2 }] }).expect(201);
+    const sale = body.sale as { id: number; saleId: string };
+    const { client } = await clientOf('read');
+    for (const ref of [sale.saleId, String(sale.id)]) {
+      const read = await client.readResource({ uri: `stores://sales/${ref}` });
+      expect(jsonOf(read).sale, ref).toMatchObject({ id: sale.id, saleId: sale.saleId, chargeCode: 'PHYS-001', items: [expect.objectContaining({ itemId: beaker.id })] });
+    }
+    await expect(client.readResource({ uri: `stores://sales/${sale.saleId.slice(0, -1)}X` })).rejects.toThrow(/MCP_NOT_FOUND: No sale numbered/);
+    await expect(client.readResource({ uri: 'stores://sales/999999' })).rejects.toThrow(/MCP_NOT_FOUND/);
+  });
+
+  it('the two prompts: what to reorder this week, and a charge code explained, naming the tools to call', async () => {
+    const { client } = await clientOf('read');
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['explain_charge_code_spending', 'reorder_this_week']);
+    const reorder = await client.getPrompt({ name: 'reorder_this_week' });
+    expect(reorder.messages).toEqual([{ role: 'user', content: { type: 'text', text: expect.stringMatching(/replenishment_suggestions.*list_low_stock.*create_replenishment_orders/s) } }]);
+    const explain = await client.getPrompt({ name: 'explain_charge_code_spending', arguments: { code: 'PHYS-001' } });
+    const text = (explain.messages[0].content as { text: string }).text;
+    expect(text).toMatch(/charge_code_status with code PHYS-001/);
+    expect(text).toMatch(/sales_summary with chargeCode PHYS-001/);
+    expect(text).toMatch(/find_sales with chargeCode PHYS-001/);
+    await expect(client.getPrompt({ name: 'explain_charge_code_spending', arguments: {} })).rejects.toThrow(/code/);
+  });
+});

@@ -11,6 +11,7 @@ import { APP_VERSION } from '../../lib/version';
 import { portableJsonSchema } from './mcp-json-schema';
 import type { Actor } from '../audit/audit.actor';
 import type { McpKeyHolder } from './mcp-keys.service';
+import { registerPrompts, registerResources } from './mcp-resources';
 import { registerCounterTools } from './mcp-tools.counter';
 import { registerPurchasingTools } from './mcp-tools.purchasing';
 import { registerReadTools } from './mcp-tools.read';
@@ -45,11 +46,13 @@ const INSTRUCTIONS =
   'Lists are paged (at most 100 rows a call). Money is in GBP; amounts before VAT unless stated. ' +
   'Purchasing: suppliers and their item sources, purchase orders, replenishment suggestions; the counter: finding sales, notes on records. ' +
   'Keys with the write scope can also record stock changes, create draft quotes, suppliers, item sources and purchase orders, receive ' +
-  "orders, order what replenishment suggests, add notes and refund sales (with the refund permission), acting as the admin who created the key.";
+  "orders, order what replenishment suggests, add notes and refund sales (with the refund permission), acting as the admin who created the key. " +
+  'Resources: stores://items/{sku} (an item) and stores://sales/{saleId} (a sale by number or id); prompts: reorder_this_week, explain_charge_code_spending.';
 
 /**
- * The MCP server of one request (the transport is stateless): the read tools for every key, the
- * write tools only for a key with the write scope, so a read-only key does not even list them.
+ * The MCP server of one request (the transport is stateless): the read tools, resources and prompts
+ * for every key, the write tools only for a key with the write scope, so a read-only key does not
+ * even list them.
  */
 export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder, actor: Actor): McpServer {
   const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
@@ -86,6 +89,8 @@ export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key
   if (context.canWrite) registerWriteTools(addTool, db, context);
   registerPurchasingTools(addTool, db, context);
   registerCounterTools(addTool, db, context);
+  registerResources(server, db, (err) => log.error({ err }, 'MCP resource failed'));
+  registerPrompts(server);
   // the SDK lists the tools with zod's JSON Schema as it comes (type arrays); the list takes the portable form instead
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   return server;
