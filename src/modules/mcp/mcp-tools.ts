@@ -3,13 +3,13 @@ import { ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnota
 import { ZodError, type z } from 'zod';
 import type { Deps } from '../../deps';
 import { hasRole } from '../../auth/guards';
-import type { Role } from '../users/users.schemas';
 import { Forbidden, HttpError } from '../../http/errors';
 import { mcpErrorBody } from '../../http/mcp-errors';
 import { validationErrors } from '../../http/validate';
 import { APP_VERSION } from '../../lib/version';
-import { portableJsonSchema } from './mcp-json-schema';
 import type { Actor } from '../audit/audit.actor';
+import type { Role } from '../users/users.schemas';
+import { portableJsonSchema } from './mcp-json-schema';
 import type { McpKeyHolder } from './mcp-keys.service';
 import { registerPrompts, registerResources } from './mcp-resources';
 import { registerCounterTools } from './mcp-tools.counter';
@@ -57,17 +57,17 @@ const INSTRUCTIONS =
 export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder, actor: Actor): McpServer {
   const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   const log = logger.child({ module: 'mcp', mcpKeyId: key.id });
-  const listed: Tool[] = [];
+  const listed: (() => Tool)[] = [];
 
   const addTool: AddTool = (name, spec) => {
-    listed.push({
+    listed.push(() => ({
       name,
       title: spec.title,
       description: spec.description,
       inputSchema: portableJsonSchema(spec.input, 'input') as Tool['inputSchema'],
       outputSchema: portableJsonSchema(spec.output, 'output') as Tool['outputSchema'],
       annotations: spec.annotations,
-    });
+    }));
     const run = async (args: z.output<typeof spec.input>): Promise<CallToolResult> => {
       try {
         const structured = await spec.run(args);
@@ -92,7 +92,7 @@ export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key
   registerResources(server, db, (err) => log.error({ err }, 'MCP resource failed'));
   registerPrompts(server);
   // the SDK lists the tools with zod's JSON Schema as it comes (type arrays); the list takes the portable form instead
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed.map((tool) => tool()) }));
   return server;
 }
 
