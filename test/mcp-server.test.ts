@@ -19,6 +19,7 @@ const READ_TOOLS = [
   'get_item',
   'get_purchase_order',
   'get_supplier',
+  'item_sources',
   'list_low_stock',
   'list_notes',
   'list_suppliers',

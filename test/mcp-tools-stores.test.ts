@@ -70,8 +70,11 @@ describe('suppliers and item sources', () => {
     const fisher = await call('get_supplier', { supplierId: 'fisher' });
     expect(fisher.structuredContent).toMatchObject({ id: 'fisher', items: [expect.objectContaining({ itemId: beaker.id, price: '4.50' })] });
     expect((await call('get_supplier', { supplierId: 'nobody' })).content[0].text).toMatch(/^MCP_NOT_FOUND: /);
+    const sources = await call('item_sources', { sku: 'BK-250' });
+    expect(sources.structuredContent.sources).toEqual(expect.arrayContaining([expect.objectContaining({ supplierId: 'fisher', supplierName: 'Fisher Scientific', itemId: beaker.id, price: '4.50' })]));
+    expect((await call('item_sources', { itemId: beaker.id })).structuredContent).toEqual(sources.structuredContent);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['list_suppliers', 'get_supplier', 'get_purchase_order', 'replenishment_suggestions', 'find_sales', 'find_quotes', 'list_notes']));
+    expect(names).toEqual(expect.arrayContaining(['list_suppliers', 'get_supplier', 'item_sources', 'get_purchase_order', 'replenishment_suggestions', 'find_sales', 'find_quotes', 'list_notes']));
     for (const write of ['create_supplier', 'link_item_source', 'create_purchase_order', 'receive_purchase_order', 'create_replenishment_orders', 'add_note', 'refund_sale']) {
       expect(names, write).not.toContain(write);
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OrderParams, OrderWithItems, ReceiveOrder } from '../orders/orders.schemas';
 import { ItemSource, LinkItem } from '../sources/sources.schemas';
 import { Supplier, SupplierIdValue } from '../suppliers/suppliers.schemas';
+import { itemRefFields, oneItemRef, oneItemRefIssue } from './mcp-tools.schemas';
 
 /**
  * The /mcp tools of purchasing: the API's own request and answer schemas, so a tool refuses and
@@ -17,6 +18,8 @@ export const GetSupplierInput = z.object({ supplierId: SupplierId });
 export const SupplierOutput = z.object({ supplier: Supplier });
 export const LinkItemSourceInput = LinkItem.extend({ supplierId: SupplierId });
 export const ItemSourceOutput = z.object({ source: ItemSource });
+export const ItemSourcesInput = z.object(itemRefFields).refine(oneItemRef, oneItemRefIssue);
+export const ItemSourcesOutput = z.object({ sources: z.array(ItemSource.extend({ supplierName: z.string() })) });
 
 export const GetPurchaseOrderInput = z.object({ orderId: OrderRef });
 export const PurchaseOrderOutput = z.object({ order: OrderWithItems });

@@ -8,14 +8,18 @@ import { presentReplenishmentOrders, presentSuggestions } from '../replenishment
 import { CreateReplenishmentOrders, ReplenishmentOrdersResult, ReplenishmentSuggestions } from '../replenishment/replenishment.schemas';
 import { replenishmentService } from '../replenishment/replenishment.service';
 import { presentItemSource } from '../sources/sources.present';
+import { sourcesService } from '../sources/sources.service';
 import { presentSupplier, presentSupplierWithItems } from '../suppliers/suppliers.present';
 import { CreateSupplier, SupplierWithItems } from '../suppliers/suppliers.schemas';
 import { suppliersService } from '../suppliers/suppliers.service';
+import { mcpDataService } from './mcp-data.service';
 import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
 import {
   GetPurchaseOrderInput,
   GetSupplierInput,
   ItemSourceOutput,
+  ItemSourcesInput,
+  ItemSourcesOutput,
   LinkItemSourceInput,
   ListSuppliersOutput,
   NoInput,
@@ -56,6 +60,19 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
     run: async ({ supplierId }) => {
       const { supplier, links } = await suppliers.withItems(supplierId);
       return presentSupplierWithItems(supplier, links, await mayReadCostPrices(db, creator));
+    },
+  });
+
+  addTool('item_sources', {
+    title: 'Where an item can be bought',
+    description: "The suppliers of one item (by id or SKU), by supplier name: the supplier's price, part number and whether it is the preferred source.",
+    input: ItemSourcesInput,
+    output: ItemSourcesOutput,
+    annotations: READ,
+    run: async (ref) => {
+      const [itemId] = await mcpDataService(db).itemIdsFor([ref]);
+      const costPrices = await mayReadCostPrices(db, creator);
+      return { sources: (await sourcesService(db).listForItem(itemId)).map((row) => ({ ...presentItemSource(row, costPrices), supplierName: row.supplier_name })) };
     },
   });
 
