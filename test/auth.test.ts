@@ -81,6 +81,7 @@ describe('GET /api/auth/user', () => {
   it('401 without a session', async () => {
     const res = await t.request.get('/api/auth/user').expect(401);
     expect(res.body).toEqual({ message: expect.any(String) });
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="stores"');
   });
 
   it('200 with the session, and 401 again after logout', async () => {
@@ -121,7 +122,8 @@ describe('bearer tokens', () => {
     const created = await agent.post('/api/auth/tokens').send({ name: 'short' }).expect(201);
     await t.db('api_tokens').where({ id: created.body.id }).update({ expires_at: t.db.raw(`now() - interval '1 second'`) });
     await t.request.get('/api/auth/user').set('Authorization', `Bearer ${created.body.token}`).expect(401);
-    await t.request.get('/api/auth/user').set('Authorization', 'Bearer sst_nonsense').expect(401);
+    const nonsense = await t.request.get('/api/auth/user').set('Authorization', 'Bearer sst_nonsense').expect(401);
+    expect(nonsense.headers['www-authenticate']).toBe('Bearer realm="stores", error="invalid_token"');
   });
 });
 

@@ -140,12 +140,12 @@ describe('GET /api/mcp/inventory', () => {
 });
 
 describe('MCP data access and limits', () => {
-  it('401 MCP_AUTH_REQUIRED without a key: a session or a bearer token does not open them', async () => {
+  it('401 MCP_AUTH_REQUIRED without a key, MCP_AUTH_INVALID for any other credential: a session or a bearer token does not open them', async () => {
     const token = (await clerk.post('/api/auth/tokens').send({ name: 'script' }).expect(201)).body.token;
     for (const path of ['/api/mcp/sales', '/api/mcp/inventory']) {
       expect((await t.request.get(path).expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
       expect((await clerk.get(path).expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
-      expect((await t.request.get(path).set('Authorization', `Bearer ${token}`).expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
+      expect((await t.request.get(path).set('Authorization', `Bearer ${token}`).expect(401)).body).toEqual(mcpError('MCP_AUTH_INVALID'));
       expect((await t.request.get(path).set(withKey('mcp_unknown')).expect(401)).body).toEqual(mcpError('MCP_AUTH_INVALID'));
     }
   });

@@ -124,13 +124,13 @@ describe('GET /api/mcp/status', () => {
     }
   });
 
-  it('401 MCP_AUTH_REQUIRED without a key: a session or a bearer token is refused', async () => {
+  it('401 MCP_AUTH_REQUIRED without a key, MCP_AUTH_INVALID for a bearer token: a session or a token is refused', async () => {
     const admin = await buildUser(t.db, { role: 'admin' });
     const agent = await t.loginAs(admin);
     expect((await agent.get('/api/mcp/status').expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
     const token = (await agent.post('/api/auth/tokens').send({ name: 'script', expiresInDays: 1 }).expect(201)).body.token;
     const byToken = await t.request.get('/api/mcp/status').set('Authorization', `Bearer ${token}`).expect(401);
-    expect(byToken.body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
+    expect(byToken.body).toEqual(mcpError('MCP_AUTH_INVALID'));
     expect((await t.request.get('/api/mcp/status').expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
   });
 

@@ -11,8 +11,34 @@ import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-fact
 import { buildMcpKey } from './helpers/mcp-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 
-const READ_TOOLS = ['charge_code_status', 'check_stock', 'get_item', 'list_low_stock', 'sales_summary', 'search_items', 'stock_movements'];
-const WRITE_TOOLS = ['create_draft_quote', 'record_stock_change'];
+const READ_TOOLS = [
+  'charge_code_status',
+  'check_stock',
+  'find_quotes',
+  'find_sales',
+  'get_item',
+  'get_purchase_order',
+  'get_supplier',
+  'item_sources',
+  'list_low_stock',
+  'list_notes',
+  'list_suppliers',
+  'replenishment_suggestions',
+  'sales_summary',
+  'search_items',
+  'stock_movements',
+];
+const WRITE_TOOLS = [
+  'add_note',
+  'create_draft_quote',
+  'create_purchase_order',
+  'create_replenishment_orders',
+  'create_supplier',
+  'link_item_source',
+  'receive_purchase_order',
+  'record_stock_change',
+  'refund_sale',
+];
 const DAY = 86_400_000;
 
 let t: TestApp;
@@ -141,6 +167,26 @@ describe('POST /mcp: initialize and tools/list', () => {
     expect(byName.record_stock_change.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     expect(byName.create_draft_quote.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(byName.record_stock_change.inputSchema.required).toEqual(expect.arrayContaining(['type', 'quantity', 'reason']));
+  });
+});
+
+/** The paths in a JSON Schema where `type` is an array, which some MCP clients refuse (the Inspector's --strict warns). */
+function typeArrays(schema: unknown, path = ''): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((entry, i) => typeArrays(entry, `${path}/${i}`));
+  if (!schema || typeof schema !== 'object') return [];
+  const own = Array.isArray((schema as { type?: unknown }).type) ? [path || '/'] : [];
+  return [...own, ...Object.entries(schema).flatMap(([key, value]) => typeArrays(value, `${path}/${key}`))];
+}
+
+describe('POST /mcp: portable schemas', () => {
+  it('no input or output schema spells a type as an array: a nullable field is anyOf with null', async () => {
+    const { tools } = await (await clientOf('write')).listTools();
+    for (const tool of tools) {
+      expect(typeArrays(tool.inputSchema), tool.name).toEqual([]);
+      expect(typeArrays(tool.outputSchema), tool.name).toEqual([]);
+    }
+    const chargeCode = tools.find((tool) => tool.name === 'charge_code_status')!;
+    expect((chargeCode.outputSchema?.properties as Record<string, unknown>).holdReason).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 });
 
@@ -373,6 +419,35 @@ describe('/mcp over HTTP', () => {
     const unknown = await post(initialize, { Authorization: 'Bearer mcp_not-a-key' });
     expect(unknown.status).toBe(401);
     expect(await unknown.json()).toEqual(mcpError('MCP_AUTH_INVALID'));
+  });
+
+  it('a 401 says which: WWW-Authenticate Bearer with the realm, and error="invalid_token" when a credential was refused', async () => {
+    const none = await post(initialize);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="stores"');
+    const unknown = await post(initialize, { Authorization: 'Bearer mcp_not-a-key' });
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="stores", error="invalid_token"');
+  });
+
+  it('any bearer credential that is not a valid key is MCP_AUTH_INVALID, a user\'s API token or a value without the mcp_ prefix', async () => {
+    const token = (await clerk.post('/api/auth/tokens').send({ name: 'script' }).expect(201)).body.token as string;
+    for (const credential of [token, 'not-a-key']) {
+      const res = await post(initialize, { Authorization: `Bearer ${credential}` });
+      expect(res.status, credential).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="stores", error="invalid_token"');
+      expect(await res.json()).toEqual(mcpError('MCP_AUTH_INVALID'));
+    }
+  });
+
+  it('403 MCP_FORBIDDEN for a browser origin other than PUBLIC_URL\'s, before any allowance is spent; PUBLIC_URL\'s origin and no Origin pass', async () => {
+    const { key, id } = await newKey('read');
+    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1:8080']) {
+      const res = await post(initialize, { Authorization: `Bearer ${key}`, Origin: origin });
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual(mcpError('MCP_FORBIDDEN'));
+    }
+    expect(await t.db('rate_limits').where({ key: `mcp_data:${id}` }).first()).toBeUndefined();
+    expect((await post(initialize, { Authorization: `Bearer ${key}`, Origin: 'http://127.0.0.1' })).status).toBe(200);
+    expect((await post(initialize, { Authorization: `Bearer ${key}` })).status).toBe(200);
   });
 
   it('405 for GET and DELETE, with Allow: POST, in the MCP error format', async () => {

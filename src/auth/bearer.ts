@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { Unauthorized } from '../http/errors';
-import { McpAuthInvalid } from '../http/mcp-errors';
+import { isMcpClientRoute, McpAuthInvalid } from '../http/mcp-errors';
 import { MCP_KEY_PREFIX, mcpKeysService } from '../modules/mcp/mcp-keys.service';
 import { tokensService } from './tokens.service';
 
@@ -18,6 +18,8 @@ export function bearerAuth(db: Knex): RequestHandler {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return next(Unauthorized('Malformed Authorization header'));
     const secret = match[1];
+    // only a key opens an MCP route: any other credential there is a bad key, not a missing one
+    if (!secret.startsWith(MCP_KEY_PREFIX) && isMcpClientRoute(req)) return next(McpAuthInvalid());
     if (secret.startsWith(MCP_KEY_PREFIX)) {
       const key = await mcpKeys.authenticate(secret);
       if (!key) return next(McpAuthInvalid());

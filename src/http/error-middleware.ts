@@ -52,6 +52,7 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
     const { status, body, headers } = describeError(err, req, logger, exposeDetail);
     if (err instanceof HttpError && err.headers) res.set(err.headers);
     if (headers) res.set(headers);
+    if (status === 401) res.set('WWW-Authenticate', bearerChallenge(req));
     if (usesMcpErrors(req)) return res.status(status).json(mcpErrorBody(err, status, body));
     if (!res.locals.isPage) return res.status(status).json(body);
     const message = String(body.message);
@@ -62,6 +63,13 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
     res.status(status).render('error', { title: ERROR_TITLES[status] ?? 'Something went wrong', status, message });
   };
 }
+
+/**
+ * The challenge of a 401 (RFC 6750): a client reads that a bearer credential is expected here, with no
+ * OAuth to discover, and that a credential it sent was refused (invalid_token) rather than missing.
+ */
+const bearerChallenge = (req: Request) =>
+  /^Bearer\s/i.test(req.get('authorization') ?? '') ? 'Bearer realm="stores", error="invalid_token"' : 'Bearer realm="stores"';
 
 const ERROR_TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 503: 'Temporarily unavailable' };
 

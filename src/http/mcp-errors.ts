@@ -26,12 +26,15 @@ export const McpTestRunning = (executionId: string) =>
 
 const MCP_CLIENT_PATH = /^\/(api\/mcp\/(status|test|sales|inventory)(\/|$)|mcp(\/|$))/;
 
+/** Whether the request is for a route that only an MCP key opens (the MCP client routes and /mcp), wherever the middleware asking is mounted. */
+export const isMcpClientRoute = (req: Request): boolean => MCP_CLIENT_PATH.test(`${req.baseUrl}${req.path}`);
+
 /**
  * Errors take the MCP format on the MCP client routes and /mcp, and wherever a request came with
  * an MCP key: a machine client always reads one format. Everything else keeps the API's format.
  */
 export function usesMcpErrors(req: Request): boolean {
-  return MCP_CLIENT_PATH.test(req.path) || /^Bearer\s+mcp_/i.test(req.get('authorization') ?? '') || req.mcpKey !== undefined;
+  return isMcpClientRoute(req) || /^Bearer\s+mcp_/i.test(req.get('authorization') ?? '') || req.mcpKey !== undefined;
 }
 
 /** {error: {code, message, timestamp}}; a refused field's messages make the message. */

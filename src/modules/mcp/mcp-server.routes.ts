@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { HttpError } from '../../http/errors';
+import { actorOf } from '../audit/audit.actor';
+import { Forbidden, HttpError } from '../../http/errors';
 import { McpErrorBody } from './mcp-keys.schemas';
 import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
 
@@ -14,6 +15,18 @@ const loadMcp = () => (mcpModules ??= Promise.all([import('./mcp-tools'), import
 /** The transport is stateless: no session to resume (GET) or end (DELETE). */
 const postOnly: RequestHandler = (req, _res, next) => {
   next(new HttpError(405, `${req.method} /mcp is not supported: this MCP server is stateless, send each JSON-RPC message with POST`, undefined, { Allow: 'POST' }));
+};
+
+/**
+ * The Streamable HTTP transport asks the server to check Origin against DNS rebinding: a browser page
+ * may talk to /mcp only from this service's own origin. A request without Origin is not a browser's.
+ */
+const ownOriginOnly = (publicUrl: string): RequestHandler => {
+  const publicOrigin = new URL(publicUrl).origin;
+  return (req, _res, next) => {
+    const origin = req.get('origin');
+    next(origin === undefined || origin === publicOrigin ? undefined : Forbidden(`Origin '${origin}' refused: a browser may call /mcp only from ${publicOrigin}`));
+  };
 };
 
 /**
@@ -42,13 +55,14 @@ export function mcpServerRoutes(deps: Deps): Router {
         200: { description: 'The JSON-RPC answer (a JSON-RPC error for an unknown method or refused arguments)', schema: JsonRpcAnswer },
         202: 'Accepted: the body held only notifications or responses',
         400: jsonRpcRefusal('Not a JSON-RPC message (a JSON-RPC error), or a NUL character or malformed JSON (MCP_INVALID_REQUEST)'),
+        403: mcpError("MCP_FORBIDDEN: an Origin header other than PUBLIC_URL's origin (a browser page elsewhere)"),
         406: { description: 'The Accept header does not take both application/json and text/event-stream', schema: JsonRpcError },
         415: jsonRpcRefusal('The body is not JSON'),
       },
     },
     async (req, res) => {
       const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
-      const server = createMcpServer(deps, currentMcpKey(req));
+      const server = createMcpServer(deps, currentMcpKey(req), actorOf(req));
       // JSON answers rather than an event stream: the tools send no progress, and a plain client reads JSON
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
@@ -63,5 +77,5 @@ export function mcpServerRoutes(deps: Deps): Router {
   const notSupported = { access: 'mcp-key' as const, responses: { 405: mcpError('MCP_METHOD_NOT_ALLOWED, with Allow: POST') } };
   api.get('/', { operationId: 'getMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
   api.delete('/', { operationId: 'deleteMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
-  return Router().use('/mcp', api.router);
+  return Router().use('/mcp', ownOriginOnly(deps.config.publicUrl), api.router);
 }

@@ -21,12 +21,12 @@ const Limit = (byDefault: number) => z.number().int().min(1).max(TOOL_PAGE_MAX).
 
 const ItemId = z.number().int().positive().max(2_147_483_647);
 const Sku = z.string().trim().min(1).max(100);
-const itemRefFields = {
+export const itemRefFields = {
   itemId: ItemId.optional().describe('the item id (give itemId or sku)'),
   sku: Sku.optional().describe('the item SKU, exact (give itemId or sku)'),
 };
-const oneItemRef = (v: { itemId?: number; sku?: string }) => (v.itemId === undefined) !== (v.sku === undefined);
-const oneItemRefIssue = { error: 'give exactly one of itemId or sku', path: ['itemId'] };
+export const oneItemRef = (v: { itemId?: number; sku?: string }) => (v.itemId === undefined) !== (v.sku === undefined);
+export const oneItemRefIssue = { error: 'give exactly one of itemId or sku', path: ['itemId'] };
 
 const Since = DateOrTimestamp.optional().describe('from (inclusive): YYYY-MM-DD (start of that UTC day) or an ISO 8601 timestamp');
 const Until = DateOrTimestamp.optional().describe('to (inclusive): YYYY-MM-DD (end of that UTC day) or an ISO 8601 timestamp');

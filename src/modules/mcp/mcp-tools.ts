@@ -1,12 +1,19 @@
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError, type z } from 'zod';
 import type { Deps } from '../../deps';
-import { HttpError } from '../../http/errors';
+import { hasRole } from '../../auth/guards';
+import { Forbidden, HttpError } from '../../http/errors';
 import { mcpErrorBody } from '../../http/mcp-errors';
 import { validationErrors } from '../../http/validate';
 import { APP_VERSION } from '../../lib/version';
+import type { Actor } from '../audit/audit.actor';
+import type { Role } from '../users/users.schemas';
+import { portableJsonSchema } from './mcp-json-schema';
 import type { McpKeyHolder } from './mcp-keys.service';
+import { registerPrompts, registerResources } from './mcp-resources';
+import { registerCounterTools } from './mcp-tools.counter';
+import { registerPurchasingTools } from './mcp-tools.purchasing';
 import { registerReadTools } from './mcp-tools.read';
 import { registerWriteTools } from './mcp-tools.write';
 
@@ -23,20 +30,44 @@ export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = {
 /** Registers one tool on a server; a tool that fails answers a tool error instead of failing the request. */
 export type AddTool = <I extends z.ZodObject, O extends z.ZodObject>(name: string, spec: ToolSpec<I, O>) => void;
 
+/** What a tool acts as: the key (whose creator's role and permissions still apply) and the audit actor of the request, kind 'mcp-key'. */
+export type ToolContext = { key: McpKeyHolder; actor: Actor; canWrite: boolean };
+
+/**
+ * A tool that the API opens only to a role: the key's creator must still hold it (a creator demoted
+ * since the key was issued has lost it).
+ */
+export function requireCreatorRole({ key }: ToolContext, role: Role, what: string): void {
+  if (!hasRole(key.creator, role)) throw Forbidden(`${what} need the ${role} role, which the key's creator no longer holds`);
+}
+
 const INSTRUCTIONS =
   'The university stores counter: inventory (items, stock, low stock, stock movements), sales figures and charge codes (budget codes). ' +
   'Lists are paged (at most 100 rows a call). Money is in GBP; amounts before VAT unless stated. ' +
-  'Keys with the write scope can also record stock changes and create draft quotes, acting as the admin who created the key.';
+  'Purchasing: suppliers and their item sources, purchase orders, replenishment suggestions; the counter: finding sales, notes on records. ' +
+  'Keys with the write scope can also record stock changes, create draft quotes, suppliers, item sources and purchase orders, receive ' +
+  "orders, order what replenishment suggests, add notes and refund sales (with the refund permission), acting as the admin who created the key. " +
+  'Resources: stores://items/{sku} (an item) and stores://sales/{saleId} (a sale by number or id); prompts: reorder_this_week, explain_charge_code_spending.';
 
 /**
- * The MCP server of one request (the transport is stateless): the read tools for every key, the
- * write tools only for a key with the write scope, so a read-only key does not even list them.
+ * The MCP server of one request (the transport is stateless): the read tools, resources and prompts
+ * for every key, the write tools only for a key with the write scope, so a read-only key does not
+ * even list them.
  */
-export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder): McpServer {
+export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder, actor: Actor): McpServer {
   const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   const log = logger.child({ module: 'mcp', mcpKeyId: key.id });
+  const listed: (() => Tool)[] = [];
 
   const addTool: AddTool = (name, spec) => {
+    listed.push(() => ({
+      name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: portableJsonSchema(spec.input, 'input') as Tool['inputSchema'],
+      outputSchema: portableJsonSchema(spec.output, 'output') as Tool['outputSchema'],
+      annotations: spec.annotations,
+    }));
     const run = async (args: z.output<typeof spec.input>): Promise<CallToolResult> => {
       try {
         const structured = await spec.run(args);
@@ -53,8 +84,15 @@ export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key
     );
   };
 
+  const context: ToolContext = { key, actor, canWrite: key.scopes.includes('write') };
   registerReadTools(addTool, db);
-  if (key.scopes.includes('write')) registerWriteTools(addTool, db, key);
+  if (context.canWrite) registerWriteTools(addTool, db, context);
+  registerPurchasingTools(addTool, db, context);
+  registerCounterTools(addTool, db, context);
+  registerResources(server, db, (err) => log.error({ err }, 'MCP resource failed'));
+  registerPrompts(server);
+  // the SDK lists the tools with zod's JSON Schema as it comes (type arrays); the list takes the portable form instead
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed.map((tool) => tool()) }));
   return server;
 }
 

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { hasRole } from '../../auth/guards';
 import type { Db } from '../../db/knex';
-import { Forbidden } from '../../http/errors';
 import { presentStockChange } from '../items/items.present';
 import { itemsService } from '../items/items.service';
 import { presentDraftSaved } from '../sales/quotes.present';
 import { quotesService } from '../sales/quotes.service';
-import type { McpKeyHolder } from './mcp-keys.service';
 import { mcpDataService } from './mcp-data.service';
-import type { AddTool } from './mcp-tools';
+import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
 import { CreateDraftQuoteInput, CreateDraftQuoteOutput, RecordStockChangeInput, RecordStockChangeOutput } from './mcp-tools.schemas';
 
 /**
@@ -16,8 +13,9 @@ import { CreateDraftQuoteInput, CreateDraftQuoteOutput, RecordStockChangeInput, 
  * key would not have opened the request), through the same services as the API: the stock ledger
  * via the items service, the draft quotes service.
  */
-export function registerWriteTools(addTool: AddTool, db: Db, key: McpKeyHolder) {
+export function registerWriteTools(addTool: AddTool, db: Db, context: ToolContext) {
   const data = mcpDataService(db);
+  const { key } = context;
   const actor = key.creator;
 
   addTool('record_stock_change', {
@@ -29,8 +27,7 @@ export function registerWriteTools(addTool: AddTool, db: Db, key: McpKeyHolder) 
     output: RecordStockChangeOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async ({ type, quantity, reason, ...ref }) => {
-      // the API route asks for a manager; a creator demoted since the key was issued has lost that
-      if (!hasRole(actor, 'manager')) throw Forbidden(`Stock changes need the manager role, which the key's creator no longer holds`);
+      requireCreatorRole(context, 'manager', 'Stock changes');
       const [itemId] = await data.itemIdsFor([ref]);
       const { item, movement } = await itemsService(db).changeStock(itemId, { type, quantity, reason: `${reason} (MCP key '${key.name}')` }, actor.id);
       return presentStockChange(item, movement);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
 import { inTransaction } from '../../db/knex';
@@ -209,6 +210,16 @@ export function quotesService(db: Db) {
   });
 
   /** A user's quote by id (managers and admins reach every quote); 404 otherwise. */
+  /** Every quote for a manager or admin, otherwise the actor's own; most recently updated first. */
+  const visibleTo = (actor: Actor) => {
+    const query = db<QuoteRow>('quotes').orderBy('updated_at', 'desc').orderBy('id', 'desc');
+    return canSeeAllQuotes(actor) ? query : query.where({ user_id: actor.id });
+  };
+  const withLinesOf = async (rows: QuoteRow[]): Promise<QuoteRecord[]> => {
+    const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
+    return rows.map((quote) => ({ quote, lines: lines.filter((l) => l.quote_id === quote.id) }));
+  };
+
   async function findFor(actor: Actor, id: number, trx: Db = db, lock = false): Promise<QuoteRow> {
     const query = trx<QuoteRow>('quotes').where({ id });
     if (!canSeeAllQuotes(actor)) query.andWhere({ user_id: actor.id });
@@ -349,11 +360,19 @@ export function quotesService(db: Db) {
     },
 
     async list(actor: Actor): Promise<QuoteRecord[]> {
-      const query = db<QuoteRow>('quotes').orderBy('updated_at', 'desc').orderBy('id', 'desc');
-      if (!canSeeAllQuotes(actor)) query.where({ user_id: actor.id });
-      const rows = await query;
-      const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
-      return rows.map((quote) => ({ quote, lines: lines.filter((l) => l.quote_id === quote.id) }));
+      return withLinesOf(await visibleTo(actor));
+    },
+
+    /**
+     * The quotes the actor may see that a search finds: by quote number from its start, or by part of
+     * the charge code or of the customer notes (who it is for), case-insensitive; at most `limit`.
+     */
+    async find(actor: Actor, search: string, limit: number): Promise<QuoteRecord[]> {
+      const anywhere = containsPattern(search);
+      const found = visibleTo(actor)
+        .where((q) => q.whereRaw('lower(quote_id) ^@ lower(?)', [search]).orWhereILike('charge_code', anywhere).orWhereILike('customer_notes', anywhere))
+        .limit(limit);
+      return withLinesOf(await found);
     },
 
     async get(actor: Actor, id: number): Promise<QuoteRecord> {
