@@ -3,7 +3,7 @@ import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profi
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
-import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
@@ -134,7 +134,7 @@ export function itemsRoutes({ db, docs }: Deps) {
       access: MANAGER_UNDER_STRICT,
       body: BulkExport,
       responses: {
-        200: { description: 'The file', contentType: XLSX_TYPE, schema: ItemsExportFile },
+        200: { description: 'The file (format=csv: text/csv)', contentType: XLSX_TYPE, schema: ItemsExportFile, otherContent: { 'text/csv': CsvText } },
         400: bulkInvalid,
       },
     },
