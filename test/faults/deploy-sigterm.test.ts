@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCategory } from '../helpers/factories';
+import { buildCategory, buildUser } from '../helpers/factories';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { invoicePdf } from '../helpers/purchasing-factories';
 import { Client, connectionRefused, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
@@ -17,10 +17,13 @@ const UPLOADS = 20;
 let cluster: PgCluster;
 let server: ServerProcess;
 let store: Store;
+/** the uploads' people: one person's invoices are read one after another (at most three waiting), so each upload is another manager's */
+let uploaders: { email: string }[];
 
 beforeAll(async () => {
   cluster = await startPgCluster();
   store = await seedStore(cluster.db, 10);
+  uploaders = await Promise.all(Array.from({ length: UPLOADS }, () => buildUser(cluster.db, { role: 'manager' })));
   // enough items that an export takes a while
   const category = await buildCategory(cluster.db);
   await cluster.db.raw(
@@ -73,6 +76,7 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
   it('each in-flight request completes or fails whole, new connections are refused, the process exits 0 within the grace period', async () => {
     const manager = await new Client(server.baseUrl, 60_000).signIn(store.manager.email);
     const pdf = await invoicePdf();
+    const uploading = await Promise.all(uploaders.map((uploader) => new Client(server.baseUrl, 60_000).signIn(uploader.email)));
     // the sales wait inside their transactions on the items' rows, which the test holds until after the signal
     const holder = await cluster.db.transaction();
     await holder('items').whereIn('id', store.itemIds).forUpdate().select('id');
@@ -87,7 +91,7 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
       requests.push(manager.post('/api/sales', { chargeCode: store.chargeCode, items }).then((answer) => ({ kind: 'sale', answer })));
     }
     for (let i = 0; i < UPLOADS; i += 1) {
-      requests.push(slowUpload(server, manager.cookie, pdf, afterSignal).then((answer) => ({ kind: 'upload', answer })));
+      requests.push(slowUpload(server, uploading[i].cookie, pdf, afterSignal).then((answer) => ({ kind: 'upload', answer })));
     }
     for (let i = 0; i < 50 - SALES - UPLOADS; i += 1) {
       const format = i % 2 ? 'csv' : 'xlsx';
