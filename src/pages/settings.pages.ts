@@ -78,7 +78,7 @@ const ACCESS_PROFILE_CHOICES: Record<AccessProfile, { label: string; explanation
     label: 'strict: these actions are for managers (recommended)',
     explanation:
       "Only managers and admins may do those things; a user may still set the recipient of a sale they processed. Users do not see supplier prices, " +
-      'order costs or invoice PDFs (the API answers those prices null and the PDF 403).',
+      'order costs, invoice PDFs or purchase orders (the API answers those prices null and the PDFs 403).',
   },
 };
 
