@@ -10,7 +10,7 @@ import { presentCreatedToken, presentFailedSignIns, presentSsoStatus, presentTok
 import { CreateToken, CreatedToken, FailedSignInList, LoginBody, SignOutPage, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
 import { failedSignIns } from './failed-sign-ins';
 import { currentUser } from './guards';
-import { csrfToken } from '../pages/page-csrf';
+import { csrfToken } from './form-tokens';
 import { endSession, SESSION_COOKIE, startSession } from './session';
 import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
 import { tokensService } from './tokens.service';

@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import { HttpError } from '../http/errors';
 import { validationErrors } from '../http/validate';
 import { memoryUpload } from '../http/uploads';
-import { csrfProtection } from './page-csrf';
+import { csrfProtection } from '../auth/form-tokens';
 
 /** Field name -> message, shown beside each field. */
 export type FieldErrors = Record<string, string>;

@@ -8,7 +8,7 @@ import { wantsPartial } from './page-render';
 import { crossSiteGuard } from '../auth/csrf';
 import { NotFound } from '../http/errors';
 import { refuseNulCharacters } from '../http/validate';
-import { csrfToken, pageCsrf } from './page-csrf';
+import { csrfToken, pageCsrf } from '../auth/form-tokens';
 import { storeFlashBeforeRedirect } from './forms';
 import { signInPages } from './sign-in.pages';
 import { dashboardPages } from './dashboard.pages';
