@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE items ADD CONSTRAINT items_current_stock_non_negative CHECK (current_stock >= 0)');
   await knex.raw('ALTER TABLE items ADD CONSTRAINT items_minimum_stock_non_negative CHECK (minimum_stock >= 0)');
   await knex.raw('ALTER TABLE items ADD CONSTRAINT items_price_non_negative CHECK (price >= 0)');
-  await knex.raw('ALTER TABLE items ADD CONSTRAINT items_vat_rate_range CHECK (vat_rate IS NULL OR (vat_rate >= 0 AND vat_rate <= 1))');
+  await knex.raw(
+    'ALTER TABLE items ADD CONSTRAINT items_vat_rate_range CHECK (vat_rate IS NULL OR (vat_rate >= 0 AND vat_rate <= 1))',
+  );
   // Search matches name, description and sku case-insensitively with ILIKE '%term%'.
   await knex.raw(
     `CREATE INDEX items_search_trgm ON items USING gin ((name || ' ' || coalesce(description, '') || ' ' || sku) gin_trgm_ops)`,

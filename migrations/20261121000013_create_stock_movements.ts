@@ -22,8 +22,12 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['created_at']);
     t.index(['reference_type', 'reference_id']);
   });
-  await knex.raw(`ALTER TABLE stock_movements ADD CONSTRAINT stock_movements_type_check CHECK (type IN ('in', 'out', 'adjustment'))`);
-  await knex.raw('ALTER TABLE stock_movements ADD CONSTRAINT stock_movements_arithmetic CHECK (new_stock = previous_stock + quantity AND new_stock >= 0)');
+  await knex.raw(
+    `ALTER TABLE stock_movements ADD CONSTRAINT stock_movements_type_check CHECK (type IN ('in', 'out', 'adjustment'))`,
+  );
+  await knex.raw(
+    'ALTER TABLE stock_movements ADD CONSTRAINT stock_movements_arithmetic CHECK (new_stock = previous_stock + quantity AND new_stock >= 0)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -68,6 +68,8 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP TRIGGER items_count_update ON items');
   await knex.raw('DROP TRIGGER items_count_delete ON items');
   await knex.raw('DROP TRIGGER items_count_insert ON items');
-  await knex.raw('DROP FUNCTION item_counts_after_update(), item_counts_after_delete(), item_counts_after_insert(), item_counts_add(jsonb)');
+  await knex.raw(
+    'DROP FUNCTION item_counts_after_update(), item_counts_after_delete(), item_counts_after_insert(), item_counts_add(jsonb)',
+  );
   await knex.raw('DROP TABLE item_counts');
 }

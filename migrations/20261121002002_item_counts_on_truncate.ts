@@ -9,7 +9,9 @@ export async function up(knex: Knex): Promise<void> {
       DELETE FROM item_counts;
       RETURN NULL;
     END $$`);
-  await knex.raw(`CREATE TRIGGER items_count_truncate AFTER TRUNCATE ON items FOR EACH STATEMENT EXECUTE FUNCTION item_counts_after_truncate()`);
+  await knex.raw(
+    `CREATE TRIGGER items_count_truncate AFTER TRUNCATE ON items FOR EACH STATEMENT EXECUTE FUNCTION item_counts_after_truncate()`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

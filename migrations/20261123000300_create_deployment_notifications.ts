@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('received_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['received_at', 'id']);
   });
-  await knex.raw(`ALTER TABLE deployment_notifications ADD CONSTRAINT deployment_notifications_source CHECK (source IN ('watchtower', 'github'))`);
+  await knex.raw(
+    `ALTER TABLE deployment_notifications ADD CONSTRAINT deployment_notifications_source CHECK (source IN ('watchtower', 'github'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -13,7 +13,9 @@ const MESSAGE = "A refund note is part of the sale''s record and cannot be chang
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`ALTER TABLE notes ADD COLUMN kind text NOT NULL DEFAULT 'note'`);
   await knex.raw(`ALTER TABLE notes ADD CONSTRAINT notes_kind_check CHECK (kind IN ('note', 'refund'))`);
-  await knex.raw(`ALTER TABLE notes ADD CONSTRAINT notes_refund_on_sale CHECK (kind <> 'refund' OR reference_type = 'sale')`);
+  await knex.raw(
+    `ALTER TABLE notes ADD CONSTRAINT notes_refund_on_sale CHECK (kind <> 'refund' OR reference_type = 'sale')`,
+  );
   await knex.raw(`
     UPDATE notes n SET kind = 'refund'
       FROM sales s

@@ -80,7 +80,9 @@ export async function up(knex: Knex): Promise<void> {
                   FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_delete()`);
   await knex.raw(`CREATE TRIGGER sales_daily_totals_update AFTER UPDATE ON sales REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
                   FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_update()`);
-  await knex.raw(`CREATE TRIGGER sales_daily_totals_truncate AFTER TRUNCATE ON sales FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_truncate()`);
+  await knex.raw(
+    `CREATE TRIGGER sales_daily_totals_truncate AFTER TRUNCATE ON sales FOR EACH STATEMENT EXECUTE FUNCTION sales_daily_totals_after_truncate()`,
+  );
   await knex.raw(`
     INSERT INTO sales_daily_totals (day, charge_code, is_paid, slot, sales_count, total_amount, refunded_amount)
     SELECT ${ROLLUP_DAY}, charge_code, is_paid, 0, count(*), sum(total_amount), sum(refunded_amount) FROM sales GROUP BY 1, 2, 3`);

@@ -12,7 +12,8 @@ import type { Knex } from 'knex';
 // recorded_at is the refund's transaction time. batch_id is set once, by the recharge batch that
 // takes the row. A sale purged by an archive takes its refund rows with it (a batch keeps its own
 // copies of the amounts).
-const SHARE = (side: 'OLD' | 'NEW', column: string) => `round(${side}.${column} * ${side}.refunded_quantity / ${side}.quantity, 2)`;
+const SHARE = (side: 'OLD' | 'NEW', column: string) =>
+  `round(${side}.${column} * ${side}.refunded_quantity / ${side}.quantity, 2)`;
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

@@ -44,7 +44,9 @@ export async function up(knex: Knex): Promise<void> {
       vat_amount numeric(14, 2) NOT NULL,
       gross_amount numeric(14, 2) NOT NULL
     )`);
-  await knex.raw(`CREATE UNIQUE INDEX recharge_batch_entries_one_sale ON recharge_batch_entries (sale_ref) WHERE kind = 'sale'`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX recharge_batch_entries_one_sale ON recharge_batch_entries (sale_ref) WHERE kind = 'sale'`,
+  );
   await knex.raw('CREATE INDEX recharge_batch_entries_batch ON recharge_batch_entries (batch_id, id)');
   await knex.raw(
     'ALTER TABLE sale_refund_lines ADD CONSTRAINT sale_refund_lines_batch FOREIGN KEY (batch_id) REFERENCES recharge_batches(id) DEFERRABLE INITIALLY DEFERRED',
@@ -55,7 +57,9 @@ export async function up(knex: Knex): Promise<void> {
       RAISE EXCEPTION '% is immutable: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'insufficient_privilege';
     END $$`);
   for (const table of ['recharge_batches', 'recharge_batch_entries']) {
-    await knex.raw(`CREATE TRIGGER ${table}_immutable BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION recharge_batches_are_immutable()`);
+    await knex.raw(
+      `CREATE TRIGGER ${table}_immutable BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION recharge_batches_are_immutable()`,
+    );
   }
   // a refund line taken by a batch stays in it (the line itself may go with its sale's archive)
   await knex.raw(`CREATE TRIGGER sale_refund_lines_batched_immutable BEFORE UPDATE ON sale_refund_lines

@@ -5,7 +5,9 @@ import type { Knex } from 'knex';
 // so invoice lines can be matched by it; the unique index backs the 409 on a duplicate.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE item_sources ADD COLUMN supplier_sku text');
-  await knex.raw('CREATE UNIQUE INDEX item_sources_supplier_sku ON item_sources (supplier_id, lower(supplier_sku)) WHERE supplier_sku IS NOT NULL');
+  await knex.raw(
+    'CREATE UNIQUE INDEX item_sources_supplier_sku ON item_sources (supplier_id, lower(supplier_sku)) WHERE supplier_sku IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

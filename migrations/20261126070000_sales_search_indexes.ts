@@ -12,9 +12,15 @@ import type { Knex } from 'knex';
 // pg_trgm is created by 20261121000012_create_items.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX sales_sale_id_lower_prefix ON sales USING spgist (lower(sale_id))');
-  await knex.raw('CREATE INDEX sales_delivered_to_trgm ON sales USING gin (delivered_to gin_trgm_ops) WHERE delivered_to IS NOT NULL');
-  await knex.raw('CREATE INDEX sales_delivered_to_email_trgm ON sales USING gin (delivered_to_email gin_trgm_ops) WHERE delivered_to_email IS NOT NULL');
-  await knex.raw(`CREATE INDEX sale_items_sku_name_trgm ON sale_items USING gin ((item_sku || ' ' || item_name) gin_trgm_ops)`);
+  await knex.raw(
+    'CREATE INDEX sales_delivered_to_trgm ON sales USING gin (delivered_to gin_trgm_ops) WHERE delivered_to IS NOT NULL',
+  );
+  await knex.raw(
+    'CREATE INDEX sales_delivered_to_email_trgm ON sales USING gin (delivered_to_email gin_trgm_ops) WHERE delivered_to_email IS NOT NULL',
+  );
+  await knex.raw(
+    `CREATE INDEX sale_items_sku_name_trgm ON sale_items USING gin ((item_sku || ' ' || item_name) gin_trgm_ops)`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

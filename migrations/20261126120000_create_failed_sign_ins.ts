@@ -15,7 +15,9 @@ export async function up(knex: Knex): Promise<void> {
     // how long the growing delay held this attempt's answer
     t.integer('delay_ms').notNullable().defaultTo(0);
   });
-  await knex.raw(`ALTER TABLE failed_sign_ins ADD CONSTRAINT failed_sign_ins_reason CHECK (reason IN ('wrong_password', 'rate_limited'))`);
+  await knex.raw(
+    `ALTER TABLE failed_sign_ins ADD CONSTRAINT failed_sign_ins_reason CHECK (reason IN ('wrong_password', 'rate_limited'))`,
+  );
   await knex.raw('CREATE INDEX failed_sign_ins_user_recent ON failed_sign_ins (user_id, occurred_at DESC)');
   await knex.raw('CREATE INDEX failed_sign_ins_occurred_at ON failed_sign_ins (occurred_at)');
 }

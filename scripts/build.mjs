@@ -23,7 +23,12 @@ async function inputsDigest() {
           .map((entry) => path.join(entry.parentPath, entry.name))
           .sort()
       : [full];
-    for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(await readFile(file)).update('\0');
+    for (const file of files)
+      hash
+        .update(path.relative(ROOT, file))
+        .update('\0')
+        .update(await readFile(file))
+        .update('\0');
   }
   return hash.digest('hex');
 }
@@ -59,7 +64,10 @@ const sourceImportMeta = {
         `import { fileURLToPath as __sourcePath } from 'node:url';\n` +
         source
           .replace(/new URL\('\.\/([\w.-]+)\.ts', import\.meta\.url\)/g, (_, name) => {
-            if (!entryNames.has(name)) throw new Error(`${file}: ${name}.ts is started from its own file but is not an entry point of the build`);
+            if (!entryNames.has(name))
+              throw new Error(
+                `${file}: ${name}.ts is started from its own file but is not an entry point of the build`,
+              );
             return `new URL('./${name}.js', __realModuleUrl)`;
           })
           .replaceAll('import.meta.url', `${sourceUrl}.href`)

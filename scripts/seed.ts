@@ -11,7 +11,9 @@ loadEnvFile();
 const config = loadConfig();
 // the demo accounts' passwords are printed in README: a production database must not get them by accident
 if (config.env === 'production' && !process.argv.slice(2).includes('--force')) {
-  console.error('Refusing to seed under NODE_ENV=production: the demo data has accounts with published passwords; npm run db:seed -- --force to load it anyway');
+  console.error(
+    'Refusing to seed under NODE_ENV=production: the demo data has accounts with published passwords; npm run db:seed -- --force to load it anyway',
+  );
   process.exit(1);
 }
 const logger = createLogger(config.logLevel);

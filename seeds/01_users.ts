@@ -3,7 +3,13 @@ import { usersService } from '../src/modules/users/users.service';
 
 /** Demo accounts (printed in README). The first admin comes from start-up, not from here. */
 export const DEMO_USERS = [
-  { email: 'manager@example.ac.uk', firstName: 'Morgan', lastName: 'Manager', role: 'manager', password: 'manager-demo-password' },
+  {
+    email: 'manager@example.ac.uk',
+    firstName: 'Morgan',
+    lastName: 'Manager',
+    role: 'manager',
+    password: 'manager-demo-password',
+  },
   { email: 'user@example.ac.uk', firstName: 'Uma', lastName: 'User', role: 'user', password: 'user-demo-password' },
 ] as const;
 

@@ -59,7 +59,8 @@ export async function seed(knex: Knex): Promise<void> {
   }
 
   for (const r of VAT_RATES) {
-    if (!(await knex('vat_rates').where({ name: r.name }).first('id'))) await knex('vat_rates').insert({ ...r, is_default: false });
+    if (!(await knex('vat_rates').where({ name: r.name }).first('id')))
+      await knex('vat_rates').insert({ ...r, is_default: false });
   }
 
   const creator: { id: string; email: string } | undefined =

@@ -9,12 +9,27 @@ const DAY = 86_400_000;
  */
 export async function seed(knex: Knex): Promise<void> {
   const now = Date.now();
-  const admin = await knex('users').where({ role: 'admin', is_active: true }).orderBy('created_at').first('id', 'first_name', 'last_name');
+  const admin = await knex('users')
+    .where({ role: 'admin', is_active: true })
+    .orderBy('created_at')
+    .first('id', 'first_name', 'last_name');
   const placedByAdmin = admin
-    ? { hold_placed_by: admin.id, hold_placed_by_name: `${admin.first_name} ${admin.last_name}`, hold_placed_by_role: 'admin', hold_placed_at: new Date(now) }
+    ? {
+        hold_placed_by: admin.id,
+        hold_placed_by_name: `${admin.first_name} ${admin.last_name}`,
+        hold_placed_by_role: 'admin',
+        hold_placed_at: new Date(now),
+      }
     : {};
   const codes = [
-    { code: 'CHEM-2026-001', title: 'Chemistry teaching labs', cost_centre: 'Chemistry', from: -180, until: 365, pin: '1234' },
+    {
+      code: 'CHEM-2026-001',
+      title: 'Chemistry teaching labs',
+      cost_centre: 'Chemistry',
+      from: -180,
+      until: 365,
+      pin: '1234',
+    },
     { code: 'PHYS-2026-014', title: 'Physics research group', cost_centre: 'Physics', from: -90, until: 540 },
     { code: 'BIO-2025-077', title: 'Biology field course', cost_centre: 'Biology', from: -300, until: 12 },
     {

@@ -69,7 +69,36 @@ export type AppOptions = {
 };
 
 /** The API modules, each mounted at /api and registering its own paths and docs. */
-const API_MODULES: ((deps: Deps) => Router)[] = [authRoutes, oidcRoutes, usersRoutes, settingsRoutes, suppliersRoutes, sourcesRoutes, ordersRoutes, invoicesRoutes, itemsRoutes, categoriesRoutes, stockMovementsRoutes, vatRatesRoutes, notesRoutes, dashboardRoutes, notificationsRoutes, systemAlertsRoutes, chargeCodesRoutes, salesRoutes, financeRoutes, mcpKeysRoutes, mcpRunsRoutes, mcpDataRoutes, mcpAnalyticsRoutes, backupsRoutes, archivesRoutes, deploymentNotificationsRoutes, auditRoutes, replenishmentRoutes];
+const API_MODULES: ((deps: Deps) => Router)[] = [
+  authRoutes,
+  oidcRoutes,
+  usersRoutes,
+  settingsRoutes,
+  suppliersRoutes,
+  sourcesRoutes,
+  ordersRoutes,
+  invoicesRoutes,
+  itemsRoutes,
+  categoriesRoutes,
+  stockMovementsRoutes,
+  vatRatesRoutes,
+  notesRoutes,
+  dashboardRoutes,
+  notificationsRoutes,
+  systemAlertsRoutes,
+  chargeCodesRoutes,
+  salesRoutes,
+  financeRoutes,
+  mcpKeysRoutes,
+  mcpRunsRoutes,
+  mcpDataRoutes,
+  mcpAnalyticsRoutes,
+  backupsRoutes,
+  archivesRoutes,
+  deploymentNotificationsRoutes,
+  auditRoutes,
+  replenishmentRoutes,
+];
 
 const ROUTE_TABLE = 'stores route table';
 
@@ -84,7 +113,16 @@ export function buildApp(opts: AppOptions): Express {
   const docs = createDocsRegistry();
   const passport = new Passport();
   const maintenance = opts.maintenance ?? createMaintenance();
-  const deps: Deps = { db, databaseUrl: opts.databaseUrl, maintenance, config, logger, docs, passport, mcpLimiters: mcpLimiters(db) };
+  const deps: Deps = {
+    db,
+    databaseUrl: opts.databaseUrl,
+    maintenance,
+    config,
+    logger,
+    docs,
+    passport,
+    mcpLimiters: mcpLimiters(db),
+  };
 
   app.set(ROUTE_TABLE, routeTable(docs));
   app.disable('x-powered-by');
@@ -93,7 +131,12 @@ export function buildApp(opts: AppOptions): Express {
   // HSTS and upgrade-insecure-requests over plain http would make browsers refuse the service (or
   // ask for an https that is not there), so only a PUBLIC_URL under https turns them on
   const https = config.publicUrl.startsWith('https://');
-  app.use(helmet({ strictTransportSecurity: https, contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }));
+  app.use(
+    helmet({
+      strictTransportSecurity: https,
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } },
+    }),
+  );
   configureViews(app, config.env !== 'development');
   app.use(requestLogger(logger));
   app.use(healthRoutes(db, docs, opts.lifecycle ?? createLifecycle()));
@@ -105,14 +148,25 @@ export function buildApp(opts: AppOptions): Express {
   app.use(['/api', '/mcp'], requireJsonBody);
   app.use(['/api', '/mcp'], bearerAuth(db));
   configurePassportSessions(passport as never, db);
-  const sessions = sessionMiddleware({ config, secret: opts.sessionSecret, pool: opts.sessionPool, passport: passport as never });
+  const sessions = sessionMiddleware({
+    config,
+    secret: opts.sessionSecret,
+    pool: opts.sessionPool,
+    passport: passport as never,
+  });
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
   app.use('/api', crossSiteGuard(config.publicUrl));
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up
   // to 10 MB, read here only for a caller its route admits (any signed-in user, a manager under access.profile strict).
-  app.use('/api/items/bulk-import', refuseMcpKey, requireAuth, requireUnderProfile(db, MANAGER_UNDER_STRICT), jsonBody('10mb'));
+  app.use(
+    '/api/items/bulk-import',
+    refuseMcpKey,
+    requireAuth,
+    requireUnderProfile(db, MANAGER_UNDER_STRICT),
+    jsonBody('10mb'),
+  );
 
   for (const module of API_MODULES) app.use('/api', module(deps));
   app.use(mcpServerRoutes(deps));
@@ -128,7 +182,12 @@ export function buildApp(opts: AppOptions): Express {
   return app;
 }
 
-function runAll(handlers: express.RequestHandler[], req: express.Request, res: express.Response, done: express.NextFunction) {
+function runAll(
+  handlers: express.RequestHandler[],
+  req: express.Request,
+  res: express.Response,
+  done: express.NextFunction,
+) {
   const step = (index: number) => (err?: unknown) => {
     if (err || index === handlers.length) return done(err);
     handlers[index](req, res, step(index + 1));

@@ -28,10 +28,16 @@ const TrustProxy = z
   .trim()
   .transform((value, ctx): number | string[] => {
     if (/^\d+$/.test(value)) return Number(value);
-    const entries = value.split(',').map((v) => v.trim()).filter(Boolean);
+    const entries = value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
     const bad = entries.filter((v) => !isProxyEntry(v));
     if (entries.length === 0 || bad.length > 0) {
-      ctx.addIssue({ code: 'custom', message: `must be a hop count or a comma list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (not ${bad.join(', ') || 'empty'})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a hop count or a comma list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (not ${bad.join(', ') || 'empty'})`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -50,8 +56,16 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(16).optional(),
-  SESSION_IDLE_MINUTES: z.coerce.number().int().positive().default(8 * 60),
-  SESSION_MAX_HOURS: z.coerce.number().int().positive().default(7 * 24),
+  SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8 * 60),
+  SESSION_MAX_HOURS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.string().url().default('http://localhost:3000'),
   ADMIN_EMAIL: z.string().email().optional(),
@@ -141,7 +155,10 @@ export function loadEnvFile(dir: string = process.cwd()): boolean {
  */
 export async function checkAdminPassword(config: Config): Promise<void> {
   if (!config.admin) return;
-  const problem = await passwordProblem(config.admin.password, { email: config.admin.email, firstName: FIRST_ADMIN_NAME });
+  const problem = await passwordProblem(config.admin.password, {
+    email: config.admin.email,
+    firstName: FIRST_ADMIN_NAME,
+  });
   if (problem) throw new ConfigError(`Invalid configuration:\n  ADMIN_PASSWORD: ${problem}`);
 }
 
@@ -161,9 +178,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
   if (e.PASSWORD_HASH_COST !== undefined && e.PASSWORD_HASH_COST < PASSWORD_HASH_COST && e.NODE_ENV !== 'test') {
-    throw new ConfigError(`Invalid configuration:\n  PASSWORD_HASH_COST: below ${PASSWORD_HASH_COST} only when NODE_ENV=test`);
+    throw new ConfigError(
+      `Invalid configuration:\n  PASSWORD_HASH_COST: below ${PASSWORD_HASH_COST} only when NODE_ENV=test`,
+    );
   }
-  const passwordHashCost = e.PASSWORD_HASH_COST ?? (e.NODE_ENV === 'test' ? TEST_PASSWORD_HASH_COST : PASSWORD_HASH_COST);
+  const passwordHashCost =
+    e.PASSWORD_HASH_COST ?? (e.NODE_ENV === 'test' ? TEST_PASSWORD_HASH_COST : PASSWORD_HASH_COST);
   const publicUrl = e.PUBLIC_URL.replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -179,7 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: (e.SHUTDOWN_DRAIN_SECONDS ?? (e.NODE_ENV === 'production' ? 5 : 0)) * 1000,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),
-    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,
+    admin:
+      e.ADMIN_EMAIL && e.ADMIN_PASSWORD
+        ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD }
+        : undefined,
     oidc:
       e.OIDC_ISSUER_URL && e.OIDC_CLIENT_ID
         ? {

@@ -34,7 +34,10 @@ export function createLogger(level: string, destination?: DestinationStream, opt
   if (opts.pretty) {
     return pino({
       ...options,
-      transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+      transport: {
+        target: 'pino-pretty',
+        options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+      },
     });
   }
   return pino(options);

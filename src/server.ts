@@ -25,14 +25,17 @@ async function removeUnfinishedFiles(dataDir: string, logger: ReturnType<typeof 
     ...(await removeLeftoverFiles(backupFolder(dataDir).path, UNFINISHED_BACKUP, UNFINISHED_FILE_AGE_MS)),
     ...(await removeLeftoverFiles(archivesDirectory(dataDir), UNFINISHED_ARCHIVE, UNFINISHED_FILE_AGE_MS)),
   ];
-  if (leftovers.length > 0) logger.warn({ files: leftovers }, 'removed unfinished backup and archive files left by an earlier run');
+  if (leftovers.length > 0)
+    logger.warn({ files: leftovers }, 'removed unfinished backup and archive files left by an earlier run');
 }
 
 async function main() {
   loadEnvFile();
   const config = loadConfig();
   await checkAdminPassword(config);
-  const logger = createLogger(config.logLevel, undefined, { pretty: config.env === 'development' && process.stdout.isTTY });
+  const logger = createLogger(config.logLevel, undefined, {
+    pretty: config.env === 'development' && process.stdout.isTTY,
+  });
   const database = await openDatabase(config, logger);
   const applied = await migrateLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -42,7 +45,10 @@ async function main() {
   if ('problem' in pgTools) logger.warn(`backups and restores will answer 503 until this is fixed: ${pgTools.problem}`);
 
   const sessionPool = createPgPool(database.url, (err: Error & { code?: string }) =>
-    logger.warn({ message: err.message, code: err.code }, 'session store connection lost; the pool reconnects on demand'),
+    logger.warn(
+      { message: err.message, code: err.code },
+      'session store connection lost; the pool reconnects on demand',
+    ),
   );
   const maintenance = createMaintenance();
   const lifecycle = createLifecycle();
@@ -59,7 +65,9 @@ async function main() {
   const backupDeps = { db: database.db, databaseUrl: database.url, config, logger, maintenance };
   const scheduler = startScheduler(database.db, logger, maintenance, [...JOBS, scheduledBackupJob(backupDeps)]);
   const server = createServer(app);
-  server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'stores service listening'));
+  server.listen(config.port, config.host, () =>
+    logger.info({ port: config.port, host: config.host }, 'stores service listening'),
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -67,7 +75,10 @@ async function main() {
     stopping = true;
     // The load balancer sees the 503 on its next check and stops sending; what it sent meanwhile is still served.
     lifecycle.shuttingDown = true;
-    logger.info({ signal, drainSeconds: config.shutdownDrainMs / 1000 }, 'shutting down: /api/health answers 503 while requests drain');
+    logger.info(
+      { signal, drainSeconds: config.shutdownDrainMs / 1000 },
+      'shutting down: /api/health answers 503 while requests drain',
+    );
     await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     logger.info('no longer accepting connections; finishing the requests in flight');
     const force = setTimeout(() => {

@@ -51,27 +51,42 @@ async function purchasing() {
   const item = await buildItem(t.db, { categoryId: category.id, price: '9.99' });
   const supplier = await buildSupplier(t.db);
   const source = await buildItemSource(t.db, supplier.id, item.id, '4.25');
-  const { order } = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: item.name, quantity: '3', unitCost: '4.25' }]);
+  const { order } = await buildOrder(t.db, supplier.id, [
+    { itemId: item.id, name: item.name, quantity: '3', unitCost: '4.25' },
+  ]);
   await t.db('orders').where({ id: order.id }).update({ total_amount: '12.75' });
-  await manager.post(`/api/orders/${order.order_id}/upload-invoice`).attach('invoice', await invoicePdf(), 'invoice.pdf').expect(200);
+  await manager
+    .post(`/api/orders/${order.order_id}/upload-invoice`)
+    .attach('invoice', await invoicePdf(), 'invoice.pdf')
+    .expect(200);
   return { item, supplier, source, order };
 }
 
-const importBody = (sku: string) => ({ items: [{ name: 'Cheap acetone', sku, categoryName: category.name, price: '0.01', currentStock: 5000 }] });
+const importBody = (sku: string) => ({
+  items: [{ name: 'Cheap acetone', sku, categoryName: category.name, price: '0.01', currentStock: 5000 }],
+});
 
 describe('PUT /api/settings/access.profile', () => {
   it('400 for a profile other than spec or strict, and nothing stored', async () => {
     const res = await setProfile('open').expect(400);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ field: 'value.profile' }));
     expect(await t.db('settings').where({ key: 'access.profile' }).first()).toBeUndefined();
-    await admin.put('/api/settings/access.profile').send({ value: { profile: 'strict', extra: true } }).expect(400);
+    await admin
+      .put('/api/settings/access.profile')
+      .send({ value: { profile: 'strict', extra: true } })
+      .expect(400);
   });
 
   it('403 for a manager; 200 for an admin, audited', async () => {
-    await manager.put('/api/settings/access.profile').send({ value: { profile: 'strict' } }).expect(403);
+    await manager
+      .put('/api/settings/access.profile')
+      .send({ value: { profile: 'strict' } })
+      .expect(403);
     const res = await setProfile('strict').expect(200);
     expect(res.body).toMatchObject({ key: 'access.profile', value: { profile: 'strict' } });
-    expect(await t.db('audit_log').where({ entity_type: 'setting', entity_id: 'access.profile' }).first()).toBeDefined();
+    expect(
+      await t.db('audit_log').where({ entity_type: 'setting', entity_id: 'access.profile' }).first(),
+    ).toBeDefined();
     await setProfile('spec').expect(200);
   });
 });
@@ -93,16 +108,24 @@ describe('access.profile spec (the default): the interface as it is', () => {
     await user.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: other.id, price: '1.00' }).expect(201);
     await user.put(`/api/sources/${source.id}`).send({ preferred: true }).expect(200);
 
-    const sold = await sell(manager, chargeCode, [{ itemId: (await buildItem(t.db, { currentStock: 5 })).id, quantity: 1 }]);
+    const sold = await sell(manager, chargeCode, [
+      { itemId: (await buildItem(t.db, { currentStock: 5 })).id, quantity: 1 },
+    ]);
     await user.patch(`/api/sales/${sold.id}/recipient`).send({ deliveredTo: 'Dr Spec' }).expect(200);
 
-    const exported = await user.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'csv' }).expect(200);
+    const exported = await user
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id], format: 'csv' })
+      .expect(200);
     expect(exported.text).toContain(item.sku);
 
     const withItems = await user.get(`/api/suppliers/${supplier.id}`).expect(200);
     expect(withItems.body.items).toContainEqual(expect.objectContaining({ id: source.id, price: '4.25' }));
     const detail = await user.get(`/api/orders/${order.order_id}`).expect(200);
-    expect(detail.body).toMatchObject({ totalAmount: '12.75', items: [expect.objectContaining({ unitCost: '4.25', lineTotal: '12.75' })] });
+    expect(detail.body).toMatchObject({
+      totalAmount: '12.75',
+      items: [expect.objectContaining({ unitCost: '4.25', lineTotal: '12.75' })],
+    });
     const pdf = await user.get(`/api/orders/${order.order_id}/invoice-pdf`).expect(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
   });
@@ -155,7 +178,9 @@ describe('access.profile strict', () => {
     const othersSale = await sell(otherUser, chargeCode, [{ itemId: item.id, quantity: 1 }]);
     const before = await snapshot();
     const res = await user.patch(`/api/sales/${othersSale.id}/recipient`).send({ deliveredTo: 'Mallory' }).expect(403);
-    expect(res.body.message).toBe("Only the sale's processor or a manager may set its recipient (setting access.profile is strict)");
+    expect(res.body.message).toBe(
+      "Only the sale's processor or a manager may set its recipient (setting access.profile is strict)",
+    );
     expect(await snapshot()).toEqual(before);
 
     await user.patch(`/api/sales/${ownSale.id}/recipient`).send({ deliveredTo: 'Dr Own' }).expect(200);
@@ -167,9 +192,15 @@ describe('access.profile strict', () => {
 
   it('POST /api/items/bulk/export: 403 for a user; a manager exports', async () => {
     const item = await buildItem(t.db, { categoryId: category.id });
-    const res = await user.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'csv' }).expect(403);
+    const res = await user
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id], format: 'csv' })
+      .expect(403);
     expect(res.body.message).toBe(REFUSED);
-    const exported = await manager.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'csv' }).expect(200);
+    const exported = await manager
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id], format: 'csv' })
+      .expect(200);
     expect(exported.text).toContain(item.sku);
   });
 
@@ -184,16 +215,28 @@ describe('access.profile strict', () => {
   it('cost prices are null for a user (sources, orders, order lines, item order history); a manager reads them', async () => {
     const { item, supplier, source, order } = await purchasing();
     const asUser = await user.get(`/api/suppliers/${supplier.id}`).expect(200);
-    expect(asUser.body.items).toEqual([expect.objectContaining({ id: source.id, price: null, item: expect.objectContaining({ id: item.id }) })]);
+    expect(asUser.body.items).toEqual([
+      expect.objectContaining({ id: source.id, price: null, item: expect.objectContaining({ id: item.id }) }),
+    ]);
     const detail = await user.get(`/api/orders/${order.order_id}`).expect(200);
-    expect(detail.body).toMatchObject({ totalAmount: null, items: [expect.objectContaining({ quantity: 3, unitCost: null, lineTotal: null })] });
+    expect(detail.body).toMatchObject({
+      totalAmount: null,
+      items: [expect.objectContaining({ quantity: 3, unitCost: null, lineTotal: null })],
+    });
     const list = await user.get('/api/orders').query({ supplierId: supplier.id }).expect(200);
     expect(list.body).toEqual([expect.objectContaining({ orderId: order.order_id, totalAmount: null })]);
     const history = await user.get(`/api/items/${item.id}/order-history`).expect(200);
     expect(history.body.orders).toEqual([expect.objectContaining({ orderId: order.order_id, unitCost: null })]);
 
-    expect((await manager.get(`/api/suppliers/${supplier.id}`).expect(200)).body.items).toEqual([expect.objectContaining({ price: '4.25' })]);
-    expect((await manager.get(`/api/orders/${order.order_id}`).expect(200)).body).toMatchObject({ totalAmount: '12.75', items: [expect.objectContaining({ unitCost: '4.25' })] });
-    expect((await manager.get(`/api/items/${item.id}/order-history`).expect(200)).body.orders).toEqual([expect.objectContaining({ unitCost: 4.25 })]);
+    expect((await manager.get(`/api/suppliers/${supplier.id}`).expect(200)).body.items).toEqual([
+      expect.objectContaining({ price: '4.25' }),
+    ]);
+    expect((await manager.get(`/api/orders/${order.order_id}`).expect(200)).body).toMatchObject({
+      totalAmount: '12.75',
+      items: [expect.objectContaining({ unitCost: '4.25' })],
+    });
+    expect((await manager.get(`/api/items/${item.id}/order-history`).expect(200)).body.orders).toEqual([
+      expect.objectContaining({ unitCost: 4.25 }),
+    ]);
   });
 });

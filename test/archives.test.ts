@@ -108,17 +108,33 @@ describe('GET /api/archives/preview', () => {
 
     const res = await s.admin.get('/api/archives/preview').query({ ageThresholdDays: 30 }).expect(200);
     // movements: the opening stock and the two old sales'
-    expect(res.body).toEqual({ recordsToArchive: { sales: 2, orders: 1, stock_movements: 3 }, estimatedSize: expect.stringMatching(/^\d+(\.\d)? (B|KB)$/) });
+    expect(res.body).toEqual({
+      recordsToArchive: { sales: 2, orders: 1, stock_movements: 3 },
+      estimatedSize: expect.stringMatching(/^\d+(\.\d)? (B|KB)$/),
+    });
     const everything = await s.admin.get('/api/archives/preview').query({ ageThresholdDays: 0 }).expect(200);
     expect(everything.body.recordsToArchive).toEqual({ sales: 3, orders: 2, stock_movements: 4 });
-    const none = await s.admin.get('/api/archives/preview').query({ ageThresholdDays: OLD + 1 }).expect(200);
+    const none = await s.admin
+      .get('/api/archives/preview')
+      .query({ ageThresholdDays: OLD + 1 })
+      .expect(200);
     expect(none.body).toEqual({ recordsToArchive: { sales: 0, orders: 0, stock_movements: 0 }, estimatedSize: '0 B' });
   });
 
   it('400 for a missing, non-integer or negative ageThresholdDays', async () => {
-    for (const query of [{}, { ageThresholdDays: '' }, { ageThresholdDays: 'abc' }, { ageThresholdDays: '1.5' }, { ageThresholdDays: '-1' }, { ageThresholdDays: '1e2' }]) {
+    for (const query of [
+      {},
+      { ageThresholdDays: '' },
+      { ageThresholdDays: 'abc' },
+      { ageThresholdDays: '1.5' },
+      { ageThresholdDays: '-1' },
+      { ageThresholdDays: '1e2' },
+    ]) {
       const res = await as.admin.get('/api/archives/preview').query(query).expect(400);
-      expect(res.body).toEqual({ message: 'Validation failed', errors: [expect.objectContaining({ field: 'ageThresholdDays' })] });
+      expect(res.body).toEqual({
+        message: 'Validation failed',
+        errors: [expect.objectContaining({ field: 'ageThresholdDays' })],
+      });
     }
   });
 
@@ -132,7 +148,10 @@ describe('POST /api/archives/create', () => {
   it('201 writes one gzip file of JSON lines: the manifest, then exactly the old records with their lines and notes; deletes nothing', async () => {
     const s = await freshScenario();
     const [a, b] = [await buildStockedItem(s.t.db, 10), await buildStockedItem(s.t.db, 10)];
-    const oldSale = await sell(s, [{ itemId: a.id, quantity: 1 }, { itemId: b.id, quantity: 2 }]);
+    const oldSale = await sell(s, [
+      { itemId: a.id, quantity: 1 },
+      { itemId: b.id, quantity: 2 },
+    ]);
     await noteOn(s.t, 'sale', oldSale.id, 'Collected by the lab manager');
     const supplier = await buildSupplier(s.t.db);
     const { order: oldOrder } = await buildOrder(
@@ -141,17 +160,30 @@ describe('POST /api/archives/create', () => {
       [{ itemId: a.id, name: 'Flask', quantity: '2', unitCost: '3.00', receivedQuantity: '2' }],
       { status: 'received' },
     );
-    await s.t.db('order_invoices').insert({ order_id: oldOrder.id, filename: 'inv-1.pdf', size_bytes: 4, sha256: 'ab'.repeat(32), data: Buffer.from('%PDF') });
+    await s.t.db('order_invoices').insert({
+      order_id: oldOrder.id,
+      filename: 'inv-1.pdf',
+      size_bytes: 4,
+      sha256: 'ab'.repeat(32),
+      data: Buffer.from('%PDF'),
+    });
     await noteOn(s.t, 'order', oldOrder.id, 'Invoice checked');
     await ageEverythingSoFar(s.t);
     await sell(s, [{ itemId: a.id, quantity: 1 }]);
     await buildOrder(s.t.db, supplier.id, [{ name: 'Beaker', quantity: '1', unitCost: '4.00' }]);
-    const oldMovements: number[] = await s.t.db('stock_movements').where('created_at', '<', s.t.db.raw(`now() - interval '30 days'`)).orderBy('id').pluck('id');
+    const oldMovements: number[] = await s.t
+      .db('stock_movements')
+      .where('created_at', '<', s.t.db.raw(`now() - interval '30 days'`))
+      .orderBy('id')
+      .pluck('id');
     expect(oldMovements).toHaveLength(4);
     const before = await tableCounts(s.t);
 
     // the types in any order: the file lists them sales, orders, movements
-    const res = await s.admin.post('/api/archives/create').send({ ageThresholdDays: 30, includeRecordTypes: ['stock_movements', 'orders', 'sales'] }).expect(201);
+    const res = await s.admin
+      .post('/api/archives/create')
+      .send({ ageThresholdDays: 30, includeRecordTypes: ['stock_movements', 'orders', 'sales'] })
+      .expect(201);
     const archive = res.body;
     expect(archive).toEqual({
       id: expect.any(Number),
@@ -186,7 +218,14 @@ describe('POST /api/archives/create', () => {
       createdAt: archive.createdAt,
       serviceVersion: expect.stringMatching(/^\d+\.\d+\.\d+/),
     });
-    expect(lines.slice(1).map((l) => l.type)).toEqual(['sale', 'order', 'stock_movement', 'stock_movement', 'stock_movement', 'stock_movement']);
+    expect(lines.slice(1).map((l) => l.type)).toEqual([
+      'sale',
+      'order',
+      'stock_movement',
+      'stock_movement',
+      'stock_movement',
+      'stock_movement',
+    ]);
     expect(idsOf(lines, 'sale')).toEqual([oldSale.id]);
     expect(idsOf(lines, 'order')).toEqual([oldOrder.id]);
     expect(idsOf(lines, 'stock_movement')).toEqual(oldMovements);
@@ -197,14 +236,26 @@ describe('POST /api/archives/create', () => {
       expect.objectContaining({ sale_id: oldSale.id, item_id: a.id, quantity: 1 }),
       expect.objectContaining({ sale_id: oldSale.id, item_id: b.id, quantity: 2 }),
     ]);
-    expect(sale.attached_notes).toEqual([expect.objectContaining({ text: 'Collected by the lab manager', reference_type: 'sale' })]);
+    expect(sale.attached_notes).toEqual([
+      expect.objectContaining({ text: 'Collected by the lab manager', reference_type: 'sale' }),
+    ]);
     const order = lines[2].record;
     expect(order).toMatchObject({ order_id: oldOrder.order_id, status: 'received' });
     expect(order.items).toEqual([expect.objectContaining({ name: 'Flask', received_quantity: 2 })]);
-    expect(order.invoice).toEqual({ filename: 'inv-1.pdf', size_bytes: 4, sha256: 'ab'.repeat(32), uploaded_by: null, uploaded_at: expect.any(String) });
+    expect(order.invoice).toEqual({
+      filename: 'inv-1.pdf',
+      size_bytes: 4,
+      sha256: 'ab'.repeat(32),
+      uploaded_by: null,
+      uploaded_at: expect.any(String),
+    });
     expect(order.attached_notes).toEqual([expect.objectContaining({ text: 'Invoice checked' })]);
 
-    const recorded = await s.t.db('archive_records').where({ archive_id: archive.id }).orderBy(['record_type', 'record_id']).select('record_type', 'record_id');
+    const recorded = await s.t
+      .db('archive_records')
+      .where({ archive_id: archive.id })
+      .orderBy(['record_type', 'record_id'])
+      .select('record_type', 'record_id');
     expect(recorded).toEqual([
       { record_type: 'orders', record_id: oldOrder.id },
       { record_type: 'sales', record_id: oldSale.id },
@@ -222,12 +273,17 @@ describe('POST /api/archives/create', () => {
     await sell(s, [{ itemId: item.id, quantity: 1 }]);
     await ageEverythingSoFar(s.t);
     // the sales page goes into the file, then recording the first movement fails
-    await s.t.db.raw(`CREATE FUNCTION refuse_movements() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$`);
+    await s.t.db.raw(
+      `CREATE FUNCTION refuse_movements() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$`,
+    );
     await s.t.db.raw(
       `CREATE TRIGGER refuse_movements BEFORE INSERT ON archive_records FOR EACH ROW WHEN (NEW.record_type = 'stock_movements') EXECUTE FUNCTION refuse_movements()`,
     );
 
-    const res = await s.admin.post('/api/archives/create').send({ ageThresholdDays: 30, includeRecordTypes: ALL_TYPES }).expect(500);
+    const res = await s.admin
+      .post('/api/archives/create')
+      .send({ ageThresholdDays: 30, includeRecordTypes: ALL_TYPES })
+      .expect(500);
     expect(res.body.message).toBe('Internal server error');
     expect(await fs.readdir(path.join(s.t.dataDir, 'archives'))).toEqual([]);
     expect(await count(s.t, 'archives')).toBe(0);
@@ -236,9 +292,19 @@ describe('POST /api/archives/create', () => {
 
   it('201 with only the record types asked for; an archive of nothing is the manifest alone', async () => {
     const archive = await createArchive(as.admin, 36_500, ['orders']);
-    expect(archive).toMatchObject({ recordTypes: ['orders'], recordsArchived: { sales: 0, orders: 0, stock_movements: 0 }, status: 'completed' });
+    expect(archive).toMatchObject({
+      recordTypes: ['orders'],
+      recordsArchived: { sales: 0, orders: 0, stock_movements: 0 },
+      status: 'completed',
+    });
     const lines = linesOf((await download(as.admin, archive.id)).body);
-    expect(lines).toEqual([expect.objectContaining({ type: 'manifest', recordTypes: ['orders'], counts: { sales: 0, orders: 0, stock_movements: 0 } })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        type: 'manifest',
+        recordTypes: ['orders'],
+        counts: { sales: 0, orders: 0, stock_movements: 0 },
+      }),
+    ]);
   });
 
   it('400 names each invalid field and writes nothing', async () => {
@@ -255,7 +321,10 @@ describe('POST /api/archives/create', () => {
       [{ ageThresholdDays: 30, includeRecordTypes: ['sales', 'invoices'] }, 'includeRecordTypes.1'],
     ];
     for (const [body, field] of cases) {
-      const res = await as.admin.post('/api/archives/create').send(body as object).expect(400);
+      const res = await as.admin
+        .post('/api/archives/create')
+        .send(body as object)
+        .expect(400);
       expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
     }
     expect(await count(shared, 'archives')).toBe(archivesBefore);
@@ -284,10 +353,14 @@ describe('GET /api/archives', () => {
 
 describe('GET /api/archives/:id/download', () => {
   it('404 for an unknown archive, or one whose file is gone; 400 for an id that is not one', async () => {
-    expect((await as.admin.get('/api/archives/999999/download').expect(404)).body).toEqual({ message: 'Archive not found' });
+    expect((await as.admin.get('/api/archives/999999/download').expect(404)).body).toEqual({
+      message: 'Archive not found',
+    });
     const archive = await createArchive(as.admin, 36_500);
     await fs.rm(archive.archivePath);
-    expect((await as.admin.get(`/api/archives/${archive.id}/download`).expect(404)).body).toEqual({ message: `The file of archive ${archive.id} is missing` });
+    expect((await as.admin.get(`/api/archives/${archive.id}/download`).expect(404)).body).toEqual({
+      message: `The file of archive ${archive.id} is missing`,
+    });
     await as.admin.get('/api/archives/abc/download').expect(400);
   });
 
@@ -302,7 +375,12 @@ describe('DELETE /api/archives/:id/purge-data', () => {
   it('200 deletes exactly the records the archive holds that nothing needs, keeps the rest and says why; the ledger still reconciles', async () => {
     const s = await freshScenario();
     const { db } = s.t;
-    const [a, b, c, d] = [await buildStockedItem(db, 20), await buildStockedItem(db, 5), await buildStockedItem(db, 5), await buildStockedItem(db, 0)];
+    const [a, b, c, d] = [
+      await buildStockedItem(db, 20),
+      await buildStockedItem(db, 5),
+      await buildStockedItem(db, 5),
+      await buildStockedItem(db, 0),
+    ];
     const paid = await sell(s, [{ itemId: a.id, quantity: 1 }]);
     await markPaid(s, paid.id);
     await noteOn(s.t, 'sale', paid.id, 'Delivered');
@@ -318,14 +396,30 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     const supplier = await buildSupplier(db);
     const line = (name: string) => [{ name, quantity: '1', unitCost: '2.00', receivedQuantity: '1' }];
     const { order: received } = await buildOrder(db, supplier.id, line('Flask'), { status: 'received' });
-    await db('order_invoices').insert({ order_id: received.id, filename: 'inv.pdf', size_bytes: 4, sha256: 'cd'.repeat(32), data: Buffer.from('%PDF') });
+    await db('order_invoices').insert({
+      order_id: received.id,
+      filename: 'inv.pdf',
+      size_bytes: 4,
+      sha256: 'cd'.repeat(32),
+      data: Buffer.from('%PDF'),
+    });
     await noteOn(s.t, 'order', received.id, 'Checked');
     const { order: pending } = await buildOrder(db, supplier.id, [{ name: 'Tubes', quantity: '3', unitCost: '1.00' }]);
     const { order: stocked } = await buildOrder(db, supplier.id, line('Gloves'), { status: 'received' });
-    await changeStock(db, { itemId: d.id, type: 'in', quantity: 1, reason: 'Received', performedBy: null, reference: { type: 'order', id: stocked.order_id } });
+    await changeStock(db, {
+      itemId: d.id,
+      type: 'in',
+      quantity: 1,
+      reason: 'Received',
+      performedBy: null,
+      reference: { type: 'order', id: stocked.order_id },
+    });
     await ageEverythingSoFar(s.t);
 
-    await s.admin.patch(`/api/sales/${refunded.id}/refund`).send({ items: [{ itemId: a.id, refundQty: 1 }] }).expect(200);
+    await s.admin
+      .patch(`/api/sales/${refunded.id}/refund`)
+      .send({ items: [{ itemId: a.id, refundQty: 1 }] })
+      .expect(200);
     const agedLater = await sell(s, [{ itemId: a.id, quantity: 1 }]);
     await markPaid(s, agedLater.id);
     await changeStock(db, { itemId: a.id, type: 'in', quantity: 5, reason: 'Delivery', performedBy: null });
@@ -334,25 +428,40 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     const twin = await createArchive(s.admin);
     expect(archive.recordsArchived).toEqual({ sales: 5, orders: 3, stock_movements: 9 });
     // after the archive: one more sale becomes old, and an archived sale gets a note
-    await db('sales').where({ id: agedLater.id }).update({ created_at: db.raw(`now() - interval '${OLD} days'`) });
-    await db('stock_movements').where({ reference_id: agedLater.saleId }).update({ created_at: db.raw(`now() - interval '${OLD} days'`) });
+    await db('sales')
+      .where({ id: agedLater.id })
+      .update({ created_at: db.raw(`now() - interval '${OLD} days'`) });
+    await db('stock_movements')
+      .where({ reference_id: agedLater.saleId })
+      .update({ created_at: db.raw(`now() - interval '${OLD} days'`) });
     await noteOn(s.t, 'sale', changedLater.id, 'Customer asked for a copy of the receipt');
 
     const stockBefore = await db('items').orderBy('id').pluck('current_stock');
-    const movementsBefore: { id: number; item_id: number }[] = await db('stock_movements').orderBy('id').select('id', 'item_id');
+    const movementsBefore: { id: number; item_id: number }[] = await db('stock_movements')
+      .orderBy('id')
+      .select('id', 'item_id');
     const archivedMovements = new Set(
       await db('archive_records').where({ archive_id: archive.id, record_type: 'stock_movements' }).pluck('record_id'),
     );
-    const latestOf = (itemId: number) => Math.max(...movementsBefore.filter((m) => m.item_id === itemId).map((m) => m.id));
+    const latestOf = (itemId: number) =>
+      Math.max(...movementsBefore.filter((m) => m.item_id === itemId).map((m) => m.id));
     const keptForLedger = [b.id, c.id, d.id].map(latestOf);
 
     const res = await s.admin.delete(`/api/archives/${archive.id}/purge-data`).expect(200);
     expect(res.body).toEqual({
       message: `Archive ${archive.id} purged: deleted 1 sale, 1 order, 6 stock movements; kept 4 sales, 2 orders, 3 stock movements (see kept for why)`,
-      archive: expect.objectContaining({ id: archive.id, status: 'purged', purgedAt: expect.any(String), recordsArchived: archive.recordsArchived }),
+      archive: expect.objectContaining({
+        id: archive.id,
+        status: 'purged',
+        purgedAt: expect.any(String),
+        recordsArchived: archive.recordsArchived,
+      }),
       purged: { sales: 1, orders: 1, stock_movements: 6, notes: 2 },
       kept: {
-        sales: { count: 4, reasons: { partiallyRefunded: 1, unpaid: 1, referencedByStockMovement: 1, changedSinceArchived: 1 } },
+        sales: {
+          count: 4,
+          reasons: { partiallyRefunded: 1, unpaid: 1, referencedByStockMovement: 1, changedSinceArchived: 1 },
+        },
         orders: { count: 2, reasons: { notFullyReceived: 1, referencedByStockMovement: 1, changedSinceArchived: 0 } },
         stock_movements: { count: 3, reasons: { latestOfItem: 3, changedSinceArchived: 0 } },
       },
@@ -360,7 +469,9 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     });
 
     const saleIds = await db('sales').orderBy('id').pluck('id');
-    expect(saleIds).toEqual([unpaid.id, refunded.id, changedLater.id, lastOfItem.id, agedLater.id].sort((x, y) => x - y));
+    expect(saleIds).toEqual(
+      [unpaid.id, refunded.id, changedLater.id, lastOfItem.id, agedLater.id].sort((x, y) => x - y),
+    );
     expect(await db('sale_items').where({ sale_id: paid.id })).toEqual([]);
     expect(await db('notes').where({ reference_type: 'sale', reference_id: String(paid.id) })).toEqual([]);
     expect(await db('notes').where({ reference_type: 'sale', reference_id: String(refunded.id) })).toHaveLength(1);
@@ -400,17 +511,26 @@ describe('DELETE /api/archives/:id/purge-data', () => {
 
     await fs.rm(archive.archivePath);
     const missing = await s.admin.delete(`/api/archives/${archive.id}/purge-data`).expect(400);
-    expect(missing.body.message).toBe(`The file of archive ${archive.id} (${archive.archiveName}) is missing: nothing is purged while the archive is the records' only copy`);
+    expect(missing.body.message).toBe(
+      `The file of archive ${archive.id} (${archive.archiveName}) is missing: nothing is purged while the archive is the records' only copy`,
+    );
     await fs.writeFile(archive.archivePath, 'not the archive');
     const altered = await s.admin.delete(`/api/archives/${archive.id}/purge-data`).expect(400);
-    expect(altered.body.message).toBe(`The file of archive ${archive.id} (${archive.archiveName}) is not the one written (its checksum differs): nothing is purged`);
+    expect(altered.body.message).toBe(
+      `The file of archive ${archive.id} (${archive.archiveName}) is not the one written (its checksum differs): nothing is purged`,
+    );
 
     expect(await tableCounts(s.t)).toEqual(before);
-    expect(await s.t.db('archives').where({ id: archive.id }).first('status', 'purged_at')).toEqual({ status: 'completed', purged_at: null });
+    expect(await s.t.db('archives').where({ id: archive.id }).first('status', 'purged_at')).toEqual({
+      status: 'completed',
+      purged_at: null,
+    });
   });
 
   it('404 for an unknown archive; 400 for an id that is not one', async () => {
-    expect((await as.admin.delete('/api/archives/999999/purge-data').expect(404)).body).toEqual({ message: 'Archive not found' });
+    expect((await as.admin.delete('/api/archives/999999/purge-data').expect(404)).body).toEqual({
+      message: 'Archive not found',
+    });
     await as.admin.delete('/api/archives/0/purge-data').expect(400);
   });
 

@@ -16,17 +16,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const sessionActor = (user: UserRow) => ({ kind: 'session', userId: user.id, email: user.email, mcpKeyId: null, ip: expect.any(String) });
+const sessionActor = (user: UserRow) => ({
+  kind: 'session',
+  userId: user.id,
+  email: user.email,
+  mcpKeyId: null,
+  ip: expect.any(String),
+});
 
 async function saleOf(agent: supertest.Agent, quantity = 3): Promise<{ id: number; itemId: number }> {
   const code = await buildChargeCode(t.db);
   const item = await buildStockedItem(t.db, 10, { name: 'Beaker', price: '2.00', vatRate: '0' });
-  const res = await agent.post('/api/sales').send({ chargeCode: code.code, items: [{ itemId: item.id, quantity }] }).expect(201);
+  const res = await agent
+    .post('/api/sales')
+    .send({ chargeCode: code.code, items: [{ itemId: item.id, quantity }] })
+    .expect(201);
   return { id: res.body.sale.id, itemId: item.id };
 }
 
 const eventsOf = async (saleId: number) =>
-  (await adminAgent.get('/api/audit').query({ entityType: 'sale', entityId: String(saleId) }).expect(200)).body.events as {
+  (
+    await adminAgent
+      .get('/api/audit')
+      .query({ entityType: 'sale', entityId: String(saleId) })
+      .expect(200)
+  ).body.events as {
     action: string;
     actor: unknown;
     before: unknown;
@@ -59,7 +73,10 @@ describe('audit of sales', () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
     const { id } = await saleOf(agent);
-    await agent.patch(`/api/sales/${id}/recipient`).send({ deliveredTo: 'Dr Grace', deliveredToEmail: 'grace@example.ac.uk' }).expect(200);
+    await agent
+      .patch(`/api/sales/${id}/recipient`)
+      .send({ deliveredTo: 'Dr Grace', deliveredToEmail: 'grace@example.ac.uk' })
+      .expect(200);
     await agent.patch(`/api/sales/${id}/recipient`).send({ deliveredTo: 'Dr Ada' }).expect(200);
 
     const [second, first] = await eventsOf(id);
@@ -69,13 +86,22 @@ describe('audit of sales', () => {
       before: { deliveredTo: null, deliveredToEmail: null, deliveredAt: null },
       after: { deliveredTo: 'Dr Grace', deliveredToEmail: 'grace@example.ac.uk', deliveredAt: expect.any(String) },
     });
-    expect(second).toMatchObject({ before: { deliveredTo: 'Dr Grace' }, after: { deliveredTo: 'Dr Ada', deliveredToEmail: null } });
+    expect(second).toMatchObject({
+      before: { deliveredTo: 'Dr Grace' },
+      after: { deliveredTo: 'Dr Ada', deliveredToEmail: null },
+    });
   });
 
   it('a refund records the amount, the lines and the reason; a refused one records nothing', async () => {
     const { id, itemId } = await saleOf(adminAgent);
-    await adminAgent.patch(`/api/sales/${id}/refund`).send({ items: [{ itemId, refundQty: 5 }] }).expect(400);
-    await adminAgent.patch(`/api/sales/${id}/refund`).send({ items: [{ itemId, refundQty: 1 }], note: 'Cracked' }).expect(200);
+    await adminAgent
+      .patch(`/api/sales/${id}/refund`)
+      .send({ items: [{ itemId, refundQty: 5 }] })
+      .expect(400);
+    await adminAgent
+      .patch(`/api/sales/${id}/refund`)
+      .send({ items: [{ itemId, refundQty: 1 }], note: 'Cracked' })
+      .expect(200);
 
     const events = await eventsOf(id);
     expect(events).toHaveLength(1);

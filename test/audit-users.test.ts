@@ -19,13 +19,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type AuditEvent = { action: string; entityId: string | null; actor: Record<string, unknown>; before: Record<string, unknown> | null; after: Record<string, unknown> | null };
+type AuditEvent = {
+  action: string;
+  entityId: string | null;
+  actor: Record<string, unknown>;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+};
 
 const eventsOf = async (query: Record<string, string>): Promise<AuditEvent[]> =>
-  (await adminAgent.get('/api/audit').query({ limit: 100, ...query }).expect(200)).body.events;
-const userEvents = async (id: string, action?: string) => eventsOf({ entityType: 'user', entityId: id, ...(action ? { action } : {}) });
+  (
+    await adminAgent
+      .get('/api/audit')
+      .query({ limit: 100, ...query })
+      .expect(200)
+  ).body.events;
+const userEvents = async (id: string, action?: string) =>
+  eventsOf({ entityType: 'user', entityId: id, ...(action ? { action } : {}) });
 const actions = (events: AuditEvent[]) => events.map((e) => e.action);
-const sessionActor = (user: UserRow) => ({ kind: 'session', userId: user.id, email: user.email, mcpKeyId: null, ip: expect.any(String) });
+const sessionActor = (user: UserRow) => ({
+  kind: 'session',
+  userId: user.id,
+  email: user.email,
+  mcpKeyId: null,
+  ip: expect.any(String),
+});
 const storedTrail = async () => JSON.stringify(await t.db('audit_log'));
 const bearer = (req: supertest.Test, token: string) => req.set('Authorization', `Bearer ${token}`);
 
@@ -33,7 +51,13 @@ describe('audit of users', () => {
   it('create, role change, reset, preference, deactivate, reactivate and delete, each with before and after; no password in the trail', async () => {
     const created = await adminAgent
       .post('/api/users')
-      .send({ email: 'Audit.Person@example.ac.uk', firstName: 'Audit', lastName: 'Person', role: 'user', password: 'first long password' })
+      .send({
+        email: 'Audit.Person@example.ac.uk',
+        firstName: 'Audit',
+        lastName: 'Person',
+        role: 'user',
+        password: 'first long password',
+      })
       .expect(201);
     const id: string = created.body.id;
     await adminAgent.put(`/api/users/${id}/role`).send({ role: 'manager' }).expect(200);
@@ -49,38 +73,82 @@ describe('audit of users', () => {
 
     const events = await userEvents(id);
     // newest first; each repeat that changed nothing left no row
-    expect(actions(events)).toEqual(['delete', 'reactivate', 'deactivate', 'update', 'reset_password', 'change_role', 'create']);
+    expect(actions(events)).toEqual([
+      'delete',
+      'reactivate',
+      'deactivate',
+      'update',
+      'reset_password',
+      'change_role',
+      'create',
+    ]);
     for (const event of events) expect(event.actor).toEqual(sessionActor(admin));
     const byAction = Object.fromEntries(events.map((e) => [e.action, e]));
     expect(byAction.create).toMatchObject({
       before: null,
-      after: { id, email: 'audit.person@example.ac.uk', first_name: 'Audit', role: 'user', is_active: true, password_hash: '[redacted]' },
+      after: {
+        id,
+        email: 'audit.person@example.ac.uk',
+        first_name: 'Audit',
+        role: 'user',
+        is_active: true,
+        password_hash: '[redacted]',
+      },
     });
     expect(byAction.change_role).toMatchObject({ before: { role: 'user' }, after: { role: 'manager' } });
-    expect(byAction.reset_password).toMatchObject({ before: { password_hash: '[redacted]' }, after: { password_hash: '[redacted]', revokedTokens: 0 } });
-    expect(byAction.update).toEqual(expect.objectContaining({ before: { show_picking_list: false }, after: { show_picking_list: true } }));
-    expect(byAction.deactivate).toMatchObject({ before: { is_active: true }, after: { is_active: false, revokedTokens: 0 } });
+    expect(byAction.reset_password).toMatchObject({
+      before: { password_hash: '[redacted]' },
+      after: { password_hash: '[redacted]', revokedTokens: 0 },
+    });
+    expect(byAction.update).toEqual(
+      expect.objectContaining({ before: { show_picking_list: false }, after: { show_picking_list: true } }),
+    );
+    expect(byAction.deactivate).toMatchObject({
+      before: { is_active: true },
+      after: { is_active: false, revokedTokens: 0 },
+    });
     expect(byAction.reactivate).toMatchObject({ before: { is_active: false }, after: { is_active: true } });
-    expect(byAction.delete).toMatchObject({ before: { id, email: 'audit.person@example.ac.uk', role: 'manager', password_hash: '[redacted]' }, after: null });
+    expect(byAction.delete).toMatchObject({
+      before: { id, email: 'audit.person@example.ac.uk', role: 'manager', password_hash: '[redacted]' },
+      after: null,
+    });
     expect(await storedTrail()).not.toMatch(/first long password|second long password|scrypt\$/);
   });
 
   it('a refused change leaves no row: a short password, the last admin, a wrong current password', async () => {
-    await adminAgent.post('/api/users').send({ email: 'too-short@example.ac.uk', firstName: 'A', lastName: 'B', role: 'user', password: 'short' }).expect(400);
-    expect((await eventsOf({ entityType: 'user', action: 'create' })).map((e) => e.after?.email)).not.toContain('too-short@example.ac.uk');
+    await adminAgent
+      .post('/api/users')
+      .send({ email: 'too-short@example.ac.uk', firstName: 'A', lastName: 'B', role: 'user', password: 'short' })
+      .expect(400);
+    expect((await eventsOf({ entityType: 'user', action: 'create' })).map((e) => e.after?.email)).not.toContain(
+      'too-short@example.ac.uk',
+    );
 
     const target = await buildUser(t.db);
     await adminAgent.patch(`/api/users/${target.id}/reset-password`).send({ password: 'short' }).expect(400);
     const targetAgent = await t.loginAs(target);
-    await targetAgent.post('/api/users/reset-password').send({ currentPassword: 'not my password', newPassword: 'a long new password' }).expect(400);
-    await targetAgent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'short' }).expect(400);
+    await targetAgent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: 'not my password', newPassword: 'a long new password' })
+      .expect(400);
+    await targetAgent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'short' })
+      .expect(400);
     expect(actions(await userEvents(target.id))).toEqual(['sign_in']);
 
-    const otherAdmins = await t.db('users').where({ role: 'admin', is_active: true }).whereNot({ id: admin.id }).pluck('id');
+    const otherAdmins = await t
+      .db('users')
+      .where({ role: 'admin', is_active: true })
+      .whereNot({ id: admin.id })
+      .pluck('id');
     await t.db('users').whereIn('id', otherAdmins).update({ is_active: false });
     try {
       await adminAgent.put(`/api/users/${admin.id}/role`).send({ role: 'user' }).expect(400);
-      await expect(usersService(t.db).deactivate(admin.id, SYSTEM_ACTOR)).rejects.toMatchObject({ status: 400, message: 'Cannot deactivate the last active admin' });
+      await expect(usersService(t.db).deactivate(admin.id, SYSTEM_ACTOR)).rejects.toMatchObject({
+        status: 400,
+        message: 'Cannot deactivate the last active admin',
+      });
     } finally {
       await t.db('users').whereIn('id', otherAdmins).update({ is_active: true });
     }
@@ -92,9 +160,16 @@ describe('audit of users', () => {
     const agent = await t.loginAs(user);
     await agent.post('/api/auth/tokens').send({ name: 'laptop' }).expect(201);
     await agent.post('/api/auth/tokens').send({ name: 'desktop' }).expect(201);
-    await agent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'my own new password' }).expect(200);
+    await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'my own new password' })
+      .expect(200);
     const [change] = await userEvents(user.id, 'change_password');
-    expect(change).toMatchObject({ actor: sessionActor(user), before: { password_hash: '[redacted]' }, after: { password_hash: '[redacted]', revokedTokens: 2 } });
+    expect(change).toMatchObject({
+      actor: sessionActor(user),
+      before: { password_hash: '[redacted]' },
+      after: { password_hash: '[redacted]', revokedTokens: 2 },
+    });
     expect(await storedTrail()).not.toMatch(/my own new password|correct horse battery staple|scrypt\$/);
   });
 });
@@ -109,8 +184,16 @@ describe('audit of permissions', () => {
     await adminAgent.put(path).send({ granted: false }).expect(200);
     const events = await userEvents(user.id);
     expect(actions(events)).toEqual(['revoke_permission', 'grant_permission']);
-    expect(events[1]).toMatchObject({ actor: sessionActor(admin), before: { permissions: [] }, after: { permissions: ['sales.refund'] } });
-    expect(events[0]).toMatchObject({ actor: sessionActor(admin), before: { permissions: ['sales.refund'] }, after: { permissions: [] } });
+    expect(events[1]).toMatchObject({
+      actor: sessionActor(admin),
+      before: { permissions: [] },
+      after: { permissions: ['sales.refund'] },
+    });
+    expect(events[0]).toMatchObject({
+      actor: sessionActor(admin),
+      before: { permissions: ['sales.refund'] },
+      after: { permissions: [] },
+    });
   });
 });
 
@@ -118,7 +201,8 @@ describe('audit of API tokens', () => {
   it('create by session and revoke by token, never with the secret; a refused revoke leaves no row', async () => {
     const user = await buildUser(t.db, { role: 'manager' });
     const agent = await t.loginAs(user);
-    const first = (await agent.post('/api/auth/tokens').send({ name: 'build server', expiresInDays: 30 }).expect(201)).body;
+    const first = (await agent.post('/api/auth/tokens').send({ name: 'build server', expiresInDays: 30 }).expect(201))
+      .body;
     const second = (await agent.post('/api/auth/tokens').send({ name: 'laptop' }).expect(201)).body;
     await bearer(t.request.delete(`/api/auth/tokens/${first.id}`), second.token).expect(204);
     await agent.delete(`/api/auth/tokens/${first.id}`).expect(404);
@@ -128,7 +212,11 @@ describe('audit of API tokens', () => {
     expect(actions(events)).toEqual(['revoke', 'create']);
     const audited = { name: 'build server', expiresAt: first.expiresAt, userId: user.id };
     expect(events[1]).toMatchObject({ actor: sessionActor(user), before: null, after: audited });
-    expect(events[0]).toMatchObject({ actor: { kind: 'token', userId: user.id, email: user.email }, before: audited, after: null });
+    expect(events[0]).toMatchObject({
+      actor: { kind: 'token', userId: user.id, email: user.email },
+      before: audited,
+      after: null,
+    });
     expect(actions(await eventsOf({ entityType: 'api_token', entityId: String(second.id) }))).toEqual(['create']);
 
     const stored = await storedTrail();
@@ -143,7 +231,8 @@ describe('audit of password sign-ins', () => {
   const signIn = (address: string, email: string, password: string) =>
     t.request.post('/api/auth/login').set('X-Forwarded-For', address).send({ email, password });
   const anonymous = (ip: string) => ({ kind: 'anonymous', userId: null, email: null, mcpKeyId: null, ip });
-  const failuresFor = async (email: string) => (await eventsOf({ action: 'sign_in_failed' })).filter((e) => e.after?.email === email);
+  const failuresFor = async (email: string) =>
+    (await eventsOf({ action: 'sign_in_failed' })).filter((e) => e.after?.email === email);
 
   it("a success is the user's own session; each refusal is anonymous, with the email tried and why; the password tried never appears", async () => {
     const address = '203.0.113.10';
@@ -166,10 +255,18 @@ describe('audit of password sign-ins', () => {
       before: null,
       after: { email, method: 'password', reason },
     });
-    expect(await failuresFor('signin.audit@example.ac.uk')).toEqual([expect.objectContaining(refusal(user.id, 'signin.audit@example.ac.uk', 'wrong_password'))]);
-    expect(await failuresFor('nobody.here@example.ac.uk')).toEqual([expect.objectContaining(refusal(null, 'nobody.here@example.ac.uk', 'unknown_account'))]);
-    expect(await failuresFor(inactive.email)).toEqual([expect.objectContaining(refusal(inactive.id, inactive.email, 'inactive'))]);
-    expect(await failuresFor(ssoOnly.email)).toEqual([expect.objectContaining(refusal(ssoOnly.id, ssoOnly.email, 'no_local_password'))]);
+    expect(await failuresFor('signin.audit@example.ac.uk')).toEqual([
+      expect.objectContaining(refusal(user.id, 'signin.audit@example.ac.uk', 'wrong_password')),
+    ]);
+    expect(await failuresFor('nobody.here@example.ac.uk')).toEqual([
+      expect.objectContaining(refusal(null, 'nobody.here@example.ac.uk', 'unknown_account')),
+    ]);
+    expect(await failuresFor(inactive.email)).toEqual([
+      expect.objectContaining(refusal(inactive.id, inactive.email, 'inactive')),
+    ]);
+    expect(await failuresFor(ssoOnly.email)).toEqual([
+      expect.objectContaining(refusal(ssoOnly.id, ssoOnly.email, 'no_local_password')),
+    ]);
     expect(await storedTrail()).not.toMatch(/not the password|correct horse battery staple/);
   });
 
@@ -190,7 +287,11 @@ describe('a safe delete', () => {
     const agent = await t.loginAs(user);
     const item = await buildStockedItem(t.db, 5, { categoryId: (await buildCategory(t.db)).id, price: '2.00' });
     const { code } = await buildChargeCode(t.db);
-    await agent.post('/api/sales').set('Idempotency-Key', 'audit-users-sale').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }], vatApplied: false }).expect(201);
+    await agent
+      .post('/api/sales')
+      .set('Idempotency-Key', 'audit-users-sale')
+      .send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }], vatApplied: false })
+      .expect(201);
     const { reasons } = (await adminAgent.get(`/api/users/${user.id}/deletion-check`).expect(200)).body;
     expect(reasons).toContainEqual(expect.stringMatching(/^sales: 1 record/));
     expect(reasons).not.toContainEqual(expect.stringMatching(/idempotency/));
@@ -201,12 +302,17 @@ describe('API tokens made before expiry existed', () => {
   it('the migration gives them 90 days from its run and refuses a token without an expiry from then on', async () => {
     const user = await buildUser(t.db);
     await apiTokensExpire.down(t.db);
-    const [{ id }] = await t.db('api_tokens').insert({ user_id: user.id, name: 'old', token_hash: 'old-token-digest', expires_at: null }).returning('id');
+    const [{ id }] = await t
+      .db('api_tokens')
+      .insert({ user_id: user.id, name: 'old', token_hash: 'old-token-digest', expires_at: null })
+      .returning('id');
     await apiTokensExpire.up(t.db);
     const { expires_at: expiresAt } = await t.db('api_tokens').where({ id }).first();
     const days = (expiresAt.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(89.99);
     expect(days).toBeLessThanOrEqual(90);
-    await expect(t.db('api_tokens').insert({ user_id: user.id, name: 'never', token_hash: 'never-digest', expires_at: null })).rejects.toMatchObject({ code: '23502' });
+    await expect(
+      t.db('api_tokens').insert({ user_id: user.id, name: 'never', token_hash: 'never-digest', expires_at: null }),
+    ).rejects.toMatchObject({ code: '23502' });
   });
 });

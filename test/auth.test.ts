@@ -28,7 +28,10 @@ describe('GET /health and /api/health', () => {
 describe('POST /api/auth/login', () => {
   it('200 returns the user without any password hash and sets an HttpOnly SameSite=Lax cookie', async () => {
     const user = await buildUser(t.db, { role: 'manager' });
-    const res = await t.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+    const res = await t.request
+      .post('/api/auth/login')
+      .send({ email: user.email, password: TEST_PASSWORD })
+      .expect(200);
     expect(res.body).toEqual({
       id: user.id,
       email: user.email,
@@ -100,14 +103,26 @@ describe('bearer tokens', () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
     const created = await agent.post('/api/auth/tokens').send({ name: 'script', expiresInDays: 30 }).expect(201);
-    expect(created.body).toEqual({ id: expect.any(Number), name: 'script', token: expect.any(String), createdAt: expect.any(String), expiresAt: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'script',
+      token: expect.any(String),
+      createdAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
 
     const me = await t.request.get('/api/auth/user').set('Authorization', `Bearer ${created.body.token}`).expect(200);
     expect(me.body.email).toBe(user.email);
 
     const list = await agent.get('/api/auth/tokens').expect(200);
     expect(list.body).toEqual([
-      { id: created.body.id, name: 'script', createdAt: created.body.createdAt, expiresAt: created.body.expiresAt, lastUsedAt: expect.any(String) },
+      {
+        id: created.body.id,
+        name: 'script',
+        createdAt: created.body.createdAt,
+        expiresAt: created.body.expiresAt,
+        lastUsedAt: expect.any(String),
+      },
     ]);
     expect(JSON.stringify(list.body)).not.toContain(created.body.token);
 
@@ -120,7 +135,10 @@ describe('bearer tokens', () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
     const created = await agent.post('/api/auth/tokens').send({ name: 'short' }).expect(201);
-    await t.db('api_tokens').where({ id: created.body.id }).update({ expires_at: t.db.raw(`now() - interval '1 second'`) });
+    await t
+      .db('api_tokens')
+      .where({ id: created.body.id })
+      .update({ expires_at: t.db.raw(`now() - interval '1 second'`) });
     await t.request.get('/api/auth/user').set('Authorization', `Bearer ${created.body.token}`).expect(401);
     const nonsense = await t.request.get('/api/auth/user').set('Authorization', 'Bearer sst_nonsense').expect(401);
     expect(nonsense.headers['www-authenticate']).toBe('Bearer realm="stores", error="invalid_token"');
@@ -129,9 +147,16 @@ describe('bearer tokens', () => {
 
 describe('request hygiene', () => {
   it('400 for malformed JSON, 413 over 1 MB, 415 for a non-JSON body, 404 JSON for an unknown path', async () => {
-    const bad = await t.request.post('/api/auth/login').set('Content-Type', 'application/json').send('{"email":').expect(400);
+    const bad = await t.request
+      .post('/api/auth/login')
+      .set('Content-Type', 'application/json')
+      .send('{"email":')
+      .expect(400);
     expect(bad.body).toEqual({ message: 'Malformed JSON in request body' });
-    const big = await t.request.post('/api/auth/login').send({ email: 'x', password: 'y'.repeat(1_100_000) }).expect(413);
+    const big = await t.request
+      .post('/api/auth/login')
+      .send({ email: 'x', password: 'y'.repeat(1_100_000) })
+      .expect(413);
     expect(big.body.message).toMatch(/too large/);
     await t.request.post('/api/auth/login').set('Content-Type', 'text/plain').send('hello').expect(415);
     const user = await buildUser(t.db);
@@ -200,7 +225,11 @@ describe('session pruning', () => {
   it('the pruner job deletes expired session rows only', async () => {
     const user = await buildUser(t.db);
     const live = await t.loginAs(user);
-    await t.db('sessions').insert({ sid: 'expired-session', sess: JSON.stringify({ cookie: {} }), expire: t.db.raw(`now() - interval '1 hour'`) });
+    await t.db('sessions').insert({
+      sid: 'expired-session',
+      sess: JSON.stringify({ cookie: {} }),
+      expire: t.db.raw(`now() - interval '1 hour'`),
+    });
     const job = JOBS.find((j) => j.name === 'prune-expired-sessions')!;
     expect(await runExclusively(t.db, job.name, job.run)).toBe(true);
     expect(await t.db('sessions').where({ sid: 'expired-session' }).first()).toBeUndefined();
@@ -213,7 +242,10 @@ describe('session store', () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
     // Make the next request refresh (and so rewrite) the stored session.
-    await t.db.raw(`UPDATE sessions SET sess = jsonb_set(sess::jsonb, '{lastSeenAt}', '0')::json WHERE sess -> 'passport' ->> 'user' = ?`, [user.id]);
+    await t.db.raw(
+      `UPDATE sessions SET sess = jsonb_set(sess::jsonb, '{lastSeenAt}', '0')::json WHERE sess -> 'passport' ->> 'user' = ?`,
+      [user.id],
+    );
     const me = await agent.get('/api/auth/user').expect(200);
     expect(me.body.id).toBe(user.id);
     const [row] = await t.db('sessions').whereRaw(`sess -> 'passport' ->> 'user' = ?`, [user.id]).select('sess');

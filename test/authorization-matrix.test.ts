@@ -34,7 +34,13 @@ type Caller =
 type Verdict = 'allowed' | 401 | 403;
 
 /** Documented departures from the rule the route's access gives, each with its reason. */
-const EXCEPTIONS: { route: string; caller: (c: Caller) => boolean; verdict: Verdict; reason: string; inHandler?: true }[] = [
+const EXCEPTIONS: {
+  route: string;
+  caller: (c: Caller) => boolean;
+  verdict: Verdict;
+  reason: string;
+  inHandler?: true;
+}[] = [
   {
     route: 'POST /api/auth/tokens',
     caller: (c) => c.kind === 'bearer',
@@ -70,7 +76,14 @@ const OWN_SECRET = /^\/api\/webhook\//;
 const ENDS_SESSION = new Set(['POST /api/auth/logout', 'GET /api/logout']);
 
 /** Tables whose rows a refused request may change: session rows, limiter counters, the last-use time of a token or key. */
-const BOOKKEEPING = new Set(['sessions', 'rate_limits', 'api_tokens', 'mcp_api_keys', 'knex_migrations', 'knex_migrations_lock']);
+const BOOKKEEPING = new Set([
+  'sessions',
+  'rate_limits',
+  'api_tokens',
+  'mcp_api_keys',
+  'knex_migrations',
+  'knex_migrations_lock',
+]);
 
 /** A body no route accepts: a refused request answers 403 with it, not 400. */
 const INVALID_BODY = [{ matrix: '\u0001not a valid body' }];
@@ -93,17 +106,34 @@ beforeAll(async () => {
   const mcpCreator = await buildUser(t.db, { role: 'admin' });
   for (const holder of holders) {
     const user = await buildUser(t.db, { role: holder.role });
-    for (const permission of holder.permissions) await t.db('user_permissions').insert({ user_id: user.id, permission, granted_by: mcpCreator.id });
+    for (const permission of holder.permissions)
+      await t.db('user_permissions').insert({ user_id: user.id, permission, granted_by: mcpCreator.id });
     const cookie = await signIn(user.email);
     sessionOf.set(`session ${holder.name}`, { email: user.email });
-    const token = (await t.request.post('/api/auth/tokens').set('Cookie', cookie).send({ name: 'matrix' }).expect(201)).body.token as string;
-    callers.push({ name: `session ${holder.name}`, kind: 'session', role: holder.role, permissions: holder.permissions, header: { Cookie: cookie } });
-    callers.push({ name: `bearer ${holder.name}`, kind: 'bearer', role: holder.role, permissions: holder.permissions, header: { Authorization: `Bearer ${token}` } });
+    const token = (await t.request.post('/api/auth/tokens').set('Cookie', cookie).send({ name: 'matrix' }).expect(201))
+      .body.token as string;
+    callers.push({
+      name: `session ${holder.name}`,
+      kind: 'session',
+      role: holder.role,
+      permissions: holder.permissions,
+      header: { Cookie: cookie },
+    });
+    callers.push({
+      name: `bearer ${holder.name}`,
+      kind: 'bearer',
+      role: holder.role,
+      permissions: holder.permissions,
+      header: { Authorization: `Bearer ${token}` },
+    });
   }
   const { key } = await buildMcpKey(t.db, { scopes: ['read', 'write'], createdBy: mcpCreator.id });
   callers.push({ name: 'mcp key', kind: 'mcp-key', header: { Authorization: `Bearer ${key}` } });
   tables = (
-    await t.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select<{ table_name: string }[]>('table_name')
+    await t
+      .db('information_schema.tables')
+      .where({ table_schema: 'public', table_type: 'BASE TABLE' })
+      .select<{ table_name: string }[]>('table_name')
   )
     .map((r) => r.table_name)
     .filter((name) => !BOOKKEEPING.has(name))
@@ -112,7 +142,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function signIn(email: string): Promise<string> {
-  const res = await t.request.post('/api/auth/login').send({ email, password: 'correct horse battery staple' }).expect(200);
+  const res = await t.request
+    .post('/api/auth/login')
+    .send({ email, password: 'correct horse battery staple' })
+    .expect(200);
   return String(res.headers['set-cookie']).split(';')[0];
 }
 
@@ -120,7 +153,10 @@ async function signIn(email: string): Promise<string> {
 async function fingerprint(): Promise<Record<string, string>> {
   const rows = await Promise.all(
     tables.map(async (table) => {
-      const { rows } = await t.db.raw<{ rows: { n: string; h: string }[] }>(`SELECT count(*) AS n, coalesce(sum(hashtext(x::text)::numeric), 0) AS h FROM ?? x`, [table]);
+      const { rows } = await t.db.raw<{ rows: { n: string; h: string }[] }>(
+        `SELECT count(*) AS n, coalesce(sum(hashtext(x::text)::numeric), 0) AS h FROM ?? x`,
+        [table],
+      );
       return [table, `${rows[0].n}/${rows[0].h}`] as const;
     }),
   );
@@ -136,11 +172,16 @@ function verdictFor(access: Access, caller: Caller, profile: AccessProfile): Ver
   if (access === 'mcp-key') return 401;
   if (access === 'public' || access === 'auth' || access === 'auth-or-mcp-key') return 'allowed';
   if (typeof access === 'string') return RANK[caller.role] >= RANK[access] ? 'allowed' : 403;
-  if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role] ? 'allowed' : 403;
+  if (isProfileAccess(access))
+    return profile !== access.profile || RANK[caller.role] >= RANK[access.role] ? 'allowed' : 403;
   return caller.role === 'admin' || caller.permissions.includes(access.permission) ? 'allowed' : 403;
 }
 
-function expectedFor(route: DeclaredRoute, caller: Caller, profile: AccessProfile): { verdict: Verdict; reason?: string; inHandler?: true } {
+function expectedFor(
+  route: DeclaredRoute,
+  caller: Caller,
+  profile: AccessProfile,
+): { verdict: Verdict; reason?: string; inHandler?: true } {
   const exception = EXCEPTIONS.find((e) => e.route === key(route.method, route.path) && e.caller(caller));
   if (exception) return { verdict: exception.verdict, reason: exception.reason, inHandler: exception.inHandler };
   if (OWN_SECRET.test(route.path)) return { verdict: 401, reason: 'webhooks authenticate by their own secret' };
@@ -148,7 +189,11 @@ function expectedFor(route: DeclaredRoute, caller: Caller, profile: AccessProfil
 }
 
 const setProfile = (profile: AccessProfile) =>
-  t.db('settings').insert({ key: 'access.profile', value: JSON.stringify({ profile }) }).onConflict('key').merge();
+  t
+    .db('settings')
+    .insert({ key: 'access.profile', value: JSON.stringify({ profile }) })
+    .onConflict('key')
+    .merge();
 
 /** A made-up value for each path parameter that its schema accepts where one of these does: an id no row has. */
 function urlOf(route: DeclaredRoute): string {
@@ -167,86 +212,128 @@ type Input = 'invalid' | 'malformed';
 
 async function call(route: DeclaredRoute, caller: Caller, input: Input): Promise<supertest.Response> {
   let header = caller.kind === 'anonymous' ? {} : caller.header;
-  if (caller.kind === 'session' && ENDS_SESSION.has(key(route.method, route.path))) header = { Cookie: await signIn(sessionOf.get(caller.name)!.email) };
+  if (caller.kind === 'session' && ENDS_SESSION.has(key(route.method, route.path)))
+    header = { Cookie: await signIn(sessionOf.get(caller.name)!.email) };
   const url = input === 'malformed' ? `${urlOf(route)}?matrix=%00` : urlOf(route);
-  const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[route.method](url).set(header);
+  const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)
+    [route.method](url)
+    .set(header);
   if (route.method === 'get') return request;
-  return input === 'malformed' ? request.set('Content-Type', 'application/json').send('{"matrix": ') : request.send(INVALID_BODY);
+  return input === 'malformed'
+    ? request.set('Content-Type', 'application/json').send('{"matrix": ')
+    : request.send(INVALID_BODY);
 }
 
 const describeAnswer = (res: supertest.Response) => `${res.status} ${(res.text ?? '').slice(0, 120)}`;
 
 /** Under strict, only the routes whose access names the profile answer differently: the rest are called under spec only. */
-const routesUnder = (profile: AccessProfile) => declaredRoutesOf(t.app).filter((route) => profile === 'spec' || isProfileAccess(route.access));
+const routesUnder = (profile: AccessProfile) =>
+  declaredRoutesOf(t.app).filter((route) => profile === 'spec' || isProfileAccess(route.access));
 
-describe.each(['spec', 'strict'] as const)('authorization matrix: every declared API route x every caller, under access.profile %s', (profile) => {
-  beforeAll(() => setProfile(profile));
+describe.each(['spec', 'strict'] as const)(
+  'authorization matrix: every declared API route x every caller, under access.profile %s',
+  (profile) => {
+    beforeAll(() => setProfile(profile));
 
-  it('refuses each caller the route does not admit, 401 or 403, before reading its input (malformed JSON, a NUL character) or writing anything', async () => {
-    const routes = routesUnder(profile);
-    expect(routes.length).toBeGreaterThanOrEqual(profile === 'spec' ? 150 : 7);
-    const before = await fingerprint();
-    const failures: string[] = [];
-    let calls = 0;
-    for (const route of routes) {
-      const refused = callers.map((caller) => ({ caller, ...expectedFor(route, caller, profile) })).filter((c) => c.verdict !== 'allowed');
-      await Promise.all(
-        // a refusal made in the handler (inHandler) comes after the body is read: malformed JSON is a 400 there first
-        refused.flatMap(({ caller, verdict, reason, inHandler }) =>
-          (inHandler ? (['invalid'] as const) : (['invalid', 'malformed'] as const)).map(async (input) => {
-            const res = await call(route, caller, input);
-            calls += 1;
-            if (res.status !== verdict) failures.push(`${key(route.method, route.path)} as ${caller.name} with ${input} input: expected ${verdict}${reason ? ` (${reason})` : ''}, got ${describeAnswer(res)}`);
+    it('refuses each caller the route does not admit, 401 or 403, before reading its input (malformed JSON, a NUL character) or writing anything', async () => {
+      const routes = routesUnder(profile);
+      expect(routes.length).toBeGreaterThanOrEqual(profile === 'spec' ? 150 : 7);
+      const before = await fingerprint();
+      const failures: string[] = [];
+      let calls = 0;
+      for (const route of routes) {
+        const refused = callers
+          .map((caller) => ({ caller, ...expectedFor(route, caller, profile) }))
+          .filter((c) => c.verdict !== 'allowed');
+        await Promise.all(
+          // a refusal made in the handler (inHandler) comes after the body is read: malformed JSON is a 400 there first
+          refused.flatMap(({ caller, verdict, reason, inHandler }) =>
+            (inHandler ? (['invalid'] as const) : (['invalid', 'malformed'] as const)).map(async (input) => {
+              const res = await call(route, caller, input);
+              calls += 1;
+              if (res.status !== verdict)
+                failures.push(
+                  `${key(route.method, route.path)} as ${caller.name} with ${input} input: expected ${verdict}${reason ? ` (${reason})` : ''}, got ${describeAnswer(res)}`,
+                );
+            }),
+          ),
+        );
+      }
+      expect(failures).toEqual([]);
+      expect(calls).toBeGreaterThan(routes.length);
+      expect(await fingerprint(), 'rows changed by refused requests').toEqual(before);
+    }, 120_000);
+
+    it('admits each caller the route admits: the answer is never 401 or 403 (a 400 or 404 for the made-up input is fine)', async () => {
+      const routes = routesUnder(profile);
+      const failures: string[] = [];
+      for (const route of routes) {
+        const admitted = callers
+          .map((caller) => ({ caller, ...expectedFor(route, caller, profile) }))
+          .filter((c) => c.verdict === 'allowed');
+        await Promise.all(
+          admitted.map(async ({ caller, reason }) => {
+            const res = await call(route, caller, 'invalid');
+            if (res.status === 401 || res.status === 403 || res.status >= 500) {
+              failures.push(
+                `${key(route.method, route.path)} as ${caller.name}${reason ? ` (${reason})` : ''}: got ${describeAnswer(res)}`,
+              );
+            }
           }),
-        ),
-      );
-    }
-    expect(failures).toEqual([]);
-    expect(calls).toBeGreaterThan(routes.length);
-    expect(await fingerprint(), 'rows changed by refused requests').toEqual(before);
-  }, 120_000);
-
-  it('admits each caller the route admits: the answer is never 401 or 403 (a 400 or 404 for the made-up input is fine)', async () => {
-    const routes = routesUnder(profile);
-    const failures: string[] = [];
-    for (const route of routes) {
-      const admitted = callers.map((caller) => ({ caller, ...expectedFor(route, caller, profile) })).filter((c) => c.verdict === 'allowed');
-      await Promise.all(
-        admitted.map(async ({ caller, reason }) => {
-          const res = await call(route, caller, 'invalid');
-          if (res.status === 401 || res.status === 403 || res.status >= 500) {
-            failures.push(`${key(route.method, route.path)} as ${caller.name}${reason ? ` (${reason})` : ''}: got ${describeAnswer(res)}`);
-          }
-        }),
-      );
-    }
-    expect(failures).toEqual([]);
-    // every session is still signed in: no route outside ENDS_SESSION ended one
-    for (const caller of callers) {
-      if (caller.kind === 'anonymous') continue;
-      const url = caller.kind === 'mcp-key' ? '/api/mcp/charge-code-analytics' : '/api/auth/user';
-      const res = await t.request.get(url).set(caller.header);
-      expect(res.status, `${caller.name} still signed in`).toBe(200);
-    }
-  }, 120_000);
-
-});
+        );
+      }
+      expect(failures).toEqual([]);
+      // every session is still signed in: no route outside ENDS_SESSION ended one
+      for (const caller of callers) {
+        if (caller.kind === 'anonymous') continue;
+        const url = caller.kind === 'mcp-key' ? '/api/mcp/charge-code-analytics' : '/api/auth/user';
+        const res = await t.request.get(url).set(caller.header);
+        expect(res.status, `${caller.name} still signed in`).toBe(200);
+      }
+    }, 120_000);
+  },
+);
 
 describe('authorization matrix: the route table', () => {
   it('covers every access kind the table declares, the permission routes with and without the permission', () => {
     const routes = declaredRoutesOf(t.app);
-    const kinds = new Set(routes.map((r) => (typeof r.access === 'string' ? r.access : isProfileAccess(r.access) ? 'profile' : 'permission')));
-    expect([...kinds].sort()).toEqual(['admin', 'auth', 'auth-or-mcp-key', 'manager', 'mcp-key', 'permission', 'profile', 'public']);
-    const permissions = routes.flatMap((r) => (typeof r.access === 'object' && 'permission' in r.access ? [r.access.permission] : []));
+    const kinds = new Set(
+      routes.map((r) =>
+        typeof r.access === 'string' ? r.access : isProfileAccess(r.access) ? 'profile' : 'permission',
+      ),
+    );
+    expect([...kinds].sort()).toEqual([
+      'admin',
+      'auth',
+      'auth-or-mcp-key',
+      'manager',
+      'mcp-key',
+      'permission',
+      'profile',
+      'public',
+    ]);
+    const permissions = routes.flatMap((r) =>
+      typeof r.access === 'object' && 'permission' in r.access ? [r.access.permission] : [],
+    );
     for (const permission of permissions) {
-      expect(callers.some((c) => c.kind === 'session' && c.permissions.includes(permission)), permission).toBe(true);
-      expect(callers.some((c) => c.kind === 'session' && c.role !== 'admin' && !c.permissions.includes(permission)), permission).toBe(true);
+      expect(
+        callers.some((c) => c.kind === 'session' && c.permissions.includes(permission)),
+        permission,
+      ).toBe(true);
+      expect(
+        callers.some((c) => c.kind === 'session' && c.role !== 'admin' && !c.permissions.includes(permission)),
+        permission,
+      ).toBe(true);
     }
   });
 });
 
 /** The parts of Express 5's router that the page walk reads. */
-type Layer = { route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: RequestHandler }[] }; handle: { stack?: Layer[] }; rawPath?: unknown };
+type Layer = {
+  route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: RequestHandler }[] };
+  handle: { stack?: Layer[] };
+  rawPath?: unknown;
+};
 type PageRoute = { method: string; path: string; access?: PageAccess };
 
 /** The page routes: every route of the routers mounted after the API's 404, with the access its guard declares. */
@@ -255,14 +342,19 @@ function pageRoutes(): PageRoute[] {
     stack.flatMap((layer) => {
       if (layer.route) {
         const path = `${prefix}${String(layer.route.path)}`;
-        const guards = layer.route.stack.map((l) => pageAccessOf(l.handle)).filter((a): a is PageAccess => a !== undefined);
+        const guards = layer.route.stack
+          .map((l) => pageAccessOf(l.handle))
+          .filter((a): a is PageAccess => a !== undefined);
         const access = guards.find((a) => 'permission' in a || isProfileAccess(a)) ?? guards[0];
         return Object.keys(layer.route.methods)
           .filter((m) => m !== '_all')
           .map((method) => ({ method: method.toUpperCase(), path, access }));
       }
       if (!layer.handle.stack) return [];
-      return walk(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${prefix}${layer.rawPath}` : prefix);
+      return walk(
+        layer.handle.stack,
+        typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${prefix}${layer.rawPath}` : prefix,
+      );
     });
   const stack = (t.app as unknown as { router: { stack: Layer[] } }).router.stack;
   const apiEnd = stack.findIndex((layer) => layer.handle === (apiNotFound as unknown));
@@ -273,75 +365,98 @@ function pageRoutes(): PageRoute[] {
 /** Public pages: signing in and out, and the API reference (public like the document it shows, /api/docs). */
 const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout', 'GET /docs']);
 
-describe.each(['spec', 'strict'] as const)('authorization matrix: every page route x every signed-in role and anonymous, under access.profile %s', (profile) => {
-  beforeAll(() => setProfile(profile));
+describe.each(['spec', 'strict'] as const)(
+  'authorization matrix: every page route x every signed-in role and anonymous, under access.profile %s',
+  (profile) => {
+    beforeAll(() => setProfile(profile));
 
-  it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {
-    // under strict, only the pages whose guard names the profile answer differently
-    const pages = pageRoutes().filter((page) => profile === 'spec' || (page.access && isProfileAccess(page.access)));
-    expect(pages.length).toBeGreaterThanOrEqual(profile === 'spec' ? 30 : 8);
-    const unguarded = pages.filter((p) => !p.access && !PUBLIC_PAGES.has(key(p.method, p.path))).map((p) => key(p.method, p.path));
-    expect(unguarded, 'page routes without a page guard').toEqual([]);
+    it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {
+      // under strict, only the pages whose guard names the profile answer differently
+      const pages = pageRoutes().filter((page) => profile === 'spec' || (page.access && isProfileAccess(page.access)));
+      expect(pages.length).toBeGreaterThanOrEqual(profile === 'spec' ? 30 : 8);
+      const unguarded = pages
+        .filter((p) => !p.access && !PUBLIC_PAGES.has(key(p.method, p.path)))
+        .map((p) => key(p.method, p.path));
+      expect(unguarded, 'page routes without a page guard').toEqual([]);
 
-    // a page form needs its synchroniser token; anonymous visitors get one from the sign-in page
-    const anonymous = await t.request.get('/login').expect(200);
-    const anonymousCookie = String(anonymous.headers['set-cookie']).split(';')[0];
-    const anonymousToken = /name="_csrf" value="([^"]+)"/.exec(anonymous.text)![1];
-    const people = await Promise.all(
-      callers.flatMap((c) => (c.kind === 'session' ? [c] : [])).map(async (c) => {
-        const home = await t.request.get('/').set(c.header).expect(200);
-        return { caller: c, token: /name="_csrf" value="([^"]+)"/.exec(home.text)![1] };
-      }),
-    );
-    const guarded = pages.filter((p) => !PUBLIC_PAGES.has(key(p.method, p.path)));
-    const send = (page: PageRoute, cookie: string, token: string) => {
-      const url = page.path.replace(/:(\w+)/g, '2147483000');
-      const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[page.method.toLowerCase()](url).set('Cookie', cookie).redirects(0);
-      return page.method === 'GET' ? request : request.type('form').send({ _csrf: token, matrix: '\u0001' });
-    };
-    const admits = (page: PageRoute, caller: Extract<Caller, { role: Role }>) => {
-      const access = page.access!;
-      if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role];
-      return 'role' in access ? RANK[caller.role] >= RANK[access.role] : caller.role === 'admin' || caller.permissions.includes(access.permission);
-    };
-    const failures: string[] = [];
+      // a page form needs its synchroniser token; anonymous visitors get one from the sign-in page
+      const anonymous = await t.request.get('/login').expect(200);
+      const anonymousCookie = String(anonymous.headers['set-cookie']).split(';')[0];
+      const anonymousToken = /name="_csrf" value="([^"]+)"/.exec(anonymous.text)![1];
+      const people = await Promise.all(
+        callers
+          .flatMap((c) => (c.kind === 'session' ? [c] : []))
+          .map(async (c) => {
+            const home = await t.request.get('/').set(c.header).expect(200);
+            return { caller: c, token: /name="_csrf" value="([^"]+)"/.exec(home.text)![1] };
+          }),
+      );
+      const guarded = pages.filter((p) => !PUBLIC_PAGES.has(key(p.method, p.path)));
+      const send = (page: PageRoute, cookie: string, token: string) => {
+        const url = page.path.replace(/:(\w+)/g, '2147483000');
+        const request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)
+          [page.method.toLowerCase()](url)
+          .set('Cookie', cookie)
+          .redirects(0);
+        return page.method === 'GET' ? request : request.type('form').send({ _csrf: token, matrix: '\u0001' });
+      };
+      const admits = (page: PageRoute, caller: Extract<Caller, { role: Role }>) => {
+        const access = page.access!;
+        if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role];
+        return 'role' in access
+          ? RANK[caller.role] >= RANK[access.role]
+          : caller.role === 'admin' || caller.permissions.includes(access.permission);
+      };
+      const failures: string[] = [];
 
-    // refused first, and nothing may change while they run
-    const before = await fingerprint();
-    let refusedWrites = 0;
-    for (const page of guarded) {
-      const anon = await send(page, anonymousCookie, anonymousToken);
-      if (anon.status !== 302 || !String(anon.headers.location).startsWith('/login?next=')) {
-        failures.push(`${key(page.method, page.path)} anonymous: expected a redirect to /login, got ${anon.status} ${anon.headers.location ?? ''}`);
+      // refused first, and nothing may change while they run
+      const before = await fingerprint();
+      let refusedWrites = 0;
+      for (const page of guarded) {
+        const anon = await send(page, anonymousCookie, anonymousToken);
+        if (anon.status !== 302 || !String(anon.headers.location).startsWith('/login?next=')) {
+          failures.push(
+            `${key(page.method, page.path)} anonymous: expected a redirect to /login, got ${anon.status} ${anon.headers.location ?? ''}`,
+          );
+        }
+        await Promise.all(
+          people
+            .filter(({ caller }) => !admits(page, caller))
+            .map(async ({ caller, token }) => {
+              const res = await send(page, caller.header.Cookie, token);
+              if (page.method !== 'GET') refusedWrites += 1;
+              if (res.status !== 403 || !/html/.test(res.type) || !/<h1[^>]*>\s*Not allowed/.test(res.text)) {
+                failures.push(
+                  `${key(page.method, page.path)} as ${caller.name}: expected the 403 page, got ${describeAnswer(res)}`,
+                );
+              }
+            }),
+        );
       }
-      await Promise.all(
-        people
-          .filter(({ caller }) => !admits(page, caller))
-          .map(async ({ caller, token }) => {
-            const res = await send(page, caller.header.Cookie, token);
-            if (page.method !== 'GET') refusedWrites += 1;
-            if (res.status !== 403 || !/html/.test(res.type) || !/<h1[^>]*>\s*Not allowed/.test(res.text)) {
-              failures.push(`${key(page.method, page.path)} as ${caller.name}: expected the 403 page, got ${describeAnswer(res)}`);
-            }
-          }),
-      );
-    }
-    expect(failures).toEqual([]);
-    expect(refusedWrites).toBeGreaterThan(0);
-    expect(await fingerprint(), 'rows changed by refused page requests').toEqual(before);
+      expect(failures).toEqual([]);
+      expect(refusedWrites).toBeGreaterThan(0);
+      expect(await fingerprint(), 'rows changed by refused page requests').toEqual(before);
 
-    for (const page of guarded) {
-      await Promise.all(
-        people
-          .filter(({ caller }) => admits(page, caller))
-          .map(async ({ caller, token }) => {
-            const res = await send(page, caller.header.Cookie, token);
-            if (res.status === 401 || res.status === 403 || res.status >= 500 || (res.status === 302 && String(res.headers.location).startsWith('/login'))) {
-              failures.push(`${key(page.method, page.path)} as ${caller.name}: expected to be let through, got ${describeAnswer(res)} ${res.headers.location ?? ''}`);
-            }
-          }),
-      );
-    }
-    expect(failures).toEqual([]);
-  }, 120_000);
-});
+      for (const page of guarded) {
+        await Promise.all(
+          people
+            .filter(({ caller }) => admits(page, caller))
+            .map(async ({ caller, token }) => {
+              const res = await send(page, caller.header.Cookie, token);
+              if (
+                res.status === 401 ||
+                res.status === 403 ||
+                res.status >= 500 ||
+                (res.status === 302 && String(res.headers.location).startsWith('/login'))
+              ) {
+                failures.push(
+                  `${key(page.method, page.path)} as ${caller.name}: expected to be let through, got ${describeAnswer(res)} ${res.headers.location ?? ''}`,
+                );
+              }
+            }),
+        );
+      }
+      expect(failures).toEqual([]);
+    }, 120_000);
+  },
+);

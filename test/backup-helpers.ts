@@ -32,7 +32,9 @@ export async function fakePgBinDir(scripts: Partial<Record<(typeof TOOLS)[number
  * Inside a test: an app of its own (database and DATA_DIR, so what it restores or lists is
  * nobody else's) with a signed-in admin, closed when the test finishes.
  */
-export async function appWithAdmin(env: Record<string, string> = {}): Promise<{ app: TestApp; admin: supertest.Agent; adminEmail: string }> {
+export async function appWithAdmin(
+  env: Record<string, string> = {},
+): Promise<{ app: TestApp; admin: supertest.Agent; adminEmail: string }> {
   const app = await testApp(env);
   onTestFinished(() => app.close());
   const user = await buildUser(app.db, { role: 'admin' });
@@ -40,7 +42,11 @@ export async function appWithAdmin(env: Record<string, string> = {}): Promise<{ 
 }
 
 /** Puts a file named like a backup (any bytes) into an app's backups folder. */
-export async function placeBackupFile(app: TestApp, filename: string, content: string | Buffer = 'not a dump'): Promise<string> {
+export async function placeBackupFile(
+  app: TestApp,
+  filename: string,
+  content: string | Buffer = 'not a dump',
+): Promise<string> {
   const dir = path.join(app.dataDir, 'backups');
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, filename);

@@ -45,11 +45,17 @@ async function contents(db: Knex) {
 
 describe('POST /api/backups', () => {
   it('201 writes a custom-format dump that pg_restore lists, holding no session or rate-limit rows', async () => {
-    await t.db('rate_limits').insert({ key: `backup-test-${randomBytes(4).toString('hex')}`, points: 1, expire: Date.now() + 60_000 });
+    await t
+      .db('rate_limits')
+      .insert({ key: `backup-test-${randomBytes(4).toString('hex')}`, points: 1, expire: Date.now() + 60_000 });
     expect(Number((await t.db('sessions').count({ n: '*' }))[0].n)).toBeGreaterThan(0);
 
     const res = await as.admin.post('/api/backups').expect(201);
-    expect(res.body).toEqual({ message: 'Backup created', filename: expect.stringMatching(MANUAL_NAME), size: expect.any(Number) });
+    expect(res.body).toEqual({
+      message: 'Backup created',
+      filename: expect.stringMatching(MANUAL_NAME),
+      size: expect.any(Number),
+    });
     const file = path.join(backupsDir(t), res.body.filename);
     expect((await fs.stat(file)).size).toBe(res.body.size);
     const toc = await listing(file);
@@ -61,9 +67,10 @@ describe('POST /api/backups', () => {
     expect((await fs.readdir(backupsDir(t))).filter((f) => !MANUAL_NAME.test(f))).toEqual([]);
   });
 
-  it('500 with pg_dump\'s error when the dump fails, and no file is left behind', async () => {
+  it("500 with pg_dump's error when the dump fails, and no file is left behind", async () => {
     const failing = await fakePgBinDir({
-      pg_dump: 'if [ "$1" = "--version" ]; then echo "pg_dump (PostgreSQL) 15.4"; exit 0; fi\necho "pg_dump: error: disk on fire" >&2\nexit 1',
+      pg_dump:
+        'if [ "$1" = "--version" ]; then echo "pg_dump (PostgreSQL) 15.4"; exit 0; fi\necho "pg_dump: error: disk on fire" >&2\nexit 1',
     });
     const { app, admin } = await appWithAdmin({ PG_BIN_DIR: failing });
     const res = await admin.post('/api/backups').expect(500);
@@ -74,8 +81,10 @@ describe('POST /api/backups', () => {
   it('503 naming what to install when pg_dump is missing', async () => {
     const { admin } = await appWithAdmin({ PG_BIN_DIR: path.join(t.dataDir, 'no-such-dir') });
     const res = await admin.post('/api/backups').expect(503);
-    expect(res.body.message).toContain("pg_dump was not found in PG_BIN_DIR");
-    expect(res.body.message).toContain("pg_dump 15 or later is needed to back up PostgreSQL 15: install Debian's postgresql-client-15 or set PG_BIN_DIR");
+    expect(res.body.message).toContain('pg_dump was not found in PG_BIN_DIR');
+    expect(res.body.message).toContain(
+      "pg_dump 15 or later is needed to back up PostgreSQL 15: install Debian's postgresql-client-15 or set PG_BIN_DIR",
+    );
   });
 
   it('503 when pg_dump is older than the server', async () => {
@@ -96,9 +105,17 @@ describe('backup file names', () => {
     vi.setSystemTime(new Date('2026-11-23T10:11:12.500Z'));
     const folder = backupFolder(t.dataDir);
     const write = (text: string) => async (fd: number) => void writeSync(fd, text);
-    const [first, second] = await Promise.all([folder.create('manual', write('first')), folder.create('manual', write('second'))]);
-    expect([first.filename, second.filename].sort()).toEqual(['stores-20261123-101112-manual-2.dump', 'stores-20261123-101112-manual.dump']);
-    const texts = await Promise.all([first, second].map((b) => fs.readFile(path.join(backupsDir(t), b.filename), 'utf8')));
+    const [first, second] = await Promise.all([
+      folder.create('manual', write('first')),
+      folder.create('manual', write('second')),
+    ]);
+    expect([first.filename, second.filename].sort()).toEqual([
+      'stores-20261123-101112-manual-2.dump',
+      'stores-20261123-101112-manual.dump',
+    ]);
+    const texts = await Promise.all(
+      [first, second].map((b) => fs.readFile(path.join(backupsDir(t), b.filename), 'utf8')),
+    );
     expect(texts.sort()).toEqual(['first', 'second']);
   });
 });
@@ -112,14 +129,32 @@ describe('GET /api/backups', () => {
     await placeBackupFile(app, 'stores-20261340-000000-manual.dump');
     await placeBackupFile(app, '.unfinished-0123456789abcdef.dump');
     await placeBackupFile(app, 'notes.txt');
-    await fs.symlink(path.join(backupsDir(app), 'notes.txt'), path.join(backupsDir(app), 'stores-20260401-000000-manual.dump'));
+    await fs.symlink(
+      path.join(backupsDir(app), 'notes.txt'),
+      path.join(backupsDir(app), 'stores-20260401-000000-manual.dump'),
+    );
 
     const res = await admin.get('/api/backups').expect(200);
     expect(res.body).toEqual({
       backups: [
-        { filename: 'stores-20260301-101500-manual-2.dump', size: 4, createdAt: '2026-03-01T10:15:00.000Z', type: 'manual' },
-        { filename: 'stores-20260301-101500-manual.dump', size: 6, createdAt: '2026-03-01T10:15:00.000Z', type: 'manual' },
-        { filename: 'stores-20260101-020000-scheduled.dump', size: 3, createdAt: '2026-01-01T02:00:00.000Z', type: 'scheduled' },
+        {
+          filename: 'stores-20260301-101500-manual-2.dump',
+          size: 4,
+          createdAt: '2026-03-01T10:15:00.000Z',
+          type: 'manual',
+        },
+        {
+          filename: 'stores-20260301-101500-manual.dump',
+          size: 6,
+          createdAt: '2026-03-01T10:15:00.000Z',
+          type: 'manual',
+        },
+        {
+          filename: 'stores-20260101-020000-scheduled.dump',
+          size: 3,
+          createdAt: '2026-01-01T02:00:00.000Z',
+          type: 'scheduled',
+        },
       ],
     });
   });
@@ -145,7 +180,12 @@ describe('GET /api/backups/stats', () => {
 
   it('200 with nulls when there is no backup', async () => {
     const { admin } = await appWithAdmin();
-    expect((await admin.get('/api/backups/stats').expect(200)).body).toEqual({ totalBackups: 0, totalSize: 0, oldestBackup: null, newestBackup: null });
+    expect((await admin.get('/api/backups/stats').expect(200)).body).toEqual({
+      totalBackups: 0,
+      totalSize: 0,
+      oldestBackup: null,
+      newestBackup: null,
+    });
   });
 });
 
@@ -216,7 +256,9 @@ describe('file names that reach outside DATA_DIR/backups', () => {
     }
     expect(await fs.readFile(inDataDir, 'utf8')).toBe('a file in DATA_DIR itself');
     expect(await fs.readFile(outside, 'utf8')).toBe('secret');
-    expect((await fs.lstat(path.join(backupsDir(app), 'stores-20260102-000000-manual.dump'))).isSymbolicLink()).toBe(true);
+    expect((await fs.lstat(path.join(backupsDir(app), 'stores-20260102-000000-manual.dump'))).isSymbolicLink()).toBe(
+      true,
+    );
     expect((await admin.get('/api/backups').expect(200)).body.backups).toEqual([]);
   });
 });
@@ -253,7 +295,11 @@ describe('POST /api/backups/{filename}/restore', () => {
     await app.db.raw('CREATE TABLE created_after_backup (id int)');
 
     const res = await admin.post(`/api/backups/${filename}/restore`).expect(200);
-    expect(res.body).toEqual({ message: 'Database restored; everyone must sign in again', filename, migrationsApplied: [] });
+    expect(res.body).toEqual({
+      message: 'Database restored; everyone must sign in again',
+      filename,
+      migrationsApplied: [],
+    });
 
     // the records are the backup's; the ids the categories' sequence gave out after it are not given again
     const after = await contents(app.db);
@@ -263,7 +309,13 @@ describe('POST /api/backups/{filename}/restore', () => {
     expect(await app.db.schema.hasTable('created_after_backup')).toBe(false);
     expect(Number((await app.db('sessions').count({ n: '*' }))[0].n)).toBe(0);
     // the trail keeps what came after the backup (its own creation), then the restore
-    expect(await app.db('audit_log').whereNot({ action: 'sign_in' }).orderBy('id').select('entity_type', 'entity_id', 'action', 'actor_email')).toEqual([
+    expect(
+      await app
+        .db('audit_log')
+        .whereNot({ action: 'sign_in' })
+        .orderBy('id')
+        .select('entity_type', 'entity_id', 'action', 'actor_email'),
+    ).toEqual([
       { entity_type: 'backup', entity_id: filename, action: 'create', actor_email: adminEmail },
       { entity_type: 'backup', entity_id: filename, action: 'restore', actor_email: adminEmail },
     ]);
@@ -273,7 +325,10 @@ describe('POST /api/backups/{filename}/restore', () => {
     const health = await app.request.get('/api/health').expect(200);
     expect(health.body).toMatchObject({ status: 'healthy', database: 'connected' });
     await admin.post('/api/auth/login').send({ email: adminEmail, password: TEST_PASSWORD }).expect(200);
-    await admin.post('/api/categories').send({ name: 'After the restore', description: 'd', icon: 'fa-box', color: 'blue' }).expect(201);
+    await admin
+      .post('/api/categories')
+      .send({ name: 'After the restore', description: 'd', icon: 'fa-box', color: 'blue' })
+      .expect(201);
     expect((await admin.get('/api/backups').expect(200)).body.backups).toHaveLength(1);
   });
 
@@ -301,7 +356,9 @@ describe('POST /api/backups/{filename}/restore', () => {
       await reader('categories').select('id').limit(1);
       const restoring = admin.post(`/api/backups/${filename}/restore`).then((r) => r);
       await untilSomeoneWaitsOnALock(app.db);
-      const waiting = await app.db.raw(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'stores-restore' AND wait_event_type = 'Lock'`);
+      const waiting = await app.db.raw(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'stores-restore' AND wait_event_type = 'Lock'`,
+      );
       expect(waiting.rows).toHaveLength(1);
 
       const during = await admin.get('/api/backups').expect(503);
@@ -339,7 +396,9 @@ describe('POST /api/backups/{filename}/restore', () => {
     await placeBackupFile(app, 'stores-20260101-000000-manual.dump', randomBytes(4096));
     const before = await contents(app.db);
     const res = await admin.post('/api/backups/stores-20260101-000000-manual.dump/restore').expect(400);
-    expect(res.body.message).toMatch(/^stores-20260101-000000-manual\.dump is not a backup of this service \(pg_restore cannot read it\)/);
+    expect(res.body.message).toMatch(
+      /^stores-20260101-000000-manual\.dump is not a backup of this service \(pg_restore cannot read it\)/,
+    );
     expect(await contents(app.db)).toEqual(before);
     await admin.get('/api/auth/user').expect(200);
   });
@@ -352,7 +411,11 @@ describe('POST /api/backups/{filename}/restore', () => {
     await buildCategory(app.db, { name: 'Added after the backup' });
     const before = await contents(app.db);
     const res = await admin.post(`/api/backups/${filename}/restore`).expect(400);
-    expect(res.body.message).toMatch(new RegExp(`^${filename.replace(/\./g, '\\.')} is corrupt or truncated: pg_restore: error: could not read from input file`));
+    expect(res.body.message).toMatch(
+      new RegExp(
+        `^${filename.replace(/\./g, '\\.')} is corrupt or truncated: pg_restore: error: could not read from input file`,
+      ),
+    );
     expect(await contents(app.db)).toEqual(before);
   });
 
@@ -360,9 +423,13 @@ describe('POST /api/backups/{filename}/restore', () => {
     const { app, admin } = await appWithAdmin();
     const file = await placeBackupFile(app, 'stores-20260101-000000-manual.dump', '');
     const connection = connectionOptions(app.databaseUrl);
-    await run('pg_dump', ['--format=custom', '--table=categories', `--file=${file}`, ...connection.args], { env: connection.env });
+    await run('pg_dump', ['--format=custom', '--table=categories', `--file=${file}`, ...connection.args], {
+      env: connection.env,
+    });
     const res = await admin.post('/api/backups/stores-20260101-000000-manual.dump/restore').expect(400);
-    expect(res.body).toEqual({ message: 'stores-20260101-000000-manual.dump is not a backup of this service (it holds no knex_migrations table)' });
+    expect(res.body).toEqual({
+      message: 'stores-20260101-000000-manual.dump is not a backup of this service (it holds no knex_migrations table)',
+    });
   });
 
   it('404 for a well-formed name that is no backup', async () => {

@@ -79,21 +79,40 @@ describe('bootstrapAdmin', () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
     onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
     const { logger } = capturingLogger();
-    await bootstrapAdmin(t.db, config({ DATA_DIR: dataDir, ADMIN_EMAIL: 'Boss@Example.ac.uk', ADMIN_PASSWORD: 'a boss password for the stores' }), logger);
+    await bootstrapAdmin(
+      t.db,
+      config({
+        DATA_DIR: dataDir,
+        ADMIN_EMAIL: 'Boss@Example.ac.uk',
+        ADMIN_PASSWORD: 'a boss password for the stores',
+      }),
+      logger,
+    );
     expect(await fs.readdir(dataDir)).toEqual([]);
     const boss = await t.db('users').where({ email: 'boss@example.ac.uk' }).first();
     expect(boss).toMatchObject({ role: 'admin', is_active: true });
     expect(await verifyPassword('a boss password for the stores', boss.password_hash)).toBe(true);
-    await t.request.post('/api/auth/login').send({ email: 'boss@example.ac.uk', password: 'a boss password for the stores' }).expect(200);
+    await t.request
+      .post('/api/auth/login')
+      .send({ email: 'boss@example.ac.uk', password: 'a boss password for the stores' })
+      .expect(200);
     const created = await t.db('audit_log').where({ entity_type: 'user', entity_id: boss.id, action: 'create' });
     expect(created).toHaveLength(1);
-    expect(created[0]).toMatchObject({ actor_kind: 'system', actor_user_id: null, after: { email: 'boss@example.ac.uk', role: 'admin', password_hash: '[redacted]' } });
+    expect(created[0]).toMatchObject({
+      actor_kind: 'system',
+      actor_user_id: null,
+      after: { email: 'boss@example.ac.uk', role: 'admin', password_hash: '[redacted]' },
+    });
   });
 
   it('never overwrites an existing user with that email (role, password and status kept)', async () => {
     const existing = await buildUser(t.db, { email: 'keeper@example.ac.uk', role: 'user', isActive: false });
     const { logger } = capturingLogger();
-    await bootstrapAdmin(t.db, config({ ADMIN_EMAIL: 'keeper@example.ac.uk', ADMIN_PASSWORD: 'another password' }), logger);
+    await bootstrapAdmin(
+      t.db,
+      config({ ADMIN_EMAIL: 'keeper@example.ac.uk', ADMIN_PASSWORD: 'another password' }),
+      logger,
+    );
     const after = await t.db('users').where({ id: existing.id }).first();
     expect(after).toMatchObject({ role: 'user', is_active: false, password_hash: existing.password_hash });
     expect(await t.db('users').whereRaw('lower(email) = ?', ['keeper@example.ac.uk'])).toHaveLength(1);

@@ -31,7 +31,10 @@ describe('GET /api/categories', () => {
 
 describe('POST /api/categories', () => {
   it('201 creates and answers the category', async () => {
-    const res = await as.manager.post('/api/categories').send({ name: 'Optics', description: 'Lenses', icon: 'fa-eye', color: 'purple' }).expect(201);
+    const res = await as.manager
+      .post('/api/categories')
+      .send({ name: 'Optics', description: 'Lenses', icon: 'fa-eye', color: 'purple' })
+      .expect(201);
     expect(res.body).toMatchObject({ name: 'Optics', description: 'Lenses', icon: 'fa-eye', color: 'purple' });
     expect(await t.db('categories').where({ id: res.body.id }).first()).toBeDefined();
   });
@@ -70,7 +73,10 @@ describe('DELETE /api/categories/:id', () => {
     const c = await buildCategory(t.db, { name: 'In use' });
     await buildItem(t.db, { categoryId: c.id, isActive: false });
     const res = await as.admin.delete(`/api/categories/${c.id}`).expect(409);
-    expect(res.body).toMatchObject({ message: "Cannot delete category 'In use': 1 item(s) still use it", itemCount: 1 });
+    expect(res.body).toMatchObject({
+      message: "Cannot delete category 'In use': 1 item(s) still use it",
+      itemCount: 1,
+    });
   });
   it('403 for a manager; 404 unknown', async () => {
     const c = await buildCategory(t.db);
@@ -82,14 +88,20 @@ describe('DELETE /api/categories/:id', () => {
 describe('GET /api/categories/:id/deletion-check and DELETE /api/categories/:id/safe', () => {
   it('200 canDelete and 204 for an unused category', async () => {
     const c = await buildCategory(t.db);
-    expect((await as.admin.get(`/api/categories/${c.id}/deletion-check`).expect(200)).body).toEqual({ canDelete: true, reasons: [] });
+    expect((await as.admin.get(`/api/categories/${c.id}/deletion-check`).expect(200)).body).toEqual({
+      canDelete: true,
+      reasons: [],
+    });
     await as.admin.delete(`/api/categories/${c.id}/safe`).expect(204);
   });
   it('409 with reasons when items reference it', async () => {
     const c = await buildCategory(t.db);
     await buildItem(t.db, { categoryId: c.id });
     const check = await as.admin.get(`/api/categories/${c.id}/deletion-check`).expect(200);
-    expect(check.body).toEqual({ canDelete: false, reasons: [expect.stringMatching(/^items: 1 record\(s\) reference it/)] });
+    expect(check.body).toEqual({
+      canDelete: false,
+      reasons: [expect.stringMatching(/^items: 1 record\(s\) reference it/)],
+    });
     const res = await as.admin.delete(`/api/categories/${c.id}/safe`).expect(409);
     expect(res.body.reasons).toEqual(check.body.reasons);
   });

@@ -18,33 +18,53 @@ describe('setting chargeCodes.holdRole', () => {
     const code = await buildChargeCode(t.db);
     const category = await buildCategory(t.db);
     const user = await t.loginAs(await buildUser(t.db));
-    await user.patch(`/api/chargecodes/${code.code}/hold`).send({ onHold: true, holdReason: 'Query from finance' }).expect(200);
+    await user
+      .patch(`/api/chargecodes/${code.code}/hold`)
+      .send({ onHold: true, holdReason: 'Query from finance' })
+      .expect(200);
     await user.post(`/api/chargecodes/${code.code}/exclusions`).send({ categoryId: category.id }).expect(201);
-    expect(await t.db('charge_codes').where({ id: code.id }).first()).toMatchObject({ on_hold: true, hold_reason: 'Query from finance' });
+    expect(await t.db('charge_codes').where({ id: code.id }).first()).toMatchObject({
+      on_hold: true,
+      hold_reason: 'Query from finance',
+    });
   });
 
   it('set to manager: a user is refused with 403 and nothing changes; a manager and an admin pass', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    await admin.put('/api/settings/chargeCodes.holdRole').send({ value: { role: 'manager' } }).expect(200);
+    await admin
+      .put('/api/settings/chargeCodes.holdRole')
+      .send({ value: { role: 'manager' } })
+      .expect(200);
     try {
       const code = await buildChargeCode(t.db);
       const category = await buildCategory(t.db);
       const user = await t.loginAs(await buildUser(t.db));
-      const refused = await user.patch(`/api/chargecodes/${code.code}/hold`).send({ onHold: true, holdReason: 'No' }).expect(403);
-      expect(refused.body).toEqual({ message: 'Holds and exclusions of charge codes require the manager role (setting chargeCodes.holdRole)' });
+      const refused = await user
+        .patch(`/api/chargecodes/${code.code}/hold`)
+        .send({ onHold: true, holdReason: 'No' })
+        .expect(403);
+      expect(refused.body).toEqual({
+        message: 'Holds and exclusions of charge codes require the manager role (setting chargeCodes.holdRole)',
+      });
       await user.post(`/api/chargecodes/${code.code}/exclusions`).send({ categoryId: category.id }).expect(403);
       await user.delete(`/api/chargecodes/${code.code}/exclusions/${category.id}`).expect(403);
       expect(await t.db('charge_codes').where({ id: code.id }).first()).toMatchObject({ on_hold: false });
       expect(await t.db('charge_code_exclusions').where({ charge_code_id: code.id })).toEqual([]);
 
       const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
-      await manager.patch(`/api/chargecodes/${code.code}/hold`).send({ onHold: true, holdReason: 'Overspent' }).expect(200);
+      await manager
+        .patch(`/api/chargecodes/${code.code}/hold`)
+        .send({ onHold: true, holdReason: 'Overspent' })
+        .expect(200);
       await manager.post(`/api/chargecodes/${code.code}/exclusions`).send({ categoryId: category.id }).expect(201);
       await admin.patch(`/api/chargecodes/${code.code}/hold`).send({ onHold: false }).expect(200);
       // reading stays open to every user
       await user.get(`/api/chargecodes/${code.code}/exclusions`).expect(200);
     } finally {
-      await admin.put('/api/settings/chargeCodes.holdRole').send({ value: { role: 'user' } }).expect(200);
+      await admin
+        .put('/api/settings/chargeCodes.holdRole')
+        .send({ value: { role: 'user' } })
+        .expect(200);
     }
   });
 });
@@ -60,11 +80,17 @@ describe('PUT /api/settings/{key} for the settings the service reads', () => {
     ] as const) {
       const before = await t.db('settings').where({ key }).first();
       const res = await admin.put(`/api/settings/${key}`).send({ value }).expect(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field), key).toEqual([field]);
+      expect(
+        res.body.errors.map((e: { field: string }) => e.field),
+        key,
+      ).toEqual([field]);
       expect(await t.db('settings').where({ key }).first()).toEqual(before);
     }
     // any other key still takes any object
-    await admin.put('/api/settings/stores.banner').send({ value: { text: 'Closed on Friday' } }).expect(200);
+    await admin
+      .put('/api/settings/stores.banner')
+      .send({ value: { text: 'Closed on Friday' } })
+      .expect(200);
   });
 });
 
@@ -78,21 +104,34 @@ async function setPolicy(key: 'chargeCodes.requirePin' | 'chargeCodes.requireAut
 
 async function codeWithPin() {
   const code = await buildChargeCode(t.db);
-  await t.db('charge_codes').where({ id: code.id }).update({ pin_hash: await pinHash });
+  await t
+    .db('charge_codes')
+    .where({ id: code.id })
+    .update({ pin_hash: await pinHash });
   return code;
 }
 
 async function codeWithAuthorisedUser(email: string) {
   const code = await buildChargeCode(t.db);
-  await t.db('charge_code_authorised_users').insert({ charge_code_id: code.id, user_name: 'Dr Grace', email, department: 'Chemistry' });
+  await t
+    .db('charge_code_authorised_users')
+    .insert({ charge_code_id: code.id, user_name: 'Dr Grace', email, department: 'Chemistry' });
   return code;
 }
 
 type SaleExtras = { pin?: string; recipient?: { deliveredTo: string; deliveredToEmail?: string } };
-type SalePath = (agent: supertest.Agent, code: string, itemId: number, extras?: SaleExtras) => Promise<supertest.Response>;
+type SalePath = (
+  agent: supertest.Agent,
+  code: string,
+  itemId: number,
+  extras?: SaleExtras,
+) => Promise<supertest.Response>;
 
 const viaQuote: SalePath = async (agent, code, itemId, extras = {}) => {
-  const saved = await agent.post('/api/sales/quotes').send({ chargeCode: code, items: [{ itemId, quantity: 1 }], sessionId: sessionId() }).expect(200);
+  const saved = await agent
+    .post('/api/sales/quotes')
+    .send({ chargeCode: code, items: [{ itemId, quantity: 1 }], sessionId: sessionId() })
+    .expect(200);
   return agent.post(`/api/sales/quotes/${saved.body.quote.id}/process`).send(extras);
 };
 const direct: SalePath = async (agent, code, itemId, extras = {}) =>
@@ -114,15 +153,29 @@ async function expectNothingSold(code: string, itemId: number) {
 }
 
 describe('settings chargeCodes.requirePin and chargeCodes.requireAuthorisedUser unset', () => {
-  it.each(SALE_PATHS)('%s on a code with a PIN and authorised users needs neither, as the spec has it; a PIN given is ignored', async (_path, sell, status) => {
-    const code = await codeWithPin();
-    await t.db('charge_code_authorised_users').insert({ charge_code_id: code.id, user_name: 'Dr Grace', email: 'grace@example.ac.uk', department: 'Chemistry' });
-    const item = await buildStockedItem(t.db, 10);
-    const agent = await t.loginAs(await buildUser(t.db));
-    await answered(sell(agent, code.code, item.id), status);
-    await answered(sell(agent, code.code, item.id, { pin: 'wrong', recipient: { deliveredTo: 'Someone', deliveredToEmail: 'someone@example.ac.uk' } }), status);
-    expect(await stockOf(t.db, item.id)).toBe('8.00');
-  });
+  it.each(SALE_PATHS)(
+    '%s on a code with a PIN and authorised users needs neither, as the spec has it; a PIN given is ignored',
+    async (_path, sell, status) => {
+      const code = await codeWithPin();
+      await t.db('charge_code_authorised_users').insert({
+        charge_code_id: code.id,
+        user_name: 'Dr Grace',
+        email: 'grace@example.ac.uk',
+        department: 'Chemistry',
+      });
+      const item = await buildStockedItem(t.db, 10);
+      const agent = await t.loginAs(await buildUser(t.db));
+      await answered(sell(agent, code.code, item.id), status);
+      await answered(
+        sell(agent, code.code, item.id, {
+          pin: 'wrong',
+          recipient: { deliveredTo: 'Someone', deliveredToEmail: 'someone@example.ac.uk' },
+        }),
+        status,
+      );
+      expect(await stockOf(t.db, item.id)).toBe('8.00');
+    },
+  );
 });
 
 describe('setting chargeCodes.requirePin on', () => {
@@ -134,10 +187,16 @@ describe('setting chargeCodes.requirePin on', () => {
       const code = await codeWithPin();
       const item = await buildStockedItem(t.db, 10);
       const agent = await t.loginAs(await buildUser(t.db));
-      expect((await answered(sell(agent, code.code, item.id), 400)).body).toEqual({ message: `Charge code '${code.code}' requires its PIN` });
-      expect((await answered(sell(agent, code.code, item.id, { pin: '1357' }), 400)).body).toEqual({ message: `Incorrect PIN for charge code '${code.code}'` });
+      expect((await answered(sell(agent, code.code, item.id), 400)).body).toEqual({
+        message: `Charge code '${code.code}' requires its PIN`,
+      });
+      expect((await answered(sell(agent, code.code, item.id, { pin: '1357' }), 400)).body).toEqual({
+        message: `Incorrect PIN for charge code '${code.code}'`,
+      });
       await expectNothingSold(code.code, item.id);
-      expect(await t.db('quotes').whereIn('charge_code', [code.code]).count<{ count: number }[]>('* as count')).toEqual([{ count: sell === viaQuote ? 2 : 0 }]);
+      expect(await t.db('quotes').whereIn('charge_code', [code.code]).count<{ count: number }[]>('* as count')).toEqual(
+        [{ count: sell === viaQuote ? 2 : 0 }],
+      );
 
       const sold = await answered(sell(agent, code.code, item.id, { pin: PIN }), status);
       expect(sold.body.sale.chargeCode).toBe(code.code);
@@ -157,7 +216,9 @@ describe('setting chargeCodes.requirePin on', () => {
       await answered(sell(agent, code.code, item.id, { pin: PIN }), status);
       for (let i = 0; i < 5; i += 1) await answered(sell(agent, code.code, item.id, { pin: `wrong-${i}` }), 400);
       const refused = await answered(sell(agent, code.code, item.id, { pin: PIN }), 429);
-      expect(refused.body.message).toMatch(new RegExp(`^Too many incorrect PINs for charge code '${code.code}'; try again in 1[45] minute\\(s\\)$`));
+      expect(refused.body.message).toMatch(
+        new RegExp(`^Too many incorrect PINs for charge code '${code.code}'; try again in 1[45] minute\\(s\\)$`),
+      );
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(800);
       expect(await stockOf(t.db, item.id)).toBe('9.00');
       // another code is not affected
@@ -175,8 +236,16 @@ describe('setting chargeCodes.requirePin on', () => {
     const item = await buildStockedItem(t.db, 10);
     const agent = await t.loginAs(await buildUser(t.db));
     const body = { chargeCode: code.code, items: [{ itemId: item.id, quantity: 1 }] };
-    const first = await agent.post('/api/sales').set('Idempotency-Key', 'pin-replay').send({ ...body, pin: PIN }).expect(201);
-    const again = await agent.post('/api/sales').set('Idempotency-Key', 'pin-replay').send({ ...body, pin: PIN }).expect(201);
+    const first = await agent
+      .post('/api/sales')
+      .set('Idempotency-Key', 'pin-replay')
+      .send({ ...body, pin: PIN })
+      .expect(201);
+    const again = await agent
+      .post('/api/sales')
+      .set('Idempotency-Key', 'pin-replay')
+      .send({ ...body, pin: PIN })
+      .expect(201);
     expect(again.body.sale.id).toBe(first.body.sale.id);
     await agent.post('/api/sales').set('Idempotency-Key', 'pin-replay').send(body).expect(400);
     expect(await stockOf(t.db, item.id)).toBe('9.00');
@@ -208,19 +277,39 @@ describe('setting chargeCodes.requireAuthorisedUser on', () => {
       const agent = await t.loginAs(await buildUser(t.db));
       const recipient = { deliveredTo: 'Grace Hopper', deliveredToEmail: 'grace.hopper@example.AC.UK' };
       const sold = await answered(sell(agent, code.code, item.id, { recipient }), status);
-      expect(sold.body.sale).toMatchObject({ deliveredTo: 'Grace Hopper', deliveredToEmail: 'grace.hopper@example.AC.UK', deliveredAt: expect.any(String) });
+      expect(sold.body.sale).toMatchObject({
+        deliveredTo: 'Grace Hopper',
+        deliveredToEmail: 'grace.hopper@example.AC.UK',
+        deliveredAt: expect.any(String),
+      });
       expect(await stockOf(t.db, item.id)).toBe('9.00');
     });
   });
 
-  it('PATCH /api/sales/{id}/recipient: 400 for a recipient not authorised for the sale\'s code, and the recipient is unchanged', async () => {
+  it("PATCH /api/sales/{id}/recipient: 400 for a recipient not authorised for the sale's code, and the recipient is unchanged", async () => {
     const code = await codeWithAuthorisedUser('grace@example.ac.uk');
     const item = await buildStockedItem(t.db, 10);
     const agent = await t.loginAs(await buildUser(t.db));
-    const sold = await answered(direct(agent, code.code, item.id, { recipient: { deliveredTo: 'Grace', deliveredToEmail: 'grace@example.ac.uk' } }), 201);
-    const refused = await agent.patch(`/api/sales/${sold.body.sale.id}/recipient`).send({ deliveredTo: 'Mallory', deliveredToEmail: 'mallory@example.ac.uk' }).expect(400);
-    expect(refused.body).toEqual({ message: `Recipient 'mallory@example.ac.uk' is not an authorised user of charge code '${code.code}'` });
-    expect(await t.db('sales').where({ id: sold.body.sale.id }).first()).toMatchObject({ delivered_to: 'Grace', delivered_to_email: 'grace@example.ac.uk' });
-    await agent.patch(`/api/sales/${sold.body.sale.id}/recipient`).send({ deliveredTo: 'Grace H', deliveredToEmail: 'GRACE@example.ac.uk' }).expect(200);
+    const sold = await answered(
+      direct(agent, code.code, item.id, {
+        recipient: { deliveredTo: 'Grace', deliveredToEmail: 'grace@example.ac.uk' },
+      }),
+      201,
+    );
+    const refused = await agent
+      .patch(`/api/sales/${sold.body.sale.id}/recipient`)
+      .send({ deliveredTo: 'Mallory', deliveredToEmail: 'mallory@example.ac.uk' })
+      .expect(400);
+    expect(refused.body).toEqual({
+      message: `Recipient 'mallory@example.ac.uk' is not an authorised user of charge code '${code.code}'`,
+    });
+    expect(await t.db('sales').where({ id: sold.body.sale.id }).first()).toMatchObject({
+      delivered_to: 'Grace',
+      delivered_to_email: 'grace@example.ac.uk',
+    });
+    await agent
+      .patch(`/api/sales/${sold.body.sale.id}/recipient`)
+      .send({ deliveredTo: 'Grace H', deliveredToEmail: 'GRACE@example.ac.uk' })
+      .expect(200);
   });
 });

@@ -21,20 +21,28 @@ afterAll(() => t.close());
 
 describe('bulk updates and sales on the same items at once', () => {
   it('20 rounds of bulk updates racing sales: every request succeeds (no 500, no 503), stock and movements reconcile', async () => {
-    const items = await Promise.all(Array.from({ length: 6 }, () => buildStockedItem(t.db, 1000, { categoryId: categories[0], price: '1.00' })));
+    const items = await Promise.all(
+      Array.from({ length: 6 }, () => buildStockedItem(t.db, 1000, { categoryId: categories[0], price: '1.00' })),
+    );
     const ids = items.map((i) => i.id);
     const descending = [...ids].reverse();
     const sold = new Map<number, number>(ids.map((id) => [id, 0]));
     const sale = (agent: supertest.Agent, lines: number[]) => {
       for (const id of lines) sold.set(id, sold.get(id)! + 1);
-      return agent.post('/api/sales').send({ chargeCode: code, items: lines.map((itemId) => ({ itemId, quantity: 1 })), vatApplied: false });
+      return agent
+        .post('/api/sales')
+        .send({ chargeCode: code, items: lines.map((itemId) => ({ itemId, quantity: 1 })), vatApplied: false });
     };
     const statuses: number[] = [];
     for (let round = 0; round < 20; round += 1) {
       const results = await Promise.all([
-        manager.post('/api/items/bulk/change-vat-rate').send({ itemIds: descending, vatRate: round % 2 ? '0.2000' : '0.0500' }),
+        manager
+          .post('/api/items/bulk/change-vat-rate')
+          .send({ itemIds: descending, vatRate: round % 2 ? '0.2000' : '0.0500' }),
         sale(cashiers[0], ids),
-        manager.post('/api/items/bulk/change-category').send({ itemIds: descending, categoryId: categories[round % 2] }),
+        manager
+          .post('/api/items/bulk/change-category')
+          .send({ itemIds: descending, categoryId: categories[round % 2] }),
         sale(cashiers[1], descending),
         manager.post('/api/items/bulk/set-active').send({ itemIds: [ids[3], ids[0], ids[5], ids[1]] }),
         sale(cashiers[2], [ids[4], ids[2], ids[0]]),

@@ -19,7 +19,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const item = (stock = 10) => buildStockedItem(t.db, stock, { categoryId, price: '3.00' });
-const saleBody = (itemId: number, quantity = 2) => ({ chargeCode: code, items: [{ itemId, quantity }], vatApplied: false });
+const saleBody = (itemId: number, quantity = 2) => ({
+  chargeCode: code,
+  items: [{ itemId, quantity }],
+  vatApplied: false,
+});
 const salesOfItem = (itemId: number) => t.db('sale_items').where({ item_id: itemId }).pluck('sale_id');
 let keys = 0;
 const newKey = () => `sale-${Date.now()}-${(keys += 1)}`;
@@ -35,7 +39,9 @@ describe('POST /api/sales with Idempotency-Key', () => {
     expect(await salesOfItem(id)).toEqual([first.body.sale.id]);
     expect(await stockOf(t.db, id)).toBe('8.00');
     expect(await movementsOf(t.db, id)).toHaveLength(2);
-    expect(await t.db('sale_idempotency_keys').where({ key })).toEqual([expect.objectContaining({ sale_id: first.body.sale.id })]);
+    expect(await t.db('sale_idempotency_keys').where({ key })).toEqual([
+      expect.objectContaining({ sale_id: first.body.sale.id }),
+    ]);
   });
 
   it('409 for the same key with a different body; nothing more recorded', async () => {
@@ -44,7 +50,8 @@ describe('POST /api/sales with Idempotency-Key', () => {
     await user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id, 1)).expect(201);
     const res = await user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id, 3)).expect(409);
     expect(res.body).toEqual({
-      message: 'This Idempotency-Key was already used for a different sale; nothing was recorded. Use a new key for a new sale.',
+      message:
+        'This Idempotency-Key was already used for a different sale; nothing was recorded. Use a new key for a new sale.',
     });
     expect(await salesOfItem(id)).toHaveLength(1);
     expect(await stockOf(t.db, id)).toBe('9.00');
@@ -53,7 +60,9 @@ describe('POST /api/sales with Idempotency-Key', () => {
   it('concurrent duplicates with one key record exactly one sale, and all answer it', async () => {
     const { id } = await item();
     const key = newKey();
-    const results = await Promise.all(Array.from({ length: 6 }, () => user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id))));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id))),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
     expect(new Set(results.map((r) => r.body.sale.saleId)).size).toBe(1);
     expect(await salesOfItem(id)).toHaveLength(1);
@@ -74,7 +83,10 @@ describe('POST /api/sales with Idempotency-Key', () => {
     const { id } = await item();
     const key = newKey();
     const first = await user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id)).expect(201);
-    await t.db('sale_idempotency_keys').where({ key }).update({ created_at: t.db.raw(`now() - interval '24 hours 1 minute'`) });
+    await t
+      .db('sale_idempotency_keys')
+      .where({ key })
+      .update({ created_at: t.db.raw(`now() - interval '24 hours 1 minute'`) });
     const later = await user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id)).expect(201);
     expect(later.body.sale.id).not.toBe(first.body.sale.id);
     expect(await salesOfItem(id)).toHaveLength(2);
@@ -96,7 +108,10 @@ describe('POST /api/sales with Idempotency-Key', () => {
     const { id } = await item();
     for (const key of ['', 'k'.repeat(201), 'tab\there', 'café']) {
       const res = await user.post('/api/sales').set('Idempotency-Key', key).send(saleBody(id)).expect(400);
-      expect(res.body).toEqual({ message: 'Validation failed', errors: [{ field: 'idempotency-key', message: 'must be 1 to 200 printable characters' }] });
+      expect(res.body).toEqual({
+        message: 'Validation failed',
+        errors: [{ field: 'idempotency-key', message: 'must be 1 to 200 printable characters' }],
+      });
     }
     await user.post('/api/sales').set('Idempotency-Key', 'k'.repeat(200)).send(saleBody(id)).expect(201);
     expect(await salesOfItem(id)).toHaveLength(1);

@@ -50,7 +50,10 @@ describe('database busy (lock timeout) on POST /api/sales', () => {
   it('201 once the lock is released within the retries: one sale, stock moved once', async () => {
     const item = await buildStockedItem(t.db, 5, { categoryId, price: '2.00' });
     const lock = await holdItemLock(item.id);
-    const answered = user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }], vatApplied: false }).then((r) => r);
+    const answered = user
+      .post('/api/sales')
+      .send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }], vatApplied: false })
+      .then((r) => r);
     await untilSomeoneWaitsOnALock(t.db);
     // the first attempt times out after 300 ms (55P03); release before the second one gives up
     await new Promise((r) => setTimeout(r, 350));
@@ -89,7 +92,10 @@ describe('database busy (lock timeout) on POST /api/sales', () => {
 describe('database busy on the other stock paths', () => {
   it('processing a quote is retried whole: 200 after the lock goes, one sale, the quote gone, stock moved once', async () => {
     const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
-    const quote = await user.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] }).expect(200);
+    const quote = await user
+      .post('/api/sales/quotes')
+      .send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] })
+      .expect(200);
     const quoteId = quote.body.quote.id as number;
     const lock = await holdItemLock(item.id);
     const answered = user.post(`/api/sales/quotes/${quoteId}/process`).then((r) => r);
@@ -108,7 +114,10 @@ describe('database busy on the other stock paths', () => {
     const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
     const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
     const lock = await holdItemLock(item.id);
-    const answered = manager.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 3, reason: 'Delivery' }).then((r) => r);
+    const answered = manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'in', quantity: 3, reason: 'Delivery' })
+      .then((r) => r);
     await untilSomeoneWaitsOnALock(t.db);
     await new Promise((r) => setTimeout(r, 350));
     await lock.release();
@@ -124,14 +133,19 @@ describe('database busy on the other stock paths', () => {
 
   it('a refund past the retries is 503 and changes nothing; retried after, it refunds once', async () => {
     const item = await buildStockedItem(t.db, 4, { categoryId, price: '1.00' });
-    const sale = await user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }] }).expect(201);
+    const sale = await user
+      .post('/api/sales')
+      .send({ chargeCode: code, items: [{ itemId: item.id, quantity: 2 }] })
+      .expect(201);
     const saleId = sale.body.sale.id;
     const refunder = await buildUser(t.db, { role: 'manager' });
     await grantPermission(t.db, refunder.id, 'sales.refund');
     const manager = await t.loginAs(refunder);
     const lock = await holdItemLock(item.id);
     try {
-      const busy = await manager.patch(`/api/sales/${saleId}/refund`).send({ items: [{ itemId: item.id, refundQty: 1 }] });
+      const busy = await manager
+        .patch(`/api/sales/${saleId}/refund`)
+        .send({ items: [{ itemId: item.id, refundQty: 1 }] });
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
     } finally {
@@ -140,7 +154,10 @@ describe('database busy on the other stock paths', () => {
     expect(await stockOf(t.db, item.id)).toBe('2.00');
     expect((await t.db('sales').where({ id: saleId }).first()).status).toBe('completed');
     expect(await t.db('notes').where({ reference_type: 'sale', reference_id: String(saleId) })).toHaveLength(0);
-    await manager.patch(`/api/sales/${saleId}/refund`).send({ items: [{ itemId: item.id, refundQty: 1 }] }).expect(200);
+    await manager
+      .patch(`/api/sales/${saleId}/refund`)
+      .send({ items: [{ itemId: item.id, refundQty: 1 }] })
+      .expect(200);
     expect(await stockOf(t.db, item.id)).toBe('3.00');
     expect((await t.db('sale_items').where({ item_id: item.id }).first()).refunded_quantity).toBe('1.00');
   });
@@ -148,7 +165,10 @@ describe('database busy on the other stock paths', () => {
 
 describe('inTransactionWithRetry', () => {
   it('runs the whole transaction again after a deadlock: the write of the failed attempt is not kept', async () => {
-    const [a, b] = await Promise.all([buildStockedItem(t.db, 1, { categoryId }), buildStockedItem(t.db, 1, { categoryId })]);
+    const [a, b] = await Promise.all([
+      buildStockedItem(t.db, 1, { categoryId }),
+      buildStockedItem(t.db, 1, { categoryId }),
+    ]);
     let attempts = 0;
     // attempt 1 locks a, then waits for b, which the other transaction holds while it waits for a: a real deadlock
     const other = holder.transaction();
@@ -156,19 +176,23 @@ describe('inTransactionWithRetry', () => {
     await otherTrx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
     const work = inTransactionWithRetry(t.db, async (trx) => {
       attempts += 1;
-      await trx('items').where({ id: a.id }).update({ description: `attempt ${attempts}` });
+      await trx('items')
+        .where({ id: a.id })
+        .update({ description: `attempt ${attempts}` });
       if (attempts === 1) await trx.raw(`SET LOCAL lock_timeout = '5s'; SET LOCAL deadlock_timeout = '50ms'`);
       await trx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
       return attempts;
     });
     await untilSomeoneWaitsOnALock(t.db);
-    const otherWait = otherTrx.raw(`SET LOCAL lock_timeout = '5s'; SELECT id FROM items WHERE id = ${a.id} FOR UPDATE`).then(
-      () => otherTrx.commit(),
-      async (err) => {
-        await otherTrx.rollback().catch(() => undefined);
-        throw err;
-      },
-    );
+    const otherWait = otherTrx
+      .raw(`SET LOCAL lock_timeout = '5s'; SELECT id FROM items WHERE id = ${a.id} FOR UPDATE`)
+      .then(
+        () => otherTrx.commit(),
+        async (err) => {
+          await otherTrx.rollback().catch(() => undefined);
+          throw err;
+        },
+      );
     const results = await Promise.allSettled([work, otherWait]);
     // one of the two is the deadlock's victim; when it is ours, the retry wins after the other commits
     const ours = results[0];
@@ -190,16 +214,22 @@ describe('inTransactionWithRetry', () => {
 
   it('does not retry other errors, nor inside a caller transaction', async () => {
     let attempts = 0;
-    await expect(inTransactionWithRetry(t.db, async () => {
-      attempts += 1;
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      inTransactionWithRetry(t.db, async () => {
+        attempts += 1;
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(attempts).toBe(1);
     attempts = 0;
-    await expect(t.db.transaction((trx) => inTransactionWithRetry(trx, async () => {
-      attempts += 1;
-      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
-    }))).rejects.toThrow('deadlock');
+    await expect(
+      t.db.transaction((trx) =>
+        inTransactionWithRetry(trx, async () => {
+          attempts += 1;
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }),
+      ),
+    ).rejects.toThrow('deadlock');
     expect(attempts).toBe(1);
   });
 });
@@ -210,12 +240,17 @@ describe('a cancelled statement (57014, as a statement timeout answers)', () => 
     const lock = await holdItemLock(item.id);
     let res: Awaited<ReturnType<typeof user.post>>;
     try {
-      const answered = user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }] }).then((r) => r);
+      const answered = user
+        .post('/api/sales')
+        .send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }] })
+        .then((r) => r);
       // the sale's statement waits on the lock: cancel it (57014 query_canceled) before its 300 ms lock timeout
       const lockWaiters = async () =>
-        (await holder.raw<{ rows: { pid: number; xact_start: Date }[] }>(
-          `SELECT pid, xact_start FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
-        )).rows;
+        (
+          await holder.raw<{ rows: { pid: number; xact_start: Date }[] }>(
+            `SELECT pid, xact_start FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+          )
+        ).rows;
       const rows = await lockWaiters();
       for (let i = 0; i < 100 && rows.length === 0; i += 1) {
         await new Promise((r) => setTimeout(r, 5));
@@ -230,7 +265,8 @@ describe('a cancelled statement (57014, as a statement timeout answers)', () => 
       const retries = new Set<string>();
       const watching = (async () => {
         while (!answeredYet) {
-          for (const waiter of await lockWaiters()) if (waiter.xact_start > cancelled.xact_start) retries.add(waiter.xact_start.toISOString());
+          for (const waiter of await lockWaiters())
+            if (waiter.xact_start > cancelled.xact_start) retries.add(waiter.xact_start.toISOString());
           await new Promise((r) => setTimeout(r, 5));
         }
       })();

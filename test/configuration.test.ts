@@ -8,7 +8,10 @@ describe('.env', () => {
   it('is read from the working directory when present, and the environment wins over it', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-env-'));
     try {
-      await fs.writeFile(path.join(dir, '.env'), '# a comment\nSTORES_TEST_PORT_FROM_FILE=4321\nSTORES_TEST_SET_TWICE="from the file"\n');
+      await fs.writeFile(
+        path.join(dir, '.env'),
+        '# a comment\nSTORES_TEST_PORT_FROM_FILE=4321\nSTORES_TEST_SET_TWICE="from the file"\n',
+      );
       process.env.STORES_TEST_SET_TWICE = 'from the environment';
       expect(loadEnvFile(dir)).toBe(true);
       expect(process.env.STORES_TEST_PORT_FROM_FILE).toBe('4321');
@@ -34,7 +37,12 @@ describe('.env', () => {
     expect(example.split('\n').filter((l) => l.trim() && !l.startsWith('#'))).toEqual([]);
     const defaults = loadConfig({});
     const shown = Object.fromEntries(listed.map((m) => [m[1], m[2]]));
-    expect({ PORT: Number(shown.PORT), HOST: shown.HOST, LOG_LEVEL: shown.LOG_LEVEL, DATA_DIR: path.resolve(shown.DATA_DIR) }).toEqual({
+    expect({
+      PORT: Number(shown.PORT),
+      HOST: shown.HOST,
+      LOG_LEVEL: shown.LOG_LEVEL,
+      DATA_DIR: path.resolve(shown.DATA_DIR),
+    }).toEqual({
       PORT: defaults.port,
       HOST: defaults.host,
       LOG_LEVEL: defaults.logLevel,

@@ -34,8 +34,24 @@ describe('GET /api/dashboard/low-stock', () => {
   it('200 lists active items at or below minimum, furthest below first', async () => {
     const res = await as.user.get('/api/dashboard/low-stock').expect(200);
     expect(res.body).toEqual([
-      { id: low.id, name: 'Low one', sku: expect.any(String), currentStock: 1.5, minimumStock: 3, price: '10.00', category: { id: tools.id, name: 'Tools', color: 'orange' } },
-      { id: out.id, name: 'Out one', sku: expect.any(String), currentStock: 0, minimumStock: 1, price: '99.99', category: { id: tools.id, name: 'Tools', color: 'orange' } },
+      {
+        id: low.id,
+        name: 'Low one',
+        sku: expect.any(String),
+        currentStock: 1.5,
+        minimumStock: 3,
+        price: '10.00',
+        category: { id: tools.id, name: 'Tools', color: 'orange' },
+      },
+      {
+        id: out.id,
+        name: 'Out one',
+        sku: expect.any(String),
+        currentStock: 0,
+        minimumStock: 1,
+        price: '99.99',
+        category: { id: tools.id, name: 'Tools', color: 'orange' },
+      },
     ]);
   });
   it('401 without a session', () => t.request.get('/api/dashboard/low-stock').expect(401));
@@ -76,12 +92,17 @@ describe('one low-stock rule everywhere', () => {
     const largestShortfallFirst = [below.id, empty.id, atMinimum.id, emptyNoMinimum.id];
     const dashboard = (await user.get('/api/dashboard/low-stock').expect(200)).body as { id: number }[];
     expect(dashboard.map((i) => i.id)).toEqual(largestShortfallFirst);
-    const report = (await user.get('/api/sales/low-stock-report').expect(200)).body as { items: { id: number; shortfall: number }[]; total: number };
+    const report = (await user.get('/api/sales/low-stock-report').expect(200)).body as {
+      items: { id: number; shortfall: number }[];
+      total: number;
+    };
     expect(report.items.map((i) => i.id)).toEqual(largestShortfallFirst);
     expect(report.items.map((i) => i.shortfall)).toEqual([3, 1, 0, 0]);
     expect(report.total).toBe(4);
 
-    const notifications = (await user.get('/api/notifications/low-stock').expect(200)).body as { notifications: { itemId: number; type: string }[] };
+    const notifications = (await user.get('/api/notifications/low-stock').expect(200)).body as {
+      notifications: { itemId: number; type: string }[];
+    };
     // out of stock first, then as the lists
     expect(notifications.notifications.map((n) => [n.itemId, n.type])).toEqual([
       [empty.id, 'out_of_stock'],

@@ -13,7 +13,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const fromWatchtower = async (message: string): Promise<number> =>
-  (await t.request.post('/api/webhook/watchtower').set('Authorization', `Bearer ${SECRET}`).set('Content-Type', 'text/plain').send(message).expect(201)).body.id;
+  (
+    await t.request
+      .post('/api/webhook/watchtower')
+      .set('Authorization', `Bearer ${SECRET}`)
+      .set('Content-Type', 'text/plain')
+      .send(message)
+      .expect(201)
+  ).body.id;
 
 const fromGitHub = async (delivery: string): Promise<number> => {
   const body = JSON.stringify({
@@ -38,7 +45,11 @@ describe('GET /api/notifications/deployments', () => {
   it('200 lists newest first with every field, limited by limit; total counts all', async () => {
     await t.db('deployment_notifications').delete();
     const delivery = randomUUID();
-    const ids = [await fromWatchtower('Found new nginx:1.27 image (0123456789ab)\nCreating /proxy'), await fromGitHub(delivery), await fromWatchtower('Watchtower 1.7.1')];
+    const ids = [
+      await fromWatchtower('Found new nginx:1.27 image (0123456789ab)\nCreating /proxy'),
+      await fromGitHub(delivery),
+      await fromWatchtower('Watchtower 1.7.1'),
+    ];
 
     const all = await as.manager.get('/api/notifications/deployments').expect(200);
     expect(all.body.total).toBe(3);
@@ -61,7 +72,13 @@ describe('GET /api/notifications/deployments', () => {
       deliveryId: delivery,
       receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
     });
-    expect(all.body.notifications[2]).toMatchObject({ source: 'watchtower', service: 'proxy', image: 'nginx', tag: '1.27', status: 'updated' });
+    expect(all.body.notifications[2]).toMatchObject({
+      source: 'watchtower',
+      service: 'proxy',
+      image: 'nginx',
+      tag: '1.27',
+      status: 'updated',
+    });
 
     const limited = await as.admin.get('/api/notifications/deployments?limit=2').expect(200);
     expect(limited.body.notifications.map((n: { id: number }) => n.id)).toEqual([ids[2], ids[1]]);
@@ -70,7 +87,10 @@ describe('GET /api/notifications/deployments', () => {
 
   it('200 orders by the time received, not by id', async () => {
     const older = await fromWatchtower('later id, earlier time');
-    await t.db('deployment_notifications').where({ id: older }).update({ received_at: new Date('2020-01-01T00:00:00Z') });
+    await t
+      .db('deployment_notifications')
+      .where({ id: older })
+      .update({ received_at: new Date('2020-01-01T00:00:00Z') });
     const res = await as.manager.get('/api/notifications/deployments?limit=100').expect(200);
     expect(res.body.notifications.at(-1)).toMatchObject({ id: older, receivedAt: '2020-01-01T00:00:00.000Z' });
   });
@@ -117,6 +137,8 @@ describe('DELETE /api/notifications/deployments/:id', () => {
     await as.admin.delete(`/api/notifications/deployments/${first}`).expect(204);
     const second = await fromGitHub(delivery);
     expect(second).not.toBe(first);
-    expect(await t.db('deployment_notifications').where({ delivery_id: delivery }).count({ n: '*' })).toEqual([{ n: 1 }]);
+    expect(await t.db('deployment_notifications').where({ delivery_id: delivery }).count({ n: '*' })).toEqual([
+      { n: 1 },
+    ]);
   });
 });

@@ -30,7 +30,9 @@ describe('unfinished backup and archive files (removed at start-up)', () => {
     await file('notes.txt', 30 * DAY);
 
     expect(await removeLeftoverFiles(dir, UNFINISHED_BACKUP, DAY)).toEqual(['.unfinished-0123456789abcdef.dump']);
-    expect(await removeLeftoverFiles(dir, UNFINISHED_ARCHIVE, DAY)).toEqual(['archive-7-20261101-020000.jsonl.gz.partial']);
+    expect(await removeLeftoverFiles(dir, UNFINISHED_ARCHIVE, DAY)).toEqual([
+      'archive-7-20261101-020000.jsonl.gz.partial',
+    ]);
     expect((await fs.readdir(dir)).sort()).toEqual([
       '.unfinished-fedcba9876543210.dump',
       'archive-8-20261101-020000.jsonl.gz',

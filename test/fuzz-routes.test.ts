@@ -36,7 +36,8 @@ const SHRINK_MS = Number(process.env.FUZZ_SHRINK_MS ?? 5_000);
 
 /** Operations not fuzzed, or not with valid input, and why. */
 const NOT_FUZZED: Record<string, string> = {
-  'POST /api/backups': 'each call runs pg_dump over the whole database (test/backups.test.ts covers it); it takes no input to fuzz',
+  'POST /api/backups':
+    'each call runs pg_dump over the whole database (test/backups.test.ts covers it); it takes no input to fuzz',
 };
 /** Operations sent only input their own schema refuses: a valid request starts work that outlives the test. */
 const INVALID_ONLY: Record<string, string> = {
@@ -76,7 +77,13 @@ type Doc = { paths: Record<string, Record<string, Operation>>; components: { sch
 
 /** How the body goes out: JSON mostly; sometimes cut short (malformed JSON), nested 3,000 deep instead, as a form, or as plain text. */
 type Encoding = 'json' | 'truncated-json' | 'deep-json' | 'form' | 'text';
-type FuzzRequest = { path: Record<string, string>; query: [string, string][]; body?: unknown; encoding: Encoding; credential: Credential };
+type FuzzRequest = {
+  path: Record<string, string>;
+  query: [string, string][];
+  body?: unknown;
+  encoding: Encoding;
+  credential: Credential;
+};
 /** Who sends it: an admin's or a plain user's bearer token, the MCP key, or nobody; only callers the route admits. */
 type Credential = 'admin' | 'user' | 'mcp' | 'none';
 
@@ -98,13 +105,22 @@ beforeAll(async () => {
   (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
   await credentials();
   await seedRows();
-  ajv.addSchema({ $id: 'doc', components: { schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([k, v]) => [k, toJsonSchema(v)])) } });
+  ajv.addSchema({
+    $id: 'doc',
+    components: {
+      schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([k, v]) => [k, toJsonSchema(v)])),
+    },
+  });
 });
 afterAll(() => t?.close());
 
 /** A live bearer token of the user: the one given, or a new one when a fuzzed request revoked it (DELETE /api/auth/tokens/{id} with a lucky id). */
 async function liveToken(owner: string, current: string): Promise<string> {
-  const live = await t.db('api_tokens').where({ user_id: owner }).andWhere('expires_at', '>', t.db.fn.now()).first('id');
+  const live = await t
+    .db('api_tokens')
+    .where({ user_id: owner })
+    .andWhere('expires_at', '>', t.db.fn.now())
+    .first('id');
   if (current && live) return current;
   return (await tokensService(t.db).create(owner, 'fuzz', 30, { ...SYSTEM_ACTOR, userId: owner })).token;
 }
@@ -114,7 +130,10 @@ async function liveToken(owner: string, current: string): Promise<string> {
  * deactivated or deleted them), and their bearer tokens and the MCP key, made again when revoked.
  */
 async function credentials() {
-  for (const [id, role] of [[adminId, 'admin'], [userId, 'user']] as const) {
+  for (const [id, role] of [
+    [adminId, 'admin'],
+    [userId, 'user'],
+  ] as const) {
     const kept = await t.db('users').where({ id }).update({ role, is_active: true });
     if (kept === 0) {
       const fresh = (await buildUser(t.db, { role })).id;
@@ -135,7 +154,8 @@ function toJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toJsonSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' ? `doc${v}` : toJsonSchema(v);
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === '$ref' && typeof v === 'string' ? `doc${v}` : toJsonSchema(v);
   if (out.exclusiveMinimum === true) [out.exclusiveMinimum, out.minimum] = [out.minimum, undefined];
   if (out.exclusiveMaximum === true) [out.exclusiveMaximum, out.maximum] = [out.maximum, undefined];
   if (out.exclusiveMinimum === false) delete out.exclusiveMinimum;
@@ -185,7 +205,11 @@ const resourceOf = (path: string) => path.split('/{')[0].replace(/\/$/, '');
 
 function fromPool(path: string, param: string, pick: number): string | undefined {
   const resource = resourceOf(path);
-  const candidates = [`${resource} ${param}`, `* ${param}`, ...(param === 'id' || /Id$/.test(param) ? [`${resource} id`] : [])];
+  const candidates = [
+    `${resource} ${param}`,
+    `* ${param}`,
+    ...(param === 'id' || /Id$/.test(param) ? [`${resource} id`] : []),
+  ];
   for (const bucket of candidates) {
     const values = seen.get(bucket);
     if (values?.length) return values[pick % values.length];
@@ -201,8 +225,14 @@ async function seedRows() {
     await buildItemSource(t.db, supplier.id, item.id);
     await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: item.name, quantity: '3', unitCost: '1.50' }]);
     const code = await buildChargeCode(t.db);
-    await t.request.post('/api/sales').set(headers).send({ chargeCode: code.code, items: [{ itemId: item.id, quantity: 1 }] });
-    await t.request.post('/api/notes').set(headers).send({ referenceType: 'item', referenceId: String(item.id), text: 'fuzz' });
+    await t.request
+      .post('/api/sales')
+      .set(headers)
+      .send({ chargeCode: code.code, items: [{ itemId: item.id, quantity: 1 }] });
+    await t.request
+      .post('/api/notes')
+      .set(headers)
+      .send({ referenceType: 'item', referenceId: String(item.id), text: 'fuzz' });
   }
   // the lists name them all
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -260,7 +290,13 @@ const hostileText = (inBody: boolean) =>
   fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_TEXT) },
     { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u2028', '\ufeff', 'a'), maxLength: 20 }) },
+    {
+      weight: 1,
+      arbitrary: fc.string({
+        unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u2028', '\ufeff', 'a'),
+        maxLength: 20,
+      }),
+    },
     { weight: 1, arbitrary: fc.constantFrom(inBody ? 100_000 : 4_000, 1_001).map((n) => 'x'.repeat(n)) },
   );
 
@@ -268,12 +304,39 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: hostileText(true) },
   {
     weight: 3,
-    arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -0, -1, -0.5, 0.1, 1.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 1, 1e21, 1e308, -1e308, Number.MIN_VALUE),
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      true,
+      false,
+      0,
+      -0,
+      -1,
+      -0.5,
+      0.1,
+      1.5,
+      2 ** 31,
+      -(2 ** 31) - 1,
+      2 ** 53 + 1,
+      1e21,
+      1e308,
+      -1e308,
+      Number.MIN_VALUE,
+    ),
   },
   { weight: 1, arbitrary: fc.double() },
   { weight: 1, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 }) },
   { weight: 1, arbitrary: fc.constantFrom(2_000, 200).map(deep) },
-  { weight: 1, arbitrary: fc.constantFrom([], {}, [null], [{}], { __proto__: { admin: true } }, { constructor: { prototype: { x: 1 } } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      [],
+      {},
+      [null],
+      [{}],
+      { __proto__: { admin: true } },
+      { constructor: { prototype: { x: 1 } } },
+    ),
+  },
   { weight: 1, arbitrary: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.constant(Array.from({ length: 5_000 }, (_, i) => i)) },
 );
@@ -291,7 +354,14 @@ function validBase(s: Schema, depth: number): fc.Arbitrary<unknown> {
   if (s.allOf?.length) {
     const parts = s.allOf.map(deref);
     if (parts.every((p) => p.type === 'object' || p.properties)) {
-      return validBase({ type: 'object', properties: Object.assign({}, ...parts.map((p) => p.properties)), required: parts.flatMap((p) => p.required ?? []) }, depth);
+      return validBase(
+        {
+          type: 'object',
+          properties: Object.assign({}, ...parts.map((p) => p.properties)),
+          required: parts.flatMap((p) => p.required ?? []),
+        },
+        depth,
+      );
     }
     return valid(parts[0], depth);
   }
@@ -302,21 +372,32 @@ function validBase(s: Schema, depth: number): fc.Arbitrary<unknown> {
     case 'integer': {
       const min = s.minimum ?? -1_000;
       const max = s.maximum ?? 1_000_000;
-      return fc.integer({ min: Math.ceil(min + (s.exclusiveMinimum === true ? 1 : 0)), max: Math.floor(max - (s.exclusiveMaximum === true ? 1 : 0)) });
+      return fc.integer({
+        min: Math.ceil(min + (s.exclusiveMinimum === true ? 1 : 0)),
+        max: Math.floor(max - (s.exclusiveMaximum === true ? 1 : 0)),
+      });
     }
     case 'number':
       return fc.oneof(
         fc.integer({ min: Math.ceil(s.minimum ?? -1_000), max: Math.floor(s.maximum ?? 1_000_000) }),
-        fc.double({ min: s.minimum ?? -1_000, max: s.maximum ?? 1_000_000, noNaN: true, noDefaultInfinity: true }).map((n) => Math.round(n * 100) / 100),
+        fc
+          .double({ min: s.minimum ?? -1_000, max: s.maximum ?? 1_000_000, noNaN: true, noDefaultInfinity: true })
+          .map((n) => Math.round(n * 100) / 100),
       );
     case 'boolean':
       return fc.boolean();
     case 'array':
       if (depth > 4) return fc.constant([]);
-      return fc.array(valid(s.items, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, Math.max(s.minItems ?? 0, 4)) });
+      return fc.array(valid(s.items, depth + 1), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 4, Math.max(s.minItems ?? 0, 4)),
+      });
     case 'object':
     default: {
-      if (!s.properties) return s.type === 'object' ? fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }) : fc.jsonValue({ maxDepth: 2 });
+      if (!s.properties)
+        return s.type === 'object'
+          ? fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 })
+          : fc.jsonValue({ maxDepth: 2 });
       if (depth > 4) return fc.constant({});
       const props = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, valid(v, depth + 1)]));
       return fc.record(props, { requiredKeys: (s.required ?? []).filter((k) => k in props) });
@@ -329,8 +410,14 @@ function validString(s: Schema): fc.Arbitrary<string> {
   const min = Math.min(s.minLength ?? 0, max);
   if (s.format === 'uuid') return fc.uuid();
   if (s.format === 'email') return fc.emailAddress();
-  if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-  if (s.format === 'date') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  if (s.format === 'date-time')
+    return fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString());
+  if (s.format === 'date')
+    return fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
   if (s.format === 'binary') return fc.string({ maxLength: 20 });
   if (s.pattern) {
     try {
@@ -340,7 +427,9 @@ function validString(s: Schema): fc.Arbitrary<string> {
       // a pattern JavaScript does not read: plain text
     }
   }
-  const samples = ['1', '10.00', '2026-01-01', 'ABC123', 'test', 'correct horse battery staple'].filter((v) => v.length >= min && v.length <= (s.maxLength ?? Infinity));
+  const samples = ['1', '10.00', '2026-01-01', 'ABC123', 'test', 'correct horse battery staple'].filter(
+    (v) => v.length >= min && v.length <= (s.maxLength ?? Infinity),
+  );
   const text = fc.string({ minLength: Math.max(min, 1), maxLength: Math.max(max, min, 1) });
   return samples.length ? fc.oneof(text, fc.constantFrom(...samples)) : text;
 }
@@ -360,7 +449,11 @@ function bodyOf(schema: Schema | undefined): fc.Arbitrary<unknown> {
           return copy;
         })
     : hostileValue;
-  return fc.oneof({ weight: 3, arbitrary: valid(s) }, { weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: hostileValue });
+  return fc.oneof(
+    { weight: 3, arbitrary: valid(s) },
+    { weight: 4, arbitrary: mutated },
+    { weight: 1, arbitrary: hostileValue },
+  );
 }
 
 /** A parameter as text: its documented form or a hostile string. */
@@ -377,15 +470,26 @@ function requestOf(op: Operation, credential: Credential[]): fc.Arbitrary<FuzzRe
       { weight: 3, arbitrary: paramText(schema).filter((v) => v !== '' && v !== '.' && v !== '..') },
       { weight: 2, arbitrary: fc.nat(1_000).map((n) => `${POOL_MARK}${n}`) },
     );
-  const path = fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, segment(p.schema)])));
+  const path = fc.record(
+    Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, segment(p.schema)])),
+  );
   const queryParams = params.filter((p) => p.in === 'query');
   const query = fc
     .tuple(
-      ...queryParams.map((p) => fc.option(paramText(p.schema).map((v) => [p.name, v] as [string, string]), { nil: undefined, freq: 2 })),
-      fc.option(fc.tuple(fc.constantFrom('page', 'limit', 'unknown', 'search'), hostileText(false)), { nil: undefined, freq: 4 }),
+      ...queryParams.map((p) =>
+        fc.option(
+          paramText(p.schema).map((v) => [p.name, v] as [string, string]),
+          { nil: undefined, freq: 2 },
+        ),
+      ),
+      fc.option(fc.tuple(fc.constantFrom('page', 'limit', 'unknown', 'search'), hostileText(false)), {
+        nil: undefined,
+        freq: 4,
+      }),
     )
     .map((entries) => entries.filter((e): e is [string, string] => e !== undefined));
-  const json = op.requestBody?.content['application/json']?.schema ?? op.requestBody?.content['multipart/form-data']?.schema;
+  const json =
+    op.requestBody?.content['application/json']?.schema ?? op.requestBody?.content['multipart/form-data']?.schema;
   const body = op.requestBody ? bodyOf(json) : fc.constant(undefined);
   const encoding = fc.oneof(
     { weight: 12, arbitrary: fc.constant<Encoding>('json') },
@@ -407,8 +511,10 @@ type Answer = { status: number; type: string; body: unknown; text: string };
 
 function problemsWith(opKey: string, op: Operation, res: Answer): string | undefined {
   if (res.status >= 500) return `answered ${res.status}: ${res.text.slice(0, 300)}`;
-  const documented = op.responses[String(res.status)] ?? op.responses[`${String(res.status)[0]}XX`] ?? op.responses.default;
-  if (!documented) return `answered ${res.status}, which the document does not list (it lists ${Object.keys(op.responses).join(', ')}): ${res.text.slice(0, 300)}`;
+  const documented =
+    op.responses[String(res.status)] ?? op.responses[`${String(res.status)[0]}XX`] ?? op.responses.default;
+  if (!documented)
+    return `answered ${res.status}, which the document does not list (it lists ${Object.keys(op.responses).join(', ')}): ${res.text.slice(0, 300)}`;
   const declaredTypes = Object.keys(documented.content ?? {});
   // a body in a content type the document does not declare for the status (a CSV where only JSON is documented)
   if (res.type && declaredTypes.length > 0 && !declaredTypes.includes(res.type)) {
@@ -428,12 +534,15 @@ const DEEP_JSON = '['.repeat(3_000) + ']'.repeat(3_000);
 const TOO_DEEP = 'Request body is nested too deeply (more than 64 levels)';
 
 /** A route whose body the API's JSON parser reads (not a webhook's raw body, not a multipart upload). */
-const readsJsonBody = (op: Operation, route: DeclaredRoute) => Boolean(op.requestBody?.content['application/json'] && !route.doc.rawBody);
+const readsJsonBody = (op: Operation, route: DeclaredRoute) =>
+  Boolean(op.requestBody?.content['application/json'] && !route.doc.rawBody);
 
 /** A deeply nested body, where the route reads JSON, is refused as such: 400 (or the MCP key's 429 once its allowance is spent). */
 function deepBodyProblem(answer: Answer): string | undefined {
   if (answer.status === 429) return undefined;
-  const message = (answer.body as { message?: string; error?: { message?: string } } | undefined)?.message ?? (answer.body as { error?: { message?: string } })?.error?.message;
+  const message =
+    (answer.body as { message?: string; error?: { message?: string } } | undefined)?.message ??
+    (answer.body as { error?: { message?: string } })?.error?.message;
   if (answer.status === 400 && message === TOO_DEEP) return undefined;
   return `answered ${answer.status} to a body nested 3,000 deep, not 400 '${TOO_DEEP}': ${answer.text.slice(0, 300)}`;
 }
@@ -447,7 +556,9 @@ function encodeSegment(text: string): string {
       .map((ch) => {
         const code = ch.charCodeAt(0);
         if (ch.length > 1 || code < 0xd800 || code > 0xdfff) return encodeURIComponent(ch);
-        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+          .map((b) => `%${b.toString(16).toUpperCase()}`)
+          .join('');
       })
       .join('');
   }
@@ -466,7 +577,9 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
   await credentials();
   const path = urlOf(pathTemplate, req);
   const query = new URLSearchParams(req.query).toString();
-  let request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[method](query ? `${path}?${query}` : path);
+  let request = (t.request as unknown as Record<string, (url: string) => supertest.Test>)[method](
+    query ? `${path}?${query}` : path,
+  );
   // what an MCP client sends (POST /mcp answers 406 without it); JSON everywhere else
   request = request.set('Accept', 'application/json, text/event-stream');
   if (req.credential === 'admin') request = request.set('Authorization', `Bearer ${token}`);
@@ -476,8 +589,12 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
     const json = JSON.stringify(req.body) ?? 'null';
     if (req.encoding === 'json') request = request.set('Content-Type', 'application/json').send(json);
     else if (req.encoding === 'deep-json') request = request.set('Content-Type', 'application/json').send(DEEP_JSON);
-    else if (req.encoding === 'truncated-json') request = request.set('Content-Type', 'application/json').send(json.slice(0, Math.max(1, json.length - 1)));
-    else if (req.encoding === 'form') request = request.set('Content-Type', 'application/x-www-form-urlencoded').send(`body=${encodeURIComponent(json.slice(0, 10_000))}`);
+    else if (req.encoding === 'truncated-json')
+      request = request.set('Content-Type', 'application/json').send(json.slice(0, Math.max(1, json.length - 1)));
+    else if (req.encoding === 'form')
+      request = request
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(`body=${encodeURIComponent(json.slice(0, 10_000))}`);
     else request = request.set('Content-Type', 'text/plain').send(json.slice(0, 10_000));
   }
   const res = await request;
@@ -487,7 +604,9 @@ async function send(method: string, pathTemplate: string, req: FuzzRequest): Pro
 
 /** A request as a failure report shows it: long strings cut, so the report stays readable. */
 const shown = (req: FuzzRequest) =>
-  JSON.stringify(req, (_k, v: unknown) => (typeof v === 'string' && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} characters)` : v)).slice(0, 2_000);
+  JSON.stringify(req, (_k, v: unknown) =>
+    typeof v === 'string' && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} characters)` : v,
+  ).slice(0, 2_000);
 
 /** The callers the route admits, among those the fuzzer has. */
 function callersOf(access: Access): Credential[] {
@@ -515,7 +634,9 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
         const opKey = `${method.toUpperCase()} ${path}`;
         if (NOT_FUZZED[opKey] || (ONLY && ONLY !== opKey)) continue;
         operations += 1;
-        const route = table.find((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey);
+        const route = table.find(
+          (r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey,
+        );
         expect(route, `${opKey} in the route table`).toBeDefined();
         let arb = requestOf(op, callersOf(route!.access));
         if (INVALID_ONLY[opKey]) arb = arb.filter((req) => !route?.doc.body?.safeParse(req.body).success);
@@ -527,22 +648,34 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
             const answer = await send(method, path, req);
             statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
             if (answer.status < 300) succeeded.add(opKey);
-            const problem = problemsWith(opKey, op, answer) ?? (req.encoding === 'deep-json' && readsJsonBody(op, route!) ? deepBodyProblem(answer) : undefined);
-            if (problem) throw new Error(`${problem}\n  sent: ${method.toUpperCase()} ${urlOf(path, req).slice(0, 300)}`);
+            const problem =
+              problemsWith(opKey, op, answer) ??
+              (req.encoding === 'deep-json' && readsJsonBody(op, route!) ? deepBodyProblem(answer) : undefined);
+            if (problem)
+              throw new Error(`${problem}\n  sent: ${method.toUpperCase()} ${urlOf(path, req).slice(0, 300)}`);
           }),
           { seed, numRuns: RUNS, endOnFailure: SHRINK_MS === 0, interruptAfterTimeLimit: SHRINK_MS + 30_000 },
         );
-        if (process.env.FUZZ_VERBOSE) console.log(`${opKey} ${details.numRuns} runs ${details.numShrinks} shrinks ${Date.now() - opStarted} ms${details.failed ? ' FAILED' : ''}`);
+        if (process.env.FUZZ_VERBOSE)
+          console.log(
+            `${opKey} ${details.numRuns} runs ${details.numShrinks} shrinks ${Date.now() - opStarted} ms${details.failed ? ' FAILED' : ''}`,
+          );
         if (details.failed) {
-          const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+          const cause =
+            details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
           failures.push(
             `${opKey}: ${cause}\n  replay: FUZZ_ONLY='${opKey}' FUZZ_SEED=${BASE_SEED} (operation seed ${seed}, path ${details.counterexamplePath})\n  shrunk request: ${details.counterexample ? shown(details.counterexample[0]) : '?'}`,
           );
         }
       }
     }
-    const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
-    console.info(`fuzzed ${operations} operations with ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${BASE_SEED}); ${succeeded.size} operations answered a 2xx at least once; statuses ${byStatus}`);
+    const byStatus = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}: ${n}`)
+      .join(', ');
+    console.info(
+      `fuzzed ${operations} operations with ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${BASE_SEED}); ${succeeded.size} operations answered a 2xx at least once; statuses ${byStatus}`,
+    );
     if (!ONLY) expect(operations).toBeGreaterThanOrEqual(150);
     expect(requests).toBeGreaterThanOrEqual(operations * Math.min(RUNS, 1));
     expect(failures, failures.join('\n\n')).toEqual([]);
@@ -555,8 +688,18 @@ describe('answers in other content types', () => {
     for (const path of csvRoutes) {
       const res = await t.request.get(`${path}?format=csv`).set('Authorization', `Bearer ${token}`).expect(200);
       expect(res.type, path).toBe('text/csv');
-      expect(problemsWith(`GET ${path}`, doc.paths[path].get, { status: res.status, type: res.type, body: res.body as unknown, text: res.text }), path).toBeUndefined();
-      expect(Object.keys(doc.paths[path].get.responses['200'].content ?? {}), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+      expect(
+        problemsWith(`GET ${path}`, doc.paths[path].get, {
+          status: res.status,
+          type: res.type,
+          body: res.body as unknown,
+          text: res.text,
+        }),
+        path,
+      ).toBeUndefined();
+      expect(Object.keys(doc.paths[path].get.responses['200'].content ?? {}), path).toEqual(
+        expect.arrayContaining(['application/json', 'text/csv']),
+      );
     }
   });
 });
@@ -569,12 +712,22 @@ describe('what the fuzzing found', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         const opKey = `${method.toUpperCase()} ${path}`;
-        const route = table.find((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey);
+        const route = table.find(
+          (r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}` === opKey,
+        );
         if (!route || !readsJsonBody(op, route) || NOT_FUZZED[opKey]) continue;
         for (const credential of callersOf(route.access)) {
           sent += 1;
-          const pathParams = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, `${POOL_MARK}0`]));
-          const answer = await send(method, path, { path: pathParams, query: [], body: null, encoding: 'deep-json', credential });
+          const pathParams = Object.fromEntries(
+            (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, `${POOL_MARK}0`]),
+          );
+          const answer = await send(method, path, {
+            path: pathParams,
+            query: [],
+            body: null,
+            encoding: 'deep-json',
+            credential,
+          });
           const problem = deepBodyProblem(answer);
           if (problem) problems.push(`${opKey} as ${credential}: ${problem}`);
         }
@@ -586,7 +739,10 @@ describe('what the fuzzing found', () => {
 
   it('400 naming the path for a path parameter that is not percent-encoded UTF-8 (a lone surrogate), on the API and on a page; it was a 500', async () => {
     const res = await t.request.get('/api/items/%ED%A0%80').set('Authorization', `Bearer ${token}`).expect(400);
-    expect(res.body).toEqual({ message: 'Validation failed', errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }] });
+    expect(res.body).toEqual({
+      message: 'Validation failed',
+      errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }],
+    });
     const mcp = await t.request.get('/api/mcp/test/%ED%A0%80').set('Authorization', `Bearer ${mcpKey.key}`).expect(400);
     expect(mcp.body.error.code).toBe('MCP_INVALID_REQUEST');
     const page = await t.request.get('/items/%ED%A0%80').redirects(0);

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const sidOf = (agentCookie: string) => decodeURIComponent(agentCookie.split(';')[0].split('=')[1]).replace(/^s:/, '').split('.')[0];
+const sidOf = (agentCookie: string) =>
+  decodeURIComponent(agentCookie.split(';')[0].split('=')[1]).replace(/^s:/, '').split('.')[0];
 
 async function loginWithCookie(app: TestApp, email: string) {
   const res = await app.request.post('/api/auth/login').send({ email, password: TEST_PASSWORD }).expect(200);
@@ -23,9 +24,14 @@ async function loginWithCookie(app: TestApp, email: string) {
   return { cookie, sid: sidOf(cookie) };
 }
 
-const sessionRow = (sid: string) => t.db('sessions').where({ sid }).first<{ sid: string; sess: Record<string, unknown>; expire: Date } | undefined>();
+const sessionRow = (sid: string) =>
+  t.db('sessions').where({ sid }).first<{ sid: string; sess: Record<string, unknown>; expire: Date } | undefined>();
 const setSessionField = (sid: string, field: string, value: number) =>
-  t.db.raw(`UPDATE sessions SET sess = jsonb_set(sess::jsonb, ?, to_jsonb(?::bigint))::json WHERE sid = ?`, [`{${field}}`, value, sid]);
+  t.db.raw(`UPDATE sessions SET sess = jsonb_set(sess::jsonb, ?, to_jsonb(?::bigint))::json WHERE sid = ?`, [
+    `{${field}}`,
+    value,
+    sid,
+  ]);
 
 describe('POST /api/auth/login rate limiting', () => {
   it('429 after LOGIN_MAX_FAILURES_PER_ADDRESS failures in 15 minutes from one address, whatever the account; counters live in rate_limits', async () => {
@@ -33,13 +39,27 @@ describe('POST /api/auth/login rate limiting', () => {
     try {
       const user = await buildUser(narrow.db);
       for (let i = 0; i < 10; i++) {
-        await narrow.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: `nobody-${i}@example.ac.uk`, password: 'x' }).expect(401);
+        await narrow.request
+          .post('/api/auth/login')
+          .set('X-Forwarded-For', '203.0.113.7')
+          .send({ email: `nobody-${i}@example.ac.uk`, password: 'x' })
+          .expect(401);
       }
-      const res = await narrow.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: TEST_PASSWORD }).expect(429);
+      const res = await narrow.request
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', '203.0.113.7')
+        .send({ email: user.email, password: TEST_PASSWORD })
+        .expect(429);
       expect(res.body).toEqual({ message: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-      await narrow.request.post('/api/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
-      expect(await narrow.db('rate_limits').where({ key: 'login_ip:203.0.113.7' }).first()).toMatchObject({ points: 11 });
+      await narrow.request
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', '203.0.113.8')
+        .send({ email: user.email, password: TEST_PASSWORD })
+        .expect(200);
+      expect(await narrow.db('rate_limits').where({ key: 'login_ip:203.0.113.7' }).first()).toMatchObject({
+        points: 11,
+      });
     } finally {
       await narrow.close();
     }
@@ -77,7 +97,10 @@ describe('sessions', () => {
   it('401 once the session has been idle past its expiry', async () => {
     const user = await buildUser(t.db);
     const { cookie, sid } = await loginWithCookie(t, user.email);
-    await t.db('sessions').where({ sid }).update({ expire: t.db.raw(`now() - interval '1 minute'`) });
+    await t
+      .db('sessions')
+      .where({ sid })
+      .update({ expire: t.db.raw(`now() - interval '1 minute'`) });
     await t.request.get('/api/auth/user').set('Cookie', cookie).expect(401);
   });
 
@@ -111,10 +134,21 @@ describe('sessions', () => {
 describe('database outages', () => {
   it('/api/health answers 503 disconnected, and other routes 503 without a stack, when the database is unreachable', async () => {
     const url = 'postgres://nobody:nothing@127.0.0.1:9/none';
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SESSION_SECRET: 'test-session-secret-0123456789' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      SESSION_SECRET: 'test-session-secret-0123456789',
+    });
     const db = createDb(url, 2, createLogger('silent'));
     const sessionPool = createPgPool(url, () => undefined, 1);
-    const app = buildApp({ db, databaseUrl: url, config, logger: createLogger('silent'), sessionPool, sessionSecret: config.sessionSecret! });
+    const app = buildApp({
+      db,
+      databaseUrl: url,
+      config,
+      logger: createLogger('silent'),
+      sessionPool,
+      sessionSecret: config.sessionSecret!,
+    });
     try {
       const health = await supertest(app).get('/api/health').expect(503);
       expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
@@ -160,7 +194,12 @@ describe('CSRF and content types', () => {
     const agent = await t.loginAs(await buildUser(t.db));
     const { body } = await agent.post('/api/auth/tokens').send({ name: 'ci' }).expect(201);
     const { body: other } = await agent.post('/api/auth/tokens').send({ name: 'old' }).expect(201);
-    await t.request.delete(`/api/auth/tokens/${other.id}`).set('Authorization', `Bearer ${body.token}`).set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').expect(204);
+    await t.request
+      .delete(`/api/auth/tokens/${other.id}`)
+      .set('Authorization', `Bearer ${body.token}`)
+      .set('Origin', 'https://evil.example')
+      .set('Sec-Fetch-Site', 'cross-site')
+      .expect(204);
     expect(await t.db('api_tokens').where({ id: other.id }).first()).toBeUndefined();
   });
 
@@ -168,7 +207,11 @@ describe('CSRF and content types', () => {
     const agent = await t.loginAs(await buildUser(t.db));
     const res = await agent.post('/api/auth/tokens').type('form').send('name=x').expect(415);
     expect(res.body).toEqual({ message: 'Content-Type must be application/json' });
-    await agent.put('/api/users/00000000-0000-4000-8000-000000000000/role').set('Content-Type', 'text/plain').send('admin').expect(415);
+    await agent
+      .put('/api/users/00000000-0000-4000-8000-000000000000/role')
+      .set('Content-Type', 'text/plain')
+      .send('admin')
+      .expect(415);
     await agent.post('/api/auth/logout').expect(204);
   });
 });
@@ -177,7 +220,10 @@ describe('errors', () => {
   it('400 for a non-numeric or out-of-range int id', async () => {
     const agent = await t.loginAs(await buildUser(t.db));
     const res = await agent.delete('/api/auth/tokens/abc').expect(400);
-    expect(res.body).toMatchObject({ message: 'Validation failed', errors: [{ field: 'id', message: expect.any(String) }] });
+    expect(res.body).toMatchObject({
+      message: 'Validation failed',
+      errors: [{ field: 'id', message: expect.any(String) }],
+    });
     await agent.delete('/api/auth/tokens/99999999999').expect(400);
     await agent.delete('/api/auth/tokens/1.5').expect(400);
   });
@@ -212,7 +258,10 @@ describe('logging', () => {
     const logged = await testApp({ LOG_LEVEL: 'info' }, { logDestination: sink });
     try {
       const user = await buildUser(logged.db);
-      const login = await logged.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+      const login = await logged.request
+        .post('/api/auth/login')
+        .send({ email: user.email, password: TEST_PASSWORD })
+        .expect(200);
       const cookie = String(login.headers['set-cookie']).split(';')[0];
       await logged.request.get('/api/auth/user').set('Cookie', cookie).expect(200);
       await logged.request.get('/api/auth/user').set('Authorization', 'Bearer sst_secret-token-value').expect(401);
@@ -280,10 +329,14 @@ describe('GET /api/docs', () => {
   it('401 for every non-public documented /api route without a session or token', async () => {
     const { body } = await t.request.get('/api/docs').expect(200);
     const failures: string[] = [];
-    for (const [path, methods] of Object.entries(body.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+    for (const [path, methods] of Object.entries(
+      body.paths as Record<string, Record<string, { security?: unknown[] }>>,
+    )) {
       for (const [method, op] of Object.entries(methods)) {
         if (!op.security || op.security.length === 0 || !path.startsWith('/api/')) continue;
-        const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => (/user|^id$/i.test(name) && path.includes('/users') ? '00000000-0000-4000-8000-000000000000' : '1'));
+        const url = path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+          /user|^id$/i.test(name) && path.includes('/users') ? '00000000-0000-4000-8000-000000000000' : '1',
+        );
         const res = await (t.request as unknown as Record<string, (u: string) => supertest.Test>)[method](url);
         if (res.status !== 401) failures.push(`${method.toUpperCase()} ${path} -> ${res.status}`);
       }
@@ -299,11 +352,26 @@ describe('NUL characters', () => {
     const category = await buildCategory(t.db);
     const res = await manager
       .post('/api/items')
-      .send({ name: 'Bolt\u0000', sku: 'NUL-1', categoryId: category.id, price: '1.00', currentStock: 1, minimumStock: 0 })
+      .send({
+        name: 'Bolt\u0000',
+        sku: 'NUL-1',
+        categoryId: category.id,
+        price: '1.00',
+        currentStock: 1,
+        minimumStock: 0,
+      })
       .expect(400);
-    expect(res.body).toEqual({ message: 'Validation failed', errors: [{ field: 'name', message: 'must not contain a NUL character' }] });
-    const nested = await manager.post('/api/items/bulk-import').send({ items: [{ name: 'ok', sku: 'NUL-2', categoryName: 'x\u0000' }] }).expect(400);
-    expect(nested.body.errors).toEqual([{ field: 'items.0.categoryName', message: 'must not contain a NUL character' }]);
+    expect(res.body).toEqual({
+      message: 'Validation failed',
+      errors: [{ field: 'name', message: 'must not contain a NUL character' }],
+    });
+    const nested = await manager
+      .post('/api/items/bulk-import')
+      .send({ items: [{ name: 'ok', sku: 'NUL-2', categoryName: 'x\u0000' }] })
+      .expect(400);
+    expect(nested.body.errors).toEqual([
+      { field: 'items.0.categoryName', message: 'must not contain a NUL character' },
+    ]);
     expect(await t.db('items').whereIn('sku', ['NUL-1', 'NUL-2']).count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 

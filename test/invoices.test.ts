@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount, parseInvoiceText } from '../src/modules/invoices/invoices.parser';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
-import { INVOICE_LAYOUTS, PNG_BYTES, buildOrder, buildSupplier, invoicePdf, labSolventsInvoicePdf, renderPdf } from './helpers/purchasing-factories';
+import {
+  INVOICE_LAYOUTS,
+  PNG_BYTES,
+  buildOrder,
+  buildSupplier,
+  invoicePdf,
+  labSolventsInvoicePdf,
+  renderPdf,
+} from './helpers/purchasing-factories';
 import { binaryBody } from './helpers/binary-body';
 
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -76,7 +84,10 @@ const truncated = async () => {
 describe.each(['/api/orders/upload-invoice', '/api/upload/invoice'])('POST %s', (path) => {
   it('200 with the extracted data of the invoice', async () => {
     const pdf = await invoicePdf(1);
-    const res = await manager.post(path).attach('invoice', pdf, { filename: 'beta.pdf', contentType: 'application/pdf' }).expect(200);
+    const res = await manager
+      .post(path)
+      .attach('invoice', pdf, { filename: 'beta.pdf', contentType: 'application/pdf' })
+      .expect(200);
     expect(res.body).toEqual({
       success: true,
       message: 'Read 2 line(s) from the invoice',
@@ -91,16 +102,28 @@ describe.each(['/api/orders/upload-invoice', '/api/upload/invoice'])('POST %s', 
   });
 
   it('400 for a PNG renamed .pdf, a truncated PDF, a PDF header on garbage, no file; never 500', async () => {
-    const png = await manager.post(path).attach('invoice', PNG_BYTES, { filename: 'scan.pdf', contentType: 'application/pdf' }).expect(400);
+    const png = await manager
+      .post(path)
+      .attach('invoice', PNG_BYTES, { filename: 'scan.pdf', contentType: 'application/pdf' })
+      .expect(400);
     expect(png.body.message).toBe('The uploaded file is not a PDF');
-    const cut = await manager.post(path).attach('invoice', await truncated(), { filename: 'cut.pdf', contentType: 'application/pdf' }).expect(400);
+    const cut = await manager
+      .post(path)
+      .attach('invoice', await truncated(), { filename: 'cut.pdf', contentType: 'application/pdf' })
+      .expect(400);
     expect(cut.body.message).toBe('The uploaded PDF is incomplete or damaged');
     const garbage = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3000, 0x41), Buffer.from('\n%%EOF\n')]);
-    const broken = await manager.post(path).attach('invoice', garbage, { filename: 'g.pdf', contentType: 'application/pdf' }).expect(400);
+    const broken = await manager
+      .post(path)
+      .attach('invoice', garbage, { filename: 'g.pdf', contentType: 'application/pdf' })
+      .expect(400);
     expect(broken.body.message).toBe('The uploaded PDF could not be read');
     const none = await manager.post(path).field('x', 'y').expect(400);
     expect(none.body.message).toBe("No file uploaded: send the PDF in the multipart field 'invoice'");
-    await manager.post(path).attach('document', await invoicePdf(0), 'a.pdf').expect(400);
+    await manager
+      .post(path)
+      .attach('document', await invoicePdf(0), 'a.pdf')
+      .expect(400);
   });
 
   it('403 for a user, 401 without a session', async () => {
@@ -113,10 +136,14 @@ describe('upload size limit', () => {
   it('413 for an 11 MB file', async () => {
     const big = Buffer.alloc(11 * 1024 * 1024, 0x20);
     big.write('%PDF-1.4\n');
-    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
+    const res = await manager
+      .post('/api/orders/upload-invoice')
+      .attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
     expect(res.status).toBe(413);
     expect(res.body.message).toBe('File too large');
-    const direct = await manager.post('/api/upload/invoice').attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
+    const direct = await manager
+      .post('/api/upload/invoice')
+      .attach('invoice', big, { filename: 'big.pdf', contentType: 'application/pdf' });
     expect([direct.status, direct.body.message]).toEqual([413, 'File too large']);
   });
 
@@ -178,8 +205,15 @@ describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pd
     const supplier = await buildSupplier(t.db);
     const { order } = await buildOrder(t.db, supplier.id, [{ name: 'A', quantity: '1', unitCost: '1.00' }]);
     const pdf = await invoicePdf(0);
-    await manager.post(`/api/orders/${order.order_id}/upload-invoice`).attach('invoice', pdf, { filename: 'x<script>.html', contentType: 'text/html' }).expect(200);
-    const download = await user.get(`/api/orders/${order.id}/invoice-pdf`).buffer(true).parse(binaryBody as never).expect(200);
+    await manager
+      .post(`/api/orders/${order.order_id}/upload-invoice`)
+      .attach('invoice', pdf, { filename: 'x<script>.html', contentType: 'text/html' })
+      .expect(200);
+    const download = await user
+      .get(`/api/orders/${order.id}/invoice-pdf`)
+      .buffer(true)
+      .parse(binaryBody as never)
+      .expect(200);
     expect(download.headers['content-disposition']).toBe(`attachment; filename=invoice-${order.order_id}.pdf`);
     expect(download.headers['content-type']).toBe('application/pdf');
     expect(Buffer.compare(download.body as Buffer, pdf)).toBe(0);
@@ -188,10 +222,19 @@ describe('POST /api/orders/:id/upload-invoice and GET /api/orders/:id/invoice-pd
   it('404 for an unknown order, 400 for a non-PDF (nothing stored), 403 for a user', async () => {
     const supplier = await buildSupplier(t.db);
     const { order } = await buildOrder(t.db, supplier.id, [{ name: 'A', quantity: '1', unitCost: '1.00' }]);
-    await manager.post('/api/orders/999999/upload-invoice').attach('invoice', await invoicePdf(0), 'a.pdf').expect(404);
+    await manager
+      .post('/api/orders/999999/upload-invoice')
+      .attach('invoice', await invoicePdf(0), 'a.pdf')
+      .expect(404);
     await manager.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', PNG_BYTES, 'a.pdf').expect(400);
-    await manager.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', await truncated(), 'a.pdf').expect(400);
-    await user.post(`/api/orders/${order.id}/upload-invoice`).attach('invoice', await invoicePdf(0), 'a.pdf').expect(403);
+    await manager
+      .post(`/api/orders/${order.id}/upload-invoice`)
+      .attach('invoice', await truncated(), 'a.pdf')
+      .expect(400);
+    await user
+      .post(`/api/orders/${order.id}/upload-invoice`)
+      .attach('invoice', await invoicePdf(0), 'a.pdf')
+      .expect(403);
     expect(await t.db('order_invoices').where({ order_id: order.id })).toHaveLength(0);
     const missing = await user.get(`/api/orders/${order.id}/invoice-pdf`).expect(404);
     expect(missing.body.message).toBe(`No invoice is attached to order ${order.order_id}`);
@@ -203,10 +246,27 @@ describe('POST /api/orders/import-from-invoice (multipart PDF)', () => {
   it('201 creates a pending order from the PDF, creates the supplier, and stores the PDF as its invoice', async () => {
     const pdf = await invoicePdf(4);
     const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', pdf, 'epsilon.pdf').expect(201);
-    expect(res.body).toMatchObject({ success: true, supplierCreated: true, matchedItems: 0, unmatchedItems: 2, extractedData: INVOICE_LAYOUTS[4].expected });
-    expect(res.body.order).toMatchObject({ status: 'pending', invoiceNumber: 'EC/2026/118', totalAmount: '183.00', hasInvoice: true });
+    expect(res.body).toMatchObject({
+      success: true,
+      supplierCreated: true,
+      matchedItems: 0,
+      unmatchedItems: 2,
+      extractedData: INVOICE_LAYOUTS[4].expected,
+    });
+    expect(res.body.order).toMatchObject({
+      status: 'pending',
+      invoiceNumber: 'EC/2026/118',
+      totalAmount: '183.00',
+      hasInvoice: true,
+    });
     expect(res.body.order.supplier.name).toBe('EPSILON CHEMICALS PLC');
-    expect(res.body.order.items.map((l: { name: string; quantity: number; unitCost: string }) => [l.name, l.quantity, l.unitCost])).toEqual([
+    expect(
+      res.body.order.items.map((l: { name: string; quantity: number; unitCost: string }) => [
+        l.name,
+        l.quantity,
+        l.unitCost,
+      ]),
+    ).toEqual([
       ['AB-100 Ethanol absolute 2.5L', 6, '18.40'],
       ['CD-220 Acetone 1L', 12, '6.05'],
     ]);
@@ -216,13 +276,22 @@ describe('POST /api/orders/import-from-invoice (multipart PDF)', () => {
 
   it('the supplier field overrides the PDF; 400 for a non-PDF or a PDF with no lines, and no order is created', async () => {
     const before = (await t.db('orders').count<{ count: number }[]>('* as count'))[0].count;
-    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await invoicePdf(3), 'd.pdf').field('supplier', 'Override Ltd').expect(201);
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', await invoicePdf(3), 'd.pdf')
+      .field('supplier', 'Override Ltd')
+      .expect(201);
     expect(res.body.order.supplier.name).toBe('Override Ltd');
 
     await manager.post('/api/orders/import-from-invoice').attach('invoice', PNG_BYTES, 'x.pdf').expect(400);
     const empty = await renderPdf((doc) => doc.text('Just a letter'));
-    const none = await manager.post('/api/orders/import-from-invoice').attach('invoice', empty, 'letter.pdf').expect(400);
-    expect(none.body.message).toBe('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
+    const none = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', empty, 'letter.pdf')
+      .expect(400);
+    expect(none.body.message).toBe(
+      'No order lines could be read from the invoice: send the lines as JSON parsedData instead',
+    );
     expect((await t.db('orders').count<{ count: number }[]>('* as count'))[0].count).toBe(before + 1);
   });
 });
@@ -231,7 +300,10 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
   it('stock and the item order history follow each step', async () => {
     const gloves = await buildItem(t.db, { name: 'Nitrile gloves (box of 100)', currentStock: 2 });
     const tips = await buildItem(t.db, { name: 'Pipette tips 200ul', currentStock: 0 });
-    const imported = await manager.post('/api/orders/import-from-invoice').attach('invoice', await invoicePdf(0), 'acme.pdf').expect(201);
+    const imported = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', await invoicePdf(0), 'acme.pdf')
+      .expect(201);
     const order = imported.body.order;
     expect(imported.body.matchedItems).toBe(2);
     expect(order.totalAmount).toBe('12374.00');
@@ -242,7 +314,13 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
       .send({ receivedItems: [{ orderItemId: glovesLine.orderItemId, receivedQuantity: 4, addToInventory: true }] })
       .expect(200);
     expect((await user.get(`/api/items/${gloves.id}/order-history`).expect(200)).body.orders).toEqual([
-      expect.objectContaining({ orderId: order.orderId, quantity: 10, receivedQuantity: 4, unitCost: 1234.5, status: 'partially_received' }),
+      expect.objectContaining({
+        orderId: order.orderId,
+        quantity: 10,
+        receivedQuantity: 4,
+        unitCost: 1234.5,
+        status: 'partially_received',
+      }),
     ]);
 
     await manager
@@ -256,7 +334,10 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
       .expect(200);
     expect((await t.db('items').where({ id: gloves.id }).first()).current_stock).toBe('12.00');
     expect((await t.db('items').where({ id: tips.id }).first()).current_stock).toBe('4.00');
-    expect((await user.get(`/api/items/${tips.id}/order-history`).expect(200)).body.orders[0]).toMatchObject({ status: 'received', receivedQuantity: 4 });
+    expect((await user.get(`/api/items/${tips.id}/order-history`).expect(200)).body.orders[0]).toMatchObject({
+      status: 'received',
+      receivedQuantity: 4,
+    });
     const pdf = await user.get(`/api/orders/${order.id}/invoice-pdf`).expect(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
   });
@@ -288,8 +369,13 @@ describe('a buyer imports an invoice, receives it partly then fully', () => {
     // the import takes JSON or a multipart form (a PDF or the CSV template); uploads take a file
     const importBody = doc.paths['/api/orders/import-from-invoice'].post.requestBody.content;
     expect(Object.keys(importBody).sort()).toEqual(['application/json', 'multipart/form-data']);
-    expect(doc.components.schemas.ImportFromInvoiceForm.properties).toMatchObject({ invoice: { format: 'binary' }, csv: { format: 'binary' } });
-    expect(Object.keys(doc.paths['/api/orders/upload-invoice'].post.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(doc.components.schemas.ImportFromInvoiceForm.properties).toMatchObject({
+      invoice: { format: 'binary' },
+      csv: { format: 'binary' },
+    });
+    expect(Object.keys(doc.paths['/api/orders/upload-invoice'].post.requestBody.content)).toEqual([
+      'multipart/form-data',
+    ]);
   });
 });
 
@@ -303,13 +389,19 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
     acetone = await buildItem(t.db, { name: 'Acetone 1 L', sku: 'ACE-1L', currentStock: 2, minimumStock: 10 });
     gloves = await buildItem(t.db, { name: 'Nitrile gloves, powder-free (box of 200)', sku: 'NG-PF-200' });
     // the supplier's own part number for ethanol is known from an earlier link
-    await manager.post('/api/suppliers/lab-solvents/items').send({ itemId: ethanol.id, price: '17.00', supplierSku: 'lsd-30010' }).expect(201);
+    await manager
+      .post('/api/suppliers/lab-solvents/items')
+      .send({ itemId: ethanol.id, price: '17.00', supplierSku: 'lsd-30010' })
+      .expect(201);
   });
 
   const item = (row: { id: number; name: string; sku: string }) => ({ id: row.id, name: row.name, sku: row.sku });
 
   it('200 upload-invoice: a line by its supplier part number, one by its name without the part number, one probable by a similar name, one unmatched', async () => {
-    const res = await manager.post('/api/orders/upload-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
+    const res = await manager
+      .post('/api/orders/upload-invoice')
+      .attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf')
+      .expect(200);
     expect(res.body.message).toBe('Read 4 line(s) from the invoice');
     expect(res.body.extractedData).toEqual({
       supplierName: 'Lab Solvents Direct',
@@ -324,7 +416,13 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
           supplierSku: 'lsd-30010',
           match: { kind: 'exact', by: 'supplierSku', similarity: null, item: item(ethanol) },
         },
-        { name: 'LSD-44120 Acetone 1 L', quantity: 4, unitPrice: '6.05', supplierSku: 'LSD-44120', match: { kind: 'exact', by: 'name', similarity: null, item: item(acetone) } },
+        {
+          name: 'LSD-44120 Acetone 1 L',
+          quantity: 4,
+          unitPrice: '6.05',
+          supplierSku: 'LSD-44120',
+          match: { kind: 'exact', by: 'name', similarity: null, item: item(acetone) },
+        },
         {
           name: 'LSD-51200 Nitrile Gloves Powder Free Box 200',
           quantity: 3,
@@ -332,20 +430,41 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
           supplierSku: 'LSD-51200',
           match: { kind: 'probable', by: 'similarity', similarity: 0.92, item: item(gloves) },
         },
-        { name: 'LSD-70070 Parafilm M roll 38m', quantity: 1, unitPrice: '31.00', supplierSku: 'LSD-70070', match: null },
+        {
+          name: 'LSD-70070 Parafilm M roll 38m',
+          quantity: 1,
+          unitPrice: '31.00',
+          supplierSku: 'LSD-70070',
+          match: null,
+        },
       ],
     });
     // the other read endpoint answers the same
-    const direct = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
+    const direct = await manager
+      .post('/api/upload/invoice')
+      .attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf')
+      .expect(200);
     expect(direct.body.extractedData).toEqual(res.body.extractedData);
   });
 
   it('201 import-from-invoice links each exactly matched item to the supplier at the invoice price with its part number; replenishment then orders from it', async () => {
-    const res = await manager.post('/api/orders/import-from-invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(201);
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf')
+      .expect(201);
     // the probable line is not taken unseen: it stays free text, as does the unmatched one
     expect(res.body).toMatchObject({ supplierCreated: false, matchedItems: 2, unmatchedItems: 2 });
-    expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([ethanol.id, acetone.id, null, null]);
-    const sources = await t.db('item_sources').where({ supplier_id: 'lab-solvents' }).orderBy('item_id').select('item_id', 'price', 'supplier_sku');
+    expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([
+      ethanol.id,
+      acetone.id,
+      null,
+      null,
+    ]);
+    const sources = await t
+      .db('item_sources')
+      .where({ supplier_id: 'lab-solvents' })
+      .orderBy('item_id')
+      .select('item_id', 'price', 'supplier_sku');
     expect(sources).toEqual([
       { item_id: ethanol.id, price: '18.40', supplier_sku: 'lsd-30010' },
       { item_id: acetone.id, price: '6.05', supplier_sku: 'LSD-44120' },
@@ -354,26 +473,59 @@ describe('invoice lines matched by the supplier part number, by name, or probabl
     // acetone: 2 in stock, minimum 10, so a target of 20; 4 are on this order: 14 more, from Lab Solvents at the invoice price
     const suggested = (await manager.get('/api/replenishment').expect(200)).body;
     const fromLab = suggested.suppliers.find((s: { supplier: { id: string } }) => s.supplier.id === 'lab-solvents');
-    expect(fromLab.lines).toEqual([expect.objectContaining({ item: item(acetone), onOrder: 4, quantity: 14, unitPrice: '6.05' })]);
+    expect(fromLab.lines).toEqual([
+      expect.objectContaining({ item: item(acetone), onOrder: 4, quantity: 14, unitPrice: '6.05' }),
+    ]);
 
     // the next invoice of this supplier matches acetone by the part number it learned
-    const again = await manager.post('/api/upload/invoice').attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf').expect(200);
-    expect(again.body.extractedData.items[1].match).toEqual({ kind: 'exact', by: 'supplierSku', similarity: null, item: item(acetone) });
+    const again = await manager
+      .post('/api/upload/invoice')
+      .attach('invoice', await labSolventsInvoicePdf(), 'lsd.pdf')
+      .expect(200);
+    expect(again.body.extractedData.items[1].match).toEqual({
+      kind: 'exact',
+      by: 'supplierSku',
+      similarity: null,
+      item: item(acetone),
+    });
   });
 
   it('201 a probable line confirmed by its item SKU is linked with the part number from its name; a later price updates the source', async () => {
-    const line = { name: 'LSD-51200 Nitrile Gloves Powder Free Box 200', sku: 'NG-PF-200', quantity: 3, unitCost: '9.90' };
-    const res = await manager.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'lab solvents direct', items: [line] } }).expect(201);
+    const line = {
+      name: 'LSD-51200 Nitrile Gloves Powder Free Box 200',
+      sku: 'NG-PF-200',
+      quantity: 3,
+      unitCost: '9.90',
+    };
+    const res = await manager
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { supplier: 'lab solvents direct', items: [line] } })
+      .expect(201);
     expect(res.body).toMatchObject({ supplierCreated: false, matchedItems: 1 });
-    expect(await t.db('item_sources').where({ supplier_id: 'lab-solvents', item_id: gloves.id }).first('price', 'supplier_sku')).toEqual({
+    expect(
+      await t
+        .db('item_sources')
+        .where({ supplier_id: 'lab-solvents', item_id: gloves.id })
+        .first('price', 'supplier_sku'),
+    ).toEqual({
       price: '9.90',
       supplier_sku: 'LSD-51200',
     });
     await manager
       .post('/api/orders/import-from-invoice')
-      .send({ parsedData: { supplier: 'Lab Solvents Direct', items: [{ name: 'LSD-51200 gloves', quantity: 1, unitCost: '10.25' }] } })
+      .send({
+        parsedData: {
+          supplier: 'Lab Solvents Direct',
+          items: [{ name: 'LSD-51200 gloves', quantity: 1, unitCost: '10.25' }],
+        },
+      })
       .expect(201);
-    expect(await t.db('item_sources').where({ supplier_id: 'lab-solvents', item_id: gloves.id }).first('price', 'supplier_sku')).toEqual({
+    expect(
+      await t
+        .db('item_sources')
+        .where({ supplier_id: 'lab-solvents', item_id: gloves.id })
+        .first('price', 'supplier_sku'),
+    ).toEqual({
       price: '10.25',
       supplier_sku: 'LSD-51200',
     });

@@ -23,13 +23,20 @@ const row = (sku: string, overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('POST /api/items/bulk-import', () => {
-  it('401 without a session', () => t.request.post('/api/items/bulk-import').send({ items: [row('IMP-0')] }).expect(401));
+  it('401 without a session', () =>
+    t.request
+      .post('/api/items/bulk-import')
+      .send({ items: [row('IMP-0')] })
+      .expect(401));
 
   it('400 for a missing or empty items array, or more than 10,000 items', async () => {
     await as.user.post('/api/items/bulk-import').send({}).expect(400);
     await as.user.post('/api/items/bulk-import').send({ items: [] }).expect(400);
     await as.user.post('/api/items/bulk-import').send({ items: 'x' }).expect(400);
-    await as.user.post('/api/items/bulk-import').send({ items: Array.from({ length: 10_001 }, () => ({})) }).expect(400);
+    await as.user
+      .post('/api/items/bulk-import')
+      .send({ items: Array.from({ length: 10_001 }, () => ({})) })
+      .expect(400);
   });
 
   it('200 imports valid items and reports each failure with its 1-based position; failures do not block the rest', async () => {
@@ -70,12 +77,17 @@ describe('POST /api/items/bulk-import', () => {
       ['IMP-1', '1.25', '4.00', '2.00', as.ids.user, true],
       ['IMP-7', '3.00', '0.00', '0.00', as.ids.user, true],
     ]);
-    expect((await movementsOf(t.db, created[0].id)).map((m) => [m.type, m.quantity, m.reason])).toEqual([['in', '4.00', 'Initial stock (bulk import)']]);
+    expect((await movementsOf(t.db, created[0].id)).map((m) => [m.type, m.quantity, m.reason])).toEqual([
+      ['in', '4.00', 'Initial stock (bulk import)'],
+    ]);
     expect(await movementsOf(t.db, created[1].id)).toHaveLength(0);
   });
 
   it('200 with every item failing still answers 200', async () => {
-    const res = await as.user.post('/api/items/bulk-import').send({ items: [row('IMP-X', { categoryName: 'Nope' })] }).expect(200);
+    const res = await as.user
+      .post('/api/items/bulk-import')
+      .send({ items: [row('IMP-X', { categoryName: 'Nope' })] })
+      .expect(200);
     expect(res.body).toEqual({ successful: 0, failed: 1, errors: ["Item 1: category 'Nope' does not exist"] });
   });
 
@@ -88,7 +100,9 @@ describe('POST /api/items/bulk-import', () => {
         .expect(200);
       expect(res.body).toMatchObject({ successful: 2, failed: 1 });
       expect(res.body.errors).toEqual([expect.stringMatching(/^Item 2: could not be saved/)]);
-      expect((await t.db('items').whereIn('sku', ['CHUNK-1', 'CHUNK-2', 'CHUNK-3']).orderBy('sku')).map((i) => i.sku)).toEqual(['CHUNK-1', 'CHUNK-3']);
+      expect(
+        (await t.db('items').whereIn('sku', ['CHUNK-1', 'CHUNK-2', 'CHUNK-3']).orderBy('sku')).map((i) => i.sku),
+      ).toEqual(['CHUNK-1', 'CHUNK-3']);
     } finally {
       await t.db.raw('ALTER TABLE items DROP CONSTRAINT test_refuse_explode');
     }
@@ -98,7 +112,10 @@ describe('POST /api/items/bulk-import', () => {
     const items = Array.from({ length: 1200 }, (_, i) => row(`BULK-${i}`, { currentStock: i % 3 }));
     const res = await as.manager.post('/api/items/bulk-import').send({ items }).expect(200);
     expect(res.body).toEqual({ successful: 1200, failed: 0, errors: [] });
-    const [{ count }] = await t.db('stock_movements').where('item_sku', 'like', 'BULK-%').count<{ count: number }[]>('* as count');
+    const [{ count }] = await t
+      .db('stock_movements')
+      .where('item_sku', 'like', 'BULK-%')
+      .count<{ count: number }[]>('* as count');
     expect(count).toBe(800);
   });
 });

@@ -2,7 +2,14 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
-import { agentsByRole, buildStockedItem, itemCountDrift, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import {
+  agentsByRole,
+  buildStockedItem,
+  itemCountDrift,
+  movementsOf,
+  stockOf,
+  type Agents,
+} from './helpers/inventory-factories';
 import { containsPattern } from '../src/db/like-pattern';
 import { sql, toRaw } from '../src/db/sql';
 import { itemForLineBySkuJson, type ItemForLine } from '../src/modules/items/items.lookup';
@@ -13,7 +20,12 @@ let category: { id: number; name: string };
 beforeAll(async () => {
   t = await testApp();
   as = await agentsByRole(t);
-  category = await buildCategory(t.db, { name: 'Glassware', icon: 'fa-flask', color: 'blue', description: 'Beakers and flasks' });
+  category = await buildCategory(t.db, {
+    name: 'Glassware',
+    icon: 'fa-flask',
+    color: 'blue',
+    description: 'Beakers and flasks',
+  });
 });
 afterAll(() => t.close());
 
@@ -33,7 +45,10 @@ describe('POST /api/items', () => {
   it('403 for a user', () => as.user.post('/api/items').send(newItem()).expect(403));
 
   it('201 creates the item with embedded category, creator, effective VAT and an opening movement', async () => {
-    const res = await as.manager.post('/api/items').send(newItem({ name: 'Conical flask' })).expect(201);
+    const res = await as.manager
+      .post('/api/items')
+      .send(newItem({ name: 'Conical flask' }))
+      .expect(201);
     expect(res.body).toMatchObject({
       name: 'Conical flask',
       price: '4.50',
@@ -43,36 +58,59 @@ describe('POST /api/items', () => {
       minimumStock: 3,
       isActive: true,
       createdBy: as.ids.manager,
-      category: { id: category.id, name: 'Glassware', description: 'Beakers and flasks', icon: 'fa-flask', color: 'blue' },
+      category: {
+        id: category.id,
+        name: 'Glassware',
+        description: 'Beakers and flasks',
+        icon: 'fa-flask',
+        color: 'blue',
+      },
     });
     expect(res.body.creator).toMatchObject({ id: as.ids.manager, firstName: 'Test', lastName: 'User' });
     expect(typeof res.body.createdAt).toBe('string');
     const movements = await movementsOf(t.db, res.body.id);
-    expect(movements.map((m) => [m.type, m.quantity, m.previous_stock, m.new_stock, m.reason])).toEqual([['in', '12.00', '0.00', '12.00', 'Initial stock']]);
+    expect(movements.map((m) => [m.type, m.quantity, m.previous_stock, m.new_stock, m.reason])).toEqual([
+      ['in', '12.00', '0.00', '12.00', 'Initial stock'],
+    ]);
   });
 
   it('201 with no stock writes no movement and takes its own VAT rate', async () => {
-    const res = await as.admin.post('/api/items').send(newItem({ currentStock: 0, vatRate: '0.05' })).expect(201);
+    const res = await as.admin
+      .post('/api/items')
+      .send(newItem({ currentStock: 0, vatRate: '0.05' }))
+      .expect(201);
     expect(res.body).toMatchObject({ currentStock: 0, vatRate: '0.0500', usesDefaultVatRate: false });
     expect(await movementsOf(t.db, res.body.id)).toHaveLength(0);
   });
 
   it('400 names each invalid field', async () => {
-    const res = await as.manager.post('/api/items').send({ sku: '', price: 'abc', currentStock: -1, categoryId: 'x' }).expect(400);
+    const res = await as.manager
+      .post('/api/items')
+      .send({ sku: '', price: 'abc', currentStock: -1, categoryId: 'x' })
+      .expect(400);
     expect(res.body.message).toBe('Validation failed');
     const fields = res.body.errors.map((e: { field: string }) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['name', 'sku', 'price', 'currentStock', 'categoryId']));
   });
 
   it('400 for a price with more than 2 places or an unknown category', async () => {
-    await as.manager.post('/api/items').send(newItem({ price: '1.234' })).expect(400);
-    const res = await as.manager.post('/api/items').send(newItem({ categoryId: 999999 })).expect(400);
+    await as.manager
+      .post('/api/items')
+      .send(newItem({ price: '1.234' }))
+      .expect(400);
+    const res = await as.manager
+      .post('/api/items')
+      .send(newItem({ categoryId: 999999 }))
+      .expect(400);
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'categoryId' })]);
   });
 
   it('409 names the sku on a clash', async () => {
     await buildItem(t.db, { sku: 'DUP-1', categoryId: category.id });
-    const res = await as.manager.post('/api/items').send(newItem({ sku: 'DUP-1' })).expect(409);
+    const res = await as.manager
+      .post('/api/items')
+      .send(newItem({ sku: 'DUP-1' }))
+      .expect(409);
     expect(res.body.message).toBe("An item with SKU 'DUP-1' already exists");
   });
 });
@@ -81,7 +119,13 @@ describe('GET /api/items', () => {
   let listCategory: { id: number };
   beforeAll(async () => {
     listCategory = await buildCategory(t.db);
-    await buildItem(t.db, { name: 'Alpha pipette', sku: 'LIST-A', categoryId: listCategory.id, description: 'Graduated', createdBy: as.ids.admin });
+    await buildItem(t.db, {
+      name: 'Alpha pipette',
+      sku: 'LIST-A',
+      categoryId: listCategory.id,
+      description: 'Graduated',
+      createdBy: as.ids.admin,
+    });
     await buildItem(t.db, { name: 'Bravo clamp', sku: 'LIST-B', categoryId: listCategory.id });
     await buildItem(t.db, { name: 'Charlie stand', sku: 'LIST-C', categoryId: listCategory.id, isActive: false });
   });
@@ -92,7 +136,11 @@ describe('GET /api/items', () => {
     const res = await as.user.get(`/api/items?categoryId=${listCategory.id}`).expect(200);
     expect(res.body.total).toBe(2);
     expect(res.body.items.map((i: { sku: string }) => i.sku)).toEqual(['LIST-A', 'LIST-B']);
-    expect(res.body.items[0]).toMatchObject({ createdBy: as.ids.admin, creator: { id: as.ids.admin }, category: { id: listCategory.id } });
+    expect(res.body.items[0]).toMatchObject({
+      createdBy: as.ids.admin,
+      creator: { id: as.ids.admin },
+      category: { id: listCategory.id },
+    });
     expect(res.body.items[1]).toMatchObject({ createdBy: null, creator: null });
   });
 
@@ -104,7 +152,9 @@ describe('GET /api/items', () => {
   });
 
   it('200 searches name, description and sku case-insensitively', async () => {
-    expect((await as.user.get('/api/items?search=ALPHA').expect(200)).body.items.map((i: { sku: string }) => i.sku)).toEqual(['LIST-A']);
+    expect(
+      (await as.user.get('/api/items?search=ALPHA').expect(200)).body.items.map((i: { sku: string }) => i.sku),
+    ).toEqual(['LIST-A']);
     expect((await as.user.get('/api/items?search=graduated').expect(200)).body.total).toBe(1);
     expect((await as.user.get('/api/items?search=list-b').expect(200)).body.items[0].sku).toBe('LIST-B');
     expect((await as.user.get('/api/items?search=%25').expect(200)).body.total).toBe(0);
@@ -117,7 +167,13 @@ describe('GET /api/items', () => {
   });
 
   it('200 total agrees with the rows for every filter combination, also past the last page', async () => {
-    for (const query of [`categoryId=${listCategory.id}`, `categoryId=${listCategory.id}&includeInactive=true`, 'search=list-', 'search=list-&includeInactive=true', '']) {
+    for (const query of [
+      `categoryId=${listCategory.id}`,
+      `categoryId=${listCategory.id}&includeInactive=true`,
+      'search=list-',
+      'search=list-&includeInactive=true',
+      '',
+    ]) {
       const res = await as.manager.get(`/api/items?limit=100&${query}`).expect(200);
       expect(res.body.total).toBe(res.body.items.length);
       const past = await as.manager.get(`/api/items?page=50&limit=100&${query}`).expect(200);
@@ -163,15 +219,44 @@ describe('GET /api/items?search=', () => {
   }
 
   async function searchSkus(term: string, includeInactive = false): Promise<string[]> {
-    const query = new URLSearchParams({ search: term, categoryId: String(searchCategory.id), limit: '100', includeInactive: String(includeInactive) });
+    const query = new URLSearchParams({
+      search: term,
+      categoryId: String(searchCategory.id),
+      limit: '100',
+      includeInactive: String(includeInactive),
+    });
     const res = await as.manager.get(`/api/items?${query}`).expect(200);
     expect(res.body.total).toBe(res.body.items.length);
     return res.body.items.map((i: { sku: string }) => i.sku);
   }
 
   it('200 finds what ILIKE found, in the same order, for terms of every length and the LIKE metacharacters taken literally', async () => {
-    const terms = ['f', 'FL', 'a', '%', '_', '\\', 'é', 'É', 'ÉC', 'flask', 'FLASK 1', 'conical', 'glass', 'srch-', 'srch-flask', 'pâtisserie',
-      'ml srch', 'flask worth srch', '50%', 'e_c', 'k\\s', 'zzz', 'x y', 'erlenmeyer flask'];
+    const terms = [
+      'f',
+      'FL',
+      'a',
+      '%',
+      '_',
+      '\\',
+      'é',
+      'É',
+      'ÉC',
+      'flask',
+      'FLASK 1',
+      'conical',
+      'glass',
+      'srch-',
+      'srch-flask',
+      'pâtisserie',
+      'ml srch',
+      'flask worth srch',
+      '50%',
+      'e_c',
+      'k\\s',
+      'zzz',
+      'x y',
+      'erlenmeyer flask',
+    ];
     for (const term of terms) {
       expect({ term, skus: await searchSkus(term) }).toEqual({ term, skus: await ilikeSkus(term) });
     }
@@ -194,20 +279,37 @@ describe('GET /api/items?search=', () => {
     expect(all.length).toBeGreaterThan(2);
     const query = `search=la&categoryId=${searchCategory.id}&limit=2`;
     const page2 = await as.user.get(`/api/items?${query}&page=2`).expect(200);
-    expect(page2.body).toMatchObject({ total: all.length, items: all.slice(2, 4).map((sku) => expect.objectContaining({ sku })) });
+    expect(page2.body).toMatchObject({
+      total: all.length,
+      items: all.slice(2, 4).map((sku) => expect.objectContaining({ sku })),
+    });
     const one = await as.user.get(`/api/items?search=k&categoryId=${searchCategory.id}&limit=1&page=99`).expect(200);
     expect(one.body).toEqual({ items: [], total: (await ilikeSkus('k')).length });
   });
 
   it('200 a repeated search answers every change to its matches at once, however the change was made (another instance writes straight to the database)', async () => {
-    const skusNow = async () => ({ searched: await searchSkus('kettle', true), expected: await ilikeSkus('kettle', true) });
+    const skusNow = async () => ({
+      searched: await searchSkus('kettle', true),
+      expected: await ilikeSkus('kettle', true),
+    });
     expect((await skusNow()).searched).toEqual([]);
 
-    const created = await as.manager.post('/api/items').send(newItem({ name: 'Kettle 1.7l', sku: 'SRCH-KT-A', categoryId: searchCategory.id })).expect(201);
+    const created = await as.manager
+      .post('/api/items')
+      .send(newItem({ name: 'Kettle 1.7l', sku: 'SRCH-KT-A', categoryId: searchCategory.id }))
+      .expect(201);
     expect(await skusNow()).toEqual({ searched: ['SRCH-KT-A'], expected: ['SRCH-KT-A'] });
 
     // Written as another instance would: nothing in this process hears of it.
-    await t.db('items').insert({ name: 'Electric kettle', sku: 'SRCH-KT-B', category_id: searchCategory.id, price: '20', current_stock: 0, minimum_stock: 0, is_active: true });
+    await t.db('items').insert({
+      name: 'Electric kettle',
+      sku: 'SRCH-KT-B',
+      category_id: searchCategory.id,
+      price: '20',
+      current_stock: 0,
+      minimum_stock: 0,
+      is_active: true,
+    });
     expect(await skusNow()).toEqual({ searched: ['SRCH-KT-B', 'SRCH-KT-A'], expected: ['SRCH-KT-B', 'SRCH-KT-A'] });
 
     await t.db('items').where({ sku: 'SRCH-KT-B' }).update({ name: 'Zinc kettle' });
@@ -223,7 +325,10 @@ describe('GET /api/items?search=', () => {
     // A stock change leaves the matches as they were, and the page shows the stock as it is now.
     await t.db('items').where({ sku: 'SRCH-KT-A' }).update({ category_id: searchCategory.id, is_active: true });
     expect(await searchSkus('kettle')).toEqual(['SRCH-KT-A']);
-    await as.manager.post(`/api/items/${created.body.id}/stock`).send({ type: 'in', quantity: 5, reason: 'Delivery' }).expect(200);
+    await as.manager
+      .post(`/api/items/${created.body.id}/stock`)
+      .send({ type: 'in', quantity: 5, reason: 'Delivery' })
+      .expect(200);
     const listed = await as.manager.get(`/api/items?search=kettle&categoryId=${searchCategory.id}`).expect(200);
     expect(listed.body.items[0]).toMatchObject({ sku: 'SRCH-KT-A', currentStock: 17 });
 
@@ -234,7 +339,8 @@ describe('GET /api/items?search=', () => {
   it('200 every page of one search comes from the same matches, and a change between pages is seen on the next page', async () => {
     const all = await searchSkus('srch');
     const pageOf = async (page: number) =>
-      (await as.user.get(`/api/items?search=srch&categoryId=${searchCategory.id}&limit=3&page=${page}`).expect(200)).body as { items: { sku: string }[]; total: number };
+      (await as.user.get(`/api/items?search=srch&categoryId=${searchCategory.id}&limit=3&page=${page}`).expect(200))
+        .body as { items: { sku: string }[]; total: number };
     const pages = [await pageOf(1), await pageOf(2), await pageOf(3)];
     expect(pages.flatMap((p) => p.items.map((i) => i.sku))).toEqual(all.slice(0, 9));
     expect(pages.map((p) => p.total)).toEqual([all.length, all.length, all.length]);
@@ -248,7 +354,8 @@ describe('GET /api/items?search=', () => {
 
 describe("itemForLineBySkuJson (the counter's scan)", () => {
   const scanned = async (sku: string) =>
-    (await toRaw<{ rows: { item: ItemForLine | null }[] }>(t.db, sql`SELECT ${itemForLineBySkuJson(sku)} AS item`)).rows[0].item?.sku ?? null;
+    (await toRaw<{ rows: { item: ItemForLine | null }[] }>(t.db, sql`SELECT ${itemForLineBySkuJson(sku)} AS item`))
+      .rows[0].item?.sku ?? null;
 
   it('finds the SKU typed in any case, exactly (no prefix), preferring the item written as typed', async () => {
     await buildItem(t.db, { sku: 'SCAN-Case-1', categoryId: category.id });
@@ -334,11 +441,27 @@ describe('DELETE /api/items/:id', () => {
 describe('POST /api/items/:id/stock', () => {
   it('200 in, out and adjustment each record a movement; the sum of movements equals the stock change', async () => {
     const item = await buildItem(t.db, { categoryId: category.id });
-    const first = await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'in', quantity: 10, reason: 'Delivery' }).expect(200);
+    const first = await as.manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'in', quantity: 10, reason: 'Delivery' })
+      .expect(200);
     expect(first.body.item.currentStock).toBe(10);
-    expect(first.body.movement).toMatchObject({ type: 'in', quantity: 10, previousStock: 0, newStock: 10, reason: 'Delivery', performedBy: as.ids.manager });
-    await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: '2.5', reason: 'Lab use' }).expect(200);
-    const last = await as.admin.post(`/api/items/${item.id}/stock`).send({ type: 'adjustment', quantity: 3, reason: 'Count' }).expect(200);
+    expect(first.body.movement).toMatchObject({
+      type: 'in',
+      quantity: 10,
+      previousStock: 0,
+      newStock: 10,
+      reason: 'Delivery',
+      performedBy: as.ids.manager,
+    });
+    await as.manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'out', quantity: '2.5', reason: 'Lab use' })
+      .expect(200);
+    const last = await as.admin
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'adjustment', quantity: 3, reason: 'Count' })
+      .expect(200);
     expect(last.body.movement).toMatchObject({ type: 'adjustment', quantity: -4.5, previousStock: 7.5, newStock: 3 });
     const movements = await movementsOf(t.db, item.id);
     expect(movements.reduce((sum, m) => sum + Number(m.quantity), 0)).toBe(3);
@@ -347,7 +470,10 @@ describe('POST /api/items/:id/stock', () => {
 
   it('400 Insufficient stock for an out below zero; nothing written', async () => {
     const item = await buildStockedItem(t.db, 1, { categoryId: category.id, name: 'Last tube' });
-    const res = await as.manager.post(`/api/items/${item.id}/stock`).send({ type: 'out', quantity: 2, reason: 'x' }).expect(400);
+    const res = await as.manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'out', quantity: 2, reason: 'x' })
+      .expect(400);
     expect(res.body.message).toBe("Insufficient stock for item 'Last tube'. Current stock: 1, Required: 2");
     expect(await movementsOf(t.db, item.id)).toHaveLength(1);
   });
@@ -401,17 +527,24 @@ describe('GET /api/items/:id/stock-movements', () => {
 describe('GET /api/items/:id/deletion-check and DELETE /api/items/:id/safe', () => {
   it('200 canDelete true and 204 for an unreferenced item', async () => {
     const item = await buildItem(t.db, { categoryId: category.id });
-    expect((await as.admin.get(`/api/items/${item.id}/deletion-check`).expect(200)).body).toEqual({ canDelete: true, reasons: [] });
+    expect((await as.admin.get(`/api/items/${item.id}/deletion-check`).expect(200)).body).toEqual({
+      canDelete: true,
+      reasons: [],
+    });
     await as.admin.delete(`/api/items/${item.id}/safe`).expect(204);
     expect(await t.db('items').where({ id: item.id }).first()).toBeUndefined();
   });
 
   it('409 with reasons when movements and notes reference the item', async () => {
     const item = await buildStockedItem(t.db, 3, { categoryId: category.id });
-    await t.db('notes').insert({ text: 'n', reference_type: 'item', reference_id: String(item.id), created_by: as.ids.admin });
+    await t
+      .db('notes')
+      .insert({ text: 'n', reference_type: 'item', reference_id: String(item.id), created_by: as.ids.admin });
     const check = await as.admin.get(`/api/items/${item.id}/deletion-check`).expect(200);
     expect(check.body.canDelete).toBe(false);
-    expect(check.body.reasons).toEqual(expect.arrayContaining([expect.stringContaining('stock movements'), expect.stringContaining('note')]));
+    expect(check.body.reasons).toEqual(
+      expect.arrayContaining([expect.stringContaining('stock movements'), expect.stringContaining('note')]),
+    );
     const res = await as.admin.delete(`/api/items/${item.id}/safe`).expect(409);
     expect(res.body.reasons).toEqual(check.body.reasons);
     expect(await t.db('items').where({ id: item.id }).first()).toBeDefined();
@@ -430,10 +563,15 @@ describe('reorderQuantity (replenishment, issue 17)', () => {
   it('201 create takes it (null when omitted) and records it in the audit row; GET and the list read it', async () => {
     const without = await as.manager.post('/api/items').send(newItem()).expect(201);
     expect(without.body.reorderQuantity).toBeNull();
-    const res = await as.manager.post('/api/items').send(newItem({ name: 'Reordered', reorderQuantity: '20.5' })).expect(201);
+    const res = await as.manager
+      .post('/api/items')
+      .send(newItem({ name: 'Reordered', reorderQuantity: '20.5' }))
+      .expect(201);
     expect(res.body).toMatchObject({ minimumStock: 3, reorderQuantity: 20.5 });
     expect((await t.db('items').where({ id: res.body.id }).first()).reorder_quantity).toBe('20.50');
-    const [audit] = await t.db('audit_log').where({ entity_type: 'item', entity_id: String(res.body.id), action: 'create' });
+    const [audit] = await t
+      .db('audit_log')
+      .where({ entity_type: 'item', entity_id: String(res.body.id), action: 'create' });
     expect(audit.after).toMatchObject({ minimum_stock: '3.00', reorder_quantity: '20.50' });
     expect((await as.user.get(`/api/items/${res.body.id}`).expect(200)).body.reorderQuantity).toBe(20.5);
     const list = await as.user.get('/api/items').query({ search: 'Reordered' }).expect(200);
@@ -447,14 +585,19 @@ describe('reorderQuantity (replenishment, issue 17)', () => {
     const cleared = await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: null }).expect(200);
     expect(cleared.body.reorderQuantity).toBeNull();
     expect((await t.db('items').where({ id: item.id }).first()).reorder_quantity).toBeNull();
-    const audit = await t.db('audit_log').where({ entity_type: 'item', entity_id: String(item.id), action: 'update' }).orderBy('id');
+    const audit = await t
+      .db('audit_log')
+      .where({ entity_type: 'item', entity_id: String(item.id), action: 'update' })
+      .orderBy('id');
     expect(audit.map((a) => [a.before, a.after])).toEqual([
       [{ reorder_quantity: null }, { reorder_quantity: '12.00' }],
       [{ reorder_quantity: '12.00' }, { reorder_quantity: null }],
     ]);
     // the same value again is no change, so no audit row
     await as.manager.put(`/api/items/${item.id}`).send({ reorderQuantity: null }).expect(200);
-    expect(await t.db('audit_log').where({ entity_type: 'item', entity_id: String(item.id), action: 'update' })).toHaveLength(2);
+    expect(
+      await t.db('audit_log').where({ entity_type: 'item', entity_id: String(item.id), action: 'update' }),
+    ).toHaveLength(2);
   });
 
   it('400 for a negative value, more than 2 places or text; nothing changes', async () => {
@@ -473,20 +616,49 @@ describe('reorderQuantity (replenishment, issue 17)', () => {
       .post('/api/items/bulk-import')
       .send({
         items: [
-          { name: 'Imported reorder', sku, categoryName: 'glassware', price: '1.00', currentStock: 0, minimumStock: 2, reorderQuantity: '7.5' },
+          {
+            name: 'Imported reorder',
+            sku,
+            categoryName: 'glassware',
+            price: '1.00',
+            currentStock: 0,
+            minimumStock: 2,
+            reorderQuantity: '7.5',
+          },
           { name: 'Imported plain', sku: `${sku}-2`, categoryName: 'Glassware', price: '1.00', currentStock: 0 },
-          { name: 'Imported bad', sku: `${sku}-3`, categoryName: 'Glassware', price: '1.00', currentStock: 0, reorderQuantity: -1 },
+          {
+            name: 'Imported bad',
+            sku: `${sku}-3`,
+            categoryName: 'Glassware',
+            price: '1.00',
+            currentStock: 0,
+            reorderQuantity: -1,
+          },
         ],
       })
       .expect(200);
-    expect(res.body).toMatchObject({ successful: 2, failed: 1, errors: [expect.stringMatching(/^Item 3: reorderQuantity /)] });
-    const rows = await t.db('items').whereIn('sku', [sku, `${sku}-2`]).orderBy('sku');
+    expect(res.body).toMatchObject({
+      successful: 2,
+      failed: 1,
+      errors: [expect.stringMatching(/^Item 3: reorderQuantity /)],
+    });
+    const rows = await t
+      .db('items')
+      .whereIn('sku', [sku, `${sku}-2`])
+      .orderBy('sku');
     expect(rows.map((r) => [r.sku, r.reorder_quantity])).toEqual([
       [sku, '7.50'],
       [`${sku}-2`, null],
     ]);
-    const exported = await as.user.post('/api/items/bulk/export').send({ itemIds: rows.map((r) => r.id), format: 'csv' }).expect(200);
-    const cells = (parseCsv(exported.text, { bom: true, columns: true }) as Record<string, string>[]).map((r) => [r.SKU, r['Minimum Stock'], r['Reorder Quantity']]);
+    const exported = await as.user
+      .post('/api/items/bulk/export')
+      .send({ itemIds: rows.map((r) => r.id), format: 'csv' })
+      .expect(200);
+    const cells = (parseCsv(exported.text, { bom: true, columns: true }) as Record<string, string>[]).map((r) => [
+      r.SKU,
+      r['Minimum Stock'],
+      r['Reorder Quantity'],
+    ]);
     expect(cells.sort()).toEqual([
       [sku, '2.00', '7.50'],
       [`${sku}-2`, '0.00', ''],

@@ -4,7 +4,12 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildUser, TEST_PASSWORD } from './helpers/factories';
 import { buildMcpKey, withKey } from './helpers/mcp-factories';
 
-type LogLine = { msg: string; requestId?: string; req?: { url: string; headers: Record<string, string> }; res?: { statusCode: number; headers?: Record<string, string> } };
+type LogLine = {
+  msg: string;
+  requestId?: string;
+  req?: { url: string; headers: Record<string, string> };
+  res?: { statusCode: number; headers?: Record<string, string> };
+};
 
 let t: TestApp;
 const lines: string[] = [];
@@ -19,14 +24,21 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const logged = (): LogLine[] => lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine);
+const logged = (): LogLine[] =>
+  lines
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogLine);
 const requestLogOf = (id: string) => logged().find((l) => l.requestId === id && l.req);
 
 describe('request ids', () => {
   it("keeps the caller's X-Request-Id, answers it, and logs the request under it", async () => {
     const res = await t.request.get('/api/health').set('X-Request-Id', 'lb-7f3a.42').expect(200);
     expect(res.headers['x-request-id']).toBe('lb-7f3a.42');
-    await expect.poll(() => requestLogOf('lb-7f3a.42')).toMatchObject({ msg: 'request completed', req: { url: '/api/health' }, res: { statusCode: 200 } });
+    await expect
+      .poll(() => requestLogOf('lb-7f3a.42'))
+      .toMatchObject({ msg: 'request completed', req: { url: '/api/health' }, res: { statusCode: 200 } });
   });
 
   it('generates an id when none (or an unusable one) is given, and each request gets its own', async () => {
@@ -43,9 +55,16 @@ describe('request ids', () => {
 describe('secrets in the logs', () => {
   it('no cookie, password, API token, MCP key or SSO code reaches the log, while the requests carrying them are logged', async () => {
     const user = await buildUser(t.db, { role: 'admin' });
-    const login = await t.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
+    const login = await t.request
+      .post('/api/auth/login')
+      .send({ email: user.email, password: TEST_PASSWORD })
+      .expect(200);
     const sessionCookie = String(login.headers['set-cookie']).split(';')[0];
-    const created = await t.request.post('/api/auth/tokens').set('Cookie', sessionCookie).send({ name: 'script' }).expect(201);
+    const created = await t.request
+      .post('/api/auth/tokens')
+      .set('Cookie', sessionCookie)
+      .send({ name: 'script' })
+      .expect(201);
     const token: string = created.body.token;
     await t.request.get('/api/items').set('Authorization', `Bearer ${token}`).expect(200);
     const { key } = await buildMcpKey(t.db);
@@ -55,10 +74,20 @@ describe('secrets in the logs', () => {
 
     await expect.poll(() => logged().filter((l) => l.req).length).toBeGreaterThanOrEqual(7);
     const text = lines.join('');
-    for (const secret of [sessionCookie.split('=')[1], TEST_PASSWORD, 'a wrong password guess', token, key, 'sso-authorization-code-1234', 'sso-state-5678']) {
+    for (const secret of [
+      sessionCookie.split('=')[1],
+      TEST_PASSWORD,
+      'a wrong password guess',
+      token,
+      key,
+      'sso-authorization-code-1234',
+      'sso-state-5678',
+    ]) {
       expect(text, `logged: ${secret}`).not.toContain(secret);
     }
-    expect(logged().find((l) => l.req?.url.startsWith('/api/callback'))?.req?.url).toBe('/api/callback?code=%5Bredacted%5D&state=%5Bredacted%5D');
+    expect(logged().find((l) => l.req?.url.startsWith('/api/callback'))?.req?.url).toBe(
+      '/api/callback?code=%5Bredacted%5D&state=%5Bredacted%5D',
+    );
     expect(logged().find((l) => l.req?.url === '/api/mcp/status')?.req?.headers.authorization).toBe('[redacted]');
   });
 });

@@ -10,7 +10,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const mcpError = (code: string) => ({ error: { code, message: expect.any(String), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
+const mcpError = (code: string) => ({
+  error: { code, message: expect.any(String), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+});
 
 describe('POST /api/mcp/keys', () => {
   it('201 shows the key once, stores only its digest, and the key opens the MCP analytics', async () => {
@@ -32,17 +34,36 @@ describe('POST /api/mcp/keys', () => {
     await t.request.get('/api/mcp/top-sellers').set(withKey(res.body.key)).expect(200);
     const listed = await admin.get('/api/mcp/keys').expect(200);
     expect(listed.body).toEqual([
-      { id: res.body.id, name: 'Desk assistant', scopes: ['read'], createdAt: res.body.createdAt, expiresAt: res.body.expiresAt, lastUsedAt: expect.any(String) },
+      {
+        id: res.body.id,
+        name: 'Desk assistant',
+        scopes: ['read'],
+        createdAt: res.body.createdAt,
+        expiresAt: res.body.expiresAt,
+        lastUsedAt: expect.any(String),
+      },
     ]);
   });
 
   it('201 with the write scope; 400 for any other scope list, a missing name or a bad expiry', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const res = await admin.post('/api/mcp/keys').send({ name: 'Stock bot', scopes: ['read', 'write'] }).expect(201);
+    const res = await admin
+      .post('/api/mcp/keys')
+      .send({ name: 'Stock bot', scopes: ['read', 'write'] })
+      .expect(201);
     expect(res.body).toMatchObject({ scopes: ['read', 'write'], expiresAt: expect.any(String) });
-    for (const body of [{ name: 'x', scopes: ['write'] }, { name: 'x', scopes: ['admin'] }, { name: 'x', scopes: [] }, { name: '' }, { name: 'x', expiresInDays: 0 }]) {
+    for (const body of [
+      { name: 'x', scopes: ['write'] },
+      { name: 'x', scopes: ['admin'] },
+      { name: 'x', scopes: [] },
+      { name: '' },
+      { name: 'x', expiresInDays: 0 },
+    ]) {
       const refused = await admin.post('/api/mcp/keys').send(body).expect(400);
-      expect(refused.body).toEqual({ message: 'Validation failed', errors: [expect.objectContaining({ field: expect.any(String) })] });
+      expect(refused.body).toEqual({
+        message: 'Validation failed',
+        errors: [expect.objectContaining({ field: expect.any(String) })],
+      });
     }
     expect(await t.db('mcp_api_keys').where({ name: 'x' })).toEqual([]);
   });
@@ -52,18 +73,37 @@ describe('POST /api/mcp/keys', () => {
     const daysLeft = (expiresAt: string) => Math.round((new Date(expiresAt).getTime() - Date.now()) / 86_400_000);
     const plain = await admin.post('/api/mcp/keys').send({ name: 'Default expiry' }).expect(201);
     expect(daysLeft(plain.body.expiresAt)).toBe(90);
-    expect(daysLeft((await t.db('mcp_api_keys').where({ id: plain.body.id }).first()).expires_at.toISOString())).toBe(90);
-    expect(daysLeft((await admin.post('/api/mcp/keys').send({ name: 'A year', expiresInDays: 365 }).expect(201)).body.expiresAt)).toBe(365);
+    expect(daysLeft((await t.db('mcp_api_keys').where({ id: plain.body.id }).first()).expires_at.toISOString())).toBe(
+      90,
+    );
+    expect(
+      daysLeft(
+        (await admin.post('/api/mcp/keys').send({ name: 'A year', expiresInDays: 365 }).expect(201)).body.expiresAt,
+      ),
+    ).toBe(365);
     const tooLong = await admin.post('/api/mcp/keys').send({ name: 'Too long', expiresInDays: 366 }).expect(400);
-    expect(tooLong.body).toEqual({ message: 'Validation failed', errors: [{ field: 'expiresInDays', message: 'must be at most 365 (setting mcp.keyMaxLifetimeDays)' }] });
+    expect(tooLong.body).toEqual({
+      message: 'Validation failed',
+      errors: [{ field: 'expiresInDays', message: 'must be at most 365 (setting mcp.keyMaxLifetimeDays)' }],
+    });
 
-    await admin.put('/api/settings/mcp.keyMaxLifetimeDays').send({ value: { days: 30 } }).expect(200);
+    await admin
+      .put('/api/settings/mcp.keyMaxLifetimeDays')
+      .send({ value: { days: 30 } })
+      .expect(200);
     try {
       const capped = await admin.post('/api/mcp/keys').send({ name: 'Capped', expiresInDays: 31 }).expect(400);
-      expect(capped.body.errors).toEqual([{ field: 'expiresInDays', message: 'must be at most 30 (setting mcp.keyMaxLifetimeDays)' }]);
+      expect(capped.body.errors).toEqual([
+        { field: 'expiresInDays', message: 'must be at most 30 (setting mcp.keyMaxLifetimeDays)' },
+      ]);
       // the default never exceeds the longest allowed
-      expect(daysLeft((await admin.post('/api/mcp/keys').send({ name: 'Short default' }).expect(201)).body.expiresAt)).toBe(30);
-      await admin.put('/api/settings/mcp.keyMaxLifetimeDays').send({ value: { days: 0 } }).expect(400);
+      expect(
+        daysLeft((await admin.post('/api/mcp/keys').send({ name: 'Short default' }).expect(201)).body.expiresAt),
+      ).toBe(30);
+      await admin
+        .put('/api/settings/mcp.keyMaxLifetimeDays')
+        .send({ value: { days: 0 } })
+        .expect(400);
     } finally {
       await t.db('settings').where({ key: 'mcp.keyMaxLifetimeDays' }).delete();
     }
@@ -101,13 +141,20 @@ describe('MCP key authentication', () => {
     expect(unknown.body).toEqual(mcpError('MCP_AUTH_INVALID'));
 
     const expired = await buildMcpKey(t.db, { expiresInDays: 1 });
-    await t.db('mcp_api_keys').where({ id: expired.id }).update({ expires_at: t.db.raw(`now() - interval '1 second'`) });
-    expect((await t.request.get('/api/mcp/top-sellers').set(withKey(expired.key)).expect(401)).body).toEqual(mcpError('MCP_AUTH_INVALID'));
+    await t
+      .db('mcp_api_keys')
+      .where({ id: expired.id })
+      .update({ expires_at: t.db.raw(`now() - interval '1 second'`) });
+    expect((await t.request.get('/api/mcp/top-sellers').set(withKey(expired.key)).expect(401)).body).toEqual(
+      mcpError('MCP_AUTH_INVALID'),
+    );
 
     const orphaned = await buildMcpKey(t.db);
     await t.request.get('/api/mcp/top-sellers').set(withKey(orphaned.key)).expect(200);
     await t.db('users').where({ id: orphaned.createdBy }).update({ is_active: false });
-    expect((await t.request.get('/api/mcp/top-sellers').set(withKey(orphaned.key)).expect(401)).body).toEqual(mcpError('MCP_AUTH_INVALID'));
+    expect((await t.request.get('/api/mcp/top-sellers').set(withKey(orphaned.key)).expect(401)).body).toEqual(
+      mcpError('MCP_AUTH_INVALID'),
+    );
   });
 
   it('401 for every other /api route with a key, public ones included: a key opens only the MCP surface', async () => {
@@ -137,7 +184,9 @@ describe('MCP key authentication', () => {
     const { key } = await buildMcpKey(t.db);
     for (const path of ['/api/mcp/charge-code-analytics', '/api/mcp/top-sellers', '/api/mcp/department-performance']) {
       const bySession = await agent.get(path).expect(200);
-      expect((await t.request.get(path).set('Authorization', `Bearer ${token}`).expect(200)).body).toEqual(bySession.body);
+      expect((await t.request.get(path).set('Authorization', `Bearer ${token}`).expect(200)).body).toEqual(
+        bySession.body,
+      );
       expect((await t.request.get(path).set(withKey(key)).expect(200)).body).toEqual(bySession.body);
       expect((await t.request.get(path).expect(401)).body).toEqual({ message: 'Authentication required' });
     }
@@ -149,7 +198,10 @@ describe('MCP key authentication', () => {
     expect(byKey.body).toEqual(mcpError('MCP_INVALID_REQUEST'));
     expect(byKey.body.error.message).toMatch(/^Validation failed: limit /);
     const agent = await t.loginAs(await buildUser(t.db));
-    expect((await agent.get('/api/mcp/top-sellers?limit=0').expect(400)).body).toMatchObject({ message: 'Validation failed', errors: [{ field: 'limit' }] });
+    expect((await agent.get('/api/mcp/top-sellers?limit=0').expect(400)).body).toMatchObject({
+      message: 'Validation failed',
+      errors: [{ field: 'limit' }],
+    });
   });
 
   it('a key is never a session: no cookie is set and the session store is not written', async () => {

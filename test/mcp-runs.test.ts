@@ -25,7 +25,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const mcpError = (code: string) => ({ error: { code, message: expect.any(String), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
+const mcpError = (code: string) => ({
+  error: { code, message: expect.any(String), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+});
 const PERCENTAGE = /^\d+(\.\d+)?%$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -42,7 +44,8 @@ async function finishedRun(key: string, executionId: string, withinMs = 60_000) 
 
 /** A run in progress elsewhere (another instance), written straight to the table. */
 async function insertRunningRun(overrides: { startedSecondsAgo?: number; timeoutMs?: number } = {}): Promise<string> {
-  const [row] = await t.db('mcp_test_runs')
+  const [row] = await t
+    .db('mcp_test_runs')
     .insert({
       test_type: 'integration',
       options: JSON.stringify({ coverage: false, reporter: 'default', timeout: overrides.timeoutMs ?? 600_000 }),
@@ -67,14 +70,16 @@ const TABLES_THE_SALES_RUN_WRITES = [
 ];
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of TABLES_THE_SALES_RUN_WRITES) counts[table] = Number((await t.db(table).count<{ count: number }[]>('* as count'))[0].count);
+  for (const table of TABLES_THE_SALES_RUN_WRITES)
+    counts[table] = Number((await t.db(table).count<{ count: number }[]>('* as count'))[0].count);
   return counts;
 }
 
 describe('GET /api/mcp/status', () => {
   it('200 with measured figures; tests are those of the last finished run in the database', async () => {
     const { key } = await buildMcpKey(t.db);
-    const [run] = await t.db('mcp_test_runs')
+    const [run] = await t
+      .db('mcp_test_runs')
       .insert({
         test_type: 'system',
         status: 'completed',
@@ -97,7 +102,11 @@ describe('GET /api/mcp/status', () => {
         last_test_type: 'system',
         last_status: 'completed',
       },
-      resources: { memory_usage: expect.stringMatching(PERCENTAGE), cpu_usage: expect.stringMatching(PERCENTAGE), disk_usage: expect.stringMatching(PERCENTAGE) },
+      resources: {
+        memory_usage: expect.stringMatching(PERCENTAGE),
+        cpu_usage: expect.stringMatching(PERCENTAGE),
+        disk_usage: expect.stringMatching(PERCENTAGE),
+      },
     });
     expect(Number.isInteger(res.body.system.uptime) && res.body.system.uptime >= 0).toBe(true);
     expect(Math.floor(process.uptime()) - res.body.system.uptime).toBeLessThanOrEqual(1);
@@ -106,7 +115,8 @@ describe('GET /api/mcp/status', () => {
     const memory = Number.parseFloat(res.body.resources.memory_usage);
     expect(memory).toBeGreaterThan(0);
     expect(Math.abs(memory - (process.memoryUsage.rss() / os.totalmem()) * 100)).toBeLessThan(5);
-    for (const figure of Object.values(res.body.resources)) expect(Number.parseFloat(figure as string)).toBeLessThanOrEqual(100);
+    for (const figure of Object.values(res.body.resources))
+      expect(Number.parseFloat(figure as string)).toBeLessThanOrEqual(100);
   });
 
   it('200 degraded, not an error, when the database does not answer', async () => {
@@ -128,7 +138,8 @@ describe('GET /api/mcp/status', () => {
     const admin = await buildUser(t.db, { role: 'admin' });
     const agent = await t.loginAs(admin);
     expect((await agent.get('/api/mcp/status').expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
-    const token = (await agent.post('/api/auth/tokens').send({ name: 'script', expiresInDays: 1 }).expect(201)).body.token;
+    const token = (await agent.post('/api/auth/tokens').send({ name: 'script', expiresInDays: 1 }).expect(201)).body
+      .token;
     const byToken = await t.request.get('/api/mcp/status').set('Authorization', `Bearer ${token}`).expect(401);
     expect(byToken.body).toEqual(mcpError('MCP_AUTH_INVALID'));
     expect((await t.request.get('/api/mcp/status').expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
@@ -152,14 +163,30 @@ describe('POST /api/mcp/test', () => {
   it('202 starts a system run that completes with each check of the running service', async () => {
     const { id: keyId, key } = await buildMcpKey(t.db);
     const res = await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'system' }).expect(202);
-    expect(res.body).toEqual({ execution_id: expect.stringMatching(UUID), status: 'running', started_at: expect.any(String), estimated_duration: expect.any(Number) });
+    expect(res.body).toEqual({
+      execution_id: expect.stringMatching(UUID),
+      status: 'running',
+      started_at: expect.any(String),
+      estimated_duration: expect.any(Number),
+    });
     expect(Number.isInteger(res.body.estimated_duration)).toBe(true);
     const row = await t.db('mcp_test_runs').where({ execution_id: res.body.execution_id }).first();
-    expect(row).toMatchObject({ test_type: 'system', key_id: keyId, options: { coverage: false, reporter: 'default', timeout: 600_000 } });
+    expect(row).toMatchObject({
+      test_type: 'system',
+      key_id: keyId,
+      options: { coverage: false, reporter: 'default', timeout: 600_000 },
+    });
     expect(row.started_at.toISOString()).toBe(res.body.started_at);
 
     const run = await finishedRun(key, res.body.execution_id);
-    const names = ['database_reachable', 'migrations_current', 'stock_ledger_reconciles', 'backup_directory_writable', 'backup_tools_usable', 'disk_space'];
+    const names = [
+      'database_reachable',
+      'migrations_current',
+      'stock_ledger_reconciles',
+      'backup_directory_writable',
+      'backup_tools_usable',
+      'disk_space',
+    ];
     expect(run.results.checks.map((c: { name: string }) => c.name)).toEqual(names);
     expect(run.results.checks.filter((c: { passed: boolean }) => !c.passed)).toEqual([]);
     expect(run).toEqual({
@@ -169,7 +196,14 @@ describe('POST /api/mcp/test', () => {
       options: { coverage: false, reporter: 'default', timeout: 600_000 },
       started_at: res.body.started_at,
       completed_at: expect.any(String),
-      results: { total_tests: 6, passed: 6, failed: 0, duration: expect.any(Number), coverage: null, checks: expect.any(Array) },
+      results: {
+        total_tests: 6,
+        passed: 6,
+        failed: 0,
+        duration: expect.any(Number),
+        coverage: null,
+        checks: expect.any(Array),
+      },
       error: null,
     });
     const stored = await t.db('mcp_test_runs').where({ execution_id: res.body.execution_id }).first();
@@ -182,10 +216,18 @@ describe('POST /api/mcp/test', () => {
   it('202 for a sales run through the real services that completes and leaves nothing behind, with the charge-code policies on', async () => {
     const { key } = await buildMcpKey(t.db);
     const policies = ['chargeCodes.requireAuthorisedUser', 'chargeCodes.requirePin'];
-    await t.db('settings').insert(policies.map((policy) => ({ key: policy, value: JSON.stringify({ enabled: true }) })));
+    await t
+      .db('settings')
+      .insert(policies.map((policy) => ({ key: policy, value: JSON.stringify({ enabled: true }) })));
     const before = await rowCounts();
-    const res = await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'sales', options: { timeout: 60_000 } }).expect(202);
-    const run = await finishedRun(key, res.body.execution_id).finally(() => t.db('settings').whereIn('key', policies).delete());
+    const res = await t.request
+      .post('/api/mcp/test')
+      .set(withKey(key))
+      .send({ test_type: 'sales', options: { timeout: 60_000 } })
+      .expect(202);
+    const run = await finishedRun(key, res.body.execution_id).finally(() =>
+      t.db('settings').whereIn('key', policies).delete(),
+    );
     expect(run.status).toBe('completed');
     expect(run.results.checks.filter((c: { passed: boolean }) => !c.passed)).toEqual([]);
     expect(run.results.checks.map((c: { name: string }) => c.name)).toEqual([
@@ -199,7 +241,9 @@ describe('POST /api/mcp/test', () => {
       'rolled_back',
     ]);
     expect(run.results).toMatchObject({ total_tests: 8, passed: 8, failed: 0, coverage: null });
-    expect(run.results.checks.find((c: { name: string }) => c.name === 'quote_processed').message).toMatch(/^sale SALE-\d{8}-\d+$/);
+    expect(run.results.checks.find((c: { name: string }) => c.name === 'quote_processed').message).toMatch(
+      /^sale SALE-\d{8}-\d+$/,
+    );
     expect(await rowCounts()).toEqual(before);
   });
 
@@ -214,7 +258,8 @@ describe('POST /api/mcp/test', () => {
         results: JSON.stringify({ total_tests: 6, passed: 6, failed: 0, duration: secs, coverage: null }),
       })),
     );
-    const lastFive = await t.db('mcp_test_runs')
+    const lastFive = await t
+      .db('mcp_test_runs')
       .where({ test_type: 'system', status: 'completed' })
       .orderBy('completed_at', 'desc')
       .limit(5)
@@ -236,7 +281,10 @@ describe('POST /api/mcp/test', () => {
       expect(res.body.error.message).toContain(running);
       expect(await t.db('mcp_test_runs').count<{ count: number }[]>('* as count')).toEqual(countBefore);
     } finally {
-      await t.db('mcp_test_runs').where({ execution_id: running }).update({ status: 'failed', completed_at: t.db.fn.now() });
+      await t
+        .db('mcp_test_runs')
+        .where({ execution_id: running })
+        .update({ status: 'failed', completed_at: t.db.fn.now() });
     }
   });
 
@@ -261,7 +309,10 @@ describe('POST /api/mcp/test', () => {
       [{ test_type: 'unit', options: { timeout: 10 } }, /options\.timeout must be at least 1000 ms/],
       [{ test_type: 'unit', options: { timeout: 1.5e6 * 2 } }, /options\.timeout must be at most/],
       [{ test_type: 'unit', options: { reporter: 'html' } }, /options\.reporter must be one of/],
-      [{ test_type: 'system', options: { coverage: true } }, /options\.coverage applies only to unit, integration and e2e runs/],
+      [
+        { test_type: 'system', options: { coverage: true } },
+        /options\.coverage applies only to unit, integration and e2e runs/,
+      ],
     ];
     for (const [body, message] of refusals) {
       const res = await t.request.post('/api/mcp/test').set(withKey(key)).send(body).expect(400);
@@ -275,12 +326,16 @@ describe('POST /api/mcp/test', () => {
     const { key } = await buildMcpKey(t.db);
     const running = await insertRunningRun();
     try {
-      for (let i = 0; i < 10; i += 1) await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'system' }).expect(409);
+      for (let i = 0; i < 10; i += 1)
+        await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'system' }).expect(409);
       const res = await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'system' }).expect(429);
       expect(res.body).toEqual(mcpError('MCP_RATE_LIMITED'));
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(3000);
     } finally {
-      await t.db('mcp_test_runs').where({ execution_id: running }).update({ status: 'failed', completed_at: t.db.fn.now() });
+      await t
+        .db('mcp_test_runs')
+        .where({ execution_id: running })
+        .update({ status: 'failed', completed_at: t.db.fn.now() });
     }
   });
 
@@ -290,11 +345,17 @@ describe('POST /api/mcp/test', () => {
     const bareRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-no-tooling-'));
     const countBefore = await t.db('mcp_test_runs').count<{ count: number }[]>('* as count');
     try {
-      const runs = mcpRunsService({ db: t.db, databaseUrl: t.databaseUrl, config: t.config, logger: createLogger('silent') }, { projectRoot: bareRoot });
+      const runs = mcpRunsService(
+        { db: t.db, databaseUrl: t.databaseUrl, config: t.config, logger: createLogger('silent') },
+        { projectRoot: bareRoot },
+      );
       for (const test_type of ['unit', 'integration', 'e2e'] as const) {
         const refusal = await runs.start(StartTestRun.parse({ test_type }), holder).catch((err: unknown) => err);
         expect(refusal).toBeInstanceOf(HttpError);
-        expect(refusal).toMatchObject({ status: 400, message: expect.stringMatching(/test tooling is not installed.*node_modules\/\.bin\/vitest.*test\//) });
+        expect(refusal).toMatchObject({
+          status: 400,
+          message: expect.stringMatching(/test tooling is not installed.*node_modules\/\.bin\/vitest.*test\//),
+        });
       }
     } finally {
       await fs.rm(bareRoot, { recursive: true, force: true });
@@ -306,16 +367,25 @@ describe('POST /api/mcp/test', () => {
 describe('GET /api/mcp/test/:execution_id', () => {
   it('404 MCP_NOT_FOUND for an unknown run; 400 MCP_INVALID_REQUEST for an id that is no UUID', async () => {
     const { key } = await buildMcpKey(t.db);
-    expect((await t.request.get(`/api/mcp/test/${randomUUID()}`).set(withKey(key)).expect(404)).body).toEqual(mcpError('MCP_NOT_FOUND'));
-    expect((await t.request.get('/api/mcp/test/not-a-uuid').set(withKey(key)).expect(400)).body).toEqual(mcpError('MCP_INVALID_REQUEST'));
-    expect((await t.request.get(`/api/mcp/test/${randomUUID()}`).expect(401)).body).toEqual(mcpError('MCP_AUTH_REQUIRED'));
+    expect((await t.request.get(`/api/mcp/test/${randomUUID()}`).set(withKey(key)).expect(404)).body).toEqual(
+      mcpError('MCP_NOT_FOUND'),
+    );
+    expect((await t.request.get('/api/mcp/test/not-a-uuid').set(withKey(key)).expect(400)).body).toEqual(
+      mcpError('MCP_INVALID_REQUEST'),
+    );
+    expect((await t.request.get(`/api/mcp/test/${randomUUID()}`).expect(401)).body).toEqual(
+      mcpError('MCP_AUTH_REQUIRED'),
+    );
   });
 });
 
 describe('unit runs (the project suite in a child vitest)', () => {
   /** The unit selection's test cases, counted in its files, to check the run reports the real number. */
   const unitTestCases = () =>
-    ['test/files.test.ts', 'test/sql.test.ts'].reduce((n, f) => n + (readFileSync(path.join(PROJECT_ROOT, f), 'utf8').match(/^\s*it\(/gm) ?? []).length, 0);
+    ['test/files.test.ts', 'test/sql.test.ts'].reduce(
+      (n, f) => n + (readFileSync(path.join(PROJECT_ROOT, f), 'utf8').match(/^\s*it\(/gm) ?? []).length,
+      0,
+    );
   const runDir = (executionId: string) => path.join(os.tmpdir(), `stores-mcp-run-${executionId}`);
   /** Processes still running with the run's directory on their command line (its PostgreSQL cluster). */
   const processesOf = (executionId: string) =>
@@ -323,36 +393,52 @@ describe('unit runs (the project suite in a child vitest)', () => {
       .split('\n')
       .filter((line) => line.includes(`stores-mcp-run-${executionId}`));
 
-  it('a unit run with coverage completes with the counts and coverage of its files; its directory is removed', { timeout: 120_000 }, async () => {
+  it(
+    'a unit run with coverage completes with the counts and coverage of its files; its directory is removed',
+    { timeout: 120_000 },
+    async () => {
+      const { key } = await buildMcpKey(t.db);
+      const res = await t.request
+        .post('/api/mcp/test')
+        .set(withKey(key))
+        .send({ test_type: 'unit', options: { coverage: true, reporter: 'verbose', timeout: 110_000 } })
+        .expect(202);
+      const run = await finishedRun(key, res.body.execution_id, 115_000);
+      expect(run.error).toBeNull();
+      expect(run.status).toBe('completed');
+      const cases = unitTestCases();
+      expect(cases).toBeGreaterThan(5);
+      expect(run.results).toMatchObject({ total_tests: cases, passed: cases, failed: 0, failures: [] });
+      expect(run.results.duration).toBeGreaterThan(0);
+      for (const figure of ['lines', 'functions', 'branches']) {
+        expect(run.results.coverage[figure]).toBeGreaterThan(0);
+        expect(run.results.coverage[figure]).toBeLessThanOrEqual(100);
+      }
+      // the verbose reporter names each test
+      expect(run.results.output).toContain('binds every interpolated value as a parameter');
+      expect(existsSync(runDir(res.body.execution_id))).toBe(false);
+      expect(processesOf(res.body.execution_id)).toEqual([]);
+    },
+  );
+
+  it('a run stopped at its timeout ends failed; its processes and files are gone', { timeout: 60_000 }, async () => {
     const { key } = await buildMcpKey(t.db);
     const res = await t.request
       .post('/api/mcp/test')
       .set(withKey(key))
-      .send({ test_type: 'unit', options: { coverage: true, reporter: 'verbose', timeout: 110_000 } })
+      .send({ test_type: 'unit', options: { timeout: 1_000 } })
       .expect(202);
-    const run = await finishedRun(key, res.body.execution_id, 115_000);
-    expect(run.error).toBeNull();
-    expect(run.status).toBe('completed');
-    const cases = unitTestCases();
-    expect(cases).toBeGreaterThan(5);
-    expect(run.results).toMatchObject({ total_tests: cases, passed: cases, failed: 0, failures: [] });
-    expect(run.results.duration).toBeGreaterThan(0);
-    for (const figure of ['lines', 'functions', 'branches']) {
-      expect(run.results.coverage[figure]).toBeGreaterThan(0);
-      expect(run.results.coverage[figure]).toBeLessThanOrEqual(100);
-    }
-    // the verbose reporter names each test
-    expect(run.results.output).toContain('binds every interpolated value as a parameter');
-    expect(existsSync(runDir(res.body.execution_id))).toBe(false);
-    expect(processesOf(res.body.execution_id)).toEqual([]);
-  });
-
-  it('a run stopped at its timeout ends failed; its processes and files are gone', { timeout: 60_000 }, async () => {
-    const { key } = await buildMcpKey(t.db);
-    const res = await t.request.post('/api/mcp/test').set(withKey(key)).send({ test_type: 'unit', options: { timeout: 1_000 } }).expect(202);
     const run = await finishedRun(key, res.body.execution_id, 30_000);
-    expect(run).toMatchObject({ status: 'failed', results: null, error: 'Timed out: the unit run was stopped at its timeout of 1000 ms', completed_at: expect.any(String) });
-    expect(await t.db('mcp_test_runs').where({ execution_id: res.body.execution_id }).first()).toMatchObject({ status: 'failed', error: run.error });
+    expect(run).toMatchObject({
+      status: 'failed',
+      results: null,
+      error: 'Timed out: the unit run was stopped at its timeout of 1000 ms',
+      completed_at: expect.any(String),
+    });
+    expect(await t.db('mcp_test_runs').where({ execution_id: res.body.execution_id }).first()).toMatchObject({
+      status: 'failed',
+      error: run.error,
+    });
     expect(existsSync(runDir(res.body.execution_id))).toBe(false);
     expect(processesOf(res.body.execution_id)).toEqual([]);
   });

@@ -19,18 +19,30 @@ const addNote = async (agent: Agents['user'], text: string, referenceId: string 
 describe('POST /api/notes', () => {
   it('201 creates a note with the author in both forms', async () => {
     const note = await addNote(as.user, 'Check the seal', item.id);
-    expect(note).toMatchObject({ text: 'Check the seal', referenceType: 'item', referenceId: String(item.id), createdBy: as.ids.user, creator: { id: as.ids.user } });
+    expect(note).toMatchObject({
+      text: 'Check the seal',
+      referenceType: 'item',
+      referenceId: String(item.id),
+      createdBy: as.ids.user,
+      creator: { id: as.ids.user },
+    });
     expect(await t.db('notes').where({ id: note.id }).first()).toBeDefined();
   });
   it('400 for missing fields or an unknown referenceType', async () => {
     const res = await as.user.post('/api/notes').send({ referenceType: 'item' }).expect(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['text', 'referenceId']));
-    const unknown = await as.user.post('/api/notes').send({ text: 'x', referenceType: 'spaceship', referenceId: '1' }).expect(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['text', 'referenceId']),
+    );
+    const unknown = await as.user
+      .post('/api/notes')
+      .send({ text: 'x', referenceType: 'spaceship', referenceId: '1' })
+      .expect(400);
     expect(unknown.body.message).toContain("Unknown referenceType 'spaceship'");
   });
   it('404 when the referenced item does not exist', () =>
     as.user.post('/api/notes').send({ text: 'x', referenceType: 'item', referenceId: '999999' }).expect(404));
-  it('401 without a session', () => t.request.post('/api/notes').send({ text: 'x', referenceType: 'item', referenceId: '1' }).expect(401));
+  it('401 without a session', () =>
+    t.request.post('/api/notes').send({ text: 'x', referenceType: 'item', referenceId: '1' }).expect(401));
 });
 
 describe('GET /api/notes and /api/notes/:referenceType/:referenceId', () => {
@@ -45,8 +57,12 @@ describe('GET /api/notes and /api/notes/:referenceType/:referenceId', () => {
     expect((await as.user.get('/api/notes').expect(200)).body.length).toBeGreaterThanOrEqual(2);
   });
   it('404 for a missing entity; 400 unknown type; 401 without a session', async () => {
-    expect((await as.user.get('/api/notes/item/999999').expect(404)).body).toEqual({ message: "item '999999' not found" });
-    const unknownType = { message: "Unknown referenceType 'spaceship'. Known types: item, vendor, order, sale, charge_code" };
+    expect((await as.user.get('/api/notes/item/999999').expect(404)).body).toEqual({
+      message: "item '999999' not found",
+    });
+    const unknownType = {
+      message: "Unknown referenceType 'spaceship'. Known types: item, vendor, order, sale, charge_code",
+    };
     expect((await as.user.get('/api/notes/spaceship/1').expect(400)).body).toEqual(unknownType);
     expect((await as.user.get('/api/notes?referenceType=spaceship').expect(400)).body).toEqual(unknownType);
     expect((await t.request.get('/api/notes').expect(401)).body).toEqual({ message: 'Authentication required' });
@@ -68,7 +84,9 @@ describe('PUT /api/notes/:id', () => {
     });
     const empty = await as.user.put(`/api/notes/${note.id}`).send({ text: '' }).expect(400);
     expect(empty.body.errors).toContainEqual(expect.objectContaining({ field: 'text' }));
-    expect((await as.user.put('/api/notes/999999').send({ text: 'x' }).expect(404)).body).toEqual({ message: 'Note not found' });
+    expect((await as.user.put('/api/notes/999999').send({ text: 'x' }).expect(404)).body).toEqual({
+      message: 'Note not found',
+    });
     expect((await t.db('notes').where({ id: note.id }).first()).text).toBe('mine');
   });
 });
@@ -77,7 +95,9 @@ describe('DELETE /api/notes/:id', () => {
   it('204 for the author; 403 for someone else; 404 unknown; 204 for an admin', async () => {
     const a = await addNote(as.user, 'a');
     const b = await addNote(as.user, 'b');
-    expect((await as.manager.delete(`/api/notes/${a.id}`).expect(403)).body).toEqual({ message: 'Only the author of a note or an admin may change it' });
+    expect((await as.manager.delete(`/api/notes/${a.id}`).expect(403)).body).toEqual({
+      message: 'Only the author of a note or an admin may change it',
+    });
     expect(await t.db('notes').where({ id: a.id }).first()).toBeDefined();
     expect((await as.user.delete(`/api/notes/${a.id}`).expect(204)).text).toBe('');
     await as.admin.delete(`/api/notes/${b.id}`).expect(204);
@@ -93,16 +113,26 @@ describe('GET /api/notes/count/:referenceType/:referenceId and POST /api/notes/c
     await addNote(as.user, '1', x.id);
     await addNote(as.user, '2', x.id);
     expect((await as.user.get(`/api/notes/count/item/${x.id}`).expect(200)).body).toEqual({ count: 2 });
-    const res = await as.user.post('/api/notes/counts/batch').send({ referenceType: 'item', referenceIds: [String(x.id), y.id] }).expect(200);
+    const res = await as.user
+      .post('/api/notes/counts/batch')
+      .send({ referenceType: 'item', referenceIds: [String(x.id), y.id] })
+      .expect(200);
     expect(res.body).toEqual({ counts: { [x.id]: 2, [y.id]: 0 } });
   });
   it('400 for an unknown type or a missing referenceIds; 401 without a session', async () => {
-    expect((await as.user.get('/api/notes/count/spaceship/1').expect(400)).body.message).toMatch(/^Unknown referenceType 'spaceship'/);
+    expect((await as.user.get('/api/notes/count/spaceship/1').expect(400)).body.message).toMatch(
+      /^Unknown referenceType 'spaceship'/,
+    );
     const missing = await as.user.post('/api/notes/counts/batch').send({ referenceType: 'item' }).expect(400);
     expect(missing.body.errors).toContainEqual(expect.objectContaining({ field: 'referenceIds' }));
-    const unknown = await as.user.post('/api/notes/counts/batch').send({ referenceType: 'spaceship', referenceIds: ['1'] }).expect(400);
+    const unknown = await as.user
+      .post('/api/notes/counts/batch')
+      .send({ referenceType: 'spaceship', referenceIds: ['1'] })
+      .expect(400);
     expect(unknown.body.message).toMatch(/^Unknown referenceType 'spaceship'/);
-    expect((await t.request.get('/api/notes/count/item/1').expect(401)).body).toEqual({ message: 'Authentication required' });
+    expect((await t.request.get('/api/notes/count/item/1').expect(401)).body).toEqual({
+      message: 'Authentication required',
+    });
   });
 });
 

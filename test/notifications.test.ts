@@ -14,7 +14,12 @@ afterAll(() => t.close());
 beforeEach(() => t.db.raw('TRUNCATE items CASCADE'));
 
 type N = { itemId: number; acknowledged: boolean; level: string; type: string };
-const list = async () => (await as.user.get('/api/notifications/low-stock').expect(200)).body as { notifications: N[]; total: number; unacknowledged: number };
+const list = async () =>
+  (await as.user.get('/api/notifications/low-stock').expect(200)).body as {
+    notifications: N[];
+    total: number;
+    unacknowledged: number;
+  };
 const entry = async (itemId: number) => (await list()).notifications.find((n) => n.itemId === itemId);
 const stock = (id: number, type: string, quantity: number) =>
   as.manager.post(`/api/items/${id}/stock`).send({ type, quantity, reason: 'test' }).expect(200);
@@ -28,8 +33,19 @@ describe('GET /api/notifications/low-stock', () => {
     await buildItem(t.db, { minimumStock: 1, isActive: false });
     const body = await list();
     expect(body.notifications.map((n) => n.itemId)).toEqual([out.id, low.id]);
-    expect(body.notifications[0]).toMatchObject({ type: 'out_of_stock', level: 'critical', acknowledged: false, currentStock: 0, minimumStock: 1 });
-    expect(body.notifications[1]).toMatchObject({ type: 'low_stock', level: 'warning', currentStock: 2, minimumStock: 5 });
+    expect(body.notifications[0]).toMatchObject({
+      type: 'out_of_stock',
+      level: 'critical',
+      acknowledged: false,
+      currentStock: 0,
+      minimumStock: 1,
+    });
+    expect(body.notifications[1]).toMatchObject({
+      type: 'low_stock',
+      level: 'warning',
+      currentStock: 2,
+      minimumStock: 5,
+    });
     expect(body).toMatchObject({ total: 2, unacknowledged: 2 });
   });
 });
@@ -52,8 +68,12 @@ describe('POST /api/notifications/low-stock/:itemId/acknowledge', () => {
   it('400 when the item is not low; 404 unknown; 403 for a user', async () => {
     const fine = await buildStockedItem(t.db, 10, { minimumStock: 1 });
     const notLow = await as.manager.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(400);
-    expect(notLow.body).toEqual({ message: `Item '${fine.name}' is not low on stock; there is nothing to acknowledge` });
-    expect((await as.manager.post('/api/notifications/low-stock/999999/acknowledge').expect(404)).body).toEqual({ message: 'Item not found' });
+    expect(notLow.body).toEqual({
+      message: `Item '${fine.name}' is not low on stock; there is nothing to acknowledge`,
+    });
+    expect((await as.manager.post('/api/notifications/low-stock/999999/acknowledge').expect(404)).body).toEqual({
+      message: 'Item not found',
+    });
     expect((await as.user.post(`/api/notifications/low-stock/${fine.id}/acknowledge`).expect(403)).body).toEqual({
       message: 'This action requires the manager role',
     });
@@ -74,8 +94,12 @@ describe('DELETE /api/notifications/low-stock', () => {
   it('403 for a user; 401 without a session', async () => {
     const acked = await buildItem(t.db, { minimumStock: 2 });
     await as.manager.post(`/api/notifications/low-stock/${acked.id}/acknowledge`).expect(200);
-    expect((await as.user.delete('/api/notifications/low-stock').expect(403)).body).toEqual({ message: 'This action requires the manager role' });
-    expect((await t.request.delete('/api/notifications/low-stock').expect(401)).body).toEqual({ message: 'Authentication required' });
+    expect((await as.user.delete('/api/notifications/low-stock').expect(403)).body).toEqual({
+      message: 'This action requires the manager role',
+    });
+    expect((await t.request.delete('/api/notifications/low-stock').expect(401)).body).toEqual({
+      message: 'Authentication required',
+    });
     expect(await entry(acked.id)).toMatchObject({ acknowledged: true });
   });
 });

@@ -32,7 +32,9 @@ beforeAll(async () => {
   appUrl = `http://127.0.0.1:${await listen(appServer)}`;
 
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'stores', client_secret: 'stores-client-secret', redirect_uris: [`${appUrl}/api/callback`] }],
+    clients: [
+      { client_id: 'stores', client_secret: 'stores-client-secret', redirect_uris: [`${appUrl}/api/callback`] },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'name'] },
     async findAccount(_ctx, id) {
       const account = accounts.get(id);
@@ -58,10 +60,21 @@ beforeAll(async () => {
     const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
     grant.addOIDCScope(String(details.params.scope));
     const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   });
 
-  t = await testApp({ PUBLIC_URL: appUrl, OIDC_ISSUER_URL: issuer, OIDC_CLIENT_ID: 'stores', OIDC_CLIENT_SECRET: 'stores-client-secret', OIDC_PROVIDER_NAME: 'Test IdP' });
+  t = await testApp({
+    PUBLIC_URL: appUrl,
+    OIDC_ISSUER_URL: issuer,
+    OIDC_CLIENT_ID: 'stores',
+    OIDC_CLIENT_SECRET: 'stores-client-secret',
+    OIDC_PROVIDER_NAME: 'Test IdP',
+  });
   appServer.on('request', t.app);
 });
 
@@ -121,7 +134,12 @@ describe('GET /api/auth/sso-status', () => {
 
 describe('GET /api/login -> provider -> GET /api/callback', () => {
   it('302 to the provider; first sign-in creates a user (role user) and a session for /api/auth/user', async () => {
-    accounts.set('alice-sub', { sub: 'alice-sub', email: 'Alice@Example.ac.uk', given_name: 'Alice', family_name: 'Liddell' });
+    accounts.set('alice-sub', {
+      sub: 'alice-sub',
+      email: 'Alice@Example.ac.uk',
+      given_name: 'Alice',
+      family_name: 'Liddell',
+    });
     const b = browser();
     const start = await b.request(`${appUrl}/api/login`);
     expect(start.status).toBe(302);
@@ -135,7 +153,13 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
     expect(hops.at(-1)).toBe(`${appUrl}/`);
 
     const me = await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(200);
-    expect(me.body).toMatchObject({ email: 'alice@example.ac.uk', firstName: 'Alice', lastName: 'Liddell', role: 'user', isActive: true });
+    expect(me.body).toMatchObject({
+      email: 'alice@example.ac.uk',
+      firstName: 'Alice',
+      lastName: 'Liddell',
+      role: 'user',
+      isActive: true,
+    });
     const row = await t.db('users').where({ id: me.body.id }).first();
     expect(row).toMatchObject({ oidc_subject: 'alice-sub', password_hash: null });
   });
@@ -156,7 +180,12 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
 
   it('links an existing local account by email and keeps its role', async () => {
     const existing = await buildUser(t.db, { email: 'carol@example.ac.uk', role: 'manager' });
-    accounts.set('carol-sub', { sub: 'carol-sub', email: 'carol@example.ac.uk', given_name: 'Carol', family_name: 'Local' });
+    accounts.set('carol-sub', {
+      sub: 'carol-sub',
+      email: 'carol@example.ac.uk',
+      given_name: 'Carol',
+      family_name: 'Local',
+    });
     const b = browser();
     await b.signIn('carol-sub');
     const me = await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(200);
@@ -174,19 +203,38 @@ describe('GET /api/login -> provider -> GET /api/callback', () => {
   });
 
   it('links an existing account by email only when the provider says email_verified: true (absent or false refuses, creates no one)', async () => {
-    for (const [name, emailVerified] of [['frank', false], ['grace', undefined]] as const) {
+    for (const [name, emailVerified] of [
+      ['frank', false],
+      ['grace', undefined],
+    ] as const) {
       const existing = await buildUser(t.db, { email: `${name}@example.ac.uk`, role: 'manager' });
-      accounts.set(`${name}-sub`, { sub: `${name}-sub`, email: `${name}@example.ac.uk`, given_name: name, family_name: 'Claimed', email_verified: emailVerified });
+      accounts.set(`${name}-sub`, {
+        sub: `${name}-sub`,
+        email: `${name}@example.ac.uk`,
+        given_name: name,
+        family_name: 'Claimed',
+        email_verified: emailVerified,
+      });
       const b = browser();
       const { hops } = await b.signIn(`${name}-sub`);
-      expect(decodeURIComponent(hops.at(-1)!)).toMatch(/\/\?ssoError=.*not confirmed that this email address is verified/);
+      expect(decodeURIComponent(hops.at(-1)!)).toMatch(
+        /\/\?ssoError=.*not confirmed that this email address is verified/,
+      );
       await t.request.get('/api/auth/user').set('Cookie', connectSid(b.jar)).expect(401);
-      expect(await t.db('users').whereRaw('lower(email) = ?', [`${name}@example.ac.uk`])).toEqual([expect.objectContaining({ id: existing.id, oidc_subject: null })]);
+      expect(await t.db('users').whereRaw('lower(email) = ?', [`${name}@example.ac.uk`])).toEqual([
+        expect.objectContaining({ id: existing.id, oidc_subject: null }),
+      ]);
     }
   });
 
   it('creates no new user whose email the provider has not verified', async () => {
-    accounts.set('heidi-sub', { sub: 'heidi-sub', email: 'heidi@example.ac.uk', given_name: 'Heidi', family_name: 'New', email_verified: false });
+    accounts.set('heidi-sub', {
+      sub: 'heidi-sub',
+      email: 'heidi@example.ac.uk',
+      given_name: 'Heidi',
+      family_name: 'New',
+      email_verified: false,
+    });
     const b = browser();
     const { hops } = await b.signIn('heidi-sub');
     expect(hops.at(-1)).toMatch(/\/\?ssoError=/);
@@ -220,13 +268,25 @@ describe('SSO sign-ins in the audit trail', () => {
   const auditOf = (userId: string) => t.db('audit_log').where({ entity_type: 'user', entity_id: userId }).orderBy('id');
 
   it('a provisioning sign-in records create and sign_in, a later one sign_in, each acted by the user with the method sso', async () => {
-    accounts.set('judy-sub', { sub: 'judy-sub', email: 'judy@example.ac.uk', given_name: 'Judy', family_name: 'Audit' });
+    accounts.set('judy-sub', {
+      sub: 'judy-sub',
+      email: 'judy@example.ac.uk',
+      given_name: 'Judy',
+      family_name: 'Audit',
+    });
     await browser().signIn('judy-sub');
     await browser().signIn('judy-sub');
     const judy = await t.db('users').where({ email: 'judy@example.ac.uk' }).first();
     const rows = await auditOf(judy.id);
     expect(rows.map((r) => r.action)).toEqual(['create', 'sign_in', 'sign_in']);
-    for (const row of rows) expect(row).toMatchObject({ actor_kind: 'session', actor_user_id: judy.id, actor_email: 'judy@example.ac.uk', actor_mcp_key_id: null, actor_ip: '127.0.0.1' });
+    for (const row of rows)
+      expect(row).toMatchObject({
+        actor_kind: 'session',
+        actor_user_id: judy.id,
+        actor_email: 'judy@example.ac.uk',
+        actor_mcp_key_id: null,
+        actor_ip: '127.0.0.1',
+      });
     expect(rows[0].after).toMatchObject({ email: 'judy@example.ac.uk', role: 'user', oidc_subject: 'judy-sub' });
     expect(rows[1].after).toEqual({ method: 'sso' });
   });
@@ -236,12 +296,31 @@ describe('SSO sign-ins in the audit trail', () => {
     accounts.set('kim-sub', { sub: 'kim-sub', email: 'kim@example.ac.uk', given_name: 'Kim', family_name: 'Gone' });
     await browser().signIn('kim-sub');
     const leo = await buildUser(t.db, { email: 'leo@example.ac.uk' });
-    accounts.set('leo-sub', { sub: 'leo-sub', email: 'leo@example.ac.uk', given_name: 'Leo', family_name: 'Unverified', email_verified: false });
+    accounts.set('leo-sub', {
+      sub: 'leo-sub',
+      email: 'leo@example.ac.uk',
+      given_name: 'Leo',
+      family_name: 'Unverified',
+      email_verified: false,
+    });
     await browser().signIn('leo-sub');
 
-    const refusal = { action: 'sign_in_failed', actor_kind: 'anonymous', actor_user_id: null, actor_email: null, actor_ip: '127.0.0.1' };
-    expect(await auditOf(kim.id)).toEqual([expect.objectContaining({ ...refusal, after: { email: 'kim@example.ac.uk', method: 'sso', reason: 'inactive' } })]);
-    expect(await auditOf(leo.id)).toEqual([expect.objectContaining({ ...refusal, after: { email: 'leo@example.ac.uk', method: 'sso', reason: 'email_unverified' } })]);
+    const refusal = {
+      action: 'sign_in_failed',
+      actor_kind: 'anonymous',
+      actor_user_id: null,
+      actor_email: null,
+      actor_ip: '127.0.0.1',
+    };
+    expect(await auditOf(kim.id)).toEqual([
+      expect.objectContaining({ ...refusal, after: { email: 'kim@example.ac.uk', method: 'sso', reason: 'inactive' } }),
+    ]);
+    expect(await auditOf(leo.id)).toEqual([
+      expect.objectContaining({
+        ...refusal,
+        after: { email: 'leo@example.ac.uk', method: 'sso', reason: 'email_unverified' },
+      }),
+    ]);
   });
 });
 
@@ -271,7 +350,11 @@ describe('SSO configuration', () => {
       down.on('request', (_req, r) => {
         calls++;
         r.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ issuer: `http://127.0.0.1:${port}`, authorization_endpoint: `http://127.0.0.1:${port}/auth`, token_endpoint: `http://127.0.0.1:${port}/token` }),
+          JSON.stringify({
+            issuer: `http://127.0.0.1:${port}`,
+            authorization_endpoint: `http://127.0.0.1:${port}/auth`,
+            token_endpoint: `http://127.0.0.1:${port}/token`,
+          }),
         );
       });
       const ok = await app.request.get('/api/login').expect(302);

@@ -70,15 +70,32 @@ describe('a typed client generated from /api/docs', () => {
 
     const user = await buildUser(t.db);
     const signedIn = await t.loginAs(user);
-    const token: string = (await signedIn.post('/api/auth/tokens').send({ name: 'generated client' }).expect(201)).body.token;
+    const token: string = (await signedIn.post('/api/auth/tokens').send({ name: 'generated client' }).expect(201)).body
+      .token;
     const item = await buildStockedItem(t.db, 10, { name: 'Typed client beaker' });
     const code = await buildChargeCode(t.db);
 
-    await build({ entryPoints: [clientFile], bundle: true, format: 'esm', platform: 'node', outfile: path.join(OUT, 'client.mjs'), logLevel: 'silent' });
-    const client = (await import(pathToFileURL(path.join(OUT, 'client.mjs')).href)) as { sellTwo: (...args: string[]) => Promise<Record<string, unknown>> };
+    await build({
+      entryPoints: [clientFile],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: path.join(OUT, 'client.mjs'),
+      logLevel: 'silent',
+    });
+    const client = (await import(pathToFileURL(path.join(OUT, 'client.mjs')).href)) as {
+      sellTwo: (...args: string[]) => Promise<Record<string, unknown>>;
+    };
     const result = await client.sellTwo(baseUrl, token, code.code, 'Typed client beaker');
 
-    expect(result).toMatchObject({ total: 1, itemId: item.id, sale: { saleId: expect.stringMatching(/^SALE-/), items: [expect.objectContaining({ itemId: item.id, quantity: '2.00' })] } });
+    expect(result).toMatchObject({
+      total: 1,
+      itemId: item.id,
+      sale: {
+        saleId: expect.stringMatching(/^SALE-/),
+        items: [expect.objectContaining({ itemId: item.id, quantity: '2.00' })],
+      },
+    });
     expect(await stockOf(t.db, item.id)).toBe('8.00');
   });
 });

@@ -11,13 +11,18 @@ import { testApp, type TestApp } from './helpers/app';
  */
 
 /** The parts of Express 5's router (the `router` package) that the walk reads. */
-type Layer = { rawPath?: unknown; route?: { path: unknown; methods: Record<string, boolean> }; handle: { stack?: Layer[] } & object };
+type Layer = {
+  rawPath?: unknown;
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle: { stack?: Layer[] } & object;
+};
 type RouterRoute = { method: string; path: string; page: boolean };
 
 /** Routes served outside the document on purpose, with the reason. */
 const NOT_DOCUMENTED: Record<string, string> = {
   'GET /api/docs': 'the document itself',
-  'GET /favicon.ico': 'the site icon browsers ask for at this path; an asset like those under /assets, not part of the API',
+  'GET /favicon.ico':
+    'the site icon browsers ask for at this path; an asset like those under /assets, not part of the API',
 };
 
 let t: TestApp;
@@ -27,7 +32,9 @@ beforeAll(async () => {
   t = await testApp();
   routes = walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack);
   const doc = (await t.request.get('/api/docs').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
-  operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
 });
 afterAll(() => t.close());
 
@@ -57,9 +64,18 @@ const keyOf = (r: { method: string; path: string }) => `${r.method.toUpperCase()
 describe('GET /api/docs is complete', () => {
   it('documents every route outside the pages, and only routes the router serves', () => {
     const served = routes.filter((r) => !r.page).map(keyOf);
-    expect(served.filter((k) => !operations.includes(k) && !NOT_DOCUMENTED[k]), 'routes missing from the document').toEqual([]);
-    expect(operations.filter((k) => !served.includes(k)), 'documented operations no route serves').toEqual([]);
-    expect(Object.keys(NOT_DOCUMENTED).filter((k) => !served.includes(k)), 'stale NOT_DOCUMENTED entries').toEqual([]);
+    expect(
+      served.filter((k) => !operations.includes(k) && !NOT_DOCUMENTED[k]),
+      'routes missing from the document',
+    ).toEqual([]);
+    expect(
+      operations.filter((k) => !served.includes(k)),
+      'documented operations no route serves',
+    ).toEqual([]);
+    expect(
+      Object.keys(NOT_DOCUMENTED).filter((k) => !served.includes(k)),
+      'stale NOT_DOCUMENTED entries',
+    ).toEqual([]);
     expect(served.length).toBeGreaterThanOrEqual(150);
   });
 

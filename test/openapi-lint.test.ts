@@ -18,13 +18,20 @@ describe('GET /api/docs under Redocly recommended rules', () => {
       absoluteRef: 'stores-api.json',
       config: await createConfig({ extends: ['recommended'] }),
     });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    const errors = problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
     expect(errors).toEqual([]);
-    const operations = Object.values(document.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops));
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { operationId?: string }>>,
+    ).flatMap((ops) => Object.values(ops));
     expect(operations.filter((op) => !op.operationId)).toEqual([]);
     expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
     expect(problems.filter((p) => p.ruleId.startsWith('operation-operationId'))).toEqual([]);
-    expect(document.info).toMatchObject({ contact: { name: expect.any(String) }, license: { name: expect.any(String) } });
+    expect(document.info).toMatchObject({
+      contact: { name: expect.any(String) },
+      license: { name: expect.any(String) },
+    });
   });
 });
 

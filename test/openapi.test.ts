@@ -16,7 +16,14 @@ const named = await vi.hoisted(async () => {
     if (typeof args[0] === 'string') {
       const frames = (new Error().stack ?? '').split('\n').slice(2);
       const site = frames.find((f) => !f.includes('node_modules')) ?? frames[0] ?? '?';
-      calls.push({ name: args[0], site: site.trim().replace(/^at\s+(?:.*\()?/, '').replace(/\)$/, '').replace(`${process.cwd()}/`, '') });
+      calls.push({
+        name: args[0],
+        site: site
+          .trim()
+          .replace(/^at\s+(?:.*\()?/, '')
+          .replace(/\)$/, '')
+          .replace(`${process.cwd()}/`, ''),
+      });
     }
     return openapi.apply(this, args);
   };
@@ -29,7 +36,10 @@ import { testApp, type TestApp } from './helpers/app';
 
 const registered: RouteConfig[] = [];
 const registerPath = OpenAPIRegistry.prototype.registerPath;
-vi.spyOn(OpenAPIRegistry.prototype, 'registerPath').mockImplementation(function (this: OpenAPIRegistry, route: RouteConfig) {
+vi.spyOn(OpenAPIRegistry.prototype, 'registerPath').mockImplementation(function (
+  this: OpenAPIRegistry,
+  route: RouteConfig,
+) {
   registered.push(route);
   return registerPath.call(this, route);
 });
@@ -51,7 +61,10 @@ const UNDOCUMENTED = ['GET /api/docs'];
 
 let t: TestApp;
 let routes: RouterRoute[];
-type Operation = { operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type Operation = {
+  operationId?: string;
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+};
 let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 beforeAll(async () => {
   t = await testApp();
@@ -98,9 +111,13 @@ const repeated = (keys: string[]) => [...new Set(keys.filter((k, i) => keys.inde
 describe('GET /api/docs', () => {
   it('documents no operation twice (each module is mounted and registered once)', () => {
     expect(repeated(registered.map(key))).toEqual([]);
-    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(operations.length).toBe(registered.length);
-    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])));
+    const operationIds = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])),
+    );
     expect(repeated(operationIds)).toEqual([]);
   });
 
@@ -108,7 +125,13 @@ describe('GET /api/docs', () => {
     const missing = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).flatMap(([method, op]) =>
         Object.entries(op.responses)
-          .filter(([status, response]) => status.startsWith('2') && status !== '204' && !NO_BODY.includes(`${method.toUpperCase()} ${path} ${status}`) && !Object.values(response.content ?? {}).some((c) => c.schema))
+          .filter(
+            ([status, response]) =>
+              status.startsWith('2') &&
+              status !== '204' &&
+              !NO_BODY.includes(`${method.toUpperCase()} ${path} ${status}`) &&
+              !Object.values(response.content ?? {}).some((c) => c.schema),
+          )
           .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
       ),
     );
@@ -117,12 +140,20 @@ describe('GET /api/docs', () => {
 
   it('every API route of the routers is documented exactly once, and every documented operation is a route', () => {
     // the pages are for people, not an API contract; they are not in the OpenAPI document (/health and /mcp are)
-    const apiRoutes = routes.filter((r) => r.path.startsWith('/api/') || r.path === '/health' || r.path.startsWith('/mcp'));
+    const apiRoutes = routes.filter(
+      (r) => r.path.startsWith('/api/') || r.path === '/health' || r.path.startsWith('/mcp'),
+    );
     const routerKeys = apiRoutes.map((r) => key({ method: r.method, path: toOpenApi(r.path) }));
     expect(repeated(routerKeys), 'routes registered twice').toEqual([]);
     const documented = registered.map(key);
-    expect(routerKeys.filter((k) => !documented.includes(k) && !UNDOCUMENTED.includes(k)), 'routes without documentation').toEqual([]);
-    expect(documented.filter((k) => !routerKeys.includes(k)), 'documented operations without a route').toEqual([]);
+    expect(
+      routerKeys.filter((k) => !documented.includes(k) && !UNDOCUMENTED.includes(k)),
+      'routes without documentation',
+    ).toEqual([]);
+    expect(
+      documented.filter((k) => !routerKeys.includes(k)),
+      'documented operations without a route',
+    ).toEqual([]);
     expect(apiRoutes.length).toBeGreaterThanOrEqual(100);
   });
 
@@ -133,7 +164,9 @@ describe('GET /api/docs', () => {
       const winner = firstRoute(stack, route.method, url);
       if (winner === route.layer) return [];
       const by = routes.find((r) => r.layer === winner && r.method === route.method);
-      return [`${key(route)} is answered by ${!by ? 'nothing' : key(by) === key(route) ? 'an earlier copy of itself' : key(by)}`];
+      return [
+        `${key(route)} is answered by ${!by ? 'nothing' : key(by) === key(route) ? 'an earlier copy of itself' : key(by)}`,
+      ];
     });
     expect(shadowed).toEqual([]);
   });
@@ -141,7 +174,9 @@ describe('GET /api/docs', () => {
   it('gives every component schema name to one schema only', () => {
     const sites = new Map<string, Set<string>>();
     for (const { name, site } of named) sites.set(name, (sites.get(name) ?? new Set()).add(site));
-    const clashes = [...sites].filter(([, where]) => where.size > 1).map(([name, where]) => `${name}: ${[...where].sort().join(' and ')}`);
+    const clashes = [...sites]
+      .filter(([, where]) => where.size > 1)
+      .map(([name, where]) => `${name}: ${[...where].sort().join(' and ')}`);
     expect(clashes).toEqual([]);
     expect(named.length).toBeGreaterThan(10);
     for (const name of Object.keys(doc.components.schemas)) expect(sites.has(name), name).toBe(true);

@@ -52,9 +52,39 @@ describe('POST /api/orders', () => {
       itemCount: 3,
     });
     expect(res.body.items).toEqual([
-      { orderItemId: expect.any(Number), itemId: item.id, name: 'Gloves', sku: 'GLV-1', quantity: 3, receivedQuantity: 0, outstandingQuantity: 3, unitCost: '0.10', lineTotal: '0.30' },
-      { orderItemId: expect.any(Number), itemId: null, name: 'Free text widget', sku: null, quantity: 0.5, receivedQuantity: 0, outstandingQuantity: 0.5, unitCost: '0.20', lineTotal: '0.10' },
-      { orderItemId: expect.any(Number), itemId: null, name: 'Costly', sku: null, quantity: 1.5, receivedQuantity: 0, outstandingQuantity: 1.5, unitCost: '1234.57', lineTotal: '1851.86' },
+      {
+        orderItemId: expect.any(Number),
+        itemId: item.id,
+        name: 'Gloves',
+        sku: 'GLV-1',
+        quantity: 3,
+        receivedQuantity: 0,
+        outstandingQuantity: 3,
+        unitCost: '0.10',
+        lineTotal: '0.30',
+      },
+      {
+        orderItemId: expect.any(Number),
+        itemId: null,
+        name: 'Free text widget',
+        sku: null,
+        quantity: 0.5,
+        receivedQuantity: 0,
+        outstandingQuantity: 0.5,
+        unitCost: '0.20',
+        lineTotal: '0.10',
+      },
+      {
+        orderItemId: expect.any(Number),
+        itemId: null,
+        name: 'Costly',
+        sku: null,
+        quantity: 1.5,
+        receivedQuantity: 0,
+        outstandingQuantity: 1.5,
+        unitCost: '1234.57',
+        lineTotal: '1851.86',
+      },
     ]);
     const row = await t.db('orders').where({ order_id: res.body.orderId }).first();
     expect(row.total_amount).toBe('1852.26');
@@ -63,26 +93,46 @@ describe('POST /api/orders', () => {
   it('takes order numbers from a sequence: each new order gets a larger one', async () => {
     const supplier = await buildSupplier(t.db);
     const body = { supplierId: supplier.id, items: [{ name: 'A', quantity: 1, unitCost: 1 }] };
-    const [a, b] = await Promise.all([manager.post('/api/orders').send(body).expect(201), manager.post('/api/orders').send(body).expect(201)]);
+    const [a, b] = await Promise.all([
+      manager.post('/api/orders').send(body).expect(201),
+      manager.post('/api/orders').send(body).expect(201),
+    ]);
     expect(a.body.orderId).not.toBe(b.body.orderId);
   });
 
   it('400 for validation, unknown supplier, unknown item; 403 for a user; 401 without a session', async () => {
     const supplier = await buildSupplier(t.db);
     await t.request.post('/api/orders').send({}).expect(401);
-    await user.post('/api/orders').send({ supplierId: supplier.id, items: [{ name: 'A', quantity: 1, unitCost: 1 }] }).expect(403);
+    await user
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ name: 'A', quantity: 1, unitCost: 1 }] })
+      .expect(403);
     const empty = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [] }).expect(400);
     expect(empty.body.errors).toContainEqual(expect.objectContaining({ field: 'items' }));
     const bad = await manager
       .post('/api/orders')
       .send({ supplierId: supplier.id, items: [{ quantity: 0, unitCost: '1.234' }] })
       .expect(400);
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['items.0.quantity', 'items.0.unitCost']);
-    const noName = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ quantity: 1, unitCost: 1 }] }).expect(400);
-    expect(noName.body.errors).toEqual([{ field: 'items.0.name', message: 'name is required for a line without itemId' }]);
-    const noSupplier = await manager.post('/api/orders').send({ supplierId: 'ghost', items: [{ name: 'A', quantity: 1, unitCost: 1 }] }).expect(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'items.0.quantity',
+      'items.0.unitCost',
+    ]);
+    const noName = await manager
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ quantity: 1, unitCost: 1 }] })
+      .expect(400);
+    expect(noName.body.errors).toEqual([
+      { field: 'items.0.name', message: 'name is required for a line without itemId' },
+    ]);
+    const noSupplier = await manager
+      .post('/api/orders')
+      .send({ supplierId: 'ghost', items: [{ name: 'A', quantity: 1, unitCost: 1 }] })
+      .expect(400);
     expect(noSupplier.body.message).toBe("Supplier 'ghost' does not exist");
-    const noItem = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ itemId: 999999, quantity: 1, unitCost: 1 }] }).expect(400);
+    const noItem = await manager
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ itemId: 999999, quantity: 1, unitCost: 1 }] })
+      .expect(400);
     expect(noItem.body.message).toBe('Item(s) not found: 999999');
     expect(await t.db('orders').where({ supplier_id: supplier.id })).toHaveLength(0);
   });
@@ -91,8 +141,12 @@ describe('POST /api/orders', () => {
 describe('GET /api/orders and GET /api/orders/:id', () => {
   it('200 lists orders newest first with filters; one order by id or orderId', async () => {
     const supplier = await buildSupplier(t.db);
-    const older = await buildOrder(t.db, supplier.id, [{ name: 'Old', quantity: '1', unitCost: '1' }], { createdAt: new Date('2026-01-01') });
-    const newer = await buildOrder(t.db, supplier.id, [{ name: 'New', quantity: '1', unitCost: '1' }], { status: 'received' });
+    const older = await buildOrder(t.db, supplier.id, [{ name: 'Old', quantity: '1', unitCost: '1' }], {
+      createdAt: new Date('2026-01-01'),
+    });
+    const newer = await buildOrder(t.db, supplier.id, [{ name: 'New', quantity: '1', unitCost: '1' }], {
+      status: 'received',
+    });
     const all = await user.get(`/api/orders?supplierId=${supplier.id}`).expect(200);
     expect(all.body.map((o: { orderId: string }) => o.orderId)).toEqual([newer.order.order_id, older.order.order_id]);
     expect(all.body[0]).not.toHaveProperty('items');
@@ -103,7 +157,9 @@ describe('GET /api/orders and GET /api/orders/:id', () => {
     const byId = await user.get(`/api/orders/${older.order.id}`).expect(200);
     const byOrderId = await user.get(`/api/orders/${older.order.order_id}`).expect(200);
     expect(byOrderId.body).toEqual(byId.body);
-    expect(byId.body.items).toEqual([expect.objectContaining({ orderItemId: older.lines[0].id, name: 'Old', quantity: 1, receivedQuantity: 0 })]);
+    expect(byId.body.items).toEqual([
+      expect.objectContaining({ orderItemId: older.lines[0].id, name: 'Old', quantity: 1, receivedQuantity: 0 }),
+    ]);
   });
 
   it('404 for an unknown order, 400 for a malformed id, 401 without a session', async () => {
@@ -212,42 +268,85 @@ describe('POST /api/orders/:id/receive', () => {
   });
 
   it('404 for an unknown order, 403 for a user', async () => {
-    await manager.post('/api/orders/999999/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(404);
-    await user.post('/api/orders/1/receive').send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] }).expect(403);
+    await manager
+      .post('/api/orders/999999/receive')
+      .send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] })
+      .expect(404);
+    await user
+      .post('/api/orders/1/receive')
+      .send({ receivedItems: [{ orderItemId: 1, receivedQuantity: 1 }] })
+      .expect(403);
   });
 });
 
 describe('POST /api/orders/:id/receive: a free-text line received as a new item (issue 28)', () => {
   const setMarkup = (percent: number) =>
-    t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent }) }).onConflict('key').merge();
+    t
+      .db('settings')
+      .insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent }) })
+      .onConflict('key')
+      .merge();
 
   it('creates the item with the SKU and sale price given, its stock the received quantity, linked to the line and the supplier', async () => {
     const supplier = await buildSupplier(t.db);
     const category = await buildCategory(t.db);
-    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Cryo boxes', quantity: '8', unitCost: '2.10' }]);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Cryo boxes', quantity: '8', unitCost: '2.10' },
+    ]);
     const res = await manager
       .post(`/api/orders/${order.order_id}/receive`)
-      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2, addToInventory: true, sku: 'CRYO-BOX-8', price: '3.50', categoryId: category.id }] })
+      .send({
+        receivedItems: [
+          {
+            orderItemId: lines[0].id,
+            receivedQuantity: 2,
+            addToInventory: true,
+            sku: 'CRYO-BOX-8',
+            price: '3.50',
+            categoryId: category.id,
+          },
+        ],
+      })
       .expect(200);
     const item = await t.db('items').where({ sku: 'CRYO-BOX-8' }).first();
-    expect(item).toMatchObject({ name: 'Cryo boxes', price: '3.50', category_id: category.id, current_stock: '2.00', created_by: managerId, is_active: true });
+    expect(item).toMatchObject({
+      name: 'Cryo boxes',
+      price: '3.50',
+      category_id: category.id,
+      current_stock: '2.00',
+      created_by: managerId,
+      is_active: true,
+    });
     expect(res.body.order.items[0]).toMatchObject({ itemId: item.id, sku: 'CRYO-BOX-8', receivedQuantity: 2 });
     expect(res.body.stockMovements).toEqual([{ itemId: item.id, quantity: 2, previousStock: 0, newStock: 2 }]);
     const movements = await movementsFor(order.order_id);
-    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.reason])).toEqual([[item.id, 'in', '2.00', `Received on order ${order.order_id}`]]);
-    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: item.id }).first()).toMatchObject({ price: '2.10' });
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.reason])).toEqual([
+      [item.id, 'in', '2.00', `Received on order ${order.order_id}`],
+    ]);
+    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: item.id }).first()).toMatchObject({
+      price: '2.10',
+    });
     // the rest of the line now arrives into the new item
-    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 6 }] }).expect(200);
+    await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 6 }] })
+      .expect(200);
     expect(await stockOf(t.db, item.id)).toBe('8.00');
   });
 
   it('a line partly received before without an item: its new item holds all that has arrived', async () => {
     const supplier = await buildSupplier(t.db);
     const category = await buildCategory(t.db);
-    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Arrived in two parts', quantity: '8', unitCost: '1.00', receivedQuantity: '2' }]);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Arrived in two parts', quantity: '8', unitCost: '1.00', receivedQuantity: '2' },
+    ]);
     await manager
       .post(`/api/orders/${order.id}/receive`)
-      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 3, sku: 'TWO-PARTS', price: '1.50', categoryId: category.id }] })
+      .send({
+        receivedItems: [
+          { orderItemId: lines[0].id, receivedQuantity: 3, sku: 'TWO-PARTS', price: '1.50', categoryId: category.id },
+        ],
+      })
       .expect(200);
     const item = await t.db('items').where({ sku: 'TWO-PARTS' }).first();
     expect(item.current_stock).toBe('5.00');
@@ -258,12 +357,26 @@ describe('POST /api/orders/:id/receive: a free-text line received as a new item 
     const supplier = await buildSupplier(t.db);
     const category = await buildCategory(t.db);
     await setMarkup(25);
-    await t.db('settings').insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) }).onConflict('key').merge();
-    onTestFinished(() => t.db('settings').whereIn('key', ['purchasing.defaultMarkup', 'orders.defaultCategoryId']).delete());
-    const { order, lines } = await buildOrder(t.db, supplier.id, [{ name: 'Marked up', quantity: '1', unitCost: '2.10' }]);
-    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'MARKED-UP-1' }] }).expect(200);
+    await t
+      .db('settings')
+      .insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) })
+      .onConflict('key')
+      .merge();
+    onTestFinished(() =>
+      t.db('settings').whereIn('key', ['purchasing.defaultMarkup', 'orders.defaultCategoryId']).delete(),
+    );
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { name: 'Marked up', quantity: '1', unitCost: '2.10' },
+    ]);
+    await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'MARKED-UP-1' }] })
+      .expect(200);
     // 2.10 x 1.25 = 2.625 -> 2.63
-    expect(await t.db('items').where({ sku: 'MARKED-UP-1' }).first()).toMatchObject({ price: '2.63', category_id: category.id });
+    expect(await t.db('items').where({ sku: 'MARKED-UP-1' }).first()).toMatchObject({
+      price: '2.63',
+      category_id: category.id,
+    });
   });
 
   it('409 with a field error when the SKU is taken (by an item or twice in the receipt); 400 for a SKU on a line that has an item; nothing changes', async () => {
@@ -277,21 +390,37 @@ describe('POST /api/orders/:id/receive: a free-text line received as a new item 
       { itemId: known.id, name: 'Known', quantity: '2', unitCost: '1.00' },
     ]);
     const post = (receivedItems: unknown[]) => manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems });
-    const taken = await post([{ orderItemId: lines[0].id, receivedQuantity: 1, sku: 'ALREADY-THERE', price: '2.00', categoryId: category.id }]).expect(409);
+    const taken = await post([
+      { orderItemId: lines[0].id, receivedQuantity: 1, sku: 'ALREADY-THERE', price: '2.00', categoryId: category.id },
+    ]).expect(409);
     expect(taken.body.message).toBe("An item with SKU 'ALREADY-THERE' already exists");
-    expect(taken.body.errors).toEqual([{ field: 'receivedItems.0.sku', message: "An item with SKU 'ALREADY-THERE' already exists" }]);
+    expect(taken.body.errors).toEqual([
+      { field: 'receivedItems.0.sku', message: "An item with SKU 'ALREADY-THERE' already exists" },
+    ]);
     const twice = await post([
       { orderItemId: lines[0].id, receivedQuantity: 1, sku: 'SAME-NEW', price: '2.00', categoryId: category.id },
       { orderItemId: lines[1].id, receivedQuantity: 1, sku: 'SAME-NEW', price: '2.00', categoryId: category.id },
     ]).expect(409);
-    expect(twice.body.errors).toEqual([{ field: 'receivedItems.1.sku', message: "An item with SKU 'SAME-NEW' already exists" }]);
+    expect(twice.body.errors).toEqual([
+      { field: 'receivedItems.1.sku', message: "An item with SKU 'SAME-NEW' already exists" },
+    ]);
     const onItem = await post([{ orderItemId: lines[2].id, receivedQuantity: 1, sku: 'NOT-FOR-ITEMS' }]).expect(400);
-    expect(onItem.body.errors).toEqual([{ field: 'receivedItems.0.sku', message: 'only a line without an item, received into inventory, becomes a new item' }]);
+    expect(onItem.body.errors).toEqual([
+      {
+        field: 'receivedItems.0.sku',
+        message: 'only a line without an item, received into inventory, becomes a new item',
+      },
+    ]);
     const empty = await post([{ orderItemId: lines[0].id, receivedQuantity: 1, sku: ' ', price: '2.00' }]).expect(400);
     expect(empty.body.errors).toContainEqual({ field: 'receivedItems.0.sku', message: 'is required' });
 
     expect(await t.db('items').whereIn('sku', ['SAME-NEW', 'NOT-FOR-ITEMS'])).toHaveLength(0);
-    expect((await t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => [l.item_id, l.received_quantity])).toEqual([
+    expect(
+      (await t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => [
+        l.item_id,
+        l.received_quantity,
+      ]),
+    ).toEqual([
       [null, '0.00'],
       [null, '0.00'],
       [known.id, '0.00'],
@@ -305,21 +434,36 @@ describe('POST /api/orders/:id/cancel (issue 28)', () => {
     const supplier = await buildSupplier(t.db);
     const swabs = await buildItem(t.db, { name: 'Cancel swabs', currentStock: '0', minimumStock: '5' });
     await buildItemSource(t.db, supplier.id, swabs.id, '1.00');
-    const created = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ itemId: swabs.id, quantity: 10, unitCost: '1.00' }] }).expect(201);
+    const created = await manager
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ itemId: swabs.id, quantity: 10, unitCost: '1.00' }] })
+      .expect(201);
     const covered = async () => {
       const body = (await manager.get('/api/replenishment').expect(200)).body;
       return {
         covered: body.covered.some((row: { item: { id: number } }) => row.item.id === swabs.id),
-        toOrder: body.suppliers.flatMap((s: { lines: { item: { id: number } }[] }) => s.lines).some((line: { item: { id: number } }) => line.item.id === swabs.id),
+        toOrder: body.suppliers
+          .flatMap((s: { lines: { item: { id: number } }[] }) => s.lines)
+          .some((line: { item: { id: number } }) => line.item.id === swabs.id),
       };
     };
     expect(await covered()).toEqual({ covered: true, toOrder: false });
 
     const res = await manager.post(`/api/orders/${created.body.orderId}/cancel`).expect(200);
-    expect(res.body).toMatchObject({ orderId: created.body.orderId, status: 'cancelled', items: [expect.objectContaining({ itemId: swabs.id, receivedQuantity: 0 })] });
+    expect(res.body).toMatchObject({
+      orderId: created.body.orderId,
+      status: 'cancelled',
+      items: [expect.objectContaining({ itemId: swabs.id, receivedQuantity: 0 })],
+    });
     expect((await t.db('orders').where({ order_id: created.body.orderId }).first()).status).toBe('cancelled');
-    expect(await t.db('audit_log').where({ entity_type: 'order', entity_id: created.body.orderId, action: 'cancel' })).toEqual([
-      expect.objectContaining({ actor_user_id: managerId, before: { status: 'pending' }, after: { status: 'cancelled' } }),
+    expect(
+      await t.db('audit_log').where({ entity_type: 'order', entity_id: created.body.orderId, action: 'cancel' }),
+    ).toEqual([
+      expect.objectContaining({
+        actor_user_id: managerId,
+        before: { status: 'pending' },
+        after: { status: 'cancelled' },
+      }),
     ]);
     expect(await covered()).toEqual({ covered: false, toOrder: true });
     const listed = await user.get(`/api/orders?supplierId=${supplier.id}&status=cancelled`).expect(200);
@@ -344,11 +488,16 @@ describe('POST /api/orders/:id/cancel (issue 28)', () => {
     ]);
     await user.post(`/api/orders/${order.id}/cancel`).expect(403);
     await manager.post('/api/orders/999999/cancel').expect(404);
-    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[1].id, receivedQuantity: 1 }] }).expect(200);
+    await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[1].id, receivedQuantity: 1 }] })
+      .expect(200);
     const refused = await manager.post(`/api/orders/${order.order_id}/cancel`).expect(409);
     expect(refused.body.message).toBe('An order with received lines cannot be cancelled');
     expect((await t.db('orders').where({ id: order.id }).first()).status).toBe('partially_received');
-    expect(await t.db('audit_log').where({ entity_type: 'order', entity_id: order.order_id, action: 'cancel' })).toHaveLength(0);
+    expect(
+      await t.db('audit_log').where({ entity_type: 'order', entity_id: order.order_id, action: 'cancel' }),
+    ).toHaveLength(0);
   });
 });
 
@@ -361,12 +510,25 @@ describe('GET /api/orders/:id/purchase-order.pdf (issue 28)', () => {
       await parser.destroy();
     }
   };
-  const download = (agent: supertest.Agent, orderId: string) => agent.get(`/api/orders/${orderId}/purchase-order.pdf`).buffer(true).parse(binaryBody as never);
+  const download = (agent: supertest.Agent, orderId: string) =>
+    agent
+      .get(`/api/orders/${orderId}/purchase-order.pdf`)
+      .buffer(true)
+      .parse(binaryBody as never);
 
   it('200 a PDF to send the supplier: supplier, order number, date, lines with quantity, unit cost and line total, the total and where to deliver', async () => {
-    const supplier = await buildSupplier(t.db, { name: 'Kappa Scientific Ltd', contact: 'Jo Sales', address: '4 Lab Lane\nOxford OX1 2AB', email: 'orders@kappa.example', phone: '01865 000000' });
+    const supplier = await buildSupplier(t.db, {
+      name: 'Kappa Scientific Ltd',
+      contact: 'Jo Sales',
+      address: '4 Lab Lane\nOxford OX1 2AB',
+      email: 'orders@kappa.example',
+      phone: '01865 000000',
+    });
     const gloves = await buildItem(t.db, { name: 'Nitrile gloves', sku: 'PO-GLV-1' });
-    await manager.post(`/api/suppliers/${supplier.id}/items`).send({ itemId: gloves.id, price: '1234.10', supplierSku: 'KS-4410' }).expect(201);
+    await manager
+      .post(`/api/suppliers/${supplier.id}/items`)
+      .send({ itemId: gloves.id, price: '1234.10', supplierSku: 'KS-4410' })
+      .expect(201);
     const created = await manager
       .post('/api/orders')
       .send({
@@ -378,17 +540,31 @@ describe('GET /api/orders/:id/purchase-order.pdf (issue 28)', () => {
       })
       .expect(201);
     const orderId: string = created.body.orderId;
-    await t.db('settings')
-      .insert({ key: 'purchasing.deliveryAddress', value: JSON.stringify({ address: 'Chemistry Stores\nSouth Parks Road\nOxford OX1 3QR', contact: 'stores@chem.example.ac.uk' }) })
+    await t
+      .db('settings')
+      .insert({
+        key: 'purchasing.deliveryAddress',
+        value: JSON.stringify({
+          address: 'Chemistry Stores\nSouth Parks Road\nOxford OX1 3QR',
+          contact: 'stores@chem.example.ac.uk',
+        }),
+      })
       .onConflict('key')
       .merge();
     onTestFinished(() => t.db('settings').where({ key: 'purchasing.deliveryAddress' }).delete());
 
     const res = await download(user, orderId).expect(200);
     expect(res.headers['content-type']).toBe('application/pdf');
-    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="?purchase-order-${orderId}.pdf"?$`));
+    expect(res.headers['content-disposition']).toMatch(
+      new RegExp(`^attachment; filename="?purchase-order-${orderId}.pdf"?$`),
+    );
     const lines = await pdfLines(res.body as Buffer);
-    const today = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Europe/London' }).format(new Date(created.body.createdAt));
+    const today = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      timeZone: 'Europe/London',
+    }).format(new Date(created.body.createdAt));
     expect(lines).toEqual(
       expect.arrayContaining([
         'Purchase order',
@@ -413,8 +589,15 @@ describe('GET /api/orders/:id/purchase-order.pdf (issue 28)', () => {
 
   it('403 for a user under access.profile strict (it prints cost prices), 200 for a manager', async () => {
     const supplier = await buildSupplier(t.db, { name: 'Strict Supplies Ltd' });
-    const created = await manager.post('/api/orders').send({ supplierId: supplier.id, items: [{ name: 'Parafilm', quantity: 1, unitCost: '9.99' }] }).expect(201);
-    await t.db('settings').insert({ key: 'access.profile', value: JSON.stringify({ profile: 'strict' }) }).onConflict('key').merge();
+    const created = await manager
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ name: 'Parafilm', quantity: 1, unitCost: '9.99' }] })
+      .expect(201);
+    await t
+      .db('settings')
+      .insert({ key: 'access.profile', value: JSON.stringify({ profile: 'strict' }) })
+      .onConflict('key')
+      .merge();
     onTestFinished(() => t.db('settings').where({ key: 'access.profile' }).delete());
 
     const refused = await user.get(`/api/orders/${created.body.orderId}/purchase-order.pdf`).expect(403);
@@ -438,38 +621,66 @@ describe('POST /api/orders/:id/add-to-inventory', () => {
       { name: 'Not yet arrived', quantity: '2', unitCost: '1.00' },
       { itemId: known.id, name: 'Known', quantity: '1', unitCost: '1.00', receivedQuantity: '1' },
     ]);
-    const res = await manager.post(`/api/orders/${order.order_id}/add-to-inventory`).send({ categoryId: category.id }).expect(200);
+    const res = await manager
+      .post(`/api/orders/${order.order_id}/add-to-inventory`)
+      .send({ categoryId: category.id })
+      .expect(200);
     expect(res.body.message).toBe('Created 1 inventory item(s)');
     expect(res.body.createdItems).toEqual([
-      { orderItemId: lines[0].id, item: { id: expect.any(Number), name: 'Brand new reagent', sku: `${order.order_id}-${lines[0].id}`, categoryId: category.id } },
+      {
+        orderItemId: lines[0].id,
+        item: {
+          id: expect.any(Number),
+          name: 'Brand new reagent',
+          sku: `${order.order_id}-${lines[0].id}`,
+          categoryId: category.id,
+        },
+      },
     ]);
     const itemId = res.body.createdItems[0].item.id;
     const item = await t.db('items').where({ id: itemId }).first();
-    expect(item).toMatchObject({ current_stock: '3.00', price: '7.25', category_id: category.id, created_by: managerId, is_active: true });
+    expect(item).toMatchObject({
+      current_stock: '3.00',
+      price: '7.25',
+      category_id: category.id,
+      created_by: managerId,
+      is_active: true,
+    });
     expect(res.body.order.items[0].itemId).toBe(itemId);
     const movements = await movementsFor(order.order_id);
-    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock])).toEqual([[itemId, 'in', '3.00', '0.00', '3.00']]);
-    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: itemId }).first()).toMatchObject({ price: '7.25' });
+    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock])).toEqual([
+      [itemId, 'in', '3.00', '0.00', '3.00'],
+    ]);
+    expect(await t.db('item_sources').where({ supplier_id: supplier.id, item_id: itemId }).first()).toMatchObject({
+      price: '7.25',
+    });
     expect(await stockOf(t.db, known.id)).toBe('0.00');
 
     // nothing left to add: 200 and no new items
     const again = await manager.post(`/api/orders/${order.id}/add-to-inventory`).expect(200);
     expect(again.body.createdItems).toEqual([]);
     // later receipts of that line now go to the new item
-    await manager.post(`/api/orders/${order.id}/receive`).send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2 }] }).expect(200);
+    await manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 2 }] })
+      .expect(200);
     expect(await stockOf(t.db, itemId)).toBe('5.00');
   });
 
   it('takes the category from the setting when the request names none; 400 when neither; 404 unknown category', async () => {
     const supplier = await buildSupplier(t.db);
-    const { order } = await buildOrder(t.db, supplier.id, [{ name: 'Setting-driven', quantity: '2', unitCost: '1.00', receivedQuantity: '2' }]);
+    const { order } = await buildOrder(t.db, supplier.id, [
+      { name: 'Setting-driven', quantity: '2', unitCost: '1.00', receivedQuantity: '2' },
+    ]);
     const none = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({}).expect(400);
     expect(none.body.message).toBe("No category given: send categoryId or set the setting 'orders.defaultCategoryId'");
     await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: 999999 }).expect(404);
     expect(await t.db('items').where({ name: 'Setting-driven' })).toHaveLength(0);
 
     const category = await buildCategory(t.db);
-    await t.db('settings').insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) });
+    await t
+      .db('settings')
+      .insert({ key: 'orders.defaultCategoryId', value: JSON.stringify({ categoryId: category.id }) });
     const res = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({}).expect(200);
     expect(res.body.createdItems[0].item.categoryId).toBe(category.id);
     await t.db('settings').where({ key: 'orders.defaultCategoryId' }).delete();
@@ -486,16 +697,27 @@ describe('POST /api/orders/:id/add-to-inventory', () => {
     ]);
     await t.db('order_items').where({ id: lines[0].id }).update({ sku: 'FREE-SKU-1' });
     await t.db('order_items').where({ id: lines[1].id }).update({ sku: 'TAKEN-SKU' });
-    const bad = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id, orderItemIds: [lines[2].id] }).expect(400);
-    expect(bad.body.message).toBe(`Order line(s) ${lines[2].id} of order ${order.order_id} are not received lines without an item`);
+    const bad = await manager
+      .post(`/api/orders/${order.id}/add-to-inventory`)
+      .send({ categoryId: category.id, orderItemIds: [lines[2].id] })
+      .expect(400);
+    expect(bad.body.message).toBe(
+      `Order line(s) ${lines[2].id} of order ${order.order_id} are not received lines without an item`,
+    );
     await user.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id }).expect(403);
     await manager.post('/api/orders/999999/add-to-inventory').send({ categoryId: category.id }).expect(404);
-    const res = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ categoryId: category.id }).expect(200);
-    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual(['FREE-SKU-1', `${order.order_id}-${lines[1].id}`]);
+    const res = await manager
+      .post(`/api/orders/${order.id}/add-to-inventory`)
+      .send({ categoryId: category.id })
+      .expect(200);
+    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual([
+      'FREE-SKU-1',
+      `${order.order_id}-${lines[1].id}`,
+    ]);
   });
 });
 
-describe('POST /api/orders/:id/add-to-inventory with each new item\'s SKU and price (issue 28)', () => {
+describe("POST /api/orders/:id/add-to-inventory with each new item's SKU and price (issue 28)", () => {
   it('creates each item with the SKU and price given, the default markup when the price is left out; 409 naming a taken SKU', async () => {
     const supplier = await buildSupplier(t.db);
     const category = await buildCategory(t.db);
@@ -504,24 +726,54 @@ describe('POST /api/orders/:id/add-to-inventory with each new item\'s SKU and pr
       { name: 'Late reagent', quantity: '5', unitCost: '7.25', receivedQuantity: '3' },
       { name: 'Late buffer', quantity: '2', unitCost: '10.00', receivedQuantity: '2' },
     ]);
-    await t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 12.5 }) }).onConflict('key').merge();
+    await t
+      .db('settings')
+      .insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 12.5 }) })
+      .onConflict('key')
+      .merge();
     onTestFinished(() => t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete());
     const taken = await manager
       .post(`/api/orders/${order.id}/add-to-inventory`)
-      .send({ categoryId: category.id, items: [{ orderItemId: lines[0].id, sku: 'LATE-REAGENT' }, { orderItemId: lines[1].id, sku: 'TAKEN-LATER' }] })
+      .send({
+        categoryId: category.id,
+        items: [
+          { orderItemId: lines[0].id, sku: 'LATE-REAGENT' },
+          { orderItemId: lines[1].id, sku: 'TAKEN-LATER' },
+        ],
+      })
       .expect(409);
-    expect(taken.body.errors).toEqual([{ field: 'items.1.sku', message: "An item with SKU 'TAKEN-LATER' already exists" }]);
+    expect(taken.body.errors).toEqual([
+      { field: 'items.1.sku', message: "An item with SKU 'TAKEN-LATER' already exists" },
+    ]);
     expect(await t.db('items').where({ sku: 'LATE-REAGENT' })).toHaveLength(0);
 
     const res = await manager
       .post(`/api/orders/${order.id}/add-to-inventory`)
-      .send({ categoryId: category.id, items: [{ orderItemId: lines[0].id, sku: 'LATE-REAGENT', price: '9.99' }, { orderItemId: lines[1].id, sku: 'LATE-BUFFER' }] })
+      .send({
+        categoryId: category.id,
+        items: [
+          { orderItemId: lines[0].id, sku: 'LATE-REAGENT', price: '9.99' },
+          { orderItemId: lines[1].id, sku: 'LATE-BUFFER' },
+        ],
+      })
       .expect(200);
-    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual(['LATE-REAGENT', 'LATE-BUFFER']);
-    expect(await t.db('items').where({ sku: 'LATE-REAGENT' }).first()).toMatchObject({ price: '9.99', current_stock: '3.00' });
+    expect(res.body.createdItems.map((c: { item: { sku: string } }) => c.item.sku)).toEqual([
+      'LATE-REAGENT',
+      'LATE-BUFFER',
+    ]);
+    expect(await t.db('items').where({ sku: 'LATE-REAGENT' }).first()).toMatchObject({
+      price: '9.99',
+      current_stock: '3.00',
+    });
     // 10.00 x 1.125
-    expect(await t.db('items').where({ sku: 'LATE-BUFFER' }).first()).toMatchObject({ price: '11.25', current_stock: '2.00' });
-    const both = await manager.post(`/api/orders/${order.id}/add-to-inventory`).send({ items: [{ orderItemId: lines[0].id, sku: 'X' }], orderItemIds: [lines[0].id] }).expect(400);
+    expect(await t.db('items').where({ sku: 'LATE-BUFFER' }).first()).toMatchObject({
+      price: '11.25',
+      current_stock: '2.00',
+    });
+    const both = await manager
+      .post(`/api/orders/${order.id}/add-to-inventory`)
+      .send({ items: [{ orderItemId: lines[0].id, sku: 'X' }], orderItemIds: [lines[0].id] })
+      .expect(400);
     expect(both.body.errors).toEqual([{ field: 'items', message: 'send items or orderItemIds, not both' }]);
   });
 });
@@ -530,17 +782,43 @@ describe('GET /api/items/:id/order-history', () => {
   it('200 lists the orders of the item newest first, and survives a permanent delete of the item', async () => {
     const supplier = await buildSupplier(t.db, { name: 'History Supplier' });
     const item = await buildItem(t.db);
-    const first = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'H', quantity: '3', unitCost: '2.50' }], {
-      createdAt: new Date('2026-02-01T10:00:00Z'),
-    });
-    const second = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'H', quantity: '1.5', unitCost: '3.00', receivedQuantity: '1.5' }], {
-      status: 'received',
-    });
+    const first = await buildOrder(
+      t.db,
+      supplier.id,
+      [{ itemId: item.id, name: 'H', quantity: '3', unitCost: '2.50' }],
+      {
+        createdAt: new Date('2026-02-01T10:00:00Z'),
+      },
+    );
+    const second = await buildOrder(
+      t.db,
+      supplier.id,
+      [{ itemId: item.id, name: 'H', quantity: '1.5', unitCost: '3.00', receivedQuantity: '1.5' }],
+      {
+        status: 'received',
+      },
+    );
     const res = await user.get(`/api/items/${item.id}/order-history`).expect(200);
     expect(res.body).toEqual({
       orders: [
-        { orderId: second.order.order_id, orderDate: expect.any(String), supplier: 'History Supplier', quantity: 1.5, receivedQuantity: 1.5, unitCost: 3, status: 'received' },
-        { orderId: first.order.order_id, orderDate: '2026-02-01T10:00:00.000Z', supplier: 'History Supplier', quantity: 3, receivedQuantity: 0, unitCost: 2.5, status: 'pending' },
+        {
+          orderId: second.order.order_id,
+          orderDate: expect.any(String),
+          supplier: 'History Supplier',
+          quantity: 1.5,
+          receivedQuantity: 1.5,
+          unitCost: 3,
+          status: 'received',
+        },
+        {
+          orderId: first.order.order_id,
+          orderDate: '2026-02-01T10:00:00.000Z',
+          supplier: 'History Supplier',
+          quantity: 3,
+          receivedQuantity: 0,
+          unitCost: 2.5,
+          status: 'pending',
+        },
       ],
     });
 
@@ -566,10 +844,16 @@ describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import
     const glove = await buildItem(t.db, { sku: 'GLV-100', name: 'Some other name' });
 
     // The CSV template's test may have created this supplier already; it is created only if it does not exist.
-    const existed = (await t.db('suppliers').whereRaw('lower(name) = ?', ['example supplies ltd']).first()) !== undefined;
+    const existed =
+      (await t.db('suppliers').whereRaw('lower(name) = ?', ['example supplies ltd']).first()) !== undefined;
     const res = await manager.post('/api/orders/import-from-invoice').send(body).expect(201);
     expect(res.body).toMatchObject({ success: true, supplierCreated: !existed, matchedItems: 1, unmatchedItems: 1 });
-    expect(res.body.order).toMatchObject({ status: 'pending', invoiceNumber: 'INV-0001', notes: 'Optional notes for the order', totalAmount: '106.25' });
+    expect(res.body.order).toMatchObject({
+      status: 'pending',
+      invoiceNumber: 'INV-0001',
+      notes: 'Optional notes for the order',
+      totalAmount: '106.25',
+    });
     expect(res.body.order.items.map((l: { itemId: number | null }) => l.itemId)).toEqual([glove.id, null]);
     const supplierId = res.body.order.supplierId;
     expect(await t.db('suppliers').where({ id: supplierId }).first()).toMatchObject({ name: 'Example Supplies Ltd' });
@@ -586,7 +870,12 @@ describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import
     const item = await buildItem(t.db, { name: 'Exact Name Match' });
     const res = await manager
       .post('/api/orders/import-from-invoice')
-      .send({ parsedData: { supplierName: 'Alias Supplier', items: [{ name: 'exact name match', quantity: 2, unitPrice: '1.50' }] } })
+      .send({
+        parsedData: {
+          supplierName: 'Alias Supplier',
+          items: [{ name: 'exact name match', quantity: 2, unitPrice: '1.50' }],
+        },
+      })
       .expect(201);
     expect(res.body.order.items[0]).toMatchObject({ itemId: item.id, name: 'exact name match', unitCost: '1.50' });
   });
@@ -600,13 +889,24 @@ describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import
       .attach('csv', Buffer.from(tpl.text), { filename: 'order.csv', contentType: 'text/csv' })
       .field('notes', 'from csv')
       .expect(201);
-    expect(res.body.order).toMatchObject({ invoiceNumber: 'INV-0001', notes: 'from csv', totalAmount: '106.25', hasInvoice: false });
-    expect(res.body.order.items.map((l: { name: string }) => l.name)).toEqual(['Nitrile gloves (box of 100)', 'Pipette tips 200ul']);
+    expect(res.body.order).toMatchObject({
+      invoiceNumber: 'INV-0001',
+      notes: 'from csv',
+      totalAmount: '106.25',
+      hasInvoice: false,
+    });
+    expect(res.body.order.items.map((l: { name: string }) => l.name)).toEqual([
+      'Nitrile gloves (box of 100)',
+      'Pipette tips 200ul',
+    ]);
   });
 
   it('400 for an empty or invalid body, a CSV without the columns, no file; 403 for a user', async () => {
     await manager.post('/api/orders/import-from-invoice').send({}).expect(400);
-    const bad = await manager.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: -1, unitCost: 1 }] } }).expect(400);
+    const bad = await manager
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: -1, unitCost: 1 }] } })
+      .expect(400);
     expect(bad.body.errors).toContainEqual(expect.objectContaining({ field: 'parsedData.items.0.quantity' }));
     const csv = await manager
       .post('/api/orders/import-from-invoice')
@@ -615,13 +915,17 @@ describe('GET /api/orders/import-template/json and /csv, POST /api/orders/import
     expect(csv.body.message).toMatch(/needs the columns/);
     const none = await manager.post('/api/orders/import-from-invoice').field('supplier', 'S').expect(400);
     expect(none.body.message).toMatch(/No file uploaded/);
-    await user.post('/api/orders/import-from-invoice').send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: 1, unitCost: 1 }] } }).expect(403);
+    await user
+      .post('/api/orders/import-from-invoice')
+      .send({ parsedData: { supplier: 'S', items: [{ name: 'A', quantity: 1, unitCost: 1 }] } })
+      .expect(403);
   });
 });
 
 describe('POST /api/orders/import-from-invoice (multipart form merging)', () => {
   it('text fields override what the CSV says; 400 when both a PDF and a CSV are sent, and nothing is created', async () => {
-    const csv = 'supplier,invoiceNumber,notes,name,sku,quantity,unitCost\nCsv Supplier Ltd,CSV-1,csv notes,Merged line,,2,1.25\n';
+    const csv =
+      'supplier,invoiceNumber,notes,name,sku,quantity,unitCost\nCsv Supplier Ltd,CSV-1,csv notes,Merged line,,2,1.25\n';
     const res = await manager
       .post('/api/orders/import-from-invoice')
       .attach('csv', Buffer.from(csv), { filename: 'o.csv', contentType: 'text/csv' })
@@ -630,8 +934,15 @@ describe('POST /api/orders/import-from-invoice (multipart form merging)', () => 
       .expect(201);
     expect(res.body).toMatchObject({ success: true, supplierCreated: true, matchedItems: 0, unmatchedItems: 1 });
     expect(res.body).not.toHaveProperty('extractedData');
-    expect(res.body.message).toBe(`Order ${res.body.order.orderId} created with 1 line(s), 0 matched to inventory items`);
-    expect(res.body.order).toMatchObject({ invoiceNumber: 'FIELD-9', notes: 'csv notes', totalAmount: '2.50', supplier: { name: 'Field Supplier Ltd' } });
+    expect(res.body.message).toBe(
+      `Order ${res.body.order.orderId} created with 1 line(s), 0 matched to inventory items`,
+    );
+    expect(res.body.order).toMatchObject({
+      invoiceNumber: 'FIELD-9',
+      notes: 'csv notes',
+      totalAmount: '2.50',
+      supplier: { name: 'Field Supplier Ltd' },
+    });
 
     const before = await t.db('orders').count<{ count: number }[]>('* as count');
     const both = await manager
@@ -648,10 +959,17 @@ describe('POST /api/orders/:id/receive (a line listed twice)', () => {
   it('400 names the line, and nothing is received', async () => {
     const supplier = await buildSupplier(t.db);
     const item = await buildItem(t.db, { currentStock: 1 });
-    const { order, lines } = await buildOrder(t.db, supplier.id, [{ itemId: item.id, name: 'Twice', quantity: '5', unitCost: '1.00' }]);
+    const { order, lines } = await buildOrder(t.db, supplier.id, [
+      { itemId: item.id, name: 'Twice', quantity: '5', unitCost: '1.00' },
+    ]);
     const res = await manager
       .post(`/api/orders/${order.id}/receive`)
-      .send({ receivedItems: [{ orderItemId: lines[0].id, receivedQuantity: 1 }, { orderItemId: lines[0].id, receivedQuantity: 1 }] })
+      .send({
+        receivedItems: [
+          { orderItemId: lines[0].id, receivedQuantity: 1 },
+          { orderItemId: lines[0].id, receivedQuantity: 1 },
+        ],
+      })
       .expect(400);
     expect(res.body.message).toBe(`Order line ${lines[0].id} is listed more than once`);
     expect(await stockOf(t.db, item.id)).toBe('1.00');
@@ -678,7 +996,12 @@ describe('SQL statements per request (orders)', () => {
   it('no more than before the orders module was split', async () => {
     const supplier = await buildSupplier(t.db, { name: 'Round Trip Supplies' });
     const category = await buildCategory(t.db);
-    const a = await buildItem(t.db, { name: 'Round trip alpha', sku: 'RT-ALPHA', currentStock: 5, categoryId: category.id });
+    const a = await buildItem(t.db, {
+      name: 'Round trip alpha',
+      sku: 'RT-ALPHA',
+      currentStock: 5,
+      categoryId: category.id,
+    });
     const b = await buildItem(t.db, { name: 'Round trip beta', sku: 'RT-BETA', categoryId: category.id });
     const counts: Record<string, number> = {};
 
@@ -700,9 +1023,16 @@ describe('SQL statements per request (orders)', () => {
     });
     counts.get = await statements(() => manager.get(`/api/orders/${orderId}`).expect(200));
     const detail = (await manager.get(`/api/orders/${orderId}`).expect(200)).body;
-    const receivedItems = detail.items.map((l: { orderItemId: number }) => ({ orderItemId: l.orderItemId, receivedQuantity: 1 }));
-    counts.receive = await statements(() => manager.post(`/api/orders/${orderId}/receive`).send({ receivedItems }).expect(200));
-    counts.addToInventory = await statements(() => manager.post(`/api/orders/${orderId}/add-to-inventory`).send({ categoryId: category.id }).expect(200));
+    const receivedItems = detail.items.map((l: { orderItemId: number }) => ({
+      orderItemId: l.orderItemId,
+      receivedQuantity: 1,
+    }));
+    counts.receive = await statements(() =>
+      manager.post(`/api/orders/${orderId}/receive`).send({ receivedItems }).expect(200),
+    );
+    counts.addToInventory = await statements(() =>
+      manager.post(`/api/orders/${orderId}/add-to-inventory`).send({ categoryId: category.id }).expect(200),
+    );
     counts.importJson = await statements(() =>
       manager
         .post('/api/orders/import-from-invoice')
@@ -721,12 +1051,20 @@ describe('SQL statements per request (orders)', () => {
     counts.importCsv = await statements(() =>
       manager
         .post('/api/orders/import-from-invoice')
-        .attach('csv', Buffer.from('supplier,name,sku,quantity,unitCost\nRound Trip Supplies,Round trip alpha,,1,1\n'), 'o.csv')
+        .attach(
+          'csv',
+          Buffer.from('supplier,name,sku,quantity,unitCost\nRound Trip Supplies,Round trip alpha,,1,1\n'),
+          'o.csv',
+        )
         .expect(201),
     );
     const pdf = await invoicePdf(0);
-    counts.importPdf = await statements(() => manager.post('/api/orders/import-from-invoice').attach('invoice', pdf, 'a.pdf').expect(201));
-    counts.attachInvoice = await statements(() => manager.post(`/api/orders/${orderId}/upload-invoice`).attach('invoice', pdf, 'a.pdf').expect(200));
+    counts.importPdf = await statements(() =>
+      manager.post('/api/orders/import-from-invoice').attach('invoice', pdf, 'a.pdf').expect(201),
+    );
+    counts.attachInvoice = await statements(() =>
+      manager.post(`/api/orders/${orderId}/upload-invoice`).attach('invoice', pdf, 'a.pdf').expect(200),
+    );
     counts.invoicePdf = await statements(() => manager.get(`/api/orders/${orderId}/invoice-pdf`).expect(200));
     counts.itemHistory = await statements(() => manager.get(`/api/items/${a.id}/order-history`).expect(200));
 
@@ -734,7 +1072,19 @@ describe('SQL statements per request (orders)', () => {
     // issue 28: the imports + 1 to record the matched items' sources at the invoice price, and + 1 to read an existing supplier's part numbers
     // (importCsv's supplier exists, importJson's and importPdf's are created), while the items are found in one statement where sku and name took two;
     // addToInventory + 1 more since it reads the default markup that prices the new item
-    const before = { list: 1, create: 9, get: 3, receive: 13, addToInventory: 19, importJson: 11, importCsv: 11, importPdf: 11, attachInvoice: 6, invoicePdf: 2, itemHistory: 2 };
+    const before = {
+      list: 1,
+      create: 9,
+      get: 3,
+      receive: 13,
+      addToInventory: 19,
+      importJson: 11,
+      importCsv: 11,
+      importPdf: 11,
+      attachInvoice: 6,
+      invoicePdf: 2,
+      itemHistory: 2,
+    };
     for (const [request, limit] of Object.entries(before)) expect(counts[request], request).toBeLessThanOrEqual(limit);
   });
 });

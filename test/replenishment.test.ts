@@ -3,7 +3,10 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildItemSource, buildOrder, buildSupplier } from './helpers/purchasing-factories';
-import { ReplenishmentOrdersResult, ReplenishmentSuggestions } from '../src/modules/replenishment/replenishment.schemas';
+import {
+  ReplenishmentOrdersResult,
+  ReplenishmentSuggestions,
+} from '../src/modules/replenishment/replenishment.schemas';
 
 let t: TestApp;
 let as: Agents;
@@ -21,12 +24,23 @@ beforeEach(async () => {
 });
 
 const item = (name: string, currentStock: string, minimumStock: string, reorderQuantity: string | null = null) =>
-  buildItem(t.db, { name, sku: `${name.toUpperCase()}-${Math.random().toString(36).slice(2, 8)}`, categoryId, currentStock, minimumStock }).then(async (row) => {
-    if (reorderQuantity !== null) await t.db('items').where({ id: row.id }).update({ reorder_quantity: reorderQuantity });
+  buildItem(t.db, {
+    name,
+    sku: `${name.toUpperCase()}-${Math.random().toString(36).slice(2, 8)}`,
+    categoryId,
+    currentStock,
+    minimumStock,
+  }).then(async (row) => {
+    if (reorderQuantity !== null)
+      await t.db('items').where({ id: row.id }).update({ reorder_quantity: reorderQuantity });
     return row;
   });
 
-const notesOf = (orderPk: number) => t.db('notes').where({ reference_type: 'order', reference_id: String(orderPk) }).orderBy('id');
+const notesOf = (orderPk: number) =>
+  t
+    .db('notes')
+    .where({ reference_type: 'order', reference_id: String(orderPk) })
+    .orderBy('id');
 
 describe('GET /api/replenishment', () => {
   it('401 without a session, 403 for a user; managers and admins may read it', async () => {
@@ -55,8 +69,18 @@ describe('GET /api/replenishment', () => {
     await buildItemSource(t.db, acme.id, tips.id, '0.40');
     await buildItemSource(t.db, beta.id, ethanol.id, '12.00');
     await buildOrder(t.db, beta.id, [{ itemId: gloves.id, name: 'Gloves', quantity: '5', unitCost: '2.00' }]);
-    await buildOrder(t.db, beta.id, [{ itemId: gloves.id, name: 'Gloves', quantity: '8', unitCost: '2.00', receivedQuantity: '3' }], { status: 'partially_received' });
-    await buildOrder(t.db, acme.id, [{ itemId: tips.id, name: 'Tips', quantity: '100', unitCost: '0.40', receivedQuantity: '100' }], { status: 'received' });
+    await buildOrder(
+      t.db,
+      beta.id,
+      [{ itemId: gloves.id, name: 'Gloves', quantity: '8', unitCost: '2.00', receivedQuantity: '3' }],
+      { status: 'partially_received' },
+    );
+    await buildOrder(
+      t.db,
+      acme.id,
+      [{ itemId: tips.id, name: 'Tips', quantity: '100', unitCost: '0.40', receivedQuantity: '100' }],
+      { status: 'received' },
+    );
 
     const res = await as.manager.get('/api/replenishment').expect(200);
     expect(ReplenishmentSuggestions.strict().safeParse(res.body).error).toBeUndefined();
@@ -96,7 +120,15 @@ describe('GET /api/replenishment', () => {
         },
         {
           supplier: { id: 'beta', name: 'Beta' },
-          lines: [expect.objectContaining({ item: expect.objectContaining({ id: ethanol.id }), target: 5, quantity: 3.75, unitPrice: '12.00', lineTotal: '45.00' })],
+          lines: [
+            expect.objectContaining({
+              item: expect.objectContaining({ id: ethanol.id }),
+              target: 5,
+              quantity: 3.75,
+              unitPrice: '12.00',
+              lineTotal: '45.00',
+            }),
+          ],
           total: '45.00',
         },
       ],
@@ -117,12 +149,27 @@ describe('GET /api/replenishment', () => {
     const cheapSource = await buildItemSource(t.db, cheap.id, cheapestItem.id, '2.99');
 
     const res = await as.admin.get('/api/replenishment').expect(200);
-    const bySupplier = Object.fromEntries(res.body.suppliers.map((s: { supplier: { name: string }; lines: unknown[] }) => [s.supplier.name, s.lines]));
+    const bySupplier = Object.fromEntries(
+      res.body.suppliers.map((s: { supplier: { name: string }; lines: unknown[] }) => [s.supplier.name, s.lines]),
+    );
     expect(bySupplier['Dear Ltd']).toEqual([
-      expect.objectContaining({ item: expect.objectContaining({ id: preferredItem.id }), sourceId: dearSource.id, preferred: true, unitPrice: '9.00', quantity: 10, lineTotal: '90.00' }),
+      expect.objectContaining({
+        item: expect.objectContaining({ id: preferredItem.id }),
+        sourceId: dearSource.id,
+        preferred: true,
+        unitPrice: '9.00',
+        quantity: 10,
+        lineTotal: '90.00',
+      }),
     ]);
     expect(bySupplier['Cheap Ltd']).toEqual([
-      expect.objectContaining({ item: expect.objectContaining({ id: cheapestItem.id }), sourceId: cheapSource.id, preferred: false, unitPrice: '2.99', lineTotal: '29.90' }),
+      expect.objectContaining({
+        item: expect.objectContaining({ id: cheapestItem.id }),
+        sourceId: cheapSource.id,
+        preferred: false,
+        unitPrice: '2.99',
+        lineTotal: '29.90',
+      }),
     ]);
   });
 
@@ -141,12 +188,34 @@ describe('GET /api/replenishment', () => {
 
     const res = await as.manager.get('/api/replenishment').expect(200);
     expect(res.body.withoutSource).toEqual([
-      { item: { id: orphan.id, name: 'Orphan', sku: orphan.sku }, currentStock: 1, minimumStock: 3, reorderQuantity: null, target: 6, onOrder: 0, quantity: 5 },
+      {
+        item: { id: orphan.id, name: 'Orphan', sku: orphan.sku },
+        currentStock: 1,
+        minimumStock: 3,
+        reorderQuantity: null,
+        target: 6,
+        onOrder: 0,
+        quantity: 5,
+      },
     ]);
     // ZeroMin is at its minimum but not short of its target (0): listed nowhere
-    expect(res.body.covered.map((c: { item: { name: string }; onOrder: number; quantity: number }) => [c.item.name, c.onOrder, c.quantity])).toEqual([['OnOrder', 6, 0]]);
+    expect(
+      res.body.covered.map((c: { item: { name: string }; onOrder: number; quantity: number }) => [
+        c.item.name,
+        c.onOrder,
+        c.quantity,
+      ]),
+    ).toEqual([['OnOrder', 6, 0]]);
     expect(res.body.suppliers).toEqual([
-      expect.objectContaining({ lines: [expect.objectContaining({ item: expect.objectContaining({ name: 'ZeroMinReorder' }), target: 12, quantity: 12 })] }),
+      expect.objectContaining({
+        lines: [
+          expect.objectContaining({
+            item: expect.objectContaining({ name: 'ZeroMinReorder' }),
+            target: 12,
+            quantity: 12,
+          }),
+        ],
+      }),
     ]);
   });
 });
@@ -160,8 +229,14 @@ describe('POST /api/replenishment/orders', () => {
     await as.user.post('/api/replenishment/orders').send({}).expect(403);
     const invalid = await as.manager.post('/api/replenishment/orders').send({ itemIds: [] }).expect(400);
     expect(invalid.body.errors).toContainEqual(expect.objectContaining({ field: 'itemIds' }));
-    await as.manager.post('/api/replenishment/orders').send({ itemIds: ['x'] }).expect(400);
-    const unknown = await as.manager.post('/api/replenishment/orders').send({ itemIds: [short.id, 99999999] }).expect(400);
+    await as.manager
+      .post('/api/replenishment/orders')
+      .send({ itemIds: ['x'] })
+      .expect(400);
+    const unknown = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ itemIds: [short.id, 99999999] })
+      .expect(400);
     expect(unknown.body.message).toBe('Item(s) not found: 99999999');
     expect(await t.db('orders').where({ supplier_id: supplier.id })).toEqual([]);
   });
@@ -176,7 +251,9 @@ describe('POST /api/replenishment/orders', () => {
     await buildItemSource(t.db, acme.id, gloves.id, '2.50');
     await buildItemSource(t.db, acme.id, tips.id, '0.40');
     await buildItemSource(t.db, beta.id, coats.id, '30.00');
-    const pending = await buildOrder(t.db, beta.id, [{ itemId: gloves.id, name: 'RGloves', quantity: '4', unitCost: '2.00' }]);
+    const pending = await buildOrder(t.db, beta.id, [
+      { itemId: gloves.id, name: 'RGloves', quantity: '4', unitCost: '2.00' },
+    ]);
 
     const res = await as.manager.post('/api/replenishment/orders').send({}).expect(201);
     expect(ReplenishmentOrdersResult.strict().safeParse(res.body).error).toBeUndefined();
@@ -190,21 +267,47 @@ describe('POST /api/replenishment/orders', () => {
       totalAmount: '32.00',
       createdBy: as.ids.manager,
       items: [
-        expect.objectContaining({ itemId: gloves.id, name: 'RGloves', sku: gloves.sku, quantity: 12, receivedQuantity: 0, unitCost: '2.50', lineTotal: '30.00' }),
+        expect.objectContaining({
+          itemId: gloves.id,
+          name: 'RGloves',
+          sku: gloves.sku,
+          quantity: 12,
+          receivedQuantity: 0,
+          unitCost: '2.50',
+          lineTotal: '30.00',
+        }),
         expect.objectContaining({ itemId: tips.id, name: 'RTips', quantity: 5, unitCost: '0.40', lineTotal: '2.00' }),
       ],
     });
-    expect(betaOrder).toMatchObject({ supplierId: beta.id, totalAmount: '60.00', items: [expect.objectContaining({ itemId: coats.id, quantity: 2, unitCost: '30.00' })] });
-    expect(res.body.withoutSource).toEqual([expect.objectContaining({ item: expect.objectContaining({ id: orphan.id }), quantity: 2 })]);
-    expect(res.body.message).toBe(`Created 2 order(s) from replenishment: ${acmeOrder.orderId}, ${betaOrder.orderId}; 1 short item(s) have no source`);
+    expect(betaOrder).toMatchObject({
+      supplierId: beta.id,
+      totalAmount: '60.00',
+      items: [expect.objectContaining({ itemId: coats.id, quantity: 2, unitCost: '30.00' })],
+    });
+    expect(res.body.withoutSource).toEqual([
+      expect.objectContaining({ item: expect.objectContaining({ id: orphan.id }), quantity: 2 }),
+    ]);
+    expect(res.body.message).toBe(
+      `Created 2 order(s) from replenishment: ${acmeOrder.orderId}, ${betaOrder.orderId}; 1 short item(s) have no source`,
+    );
 
     // the state: the orders and their lines as answered, a note on each, an audit row on each
-    const orders = await t.db('orders').whereIn('supplier_id', [acme.id, beta.id]).whereNot({ id: pending.order.id }).orderBy('id');
+    const orders = await t
+      .db('orders')
+      .whereIn('supplier_id', [acme.id, beta.id])
+      .whereNot({ id: pending.order.id })
+      .orderBy('id');
     expect(orders.map((o) => [o.order_id, o.status, o.total_amount, o.created_by])).toEqual([
       [acmeOrder.orderId, 'pending', '32.00', as.ids.manager],
       [betaOrder.orderId, 'pending', '60.00', as.ids.manager],
     ]);
-    const lines = await t.db('order_items').whereIn('order_id', orders.map((o) => o.id)).orderBy('id');
+    const lines = await t
+      .db('order_items')
+      .whereIn(
+        'order_id',
+        orders.map((o) => o.id),
+      )
+      .orderBy('id');
     expect(lines.map((l) => [l.item_id, l.quantity, l.unit_cost, l.received_quantity])).toEqual([
       [gloves.id, '12.00', '2.50', '0.00'],
       [tips.id, '5.00', '0.40', '0.00'],
@@ -216,25 +319,40 @@ describe('POST /api/replenishment/orders', () => {
       expect(notes[0]).toMatchObject({ kind: 'note', created_by: as.ids.manager });
       expect(notes[0].text).toMatch(/^Created from replenishment/);
     }
-    const audit = await t.db('audit_log').where({ entity_type: 'order', action: 'create' }).whereIn('entity_id', [acmeOrder.orderId, betaOrder.orderId]);
+    const audit = await t
+      .db('audit_log')
+      .where({ entity_type: 'order', action: 'create' })
+      .whereIn('entity_id', [acmeOrder.orderId, betaOrder.orderId]);
     expect(audit).toHaveLength(2);
     expect(audit.every((a) => a.after.origin === 'replenishment' && a.actor_user_id === as.ids.manager)).toBe(true);
 
     // the suggestions now count those orders, so nothing is short any more except the item with no source
     const after = await as.manager.get('/api/replenishment').expect(200);
     expect(after.body.suppliers).toEqual([]);
-    expect(after.body.covered.map((c: { item: { id: number } }) => c.item.id).sort()).toEqual([gloves.id, tips.id, coats.id].sort());
+    expect(after.body.covered.map((c: { item: { id: number } }) => c.item.id).sort()).toEqual(
+      [gloves.id, tips.id, coats.id].sort(),
+    );
 
     // a repeat while those orders are pending creates nothing
     const again = await as.admin.post('/api/replenishment/orders').send({}).expect(200);
-    expect(again.body).toMatchObject({ orders: [], withoutSource: [expect.objectContaining({ item: expect.objectContaining({ id: orphan.id }) })] });
-    expect(again.body.message).toBe('Nothing to order: no item is short of its target beyond what pending orders bring; 1 short item(s) have no source');
+    expect(again.body).toMatchObject({
+      orders: [],
+      withoutSource: [expect.objectContaining({ item: expect.objectContaining({ id: orphan.id }) })],
+    });
+    expect(again.body.message).toBe(
+      'Nothing to order: no item is short of its target beyond what pending orders bring; 1 short item(s) have no source',
+    );
     expect(await t.db('orders').whereIn('supplier_id', [acme.id, beta.id])).toHaveLength(3);
 
     // stock sold further below: only the new shortfall is ordered
     await t.db('items').where({ id: tips.id }).update({ current_stock: '0' });
     const more = await as.manager.post('/api/replenishment/orders').send({}).expect(201);
-    expect(more.body.orders).toEqual([expect.objectContaining({ supplierId: acme.id, items: [expect.objectContaining({ itemId: tips.id, quantity: 1 })] })]);
+    expect(more.body.orders).toEqual([
+      expect.objectContaining({
+        supplierId: acme.id,
+        items: [expect.objectContaining({ itemId: tips.id, quantity: 1 })],
+      }),
+    ]);
   });
 
   it('201 itemIds limits the run to those items', async () => {
@@ -243,10 +361,19 @@ describe('POST /api/replenishment/orders', () => {
     const other = await item('Other', '0', '2');
     await buildItemSource(t.db, supplier.id, wanted.id, '1.00');
     await buildItemSource(t.db, supplier.id, other.id, '1.00');
-    const res = await as.manager.post('/api/replenishment/orders').send({ itemIds: [wanted.id] }).expect(201);
-    expect(res.body.orders).toEqual([expect.objectContaining({ items: [expect.objectContaining({ itemId: wanted.id, quantity: 4 })] })]);
+    const res = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ itemIds: [wanted.id] })
+      .expect(201);
+    expect(res.body.orders).toEqual([
+      expect.objectContaining({ items: [expect.objectContaining({ itemId: wanted.id, quantity: 4 })] }),
+    ]);
     const suggestions = await as.manager.get('/api/replenishment').expect(200);
-    expect(suggestions.body.suppliers).toEqual([expect.objectContaining({ lines: [expect.objectContaining({ item: expect.objectContaining({ id: other.id }) })] })]);
+    expect(suggestions.body.suppliers).toEqual([
+      expect.objectContaining({
+        lines: [expect.objectContaining({ item: expect.objectContaining({ id: other.id }) })],
+      }),
+    ]);
   });
 
   it('201 quantities orders the chosen quantity in place of the suggested one; a repeat creates nothing; 400 for a bad quantity', async () => {
@@ -255,19 +382,34 @@ describe('POST /api/replenishment/orders', () => {
     const suggested = await item('Suggested', '0', '2');
     await buildItemSource(t.db, supplier.id, chosen.id, '1.50');
     await buildItemSource(t.db, supplier.id, suggested.id, '1.00');
-    const bad = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '0' }] }).expect(400);
+    const bad = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ quantities: [{ itemId: chosen.id, quantity: '0' }] })
+      .expect(400);
     expect(bad.body.errors).toContainEqual({ field: 'quantities.0.quantity', message: 'must be at least 0.01' });
-    await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: 99999999, quantity: '1' }] }).expect(400);
+    await as.manager
+      .post('/api/replenishment/orders')
+      .send({ quantities: [{ itemId: 99999999, quantity: '1' }] })
+      .expect(400);
 
-    const res = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '10.5' }] }).expect(201);
+    const res = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ quantities: [{ itemId: chosen.id, quantity: '10.5' }] })
+      .expect(201);
     expect(res.body.orders).toEqual([
       expect.objectContaining({
         totalAmount: '19.75',
-        items: [expect.objectContaining({ itemId: chosen.id, quantity: 10.5 }), expect.objectContaining({ itemId: suggested.id, quantity: 4 })],
+        items: [
+          expect.objectContaining({ itemId: chosen.id, quantity: 10.5 }),
+          expect.objectContaining({ itemId: suggested.id, quantity: 4 }),
+        ],
       }),
     ]);
     // both are covered by the pending order now: a chosen quantity does not order them again
-    const again = await as.manager.post('/api/replenishment/orders').send({ quantities: [{ itemId: chosen.id, quantity: '3' }] }).expect(200);
+    const again = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ quantities: [{ itemId: chosen.id, quantity: '3' }] })
+      .expect(200);
     expect(again.body.orders).toEqual([]);
   });
 
@@ -276,7 +418,11 @@ describe('POST /api/replenishment/orders', () => {
     await item('AtMinimumNoReorder', '2', '2', '0'); // target 2 + 0 = its stock: not short
     const ordersBefore = await t.db('orders').count<{ n: string }[]>('* as n');
     const res = await as.manager.post('/api/replenishment/orders').send({}).expect(200);
-    expect(res.body).toEqual({ message: 'Nothing to order: no item is short of its target beyond what pending orders bring', orders: [], withoutSource: [] });
+    expect(res.body).toEqual({
+      message: 'Nothing to order: no item is short of its target beyond what pending orders bring',
+      orders: [],
+      withoutSource: [],
+    });
     await as.manager.post('/api/replenishment/orders').expect(200);
     expect(await t.db('orders').count<{ n: string }[]>('* as n')).toEqual(ordersBefore);
   });
@@ -315,7 +461,10 @@ describe('POST /api/replenishment/orders', () => {
     const supplier = await buildSupplier(t.db);
     const flasks = await item('Flasks', '3', '5', '10'); // target 15 => order 12
     await buildItemSource(t.db, supplier.id, flasks.id, '7.25');
-    const created = await as.manager.post('/api/replenishment/orders').send({ itemIds: [flasks.id] }).expect(201);
+    const created = await as.manager
+      .post('/api/replenishment/orders')
+      .send({ itemIds: [flasks.id] })
+      .expect(201);
     const order = created.body.orders[0];
     expect(order.items).toEqual([expect.objectContaining({ itemId: flasks.id, quantity: 12, unitCost: '7.25' })]);
 
@@ -326,7 +475,14 @@ describe('POST /api/replenishment/orders', () => {
       .expect(200);
     expect(await stockOf(t.db, flasks.id)).toBe('5.00');
     const partly = await as.manager.get('/api/replenishment').expect(200);
-    expect(partly.body.covered).toEqual([expect.objectContaining({ item: expect.objectContaining({ id: flasks.id }), currentStock: 5, onOrder: 10, quantity: 0 })]);
+    expect(partly.body.covered).toEqual([
+      expect.objectContaining({
+        item: expect.objectContaining({ id: flasks.id }),
+        currentStock: 5,
+        onOrder: 10,
+        quantity: 0,
+      }),
+    ]);
     await as.manager.post('/api/replenishment/orders').send({}).expect(200);
 
     const received = await as.manager
@@ -335,8 +491,15 @@ describe('POST /api/replenishment/orders', () => {
       .expect(200);
     expect(received.body.order.status).toBe('received');
     expect(await stockOf(t.db, flasks.id)).toBe('15.00');
-    const movements = await t.db('stock_movements').where({ item_id: flasks.id, reference_type: 'order', reference_id: order.orderId });
+    const movements = await t
+      .db('stock_movements')
+      .where({ item_id: flasks.id, reference_type: 'order', reference_id: order.orderId });
     expect(movements.map((m) => m.quantity).sort()).toEqual(['10.00', '2.00']);
-    expect(await as.manager.get('/api/replenishment').expect(200).then((r) => r.body)).toEqual({ suppliers: [], withoutSource: [], covered: [] });
+    expect(
+      await as.manager
+        .get('/api/replenishment')
+        .expect(200)
+        .then((r) => r.body),
+    ).toEqual({ suppliers: [], withoutSource: [], covered: [] });
   });
 });

@@ -17,9 +17,24 @@ async function issueNumbers(app: TestApp, agent: supertest.Agent) {
   const { code } = await buildChargeCode(app.db);
   const supplier = await buildSupplier(app.db);
   const sale = await sell(agent, code, [{ itemId: item.id, quantity: 1 }]);
-  const quote = (await agent.post('/api/sales/quotes').send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] }).expect(200)).body.quote;
-  const order = (await agent.post('/api/orders').send({ supplierId: supplier.id, items: [{ itemId: item.id, quantity: 1, unitCost: '1.00' }] }).expect(201)).body;
-  return { saleId: sale.saleId, saleRowId: sale.id, quoteId: quote.quoteId as string, orderId: order.orderId as string };
+  const quote = (
+    await agent
+      .post('/api/sales/quotes')
+      .send({ chargeCode: code, sessionId: sessionId(), items: [{ itemId: item.id, quantity: 1 }] })
+      .expect(200)
+  ).body.quote;
+  const order = (
+    await agent
+      .post('/api/orders')
+      .send({ supplierId: supplier.id, items: [{ itemId: item.id, quantity: 1, unitCost: '1.00' }] })
+      .expect(201)
+  ).body;
+  return {
+    saleId: sale.saleId,
+    saleRowId: sale.id,
+    quoteId: quote.quoteId as string,
+    orderId: order.orderId as string,
+  };
 }
 
 describe('numbers after a restore', () => {
@@ -34,7 +49,9 @@ describe('numbers after a restore', () => {
     const afterRestore = await issueNumbers(app, admin);
 
     for (const key of ['saleId', 'quoteId', 'orderId'] as const) {
-      expect(numberOf(afterRestore[key]), key).toBeGreaterThan(Math.max(numberOf(beforeBackup[key]), numberOf(afterBackup[key])));
+      expect(numberOf(afterRestore[key]), key).toBeGreaterThan(
+        Math.max(numberOf(beforeBackup[key]), numberOf(afterBackup[key])),
+      );
     }
     // the record ids too: one named before the restore (in a link, in the kept audit trail) never names another record
     expect(afterRestore.saleRowId).toBeGreaterThan(afterBackup.saleRowId);
@@ -50,11 +67,20 @@ describe('numbers after a restore', () => {
     await app.db('knex_migrations').where({ name: migration }).delete();
     const { filename } = (await admin.post('/api/backups').expect(201)).body;
     await migrateLatest(app.db);
-    const [{ id: lastBeforeRestore }] = await app.db('backup_runs').insert([{ slot: new Date('2026-01-01T02:00:00Z') }, { slot: new Date('2026-01-02T02:00:00Z') }]).returning('id').then((rows) => rows.slice(-1));
+    const [{ id: lastBeforeRestore }] = await app
+      .db('backup_runs')
+      .insert([{ slot: new Date('2026-01-01T02:00:00Z') }, { slot: new Date('2026-01-02T02:00:00Z') }])
+      .returning('id')
+      .then((rows) => rows.slice(-1));
 
-    expect((await admin.post(`/api/backups/${filename}/restore`).expect(200)).body.migrationsApplied).toEqual([migration]);
+    expect((await admin.post(`/api/backups/${filename}/restore`).expect(200)).body.migrationsApplied).toEqual([
+      migration,
+    ]);
 
-    const [{ id }] = await app.db('backup_runs').insert({ slot: new Date('2026-01-03T02:00:00Z') }).returning('id');
+    const [{ id }] = await app
+      .db('backup_runs')
+      .insert({ slot: new Date('2026-01-03T02:00:00Z') })
+      .returning('id');
     expect(id).toBeGreaterThan(lastBeforeRestore);
   });
 });
@@ -64,7 +90,9 @@ describe('the audit trail across a restore', () => {
     const { app, admin, adminEmail } = await appWithAdmin();
     await admin.post('/api/users').send({ email: 'before.backup@example.ac.uk', firstName: 'Before' }).expect(201);
     const { filename } = (await admin.post('/api/backups').expect(201)).body;
-    const created = (await admin.post('/api/users').send({ email: 'after.backup@example.ac.uk', firstName: 'After' }).expect(201)).body;
+    const created = (
+      await admin.post('/api/users').send({ email: 'after.backup@example.ac.uk', firstName: 'After' }).expect(201)
+    ).body;
     const trailBefore = await app.db('audit_log').orderBy('id');
     const started = new Date();
 
@@ -73,11 +101,26 @@ describe('the audit trail across a restore', () => {
     const trailAfter = await app.db('audit_log').orderBy('id');
     // every row is still there, unchanged, with its id and time
     expect(trailAfter.slice(0, trailBefore.length)).toEqual(trailBefore);
-    expect(trailBefore).toContainEqual(expect.objectContaining({ entity_type: 'backup', entity_id: filename, action: 'create', actor_email: adminEmail }));
-    expect(trailBefore).toContainEqual(expect.objectContaining({ entity_type: 'user', entity_id: created.id, action: 'create' }));
+    expect(trailBefore).toContainEqual(
+      expect.objectContaining({
+        entity_type: 'backup',
+        entity_id: filename,
+        action: 'create',
+        actor_email: adminEmail,
+      }),
+    );
+    expect(trailBefore).toContainEqual(
+      expect.objectContaining({ entity_type: 'user', entity_id: created.id, action: 'create' }),
+    );
     // then the restore itself
     expect(trailAfter.slice(trailBefore.length)).toEqual([
-      expect.objectContaining({ entity_type: 'backup', entity_id: filename, action: 'restore', actor_kind: 'session', actor_email: adminEmail }),
+      expect.objectContaining({
+        entity_type: 'backup',
+        entity_id: filename,
+        action: 'restore',
+        actor_kind: 'session',
+        actor_email: adminEmail,
+      }),
     ]);
     expect(trailAfter.at(-1).occurred_at.getTime()).toBeGreaterThanOrEqual(started.getTime() - 1000);
     // the user made after the backup is gone; their creation stays in the trail
@@ -92,7 +135,9 @@ describe('the audit trail across a restore', () => {
     const { app, admin } = await appWithAdmin();
     const { filename } = (await admin.post('/api/backups').expect(201)).body;
     await admin.post(`/api/backups/${filename}/restore`).expect(200);
-    const { rows } = await app.db.raw(`SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema')`);
+    const { rows } = await app.db.raw(
+      `SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema')`,
+    );
     expect(rows).toEqual([]);
   });
 });

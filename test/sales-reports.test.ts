@@ -21,20 +21,38 @@ beforeAll(async () => {
   await buildChargeCode(t.db, { code: 'CHEM-002', costCentre: 'Chemistry' });
   await buildChargeCode(t.db, { code: 'PHYS-001', costCentre: 'Physics' });
   items = {
-    a: await buildItem(t.db, { name: 'Beaker, 250 "ml"', sku: 'BK-250', price: '10.00', currentStock: 100, minimumStock: 0 }),
+    a: await buildItem(t.db, {
+      name: 'Beaker, 250 "ml"',
+      sku: 'BK-250',
+      price: '10.00',
+      currentStock: 100,
+      minimumStock: 0,
+    }),
     b: await buildItem(t.db, { name: 'Stand', sku: 'ST-1', price: '5.00', currentStock: 100 }),
   };
   const sell = async (chargeCode: string, lines: { itemId: number; quantity: number }[], customerNotes?: string) =>
     (await user.post('/api/sales').send({ chargeCode, items: lines, customerNotes }).expect(201)).body.sale;
   const s1 = await sell('CHEM-001', [{ itemId: items.a.id, quantity: 2 }], 'Lab, "urgent"');
-  const s2 = await sell('CHEM-002', [{ itemId: items.b.id, quantity: 1 }, { itemId: items.a.id, quantity: 1 }]);
+  const s2 = await sell('CHEM-002', [
+    { itemId: items.b.id, quantity: 1 },
+    { itemId: items.a.id, quantity: 1 },
+  ]);
   const s3 = await sell('PHYS-001', [{ itemId: items.b.id, quantity: 4 }]);
   Object.assign(ids, { s1: s1.id, s2: s2.id, s3: s3.id });
-  await t.db('sales').where({ id: s1.id }).update({ created_at: new Date('2025-06-15T10:00:00Z') });
+  await t
+    .db('sales')
+    .where({ id: s1.id })
+    .update({ created_at: new Date('2025-06-15T10:00:00Z') });
   await manager.patch(`/api/sales/${s2.id}/paid`).expect(200);
-  await user.patch(`/api/sales/${s1.id}/recipient`).send({ deliveredTo: 'Dr Jones', deliveredToEmail: 'jones@example.ac.uk' }).expect(200);
+  await user
+    .patch(`/api/sales/${s1.id}/recipient`)
+    .send({ deliveredTo: 'Dr Jones', deliveredToEmail: 'jones@example.ac.uk' })
+    .expect(200);
   const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-  await admin.patch(`/api/sales/${s3.id}/refund`).send({ items: [{ itemId: items.b.id, refundQty: 1 }] }).expect(200);
+  await admin
+    .patch(`/api/sales/${s3.id}/refund`)
+    .send({ items: [{ itemId: items.b.id, refundQty: 1 }] })
+    .expect(200);
 });
 afterAll(() => t.close());
 
@@ -70,7 +88,10 @@ describe('GET /api/sales/reports', () => {
   it('filters: chargeCode partial, inclusive dates, unpaidOnly, paging', async () => {
     const chem = await user.get('/api/sales/reports').query({ chargeCode: 'chem' }).expect(200);
     expect(chem.body.data.summary).toMatchObject({ totalSales: 2, uniqueChargeCodes: 2 });
-    const day = await user.get('/api/sales/reports').query({ startDate: '2025-06-15', endDate: '2025-06-15' }).expect(200);
+    const day = await user
+      .get('/api/sales/reports')
+      .query({ startDate: '2025-06-15', endDate: '2025-06-15' })
+      .expect(200);
     expect(day.body.data.sales.map((s: { id: number }) => s.id)).toEqual([ids.s1]);
     const after = await user.get('/api/sales/reports').query({ startDate: '2025-06-16' }).expect(200);
     expect(after.body.data.summary.totalSales).toBe(2);
@@ -90,12 +111,17 @@ describe('GET /api/sales/reports', () => {
   });
 
   it('200 CSV: exact header, every value quoted, read back', async () => {
-    const res = await user.get('/api/sales/reports').query({ format: 'csv' }).buffer(true).parse((r, cb) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c: string) => (text += c));
-      r.on('end', () => cb(null, text));
-    }).expect(200);
+    const res = await user
+      .get('/api/sales/reports')
+      .query({ format: 'csv' })
+      .buffer(true)
+      .parse((r, cb) => {
+        let text = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (text += c));
+        r.on('end', () => cb(null, text));
+      })
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/attachment; filename="sales-report-\d{8}\.csv"/);
     const text = res.body as string;
@@ -129,7 +155,14 @@ describe('GET /api/sales/analytics/most-sold-items', () => {
     const res = await user.get('/api/sales/analytics/most-sold-items').expect(200);
     expect(res.body.items).toEqual([
       { itemId: items.b.id, itemName: 'Stand', itemSku: 'ST-1', totalQuantity: 4, totalRevenue: 20, salesCount: 2 },
-      { itemId: items.a.id, itemName: 'Beaker, 250 "ml"', itemSku: 'BK-250', totalQuantity: 3, totalRevenue: 30, salesCount: 2 },
+      {
+        itemId: items.a.id,
+        itemName: 'Beaker, 250 "ml"',
+        itemSku: 'BK-250',
+        totalQuantity: 3,
+        totalRevenue: 30,
+        salesCount: 2,
+      },
     ]);
     const week = await user.get('/api/sales/analytics/most-sold-items').query({ period: 'week', limit: 1 }).expect(200);
     expect(week.body.items).toEqual([expect.objectContaining({ itemId: items.b.id, totalQuantity: 4 })]);
@@ -144,7 +177,12 @@ describe('POST /api/sales/stock-check', () => {
     const low = await buildItem(t.db, { currentStock: 3 });
     const res = await user
       .post('/api/sales/stock-check')
-      .send({ items: [{ itemId: low.id, quantity: 2 }, { itemId: items.a.id, quantity: 1 }] })
+      .send({
+        items: [
+          { itemId: low.id, quantity: 2 },
+          { itemId: items.a.id, quantity: 1 },
+        ],
+      })
       .expect(200);
     expect(res.body).toEqual({
       allAvailable: true,
@@ -153,7 +191,16 @@ describe('POST /api/sales/stock-check', () => {
         { itemId: items.a.id, itemName: 'Beaker, 250 "ml"', available: true, currentStock: 97, requested: 1 },
       ],
     });
-    const short = await user.post('/api/sales/stock-check').send({ items: [{ itemId: low.id, quantity: 2 }, { itemId: low.id, quantity: 2 }, { itemId: 999999, quantity: 1 }] }).expect(200);
+    const short = await user
+      .post('/api/sales/stock-check')
+      .send({
+        items: [
+          { itemId: low.id, quantity: 2 },
+          { itemId: low.id, quantity: 2 },
+          { itemId: 999999, quantity: 1 },
+        ],
+      })
+      .expect(200);
     expect(short.body.allAvailable).toBe(false);
     expect(short.body.items.map((i: { available: boolean }) => i.available)).toEqual([false, false, false]);
     await user.post('/api/sales/stock-check').send({ items: [] }).expect(400);
@@ -166,7 +213,13 @@ describe('GET /api/sales/low-stock-report', () => {
     await buildItem(t.db, { name: 'Low inactive', currentStock: 1, minimumStock: 5, isActive: false });
     const res = await user.get('/api/sales/low-stock-report').expect(200);
     const entry = res.body.items.find((i: { id: number }) => i.id === low.id);
-    expect(entry).toMatchObject({ name: 'Low one', currentStock: 1, minimumStock: 5, shortfall: 4, category: { id: expect.any(Number) } });
+    expect(entry).toMatchObject({
+      name: 'Low one',
+      currentStock: 1,
+      minimumStock: 5,
+      shortfall: 4,
+      category: { id: expect.any(Number) },
+    });
     expect(res.body.items.some((i: { name: string }) => i.name === 'Low inactive')).toBe(false);
     expect(res.body.total).toBe(res.body.items.length);
   });
@@ -191,11 +244,30 @@ describe('MCP analytics', () => {
 
   it('GET /api/mcp/top-sellers and /api/mcp/department-performance', async () => {
     const top = await user.get('/api/mcp/top-sellers').query({ limit: 1 }).expect(200);
-    expect(top.body).toEqual({ period: 'all', items: [expect.objectContaining({ itemId: items.b.id, totalQuantity: 4 })] });
+    expect(top.body).toEqual({
+      period: 'all',
+      items: [expect.objectContaining({ itemId: items.b.id, totalQuantity: 4 })],
+    });
     const dept = await user.get('/api/mcp/department-performance').expect(200);
     expect(dept.body.departments).toEqual([
-      { department: 'Chemistry', totalSales: 2, totalAmount: 42, refundedAmount: 0, netAmount: 42, averageSale: 21, chargeCodes: 2 },
-      { department: 'Physics', totalSales: 1, totalAmount: 24, refundedAmount: 6, netAmount: 18, averageSale: 24, chargeCodes: 1 },
+      {
+        department: 'Chemistry',
+        totalSales: 2,
+        totalAmount: 42,
+        refundedAmount: 0,
+        netAmount: 42,
+        averageSale: 21,
+        chargeCodes: 2,
+      },
+      {
+        department: 'Physics',
+        totalSales: 1,
+        totalAmount: 24,
+        refundedAmount: 6,
+        netAmount: 18,
+        averageSale: 24,
+        chargeCodes: 1,
+      },
     ]);
   });
 

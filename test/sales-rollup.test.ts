@@ -40,7 +40,8 @@ function randomInstant(): Date {
 function randomBound(): string | undefined {
   const r = random();
   if (r < 0.2) return undefined;
-  if (r < 0.55) return new Date(FIRST_DAY + (Math.floor(random() * (DAYS + 2)) - 1) * DAY_MS).toISOString().slice(0, 10);
+  if (r < 0.55)
+    return new Date(FIRST_DAY + (Math.floor(random() * (DAYS + 2)) - 1) * DAY_MS).toISOString().slice(0, 10);
   return randomInstant().toISOString();
 }
 
@@ -77,18 +78,34 @@ beforeAll(async () => {
   await buildChargeCode(t.db, { code: 'PHYS-001', costCentre: 'Physics' });
   await buildChargeCode(t.db, { code: 'MISC-1', costCentre: '' });
   const items = await Promise.all(
-    ['3.33', '0.01', '12.50', '7.99'].map((price, i) => buildItem(t.db, { name: `Rollup item ${i}`, sku: `RU-${i}`, price, currentStock: 10_000 })),
+    ['3.33', '0.01', '12.50', '7.99'].map((price, i) =>
+      buildItem(t.db, { name: `Rollup item ${i}`, sku: `RU-${i}`, price, currentStock: 10_000 }),
+    ),
   );
   const sales = salesService(t.db);
   const codes = ['CHEM-001', 'CHEM-002', 'PHYS-001', 'MISC-1'];
   const lines = () =>
-    Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ itemId: pick(items).id, quantity: 1 + Math.floor(random() * 4) }));
+    Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+      itemId: pick(items).id,
+      quantity: 1 + Math.floor(random() * 4),
+    }));
 
   // Direct sales through the service, and some quotes processed through the API.
   const saleIds: number[] = [];
-  for (let i = 0; i < 120; i += 1) saleIds.push((await sales.create(clerk, CreateSale.parse({ chargeCode: pick(codes), items: lines(), vatApplied: random() < 0.7 }))).sale.id);
+  for (let i = 0; i < 120; i += 1)
+    saleIds.push(
+      (
+        await sales.create(
+          clerk,
+          CreateSale.parse({ chargeCode: pick(codes), items: lines(), vatApplied: random() < 0.7 }),
+        )
+      ).sale.id,
+    );
   for (let i = 0; i < 6; i += 1) {
-    const saved = await agent.post('/api/sales/quotes').send({ chargeCode: pick(codes), sessionId: sessionId(), items: lines() }).expect(200);
+    const saved = await agent
+      .post('/api/sales/quotes')
+      .send({ chargeCode: pick(codes), sessionId: sessionId(), items: lines() })
+      .expect(200);
     saleIds.push((await agent.post(`/api/sales/quotes/${saved.body.quote.id}/process`).expect(200)).body.sale.id);
   }
   // Spread over the ten days (an UPDATE of created_at moves a sale between rollup days).
@@ -104,14 +121,24 @@ beforeAll(async () => {
       if (unpaid) await sales.markUnpaid(SYSTEM_ACTOR, id);
       if (refund) {
         const [line] = await t.db('sale_items').where({ sale_id: id }).orderBy('id').select('item_id', 'quantity');
-        await sales.refund(SYSTEM_ACTOR, id, RefundBody.parse({ items: [{ itemId: line.item_id, refundQty: whole ? Number(line.quantity) : 1 }] }));
+        await sales.refund(
+          SYSTEM_ACTOR,
+          id,
+          RefundBody.parse({ items: [{ itemId: line.item_id, refundQty: whole ? Number(line.quantity) : 1 }] }),
+        );
       }
     });
   }
   for (let i = 0; i < changes.length; i += 8) await Promise.all(changes.slice(i, i + 8).map((change) => change()));
   // A charge code renamed (its sales follow through ON UPDATE CASCADE), and sales deleted as an archive purge deletes them.
   await t.db('charge_codes').where({ code: 'CHEM-002' }).update({ code: 'CHEM-020' });
-  await t.db('sales').whereIn('id', saleIds.filter(() => random() < 0.1)).delete();
+  await t
+    .db('sales')
+    .whereIn(
+      'id',
+      saleIds.filter(() => random() < 0.1),
+    )
+    .delete();
 }, 60_000);
 afterAll(() => t.close());
 
@@ -130,9 +157,17 @@ describe('sales figures from the rollup', () => {
         SELECT day, charge_code, is_paid, sum(sales_count), sum(total_amount), sum(refunded_amount) FROM sales_daily_totals GROUP BY 1, 2, 3 HAVING sum(sales_count) <> 0
       ) missing`);
     expect(drift).toEqual([]);
-    const [{ striped }] = (await t.db.raw(`SELECT count(*)::int AS striped FROM (SELECT 1 FROM sales_daily_totals GROUP BY day, charge_code, is_paid HAVING count(*) > 1) k`)).rows;
+    const [{ striped }] = (
+      await t.db.raw(
+        `SELECT count(*)::int AS striped FROM (SELECT 1 FROM sales_daily_totals GROUP BY day, charge_code, is_paid HAVING count(*) > 1) k`,
+      )
+    ).rows;
     expect(striped).toBeGreaterThan(0);
-    const [{ paid, refunded }] = (await t.db.raw(`SELECT count(*) FILTER (WHERE is_paid)::int AS paid, count(*) FILTER (WHERE refunded_amount > 0)::int AS refunded FROM sales`)).rows;
+    const [{ paid, refunded }] = (
+      await t.db.raw(
+        `SELECT count(*) FILTER (WHERE is_paid)::int AS paid, count(*) FILTER (WHERE refunded_amount > 0)::int AS refunded FROM sales`,
+      )
+    ).rows;
     expect(paid).toBeGreaterThan(10);
     expect(refunded).toBeGreaterThan(10);
   });
@@ -147,10 +182,13 @@ describe('sales figures from the rollup', () => {
         (await straightFigures(filter, 's.charge_code', 'c.cost_centre')).map(({ charge_codes: _, ...row }) => row),
       );
       expect(await monthlyFigures(t.db, resolved), message).toEqual(
-        (await straightFigures(filter, `to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM')`)).map(({ charge_codes: _, ...row }) => row),
+        (await straightFigures(filter, `to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM')`)).map(
+          ({ charge_codes: _, ...row }) => row,
+        ),
       );
       for (const by of ['totalAmount', 'netAmount'] as const) {
-        const order = by === 'totalAmount' ? 'sum(s.total_amount) DESC' : 'sum(s.total_amount - s.refunded_amount) DESC';
+        const order =
+          by === 'totalAmount' ? 'sum(s.total_amount) DESC' : 'sum(s.total_amount - s.refunded_amount) DESC';
         const straight = await straightFigures(filter, DEPARTMENT).clearOrder().orderByRaw(`${order}, 1`);
         expect(
           byDepartment(byCode, by).map((d) => ({
@@ -178,7 +216,9 @@ describe('sales figures from the rollup', () => {
         t.db.raw('count(DISTINCT s.charge_code)::int AS "uniqueChargeCodes"'),
       );
       const departments = await straightFigures(filter, DEPARTMENT);
-      expect({ ...report.summary, totalAmount: report.summary.totalAmount.toFixed(2) }, JSON.stringify(filter)).toEqual(summary);
+      expect({ ...report.summary, totalAmount: report.summary.totalAmount.toFixed(2) }, JSON.stringify(filter)).toEqual(
+        summary,
+      );
       // The sales list (no unpaidOnly there) counts its total from the same figures.
       if (!filter.unpaidOnly) expect((await sales.list(filter, 1, 1)).total).toBe(summary.totalSales);
       expect(report.departments.map((d) => [d.department, d.totalSales, d.totalAmount.toFixed(2)]).sort()).toEqual(
@@ -192,6 +232,12 @@ describe('sales figures from the rollup', () => {
     await sales.refund(SYSTEM_ACTOR, unpaid.id, RefundBody.parse({ items: [{ itemId: line.item_id, refundQty: 1 }] }));
     await sales.markPaid(SYSTEM_ACTOR, unpaid.id);
     const day = unpaid.created_at.toISOString().slice(0, 10);
-    for (const filter of [{ unpaidOnly: true }, { startDate: day, endDate: day }, { startDate: day, unpaidOnly: true }, {}]) await check(filter);
+    for (const filter of [
+      { unpaidOnly: true },
+      { startDate: day, endDate: day },
+      { startDate: day, unpaidOnly: true },
+      {},
+    ])
+      await check(filter);
   });
 });

@@ -20,8 +20,17 @@ beforeAll(async () => {
   await buildChargeCode(t.db, { code: 'SRCH-B' });
   const beaker = await buildItem(t.db, { sku: 'GLS-BK-250', name: 'Beaker 250 ml', currentStock: 10 });
   const tips = await buildItem(t.db, { sku: 'PIP-TIP-200', name: 'Pipette tips 200 µl', currentStock: 10 });
-  const sell = async (chargeCode: string, itemId: number, recipient?: { deliveredTo: string; deliveredToEmail: string }) => {
-    const { sale } = (await user.post('/api/sales').send({ chargeCode, items: [{ itemId, quantity: 1 }] }).expect(201)).body;
+  const sell = async (
+    chargeCode: string,
+    itemId: number,
+    recipient?: { deliveredTo: string; deliveredToEmail: string },
+  ) => {
+    const { sale } = (
+      await user
+        .post('/api/sales')
+        .send({ chargeCode, items: [{ itemId, quantity: 1 }] })
+        .expect(201)
+    ).body;
     if (recipient) await user.patch(`/api/sales/${sale.id}/recipient`).send(recipient).expect(200);
     return { id: sale.id as number, saleId: sale.saleId as string };
   };
@@ -34,7 +43,10 @@ afterAll(() => t.close());
 /** The sale numbers GET /api/sales answers for the query, newest first, and its total. */
 async function found(query: Record<string, string>) {
   const res = await user.get('/api/sales').query(query).expect(200);
-  return { saleIds: res.body.sales.map((sale: { saleId: string }) => sale.saleId) as string[], total: res.body.pagination.total as number };
+  return {
+    saleIds: res.body.sales.map((sale: { saleId: string }) => sale.saleId) as string[],
+    total: res.body.pagination.total as number,
+  };
 }
 
 describe('GET /api/sales?search=', () => {
@@ -42,7 +54,10 @@ describe('GET /api/sales?search=', () => {
     expect(await found({ search: s.grace.saleId })).toEqual({ saleIds: [s.grace.saleId], total: 1 });
     expect(await found({ search: s.ada.saleId.toLowerCase() })).toEqual({ saleIds: [s.ada.saleId], total: 1 });
     const prefix = s.ada.saleId.slice(0, s.ada.saleId.lastIndexOf('-') + 1).toLowerCase(); // "sale-20261126-"
-    expect(await found({ search: prefix })).toEqual({ saleIds: [s.tips.saleId, s.grace.saleId, s.ada.saleId], total: 3 });
+    expect(await found({ search: prefix })).toEqual({
+      saleIds: [s.tips.saleId, s.grace.saleId, s.ada.saleId],
+      total: 3,
+    });
     // a number is matched from its start: its day alone is not a sale number
     expect(await found({ search: s.ada.saleId.slice(5, 13) })).toEqual({ saleIds: [], total: 0 });
   });
@@ -61,7 +76,10 @@ describe('GET /api/sales?search=', () => {
   it('200 combines the search with the filters of the list, paged', async () => {
     expect(await found({ search: 'pipette', chargeCode: 'srch-b' })).toEqual({ saleIds: [s.grace.saleId], total: 1 });
     const today = new Date().toISOString().slice(0, 10);
-    expect(await found({ search: 'pipette', startDate: today, endDate: today, limit: '1' })).toEqual({ saleIds: [s.tips.saleId], total: 2 });
+    expect(await found({ search: 'pipette', startDate: today, endDate: today, limit: '1' })).toEqual({
+      saleIds: [s.tips.saleId],
+      total: 2,
+    });
     expect(await found({ search: 'pipette', endDate: '2020-01-01' })).toEqual({ saleIds: [], total: 0 });
   });
 
@@ -72,7 +90,10 @@ describe('GET /api/sales?search=', () => {
   });
 
   it('400 for a search longer than 200 characters', async () => {
-    const res = await user.get('/api/sales').query({ search: 'x'.repeat(201) }).expect(400);
+    const res = await user
+      .get('/api/sales')
+      .query({ search: 'x'.repeat(201) })
+      .expect(400);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ field: 'search' }));
   });
 });

@@ -29,8 +29,12 @@ describe('POST /api/auth/tokens: lifetime', () => {
     expect(tooLong.body.errors).toContainEqual({ field: 'expiresInDays', message: 'must be at most 365' });
     const never = await agent.post('/api/auth/tokens').send({ name: 'forever', expiresInDays: null }).expect(400);
     expect(never.body.errors[0].field).toBe('expiresInDays');
-    expect(await t.db('api_tokens').where({ name: 'forever' }).count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
-    expect(await t.db('api_tokens').whereNull('expires_at').count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
+    expect(await t.db('api_tokens').where({ name: 'forever' }).count<{ count: number }[]>('* as count')).toEqual([
+      { count: 0 },
+    ]);
+    expect(await t.db('api_tokens').whereNull('expires_at').count<{ count: number }[]>('* as count')).toEqual([
+      { count: 0 },
+    ]);
   });
 });
 
@@ -39,8 +43,14 @@ describe('POST /api/auth/tokens with a bearer token', () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
     const { body: first } = await agent.post('/api/auth/tokens').send({ name: 'cli' }).expect(201);
-    const res = await t.request.post('/api/auth/tokens').set('Authorization', `Bearer ${first.token}`).send({ name: 'child' }).expect(403);
-    expect(res.body).toEqual({ message: 'An API token cannot create API tokens; sign in and create it from your session' });
+    const res = await t.request
+      .post('/api/auth/tokens')
+      .set('Authorization', `Bearer ${first.token}`)
+      .send({ name: 'child' })
+      .expect(403);
+    expect(res.body).toEqual({
+      message: 'An API token cannot create API tokens; sign in and create it from your session',
+    });
     expect(await tokensOf(user.id)).toEqual([first.id]);
     // the token still works for everything else
     await asBearer(first.token).expect(200);
@@ -54,9 +64,17 @@ describe('a password change ends the API tokens', () => {
     const { body: a } = await agent.post('/api/auth/tokens').send({ name: 'a' }).expect(201);
     const { body: b } = await agent.post('/api/auth/tokens').send({ name: 'b' }).expect(201);
     const other = await buildUser(t.db);
-    const { body: theirs } = await (await t.loginAs(other)).post('/api/auth/tokens').send({ name: 'theirs' }).expect(201);
+    const { body: theirs } = await (
+      await t.loginAs(other)
+    )
+      .post('/api/auth/tokens')
+      .send({ name: 'theirs' })
+      .expect(201);
 
-    await agent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'a fresh passphrase' }).expect(200);
+    await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'a fresh passphrase' })
+      .expect(200);
     expect(await tokensOf(user.id)).toEqual([]);
     await asBearer(a.token).expect(401);
     await asBearer(b.token).expect(401);

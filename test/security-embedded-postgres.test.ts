@@ -23,7 +23,8 @@ describe('the embedded PostgreSQL superuser password', () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-embedded-'));
     await fs.chmod(dataDir, 0o755);
     const port = await freePort();
-    const start = () => startEmbeddedPostgres({ dataDir, port, database: 'stores', onLog: () => undefined, settings: { fsync: 'off' } });
+    const start = () =>
+      startEmbeddedPostgres({ dataDir, port, database: 'stores', onLog: () => undefined, settings: { fsync: 'off' } });
     try {
       // a cluster as an older release left it: superuser password 'stores', no password file
       const first = await start();

@@ -32,7 +32,13 @@ const EXPECTED = {
 describe('parseInvoiceText on long lines', () => {
   it('skips a 64,000-character line and reads the rest of the invoice', () => {
     expect(LONG_LINE).toHaveLength(64_000);
-    const text = ['Acme Lab Supplies Ltd', 'Invoice No: INV-64K', LONG_LINE, 'Safety goggles 3 x £4.50 = £13.50', 'Total £13.50'].join('\n');
+    const text = [
+      'Acme Lab Supplies Ltd',
+      'Invoice No: INV-64K',
+      LONG_LINE,
+      'Safety goggles 3 x £4.50 = £13.50',
+      'Total £13.50',
+    ].join('\n');
     expect(parseInvoiceText(text)).toEqual(EXPECTED);
   });
 
@@ -57,7 +63,10 @@ describe('parseInvoiceText on long lines', () => {
       filler('a 1 @ '),
     ].join('\n');
     const { items } = parseInvoiceText(text);
-    expect(items.map((i) => [i.quantity, i.unitPrice])).toEqual([[2, '1.50'], [4, '2.00']]);
+    expect(items.map((i) => [i.quantity, i.unitPrice])).toEqual([
+      [2, '1.50'],
+      [4, '2.00'],
+    ]);
     expect(items[1].name).toMatch(/^a?[^-]*Gloves$/);
   });
 });
@@ -65,7 +74,11 @@ describe('parseInvoiceText on long lines', () => {
 describe('the PDF reader worker', () => {
   it('returns what the parser read, not the text, so the main thread never parses', async () => {
     const pdf = await longLineInvoice();
-    const result = await readPdfInvoice({ data: new Uint8Array(pdf), maxPages: 20, maxInflatedBytes: 100 * 1024 * 1024 });
+    const result = await readPdfInvoice({
+      data: new Uint8Array(pdf),
+      maxPages: 20,
+      maxInflatedBytes: 100 * 1024 * 1024,
+    });
     expect(result).toEqual({ extracted: EXPECTED });
   });
 });
@@ -95,7 +108,10 @@ const longerLongLineInvoice = () =>
     doc.text('Total £13.50', 50, 230);
     for (let page = 1; page < 20; page += 1) {
       doc.addPage();
-      for (let i = 0; i < 60; i += 1) doc.text(`Terms and conditions, clause ${page}.${i}: goods remain ours until paid in full`, 50, 50 + i * 12, { lineBreak: false });
+      for (let i = 0; i < 60; i += 1)
+        doc.text(`Terms and conditions, clause ${page}.${i}: goods remain ours until paid in full`, 50, 50 + i * 12, {
+          lineBreak: false,
+        });
     }
   });
 
@@ -104,7 +120,11 @@ describe('POST /api/upload/invoice with a 64,000-character line', () => {
     // two first uploads start both readers of the pool, so what follows is the long lines' reading alone
     const warm = await invoicePdf(0);
     // (two managers: one person's invoices are read one at a time)
-    await Promise.all([manager, otherManager].map((agent, i) => agent.post('/api/upload/invoice').attach('invoice', warm, `warm-${i}.pdf`).expect(200)));
+    await Promise.all(
+      [manager, otherManager].map((agent, i) =>
+        agent.post('/api/upload/invoice').attach('invoice', warm, `warm-${i}.pdf`).expect(200),
+      ),
+    );
     const [pdf, longer] = await Promise.all([longLineInvoice(), longerLongLineInvoice()]);
 
     const order: string[] = [];
@@ -132,7 +152,10 @@ describe('POST /api/upload/invoice with a 64,000-character line', () => {
     expect(order[1]).toBe('user');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: clerkId });
-    for (const [res, file, filename] of [[first, pdf, 'long.pdf'], [uploaded, longer, 'longer.pdf']] as const) {
+    for (const [res, file, filename] of [
+      [first, pdf, 'long.pdf'],
+      [uploaded, longer, 'longer.pdf'],
+    ] as const) {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         success: true,

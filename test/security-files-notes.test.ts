@@ -25,9 +25,21 @@ afterAll(() => t.close());
 
 /** A sale of 3 by the clerk, 1 refunded by the clerk: answers the sale and its refund note. */
 async function refundedSale(note = 'damaged box') {
-  const sale = (await as.user.post('/api/sales').send({ chargeCode: 'NOTE-001', items: [{ itemId: item.id, quantity: 3 }] }).expect(201)).body.sale;
-  await as.user.patch(`/api/sales/${sale.id}/refund`).send({ items: [{ itemId: item.id, refundQty: 1 }], note }).expect(200);
-  const notes = (await as.user.get(`/api/notes/sale/${sale.id}`).expect(200)).body as { id: number; kind: string; text: string }[];
+  const sale = (
+    await as.user
+      .post('/api/sales')
+      .send({ chargeCode: 'NOTE-001', items: [{ itemId: item.id, quantity: 3 }] })
+      .expect(201)
+  ).body.sale;
+  await as.user
+    .patch(`/api/sales/${sale.id}/refund`)
+    .send({ items: [{ itemId: item.id, refundQty: 1 }], note })
+    .expect(200);
+  const notes = (await as.user.get(`/api/notes/sale/${sale.id}`).expect(200)).body as {
+    id: number;
+    kind: string;
+    text: string;
+  }[];
   expect(notes).toHaveLength(1);
   return { sale: sale as { id: number; saleId: string }, refundNote: notes[0] };
 }
@@ -37,7 +49,12 @@ const rowOf = (id: number) => t.db('notes').where({ id }).first();
 describe('PUT and DELETE /api/notes/:id on a refund note', () => {
   it('403 for its author and for an admin, and the note is unchanged', async () => {
     const { sale, refundNote } = await refundedSale();
-    expect(refundNote).toMatchObject({ kind: 'refund', createdBy: as.ids.user, referenceType: 'sale', referenceId: String(sale.id) });
+    expect(refundNote).toMatchObject({
+      kind: 'refund',
+      createdBy: as.ids.user,
+      referenceType: 'sale',
+      referenceId: String(sale.id),
+    });
     expect(refundNote.text).toMatch(new RegExp(`^Refund on sale ${sale.saleId}: .* Note: damaged box$`));
     const before = await rowOf(refundNote.id);
     expect(before).toMatchObject({ kind: 'refund' });
@@ -55,11 +72,22 @@ describe('PUT and DELETE /api/notes/:id on a refund note', () => {
 
   it('another note on the same sale is edited and deleted as before', async () => {
     const { sale, refundNote } = await refundedSale();
-    const other = (await as.user.post('/api/notes').send({ text: 'called the lab', referenceType: 'sale', referenceId: sale.id }).expect(201)).body;
+    const other = (
+      await as.user
+        .post('/api/notes')
+        .send({ text: 'called the lab', referenceType: 'sale', referenceId: sale.id })
+        .expect(201)
+    ).body;
     expect(other.kind).toBe('note');
-    expect((await as.user.put(`/api/notes/${other.id}`).send({ text: 'called the lab twice' }).expect(200)).body).toMatchObject({ text: 'called the lab twice', kind: 'note' });
-    expect((await as.admin.put(`/api/notes/${other.id}`).send({ text: 'by admin' }).expect(200)).body.text).toBe('by admin');
-    expect((await as.manager.put(`/api/notes/${other.id}`).send({ text: 'x' }).expect(403)).body.message).toBe('Only the author of a note or an admin may change it');
+    expect(
+      (await as.user.put(`/api/notes/${other.id}`).send({ text: 'called the lab twice' }).expect(200)).body,
+    ).toMatchObject({ text: 'called the lab twice', kind: 'note' });
+    expect((await as.admin.put(`/api/notes/${other.id}`).send({ text: 'by admin' }).expect(200)).body.text).toBe(
+      'by admin',
+    );
+    expect((await as.manager.put(`/api/notes/${other.id}`).send({ text: 'x' }).expect(403)).body.message).toBe(
+      'Only the author of a note or an admin may change it',
+    );
     await as.user.delete(`/api/notes/${other.id}`).expect(204);
     expect(await rowOf(other.id)).toBeUndefined();
     expect(await rowOf(refundNote.id)).toMatchObject({ kind: 'refund' });
@@ -67,7 +95,10 @@ describe('PUT and DELETE /api/notes/:id on a refund note', () => {
 
   it('a note cannot be created as a refund note through the API', async () => {
     const { sale } = await refundedSale();
-    const res = await as.admin.post('/api/notes').send({ text: 'Refund on sale X', kind: 'refund', referenceType: 'sale', referenceId: sale.id }).expect(201);
+    const res = await as.admin
+      .post('/api/notes')
+      .send({ text: 'Refund on sale X', kind: 'refund', referenceType: 'sale', referenceId: sale.id })
+      .expect(201);
     expect(res.body.kind).toBe('note');
     await as.admin.delete(`/api/notes/${res.body.id}`).expect(204);
   });
@@ -102,14 +133,27 @@ describe('migration 20261123000600_notes_kind', () => {
     const lookalike = (
       await as.user
         .post('/api/notes')
-        .send({ text: `Refund on sale SALE-OTHER: 1 x Thing. Amount refunded: 1.00 (total refunded 1.00 of 2.00).`, referenceType: 'sale', referenceId: sale.id })
+        .send({
+          text: `Refund on sale SALE-OTHER: 1 x Thing. Amount refunded: 1.00 (total refunded 1.00 of 2.00).`,
+          referenceType: 'sale',
+          referenceId: sale.id,
+        })
         .expect(201)
     ).body;
-    const unrefunded = (await as.user.post('/api/sales').send({ chargeCode: 'NOTE-001', items: [{ itemId: item.id, quantity: 1 }] }).expect(201)).body.sale;
+    const unrefunded = (
+      await as.user
+        .post('/api/sales')
+        .send({ chargeCode: 'NOTE-001', items: [{ itemId: item.id, quantity: 1 }] })
+        .expect(201)
+    ).body.sale;
     const onUnrefunded = (
       await as.user
         .post('/api/notes')
-        .send({ text: `Refund on sale ${unrefunded.saleId}: 1 x Thing. Amount refunded: 4.00 (total refunded 4.00 of 4.00).`, referenceType: 'sale', referenceId: unrefunded.id })
+        .send({
+          text: `Refund on sale ${unrefunded.saleId}: 1 x Thing. Amount refunded: 4.00 (total refunded 4.00 of 4.00).`,
+          referenceType: 'sale',
+          referenceId: unrefunded.id,
+        })
         .expect(201)
     ).body;
 
@@ -117,7 +161,9 @@ describe('migration 20261123000600_notes_kind', () => {
     await notesKind.up(t.db);
 
     const kinds = Object.fromEntries(
-      (await t.db('notes').whereIn('id', [refundNote.id, lookalike.id, onUnrefunded.id]).select('id', 'kind')).map((r: { id: number; kind: string }) => [r.id, r.kind]),
+      (await t.db('notes').whereIn('id', [refundNote.id, lookalike.id, onUnrefunded.id]).select('id', 'kind')).map(
+        (r: { id: number; kind: string }) => [r.id, r.kind],
+      ),
     );
     expect(kinds).toEqual({ [refundNote.id]: 'refund', [lookalike.id]: 'note', [onUnrefunded.id]: 'note' });
     await as.admin.delete(`/api/notes/${refundNote.id}`).expect(403);

@@ -54,7 +54,10 @@ afterAll(() => t.close());
 
 describe('POST /api/items/bulk/export', () => {
   it('200 csv: text cells starting with = + - @ get a leading quote, numbers are unchanged', async () => {
-    const res = await user.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'csv' }).expect(200);
+    const res = await user
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id], format: 'csv' })
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const rows = parseCsv(res.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(rows).toEqual([
@@ -78,7 +81,12 @@ describe('POST /api/items/bulk/export', () => {
   });
 
   it('200 xlsx: the same text cells are strings with a leading quote, numeric cells are numbers', async () => {
-    const res = await user.post('/api/items/bulk/export').send({ itemIds: [item.id], format: 'xlsx' }).buffer(true).parse(binaryBody as never).expect(200);
+    const res = await user
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id], format: 'xlsx' })
+      .buffer(true)
+      .parse(binaryBody as never)
+      .expect(200);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.body as never);
     const row = workbook.getWorksheet('Items')!.getRow(2);
@@ -99,8 +107,16 @@ describe('POST /api/items/bulk/export', () => {
 describe('GET /api/sales/reports?format=csv', () => {
   it('200: notes, recipients and names starting with + - @ tab CR get a leading quote; totals stay numbers, a negative one too', async () => {
     await buildChargeCode(t.db, { code: 'SAFE-001' });
-    const sale = (await user.post('/api/sales').send({ chargeCode: 'SAFE-001', items: [{ itemId: item.id, quantity: 2 }], customerNotes: '+1+1' }).expect(201)).body.sale;
-    await user.patch(`/api/sales/${sale.id}/recipient`).send({ deliveredTo: '-2-2', deliveredToEmail: 'x@example.ac.uk' }).expect(200);
+    const sale = (
+      await user
+        .post('/api/sales')
+        .send({ chargeCode: 'SAFE-001', items: [{ itemId: item.id, quantity: 2 }], customerNotes: '+1+1' })
+        .expect(201)
+    ).body.sale;
+    await user
+      .patch(`/api/sales/${sale.id}/recipient`)
+      .send({ deliveredTo: '-2-2', deliveredToEmail: 'x@example.ac.uk' })
+      .expect(200);
     // values the API would trim: written as an older client or an import might have left them
     await t.db.raw(
       `INSERT INTO sales (sale_id, charge_code, subtotal_amount, vat_amount, total_amount, customer_notes, delivered_to, created_at)
@@ -121,10 +137,17 @@ describe('GET /api/sales/reports?format=csv', () => {
       'Processed By': "'@Ann Teller",
       'Items Count': '1',
     });
-    expect(byId['SALE-SAFE-TAB']).toMatchObject({ 'Total Amount': '3.00', 'Customer Info': "'\rCR recipient", Notes: "'\tTAB note" });
+    expect(byId['SALE-SAFE-TAB']).toMatchObject({
+      'Total Amount': '3.00',
+      'Customer Info': "'\rCR recipient",
+      Notes: "'\tTAB note",
+    });
     expect(byId['SALE-SAFE-NEG']).toMatchObject({ 'Total Amount': '-5.00', 'Customer Info': "'@home", Notes: "'-5" });
     expect(Number(byId['SALE-SAFE-NEG']['Total Amount'])).toBe(-5);
     // the sale keeps its values as typed
-    expect(await t.db('sales').where({ id: sale.id }).first()).toMatchObject({ customer_notes: '+1+1', delivered_to: '-2-2' });
+    expect(await t.db('sales').where({ id: sale.id }).first()).toMatchObject({
+      customer_notes: '+1+1',
+      delivered_to: '-2-2',
+    });
   });
 });

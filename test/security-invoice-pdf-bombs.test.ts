@@ -49,9 +49,18 @@ async function pdfBomb(inflated: number): Promise<Buffer> {
   object(1, '<< /Type /Catalog /Pages 2 0 R >>');
   object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
   object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>');
-  object(4, [Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream', 'latin1')]);
+  object(4, [
+    Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+    stream,
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
   const xref = length;
-  add(`xref\n0 5\n0000000000 65535 f \n${offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`);
+  add(
+    `xref\n0 5\n0000000000 65535 f \n${offsets
+      .slice(1)
+      .map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)
+      .join('')}`,
+  );
   add(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
   return Buffer.concat(parts);
 }
@@ -73,9 +82,15 @@ describe('a PDF that inflates to 400 MB', () => {
   });
 
   it('422 at once on upload-invoice and import-from-invoice; nothing is stored', async () => {
-    const res = await managers[0].post('/api/upload/invoice').attach('invoice', bomb, { filename: 'bomb.pdf', contentType: 'application/pdf' }).expect(422);
+    const res = await managers[0]
+      .post('/api/upload/invoice')
+      .attach('invoice', bomb, { filename: 'bomb.pdf', contentType: 'application/pdf' })
+      .expect(422);
     expect(res.body).toEqual({ message: TOO_LARGE });
-    const imported = await managers[0].post('/api/orders/import-from-invoice').attach('invoice', bomb, 'bomb.pdf').expect(422);
+    const imported = await managers[0]
+      .post('/api/orders/import-from-invoice')
+      .attach('invoice', bomb, 'bomb.pdf')
+      .expect(422);
     expect(imported.body).toEqual({ message: TOO_LARGE });
     expect(await t.db('orders').count({ n: '*' }).first()).toEqual({ n: 0 });
     expect(await t.db('order_invoices').count({ n: '*' }).first()).toEqual({ n: 0 });
@@ -83,11 +98,16 @@ describe('a PDF that inflates to 400 MB', () => {
 
   it("while three users' bombs are in flight, a fourth user's valid invoice is read", async () => {
     const valid = await invoicePdf(1);
-    const bombs = managers.slice(0, 3).map((agent, i) => agent.post('/api/upload/invoice').attach('invoice', bomb, `bomb-${i}.pdf`));
+    const bombs = managers
+      .slice(0, 3)
+      .map((agent, i) => agent.post('/api/upload/invoice').attach('invoice', bomb, `bomb-${i}.pdf`));
     const read = managers[3].post('/api/upload/invoice').attach('invoice', valid, 'valid.pdf');
     const [answered, ...refused] = await Promise.all([read, ...bombs]);
     expect(answered.status).toBe(200);
-    expect(answered.body.extractedData).toMatchObject({ invoiceNumber: INVOICE_LAYOUTS[1].expected.invoiceNumber, total: INVOICE_LAYOUTS[1].expected.total });
+    expect(answered.body.extractedData).toMatchObject({
+      invoiceNumber: INVOICE_LAYOUTS[1].expected.invoiceNumber,
+      total: INVOICE_LAYOUTS[1].expected.total,
+    });
     expect(refused.map((res) => [res.status, res.body.message])).toEqual([0, 1, 2].map(() => [422, TOO_LARGE]));
   });
 });
@@ -96,7 +116,10 @@ describe('the bounds of a reading', () => {
   it('a reading over its time is given up (422) and its worker ended; the next reading works', async () => {
     const valid = await invoicePdf(1);
     const file = { originalname: 'slow.pdf', buffer: valid, size: valid.length };
-    await expect(readInvoicePdf(file, { readBy: 'timed', timeLimitMs: 1 })).rejects.toMatchObject({ status: 422, message: TOO_LARGE });
+    await expect(readInvoicePdf(file, { readBy: 'timed', timeLimitMs: 1 })).rejects.toMatchObject({
+      status: 422,
+      message: TOO_LARGE,
+    });
     const next = await readInvoicePdf(file, { readBy: 'timed' });
     expect(next.extracted.invoiceNumber).toBe(INVOICE_LAYOUTS[1].expected.invoiceNumber);
   });
@@ -105,7 +128,9 @@ describe('the bounds of a reading', () => {
     const valid = await invoicePdf(1);
     const file = (n: number) => ({ originalname: `n${n}.pdf`, buffer: valid, size: valid.length });
     const finished: number[] = [];
-    const reads = [1, 2, 3].map((n) => readInvoicePdf(file(n), { readBy: 'busy' }).then((r) => (finished.push(n), r.filename)));
+    const reads = [1, 2, 3].map((n) =>
+      readInvoicePdf(file(n), { readBy: 'busy' }).then((r) => (finished.push(n), r.filename)),
+    );
     await expect(readInvoicePdf(file(4), { readBy: 'busy' })).rejects.toMatchObject({
       status: 429,
       message: 'Three of your invoices are already being read: try again when they are done',

@@ -26,7 +26,9 @@ describe('PASSWORD_HASH_COST', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).passwordHashCost).toBe(17);
     expect(loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_COST: '18' }).passwordHashCost).toBe(18);
     expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_COST: '12' })).toThrow(ConfigError);
-    expect(() => loadConfig({ NODE_ENV: 'development', PASSWORD_HASH_COST: '16' })).toThrow(/PASSWORD_HASH_COST: below 17 only when NODE_ENV=test/);
+    expect(() => loadConfig({ NODE_ENV: 'development', PASSWORD_HASH_COST: '16' })).toThrow(
+      /PASSWORD_HASH_COST: below 17 only when NODE_ENV=test/,
+    );
     expect(loadConfig({ NODE_ENV: 'test', PASSWORD_HASH_COST: '11' }).passwordHashCost).toBe(11);
   });
 
@@ -64,7 +66,10 @@ describe('POST /api/auth/login: rehash on sign-in', () => {
     const oldHash = await hashPassword(TEST_PASSWORD, 14);
     const user = await buildUser(production.db);
     await production.db('users').where({ id: user.id }).update({ password_hash: oldHash });
-    await production.request.post('/api/auth/login').send({ email: user.email, password: 'not the password' }).expect(401);
+    await production.request
+      .post('/api/auth/login')
+      .send({ email: user.email, password: 'not the password' })
+      .expect(401);
     expect((await production.db('users').where({ id: user.id }).first()).password_hash).toBe(oldHash);
   });
 
@@ -81,8 +86,14 @@ describe('new passwords are at least 12 characters', () => {
 
   it('POST /api/users: 400 naming password for 11 characters; 201 for 12', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const res = await admin.post('/api/users').send({ email: 'short@example.ac.uk', firstName: 'S', password: ELEVEN }).expect(400);
-    expect(res.body).toEqual({ ...tooShort, errors: [{ field: 'password', message: 'must be at least 12 characters' }] });
+    const res = await admin
+      .post('/api/users')
+      .send({ email: 'short@example.ac.uk', firstName: 'S', password: ELEVEN })
+      .expect(400);
+    expect(res.body).toEqual({
+      ...tooShort,
+      errors: [{ field: 'password', message: 'must be at least 12 characters' }],
+    });
     expect(await t.db('users').where({ email: 'short@example.ac.uk' }).first()).toBeUndefined();
     await admin.post('/api/users').send({ email: 'short@example.ac.uk', firstName: 'S', password: TWELVE }).expect(201);
     await t.request.post('/api/auth/login').send({ email: 'short@example.ac.uk', password: TWELVE }).expect(200);
@@ -93,15 +104,24 @@ describe('new passwords are at least 12 characters', () => {
     const before = (await t.db('users').where({ id: target.id }).first()).password_hash;
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     const res = await admin.patch(`/api/users/${target.id}/reset-password`).send({ password: ELEVEN }).expect(400);
-    expect(res.body).toEqual({ ...tooShort, errors: [{ field: 'password', message: 'must be at least 12 characters' }] });
+    expect(res.body).toEqual({
+      ...tooShort,
+      errors: [{ field: 'password', message: 'must be at least 12 characters' }],
+    });
     expect((await t.db('users').where({ id: target.id }).first()).password_hash).toBe(before);
   });
 
   it('POST /api/users/reset-password: 400 naming newPassword for 11 characters; the old password stays', async () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
-    const res = await agent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: ELEVEN }).expect(400);
-    expect(res.body).toEqual({ ...tooShort, errors: [{ field: 'newPassword', message: 'must be at least 12 characters' }] });
+    const res = await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: ELEVEN })
+      .expect(400);
+    expect(res.body).toEqual({
+      ...tooShort,
+      errors: [{ field: 'newPassword', message: 'must be at least 12 characters' }],
+    });
     await t.request.post('/api/auth/login').send({ email: user.email, password: TEST_PASSWORD }).expect(200);
   });
 });
@@ -123,21 +143,44 @@ describe('new passwords refuse the common, the personal and the blank (one rule 
       ['              ', BLANK],
     ];
     for (const [password, message] of cases) {
-      const res = await admin.post('/api/users').send({ email: 'margaret.hughes@example.ac.uk', firstName: 'Margaret', lastName: 'Hughes', password }).expect(400);
+      const res = await admin
+        .post('/api/users')
+        .send({ email: 'margaret.hughes@example.ac.uk', firstName: 'Margaret', lastName: 'Hughes', password })
+        .expect(400);
       expect(res.body, password).toEqual(refused('password', message));
     }
     expect(await t.db('users').where({ email: 'margaret.hughes@example.ac.uk' }).first()).toBeUndefined();
     // a long phrase that merely includes the first name is not "containing" it
-    await admin.post('/api/users').send({ email: 'margaret.hughes@example.ac.uk', firstName: 'Margaret', lastName: 'Hughes', password: 'margaret likes quiet lab benches' }).expect(201);
+    await admin
+      .post('/api/users')
+      .send({
+        email: 'margaret.hughes@example.ac.uk',
+        firstName: 'Margaret',
+        lastName: 'Hughes',
+        password: 'margaret likes quiet lab benches',
+      })
+      .expect(201);
   });
 
   it('PATCH /api/users/{id}/reset-password and POST /api/users/reset-password: 400 for a common or personal password; the old one stays', async () => {
-    const target = await buildUser(t.db, { email: 'oliver.grant@example.ac.uk', firstName: 'Oliver', lastName: 'Grant' });
+    const target = await buildUser(t.db, {
+      email: 'oliver.grant@example.ac.uk',
+      firstName: 'Oliver',
+      lastName: 'Grant',
+    });
     const before = (await t.db('users').where({ id: target.id }).first()).password_hash;
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const reset = await admin.patch(`/api/users/${target.id}/reset-password`).send({ password: 'iloveyou1234' }).expect(400);
+    const reset = await admin
+      .patch(`/api/users/${target.id}/reset-password`)
+      .send({ password: 'iloveyou1234' })
+      .expect(400);
     expect(reset.body).toEqual(refused('password', COMMON));
-    const own = await (await t.loginAs(target)).post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'oliver.grant2026' }).expect(400);
+    const own = await (
+      await t.loginAs(target)
+    )
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'oliver.grant2026' })
+      .expect(400);
     expect(own.body).toEqual(refused('newPassword', PERSONAL));
     expect((await t.db('users').where({ id: target.id }).first()).password_hash).toBe(before);
   });
@@ -145,23 +188,37 @@ describe('new passwords refuse the common, the personal and the blank (one rule 
 
 describe('ADMIN_PASSWORD at start-up', () => {
   const logger = createLogger('silent');
-  const config = (password: string) => loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'first-admin@example.ac.uk', ADMIN_PASSWORD: password });
+  const config = (password: string) =>
+    loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'first-admin@example.ac.uk', ADMIN_PASSWORD: password });
 
   it('the start-up check refuses what creating the admin refuses: too short, common, the email, only spaces', async () => {
-    await expect(checkAdminPassword(config('eleven char'))).rejects.toThrow('ADMIN_PASSWORD: must be at least 12 characters');
-    await expect(checkAdminPassword(config('password1234'))).rejects.toThrow(/ADMIN_PASSWORD: is too common or easy to guess/);
-    await expect(checkAdminPassword(config('first-admin@example.ac.uk'))).rejects.toThrow('ADMIN_PASSWORD: must not be or contain the email address or name of its account');
-    await expect(checkAdminPassword(config('             '))).rejects.toThrow('ADMIN_PASSWORD: must not be only spaces');
+    await expect(checkAdminPassword(config('eleven char'))).rejects.toThrow(
+      'ADMIN_PASSWORD: must be at least 12 characters',
+    );
+    await expect(checkAdminPassword(config('password1234'))).rejects.toThrow(
+      /ADMIN_PASSWORD: is too common or easy to guess/,
+    );
+    await expect(checkAdminPassword(config('first-admin@example.ac.uk'))).rejects.toThrow(
+      'ADMIN_PASSWORD: must not be or contain the email address or name of its account',
+    );
+    await expect(checkAdminPassword(config('             '))).rejects.toThrow(
+      'ADMIN_PASSWORD: must not be only spaces',
+    );
     await expect(checkAdminPassword(config('ten chars!'))).rejects.toThrow(ConfigError);
     await expect(checkAdminPassword(config('twelve chars'))).resolves.toBeUndefined();
     await expect(checkAdminPassword(loadConfig({ NODE_ENV: 'test' }))).resolves.toBeUndefined();
   });
 
   it('creating the first admin follows the same rule', async () => {
-    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).rejects.toThrow('ADMIN_PASSWORD: must be at least 12 characters');
+    await expect(bootstrapAdmin(t.db, config('eleven char'), logger)).rejects.toThrow(
+      'ADMIN_PASSWORD: must be at least 12 characters',
+    );
     await expect(bootstrapAdmin(t.db, config('password1234'), logger)).rejects.toThrow(/ADMIN_PASSWORD: is too common/);
     expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toBeUndefined();
     await bootstrapAdmin(t.db, config('twelve chars'), logger);
-    expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toMatchObject({ role: 'admin', is_active: true });
+    expect(await t.db('users').where({ email: 'first-admin@example.ac.uk' }).first()).toMatchObject({
+      role: 'admin',
+      is_active: true,
+    });
   });
 });

@@ -19,7 +19,9 @@ describe('seeds/01_users.ts', () => {
     await run();
     await run();
     for (const demo of DEMO_USERS) {
-      expect(await t.db('users').where({ email: demo.email })).toEqual([expect.objectContaining({ role: demo.role, is_active: true })]);
+      expect(await t.db('users').where({ email: demo.email })).toEqual([
+        expect.objectContaining({ role: demo.role, is_active: true }),
+      ]);
       await t.request.post('/api/auth/login').send({ email: demo.email, password: demo.password }).expect(200);
     }
   });
@@ -29,7 +31,8 @@ describe("the README's demo data at the counter", () => {
   it('every SKU it lists sells on every charge code it says sells (the PIN once PINs are required); the refused code is refused with its hold', async () => {
     const readme = await fs.readFile(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
     const row = (label: string) => new RegExp(`^\\| ${label} \\|(.*)\\|$`, 'm').exec(readme)![1];
-    const ticked = (text: string) => [...text.matchAll(/`([A-Z0-9-]+)`(?: \(PIN `(\d+)`)?/g)].map((m) => ({ value: m[1], pin: m[2] }));
+    const ticked = (text: string) =>
+      [...text.matchAll(/`([A-Z0-9-]+)`(?: \(PIN `(\d+)`)?/g)].map((m) => ({ value: m[1], pin: m[2] }));
     const skus = ticked(row('SKUs')).map((m) => m.value);
     const selling = ticked(row('Charge codes that sell'));
     const refused = ticked(row('A charge code that is refused')).map((m) => m.value);
@@ -56,7 +59,10 @@ describe("the README's demo data at the counter", () => {
     }
 
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    await admin.put('/api/settings/chargeCodes.requirePin').send({ value: { enabled: true } }).expect(200);
+    await admin
+      .put('/api/settings/chargeCodes.requirePin')
+      .send({ value: { enabled: true } })
+      .expect(200);
     for (const { value, pin } of selling) {
       const res = await counter.post('/api/sales').send({ chargeCode: value, items: basket, ...(pin ? { pin } : {}) });
       expect(res.status, `${value}: ${JSON.stringify(res.body)}`).toBe(201);

@@ -10,7 +10,13 @@ import { freePort } from './helpers/free-port';
 
 async function waitForHealth(url: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not answer in time`);
@@ -86,7 +92,9 @@ describe('npm start', () => {
       const migrations = (await fs.readdir('migrations')).filter((f) => f.endsWith('.ts')).sort();
       const client = new pg.Client({ connectionString: `postgres://stores:${password}@127.0.0.1:${pgPort}/stores` });
       await client.connect();
-      const recorded = await client.query<{ name: string }>('SELECT name FROM knex_migrations ORDER BY name').finally(() => client.end());
+      const recorded = await client
+        .query<{ name: string }>('SELECT name FROM knex_migrations ORDER BY name')
+        .finally(() => client.end());
       expect(recorded.rows.map((row) => row.name)).toEqual(migrations);
 
       npm.kill('SIGTERM');
@@ -95,7 +103,12 @@ describe('npm start', () => {
       expect(output.log).toContain('"msg":"shutting down: /api/health answers 503 while requests drain"');
       expect(output.log).toContain('"msg":"stopped"');
       expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
-      expect(await fetch(`http://127.0.0.1:${port}/api/health`).then(() => 'answered', () => 'refused')).toBe('refused');
+      expect(
+        await fetch(`http://127.0.0.1:${port}/api/health`).then(
+          () => 'answered',
+          () => 'refused',
+        ),
+      ).toBe('refused');
     } finally {
       // a server left behind by a failed run: its log lines carry its pid
       for (const { child, output } of started) {

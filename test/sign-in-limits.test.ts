@@ -27,8 +27,13 @@ beforeEach(async () => {
 });
 
 const signInTo = (app: TestApp, address: string, email: string, password: string, userAgent = 'test-agent/1.0') =>
-  app.request.post('/api/auth/login').set('X-Forwarded-For', address).set('User-Agent', userAgent).send({ email, password });
-const signIn = (address: string, email: string, password: string, userAgent?: string) => signInTo(t, address, email, password, userAgent);
+  app.request
+    .post('/api/auth/login')
+    .set('X-Forwarded-For', address)
+    .set('User-Agent', userAgent)
+    .send({ email, password });
+const signIn = (address: string, email: string, password: string, userAgent?: string) =>
+  signInTo(t, address, email, password, userAgent);
 const attempt = (address: string, email: string, password: string) => signInTo(d, address, email, password);
 
 describe('per account and address', () => {
@@ -80,11 +85,13 @@ describe('per account, a day', () => {
 
 describe('the growing delay', () => {
   it('min(2^(n-3) x base, 5 s) after n consecutive failures', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 30].map((n) => signInDelayMs(n, 250))).toEqual([0, 0, 0, 250, 500, 1000, 2000, 4000, 5000, 5000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 30].map((n) => signInDelayMs(n, 250))).toEqual([
+      0, 0, 0, 250, 500, 1000, 2000, 4000, 5000, 5000,
+    ]);
     expect(signInDelayMs(10, 0)).toBe(0);
   });
 
-  it("each failure records the delay its answer waited; a success starts the count afresh", async () => {
+  it('each failure records the delay its answer waited; a success starts the count afresh', async () => {
     const user = await buildUser(t.db);
     for (let i = 0; i < 5; i++) await signIn(`198.51.100.${20 + i}`, user.email, 'wrong').expect(401);
     await signIn('198.51.100.30', user.email, TEST_PASSWORD).expect(200);
@@ -102,7 +109,11 @@ describe('recent failed sign-ins', () => {
     await signIn('198.51.100.40', user.email, 'wrong', 'Mallory/2.0').expect(401);
     const own = await t.loginAs(user);
     const mine = (await own.get('/api/auth/me/failed-sign-ins').expect(200)).body;
-    expect(mine).toEqual({ failedSignIns: [{ at: expect.any(String), ipAddress: '198.51.100.40', userAgent: 'Mallory/2.0', reason: 'wrong_password' }] });
+    expect(mine).toEqual({
+      failedSignIns: [
+        { at: expect.any(String), ipAddress: '198.51.100.40', userAgent: 'Mallory/2.0', reason: 'wrong_password' },
+      ],
+    });
     expect(Date.parse(mine.failedSignIns[0].at)).toBeGreaterThanOrEqual(before - 1000);
 
     const adminAgent = await t.loginAs(admin);
@@ -118,9 +129,18 @@ describe('recent failed sign-ins', () => {
     const user = await buildUser(d.db);
     for (let i = 0; i < 10; i++) await attempt('198.51.100.50', user.email, 'wrong').expect(401);
     for (let i = 0; i < 3; i++) await attempt('198.51.100.50', user.email, 'wrong').expect(429);
-    await d.db('failed_sign_ins').insert({ user_id: user.id, ip_address: '198.51.100.51', reason: 'wrong_password', delay_ms: 0, occurred_at: d.db.raw("now() - interval '31 days'") });
+    await d.db('failed_sign_ins').insert({
+      user_id: user.id,
+      ip_address: '198.51.100.51',
+      reason: 'wrong_password',
+      delay_ms: 0,
+      occurred_at: d.db.raw("now() - interval '31 days'"),
+    });
     const listed = (await (await d.loginAs(user)).get('/api/auth/me/failed-sign-ins').expect(200)).body.failedSignIns;
-    expect(listed.map((f: { reason: string }) => f.reason)).toEqual(['rate_limited', ...Array(10).fill('wrong_password')]);
+    expect(listed.map((f: { reason: string }) => f.reason)).toEqual([
+      'rate_limited',
+      ...Array(10).fill('wrong_password'),
+    ]);
   });
 
   it('the scheduled job drops rows older than 30 days and keeps the rest', async () => {

@@ -21,7 +21,9 @@ describe('sql fragments', () => {
     const inner = sql`b = ${2} AND c IN (SELECT id FROM t WHERE d = ${3})`;
     const middle = sql`(${inner}) OR e = ${4}`;
     const outer = sql`WHERE a = ${1} AND ${middle} AND f = ${5} AND ${inner}`;
-    expect(outer.text).toBe('WHERE a = ? AND (b = ? AND c IN (SELECT id FROM t WHERE d = ?)) OR e = ? AND f = ? AND b = ? AND c IN (SELECT id FROM t WHERE d = ?)');
+    expect(outer.text).toBe(
+      'WHERE a = ? AND (b = ? AND c IN (SELECT id FROM t WHERE d = ?)) OR e = ? AND f = ? AND b = ? AND c IN (SELECT id FROM t WHERE d = ?)',
+    );
     expect(outer.bindings).toEqual([1, 2, 3, 4, 5, 2, 3]);
     expect(native(outer).sql).toBe(
       'WHERE a = $1 AND (b = $2 AND c IN (SELECT id FROM t WHERE d = $3)) OR e = $4 AND f = $5 AND b = $6 AND c IN (SELECT id FROM t WHERE d = $7)',
@@ -54,7 +56,9 @@ describe('sql fragments', () => {
   });
 
   it('takes SQL text only through sql.raw and sql.ident, and a look-alike object as a value', () => {
-    expect(sql`SELECT ${sql.ident('s', 'created_at')} FROM ${sql.ident('we"ird')}`.text).toBe('SELECT "s"."created_at" FROM "we""ird"');
+    expect(sql`SELECT ${sql.ident('s', 'created_at')} FROM ${sql.ident('we"ird')}`.text).toBe(
+      'SELECT "s"."created_at" FROM "we""ird"',
+    );
     const fake = { text: 'DROP TABLE items', bindings: [] };
     const f = sql`SELECT ${fake as never}`;
     expect(f.text).toBe('SELECT ?');
@@ -78,9 +82,13 @@ describe('against PostgreSQL', () => {
   afterAll(() => t.close());
 
   it('a prepared fragment keeps its name across values and binds each in place', async () => {
-    const statement = (a: number, b: string) => sql`SELECT ${a}::int AS a, ${sql`${b}::jsonb ? 'k'`} AS has_k, ${[a, a + 1]}::int[] AS list`;
+    const statement = (a: number, b: string) =>
+      sql`SELECT ${a}::int AS a, ${sql`${b}::jsonb ? 'k'`} AS has_k, ${[a, a + 1]}::int[] AS list`;
     const first = preparedRaw<{ rows: { a: number; has_k: boolean; list: number[] }[] }>(t.db, statement(1, '{"k":1}'));
-    const second = preparedRaw<{ rows: { a: number; has_k: boolean; list: number[] }[] }>(t.db, statement(5, '{"j":1}'));
+    const second = preparedRaw<{ rows: { a: number; has_k: boolean; list: number[] }[] }>(
+      t.db,
+      statement(5, '{"j":1}'),
+    );
     expect(first.toSQL().sql).toBe(second.toSQL().sql);
     expect((await first).rows[0]).toEqual({ a: 1, has_k: true, list: [1, 2] });
     expect((await second).rows[0]).toEqual({ a: 5, has_k: false, list: [5, 6] });

@@ -18,7 +18,13 @@ describe('changeStock', () => {
     const item = await buildItem(t.db, { currentStock: 10 });
     await changeStock(t.db, { itemId: item.id, type: 'in', quantity: 5, reason: 'delivery', performedBy: user.id });
     await changeStock(t.db, { itemId: item.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id });
-    await changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: 7, reason: 'count', performedBy: user.id });
+    await changeStock(t.db, {
+      itemId: item.id,
+      type: 'adjustment',
+      quantity: 7,
+      reason: 'count',
+      performedBy: user.id,
+    });
 
     expect(await stockOf(t.db, item.id)).toBe('7.00');
     const movements = await movementsOf(item.id);
@@ -33,11 +39,15 @@ describe('changeStock', () => {
 
   it('refuses to go below zero and writes nothing', async () => {
     const item = await buildItem(t.db, { name: 'Pipette tips', currentStock: 1 });
-    await expect(changeStock(t.db, { itemId: item.id, type: 'out', quantity: 2, reason: '', performedBy: null })).rejects.toMatchObject({
+    await expect(
+      changeStock(t.db, { itemId: item.id, type: 'out', quantity: 2, reason: '', performedBy: null }),
+    ).rejects.toMatchObject({
       status: 400,
       message: "Insufficient stock for item 'Pipette tips'. Current stock: 1, Required: 2",
     });
-    await expect(changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: -1, reason: '', performedBy: null })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: -1, reason: '', performedBy: null }),
+    ).rejects.toMatchObject({ status: 400 });
     expect(await stockOf(t.db, item.id)).toBe('1.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
   });
@@ -45,7 +55,9 @@ describe('changeStock', () => {
   it('lets exactly one of many parallel outs take the last unit', async () => {
     const item = await buildItem(t.db, { currentStock: 1 });
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => changeStock(t.db, { itemId: item.id, type: 'out', quantity: 1, reason: 'race', performedBy: null })),
+      Array.from({ length: 10 }, () =>
+        changeStock(t.db, { itemId: item.id, type: 'out', quantity: 1, reason: 'race', performedBy: null }),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(await stockOf(t.db, item.id)).toBe('0.00');
@@ -53,7 +65,9 @@ describe('changeStock', () => {
   });
 
   it('404 for an unknown item', async () => {
-    await expect(changeStock(t.db, { itemId: 999999, type: 'in', quantity: 1, reason: '', performedBy: null })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      changeStock(t.db, { itemId: 999999, type: 'in', quantity: 1, reason: '', performedBy: null }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 });
 
@@ -62,20 +76,31 @@ describe('changeStockMany', () => {
     const user = await buildUser(t.db);
     const [a, b] = [await buildItem(t.db, { currentStock: 10 }), await buildItem(t.db, { currentStock: 1 })];
     const movements = await changeStockMany(t.db, [
-      { itemId: b.id, type: 'in', quantity: 4, reason: 'delivery', performedBy: user.id, reference: { type: 'order', id: 'O7' } },
+      {
+        itemId: b.id,
+        type: 'in',
+        quantity: 4,
+        reason: 'delivery',
+        performedBy: user.id,
+        reference: { type: 'order', id: 'O7' },
+      },
       { itemId: a.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id },
       { itemId: a.id, type: 'adjustment', quantity: 3, reason: 'count', performedBy: null },
       { itemId: b.id, type: 'out', quantity: 5, reason: 'all of it', performedBy: user.id },
     ]);
 
-    expect(movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock, m.reference_id])).toEqual([
+    expect(
+      movements.map((m) => [m.item_id, m.type, m.quantity, m.previous_stock, m.new_stock, m.reference_id]),
+    ).toEqual([
       [b.id, 'in', '4.00', '1.00', '5.00', 'O7'],
       [a.id, 'out', '-2.50', '10.00', '7.50', null],
       [a.id, 'adjustment', '-4.50', '7.50', '3.00', null],
       [b.id, 'out', '-5.00', '5.00', '0.00', null],
     ]);
     expect([await stockOf(t.db, a.id), await stockOf(t.db, b.id)]).toEqual(['3.00', '0.00']);
-    expect((await movementsOf(a.id)).map((m) => m.id)).toEqual(movements.filter((m) => m.item_id === a.id).map((m) => m.id));
+    expect((await movementsOf(a.id)).map((m) => m.id)).toEqual(
+      movements.filter((m) => m.item_id === a.id).map((m) => m.id),
+    );
   });
 
   it('refuses the whole batch when any change is refused: an unknown item, a level below zero, a zero quantity', async () => {
@@ -86,7 +111,10 @@ describe('changeStockMany', () => {
       status: 400,
       message: "Insufficient stock for item 'Burette'. Current stock: 1, Required: 2",
     });
-    await expect(changeStockMany(t.db, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({ status: 400, message: 'Quantity must be greater than zero' });
+    await expect(changeStockMany(t.db, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({
+      status: 400,
+      message: 'Quantity must be greater than zero',
+    });
     expect(await stockOf(t.db, item.id)).toBe('2.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
   });

@@ -13,11 +13,27 @@ beforeAll(async () => {
   as = await agentsByRole(t);
   item = await buildItem(t.db);
   other = await buildItem(t.db);
-  await changeStock(t.db, { itemId: item.id, type: 'in', quantity: 10, reason: 'delivery', performedBy: as.ids.manager });
-  await changeStock(t.db, { itemId: item.id, type: 'out', quantity: 3, reason: 'sale', performedBy: as.ids.manager, reference: { type: 'sale', id: 'SALE-1' } });
+  await changeStock(t.db, {
+    itemId: item.id,
+    type: 'in',
+    quantity: 10,
+    reason: 'delivery',
+    performedBy: as.ids.manager,
+  });
+  await changeStock(t.db, {
+    itemId: item.id,
+    type: 'out',
+    quantity: 3,
+    reason: 'sale',
+    performedBy: as.ids.manager,
+    reference: { type: 'sale', id: 'SALE-1' },
+  });
   await changeStock(t.db, { itemId: other.id, type: 'adjustment', quantity: 5, reason: 'count', performedBy: null });
   // an old movement, for the date filters
-  await t.db('stock_movements').where({ item_id: other.id }).update({ created_at: new Date('2026-01-15T12:00:00Z') });
+  await t
+    .db('stock_movements')
+    .where({ item_id: other.id })
+    .update({ created_at: new Date('2026-01-15T12:00:00Z') });
 });
 afterAll(() => t.close());
 

@@ -12,7 +12,12 @@ afterAll(() => t.close());
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const sessionsOf = async (userId: string) =>
-  (await t.db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [userId]).count<{ count: number }[]>('* as count'))[0].count;
+  (
+    await t
+      .db('sessions')
+      .whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [userId])
+      .count<{ count: number }[]>('* as count')
+  )[0].count;
 
 describe('GET /api/users', () => {
   it('401 without a session, 403 for a manager', async () => {
@@ -26,7 +31,15 @@ describe('GET /api/users', () => {
     const admin = await buildUser(t.db, { role: 'admin' });
     const agent = await t.loginAs(admin);
     const res = await agent.get('/api/users').expect(200);
-    expect(res.body).toContainEqual(expect.objectContaining({ id: admin.id, email: admin.email, role: 'admin', isActive: true, showPickingList: false }));
+    expect(res.body).toContainEqual(
+      expect.objectContaining({
+        id: admin.id,
+        email: admin.email,
+        role: 'admin',
+        isActive: true,
+        showPickingList: false,
+      }),
+    );
     expect(JSON.stringify(res.body)).not.toMatch(/password|scrypt/i);
   });
 });
@@ -36,7 +49,13 @@ describe('POST /api/users', () => {
     const agent = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     const res = await agent
       .post('/api/users')
-      .send({ email: 'New.Person@Example.ac.uk', firstName: 'New', lastName: 'Person', role: 'manager', password: 'a long password' })
+      .send({
+        email: 'New.Person@Example.ac.uk',
+        firstName: 'New',
+        lastName: 'Person',
+        role: 'manager',
+        password: 'a long password',
+      })
       .expect(201);
     expect(res.body).toEqual({
       id: expect.any(String),
@@ -49,7 +68,10 @@ describe('POST /api/users', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    await t.request.post('/api/auth/login').send({ email: 'new.person@example.ac.uk', password: 'a long password' }).expect(200);
+    await t.request
+      .post('/api/auth/login')
+      .send({ email: 'new.person@example.ac.uk', password: 'a long password' })
+      .expect(200);
   });
 
   it('201 without a password creates an SSO-only user (no local sign-in)', async () => {
@@ -63,14 +85,25 @@ describe('POST /api/users', () => {
   it('409 for a duplicate email (any case)', async () => {
     const existing = await buildUser(t.db);
     const agent = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const res = await agent.post('/api/users').send({ email: existing.email.toUpperCase(), firstName: 'Dup' }).expect(409);
+    const res = await agent
+      .post('/api/users')
+      .send({ email: existing.email.toUpperCase(), firstName: 'Dup' })
+      .expect(409);
     expect(res.body).toEqual({ message: `A user with email '${existing.email}' already exists` });
   });
 
   it('400 names each invalid field', async () => {
     const agent = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const res = await agent.post('/api/users').send({ email: 'not-an-email', role: 'superuser', password: 'short' }).expect(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'firstName', 'password', 'role']);
+    const res = await agent
+      .post('/api/users')
+      .send({ email: 'not-an-email', role: 'superuser', password: 'short' })
+      .expect(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'email',
+      'firstName',
+      'password',
+      'role',
+    ]);
   });
 
   it('403 for a manager', async () => {
@@ -121,7 +154,7 @@ describe('PUT and PATCH /api/users/:id/role', () => {
 });
 
 describe('DELETE /api/users/:id', () => {
-  it('204 deactivates; the user\'s session and token stop working at once and their session rows are gone', async () => {
+  it("204 deactivates; the user's session and token stop working at once and their session rows are gone", async () => {
     const target = await buildUser(t.db);
     const targetAgent = await t.loginAs(target);
     const { body: token } = await targetAgent.post('/api/auth/tokens').send({ name: 'cli' }).expect(201);
@@ -162,11 +195,18 @@ describe('DELETE /api/users/:id', () => {
       expect([400, 401]).toContain(statuses[1]);
       const refused = results.find((r) => r.status === 400);
       if (refused) expect(refused.body).toEqual({ message: 'Cannot deactivate the last active admin' });
-      expect(await db('users').whereIn('id', [a.id, b.id]).where({ is_active: true }).count<{ count: number }[]>('* as count')).toEqual([{ count: 1 }]);
+      expect(
+        await db('users')
+          .whereIn('id', [a.id, b.id])
+          .where({ is_active: true })
+          .count<{ count: number }[]>('* as count'),
+      ).toEqual([{ count: 1 }]);
 
       // the survivor is now the last active admin: deactivating them is refused whoever asks
       const survivor = (await db('users').whereIn('id', [a.id, b.id]).where({ is_active: true }).first())!;
-      const err = await usersService(db).deactivate(survivor.id, SYSTEM_ACTOR).catch((e: unknown) => e);
+      const err = await usersService(db)
+        .deactivate(survivor.id, SYSTEM_ACTOR)
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 400, message: 'Cannot deactivate the last active admin' });
       expect((await db('users').where({ id: survivor.id }).first()).is_active).toBe(true);
       await db('users').whereIn('id', [a.id, b.id]).update({ is_active: false });
@@ -185,7 +225,10 @@ describe('PATCH /api/users/:id/reactivate', () => {
     await admin.delete(`/api/users/${target.id}`).expect(204);
 
     const res = await admin.patch(`/api/users/${target.id}/reactivate`).expect(200);
-    expect(res.body).toMatchObject({ message: 'User reactivated', user: { id: target.id, email: target.email, isActive: true } });
+    expect(res.body).toMatchObject({
+      message: 'User reactivated',
+      user: { id: target.id, email: target.email, isActive: true },
+    });
     expect((await t.db('users').where({ id: target.id }).first()).is_active).toBe(true);
     await t.request.post('/api/auth/login').send({ email: target.email, password: TEST_PASSWORD }).expect(200);
     await targetAgent.get('/api/auth/user').expect(401);
@@ -197,7 +240,9 @@ describe('PATCH /api/users/:id/reactivate', () => {
 
   it('404 unknown, 400 non-uuid, 403 manager, 401 anonymous', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    expect((await admin.patch(`/api/users/${MISSING_ID}/reactivate`).expect(404)).body).toEqual({ message: 'User not found' });
+    expect((await admin.patch(`/api/users/${MISSING_ID}/reactivate`).expect(404)).body).toEqual({
+      message: 'User not found',
+    });
     await admin.patch('/api/users/abc/reactivate').expect(400);
     const target = await buildUser(t.db, { isActive: false });
     const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
@@ -208,11 +253,14 @@ describe('PATCH /api/users/:id/reactivate', () => {
 });
 
 describe('PATCH /api/users/:id/reset-password', () => {
-  it('200 sets the password and ends the user\'s sessions', async () => {
+  it("200 sets the password and ends the user's sessions", async () => {
     const target = await buildUser(t.db);
     const targetAgent = await t.loginAs(target);
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
-    const res = await admin.patch(`/api/users/${target.id}/reset-password`).send({ password: 'brand new secret' }).expect(200);
+    const res = await admin
+      .patch(`/api/users/${target.id}/reset-password`)
+      .send({ password: 'brand new secret' })
+      .expect(200);
     expect(res.body).toEqual({ message: 'Password reset' });
     await targetAgent.get('/api/auth/user').expect(401);
     await t.request.post('/api/auth/login').send({ email: target.email, password: TEST_PASSWORD }).expect(401);
@@ -234,7 +282,10 @@ describe('POST /api/users/reset-password', () => {
     const user = await buildUser(t.db);
     const here = await t.loginAs(user);
     const elsewhere = await t.loginAs(user);
-    const res = await here.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'my new password' }).expect(200);
+    const res = await here
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'my new password' })
+      .expect(200);
     expect(res.body).toEqual({ message: 'Password changed' });
     await here.get('/api/auth/user').expect(200);
     await elsewhere.get('/api/auth/user').expect(401);
@@ -244,11 +295,20 @@ describe('POST /api/users/reset-password', () => {
   it('400 for a wrong current password or a short new one, 401 without a session', async () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
-    const wrong = await agent.post('/api/users/reset-password').send({ currentPassword: 'nope', newPassword: 'my new password' }).expect(400);
+    const wrong = await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: 'nope', newPassword: 'my new password' })
+      .expect(400);
     expect(wrong.body).toEqual({ message: 'Current password is incorrect' });
-    const short = await agent.post('/api/users/reset-password').send({ currentPassword: TEST_PASSWORD, newPassword: 'x' }).expect(400);
+    const short = await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword: 'x' })
+      .expect(400);
     expect(short.body.errors[0].field).toBe('newPassword');
-    await t.request.post('/api/users/reset-password').send({ currentPassword: 'a', newPassword: 'bbbbbbbbb' }).expect(401);
+    await t.request
+      .post('/api/users/reset-password')
+      .send({ currentPassword: 'a', newPassword: 'bbbbbbbbb' })
+      .expect(401);
   });
 });
 
@@ -256,8 +316,14 @@ describe('PATCH /api/users/:id/preferences/picking-list', () => {
   it('200 for the user themself, with the spec body', async () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
-    const res = await agent.patch(`/api/users/${user.id}/preferences/picking-list`).send({ showPickingList: true }).expect(200);
-    expect(res.body).toEqual({ message: expect.any(String), user: { id: user.id, email: user.email, showPickingList: true } });
+    const res = await agent
+      .patch(`/api/users/${user.id}/preferences/picking-list`)
+      .send({ showPickingList: true })
+      .expect(200);
+    expect(res.body).toEqual({
+      message: expect.any(String),
+      user: { id: user.id, email: user.email, showPickingList: true },
+    });
     expect((await t.db('users').where({ id: user.id }).first()).show_picking_list).toBe(true);
     const me = await agent.get('/api/auth/user').expect(200);
     expect(me.body.showPickingList).toBe(true);
@@ -268,7 +334,10 @@ describe('PATCH /api/users/:id/preferences/picking-list', () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     await admin.patch(`/api/users/${target.id}/preferences/picking-list`).send({ showPickingList: true }).expect(200);
     const manager = await t.loginAs(await buildUser(t.db, { role: 'manager' }));
-    const res = await manager.patch(`/api/users/${target.id}/preferences/picking-list`).send({ showPickingList: false }).expect(403);
+    const res = await manager
+      .patch(`/api/users/${target.id}/preferences/picking-list`)
+      .send({ showPickingList: false })
+      .expect(403);
     expect(res.body).toEqual({ message: expect.any(String) });
     expect((await t.db('users').where({ id: target.id }).first()).show_picking_list).toBe(true);
   });
@@ -276,7 +345,10 @@ describe('PATCH /api/users/:id/preferences/picking-list', () => {
   it('400 when not a boolean, 401 without a session, 404 unknown user (admin)', async () => {
     const user = await buildUser(t.db);
     const agent = await t.loginAs(user);
-    const res = await agent.patch(`/api/users/${user.id}/preferences/picking-list`).send({ showPickingList: 'yes' }).expect(400);
+    const res = await agent
+      .patch(`/api/users/${user.id}/preferences/picking-list`)
+      .send({ showPickingList: 'yes' })
+      .expect(400);
     expect(res.body.errors).toEqual([{ field: 'showPickingList', message: 'must be a boolean' }]);
     await t.request.patch(`/api/users/${user.id}/preferences/picking-list`).send({ showPickingList: true }).expect(401);
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
@@ -286,7 +358,10 @@ describe('PATCH /api/users/:id/preferences/picking-list', () => {
   it("403 before the body is read: a non-admin with an invalid body for another user's preference", async () => {
     const target = await buildUser(t.db);
     const agent = await t.loginAs(await buildUser(t.db));
-    const res = await agent.patch(`/api/users/${target.id}/preferences/picking-list`).send({ showPickingList: 'yes' }).expect(403);
+    const res = await agent
+      .patch(`/api/users/${target.id}/preferences/picking-list`)
+      .send({ showPickingList: 'yes' })
+      .expect(403);
     expect(res.body).toEqual({ message: 'You can only change your own picking-list preference' });
     expect((await t.db('users').where({ id: target.id }).first()).show_picking_list).toBe(false);
   });

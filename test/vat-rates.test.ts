@@ -18,7 +18,12 @@ describe('GET /api/settings/vat-rates', () => {
     // Other tests of this file change the default; whichever it is now comes first, and only it.
     const current = await t.db('vat_rates').where({ is_default: true }).first();
     const res = await as.admin.get('/api/settings/vat-rates').expect(200);
-    expect(res.body.rates[0]).toMatchObject({ id: current.id, name: current.name, rate: Number(current.rate), isDefault: true });
+    expect(res.body.rates[0]).toMatchObject({
+      id: current.id,
+      name: current.name,
+      rate: Number(current.rate),
+      isDefault: true,
+    });
     expect(res.body.rates.filter((r: { isDefault: boolean }) => r.isDefault)).toHaveLength(1);
   });
   it('401 without a session; 403 for a manager', async () => {
@@ -34,7 +39,10 @@ describe('POST /api/settings/vat-rates', () => {
   });
   it('201 with isDefault true makes it the only default, and items without a rate follow it', async () => {
     const item = await buildItem(t.db);
-    const res = await as.admin.post('/api/settings/vat-rates').send({ name: 'New standard', rate: '0.175', isDefault: true }).expect(201);
+    const res = await as.admin
+      .post('/api/settings/vat-rates')
+      .send({ name: 'New standard', rate: '0.175', isDefault: true })
+      .expect(201);
     expect(await defaults()).toEqual([expect.objectContaining({ id: res.body.id })]);
     expect((await as.user.get(`/api/items/${item.id}`).expect(200)).body.vatRate).toBe('0.1750');
   });
@@ -50,7 +58,10 @@ describe('POST /api/settings/vat-rates', () => {
 describe('PUT /api/settings/vat-rates/:rateId', () => {
   it('200 updates; making one default clears the other', async () => {
     const created = await as.admin.post('/api/settings/vat-rates').send({ name: 'Zero', rate: 0 }).expect(201);
-    const res = await as.admin.put(`/api/settings/vat-rates/${created.body.id}`).send({ name: 'Zero rated', isDefault: true }).expect(200);
+    const res = await as.admin
+      .put(`/api/settings/vat-rates/${created.body.id}`)
+      .send({ name: 'Zero rated', isDefault: true })
+      .expect(200);
     expect(res.body).toMatchObject({ name: 'Zero rated', rate: 0, isDefault: true });
     expect(await defaults()).toEqual([expect.objectContaining({ id: created.body.id })]);
   });

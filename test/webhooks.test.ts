@@ -39,37 +39,80 @@ describe('POST /api/webhook/watchtower', () => {
     });
     expect(res.body).not.toHaveProperty('payload');
     const row = await stored(res.body.id);
-    expect(row).toMatchObject({ source: 'watchtower', service: 'stores', image: 'ghcr.io/acme/stores', tag: '1.4.0', status: 'updated', host: 'prod-1' });
+    expect(row).toMatchObject({
+      source: 'watchtower',
+      service: 'stores',
+      image: 'ghcr.io/acme/stores',
+      tag: '1.4.0',
+      status: 'updated',
+      host: 'prod-1',
+    });
     expect(row.payload).toEqual(payload);
     expect(new Date(res.body.receivedAt).getTime()).toBe(row.received_at.getTime());
   });
 
   it('201 keeps a text/plain body as the message and reads a report line from it', async () => {
-    const text = '2 Scanned, 1 Updated, 0 Failed\n- proxy (nginx:1.27.3): 0123456789ab updated to fedcba987654\n- stores (ghcr.io/acme/stores:1.4.0): Fresh';
+    const text =
+      '2 Scanned, 1 Updated, 0 Failed\n- proxy (nginx:1.27.3): 0123456789ab updated to fedcba987654\n- stores (ghcr.io/acme/stores:1.4.0): Fresh';
     const res = await withSecret().set('Content-Type', 'text/plain; charset=utf-8').send(text).expect(201);
-    expect(res.body).toMatchObject({ service: 'proxy', image: 'nginx', tag: '1.27.3', status: 'updated', host: null, message: text });
+    expect(res.body).toMatchObject({
+      service: 'proxy',
+      image: 'nginx',
+      tag: '1.27.3',
+      status: 'updated',
+      host: null,
+      message: text,
+    });
     expect((await stored(res.body.id)).payload).toBe(text);
   });
 
   it('201 prefers a failed container and explicit fields; a registry port is not a tag', async () => {
     const failed = await withSecret()
       .set('Content-Type', 'text/plain')
-      .send('1 Scanned, 1 Updated, 1 Failed\n- web (nginx:1.27): 0123 updated to 4567\n- stores (registry.local:5000/stores): Failed: pull access denied')
+      .send(
+        '1 Scanned, 1 Updated, 1 Failed\n- web (nginx:1.27): 0123 updated to 4567\n- stores (registry.local:5000/stores): Failed: pull access denied',
+      )
       .expect(201);
-    expect(failed.body).toMatchObject({ service: 'stores', image: 'registry.local:5000/stores', tag: null, status: 'failed' });
+    expect(failed.body).toMatchObject({
+      service: 'stores',
+      image: 'registry.local:5000/stores',
+      tag: null,
+      status: 'failed',
+    });
 
     const unable = await withSecret()
-      .send({ message: 'Found new acme/web:3 image (0123456789ab)\nUnable to update container "/stores": no such image. Proceeding to next.' })
+      .send({
+        message:
+          'Found new acme/web:3 image (0123456789ab)\nUnable to update container "/stores": no such image. Proceeding to next.',
+      })
       .expect(201);
     expect(unable.body).toMatchObject({ service: 'stores', image: null, status: 'failed' });
 
     const two = await withSecret()
-      .send({ message: 'Found new acme/web:3 image (0123456789ab)\nFound new acme/api:5 image (fedcba987654)\nCreating /api\nCreating /web' })
+      .send({
+        message:
+          'Found new acme/web:3 image (0123456789ab)\nFound new acme/api:5 image (fedcba987654)\nCreating /api\nCreating /web',
+      })
       .expect(201);
-    expect(two.body).toMatchObject({ service: null, image: 'acme/web', tag: '3', status: 'updated', summary: 'acme/web:3 updated' });
+    expect(two.body).toMatchObject({
+      service: null,
+      image: 'acme/web',
+      tag: '3',
+      status: 'updated',
+      summary: 'acme/web:3 updated',
+    });
 
-    const explicit = await withSecret().send({ service: 'api', image: 'acme/api:2.0@sha256:abc', status: 'Updated', host: 'web-2' }).expect(201);
-    expect(explicit.body).toMatchObject({ service: 'api', image: 'acme/api', tag: '2.0', status: 'updated', host: 'web-2', summary: 'api updated on web-2' });
+    const explicit = await withSecret()
+      .send({ service: 'api', image: 'acme/api:2.0@sha256:abc', status: 'Updated', host: 'web-2' })
+      .expect(201);
+    expect(explicit.body).toMatchObject({
+      service: 'api',
+      image: 'acme/api',
+      tag: '2.0',
+      status: 'updated',
+      host: 'web-2',
+      summary: 'api updated on web-2',
+    });
   });
 
   it("201 reads Watchtower's json.v1 template", async () => {
@@ -78,11 +121,25 @@ describe('POST /api/webhook/watchtower', () => {
       host: 'prod-2',
       report: {
         scanned: [],
-        updated: [{ id: 'c0ffee123456', name: '/stores', currentImageId: '0123456789ab', latestImageId: 'fedcba987654', imageName: 'ghcr.io/acme/stores:1.5.0', state: 'Updated' }],
+        updated: [
+          {
+            id: 'c0ffee123456',
+            name: '/stores',
+            currentImageId: '0123456789ab',
+            latestImageId: 'fedcba987654',
+            imageName: 'ghcr.io/acme/stores:1.5.0',
+            state: 'Updated',
+          },
+        ],
         failed: [],
       },
       entries: [
-        { level: 'info', message: 'Found new ghcr.io/acme/stores:1.5.0 image (fedcba987654)', data: {}, time: '2026-11-23T10:00:00Z' },
+        {
+          level: 'info',
+          message: 'Found new ghcr.io/acme/stores:1.5.0 image (fedcba987654)',
+          data: {},
+          time: '2026-11-23T10:00:00Z',
+        },
         { level: 'info', message: 'Creating /stores', data: {}, time: '2026-11-23T10:00:01Z' },
       ],
     };
@@ -119,7 +176,10 @@ describe('POST /api/webhook/watchtower', () => {
 
   it('400 on a body labelled JSON that is not JSON, an empty body or a JSON array; 415 on another type', async () => {
     const before = await count();
-    const malformed = await withSecret().set('Content-Type', 'application/json').send('Found new nginx image').expect(400);
+    const malformed = await withSecret()
+      .set('Content-Type', 'application/json')
+      .send('Found new nginx image')
+      .expect(400);
     expect(malformed.body).toEqual({ message: 'Malformed JSON in request body' });
     await withSecret().set('Content-Type', 'text/plain').send('').expect(400);
     await withSecret().send([1, 2]).expect(400);
@@ -128,13 +188,21 @@ describe('POST /api/webhook/watchtower', () => {
   });
 
   it('413 on a body over 1 MB', async () => {
-    await withSecret().set('Content-Type', 'text/plain').send('x'.repeat(1024 * 1024 + 1)).expect(413);
+    await withSecret()
+      .set('Content-Type', 'text/plain')
+      .send('x'.repeat(1024 * 1024 + 1))
+      .expect(413);
   });
 });
 
 describe('POST /api/webhook/github', () => {
-  const sign = (body: string | Buffer, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  const deliver = (event: string, body: string, opts: { signature?: string | null; delivery?: string; contentType?: string } = {}) => {
+  const sign = (body: string | Buffer, secret = SECRET) =>
+    `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const deliver = (
+    event: string,
+    body: string,
+    opts: { signature?: string | null; delivery?: string; contentType?: string } = {},
+  ) => {
     const req = t.request
       .post('/api/webhook/github')
       .set('Content-Type', opts.contentType ?? 'application/json')
@@ -145,7 +213,13 @@ describe('POST /api/webhook/github', () => {
     return req.send(body);
   };
 
-  const repository = { id: 1, name: 'stores', full_name: 'acme/stores', private: true, html_url: 'https://github.com/acme/stores' };
+  const repository = {
+    id: 1,
+    name: 'stores',
+    full_name: 'acme/stores',
+    private: true,
+    html_url: 'https://github.com/acme/stores',
+  };
   const sender = { login: 'alice', id: 42, type: 'User' };
   const pushPayload = {
     ref: 'refs/heads/main',
@@ -155,11 +229,27 @@ describe('POST /api/webhook/github', () => {
     deleted: false,
     forced: false,
     commits: [
-      { id: '8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c', message: 'Fix VAT rounding', author: { name: 'Alice', username: 'alice' } },
-      { id: '7d1a0b9c7d1a0b9c7d1a0b9c7d1a0b9c7d1a0b9c', message: 'Add tests', author: { name: 'Alice', username: 'alice' } },
-      { id: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b', message: 'Release notes', author: { name: 'Alice', username: 'alice' } },
+      {
+        id: '8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c',
+        message: 'Fix VAT rounding',
+        author: { name: 'Alice', username: 'alice' },
+      },
+      {
+        id: '7d1a0b9c7d1a0b9c7d1a0b9c7d1a0b9c7d1a0b9c',
+        message: 'Add tests',
+        author: { name: 'Alice', username: 'alice' },
+      },
+      {
+        id: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b',
+        message: 'Release notes',
+        author: { name: 'Alice', username: 'alice' },
+      },
     ],
-    head_commit: { id: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b', message: 'Release notes', timestamp: '2026-11-23T10:00:00Z' },
+    head_commit: {
+      id: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b',
+      message: 'Release notes',
+      timestamp: '2026-11-23T10:00:00Z',
+    },
     pusher: { name: 'alice', email: 'alice@example.org' },
     repository,
     sender,
@@ -203,7 +293,13 @@ describe('POST /api/webhook/github', () => {
 
   it('200 answers a ping and stores nothing', async () => {
     const before = await count();
-    const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 123, hook: { type: 'Repository', events: ['push'] }, repository, sender });
+    const body = JSON.stringify({
+      zen: 'Keep it logically awesome.',
+      hook_id: 123,
+      hook: { type: 'Repository', events: ['push'] },
+      repository,
+      sender,
+    });
     const res = await deliver('ping', body).expect(200);
     expect(res.body).toEqual({ message: 'Ping received; push, release, workflow_run events are stored' });
     expect(await count()).toBe(before);
@@ -222,15 +318,31 @@ describe('POST /api/webhook/github', () => {
       message: 'Release notes',
       deliveryId: delivery,
     });
-    expect(await stored(res.body.id)).toMatchObject({ delivery_id: delivery, commit_sha: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b', ref: 'main' });
+    expect(await stored(res.body.id)).toMatchObject({
+      delivery_id: delivery,
+      commit_sha: '9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b9f3c2a1b',
+      ref: 'main',
+    });
   });
 
   it('201 stores a pushed tag, a force-push and a deleted branch with their own summaries', async () => {
-    const tag = await deliver('push', JSON.stringify({ ...pushPayload, ref: 'refs/tags/v1.2.0', commits: [] })).expect(201);
+    const tag = await deliver('push', JSON.stringify({ ...pushPayload, ref: 'refs/tags/v1.2.0', commits: [] })).expect(
+      201,
+    );
     expect(tag.body).toMatchObject({ ref: 'v1.2.0', summary: 'alice pushed tag v1.2.0' });
-    const forced = await deliver('push', JSON.stringify({ ...pushPayload, forced: true, commits: pushPayload.commits.slice(0, 1) })).expect(201);
+    const forced = await deliver(
+      'push',
+      JSON.stringify({ ...pushPayload, forced: true, commits: pushPayload.commits.slice(0, 1) }),
+    ).expect(201);
     expect(forced.body.summary).toBe('alice force-pushed 1 commit to main');
-    const deleted = { ...pushPayload, ref: 'refs/heads/old', deleted: true, after: '0'.repeat(40), head_commit: null, commits: [] };
+    const deleted = {
+      ...pushPayload,
+      ref: 'refs/heads/old',
+      deleted: true,
+      after: '0'.repeat(40),
+      head_commit: null,
+      commits: [],
+    };
     const gone = await deliver('push', JSON.stringify(deleted)).expect(201);
     expect(gone.body).toMatchObject({ ref: 'old', commit: null, summary: 'alice deleted branch old' });
   });
@@ -238,7 +350,15 @@ describe('POST /api/webhook/github', () => {
   it('201 stores a release: tag, action as status, a sha target as the commit', async () => {
     const release = (target: string) => ({
       action: 'published',
-      release: { id: 9, tag_name: 'v1.2.0', target_commitish: target, name: 'Stores 1.2.0', draft: false, prerelease: false, body: 'Notes' },
+      release: {
+        id: 9,
+        tag_name: 'v1.2.0',
+        target_commitish: target,
+        name: 'Stores 1.2.0',
+        draft: false,
+        prerelease: false,
+        body: 'Notes',
+      },
       repository,
       sender,
     });
@@ -253,7 +373,9 @@ describe('POST /api/webhook/github', () => {
       summary: 'release v1.2.0 published',
       message: 'Stores 1.2.0',
     });
-    const pinned = await deliver('release', JSON.stringify(release('8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c'))).expect(201);
+    const pinned = await deliver('release', JSON.stringify(release('8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c'))).expect(
+      201,
+    );
     expect(pinned.body.commit).toBe('8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c8e2b1a0c');
   });
 
@@ -292,7 +414,10 @@ describe('POST /api/webhook/github', () => {
 
   it('202 ignores another event and stores nothing', async () => {
     const before = await count();
-    const res = await deliver('issues', JSON.stringify({ action: 'opened', issue: { number: 1 }, repository, sender })).expect(202);
+    const res = await deliver(
+      'issues',
+      JSON.stringify({ action: 'opened', issue: { number: 1 }, repository, sender }),
+    ).expect(202);
     expect(res.body).toEqual({ message: "Event 'issues' ignored" });
     await deliver('constructor', JSON.stringify({ repository })).expect(202);
     expect(await count()).toBe(before);
@@ -307,7 +432,9 @@ describe('POST /api/webhook/github', () => {
     const concurrent = randomUUID();
     const answers = await Promise.all([1, 2, 3].map(() => deliver('push', body, { delivery: concurrent })));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 201]);
-    expect(await t.db('deployment_notifications').whereIn('delivery_id', [delivery, concurrent]).count({ n: '*' })).toEqual([{ n: 2 }]);
+    expect(
+      await t.db('deployment_notifications').whereIn('delivery_id', [delivery, concurrent]).count({ n: '*' }),
+    ).toEqual([{ n: 2 }]);
   });
 
   it("415 on GitHub's form-encoded option, telling to choose application/json", async () => {
@@ -320,7 +447,12 @@ describe('POST /api/webhook/github', () => {
     const malformed = await deliver('push', '{"ref": ').expect(400);
     expect(malformed.body).toEqual({ message: 'Malformed JSON in request body' });
     const body = JSON.stringify(pushPayload);
-    const noEvent = await t.request.post('/api/webhook/github').set('Content-Type', 'application/json').set('X-Hub-Signature-256', sign(body)).send(body).expect(400);
+    const noEvent = await t.request
+      .post('/api/webhook/github')
+      .set('Content-Type', 'application/json')
+      .set('X-Hub-Signature-256', sign(body))
+      .send(body)
+      .expect(400);
     expect(noEvent.body).toEqual({ message: 'X-GitHub-Event header required' });
     const noRef = await deliver('push', JSON.stringify({ ...pushPayload, ref: undefined })).expect(400);
     expect(noRef.body.errors).toContainEqual(expect.objectContaining({ field: 'ref' }));

@@ -28,5 +28,6 @@ document.addEventListener('keydown', (event) => {
   menu.querySelector('summary').focus();
 });
 document.addEventListener('click', (event) => {
-  for (const menu of document.querySelectorAll('details.nav-menu[open]')) if (!menu.contains(event.target)) menu.open = false;
+  for (const menu of document.querySelectorAll('details.nav-menu[open]'))
+    if (!menu.contains(event.target)) menu.open = false;
 });

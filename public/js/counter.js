@@ -33,7 +33,8 @@
 
   const isTextField = (element) =>
     element instanceof HTMLTextAreaElement ||
-    (element instanceof HTMLInputElement && ['text', 'search', 'email', 'password', 'tel', 'url', 'number'].includes(element.type));
+    (element instanceof HTMLInputElement &&
+      ['text', 'search', 'email', 'password', 'tel', 'url', 'number'].includes(element.type));
 
   function closeMatches() {
     const box = listbox();
@@ -80,13 +81,17 @@
   function noteBurstKey(event) {
     if (!burst || event.timeStamp - burst.lastAt > SCAN_KEY_GAP_MS) burst = { text: '', lastAt: 0, fields: new Map() };
     const field = event.target;
-    if (!burst.fields.has(field)) burst.fields.set(field, { value: field.value, start: field.selectionStart, end: field.selectionEnd });
+    if (!burst.fields.has(field))
+      burst.fields.set(field, { value: field.value, start: field.selectionStart, end: field.selectionEnd });
     burst.text += event.key;
     burst.lastAt = event.timeStamp;
   }
 
   const endsScan = (event) =>
-    event.key === 'Enter' && burst !== null && burst.text.trim().length >= SCAN_MIN_LENGTH && event.timeStamp - burst.lastAt <= SCAN_KEY_GAP_MS;
+    event.key === 'Enter' &&
+    burst !== null &&
+    burst.text.trim().length >= SCAN_MIN_LENGTH &&
+    event.timeStamp - burst.lastAt <= SCAN_KEY_GAP_MS;
 
   // A field whose text counter.js put back no longer reports the person's edit when they leave it (the
   // browser reports only typing): counter.js reports it, once, unless the browser did.
@@ -223,7 +228,11 @@
     } else if (status === 400 || status === 422) {
       logScan(sku, textOf(responseText), null);
     } else {
-      logScan(sku, status ? `Not added: the server answered ${status}` : 'Not added: the server could not be reached', null);
+      logScan(
+        sku,
+        status ? `Not added: the server answered ${status}` : 'Not added: the server could not be reached',
+        null,
+      );
     }
   });
 
@@ -233,7 +242,8 @@
   document.addEventListener('htmx:beforeSwap', (event) => {
     const field = document.activeElement;
     const { target, requestConfig } = event.detail;
-    const answersItsText = field?.form && requestConfig?.elt === field.form && requestConfig.parameters?.[field.name] === field.value;
+    const answersItsText =
+      field?.form && requestConfig?.elt === field.form && requestConfig.parameters?.[field.name] === field.value;
     fieldInEdit =
       isTextField(field) && field.id && target.id !== 'counter' && target.contains(field) && !answersItsText
         ? { id: field.id, value: field.value, start: field.selectionStart, end: field.selectionEnd }
@@ -265,7 +275,8 @@
     }
   });
   document.addEventListener('htmx:beforeSwap', (event) => {
-    if (event.detail.requestConfig?.elt?.id === 'scan-sku' && scanInput().value.trim().length < 2) event.detail.shouldSwap = false;
+    if (event.detail.requestConfig?.elt?.id === 'scan-sku' && scanInput().value.trim().length < 2)
+      event.detail.shouldSwap = false;
   });
   // Typing after choosing with the arrow keys asks again: Enter adds what the box holds, not the old choice.
   document.addEventListener('input', (event) => {

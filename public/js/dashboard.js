@@ -17,7 +17,15 @@
         labels: data.sales.labels.map((day) => dayLabel.format(new Date(`${day}T12:00:00Z`))),
         datasets: [
           { type: 'bar', label: 'Sales', data: data.sales.counts, backgroundColor: '#0b4f8a', yAxisID: 'count' },
-          { type: 'line', label: 'Value', data: data.sales.values, borderColor: '#c25e00', backgroundColor: '#c25e00', yAxisID: 'value', tension: 0.25 },
+          {
+            type: 'line',
+            label: 'Value',
+            data: data.sales.values,
+            borderColor: '#c25e00',
+            backgroundColor: '#c25e00',
+            yAxisID: 'value',
+            tension: 0.25,
+          },
         ],
       },
       options: {
@@ -25,10 +33,28 @@
         animation: false,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          count: { position: 'left', beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'Sales' } },
-          value: { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, ticks: { callback: (v) => pounds.format(v) }, title: { display: true, text: 'Value' } },
+          count: {
+            position: 'left',
+            beginAtZero: true,
+            ticks: { precision: 0 },
+            title: { display: true, text: 'Sales' },
+          },
+          value: {
+            position: 'right',
+            beginAtZero: true,
+            grid: { drawOnChartArea: false },
+            ticks: { callback: (v) => pounds.format(v) },
+            title: { display: true, text: 'Value' },
+          },
         },
-        plugins: { tooltip: { callbacks: { label: (ctx) => (ctx.dataset.yAxisID === 'value' ? `Value: ${pounds.format(ctx.parsed.y)}` : `Sales: ${ctx.parsed.y}`) } } },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: (ctx) =>
+                ctx.dataset.yAxisID === 'value' ? `Value: ${pounds.format(ctx.parsed.y)}` : `Sales: ${ctx.parsed.y}`,
+            },
+          },
+        },
       },
     });
   }
@@ -37,13 +63,19 @@
   if (categoryCanvas) {
     new Chart(categoryCanvas, {
       type: 'bar',
-      data: { labels: data.categories.labels, datasets: [{ label: 'Stock value', data: data.categories.values, backgroundColor: '#1d6b2f' }] },
+      data: {
+        labels: data.categories.labels,
+        datasets: [{ label: 'Stock value', data: data.categories.values, backgroundColor: '#1d6b2f' }],
+      },
       options: {
         indexAxis: 'y',
         maintainAspectRatio: false,
         animation: false,
         scales: { x: { beginAtZero: true, ticks: { callback: (v) => pounds.format(v) } } },
-        plugins: { legend: { display: false }, tooltip: { callbacks: { label: (ctx) => pounds.format(ctx.parsed.x) } } },
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (ctx) => pounds.format(ctx.parsed.x) } },
+        },
       },
     });
   }

@@ -13,7 +13,8 @@ const hundredths = (text) => {
 };
 // quantity (hundredths) x unit price (pence), back to pence rounded half up
 const linePence = (quantity, unitPrice) => (hundredths(quantity) * hundredths(unitPrice) + 50n) / 100n;
-const pounds = (pence) => `£${(pence / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(pence % 100n).toString().padStart(2, '0')}`;
+const pounds = (pence) =>
+  `£${(pence / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(pence % 100n).toString().padStart(2, '0')}`;
 
 function updateTotals() {
   let overall = 0n;

@@ -8,7 +8,8 @@ import { BENCH_ADMIN, checkTarget, report, startBenchServer, type BenchServer } 
 import { seedCatalogue, seedSales } from './sales';
 
 const round = (n: number) => Math.round(n * 100) / 100;
-const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM') => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 /**
  * Resets the process's peak RSS (VmHWM) to its current RSS (Linux: "5" into /proc/<pid>/clear_refs),
@@ -26,7 +27,10 @@ function resetPeak(pid: number): boolean {
 /** One request read to its end: status, seconds, bytes and lines of the body. */
 async function timed(server: BenchServer, cookie: string, path: string, init: RequestInit = {}) {
   const t0 = performance.now();
-  const res = await fetch(`${server.baseUrl}${path}`, { ...init, headers: { cookie, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    ...init,
+    headers: { cookie, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
   let bytes = 0;
   let newlines = 0;
   const reader = res.body!.getReader();
@@ -39,7 +43,13 @@ async function timed(server: BenchServer, cookie: string, path: string, init: Re
     if (bytes < 1_000_000) chunks.push(value);
   }
   const seconds = (performance.now() - t0) / 1000;
-  return { status: res.status, seconds: round(seconds), bytes, newlines, head: Buffer.concat(chunks).toString('utf8', 0, Math.min(bytes, 1_000_000)) };
+  return {
+    status: res.status,
+    seconds: round(seconds),
+    bytes,
+    newlines,
+    head: Buffer.concat(chunks).toString('utf8', 0, Math.min(bytes, 1_000_000)),
+  };
 }
 
 export async function run(): Promise<void> {
@@ -75,35 +85,55 @@ export async function run(): Promise<void> {
     // The report and the close (the issue's figures) first; then the journal and the exports of every line.
     const json = await step('/api/finance/recharges');
     const jsonBody = JSON.parse(json.head) as { groups: unknown[]; totals: { sales: number; gross: string } };
-    const close = await step('/api/finance/recharge-batches', { method: 'POST', body: JSON.stringify({ to: new Date().toISOString() }) });
-    const batch = (JSON.parse(close.head) as { batch: { number: string; sales: number; refunds: number; gross: string } }).batch;
+    const close = await step('/api/finance/recharge-batches', {
+      method: 'POST',
+      body: JSON.stringify({ to: new Date().toISOString() }),
+    });
+    const batch = (
+      JSON.parse(close.head) as { batch: { number: string; sales: number; refunds: number; gross: string } }
+    ).batch;
     const journal = await step(`/api/finance/recharge-batches/${batch.number}/journal`);
     const csv = await step('/api/finance/recharges?format=csv&lines=true');
     const xlsx = await step('/api/finance/recharges?format=xlsx&lines=true');
     const peak = Math.max(json.peak, csv.peak, xlsx.peak, close.peak, journal.peak);
 
-    report(`Finance recharges over ${sales} sales, ${lines} lines, ${refunds} refund lines (seeded in ${round(seeded + refundSeconds)} s)`, {
-      'report JSON': `${json.status}, ${json.seconds} s, ${jsonBody.groups.length} groups, ${jsonBody.totals.sales} sales, gross ${jsonBody.totals.gross}`,
-      'report CSV with lines': `${csv.status}, ${csv.seconds} s, ${csv.newlines - 2} line rows, ${round(csv.bytes / 1024 / 1024)} MB`,
-      'report XLSX with lines': `${xlsx.status}, ${xlsx.seconds} s, ${round(xlsx.bytes / 1024 / 1024)} MB`,
-      'batch close': `${close.status}, ${close.seconds} s, ${batch.number}: ${batch.sales} sales, ${batch.refunds} refunds, gross ${batch.gross}`,
-      'journal CSV': `${journal.status}, ${journal.seconds} s, ${journal.newlines - 1} rows, ${round(journal.bytes / 1024 / 1024)} MB`,
-      'server RSS idle / VmHWM since start MB': `${idle.rss} / ${idle.hwm}`,
-      'RSS before -> peak MB': resets
-        ? [json, close, journal, csv, xlsx].map((r, i) => `${['JSON', 'close', 'journal', 'CSV', 'XLSX'][i]} ${r.before} -> ${r.peak}`).join(', ')
-        : `${peak} (VmHWM since start: the kernel refused to reset it)`,
-      verdict:
-        csv.newlines - 2 !== lines || batch.sales !== sales || journal.newlines - 1 !== batch.sales + batch.refunds || jsonBody.totals.gross !== batch.gross
-          ? 'FAILED: rows missing, or the batch and the report disagree'
-          : 'OK: every line exported, every sale batched, the report gross equals the batch gross',
-    });
+    report(
+      `Finance recharges over ${sales} sales, ${lines} lines, ${refunds} refund lines (seeded in ${round(seeded + refundSeconds)} s)`,
+      {
+        'report JSON': `${json.status}, ${json.seconds} s, ${jsonBody.groups.length} groups, ${jsonBody.totals.sales} sales, gross ${jsonBody.totals.gross}`,
+        'report CSV with lines': `${csv.status}, ${csv.seconds} s, ${csv.newlines - 2} line rows, ${round(csv.bytes / 1024 / 1024)} MB`,
+        'report XLSX with lines': `${xlsx.status}, ${xlsx.seconds} s, ${round(xlsx.bytes / 1024 / 1024)} MB`,
+        'batch close': `${close.status}, ${close.seconds} s, ${batch.number}: ${batch.sales} sales, ${batch.refunds} refunds, gross ${batch.gross}`,
+        'journal CSV': `${journal.status}, ${journal.seconds} s, ${journal.newlines - 1} rows, ${round(journal.bytes / 1024 / 1024)} MB`,
+        'server RSS idle / VmHWM since start MB': `${idle.rss} / ${idle.hwm}`,
+        'RSS before -> peak MB': resets
+          ? [json, close, journal, csv, xlsx]
+              .map((r, i) => `${['JSON', 'close', 'journal', 'CSV', 'XLSX'][i]} ${r.before} -> ${r.peak}`)
+              .join(', ')
+          : `${peak} (VmHWM since start: the kernel refused to reset it)`,
+        verdict:
+          csv.newlines - 2 !== lines ||
+          batch.sales !== sales ||
+          journal.newlines - 1 !== batch.sales + batch.refunds ||
+          jsonBody.totals.gross !== batch.gross
+            ? 'FAILED: rows missing, or the batch and the report disagree'
+            : 'OK: every line exported, every sale batched, the report gross equals the batch gross',
+      },
+    );
     checkTarget(`GET /api/finance/recharges JSON over ${sales} sales`, json.seconds, 's', { atMost: 2 });
     checkTarget(`GET /api/finance/recharges CSV with every line (${lines})`, csv.seconds, 's', { atMost: 30 });
     checkTarget(`GET /api/finance/recharges XLSX with every line (${lines})`, xlsx.seconds, 's', { atMost: 60 });
     checkTarget(`POST /api/finance/recharge-batches over ${sales} sales`, close.seconds, 's', { atMost: 30 });
     checkTarget('GET /api/finance/recharge-batches/{batch}/journal', journal.seconds, 's', { atMost: 30 });
-    const steps = { 'report JSON': json, 'batch close': close, journal, 'report CSV with every line': csv, 'report XLSX with every line': xlsx };
-    for (const [name, r] of Object.entries(steps)) checkTarget(`finance ${name}: server peak RSS (VmHWM)`, resets ? r.peak : peak, 'MB', { atMost: 250 });
+    const steps = {
+      'report JSON': json,
+      'batch close': close,
+      journal,
+      'report CSV with every line': csv,
+      'report XLSX with every line': xlsx,
+    };
+    for (const [name, r] of Object.entries(steps))
+      checkTarget(`finance ${name}: server peak RSS (VmHWM)`, resets ? r.peak : peak, 'MB', { atMost: 250 });
   } finally {
     await server.stop();
   }

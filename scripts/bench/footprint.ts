@@ -29,7 +29,13 @@ async function start(command: string[], env: NodeJS.ProcessEnv): Promise<Started
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with code ${child.exitCode}:\n${log}`);
     if (Date.now() > deadline) throw new Error(`${command.join(' ')} did not answer /health in time`);
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
   }
   const startMs = performance.now() - began;
@@ -92,7 +98,12 @@ export async function run(): Promise<void> {
       'bare node RSS': `${await bareNodeRssMb([])} MB`,
       'bare node + tsx RSS': `${await bareNodeRssMb(['--import', 'tsx'])} MB`,
     });
-    checkTarget('npm start to /health 200, existing data directory', Number((production.startMs / 1000).toFixed(2)), 's', { atMost: 3 });
+    checkTarget(
+      'npm start to /health 200, existing data directory',
+      Number((production.startMs / 1000).toFixed(2)),
+      's',
+      { atMost: 3 },
+    );
     checkTarget('idle server RSS after start', productionRss, 'MB', { atMost: 110 });
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });

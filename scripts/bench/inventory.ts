@@ -14,8 +14,28 @@ const DURATION = 10;
 const SEARCH = 'flask';
 /** too short for a trigram: the same 2,500 items as SEARCH, found without the index */
 const SHORT_SEARCH = 'fl';
-const WORDS = ['Beaker', 'Conical flask', 'Pipette', 'Burette', 'Cylinder', 'Test tube', 'Petri dish', 'Funnel', 'Spatula', 'Crucible',
-  'Gloves', 'Goggles', 'Clamp', 'Stand', 'Tongs', 'Thermometer', 'Hotplate', 'Stirrer', 'Filter paper', 'Wash bottle'];
+const WORDS = [
+  'Beaker',
+  'Conical flask',
+  'Pipette',
+  'Burette',
+  'Cylinder',
+  'Test tube',
+  'Petri dish',
+  'Funnel',
+  'Spatula',
+  'Crucible',
+  'Gloves',
+  'Goggles',
+  'Clamp',
+  'Stand',
+  'Tongs',
+  'Thermometer',
+  'Hotplate',
+  'Stirrer',
+  'Filter paper',
+  'Wash bottle',
+];
 
 export async function seedItems(server: BenchServer): Promise<number[]> {
   const { db } = server;
@@ -47,7 +67,11 @@ const FRESH_SEARCHES = 30;
  * A search's cost when the server cannot use the matches it keeps (items.search-cache.ts): each
  * request follows a rename of an item, so the matches are collected again, one request at a time.
  */
-async function freshSearchLatency(server: BenchServer, headers: Record<string, string>, term: string): Promise<Record<string, number>> {
+async function freshSearchLatency(
+  server: BenchServer,
+  headers: Record<string, string>,
+  term: string,
+): Promise<Record<string, number>> {
   const latencies: number[] = [];
   for (let i = 0; i < FRESH_SEARCHES; i++) {
     await server.db.raw(`UPDATE items SET name = name WHERE id = (SELECT min(id) FROM items)`);
@@ -57,7 +81,8 @@ async function freshSearchLatency(server: BenchServer, headers: Record<string, s
     latencies.push(performance.now() - t0);
   }
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1));
+  const at = (q: number) =>
+    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1));
   return { 'p50 ms': at(0.5), 'max ms': at(1) };
 }
 
@@ -153,12 +178,19 @@ export async function run(): Promise<void> {
   try {
     const t0 = performance.now();
     const ids = await seedItems(server);
-    console.log(`seeded ${ids.length} items and their opening movements in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${ids.length} items and their opening movements in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
     const headers = { cookie };
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
     const idle = sampleRss(server.pid);
-    console.log(`server RSS before load: ${idle.stop()} MB; machine load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `server RSS before load: ${idle.stop()} MB; machine load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
 
     // exports first, while the server's heap has not yet grown under the load runs
     await exportAll(server, cookie, 'csv');
@@ -166,18 +198,33 @@ export async function run(): Promise<void> {
 
     report(
       `GET /api/items?page=1&limit=20 (${CONNECTIONS} connections, ${DURATION} s)`,
-      await measure(server.pid, { url: `${server.baseUrl}/api/items?page=1&limit=20`, headers, connections: CONNECTIONS, duration: DURATION }),
+      await measure(server.pid, {
+        url: `${server.baseUrl}/api/items?page=1&limit=20`,
+        headers,
+        connections: CONNECTIONS,
+        duration: DURATION,
+      }),
     );
     for (const term of [SEARCH, SHORT_SEARCH]) {
-      const matches = (await (await fetch(`${server.baseUrl}/api/items?search=${term}&limit=1`, { headers })).json()) as { total: number };
+      const matches = (await (
+        await fetch(`${server.baseUrl}/api/items?search=${term}&limit=1`, { headers })
+      ).json()) as { total: number };
       const figure = `GET /api/items?page=1&limit=20&search=${term} (${matches.total} matches)`;
-      const searched = await measure(server.pid, { url: `${server.baseUrl}/api/items?page=1&limit=20&search=${term}`, headers, connections: CONNECTIONS, duration: DURATION });
+      const searched = await measure(server.pid, {
+        url: `${server.baseUrl}/api/items?page=1&limit=20&search=${term}`,
+        headers,
+        connections: CONNECTIONS,
+        duration: DURATION,
+      });
       report(figure, searched);
       if (term === SEARCH) {
         checkTarget(figure, searched['req/s'], 'req/s', { atLeast: 900 });
         checkTarget(`${figure} p99`, searched['p99 ms'], 'ms', { atMost: 120 });
       }
-      report(`${figure}, first asked after a change to the catalogue (${FRESH_SEARCHES} in turn)`, await freshSearchLatency(server, headers, term));
+      report(
+        `${figure}, first asked after a change to the catalogue (${FRESH_SEARCHES} in turn)`,
+        await freshSearchLatency(server, headers, term),
+      );
     }
     report(
       'GET /api/items/{id} (random ids)',
@@ -199,7 +246,11 @@ export async function run(): Promise<void> {
         requests: [
           {
             method: 'POST',
-            setupRequest: (req) => ({ ...req, path: `/api/items/${randomId()}/stock`, body: JSON.stringify({ type: 'in', quantity: 1, reason: 'bench' }) }),
+            setupRequest: (req) => ({
+              ...req,
+              path: `/api/items/${randomId()}/stock`,
+              body: JSON.stringify({ type: 'in', quantity: 1, reason: 'bench' }),
+            }),
           },
         ],
       }),
@@ -224,14 +275,16 @@ export async function run(): Promise<void> {
       body: importBody,
     });
     const result = (await imported.json()) as { successful: number; failed: number };
-    report(`POST /api/items/bulk-import (${IMPORT_ITEMS} items, ${(importBody.length / 1024 / 1024).toFixed(1)} MB body)`, {
-      status: imported.status,
-      successful: result.successful,
-      failed: result.failed,
-      seconds: ((performance.now() - i0) / 1000).toFixed(2),
-      'server peak RSS MB': rss.stop(),
-    });
-
+    report(
+      `POST /api/items/bulk-import (${IMPORT_ITEMS} items, ${(importBody.length / 1024 / 1024).toFixed(1)} MB body)`,
+      {
+        status: imported.status,
+        successful: result.successful,
+        failed: result.failed,
+        seconds: ((performance.now() - i0) / 1000).toFixed(2),
+        'server peak RSS MB': rss.stop(),
+      },
+    );
   } finally {
     await server.stop();
   }

@@ -46,7 +46,9 @@ export async function startBenchServer(): Promise<BenchServer> {
   await fs.chmod(dataDir, 0o755);
   const [port, pgPort] = [await freePort(), await freePort()];
   // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server process (open it in Chrome DevTools).
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
   const child = spawn(process.execPath, [...profile, 'dist/server.js'], {
     env: {
       ...process.env,
@@ -81,7 +83,10 @@ export async function startBenchServer(): Promise<BenchServer> {
         body: JSON.stringify({ email, password }),
       });
       if (!res.ok) throw new Error(`login failed for ${email}: ${res.status}`);
-      return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      return res.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
     },
     async stop() {
       await db.destroy();
@@ -93,7 +98,14 @@ export async function startBenchServer(): Promise<BenchServer> {
   };
 }
 
-export type LoadResult = { requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number; total: number };
+export type LoadResult = {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+};
 
 /** autocannon against one endpoint; `requests` lets each request vary (e.g. a different id). */
 export async function runLoad(opts: {
@@ -157,7 +169,12 @@ export type TargetCheck = { figure: string; value: number; unit: string; target:
 const targetChecks: TargetCheck[] = [];
 
 /** Records `value` against `bound` (at least, or at most) and prints whether it met it. */
-export function checkTarget(figure: string, value: number, unit: string, bound: { atLeast: number } | { atMost: number }): TargetCheck {
+export function checkTarget(
+  figure: string,
+  value: number,
+  unit: string,
+  bound: { atLeast: number } | { atMost: number },
+): TargetCheck {
   const met = 'atLeast' in bound ? value >= bound.atLeast : value <= bound.atMost;
   const target = 'atLeast' in bound ? `>= ${bound.atLeast} ${unit}` : `<= ${bound.atMost} ${unit}`;
   const check = { figure, value, unit, target, met };

@@ -43,7 +43,10 @@ async function seed(db: Knex) {
 async function keysFor(db: Knex, adminId: string, scenario: string): Promise<string[]> {
   const keys = mcpKeysService(db);
   const created = [];
-  for (let i = 0; i < KEYS; i += 1) created.push((await keys.create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `${scenario} ${i + 1}`, scopes: ['read'] })).key);
+  for (let i = 0; i < KEYS; i += 1)
+    created.push(
+      (await keys.create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `${scenario} ${i + 1}`, scopes: ['read'] })).key,
+    );
   return created;
 }
 
@@ -80,7 +83,12 @@ export async function run(): Promise<void> {
     const { token } = (await tokenRes.json()) as { token: string };
 
     await measured(server, `baseline: GET /api/items?limit=50 (bearer token, ${CONNECTIONS} connections)`, () =>
-      runLoad({ url: `${server.baseUrl}/api/items?limit=50`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS, duration: SECONDS }),
+      runLoad({
+        url: `${server.baseUrl}/api/items?limit=50`,
+        headers: { authorization: `Bearer ${token}` },
+        connections: CONNECTIONS,
+        duration: SECONDS,
+      }),
     );
 
     const inventoryRequests = (await keysFor(server.db, adminId, 'inventory')).map((key) => ({
@@ -95,16 +103,31 @@ export async function run(): Promise<void> {
     const searchRequests = (await keysFor(server.db, adminId, 'search')).map((key) => ({
       method: 'POST' as const,
       path: '/mcp',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_items', arguments: SEARCH_ARGUMENTS } }),
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_items', arguments: SEARCH_ARGUMENTS },
+      }),
     }));
     const probe = await fetch(`${server.baseUrl}/mcp`, searchRequests[0]);
-    const answer = (await probe.json()) as { result?: { isError?: boolean; structuredContent?: { items?: unknown[] } } };
+    const answer = (await probe.json()) as {
+      result?: { isError?: boolean; structuredContent?: { items?: unknown[] } };
+    };
     if (!probe.ok || answer.result?.isError || !answer.result?.structuredContent?.items?.length) {
-      throw new Error(`search_items did not answer with items: ${probe.status} ${JSON.stringify(answer).slice(0, 200)}`);
+      throw new Error(
+        `search_items did not answer with items: ${probe.status} ${JSON.stringify(answer).slice(0, 200)}`,
+      );
     }
-    await measured(server, `POST /mcp tools/call search_items (stateless, ${KEYS} keys, ${CONNECTIONS} connections)`, () =>
-      runLoad({ url: server.baseUrl, connections: CONNECTIONS, duration: SECONDS, requests: searchRequests }),
+    await measured(
+      server,
+      `POST /mcp tools/call search_items (stateless, ${KEYS} keys, ${CONNECTIONS} connections)`,
+      () => runLoad({ url: server.baseUrl, connections: CONNECTIONS, duration: SECONDS, requests: searchRequests }),
     );
 
     await limiterAlone(server.db, adminId);
@@ -116,19 +139,27 @@ export async function run(): Promise<void> {
 /** The per-key limiter on its own, in this process: CPU per consume, sequentially and 20 at a time. */
 async function limiterAlone(db: Knex, adminId: string) {
   const limit = mcpLimiters(db).data;
-  const keys = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => mcpKeysService(db).create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `limiter ${i}`, scopes: ['read'] })));
+  const keys = await Promise.all(
+    Array.from({ length: CONNECTIONS }, (_, i) =>
+      mcpKeysService(db).create({ ...SYSTEM_ACTOR, userId: adminId }, { name: `limiter ${i}`, scopes: ['read'] }),
+    ),
+  );
   const holders = keys.map(({ row }) => ({ ...row, creator: {} }) as never);
   const consume = (holder: never) =>
     new Promise<void>((resolve, reject) => {
       const req = { mcpKey: holder } as never;
-      void limit(req, {} as never, (err?: unknown) => (err && (err as { status?: number }).status !== 429 ? reject(err as Error) : resolve()));
+      void limit(req, {} as never, (err?: unknown) =>
+        err && (err as { status?: number }).status !== 429 ? reject(err as Error) : resolve(),
+      );
     });
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < LIMITER_CALLS / 2; i += 1) await consume(holders[i % holders.length]);
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-    for (let i = 0; i < LIMITER_CALLS / 2 / CONNECTIONS; i += 1) await consume(holders[c]);
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, c) => {
+      for (let i = 0; i < LIMITER_CALLS / 2 / CONNECTIONS; i += 1) await consume(holders[c]);
+    }),
+  );
   const cpu = process.cpuUsage(cpuBefore);
   report(`per-key limiter alone (${LIMITER_CALLS} consumes of the PostgreSQL counter)`, {
     'CPU µs/consume (this process)': Math.round((cpu.user + cpu.system) / LIMITER_CALLS),

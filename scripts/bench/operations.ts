@@ -7,7 +7,8 @@ import { BENCH_ADMIN, report, sampleRss, startBenchServer, type BenchServer } fr
 import { seedItems } from './inventory';
 import { seedCatalogue, seedSales } from './sales';
 
-const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+const rssMb = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function timedPost(server: BenchServer, cookie: string, path: string, body?: unknown) {
@@ -26,7 +27,8 @@ async function timedPost(server: BenchServer, cookie: string, path: string, body
   return { json, seconds: seconds.toFixed(1), rssBefore, peak };
 }
 
-const count = async (server: BenchServer, table: string) => Number((await server.db(table).count({ n: '*' }).first())!.n);
+const count = async (server: BenchServer, table: string) =>
+  Number((await server.db(table).count({ n: '*' }).first())!.n);
 
 export async function run(): Promise<void> {
   const server = await startBenchServer();
@@ -35,8 +37,14 @@ export async function run(): Promise<void> {
     await seedItems(server);
     const { adminId } = await seedCatalogue(server);
     await seedSales(server, adminId);
-    const before = { items: await count(server, 'items'), sales: await count(server, 'sales'), lines: await count(server, 'sale_items') };
-    console.log(`seeded ${before.items} items, ${before.sales} sales, ${before.lines} sale lines in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const before = {
+      items: await count(server, 'items'),
+      sales: await count(server, 'sales'),
+      lines: await count(server, 'sale_items'),
+    };
+    console.log(
+      `seeded ${before.items} items, ${before.sales} sales, ${before.lines} sale lines in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     let cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
 
     const backup = await timedPost(server, cookie, '/api/backups');
@@ -51,13 +59,20 @@ export async function run(): Promise<void> {
     await server.db.raw(`DELETE FROM sales WHERE id % 10 = 0`);
     await server.db.raw('CREATE TABLE bench_after_backup (id int)');
     const restore = await timedPost(server, cookie, `/api/backups/${backup.json.filename}/restore`);
-    const after = { items: await count(server, 'items'), sales: await count(server, 'sales'), lines: await count(server, 'sale_items') };
+    const after = {
+      items: await count(server, 'items'),
+      sales: await count(server, 'sales'),
+      lines: await count(server, 'sale_items'),
+    };
     const strayTable = (await server.db.raw(`SELECT to_regclass('public.bench_after_backup') AS t`)).rows[0].t;
     const health = (await (await fetch(`${server.baseUrl}/api/health`)).json()) as { database: string };
     report(`POST /api/backups/{filename}/restore (over ${before.sales / 10} deleted sales and a new table)`, {
       seconds: restore.seconds,
       'server RSS before / peak MB': `${restore.rssBefore} / ${restore.peak}`,
-      'rows back as at the backup': JSON.stringify(after) === JSON.stringify(before) ? `yes (${after.sales} sales, ${after.lines} lines)` : `NO: ${JSON.stringify(after)}`,
+      'rows back as at the backup':
+        JSON.stringify(after) === JSON.stringify(before)
+          ? `yes (${after.sales} sales, ${after.lines} lines)`
+          : `NO: ${JSON.stringify(after)}`,
       'table created after backup': strayTable ? 'still there (WRONG)' : 'gone',
       '/api/health database': health.database,
     });

@@ -12,8 +12,10 @@ const SKUS_PER_BASKET = 20;
 const SECONDS = 10;
 const PACED_INTERVAL_MS = 500;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-const skuOf = (counterIndex: number, i: number) => `PAGE-${String(counterIndex * SKUS_PER_BASKET + (i % SKUS_PER_BASKET) + 1).padStart(5, '0')}`;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+const skuOf = (counterIndex: number, i: number) =>
+  `PAGE-${String(counterIndex * SKUS_PER_BASKET + (i % SKUS_PER_BASKET) + 1).padStart(5, '0')}`;
 
 async function seed(server: BenchServer) {
   const { db } = server;
@@ -58,16 +60,36 @@ export async function run(): Promise<void> {
     await seed(server);
     const { cookie } = await counterSession(server);
 
-    const api = await runLoad({ url: `${server.baseUrl}/api/items?limit=20`, headers: { cookie }, connections: 20, duration: SECONDS });
+    const api = await runLoad({
+      url: `${server.baseUrl}/api/items?limit=20`,
+      headers: { cookie },
+      connections: 20,
+      duration: SECONDS,
+    });
     report('baseline: GET /api/items?limit=20 (the same rows as JSON, 20 connections)', figures(api));
 
-    const list = await runLoad({ url: `${server.baseUrl}/items`, headers: { cookie }, connections: 20, duration: SECONDS });
+    const list = await runLoad({
+      url: `${server.baseUrl}/items`,
+      headers: { cookie },
+      connections: 20,
+      duration: SECONDS,
+    });
     report(`GET /items (20 rows of ${ITEMS.toLocaleString('en-GB')}, whole page, 20 connections)`, figures(list));
 
-    const search = await runLoad({ url: `${server.baseUrl}/items?search=item+1`, headers: { cookie, 'hx-request': 'true' }, connections: 20, duration: SECONDS });
+    const search = await runLoad({
+      url: `${server.baseUrl}/items?search=item+1`,
+      headers: { cookie, 'hx-request': 'true' },
+      connections: 20,
+      duration: SECONDS,
+    });
     report('GET /items?search= (htmx rows partial, as-you-type, 20 connections)', figures(search));
 
-    const counter = await runLoad({ url: `${server.baseUrl}/counter`, headers: { cookie }, connections: 20, duration: SECONDS });
+    const counter = await runLoad({
+      url: `${server.baseUrl}/counter`,
+      headers: { cookie },
+      connections: 20,
+      duration: SECONDS,
+    });
     report('GET /counter (whole page, 20 connections)', figures(counter));
 
     // 20 counters, each its own session: one connection each, scanning SKUs one after another
@@ -112,7 +134,12 @@ export async function run(): Promise<void> {
           const started = performance.now();
           const res = await fetch(`${server.baseUrl}/counter/add`, {
             method: 'POST',
-            headers: { cookie: session.cookie, 'x-csrf-token': session.token, 'hx-request': 'true', 'content-type': 'application/x-www-form-urlencoded' },
+            headers: {
+              cookie: session.cookie,
+              'x-csrf-token': session.token,
+              'hx-request': 'true',
+              'content-type': 'application/x-www-form-urlencoded',
+            },
             body: `sku=${skuOf(counterIndex, i)}`,
           });
           await res.text();
@@ -134,7 +161,9 @@ export async function run(): Promise<void> {
 
     const lines = await server.db('quote_items').count<{ count: string }[]>('* as count');
     const quantity = await server.db('quote_items').sum<{ sum: string }[]>('quantity as sum');
-    console.log(`  baskets: ${COUNTERS} drafts hold ${lines[0].count} lines, ${quantity[0].sum} units scanned (= successful scans)`);
+    console.log(
+      `  baskets: ${COUNTERS} drafts hold ${lines[0].count} lines, ${quantity[0].sum} units scanned (= successful scans)`,
+    );
   } finally {
     await server.stop();
   }

@@ -10,7 +10,9 @@ const BOUNDARY = '----purchasing-bench-boundary';
 
 function multipart(field: string, filename: string, bytes: Buffer): Buffer {
   return Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
     bytes,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
@@ -94,9 +96,18 @@ async function largeInvoice(server: BenchServer, cookie: string) {
 
 async function ordersFlow(server: BenchServer, cookie: string) {
   const { db } = server;
-  const [category] = await db('categories').insert({ name: `Bench purchasing ${Date.now()}`, color: 'green' }).returning('id');
+  const [category] = await db('categories')
+    .insert({ name: `Bench purchasing ${Date.now()}`, color: 'green' })
+    .returning('id');
   const items = await db('items')
-    .insert(Array.from({ length: 50 }, (_, i) => ({ name: `Purchased item ${i}`, sku: `PUR-${i}-${Date.now()}`, category_id: category.id, price: '2.00' })))
+    .insert(
+      Array.from({ length: 50 }, (_, i) => ({
+        name: `Purchased item ${i}`,
+        sku: `PUR-${i}-${Date.now()}`,
+        category_id: category.id,
+        price: '2.00',
+      })),
+    )
     .returning('id');
   const ids = items.map((r: { id: number }) => r.id);
   const post = async (path: string, body: unknown) => {
@@ -118,7 +129,11 @@ async function ordersFlow(server: BenchServer, cookie: string) {
       let n = 0;
       while (Date.now() < deadline) {
         n += 1;
-        const lines = [0, 1, 2].map((k) => ({ itemId: ids[(w * 7 + n * 3 + k * 11) % ids.length], quantity: 2, unitCost: '1.25' }));
+        const lines = [0, 1, 2].map((k) => ({
+          itemId: ids[(w * 7 + n * 3 + k * 11) % ids.length],
+          quantity: 2,
+          unitCost: '1.25',
+        }));
         const t0 = performance.now();
         const created = await post('/api/orders', { supplierId: 'bench-supplier', items: lines });
         if (created.status !== 201) {
@@ -126,7 +141,11 @@ async function ordersFlow(server: BenchServer, cookie: string) {
           continue;
         }
         const received = await post(`/api/orders/${created.body.id}/receive`, {
-          receivedItems: created.body.items.map((l) => ({ orderItemId: l.orderItemId, receivedQuantity: 2, addToInventory: true })),
+          receivedItems: created.body.items.map((l) => ({
+            orderItemId: l.orderItemId,
+            receivedQuantity: 2,
+            addToInventory: true,
+          })),
         });
         latencies.push(performance.now() - t0);
         if (received.status === 200) orders += 1;
@@ -135,7 +154,9 @@ async function ordersFlow(server: BenchServer, cookie: string) {
     }),
   );
   const [{ stock }] = await db('items').whereIn('id', ids).sum<{ stock: string }[]>('current_stock as stock');
-  const [{ received }] = await db('order_items').whereIn('item_id', ids).sum<{ received: string }[]>('received_quantity as received');
+  const [{ received }] = await db('order_items')
+    .whereIn('item_id', ids)
+    .sum<{ received: string }[]>('received_quantity as received');
   latencies.sort((a, b) => a - b);
   report(`Create + receive orders (3 lines each, ${WORKERS} concurrent buyers, ${SECONDS} s)`, {
     'orders received/s': Math.round(orders / SECONDS),

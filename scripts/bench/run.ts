@@ -22,7 +22,8 @@ for (const name of selected) {
 const targets = recordedTargets();
 if (targets.length > 0) {
   console.log('\n# targets');
-  for (const t of targets) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.figure}: ${t.value} ${t.unit} (${t.target})`);
+  for (const t of targets)
+    console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.figure}: ${t.value} ${t.unit} (${t.target})`);
 }
 
 function os() {

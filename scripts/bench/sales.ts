@@ -16,7 +16,8 @@ const HOT_SECONDS = 5;
 const REPORT_SALES = 100_000;
 const CHARGE_CODE = 'BENCH-001';
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /** CPU seconds (user + system) a process has used so far; the figure does not depend on what else loads the machine. */
@@ -27,7 +28,8 @@ function cpuSeconds(pid: number): number {
 
 /** CPU seconds of the bench's PostgreSQL: its postmaster (found by port) and every backend under it. */
 function postgresCpuSeconds(server: BenchServer): number {
-  const { connectionString } = (server.db.client as { config: { connection: { connectionString: string } } }).config.connection;
+  const { connectionString } = (server.db.client as { config: { connection: { connectionString: string } } }).config
+    .connection;
   const port = new URL(connectionString).port;
   let total = 0;
   let postmaster: string | undefined;
@@ -45,7 +47,8 @@ function postgresCpuSeconds(server: BenchServer): number {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       // The postmaster also carries the CPU of its children that have exited (cutime, cstime).
-      if (pid === postmaster) total += (Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100;
+      if (pid === postmaster)
+        total += (Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100;
       else if (stat[1] === postmaster) total += (Number(stat[11]) + Number(stat[12])) / 100;
     } catch {
       // gone
@@ -54,7 +57,8 @@ function postgresCpuSeconds(server: BenchServer): number {
   return total;
 }
 
-const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+const rssMb = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 export async function seedCatalogue(server: BenchServer) {
   const { db } = server;
@@ -100,8 +104,26 @@ type FlowFigures = {
 };
 
 /** Each session in a loop until the deadline: save a draft of 1-3 random lines, process it. */
-async function runFlow(server: BenchServer, cookies: string[], itemIds: number[], seconds: number, tag: string): Promise<FlowFigures> {
-  const figures: FlowFigures = { processed: 0, refusedForStock: 0, failures: 0, elapsed: 0, serverCpu: 0, pgCpu: 0, clientCpu: 0, cycle: [], save: [], process: [], failureSamples: new Set() };
+async function runFlow(
+  server: BenchServer,
+  cookies: string[],
+  itemIds: number[],
+  seconds: number,
+  tag: string,
+): Promise<FlowFigures> {
+  const figures: FlowFigures = {
+    processed: 0,
+    refusedForStock: 0,
+    failures: 0,
+    elapsed: 0,
+    serverCpu: 0,
+    pgCpu: 0,
+    clientCpu: 0,
+    cycle: [],
+    save: [],
+    process: [],
+    failureSamples: new Set(),
+  };
   let seed = 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -131,7 +153,11 @@ async function runFlow(server: BenchServer, cookies: string[], itemIds: number[]
           quantity: 1 + Math.floor(random() * 2),
         }));
         const t0 = performance.now();
-        const saved = await post(cookie, '/api/sales/quotes', { chargeCode: CHARGE_CODE, sessionId: `bench-${tag}-${worker}-${n}`, items: lines });
+        const saved = await post(cookie, '/api/sales/quotes', {
+          chargeCode: CHARGE_CODE,
+          sessionId: `bench-${tag}-${worker}-${n}`,
+          items: lines,
+        });
         const t1 = performance.now();
         figures.save.push(t1 - t0);
         if (saved.status !== 200) {
@@ -145,7 +171,8 @@ async function runFlow(server: BenchServer, cookies: string[], itemIds: number[]
         figures.process.push(t2 - t1);
         figures.cycle.push(t2 - t0);
         if (done.status === 200) figures.processed += 1;
-        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock')) figures.refusedForStock += 1;
+        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock'))
+          figures.refusedForStock += 1;
         else {
           figures.failures += 1;
           figures.failureSamples.add(`process ${done.status} ${String(done.body.message)}`);
@@ -161,7 +188,9 @@ async function runFlow(server: BenchServer, cookies: string[], itemIds: number[]
 }
 
 async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[]) {
-  const cookies = await Promise.all(Array.from({ length: SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)));
+  const cookies = await Promise.all(
+    Array.from({ length: SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)),
+  );
   const main = await runFlow(server, cookies, itemIds, FLOW_SECONDS, 'all');
   // Then every session on the same few scarce items until their stock runs out: the oversell test under load.
   const hot = await runFlow(server, cookies, hotIds, HOT_SECONDS, 'hot');
@@ -170,15 +199,19 @@ async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[
 
   // Verification straight from the database.
   const { db } = server;
-  const [{ oversold }] = await db.raw(
-    `SELECT count(*)::int AS oversold FROM items i
+  const [{ oversold }] = await db
+    .raw(
+      `SELECT count(*)::int AS oversold FROM items i
        LEFT JOIN (SELECT item_id, sum(quantity) AS sold FROM sale_items GROUP BY item_id) s ON s.item_id = i.id
       WHERE i.current_stock < 0 OR i.current_stock <> (CASE WHEN i.id = ANY(?::int[]) THEN ?::numeric ELSE ?::numeric END) - coalesce(s.sold, 0)`,
-    [hotIds, HOT_STOCK, INITIAL_STOCK],
-  ).then((r: { rows: { oversold: number }[] }) => r.rows);
+      [hotIds, HOT_STOCK, INITIAL_STOCK],
+    )
+    .then((r: { rows: { oversold: number }[] }) => r.rows);
   const flowSales = `sale_id NOT LIKE 'SALE-BULK-%'`;
   const [{ lines }] = (
-    await db.raw(`SELECT count(*)::int AS lines FROM sale_items WHERE sale_id IN (SELECT id FROM sales WHERE ${flowSales})`)
+    await db.raw(
+      `SELECT count(*)::int AS lines FROM sale_items WHERE sale_id IN (SELECT id FROM sales WHERE ${flowSales})`,
+    )
   ).rows;
   const [{ movements, mismatched }] = (
     await db.raw(
@@ -194,33 +227,36 @@ async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const [c, s, p] = [sorted(cycle), sorted(saveLatency), sorted(processLatency)];
-  report(`Quote save + process, ${SESSIONS} concurrent sessions, ${ITEMS} items (stock ${INITIAL_STOCK} each), ${FLOW_SECONDS} s`, {
-    'processed sales/s': round(processed / elapsed),
-    'sales processed': processed,
-    'refused: insufficient stock': refusedForStock,
-    'other failures': failures,
-    'cycle p50 / p99 ms': `${round(percentile(c, 50))} / ${round(percentile(c, 99))}`,
-    'save p50 / p99 ms': `${round(percentile(s, 50))} / ${round(percentile(s, 99))}`,
-    'process p50 / p99 ms': `${round(percentile(p, 50))} / ${round(percentile(p, 99))}`,
-    'server CPU ms per sale': round((serverCpu * 1000) / Math.max(processed, 1)),
-    'PostgreSQL CPU ms per sale': round((pgCpu * 1000) / Math.max(processed, 1)),
-    'load generator CPU ms per sale': round((clientCpu * 1000) / Math.max(processed, 1)),
-    'load average (1 min)': readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
-    'items oversold or off-ledger': oversold,
-    [`${HOT_ITEMS} hot items (stock ${HOT_STOCK} each), ${HOT_SECONDS} s: sold / refused / other`]: `${hot.processed} / ${hot.refusedForStock} / ${hot.failures}`,
-    'hot items stock left': hotStock.join(', '),
-    'failure messages': [...main.failureSamples, ...hot.failureSamples].slice(0, 3).join(' | ') || 'none',
-    'sales / lines / movements': `${sales} / ${lines} / ${movements}`,
-    'sales whose movements != lines': mismatched,
-    verdict:
-      oversold === 0 && mismatched === 0 && lines === movements && sales === processed + hot.processed
-        ? 'OK: zero oversell, movements == lines'
-        : 'FAILED: ledger check',
-    target:
-      processed / elapsed >= 150 && percentile(p, 99) < 250
-        ? 'met: >= 150 sales/s, process p99 < 250 ms'
-        : 'NOT met: >= 150 sales/s with process p99 < 250 ms',
-  });
+  report(
+    `Quote save + process, ${SESSIONS} concurrent sessions, ${ITEMS} items (stock ${INITIAL_STOCK} each), ${FLOW_SECONDS} s`,
+    {
+      'processed sales/s': round(processed / elapsed),
+      'sales processed': processed,
+      'refused: insufficient stock': refusedForStock,
+      'other failures': failures,
+      'cycle p50 / p99 ms': `${round(percentile(c, 50))} / ${round(percentile(c, 99))}`,
+      'save p50 / p99 ms': `${round(percentile(s, 50))} / ${round(percentile(s, 99))}`,
+      'process p50 / p99 ms': `${round(percentile(p, 50))} / ${round(percentile(p, 99))}`,
+      'server CPU ms per sale': round((serverCpu * 1000) / Math.max(processed, 1)),
+      'PostgreSQL CPU ms per sale': round((pgCpu * 1000) / Math.max(processed, 1)),
+      'load generator CPU ms per sale': round((clientCpu * 1000) / Math.max(processed, 1)),
+      'load average (1 min)': readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
+      'items oversold or off-ledger': oversold,
+      [`${HOT_ITEMS} hot items (stock ${HOT_STOCK} each), ${HOT_SECONDS} s: sold / refused / other`]: `${hot.processed} / ${hot.refusedForStock} / ${hot.failures}`,
+      'hot items stock left': hotStock.join(', '),
+      'failure messages': [...main.failureSamples, ...hot.failureSamples].slice(0, 3).join(' | ') || 'none',
+      'sales / lines / movements': `${sales} / ${lines} / ${movements}`,
+      'sales whose movements != lines': mismatched,
+      verdict:
+        oversold === 0 && mismatched === 0 && lines === movements && sales === processed + hot.processed
+          ? 'OK: zero oversell, movements == lines'
+          : 'FAILED: ledger check',
+      target:
+        processed / elapsed >= 150 && percentile(p, 99) < 250
+          ? 'met: >= 150 sales/s, process p99 < 250 ms'
+          : 'NOT met: >= 150 sales/s with process p99 < 250 ms',
+    },
+  );
   return { processed };
 }
 
@@ -277,7 +313,7 @@ async function reportsBench(server: BenchServer, adminId: string) {
     status: res.status,
     'data rows': newlines - 1,
     'size MB': round(bytes / 1024 / 1024),
-    'seconds': round(elapsed),
+    seconds: round(elapsed),
     'server RSS before MB': rssBefore,
     'server peak RSS MB': peak,
     'RSS added by the CSV MB': peak - rssBefore,
@@ -294,7 +330,11 @@ async function reportsBench(server: BenchServer, adminId: string) {
     const [serverBefore, pgBefore] = [cpuSeconds(server.pid), postgresCpuSeconds(server)];
     const load = await runLoad({ url: `${server.baseUrl}${path}`, headers: { cookie }, connections: 10, duration });
     const perRequest = (seconds: number) => round((seconds * 1000) / Math.max(load.total, 1));
-    return { ...load, serverCpu: perRequest(cpuSeconds(server.pid) - serverBefore), pgCpu: perRequest(postgresCpuSeconds(server) - pgBefore) };
+    return {
+      ...load,
+      serverCpu: perRequest(cpuSeconds(server.pid) - serverBefore),
+      pgCpu: perRequest(postgresCpuSeconds(server) - pgBefore),
+    };
   };
   const page = await measured('/api/sales/reports?page=1&limit=50', 8);
   const filtered = await measured('/api/sales/reports?page=20&limit=100&chargeCode=bench-003&unpaidOnly=true', 6);
@@ -309,7 +349,9 @@ async function reportsBench(server: BenchServer, adminId: string) {
   });
   checkTarget('GET /api/sales/reports JSON page 1, 10 connections', page.requestsPerSecond, 'req/s', { atLeast: 300 });
   checkTarget('GET /api/sales/reports JSON page 1 p99', page.p99, 'ms', { atMost: 60 });
-  checkTarget('GET /api/sales/reports filtered page 20, 10 connections', filtered.requestsPerSecond, 'req/s', { atLeast: 200 });
+  checkTarget('GET /api/sales/reports filtered page 20, 10 connections', filtered.requestsPerSecond, 'req/s', {
+    atLeast: 200,
+  });
   checkTarget('GET /api/sales/reports filtered page 20 p99', filtered.p99, 'ms', { atMost: 80 });
 }
 

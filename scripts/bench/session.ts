@@ -5,7 +5,12 @@ export async function run(): Promise<void> {
   const server = await startBenchServer();
   try {
     const cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
-    const res = await runLoad({ url: `${server.baseUrl}/api/auth/user`, headers: { cookie }, connections: 50, duration: 8 });
+    const res = await runLoad({
+      url: `${server.baseUrl}/api/auth/user`,
+      headers: { cookie },
+      connections: 50,
+      duration: 8,
+    });
     report('GET /api/auth/user (session cookie, 50 connections)', {
       'req/s': res.requestsPerSecond,
       'p50 ms': res.p50,

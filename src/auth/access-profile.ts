@@ -18,7 +18,8 @@ export type ProfileAccess = Readonly<{ role: Role; profile: 'strict' }>;
 
 export const MANAGER_UNDER_STRICT: ProfileAccess = { role: 'manager', profile: 'strict' };
 
-export const isProfileAccess = (access: unknown): access is ProfileAccess => typeof access === 'object' && access !== null && 'profile' in access;
+export const isProfileAccess = (access: unknown): access is ProfileAccess =>
+  typeof access === 'object' && access !== null && 'profile' in access;
 
 /**
  * Read on every request that depends on it (one primary-key lookup) rather than cached: several

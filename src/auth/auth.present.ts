@@ -31,6 +31,11 @@ export function presentSsoStatus(config: Pick<Config, 'oidc' | 'localAuthEnabled
 /** An account's recent failed sign-ins, newest first. */
 export function presentFailedSignIns(rows: FailedSignInRow[]): FailedSignInList {
   return {
-    failedSignIns: rows.map((row) => ({ at: row.occurred_at.toISOString(), ipAddress: row.ip_address, userAgent: row.user_agent, reason: row.reason })),
+    failedSignIns: rows.map((row) => ({
+      at: row.occurred_at.toISOString(),
+      ipAddress: row.ip_address,
+      userAgent: row.user_agent,
+      reason: row.reason,
+    })),
   };
 }

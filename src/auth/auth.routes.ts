@@ -7,14 +7,22 @@ import { presentUser } from '../modules/users/users.present';
 import { User, UserIdParams } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
 import { presentCreatedToken, presentFailedSignIns, presentSsoStatus, presentToken } from './auth.present';
-import { CreateToken, CreatedToken, FailedSignInList, LoginBody, SignOutPage, SsoStatus, TokenIdParams, TokenList } from './auth.schemas';
+import {
+  CreateToken,
+  CreatedToken,
+  FailedSignInList,
+  LoginBody,
+  SignOutPage,
+  SsoStatus,
+  TokenIdParams,
+  TokenList,
+} from './auth.schemas';
 import { failedSignIns } from './failed-sign-ins';
 import { currentUser } from './guards';
 import { csrfToken } from './form-tokens';
 import { endSession, SESSION_COOKIE, startSession } from './session';
 import { INVALID_CREDENTIALS, signInService } from './sign-in.service';
 import { tokensService } from './tokens.service';
-
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
@@ -37,7 +45,12 @@ export function authRoutes({ db, config, docs }: Deps) {
         'After 3 consecutive failures of an account, each answer waits longer (doubling, at most 5 s).',
       access: 'public',
       body: LoginBody,
-      responses: { 200: { description: 'Signed in', schema: User }, 401: failure(INVALID_CREDENTIALS), 403: failure('Local sign-in disabled'), 429: failure('Too many failed attempts') },
+      responses: {
+        200: { description: 'Signed in', schema: User },
+        401: failure(INVALID_CREDENTIALS),
+        403: failure('Local sign-in disabled'),
+        429: failure('Too many failed attempts'),
+      },
     },
     async (req, res) => {
       const user = await signIns.withPassword(req.body, actorOf(req), req.get('user-agent') ?? null);
@@ -64,7 +77,10 @@ export function authRoutes({ db, config, docs }: Deps) {
         'Ends the session and redirects to /. Followed from another site (Sec-Fetch-Site: cross-site) while signed in, it ends nothing and ' +
         'answers a page with a Sign out button instead, so a link or image elsewhere cannot sign a person out.',
       access: 'public',
-      responses: { 200: { description: 'Cross-site: the page asking to sign out', contentType: 'text/html', schema: SignOutPage }, 302: 'Redirect to /' },
+      responses: {
+        200: { description: 'Cross-site: the page asking to sign out', contentType: 'text/html', schema: SignOutPage },
+        302: 'Redirect to /',
+      },
     },
     async (req, res) => {
       if (req.user && req.get('Sec-Fetch-Site') === 'cross-site') {
@@ -85,7 +101,12 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/user',
-    { operationId: 'getCurrentUser', summary: 'The signed-in user', access: 'auth', responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') } },
+    {
+      operationId: 'getCurrentUser',
+      summary: 'The signed-in user',
+      access: 'auth',
+      responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') },
+    },
     (req, res) => {
       res.json(presentUser(currentUser(req)));
     },
@@ -96,7 +117,8 @@ export function authRoutes({ db, config, docs }: Deps) {
     {
       operationId: 'listOwnFailedSignIns',
       summary: "The caller's failed password sign-ins of the last 30 days",
-      description: 'Newest first: when, from which address and user agent, and why (a wrong password, or refused by the sign-in limits).',
+      description:
+        'Newest first: when, from which address and user agent, and why (a wrong password, or refused by the sign-in limits).',
       access: 'auth',
       responses: { 200: { description: 'Failed sign-ins', schema: FailedSignInList } },
     },
@@ -113,7 +135,11 @@ export function authRoutes({ db, config, docs }: Deps) {
       description: 'Newest first, as the user sees their own at /api/auth/me/failed-sign-ins.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 200: { description: 'Failed sign-ins', schema: FailedSignInList }, 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: {
+        200: { description: 'Failed sign-ins', schema: FailedSignInList },
+        403: failure('Not an admin'),
+        404: failure('User not found'),
+      },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
@@ -124,7 +150,12 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.get(
     '/auth/sso-status',
-    { operationId: 'getSsoStatus', summary: 'Which sign-in methods are enabled', access: 'public', responses: { 200: { description: 'Status', schema: SsoStatus } } },
+    {
+      operationId: 'getSsoStatus',
+      summary: 'Which sign-in methods are enabled',
+      access: 'public',
+      responses: { 200: { description: 'Status', schema: SsoStatus } },
+    },
     (_req, res) => {
       res.json(presentSsoStatus(config));
     },
@@ -140,18 +171,31 @@ export function authRoutes({ db, config, docs }: Deps) {
         'It expires after `expiresInDays` (default 90, at most 365); a password change or reset revokes it. Only a session can create one.',
       access: 'auth',
       body: CreateToken,
-      responses: { 201: { description: 'Created', schema: CreatedToken }, 400: invalid('Validation failed'), 403: failure('Called with an API token') },
+      responses: {
+        201: { description: 'Created', schema: CreatedToken },
+        400: invalid('Validation failed'),
+        403: failure('Called with an API token'),
+      },
     },
     async (req, res) => {
       tokens.assertMayCreate(req.authMethod);
       const body = parse(CreateToken, req.body);
-      res.status(201).json(presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req))));
+      res
+        .status(201)
+        .json(
+          presentCreatedToken(await tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req))),
+        );
     },
   );
 
   api.get(
     '/auth/tokens',
-    { operationId: 'listApiTokens', summary: "The caller's tokens (without secrets)", access: 'auth', responses: { 200: { description: 'Tokens', schema: TokenList } } },
+    {
+      operationId: 'listApiTokens',
+      summary: "The caller's tokens (without secrets)",
+      access: 'auth',
+      responses: { 200: { description: 'Tokens', schema: TokenList } },
+    },
     async (req, res) => {
       res.json((await tokens.list(currentUser(req).id)).map(presentToken));
     },
@@ -159,7 +203,13 @@ export function authRoutes({ db, config, docs }: Deps) {
 
   api.delete(
     '/auth/tokens/:id',
-    { operationId: 'revokeApiToken', summary: 'Revoke a token', access: 'auth', params: TokenIdParams, responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } } },
+    {
+      operationId: 'revokeApiToken',
+      summary: 'Revoke a token',
+      access: 'auth',
+      params: TokenIdParams,
+      responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } },
+    },
     async (req, res) => {
       const { id } = parse(TokenIdParams, req.params);
       await tokens.revoke(currentUser(req).id, id, actorOf(req));

@@ -18,13 +18,21 @@ export const CreateToken = z.object({
     .min(1)
     .max(TOKEN_MAX_DAYS, `must be at most ${TOKEN_MAX_DAYS}`)
     .default(TOKEN_DEFAULT_DAYS)
-    .openapi({ description: `Days until the token expires (default ${TOKEN_DEFAULT_DAYS}, at most ${TOKEN_MAX_DAYS})` }),
+    .openapi({
+      description: `Days until the token expires (default ${TOKEN_DEFAULT_DAYS}, at most ${TOKEN_MAX_DAYS})`,
+    }),
 });
 
 export const TokenIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
 export const Token = z
-  .object({ id: z.number(), name: z.string(), createdAt: z.string(), expiresAt: z.string(), lastUsedAt: z.string().nullable() })
+  .object({
+    id: z.number(),
+    name: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+  })
   .openapi('ApiToken');
 export type Token = z.infer<typeof Token>;
 export const TokenList = z.array(Token);
@@ -41,7 +49,9 @@ export const FailedSignIn = z
     at: z.string().openapi({ description: 'When the attempt was made (ISO 8601)' }),
     ipAddress: z.string().nullable().openapi({ description: 'The client address the attempt came from' }),
     userAgent: z.string().nullable().openapi({ description: "The client's User-Agent header, as sent" }),
-    reason: z.enum(['wrong_password', 'rate_limited']).openapi({ description: 'wrong_password, or rate_limited: refused by the sign-in limits (recorded once per window)' }),
+    reason: z.enum(['wrong_password', 'rate_limited']).openapi({
+      description: 'wrong_password, or rate_limited: refused by the sign-in limits (recorded once per window)',
+    }),
   })
   .openapi('FailedSignIn');
 export type FailedSignIn = z.infer<typeof FailedSignIn>;

@@ -23,7 +23,16 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   if (config.admin) {
     if (await users.findByEmail(config.admin.email)) return;
     await checkAdminPassword(config);
-    await users.createUnique({ email: config.admin.email, firstName: FIRST_ADMIN_NAME, lastName: '', role: 'admin', password: config.admin.password }, SYSTEM_ACTOR);
+    await users.createUnique(
+      {
+        email: config.admin.email,
+        firstName: FIRST_ADMIN_NAME,
+        lastName: '',
+        role: 'admin',
+        password: config.admin.password,
+      },
+      SYSTEM_ACTOR,
+    );
     logger.info({ email: config.admin.email }, 'created the first admin from ADMIN_EMAIL');
     return;
   }
@@ -32,19 +41,28 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   const file = path.join(config.dataDir, INITIAL_ADMIN_PASSWORD_FILE);
   await writeOnce(file, `email: admin@localhost\npassword: ${password}\n`);
   try {
-    await users.createUnique({ email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password }, SYSTEM_ACTOR);
+    await users.createUnique(
+      { email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password },
+      SYSTEM_ACTOR,
+    );
   } catch (err) {
     await fs.rm(file, { force: true });
     throw err;
   }
-  logger.warn({ file }, `created admin@localhost; its password is in ${file}: sign in, change the password (Account), then delete the file`);
+  logger.warn(
+    { file },
+    `created admin@localhost; its password is in ${file}: sign in, change the password (Account), then delete the file`,
+  );
 }
 
 /** Creates the file with mode 0600, refusing to replace one that exists. */
 async function writeOnce(file: string, content: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const handle = await fs.open(file, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EEXIST') throw new Error(`${file} already exists (from an earlier first start): delete it, or set ADMIN_EMAIL and ADMIN_PASSWORD`);
+    if (err.code === 'EEXIST')
+      throw new Error(
+        `${file} already exists (from an earlier first start): delete it, or set ADMIN_EMAIL and ADMIN_PASSWORD`,
+      );
     throw err;
   });
   try {

@@ -21,7 +21,13 @@ const USER_AGENT_MAX_LENGTH = 300;
 /** The failed password sign-ins of each account (table failed_sign_ins, owned by the auth module). */
 export function failedSignIns(db: Db) {
   return {
-    async record(entry: { userId: string; ip: string | null; userAgent: string | null; reason: FailedSignInReason; delayMs: number }): Promise<void> {
+    async record(entry: {
+      userId: string;
+      ip: string | null;
+      userAgent: string | null;
+      reason: FailedSignInReason;
+      delayMs: number;
+    }): Promise<void> {
       await db('failed_sign_ins').insert({
         user_id: entry.userId,
         ip_address: entry.ip,
@@ -36,12 +42,17 @@ export function failedSignIns(db: Db) {
       return db<FailedSignInRow>('failed_sign_ins')
         .where({ user_id: userId })
         .andWhere('occurred_at', '>', db.raw(`now() - make_interval(days => ?)`, [FAILED_SIGN_IN_RETENTION_DAYS]))
-        .orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        .orderBy([
+          { column: 'occurred_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
     },
 
     /** Drops the rows past the retention (the scheduler runs it). */
     async prune(): Promise<void> {
-      await db('failed_sign_ins').where('occurred_at', '<', db.raw(`now() - make_interval(days => ?)`, [FAILED_SIGN_IN_RETENTION_DAYS])).delete();
+      await db('failed_sign_ins')
+        .where('occurred_at', '<', db.raw(`now() - make_interval(days => ?)`, [FAILED_SIGN_IN_RETENTION_DAYS]))
+        .delete();
     },
   };
 }

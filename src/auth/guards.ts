@@ -40,7 +40,13 @@ export const requireAuthOrMcpKey: RequestHandler = (req, _res, next) => {
 
 /** Every route outside the MCP surface: an MCP key opens none of them. */
 export const refuseMcpKey: RequestHandler = (req, _res, next) => {
-  next(req.mcpKey ? McpAuthInvalid('An MCP API key opens only the MCP surface (/api/mcp/status, test, sales, inventory, the MCP analytics and /mcp)') : undefined);
+  next(
+    req.mcpKey
+      ? McpAuthInvalid(
+          'An MCP API key opens only the MCP surface (/api/mcp/status, test, sales, inventory, the MCP analytics and /mcp)',
+        )
+      : undefined,
+  );
 };
 
 /** requireRole('manager') lets managers and admins through. */

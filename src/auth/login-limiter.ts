@@ -17,7 +17,8 @@ export function signInDelayMs(consecutiveFailures: number, baseMs: number): numb
 }
 
 /** An attempt the limits let through, with how long its answer must wait; or one they refuse. */
-export type LoginAdmission = { admitted: true; delayMs: number } | { admitted: false; retryAfterSeconds: number; firstRefusal: boolean };
+export type LoginAdmission =
+  { admitted: true; delayMs: number } | { admitted: false; retryAfterSeconds: number; firstRefusal: boolean };
 
 /**
  * Password sign-in limits (OWASP ASVS 2.2.1), counted in PostgreSQL so every instance sees the
@@ -60,7 +61,10 @@ export function loginLimiter(db: Knex, limits: LoginLimits) {
     // consume() rejects with a RateLimiterRes when the points are spent, with an Error when the store fails.
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     // a refused attempt still counts, so the first refusal is the one just past the limit
-    return { seconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), first: rejection.consumedPoints === limit + 1 };
+    return {
+      seconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+      first: rejection.consumedPoints === limit + 1,
+    };
   };
 
   return {
@@ -71,13 +75,18 @@ export function loginLimiter(db: Knex, limits: LoginLimits) {
         ...(address.status === 'rejected' ? [refusal(address.reason, limits.perAddress)] : []),
       ];
       if (refusals.length > 0) {
-        return { admitted: false, retryAfterSeconds: Math.max(...refusals.map((r) => r.seconds)), firstRefusal: refusals.some((r) => r.first) };
+        return {
+          admitted: false,
+          retryAfterSeconds: Math.max(...refusals.map((r) => r.seconds)),
+          firstRefusal: refusals.some((r) => r.first),
+        };
       }
       try {
         await byAccountDaily.consume(accountKey(email));
       } catch (rejection) {
         const daily = refusal(rejection, limits.perAccountDaily);
-        if ((await knownAddresses.get(pairKey(email, ip))) === null) return { admitted: false, retryAfterSeconds: daily.seconds, firstRefusal: daily.first };
+        if ((await knownAddresses.get(pairKey(email, ip))) === null)
+          return { admitted: false, retryAfterSeconds: daily.seconds, firstRefusal: daily.first };
       }
       const attempts = await streak.consume(accountKey(email));
       return { admitted: true, delayMs: signInDelayMs(attempts.consumedPoints - 1, limits.delayBaseMs) };

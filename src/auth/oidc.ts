@@ -62,7 +62,10 @@ class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
     if (req.query.code === undefined && req.query.error === undefined) {
       const verifier = randomBytes(32).toString('base64url');
       req.session.oidcCodeVerifier = verifier;
-      const withChallenge: PkceOptions = { ...options, codeChallenge: createHash('sha256').update(verifier).digest('base64url') };
+      const withChallenge: PkceOptions = {
+        ...options,
+        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+      };
       return super.authenticate(req, withChallenge);
     }
     const verifier = req.session.oidcCodeVerifier;
@@ -72,7 +75,11 @@ class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
     const client = this._oauth2;
     this._oauth2 = Object.assign(Object.create(client) as typeof client, {
       getOAuthAccessToken: ((code, params, callback) =>
-        client.getOAuthAccessToken(code, { ...params, code_verifier: verifier }, callback)) as typeof client.getOAuthAccessToken,
+        client.getOAuthAccessToken(
+          code,
+          { ...params, code_verifier: verifier },
+          callback,
+        )) as typeof client.getOAuthAccessToken,
     });
     return super.authenticate(req, options);
   }
@@ -83,10 +90,13 @@ class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
 }
 
 async function discover(issuerUrl: string): Promise<ProviderMetadata> {
-  const res = await fetch(`${issuerUrl}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+  const res = await fetch(`${issuerUrl}/.well-known/openid-configuration`, {
+    signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+  });
   if (!res.ok) throw new Error(`OpenID discovery answered ${res.status}`);
   const meta = (await res.json()) as Partial<ProviderMetadata>;
-  if (!meta.issuer || !meta.authorization_endpoint || !meta.token_endpoint) throw new Error('OpenID discovery document is incomplete');
+  if (!meta.issuer || !meta.authorization_endpoint || !meta.token_endpoint)
+    throw new Error('OpenID discovery document is incomplete');
   if (meta.issuer.replace(/\/+$/, '') !== issuerUrl) throw new Error(`OpenID issuer mismatch: ${meta.issuer}`);
   return meta as ProviderMetadata;
 }
@@ -96,7 +106,12 @@ async function discover(issuerUrl: string): Promise<ProviderMetadata> {
  * (so the service starts while the provider is down), memoised, and retried on the next
  * sign-in after a failure.
  */
-function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config: Config; logger: Logger; passport: Deps['passport'] }) {
+function lazyStrategy(deps: {
+  signIns: ReturnType<typeof signInService>;
+  config: Config;
+  logger: Logger;
+  passport: Deps['passport'];
+}) {
   const oidc = deps.config.oidc!;
   let ready: Promise<void> | undefined;
   return () => {
@@ -131,11 +146,13 @@ function lazyStrategy(deps: { signIns: ReturnType<typeof signInService>; config:
           _params: unknown,
           done: OpenIDConnectStrategy.VerifyCallback,
         ) => {
-          const idClaims = typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);
+          const idClaims =
+            typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);
           const claims = toClaims(idClaims, uiProfile?._json);
           deps.signIns.withSso(claims, actorOf(req)).then(
             (user) => done(null, user),
-            (err: unknown) => (err instanceof SsoRefused ? done(null, undefined, { message: err.message }) : done(err as Error)),
+            (err: unknown) =>
+              err instanceof SsoRefused ? done(null, undefined, { message: err.message }) : done(err as Error),
           );
         };
         deps.passport.use(STRATEGY, new PkceOpenIDConnectStrategy(options, verify));
@@ -155,20 +172,23 @@ type AuthResult = { user?: UserRow; info?: { message?: string } };
 
 function authenticate(passport: Deps['passport'], req: Request, res: Response): Promise<AuthResult> {
   return new Promise((resolve, reject) => {
-    const handler = passport.authenticate(STRATEGY, (err: unknown, user: UserRow | false, info?: { message?: string }) =>
-      err ? reject(err) : resolve({ user: user || undefined, info }),
+    const handler = passport.authenticate(
+      STRATEGY,
+      (err: unknown, user: UserRow | false, info?: { message?: string }) =>
+        err ? reject(err) : resolve({ user: user || undefined, info }),
     ) as (req: Request, res: Response, next: NextFunction) => void;
     handler(req, res, reject);
   });
 }
-
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 
 /** GET /api/login starts single sign-on; the provider returns to GET /api/callback. */
 export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Authentication');
-  const ensureStrategy = config.oidc ? lazyStrategy({ signIns: signInService(db, config), config, logger, passport }) : undefined;
+  const ensureStrategy = config.oidc
+    ? lazyStrategy({ signIns: signInService(db, config), config, logger, passport })
+    : undefined;
   const failed = (res: Response, message: string) => res.redirect(302, `/?ssoError=${encodeURIComponent(message)}`);
 
   api.get(
@@ -178,7 +198,11 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
       summary: 'Start single sign-on',
       description: `Redirects to the OpenID provider; it returns to \`${config.publicUrl}/api/callback\`.`,
       access: 'public',
-      responses: { 302: 'Redirect to the OpenID provider', 404: failure('Single sign-on is not configured'), 503: failure('Provider unreachable') },
+      responses: {
+        302: 'Redirect to the OpenID provider',
+        404: failure('Single sign-on is not configured'),
+        503: failure('Provider unreachable'),
+      },
     },
     async (req, res, next) => {
       if (!ensureStrategy) throw NotFound('Single sign-on is not configured');
@@ -195,7 +219,11 @@ export function oidcRoutes({ db, config, logger, docs, passport }: Deps) {
       description:
         'Signs the user in and redirects to /. A first sign-in links the account with its email, or creates one with role user, only when the provider says email_verified: true; a refused sign-in redirects to /?ssoError=<reason>.',
       access: 'public',
-      responses: { 302: 'Redirect to / (signed in) or /?ssoError=...', 404: failure('Single sign-on is not configured'), 503: failure('Provider unreachable') },
+      responses: {
+        302: 'Redirect to / (signed in) or /?ssoError=...',
+        404: failure('Single sign-on is not configured'),
+        503: failure('Provider unreachable'),
+      },
     },
     async (req, res) => {
       if (!ensureStrategy) throw NotFound('Single sign-on is not configured');

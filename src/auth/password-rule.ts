@@ -19,7 +19,11 @@ const MIN_PERSONAL_PART = 3;
 let estimator: Promise<ZxcvbnFactory> | undefined;
 /** zxcvbn with its dictionaries holds about 30 MB, so it is loaded on the first new password, not at start. */
 function loadEstimator(): Promise<ZxcvbnFactory> {
-  estimator ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]).then(
+  estimator ??= Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-en'),
+  ]).then(
     ([core, common, en]) =>
       new core.ZxcvbnFactory({
         dictionary: { ...common.dictionary, ...en.dictionary },

@@ -30,8 +30,17 @@ function parseHash(stored: string): { params: Params; salt: Buffer; key: Buffer 
   const [scheme, n, r, p, salt, key, ...rest] = stored.split('$');
   const params = { N: Number(n), r: Number(r), p: Number(p) };
   if (scheme !== 'scrypt' || !salt || !key || rest.length > 0) return undefined;
-  const powerOfTwo = Number.isInteger(params.N) && params.N > 1 && (params.N & (params.N - 1)) === 0 && params.N <= 2 ** MAX_COST;
-  if (!powerOfTwo || !Number.isInteger(params.r) || params.r < 1 || params.r > MAX_R || !Number.isInteger(params.p) || params.p < 1 || params.p > MAX_P) {
+  const powerOfTwo =
+    Number.isInteger(params.N) && params.N > 1 && (params.N & (params.N - 1)) === 0 && params.N <= 2 ** MAX_COST;
+  if (
+    !powerOfTwo ||
+    !Number.isInteger(params.r) ||
+    params.r < 1 ||
+    params.r > MAX_R ||
+    !Number.isInteger(params.p) ||
+    params.p < 1 ||
+    params.p > MAX_P
+  ) {
     return undefined;
   }
   return { params, salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };

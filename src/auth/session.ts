@@ -41,7 +41,8 @@ export function configurePassportSessions(passport: PassportStatic, db: Knex): v
 }
 
 /** The users columns of a UserRow, named: a column a later migration adds does not change what the prepared read returns. */
-const SESSION_USER_COLUMNS = 'u.id, u.email, u.first_name, u.last_name, u.role, u.is_active, u.show_picking_list, u.password_hash, u.oidc_subject, u.created_at, u.updated_at';
+const SESSION_USER_COLUMNS =
+  'u.id, u.email, u.first_name, u.last_name, u.role, u.is_active, u.show_picking_list, u.password_hash, u.oidc_subject, u.created_at, u.updated_at';
 
 /**
  * connect-pg-simple, reading the session's user in the same query as the session, so an
@@ -59,11 +60,13 @@ function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>, pool: Poo
   };
   return class UserJoiningStore extends PgStore {
     override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
-      pool.query<{ sess: session.SessionData } & Partial<UserRow>>({ ...read, values: [sid] }).then(({ rows: [row] }) => {
-        if (!row) return callback(null, null);
-        const { sess, ...user } = row;
-        callback(null, user.id ? { ...sess, loadedUser: user as UserRow } : sess);
-      }, callback);
+      pool
+        .query<{ sess: session.SessionData } & Partial<UserRow>>({ ...read, values: [sid] })
+        .then(({ rows: [row] }) => {
+          if (!row) return callback(null, null);
+          const { sess, ...user } = row;
+          callback(null, user.id ? { ...sess, loadedUser: user as UserRow } : sess);
+        }, callback);
     }
 
     override set(sid: string, sess: session.SessionData, callback?: (err?: unknown) => void): void {

@@ -49,7 +49,8 @@ export class SsoRefused extends Error {
 }
 
 function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
-  if (claims.given_name || claims.family_name) return { firstName: claims.given_name ?? '', lastName: claims.family_name ?? '' };
+  if (claims.given_name || claims.family_name)
+    return { firstName: claims.given_name ?? '', lastName: claims.family_name ?? '' };
   if (claims.name) {
     const [first, ...rest] = claims.name.split(/\s+/);
     return { firstName: first, lastName: rest.join(' ') };
@@ -63,7 +64,10 @@ function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
  * provisions: linking would hand an existing account to whoever typed its address at the
  * provider, and a provisioned account would hold the address against its real owner.
  */
-async function ssoUser(users: ReturnType<typeof usersService>, claims: SsoClaims): Promise<{ user: UserRow; created: boolean }> {
+async function ssoUser(
+  users: ReturnType<typeof usersService>,
+  claims: SsoClaims,
+): Promise<{ user: UserRow; created: boolean }> {
   if (!claims.sub) throw new SsoRefused('The identity provider sent no subject', 'no_subject');
   const names = namesOf(claims);
   const active = (user: UserRow) => {
@@ -76,11 +80,20 @@ async function ssoUser(users: ReturnType<typeof usersService>, claims: SsoClaims
 
   if (!claims.email) throw new SsoRefused('The identity provider did not share an email address', 'no_email');
   const byEmail = await users.findByEmail(claims.email);
-  if (byEmail?.oidc_subject) throw new SsoRefused('This email belongs to an account linked to another identity', 'linked_elsewhere', byEmail.id);
+  if (byEmail?.oidc_subject)
+    throw new SsoRefused('This email belongs to an account linked to another identity', 'linked_elsewhere', byEmail.id);
   if (claims.email_verified !== true) {
-    throw new SsoRefused('The identity provider has not confirmed that this email address is verified', 'email_unverified', byEmail?.id ?? null);
+    throw new SsoRefused(
+      'The identity provider has not confirmed that this email address is verified',
+      'email_unverified',
+      byEmail?.id ?? null,
+    );
   }
-  if (byEmail) return { user: await users.applySsoChanges(active(byEmail), { ...names, oidcSubject: claims.sub }), created: false };
+  if (byEmail)
+    return {
+      user: await users.applySsoChanges(active(byEmail), { ...names, oidcSubject: claims.sub }),
+      created: false,
+    };
   const user = await users.create({
     email: claims.email,
     firstName: names.firstName ?? claims.email.split('@')[0],
@@ -133,19 +146,28 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
         if (admission.firstRefusal) {
           const user = await users.findByEmail(email);
           await refused('rate_limited', user);
-          if (user) await failures.record({ userId: user.id, ip: client.ip, userAgent, reason: 'rate_limited', delayMs: 0 });
+          if (user)
+            await failures.record({ userId: user.id, ip: client.ip, userAgent, reason: 'rate_limited', delayMs: 0 });
         }
         throw TooManyRequests('Too many failed sign-in attempts, try again later', admission.retryAfterSeconds);
       }
       // a timer, not a busy wait: other requests go on meanwhile
       if (admission.delayMs > 0) await sleep(admission.delayMs);
       const user = await users.findByEmail(email);
-      const valid = user?.password_hash ? await verifyPassword(password, user.password_hash) : await verifyAgainstDecoy(password, config.passwordHashCost);
+      const valid = user?.password_hash
+        ? await verifyPassword(password, user.password_hash)
+        : await verifyAgainstDecoy(password, config.passwordHashCost);
       if (!user || !valid || !user.is_active) {
         const refusal = refusalOf(user, valid);
         await refused(refusal, user);
         if (user && (refusal === 'wrong_password' || refusal === 'no_local_password')) {
-          await failures.record({ userId: user.id, ip: client.ip, userAgent, reason: 'wrong_password', delayMs: admission.delayMs });
+          await failures.record({
+            userId: user.id,
+            ip: client.ip,
+            userAgent,
+            reason: 'wrong_password',
+            delayMs: admission.delayMs,
+          });
         }
         throw Unauthorized(INVALID_CREDENTIALS);
       }
@@ -177,8 +199,14 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
           const { user, created } = await ssoUser(usersService(trx, config), claims);
           const actor: Actor = { ...client, kind: 'session', userId: user.id, email: user.email };
           const trxTrail = auditTrail(trx);
-          if (created) await trxTrail.record(actor, { entityType: 'user', entityId: user.id, action: 'create', after: user });
-          await trxTrail.record(actor, { entityType: 'user', entityId: user.id, action: 'sign_in', after: { method: 'sso' } });
+          if (created)
+            await trxTrail.record(actor, { entityType: 'user', entityId: user.id, action: 'create', after: user });
+          await trxTrail.record(actor, {
+            entityType: 'user',
+            entityId: user.id,
+            action: 'sign_in',
+            after: { method: 'sso' },
+          });
           return user;
         });
       } catch (err) {

@@ -6,7 +6,14 @@ import type { Actor } from '../modules/audit/audit.actor';
 import { withAudit } from '../modules/audit/audit.service';
 import type { UserRow } from '../modules/users/users.service';
 
-export type TokenRow = { id: number; user_id: string; name: string; created_at: Date; expires_at: Date; last_used_at: Date | null };
+export type TokenRow = {
+  id: number;
+  user_id: string;
+  name: string;
+  created_at: Date;
+  expires_at: Date;
+  last_used_at: Date | null;
+};
 
 const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at'] as const;
 
@@ -27,7 +34,8 @@ export function tokensService(db: Db) {
      * outlive itself by minting successors.
      */
     assertMayCreate(authMethod: Request['authMethod']): void {
-      if (authMethod === 'bearer') throw Forbidden('An API token cannot create API tokens; sign in and create it from your session');
+      if (authMethod === 'bearer')
+        throw Forbidden('An API token cannot create API tokens; sign in and create it from your session');
     },
 
     /** Returns the secret once; only its hash is stored. Every token expires. */
@@ -42,7 +50,10 @@ export function tokensService(db: Db) {
             expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
           } as never)
           .returning(TOKEN_COLUMNS);
-        return { result: { row, token }, audit: { entityType: 'api_token', entityId: row.id, action: 'create', after: audited(row) } };
+        return {
+          result: { row, token },
+          audit: { entityType: 'api_token', entityId: row.id, action: 'create', after: audited(row) },
+        };
       });
     },
 
@@ -52,9 +63,15 @@ export function tokensService(db: Db) {
 
     async revoke(userId: string, id: number, actor: Actor): Promise<void> {
       await withAudit(db, actor, async (trx) => {
-        const [row] = await trx<TokenRow>('api_tokens').where({ id, user_id: userId }).delete().returning(TOKEN_COLUMNS);
+        const [row] = await trx<TokenRow>('api_tokens')
+          .where({ id, user_id: userId })
+          .delete()
+          .returning(TOKEN_COLUMNS);
         if (!row) throw NotFound('Token not found');
-        return { result: undefined, audit: { entityType: 'api_token', entityId: row.id, action: 'revoke', before: audited(row) } };
+        return {
+          result: undefined,
+          audit: { entityType: 'api_token', entityId: row.id, action: 'revoke', before: audited(row) },
+        };
       });
     },
 
@@ -75,10 +92,16 @@ export function tokensService(db: Db) {
         .andWhere('t.expires_at', '>', db.fn.now())
         .first('u.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
       if (!row) return undefined;
-      const { token_id, token_last_used_at, ...user } = row as UserRow & { token_id: number; token_last_used_at: Date | null };
+      const { token_id, token_last_used_at, ...user } = row as UserRow & {
+        token_id: number;
+        token_last_used_at: Date | null;
+      };
       if (!token_last_used_at || Date.now() - token_last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
         // Recording use is bookkeeping; the request must not wait for it or fail with it.
-        void db('api_tokens').where({ id: token_id }).update({ last_used_at: db.fn.now() }).catch(() => undefined);
+        void db('api_tokens')
+          .where({ id: token_id })
+          .update({ last_used_at: db.fn.now() })
+          .catch(() => undefined);
       }
       return user;
     },

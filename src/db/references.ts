@@ -19,7 +19,9 @@ export async function countForeignKeyReferences(db: Db, table: string, id: strin
   if (rows.length === 0) return [];
   // One statement for all referencing tables (and safe on a transaction's single connection).
   const { rows: counts } = await db.raw<{ rows: ReferenceCount[] }>(
-    rows.map(() => 'SELECT ?::text AS "table", ?::text AS "column", count(*)::int AS count FROM ?? WHERE ?? = ?').join(' UNION ALL '),
+    rows
+      .map(() => 'SELECT ?::text AS "table", ?::text AS "column", count(*)::int AS count FROM ?? WHERE ?? = ?')
+      .join(' UNION ALL '),
     rows.flatMap(({ table_name, column_name }) => [table_name, column_name, table_name, column_name, id]),
   );
   return counts.filter((c) => c.count > 0);

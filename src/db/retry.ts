@@ -12,7 +12,8 @@ export const RETRYABLE_PG_CODES = new Set(['40P01', '40001', '55P03']);
 /** What the error middleware answers 503 "busy" (Retry-After: 1) for: the retryable codes and a statement timeout. */
 export const BUSY_PG_CODES = new Set([...RETRYABLE_PG_CODES, '57014']);
 
-export const isRetryableDbError = (err: unknown) => RETRYABLE_PG_CODES.has((err as { code?: string } | null)?.code ?? '');
+export const isRetryableDbError = (err: unknown) =>
+  RETRYABLE_PG_CODES.has((err as { code?: string } | null)?.code ?? '');
 
 export type RetryOptions = { attempts?: number; baseDelayMs?: number };
 export const DEFAULT_ATTEMPTS = 3;
@@ -30,7 +31,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * When `db` already is a transaction, `work` runs in it once: a part of a transaction cannot be
  * retried on its own (PostgreSQL has aborted the whole), so the error goes up to whoever opened it.
  */
-export async function inTransactionWithRetry<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function inTransactionWithRetry<T>(
+  db: Db,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   if (isDbTransaction(db)) return work(db);
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const base = options.baseDelayMs ?? 50;

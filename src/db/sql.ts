@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Db } from './knex';
 
 /** A value sent to PostgreSQL as a bound parameter (an array travels as one array parameter). */
-export type SqlValue = string | number | bigint | boolean | Date | Buffer | null | readonly (string | number | boolean | null)[];
+export type SqlValue =
+  string | number | bigint | boolean | Date | Buffer | null | readonly (string | number | boolean | null)[];
 
 declare const fragmentBrand: unique symbol;
 
@@ -22,7 +23,8 @@ const fragment = (text: string, bindings: readonly SqlValue[]): Sql => {
   return built;
 };
 
-export const isSql = (value: unknown): value is Sql => typeof value === 'object' && value !== null && fragments.has(value);
+export const isSql = (value: unknown): value is Sql =>
+  typeof value === 'object' && value !== null && fragments.has(value);
 
 /** SQL text written by the code: a `?` in it is PostgreSQL's operator, never a placeholder (escaped for knex). */
 const escapePlaceholders = (text: string) => text.replace(/\?/g, '\\?');
@@ -61,7 +63,8 @@ sql.ident = (...parts: string[]): Sql => {
 
 /** Fragments joined by a separator (a comma by default). */
 sql.join = (parts: readonly Sql[], separator: Sql = sql.raw(', ')): Sql =>
-  parts.reduce<Sql | undefined>((joined, part) => (joined ? sql`${joined}${separator}${part}` : part), undefined) ?? sql.raw('');
+  parts.reduce<Sql | undefined>((joined, part) => (joined ? sql`${joined}${separator}${part}` : part), undefined) ??
+  sql.raw('');
 
 /** The fragment as a knex raw on db (a knex instance or a transaction), its values bound in order. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of knex's own raw()

@@ -2,7 +2,14 @@ import { Router, type RequestHandler } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { refuseMcpKey, requireAuth, requireAuthOrMcpKey, requireMcpKey, requirePermission, requireRole } from '../auth/guards';
+import {
+  refuseMcpKey,
+  requireAuth,
+  requireAuthOrMcpKey,
+  requireMcpKey,
+  requirePermission,
+  requireRole,
+} from '../auth/guards';
 import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
@@ -18,7 +25,8 @@ import type { Deps } from '../deps';
  * only the routes declared 'mcp-key' or 'auth-or-mcp-key'. A ProfileAccess ({role, profile: 'strict'})
  * is any signed-in user unless the setting access.profile is strict, then that role and up.
  */
-export type Access = 'public' | 'auth' | Role | { permission: PermissionKey } | ProfileAccess | 'mcp-key' | 'auth-or-mcp-key';
+export type Access =
+  'public' | 'auth' | Role | { permission: PermissionKey } | ProfileAccess | 'mcp-key' | 'auth-or-mcp-key';
 
 type ResponseDoc =
   | string
@@ -52,7 +60,13 @@ export type RouteDoc = {
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One route as its ApiRouter declared it: the Express path it is served at, who may call it, what it spends and its docs. */
-export type DeclaredRoute = Readonly<{ method: Method; path: string; access: Access; mcpLimit?: McpLimit; doc: RouteDoc }>;
+export type DeclaredRoute = Readonly<{
+  method: Method;
+  path: string;
+  access: Access;
+  mcpLimit?: McpLimit;
+  doc: RouteDoc;
+}>;
 
 const routeTables = new WeakMap<Deps['docs'], DeclaredRoute[]>();
 
@@ -91,15 +105,18 @@ function securityFor(access: Access): RouteConfig['security'] {
 function accessNote(access: Access): string {
   if (access === 'public') return 'No authentication.';
   if (access === 'auth') return 'Any signed-in user or bearer token.';
-  if (access === 'mcp-key') return 'An MCP API key only (`Authorization: Bearer mcp_...`); a session or bearer token is refused.';
+  if (access === 'mcp-key')
+    return 'An MCP API key only (`Authorization: Bearer mcp_...`); a session or bearer token is refused.';
   if (access === 'auth-or-mcp-key') return 'Any signed-in user or bearer token, or an MCP API key.';
   if (typeof access === 'string') return access === 'admin' ? 'Admin only.' : `Role ${access} or higher.`;
-  if (isProfileAccess(access)) return `Any signed-in user or bearer token; under the setting access.profile ${access.profile}, role ${access.role} or higher.`;
+  if (isProfileAccess(access))
+    return `Any signed-in user or bearer token; under the setting access.profile ${access.profile}, role ${access.role} or higher.`;
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
 
 /** Routers mounted under /api and /mcp; the health checks (mounted at the root) answer before any of it, reading nothing. */
-const behindApiMiddleware = (mountPath: string) => mountPath === '/api' || mountPath.startsWith('/api/') || mountPath === '/mcp';
+const behindApiMiddleware = (mountPath: string) =>
+  mountPath === '/api' || mountPath.startsWith('/api/') || mountPath === '/mcp';
 
 const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 
@@ -114,10 +131,22 @@ const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Record<number, ResponseDoc> {
   const { access } = doc;
   const behindApi = behindApiMiddleware(mountPath);
-  const error = (description: string) => ({ description, schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody });
+  const error = (description: string) => ({
+    description,
+    schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? EitherErrorBody : ErrorBody,
+  });
   const common: Record<number, ResponseDoc> = {};
   if (behindApi) {
-    common[400] = { description: 'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them), or malformed JSON or nested over 64 levels ({message})', schema: access === 'mcp-key' ? McpErrorBody : access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+    common[400] = {
+      description:
+        'Validation failed ({message, errors}: a parameter, the query or the body refused, a NUL character in any of them), or malformed JSON or nested over 64 levels ({message})',
+      schema:
+        access === 'mcp-key'
+          ? McpErrorBody
+          : access === 'auth-or-mcp-key'
+            ? z.union([BadRequestBody, McpErrorBody])
+            : BadRequestBody,
+    };
     common[401] = {
       description:
         access === 'public'
@@ -134,13 +163,19 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
     }
     common[503] = error('A backup restore is running, or the database is unavailable; try again shortly');
   }
-  if (isProfileAccess(access)) common[403] = error(`Under access.profile ${access.profile}, below the ${access.role} role`);
+  if (isProfileAccess(access))
+    common[403] = error(`Under access.profile ${access.profile}, below the ${access.role} role`);
   else if (typeof access === 'object') common[403] = error(`Without the ${access.permission} permission`);
-  else if (access === 'manager' || access === 'admin' || access === 'user') common[403] = error(`Below the ${access} role`);
+  else if (access === 'manager' || access === 'admin' || access === 'user')
+    common[403] = error(`Below the ${access} role`);
   if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
     common[403] = error('A cross-site request carried by the session cookie');
   }
-  if (doc.mcpLimit) common[429] = { description: "The MCP key's allowance is spent (MCP_RATE_LIMITED, with Retry-After)", schema: McpErrorBody };
+  if (doc.mcpLimit)
+    common[429] = {
+      description: "The MCP key's allowance is spent (MCP_RATE_LIMITED, with Retry-After)",
+      schema: McpErrorBody,
+    };
   return common;
 }
 
@@ -150,7 +185,10 @@ const EitherErrorBody = z.union([ErrorBody, McpErrorBody]);
 /** A 400 is a validation failure ({message, errors}) or another refusal ({message}); a route declaring ValidationError says either. */
 function documented400(response: ResponseDoc, access: Access): ResponseDoc {
   if (typeof response === 'string' || response.schema !== ValidationErrorBody) return response;
-  return { ...response, schema: access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody };
+  return {
+    ...response,
+    schema: access === 'auth-or-mcp-key' ? z.union([BadRequestBody, McpErrorBody]) : BadRequestBody,
+  };
 }
 
 /**
@@ -203,15 +241,25 @@ export class ApiRouter {
 
   private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
     const clash = tableOf(this.docs).find((route) => route.doc.operationId === doc.operationId);
-    if (clash) throw new Error(`operationId '${doc.operationId}' of ${method.toUpperCase()} ${this.mountPath + path} is already ${clash.method.toUpperCase()} ${clash.path}'s`);
+    if (clash)
+      throw new Error(
+        `operationId '${doc.operationId}' of ${method.toUpperCase()} ${this.mountPath + path} is already ${clash.method.toUpperCase()} ${clash.path}'s`,
+      );
     this.docs.registerPath(this.describe(method, path, doc));
     tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
-    this.router[method](path, ...guardFor(doc.access, this.db), ...this.limitFor(doc), ...(doc.rawBody || !behindApiMiddleware(this.mountPath) ? [] : READ_BODY), ...handlers);
+    this.router[method](
+      path,
+      ...guardFor(doc.access, this.db),
+      ...this.limitFor(doc),
+      ...(doc.rawBody || !behindApiMiddleware(this.mountPath) ? [] : READ_BODY),
+      ...handlers,
+    );
   }
 
   private limitFor(doc: RouteDoc): RequestHandler[] {
     if (!doc.mcpLimit) return [];
-    if (!this.mcpLimiters) throw new Error(`A route declares the MCP limit '${doc.mcpLimit}' but its router was given no mcpLimiters`);
+    if (!this.mcpLimiters)
+      throw new Error(`A route declares the MCP limit '${doc.mcpLimit}' but its router was given no mcpLimiters`);
     return [this.mcpLimiters[doc.mcpLimit]];
   }
 
@@ -223,11 +271,16 @@ export class ApiRouter {
       const r = typeof response === 'string' ? { description: response } : response;
       const other = Object.entries(r.otherContent ?? {}).map(([type, schema]) => [type, { schema }] as const);
       responses[status] = r.schema
-        ? { description: r.description, content: Object.fromEntries([[r.contentType ?? 'application/json', { schema: r.schema }], ...other]) }
+        ? {
+            description: r.description,
+            content: Object.fromEntries([[r.contentType ?? 'application/json', { schema: r.schema }], ...other]),
+          }
         : { description: r.description };
     }
     const bodies = { 'application/json': doc.body, 'multipart/form-data': doc.formBody };
-    const content = Object.fromEntries(Object.entries(bodies).flatMap(([type, schema]) => (schema ? [[type, { schema }]] : [])));
+    const content = Object.fromEntries(
+      Object.entries(bodies).flatMap(([type, schema]) => (schema ? [[type, { schema }]] : [])),
+    );
     return {
       method,
       path: toOpenApiPath(this.mountPath + path),

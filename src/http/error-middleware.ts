@@ -58,7 +58,10 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
     const message = String(body.message);
     // htmx: the message goes into the page's alert region, the rest of the page stays as it was
     if (req.get('HX-Request') === 'true') {
-      return res.status(status).set({ 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' }).render('partials/_alert', { message });
+      return res
+        .status(status)
+        .set({ 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' })
+        .render('partials/_alert', { message });
     }
     res.status(status).render('error', { title: ERROR_TITLES[status] ?? 'Something went wrong', status, message });
   };
@@ -69,7 +72,9 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
  * OAuth to discover, and that a credential it sent was refused (invalid_token) rather than missing.
  */
 const bearerChallenge = (req: Request) =>
-  /^Bearer\s/i.test(req.get('authorization') ?? '') ? 'Bearer realm="stores", error="invalid_token"' : 'Bearer realm="stores"';
+  /^Bearer\s/i.test(req.get('authorization') ?? '')
+    ? 'Bearer realm="stores", error="invalid_token"'
+    : 'Bearer realm="stores"';
 
 const ERROR_TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 503: 'Temporarily unavailable' };
 
@@ -92,7 +97,10 @@ function describeError(
   const e = err as PgError & { type?: string; status?: number; expose?: boolean };
   // the router could not decode a path parameter (%ED%A0%80 is no UTF-8): it marks the URIError 400 but not for exposure
   if (err instanceof URIError && e.status === 400) {
-    return answer(400, { message: 'Validation failed', errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }] });
+    return answer(400, {
+      message: 'Validation failed',
+      errors: [{ field: '(path)', message: 'must be valid percent-encoded UTF-8' }],
+    });
   }
   if (e.type === 'entity.parse.failed') return answer(400, { message: 'Malformed JSON in request body' });
   if (e.type === 'entity.too.large') return answer(413, { message: 'Request body too large' });
@@ -101,7 +109,10 @@ function describeError(
   }
   if (e.code && PG_CLIENT_ERRORS[e.code]) {
     const known = PG_CLIENT_ERRORS[e.code];
-    return answer(known.status, exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message });
+    return answer(
+      known.status,
+      exposeDetail && e.detail ? { message: known.message, error: e.detail } : { message: known.message },
+    );
   }
   if (e.code && BUSY_PG_CODES.has(e.code)) {
     // the transaction was rolled back whole: nothing of this request is saved
@@ -113,7 +124,10 @@ function describeError(
     return answer(503, { message: 'Service temporarily unavailable' });
   }
   logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-  return answer(500, exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' });
+  return answer(
+    500,
+    exposeDetail ? { message: 'Internal server error', error: e.message } : { message: 'Internal server error' },
+  );
 }
 
 export const apiNotFound: RequestHandler = (req, _res, next) => {

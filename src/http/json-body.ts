@@ -36,7 +36,8 @@ export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
 
 /** Refuses JSON text nested deeper than MAX_JSON_DEPTH with a 400: call it before JSON.parse. */
 export function refuseDeepJson(text: string | Uint8Array): void {
-  if (nestsDeeperThan(typeof text === 'string' ? Buffer.from(text) : text, MAX_JSON_DEPTH)) throw BadRequest(TOO_DEEP_MESSAGE);
+  if (nestsDeeperThan(typeof text === 'string' ? Buffer.from(text) : text, MAX_JSON_DEPTH))
+    throw BadRequest(TOO_DEEP_MESSAGE);
 }
 
 /** UTF-16 and UTF-32 bodies (which JSON allows a charset for) are scanned as UTF-8 text. */
@@ -55,5 +56,8 @@ function utf8Of(body: Buffer, charset: string): Uint8Array {
  * (the NUL check, zod, the MCP SDK) can overflow the stack.
  */
 export function jsonBody(limit: string): RequestHandler {
-  return express.json({ limit, verify: (_req, _res, body, charset) => refuseDeepJson(utf8Of(body, charset ?? 'utf-8')) });
+  return express.json({
+    limit,
+    verify: (_req, _res, body, charset) => refuseDeepJson(utf8Of(body, charset ?? 'utf-8')),
+  });
 }

@@ -16,13 +16,31 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 export const McpAuthRequired = () =>
-  new HttpError(401, 'An MCP API key is required: send Authorization: Bearer <MCP_API_KEY>', undefined, undefined, 'MCP_AUTH_REQUIRED');
+  new HttpError(
+    401,
+    'An MCP API key is required: send Authorization: Bearer <MCP_API_KEY>',
+    undefined,
+    undefined,
+    'MCP_AUTH_REQUIRED',
+  );
 export const McpAuthInvalid = (message = 'The MCP API key is unknown, revoked or expired') =>
   new HttpError(401, message, undefined, undefined, 'MCP_AUTH_INVALID');
 export const McpRateLimited = (limit: string, retryAfterSeconds: number) =>
-  new HttpError(429, `Rate limit exceeded: ${limit}. Retry in ${retryAfterSeconds} s`, undefined, { 'Retry-After': String(retryAfterSeconds) }, 'MCP_RATE_LIMITED');
+  new HttpError(
+    429,
+    `Rate limit exceeded: ${limit}. Retry in ${retryAfterSeconds} s`,
+    undefined,
+    { 'Retry-After': String(retryAfterSeconds) },
+    'MCP_RATE_LIMITED',
+  );
 export const McpTestRunning = (executionId: string) =>
-  new HttpError(409, `A test run is already in progress (execution ${executionId})`, undefined, undefined, 'MCP_TEST_RUNNING');
+  new HttpError(
+    409,
+    `A test run is already in progress (execution ${executionId})`,
+    undefined,
+    undefined,
+    'MCP_TEST_RUNNING',
+  );
 
 const MCP_CLIENT_PATH = /^\/(api\/mcp\/(status|test|sales|inventory)(\/|$)|mcp(\/|$))/;
 
@@ -38,7 +56,11 @@ export function usesMcpErrors(req: Request): boolean {
 }
 
 /** {error: {code, message, timestamp}}; a refused field's messages make the message. */
-export function mcpErrorBody(err: unknown, status: number, body: { message?: unknown; errors?: { field: string; message: string }[] }) {
+export function mcpErrorBody(
+  err: unknown,
+  status: number,
+  body: { message?: unknown; errors?: { field: string; message: string }[] },
+) {
   const code = (err instanceof HttpError && err.code) || CODE_BY_STATUS[status] || 'MCP_INTERNAL_ERROR';
   const fields = body.errors?.map((e) => `${e.field} ${e.message}`).join('; ');
   const message = fields ? `${String(body.message)}: ${fields}` : String(body.message);

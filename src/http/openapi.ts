@@ -19,7 +19,11 @@ export function createDocsRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'connect.sid' });
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  registry.registerComponent('securitySchemes', 'mcpKey', { type: 'http', scheme: 'bearer', description: 'An MCP API key (mcp_...) from POST /api/mcp/keys' });
+  registry.registerComponent('securitySchemes', 'mcpKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An MCP API key (mcp_...) from POST /api/mcp/keys',
+  });
   return registry;
 }
 
@@ -33,7 +37,7 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, version: stri
         'Inventory, quoting and sales service of the university stores counter. ' +
         'Errors are {message} (+ error detail outside production); validation errors are {message, errors:[{field, message}]}.',
       contact: { name: 'The stores service team, through the university IT service desk' },
-      license: { name: 'Proprietary: the university\'s own service, not licensed for use elsewhere' },
+      license: { name: "Proprietary: the university's own service, not licensed for use elsewhere" },
     },
     servers: [{ url: '/' }],
   });
@@ -58,7 +62,9 @@ function withTypedNulls<T>(document: T): T {
       const { nullable: _nullable, ...rest } = node;
       return inUnion ? { ...rest, type: 'string', nullable: true, enum: [null] } : rest;
     }
-    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, visit(child, key === 'anyOf' || key === 'oneOf')]));
+    return Object.fromEntries(
+      Object.entries(node).map(([key, child]) => [key, visit(child, key === 'anyOf' || key === 'oneOf')]),
+    );
   };
   return visit(document, false) as T;
 }

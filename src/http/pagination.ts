@@ -17,4 +17,9 @@ export function limitParam(defaultLimit: number, max: number) {
     .openapi({ description: `default ${defaultLimit}, max ${max}` });
 }
 
-export const pageInfo = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
+export const pageInfo = (page: number, limit: number, total: number) => ({
+  page,
+  limit,
+  total,
+  totalPages: Math.ceil(total / limit),
+});

@@ -8,7 +8,10 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 
 /** Streams an opened file as a download; a client that goes away mid-download is not an error. */
-export async function sendFileDownload(res: Response, file: { handle: FileHandle; size: number; name: string; contentType: string }): Promise<void> {
+export async function sendFileDownload(
+  res: Response,
+  file: { handle: FileHandle; size: number; name: string; contentType: string },
+): Promise<void> {
   res.attachment(file.name).type(file.contentType).set('Content-Length', String(file.size));
   try {
     await pipeline(file.handle.createReadStream(), res);
@@ -22,8 +25,15 @@ export async function sendFileDownload(res: Response, file: { handle: FileHandle
  * that goes away mid-download is not an error. UTF-8 with a byte order mark: without it Excel reads
  * the file in the machine's legacy code page ("Âµl" for "µl").
  */
-export async function sendCsvDownload(res: Response, file: { name: string; columns: string[]; records: AsyncIterable<unknown[]> }): Promise<void> {
-  res.status(200).set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.name}"`, 'Cache-Control': 'no-store' });
+export async function sendCsvDownload(
+  res: Response,
+  file: { name: string; columns: string[]; records: AsyncIterable<unknown[]> },
+): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${file.name}"`,
+    'Cache-Control': 'no-store',
+  });
   try {
     await pipeline(Readable.from(file.records), stringify({ bom: true, header: true, columns: file.columns }), res);
   } catch (err) {
@@ -38,7 +48,9 @@ export async function sendCsvDownload(res: Response, file: { name: string; colum
  */
 export async function xlsxCaughtUp(sheet: Worksheet, res: Response): Promise<void> {
   // the PassThrough comes from readable-stream 2 (archiver), hence _writableState
-  const input = (sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } })._stream?.pipes?.[0];
+  const input = (
+    sheet as unknown as { _stream?: { pipes?: (Writable & { _writableState?: { needDrain: boolean } })[] } }
+  )._stream?.pipes?.[0];
   if (!input?._writableState?.needDrain || res.destroyed) return;
   const stop = new AbortController();
   try {

@@ -27,4 +27,5 @@ export function memoryUpload(limits: multer.Options['limits']) {
 }
 
 /** An upload refused by multer (too large, too many files or fields, an unexpected field); only an upload can raise one. */
-export const isUploadError = (err: unknown): err is multer.MulterError => loaded !== undefined && err instanceof loaded.MulterError;
+export const isUploadError = (err: unknown): err is multer.MulterError =>
+  loaded !== undefined && err instanceof loaded.MulterError;

@@ -41,30 +41,28 @@ export const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) =>
 
 /** A decimal given as a string or a number, returned as a canonical string with the given places. */
 export function decimalString(opts: { places: number; min?: number; max?: number; label?: string }) {
-  return z
-    .union([z.string(), z.number()])
-    .transform((v, ctx) => {
-      const text = typeof v === 'number' ? String(v) : v.trim();
-      if (!/^-?\d+(\.\d+)?$/.test(text)) {
-        ctx.addIssue({ code: 'custom', message: `must be a decimal number` });
-        return z.NEVER;
-      }
-      const value = Number(text);
-      if (opts.min !== undefined && value < opts.min) {
-        ctx.addIssue({ code: 'custom', message: `must be at least ${opts.min}` });
-        return z.NEVER;
-      }
-      if (opts.max !== undefined && value > opts.max) {
-        ctx.addIssue({ code: 'custom', message: `must be at most ${opts.max}` });
-        return z.NEVER;
-      }
-      const [, fraction = ''] = text.split('.');
-      if (fraction.length > opts.places) {
-        ctx.addIssue({ code: 'custom', message: `must have at most ${opts.places} decimal places` });
-        return z.NEVER;
-      }
-      return text;
-    });
+  return z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const text = typeof v === 'number' ? String(v) : v.trim();
+    if (!/^-?\d+(\.\d+)?$/.test(text)) {
+      ctx.addIssue({ code: 'custom', message: `must be a decimal number` });
+      return z.NEVER;
+    }
+    const value = Number(text);
+    if (opts.min !== undefined && value < opts.min) {
+      ctx.addIssue({ code: 'custom', message: `must be at least ${opts.min}` });
+      return z.NEVER;
+    }
+    if (opts.max !== undefined && value > opts.max) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${opts.max}` });
+      return z.NEVER;
+    }
+    const [, fraction = ''] = text.split('.');
+    if (fraction.length > opts.places) {
+      ctx.addIssue({ code: 'custom', message: `must have at most ${opts.places} decimal places` });
+      return z.NEVER;
+    }
+    return text;
+  });
 }
 
 const NUL = '\u0000';

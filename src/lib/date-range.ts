@@ -13,13 +13,22 @@ function boundsOf(start?: string, end?: string): Bound[] {
   const bounds: Bound[] = [];
   if (start) bounds.push({ op: '>=', at: new Date(DATE_ONLY.test(start) ? `${start}T00:00:00.000Z` : start) });
   if (end) {
-    bounds.push(DATE_ONLY.test(end) ? { op: '<', at: new Date(Date.parse(`${end}T00:00:00.000Z`) + 86_400_000) } : { op: '<=', at: new Date(end) });
+    bounds.push(
+      DATE_ONLY.test(end)
+        ? { op: '<', at: new Date(Date.parse(`${end}T00:00:00.000Z`) + 86_400_000) }
+        : { op: '<=', at: new Date(end) },
+    );
   }
   return bounds;
 }
 
 /** Restricts a timestamp column of a query builder to the range (see boundsOf). */
-export function whereInDateRange<Q extends Knex.QueryBuilder>(query: Q, column: string, start?: string, end?: string): Q {
+export function whereInDateRange<Q extends Knex.QueryBuilder>(
+  query: Q,
+  column: string,
+  start?: string,
+  end?: string,
+): Q {
   for (const { op, at } of boundsOf(start, end)) query.where(column, op, at);
   return query;
 }

@@ -16,7 +16,12 @@ export function readFolder(dir: string): Promise<Dirent[]> {
  * archive). The age keeps a write still running on another instance sharing the folder safe.
  * Answers the names deleted.
  */
-export async function removeLeftoverFiles(dir: string, pattern: RegExp, olderThanMs: number, now = Date.now()): Promise<string[]> {
+export async function removeLeftoverFiles(
+  dir: string,
+  pattern: RegExp,
+  olderThanMs: number,
+  now = Date.now(),
+): Promise<string[]> {
   const entries = await readFolder(dir);
   const removed: string[] = [];
   for (const entry of entries) {

@@ -2,7 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
 import { presentCreatedToken, presentFailedSignIns, presentToken } from '../auth/auth.present';
-import { CreateToken, TOKEN_DEFAULT_DAYS, TOKEN_MAX_DAYS, TokenIdParams, type CreatedToken } from '../auth/auth.schemas';
+import {
+  CreateToken,
+  TOKEN_DEFAULT_DAYS,
+  TOKEN_MAX_DAYS,
+  TokenIdParams,
+  type CreatedToken,
+} from '../auth/auth.schemas';
 import { failedSignIns } from '../auth/failed-sign-ins';
 import { tokensService } from '../auth/tokens.service';
 import { parse } from '../http/validate';
@@ -18,7 +24,13 @@ import { ROLE_LABELS } from './users.pages';
 const ASSETS = { stylesheets: ['/assets/css/users.css'], scripts: ['/assets/js/account.js'] };
 
 /** One of the page's forms coming back with what was typed and what to fix. */
-type AccountForm = { form: 'password' | 'token'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+type AccountForm = {
+  form: 'password' | 'token';
+  status: number;
+  message: string;
+  errors: FieldErrors;
+  values: Record<string, unknown>;
+};
 
 /** The token form's fields as the API's body: the number of days is a number there, typed text here. */
 const tokenRequest = (body: Record<string, unknown>) => ({
@@ -33,10 +45,18 @@ export function accountPages({ db, config }: Deps): Router {
   const tokens = tokensService(db);
   const failures = failedSignIns(db);
 
-  async function renderAccount(req: Request, res: Response, returned: AccountForm | null = null, created: CreatedToken | null = null, status = 200) {
+  async function renderAccount(
+    req: Request,
+    res: Response,
+    returned: AccountForm | null = null,
+    created: CreatedToken | null = null,
+    status = 200,
+  ) {
     const row = await users.get(currentUser(req).id);
     const formState = (name: AccountForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+      returned?.form === name
+        ? { values: returned.values, errors: returned.errors, message: returned.message }
+        : { values, errors: {}, message: null };
     res.status(returned?.status ?? status).render('account/index', {
       ...ASSETS,
       title: 'My account',
@@ -62,7 +82,13 @@ export function accountPages({ db, config }: Deps): Router {
     const result = await attempt(async () => {
       const body = parse(ChangeOwnPasswordBody, req.body);
       // this session stays signed in; the others and every API token end
-      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, actorOf(req), req.sessionID);
+      await users.changeOwnPassword(
+        currentUser(req).id,
+        body.currentPassword,
+        body.newPassword,
+        actorOf(req),
+        req.sessionID,
+      );
     });
     if (!result.ok) return renderAccount(req, res, { form: 'password', ...result, values: {} });
     flash(req, `${presentPasswordChanged().message}. Your other sessions and your API tokens have ended.`);

@@ -6,7 +6,12 @@ import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { categoriesService } from '../modules/categories/categories.service';
 import { chargeCodePolicy, holdSeniorityRefusal, requireHoldRole } from '../modules/chargecodes/chargecodes.policy';
-import { presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory } from '../modules/chargecodes/chargecodes.present';
+import {
+  presentAuthorisedUsers,
+  presentChargeCode,
+  presentChargeCodeSummary,
+  presentExcludedCategory,
+} from '../modules/chargecodes/chargecodes.present';
 import {
   AuthorisedUserBody,
   CodeCategoryParams,
@@ -53,7 +58,11 @@ function marksOf(code: ChargeCodeSummary, daysUntilExpiry: number | undefined, n
   if (code.onHold) marks.push({ label: 'On hold', tone: 'danger' });
   if (new Date(code.validUntil) < now) marks.push({ label: 'Expired', tone: 'danger' });
   else if (new Date(code.validFrom) > now) marks.push({ label: 'Not yet valid', tone: 'warn' });
-  else if (daysUntilExpiry !== undefined) marks.push({ label: `Expires within 30 days (${daysUntilExpiry} ${daysUntilExpiry === 1 ? 'day' : 'days'})`, tone: 'warn' });
+  else if (daysUntilExpiry !== undefined)
+    marks.push({
+      label: `Expires within 30 days (${daysUntilExpiry} ${daysUntilExpiry === 1 ? 'day' : 'days'})`,
+      tone: 'warn',
+    });
   if (marks.length === 0) marks.push({ label: 'Valid', tone: 'ok' });
   return marks;
 }
@@ -101,10 +110,17 @@ const formOfCode = (code: ChargeCode): CodeForm => ({
   authorisedBy: code.authorisedBy ?? '',
 });
 
-const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) => `${user.first_name} ${user.last_name} (${user.email})`;
+const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) =>
+  `${user.first_name} ${user.last_name} (${user.email})`;
 
 /** One of the code page's forms coming back with what was typed and what to fix. */
-type DetailForm = { form: 'hold' | 'exclusion' | 'user' | 'note'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+type DetailForm = {
+  form: 'hold' | 'exclusion' | 'user' | 'note';
+  status: number;
+  message: string;
+  errors: FieldErrors;
+  values: Record<string, unknown>;
+};
 
 /** /chargecodes and /chargecodes/{code}: the list, the admins' create and edit forms, and a code's page with its holds, exclusions, authorised people, notes and spending. */
 export function chargecodesPages({ db, config }: Deps): Router {
@@ -130,15 +146,30 @@ export function chargecodesPages({ db, config }: Deps): Router {
     const [rows, expiring] = await Promise.all([codes.list(), codes.expiringSoon(now)]);
     const daysLeft = new Map(expiring.map((e) => [e.code.id, e.daysUntilExpiry]));
     const term = q.toLowerCase();
-    const matching = term === '' ? rows : rows.filter((row) => [row.code, row.title, row.cost_centre].some((text) => text.toLowerCase().includes(term)));
+    const matching =
+      term === ''
+        ? rows
+        : rows.filter((row) =>
+            [row.code, row.title, row.cost_centre].some((text) => text.toLowerCase().includes(term)),
+          );
     const list = matching.map((row) => {
       const code = presentChargeCodeSummary(row);
       return { ...code, marks: marksOf(code, daysLeft.get(row.id), now) };
     });
-    res.render(wantsPartial(req) ? 'chargecodes/_rows' : 'chargecodes/index', { title: 'Charge codes', q, codes: list, total: rows.length });
+    res.render(wantsPartial(req) ? 'chargecodes/_rows' : 'chargecodes/index', {
+      title: 'Charge codes',
+      q,
+      codes: list,
+      total: rows.length,
+    });
   });
 
-  async function codeFormView(title: string, action: string, form: CodeForm, extra: { hasPin?: boolean; errors?: FieldErrors; message?: string | null } = {}) {
+  async function codeFormView(
+    title: string,
+    action: string,
+    form: CodeForm,
+    extra: { hasPin?: boolean; errors?: FieldErrors; message?: string | null } = {},
+  ) {
     const people = (await users.list()).filter((user) => user.is_active || user.id === form.authorisedBy);
     return {
       title,
@@ -160,8 +191,13 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes', requirePage('admin'), async (req, res) => {
     const form = readCodeForm(req.body);
-    const result = await attempt(() => codes.create(parse(CreateChargeCode, createBody(form, textField(req.body.pin))), actorOf(req)));
-    if (!result.ok) return res.status(result.status).render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
+    const result = await attempt(() =>
+      codes.create(parse(CreateChargeCode, createBody(form, textField(req.body.pin))), actorOf(req)),
+    );
+    if (!result.ok)
+      return res
+        .status(result.status)
+        .render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
     flash(req, `Charge code '${result.value.code.code}' created`);
     res.redirect(303, codeHref(result.value.code.code));
   });
@@ -170,7 +206,10 @@ export function chargecodesPages({ db, config }: Deps): Router {
   async function renderCode(req: Request, res: Response, code: string, returned: DetailForm | null = null) {
     const user = currentUser(req);
     const status = await data.chargeCodeStatus(code);
-    const chargeCode = presentChargeCode({ code: status.code, excludedCategoryIds: status.excludedCategories.map((c) => c.id) });
+    const chargeCode = presentChargeCode({
+      code: status.code,
+      excludedCategoryIds: status.excludedCategories.map((c) => c.id),
+    });
     const [authorised, noteRows, policy, allCategories, authoriser] = await Promise.all([
       codes.listUsers(code),
       notes.listFor('charge_code', status.code.code),
@@ -180,7 +219,9 @@ export function chargecodesPages({ db, config }: Deps): Router {
     ]);
     const excluded = new Set(chargeCode.excludedCategoryIds);
     const formState = (name: DetailForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+      returned?.form === name
+        ? { values: returned.values, errors: returned.errors, message: returned.message }
+        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('chargecodes/show', {
       title: `Charge code ${chargeCode.code}`,
       chargeCode,
@@ -197,7 +238,9 @@ export function chargecodesPages({ db, config }: Deps): Router {
       mayHold: hasRole(user, policy.holdRole),
       holdRole: policy.holdRole,
       // why this person may not change or release the hold (its placer is more senior), or null
-      holdRefusal: chargeCode.onHold ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release') : null,
+      holdRefusal: chargeCode.onHold
+        ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release')
+        : null,
       isAdmin: hasRole(user, 'admin'),
       holdForm: formState('hold', { holdReason: '' }),
       exclusionForm: formState('exclusion', { categoryId: '' }),
@@ -214,7 +257,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
   pages.get('/chargecodes/:code/edit', requirePage('admin'), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
     const current = presentChargeCode(await codes.get(code));
-    res.render('chargecodes/form', await codeFormView(`Edit ${current.code}`, codeHref(current.code), formOfCode(current), { hasPin: current.hasPin }));
+    res.render(
+      'chargecodes/form',
+      await codeFormView(`Edit ${current.code}`, codeHref(current.code), formOfCode(current), {
+        hasPin: current.hasPin,
+      }),
+    );
   });
 
   pages.post('/chargecodes/:code', requirePage('admin'), async (req, res) => {
@@ -224,7 +272,10 @@ export function chargecodesPages({ db, config }: Deps): Router {
     const body = updateBody(form, current, textField(req.body.pin), checked(req.body.removePin));
     const result = await attempt(() => codes.update(code, parse(UpdateChargeCode, body), actorOf(req)));
     if (!result.ok) {
-      const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, { ...result, hasPin: current.hasPin });
+      const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, {
+        ...result,
+        hasPin: current.hasPin,
+      });
       return res.status(result.status).render('chargecodes/form', view);
     }
     flash(req, `Charge code '${current.code}' saved`);
@@ -239,17 +290,27 @@ export function chargecodesPages({ db, config }: Deps): Router {
     const values = { holdReason: textField(req.body.holdReason) };
     const result = await attempt(() => {
       const body = parse(onHold ? HoldBody : HoldReleaseForm, { onHold, holdReason: values.holdReason });
-      return codes.setHold(code, { onHold: body.onHold, reason: body.holdReason }, { actor: actorOf(req), user: currentUser(req) });
+      return codes.setHold(
+        code,
+        { onHold: body.onHold, reason: body.holdReason },
+        { actor: actorOf(req), user: currentUser(req) },
+      );
     }, [400, 403, 409, 422]);
     if (!result.ok) return renderCode(req, res, code, { form: 'hold', ...result, values });
-    flash(req, onHold ? `Charge code '${result.value.code}' is on hold` : `Hold on charge code '${result.value.code}' released`);
+    flash(
+      req,
+      onHold ? `Charge code '${result.value.code}' is on hold` : `Hold on charge code '${result.value.code}' released`,
+    );
     res.redirect(303, codeHref(result.value.code));
   });
 
   pages.post('/chargecodes/:code/exclusions', requirePage(), holdRole, async (req, res) => {
     const { code } = parse(CodeParams, req.params);
     const values = { categoryId: textField(req.body.categoryId) };
-    const result = await attempt(() => codes.addExclusion(code, parse(ExclusionBody, values).categoryId, actorOf(req)), [400, 404, 409, 422]);
+    const result = await attempt(
+      () => codes.addExclusion(code, parse(ExclusionBody, values).categoryId, actorOf(req)),
+      [400, 404, 409, 422],
+    );
     if (!result.ok) return renderCode(req, res, code, { form: 'exclusion', ...result, values });
     flash(req, result.value ? 'Category excluded' : 'That category was already excluded');
     res.redirect(303, `${codeHref(code)}#exclusions`);
@@ -264,8 +325,19 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/authorised-users', requirePage('admin'), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { userName: textField(req.body.userName), email: textField(req.body.email), department: textField(req.body.department), notes: textField(req.body.notes) };
-    const result = await attempt(() => codes.addUser(code, parse(AuthorisedUserBody, { ...values, notes: values.notes.trim() === '' ? null : values.notes }), actorOf(req)));
+    const values = {
+      userName: textField(req.body.userName),
+      email: textField(req.body.email),
+      department: textField(req.body.department),
+      notes: textField(req.body.notes),
+    };
+    const result = await attempt(() =>
+      codes.addUser(
+        code,
+        parse(AuthorisedUserBody, { ...values, notes: values.notes.trim() === '' ? null : values.notes }),
+        actorOf(req),
+      ),
+    );
     if (!result.ok) return renderCode(req, res, code, { form: 'user', ...result, values });
     flash(req, `${result.value.user.user_name} may now use charge code '${result.value.code.code}'`);
     res.redirect(303, `${codeHref(code)}#authorised-users`);

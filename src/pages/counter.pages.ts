@@ -45,12 +45,18 @@ const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
 
 type Refusal = Extract<Attempt<unknown>, { ok: false }>;
 type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
-type RecipientForm = { values: { deliveredTo: string; deliveredToEmail: string }; errors: FieldErrors; recorded: boolean };
+type RecipientForm = {
+  values: { deliveredTo: string; deliveredToEmail: string };
+  errors: FieldErrors;
+  recorded: boolean;
+};
 
 /** One sentence for the alert region: the fields' own messages when a form field was refused. */
 const refusalMessage = (refusal: Refusal): string =>
   Object.keys(refusal.errors).length > 0
-    ? Object.entries(refusal.errors).map(([field, message]) => `${FIELD_LABELS[field] ?? field} ${message}`).join('; ')
+    ? Object.entries(refusal.errors)
+        .map(([field, message]) => `${FIELD_LABELS[field] ?? field} ${message}`)
+        .join('; ')
     : refusal.message;
 
 /**
@@ -58,14 +64,16 @@ const refusalMessage = (refusal: Refusal): string =>
  * sessionId is visible through the API, and the session id is the secret part of the cookie: the
  * draft gets a digest of it, as stable as the session.
  */
-const basketSessionId = (req: Request) => `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
+const basketSessionId = (req: Request) =>
+  `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
 
 /** The process form's PIN and recipient (shown while the charge-code policies ask for them); empty fields are absent. */
 function saleAuthorisationOf(form: Record<string, unknown>) {
   const [deliveredTo, deliveredToEmail] = [textField(form.recipientName).trim(), textField(form.recipientEmail).trim()];
   return parse(SaleAuthorisationBody, {
     pin: textField(form.pin) || undefined,
-    recipient: deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
+    recipient:
+      deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
   });
 }
 
@@ -98,13 +106,21 @@ export function counterPages({ db }: Deps): Router {
     if (!code) return { value: '', error: null, accepted: false };
     const categoryIds = lines.map((line) => line.category_id).filter((id): id is number => id !== null);
     const check = await attempt(() => validateChargeCode(db, code, { categoryIds }));
-    return check.ok ? { value: code, error: null, accepted: true } : { value: code, error: refusalMessage(check), accepted: false };
+    return check.ok
+      ? { value: code, error: null, accepted: true }
+      : { value: code, error: refusalMessage(check), accepted: false };
   }
 
   /** Everything the counter shows; what an action already has (the basket it saved, the sale it made) is not read again. */
   async function counterView(
     req: Request,
-    parts: { basket?: Basket; sale?: SaleRecord | null; recipient?: RecipientForm; chargeCodeField?: ChargeCodeField; alert?: string } = {},
+    parts: {
+      basket?: Basket;
+      sale?: SaleRecord | null;
+      recipient?: RecipientForm;
+      chargeCodeField?: ChargeCodeField;
+      alert?: string;
+    } = {},
   ) {
     const [basket, chargeCodes, policy] = await Promise.all([
       parts.basket ?? quotes.basket(currentUser(req), basketSessionId(req)),
@@ -151,7 +167,9 @@ export function counterPages({ db }: Deps): Router {
   });
 
   // The scan: the benchmarked request (one read of the draft with the SKU's item, one write).
-  pages.post('/counter/add', requirePage(), (req, res) => change(req, res, () => ({ kind: 'add', sku: parse(ScanSku, req.body).sku })));
+  pages.post('/counter/add', requirePage(), (req, res) =>
+    change(req, res, () => ({ kind: 'add', sku: parse(ScanSku, req.body).sku })),
+  );
 
   pages.post('/counter/lines/:lineId/quantity', requirePage(), (req, res) =>
     change(req, res, () => ({
@@ -176,13 +194,17 @@ export function counterPages({ db }: Deps): Router {
   pages.post('/counter/charge-code', requirePage(), async (req, res) => {
     const typed = textField(req.body.chargeCode).trim();
     const result = await attempt(() =>
-      quotes.changeBasket(currentUser(req), basketSessionId(req), { kind: 'chargeCode', chargeCode: parse(BasketChargeCode, req.body).chargeCode || null }),
+      quotes.changeBasket(currentUser(req), basketSessionId(req), {
+        kind: 'chargeCode',
+        chargeCode: parse(BasketChargeCode, req.body).chargeCode || null,
+      }),
     );
     const field: ChargeCodeField = result.ok
       ? { value: typed, error: null, accepted: typed !== '' }
       : { value: typed, error: refusalMessage(result), accepted: false };
     if (wantsPartial(req)) return res.status(result.ok ? 200 : result.status).render('counter/_charge-code', { field });
-    if (!result.ok) return res.status(result.status).render('counter/index', await counterView(req, { chargeCodeField: field }));
+    if (!result.ok)
+      return res.status(result.status).render('counter/index', await counterView(req, { chargeCodeField: field }));
     flash(req, typed ? `Charge code ${typed} accepted` : 'Charge code removed');
     res.redirect(303, '/counter');
   });
@@ -203,16 +225,23 @@ export function counterPages({ db }: Deps): Router {
       return sales.processQuote(actor, quote.id, saleAuthorisationOf(req.body));
     });
     if (!result.ok) return refuse(req, res, result);
-    if (wantsPartial(req)) return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
+    if (wantsPartial(req))
+      return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
     flash(req, `Sale ${result.value.sale.sale_id} processed`);
     res.redirect(303, `/counter?sale=${result.value.sale.id}`);
   });
 
   pages.post('/counter/sales/:id/recipient', requirePage(), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    const values = { deliveredTo: textField(req.body.deliveredTo), deliveredToEmail: textField(req.body.deliveredToEmail) };
+    const values = {
+      deliveredTo: textField(req.body.deliveredTo),
+      deliveredToEmail: textField(req.body.deliveredToEmail),
+    };
     const result = await attempt(() => {
-      const body = parse(RecipientBody, { deliveredTo: values.deliveredTo, deliveredToEmail: values.deliveredToEmail.trim() || null });
+      const body = parse(RecipientBody, {
+        deliveredTo: values.deliveredTo,
+        deliveredToEmail: values.deliveredToEmail.trim() || null,
+      });
       return sales.setRecipient(actorOf(req), currentUser(req), id, body);
     });
     if (result.ok && !wantsPartial(req)) {
@@ -220,7 +249,9 @@ export function counterPages({ db }: Deps): Router {
       return res.redirect(303, `/counter?sale=${id}`);
     }
     const sale = await sales.get(id);
-    const recipient = result.ok ? recipientForm(sale) : recipientForm(sale, { values, errors: result.errors, recorded: false });
+    const recipient = result.ok
+      ? recipientForm(sale)
+      : recipientForm(sale, { values, errors: result.errors, recorded: false });
     const status = result.ok ? 200 : result.status;
     if (wantsPartial(req)) return res.status(status).render('counter/_sale', saleView(req, sale, recipient));
     res.status(status).render('counter/index', await counterView(req, { sale, recipient }));

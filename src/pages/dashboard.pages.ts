@@ -45,8 +45,15 @@ export function dashboardPages(deps: Deps): Router {
       salesDays: SALES_DAYS,
       // what the charts draw; the same figures are in the tables beside them
       chartData: {
-        categories: { labels: valuedCategories.map((c) => c.category.name), values: valuedCategories.map((c) => Number(c.totalValue)) },
-        sales: { labels: dailySales.map((d) => d.day), counts: dailySales.map((d) => d.sales), values: dailySales.map((d) => Number(d.value)) },
+        categories: {
+          labels: valuedCategories.map((c) => c.category.name),
+          values: valuedCategories.map((c) => Number(c.totalValue)),
+        },
+        sales: {
+          labels: dailySales.map((d) => d.day),
+          counts: dailySales.map((d) => d.sales),
+          values: dailySales.map((d) => Number(d.value)),
+        },
       },
     });
   });

@@ -3,8 +3,20 @@ import type { Deps } from '../deps';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { rechargeBatches } from '../modules/finance/finance.batches';
-import { presentBatch, presentBatchClosed, presentBatchList, presentBatchPreview, presentRechargeReport } from '../modules/finance/finance.present';
-import { BatchListQuery, BatchParams, CloseBatch, RechargeQuery, type RechargeFilter } from '../modules/finance/finance.schemas';
+import {
+  presentBatch,
+  presentBatchClosed,
+  presentBatchList,
+  presentBatchPreview,
+  presentRechargeReport,
+} from '../modules/finance/finance.present';
+import {
+  BatchListQuery,
+  BatchParams,
+  CloseBatch,
+  RechargeQuery,
+  type RechargeFilter,
+} from '../modules/finance/finance.schemas';
 import { financeService } from '../modules/finance/finance.service';
 import { attempt, filledIn, flash, textField, type FieldErrors } from './forms';
 import { requirePagePermission } from './page-guards';
@@ -42,7 +54,15 @@ export function financePages({ db }: Deps): Router {
     const kept = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
     const href = (n: number) => `/finance?${new URLSearchParams({ ...kept, page: String(n), limit: String(limit) })}`;
     const { totalPages } = list.pagination;
-    return { batches: list.batches, pagination: { page, totalPages, previous: page > 1 ? href(page - 1) : null, next: page < totalPages ? href(page + 1) : null } };
+    return {
+      batches: list.batches,
+      pagination: {
+        page,
+        totalPages,
+        previous: page > 1 ? href(page - 1) : null,
+        next: page < totalPages ? href(page + 1) : null,
+      },
+    };
   }
 
   async function rechargeReport({ from, to, costCentre, chargeCode }: RechargeFilter) {
@@ -64,7 +84,9 @@ export function financePages({ db }: Deps): Router {
     const values = Object.fromEntries(FILTER_FIELDS.map((key) => [key, textField(req.query[key])]));
     // the report's filter and the batch list's page, each read with the API's own schema
     const [query, listQuery] = await Promise.all([
-      attempt(() => parse(RechargeQuery, filledIn(Object.fromEntries(FILTER_FIELDS.map((key) => [key, req.query[key]]))))),
+      attempt(() =>
+        parse(RechargeQuery, filledIn(Object.fromEntries(FILTER_FIELDS.map((key) => [key, req.query[key]])))),
+      ),
       attempt(() => parse(BatchListQuery, filledIn({ page: req.query.page, limit: req.query.limit }))),
     ]);
     const [list, report] = await Promise.all([
@@ -88,14 +110,24 @@ export function financePages({ db }: Deps): Router {
 
   /** The preview of a close up to `to`, or the form alone before a date is chosen; a refused close comes back here with its message. */
   async function renderPreview(res: Response, to: string, refusal: CloseRefusal | null = null) {
-    const view = { title: 'Close a recharge batch', to, preview: null as ReturnType<typeof presentBatchPreview> | null, errors: refusal?.errors ?? {}, message: refusal?.message ?? null };
+    const view = {
+      title: 'Close a recharge batch',
+      to,
+      preview: null as ReturnType<typeof presentBatchPreview> | null,
+      errors: refusal?.errors ?? {},
+      message: refusal?.message ?? null,
+    };
     if (to === '') {
       res.status(refusal?.status ?? 200).render('finance/close', view);
       return;
     }
     const preview = await attempt(async () => presentBatchPreview(await batches.preview(parse(CloseBatch, { to }))));
     if (!preview.ok) {
-      res.status(refusal?.status ?? preview.status).render('finance/close', { ...view, errors: { ...preview.errors, ...view.errors }, message: view.message ?? preview.message });
+      res.status(refusal?.status ?? preview.status).render('finance/close', {
+        ...view,
+        errors: { ...preview.errors, ...view.errors },
+        message: view.message ?? preview.message,
+      });
       return;
     }
     res.status(refusal?.status ?? 200).render('finance/close', { ...view, preview: preview.value });
@@ -107,7 +139,9 @@ export function financePages({ db }: Deps): Router {
   });
 
   pages.post('/finance/batches', ...access, async (req, res) => {
-    const result = await attempt(async () => batches.close(actorOf(req), parse(CloseBatch, filledIn({ to: req.body.to }))));
+    const result = await attempt(async () =>
+      batches.close(actorOf(req), parse(CloseBatch, filledIn({ to: req.body.to }))),
+    );
     if (!result.ok) return renderPreview(res, textField(req.body.to).trim(), result);
     flash(req, presentBatchClosed(result.value).message);
     res.redirect(303, `/finance/batches/${encodeURIComponent(result.value.batch.number)}`);

@@ -17,13 +17,19 @@ const FIX_IT = 'Please correct the fields marked below';
  * anything else (403, 404, a fault) is thrown on to the error page. A refused form answers 422
  * (the request was understood, its content was not acceptable) or the refusal's own status.
  */
-export async function attempt<T>(action: () => T | Promise<T>, formStatuses: number[] = [400, 409, 422]): Promise<Attempt<T>> {
+export async function attempt<T>(
+  action: () => T | Promise<T>,
+  formStatuses: number[] = [400, 409, 422],
+): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await action() };
   } catch (err) {
-    if (err instanceof ZodError) return { ok: false, status: 422, message: FIX_IT, errors: byField(validationErrors(err)) };
+    if (err instanceof ZodError)
+      return { ok: false, status: 422, message: FIX_IT, errors: byField(validationErrors(err)) };
     if (err instanceof HttpError && formStatuses.includes(err.status)) {
-      const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
+      const listed = Array.isArray(err.details?.errors)
+        ? (err.details.errors as { field: string; message: string }[])
+        : [];
       const status = err.status === 400 ? 422 : err.status;
       return { ok: false, status, message: listed.length > 0 ? FIX_IT : err.message, errors: byField(listed) };
     }
@@ -68,7 +74,8 @@ export const filledIn = (fields: Record<string, unknown>): Record<string, unknow
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 
 /** A repeated form field (rows, ticked boxes) as a list of strings: one value arrives as a string, none as undefined. */
-export const repeatedField = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+export const repeatedField = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
 
 /** A single form or query field as typed: anything but a string (absent, repeated) is ''. */
 export const textField = (value: unknown): string => (typeof value === 'string' ? value : '');

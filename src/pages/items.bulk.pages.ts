@@ -8,7 +8,14 @@ import { parse } from '../http/validate';
 import { itemsBulkService, type BulkOutcome } from '../modules/items/items.bulk';
 import { sendItemsExport } from '../modules/items/items.export';
 import { presentBulkOutcome } from '../modules/items/items.present';
-import { BulkAddNote, BulkCategory, BulkExport, BulkIds, BulkImport, BulkVatRate } from '../modules/items/items.schemas';
+import {
+  BulkAddNote,
+  BulkCategory,
+  BulkExport,
+  BulkIds,
+  BulkImport,
+  BulkVatRate,
+} from '../modules/items/items.schemas';
 import { attempt, flash, pageUpload, repeatedField, type FieldErrors } from './forms';
 import { itemsListView } from './items.list';
 import { requirePage, requirePageUnderProfile, safeNext } from './page-guards';
@@ -39,7 +46,8 @@ export function itemsBulkPages({ db }: Deps): Router {
   const actions: Record<string, BulkAction> = {
     'set-inactive': async (_body, itemIds, actor) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, false, actor),
     'set-active': async (_body, itemIds, actor) => bulk.setActive(parse(BulkIds, { itemIds }).itemIds, true, actor),
-    'set-stock-zero': async (_body, itemIds, actor) => bulk.setStockZero(parse(BulkIds, { itemIds }).itemIds, actor.userId),
+    'set-stock-zero': async (_body, itemIds, actor) =>
+      bulk.setStockZero(parse(BulkIds, { itemIds }).itemIds, actor.userId),
     delete: async (_body, itemIds, actor) => bulk.delete(parse(BulkIds, { itemIds }).itemIds, actor),
     'change-category': async (body, itemIds, actor) => {
       const input = parse(BulkCategory, { itemIds, categoryId: body.categoryId ? Number(body.categoryId) : undefined });
@@ -56,11 +64,22 @@ export function itemsBulkPages({ db }: Deps): Router {
   };
 
   /** A refused bulk form: the list it came from again, with the message and what was chosen. */
-  async function renderRefusal(req: Request, res: Response, query: Record<string, string>, refusal: { status: number; message: string; errors: FieldErrors }) {
-    const values = { categoryId: String(req.body.categoryId ?? ''), vatRate: String(req.body.vatRate ?? ''), noteText: String(req.body.noteText ?? '') };
+  async function renderRefusal(
+    req: Request,
+    res: Response,
+    query: Record<string, string>,
+    refusal: { status: number; message: string; errors: FieldErrors },
+  ) {
+    const values = {
+      categoryId: String(req.body.categoryId ?? ''),
+      vatRate: String(req.body.vatRate ?? ''),
+      noteText: String(req.body.noteText ?? ''),
+    };
     // the schema's "itemIds must not be empty" is about the table's checkboxes, which the person knows as a selection
     const message = refusal.errors.itemIds ? 'Select at least one item in the table' : refusal.message;
-    res.status(refusal.status).render('items/index', await listView(req, query, { message, errors: refusal.errors, values }));
+    res
+      .status(refusal.status)
+      .render('items/index', await listView(req, query, { message, errors: refusal.errors, values }));
   }
 
   pages.post('/items/bulk', requirePage('manager'), async (req, res) => {
@@ -79,32 +98,55 @@ export function itemsBulkPages({ db }: Deps): Router {
   pages.post('/items/export', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), async (req, res) => {
     const back = returnAddress(req.body.returnTo);
     const itemIds = itemIdsOf(req.body.itemIds);
-    const body = itemIds.length > 0 ? { itemIds, format: req.body.format } : { all: true, includeInactive: back.query.includeInactive === 'true', format: req.body.format };
+    const body =
+      itemIds.length > 0
+        ? { itemIds, format: req.body.format }
+        : { all: true, includeInactive: back.query.includeInactive === 'true', format: req.body.format };
     const result = await attempt(() => sendItemsExport(res, bulk, parse(BulkExport, body), currentUser(req)));
     if (!result.ok) await renderRefusal(req, res, back.query, result);
   });
 
-  const importView = (overrides: Record<string, unknown> = {}) => ({ title: 'Import items', stylesheets: ['/assets/css/items.css'], message: null, errors: {}, result: null, ...overrides });
+  const importView = (overrides: Record<string, unknown> = {}) => ({
+    title: 'Import items',
+    stylesheets: ['/assets/css/items.css'],
+    message: null,
+    errors: {},
+    result: null,
+    ...overrides,
+  });
 
   pages.get('/items/import', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), (_req, res) => {
     res.render('items/import', importView());
   });
 
   // The result is shown at once rather than after a redirect: it is a report of this upload, one row per item of the file.
-  pages.post('/items/import', ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT), ...pageUpload('file', MAX_IMPORT_BYTES), async (req, res) => {
-    const result = await attempt(async () => {
-      const { items } = parse(BulkImport, importBody(req.file?.buffer));
-      const outcome = await bulk.import(items, currentUser(req).id);
-      const failures = new Map(outcome.errors.map((e) => [e.position, e.message]));
-      const rows = items.map((raw, index) => {
-        const record = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-        return { position: index + 1, sku: String(record.sku ?? ''), name: String(record.name ?? ''), problem: failures.get(index + 1) ?? null };
+  pages.post(
+    '/items/import',
+    ...requirePageUnderProfile(db, MANAGER_UNDER_STRICT),
+    ...pageUpload('file', MAX_IMPORT_BYTES),
+    async (req, res) => {
+      const result = await attempt(async () => {
+        const { items } = parse(BulkImport, importBody(req.file?.buffer));
+        const outcome = await bulk.import(items, currentUser(req).id);
+        const failures = new Map(outcome.errors.map((e) => [e.position, e.message]));
+        const rows = items.map((raw, index) => {
+          const record = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+          return {
+            position: index + 1,
+            sku: String(record.sku ?? ''),
+            name: String(record.name ?? ''),
+            problem: failures.get(index + 1) ?? null,
+          };
+        });
+        return { successful: outcome.successful, failed: outcome.errors.length, rows };
       });
-      return { successful: outcome.successful, failed: outcome.errors.length, rows };
-    });
-    if (!result.ok) return res.status(result.status).render('items/import', importView({ message: result.message, errors: result.errors }));
-    res.render('items/import', importView({ result: result.value }));
-  });
+      if (!result.ok)
+        return res
+          .status(result.status)
+          .render('items/import', importView({ message: result.message, errors: result.errors }));
+      res.render('items/import', importView({ result: result.value }));
+    },
+  );
 
   return pages;
 }

@@ -41,7 +41,11 @@ export function itemsListView(db: Db) {
   const categories = categoriesService(db);
   const vatRates = vatRatesService(db);
 
-  return async (req: Request, rawQuery: Record<string, unknown>, bulk: BulkFormState = { message: null, errors: {}, values: {} }) => {
+  return async (
+    req: Request,
+    rawQuery: Record<string, unknown>,
+    bulk: BulkFormState = { message: null, errors: {}, values: {} },
+  ) => {
     // a form's empty field (all categories, no search) means the filter is off
     const given = Object.fromEntries(Object.entries(rawQuery).filter(([, value]) => value !== ''));
     const query = parse(ItemQuery, { limit: String(ITEMS_PER_PAGE), ...given });

@@ -30,12 +30,24 @@ const MOVEMENTS_PER_PAGE = 20;
 const MovementsPage = z.object({ before: IntId.optional() });
 const NoteParams = z.object({ id: IntId, noteId: IntId });
 
-const ITEM_FIELDS = ['name', 'sku', 'description', 'categoryId', 'price', 'vatRate', 'currentStock', 'minimumStock'] as const;
+const ITEM_FIELDS = [
+  'name',
+  'sku',
+  'description',
+  'categoryId',
+  'price',
+  'vatRate',
+  'currentStock',
+  'minimumStock',
+] as const;
 /** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
 type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
 
 function readItemForm(body: Record<string, unknown>): ItemForm {
-  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, textField(body[field])])) as Record<(typeof ITEM_FIELDS)[number], string>;
+  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, textField(body[field])])) as Record<
+    (typeof ITEM_FIELDS)[number],
+    string
+  >;
   return { ...typed, isActive: checked(body.isActive) };
 }
 
@@ -78,7 +90,13 @@ export function itemsPages(deps: Deps): Router {
   const orders = ordersService(db);
   const sources = sourcesService(db);
 
-  async function itemFormView(title: string, action: string, form: ItemForm, errors: FieldErrors = {}, message: string | null = null) {
+  async function itemFormView(
+    title: string,
+    action: string,
+    form: ItemForm,
+    errors: FieldErrors = {},
+    message: string | null = null,
+  ) {
     const [categoryRows, rates] = await Promise.all([categories.list(), vatRates.list()]);
     const defaultRate = rates.find((rate) => rate.is_default)?.rate;
     const vatOptions = [
@@ -89,7 +107,17 @@ export function itemsPages(deps: Deps): Router {
     if (form.vatRate !== '' && !vatOptions.some((option) => option.value === form.vatRate)) {
       vatOptions.push({ value: form.vatRate, label: `This item's own rate (${form.vatRate})` });
     }
-    return { title, stylesheets: ['/assets/css/items.css'], action, isNew: action === '/items', values: form, errors, message, categories: categoryRows, vatOptions };
+    return {
+      title,
+      stylesheets: ['/assets/css/items.css'],
+      action,
+      isNew: action === '/items',
+      values: form,
+      errors,
+      message,
+      categories: categoryRows,
+      vatOptions,
+    };
   }
 
   /** Everything the item page shows; a refused form re-renders it with its errors and what was typed. */
@@ -110,9 +138,17 @@ export function itemsPages(deps: Deps): Router {
       stylesheets: ['/assets/css/items.css'],
       item: presented,
       movements,
-      notes: noteRows.map((row) => ({ ...presentNote(row), mayChange: row.created_by === user.id || user.role === 'admin' })),
+      notes: noteRows.map((row) => ({
+        ...presentNote(row),
+        mayChange: row.created_by === user.id || user.role === 'admin',
+      })),
       orders: presentItemOrderHistory(history, costPrices).orders,
-      sources: sourceRows.map((row) => ({ supplierId: row.supplier_id, supplierName: row.supplier_name, price: costPrices ? row.price : null, notes: row.notes })),
+      sources: sourceRows.map((row) => ({
+        supplierId: row.supplier_id,
+        supplierName: row.supplier_name,
+        price: costPrices ? row.price : null,
+        notes: row.notes,
+      })),
       costPrices,
       stock: { values: { quantity: '', type: 'in', reason: '' }, errors: {}, message: null },
       note: { values: { text: '' }, errors: {}, message: null },
@@ -129,8 +165,13 @@ export function itemsPages(deps: Deps): Router {
     return { itemId: id, rows: shown.map(presentMovement), isFirstPage: before === undefined, olderFrom };
   }
 
-  const renderDetail = async (req: Request, res: Response, id: number, status: number, overrides: Record<string, unknown>) =>
-    res.status(status).render('items/show', await detailView(req, id, overrides));
+  const renderDetail = async (
+    req: Request,
+    res: Response,
+    id: number,
+    status: number,
+    overrides: Record<string, unknown>,
+  ) => res.status(status).render('items/show', await detailView(req, id, overrides));
 
   pages.get('/items', requirePage(), async (req, res) => {
     const view = await listView(req, req.query);
@@ -145,7 +186,10 @@ export function itemsPages(deps: Deps): Router {
   pages.post('/items', requirePage('manager'), async (req, res) => {
     const form = readItemForm(req.body);
     const result = await attempt(() => items.create(parse(CreateItem, itemBody(form)), actorOf(req)));
-    if (!result.ok) return res.status(result.status).render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
+    if (!result.ok)
+      return res
+        .status(result.status)
+        .render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
     flash(req, `Item '${result.value.name}' created`);
     res.redirect(303, `/items/${result.value.id}`);
   });
@@ -162,7 +206,8 @@ export function itemsPages(deps: Deps): Router {
   pages.get('/items/:id/movements', requirePage(), async (req, res) => {
     const { id } = parse(IdParams, req.params);
     const { before } = parse(MovementsPage, req.query);
-    if (!wantsPartial(req)) return res.redirect(302, before === undefined ? `/items/${id}` : `/items/${id}?before=${before}#stock-movements`);
+    if (!wantsPartial(req))
+      return res.redirect(302, before === undefined ? `/items/${id}` : `/items/${id}?before=${before}#stock-movements`);
     res.render('items/_movements', { movements: await movementsPage(id, before) });
   });
 
@@ -178,7 +223,9 @@ export function itemsPages(deps: Deps): Router {
     const result = await attempt(() => items.update(id, parse(UpdateItem, itemBody(form)), actorOf(req)));
     if (!result.ok) {
       const title = `Edit ${(await items.get(id)).name}`;
-      return res.status(result.status).render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
+      return res
+        .status(result.status)
+        .render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
     }
     flash(req, `Item '${result.value.name}' saved`);
     res.redirect(303, `/items/${id}`);
@@ -187,11 +234,21 @@ export function itemsPages(deps: Deps): Router {
   // The API's POST /api/items/:id/stock: managers, the ledger's rules and refusals.
   pages.post('/items/:id/stock', requirePage('manager'), async (req, res) => {
     const { id } = parse(IdParams, req.params);
-    const values = { quantity: textField(req.body.quantity), type: textField(req.body.type), reason: textField(req.body.reason) };
+    const values = {
+      quantity: textField(req.body.quantity),
+      type: textField(req.body.type),
+      reason: textField(req.body.reason),
+    };
     const result = await attempt(() => items.changeStock(id, parse(StockChangeBody, values), currentUser(req).id));
-    if (!result.ok) return renderDetail(req, res, id, result.status, { stock: { values, errors: result.errors, message: result.message } });
+    if (!result.ok)
+      return renderDetail(req, res, id, result.status, {
+        stock: { values, errors: result.errors, message: result.message },
+      });
     const { movement } = result.value;
-    flash(req, `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`);
+    flash(
+      req,
+      `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`,
+    );
     res.redirect(303, `/items/${id}#stock-movements`);
   });
 
@@ -200,9 +257,15 @@ export function itemsPages(deps: Deps): Router {
     const { id } = parse(IdParams, req.params);
     const values = { text: textField(req.body.text) };
     const result = await attempt(() =>
-      notes.create({ ...parse(CreateNote, { ...values, referenceType: 'item', referenceId: String(id) }), createdBy: currentUser(req).id }),
+      notes.create({
+        ...parse(CreateNote, { ...values, referenceType: 'item', referenceId: String(id) }),
+        createdBy: currentUser(req).id,
+      }),
     );
-    if (!result.ok) return renderDetail(req, res, id, result.status, { note: { values, errors: result.errors, message: result.message } });
+    if (!result.ok)
+      return renderDetail(req, res, id, result.status, {
+        note: { values, errors: result.errors, message: result.message },
+      });
     flash(req, 'Note added');
     res.redirect(303, `/items/${id}#notes`);
   });
@@ -219,7 +282,10 @@ export function itemsPages(deps: Deps): Router {
     const { id, noteId } = await itemNote(req);
     const values = { text: textField(req.body.text) };
     const result = await attempt(() => notes.update(noteId, parse(UpdateNote, values).text, currentUser(req)));
-    if (!result.ok) return renderDetail(req, res, id, result.status, { editedNote: { id: noteId, values, errors: result.errors, message: result.message } });
+    if (!result.ok)
+      return renderDetail(req, res, id, result.status, {
+        editedNote: { id: noteId, values, errors: result.errors, message: result.message },
+      });
     flash(req, 'Note saved');
     res.redirect(303, `/items/${id}#notes`);
   });
@@ -233,4 +299,3 @@ export function itemsPages(deps: Deps): Router {
 
   return pages;
 }
-

@@ -5,26 +5,49 @@ import { NotFound } from '../http/errors';
 import { IdParams, parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from '../modules/archives/archives.present';
-import { CreateArchive, KEEP_REASONS, PreviewQuery, RECORD_TYPES, type Archive, type ArchivePreview } from '../modules/archives/archives.schemas';
+import {
+  CreateArchive,
+  KEEP_REASONS,
+  PreviewQuery,
+  RECORD_TYPES,
+  type Archive,
+  type ArchivePreview,
+} from '../modules/archives/archives.schemas';
 import { archivesService } from '../modules/archives/archives.service';
 import { attempt, flash, repeatedField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
-const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = { sales: 'Sales', orders: 'Orders', stock_movements: 'Stock movements' };
-const NOUNS: Record<(typeof RECORD_TYPES)[number], [string, string]> = { sales: ['sale', 'sales'], orders: ['order', 'orders'], stock_movements: ['stock movement', 'stock movements'] };
+const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = {
+  sales: 'Sales',
+  orders: 'Orders',
+  stock_movements: 'Stock movements',
+};
+const NOUNS: Record<(typeof RECORD_TYPES)[number], [string, string]> = {
+  sales: ['sale', 'sales'],
+  orders: ['order', 'orders'],
+  stock_movements: ['stock movement', 'stock movements'],
+};
 
 /** What an archive holds, in words: "1 sale, 3 stock movements". */
 const recordsSummary = (archive: Archive) =>
-  archive.recordTypes.map((type) => `${archive.recordsArchived[type]} ${NOUNS[type][archive.recordsArchived[type] === 1 ? 0 : 1]}`).join(', ');
+  archive.recordTypes
+    .map((type) => `${archive.recordsArchived[type]} ${NOUNS[type][archive.recordsArchived[type] === 1 ? 0 : 1]}`)
+    .join(', ');
 
 /** The create form sends the age as typed text: read as the preview's query reads it, the rest as the API's body. */
 const CreateArchiveForm = CreateArchive.extend({ ageThresholdDays: PreviewQuery.shape.ageThresholdDays });
 
 /** A purge deletes records from the database: the form has the admin tick that they mean it. */
-const PurgeConfirmation = z.object({ confirmPurge: z.literal('yes', { error: 'must be ticked to delete the archived records' }) });
+const PurgeConfirmation = z.object({
+  confirmPurge: z.literal('yes', { error: 'must be ticked to delete the archived records' }),
+});
 
 type Preview = { age: string; errors: FieldErrors; result: ArchivePreview | null };
-type CreateForm = { message: string | null; errors: FieldErrors; values: { ageThresholdDays: string; includeRecordTypes: string[] } };
+type CreateForm = {
+  message: string | null;
+  errors: FieldErrors;
+  values: { ageThresholdDays: string; includeRecordTypes: string[] };
+};
 
 /** /archives (admin, as the API): preview by age, create, download, and purge with a confirmation. */
 export function archivesPages({ db, config }: Deps): Router {
@@ -41,7 +64,11 @@ export function archivesPages({ db, config }: Deps): Router {
   /** The list, the preview (when asked for) and the create form (as typed when it came back). */
   async function renderIndex(res: Response, view: { status?: number; preview?: Preview; create?: CreateForm }) {
     const list = presentArchiveList(await archives.list(), config.dataDir).archives;
-    const create = view.create ?? { message: null, errors: {}, values: { ageThresholdDays: view.preview?.age || '365', includeRecordTypes: [...RECORD_TYPES] } };
+    const create = view.create ?? {
+      message: null,
+      errors: {},
+      values: { ageThresholdDays: view.preview?.age || '365', includeRecordTypes: [...RECORD_TYPES] },
+    };
     res.status(view.status ?? 200).render('operations/archives', {
       title: 'Archives',
       archives: list,
@@ -56,13 +83,19 @@ export function archivesPages({ db, config }: Deps): Router {
   pages.get('/archives', requirePage('admin'), async (req, res) => {
     if (req.query.ageThresholdDays === undefined) return renderIndex(res, {});
     const age = String(req.query.ageThresholdDays);
-    const preview = await attempt(async () => presentPreview(await archives.preview(parse(PreviewQuery, { ageThresholdDays: age }).ageThresholdDays)));
-    if (!preview.ok) return renderIndex(res, { status: preview.status, preview: { age, errors: preview.errors, result: null } });
+    const preview = await attempt(async () =>
+      presentPreview(await archives.preview(parse(PreviewQuery, { ageThresholdDays: age }).ageThresholdDays)),
+    );
+    if (!preview.ok)
+      return renderIndex(res, { status: preview.status, preview: { age, errors: preview.errors, result: null } });
     await renderIndex(res, { preview: { age, errors: {}, result: preview.value } });
   });
 
   pages.post('/archives', requirePage('admin'), async (req, res) => {
-    const values = { ageThresholdDays: String(req.body.ageThresholdDays ?? ''), includeRecordTypes: repeatedField(req.body.includeRecordTypes) };
+    const values = {
+      ageThresholdDays: String(req.body.ageThresholdDays ?? ''),
+      includeRecordTypes: repeatedField(req.body.includeRecordTypes),
+    };
     const result = await attempt(async () => archives.create(parse(CreateArchiveForm, values), actorOf(req)));
     if (!result.ok) return renderIndex(res, { status: result.status, create: { ...result, values } });
     const archive = presentArchive(result.value, config.dataDir);
@@ -70,9 +103,15 @@ export function archivesPages({ db, config }: Deps): Router {
     res.redirect(303, '/archives');
   });
 
-  const renderPurge = async (res: Response, idParam: unknown, form = { status: 200, message: null as string | null, errors: {} as FieldErrors }) => {
+  const renderPurge = async (
+    res: Response,
+    idParam: unknown,
+    form = { status: 200, message: null as string | null, errors: {} as FieldErrors },
+  ) => {
     const archive = await archiveOf(idParam);
-    res.status(form.status).render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordsSummary, ...form });
+    res
+      .status(form.status)
+      .render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordsSummary, ...form });
   };
 
   pages.get('/archives/:id/purge', requirePage('admin'), async (req, res) => {
@@ -88,7 +127,12 @@ export function archivesPages({ db, config }: Deps): Router {
     });
     if (!result.ok) return renderPurge(res, id, result);
     // the outcome (what was deleted, what was kept and why) is shown once, as the API answers it
-    res.render('operations/archive-purged', { title: `Archive ${id} purged`, result: presentPurge(result.value, config.dataDir), keepReasons: KEEP_REASONS, recordTypeLabels: RECORD_TYPE_LABELS });
+    res.render('operations/archive-purged', {
+      title: `Archive ${id} purged`,
+      result: presentPurge(result.value, config.dataDir),
+      keepReasons: KEEP_REASONS,
+      recordTypeLabels: RECORD_TYPE_LABELS,
+    });
   });
 
   return pages;

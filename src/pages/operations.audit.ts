@@ -37,10 +37,19 @@ export function auditPages({ db }: Deps): Router {
     const query = await attempt(() => parse(AuditPageQuery, filledIn(req.query)));
     const view = wantsPartial(req) ? 'operations/_audit-list' : 'operations/audit';
     // the actor filter offers the people by name; the query takes their id
-    const people = wantsPartial(req) ? [] : (await users.list()).map((u) => ({ id: u.id, name: `${u.first_name} ${u.last_name} (${u.email})` }));
+    const people = wantsPartial(req)
+      ? []
+      : (await users.list()).map((u) => ({ id: u.id, name: `${u.first_name} ${u.last_name} (${u.email})` }));
     const common = { title: 'Audit trail', values, people };
     if (!query.ok) {
-      res.status(query.status).render(view, { ...common, errors: query.errors, message: query.message, events: [], pagination: null, csvHref: null });
+      res.status(query.status).render(view, {
+        ...common,
+        errors: query.errors,
+        message: query.message,
+        events: [],
+        pagination: null,
+        csvHref: null,
+      });
       return;
     }
     const { page, limit, ...filter } = query.value;
@@ -53,7 +62,13 @@ export function auditPages({ db }: Deps): Router {
       errors: {} as FieldErrors,
       message: null,
       events: presented.events,
-      pagination: { page, totalPages, total, previous: page > 1 ? href(page - 1) : null, next: page < totalPages ? href(page + 1) : null },
+      pagination: {
+        page,
+        totalPages,
+        total,
+        previous: page > 1 ? href(page - 1) : null,
+        next: page < totalPages ? href(page + 1) : null,
+      },
       // the API's own CSV of every matching row: the session cookie signs the download in
       csvHref: `/api/audit?${filterParams(filter, { format: 'csv' })}`,
     });

@@ -4,7 +4,12 @@ import type { Deps } from '../deps';
 import { destroySession } from '../auth/session';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
-import { presentBackupList, presentCreatedBackup, presentRestored, presentScheduleStatus } from '../modules/backups/backups.present';
+import {
+  presentBackupList,
+  presentCreatedBackup,
+  presentRestored,
+  presentScheduleStatus,
+} from '../modules/backups/backups.present';
 import { backupScheduleService } from '../modules/backups/backups.schedule';
 import { BackupFilenameParams, BackupSchedule } from '../modules/backups/backups.schemas';
 import { backupsService } from '../modules/backups/backups.service';
@@ -19,7 +24,9 @@ type ScheduleValues = { enabled: boolean; frequency: string; time: string; reten
  * so a click on the wrong row must not be enough.
  */
 const RestoreConfirmation = (filename: string) =>
-  z.object({ confirmFilename: z.literal(filename, { error: `must be the backup's file name, ${filename}, typed exactly` }) });
+  z.object({
+    confirmFilename: z.literal(filename, { error: `must be the backup's file name, ${filename}, typed exactly` }),
+  });
 
 /** /backups (admin, as the API): the list, making, downloading, deleting and restoring backups, and the schedule. */
 export function backupsPages(deps: Deps): Router {
@@ -27,7 +34,10 @@ export function backupsPages(deps: Deps): Router {
   const backups = backupsService(deps);
   const schedules = backupScheduleService(deps.db);
 
-  async function renderList(res: Response, schedule: { status: number; values: ScheduleValues; errors: FieldErrors; message: string } | null = null) {
+  async function renderList(
+    res: Response,
+    schedule: { status: number; values: ScheduleValues; errors: FieldErrors; message: string } | null = null,
+  ) {
     const [list, status] = await Promise.all([backups.list(), schedules.status(new Date())]);
     const saved = presentScheduleStatus(status);
     res.status(schedule?.status ?? 200).render('operations/backups', {
@@ -64,7 +74,12 @@ export function backupsPages(deps: Deps): Router {
     };
     // the form's text as the API's JSON types: a checkbox is a boolean, the retention a number
     const result = await attempt(() =>
-      schedules.set(parse(BackupSchedule, { ...values, retention: values.retention.trim() === '' ? undefined : Number(values.retention) })),
+      schedules.set(
+        parse(BackupSchedule, {
+          ...values,
+          retention: values.retention.trim() === '' ? undefined : Number(values.retention),
+        }),
+      ),
     );
     if (!result.ok) return renderList(res, { ...result, values });
     flash(req, 'Backup schedule saved');
@@ -82,8 +97,11 @@ export function backupsPages(deps: Deps): Router {
     res.redirect(303, '/backups');
   });
 
-  const renderRestore = (res: Response, filename: string, form = { status: 200, values: { confirmFilename: '' }, errors: {} as FieldErrors, message: null as string | null }) =>
-    res.status(form.status).render('operations/backup-restore', { title: 'Restore backup', filename, ...form });
+  const renderRestore = (
+    res: Response,
+    filename: string,
+    form = { status: 200, values: { confirmFilename: '' }, errors: {} as FieldErrors, message: null as string | null },
+  ) => res.status(form.status).render('operations/backup-restore', { title: 'Restore backup', filename, ...form });
 
   pages.get('/backups/:filename/restore', requirePage('admin'), async (req, res) => {
     renderRestore(res, await existing(req));
@@ -102,7 +120,10 @@ export function backupsPages(deps: Deps): Router {
     await destroySession(req);
     res.locals.currentUser = null;
     res.locals.nav = [];
-    res.render('operations/backup-restored', { title: 'Database restored', restored: presentRestored(filename, result.value) });
+    res.render('operations/backup-restored', {
+      title: 'Database restored',
+      restored: presentRestored(filename, result.value),
+    });
   });
 
   return pages;

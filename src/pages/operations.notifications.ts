@@ -5,7 +5,11 @@ import { IdParams, parse } from '../http/validate';
 import { presentDeploymentNotificationList } from '../modules/deployments/deployments.present';
 import { DeploymentNotificationQuery } from '../modules/deployments/deployments.schemas';
 import { deploymentNotificationsService } from '../modules/deployments/deployments.service';
-import { presentCleared, presentNotification, presentNotificationList } from '../modules/notifications/notifications.present';
+import {
+  presentCleared,
+  presentNotification,
+  presentNotificationList,
+} from '../modules/notifications/notifications.present';
 import { ItemIdParams } from '../modules/notifications/notifications.schemas';
 import { lowStockNotificationsService } from '../modules/notifications/notifications.service';
 import { usersService } from '../modules/users/users.service';

@@ -11,9 +11,24 @@ import { presentItemList } from '../modules/items/items.present';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
-import { presentAddToInventoryResult, presentAttachedInvoice, presentImportResult, presentOrderDetail, presentOrderList, presentReceiveResult } from '../modules/orders/orders.present';
+import {
+  presentAddToInventoryResult,
+  presentAttachedInvoice,
+  presentImportResult,
+  presentOrderDetail,
+  presentOrderList,
+  presentReceiveResult,
+} from '../modules/orders/orders.present';
 import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
-import { AddToInventory, CreateOrder, OrderListQuery, OrderParams, ParsedData, ReceiveOrder, type OrderStatus } from '../modules/orders/orders.schemas';
+import {
+  AddToInventory,
+  CreateOrder,
+  OrderListQuery,
+  OrderParams,
+  ParsedData,
+  ReceiveOrder,
+  type OrderStatus,
+} from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
 import { categoriesService } from '../modules/categories/categories.service';
@@ -23,7 +38,12 @@ import { stockMovementsService } from '../modules/stock-movements/stock-movement
 import { attempt, checked, filledIn, flash, pageUpload, repeatedField, textField, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
 
-const STATUS_LABELS: Record<OrderStatus, string> = { pending: 'Pending', partially_received: 'Partially received', received: 'Received', cancelled: 'Cancelled' };
+const STATUS_LABELS: Record<OrderStatus, string> = {
+  pending: 'Pending',
+  partially_received: 'Partially received',
+  received: 'Received',
+  cancelled: 'Cancelled',
+};
 
 /** Blank rows the new-order form offers, and how many more "More lines" adds. */
 const BLANK_LINES = 5;
@@ -37,7 +57,6 @@ const SEARCH_MATCHES = '10';
  */
 const CARRIED_PDF_BYTES = Math.ceil((MAX_INVOICE_BYTES * 4) / 3) + 4;
 
-
 type LineValues = { sku: string; name: string; quantity: string; unitCost: string };
 /** A preview line's match as the page shows it: an item (exact or probable), or a new free-text line with any similar item. */
 type PreviewMatch = LineMatch | { kind: 'new'; similar: MatchedItem | null };
@@ -46,9 +65,15 @@ const BLANK_LINE: LineValues = { sku: '', name: '', quantity: '', unitCost: '' }
 
 /** The form's line rows as typed: one per position of the repeated sku/name/quantity/unitCost fields. */
 function typedLines(body: Record<string, unknown>): LineValues[] {
-  const columns = Object.fromEntries(LINE_FIELDS.map((field) => [field, repeatedField(body[field])])) as Record<keyof LineValues, string[]>;
+  const columns = Object.fromEntries(LINE_FIELDS.map((field) => [field, repeatedField(body[field])])) as Record<
+    keyof LineValues,
+    string[]
+  >;
   const count = Math.max(...LINE_FIELDS.map((field) => columns[field].length));
-  return Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_FIELDS.map((field) => [field, (columns[field][i] ?? '').trim()])) as LineValues);
+  return Array.from(
+    { length: count },
+    (_, i) => Object.fromEntries(LINE_FIELDS.map((field) => [field, (columns[field][i] ?? '').trim()])) as LineValues,
+  );
 }
 
 const isBlank = (line: LineValues) => LINE_FIELDS.every((field) => line[field] === '');
@@ -61,13 +86,19 @@ function errorsByRow(errors: FieldErrors, rows: number[], prefix: string): Field
   return Object.fromEntries(
     Object.entries(errors).map(([field, message]) => {
       const row = new RegExp(`^${prefix}\\.(\\d+)\\.(\\w+)$`).exec(field);
-      return [row && rows[Number(row[1])] !== undefined ? `${prefix}.${rows[Number(row[1])]}.${row[2]}` : field, message];
+      return [
+        row && rows[Number(row[1])] !== undefined ? `${prefix}.${rows[Number(row[1])]}.${row[2]}` : field,
+        message,
+      ];
     }),
   );
 }
 
 /** The page's status filter as typed, for re-showing it. */
-const typedFilter = (query: Request['query']) => ({ status: textField(query.status), supplierId: textField(query.supplierId) });
+const typedFilter = (query: Request['query']) => ({
+  status: textField(query.status),
+  supplierId: textField(query.supplierId),
+});
 
 export function ordersPages({ db }: Deps): Router {
   const pages = Router();
@@ -92,11 +123,23 @@ export function ordersPages({ db }: Deps): Router {
     const query = await attempt(() => parse(OrderListQuery, filledIn(req.query)));
     const view = { title: 'Orders', values, statusLabels: STATUS_LABELS, suppliers: await suppliers.list() };
     if (!query.ok) {
-      res.status(query.status).render('orders/index', { ...view, errors: query.errors, message: query.message, orders: [], costPrices: false });
+      res.status(query.status).render('orders/index', {
+        ...view,
+        errors: query.errors,
+        message: query.message,
+        orders: [],
+        costPrices: false,
+      });
       return;
     }
     const [rows, costPrices] = await Promise.all([orders.list(query.value), mayReadCostPrices(db, currentUser(req))]);
-    res.render('orders/index', { ...view, errors: {}, message: null, orders: presentOrderList(rows, costPrices), costPrices });
+    res.render('orders/index', {
+      ...view,
+      errors: {},
+      message: null,
+      orders: presentOrderList(rows, costPrices),
+      costPrices,
+    });
   });
 
   // ---- a new order typed in, its lines by SKU ------------------------------------------
@@ -111,8 +154,13 @@ export function ordersPages({ db }: Deps): Router {
   };
 
   async function renderNewOrder(res: Response, form: NewOrderForm) {
-    const lines = [...form.lines, ...Array.from({ length: Math.max(BLANK_LINES - form.lines.length, 0) }, () => ({ ...BLANK_LINE }))];
-    res.status(form.status ?? 200).render('orders/new', { title: 'New order', ...form, lines, suppliers: await suppliers.list() });
+    const lines = [
+      ...form.lines,
+      ...Array.from({ length: Math.max(BLANK_LINES - form.lines.length, 0) }, () => ({ ...BLANK_LINE })),
+    ];
+    res
+      .status(form.status ?? 200)
+      .render('orders/new', { title: 'New order', ...form, lines, suppliers: await suppliers.list() });
   }
 
   /** Items whose name or SKU contains the search, as the items list API finds them; null before anything is typed. */
@@ -124,7 +172,13 @@ export function ordersPages({ db }: Deps): Router {
   }
 
   pages.get('/orders/new', requirePage('manager'), async (_req, res) => {
-    await renderNewOrder(res, { values: { supplierId: '', invoiceNumber: '', notes: '', q: '' }, lines: [], errors: {}, message: null, matches: null });
+    await renderNewOrder(res, {
+      values: { supplierId: '', invoiceNumber: '', notes: '', q: '' },
+      lines: [],
+      errors: {},
+      message: null,
+      matches: null,
+    });
   });
 
   // What the search box shows as it is typed into (htmx); the form's Search button does the same without script.
@@ -134,17 +188,28 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   pages.post('/orders', requirePage('manager'), async (req, res) => {
-    const values = { supplierId: textField(req.body.supplierId), invoiceNumber: textField(req.body.invoiceNumber), notes: textField(req.body.notes), q: textField(req.body.q) };
+    const values = {
+      supplierId: textField(req.body.supplierId),
+      invoiceNumber: textField(req.body.invoiceNumber),
+      notes: textField(req.body.notes),
+      q: textField(req.body.q),
+    };
     const typed = typedLines(req.body);
     const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
     if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
     if (req.body.action === 'more') {
-      return renderNewOrder(res, { ...form, lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))] });
+      return renderNewOrder(res, {
+        ...form,
+        lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))],
+      });
     }
     const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
     const result = await attempt(async () => {
       // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only); anything else is free text
-      const matched = await matcher.matchLines(values.supplierId.trim() || null, rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })));
+      const matched = await matcher.matchLines(
+        values.supplierId.trim() || null,
+        rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })),
+      );
       const input = parse(CreateOrder, {
         ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
         items: rows.map((i, n) => {
@@ -156,7 +221,13 @@ export function ordersPages({ db }: Deps): Router {
     });
     if (!result.ok) {
       const errors = errorsByRow(result.errors, rows, 'items');
-      return renderNewOrder(res, { ...form, matches: await searchItems(values.q), status: result.status, errors, message: result.message });
+      return renderNewOrder(res, {
+        ...form,
+        matches: await searchItems(values.q),
+        status: result.status,
+        errors,
+        message: result.message,
+      });
     }
     const order = presentOrderDetail(result.value);
     flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
@@ -182,8 +253,14 @@ export function ordersPages({ db }: Deps): Router {
   async function previewMatches(supplierId: string | null, lines: LineValues[]): Promise<(PreviewMatch | undefined)[]> {
     const named = lines.flatMap((line, i) => (line.name === '' ? [] : [i]));
     const [created, suggested] = await Promise.all([
-      matcher.matchLines(supplierId, named.map((i) => ({ name: lines[i].name, sku: lines[i].sku || null }))),
-      matcher.matchLines(supplierId, named.map((i) => ({ name: lines[i].name }))),
+      matcher.matchLines(
+        supplierId,
+        named.map((i) => ({ name: lines[i].name, sku: lines[i].sku || null })),
+      ),
+      matcher.matchLines(
+        supplierId,
+        named.map((i) => ({ name: lines[i].name })),
+      ),
     ]);
     const byRow = new Map(named.map((row, n) => [row, { created: created[n].match, suggested: suggested[n].match }]));
     return lines.map((_line, row) => {
@@ -200,8 +277,12 @@ export function ordersPages({ db }: Deps): Router {
   async function renderInvoicePreview(res: Response, form: InvoiceForm) {
     // two empty rows at the end for a line the invoice did not show (rows keep their places: errors name them by place)
     const trailingBlank = form.lines.length - 1 - form.lines.findLastIndex((line) => !isBlank(line));
-    const lines = [...form.lines, ...Array.from({ length: Math.max(INVOICE_BLANK_LINES - trailingBlank, 0) }, () => ({ ...BLANK_LINE }))];
-    const supplier = form.values.supplier.trim() === '' ? undefined : await suppliers.findByName(form.values.supplier.trim());
+    const lines = [
+      ...form.lines,
+      ...Array.from({ length: Math.max(INVOICE_BLANK_LINES - trailingBlank, 0) }, () => ({ ...BLANK_LINE })),
+    ];
+    const supplier =
+      form.values.supplier.trim() === '' ? undefined : await suppliers.findByName(form.values.supplier.trim());
     const matches = await previewMatches(supplier?.id ?? null, lines);
     res.status(form.status ?? 200).render('orders/from-invoice', {
       title: 'Order from an invoice',
@@ -218,58 +299,100 @@ export function ordersPages({ db }: Deps): Router {
   }
 
   const renderUpload = (res: Response, status: number, message: string | null) =>
-    res.status(status).render('orders/from-invoice', { title: 'Order from an invoice', pdf: null, uploadMessage: message });
+    res
+      .status(status)
+      .render('orders/from-invoice', { title: 'Order from an invoice', pdf: null, uploadMessage: message });
 
   pages.get('/orders/new-from-invoice', requirePage('manager'), (_req, res) => {
     renderUpload(res, 200, null);
   });
 
-  pages.post('/orders/new-from-invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
-    const read = await attempt(() => readMatchedInvoice(db, req.file, currentUser(req).id));
-    if (!read.ok) return renderUpload(res, read.status, read.message);
-    const { pdf, lines: matched } = read.value;
-    const { extracted } = pdf;
-    await renderInvoicePreview(res, {
-      pdf,
-      values: { supplier: extracted.supplierName ?? '', invoiceNumber: extracted.invoiceNumber ?? '', notes: '' },
-      // each matched line comes with its item's SKU, so Create order takes it; a probable one is marked for the person to check
-      lines: extracted.items.map((line, i) => ({ sku: matched[i].match?.item.sku ?? '', name: line.name, quantity: String(line.quantity), unitCost: line.unitPrice })),
-      errors: {},
-      message: extracted.items.length === 0 ? 'No order lines could be read from the invoice: type them in below' : null,
-    });
-  });
+  pages.post(
+    '/orders/new-from-invoice',
+    requirePage('manager'),
+    ...pageUpload('invoice', MAX_INVOICE_BYTES),
+    async (req, res) => {
+      const read = await attempt(() => readMatchedInvoice(db, req.file, currentUser(req).id));
+      if (!read.ok) return renderUpload(res, read.status, read.message);
+      const { pdf, lines: matched } = read.value;
+      const { extracted } = pdf;
+      await renderInvoicePreview(res, {
+        pdf,
+        values: { supplier: extracted.supplierName ?? '', invoiceNumber: extracted.invoiceNumber ?? '', notes: '' },
+        // each matched line comes with its item's SKU, so Create order takes it; a probable one is marked for the person to check
+        lines: extracted.items.map((line, i) => ({
+          sku: matched[i].match?.item.sku ?? '',
+          name: line.name,
+          quantity: String(line.quantity),
+          unitCost: line.unitPrice,
+        })),
+        errors: {},
+        message:
+          extracted.items.length === 0 ? 'No order lines could be read from the invoice: type them in below' : null,
+      });
+    },
+  );
 
-  pages.post('/orders/new-from-invoice/create', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES), async (req, res) => {
-    // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
-    const bytes = Buffer.from(textField(req.body.invoiceData), 'base64');
-    const read = await attempt(() => readInvoicePdf({ originalname: textField(req.body.invoiceFilename), buffer: bytes, size: bytes.length }, { readBy: currentUser(req).id }));
-    if (!read.ok) return renderUpload(res, read.status, read.message);
-    const values = { supplier: textField(req.body.supplier), invoiceNumber: textField(req.body.invoiceNumber), notes: textField(req.body.notes) };
-    const typed = typedLines(req.body);
-    const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
-    if (req.body.action === 'check') return renderInvoicePreview(res, form);
-    const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
-    const result = await attempt(() =>
-      imports.fromParsedData(
-        parse(ParsedData, { ...filledIn(values), items: rows.map((i) => filledIn({ ...typed[i] })) }),
-        currentUser(req).id,
-        read.value,
-      ),
-    );
-    if (!result.ok) return renderInvoicePreview(res, { ...form, status: result.status, errors: errorsByRow(result.errors, rows, 'items'), message: result.message });
-    const presented = presentImportResult(result.value);
-    flash(req, presented.message);
-    res.redirect(303, `/orders/${presented.order.orderId}`);
-  });
+  pages.post(
+    '/orders/new-from-invoice/create',
+    requirePage('manager'),
+    ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES),
+    async (req, res) => {
+      // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
+      const bytes = Buffer.from(textField(req.body.invoiceData), 'base64');
+      const read = await attempt(() =>
+        readInvoicePdf(
+          { originalname: textField(req.body.invoiceFilename), buffer: bytes, size: bytes.length },
+          { readBy: currentUser(req).id },
+        ),
+      );
+      if (!read.ok) return renderUpload(res, read.status, read.message);
+      const values = {
+        supplier: textField(req.body.supplier),
+        invoiceNumber: textField(req.body.invoiceNumber),
+        notes: textField(req.body.notes),
+      };
+      const typed = typedLines(req.body);
+      const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
+      if (req.body.action === 'check') return renderInvoicePreview(res, form);
+      const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+      const result = await attempt(() =>
+        imports.fromParsedData(
+          parse(ParsedData, { ...filledIn(values), items: rows.map((i) => filledIn({ ...typed[i] })) }),
+          currentUser(req).id,
+          read.value,
+        ),
+      );
+      if (!result.ok)
+        return renderInvoicePreview(res, {
+          ...form,
+          status: result.status,
+          errors: errorsByRow(result.errors, rows, 'items'),
+          message: result.message,
+        });
+      const presented = presentImportResult(result.value);
+      flash(req, presented.message);
+      res.redirect(303, `/orders/${presented.order.orderId}`);
+    },
+  );
 
   // ---- one order: receive, invoice -----------------------------------------------------
 
-  type OrderForm = { form: 'receive' | 'invoice' | 'inventory' | 'cancel'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+  type OrderForm = {
+    form: 'receive' | 'invoice' | 'inventory' | 'cancel';
+    status: number;
+    message: string;
+    errors: FieldErrors;
+    values: Record<string, unknown>;
+  };
 
   async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
     const user = currentUser(req);
     // cost prices and the invoice PDF: anyone signed in, managers under access.profile strict
-    const [detail, underProfile] = await Promise.all([orders.get(id), admitsUnderProfile(db, user, MANAGER_UNDER_STRICT)]);
+    const [detail, underProfile] = await Promise.all([
+      orders.get(id),
+      admitsUnderProfile(db, user, MANAGER_UNDER_STRICT),
+    ]);
     const order = presentOrderDetail(detail, underProfile);
     const canManage = hasRole(user, 'manager');
     // received lines that name no item yet: the API's add-to-inventory creates their items
@@ -284,7 +407,9 @@ export function ordersPages({ db }: Deps): Router {
     // the price a new item is proposed at; none where the cost is hidden (those forms are a manager's anyway)
     const proposedPrice = (unitCost: string | null) => (unitCost === null ? '' : markedUpPrice(unitCost, markup));
     const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+      returned?.form === name
+        ? { values: returned.values, errors: returned.errors, message: returned.message }
+        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('orders/show', {
       title: `Order ${order.orderId}`,
       order,
@@ -328,26 +453,45 @@ export function ordersPages({ db }: Deps): Router {
     // A line without an item carries SKU and price fields: ticked, it becomes a new item as typed.
     const newItemOf = (orderItemId: string) =>
       typeof req.body[`sku-${orderItemId}`] === 'string' && checked(req.body[`addToInventory-${orderItemId}`])
-        ? { sku: textField(req.body[`sku-${orderItemId}`]), price: textField(req.body[`price-${orderItemId}`]), ...filledIn({ categoryId: textField(req.body.newItemCategoryId) }) }
+        ? {
+            sku: textField(req.body[`sku-${orderItemId}`]),
+            price: textField(req.body[`price-${orderItemId}`]),
+            ...filledIn({ categoryId: textField(req.body.newItemCategoryId) }),
+          }
         : {};
     // rows left empty are not received this time; an unticked box is absent from the form
     const received = lineIds.flatMap((orderItemId, i) =>
-      quantities[i] ? [{ orderItemId, receivedQuantity: quantities[i], addToInventory: checked(req.body[`addToInventory-${orderItemId}`]), ...newItemOf(orderItemId) }] : [],
+      quantities[i]
+        ? [
+            {
+              orderItemId,
+              receivedQuantity: quantities[i],
+              addToInventory: checked(req.body[`addToInventory-${orderItemId}`]),
+              ...newItemOf(orderItemId),
+            },
+          ]
+        : [],
     );
-    const result = await attempt(() => receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)));
+    const result = await attempt(() =>
+      receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)),
+    );
     if (!result.ok) {
       const errors = Object.fromEntries(
         Object.entries(result.errors).map(([field, message]) => {
           const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
           if (!row) return [field, message];
           const lineId = received[Number(row[1])].orderItemId;
-          const formField = { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ?? `receivedQuantity-${lineId}`;
+          const formField =
+            { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ??
+            `receivedQuantity-${lineId}`;
           return [formField, message];
         }),
       );
       const values = {
         receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
-        addToInventory: Object.fromEntries(lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])])),
+        addToInventory: Object.fromEntries(
+          lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])]),
+        ),
         sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
         price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
         newItemCategoryId: textField(req.body.newItemCategoryId),
@@ -372,9 +516,16 @@ export function ordersPages({ db }: Deps): Router {
     const { id } = parse(OrderParams, req.params);
     // every line listed gets the SKU and price typed beside it
     const lineIds = repeatedField(req.body.newItemLineId);
-    const typed = lineIds.map((orderItemId) => ({ orderItemId, sku: textField(req.body[`new-sku-${orderItemId}`]), price: textField(req.body[`new-price-${orderItemId}`]) }));
+    const typed = lineIds.map((orderItemId) => ({
+      orderItemId,
+      sku: textField(req.body[`new-sku-${orderItemId}`]),
+      price: textField(req.body[`new-price-${orderItemId}`]),
+    }));
     const body = { ...filledIn({ categoryId: req.body.categoryId }), items: typed };
-    const result = await attempt(() => receipts.addToInventory(id, parse(AddToInventory, body), actorOf(req)), [400, 404, 409, 422]);
+    const result = await attempt(
+      () => receipts.addToInventory(id, parse(AddToInventory, body), actorOf(req)),
+      [400, 404, 409, 422],
+    );
     if (!result.ok) {
       const errors = Object.fromEntries(
         Object.entries(result.errors).map(([field, message]) => {
@@ -394,14 +545,19 @@ export function ordersPages({ db }: Deps): Router {
     res.redirect(303, `/orders/${presented.order.orderId}`);
   });
 
-  pages.post('/orders/:id/invoice', requirePage('manager'), ...pageUpload('invoice', MAX_INVOICE_BYTES), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
-    const result = await attempt(() => orders.attachInvoice(id, req.file, currentUser(req).id));
-    if (!result.ok) return renderOrder(req, res, id, { form: 'invoice', ...result, values: {} });
-    const presented = presentAttachedInvoice(result.value);
-    flash(req, presented.message);
-    res.redirect(303, `/orders/${presented.invoice.orderId}`);
-  });
+  pages.post(
+    '/orders/:id/invoice',
+    requirePage('manager'),
+    ...pageUpload('invoice', MAX_INVOICE_BYTES),
+    async (req, res) => {
+      const { id } = parse(OrderParams, req.params);
+      const result = await attempt(() => orders.attachInvoice(id, req.file, currentUser(req).id));
+      if (!result.ok) return renderOrder(req, res, id, { form: 'invoice', ...result, values: {} });
+      const presented = presentAttachedInvoice(result.value);
+      flash(req, presented.message);
+      res.redirect(303, `/orders/${presented.invoice.orderId}`);
+    },
+  );
 
   return pages;
 }

@@ -11,7 +11,12 @@ import type { Role } from '../modules/users/users.schemas';
 export const safeNext = (next: unknown): string => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/');
 
 function signInUrl(req: Request): string {
-  const next = req.method === 'GET' ? req.originalUrl : (req.get('HX-Current-URL') ? new URL(req.get('HX-Current-URL')!).pathname : '/');
+  const next =
+    req.method === 'GET'
+      ? req.originalUrl
+      : req.get('HX-Current-URL')
+        ? new URL(req.get('HX-Current-URL')!).pathname
+        : '/';
   const params = new URLSearchParams({ next: safeNext(next) });
   // single sign-on lands on / and reports a refusal there; the sign-in page shows it
   if (typeof req.query.ssoError === 'string') params.set('ssoError', req.query.ssoError);

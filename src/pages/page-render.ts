@@ -11,7 +11,8 @@ const LAYOUT = path.join(VIEWS_DIR, 'layout.ejs');
 /** Browsers ask for /favicon.ico whatever the page links: the icon at the path they ask. */
 const FAVICON = path.join(PUBLIC_DIR, 'favicon.ico');
 /** A page's `<meta name="description">` unless its view passes its own `description`. */
-const DEFAULT_DESCRIPTION = 'The university stores service: the counter, stock, quotes and sales on charge codes, purchasing and finance.';
+const DEFAULT_DESCRIPTION =
+  'The university stores service: the counter, stock, quotes and sales on charge codes, purchasing and finance.';
 /** The folder of a package's built files (its main entry is in it). */
 const distDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(name));
 
@@ -44,4 +45,5 @@ export function configureViews(app: Express, cacheViews: boolean): void {
 }
 
 /** An htmx request wants the partial; a history restore or a plain browser request wants the whole page. */
-export const wantsPartial = (req: Request): boolean => req.get('HX-Request') === 'true' && req.get('HX-History-Restore-Request') !== 'true';
+export const wantsPartial = (req: Request): boolean =>
+  req.get('HX-Request') === 'true' && req.get('HX-History-Restore-Request') !== 'true';

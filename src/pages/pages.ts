@@ -86,7 +86,13 @@ const NAV: NavEntry[] = [
   { href: '/docs', label: 'API', access: EVERYONE },
 ];
 
-const NAV_PERMISSIONS = [...new Set(NAV.flatMap((entry) => ('links' in entry ? entry.links : [entry])).flatMap((link) => ('permission' in link.access ? [link.access.permission] : [])))];
+const NAV_PERMISSIONS = [
+  ...new Set(
+    NAV.flatMap((entry) => ('links' in entry ? entry.links : [entry])).flatMap((link) =>
+      'permission' in link.access ? [link.access.permission] : [],
+    ),
+  ),
+];
 
 /**
  * The header's links this person may open, the one for this page's area (the longest matching
@@ -94,7 +100,8 @@ const NAV_PERMISSIONS = [...new Set(NAV.flatMap((entry) => ('links' in entry ? e
  * area's link from a page within it; a menu holding it is marked open-worthy with `current`.
  */
 function navFor(path: string, user: Express.User, permissions: Set<PermissionKey>) {
-  const mayOpen = (link: NavLink) => ('role' in link.access ? hasRole(user, link.access.role) : permissions.has(link.access.permission));
+  const mayOpen = (link: NavLink) =>
+    'role' in link.access ? hasRole(user, link.access.role) : permissions.has(link.access.permission);
   const visible = NAV.flatMap((entry): NavEntry[] => {
     if (!('links' in entry)) return mayOpen(entry) ? [entry] : [];
     const links = entry.links.filter(mayOpen);
@@ -103,36 +110,46 @@ function navFor(path: string, user: Express.User, permissions: Set<PermissionKey
   const allLinks = visible.flatMap((entry) => ('links' in entry ? entry.links : [entry]));
   const inArea = (href: string) => path === href || (href !== '/' && path.startsWith(`${href}/`));
   const current = allLinks.filter((link) => inArea(link.href)).sort((a, b) => b.href.length - a.href.length)[0];
-  const mark = (link: NavLink) => ({ href: link.href, label: link.label, current: link !== current ? null : link.href === path ? 'page' : 'true' });
+  const mark = (link: NavLink) => ({
+    href: link.href,
+    label: link.label,
+    current: link !== current ? null : link.href === path ? 'page' : 'true',
+  });
   return visible.map((entry) =>
-    'links' in entry ? { label: entry.label, links: entry.links.map(mark), current: entry.links.includes(current!) } : mark(entry),
+    'links' in entry
+      ? { label: entry.label, links: entry.links.map(mark), current: entry.links.includes(current!) }
+      : mark(entry),
   );
 }
 
 /** The permissions among NAV_PERMISSIONS this person holds (admins hold every one), read only for a whole page, which shows the header. */
 async function navPermissions(users: ReturnType<typeof usersService>, req: Request): Promise<Set<PermissionKey>> {
   if (!req.user || req.method !== 'GET' || wantsPartial(req)) return new Set();
-  const held = await Promise.all(NAV_PERMISSIONS.map(async (permission) => ((await users.hasPermission(req.user!, permission)) ? [permission] : [])));
+  const held = await Promise.all(
+    NAV_PERMISSIONS.map(async (permission) => ((await users.hasPermission(req.user!, permission)) ? [permission] : [])),
+  );
   return new Set(held.flat());
 }
 
 /** What every template may use: who is signed in, what they may do, the form token, a flash message. */
-const pageLocals = (users: ReturnType<typeof usersService>): RequestHandler => async (req, res, next) => {
-  const user = req.user;
-  res.locals.currentUser = user ?? null;
-  res.locals.isManager = user ? hasRole(user, 'manager') : false;
-  res.locals.isAdmin = user ? hasRole(user, 'admin') : false;
-  res.locals.currentPath = req.path;
-  res.locals.nav = user ? navFor(req.path, user, await navPermissions(users, req)) : [];
-  // A token (and so a stored session) only where a form can be shown: not for a visitor being sent to /login.
-  res.locals.csrfToken = user || req.path === '/login' ? csrfToken(req) : '';
-  res.locals.flash = null;
-  if (req.method === 'GET' && req.get('HX-Request') !== 'true' && req.session?.flash) {
-    res.locals.flash = req.session.flash;
-    delete req.session.flash;
-  }
-  next();
-};
+const pageLocals =
+  (users: ReturnType<typeof usersService>): RequestHandler =>
+  async (req, res, next) => {
+    const user = req.user;
+    res.locals.currentUser = user ?? null;
+    res.locals.isManager = user ? hasRole(user, 'manager') : false;
+    res.locals.isAdmin = user ? hasRole(user, 'admin') : false;
+    res.locals.currentPath = req.path;
+    res.locals.nav = user ? navFor(req.path, user, await navPermissions(users, req)) : [];
+    // A token (and so a stored session) only where a form can be shown: not for a visitor being sent to /login.
+    res.locals.csrfToken = user || req.path === '/login' ? csrfToken(req) : '';
+    res.locals.flash = null;
+    if (req.method === 'GET' && req.get('HX-Request') !== 'true' && req.session?.flash) {
+      res.locals.flash = req.session.flash;
+      delete req.session.flash;
+    }
+    next();
+  };
 
 /**
  * Everything outside /api is a page: its errors (a restore's 503 included, which comes before

@@ -15,7 +15,12 @@ import { requirePage } from './page-guards';
 const CreatedQuery = z.object({ created: z.array(IntId).max(100).optional() });
 
 /** The order form as typed: which items are ticked (null: the first showing, all of them) and each row's quantity. */
-type OrderForm = { selected: number[] | null; quantities: Record<string, string>; errors: FieldErrors; message: string | null };
+type OrderForm = {
+  selected: number[] | null;
+  quantities: Record<string, string>;
+  errors: FieldErrors;
+  message: string | null;
+};
 
 /**
  * The form's rows as the API's body: every suggested row sends its item (lineItemId) and quantity;
@@ -25,9 +30,14 @@ function orderRequest(body: Record<string, unknown>) {
   const rows = repeatedField(body.lineItemId);
   const typed = repeatedField(body.quantity);
   const ticked = repeatedField(body.itemIds);
-  const quantities = rows.map((itemId, i) => ({ itemId, quantity: (typed[i] ?? '').trim() })).filter((row) => ticked.includes(row.itemId));
+  const quantities = rows
+    .map((itemId, i) => ({ itemId, quantity: (typed[i] ?? '').trim() }))
+    .filter((row) => ticked.includes(row.itemId));
   return {
-    body: { itemIds: ticked.map(Number), quantities: quantities.map((row) => ({ itemId: Number(row.itemId), quantity: row.quantity })) },
+    body: {
+      itemIds: ticked.map(Number),
+      quantities: quantities.map((row) => ({ itemId: Number(row.itemId), quantity: row.quantity })),
+    },
     quantities,
     typed: Object.fromEntries(rows.map((itemId, i) => [itemId, typed[i] ?? ''])),
   };
@@ -55,13 +65,17 @@ export function replenishmentPages({ db }: Deps): Router {
   }
 
   pages.get('/replenishment', requirePage('manager'), async (req, res) => {
-    const { created } = parse(CreatedQuery, { created: typeof req.query.created === 'string' ? req.query.created.split(',') : undefined });
+    const { created } = parse(CreatedQuery, {
+      created: typeof req.query.created === 'string' ? req.query.created.split(',') : undefined,
+    });
     await render(res, { selected: null, quantities: {}, errors: {}, message: null }, created);
   });
 
   pages.post('/replenishment/orders', requirePage('manager'), async (req: Request, res) => {
     const { body, quantities, typed } = orderRequest(req.body);
-    const result = await attempt(() => replenishment.createOrders(parse(CreateReplenishmentOrders, body), actorOf(req)));
+    const result = await attempt(() =>
+      replenishment.createOrders(parse(CreateReplenishmentOrders, body), actorOf(req)),
+    );
     if (!result.ok) {
       // the API names a quantity by its place in quantities; the form by its item
       const errors = Object.fromEntries(
@@ -70,7 +84,12 @@ export function replenishmentPages({ db }: Deps): Router {
           return [row ? `quantity-${quantities[Number(row[1])].itemId}` : field, message];
         }),
       );
-      return render(res, { selected: body.itemIds, quantities: typed, errors, message: result.message }, [], result.status);
+      return render(
+        res,
+        { selected: body.itemIds, quantities: typed, errors, message: result.message },
+        [],
+        result.status,
+      );
     }
     flash(req, presentReplenishmentOrders(result.value).message);
     const created = result.value.orders.map((detail) => detail.order.id);

@@ -6,7 +6,15 @@ import { parse } from '../http/validate';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { presentNote } from '../modules/notes/notes.present';
 import { notesService } from '../modules/notes/notes.service';
-import { presentSale, presentSalePaid, presentSaleRecipient, presentSaleRefund, presentSalesPage, presentSalesReport, presentSaleUnpaid } from '../modules/sales/sales.present';
+import {
+  presentSale,
+  presentSalePaid,
+  presentSaleRecipient,
+  presentSaleRefund,
+  presentSalesPage,
+  presentSalesReport,
+  presentSaleUnpaid,
+} from '../modules/sales/sales.present';
 import { salesReports } from '../modules/sales/sales.reports';
 import { RecipientBody, RefundBody, SaleIdParams, SalesQuery, type Sale } from '../modules/sales/sales.schemas';
 import { leftToRefund, mayChangeRecipient, salesService, type SaleRecord } from '../modules/sales/sales.service';
@@ -28,7 +36,8 @@ const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
 /** The filter as query parameters, for page links and the CSV link: only the fields in use. */
 function filterParams(filter: SalesFilterInput, extra: Record<string, string> = {}): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ['search', 'chargeCode', 'startDate', 'endDate'] as const) if (filter[key]) params.set(key, filter[key]);
+  for (const key of ['search', 'chargeCode', 'startDate', 'endDate'] as const)
+    if (filter[key]) params.set(key, filter[key]);
   if (filter.unpaidOnly) params.set('unpaidOnly', 'true');
   for (const [key, value] of Object.entries(extra)) params.set(key, value);
   return params;
@@ -37,7 +46,12 @@ function filterParams(filter: SalesFilterInput, extra: Record<string, string> = 
 /** Previous and next links of a paged list, keeping its filter and page size. */
 function pageLinks(path: string, filter: SalesFilterInput, page: number, limit: number, totalPages: number) {
   const href = (n: number) => `${path}?${filterParams(filter, { limit: String(limit), page: String(n) })}`;
-  return { page, totalPages, previous: page > 1 ? href(page - 1) : null, next: page < totalPages ? href(page + 1) : null };
+  return {
+    page,
+    totalPages,
+    previous: page > 1 ? href(page - 1) : null,
+    next: page < totalPages ? href(page + 1) : null,
+  };
 }
 
 /** The filter form's values as typed (strings), for re-showing them. */
@@ -52,9 +66,15 @@ const typedFilter = (query: Request['query']) => ({
 /** The refund form's rows: one per item still on the sale with something left to refund. */
 function refundableItems({ lines }: SaleRecord) {
   const byItem = new Map<number, SaleRecord['lines']>();
-  for (const line of lines) if (line.item_id !== null) byItem.set(line.item_id, [...(byItem.get(line.item_id) ?? []), line]);
+  for (const line of lines)
+    if (line.item_id !== null) byItem.set(line.item_id, [...(byItem.get(line.item_id) ?? []), line]);
   return [...byItem.entries()]
-    .map(([itemId, itemLines]) => ({ itemId, itemName: itemLines[0].item_name, itemSku: itemLines[0].item_sku, left: leftToRefund(itemLines) }))
+    .map(([itemId, itemLines]) => ({
+      itemId,
+      itemName: itemLines[0].item_name,
+      itemSku: itemLines[0].item_sku,
+      left: leftToRefund(itemLines),
+    }))
     .filter((item) => item.left.gt(0))
     .map((item) => ({ ...item, left: item.left.toFixed(2) }));
 }
@@ -63,13 +83,21 @@ function refundableItems({ lines }: SaleRecord) {
 function refundRequest(body: Record<string, unknown>) {
   const itemIds = repeatedField(body.itemId);
   const quantities = repeatedField(body.refundQty);
-  const items = itemIds.map((itemId, i) => ({ itemId, refundQty: (quantities[i] ?? '').trim() })).filter((r) => r.refundQty !== '');
+  const items = itemIds
+    .map((itemId, i) => ({ itemId, refundQty: (quantities[i] ?? '').trim() }))
+    .filter((r) => r.refundQty !== '');
   const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note : undefined;
   return { items, note, typed: Object.fromEntries(itemIds.map((itemId, i) => [itemId, quantities[i] ?? ''])) };
 }
 
 /** One of the sale page's forms coming back with what was typed and what to fix. */
-type SaleForm = { form: 'recipient' | 'note' | 'refund'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+type SaleForm = {
+  form: 'recipient' | 'note' | 'refund';
+  status: number;
+  message: string;
+  errors: FieldErrors;
+  values: Record<string, unknown>;
+};
 
 export function salesPages({ db }: Deps): Router {
   const pages = Router();
@@ -87,14 +115,29 @@ export function salesPages({ db }: Deps): Router {
   pages.get('/sales', requirePage(), async (req, res) => {
     const values = typedFilter(req.query);
     const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
-    const view = { title: 'Sales', values, errors: {} as FieldErrors, message: null as string | null, sales: [] as Sale[], pagination: null as unknown, statusLabels: SALE_STATUS_LABELS };
+    const view = {
+      title: 'Sales',
+      values,
+      errors: {} as FieldErrors,
+      message: null as string | null,
+      sales: [] as Sale[],
+      pagination: null as unknown,
+      statusLabels: SALE_STATUS_LABELS,
+    };
     if (!query.ok) {
-      res.status(query.status).render(wantsPartial(req) ? 'sales/_list' : 'sales/index', { ...view, errors: query.errors, message: query.message });
+      res.status(query.status).render(wantsPartial(req) ? 'sales/_list' : 'sales/index', {
+        ...view,
+        errors: query.errors,
+        message: query.message,
+      });
       return;
     }
     const { page, limit, ...filter } = query.value;
     const presented = presentSalesPage(await sales.list(filter, page, limit), page, limit);
-    const pagination = { ...pageLinks('/sales', filter, page, limit, presented.pagination.totalPages), total: presented.pagination.total };
+    const pagination = {
+      ...pageLinks('/sales', filter, page, limit, presented.pagination.totalPages),
+      total: presented.pagination.total,
+    };
     res.render(wantsPartial(req) ? 'sales/_list' : 'sales/index', { ...view, sales: presented.sales, pagination });
   });
 
@@ -113,7 +156,10 @@ export function salesPages({ db }: Deps): Router {
       ...view,
       statusLabels: SALE_STATUS_LABELS,
       report,
-      pagination: { ...pageLinks('/sales/report', filter, page, limit, report.pagination.totalPages), total: report.pagination.total },
+      pagination: {
+        ...pageLinks('/sales/report', filter, page, limit, report.pagination.totalPages),
+        total: report.pagination.total,
+      },
       // the API's own CSV report: the session cookie signs the download in
       csvHref: `/api/sales/reports?${filterParams(filter, { format: 'csv' })}`,
     });
@@ -131,7 +177,9 @@ export function salesPages({ db }: Deps): Router {
     ]);
     // each form shows what was typed and what to fix when it is the one that came back, else its starting values
     const formState = (name: SaleForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+      returned?.form === name
+        ? { values: returned.values, errors: returned.errors, message: returned.message }
+        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('sales/show', {
       title: `Sale ${sale.saleId}`,
       sale,
@@ -143,7 +191,10 @@ export function salesPages({ db }: Deps): Router {
       canMarkUnpaid: hasRole(user, 'admin'),
       canSetRecipient,
       refundable: canRefund ? refundableItems(record) : null,
-      recipientForm: formState('recipient', { deliveredTo: sale.deliveredTo ?? '', deliveredToEmail: sale.deliveredToEmail ?? '' }),
+      recipientForm: formState('recipient', {
+        deliveredTo: sale.deliveredTo ?? '',
+        deliveredToEmail: sale.deliveredToEmail ?? '',
+      }),
       noteForm: formState('note', { text: '' }),
       refundForm: formState('refund', { refundQty: {}, note: '' }),
     });
@@ -200,7 +251,12 @@ export function salesPages({ db }: Deps): Router {
           return [row ? `refundQty-${items[Number(row[1])].itemId}` : field, message];
         }),
       );
-      return renderSale(req, res, id, { form: 'refund', ...result, errors, values: { refundQty: typed, note: req.body.note ?? '' } });
+      return renderSale(req, res, id, {
+        form: 'refund',
+        ...result,
+        errors,
+        values: { refundQty: typed, note: req.body.note ?? '' },
+      });
     }
     flash(req, presentSaleRefund(result.value).message);
     res.redirect(303, `/sales/${id}`);

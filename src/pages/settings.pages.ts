@@ -8,7 +8,14 @@ import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.pre
 import { CreateMcpKey, MCP_KEY_DEFAULT_DAYS, type McpKey } from '../modules/mcp/mcp-keys.schemas';
 import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
 import { presentSetting } from '../modules/settings/settings.present';
-import { isKnownSetting, KNOWN_SETTINGS, settingBodyFor, SettingKeyParams, type AccessProfile, type KnownSetting } from '../modules/settings/settings.schemas';
+import {
+  isKnownSetting,
+  KNOWN_SETTINGS,
+  settingBodyFor,
+  SettingKeyParams,
+  type AccessProfile,
+  type KnownSetting,
+} from '../modules/settings/settings.schemas';
 import { accessProfile } from '../auth/access-profile';
 import { settingsService } from '../modules/settings/settings.service';
 import { ROLES } from '../modules/users/users.schemas';
@@ -23,7 +30,7 @@ import { requirePage } from './page-guards';
 const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string }> = {
   'chargeCodes.holdRole': {
     meaning:
-      "The lowest role that may place or lift a hold on a charge code and change its excluded categories. Not set: every user may. " +
+      'The lowest role that may place or lift a hold on a charge code and change its excluded categories. Not set: every user may. ' +
       'On top of it, a hold is changed or released only by someone at least as senior as who placed it.',
     example: '{"role": "manager"}',
   },
@@ -43,20 +50,21 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
   },
   'access.profile': {
     meaning:
-      "Who may do what the interface leaves to any signed-in user. spec: everyone signed in may import items with stock, create and edit suppliers, " +
+      'Who may do what the interface leaves to any signed-in user. spec: everyone signed in may import items with stock, create and edit suppliers, ' +
       "link items and mark a preferred source, set any sale's recipient, export the catalogue, and see supplier prices, order costs and invoice PDFs. " +
       "strict: those need a manager (a sale's recipient: its processor or a manager). Not set: spec.",
     example: '{"profile": "strict"}',
   },
   'purchasing.defaultMarkup': {
     meaning:
-      "The markup on unit cost (a percentage) that proposes the sale price of a new item made from a received order line: cost x (1 + percent / 100), to the penny. The person receiving can change it. Not set: 0 (the price proposed is the cost).",
+      'The markup on unit cost (a percentage) that proposes the sale price of a new item made from a received order line: cost x (1 + percent / 100), to the penny. The person receiving can change it. Not set: 0 (the price proposed is the cost).',
     example: '{"percent": 25}',
   },
   'purchasing.deliveryAddress': {
     meaning:
       'Where suppliers deliver, printed as "Deliver to" on a purchase order (PDF): the address (lines separated by \\n) and a contact (name, email or phone). Not set: the service\'s name only.',
-    example: '{"address": "Chemistry Stores\\nSouth Parks Road\\nOxford OX1 3QR", "contact": "stores@example.ac.uk, 01865 000000"}',
+    example:
+      '{"address": "Chemistry Stores\\nSouth Parks Road\\nOxford OX1 3QR", "contact": "stores@example.ac.uk, 01865 000000"}',
   },
   'mcp.keyMaxLifetimeDays': {
     meaning:
@@ -71,13 +79,13 @@ const ACCESS_PROFILE_CHOICES: Record<AccessProfile, { label: string; explanation
   spec: {
     label: 'spec: as the interface specifies (the default)',
     explanation:
-      "Any signed-in user may import items with stock, create and edit suppliers, link items to suppliers and mark a preferred source (which decides " +
+      'Any signed-in user may import items with stock, create and edit suppliers, link items to suppliers and mark a preferred source (which decides ' +
       "where replenishment orders go), set the recipient of anyone's sale, export the catalogue, and see supplier prices, order costs and invoice PDFs.",
   },
   strict: {
     label: 'strict: these actions are for managers (recommended)',
     explanation:
-      "Only managers and admins may do those things; a user may still set the recipient of a sale they processed. Users do not see supplier prices, " +
+      'Only managers and admins may do those things; a user may still set the recipient of a sale they processed. Users do not see supplier prices, ' +
       'order costs, invoice PDFs or purchase orders (the API answers those prices null and the PDFs 403).',
   },
 };
@@ -90,14 +98,29 @@ const ROLE_CHOICES: Record<(typeof ROLES)[number], string> = {
 
 /** The charge-code policy form: each field, the setting it saves, the field's value from the form, and the setting's value from the field's. */
 const POLICY_FIELDS = {
-  holdRole: { key: 'chargeCodes.holdRole', typed: (body: Record<string, unknown>) => body.holdRole, value: (role: unknown) => ({ role }) },
-  requirePin: { key: 'chargeCodes.requirePin', typed: (body: Record<string, unknown>) => checked(body.requirePin), value: (enabled: unknown) => ({ enabled }) },
+  holdRole: {
+    key: 'chargeCodes.holdRole',
+    typed: (body: Record<string, unknown>) => body.holdRole,
+    value: (role: unknown) => ({ role }),
+  },
+  requirePin: {
+    key: 'chargeCodes.requirePin',
+    typed: (body: Record<string, unknown>) => checked(body.requirePin),
+    value: (enabled: unknown) => ({ enabled }),
+  },
   requireAuthorisedUser: {
     key: 'chargeCodes.requireAuthorisedUser',
     typed: (body: Record<string, unknown>) => checked(body.requireAuthorisedUser),
     value: (enabled: unknown) => ({ enabled }),
   },
-} as const satisfies Record<keyof ChargeCodePolicy, { key: KnownSetting; typed: (body: Record<string, unknown>) => unknown; value: (typed: unknown) => Record<string, unknown> }>;
+} as const satisfies Record<
+  keyof ChargeCodePolicy,
+  {
+    key: KnownSetting;
+    typed: (body: Record<string, unknown>) => unknown;
+    value: (typed: unknown) => Record<string, unknown>;
+  }
+>;
 const POLICY_NAMES = Object.keys(POLICY_FIELDS) as (keyof ChargeCodePolicy)[];
 
 /**
@@ -117,7 +140,9 @@ function typedJson(text: unknown): unknown {
 function onValueField(errors: FieldErrors): FieldErrors {
   const shown: FieldErrors = {};
   for (const [field, message] of Object.entries(errors)) {
-    const [target, text] = field.startsWith('value.') ? ['value', `${field.slice('value.'.length)}: ${message}`] : [field, message];
+    const [target, text] = field.startsWith('value.')
+      ? ['value', `${field.slice('value.'.length)}: ${message}`]
+      : [field, message];
     shown[target] = shown[target] ? `${shown[target]}; ${text}` : text;
   }
   return shown;
@@ -140,7 +165,9 @@ export function settingsPages({ db }: Deps): Router {
 
   /** Each form of a page: what came back for it, or its starting values. */
   const formState = (returned: Returned | null, name: string, values: Record<string, unknown>) =>
-    returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {} as FieldErrors, message: null };
+    returned?.form === name
+      ? { values: returned.values, errors: returned.errors, message: returned.message }
+      : { values, errors: {} as FieldErrors, message: null };
 
   // ---- System settings and the charge-code policies -------------------------------------------
 
@@ -148,7 +175,11 @@ export function settingsPages({ db }: Deps): Router {
     const [rows, policy, profile] = await Promise.all([settings.list(), chargeCodePolicy(db), accessProfile(db)]);
     const stored = new Map(rows.map((row) => [row.key, presentSetting(row)]));
     const updaters = new Map(
-      await Promise.all([...new Set(rows.flatMap((row) => (row.updated_by ? [row.updated_by] : [])))].map(async (id) => [id, await users.findById(id)] as const)),
+      await Promise.all(
+        [...new Set(rows.flatMap((row) => (row.updated_by ? [row.updated_by] : [])))].map(
+          async (id) => [id, await users.findById(id)] as const,
+        ),
+      ),
     );
     const knownKeys = Object.keys(KNOWN_SETTINGS) as KnownSetting[];
     const list = [...knownKeys, ...rows.map((row) => row.key).filter((key) => !isKnownSetting(key))].map((key) => {
@@ -175,7 +206,10 @@ export function settingsPages({ db }: Deps): Router {
       policyForm: formState(returned, 'policies', { ...policy }),
       accessProfiles: ACCESS_PROFILE_CHOICES,
       accessForm: formState(returned, 'access', { profile }),
-      settingForm: formState(returned, 'setting', { key: editKey, value: editValue ? JSON.stringify(editValue, null, 2) : '' }),
+      settingForm: formState(returned, 'setting', {
+        key: editKey,
+        value: editValue ? JSON.stringify(editValue, null, 2) : '',
+      }),
     });
   }
 
@@ -199,20 +233,33 @@ export function settingsPages({ db }: Deps): Router {
     const parsed = await Promise.all(
       POLICY_NAMES.map(async (field) => {
         const { key, typed, value } = POLICY_FIELDS[field];
-        return { field, key, result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value) };
+        return {
+          field,
+          key,
+          result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value),
+        };
       }),
     );
     const refused = parsed.flatMap(({ field, result }) => (result.ok ? [] : [{ field, ...result }]));
     if (refused.length > 0) {
-      const errors: FieldErrors = Object.fromEntries(refused.flatMap(({ field, errors: byField }) => Object.values(byField).map((message) => [field, message])));
+      const errors: FieldErrors = Object.fromEntries(
+        refused.flatMap(({ field, errors: byField }) => Object.values(byField).map((message) => [field, message])),
+      );
       const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
-      return renderSettings(req, res, { form: 'policies', status: refused[0].status, message: refused[0].message, errors, values });
+      return renderSettings(req, res, {
+        form: 'policies',
+        status: refused[0].status,
+        message: refused[0].message,
+        errors,
+        values,
+      });
     }
     // only the policies that differ from those in force are saved (and audited)
     const current = await chargeCodePolicy(db);
     let saved = 0;
     for (const { field, key, result } of parsed) {
-      if (!result.ok || JSON.stringify(result.value) === JSON.stringify(POLICY_FIELDS[field].value(current[field]))) continue;
+      if (!result.ok || JSON.stringify(result.value) === JSON.stringify(POLICY_FIELDS[field].value(current[field])))
+        continue;
       await settings.put(key, result.value, actorOf(req));
       saved += 1;
     }
@@ -245,15 +292,42 @@ export function settingsPages({ db }: Deps): Router {
     });
   }
 
-  const renderVatRate = (res: Response, view: 'vat-rate-edit' | 'vat-rate-delete', rate: VatRate, form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null }, status = 200) =>
-    res.status(status).render(`settings/${view}`, { title: view === 'vat-rate-edit' ? `Edit VAT rate ${rate.name}` : `Delete VAT rate ${rate.name}`, section: 'vat-rates', rate, form });
+  const renderVatRate = (
+    res: Response,
+    view: 'vat-rate-edit' | 'vat-rate-delete',
+    rate: VatRate,
+    form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null },
+    status = 200,
+  ) =>
+    res.status(status).render(`settings/${view}`, {
+      title: view === 'vat-rate-edit' ? `Edit VAT rate ${rate.name}` : `Delete VAT rate ${rate.name}`,
+      section: 'vat-rates',
+      rate,
+      form,
+    });
 
   pages.get('/settings/vat-rates', requirePage('admin'), (_req, res) => renderVatRates(res));
 
   pages.post('/settings/vat-rates', requirePage('admin'), async (req, res) => {
-    const result = await attempt(() => rates.create(parse(CreateVatRate, { ...filledIn({ name: req.body.name, rate: req.body.rate }), isDefault: checked(req.body.isDefault) }), actorOf(req)));
+    const result = await attempt(() =>
+      rates.create(
+        parse(CreateVatRate, {
+          ...filledIn({ name: req.body.name, rate: req.body.rate }),
+          isDefault: checked(req.body.isDefault),
+        }),
+        actorOf(req),
+      ),
+    );
     if (!result.ok) {
-      return renderVatRates(res, { form: 'create', ...result, values: { name: textField(req.body.name), rate: textField(req.body.rate), isDefault: checked(req.body.isDefault) } });
+      return renderVatRates(res, {
+        form: 'create',
+        ...result,
+        values: {
+          name: textField(req.body.name),
+          rate: textField(req.body.rate),
+          isDefault: checked(req.body.isDefault),
+        },
+      });
     }
     flash(req, `VAT rate ${result.value.name} added`);
     res.redirect(303, '/settings/vat-rates');
@@ -261,15 +335,31 @@ export function settingsPages({ db }: Deps): Router {
 
   pages.get('/settings/vat-rates/:rateId/edit', requirePage('admin'), async (req, res) => {
     const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
-    renderVatRate(res, 'vat-rate-edit', rate, { values: { name: rate.name, rate: String(rate.rate) }, errors: {}, message: null });
+    renderVatRate(res, 'vat-rate-edit', rate, {
+      values: { name: rate.name, rate: String(rate.rate) },
+      errors: {},
+      message: null,
+    });
   });
 
   pages.post('/settings/vat-rates/:rateId', requirePage('admin'), async (req, res) => {
     const { rateId } = parse(RateIdParams, req.params);
-    const result = await attempt(() => rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)));
+    const result = await attempt(() =>
+      rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)),
+    );
     if (!result.ok) {
       const rate = presentVatRate(await rates.get(rateId));
-      return renderVatRate(res, 'vat-rate-edit', rate, { values: { name: textField(req.body.name), rate: textField(req.body.rate) }, errors: result.errors, message: result.message }, result.status);
+      return renderVatRate(
+        res,
+        'vat-rate-edit',
+        rate,
+        {
+          values: { name: textField(req.body.name), rate: textField(req.body.rate) },
+          errors: result.errors,
+          message: result.message,
+        },
+        result.status,
+      );
     }
     flash(req, `VAT rate ${result.value.name} saved`);
     res.redirect(303, '/settings/vat-rates');
@@ -292,7 +382,14 @@ export function settingsPages({ db }: Deps): Router {
     const { rateId } = parse(RateIdParams, req.params);
     const rate = presentVatRate(await rates.get(rateId));
     const result = await attempt(() => rates.delete(rateId, actorOf(req)));
-    if (!result.ok) return renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: result.message }, result.status);
+    if (!result.ok)
+      return renderVatRate(
+        res,
+        'vat-rate-delete',
+        rate,
+        { values: {}, errors: {}, message: result.message },
+        result.status,
+      );
     flash(req, `VAT rate ${rate.name} deleted`);
     res.redirect(303, '/settings/vat-rates');
   });
@@ -320,7 +417,11 @@ export function settingsPages({ db }: Deps): Router {
   pages.get('/settings/mcp-keys', requirePage('admin'), (_req, res) => renderMcpKeys(res));
 
   pages.post('/settings/mcp-keys', requirePage('admin'), async (req, res) => {
-    const typed = { name: textField(req.body.name), write: checked(req.body.write), expiresInDays: textField(req.body.expiresInDays).trim() };
+    const typed = {
+      name: textField(req.body.name),
+      write: checked(req.body.write),
+      expiresInDays: textField(req.body.expiresInDays).trim(),
+    };
     const result = await attempt(async () => {
       const body = parse(CreateMcpKey, {
         name: typed.name,
@@ -334,7 +435,11 @@ export function settingsPages({ db }: Deps): Router {
     // the secret is shown in this answer only: never stored, in the session or any cache
     res.set('Cache-Control', 'no-store');
     res.locals.scripts = ['/assets/js/settings.js'];
-    res.status(201).render('settings/mcp-key-created', { title: 'MCP key created', section: 'mcp-keys', key: presentCreatedMcpKey(result.value) });
+    res.status(201).render('settings/mcp-key-created', {
+      title: 'MCP key created',
+      section: 'mcp-keys',
+      key: presentCreatedMcpKey(result.value),
+    });
   });
 
   pages.get('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {

@@ -37,7 +37,12 @@ function filterParams(values: TypedFilter, extra: Record<string, string> = {}): 
 }
 
 /** A movement with where its item and its cause can be opened. */
-type LedgerRow = StockMovement & { typeLabel: string; itemHref: string | null; referenceLabel: string | null; referenceHref: string | null };
+type LedgerRow = StockMovement & {
+  typeLabel: string;
+  itemHref: string | null;
+  referenceLabel: string | null;
+  referenceHref: string | null;
+};
 
 const REFERENCE_LABELS: Record<string, string> = { sale: 'Sale', order: 'Order' };
 
@@ -61,7 +66,9 @@ export function stockMovementsPages({ db }: Deps): Router {
 
   /** Links to each movement's item (while it exists) and to the sale or order that caused it. */
   async function withLinks(rows: StockMovement[]): Promise<LedgerRow[]> {
-    const saleIds = await sales.idsBySaleNumber(rows.flatMap((m) => (m.referenceType === 'sale' && m.referenceId ? [m.referenceId] : [])));
+    const saleIds = await sales.idsBySaleNumber(
+      rows.flatMap((m) => (m.referenceType === 'sale' && m.referenceId ? [m.referenceId] : [])),
+    );
     const referenceHref = (m: StockMovement) => {
       if (!m.referenceId) return null;
       if (m.referenceType === 'sale') return saleIds.has(m.referenceId) ? `/sales/${saleIds.get(m.referenceId)}` : null;
@@ -73,7 +80,9 @@ export function stockMovementsPages({ db }: Deps): Router {
       ...m,
       typeLabel: TYPE_LABELS[m.type],
       itemHref: m.itemId === null ? null : `/items/${m.itemId}`,
-      referenceLabel: m.referenceId ? `${REFERENCE_LABELS[m.referenceType ?? ''] ?? m.referenceType ?? ''} ${m.referenceId}`.trim() : null,
+      referenceLabel: m.referenceId
+        ? `${REFERENCE_LABELS[m.referenceType ?? ''] ?? m.referenceType ?? ''} ${m.referenceId}`.trim()
+        : null,
       referenceHref: referenceHref(m),
     }));
   }
@@ -105,20 +114,32 @@ export function stockMovementsPages({ db }: Deps): Router {
     if (values.item !== '') {
       const { item, choices } = await findItem(values.item);
       if (!item) {
-        const itemChoices = choices.map((c) => ({ ...c, href: `/stock-movements?${filterParams(values, { item: c.sku, limit: String(limit) })}` }));
+        const itemChoices = choices.map((c) => ({
+          ...c,
+          href: `/stock-movements?${filterParams(values, { item: c.sku, limit: String(limit) })}`,
+        }));
         const message = choices.length > 0 ? null : `No item has the SKU or name “${values.item}”.`;
         res.render(view, { ...base, itemChoices, message });
         return;
       }
       filter.itemId = item.id;
     }
-    const [rows, total] = await Promise.all([movements.list({ ...filter, limit, offset: (page - 1) * limit }), movements.count(filter)]);
+    const [rows, total] = await Promise.all([
+      movements.list({ ...filter, limit, offset: (page - 1) * limit }),
+      movements.count(filter),
+    ]);
     const totalPages = Math.ceil(total / limit);
     const href = (n: number) => `/stock-movements?${filterParams(values, { limit: String(limit), page: String(n) })}`;
     res.render(view, {
       ...base,
       movements: await withLinks(rows.map(presentMovement)),
-      pagination: { page, totalPages, total, previous: page > 1 ? href(page - 1) : null, next: page < totalPages ? href(page + 1) : null },
+      pagination: {
+        page,
+        totalPages,
+        total,
+        previous: page > 1 ? href(page - 1) : null,
+        next: page < totalPages ? href(page + 1) : null,
+      },
     });
   });
 

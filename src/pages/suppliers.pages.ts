@@ -10,7 +10,11 @@ import { LinkItem, UpdateItemSource } from '../modules/sources/sources.schemas';
 import { presentItemSource } from '../modules/sources/sources.present';
 import { sourcesService } from '../modules/sources/sources.service';
 import { CreateSupplier, SupplierParams, UpdateSupplier } from '../modules/suppliers/suppliers.schemas';
-import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
+import {
+  presentSupplier,
+  presentSupplierDeletionCheck,
+  presentSupplierWithItems,
+} from '../modules/suppliers/suppliers.present';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { requirePage, requirePageUnderProfile } from './page-guards';
@@ -57,15 +61,34 @@ export function suppliersPages({ db }: Deps): Router {
     next();
   });
 
-  async function renderList(req: Request, res: Response, status = 200, form: FormState<SupplierForm> = fresh(BLANK_SUPPLIER)) {
+  async function renderList(
+    req: Request,
+    res: Response,
+    status = 200,
+    form: FormState<SupplierForm> = fresh(BLANK_SUPPLIER),
+  ) {
     const [list, mayCreate] = await Promise.all([suppliers.list(), mayKeep(req)]);
-    res.status(status).render('suppliers/index', { title: 'Suppliers', suppliers: list.map(presentSupplier), form, mayCreate });
+    res
+      .status(status)
+      .render('suppliers/index', { title: 'Suppliers', suppliers: list.map(presentSupplier), form, mayCreate });
   }
 
-  async function renderSupplier(req: Request, res: Response, id: string, status = 200, link: FormState<LinkForm> = fresh(BLANK_LINK)) {
+  async function renderSupplier(
+    req: Request,
+    res: Response,
+    id: string,
+    status = 200,
+    link: FormState<LinkForm> = fresh(BLANK_LINK),
+  ) {
     // editing and the supplier's prices follow the same rule (MANAGER_UNDER_STRICT): one read of the setting
     const [{ supplier, links }, mayEdit] = await Promise.all([suppliers.withItems(id), mayKeep(req)]);
-    res.status(status).render('suppliers/show', { title: supplier.name, supplier: presentSupplierWithItems(supplier, links, mayEdit), link, mayEdit, costPrices: mayEdit });
+    res.status(status).render('suppliers/show', {
+      title: supplier.name,
+      supplier: presentSupplierWithItems(supplier, links, mayEdit),
+      link,
+      mayEdit,
+      costPrices: mayEdit,
+    });
   }
 
   function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
@@ -80,7 +103,8 @@ export function suppliersPages({ db }: Deps): Router {
   pages.post('/suppliers', ...keepers, async (req, res) => {
     const values = readSupplierForm(req.body);
     const result = await attempt(() => suppliers.create(parse(CreateSupplier, supplierBody(values))));
-    if (!result.ok) return renderList(req, res, result.status, { values, errors: result.errors, message: result.message });
+    if (!result.ok)
+      return renderList(req, res, result.status, { values, errors: result.errors, message: result.message });
     flash(req, `Supplier '${result.value.name}' created`);
     res.redirect(303, `/suppliers/${encodeURIComponent(result.value.id)}`);
   });
@@ -103,7 +127,14 @@ export function suppliersPages({ db }: Deps): Router {
     const values = { ...readSupplierForm(req.body), id };
     const { id: _unchanged, ...changes } = supplierBody(values);
     const result = await attempt(() => suppliers.update(id, parse(UpdateSupplier, changes)));
-    if (!result.ok) return renderEdit(res, id, (await suppliers.get(id)).name, { values, errors: result.errors, message: result.message }, result.status);
+    if (!result.ok)
+      return renderEdit(
+        res,
+        id,
+        (await suppliers.get(id)).name,
+        { values, errors: result.errors, message: result.message },
+        result.status,
+      );
     flash(req, `Supplier '${result.value.name}' saved`);
     res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
   });
@@ -111,7 +142,11 @@ export function suppliersPages({ db }: Deps): Router {
   // Deleting (admins, as the API): the safe-deletion check first, with what refers to the supplier.
   pages.get('/suppliers/:id/delete', requirePage('admin'), async (req, res) => {
     const { id } = parse(SupplierParams, req.params);
-    const [supplier, check, blocking] = await Promise.all([suppliers.get(id), suppliers.deletionCheck(id), suppliers.blockingReasons(id)]);
+    const [supplier, check, blocking] = await Promise.all([
+      suppliers.get(id),
+      suppliers.deletionCheck(id),
+      suppliers.blockingReasons(id),
+    ]);
     res.render('suppliers/delete', {
       title: `Delete ${supplier.name}`,
       supplier: presentSupplier(supplier),
@@ -140,7 +175,8 @@ export function suppliersPages({ db }: Deps): Router {
   /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
   pages.get('/suppliers/:id/item-matches', ...keepers, async (req, res) => {
     const { search } = parse(ItemMatchesQuery, { search: textField(req.query.item) });
-    const found = !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
+    const found =
+      !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
     res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
   });
 
@@ -154,7 +190,13 @@ export function suppliersPages({ db }: Deps): Router {
       preferred: checked(req.body.preferred),
     };
     // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
-    const match = values.item === '' ? undefined : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({ name: values.item, sku: values.item });
+    const match =
+      values.item === ''
+        ? undefined
+        : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({
+            name: values.item,
+            sku: values.item,
+          });
     const result = await attempt(async () => {
       const input = parse(LinkItem, {
         itemId: match?.id,
@@ -168,7 +210,11 @@ export function suppliersPages({ db }: Deps): Router {
     if (!result.ok) {
       const { itemId, ...errors } = result.errors;
       const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
-      return renderSupplier(req, res, id, result.status, { values, errors: itemError ? { ...errors, item: itemError } : errors, message: result.message });
+      return renderSupplier(req, res, id, result.status, {
+        values,
+        errors: itemError ? { ...errors, item: itemError } : errors,
+        message: result.message,
+      });
     }
     flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);
     res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
@@ -185,8 +231,15 @@ export function suppliersPages({ db }: Deps): Router {
   // PUT /api/sources/{id} with preferred: open to everyone signed in.
   pages.post('/suppliers/:id/sources/:sourceId/preferred', ...keepers, async (req, res) => {
     const { id, source } = await supplierSource(req);
-    const updated = presentItemSource(await sources.update(source.id, parse(UpdateItemSource, { preferred: checked(req.body.preferred) })));
-    flash(req, updated.preferred ? `This supplier is now the preferred source of ${updated.item.name}` : `This supplier is no longer the preferred source of ${updated.item.name}`);
+    const updated = presentItemSource(
+      await sources.update(source.id, parse(UpdateItemSource, { preferred: checked(req.body.preferred) })),
+    );
+    flash(
+      req,
+      updated.preferred
+        ? `This supplier is now the preferred source of ${updated.item.name}`
+        : `This supplier is no longer the preferred source of ${updated.item.name}`,
+    );
     res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
   });
 

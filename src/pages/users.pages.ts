@@ -8,9 +8,21 @@ import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentUserPermissions } from '../modules/settings/settings.present';
 import { GrantBody, PermissionParams } from '../modules/settings/settings.schemas';
-import { presentDeletionCheck, presentPasswordReset, presentReactivated, presentUser } from '../modules/users/users.present';
+import {
+  presentDeletionCheck,
+  presentPasswordReset,
+  presentReactivated,
+  presentUser,
+} from '../modules/users/users.present';
 import { PASSWORD_MIN_LENGTH } from '../auth/password-rule';
-import { CreateUser, ResetPasswordBody, RoleBody, ROLES, UserIdParams, type User } from '../modules/users/users.schemas';
+import {
+  CreateUser,
+  ResetPasswordBody,
+  RoleBody,
+  ROLES,
+  UserIdParams,
+  type User,
+} from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
 import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
@@ -20,7 +32,13 @@ export const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager
 const fullName = (user: Pick<User, 'firstName' | 'lastName'>) => `${user.firstName} ${user.lastName}`.trim();
 
 /** One of the user page's forms coming back with what was typed and what to fix. */
-type UserForm = { form: 'role' | 'status' | 'password'; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
+type UserForm = {
+  form: 'role' | 'status' | 'password';
+  status: number;
+  message: string;
+  errors: FieldErrors;
+  values: Record<string, unknown>;
+};
 
 /** The users' admin pages: every route is the API's admin-only users and permission routes, as pages. */
 export function usersPages({ db, config }: Deps): Router {
@@ -34,8 +52,21 @@ export function usersPages({ db, config }: Deps): Router {
     res.render('users/index', { ...view, title: 'Users', people, permissions: PERMISSIONS });
   });
 
-  const renderNew = (res: Response, status: number, values: Record<string, unknown>, errors: FieldErrors, message: string | null) =>
-    res.status(status).render('users/new', { ...view, title: 'New user', values, errors, message, passwordMinLength: PASSWORD_MIN_LENGTH });
+  const renderNew = (
+    res: Response,
+    status: number,
+    values: Record<string, unknown>,
+    errors: FieldErrors,
+    message: string | null,
+  ) =>
+    res.status(status).render('users/new', {
+      ...view,
+      title: 'New user',
+      values,
+      errors,
+      message,
+      passwordMinLength: PASSWORD_MIN_LENGTH,
+    });
 
   pages.get('/users/new', requirePage('admin'), (_req, res) => {
     renderNew(res, 200, { email: '', firstName: '', lastName: '', role: 'user' }, {}, null);
@@ -44,7 +75,9 @@ export function usersPages({ db, config }: Deps): Router {
   pages.post('/users', requirePage('admin'), async (req, res) => {
     // a blank password is none (single sign-on only); the other fields go as typed, so a blank name is "is required"
     const { password, ...fields } = req.body as Record<string, unknown>;
-    const result = await attempt(async () => users.createUnique(parse(CreateUser, { ...fields, ...filledIn({ password }) }), actorOf(req)));
+    const result = await attempt(async () =>
+      users.createUnique(parse(CreateUser, { ...fields, ...filledIn({ password }) }), actorOf(req)),
+    );
     // the password typed is never sent back into the page
     if (!result.ok) return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
     flash(req, `User ${result.value.email} created`);
@@ -54,7 +87,9 @@ export function usersPages({ db, config }: Deps): Router {
   async function renderUser(res: Response, id: string, returned: UserForm | null = null) {
     const user = presentUser(await users.get(id));
     const formState = (name: UserForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name ? { values: returned.values, errors: returned.errors, message: returned.message } : { values, errors: {}, message: null };
+      returned?.form === name
+        ? { values: returned.values, errors: returned.errors, message: returned.message }
+        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('users/show', {
       ...view,
       title: fullName(user) || user.email,
@@ -96,7 +131,9 @@ export function usersPages({ db, config }: Deps): Router {
 
   pages.post('/users/:id/password', requirePage('admin'), async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
-    const result = await attempt(async () => users.resetPassword(id, parse(ResetPasswordBody, req.body).password, actorOf(req)));
+    const result = await attempt(async () =>
+      users.resetPassword(id, parse(ResetPasswordBody, req.body).password, actorOf(req)),
+    );
     if (!result.ok) return renderUser(res, id, { form: 'password', ...result, values: { password: '' } });
     flash(req, presentPasswordReset().message);
     res.redirect(303, `/users/${id}`);
@@ -116,7 +153,9 @@ export function usersPages({ db, config }: Deps): Router {
   async function renderDelete(res: Response, id: string, status = 200, message: string | null = null) {
     const user = presentUser(await users.get(id));
     const check = presentDeletionCheck(await users.deletionCheck(id));
-    res.status(status).render('users/delete', { ...view, title: `Delete ${fullName(user) || user.email}`, user, check, message });
+    res
+      .status(status)
+      .render('users/delete', { ...view, title: `Delete ${fullName(user) || user.email}`, user, check, message });
   }
 
   // The safe deletion's check comes first: the page says what refers to the user before offering to delete.

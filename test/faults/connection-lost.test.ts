@@ -35,7 +35,10 @@ describe('a connection lost in the middle of a transaction', () => {
   it('503 with a message (not 500) when the database ends the connection of a request inside its transaction; nothing of it is written, and the next request succeeds', async () => {
     const client = await new Client(server.baseUrl).signIn(store.manager.email);
     const [itemId] = store.itemIds;
-    const movementsBefore = await cluster.db('stock_movements').where({ item_id: itemId }).count<{ count: number }[]>('* as count');
+    const movementsBefore = await cluster
+      .db('stock_movements')
+      .where({ item_id: itemId })
+      .count<{ count: number }[]>('* as count');
     // the test holds the item's row, so the request's transaction waits on it
     const holder = await cluster.db.transaction();
     await holder('items').where({ id: itemId }).forUpdate().first('id');
@@ -45,8 +48,13 @@ describe('a connection lost in the middle of a transaction', () => {
     const answer = await pending;
     await holder.rollback();
 
-    expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: { message: 'Service temporarily unavailable' } });
-    expect(await cluster.db('stock_movements').where({ item_id: itemId }).count<{ count: number }[]>('* as count')).toEqual(movementsBefore);
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 503,
+      body: { message: 'Service temporarily unavailable' },
+    });
+    expect(
+      await cluster.db('stock_movements').where({ item_id: itemId }).count<{ count: number }[]>('* as count'),
+    ).toEqual(movementsBefore);
     expect((await client.post(`/api/items/${itemId}/stock`, { type: 'in', quantity: 5 })).status).toBe(200);
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
   });
@@ -55,12 +63,19 @@ describe('a connection lost in the middle of a transaction', () => {
     const client = await new Client(server.baseUrl).signIn(store.manager.email);
     const holder = await cluster.db.transaction();
     await holder.raw('LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE');
-    const pending = client.post('/api/sales/quotes', { chargeCode: store.chargeCode, sessionId: sessionId(), items: [{ itemId: store.itemIds[0], quantity: 1 }] });
+    const pending = client.post('/api/sales/quotes', {
+      chargeCode: store.chargeCode,
+      sessionId: sessionId(),
+      items: [{ itemId: store.itemIds[0], quantity: 1 }],
+    });
     const pid = await waitingBackend();
     await cluster.db.raw('SELECT pg_terminate_backend(?)', [pid]);
     const answer = await pending;
     await holder.rollback();
-    expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: { message: 'Service temporarily unavailable' } });
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 503,
+      body: { message: 'Service temporarily unavailable' },
+    });
     expect(await cluster.db('quotes').count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
   });
 });

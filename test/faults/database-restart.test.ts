@@ -47,7 +47,9 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
       while (running) {
         if (kind === 'read') await track('read', () => client.get(`/api/items/${pick()}`));
         else if (kind === 'stock') {
-          const answer = await track('stock', () => client.post(`/api/items/${pick()}/stock`, { type: 'in', quantity: 1, reason: 'faults' }));
+          const answer = await track('stock', () =>
+            client.post(`/api/items/${pick()}/stock`, { type: 'in', quantity: 1, reason: 'faults' }),
+          );
           if (answer.status === 200) stockIns += 1;
         } else {
           const a = pick();
@@ -55,7 +57,8 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
           const started = now();
           const result = await sellThroughQuote(client, store, a, b);
           records.push({ kind: 'sale', started, ended: now(), answer: result.answer });
-          if (result.step === 'process' && result.answer.status === 200) sold.push((result.answer.body as { sale: { saleId: string } }).sale.saleId);
+          if (result.step === 'process' && result.answer.status === 200)
+            sold.push((result.answer.body as { sale: { saleId: string } }).sale.saleId);
         }
         await pause(20);
       }
@@ -66,7 +69,15 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
         await pause(100);
       }
     };
-    const load = Promise.all([worker('read'), worker('read'), worker('stock'), worker('stock'), worker('sale'), worker('sale'), health()]);
+    const load = Promise.all([
+      worker('read'),
+      worker('read'),
+      worker('stock'),
+      worker('stock'),
+      worker('sale'),
+      worker('sale'),
+      health(),
+    ]);
 
     await pause(3_000);
     const stopAsked = now();
@@ -91,9 +102,13 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
     // certainly down from the end of the stop until the start is asked: pg_ctl start -w returns a
     // moment after the database accepts connections, so requests just before `back` may succeed
     const during = records.filter((r) => r.started >= down && r.ended <= startAsked);
-    const firstOk = (kind: Kind) => records.find((r) => r.kind === kind && r.started >= back && r.answer.status === 200);
+    const firstOk = (kind: Kind) =>
+      records.find((r) => r.kind === kind && r.started >= back && r.answer.status === 200);
     const recovery = Object.fromEntries(
-      (['health', 'read', 'stock', 'sale'] as const).map((kind) => [kind, Math.round((firstOk(kind)?.ended ?? Infinity) - back)]),
+      (['health', 'read', 'stock', 'sale'] as const).map((kind) => [
+        kind,
+        Math.round((firstOk(kind)?.ended ?? Infinity) - back),
+      ]),
     );
     console.log(
       `[faults] database restart: stop took ${Math.round(down - stopAsked)} ms; ${records.length} requests; ` +
@@ -102,10 +117,16 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
     );
 
     // no hang, no 500: every request got an answer, each 200, or 503 with a message (a sale's save or process may also be 404 when its quote is gone)
-    const bad = records.filter((r) => r.answer.status === 0 || r.answer.status >= 500 && r.answer.status !== 503);
-    expect(bad.map((r) => ({ kind: r.kind, status: r.answer.status, body: r.answer.body, error: r.answer.error })).slice(0, 5)).toEqual([]);
+    const bad = records.filter((r) => r.answer.status === 0 || (r.answer.status >= 500 && r.answer.status !== 503));
+    expect(
+      bad
+        .map((r) => ({ kind: r.kind, status: r.answer.status, body: r.answer.body, error: r.answer.error }))
+        .slice(0, 5),
+    ).toEqual([]);
     for (const r of records.filter((r) => r.answer.status === 503)) {
-      expect((r.answer.body as { message?: string }).message ?? (r.answer.body as { status?: string }).status).toBeTruthy();
+      expect(
+        (r.answer.body as { message?: string }).message ?? (r.answer.body as { status?: string }).status,
+      ).toBeTruthy();
     }
     // during the outage, nothing but 503 (the health check says unhealthy), and there were requests then
     expect(during.length).toBeGreaterThan(10);
@@ -116,14 +137,19 @@ describe('PostgreSQL stopped (fast shutdown) for 5 s and started again under loa
     // within 2 s of the database being back every kind of request succeeds, and keeps succeeding
     for (const kind of ['health', 'read', 'stock', 'sale'] as const) expect(recovery[kind], kind).toBeLessThan(2_000);
     const late = records.filter((r) => r.started >= back + 2_000);
-    expect(late.filter((r) => r.answer.status !== 200).map((r) => [r.kind, r.answer.status, r.answer.body])).toEqual([]);
+    expect(late.filter((r) => r.answer.status !== 200).map((r) => [r.kind, r.answer.status, r.answer.body])).toEqual(
+      [],
+    );
     expect(server.child.exitCode).toBeNull();
 
     // the ledger: no half-written sale, and exactly what the clients saw succeed
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
     const saleIds = await cluster.db('sales').orderBy('sale_id').pluck('sale_id');
     expect(saleIds).toEqual([...sold].sort());
-    const manual = await cluster.db('stock_movements').where({ reason: 'faults', type: 'in' }).count<{ count: number }[]>('* as count');
+    const manual = await cluster
+      .db('stock_movements')
+      .where({ reason: 'faults', type: 'in' })
+      .count<{ count: number }[]>('* as count');
     expect(manual[0].count).toBe(stockIns);
   });
 });

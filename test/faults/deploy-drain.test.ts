@@ -24,7 +24,8 @@ afterAll(async () => {
 describe(`SIGTERM with SHUTDOWN_DRAIN_SECONDS=${DRAIN_SECONDS} (a deploy behind a load balancer)`, () => {
   it('health answers 503 at once, requests sent within the drain window are served, a sale in flight at its end completes whole, then connections are refused and the process exits 0', async () => {
     const manager = await new Client(server.baseUrl, 30_000).signIn(store.manager.email);
-    const sale = (itemId: number) => manager.post('/api/sales', { chargeCode: store.chargeCode, items: [{ itemId, quantity: 1 }] });
+    const sale = (itemId: number) =>
+      manager.post('/api/sales', { chargeCode: store.chargeCode, items: [{ itemId, quantity: 1 }] });
     const [first, second] = store.itemIds;
 
     const sent = performance.now();
@@ -32,7 +33,10 @@ describe(`SIGTERM with SHUTDOWN_DRAIN_SECONDS=${DRAIN_SECONDS} (a deploy behind 
     let health = await manager.get('/api/health');
     while (health.status === 200 && performance.now() - sent < 2_000) health = await manager.get('/api/health');
     const unhealthyAfter = performance.now() - sent;
-    expect(health).toMatchObject({ status: 503, body: { status: 'unhealthy', database: 'connected', shuttingDown: true } });
+    expect(health).toMatchObject({
+      status: 503,
+      body: { status: 'unhealthy', database: 'connected', shuttingDown: true },
+    });
 
     // within the window, on fresh connections as a load balancer's last requests would come
     await pause(500);
@@ -52,7 +56,9 @@ describe(`SIGTERM with SHUTDOWN_DRAIN_SECONDS=${DRAIN_SECONDS} (a deploy behind 
 
     const [code] = await server.exited;
     const exitedAfter = performance.now() - sent;
-    console.log(`[faults] drain: /api/health 503 after ${Math.round(unhealthyAfter)} ms; exited ${code} after ${Math.round(exitedAfter)} ms`);
+    console.log(
+      `[faults] drain: /api/health 503 after ${Math.round(unhealthyAfter)} ms; exited ${code} after ${Math.round(exitedAfter)} ms`,
+    );
     expect(unhealthyAfter).toBeLessThan(500);
     expect(code).toBe(0);
     expect(exitedAfter).toBeGreaterThanOrEqual(DRAIN_SECONDS * 1000);

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { invoicePdf } from '../helpers/purchasing-factories';
-import { Client, connectionRefused, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
+import {
+  Client,
+  connectionRefused,
+  pause,
+  startServer,
+  type Answer,
+  type ServerProcess,
+} from '../helpers/server-process';
 import { seedStore, type Store } from './fixtures';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
 
@@ -49,7 +56,9 @@ function acceptedConnections(server: ServerProcess): number {
 function slowUpload(server: ServerProcess, cookie: string, pdf: Buffer, rest: Promise<unknown>): Promise<Answer> {
   const boundary = `faults${Date.now()}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="invoice"; filename="invoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="invoice"; filename="invoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
     pdf,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -57,15 +66,25 @@ function slowUpload(server: ServerProcess, cookie: string, pdf: Buffer, rest: Pr
   return new Promise((resolve) => {
     const req = http.request(
       `${server.baseUrl}/api/upload/invoice`,
-      { method: 'POST', agent: false, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text || 'null'), ms: performance.now() - started }));
-        res.on('error', (err) => resolve({ status: 0, body: undefined, ms: performance.now() - started, error: String(err) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(text || 'null'), ms: performance.now() - started }),
+        );
+        res.on('error', (err) =>
+          resolve({ status: 0, body: undefined, ms: performance.now() - started, error: String(err) }),
+        );
       },
     );
-    req.on('error', (err) => resolve({ status: 0, body: undefined, ms: performance.now() - started, error: String(err) }));
+    req.on('error', (err) =>
+      resolve({ status: 0, body: undefined, ms: performance.now() - started, error: String(err) }),
+    );
     const half = Math.floor(body.length / 2);
     req.write(body.subarray(0, half));
     void rest.then(() => req.end(body.subarray(half)));
@@ -76,7 +95,9 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
   it('each in-flight request completes or fails whole, new connections are refused, the process exits 0 within the grace period', async () => {
     const manager = await new Client(server.baseUrl, 60_000).signIn(store.manager.email);
     const pdf = await invoicePdf();
-    const uploading = await Promise.all(uploaders.map((uploader) => new Client(server.baseUrl, 60_000).signIn(uploader.email)));
+    const uploading = await Promise.all(
+      uploaders.map((uploader) => new Client(server.baseUrl, 60_000).signIn(uploader.email)),
+    );
     // the sales wait inside their transactions on the items' rows, which the test holds until after the signal
     const holder = await cluster.db.transaction();
     await holder('items').whereIn('id', store.itemIds).forUpdate().select('id');
@@ -87,15 +108,26 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
     const requests: Promise<{ kind: 'export' | 'sale' | 'upload'; answer: Answer }>[] = [];
     // 6 of the pool's 10 connections wait in the sales; the exports share the other 4
     for (let i = 0; i < SALES; i += 1) {
-      const items = [{ itemId: store.itemIds[i], quantity: 1 }, { itemId: store.itemIds[(i + 1) % 10], quantity: 2 }];
-      requests.push(manager.post('/api/sales', { chargeCode: store.chargeCode, items }).then((answer) => ({ kind: 'sale', answer })));
+      const items = [
+        { itemId: store.itemIds[i], quantity: 1 },
+        { itemId: store.itemIds[(i + 1) % 10], quantity: 2 },
+      ];
+      requests.push(
+        manager
+          .post('/api/sales', { chargeCode: store.chargeCode, items })
+          .then((answer) => ({ kind: 'sale', answer })),
+      );
     }
     for (let i = 0; i < UPLOADS; i += 1) {
-      requests.push(slowUpload(server, uploading[i].cookie, pdf, afterSignal).then((answer) => ({ kind: 'upload', answer })));
+      requests.push(
+        slowUpload(server, uploading[i].cookie, pdf, afterSignal).then((answer) => ({ kind: 'upload', answer })),
+      );
     }
     for (let i = 0; i < 50 - SALES - UPLOADS; i += 1) {
       const format = i % 2 ? 'csv' : 'xlsx';
-      requests.push(manager.post('/api/items/bulk/export', { all: true, format }).then((answer) => ({ kind: 'export', answer })));
+      requests.push(
+        manager.post('/api/items/bulk/export', { all: true, format }).then((answer) => ({ kind: 'export', answer })),
+      );
     }
     // all 50 accepted by the process (not waiting in the kernel's listen queue)
     const deadline = Date.now() + 20_000;
@@ -124,10 +156,15 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
     }, {});
     for (const kind of ['export', 'sale', 'upload']) {
       const failed = results.find((r) => r.kind === kind && (r.answer.status >= 500 || r.answer.status === 0));
-      if (failed) console.log(kind, failed.answer.status, failed.answer.error, JSON.stringify(failed.answer.body)?.slice(0, 300));
+      if (failed)
+        console.log(kind, failed.answer.status, failed.answer.error, JSON.stringify(failed.answer.body)?.slice(0, 300));
     }
     // what the server said about any that failed
-    for (const line of server.log().split('\n').filter((l) => /"level":(40|50)/.test(l))) console.log(line.slice(0, 400));
+    for (const line of server
+      .log()
+      .split('\n')
+      .filter((l) => /"level":(40|50)/.test(l)))
+      console.log(line.slice(0, 400));
     console.log(
       `[faults] SIGTERM with ${inFlight} connections in flight: new connections refused after ${Math.round(refusedAfter)} ms, ` +
         `exited ${code} after ${Math.round(exitedAfter)} ms; answers ${JSON.stringify(outcome)}`,
@@ -150,7 +187,9 @@ describe('SIGTERM (a deploy) while 50 requests are in flight', () => {
       }
     }
     // most complete
-    expect(results.filter(({ answer }) => answer.status === 200 || answer.status === 201).length).toBeGreaterThanOrEqual(40);
+    expect(
+      results.filter(({ answer }) => answer.status === 200 || answer.status === 201).length,
+    ).toBeGreaterThanOrEqual(40);
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
     const sold = results.filter(({ kind, answer }) => kind === 'sale' && answer.status === 201).length;
     expect(Number((await cluster.db('sales').count<{ count: number }[]>('* as count'))[0].count)).toBe(sold);

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
  * is empty when the ledger reconciles.
  */
 export async function ledgerProblems(db: Knex): Promise<Record<string, unknown[]>> {
-  const salesWithoutLines = await db('sales as s').whereNotExists(db('sale_items as l').whereRaw('l.sale_id = s.id')).pluck('s.sale_id');
+  const salesWithoutLines = await db('sales as s')
+    .whereNotExists(db('sale_items as l').whereRaw('l.sale_id = s.id'))
+    .pluck('s.sale_id');
   const { rows: linesWithoutMovements } = await db.raw(
     `SELECT s.sale_id, l.item_id, l.sold, coalesce(m.moved, 0) AS moved
        FROM sales s
@@ -29,7 +31,12 @@ export async function ledgerProblems(db: Knex): Promise<Record<string, unknown[]
   return { salesWithoutLines, linesWithoutMovements, movementsWithoutSale, stockDrift };
 }
 
-export const NO_PROBLEMS = { salesWithoutLines: [], linesWithoutMovements: [], movementsWithoutSale: [], stockDrift: [] };
+export const NO_PROBLEMS = {
+  salesWithoutLines: [],
+  linesWithoutMovements: [],
+  movementsWithoutSale: [],
+  stockDrift: [],
+};
 
 /** Connections of the service's database that sit idle inside a transaction. */
 export async function idleInTransaction(db: Knex): Promise<unknown[]> {

@@ -49,15 +49,21 @@ const tally = (answers: Answer[]) =>
 
 describe('more concurrent slow requests than the pool holds', () => {
   it('the requests beyond the pool queue and are all served when the slowness ends before the acquire timeout', async () => {
-    const { answers, released } = await slowRequests('items', 3 * POOL_MAX, 1_500, (i) => client.get(`/api/items/${store.itemIds[i % 3]}`));
+    const { answers, released } = await slowRequests('items', 3 * POOL_MAX, 1_500, (i) =>
+      client.get(`/api/items/${store.itemIds[i % 3]}`),
+    );
     const slowest = Math.max(...answers.map((a) => a.ms));
-    console.log(`[faults] pool exhaustion, slowness of ${Math.round(released)} ms: ${JSON.stringify(tally(answers))}, slowest ${Math.round(slowest)} ms`);
+    console.log(
+      `[faults] pool exhaustion, slowness of ${Math.round(released)} ms: ${JSON.stringify(tally(answers))}, slowest ${Math.round(slowest)} ms`,
+    );
     expect(tally(answers)).toEqual({ 200: 3 * POOL_MAX });
     expect(slowest).toBeLessThan(released + 2_000);
   });
 
   it('when it lasts longer, those waiting for a connection answer 503 with a message after the acquire timeout, those holding one are served; never a hang or a 500; the pool serves at once afterwards', async () => {
-    const { answers, released } = await slowRequests('items', 3 * POOL_MAX, 7_000, (i) => client.get(`/api/items/${store.itemIds[i % 3]}`));
+    const { answers, released } = await slowRequests('items', 3 * POOL_MAX, 7_000, (i) =>
+      client.get(`/api/items/${store.itemIds[i % 3]}`),
+    );
     const unavailable = answers.filter((a) => a.status === 503);
     const served = answers.filter((a) => a.status === 200);
     console.log(
@@ -79,9 +85,14 @@ describe('more concurrent slow requests than the pool holds', () => {
 
   it('the session store pool too: requests waiting for one of its connections answer 503, not 500, and it serves afterwards', async () => {
     const { answers, released } = await slowRequests('sessions', 20, 6_000, () => client.get('/api/auth/user'));
-    console.log(`[faults] session pool exhaustion, slowness of ${Math.round(released)} ms: ${JSON.stringify(tally(answers))}`);
-    expect(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => [a.status, a.body, a.error])).toEqual([]);
-    for (const a of answers.filter((a) => a.status === 503)) expect(a.body).toEqual({ message: 'Service temporarily unavailable' });
+    console.log(
+      `[faults] session pool exhaustion, slowness of ${Math.round(released)} ms: ${JSON.stringify(tally(answers))}`,
+    );
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => [a.status, a.body, a.error])).toEqual(
+      [],
+    );
+    for (const a of answers.filter((a) => a.status === 503))
+      expect(a.body).toEqual({ message: 'Service temporarily unavailable' });
     const after = await client.get('/api/auth/user');
     expect(after.status).toBe(200);
   });

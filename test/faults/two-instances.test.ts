@@ -24,10 +24,13 @@ afterAll(async () => {
 });
 
 /** The same user's session used on the other instance: the cookie is all it takes. */
-const sameSessionOn = (server: ServerProcess, client: Client) => Object.assign(new Client(server.baseUrl), { cookie: client.cookie });
+const sameSessionOn = (server: ServerProcess, client: Client) =>
+  Object.assign(new Client(server.baseUrl), { cookie: client.cookie });
 
 const scheduledDumps = async (server: ServerProcess) =>
-  (await fs.readdir(path.join(server.dataDir, 'backups')).catch(() => [] as string[])).filter((f) => f.endsWith('-scheduled.dump'));
+  (await fs.readdir(path.join(server.dataDir, 'backups')).catch(() => [] as string[])).filter((f) =>
+    f.endsWith('-scheduled.dump'),
+  );
 
 describe('two instances over one database', () => {
   it('a session started on A is valid on B, and signing out on B ends it on A', async () => {
@@ -42,7 +45,10 @@ describe('two instances over one database', () => {
     const email = store.admin.email;
     const statuses: number[] = [];
     for (let i = 0; i < 12; i += 1) {
-      const res = await new Client(i % 2 ? b.baseUrl : a.baseUrl).post('/api/auth/login', { email, password: 'not the password' });
+      const res = await new Client(i % 2 ? b.baseUrl : a.baseUrl).post('/api/auth/login', {
+        email,
+        password: 'not the password',
+      });
       statuses.push(res.status);
     }
     expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
@@ -74,9 +80,14 @@ describe('two instances over one database', () => {
       });
       expect(saved.status).toBe(200);
       const { id, quoteId } = (saved.body as { quote: { id: number; quoteId: string } }).quote;
-      const answers = await Promise.all([onA.post(`/api/sales/quotes/${id}/process`, {}), onB.post(`/api/sales/quotes/${id}/process`, {})]);
+      const answers = await Promise.all([
+        onA.post(`/api/sales/quotes/${id}/process`, {}),
+        onB.post(`/api/sales/quotes/${id}/process`, {}),
+      ]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 404]);
-      expect(await cluster.db('sales').where({ quote_id: quoteId }).count<{ count: number }[]>('* as count')).toEqual([{ count: 1 }]);
+      expect(await cluster.db('sales').where({ quote_id: quoteId }).count<{ count: number }[]>('* as count')).toEqual([
+        { count: 1 },
+      ]);
     }
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
   });
@@ -87,7 +98,9 @@ describe('two instances over one database', () => {
     let slot = new Date(Math.ceil((Date.now() + 1_000) / 60_000) * 60_000);
     if (slot.getTime() - Date.now() < 5_000) slot = new Date(slot.getTime() + 60_000);
     const time = `00:${String(slot.getMinutes()).padStart(2, '0')}`;
-    expect((await admin.post('/api/backups/schedule', { enabled: true, frequency: 'hourly', time, retention: 5 })).status).toBe(200);
+    expect(
+      (await admin.post('/api/backups/schedule', { enabled: true, frequency: 'hourly', time, retention: 5 })).status,
+    ).toBe(200);
     await pause(slot.getTime() - Date.now());
     const runsOf = () => cluster.db('backup_runs').select<{ slot: Date; ok: boolean | null }[]>('slot', 'ok');
     const deadline = Date.now() + 30_000;
@@ -128,8 +141,12 @@ describe('two instances over one database', () => {
     const load = Promise.all([
       loop('read', () => onB.request('GET', `/api/items/${itemId}`, undefined, bearer)),
       loop('search', () => onB.request('GET', `/api/items?search=Item`, undefined, bearer)),
-      loop('stock', () => onB.request('POST', `/api/items/${itemId}/stock`, { type: 'in', quantity: 1, reason: 'faults' }, bearer)),
-      loop('sale', () => onB.request('POST', '/api/sales', { chargeCode: store.chargeCode, items: [{ itemId, quantity: 1 }] }, bearer)),
+      loop('stock', () =>
+        onB.request('POST', `/api/items/${itemId}/stock`, { type: 'in', quantity: 1, reason: 'faults' }, bearer),
+      ),
+      loop('sale', () =>
+        onB.request('POST', '/api/sales', { chargeCode: store.chargeCode, items: [{ itemId, quantity: 1 }] }, bearer),
+      ),
     ]);
     await pause(1_000);
     const restoreStarted = performance.now() - t0;
@@ -144,8 +161,18 @@ describe('two instances over one database', () => {
       acc[key] = (acc[key] ?? 0) + 1;
       return acc;
     }, {});
-    const firstOk = Math.min(...['read', 'search', 'stock', 'sale'].map((k) => records.find((r) => r.kind === k && r.started >= restoreEnded && r.answer.status < 300)?.ended ?? Infinity));
-    const lastOk = Math.max(...['read', 'search', 'stock', 'sale'].map((k) => records.find((r) => r.kind === k && r.started >= restoreEnded && r.answer.status < 300)?.ended ?? Infinity));
+    const firstOk = Math.min(
+      ...['read', 'search', 'stock', 'sale'].map(
+        (k) =>
+          records.find((r) => r.kind === k && r.started >= restoreEnded && r.answer.status < 300)?.ended ?? Infinity,
+      ),
+    );
+    const lastOk = Math.max(
+      ...['read', 'search', 'stock', 'sale'].map(
+        (k) =>
+          records.find((r) => r.kind === k && r.started >= restoreEnded && r.answer.status < 300)?.ended ?? Infinity,
+      ),
+    );
     console.log(
       `[faults] restore on A took ${Math.round(restoreEnded - restoreStarted)} ms (${restored.status}); B answered ${JSON.stringify(tally)}; ` +
         `B's first success after it ${Math.round(firstOk - restoreEnded)} ms, every kind by ${Math.round(lastOk - restoreEnded)} ms`,

@@ -41,11 +41,20 @@ afterAll(async () => {
  */
 function vanishingRequest(
   path: string,
-  opts: { headers: Record<string, string | number>; body: Buffer; sendBytes: number; vanish: (response: Promise<http.IncomingMessage>) => Promise<unknown> },
+  opts: {
+    headers: Record<string, string | number>;
+    body: Buffer;
+    sendBytes: number;
+    vanish: (response: Promise<http.IncomingMessage>) => Promise<unknown>;
+  },
 ): Promise<{ bytesRead: number; answered: boolean }> {
   let bytesRead = 0;
   let answered = false;
-  const req = http.request(`${server.baseUrl}${path}`, { method: 'POST', agent: false, headers: { cookie: client.cookie, ...opts.headers } });
+  const req = http.request(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    agent: false,
+    headers: { cookie: client.cookie, ...opts.headers },
+  });
   req.on('error', () => undefined);
   const response = new Promise<http.IncomingMessage>((resolve) =>
     req.on('response', (res) => {
@@ -107,14 +116,22 @@ describe('clients that disconnect', () => {
     const before = cpuMs(server.pid);
     await pause(1_000);
     const spent = cpuMs(server.pid) - before;
-    console.log(`[faults] export abandoned after ${bytesRead} bytes; the server spent ${spent} ms of CPU in the next second`);
+    console.log(
+      `[faults] export abandoned after ${bytesRead} bytes; the server spent ${spent} ms of CPU in the next second`,
+    );
     expect(bytesRead).toBeGreaterThan(0);
     expect(spent).toBeLessThan(300);
     await expectNothingLeftBehind();
   });
 
   it('mid-upload: an import body and an invoice PDF cut off half-way create nothing', async () => {
-    const items = Array.from({ length: 2_000 }, (_, i) => ({ name: `Vanished ${i}`, sku: `VAN-${i}`, categoryName, price: '1.00', currentStock: '5' }));
+    const items = Array.from({ length: 2_000 }, (_, i) => ({
+      name: `Vanished ${i}`,
+      sku: `VAN-${i}`,
+      categoryName,
+      price: '1.00',
+      currentStock: '5',
+    }));
     const importBody = json({ items });
     await vanishingRequest('/api/items/bulk-import', {
       headers: { 'content-type': 'application/json', 'content-length': importBody.length },
@@ -124,11 +141,15 @@ describe('clients that disconnect', () => {
     });
 
     const supplier = await buildSupplier(cluster.db);
-    const { order } = await buildOrder(cluster.db, supplier.id, [{ itemId: store.itemIds[0], name: 'Line', quantity: '2', unitCost: '1.00' }]);
+    const { order } = await buildOrder(cluster.db, supplier.id, [
+      { itemId: store.itemIds[0], name: 'Line', quantity: '2', unitCost: '1.00' },
+    ]);
     const pdf = await invoicePdf();
     const boundary = 'vanishing';
     const form = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="invoice"; filename="invoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="invoice"; filename="invoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
       pdf,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -140,15 +161,25 @@ describe('clients that disconnect', () => {
     });
 
     await expectNothingLeftBehind();
-    expect(await cluster.db('items').where('sku', 'like', 'VAN-%').count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
-    expect(await cluster.db('order_invoices').where({ order_id: order.id }).count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
+    expect(await cluster.db('items').where('sku', 'like', 'VAN-%').count<{ count: number }[]>('* as count')).toEqual([
+      { count: 0 },
+    ]);
+    expect(
+      await cluster.db('order_invoices').where({ order_id: order.id }).count<{ count: number }[]>('* as count'),
+    ).toEqual([{ count: 0 }]);
   });
 
   it('mid-sale: a sale whose client left while it waited for its rows is made whole or not at all', async () => {
     const before = Number((await cluster.db('sales').count<{ count: number }[]>('* as count'))[0].count);
     const holder = await cluster.db.transaction();
     await holder('items').whereIn('id', store.itemIds).forUpdate().select('id');
-    const body = json({ chargeCode: store.chargeCode, items: [{ itemId: store.itemIds[0], quantity: 1 }, { itemId: store.itemIds[1], quantity: 3 }] });
+    const body = json({
+      chargeCode: store.chargeCode,
+      items: [
+        { itemId: store.itemIds[0], quantity: 1 },
+        { itemId: store.itemIds[1], quantity: 3 },
+      ],
+    });
     await vanishingRequest('/api/sales', {
       headers: { 'content-type': 'application/json', 'content-length': body.length },
       body,

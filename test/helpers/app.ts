@@ -30,7 +30,10 @@ export type TestApp = {
 };
 
 /** A fresh database cloned from the migrated template, and the app built on it. */
-export async function testApp(env: Record<string, string> = {}, opts: { logDestination?: DestinationStream } = {}): Promise<TestApp> {
+export async function testApp(
+  env: Record<string, string> = {},
+  opts: { logDestination?: DestinationStream } = {},
+): Promise<TestApp> {
   const { serverUrl, template } = inject('testDatabase');
   const name = `${template}_${randomBytes(6).toString('hex')}`;
   const admin = createDb(serverUrl, 1);

@@ -84,23 +84,32 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   app.expectHttpErrors = (...statuses) => statuses.forEach((s) => expectedStatuses.add(s));
 
   app.newPage = async () => {
-    const context = await browser.newContext({ baseURL: app.baseUrl, viewport: VIEWPORTS[0], locale: 'en-GB', timezoneId: 'Europe/London' });
+    const context = await browser.newContext({
+      baseURL: app.baseUrl,
+      viewport: VIEWPORTS[0],
+      locale: 'en-GB',
+      timezoneId: 'Europe/London',
+    });
     contexts.push(context);
     await context.addInitScript({
-      content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
     });
     const page = await context.newPage();
     page.setDefaultTimeout(ELEMENT_TIMEOUT_MS);
     page.on('console', (msg) => {
-      if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text())) problems.push(`console error: ${msg.text()}`);
+      if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text()))
+        problems.push(`console error: ${msg.text()}`);
     });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('requestfailed', (req) => {
       // a request the page itself abandoned by navigating away is not a failure
-      if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`);
+      if (req.failure()?.errorText !== 'net::ERR_ABORTED')
+        problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`);
     });
     page.on('response', (res) => {
-      if (res.status() >= 400 && !expectedStatuses.has(res.status())) problems.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
+      if (res.status() >= 400 && !expectedStatuses.has(res.status()))
+        problems.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
     });
     return page;
   };
@@ -115,7 +124,9 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
 
   app.openAs = async (user, path) => {
     const page = await app.newPage();
-    const signedIn = await page.request.post('/api/auth/login', { data: { email: user.email, password: TEST_PASSWORD } });
+    const signedIn = await page.request.post('/api/auth/login', {
+      data: { email: user.email, password: TEST_PASSWORD },
+    });
     expect(signedIn.status(), `signing in as ${user.email}`).toBe(200);
     await page.goto(path);
     return page;
@@ -129,7 +140,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
+    await page.screenshot({
+      path: path.join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`),
+      fullPage: true,
+    });
   }
   await page.setViewportSize(VIEWPORTS[0]);
 }
@@ -144,7 +158,9 @@ type AxeViolation = { id: string; impact?: string | null; help: string; nodes: {
  */
 export async function expectAccessible(page: Page): Promise<void> {
   if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(await axeSource());
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  )) as AxeViolation[];
   const serious = violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
@@ -152,4 +168,5 @@ export async function expectAccessible(page: Page): Promise<void> {
 }
 
 let axeScript: Promise<string> | undefined;
-const axeSource = () => (axeScript ??= fs.readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+const axeSource = () =>
+  (axeScript ??= fs.readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));

@@ -13,7 +13,14 @@ let passwordHash: Promise<string> | undefined;
 
 export async function buildUser(
   db: Knex,
-  overrides: Partial<{ email: string; firstName: string; lastName: string; role: Role; isActive: boolean; password: string }> = {},
+  overrides: Partial<{
+    email: string;
+    firstName: string;
+    lastName: string;
+    role: Role;
+    isActive: boolean;
+    password: string;
+  }> = {},
 ): Promise<UserRow> {
   // Hashing is deliberately slow; the shared test password is hashed once per file, at the
   // cost testApp() uses (NODE_ENV=test), so signing in does not rewrite it.
@@ -25,13 +32,18 @@ export async function buildUser(
       last_name: overrides.lastName ?? 'User',
       role: overrides.role ?? 'user',
       is_active: overrides.isActive ?? true,
-      password_hash: overrides.password ? await hashPassword(overrides.password, TEST_PASSWORD_HASH_COST) : await passwordHash,
+      password_hash: overrides.password
+        ? await hashPassword(overrides.password, TEST_PASSWORD_HASH_COST)
+        : await passwordHash,
     })
     .returning('*');
   return row;
 }
 
-export async function buildCategory(db: Knex, overrides: Partial<{ name: string; description: string; icon: string; color: string }> = {}) {
+export async function buildCategory(
+  db: Knex,
+  overrides: Partial<{ name: string; description: string; icon: string; color: string }> = {},
+) {
   const [row] = await db('categories')
     .insert({
       name: overrides.name ?? `Category ${unique()}`,

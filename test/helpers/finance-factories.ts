@@ -16,16 +16,24 @@ export async function sell(
 }
 
 /** Refunds quantities of a sale through PATCH /api/sales/{id}/refund (the agent needs sales.refund). */
-export async function refund(agent: supertest.Agent, sale: SoldSale, items: { itemId: number; refundQty: number }[]): Promise<void> {
+export async function refund(
+  agent: supertest.Agent,
+  sale: SoldSale,
+  items: { itemId: number; refundQty: number }[],
+): Promise<void> {
   await agent.patch(`/api/sales/${sale.id}/refund`).send({ items }).expect(200);
 }
 
 /** Moves a sale to another recording time (its refunds keep theirs). */
 export async function recordedAt(db: Knex, sale: SoldSale, at: string): Promise<void> {
-  await db('sales').where({ id: sale.id }).update({ created_at: new Date(at) });
+  await db('sales')
+    .where({ id: sale.id })
+    .update({ created_at: new Date(at) });
 }
 
 /** Moves every refund line of a sale to another recording time. */
 export async function refundsRecordedAt(db: Knex, sale: SoldSale, at: string): Promise<void> {
-  await db('sale_refund_lines').where({ sale_id: sale.id }).update({ recorded_at: new Date(at) });
+  await db('sale_refund_lines')
+    .where({ sale_id: sale.id })
+    .update({ recorded_at: new Date(at) });
 }

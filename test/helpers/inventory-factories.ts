@@ -29,7 +29,8 @@ export async function buildStockedItem(
   overrides: Parameters<typeof buildItem>[1] = {},
 ): Promise<Awaited<ReturnType<typeof buildItem>>> {
   const item = await buildItem(db, { ...overrides, currentStock: 0 });
-  if (Number(stock) > 0) await changeStock(db, { itemId: item.id, type: 'in', quantity: stock, reason: 'Initial stock', performedBy: null });
+  if (Number(stock) > 0)
+    await changeStock(db, { itemId: item.id, type: 'in', quantity: stock, reason: 'Initial stock', performedBy: null });
   return item;
 }
 

@@ -10,11 +10,14 @@ export async function buildMcpKey(
   overrides: Partial<{ name: string; scopes: McpScope[]; createdBy: string; expiresInDays: number }> = {},
 ): Promise<{ id: number; key: string; createdBy: string }> {
   const createdBy = overrides.createdBy ?? (await buildUser(db, { role: 'admin' })).id;
-  const { row, key } = await mcpKeysService(db).create({ ...SYSTEM_ACTOR, userId: createdBy }, {
-    name: overrides.name ?? 'Test assistant',
-    scopes: overrides.scopes ?? ['read'],
-    expiresInDays: overrides.expiresInDays,
-  });
+  const { row, key } = await mcpKeysService(db).create(
+    { ...SYSTEM_ACTOR, userId: createdBy },
+    {
+      name: overrides.name ?? 'Test assistant',
+      scopes: overrides.scopes ?? ['read'],
+      expiresInDays: overrides.expiresInDays,
+    },
+  );
   return { id: row.id, key, createdBy };
 }
 

@@ -13,7 +13,6 @@ import { freePort } from './free-port';
 
 const run = promisify(execFile);
 
-
 /** As root, PostgreSQL runs as the postgres OS user (as src/db/embedded.ts does). */
 function osUser(): { uid: number; gid: number } | undefined {
   if (os.userInfo().uid !== 0) return undefined;
@@ -55,9 +54,12 @@ export async function startPgCluster(): Promise<PgCluster> {
   const clusterDir = path.join(dataDir, 'pg');
   const options = [
     `-p ${port}`,
-    ...Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: "''", max_connections: '200', ...settings }).map(
-      ([k, v]) => `-c ${k}=${v}`,
-    ),
+    ...Object.entries({
+      listen_addresses: '127.0.0.1',
+      unix_socket_directories: "''",
+      max_connections: '200',
+      ...settings,
+    }).map(([k, v]) => `-c ${k}=${v}`),
   ].join(' ');
   const user = osUser();
   const pgCtl = (args: string[]) => run(pgCtlPath, ['-D', clusterDir, ...args], { ...user, timeout: 60_000 });

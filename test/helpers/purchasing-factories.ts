@@ -22,7 +22,9 @@ export async function buildSupplier(
 }
 
 export async function buildItemSource(db: Knex, supplierId: string, itemId: number, price = '5.00') {
-  const [row] = await db('item_sources').insert({ supplier_id: supplierId, item_id: itemId, price, notes: null }).returning('*');
+  const [row] = await db('item_sources')
+    .insert({ supplier_id: supplierId, item_id: itemId, price, notes: null })
+    .returning('*');
   return row as { id: number };
 }
 
@@ -54,7 +56,10 @@ export async function buildOrder(
       })),
     )
     .returning('*');
-  return { order: order as { id: number; order_id: string }, lines: (rows as { id: number }[]).sort((a, b) => a.id - b.id) };
+  return {
+    order: order as { id: number; order_id: string },
+    lines: (rows as { id: number }[]).sort((a, b) => a.id - b.id),
+  };
 }
 
 type Draw = (doc: PDFKit.PDFDocument) => void;
@@ -99,12 +104,36 @@ export const INVOICE_LAYOUTS: InvoiceLayout[] = [
       doc.text('INVOICE', 400, 50);
       doc.text('Invoice No: INV-1001', 400, 90);
       doc.text('Date: 03/11/2026', 400, 105);
-      row(doc, 180, [[50, 'Description'], [300, 'Qty'], [360, 'Unit Price'], [460, 'Amount']]);
-      row(doc, 200, [[50, 'Nitrile gloves (box of 100)'], [300, '10'], [360, '£1,234.50'], [460, '£12,345.00']]);
-      row(doc, 215, [[50, 'Pipette tips 200ul'], [300, '4'], [360, '£7.25'], [460, '£29.00']]);
-      row(doc, 260, [[360, 'Subtotal'], [460, '£12,374.00']]);
-      row(doc, 275, [[360, 'VAT 20%'], [460, '£2,474.80']]);
-      row(doc, 290, [[360, 'Total'], [460, '£14,848.80']]);
+      row(doc, 180, [
+        [50, 'Description'],
+        [300, 'Qty'],
+        [360, 'Unit Price'],
+        [460, 'Amount'],
+      ]);
+      row(doc, 200, [
+        [50, 'Nitrile gloves (box of 100)'],
+        [300, '10'],
+        [360, '£1,234.50'],
+        [460, '£12,345.00'],
+      ]);
+      row(doc, 215, [
+        [50, 'Pipette tips 200ul'],
+        [300, '4'],
+        [360, '£7.25'],
+        [460, '£29.00'],
+      ]);
+      row(doc, 260, [
+        [360, 'Subtotal'],
+        [460, '£12,374.00'],
+      ]);
+      row(doc, 275, [
+        [360, 'VAT 20%'],
+        [460, '£2,474.80'],
+      ]);
+      row(doc, 290, [
+        [360, 'Total'],
+        [460, '£14,848.80'],
+      ]);
     },
     expected: {
       supplierName: 'Acme Lab Supplies Ltd',
@@ -145,7 +174,10 @@ export const INVOICE_LAYOUTS: InvoiceLayout[] = [
       doc.text('Rechnungsdatum 01.11.2026', 50, 80);
       doc.text('Microscope slides 20 x €1,25', 50, 130);
       doc.text('Benchtop centrifuge 1 x €1.499,00', 50, 145);
-      row(doc, 190, [[50, 'Grand Total'], [300, '€1.524,00']]);
+      row(doc, 190, [
+        [50, 'Grand Total'],
+        [300, '€1.524,00'],
+      ]);
     },
     expected: {
       supplierName: 'Gamma Labor GmbH',
@@ -163,10 +195,28 @@ export const INVOICE_LAYOUTS: InvoiceLayout[] = [
       doc.fontSize(14).text('Delta Glassware Co', 50, 50);
       doc.fontSize(10).text('Tax Invoice', 50, 70);
       doc.text('Inv # 5589', 50, 85);
-      row(doc, 140, [[50, 'Qty'], [100, 'Item'], [350, 'Unit'], [450, 'Total']]);
-      row(doc, 160, [[50, '3'], [100, 'Safety goggles'], [350, '4.50'], [450, '13.50']]);
-      row(doc, 175, [[50, '1000'], [100, 'Glass beaker 250ml'], [350, '1.00'], [450, '1,000.00']]);
-      row(doc, 220, [[300, 'Balance due'], [450, 'GBP 1,013.50']]);
+      row(doc, 140, [
+        [50, 'Qty'],
+        [100, 'Item'],
+        [350, 'Unit'],
+        [450, 'Total'],
+      ]);
+      row(doc, 160, [
+        [50, '3'],
+        [100, 'Safety goggles'],
+        [350, '4.50'],
+        [450, '13.50'],
+      ]);
+      row(doc, 175, [
+        [50, '1000'],
+        [100, 'Glass beaker 250ml'],
+        [350, '1.00'],
+        [450, '1,000.00'],
+      ]);
+      row(doc, 220, [
+        [300, 'Balance due'],
+        [450, 'GBP 1,013.50'],
+      ]);
     },
     expected: {
       supplierName: 'Delta Glassware Co',
@@ -184,10 +234,31 @@ export const INVOICE_LAYOUTS: InvoiceLayout[] = [
       doc.fontSize(18).text('EPSILON CHEMICALS PLC', 50, 50);
       doc.fontSize(10).text('Invoice No.', 400, 90);
       doc.text('EC/2026/118', 400, 105);
-      row(doc, 150, [[50, 'Code'], [110, 'Description'], [320, 'Quantity'], [390, 'Price'], [470, 'Line Total']]);
-      row(doc, 170, [[50, 'AB-100'], [110, 'Ethanol absolute 2.5L'], [320, '6'], [390, '£18.40'], [470, '£110.40']]);
-      row(doc, 185, [[50, 'CD-220'], [110, 'Acetone 1L'], [320, '12'], [390, '£6.05'], [470, '£72.60']]);
-      row(doc, 230, [[390, 'Sub Total'], [470, '£183.00']]);
+      row(doc, 150, [
+        [50, 'Code'],
+        [110, 'Description'],
+        [320, 'Quantity'],
+        [390, 'Price'],
+        [470, 'Line Total'],
+      ]);
+      row(doc, 170, [
+        [50, 'AB-100'],
+        [110, 'Ethanol absolute 2.5L'],
+        [320, '6'],
+        [390, '£18.40'],
+        [470, '£110.40'],
+      ]);
+      row(doc, 185, [
+        [50, 'CD-220'],
+        [110, 'Acetone 1L'],
+        [320, '12'],
+        [390, '£6.05'],
+        [470, '£72.60'],
+      ]);
+      row(doc, 230, [
+        [390, 'Sub Total'],
+        [470, '£183.00'],
+      ]);
       doc.text('Grand Total', 390, 260);
       doc.text('£219.60', 390, 275);
     },
@@ -214,15 +285,44 @@ export const labSolventsInvoicePdf = () =>
   renderPdf((doc) => {
     doc.fontSize(16).text('Lab Solvents Direct', 50, 50);
     doc.fontSize(10).text('Invoice No: LSD-INV-880', 400, 90);
-    row(doc, 180, [[50, 'Description'], [330, 'Qty'], [380, 'Unit Price'], [470, 'Amount']]);
-    row(doc, 200, [[50, 'LSD-30010 Ethanol absolute 2.5L'], [330, '2'], [380, '£18.40'], [470, '£36.80']]);
-    row(doc, 215, [[50, 'LSD-44120 Acetone 1 L'], [330, '4'], [380, '£6.05'], [470, '£24.20']]);
-    row(doc, 230, [[50, 'LSD-51200 Nitrile Gloves Powder Free Box 200'], [330, '3'], [380, '£9.90'], [470, '£29.70']]);
-    row(doc, 245, [[50, 'LSD-70070 Parafilm M roll 38m'], [330, '1'], [380, '£31.00'], [470, '£31.00']]);
-    row(doc, 290, [[380, 'Total'], [470, '£121.70']]);
+    row(doc, 180, [
+      [50, 'Description'],
+      [330, 'Qty'],
+      [380, 'Unit Price'],
+      [470, 'Amount'],
+    ]);
+    row(doc, 200, [
+      [50, 'LSD-30010 Ethanol absolute 2.5L'],
+      [330, '2'],
+      [380, '£18.40'],
+      [470, '£36.80'],
+    ]);
+    row(doc, 215, [
+      [50, 'LSD-44120 Acetone 1 L'],
+      [330, '4'],
+      [380, '£6.05'],
+      [470, '£24.20'],
+    ]);
+    row(doc, 230, [
+      [50, 'LSD-51200 Nitrile Gloves Powder Free Box 200'],
+      [330, '3'],
+      [380, '£9.90'],
+      [470, '£29.70'],
+    ]);
+    row(doc, 245, [
+      [50, 'LSD-70070 Parafilm M roll 38m'],
+      [330, '1'],
+      [380, '£31.00'],
+      [470, '£31.00'],
+    ]);
+    row(doc, 290, [
+      [380, 'Total'],
+      [470, '£121.70'],
+    ]);
   });
 
 export const PNG_BYTES = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
 );

@@ -46,7 +46,9 @@ export const sessionId = () => `session-${unique()}`;
 /** Returns once a session of this test's database waits on a lock (the request under test is blocked), or after 2 s. */
 export async function untilSomeoneWaitsOnALock(db: Knex): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
-    const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+    const { rows } = await db.raw(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+    );
     if (rows[0].n > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }

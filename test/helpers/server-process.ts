@@ -72,7 +72,13 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (gone) throw new Error(`the server exited while starting:\n${log}`);
-    if (await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false)) return server;
+    if (
+      await fetch(`${baseUrl}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return server;
     await new Promise((r) => setTimeout(r, 200));
   }
   await server.kill();
@@ -113,7 +119,12 @@ export class Client {
       }
       return { status: res.status, body: parsed, ms: performance.now() - started };
     } catch (err) {
-      return { status: 0, body: undefined, ms: performance.now() - started, error: String((err as Error).cause ?? err) };
+      return {
+        status: 0,
+        body: undefined,
+        ms: performance.now() - started,
+        error: String((err as Error).cause ?? err),
+      };
     }
   }
 

@@ -30,17 +30,33 @@ afterEach(async () => {
   await b.t.db('settings').where({ key: 'access.profile' }).del();
 });
 
-const strict = () => b.t.db('settings').insert({ key: 'access.profile', value: JSON.stringify({ profile: 'strict' }) }).onConflict('key').merge();
-const formToken = async (agent: supertest.Agent) => /name="_csrf" value="([^"]+)"/.exec((await agent.get('/').expect(200)).text)![1];
+const strict = () =>
+  b.t
+    .db('settings')
+    .insert({ key: 'access.profile', value: JSON.stringify({ profile: 'strict' }) })
+    .onConflict('key')
+    .merge();
+const formToken = async (agent: supertest.Agent) =>
+  /name="_csrf" value="([^"]+)"/.exec((await agent.get('/').expect(200)).text)![1];
 
 /** A supplier with a source of an item, an order from it with its invoice attached, and a sale processed by someone else. */
 async function purchasingAndSale() {
-  const item = await buildItem(b.t.db, { categoryId: category.id, name: 'Beaker 100ml', price: '9.99', currentStock: 10 });
+  const item = await buildItem(b.t.db, {
+    categoryId: category.id,
+    name: 'Beaker 100ml',
+    price: '9.99',
+    currentStock: 10,
+  });
   const supplier = await buildSupplier(b.t.db, { name: 'Glass Co' });
   const source = await buildItemSource(b.t.db, supplier.id, item.id, '4.25');
-  const { order } = await buildOrder(b.t.db, supplier.id, [{ itemId: item.id, name: item.name, quantity: '2', unitCost: '4.25' }]);
+  const { order } = await buildOrder(b.t.db, supplier.id, [
+    { itemId: item.id, name: item.name, quantity: '2', unitCost: '4.25' },
+  ]);
   const managerAgent = await b.t.loginAs(manager);
-  await managerAgent.post(`/api/orders/${order.order_id}/upload-invoice`).attach('invoice', await invoicePdf(), 'invoice.pdf').expect(200);
+  await managerAgent
+    .post(`/api/orders/${order.order_id}/upload-invoice`)
+    .attach('invoice', await invoicePdf(), 'invoice.pdf')
+    .expect(200);
   const sale = await sell(managerAgent, chargeCode, [{ itemId: item.id, quantity: 1 }]);
   return { item, supplier, source, order, sale };
 }
@@ -51,7 +67,9 @@ describe('/settings: the access profile', () => {
     const section = page.getByRole('region', { name: 'Access profile' });
     const spec = section.getByLabel('spec: as the interface specifies (the default)');
     expect(await spec.isChecked()).toBe(true);
-    expect(await section.innerText()).toContain("set the recipient of anyone's sale, export the catalogue, and see supplier prices, order costs and invoice PDFs");
+    expect(await section.innerText()).toContain(
+      "set the recipient of anyone's sale, export the catalogue, and see supplier prices, order costs and invoice PDFs",
+    );
     expect(await section.innerText()).toContain('a user may still set the recipient of a sale they processed');
     await expectAccessible(page);
     await screenshot(page, 'settings-access-profile');
@@ -59,19 +77,38 @@ describe('/settings: the access profile', () => {
     await section.getByLabel('strict: these actions are for managers (recommended)').check();
     await section.getByRole('button', { name: 'Save access profile' }).click();
     await page.getByRole('status').filter({ hasText: 'Access profile set to strict' }).waitFor();
-    expect(await b.t.db('settings').where({ key: 'access.profile' }).first('value', 'updated_by')).toEqual({ value: { profile: 'strict' }, updated_by: admin.id });
-    expect(await page.getByRole('region', { name: 'Access profile' }).getByLabel('strict: these actions are for managers (recommended)').isChecked()).toBe(true);
-    const row = page.getByRole('region', { name: 'System settings' }).getByRole('row').filter({ hasText: 'access.profile' });
+    expect(await b.t.db('settings').where({ key: 'access.profile' }).first('value', 'updated_by')).toEqual({
+      value: { profile: 'strict' },
+      updated_by: admin.id,
+    });
+    expect(
+      await page
+        .getByRole('region', { name: 'Access profile' })
+        .getByLabel('strict: these actions are for managers (recommended)')
+        .isChecked(),
+    ).toBe(true);
+    const row = page
+      .getByRole('region', { name: 'System settings' })
+      .getByRole('row')
+      .filter({ hasText: 'access.profile' });
     expect(await row.innerText()).toContain('strict: those need a manager');
   });
 
   it('422 for a profile the form does not offer, nothing stored; 403 for a manager', async () => {
     const agent = await b.t.loginAs(admin);
-    const refused = await agent.post('/settings/access').type('form').send({ _csrf: await formToken(agent), profile: 'open' }).expect(422);
+    const refused = await agent
+      .post('/settings/access')
+      .type('form')
+      .send({ _csrf: await formToken(agent), profile: 'open' })
+      .expect(422);
     expect(refused.text).toMatch(/<p class="field-error" id="profile-error">must be one of spec, strict<\/p>/);
     expect(await b.t.db('settings').where({ key: 'access.profile' }).first()).toBeUndefined();
     const managerAgent = await b.t.loginAs(manager);
-    await managerAgent.post('/settings/access').type('form').send({ _csrf: await formToken(managerAgent), profile: 'spec' }).expect(403);
+    await managerAgent
+      .post('/settings/access')
+      .type('form')
+      .send({ _csrf: await formToken(managerAgent), profile: 'spec' })
+      .expect(403);
   });
 });
 
@@ -79,7 +116,10 @@ describe('a user’s pages under access.profile', () => {
   /** What the user's pages offer: the items list's import and export, the supplier's edits and prices, another's sale's recipient, the order's costs and invoice. */
   async function offered(page: Page, ids: Awaited<ReturnType<typeof purchasingAndSale>>) {
     await page.goto('/items');
-    const items = { importLink: await page.getByRole('link', { name: 'Import items' }).count(), export: await page.getByRole('button', { name: 'Export CSV' }).count() };
+    const items = {
+      importLink: await page.getByRole('link', { name: 'Import items' }).count(),
+      export: await page.getByRole('button', { name: 'Export CSV' }).count(),
+    };
     await page.goto('/suppliers');
     const createSupplier = await page.getByRole('button', { name: 'Create supplier' }).count();
     await page.goto(`/suppliers/${ids.supplier.id}`);
@@ -92,7 +132,10 @@ describe('a user’s pages under access.profile', () => {
     await page.goto(`/sales/${ids.sale.id}`);
     const recipient = await page.getByRole('button', { name: 'Save recipient' }).count();
     await page.goto(`/orders/${ids.order.order_id}`);
-    const order = { invoice: await page.getByRole('link', { name: 'Download invoice PDF' }).count(), costs: (await page.locator('main').innerText()).includes('£4.25') };
+    const order = {
+      invoice: await page.getByRole('link', { name: 'Download invoice PDF' }).count(),
+      costs: (await page.locator('main').innerText()).includes('£4.25'),
+    };
     await page.goto(`/items/${ids.item.id}`);
     const itemCosts = (await page.locator('main').innerText()).includes('£4.25');
     return { items, createSupplier, supplier, recipient, order, itemCosts };
@@ -152,19 +195,46 @@ describe('a user’s pages under access.profile', () => {
     const agent = await b.t.loginAs(clerk);
     const token = await formToken(agent);
     const snapshot = () =>
-      Promise.all([b.t.db('items').orderBy('id'), b.t.db('suppliers').orderBy('id'), b.t.db('item_sources').orderBy('id'), b.t.db('sales').orderBy('id').select('id', 'delivered_to')]);
+      Promise.all([
+        b.t.db('items').orderBy('id'),
+        b.t.db('suppliers').orderBy('id'),
+        b.t.db('item_sources').orderBy('id'),
+        b.t.db('sales').orderBy('id').select('id', 'delivered_to'),
+      ]);
     const before = await snapshot();
     const forged = [
       agent.post('/suppliers').type('form').send({ _csrf: token, id: 'forged', name: 'Forged Ltd' }),
       agent.post(`/suppliers/${ids.supplier.id}`).type('form').send({ _csrf: token, name: 'Renamed' }),
-      agent.post(`/suppliers/${ids.supplier.id}/items`).type('form').send({ _csrf: token, item: other.sku, price: '0.01' }),
-      agent.post(`/suppliers/${ids.supplier.id}/sources/${ids.source.id}/preferred`).type('form').send({ _csrf: token, preferred: 'true' }),
+      agent
+        .post(`/suppliers/${ids.supplier.id}/items`)
+        .type('form')
+        .send({ _csrf: token, item: other.sku, price: '0.01' }),
+      agent
+        .post(`/suppliers/${ids.supplier.id}/sources/${ids.source.id}/preferred`)
+        .type('form')
+        .send({ _csrf: token, preferred: 'true' }),
       agent.post(`/sales/${ids.sale.id}/recipient`).type('form').send({ _csrf: token, deliveredTo: 'Mallory' }),
       agent.post('/items/export').type('form').send({ _csrf: token, format: 'csv' }),
       agent
         .post('/items/import')
         .field('_csrf', token)
-        .attach('file', Buffer.from(JSON.stringify({ items: [{ name: 'Forged', sku: 'FORGED-IMPORT', categoryName: category.name, price: '0.01', currentStock: 5000 }] })), 'items.json'),
+        .attach(
+          'file',
+          Buffer.from(
+            JSON.stringify({
+              items: [
+                {
+                  name: 'Forged',
+                  sku: 'FORGED-IMPORT',
+                  categoryName: category.name,
+                  price: '0.01',
+                  currentStock: 5000,
+                },
+              ],
+            }),
+          ),
+          'items.json',
+        ),
       agent.get('/items/import'),
       agent.get(`/suppliers/${ids.supplier.id}/edit`),
     ];

@@ -18,7 +18,7 @@ async function openAccount(user: UserRow, password = TEST_PASSWORD): Promise<Pag
 const status = (page: Page) => page.getByRole('status').first();
 
 describe('/account', () => {
-  it('a user changes their password (the API\'s rules and messages) and signs in with the new one; sets the picking-list preference', async () => {
+  it("a user changes their password (the API's rules and messages) and signs in with the new one; sets the picking-list preference", async () => {
     b.expectHttpErrors(422);
     const user = await buildUser(b.t.db, { firstName: 'Cas', lastName: 'Clerk' });
     const page = await openAccount(user);
@@ -105,8 +105,14 @@ describe('/account', () => {
 
   it('a user sees their recent failed sign-ins: when, from where, with what, and why', async () => {
     const user = await buildUser(b.t.db, { firstName: 'Fay', lastName: 'Failed' });
-    const agentString = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) SomeBrowser/120.0.0.0 Safari/537.36';
-    await b.t.request.post('/api/auth/login').set('X-Forwarded-For', '198.51.100.23').set('User-Agent', agentString).send({ email: user.email, password: 'not it' }).expect(401);
+    const agentString =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) SomeBrowser/120.0.0.0 Safari/537.36';
+    await b.t.request
+      .post('/api/auth/login')
+      .set('X-Forwarded-For', '198.51.100.23')
+      .set('User-Agent', agentString)
+      .send({ email: user.email, password: 'not it' })
+      .expect(401);
     const page = await openAccount(user);
     const section = page.getByRole('region', { name: 'Recent failed sign-ins' });
     const row = section.getByRole('row').filter({ hasText: '198.51.100.23' });
@@ -118,7 +124,10 @@ describe('/account', () => {
 
     // an account nobody has failed to sign in to says so
     const other = await openAccount(await buildUser(b.t.db, { firstName: 'Nia', lastName: 'None' }));
-    await other.getByRole('region', { name: 'Recent failed sign-ins' }).getByText('No failed sign-ins in the last 30 days.').waitFor();
+    await other
+      .getByRole('region', { name: 'Recent failed sign-ins' })
+      .getByText('No failed sign-ins in the last 30 days.')
+      .waitFor();
   });
 
   it('403 for a form posted without the CSRF token, and nothing changes', async () => {

@@ -13,20 +13,29 @@ describe('GET /docs', () => {
     await page.waitForURL((url) => url.pathname === '/docs');
     await page.getByRole('heading', { name: 'API reference', level: 1 }).waitFor();
 
-    const document = (await (await fetch(`${b.baseUrl}/api/docs`)).json()) as { info: { title: string }; paths: Record<string, Record<string, { tags: string[] }>> };
+    const document = (await (await fetch(`${b.baseUrl}/api/docs`)).json()) as {
+      info: { title: string };
+      paths: Record<string, Record<string, { tags: string[] }>>;
+    };
     await page.getByRole('heading', { name: new RegExp(document.info.title) }).waitFor();
     const tags = new Set(Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.tags[0])));
     await expect.poll(() => page.locator('.opblock-tag').count()).toBe(tags.size);
 
     // open the Items tag: every items operation is listed; run one as the signed-in person
     await page.locator('.opblock-tag', { hasText: /^Items/ }).click();
-    const itemOperations = Object.values(document.paths).flatMap((ops) => Object.values(ops)).filter((op) => op.tags[0] === 'Items').length;
+    const itemOperations = Object.values(document.paths)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.tags[0] === 'Items').length;
     await expect.poll(() => page.locator('.opblock').count()).toBe(itemOperations);
-    const listItems = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/api\/items$/ }) });
+    const listItems = page
+      .locator('.opblock-get')
+      .filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/api\/items$/ }) });
     await listItems.locator('.opblock-summary').click();
     await listItems.getByRole('button', { name: 'Try it out' }).click();
     await listItems.getByRole('button', { name: 'Execute' }).click();
-    await expect.poll(() => listItems.locator('.live-responses-table tbody .response-col_status').first().textContent()).toContain('200');
+    await expect
+      .poll(() => listItems.locator('.live-responses-table tbody .response-col_status').first().textContent())
+      .toContain('200');
     await screenshot(page, 'api-docs');
   });
 

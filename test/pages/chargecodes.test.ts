@@ -36,8 +36,12 @@ describe('GET /chargecodes', () => {
     await buildChargeCode(b.t.db, { code: 'LIST-SOON', validUntil: new Date(Date.now() + 5 * 86_400_000) });
     await buildChargeCode(b.t.db, { code: 'PHYS-LAB-1', title: 'Physics teaching labs', costCentre: 'Physics' });
     const page = await signedIn(clerk, '/chargecodes');
-    expect(await page.getByRole('row').filter({ hasText: 'LIST-HELD' }).textContent()).toMatch(/On hold\s*Audit pending/);
-    expect(await page.getByRole('row').filter({ hasText: 'LIST-SOON' }).textContent()).toMatch(/Expires within 30 days \([56] days\)/);
+    expect(await page.getByRole('row').filter({ hasText: 'LIST-HELD' }).textContent()).toMatch(
+      /On hold\s*Audit pending/,
+    );
+    expect(await page.getByRole('row').filter({ hasText: 'LIST-SOON' }).textContent()).toMatch(
+      /Expires within 30 days \([56] days\)/,
+    );
     expect(await page.getByRole('row').filter({ hasText: 'PHYS-LAB-1' }).textContent()).toContain('Valid');
     expect(await page.getByRole('link', { name: 'New charge code' }).count()).toBe(0);
     await expectAccessible(page);
@@ -74,7 +78,12 @@ describe('GET /chargecodes', () => {
     await page.getByRole('status').filter({ hasText: "Charge code 'PHYS-2026/A' created" }).waitFor();
     expect(page.url()).toContain('/chargecodes/PHYS-2026%2FA');
     const created = await codeRow('PHYS-2026/A');
-    expect(created).toMatchObject({ title: 'Physics teaching lab', cost_centre: 'Physics', authorised_by: admin.id, on_hold: false });
+    expect(created).toMatchObject({
+      title: 'Physics teaching lab',
+      cost_centre: 'Physics',
+      authorised_by: admin.id,
+      on_hold: false,
+    });
     expect(created.pin_hash).not.toBeNull();
     expect(created.valid_from.toISOString()).toBe(`${day(-1)}T00:00:00.000Z`);
     expect(created.valid_until.toISOString()).toBe(`${day(200)}T23:59:59.999Z`);
@@ -87,7 +96,17 @@ describe('GET /chargecodes', () => {
   it('200 an admin edits a code: its PIN and a date left as shown are kept', async () => {
     const validFrom = new Date(Date.now() - 2 * 86_400_000);
     const codes = chargeCodesService(b.t.db, { passwordHashCost: TEST_PASSWORD_HASH_COST });
-    await codes.create({ code: 'EDIT-ME-1', title: 'Geology field trips', costCentre: 'Geology', validFrom, validUntil: new Date(`${day(100)}T23:59:59.999Z`), pin: '2468' }, SYSTEM_ACTOR);
+    await codes.create(
+      {
+        code: 'EDIT-ME-1',
+        title: 'Geology field trips',
+        costCentre: 'Geology',
+        validFrom,
+        validUntil: new Date(`${day(100)}T23:59:59.999Z`),
+        pin: '2468',
+      },
+      SYSTEM_ACTOR,
+    );
     const { pin_hash: pinHash } = await codeRow('EDIT-ME-1');
     const page = await signedIn(admin, '/chargecodes/EDIT-ME-1');
     await page.getByRole('link', { name: 'Edit charge code' }).click();
@@ -120,12 +139,17 @@ describe('GET /chargecodes/:code', () => {
     await page.getByRole('button', { name: 'Put on hold' }).click();
     await page.getByRole('status').filter({ hasText: "Charge code 'CHEM-HOLD-1' is on hold" }).waitFor();
     expect(await codeRow(code.code)).toMatchObject({ on_hold: true, hold_reason: 'Budget frozen by Finance' });
-    expect(await page.getByRole('region', { name: 'Details' }).textContent()).toContain("Refused: Charge code 'CHEM-HOLD-1' is on hold: Budget frozen by Finance");
+    expect(await page.getByRole('region', { name: 'Details' }).textContent()).toContain(
+      "Refused: Charge code 'CHEM-HOLD-1' is on hold: Budget frozen by Finance",
+    );
 
     const counter = await signedIn(clerk, '/counter');
     await counter.getByLabel('Charge code').fill(code.code);
     await counter.getByLabel('Charge code').press('Enter');
-    await counter.getByRole('alert').filter({ hasText: "Charge code 'CHEM-HOLD-1' is on hold: Budget frozen by Finance" }).waitFor();
+    await counter
+      .getByRole('alert')
+      .filter({ hasText: "Charge code 'CHEM-HOLD-1' is on hold: Budget frozen by Finance" })
+      .waitFor();
 
     // who placed the hold, at what role and when
     const hold = page.getByRole('region', { name: 'Hold' });
@@ -166,7 +190,9 @@ describe('GET /chargecodes/:code', () => {
     await page.getByLabel('Category to exclude').selectOption({ label: 'Solvents' });
     await page.getByRole('button', { name: 'Exclude category' }).click();
     await page.getByRole('status').filter({ hasText: 'Category excluded' }).waitFor();
-    expect(await b.t.db('charge_code_exclusions').where({ charge_code_id: code.id }).pluck('category_id')).toEqual([solvents.id]);
+    expect(await b.t.db('charge_code_exclusions').where({ charge_code_id: code.id }).pluck('category_id')).toEqual([
+      solvents.id,
+    ]);
 
     await page.getByLabel('Name', { exact: true }).fill('Dr Rosalind Franklin');
     await page.getByLabel('Email').fill('not-an-email');
@@ -176,15 +202,23 @@ describe('GET /chargecodes/:code', () => {
     await page.getByLabel('Email').fill('rf@example.ac.uk');
     await page.getByLabel('Department (optional)').fill('Chemistry');
     await page.getByRole('button', { name: 'Authorise person' }).click();
-    await page.getByRole('status').filter({ hasText: "Dr Rosalind Franklin may now use charge code 'CHEM-LISTS-1'" }).waitFor();
-    expect(await b.t.db('charge_code_authorised_users').where({ charge_code_id: code.id }).select('user_name', 'email', 'department')).toEqual([
-      { user_name: 'Dr Rosalind Franklin', email: 'rf@example.ac.uk', department: 'Chemistry' },
-    ]);
+    await page
+      .getByRole('status')
+      .filter({ hasText: "Dr Rosalind Franklin may now use charge code 'CHEM-LISTS-1'" })
+      .waitFor();
+    expect(
+      await b.t
+        .db('charge_code_authorised_users')
+        .where({ charge_code_id: code.id })
+        .select('user_name', 'email', 'department'),
+    ).toEqual([{ user_name: 'Dr Rosalind Franklin', email: 'rf@example.ac.uk', department: 'Chemistry' }]);
 
     await page.getByLabel('New note').fill('Renewed every August');
     await page.getByRole('button', { name: 'Add note' }).click();
     await page.getByRole('status').filter({ hasText: 'Note added' }).waitFor();
-    expect(await b.t.db('notes').where({ reference_type: 'charge_code', reference_id: code.code }).pluck('text')).toEqual(['Renewed every August']);
+    expect(
+      await b.t.db('notes').where({ reference_type: 'charge_code', reference_id: code.code }).pluck('text'),
+    ).toEqual(['Renewed every August']);
     await expectAccessible(page);
     await screenshot(page, 'chargecodes-detail');
 
@@ -210,10 +244,17 @@ describe('GET /chargecodes/:code', () => {
     await screenshot(page, 'chargecodes-hold-senior');
 
     const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
-    const forged = await page.request.post('/chargecodes/ADMIN-HOLD-1/hold', { form: { _csrf: csrf, onHold: 'false', holdReason: 'forged' }, maxRedirects: 0 });
+    const forged = await page.request.post('/chargecodes/ADMIN-HOLD-1/hold', {
+      form: { _csrf: csrf, onHold: 'false', holdReason: 'forged' },
+      maxRedirects: 0,
+    });
     expect(forged.status()).toBe(403);
     expect(await forged.text()).toContain('This hold was placed by an admin; only an admin can release it');
-    expect(await codeRow(code.code)).toMatchObject({ on_hold: true, hold_reason: 'Finance freeze', hold_placed_by_role: 'admin' });
+    expect(await codeRow(code.code)).toMatchObject({
+      on_hold: true,
+      hold_reason: 'Finance freeze',
+      hold_placed_by_role: 'admin',
+    });
   });
 
   it('403 below the role: a clerk sees no admin or hold buttons, and forged or tokenless posts change nothing', async () => {
@@ -222,11 +263,20 @@ describe('GET /chargecodes/:code', () => {
     try {
       const category = await buildCategory(b.t.db);
       const code = await buildChargeCode(b.t.db, { code: 'CLERK-VIEW-1', excludedCategoryIds: [category.id] });
-      await b.t.db('charge_code_authorised_users').insert({ charge_code_id: code.id, user_name: 'Pat Person', email: 'pat@example.ac.uk', department: '' });
+      await b.t
+        .db('charge_code_authorised_users')
+        .insert({ charge_code_id: code.id, user_name: 'Pat Person', email: 'pat@example.ac.uk', department: '' });
       const page = await signedIn(clerk, '/chargecodes/CLERK-VIEW-1');
       await page.getByRole('heading', { level: 1, name: 'Charge code CLERK-VIEW-1' }).waitFor();
       expect(await page.getByRole('cell', { name: 'pat@example.ac.uk' }).count()).toBe(1);
-      for (const name of ['Edit charge code', 'Put on hold', 'Exclude category', `Remove exclusion of ${category.name}`, 'Authorise person', 'Remove Pat Person']) {
+      for (const name of [
+        'Edit charge code',
+        'Put on hold',
+        'Exclude category',
+        `Remove exclusion of ${category.name}`,
+        'Authorise person',
+        'Remove Pat Person',
+      ]) {
         expect(await page.getByRole('button', { name }).or(page.getByRole('link', { name })).count(), name).toBe(0);
       }
       expect(await page.getByRole('button', { name: 'Add note' }).count()).toBe(1);
@@ -236,9 +286,15 @@ describe('GET /chargecodes/:code', () => {
 
       // the context's own request client: the session cookie and a valid form token, no page to judge
       const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
-      const hold = await page.request.post('/chargecodes/CLERK-VIEW-1/hold', { form: { _csrf: csrf, onHold: 'true', holdReason: 'forged' }, maxRedirects: 0 });
+      const hold = await page.request.post('/chargecodes/CLERK-VIEW-1/hold', {
+        form: { _csrf: csrf, onHold: 'true', holdReason: 'forged' },
+        maxRedirects: 0,
+      });
       expect(hold.status()).toBe(403);
-      const edit = await page.request.post('/chargecodes/CLERK-VIEW-1', { form: { _csrf: csrf, title: 'forged' }, maxRedirects: 0 });
+      const edit = await page.request.post('/chargecodes/CLERK-VIEW-1', {
+        form: { _csrf: csrf, title: 'forged' },
+        maxRedirects: 0,
+      });
       expect(edit.status()).toBe(403);
       expect(await codeRow(code.code)).toMatchObject({ on_hold: false, title: 'Test budget' });
 
@@ -246,7 +302,11 @@ describe('GET /chargecodes/:code', () => {
       await agent.get('/chargecodes/new').expect(403);
       expect((await agent.get('/chargecodes/NO-SUCH-CODE').expect(404)).text).toContain('Charge code not found');
       const adminAgent = await b.t.loginAs(admin);
-      await adminAgent.post('/chargecodes/CLERK-VIEW-1/hold').type('form').send({ onHold: 'true', holdReason: 'no token' }).expect(403);
+      await adminAgent
+        .post('/chargecodes/CLERK-VIEW-1/hold')
+        .type('form')
+        .send({ onHold: 'true', holdReason: 'no token' })
+        .expect(403);
       expect((await codeRow(code.code)).on_hold).toBe(false);
     } finally {
       await settings.put('chargeCodes.holdRole', { role: 'user' }, SYSTEM_ACTOR);

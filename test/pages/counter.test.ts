@@ -51,7 +51,14 @@ async function scanBurst(page: Page, sku: string) {
     pressedAt += 0.003;
     const text = key === 'Enter' ? '\r' : key;
     const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key, text, unmodifiedText: text, timestamp: pressedAt, ...enter });
+    await cdp.send('Input.dispatchKeyEvent', {
+      type: 'keyDown',
+      key,
+      text,
+      unmodifiedText: text,
+      timestamp: pressedAt,
+      ...enter,
+    });
     await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
   }
   await cdp.detach();
@@ -63,15 +70,29 @@ const typeAsPerson = (page: Page, text: string) => page.keyboard.type(text, { de
 const scanLog = (page: Page) => page.getByRole('log', { name: 'Scans' }).getByRole('listitem');
 
 const basketRows = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('tbody tr');
-const totals = (page: Page) => page.getByRole('region', { name: /^Basket/ }).locator('.totals').textContent();
+const totals = (page: Page) =>
+  page
+    .getByRole('region', { name: /^Basket/ })
+    .locator('.totals')
+    .textContent();
 const draftsOf = (userId: string) => b.t.db('quotes').where({ user_id: userId });
 
 describe('GET /counter', () => {
   it('200 sells by keyboard alone: scans, a refused SKU, a refused and an accepted charge code, process, recipient', async () => {
     b.expectHttpErrors(422);
     const category = await buildCategory(b.t.db);
-    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens', price: '1.20', vatRate: '0.2', categoryId: category.id });
-    const paper = await buildStockedItem(b.t.db, 5, { name: 'A4 paper ream', price: '4.50', vatRate: '0.2', categoryId: category.id });
+    const pens = await buildStockedItem(b.t.db, 10, {
+      name: 'Ballpoint pens',
+      price: '1.20',
+      vatRate: '0.2',
+      categoryId: category.id,
+    });
+    const paper = await buildStockedItem(b.t.db, 5, {
+      name: 'A4 paper ream',
+      price: '4.50',
+      vatRate: '0.2',
+      categoryId: category.id,
+    });
     const held = await buildChargeCode(b.t.db, { onHold: true, holdReason: 'Budget frozen' });
     const code = await buildChargeCode(b.t.db);
     const { page, user } = await openCounter();
@@ -97,12 +118,18 @@ describe('GET /counter', () => {
     await tabTo(page, chargeCode);
     await typeAsPerson(page, held.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('alert').filter({ hasText: `Charge code '${held.code}' is on hold: Budget frozen` }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `Charge code '${held.code}' is on hold: Budget frozen` })
+      .waitFor();
     await screenshot(page, 'counter-charge-code-refused');
     await page.keyboard.press('Control+A');
     await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
     expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
 
     await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
@@ -196,7 +223,9 @@ describe('GET /counter', () => {
 
     await page.getByLabel('VAT applied').focus();
     await page.keyboard.press('Space');
-    await expect.poll(() => totals(page)).toMatch(/Subtotal\s*£10\.00\s*VAT \(not applied\)\s*£0\.00\s*Total\s*£10\.00/);
+    await expect
+      .poll(() => totals(page))
+      .toMatch(/Subtotal\s*£10\.00\s*VAT \(not applied\)\s*£0\.00\s*Total\s*£10\.00/);
   });
 
   it('422 keeps the basket when processing finds too little stock, with the spec message', async () => {
@@ -211,10 +240,16 @@ describe('GET /counter', () => {
     await tabTo(page, page.getByLabel('Charge code'));
     await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
     await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
     await page.keyboard.press('Enter');
-    await page.getByRole('alert').filter({ hasText: "Insufficient stock for item 'Toner cartridge'. Current stock: 1, Required: 2" }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: "Insufficient stock for item 'Toner cartridge'. Current stock: 1, Required: 2" })
+      .waitFor();
     expect(await basketRows(page).count()).toBe(1);
     expect(await draftsOf(user.id)).toHaveLength(1);
     expect(await stockOf(b.t.db, toner.id)).toBe('1.00');
@@ -226,39 +261,68 @@ describe('GET /counter', () => {
     b.expectHttpErrors(422);
     const admin = await b.t.loginAs(await buildUser(b.t.db, { role: 'admin' }));
     for (const key of ['chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']) {
-      await admin.put(`/api/settings/${key}`).send({ value: { enabled: true } }).expect(200);
+      await admin
+        .put(`/api/settings/${key}`)
+        .send({ value: { enabled: true } })
+        .expect(200);
     }
     try {
       const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
       const code = await buildChargeCode(b.t.db);
-      await b.t.db('charge_codes').where({ id: code.id }).update({ pin_hash: await hashPassword('2468', TEST_PASSWORD_HASH_COST) });
-      await b.t.db('charge_code_authorised_users').insert({ charge_code_id: code.id, user_name: 'Dr Grace', email: 'grace@example.ac.uk', department: 'Chemistry' });
+      await b.t
+        .db('charge_codes')
+        .where({ id: code.id })
+        .update({ pin_hash: await hashPassword('2468', TEST_PASSWORD_HASH_COST) });
+      await b.t.db('charge_code_authorised_users').insert({
+        charge_code_id: code.id,
+        user_name: 'Dr Grace',
+        email: 'grace@example.ac.uk',
+        department: 'Chemistry',
+      });
       const { page, user } = await openCounter();
       await scan(page, pens.sku);
       await basketRows(page).filter({ hasText: pens.name }).waitFor();
       await page.getByLabel('Charge code', { exact: true }).fill(code.code);
       await page.keyboard.press('Enter');
-      await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Charge code ${code.code} accepted` })
+        .waitFor();
 
       await page.getByLabel('PIN', { exact: true }).fill('1357');
       await page.getByRole('button', { name: 'Process sale' }).click();
-      await page.getByRole('alert').filter({ hasText: `Incorrect PIN for charge code '${code.code}'` }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: `Incorrect PIN for charge code '${code.code}'` })
+        .waitFor();
       await page.getByLabel('PIN', { exact: true }).fill('2468');
       await page.getByLabel("Recipient's name").fill('Dr Grace');
       await page.getByLabel("Recipient's email").fill('mallory@example.ac.uk');
       await page.getByRole('button', { name: 'Process sale' }).click();
-      await page.getByRole('alert').filter({ hasText: `Recipient 'mallory@example.ac.uk' is not an authorised user of charge code '${code.code}'` }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({
+          hasText: `Recipient 'mallory@example.ac.uk' is not an authorised user of charge code '${code.code}'`,
+        })
+        .waitFor();
       expect(await stockOf(b.t.db, pens.id)).toBe('10.00');
       await expectAccessible(page);
 
       await page.getByLabel("Recipient's email").fill('Grace@example.ac.uk');
       await page.getByRole('button', { name: 'Process sale' }).click();
       await page.getByRole('heading', { name: /^Sale SALE-\d{8}-\d+ processed$/ }).waitFor();
-      expect(await b.t.db('sales').where({ processed_by: user.id }).first()).toMatchObject({ charge_code: code.code, delivered_to: 'Dr Grace', delivered_to_email: 'Grace@example.ac.uk' });
+      expect(await b.t.db('sales').where({ processed_by: user.id }).first()).toMatchObject({
+        charge_code: code.code,
+        delivered_to: 'Dr Grace',
+        delivered_to_email: 'Grace@example.ac.uk',
+      });
       expect(await stockOf(b.t.db, pens.id)).toBe('9.00');
     } finally {
       for (const key of ['chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']) {
-        await admin.put(`/api/settings/${key}`).send({ value: { enabled: false } }).expect(200);
+        await admin
+          .put(`/api/settings/${key}`)
+          .send({ value: { enabled: false } })
+          .expect(200);
       }
     }
   });
@@ -273,7 +337,10 @@ describe('GET /counter', () => {
     await tabTo(page, page.getByLabel('Charge code'));
     await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
     await tabTo(page, page.getByRole('button', { name: 'Process sale' }));
     await page.keyboard.press('Enter');
     const picking = page.getByRole('table', { name: 'Picking list' });
@@ -314,13 +381,21 @@ describe('GET /counter', () => {
 
       await page.getByLabel('Charge code').fill(code.code);
       await page.getByRole('button', { name: 'Check code' }).click();
-      await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).first().waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Charge code ${code.code} accepted` })
+        .first()
+        .waitFor();
       await page.getByRole('button', { name: 'Process sale' }).click();
       await page.getByRole('heading', { name: /^Sale SALE-\S+ processed$/ }).waitFor();
       expect(new URL(page.url()).searchParams.get('sale')).toMatch(/^\d+$/);
       expect(await stockOf(b.t.db, glue.id)).toBe('2.00');
       const sale = await b.t.db('sales').where({ processed_by: user.id }).first();
-      expect(sale).toMatchObject({ total_amount: '6.00', vat_applied: false, customer_notes: 'For the chemistry open day' });
+      expect(sale).toMatchObject({
+        total_amount: '6.00',
+        vat_applied: false,
+        customer_notes: 'For the chemistry open day',
+      });
 
       await page.getByLabel('Delivered to').fill('Lab technician');
       await page.getByRole('button', { name: 'Record recipient' }).click();
@@ -341,7 +416,6 @@ describe('GET /counter', () => {
   });
 });
 
-
 describe('GET /counter under a scanner', () => {
   it('200 a scan typed while Process sale is answering goes whole into the next basket', async () => {
     const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
@@ -352,7 +426,10 @@ describe('GET /counter under a scanner', () => {
     await basketRows(page).filter({ hasText: pens.name }).waitFor();
     await page.getByLabel('Charge code', { exact: true }).fill(code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
 
     // the sale's answer is held back until the whole scan was typed
     let holdBack!: (route: Route) => void;
@@ -370,7 +447,13 @@ describe('GET /counter under a scanner', () => {
     const sale = await b.t.db('sales').where({ processed_by: user.id }).first();
     expect(await b.t.db('sale_items').where({ sale_id: sale.id }).pluck('item_name')).toEqual([pens.name]);
     expect(await stockOf(b.t.db, beaker.id)).toBe('10.00');
-    expect(await b.t.db('quote_items').join('quotes', 'quotes.id', 'quote_items.quote_id').where('quotes.user_id', user.id).pluck('item_sku')).toEqual([beaker.sku]);
+    expect(
+      await b.t
+        .db('quote_items')
+        .join('quotes', 'quotes.id', 'quote_items.quote_id')
+        .where('quotes.user_id', user.id)
+        .pluck('item_sku'),
+    ).toEqual([beaker.sku]);
     expect(await scanLog(page).first().textContent()).toContain(beaker.sku);
   });
 
@@ -383,7 +466,10 @@ describe('GET /counter under a scanner', () => {
     await chargeCode.focus();
     await typeAsPerson(page, code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
     expect(await isFocused(chargeCode)).toBe(true);
 
     await scanBurst(page, wipes.sku);
@@ -405,7 +491,15 @@ describe('GET /counter under a scanner', () => {
     await page.keyboard.press('Control+A');
     await typeAsPerson(page, '12');
     await page.keyboard.press('Enter');
-    await expect.poll(() => b.t.db('quote_items').where({ item_id: gloves.id }).first('quantity').then((row) => row?.quantity)).toBe('12.00');
+    await expect
+      .poll(() =>
+        b.t
+          .db('quote_items')
+          .where({ item_id: gloves.id })
+          .first('quantity')
+          .then((row) => row?.quantity),
+      )
+      .toBe('12.00');
     expect(await page.getByLabel(`Quantity of ${wipes.name}`).inputValue()).toBe('1');
     expect((await draftsOf(user.id).first()).charge_code).toBe(code.code);
   });
@@ -438,7 +532,10 @@ describe('GET /counter under a scanner', () => {
     await scan(page, pens.sku);
     await page.getByLabel('Charge code', { exact: true }).fill(code.code);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Charge code ${code.code} accepted` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
     await page.getByRole('button', { name: 'Process sale' }).click();
     const lastSale = page.getByRole('heading', { name: /^Sale SALE-\d{8}-\d+ processed$/ });
     await lastSale.waitFor();
@@ -466,7 +563,7 @@ describe('GET /counter under a scanner', () => {
     expect(await page.getByText(`Charge code ${held.code} accepted`).count()).toBe(0);
   });
 
-  it('200 the tab order is the README\'s: scan box, Add, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket', async () => {
+  it("200 the tab order is the README's: scan box, Add, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket", async () => {
     const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
     const { page } = await openCounter();
     await scan(page, pens.sku);
@@ -474,15 +571,39 @@ describe('GET /counter under a scanner', () => {
     const focused: string[] = [];
     for (let presses = 0; presses < 8; presses += 1) {
       await page.keyboard.press('Tab');
-      focused.push((await page.evaluate("document.activeElement.labels?.[0]?.textContent.trim() || document.activeElement.textContent.trim()")) as string);
+      focused.push(
+        (await page.evaluate(
+          'document.activeElement.labels?.[0]?.textContent.trim() || document.activeElement.textContent.trim()',
+        )) as string,
+      );
     }
-    expect(focused).toEqual(['Add', 'Charge code', 'VAT applied', 'Customer notes', 'Process sale', 'Clear', `Quantity of ${pens.name}`, 'Remove']);
+    expect(focused).toEqual([
+      'Add',
+      'Charge code',
+      'VAT applied',
+      'Customer notes',
+      'Process sale',
+      'Clear',
+      `Quantity of ${pens.name}`,
+      'Remove',
+    ]);
   });
 
   it('200 at 390 px the basket comes first and fits without sideways scrolling', async () => {
     const category = await buildCategory(b.t.db);
-    const long = await buildStockedItem(b.t.db, 500, { name: 'Borosilicate glass volumetric flask, class A, 250 ml', sku: 'GLS-VF-250-A-BORO', price: '1234.56', vatRate: '0.2', categoryId: category.id });
-    const tips = await buildStockedItem(b.t.db, 500, { name: 'Pipette tips 200 µl', price: '12.00', vatRate: '0.2', categoryId: category.id });
+    const long = await buildStockedItem(b.t.db, 500, {
+      name: 'Borosilicate glass volumetric flask, class A, 250 ml',
+      sku: 'GLS-VF-250-A-BORO',
+      price: '1234.56',
+      vatRate: '0.2',
+      categoryId: category.id,
+    });
+    const tips = await buildStockedItem(b.t.db, 500, {
+      name: 'Pipette tips 200 µl',
+      price: '12.00',
+      vatRate: '0.2',
+      categoryId: category.id,
+    });
     const { page } = await openCounter();
     await page.setViewportSize({ width: 390, height: 844 });
     await scan(page, long.sku);

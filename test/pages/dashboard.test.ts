@@ -10,11 +10,26 @@ describe('GET /', () => {
   it('200 shows the stats, the alerts, the low-stock list and both charts', async () => {
     const user = await buildUser(b.t.db);
     const category = await buildCategory(b.t.db, { name: 'Glassware' });
-    const beaker = await buildStockedItem(b.t.db, 40, { name: 'Beaker 250 ml', categoryId: category.id, price: '3.50', minimumStock: 5 });
-    const flask = await buildItem(b.t.db, { name: 'Flask 1 l', sku: 'FLASK-1L', categoryId: category.id, price: '12.00', currentStock: 0, minimumStock: 2 });
+    const beaker = await buildStockedItem(b.t.db, 40, {
+      name: 'Beaker 250 ml',
+      categoryId: category.id,
+      price: '3.50',
+      minimumStock: 5,
+    });
+    const flask = await buildItem(b.t.db, {
+      name: 'Flask 1 l',
+      sku: 'FLASK-1L',
+      categoryId: category.id,
+      price: '12.00',
+      currentStock: 0,
+      minimumStock: 2,
+    });
     const { code } = await buildChargeCode(b.t.db);
     const agent = await b.t.loginAs(user);
-    await agent.post('/api/sales').send({ chargeCode: code, items: [{ itemId: beaker.id, quantity: 4 }], vatApplied: false }).expect(201);
+    await agent
+      .post('/api/sales')
+      .send({ chargeCode: code, items: [{ itemId: beaker.id, quantity: 4 }], vatApplied: false })
+      .expect(201);
 
     const page = await b.newPage();
     await b.signIn(page, user);
@@ -40,10 +55,15 @@ describe('GET /', () => {
     expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBe('page');
 
     // Chart.js drew both charts; their figures are in the tables beside them too
-    for (const name of ['Sales per day over the last 30 days: number of sales and their value', 'Stock value by category']) {
+    for (const name of [
+      'Sales per day over the last 30 days: number of sales and their value',
+      'Stock value by category',
+    ]) {
       const canvas = page.getByRole('img', { name });
       expect((await canvas.boundingBox())!.height).toBeGreaterThan(100);
-      expect(await canvas.evaluate((el) => (el as unknown as { toDataURL(): string }).toDataURL().length)).toBeGreaterThan(3000);
+      expect(
+        await canvas.evaluate((el) => (el as unknown as { toDataURL(): string }).toDataURL().length),
+      ).toBeGreaterThan(3000);
     }
     await screenshot(page, 'dashboard');
     await page.getByText('Sales per day as a table').click();
@@ -77,7 +97,9 @@ describe('the backup warning', () => {
 
     const adminPage = await b.openAs(admin, '/');
     const alerts = adminPage.getByRole('region', { name: 'System alerts' });
-    expect(await alerts.textContent()).toMatch(/Warning:\s*No backup exists yet: the first scheduled backup runs \d+ \w+ \d{4}, 02:00\. Make one now on the Backups page/);
+    expect(await alerts.textContent()).toMatch(
+      /Warning:\s*No backup exists yet: the first scheduled backup runs \d+ \w+ \d{4}, 02:00\. Make one now on the Backups page/,
+    );
     await alerts.getByRole('link', { name: 'Make one now on the Backups page' }).click();
     await adminPage.waitForURL('**/backups');
     await adminPage.goBack();

@@ -50,7 +50,9 @@ beforeAll(async () => {
 });
 
 const rowText = async (page: Page, scope: string, name: string) =>
-  (await page.getByRole('region', { name: scope }).getByRole('row').filter({ hasText: name }).first().textContent())?.replace(/\s+/g, ' ').trim();
+  (await page.getByRole('region', { name: scope }).getByRole('row').filter({ hasText: name }).first().textContent())
+    ?.replace(/\s+/g, ' ')
+    .trim();
 
 describe('GET /finance', () => {
   it('200 a finance.export holder (not an admin) finds Finance in the header, reads the recharges by period and cost centre, and downloads them', async () => {
@@ -65,22 +67,36 @@ describe('GET /finance', () => {
     await page.getByRole('button', { name: 'Show recharges' }).click();
     await page.waitForURL((url) => url.searchParams.get('costCentre') === 'Physics');
     // after the refund: 15.00 - 5.00 net, 18.00 - 6.00 gross, unpaid
-    expect(await rowText(page, 'Recharges', 'PHYS-FIN-1')).toBe('Physics PHYS-FIN-1 1 £10.00 £2.00 £12.00 £0.00 £12.00');
+    expect(await rowText(page, 'Recharges', 'PHYS-FIN-1')).toBe(
+      'Physics PHYS-FIN-1 1 £10.00 £2.00 £12.00 £0.00 £12.00',
+    );
     expect(await rowText(page, 'Recharges', 'Total')).toBe('Total 1 £10.00 £2.00 £12.00 £0.00 £12.00');
-    expect(await page.getByRole('region', { name: 'Recharges' }).getByRole('row').filter({ hasText: 'CHEM-FIN-1' }).count()).toBe(0);
+    expect(
+      await page.getByRole('region', { name: 'Recharges' }).getByRole('row').filter({ hasText: 'CHEM-FIN-1' }).count(),
+    ).toBe(0);
     expect(await page.getByRole('link', { name: 'Download XLSX' }).getAttribute('href')).toBe(
       '/api/finance/recharges?from=2025-06-01&to=2025-06-30&costCentre=Physics&format=xlsx',
     );
     await expectAccessible(page);
     await screenshot(page, 'finance-index');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
     const csv = await fs.readFile((await download.path())!, 'utf8');
-    expect(csv.trim().split(/\r?\n/)).toEqual(['Cost centre,Charge code,Sales,Net,VAT,Gross,Paid,Unpaid', 'Physics,PHYS-FIN-1,1,10.00,2.00,12.00,0.00,12.00', 'Total,,1,10.00,2.00,12.00,0.00,12.00']);
+    expect(csv.trim().split(/\r?\n/)).toEqual([
+      'Cost centre,Charge code,Sales,Net,VAT,Gross,Paid,Unpaid',
+      'Physics,PHYS-FIN-1,1,10.00,2.00,12.00,0.00,12.00',
+      'Total,,1,10.00,2.00,12.00,0.00,12.00',
+    ]);
 
     // a date typed into the address is refused beside its field, and the batches still show
     await page.goto('/finance?from=June');
-    await page.locator('#from-error').filter({ hasText: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' }).waitFor();
+    await page
+      .locator('#from-error')
+      .filter({ hasText: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
+      .waitFor();
     expect(await page.getByLabel('From', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await page.getByRole('heading', { name: 'Batches' }).waitFor();
 
@@ -111,20 +127,48 @@ describe('POST /finance/batches', () => {
 
     await page.getByRole('button', { name: 'Close batch' }).click();
     await page.waitForURL('**/finance/batches/RC-202506-1');
-    await page.getByRole('status').filter({ hasText: 'Recharge batch RC-202506-1 closed: 2 sales, 1 refund adjustments, gross 36.00' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Recharge batch RC-202506-1 closed: 2 sales, 1 refund adjustments, gross 36.00' })
+      .waitFor();
     const batch = await b.t.db('recharge_batches').where({ number: 'RC-202506-1' }).first();
-    expect(batch).toMatchObject({ sales_count: 2, refunds_count: 1, net_amount: '30.00', vat_amount: '6.00', gross_amount: '36.00', closed_by_email: holder.email });
+    expect(batch).toMatchObject({
+      sales_count: 2,
+      refunds_count: 1,
+      net_amount: '30.00',
+      vat_amount: '6.00',
+      gross_amount: '36.00',
+      closed_by_email: holder.email,
+    });
     expect(batch.recorded_before.toISOString()).toBe('2025-07-01T00:00:00.000Z');
-    expect(await rowText(page, 'Entries by cost centre', 'Physics total')).toBe('Physics total 1 1 £10.00 £2.00 £12.00');
+    expect(await rowText(page, 'Entries by cost centre', 'Physics total')).toBe(
+      'Physics total 1 1 £10.00 £2.00 £12.00',
+    );
     expect(await rowText(page, 'Entries by cost centre', 'Batch total')).toBe('Batch total 2 1 £30.00 £6.00 £36.00');
     await expectAccessible(page);
     await screenshot(page, 'finance-batch');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download journal' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download journal' }).click(),
+    ]);
     // named by the period it covers (its first entry to its last day), not the day of the download
     expect(download.suggestedFilename()).toBe('journal-RC-202506-1_2025-06-10_2025-06-30.csv');
     const [header, ...rows] = parseCsv(await fs.readFile((await download.path())!), { bom: true }) as string[][];
-    expect(header).toEqual(['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit']);
+    expect(header).toEqual([
+      'Date',
+      'Batch',
+      'Cost centre',
+      'Charge code',
+      'Sale ID',
+      'Description',
+      'Net',
+      'VAT',
+      'Gross',
+      'Account code',
+      'Debit',
+      'Credit',
+    ]);
     expect(rows).toHaveLength(3);
     const sum = (column: number) => rows.reduce((total, row) => total.plus(row[column]), new D(0)).toFixed(2);
     expect([sum(6), sum(7), sum(8)]).toEqual([batch.net_amount, batch.vat_amount, batch.gross_amount]);
@@ -133,7 +177,10 @@ describe('POST /finance/batches', () => {
     await other.getByRole('button', { name: 'Close batch' }).click();
     await other
       .locator('.alert')
-      .filter({ hasText: 'Nothing to close: every sale and refund recorded before 2025-07-01T00:00:00.000Z is already in a batch' })
+      .filter({
+        hasText:
+          'Nothing to close: every sale and refund recorded before 2025-07-01T00:00:00.000Z is already in a batch',
+      })
       .waitFor();
     await other.getByText('there is nothing to close').waitFor();
     expect(await other.getByRole('button', { name: 'Close batch' }).count()).toBe(0);
@@ -153,7 +200,11 @@ describe('POST /finance/batches', () => {
     }
     // the clerk's own form token (from a page they may open): the guard, not the token, refuses the close
     const token = /name="_csrf" value="([^"]+)"/.exec((await clerkAgent.get('/').expect(200)).text)![1];
-    const forged = await clerkAgent.post('/finance/batches').type('form').send({ _csrf: token, to: '2025-07-31' }).expect(403);
+    const forged = await clerkAgent
+      .post('/finance/batches')
+      .type('form')
+      .send({ _csrf: token, to: '2025-07-31' })
+      .expect(403);
     expect(forged.text).toContain('This action requires the finance.export permission');
 
     const holderAgent = await b.t.loginAs(holder);

@@ -9,7 +9,9 @@ import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser'
 
 const b = useBrowserApp();
 
-async function signedIn(role: 'user' | 'manager' | 'admin'): Promise<{ page: Page; user: Awaited<ReturnType<typeof buildUser>> }> {
+async function signedIn(
+  role: 'user' | 'manager' | 'admin',
+): Promise<{ page: Page; user: Awaited<ReturnType<typeof buildUser>> }> {
   const user = await buildUser(b.t.db, { role, firstName: role === 'user' ? 'Uma' : 'Max', lastName: 'Tester' });
   const page = await b.newPage();
   await b.signIn(page, user);
@@ -22,8 +24,20 @@ const rowNames = (page: Page) => page.locator('table.items-table tbody td:nth-ch
 describe('GET /items', () => {
   it('200 narrows the table as a search is typed, without reloading the page', async () => {
     const category = await buildCategory(b.t.db, { name: 'Fasteners' });
-    await buildItem(b.t.db, { name: 'Hex bolt M6', sku: 'BOLT-M6', categoryId: category.id, price: '0.25', currentStock: 120 });
-    await buildItem(b.t.db, { name: 'Hex nut M6', sku: 'NUT-M6', categoryId: category.id, price: '0.10', currentStock: 300 });
+    await buildItem(b.t.db, {
+      name: 'Hex bolt M6',
+      sku: 'BOLT-M6',
+      categoryId: category.id,
+      price: '0.25',
+      currentStock: 120,
+    });
+    await buildItem(b.t.db, {
+      name: 'Hex nut M6',
+      sku: 'NUT-M6',
+      categoryId: category.id,
+      price: '0.10',
+      currentStock: 300,
+    });
     await buildItem(b.t.db, { name: 'Washer M6', sku: 'WASH-M6', categoryId: category.id });
     const { page } = await signedIn('user');
     await page.goto('/items');
@@ -33,7 +47,9 @@ describe('GET /items', () => {
 
     // a marker on the window survives an htmx swap and would be gone after a reload
     await page.evaluate('window.notReloaded = true');
-    const narrowed = page.waitForResponse((res) => res.url().includes('search=hex') && res.request().headers()['hx-request'] === 'true');
+    const narrowed = page.waitForResponse(
+      (res) => res.url().includes('search=hex') && res.request().headers()['hx-request'] === 'true',
+    );
     await page.getByLabel('Search items').pressSequentially('hex');
     await narrowed;
     await expect.poll(() => rowNames(page)).toEqual(['Hex bolt M6', 'Hex nut M6']);
@@ -48,8 +64,23 @@ describe('GET /items', () => {
     await buildItem(b.t.db, { name: 'Cable tie' });
     const { page } = await signedIn('user');
     await page.goto('/items');
-    for (const name of ['New item', 'Set inactive', 'Set active', 'Set stock to zero', 'Delete', 'Change category', 'Change VAT rate', 'Add note']) {
-      expect(await page.getByRole('button', { name, exact: true }).or(page.getByRole('link', { name, exact: true })).count(), name).toBe(0);
+    for (const name of [
+      'New item',
+      'Set inactive',
+      'Set active',
+      'Set stock to zero',
+      'Delete',
+      'Change category',
+      'Change VAT rate',
+      'Add note',
+    ]) {
+      expect(
+        await page
+          .getByRole('button', { name, exact: true })
+          .or(page.getByRole('link', { name, exact: true }))
+          .count(),
+        name,
+      ).toBe(0);
     }
     expect(await page.getByLabel('Include inactive items').count()).toBe(0);
     // what a user may do is there: export and import
@@ -98,8 +129,16 @@ describe('POST /items', () => {
     expect(await page.getByRole('status').textContent()).toContain("Item 'Epoxy resin 50ml' created");
 
     const row = await b.t.db('items').where({ sku: 'EPOXY-50' }).first();
-    expect(row).toMatchObject({ name: 'Epoxy resin 50ml', category_id: category.id, price: '4.99', current_stock: '12.00', is_active: true });
-    expect(await movementsOf(b.t.db, row.id)).toMatchObject([{ type: 'in', quantity: '12.00', reason: 'Initial stock' }]);
+    expect(row).toMatchObject({
+      name: 'Epoxy resin 50ml',
+      category_id: category.id,
+      price: '4.99',
+      current_stock: '12.00',
+      is_active: true,
+    });
+    expect(await movementsOf(b.t.db, row.id)).toMatchObject([
+      { type: 'in', quantity: '12.00', reason: 'Initial stock' },
+    ]);
   });
 
   it('200 an edit saves and returns to the item', async () => {
@@ -116,7 +155,7 @@ describe('POST /items', () => {
 });
 
 describe('POST /items/:id/stock', () => {
-  it('200 records a stock change and shows the movement; a change below zero shows the ledger\'s refusal', async () => {
+  it("200 records a stock change and shows the movement; a change below zero shows the ledger's refusal", async () => {
     const item = await buildStockedItem(b.t.db, 10, { name: 'Solder wire' });
     const supplier = await buildSupplier(b.t.db, { name: 'Rapid Parts' });
     await buildItemSource(b.t.db, supplier.id, item.id, '3.10');
@@ -130,7 +169,9 @@ describe('POST /items/:id/stock', () => {
     await page.getByRole('status').filter({ hasText: 'Stock changed from 10 to 7' }).waitFor();
     const movements = page.getByRole('region', { name: 'Stock movements' });
     await movements.getByRole('cell', { name: 'Workshop bench 4' }).waitFor();
-    expect(await movements.locator('tbody tr').first().textContent()).toMatch(/Out\s*-3\s*10\s*7\s*Workshop bench 4\s*Max Tester/);
+    expect(await movements.locator('tbody tr').first().textContent()).toMatch(
+      /Out\s*-3\s*10\s*7\s*Workshop bench 4\s*Max Tester/,
+    );
     expect(await stockOf(b.t.db, item.id)).toBe('7.00');
     expect(await movementsOf(b.t.db, item.id)).toMatchObject([
       { type: 'in', quantity: '10.00' },
@@ -145,7 +186,10 @@ describe('POST /items/:id/stock', () => {
     await page.getByLabel('Quantity').fill('50');
     await page.getByLabel('Type').selectOption('out');
     await page.getByRole('button', { name: 'Record stock change' }).click();
-    await page.getByRole('alert').filter({ hasText: "Insufficient stock for item 'Solder wire'. Current stock: 7, Required: 50" }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: "Insufficient stock for item 'Solder wire'. Current stock: 7, Required: 50" })
+      .waitFor();
     expect(await page.getByLabel('Quantity').inputValue()).toBe('50');
     expect(await stockOf(b.t.db, item.id)).toBe('7.00');
     expect(await movementsOf(b.t.db, item.id)).toHaveLength(2);
@@ -154,7 +198,14 @@ describe('POST /items/:id/stock', () => {
 
   it('200 pages through the movements, older ones on the next page', async () => {
     const item = await buildStockedItem(b.t.db, 1, { name: 'Fuse 3A' });
-    for (let n = 1; n <= 24; n += 1) await changeStock(b.t.db, { itemId: item.id, type: 'in', quantity: 1, reason: `Delivery ${n}`, performedBy: null });
+    for (let n = 1; n <= 24; n += 1)
+      await changeStock(b.t.db, {
+        itemId: item.id,
+        type: 'in',
+        quantity: 1,
+        reason: `Delivery ${n}`,
+        performedBy: null,
+      });
     const { page } = await signedIn('user');
     await page.goto(`/items/${item.id}`);
     const movements = page.getByRole('region', { name: 'Stock movements' });
@@ -197,11 +248,15 @@ describe('POST /items/bulk', () => {
 
   it('303 deletes the selected item once the manager confirms', async () => {
     const item = await buildItem(b.t.db, { name: 'Doomed widget' });
-    await b.t.db('notes').insert({ text: 'Goes with it', reference_type: 'item', reference_id: String(item.id), created_by: null });
+    await b.t
+      .db('notes')
+      .insert({ text: 'Goes with it', reference_type: 'item', reference_id: String(item.id), created_by: null });
     const { page } = await signedIn('manager');
     await page.goto('/items?search=doomed');
     await page.getByLabel('Select Doomed widget').check();
-    const question = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())));
+    const question = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())),
+    );
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     expect(await question).toContain('Permanently delete the selected items?');
     await page.getByRole('status').filter({ hasText: '1 item permanently deleted' }).waitFor();
@@ -225,17 +280,30 @@ describe('POST /items/bulk', () => {
     const { page } = await signedIn('user');
     await page.goto('/items');
     const token = await page.locator('input[name="_csrf"]').first().getAttribute('value');
-    const forged = await page.request.post('/items/bulk', { form: { _csrf: token!, action: 'set-inactive', itemIds: String(item.id) }, maxRedirects: 0 });
+    const forged = await page.request.post('/items/bulk', {
+      form: { _csrf: token!, action: 'set-inactive', itemIds: String(item.id) },
+      maxRedirects: 0,
+    });
     expect(forged.status()).toBe(403);
-    const forgedStock = await page.request.post(`/items/${item.id}/stock`, { form: { _csrf: token!, quantity: '5', type: 'in' }, maxRedirects: 0 });
+    const forgedStock = await page.request.post(`/items/${item.id}/stock`, {
+      form: { _csrf: token!, quantity: '5', type: 'in' },
+      maxRedirects: 0,
+    });
     expect(forgedStock.status()).toBe(403);
 
     const manager = await buildUser(b.t.db, { role: 'manager' });
     const agent = await b.t.loginAs(manager);
-    await agent.post('/items/bulk').type('form').send({ action: 'set-inactive', itemIds: String(item.id) }).expect(403);
+    await agent
+      .post('/items/bulk')
+      .type('form')
+      .send({ action: 'set-inactive', itemIds: String(item.id) })
+      .expect(403);
     await agent.post(`/items/${item.id}/stock`).type('form').send({ quantity: '5', type: 'in' }).expect(403);
 
-    expect(await b.t.db('items').where({ id: item.id }).first()).toMatchObject({ is_active: true, current_stock: '0.00' });
+    expect(await b.t.db('items').where({ id: item.id }).first()).toMatchObject({
+      is_active: true,
+      current_stock: '0.00',
+    });
     expect(await movementsOf(b.t.db, item.id)).toEqual([]);
   });
 });
@@ -251,7 +319,9 @@ describe('POST /items/export', () => {
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^items-\d{4}-\d{2}-\d{2}\.csv$/);
     const lines = (await fs.readFile((await file.path())!, 'utf8')).trim().split('\n');
-    expect(lines[0]).toBe('ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At');
+    expect(lines[0]).toBe(
+      'ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At',
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^\d+,EXP-SPAN,Exported spanner,,[^,]+,7\.50,0\.2000,4\.00,0\.00,,yes,/);
   });
@@ -271,7 +341,11 @@ describe('POST /items/import', () => {
       { name: 'Imported glue', sku: 'IMP-GLUE', categoryName: 'No such category', price: '1.00', currentStock: 1 },
       { name: 'Imported clash', sku: 'IMP-TAKEN', categoryName: 'Imported goods', price: '1.00', currentStock: 0 },
     ];
-    await page.getByLabel('JSON file').setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ items })) });
+    await page.getByLabel('JSON file').setInputFiles({
+      name: 'items.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ items })),
+    });
     await page.getByRole('button', { name: 'Import' }).click();
     const result = page.getByRole('region', { name: 'Result' });
     await result.waitFor();
@@ -293,21 +367,34 @@ describe('POST /items/import', () => {
     const { page } = await signedIn('user');
     await page.goto('/items/import');
     b.expectHttpErrors(422);
-    await page.getByLabel('JSON file').setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from('{"items": [') });
+    await page
+      .getByLabel('JSON file')
+      .setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from('{"items": [') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').filter({ hasText: 'The file is not valid JSON' }).waitFor();
   });
 });
 
 describe('POST /items/:id/notes', () => {
-  it('303 adds a note, edits and deletes it; another person\'s note offers neither', async () => {
+  it("303 adds a note, edits and deletes it; another person's note offers neither", async () => {
     const item = await buildItem(b.t.db, { name: 'Noted drill' });
     const other = await buildUser(b.t.db, { firstName: 'Olga', lastName: 'Other' });
-    await b.t.db('notes').insert({ text: 'Chuck key kept in drawer 2', reference_type: 'item', reference_id: String(item.id), created_by: other.id });
+    await b.t.db('notes').insert({
+      text: 'Chuck key kept in drawer 2',
+      reference_type: 'item',
+      reference_id: String(item.id),
+      created_by: other.id,
+    });
     const { page, user } = await signedIn('user');
     await page.goto(`/items/${item.id}`);
     const notes = page.getByRole('region', { name: 'Notes' });
-    expect(await notes.getByRole('listitem').filter({ hasText: 'Chuck key' }).getByRole('button', { name: 'Delete note' }).count()).toBe(0);
+    expect(
+      await notes
+        .getByRole('listitem')
+        .filter({ hasText: 'Chuck key' })
+        .getByRole('button', { name: 'Delete note' })
+        .count(),
+    ).toBe(0);
 
     await page.getByLabel('New note').fill('Battery needs charging');
     await page.getByRole('button', { name: 'Add note' }).click();
@@ -321,24 +408,42 @@ describe('POST /items/:id/notes', () => {
     await mine.getByLabel('Note text').fill('Battery charged, 2 spares');
     await mine.getByRole('button', { name: 'Save note' }).click();
     await page.getByRole('status').filter({ hasText: 'Note saved' }).waitFor();
-    const note = await b.t.db('notes').where({ reference_type: 'item', reference_id: String(item.id), created_by: user.id }).first();
+    const note = await b.t
+      .db('notes')
+      .where({ reference_type: 'item', reference_id: String(item.id), created_by: user.id })
+      .first();
     expect(note.text).toBe('Battery charged, 2 spares');
 
     page.once('dialog', (dialog) => void dialog.accept());
-    await notes.getByRole('listitem').filter({ hasText: 'Battery charged' }).getByRole('button', { name: 'Delete note' }).click();
+    await notes
+      .getByRole('listitem')
+      .filter({ hasText: 'Battery charged' })
+      .getByRole('button', { name: 'Delete note' })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Note deleted' }).waitFor();
     expect(await b.t.db('notes').where({ id: note.id }).first()).toBeUndefined();
-    expect(await b.t.db('notes').where({ reference_id: String(item.id) }).pluck('text')).toEqual(['Chuck key kept in drawer 2']);
+    expect(
+      await b.t
+        .db('notes')
+        .where({ reference_id: String(item.id) })
+        .pluck('text'),
+    ).toEqual(['Chuck key kept in drawer 2']);
   });
 
-  it('403 editing another person\'s note through a forged post', async () => {
+  it("403 editing another person's note through a forged post", async () => {
     const item = await buildItem(b.t.db);
     const other = await buildUser(b.t.db);
-    const [note] = await b.t.db('notes').insert({ text: 'Not yours', reference_type: 'item', reference_id: String(item.id), created_by: other.id }).returning('id');
+    const [note] = await b.t
+      .db('notes')
+      .insert({ text: 'Not yours', reference_type: 'item', reference_id: String(item.id), created_by: other.id })
+      .returning('id');
     const { page } = await signedIn('user');
     await page.goto(`/items/${item.id}`);
     const token = await page.locator('input[name="_csrf"]').first().getAttribute('value');
-    const res = await page.request.post(`/items/${item.id}/notes/${note.id}`, { form: { _csrf: token!, text: 'Mine now' }, maxRedirects: 0 });
+    const res = await page.request.post(`/items/${item.id}/notes/${note.id}`, {
+      form: { _csrf: token!, text: 'Mine now' },
+      maxRedirects: 0,
+    });
     expect(res.status()).toBe(403);
     expect((await b.t.db('notes').where({ id: note.id }).first()).text).toBe('Not yours');
   });

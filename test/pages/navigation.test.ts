@@ -8,7 +8,18 @@ import { grantPermission } from '../helpers/sales-factories';
 const b = useBrowserApp();
 
 /** Every page the header can link to, and the links a person of each kind must see. */
-const EVERYONE = ['Dashboard', 'Counter', 'Items', 'Sales', 'Report', 'Charge codes', 'Orders', 'Suppliers', 'Stock movements', 'API'];
+const EVERYONE = [
+  'Dashboard',
+  'Counter',
+  'Items',
+  'Sales',
+  'Report',
+  'Charge codes',
+  'Orders',
+  'Suppliers',
+  'Stock movements',
+  'API',
+];
 const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
 const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit'];
 
@@ -30,7 +41,8 @@ beforeAll(async () => {
 async function headerLinks(page: Page): Promise<Map<string, string>> {
   const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { includeHidden: true });
   const found = new Map<string, string>();
-  for (const link of await links.all()) found.set((await link.textContent())!.trim(), (await link.getAttribute('href'))!);
+  for (const link of await links.all())
+    found.set((await link.textContent())!.trim(), (await link.getAttribute('href'))!);
   return found;
 }
 
@@ -97,6 +109,10 @@ describe('the header', () => {
     await b.signIn(page, clerk);
     await page.getByRole('link', { name: new RegExp(`^${clerk.first_name} ${clerk.last_name}`) }).click();
     await page.waitForURL('**/account');
-    expect(await page.getByRole('link', { name: new RegExp(`^${clerk.first_name} ${clerk.last_name}`) }).getAttribute('aria-current')).toBe('page');
+    expect(
+      await page
+        .getByRole('link', { name: new RegExp(`^${clerk.first_name} ${clerk.last_name}`) })
+        .getAttribute('aria-current'),
+    ).toBe('page');
   });
 });

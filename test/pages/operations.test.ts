@@ -33,11 +33,15 @@ describe('/backups', () => {
     await status(page, /Backup created: stores-\d{8}-\d{6}-manual\.dump/);
     const [backup] = await backupFolder(b.t.dataDir).list();
     expect(backup.type).toBe('manual');
-    await expect(fs.stat(path.join(b.t.dataDir, 'backups', backup.filename))).resolves.toMatchObject({ size: backup.size });
+    await expect(fs.stat(path.join(b.t.dataDir, 'backups', backup.filename))).resolves.toMatchObject({
+      size: backup.size,
+    });
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: backup.filename }) });
     expect(await row.textContent()).toContain('Manual');
     // the download link is the API's, signed in by the session
-    const download = await page.request.get((await row.getByRole('link', { name: `Download ${backup.filename}` }).getAttribute('href'))!);
+    const download = await page.request.get(
+      (await row.getByRole('link', { name: `Download ${backup.filename}` }).getAttribute('href'))!,
+    );
     expect(download.headers()['content-type']).toBe('application/octet-stream');
     expect((await download.body()).length).toBe(backup.size);
     await expectAccessible(page);
@@ -68,7 +72,12 @@ describe('/backups', () => {
     await page.getByRole('button', { name: 'Save schedule' }).click();
     await status(page, 'Backup schedule saved');
     await page.getByText('On, weekly at 03:30 on Sundays, keeping the newest 7').waitFor();
-    expect(await b.t.db('backup_schedule').first('enabled', 'frequency', 'time', 'retention')).toEqual({ enabled: true, frequency: 'weekly', time: '03:30', retention: 7 });
+    expect(await b.t.db('backup_schedule').first('enabled', 'frequency', 'time', 'retention')).toEqual({
+      enabled: true,
+      frequency: 'weekly',
+      time: '03:30',
+      retention: 7,
+    });
 
     // delete shows what it will do, then does it
     await page.getByRole('link', { name: `Delete ${backup.filename}` }).click();
@@ -85,16 +94,35 @@ describe('/backups', () => {
     await agent.get('/archives').expect(403);
     await agent.get('/audit').expect(403);
     await agent.post('/backups').type('form').send({ _csrf: token }).expect(403);
-    await agent.post('/archives').type('form').send({ _csrf: token, ageThresholdDays: '0', includeRecordTypes: 'sales' }).expect(403);
+    await agent
+      .post('/archives')
+      .type('form')
+      .send({ _csrf: token, ageThresholdDays: '0', includeRecordTypes: 'sales' })
+      .expect(403);
     // deleting a deployment notification is the API's admin route: a manager's forged post is refused, an admin's deletes it
-    const { notification } = await deploymentNotificationsService(b.t.db).record({ source: 'watchtower', event: 'notification', message: 'updated app', payloadJson: '{}' });
-    await agent.post(`/notifications/deployments/${notification.id}/delete`).type('form').send({ _csrf: token }).expect(403);
+    const { notification } = await deploymentNotificationsService(b.t.db).record({
+      source: 'watchtower',
+      event: 'notification',
+      message: 'updated app',
+      payloadJson: '{}',
+    });
+    await agent
+      .post(`/notifications/deployments/${notification.id}/delete`)
+      .type('form')
+      .send({ _csrf: token })
+      .expect(403);
     const adminAgent = await b.t.loginAs(admin);
     await adminAgent.post('/backups').type('form').send({}).expect(403);
     expect(await backupFolder(b.t.dataDir).list()).toEqual([]);
     expect(await b.t.db('archives').count({ n: '*' })).toEqual([{ n: 0 }]);
-    const adminToken = /name="_csrf" value="([^"]+)"/.exec((await adminAgent.get('/notifications').expect(200)).text)![1];
-    await adminAgent.post(`/notifications/deployments/${notification.id}/delete`).type('form').send({ _csrf: adminToken }).expect(303);
+    const adminToken = /name="_csrf" value="([^"]+)"/.exec(
+      (await adminAgent.get('/notifications').expect(200)).text,
+    )![1];
+    await adminAgent
+      .post(`/notifications/deployments/${notification.id}/delete`)
+      .type('form')
+      .send({ _csrf: adminToken })
+      .expect(303);
     expect(await b.t.db('deployment_notifications').where({ id: notification.id }).first()).toBeUndefined();
   });
 });
@@ -103,7 +131,11 @@ describe('/archives', () => {
   it('an admin previews the count by age, creates an archive, and purges it only once ticked', async () => {
     const item = await buildItem(b.t.db, { price: '2.00', currentStock: 20 });
     const { code } = await buildChargeCode(b.t.db);
-    await salesService(b.t.db).create(admin, { chargeCode: code, items: [{ itemId: item.id, quantity: '1' }], vatApplied: false });
+    await salesService(b.t.db).create(admin, {
+      chargeCode: code,
+      items: [{ itemId: item.id, quantity: '1' }],
+      vatApplied: false,
+    });
     const [{ n: sales }] = await b.t.db('sales').count({ n: '*' });
 
     const page = await b.openAs(admin, '/archives');
@@ -120,10 +152,16 @@ describe('/archives', () => {
     await page.getByRole('button', { name: 'Create archive' }).click();
     await status(page, /Archive \d+ written/);
     const archive = await b.t.db('archives').first();
-    expect(archive).toMatchObject({ status: 'completed', record_types: ['sales', 'stock_movements'], sales_count: Number(sales) });
+    expect(archive).toMatchObject({
+      status: 'completed',
+      record_types: ['sales', 'stock_movements'],
+      sales_count: Number(sales),
+    });
     await expect(fs.stat(path.join(b.t.dataDir, 'archives', archive.archive_name))).resolves.toBeTruthy();
 
-    const download = await page.request.get((await page.getByRole('link', { name: `Download archive ${archive.id}` }).getAttribute('href'))!);
+    const download = await page.request.get(
+      (await page.getByRole('link', { name: `Download archive ${archive.id}` }).getAttribute('href'))!,
+    );
     expect(download.headers()['content-type']).toBe('application/gzip');
     expect((await download.body()).length).toBe(archive.size_bytes);
 
@@ -146,7 +184,12 @@ describe('/archives', () => {
 describe('/notifications', () => {
   it('a manager acknowledges a low-stock alert and sees the deployments', async () => {
     const item = await buildItem(b.t.db, { name: 'Pipette tips', currentStock: 2, minimumStock: 5 });
-    await deploymentNotificationsService(b.t.db).record({ source: 'github', event: 'push', summary: 'alice pushed 3 commits to main', payloadJson: '{}' });
+    await deploymentNotificationsService(b.t.db).record({
+      source: 'github',
+      event: 'push',
+      summary: 'alice pushed 3 commits to main',
+      payloadJson: '{}',
+    });
 
     const page = await b.openAs(manager, '/notifications');
     await page.getByText('alice pushed 3 commits to main').waitFor();
@@ -158,15 +201,26 @@ describe('/notifications', () => {
     await status(page, "Acknowledged: 'Pipette tips' is low on stock: 2 left, minimum 5");
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Pipette tips' }) });
     expect(await row.textContent()).toContain('by Mo Manager');
-    expect(await b.t.db('low_stock_acknowledgements').where({ item_id: item.id }).first('acknowledged_by', 'cleared_at')).toEqual({ acknowledged_by: manager.id, cleared_at: null });
+    expect(
+      await b.t.db('low_stock_acknowledgements').where({ item_id: item.id }).first('acknowledged_by', 'cleared_at'),
+    ).toEqual({ acknowledged_by: manager.id, cleared_at: null });
   });
 });
 
 describe('/audit', () => {
   it('an admin narrows the trail by entity type and actor, and downloads it as CSV', async () => {
     const trail = auditTrail(b.t.db);
-    await trail.record(SYSTEM_ACTOR, { entityType: 'setting', entityId: 'audit-page-setting', action: 'update', before: { value: 'a' }, after: { value: 'b' } });
-    await trail.record({ ...SYSTEM_ACTOR, kind: 'session', userId: admin.id, email: admin.email }, { entityType: 'charge_code', entityId: 'AUDIT-PAGE-CODE', action: 'create', after: { code: 'AUDIT-PAGE-CODE' } });
+    await trail.record(SYSTEM_ACTOR, {
+      entityType: 'setting',
+      entityId: 'audit-page-setting',
+      action: 'update',
+      before: { value: 'a' },
+      after: { value: 'b' },
+    });
+    await trail.record(
+      { ...SYSTEM_ACTOR, kind: 'session', userId: admin.id, email: admin.email },
+      { entityType: 'charge_code', entityId: 'AUDIT-PAGE-CODE', action: 'create', after: { code: 'AUDIT-PAGE-CODE' } },
+    );
 
     const page = await b.openAs(admin, '/audit');
     await page.getByText('AUDIT-PAGE-CODE').first().waitFor();
@@ -177,11 +231,16 @@ describe('/audit', () => {
     await page.getByLabel('Entity type').fill('charge_code');
     await page.getByLabel('Done by').selectOption({ label: `Ada Admin (${admin.email})` });
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForURL((url) => url.searchParams.get('entityType') === 'charge_code' && url.searchParams.get('userId') === admin.id);
+    await page.waitForURL(
+      (url) => url.searchParams.get('entityType') === 'charge_code' && url.searchParams.get('userId') === admin.id,
+    );
     await page.getByText('audit-page-setting').waitFor({ state: 'detached' });
     expect(await page.getByRole('row').filter({ hasText: 'AUDIT-PAGE-CODE' }).count()).toBe(1);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
     const csv = await fs.readFile((await download.path())!, 'utf8');
     const lines = csv.trim().split(/\r?\n/);
     expect(lines[0]).toContain('Occurred At');

@@ -28,10 +28,15 @@ describe('/orders/new-from-invoice', () => {
     const pdf = await invoicePdf(0);
     // The PDF reader's worker thread starts on the first read, slowly on a busy machine: started here, beside the
     // sign-in. Only the start matters; the uploads below show whether reading works.
-    const warmReader = readInvoicePdf({ originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length }, { readBy: 'warm-up' }).catch(() => null);
+    const warmReader = readInvoicePdf(
+      { originalname: 'warm-up.pdf', buffer: pdf, size: pdf.length },
+      { readBy: 'warm-up' },
+    ).catch(() => null);
 
     const page = await b.openAs(manager, '/orders/new-from-invoice');
-    await page.getByLabel('Invoice PDF').setInputFiles(pdfFile(Buffer.from('%PDF-1.4 cut off in the middle'), 'broken.pdf'));
+    await page
+      .getByLabel('Invoice PDF')
+      .setInputFiles(pdfFile(Buffer.from('%PDF-1.4 cut off in the middle'), 'broken.pdf'));
     await page.getByRole('button', { name: 'Read invoice' }).click();
     await page.getByText('The uploaded PDF is incomplete or damaged').waitFor();
 
@@ -85,7 +90,9 @@ describe('/orders/new-from-invoice matching (issue 28)', () => {
     const ethanol = await buildItem(b.t.db, { name: 'Ethanol, absolute (2.5 litre)', sku: 'ETH-ABS-25' });
     const acetone = await buildItem(b.t.db, { name: 'Acetone 1 L', sku: 'ACE-1L' });
     const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves, powder-free (box of 200)', sku: 'NG-PF-200' });
-    await b.t.db('item_sources').insert({ supplier_id: 'lab-solvents', item_id: ethanol.id, price: '17.00', supplier_sku: 'LSD-30010' });
+    await b.t
+      .db('item_sources')
+      .insert({ supplier_id: 'lab-solvents', item_id: ethanol.id, price: '17.00', supplier_sku: 'LSD-30010' });
     const pdf = await labSolventsInvoicePdf();
 
     const page = await b.openAs(manager, '/orders/new-from-invoice');
@@ -96,7 +103,9 @@ describe('/orders/new-from-invoice matching (issue 28)', () => {
     const row = async (n: number) => (await rows.nth(n).textContent())!.replace(/\s+/g, ' ');
     expect(await row(1)).toContain("Ethanol, absolute (2.5 litre) (ETH-ABS-25) by the supplier's part number");
     expect(await row(2)).toContain('Acetone 1 L (ACE-1L) by name');
-    expect(await row(3)).toContain('Probable Nitrile gloves, powder-free (box of 200) (NG-PF-200) a similar name (92%)');
+    expect(await row(3)).toContain(
+      'Probable Nitrile gloves, powder-free (box of 200) (NG-PF-200) a similar name (92%)',
+    );
     expect(await row(4)).toContain('New free text');
     expect(await row(1)).not.toContain('Probable');
     expect(await page.getByLabel('SKU of line 3').inputValue()).toBe('NG-PF-200');
@@ -112,7 +121,11 @@ describe('/orders/new-from-invoice matching (issue 28)', () => {
     await page.waitForURL(/\/orders\/O\d+$/);
     const orderId = new URL(page.url()).pathname.split('/').pop()!;
     await page.getByText(`Order ${orderId} created with 4 line(s), 3 matched to inventory items`).waitFor();
-    const sources = await b.t.db('item_sources').where({ supplier_id: 'lab-solvents' }).orderBy('item_id').select('item_id', 'price', 'supplier_sku');
+    const sources = await b.t
+      .db('item_sources')
+      .where({ supplier_id: 'lab-solvents' })
+      .orderBy('item_id')
+      .select('item_id', 'price', 'supplier_sku');
     expect(sources).toEqual([
       { item_id: ethanol.id, price: '18.40', supplier_sku: 'LSD-30010' },
       { item_id: acetone.id, price: '6.05', supplier_sku: 'LSD-44120' },
@@ -125,7 +138,12 @@ describe('/orders/:id', () => {
   it('receives part of an order into stock (partially received), then creates the item of a received free-text line with the SKU typed', async () => {
     b.expectHttpErrors(409);
     const category = await buildCategory(b.t.db);
-    const tips = await buildItem(b.t.db, { name: 'Pipette tips', sku: 'PT-1', currentStock: 3, categoryId: category.id });
+    const tips = await buildItem(b.t.db, {
+      name: 'Pipette tips',
+      sku: 'PT-1',
+      currentStock: 3,
+      categoryId: category.id,
+    });
     const supplier = await buildSupplier(b.t.db, { name: 'Epsilon Labware' });
     const { order } = await buildOrder(b.t.db, supplier.id, [
       { itemId: tips.id, name: 'Pipette tips', quantity: '4', unitCost: '7.25' },
@@ -158,7 +176,10 @@ describe('/orders/:id', () => {
     expect(await page.getByLabel('Sale price of the item Cryo boxes').inputValue()).toBe('2.10');
     await page.getByLabel('SKU of the item Cryo boxes').fill('PT-1');
     await page.getByRole('button', { name: 'Create inventory items' }).click();
-    await page.locator('[id^="new-sku-"][id$="-error"]').filter({ hasText: "An item with SKU 'PT-1' already exists" }).waitFor();
+    await page
+      .locator('[id^="new-sku-"][id$="-error"]')
+      .filter({ hasText: "An item with SKU 'PT-1' already exists" })
+      .waitFor();
     await page.getByLabel('SKU of the item Cryo boxes').fill('CRYO-BOX-8');
     await page.getByRole('button', { name: 'Create inventory items' }).click();
     await page.getByText('Created 1 inventory item(s)').waitFor();
@@ -173,9 +194,15 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
     b.expectHttpErrors(422);
     const category = await buildCategory(b.t.db, { name: 'Cold storage' });
     const supplier = await buildSupplier(b.t.db, { name: 'Zeta Cryo' });
-    await b.t.db('settings').insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 40 }) }).onConflict('key').merge();
+    await b.t
+      .db('settings')
+      .insert({ key: 'purchasing.defaultMarkup', value: JSON.stringify({ percent: 40 }) })
+      .onConflict('key')
+      .merge();
     onTestFinished(() => b.t.db('settings').where({ key: 'purchasing.defaultMarkup' }).delete());
-    const { order, lines } = await buildOrder(b.t.db, supplier.id, [{ name: 'Cryo racks', quantity: '8', unitCost: '2.10' }]);
+    const { order, lines } = await buildOrder(b.t.db, supplier.id, [
+      { name: 'Cryo racks', quantity: '8', unitCost: '2.10' },
+    ]);
     const orderId = order.order_id;
 
     const page = await b.openAs(manager, `/orders/${orderId}`);
@@ -205,12 +232,21 @@ describe('/orders/:id: a free-text line received as a new item (issue 28)', () =
 describe('/orders/:id: print and cancel (issue 28)', () => {
   it('a manager prints the purchase order, and cancels an order of which nothing is received after confirming; a partly received order offers no cancel', async () => {
     const supplier = await buildSupplier(b.t.db, { name: 'Eta Cancel' });
-    const { order } = await buildOrder(b.t.db, supplier.id, [{ name: 'Unwanted flasks', quantity: '3', unitCost: '4.00' }]);
-    const partly = await buildOrder(b.t.db, supplier.id, [{ name: 'Half here', quantity: '3', unitCost: '4.00', receivedQuantity: '1' }], { status: 'partially_received' });
+    const { order } = await buildOrder(b.t.db, supplier.id, [
+      { name: 'Unwanted flasks', quantity: '3', unitCost: '4.00' },
+    ]);
+    const partly = await buildOrder(
+      b.t.db,
+      supplier.id,
+      [{ name: 'Half here', quantity: '3', unitCost: '4.00', receivedQuantity: '1' }],
+      { status: 'partially_received' },
+    );
 
     const page = await b.openAs(manager, `/orders/${order.order_id}`);
     // the purchase order to send the supplier
-    const printed = await page.request.get((await page.getByRole('link', { name: 'Print purchase order' }).getAttribute('href'))!);
+    const printed = await page.request.get(
+      (await page.getByRole('link', { name: 'Print purchase order' }).getAttribute('href'))!,
+    );
     expect(printed.headers()['content-type']).toBe('application/pdf');
     expect((await printed.body()).subarray(0, 5).toString()).toBe('%PDF-');
     const confirm = page.getByRole('button', { name: `Yes, cancel order ${order.order_id}` });
@@ -239,7 +275,12 @@ describe('/orders and /orders/new', () => {
     b.expectHttpErrors(422);
     const supplier = await buildSupplier(b.t.db, { name: 'Delta Glassware' });
     const beaker = await buildItem(b.t.db, { name: 'Griffin beaker 250ml', sku: 'GB-250', price: '3.40' });
-    const done = await buildOrder(b.t.db, supplier.id, [{ name: 'Old stock', quantity: '1', unitCost: '1.00', receivedQuantity: '1' }], { status: 'received' });
+    const done = await buildOrder(
+      b.t.db,
+      supplier.id,
+      [{ name: 'Old stock', quantity: '1', unitCost: '1.00', receivedQuantity: '1' }],
+      { status: 'received' },
+    );
 
     const page = await b.openAs(manager, '/orders/new');
     await page.getByLabel('Supplier').selectOption({ label: 'Delta Glassware' });
@@ -288,11 +329,27 @@ describe('/orders and /orders/new', () => {
     await buildItem(b.t.db, { name: 'Volumetric flask 100ml', sku: 'VF-100' });
     const boss = await b.t.loginAs(manager);
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await boss.get('/orders/new').expect(200)).text)![1];
-    const typed = { _csrf: csrf, supplierId: supplier.id, q: 'volumetric', sku: 'GB-1', name: '', quantity: '3', unitCost: '1.50' };
-    const searched = await boss.post('/orders').type('form').send({ ...typed, action: 'search' }).expect(200);
+    const typed = {
+      _csrf: csrf,
+      supplierId: supplier.id,
+      q: 'volumetric',
+      sku: 'GB-1',
+      name: '',
+      quantity: '3',
+      unitCost: '1.50',
+    };
+    const searched = await boss
+      .post('/orders')
+      .type('form')
+      .send({ ...typed, action: 'search' })
+      .expect(200);
     expect(searched.text).toContain('VF-100');
     expect(searched.text).toMatch(/id="items\.0\.sku"[^>]*value="GB-1"/);
-    const more = await boss.post('/orders').type('form').send({ ...typed, action: 'more' }).expect(200);
+    const more = await boss
+      .post('/orders')
+      .type('form')
+      .send({ ...typed, action: 'more' })
+      .expect(200);
     expect(more.text).toContain('id="items.5.sku"');
     expect(await b.t.db('orders').where({ supplier_id: supplier.id }).first()).toBeUndefined();
   });
@@ -301,16 +358,28 @@ describe('/orders and /orders/new', () => {
     const supplier = await buildSupplier(b.t.db);
     const flask = await buildItem(b.t.db, { name: 'Round-bottom flask 500ml', sku: 'RBF-500' });
     const funnel = await buildItem(b.t.db, { name: 'Separating funnel 250ml', sku: 'SF-250' });
-    await b.t.db('item_sources').insert({ supplier_id: supplier.id, item_id: flask.id, price: '9.00', supplier_sku: 'QX-7781' });
+    await b.t
+      .db('item_sources')
+      .insert({ supplier_id: supplier.id, item_id: flask.id, price: '9.00', supplier_sku: 'QX-7781' });
     const boss = await b.t.loginAs(manager);
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await boss.get('/orders/new').expect(200)).text)![1];
     await boss
       .post('/orders')
       .type('form')
-      .send({ _csrf: csrf, supplierId: supplier.id, sku: ['qx-7781', ''], name: ['', 'QX-9020 Separating funnel 250ml'], quantity: ['2', '1'], unitCost: ['9.00', '14.00'] })
+      .send({
+        _csrf: csrf,
+        supplierId: supplier.id,
+        sku: ['qx-7781', ''],
+        name: ['', 'QX-9020 Separating funnel 250ml'],
+        quantity: ['2', '1'],
+        unitCost: ['9.00', '14.00'],
+      })
       .expect(303);
     const order = await b.t.db('orders').where({ supplier_id: supplier.id }).first();
-    expect((await b.t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => l.item_id)).toEqual([flask.id, funnel.id]);
+    expect((await b.t.db('order_items').where({ order_id: order.id }).orderBy('id')).map((l) => l.item_id)).toEqual([
+      flask.id,
+      funnel.id,
+    ]);
   });
 
   it('403: a user reads orders but may not receive, create or upload; a form without its token is refused', async () => {
@@ -325,12 +394,25 @@ describe('/orders and /orders/new', () => {
     await user
       .post(`/orders/${order.order_id}/receive`)
       .type('form')
-      .send({ _csrf: csrf, orderItemId: String(lines[0].id), receivedQuantity: '1', [`addToInventory-${lines[0].id}`]: 'true' })
+      .send({
+        _csrf: csrf,
+        orderItemId: String(lines[0].id),
+        receivedQuantity: '1',
+        [`addToInventory-${lines[0].id}`]: 'true',
+      })
       .expect(403);
-    await user.post('/orders').type('form').send({ _csrf: csrf, supplierId: supplier.id, name: 'Tape', quantity: '1', unitCost: '1' }).expect(403);
+    await user
+      .post('/orders')
+      .type('form')
+      .send({ _csrf: csrf, supplierId: supplier.id, name: 'Tape', quantity: '1', unitCost: '1' })
+      .expect(403);
 
     const boss = await b.t.loginAs(manager);
-    await boss.post(`/orders/${order.order_id}/receive`).type('form').send({ orderItemId: String(lines[0].id), receivedQuantity: '1' }).expect(403);
+    await boss
+      .post(`/orders/${order.order_id}/receive`)
+      .type('form')
+      .send({ orderItemId: String(lines[0].id), receivedQuantity: '1' })
+      .expect(403);
     expect((await b.t.db('order_items').where({ id: lines[0].id }).first()).received_quantity).toBe('0.00');
   });
 });

@@ -5,14 +5,20 @@ import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasin
 
 const b = useBrowserApp();
 
-const pendingOrdersOf = (supplierId: string) => b.t.db('orders').where({ supplier_id: supplierId, status: 'pending' }).orderBy('id');
+const pendingOrdersOf = (supplierId: string) =>
+  b.t.db('orders').where({ supplier_id: supplierId, status: 'pending' }).orderBy('id');
 
 describe('replenishment page', () => {
   it('a manager sees short items under their supplier, apart those without one and those covered, and creates an order in the quantity typed; asking again creates nothing', async () => {
     const manager = await buildUser(b.t.db, { role: 'manager' });
     const acme = await buildSupplier(b.t.db, { name: 'Acme Lab Supplies' });
     // target 10 + 20 = 30, short 26
-    const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves', sku: 'NG-REP', currentStock: '4', minimumStock: '10' });
+    const gloves = await buildItem(b.t.db, {
+      name: 'Nitrile gloves',
+      sku: 'NG-REP',
+      currentStock: '4',
+      minimumStock: '10',
+    });
     await b.t.db('items').where({ id: gloves.id }).update({ reorder_quantity: '20' });
     const source = await buildItemSource(b.t.db, acme.id, gloves.id, '2.50');
     await b.t.db('item_sources').where({ id: source.id }).update({ preferred: true });
@@ -29,8 +35,18 @@ describe('replenishment page', () => {
     expect(await glovesRow.textContent()).toContain('£65.00');
     expect(await glovesRow.getByLabel('Quantity of Nitrile gloves').inputValue()).toBe('26');
     expect(await group.getByRole('row').filter({ hasText: 'Pipette tips' }).count()).toBe(0);
-    expect(await page.getByRole('region', { name: 'Short, with no supplier' }).getByRole('row').filter({ hasText: 'Ethanol 1L' }).textContent()).toContain('4');
-    await page.getByRole('region', { name: 'Covered by pending orders' }).getByRole('row').filter({ hasText: 'Pipette tips' }).waitFor();
+    expect(
+      await page
+        .getByRole('region', { name: 'Short, with no supplier' })
+        .getByRole('row')
+        .filter({ hasText: 'Ethanol 1L' })
+        .textContent(),
+    ).toContain('4');
+    await page
+      .getByRole('region', { name: 'Covered by pending orders' })
+      .getByRole('row')
+      .filter({ hasText: 'Pipette tips' })
+      .waitFor();
     await expectAccessible(page);
     await screenshot(page, 'replenishment');
 
@@ -42,7 +58,10 @@ describe('replenishment page', () => {
     b.expectHttpErrors(422);
     await page.getByLabel('Quantity of Nitrile gloves').fill('lots');
     await page.getByRole('button', { name: 'Create orders' }).click();
-    await page.locator('#quantity-' + gloves.id + '-error').filter({ hasText: 'must be a decimal number' }).waitFor();
+    await page
+      .locator('#quantity-' + gloves.id + '-error')
+      .filter({ hasText: 'must be a decimal number' })
+      .waitFor();
     expect(await page.getByLabel('Quantity of Nitrile gloves').inputValue()).toBe('lots');
     expect(await pendingOrdersOf(acme.id)).toHaveLength(ordersBefore);
 
@@ -57,13 +76,19 @@ describe('replenishment page', () => {
     const orders = await pendingOrdersOf(acme.id);
     expect(orders).toHaveLength(ordersBefore + 1);
     const created = orders[orders.length - 1];
-    expect(await b.t.db('order_items').where({ order_id: created.id }).select('item_id', 'quantity', 'unit_cost')).toEqual([
-      { item_id: gloves.id, quantity: '30.00', unit_cost: '2.50' },
-    ]);
-    const link = page.getByRole('region', { name: 'Orders created' }).getByRole('link', { name: `Order ${created.order_id}` });
+    expect(
+      await b.t.db('order_items').where({ order_id: created.id }).select('item_id', 'quantity', 'unit_cost'),
+    ).toEqual([{ item_id: gloves.id, quantity: '30.00', unit_cost: '2.50' }]);
+    const link = page
+      .getByRole('region', { name: 'Orders created' })
+      .getByRole('link', { name: `Order ${created.order_id}` });
     expect(await link.getAttribute('href')).toBe(`/orders/${created.id}`);
     // the gloves' shortfall is on order now
-    await page.getByRole('region', { name: 'Covered by pending orders' }).getByRole('row').filter({ hasText: 'Nitrile gloves' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Covered by pending orders' })
+      .getByRole('row')
+      .filter({ hasText: 'Nitrile gloves' })
+      .waitFor();
 
     await stale.getByRole('button', { name: 'Create orders' }).click();
     await stale.getByRole('status').filter({ hasText: 'Nothing to order' }).waitFor();
@@ -115,10 +140,18 @@ describe('replenishment page', () => {
     const user = await b.t.loginAs(await buildUser(b.t.db));
     const token = /name="_csrf" value="([^"]+)"/.exec((await user.get('/suppliers').expect(200)).text)![1];
     await user.get('/replenishment').expect(403);
-    await user.post('/replenishment/orders').type('form').send({ _csrf: token, itemIds: String(item.id), lineItemId: String(item.id), quantity: '6' }).expect(403);
+    await user
+      .post('/replenishment/orders')
+      .type('form')
+      .send({ _csrf: token, itemIds: String(item.id), lineItemId: String(item.id), quantity: '6' })
+      .expect(403);
 
     const manager = await b.t.loginAs(await buildUser(b.t.db, { role: 'manager' }));
-    await manager.post('/replenishment/orders').type('form').send({ itemIds: String(item.id), lineItemId: String(item.id), quantity: '6' }).expect(403);
+    await manager
+      .post('/replenishment/orders')
+      .type('form')
+      .send({ itemIds: String(item.id), lineItemId: String(item.id), quantity: '6' })
+      .expect(403);
     expect(await pendingOrdersOf(supplier.id)).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ async function saleOf(lines: { itemId: number; quantity?: number }[], chargeCode
   return sale;
 }
 
-const saleRow = (page: Page, saleId: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: saleId, exact: true }) });
+const saleRow = (page: Page, saleId: string) =>
+  page.getByRole('row').filter({ has: page.getByRole('link', { name: saleId, exact: true }) });
 
 describe('GET /sales', () => {
   it('200 lists sales linking to each, and the filters narrow the list', async () => {
@@ -79,7 +80,10 @@ describe('GET /sales', () => {
     const code = await buildChargeCode(b.t.db, { code: 'SRCH-PAGE-1' });
     const tipsSale = await saleOf([{ itemId: tips.id }], code.code);
     const beakerSale = await saleOf([{ itemId: beaker.id }], code.code);
-    await salesService(b.t.db).setRecipient(SYSTEM_ACTOR, clerk, beakerSale.id, { deliveredTo: 'Ada Lovelace', deliveredToEmail: 'ada@maths.example.ac.uk' });
+    await salesService(b.t.db).setRecipient(SYSTEM_ACTOR, clerk, beakerSale.id, {
+      deliveredTo: 'Ada Lovelace',
+      deliveredToEmail: 'ada@maths.example.ac.uk',
+    });
 
     const page = await b.openAs(clerk, '/sales');
     await saleRow(page, tipsSale.sale_id).waitFor();
@@ -139,21 +143,29 @@ describe('GET /sales/:id', () => {
   it('200 shows the lines, the stock movements and notes; a manager marks it paid and an admin unpaid', async () => {
     const flask = await buildItem(b.t.db, { name: 'Round flask', sku: 'RF-1', price: '12.50', currentStock: 10 });
     const gloves = await buildItem(b.t.db, { name: 'Nitrile gloves', sku: 'NG-1', price: '3.00', currentStock: 10 });
-    const sale = await saleOf([{ itemId: flask.id, quantity: 2 }, { itemId: gloves.id, quantity: 3 }]);
+    const sale = await saleOf([
+      { itemId: flask.id, quantity: 2 },
+      { itemId: gloves.id, quantity: 3 },
+    ]);
 
     const page = await b.openAs(manager, `/sales/${sale.id}`);
     const lines = page.getByRole('region', { name: 'Lines' });
     expect(await lines.getByRole('row').filter({ hasText: 'Round flask' }).textContent()).toContain('£30.00');
     expect(await lines.getByRole('row').filter({ hasText: 'Nitrile gloves' }).textContent()).toContain('NG-1');
     const movements = page.getByRole('region', { name: 'Stock movements' });
-    expect(await movements.getByRole('row').filter({ hasText: 'Round flask' }).textContent()).toContain(`Sale ${sale.sale_id}`);
+    expect(await movements.getByRole('row').filter({ hasText: 'Round flask' }).textContent()).toContain(
+      `Sale ${sale.sale_id}`,
+    );
     expect(await page.getByRole('button', { name: 'Mark unpaid' }).count()).toBe(0);
     await expectAccessible(page);
     await screenshot(page, 'sales-show');
 
     await page.getByRole('button', { name: 'Mark paid' }).click();
     await page.getByRole('status').filter({ hasText: 'Sale marked as paid' }).waitFor();
-    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({ is_paid: true, status: 'paid' });
+    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({
+      is_paid: true,
+      status: 'paid',
+    });
     expect(await page.getByRole('button', { name: 'Mark paid' }).count()).toBe(0);
     // unpaid is for admins only
     expect(await page.getByRole('button', { name: 'Mark unpaid' }).count()).toBe(0);
@@ -161,7 +173,10 @@ describe('GET /sales/:id', () => {
     const adminPage = await b.openAs(admin, `/sales/${sale.id}`);
     await adminPage.getByRole('button', { name: 'Mark unpaid' }).click();
     await adminPage.getByRole('status').filter({ hasText: 'Sale marked as unpaid' }).waitFor();
-    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({ is_paid: false, status: 'completed' });
+    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({
+      is_paid: false,
+      status: 'completed',
+    });
     await adminPage.getByRole('button', { name: 'Mark paid' }).waitFor();
   });
 
@@ -188,7 +203,12 @@ describe('GET /sales/:id', () => {
     await page.getByRole('button', { name: 'Add note' }).click();
     await page.getByRole('status').filter({ hasText: 'Note added' }).waitFor();
     expect(await page.getByRole('region', { name: 'Notes' }).textContent()).toContain('Collected at the back door');
-    expect(await b.t.db('notes').where({ reference_type: 'sale', reference_id: String(sale.id) }).pluck('text')).toEqual(['Collected at the back door']);
+    expect(
+      await b.t
+        .db('notes')
+        .where({ reference_type: 'sale', reference_id: String(sale.id) })
+        .pluck('text'),
+    ).toEqual(['Collected at the back door']);
   });
 
   it("403 a user's forged Mark paid or refund post (with a valid form token) changes nothing", async () => {
@@ -200,10 +220,16 @@ describe('GET /sales/:id', () => {
     const paid = await page.request.post(`/sales/${sale.id}/paid`, { form: { _csrf: csrf }, maxRedirects: 0 });
     expect(paid.status()).toBe(403);
     expect(await paid.text()).toContain('This page is for the manager role');
-    const refund = await page.request.post(`/sales/${sale.id}/refund`, { form: { _csrf: csrf, itemId: String(item.id), refundQty: '1' }, maxRedirects: 0 });
+    const refund = await page.request.post(`/sales/${sale.id}/refund`, {
+      form: { _csrf: csrf, itemId: String(item.id), refundQty: '1' },
+      maxRedirects: 0,
+    });
     expect(refund.status()).toBe(403);
     expect(await refund.text()).toContain('This action requires the sales.refund permission');
-    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({ is_paid: false, status: 'completed' });
+    expect(await b.t.db('sales').where({ id: sale.id }).first('is_paid', 'status')).toEqual({
+      is_paid: false,
+      status: 'completed',
+    });
     expect(await stockOf(b.t.db, item.id)).toBe('8.00');
   });
 
@@ -245,7 +271,13 @@ describe('POST /sales/:id/refund', () => {
     expect(await stockOf(b.t.db, item.id)).toBe('9.00');
     expect(await b.t.db('sales').where({ id: sale.id }).first('status')).toEqual({ status: 'partially_refunded' });
     expect(await page.getByRole('region', { name: 'Notes' }).textContent()).toContain('Cracked in transit');
-    expect(await page.getByRole('region', { name: 'Stock movements' }).getByRole('row').filter({ hasText: 'Refund of sale' }).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('region', { name: 'Stock movements' })
+        .getByRole('row')
+        .filter({ hasText: 'Refund of sale' })
+        .count(),
+    ).toBe(1);
   });
 
   it('422 shows the API refusal and changes nothing when more is refunded than is left', async () => {
@@ -264,7 +296,8 @@ describe('POST /sales/:id/refund', () => {
 });
 
 /** The report's summary figures as one line of text. */
-const figures = async (page: Page) => (await page.getByRole('region', { name: 'Summary' }).innerText()).replace(/\s+/g, ' ');
+const figures = async (page: Page) =>
+  (await page.getByRole('region', { name: 'Summary' }).innerText()).replace(/\s+/g, ' ');
 
 describe('GET /sales/report', () => {
   it('200 shows the summary and departments for the filter, and Download CSV gets the same sales as the spec CSV', async () => {
@@ -284,7 +317,10 @@ describe('GET /sales/report', () => {
     await expectAccessible(page);
     await screenshot(page, 'sales-report');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^sales-report-\d{8}\.csv$/);
     const csv = await fs.readFile((await download.path())!, 'utf8');
     const [header, ...rows] = csv.trim().split('\n');
@@ -307,6 +343,8 @@ describe('GET /sales/report', () => {
     expect(await figures(page)).toContain('Total sales 1 Total amount £5.00');
     await saleRow(page, unpaid.sale_id).waitFor();
     expect(await saleRow(page, paid.sale_id).count()).toBe(0);
-    expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toBe('/api/sales/reports?chargeCode=UNPAID-RPT&unpaidOnly=true&format=csv');
+    expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toBe(
+      '/api/sales/reports?chargeCode=UNPAID-RPT&unpaidOnly=true&format=csv',
+    );
   });
 });

@@ -14,17 +14,23 @@ beforeAll(async () => {
 });
 
 const flashed = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
-const settingOf = async (key: string) => (await b.t.db('settings').where({ key }).first('value', 'updated_by')) as { value: unknown; updated_by: string } | undefined;
+const settingOf = async (key: string) =>
+  (await b.t.db('settings').where({ key }).first('value', 'updated_by')) as
+    { value: unknown; updated_by: string } | undefined;
 
 describe('/settings', () => {
   it('303 an admin sets a charge-code policy and a system setting; 422 shows the schema refusing a bad value beside the field', async () => {
     b.expectHttpErrors(422);
     const page = await b.openAs(admin, '/settings');
     const settingsTable = page.getByRole('region', { name: 'System settings' });
-    expect(await settingsTable.getByRole('row').filter({ hasText: 'chargeCodes.requirePin' }).innerText()).toContain('a sale against a charge code that has a PIN needs the PIN');
+    expect(await settingsTable.getByRole('row').filter({ hasText: 'chargeCodes.requirePin' }).innerText()).toContain(
+      'a sale against a charge code that has a PIN needs the PIN',
+    );
     await screenshot(page, 'settings-system');
 
-    await page.getByLabel('Who may place or lift holds and change exclusions').selectOption({ label: 'Managers and admins' });
+    await page
+      .getByLabel('Who may place or lift holds and change exclusions')
+      .selectOption({ label: 'Managers and admins' });
     await page.getByLabel('Sales on a charge code with a PIN need the PIN').check();
     await page.getByRole('button', { name: 'Save policies' }).click();
     await flashed(page, 'Charge-code policies saved');
@@ -33,7 +39,9 @@ describe('/settings', () => {
     // only what changed is saved
     expect(await settingOf('chargeCodes.requireAuthorisedUser')).toBeUndefined();
     expect(await page.getByLabel('Sales on a charge code with a PIN need the PIN').isChecked()).toBe(true);
-    expect(await settingsTable.getByRole('row').filter({ hasText: 'chargeCodes.holdRole' }).innerText()).toContain('{"role":"manager"}');
+    expect(await settingsTable.getByRole('row').filter({ hasText: 'chargeCodes.holdRole' }).innerText()).toContain(
+      '{"role":"manager"}',
+    );
 
     // a known setting typed as JSON is checked by its own schema
     await settingsTable.getByRole('link', { name: 'Edit chargeCodes.requirePin' }).click();
@@ -55,7 +63,9 @@ describe('/settings', () => {
     await page.getByRole('button', { name: 'Save setting' }).click();
     await flashed(page, 'Setting labels.printer saved');
     expect(await settingOf('labels.printer')).toEqual({ value: { printer: 'Zebra', room: 2 }, updated_by: admin.id });
-    expect(await settingsTable.getByRole('row').filter({ hasText: 'labels.printer' }).innerText()).toContain('Ada Admin');
+    expect(await settingsTable.getByRole('row').filter({ hasText: 'labels.printer' }).innerText()).toContain(
+      'Ada Admin',
+    );
   });
 
   it('403 for a manager on the page and on a forged post, and for an admin post without the form token; 422 for a hold role the form does not offer', async () => {
@@ -64,7 +74,11 @@ describe('/settings', () => {
     const refused = await agent.get('/settings').expect(403);
     expect(refused.text).toContain('This page is for the admin role');
     const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/').expect(200)).text)![1];
-    await agent.post('/settings').type('form').send({ _csrf: token, key: 'forged.by.manager', value: '{"x": 1}' }).expect(403);
+    await agent
+      .post('/settings')
+      .type('form')
+      .send({ _csrf: token, key: 'forged.by.manager', value: '{"x": 1}' })
+      .expect(403);
     await agent.post('/settings/mcp-keys').type('form').send({ _csrf: token, name: 'Forged' }).expect(403);
 
     const adminAgent = await b.t.loginAs(admin);
@@ -72,8 +86,14 @@ describe('/settings', () => {
     // a hold role the form does not offer is refused by the setting's schema, beside the field
     const adminToken = /name="_csrf" value="([^"]+)"/.exec((await adminAgent.get('/settings').expect(200)).text)![1];
     const before = await b.t.db('settings').orderBy('key');
-    const wrongRole = await adminAgent.post('/settings/policies').type('form').send({ _csrf: adminToken, holdRole: 'owner', requirePin: 'true' }).expect(422);
-    expect(wrongRole.text).toMatch(/<p class="field-error" id="holdRole-error">must be one of user, manager, admin<\/p>/);
+    const wrongRole = await adminAgent
+      .post('/settings/policies')
+      .type('form')
+      .send({ _csrf: adminToken, holdRole: 'owner', requirePin: 'true' })
+      .expect(422);
+    expect(wrongRole.text).toMatch(
+      /<p class="field-error" id="holdRole-error">must be one of user, manager, admin<\/p>/,
+    );
     expect(await b.t.db('settings').orderBy('key')).toEqual(before);
     expect(await b.t.db('settings').whereIn('key', ['forged.by.manager', 'no.token'])).toEqual([]);
     expect(await b.t.db('mcp_api_keys').where({ name: 'Forged' })).toEqual([]);
@@ -96,7 +116,10 @@ describe('/settings/vat-rates', () => {
     await flashed(page, 'VAT rate Reduced added');
     const rates = page.getByRole('region', { name: 'Rates' });
     expect(await rates.getByRole('row').filter({ hasText: 'Reduced' }).innerText()).toContain('5%');
-    expect(await b.t.db('vat_rates').where({ name: 'Reduced' }).first('rate', 'is_default')).toEqual({ rate: '0.0500', is_default: false });
+    expect(await b.t.db('vat_rates').where({ name: 'Reduced' }).first('rate', 'is_default')).toEqual({
+      rate: '0.0500',
+      is_default: false,
+    });
     await expectAccessible(page);
     await screenshot(page, 'settings-vat-rates');
 
@@ -141,11 +164,18 @@ describe('/settings/mcp-keys', () => {
     await expectAccessible(page);
     await screenshot(page, 'settings-mcp-key-created');
 
-    const row = await b.t.db('mcp_api_keys').where({ name: 'Desk assistant' }).first('id', 'scopes', 'created_by', 'expires_at');
+    const row = await b.t
+      .db('mcp_api_keys')
+      .where({ name: 'Desk assistant' })
+      .first('id', 'scopes', 'created_by', 'expires_at');
     expect(row).toMatchObject({ scopes: ['read'], created_by: admin.id, expires_at: expect.any(Date) });
     await b.t.request.get('/api/mcp/top-sellers').set(withKey(key)).expect(200);
     // the key's use is recorded without holding up its request
-    await expect.poll(async () => (await b.t.db('mcp_api_keys').where({ id: row.id }).first('last_used_at')).last_used_at, { timeout: 10_000 }).not.toBeNull();
+    await expect
+      .poll(async () => (await b.t.db('mcp_api_keys').where({ id: row.id }).first('last_used_at')).last_used_at, {
+        timeout: 10_000,
+      })
+      .not.toBeNull();
 
     await page.getByRole('link', { name: 'Done: back to MCP keys' }).click();
     const listed = page.getByRole('region', { name: 'Keys' }).getByRole('row').filter({ hasText: 'Desk assistant' });

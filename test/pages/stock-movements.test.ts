@@ -22,16 +22,42 @@ describe('GET /stock-movements', () => {
     const beaker = await buildItem(b.t.db, { name: 'Glass beaker', sku: 'LEDGER-BKR' });
     const flask = await buildItem(b.t.db, { name: 'Glass flask', sku: 'LEDGER-FLK' });
     for (const item of [beaker, flask]) {
-      await changeStock(b.t.db, { itemId: item.id, type: 'in', quantity: '20', reason: 'Delivery counted in', performedBy: clerk.id });
+      await changeStock(b.t.db, {
+        itemId: item.id,
+        type: 'in',
+        quantity: '20',
+        reason: 'Delivery counted in',
+        performedBy: clerk.id,
+      });
     }
-    await changeStock(b.t.db, { itemId: flask.id, type: 'adjustment', quantity: '15', reason: 'Stocktake', performedBy: clerk.id });
-    await changeStock(b.t.db, { itemId: beaker.id, type: 'in', quantity: '5', reason: 'Received on order O9001', performedBy: clerk.id, reference: { type: 'order', id: 'O9001' } });
+    await changeStock(b.t.db, {
+      itemId: flask.id,
+      type: 'adjustment',
+      quantity: '15',
+      reason: 'Stocktake',
+      performedBy: clerk.id,
+    });
+    await changeStock(b.t.db, {
+      itemId: beaker.id,
+      type: 'in',
+      quantity: '5',
+      reason: 'Received on order O9001',
+      performedBy: clerk.id,
+      reference: { type: 'order', id: 'O9001' },
+    });
     const code = await buildChargeCode(b.t.db);
-    const { sale } = await salesService(b.t.db).create(clerk, { chargeCode: code.code, items: [{ itemId: beaker.id, quantity: '3' }], vatApplied: true });
+    const { sale } = await salesService(b.t.db).create(clerk, {
+      chargeCode: code.code,
+      items: [{ itemId: beaker.id, quantity: '3' }],
+      vatApplied: true,
+    });
 
     const page = await b.openAs(clerk, '/stock-movements');
     expect(await page.getByText('5 movements').count()).toBe(1);
-    const saleRow = page.getByRole('row').filter({ hasText: `Sale ${sale.sale_id}` }).first();
+    const saleRow = page
+      .getByRole('row')
+      .filter({ hasText: `Sale ${sale.sale_id}` })
+      .first();
     expect(await saleRow.innerText()).toMatch(/Glass beaker \(LEDGER-BKR\)\s+Out\s+-3\s+25\s+22/);
     expect(await page.getByRole('link', { name: 'Order O9001' }).getAttribute('href')).toBe('/orders/O9001');
     await expectAccessible(page);
@@ -47,7 +73,9 @@ describe('GET /stock-movements', () => {
     await page.getByLabel('Item (SKU or name)').fill('ledger-flk');
     await page.getByLabel('Item (SKU or name)').press('Enter');
     await page.getByText('1 movement', { exact: true }).waitFor();
-    expect(await rowTexts(page)).toEqual([expect.stringMatching(/^.*Glass flask \(LEDGER-FLK\)\s+In\s+\+20\s+0\s+20\s+Delivery counted in/)]);
+    expect(await rowTexts(page)).toEqual([
+      expect.stringMatching(/^.*Glass flask \(LEDGER-FLK\)\s+In\s+\+20\s+0\s+20\s+Delivery counted in/),
+    ]);
     expect(await page.locator('body').getAttribute('data-loaded-once')).toBe('yes');
 
     // a part of a name that several items share: the page offers them, and one is chosen

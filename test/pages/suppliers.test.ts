@@ -10,10 +10,14 @@ const b = useBrowserApp();
 let clerk: UserRow;
 let admin: UserRow;
 beforeAll(async () => {
-  [clerk, admin] = await Promise.all([buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }), buildUser(b.t.db, { role: 'admin' })]);
+  [clerk, admin] = await Promise.all([
+    buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }),
+    buildUser(b.t.db, { role: 'admin' }),
+  ]);
 });
 
-const sourceRow = (page: Page, itemName: string) => page.getByRole('region', { name: 'Items from this supplier' }).getByRole('row').filter({ hasText: itemName });
+const sourceRow = (page: Page, itemName: string) =>
+  page.getByRole('region', { name: 'Items from this supplier' }).getByRole('row').filter({ hasText: itemName });
 
 describe('suppliers pages', () => {
   it('a user creates a supplier (a refused id comes back beside its field), edits it, and sees it listed', async () => {
@@ -83,15 +87,21 @@ describe('suppliers pages', () => {
     expect(await row.textContent()).toContain('FM-250-10');
     // removing a link is for admins
     expect(await row.getByRole('button', { name: /Remove/ }).count()).toBe(0);
-    const sourceOf = (supplierId: string) => b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplierId }).first('price', 'notes', 'preferred');
+    const sourceOf = (supplierId: string) =>
+      b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplierId }).first('price', 'notes', 'preferred');
     expect(await sourceOf(supplier.id)).toEqual({ price: '4.50', notes: 'Boxes of 10', preferred: true });
-    expect(await b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplier.id }).first('supplier_sku')).toEqual({ supplier_sku: 'FM-250-10' });
+    expect(
+      await b.t.db('item_sources').where({ item_id: item.id, supplier_id: supplier.id }).first('supplier_sku'),
+    ).toEqual({ supplier_sku: 'FM-250-10' });
     expect(await sourceOf(other.id)).toEqual({ price: '3.00', notes: null, preferred: false });
     await expectAccessible(page);
     await screenshot(page, 'suppliers-show');
 
     await row.getByRole('button', { name: 'Unmark preferred' }).click();
-    await page.getByRole('status').filter({ hasText: 'no longer the preferred source of Conical flask 250ml' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'no longer the preferred source of Conical flask 250ml' })
+      .waitFor();
     expect(await sourceOf(supplier.id)).toEqual({ price: '4.50', notes: 'Boxes of 10', preferred: false });
 
     // another item under the same part number is refused with the item that has it (issue 28)
@@ -103,7 +113,9 @@ describe('suppliers pages', () => {
     await page.getByRole('button', { name: 'Link item' }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: `Supplier part number 'fm-250-10' is already used for item 'Conical flask 250ml' of supplier '${supplier.id}'` })
+      .filter({
+        hasText: `Supplier part number 'fm-250-10' is already used for item 'Conical flask 250ml' of supplier '${supplier.id}'`,
+      })
       .waitFor();
     expect(await b.t.db('item_sources').where({ item_id: beaker.id })).toEqual([]);
   });
@@ -130,7 +142,10 @@ describe('suppliers pages', () => {
     await page.getByRole('link', { name: 'Delete supplier…' }).click();
     await check.getByText('item sources: 1 record(s) reference it').waitFor();
     await page.getByRole('button', { name: 'Delete supplier Linked Only Ltd with its item links and notes' }).click();
-    await page.getByRole('status').filter({ hasText: "Supplier 'Linked Only Ltd' deleted with its item links and notes" }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: "Supplier 'Linked Only Ltd' deleted with its item links and notes" })
+      .waitFor();
     expect(await b.t.db('suppliers').where({ id: linked.id }).first()).toBeUndefined();
     expect(await b.t.db('item_sources').where({ supplier_id: linked.id })).toEqual([]);
 
@@ -138,7 +153,9 @@ describe('suppliers pages', () => {
     const spare = await buildSupplier(b.t.db, { name: 'Spare Ltd' });
     await buildItemSource(b.t.db, spare.id, item.id);
     await page.goto(`/suppliers/${spare.id}`);
-    await sourceRow(page, 'Pipette tips').getByRole('button', { name: 'Remove Pipette tips from this supplier' }).click();
+    await sourceRow(page, 'Pipette tips')
+      .getByRole('button', { name: 'Remove Pipette tips from this supplier' })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Pipette tips is no longer linked to this supplier' }).waitFor();
     expect(await b.t.db('item_sources').where({ supplier_id: spare.id })).toEqual([]);
     await page.getByRole('link', { name: 'Delete supplier…' }).click();
@@ -159,9 +176,17 @@ describe('suppliers pages', () => {
     await manager.get(`/suppliers/${supplier.id}/delete`).expect(403);
     await manager.post(`/suppliers/${supplier.id}/delete`).type('form').send({ _csrf: token }).expect(403);
     await manager.post(`/suppliers/${supplier.id}/delete-with-links`).type('form').send({ _csrf: token }).expect(403);
-    await manager.post(`/suppliers/${supplier.id}/sources/${source.id}/remove`).type('form').send({ _csrf: token }).expect(403);
+    await manager
+      .post(`/suppliers/${supplier.id}/sources/${source.id}/remove`)
+      .type('form')
+      .send({ _csrf: token })
+      .expect(403);
     // the form token is what lets a post through at all
-    await manager.post(`/suppliers/${supplier.id}/items`).type('form').send({ item: item.sku, price: '1.00' }).expect(403);
+    await manager
+      .post(`/suppliers/${supplier.id}/items`)
+      .type('form')
+      .send({ item: item.sku, price: '1.00' })
+      .expect(403);
 
     expect(await b.t.db('suppliers').where({ id: supplier.id }).first('id')).toEqual({ id: supplier.id });
     expect(await b.t.db('item_sources').where({ supplier_id: supplier.id }).select('id')).toEqual([{ id: source.id }]);

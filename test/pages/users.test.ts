@@ -30,7 +30,7 @@ const userRow = (email: string) => b.t.db<UserRow>('users').where({ email }).fir
 const status = (page: Page) => page.getByRole('status').first();
 
 describe('/users', () => {
-  it('an admin creates a user (the schema\'s and the API\'s refusals beside the form) and grants a permission in the grid', async () => {
+  it("an admin creates a user (the schema's and the API's refusals beside the form) and grants a permission in the grid", async () => {
     b.expectHttpErrors(409, 422);
     const page = await openAs(admin, '/users');
     await page.getByRole('link', { name: 'New user' }).click();
@@ -73,7 +73,9 @@ describe('/users', () => {
     expect(await grid.getByRole('row').filter({ hasText: 'Ada Admin' }).textContent()).toContain('Held as admin');
     await grid.getByRole('button', { name: 'Grant Refund sales to Pat Picker' }).click();
     expect(await status(page).textContent()).toContain('Refund sales granted to Pat Picker');
-    expect(await b.t.db('user_permissions').where({ user_id: created.id }).pluck('permission')).toEqual(['sales.refund']);
+    expect(await b.t.db('user_permissions').where({ user_id: created.id }).pluck('permission')).toEqual([
+      'sales.refund',
+    ]);
     await expectAccessible(page);
     await screenshot(page, 'users-list');
     await grid.getByRole('button', { name: 'Revoke Refund sales from Pat Picker' }).click();
@@ -84,7 +86,12 @@ describe('/users', () => {
   it("an admin sees a user's recent failed sign-ins on their page", async () => {
     const pat = await buildUser(b.t.db, { firstName: 'Pat', lastName: 'Probed' });
     for (const address of ['198.51.100.31', '198.51.100.32']) {
-      await b.t.request.post('/api/auth/login').set('X-Forwarded-For', address).set('User-Agent', 'curl/8.5.0').send({ email: pat.email, password: 'guess' }).expect(401);
+      await b.t.request
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', address)
+        .set('User-Agent', 'curl/8.5.0')
+        .send({ email: pat.email, password: 'guess' })
+        .expect(401);
     }
     const page = await openAs(admin, `/users/${pat.id}`);
     const section = page.getByRole('region', { name: 'Recent failed sign-ins' });
@@ -160,7 +167,11 @@ describe('/users', () => {
     const account = await agent.get('/account').expect(200);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(account.text)![1];
     await agent.post(`/users/${manager.id}/role`).type('form').send({ _csrf: csrf, role: 'admin' }).expect(403);
-    await agent.post(`/users/${manager.id}/permissions/sales.refund`).type('form').send({ _csrf: csrf, granted: 'true' }).expect(403);
+    await agent
+      .post(`/users/${manager.id}/permissions/sales.refund`)
+      .type('form')
+      .send({ _csrf: csrf, granted: 'true' })
+      .expect(403);
     expect((await userRow(manager.email))!.role).toBe('manager');
     expect(await b.t.db('user_permissions').where({ user_id: manager.id }).pluck('permission')).toEqual([]);
   });

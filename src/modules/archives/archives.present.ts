@@ -1,6 +1,19 @@
 import path from 'node:path';
-import { RECORD_TYPES, type Archive, type ArchiveList, type ArchivePreview, type PurgeResult, type RecordType } from './archives.schemas';
-import { archivesDirectory, countsOf, type ArchiveRow, type PreviewRecord, type PurgeOutcome } from './archives.service';
+import {
+  RECORD_TYPES,
+  type Archive,
+  type ArchiveList,
+  type ArchivePreview,
+  type PurgeResult,
+  type RecordType,
+} from './archives.schemas';
+import {
+  archivesDirectory,
+  countsOf,
+  type ArchiveRow,
+  type PreviewRecord,
+  type PurgeOutcome,
+} from './archives.service';
 
 /** Bytes in binary units (1 KB = 1024 bytes), one decimal: "512 B", "1.5 KB". */
 export function humanSize(bytes: number): string {
@@ -42,7 +55,8 @@ const sum = (values: Record<string, number>) => Object.values(values).reduce((a,
 export function presentPurge(outcome: PurgeOutcome, dataDir: string): PurgeResult {
   const keptOf = (type: RecordType) => ({ count: sum(outcome.kept[type]), reasons: outcome.kept[type] });
   const kept = { sales: keptOf('sales'), orders: keptOf('orders'), stock_movements: keptOf('stock_movements') };
-  const list = (counts: (type: RecordType) => number) => RECORD_TYPES.map((type) => countOf(type, counts(type))).join(', ');
+  const list = (counts: (type: RecordType) => number) =>
+    RECORD_TYPES.map((type) => countOf(type, counts(type))).join(', ');
   return {
     message:
       `Archive ${outcome.archive.id} purged: deleted ${list((type) => outcome.purged[type])}; ` +
@@ -54,7 +68,9 @@ export function presentPurge(outcome: PurgeOutcome, dataDir: string): PurgeResul
   };
 }
 
-export const presentArchiveList = (rows: ArchiveRow[], dataDir: string): ArchiveList => ({ archives: rows.map((row) => presentArchive(row, dataDir)) });
+export const presentArchiveList = (rows: ArchiveRow[], dataDir: string): ArchiveList => ({
+  archives: rows.map((row) => presentArchive(row, dataDir)),
+});
 
 export const presentPreview = (preview: PreviewRecord): ArchivePreview => ({
   recordsToArchive: preview.recordsToArchive,

@@ -5,11 +5,25 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
 import { IdParams, parse } from '../../http/validate';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from './archives.present';
-import { Archive, ArchiveFileBody, ArchiveList, ArchivePreview, CreateArchive, KEEP_REASONS, PreviewQuery, PurgeResult } from './archives.schemas';
+import {
+  Archive,
+  ArchiveFileBody,
+  ArchiveList,
+  ArchivePreview,
+  CreateArchive,
+  KEEP_REASONS,
+  PreviewQuery,
+  PurgeResult,
+} from './archives.schemas';
 import { archivesService, GZIP_RATIO } from './archives.service';
 
 const reasonsText = Object.entries(KEEP_REASONS)
-  .map(([type, reasons]) => `${type}: ${Object.entries(reasons).map(([key, why]) => `${key} (${why})`).join('; ')}`)
+  .map(
+    ([type, reasons]) =>
+      `${type}: ${Object.entries(reasons)
+        .map(([key, why]) => `${key} (${why})`)
+        .join('; ')}`,
+  )
   .join('. ');
 
 export function archivesRoutes({ db, config, docs }: Deps) {
@@ -80,7 +94,8 @@ export function archivesRoutes({ db, config, docs }: Deps) {
     {
       operationId: 'downloadArchive',
       summary: "Download an archive's file",
-      description: 'Streamed as application/gzip, as an attachment named after the archive. Purged archives stay downloadable.',
+      description:
+        'Streamed as application/gzip, as an attachment named after the archive. Purged archives stay downloadable.',
       access: 'admin',
       params: IdParams,
       responses: {

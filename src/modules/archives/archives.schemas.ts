@@ -31,7 +31,9 @@ export const CreateArchive = z
   .object({
     ageThresholdDays: AgeThresholdDays,
     includeRecordTypes: z
-      .array(z.enum(RECORD_TYPES, { error: `must be one of ${RECORD_TYPES.join(', ')}` }), { error: 'must be an array of record types' })
+      .array(z.enum(RECORD_TYPES, { error: `must be one of ${RECORD_TYPES.join(', ')}` }), {
+        error: 'must be an array of record types',
+      })
       .min(1, { error: 'must name at least one record type' })
       .refine((types) => new Set(types).size === types.length, { error: 'must not name a record type twice' }),
   })
@@ -75,7 +77,11 @@ export const ArchiveFileBody = z.string().openapi({ type: 'string', format: 'bin
 const Kept = (reasons: Record<string, string>) =>
   z.object({
     count: z.number().int(),
-    reasons: z.object(Object.fromEntries(Object.entries(reasons).map(([key, description]) => [key, z.number().int().openapi({ description })]))),
+    reasons: z.object(
+      Object.fromEntries(
+        Object.entries(reasons).map(([key, description]) => [key, z.number().int().openapi({ description })]),
+      ),
+    ),
   });
 
 export const KEEP_REASONS = {
@@ -88,11 +94,13 @@ export const KEEP_REASONS = {
   orders: {
     notFullyReceived: 'pending or partially received: deliveries still expected',
     referencedByStockMovement: 'a stock movement that stays in the database names the order',
-    changedSinceArchived: 'changed (or given a note or invoice) after the archive was written, so the file holds an older copy',
+    changedSinceArchived:
+      'changed (or given a note or invoice) after the archive was written, so the file holds an older copy',
   },
   stock_movements: {
     latestOfItem: "its item's latest movement: the ledger reconciliation compares the item's stock with it",
-    changedSinceArchived: 'changed after the archive was written (e.g. its item or user was deleted), so the file holds an older copy',
+    changedSinceArchived:
+      'changed after the archive was written (e.g. its item or user was deleted), so the file holds an older copy',
   },
 } as const satisfies Record<RecordType, Record<string, string>>;
 
@@ -106,7 +114,9 @@ export const PurgeResult = z
       orders: Kept(KEEP_REASONS.orders),
       stock_movements: Kept(KEEP_REASONS.stock_movements),
     }),
-    alreadyDeleted: Counts.openapi({ description: 'records the archive holds that were no longer in the database (purged through another archive)' }),
+    alreadyDeleted: Counts.openapi({
+      description: 'records the archive holds that were no longer in the database (purged through another archive)',
+    }),
   })
   .openapi('ArchivePurgeResult');
 export type PurgeResult = z.infer<typeof PurgeResult>;

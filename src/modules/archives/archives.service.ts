@@ -71,7 +71,11 @@ const archiveName = (id: number, createdAt: Date) =>
   `archive-${id}-${createdAt.toISOString().slice(0, 19).replace(/-|:/g, '').replace('T', '-')}.jsonl.gz`;
 
 /** The counts of records an archive holds, by type. */
-export const countsOf = (row: ArchiveRow): Counts => ({ sales: row.sales_count, orders: row.orders_count, stock_movements: row.stock_movements_count });
+export const countsOf = (row: ArchiveRow): Counts => ({
+  sales: row.sales_count,
+  orders: row.orders_count,
+  stock_movements: row.stock_movements_count,
+});
 
 /** Size and sha256 of a file, read as a stream. */
 async function fileDigest(file: string): Promise<{ size: number; sha256: string }> {
@@ -88,7 +92,10 @@ const isMissingFile = (err: unknown) => (err as NodeJS.ErrnoException).code === 
 
 /** How many records of a type are older than the threshold, as of the transaction's start. */
 async function countOlder(db: Knex | Knex.Transaction, type: RecordType, days: number): Promise<number> {
-  const { rows } = await toRaw<{ rows: { n: number }[] }>(db, sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].table} r WHERE ${olderThan(days)}`);
+  const { rows } = await toRaw<{ rows: { n: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].table} r WHERE ${olderThan(days)}`,
+  );
   return rows[0].n;
 }
 
@@ -113,7 +120,13 @@ export function archivesService(db: Knex, dataDir: string) {
   }
 
   /** The file's JSON lines, manifest first, each page of records recorded in archive_records as it is read. */
-  async function* archiveLines(trx: Knex.Transaction, archiveId: number, types: RecordType[], days: number, manifest: object) {
+  async function* archiveLines(
+    trx: Knex.Transaction,
+    archiveId: number,
+    types: RecordType[],
+    days: number,
+    manifest: object,
+  ) {
     yield `${JSON.stringify(manifest)}\n`;
     for (const type of types) {
       const { table, line } = RECORD_LINES[type];
@@ -165,7 +178,10 @@ export function archivesService(db: Knex, dataDir: string) {
     toRaw(
       trx,
       sql`INSERT INTO purge_plan (record_type, record_id, keep_reason)
-       SELECT ${type}, r.id, CASE ${sql.join(reasons.map(([reason, condition]) => sql`WHEN ${sql.raw(condition)} THEN ${String(reason)}`), sql.raw(' '))}
+       SELECT ${type}, r.id, CASE ${sql.join(
+         reasons.map(([reason, condition]) => sql`WHEN ${sql.raw(condition)} THEN ${String(reason)}`),
+         sql.raw(' '),
+       )}
                             WHEN ${lineHash(RECORD_LINES[type].line)} <> a.content_hash THEN 'changedSinceArchived' END
          FROM archive_records a JOIN ${RECORD_LINES[type].table} r ON r.id = a.record_id
         WHERE a.archive_id = ${archiveId} AND a.record_type = ${type}`,
@@ -191,7 +207,12 @@ export function archivesService(db: Knex, dataDir: string) {
   // notesService.removeAllFor: a purge may cover more ids than one statement can bind. A note
   // written after the archive (which the plan missed because it committed after the plan was made)
   // stays rather than being deleted without a copy.
-  const deletePlannedNotes = async (trx: Knex.Transaction, archiveId: number, type: 'sales' | 'orders', referenceType: string) =>
+  const deletePlannedNotes = async (
+    trx: Knex.Transaction,
+    archiveId: number,
+    type: 'sales' | 'orders',
+    referenceType: string,
+  ) =>
     (
       await trx.raw(
         `DELETE FROM notes n USING purge_plan p
@@ -229,7 +250,10 @@ export function archivesService(db: Knex, dataDir: string) {
 
     /** newest first */
     list(): Promise<ArchiveRow[]> {
-      return db<ArchiveRow>('archives').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      return db<ArchiveRow>('archives').orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]);
     },
 
     /**
@@ -295,7 +319,12 @@ export function archivesService(db: Knex, dataDir: string) {
                 created_at: trx.fn.now(),
               })
               .returning<ArchiveRow[]>('*');
-            await auditTrail(trx).record(actor, { entityType: 'archive', entityId: row.id, action: 'create', after: row });
+            await auditTrail(trx).record(actor, {
+              entityType: 'archive',
+              entityId: row.id,
+              action: 'create',
+              after: row,
+            });
             await fs.rename(partial, final);
             leftBehind = final;
             return row;
@@ -334,9 +363,14 @@ export function archivesService(db: Knex, dataDir: string) {
         if (isMissingFile(err)) return undefined;
         throw err;
       });
-      if (!digest) throw BadRequest(`The file of archive ${id} (${archive.archive_name}) is missing: nothing is purged while the archive is the records' only copy`);
+      if (!digest)
+        throw BadRequest(
+          `The file of archive ${id} (${archive.archive_name}) is missing: nothing is purged while the archive is the records' only copy`,
+        );
       if (digest.sha256 !== archive.sha256) {
-        throw BadRequest(`The file of archive ${id} (${archive.archive_name}) is not the one written (its checksum differs): nothing is purged`);
+        throw BadRequest(
+          `The file of archive ${id} (${archive.archive_name}) is not the one written (its checksum differs): nothing is purged`,
+        );
       }
 
       return db.transaction(async (trx) => {
@@ -354,7 +388,10 @@ export function archivesService(db: Knex, dataDir: string) {
         );
         // Movements first: which sales and orders a staying movement names depends on them.
         await planType(trx, id, 'stock_movements', [
-          ['latestOfItem', 'r.item_id IS NOT NULL AND r.id = (SELECT max(m.id) FROM stock_movements m WHERE m.item_id = r.item_id)'],
+          [
+            'latestOfItem',
+            'r.item_id IS NOT NULL AND r.id = (SELECT max(m.id) FROM stock_movements m WHERE m.item_id = r.item_id)',
+          ],
         ]);
         await planType(trx, id, 'sales', [
           ['partiallyRefunded', `r.status = 'partially_refunded'`],
@@ -366,15 +403,19 @@ export function archivesService(db: Knex, dataDir: string) {
           ['referencedByStockMovement', namedByStayingMovement('order', 'order_id')],
         ]);
 
-        const notes = (await deletePlannedNotes(trx, id, 'sales', 'sale')) + (await deletePlannedNotes(trx, id, 'orders', 'order'));
+        const notes =
+          (await deletePlannedNotes(trx, id, 'sales', 'sale')) + (await deletePlannedNotes(trx, id, 'orders', 'order'));
         const purged = { sales: 0, orders: 0, stock_movements: 0, notes };
         for (const type of RECORD_TYPES) purged[type] = await deletePlanned(trx, type);
 
-        const { rows: planned } = await trx.raw<{ rows: { record_type: RecordType; keep_reason: string | null; n: number }[] }>(
-          'SELECT record_type, keep_reason, count(*)::int AS n FROM purge_plan GROUP BY record_type, keep_reason',
-        );
+        const { rows: planned } = await trx.raw<{
+          rows: { record_type: RecordType; keep_reason: string | null; n: number }[];
+        }>('SELECT record_type, keep_reason, count(*)::int AS n FROM purge_plan GROUP BY record_type, keep_reason');
         const kept = Object.fromEntries(
-          RECORD_TYPES.map((type) => [type, Object.fromEntries(Object.keys(KEEP_REASONS[type]).map((reason) => [reason, 0]))]),
+          RECORD_TYPES.map((type) => [
+            type,
+            Object.fromEntries(Object.keys(KEEP_REASONS[type]).map((reason) => [reason, 0])),
+          ]),
         ) as PurgeOutcome['kept'];
         const alreadyDeleted = countsOf(archive);
         for (const { record_type: type, keep_reason: reason, n } of planned) {
@@ -386,7 +427,13 @@ export function archivesService(db: Knex, dataDir: string) {
           .where({ id })
           .update({ status: 'purged', purged_at: trx.fn.now(), purged_by: actor.userId })
           .returning<ArchiveRow[]>('*');
-        await auditTrail(trx).record(actor, { entityType: 'archive', entityId: id, action: 'purge', before: { status: archive.status }, after: { status: row.status, purged, kept } });
+        await auditTrail(trx).record(actor, {
+          entityType: 'archive',
+          entityId: id,
+          action: 'purge',
+          before: { status: archive.status },
+          after: { status: row.status, purged, kept },
+        });
         return { archive: row, purged, kept, alreadyDeleted };
       });
     },

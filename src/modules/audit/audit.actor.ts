@@ -15,7 +15,21 @@ export const SYSTEM_ACTOR: Actor = { kind: 'system', userId: null, email: null, 
 /** The actor of a request: its user by session or API token, or an MCP key acting for its creator. */
 export function actorOf(req: Request): Actor {
   const ip = req.ip ?? null;
-  if (req.mcpKey) return { kind: 'mcp-key', userId: req.mcpKey.creator.id, email: req.mcpKey.creator.email, mcpKeyId: req.mcpKey.id, ip };
-  if (req.user) return { kind: req.authMethod === 'bearer' ? 'token' : 'session', userId: req.user.id, email: req.user.email, mcpKeyId: null, ip };
+  if (req.mcpKey)
+    return {
+      kind: 'mcp-key',
+      userId: req.mcpKey.creator.id,
+      email: req.mcpKey.creator.email,
+      mcpKeyId: req.mcpKey.id,
+      ip,
+    };
+  if (req.user)
+    return {
+      kind: req.authMethod === 'bearer' ? 'token' : 'session',
+      userId: req.user.id,
+      email: req.user.email,
+      mcpKeyId: null,
+      ip,
+    };
   return { kind: 'anonymous', userId: null, email: null, mcpKeyId: null, ip };
 }

@@ -7,7 +7,13 @@ export function presentAuditEvent(row: AuditRow): AuditEvent {
   return {
     id: String(row.id),
     occurredAt: row.occurred_at.toISOString(),
-    actor: { kind: row.actor_kind, userId: row.actor_user_id, email: row.actor_email, mcpKeyId: row.actor_mcp_key_id, ip: row.actor_ip },
+    actor: {
+      kind: row.actor_kind,
+      userId: row.actor_user_id,
+      email: row.actor_email,
+      mcpKeyId: row.actor_mcp_key_id,
+      ip: row.actor_ip,
+    },
     entityType: row.entity_type,
     entityId: row.entity_id,
     action: row.action,
@@ -21,7 +27,20 @@ export const presentAuditPage = (rows: AuditRow[], page: number, limit: number, 
   pagination: pageInfo(page, limit, total),
 });
 
-export const AUDIT_CSV_COLUMNS = ['ID', 'Occurred At', 'Actor Kind', 'Actor User ID', 'Actor Email', 'MCP Key ID', 'IP', 'Entity Type', 'Entity ID', 'Action', 'Before', 'After'];
+export const AUDIT_CSV_COLUMNS = [
+  'ID',
+  'Occurred At',
+  'Actor Kind',
+  'Actor User ID',
+  'Actor Email',
+  'MCP Key ID',
+  'IP',
+  'Entity Type',
+  'Entity ID',
+  'Action',
+  'Before',
+  'After',
+];
 
 /** One CSV record; before and after as JSON text; text a person typed (an email, an id) neutralised for spreadsheets. */
 export const auditCsvRecord = (row: AuditRow) => [

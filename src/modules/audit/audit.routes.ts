@@ -26,7 +26,14 @@ export function auditRoutes({ db, docs }: Deps) {
         'format=csv downloads every matching row.',
       access: 'admin',
       query: AuditQuery,
-      responses: { 200: { description: 'A page of events (format=csv: text/csv)', schema: AuditPage, otherContent: { 'text/csv': CsvText } }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+      responses: {
+        200: {
+          description: 'A page of events (format=csv: text/csv)',
+          schema: AuditPage,
+          otherContent: { 'text/csv': CsvText },
+        },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+      },
     },
     async (req, res) => {
       const query = parse(AuditQuery, req.query);
@@ -41,7 +48,11 @@ export function auditRoutes({ db, docs }: Deps) {
           if (rows.length < CSV_BATCH) return;
         }
       }
-      await sendCsvDownload(res, { name: `audit-${new Date().toISOString().slice(0, 10)}.csv`, columns: AUDIT_CSV_COLUMNS, records: records() });
+      await sendCsvDownload(res, {
+        name: `audit-${new Date().toISOString().slice(0, 10)}.csv`,
+        columns: AUDIT_CSV_COLUMNS,
+        records: records(),
+      });
     },
   );
 

@@ -38,7 +38,13 @@ function redact(values: Record<string, unknown> | null | undefined): Record<stri
   return Object.fromEntries(
     Object.entries(values).map(([field, value]) => [
       field,
-      SECRET_FIELD.test(field) ? (value == null ? null : '[redacted]') : value instanceof Date ? value.toISOString() : value,
+      SECRET_FIELD.test(field)
+        ? value == null
+          ? null
+          : '[redacted]'
+        : value instanceof Date
+          ? value.toISOString()
+          : value,
     ]),
   );
 }
@@ -84,14 +90,23 @@ export function auditTrail(db: Db) {
     /** Newest first. */
     rows(filters: AuditFilters, paging: { page: number; limit: number }): Promise<AuditRow[]> {
       return filtered(filters)
-        .orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'occurred_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .limit(paging.limit)
         .offset((paging.page - 1) * paging.limit);
     },
 
     /** A page, with the total of the whole filtered trail. */
-    async page(filters: AuditFilters, paging: { page: number; limit: number }): Promise<{ rows: AuditRow[]; total: number }> {
-      const [rows, [{ count }]] = await Promise.all([this.rows(filters, paging), filtered(filters).count<{ count: number }[]>('* as count')]);
+    async page(
+      filters: AuditFilters,
+      paging: { page: number; limit: number },
+    ): Promise<{ rows: AuditRow[]; total: number }> {
+      const [rows, [{ count }]] = await Promise.all([
+        this.rows(filters, paging),
+        filtered(filters).count<{ count: number }[]>('* as count'),
+      ]);
       return { rows, total: Number(count) };
     },
   };
@@ -101,7 +116,11 @@ export function auditTrail(db: Db) {
  * A change and its audit row in one transaction: `change` does the work on the transaction and
  * says what it did (null when it changed nothing, e.g. an idempotent repeat).
  */
-export function withAudit<T>(db: Db, actor: Actor, change: (trx: Knex.Transaction) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
+export function withAudit<T>(
+  db: Db,
+  actor: Actor,
+  change: (trx: Knex.Transaction) => Promise<{ result: T; audit: AuditEntry | null }>,
+): Promise<T> {
   return inTransaction(db, async (trx) => {
     const { result, audit } = await change(trx);
     if (audit) await auditTrail(trx).record(actor, audit);

@@ -34,7 +34,9 @@ const CARRIES: RestoreCarry[] = [SEQUENCES, auditTrailCarry(CARRY_SCHEMA)];
 
 /** For the restore script, after its locks and before it drops the public schema (a leftover of a failed restore is replaced). */
 export const SAVE_CARRIES =
-  `DROP SCHEMA IF EXISTS ${CARRY_SCHEMA} CASCADE;\nCREATE SCHEMA ${CARRY_SCHEMA};\n` + CARRIES.map((carry) => carry.save).join('\n') + '\n';
+  `DROP SCHEMA IF EXISTS ${CARRY_SCHEMA} CASCADE;\nCREATE SCHEMA ${CARRY_SCHEMA};\n` +
+  CARRIES.map((carry) => carry.save).join('\n') +
+  '\n';
 
 /** For the restore script, after pg_restore's output and before its COMMIT. */
 export const APPLY_CARRIES = CARRIES.map((carry) => carry.apply).join('\n') + '\n';

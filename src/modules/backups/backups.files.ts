@@ -13,7 +13,8 @@ export type BackupFile = { filename: string; size: number; createdAt: Date; type
  * stores-<YYYYMMDD-HHMMSS UTC>-<type>[-<n>].dump: -n (from 2) tells apart backups taken in the
  * same second. Nothing else in the folder is a backup, whatever a request asks for.
  */
-const BACKUP_NAME = /^stores-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(manual|scheduled)(?:-([2-9]|[1-9]\d{1,3}))?\.dump$/;
+const BACKUP_NAME =
+  /^stores-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(manual|scheduled)(?:-([2-9]|[1-9]\d{1,3}))?\.dump$/;
 const MAX_SAME_SECOND = 9999;
 
 type ParsedName = { createdAt: Date; type: BackupType; sequence: number };
@@ -62,7 +63,9 @@ export function backupFolder(dataDir: string) {
         const stat = await fs.lstat(path.join(folder, entry.name)).catch(() => undefined);
         if (stat?.isFile()) backups.push({ filename: entry.name, size: stat.size, ...parsed });
       }
-      return backups.sort(newestFirst).map(({ filename, size, createdAt, type }) => ({ filename, size, createdAt, type }));
+      return backups
+        .sort(newestFirst)
+        .map(({ filename, size, createdAt, type }) => ({ filename, size, createdAt, type }));
     },
 
     /**
@@ -70,10 +73,12 @@ export function backupFolder(dataDir: string) {
      * mean a symbolic link or anything but a regular file is never read, even if swapped in.
      */
     async open(filename: string): Promise<{ handle: FileHandle; size: number }> {
-      const handle = await fs.open(pathOf(filename), constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT' || err.code === 'ELOOP') throw NotFound('Backup not found');
-        throw err;
-      });
+      const handle = await fs
+        .open(pathOf(filename), constants.O_RDONLY | constants.O_NOFOLLOW)
+        .catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT' || err.code === 'ELOOP') throw NotFound('Backup not found');
+          throw err;
+        });
       const stat = await handle.stat();
       if (!stat.isFile()) {
         await handle.close();

@@ -23,7 +23,11 @@ const found = new Map<string, PgTools>();
  * pg_dump refuses a newer server; an older pg_restore cannot read a newer dump). Never throws:
  * a problem comes back as a sentence naming what to install.
  */
-export async function findPgTools(db: Knex, databaseUrl: string, pgBinDir: string | undefined): Promise<{ tools: PgTools } | { problem: string }> {
+export async function findPgTools(
+  db: Knex,
+  databaseUrl: string,
+  pgBinDir: string | undefined,
+): Promise<{ tools: PgTools } | { problem: string }> {
   const key = `${pgBinDir ?? ''}\n${databaseUrl}`;
   const cached = found.get(key);
   if (cached) return { tools: cached };
@@ -42,7 +46,9 @@ export async function findPgTools(db: Knex, databaseUrl: string, pgBinDir: strin
     const install = `install Debian's postgresql-client-${serverMajor} or set PG_BIN_DIR`;
     const version = await toolVersion(command);
     if (version === undefined) {
-      problems.push(`${name} was not found ${pgBinDir ? `in PG_BIN_DIR (${pgBinDir})` : 'on PATH'}; ${needed}: ${install}`);
+      problems.push(
+        `${name} was not found ${pgBinDir ? `in PG_BIN_DIR (${pgBinDir})` : 'on PATH'}; ${needed}: ${install}`,
+      );
     } else if (version.major < serverMajor) {
       problems.push(`${command} is version ${version.text}; ${needed}: ${install}`);
     } else {
@@ -78,7 +84,12 @@ async function toolVersion(command: string): Promise<{ major: number; text: stri
 export function connectionOptions(databaseUrl: string): { args: string[]; env: NodeJS.ProcessEnv } {
   const url = new URL(databaseUrl);
   const host = url.searchParams.get('host') ?? url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const args = ['--no-password', `--host=${host}`, `--port=${url.port || '5432'}`, `--dbname=${decodeURIComponent(url.pathname.slice(1))}`];
+  const args = [
+    '--no-password',
+    `--host=${host}`,
+    `--port=${url.port || '5432'}`,
+    `--dbname=${decodeURIComponent(url.pathname.slice(1))}`,
+  ];
   if (url.username) args.push(`--username=${decodeURIComponent(url.username)}`);
   const env: NodeJS.ProcessEnv = { ...process.env, PGPASSWORD: decodeURIComponent(url.password) };
   const sslMode = url.searchParams.get('sslmode');
@@ -95,7 +106,11 @@ export type RunningTool = {
 };
 
 /** Starts a tool with an argument array (never a shell), keeping the start of its error output. */
-export function startTool(command: string, args: string[], stdio: { stdin: Stdio; stdout: Stdio; env?: NodeJS.ProcessEnv }): RunningTool {
+export function startTool(
+  command: string,
+  args: string[],
+  stdio: { stdin: Stdio; stdout: Stdio; env?: NodeJS.ProcessEnv },
+): RunningTool {
   const child = spawn(command, args, { stdio: [stdio.stdin, stdio.stdout, 'pipe'], env: stdio.env });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {

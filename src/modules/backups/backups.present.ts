@@ -1,8 +1,20 @@
 import type { BackupFile } from './backups.files';
 import type { ScheduleStatusRecord } from './backups.schedule';
-import type { Backup, BackupList, BackupScheduleStatus, BackupStats, CreatedBackup, RestoredBackup } from './backups.schemas';
+import type {
+  Backup,
+  BackupList,
+  BackupScheduleStatus,
+  BackupStats,
+  CreatedBackup,
+  RestoredBackup,
+} from './backups.schemas';
 
-export const presentBackup = (b: BackupFile): Backup => ({ filename: b.filename, size: b.size, createdAt: b.createdAt.toISOString(), type: b.type });
+export const presentBackup = (b: BackupFile): Backup => ({
+  filename: b.filename,
+  size: b.size,
+  createdAt: b.createdAt.toISOString(),
+  type: b.type,
+});
 
 export const presentBackupList = (backups: BackupFile[]): BackupList => ({ backups: backups.map(presentBackup) });
 
@@ -12,8 +24,17 @@ export const presentCreatedBackup = (backup: { filename: string; size: number })
   size: backup.size,
 });
 
-export function presentBackupStats(stats: { totalBackups: number; totalSize: number; oldestBackup: Date | null; newestBackup: Date | null }): BackupStats {
-  return { ...stats, oldestBackup: stats.oldestBackup?.toISOString() ?? null, newestBackup: stats.newestBackup?.toISOString() ?? null };
+export function presentBackupStats(stats: {
+  totalBackups: number;
+  totalSize: number;
+  oldestBackup: Date | null;
+  newestBackup: Date | null;
+}): BackupStats {
+  return {
+    ...stats,
+    oldestBackup: stats.oldestBackup?.toISOString() ?? null,
+    newestBackup: stats.newestBackup?.toISOString() ?? null,
+  };
 }
 
 export function presentScheduleStatus(status: ScheduleStatusRecord): BackupScheduleStatus {
@@ -24,7 +45,9 @@ export function presentScheduleStatus(status: ScheduleStatusRecord): BackupSched
     time,
     retention,
     nextRunAt: nextRunAt?.toISOString() ?? null,
-    lastRun: lastRun ? { at: lastRun.at.toISOString(), filename: lastRun.filename, ok: lastRun.ok, error: lastRun.error } : null,
+    lastRun: lastRun
+      ? { at: lastRun.at.toISOString(), filename: lastRun.filename, ok: lastRun.ok, error: lastRun.error }
+      : null,
   };
 }
 

@@ -6,7 +6,13 @@ import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi'
 import { sendFileDownload } from '../../http/send-file';
 import { parse } from '../../http/validate';
 import { backupScheduleService } from './backups.schedule';
-import { presentBackupList, presentBackupStats, presentCreatedBackup, presentRestored, presentScheduleStatus } from './backups.present';
+import {
+  presentBackupList,
+  presentBackupStats,
+  presentCreatedBackup,
+  presentRestored,
+  presentScheduleStatus,
+} from './backups.present';
 import {
   BackupFileBody,
   BackupFilenameParams,
@@ -24,7 +30,10 @@ export function backupsRoutes(deps: Deps) {
   const backups = backupsService(deps);
   const schedules = backupScheduleService(deps.db);
   const notFound = { description: 'Not a backup in DATA_DIR/backups', schema: MessageBody };
-  const toolsMissing = { description: 'pg_dump/pg_restore/psql missing or older than the server; the message names what to install', schema: MessageBody };
+  const toolsMissing = {
+    description: 'pg_dump/pg_restore/psql missing or older than the server; the message names what to install',
+    schema: MessageBody,
+  };
 
   api.get(
     '/backups',
@@ -65,7 +74,8 @@ export function backupsRoutes(deps: Deps) {
     {
       operationId: 'getBackupStats',
       summary: 'Backup statistics',
-      description: 'Count and total size in bytes of the backups; oldestBackup and newestBackup are null when there are none.',
+      description:
+        'Count and total size in bytes of the backups; oldestBackup and newestBackup are null when there are none.',
       access: 'admin',
       responses: { 200: { description: 'Statistics', schema: BackupStats } },
     },
@@ -102,7 +112,10 @@ export function backupsRoutes(deps: Deps) {
         '`retention` are deleted; manual backups never are. Answers the schedule as GET /api/backups/schedule/status does.',
       access: 'admin',
       body: BackupSchedule,
-      responses: { 200: { description: 'Saved', schema: BackupScheduleStatus }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+      responses: {
+        200: { description: 'Saved', schema: BackupScheduleStatus },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+      },
     },
     async (req, res) => {
       await schedules.set(parse(BackupSchedule, req.body));
@@ -115,7 +128,8 @@ export function backupsRoutes(deps: Deps) {
     {
       operationId: 'downloadBackup',
       summary: 'Download a backup',
-      description: 'The dump file as application/octet-stream, as an attachment. Restore it with pg_restore or POST .../restore.',
+      description:
+        'The dump file as application/octet-stream, as an attachment. Restore it with pg_restore or POST .../restore.',
       access: 'admin',
       params: BackupFilenameParams,
       responses: {

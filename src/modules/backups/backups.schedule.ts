@@ -5,7 +5,14 @@ import { latestSlot, PERIOD_MS, slotAfter } from './backups.slots';
 import type { BackupSchedule } from './backups.schemas';
 
 type ScheduleRow = BackupSchedule & { changed_at: Date; enabled_at: Date | null };
-type RunRow = { id: number; slot: Date; started_at: Date; ok: boolean | null; filename: string | null; error: string | null };
+type RunRow = {
+  id: number;
+  slot: Date;
+  started_at: Date;
+  ok: boolean | null;
+  filename: string | null;
+  error: string | null;
+};
 
 /** The schedule as saved (or the default), when the next scheduled backup is due, and the last one that finished. */
 export type ScheduleStatusRecord = BackupSchedule & {
@@ -31,7 +38,9 @@ function dueSlot(schedule: ScheduleRow, now: Date): Date | undefined {
 }
 
 const readSchedule = (db: Db): Promise<ScheduleRow | undefined> =>
-  db<ScheduleRow>('backup_schedule').where('id', 1).first('enabled', 'frequency', 'time', 'retention', 'changed_at', 'enabled_at');
+  db<ScheduleRow>('backup_schedule')
+    .where('id', 1)
+    .first('enabled', 'frequency', 'time', 'retention', 'changed_at', 'enabled_at');
 
 /**
  * The backup schedule (one row) and the record of its runs (one row per slot). Every instance
@@ -93,16 +102,29 @@ export function backupScheduleService(db: Db) {
     async recordRun(runId: number, outcome: RunOutcome): Promise<void> {
       await db('backup_runs')
         .where({ id: runId })
-        .update({ finished_at: db.fn.now(), ok: outcome.ok, filename: outcome.ok ? outcome.filename : null, error: outcome.ok ? null : outcome.error });
+        .update({
+          finished_at: db.fn.now(),
+          ok: outcome.ok,
+          filename: outcome.ok ? outcome.filename : null,
+          error: outcome.ok ? null : outcome.error,
+        });
     },
 
     /** Critical alerts while the schedule is on: the last scheduled backup failed, or none succeeded for two periods. */
     async alerts(now: Date): Promise<SystemAlert[]> {
-      const [schedule, last, lastOk] = await Promise.all([readSchedule(db), lastFinishedRun(), lastFinishedRun({ ok: true })]);
+      const [schedule, last, lastOk] = await Promise.all([
+        readSchedule(db),
+        lastFinishedRun(),
+        lastFinishedRun({ ok: true }),
+      ]);
       if (!schedule?.enabled) return [];
       const alerts: SystemAlert[] = [];
       if (last && !last.ok) {
-        alerts.push({ type: 'backup_failed', level: 'critical', message: `The last scheduled backup (${last.started_at.toISOString()}) failed: ${last.error}` });
+        alerts.push({
+          type: 'backup_failed',
+          level: 'critical',
+          message: `The last scheduled backup (${last.started_at.toISOString()}) failed: ${last.error}`,
+        });
       }
       const since = new Date(Math.max(lastOk?.started_at.getTime() ?? 0, schedule.enabled_at!.getTime()));
       if (now.getTime() - since.getTime() > 2 * PERIOD_MS[schedule.frequency]) {

@@ -27,14 +27,18 @@ export const BackupStats = z
   .openapi('BackupStats');
 export type BackupStats = z.infer<typeof BackupStats>;
 
-export const CreatedBackup = z.object({ message: z.string(), filename: z.string(), size: z.number().int() }).openapi('CreatedBackup');
+export const CreatedBackup = z
+  .object({ message: z.string(), filename: z.string(), size: z.number().int() })
+  .openapi('CreatedBackup');
 export type CreatedBackup = z.infer<typeof CreatedBackup>;
 
 export const RestoredBackup = z
   .object({
     message: z.string(),
     filename: z.string(),
-    migrationsApplied: z.array(z.string()).openapi({ description: 'migrations newer than the backup, applied after restoring it' }),
+    migrationsApplied: z
+      .array(z.string())
+      .openapi({ description: 'migrations newer than the backup, applied after restoring it' }),
   })
   .openapi('RestoredBackup');
 export type RestoredBackup = z.infer<typeof RestoredBackup>;
@@ -47,7 +51,9 @@ const FREQUENCIES = ['hourly', 'daily', 'weekly'] as const;
 const TIME_MESSAGE = 'must be a time HH:MM (24-hour)';
 const RETENTION_MESSAGE = 'must be a whole number from 1 to 1000';
 /** A missing field says so; a wrong one says what it must be. */
-const requiredAnd = (message: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message) });
+const requiredAnd = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
+});
 
 export const BackupSchedule = z
   .object({
@@ -56,7 +62,10 @@ export const BackupSchedule = z
     time: z
       .string(requiredAnd(TIME_MESSAGE))
       .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: TIME_MESSAGE })
-      .openapi({ example: '02:00', description: "local time of the server's time zone; for hourly backups only the minute counts" }),
+      .openapi({
+        example: '02:00',
+        description: "local time of the server's time zone; for hourly backups only the minute counts",
+      }),
     retention: z
       .number(requiredAnd(RETENTION_MESSAGE))
       .int({ error: RETENTION_MESSAGE })
@@ -70,7 +79,12 @@ export type BackupSchedule = z.infer<typeof BackupSchedule>;
 export const BackupScheduleStatus = BackupSchedule.extend({
   nextRunAt: z.string().datetime().nullable().openapi({ description: 'null while the schedule is disabled' }),
   lastRun: z
-    .object({ at: z.string().datetime(), filename: z.string().nullable(), ok: z.boolean(), error: z.string().nullable() })
+    .object({
+      at: z.string().datetime(),
+      filename: z.string().nullable(),
+      ok: z.boolean(),
+      error: z.string().nullable(),
+    })
     .nullable()
     .openapi({ description: 'the last scheduled backup that finished, or null' }),
 }).openapi('BackupScheduleStatus');

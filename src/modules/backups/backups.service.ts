@@ -66,7 +66,12 @@ export function backupsService(deps: BackupDeps) {
   const tools = () => requirePgTools(db, databaseUrl, config.pgBinDir);
 
   /** pg_restore over a backup (given on stdin, so only the file opened is read); its output, or a 400. */
-  async function readWithPgRestore(pgTools: PgTools, filename: string, args: string[], problem: string): Promise<string> {
+  async function readWithPgRestore(
+    pgTools: PgTools,
+    filename: string,
+    args: string[],
+    problem: string,
+  ): Promise<string> {
     const { handle } = await folder.open(filename);
     try {
       let output = '';
@@ -85,8 +90,14 @@ export function backupsService(deps: BackupDeps) {
    * only a full read of the data finds a file cut short.
    */
   async function verify(pgTools: PgTools, filename: string): Promise<void> {
-    const listing = await readWithPgRestore(pgTools, filename, ['--list'], 'is not a backup of this service (pg_restore cannot read it)');
-    if (!MIGRATIONS_TABLE_ENTRY.test(listing)) throw BadRequest(`${filename} is not a backup of this service (it holds no knex_migrations table)`);
+    const listing = await readWithPgRestore(
+      pgTools,
+      filename,
+      ['--list'],
+      'is not a backup of this service (pg_restore cannot read it)',
+    );
+    if (!MIGRATIONS_TABLE_ENTRY.test(listing))
+      throw BadRequest(`${filename} is not a backup of this service (it holds no knex_migrations table)`);
     await readWithPgRestore(pgTools, filename, ['--file=/dev/null'], 'is corrupt or truncated');
   }
 
@@ -98,7 +109,10 @@ export function backupsService(deps: BackupDeps) {
       stdout: 'ignore',
       env: { ...connection.env, PGAPPNAME: 'stores-restore' },
     });
-    const pgRestore = startTool(pgTools.pg_restore, ['--no-owner', '--no-privileges', '--file=-'], { stdin: handle.fd, stdout: 'pipe' });
+    const pgRestore = startTool(pgTools.pg_restore, ['--no-owner', '--no-privileges', '--file=-'], {
+      stdin: handle.fd,
+      stdout: 'pipe',
+    });
     const script = psql.child.stdin!;
     // psql stopping on an error closes its input: pg_restore's remaining output has nowhere to
     // go, and pg_restore must not wait forever to write it.
@@ -130,7 +144,9 @@ export function backupsService(deps: BackupDeps) {
     async missingBackupAlerts(now: Date): Promise<SystemAlert[]> {
       if ((await folder.list()).length > 0) return [];
       const { nextRunAt } = await backupScheduleService(db).status(now);
-      const scheduled = nextRunAt ? `the first scheduled backup runs ${formatDateTime(nextRunAt)}` : 'scheduled backups are off';
+      const scheduled = nextRunAt
+        ? `the first scheduled backup runs ${formatDateTime(nextRunAt)}`
+        : 'scheduled backups are off';
       return [{ type: 'no_backup', level: 'warning', message: `No backup exists yet: ${scheduled}.` }];
     },
 
@@ -150,12 +166,21 @@ export function backupsService(deps: BackupDeps) {
       try {
         const pgTools = await tools();
         const backup = await folder.create(type, async (fd) => {
-          const { code, stderr } = await startTool(pgTools.pg_dump, args, { stdin: 'ignore', stdout: fd, env: connection.env }).finished;
+          const { code, stderr } = await startTool(pgTools.pg_dump, args, {
+            stdin: 'ignore',
+            stdout: fd,
+            env: connection.env,
+          }).finished;
           if (code !== 0) throw InternalError(`Backup failed: ${oneLine(stderr)}`);
         });
         log.info({ ...backup, type, ms: Date.now() - started }, 'backup written');
         // the file is the change: recorded once it exists (a dump is no transaction to share)
-        await auditTrail(db).record(actor, { entityType: 'backup', entityId: backup.filename, action: 'create', after: { type, size: backup.size } });
+        await auditTrail(db).record(actor, {
+          entityType: 'backup',
+          entityId: backup.filename,
+          action: 'create',
+          after: { type, size: backup.size },
+        });
         return backup;
       } catch (err) {
         log.error({ err, type }, 'backup failed');
@@ -176,9 +201,15 @@ export function backupsService(deps: BackupDeps) {
       const expired = (await folder.list()).filter((b) => b.type === 'scheduled').slice(keep);
       for (const backup of expired) {
         await folder.delete(backup.filename);
-        await auditTrail(db).record(SYSTEM_ACTOR, { entityType: 'backup', entityId: backup.filename, action: 'delete', after: { reason: `retention: the newest ${keep} scheduled backups are kept` } });
+        await auditTrail(db).record(SYSTEM_ACTOR, {
+          entityType: 'backup',
+          entityId: backup.filename,
+          action: 'delete',
+          after: { reason: `retention: the newest ${keep} scheduled backups are kept` },
+        });
       }
-      if (expired.length > 0) log.info({ deleted: expired.map((b) => b.filename), keep }, 'old scheduled backups deleted');
+      if (expired.length > 0)
+        log.info({ deleted: expired.map((b) => b.filename), keep }, 'old scheduled backups deleted');
       return expired.map((b) => b.filename);
     },
 
@@ -221,12 +252,19 @@ export function backupsService(deps: BackupDeps) {
         await finishCarries(db);
         if ('err' in migrated) {
           log.error({ err: migrated.err, filename }, 'the backup was restored but its pending migrations failed');
-          throw InternalError(`Restore failed: the backup was restored but its pending migrations failed: ${migrated.err.message}`);
+          throw InternalError(
+            `Restore failed: the backup was restored but its pending migrations failed: ${migrated.err.message}`,
+          );
         }
         const migrationsApplied = migrated.applied;
         log.warn({ filename, migrationsApplied, ms: Date.now() - started }, 'database restored from a backup');
         // after the trail carried through the restore: who restored which file, and when
-        await auditTrail(db).record(actor, { entityType: 'backup', entityId: filename, action: 'restore', after: { migrationsApplied } });
+        await auditTrail(db).record(actor, {
+          entityType: 'backup',
+          entityId: filename,
+          action: 'restore',
+          after: { migrationsApplied },
+        });
         return { migrationsApplied };
       });
     },

@@ -13,7 +13,9 @@ export function presentCategory(row: CategoryRow): Category {
   };
 }
 
-export function presentCategoryRef(row: Pick<CategoryRow, 'id' | 'name' | 'description' | 'icon' | 'color'>): CategoryRef {
+export function presentCategoryRef(
+  row: Pick<CategoryRow, 'id' | 'name' | 'description' | 'icon' | 'color'>,
+): CategoryRef {
   return { id: row.id, name: row.name, description: row.description, icon: row.icon, color: row.color };
 }
 

@@ -3,9 +3,15 @@ import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
 import { presentCategory, presentCategoryDeletionCheck } from './categories.present';
-import { Category, CategoryDeletionCheck, CategoryDeletionRefused, CategoryList, CreateCategory, UpdateCategory } from './categories.schemas';
+import {
+  Category,
+  CategoryDeletionCheck,
+  CategoryDeletionRefused,
+  CategoryList,
+  CreateCategory,
+  UpdateCategory,
+} from './categories.schemas';
 import { categoriesService } from './categories.service';
-
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 
@@ -17,7 +23,12 @@ export function categoriesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/categories',
-    { operationId: 'listCategories', summary: 'All categories, by name', access: 'auth', responses: { 200: { description: 'Categories', schema: CategoryList } } },
+    {
+      operationId: 'listCategories',
+      summary: 'All categories, by name',
+      access: 'auth',
+      responses: { 200: { description: 'Categories', schema: CategoryList } },
+    },
     async (_req, res) => {
       res.json((await categories.list()).map(presentCategory));
     },
@@ -48,7 +59,12 @@ export function categoriesRoutes({ db, docs }: Deps) {
       access: 'manager',
       params: IdParams,
       body: UpdateCategory,
-      responses: { 200: { description: 'Updated', schema: Category }, 400: invalid, 404: notFound, 409: failure('Name already used') },
+      responses: {
+        200: { description: 'Updated', schema: Category },
+        400: invalid,
+        404: notFound,
+        409: failure('Name already used'),
+      },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
@@ -79,7 +95,8 @@ export function categoriesRoutes({ db, docs }: Deps) {
     {
       operationId: 'checkCategoryDeletion',
       summary: 'Would a safe delete of this category succeed?',
-      description: 'Lists every kind of record that references the category (items, charge-code exclusions, ...), with counts.',
+      description:
+        'Lists every kind of record that references the category (items, charge-code exclusions, ...), with counts.',
       access: 'admin',
       params: IdParams,
       responses: { 200: { description: 'Check result', schema: CategoryDeletionCheck }, 404: notFound },
@@ -98,7 +115,11 @@ export function categoriesRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when any record references the category.',
       access: 'admin',
       params: IdParams,
-      responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: CategoryDeletionRefused } },
+      responses: {
+        204: 'Deleted',
+        404: notFound,
+        409: { description: 'Referenced; reasons listed', schema: CategoryDeletionRefused },
+      },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

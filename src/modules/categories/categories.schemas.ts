@@ -16,7 +16,13 @@ export type Category = z.infer<typeof Category>;
 
 /** The form embedded in item reads. */
 export const CategoryRef = z
-  .object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    icon: z.string().nullable(),
+    color: z.string().nullable(),
+  })
   .openapi('CategoryRef');
 export type CategoryRef = z.infer<typeof CategoryRef>;
 
@@ -40,7 +46,9 @@ export type UpdateCategory = z.infer<typeof UpdateCategory>;
 export const CategoryDeletionCheck = z
   .object({
     canDelete: z.boolean(),
-    reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
+    reasons: z
+      .array(z.string())
+      .openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
   })
   .openapi('CategoryDeletionCheck');
 export type CategoryDeletionCheck = z.infer<typeof CategoryDeletionCheck>;

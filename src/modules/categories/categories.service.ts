@@ -67,7 +67,12 @@ export function categoriesService(db: Db) {
       if (await nameTaken(input.name)) throw Conflict(`A category named '${input.name}' already exists`);
       try {
         const [row] = await db<CategoryRow>('categories')
-          .insert({ name: input.name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null })
+          .insert({
+            name: input.name,
+            description: input.description ?? null,
+            icon: input.icon ?? null,
+            color: input.color ?? null,
+          })
           .returning('*');
         return row;
       } catch (err) {
@@ -103,7 +108,9 @@ export function categoriesService(db: Db) {
       const category = await get(id);
       const items = await itemCount(id);
       if (items > 0) {
-        throw Conflict(`Cannot delete category '${category.name}': ${items} item(s) still use it`, { itemCount: items });
+        throw Conflict(`Cannot delete category '${category.name}': ${items} item(s) still use it`, {
+          itemCount: items,
+        });
       }
       await remove(id);
     },

@@ -17,7 +17,11 @@ type SettingValue<K extends KnownSetting> = z.infer<(typeof KNOWN_SETTINGS)[K]>;
 
 /** Read in one query; a value stored before its setting was known, and not of its shape, counts as unset. */
 export async function chargeCodePolicy(db: Db): Promise<ChargeCodePolicy> {
-  const stored = await settingsService(db).getMany(['chargeCodes.holdRole', 'chargeCodes.requirePin', 'chargeCodes.requireAuthorisedUser']);
+  const stored = await settingsService(db).getMany([
+    'chargeCodes.holdRole',
+    'chargeCodes.requirePin',
+    'chargeCodes.requireAuthorisedUser',
+  ]);
   const known = <K extends KnownSetting>(key: K): SettingValue<K> | undefined => {
     const parsed = KNOWN_SETTINGS[key].safeParse(stored.get(key));
     return parsed.success ? (parsed.data as SettingValue<K>) : undefined;
@@ -33,7 +37,11 @@ export async function chargeCodePolicy(db: Db): Promise<ChargeCodePolicy> {
 export function requireHoldRole(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const { holdRole } = await chargeCodePolicy(db);
-    next(hasRole(currentUser(req), holdRole) ? undefined : Forbidden(`Holds and exclusions of charge codes require the ${holdRole} role (setting chargeCodes.holdRole)`));
+    next(
+      hasRole(currentUser(req), holdRole)
+        ? undefined
+        : Forbidden(`Holds and exclusions of charge codes require the ${holdRole} role (setting chargeCodes.holdRole)`),
+    );
   };
 }
 
@@ -54,6 +62,10 @@ const holdNeedsSeniority = (placerRole: Role, change: 'change' | 'release') =>
  * least as senior as its placer. A hold with no recorded placer (placed before placers were
  * recorded) is left to chargeCodes.holdRole alone. Null when the person may.
  */
-export function holdSeniorityRefusal(placerRole: Role | null, user: Express.User, change: 'change' | 'release'): string | null {
+export function holdSeniorityRefusal(
+  placerRole: Role | null,
+  user: Express.User,
+  change: 'change' | 'release',
+): string | null {
   return placerRole === null || hasRole(user, placerRole) ? null : holdNeedsSeniority(placerRole, change);
 }

@@ -1,8 +1,22 @@
-import type { AuthorisedUser, ChargeCode, ChargeCodeSummary, ExcludedCategory, ExpiringChargeCode } from './chargecodes.schemas';
-import type { AuthorisedUserRow, ChargeCodeRecord, ChargeCodeRow, ExcludedCategoryRow, ExpiringChargeCode as ExpiringRecord } from './chargecodes.service';
+import type {
+  AuthorisedUser,
+  ChargeCode,
+  ChargeCodeSummary,
+  ExcludedCategory,
+  ExpiringChargeCode,
+} from './chargecodes.schemas';
+import type {
+  AuthorisedUserRow,
+  ChargeCodeRecord,
+  ChargeCodeRow,
+  ExcludedCategoryRow,
+  ExpiringChargeCode as ExpiringRecord,
+} from './chargecodes.service';
 
 /** A code's hold as the API (and the audit trail) shows it: who placed it, at what role and when, if known. */
-export function presentHold(row: ChargeCodeRow): Pick<ChargeCodeSummary, 'onHold' | 'holdReason' | 'holdPlacedBy' | 'holdPlacedAt'> {
+export function presentHold(
+  row: ChargeCodeRow,
+): Pick<ChargeCodeSummary, 'onHold' | 'holdReason' | 'holdPlacedBy' | 'holdPlacedAt'> {
   const { hold_placed_by: userId, hold_placed_by_name: name, hold_placed_by_role: role } = row;
   return {
     onHold: row.on_hold,
@@ -49,7 +63,13 @@ export const presentExcludedCategory = (row: ExcludedCategoryRow): ExcludedCateg
   color: row.color,
 });
 
-export const presentAuthorisedUser = ({ code, user }: { code: ChargeCodeRow; user: AuthorisedUserRow }): AuthorisedUser => ({
+export const presentAuthorisedUser = ({
+  code,
+  user,
+}: {
+  code: ChargeCodeRow;
+  user: AuthorisedUserRow;
+}): AuthorisedUser => ({
   id: user.id,
   chargeCode: code.code,
   userName: user.user_name,
@@ -58,5 +78,10 @@ export const presentAuthorisedUser = ({ code, user }: { code: ChargeCodeRow; use
   notes: user.notes,
 });
 
-export const presentAuthorisedUsers = ({ code, users }: { code: ChargeCodeRow; users: AuthorisedUserRow[] }): AuthorisedUser[] =>
-  users.map((user) => presentAuthorisedUser({ code, user }));
+export const presentAuthorisedUsers = ({
+  code,
+  users,
+}: {
+  code: ChargeCodeRow;
+  users: AuthorisedUserRow[];
+}): AuthorisedUser[] => users.map((user) => presentAuthorisedUser({ code, user }));

@@ -19,7 +19,14 @@ import {
   HoldBody,
   UpdateChargeCode,
 } from './chargecodes.schemas';
-import { presentAuthorisedUser, presentAuthorisedUsers, presentChargeCode, presentChargeCodeSummary, presentExcludedCategory, presentExpiringChargeCode } from './chargecodes.present';
+import {
+  presentAuthorisedUser,
+  presentAuthorisedUsers,
+  presentChargeCode,
+  presentChargeCodeSummary,
+  presentExcludedCategory,
+  presentExpiringChargeCode,
+} from './chargecodes.present';
 import { chargeCodesService } from './chargecodes.service';
 import { requireHoldRole } from './chargecodes.policy';
 import { actorOf } from '../audit/audit.actor';
@@ -35,7 +42,12 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes',
-    { operationId: 'listChargeCodes', summary: 'List charge codes', access: 'auth', responses: { 200: { description: 'Charge codes by code', schema: ChargeCodeList } } },
+    {
+      operationId: 'listChargeCodes',
+      summary: 'List charge codes',
+      access: 'auth',
+      responses: { 200: { description: 'Charge codes by code', schema: ChargeCodeList } },
+    },
     async (_req, res) => {
       res.json((await codes.list()).map(presentChargeCodeSummary));
     },
@@ -46,7 +58,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'listChargeCodesExpiringSoon',
       summary: 'Charge codes expiring within 30 days',
-      description: 'Codes whose validUntil lies between now and 30 days from now, soonest first, each with daysUntilExpiry.',
+      description:
+        'Codes whose validUntil lies between now and 30 days from now, soonest first, each with daysUntilExpiry.',
       access: 'auth',
       responses: { 200: { description: 'Expiring codes', schema: ExpiringChargeCodes } },
     },
@@ -57,7 +70,19 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes/:code',
-    { operationId: 'getChargeCode', summary: 'Read a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Charge code (the pin is never returned; hasPin says whether one is set)', schema: ChargeCode }, 404: notFound } },
+    {
+      operationId: 'getChargeCode',
+      summary: 'Read a charge code',
+      access: 'auth',
+      params: CodeParams,
+      responses: {
+        200: {
+          description: 'Charge code (the pin is never returned; hasPin says whether one is set)',
+          schema: ChargeCode,
+        },
+        404: notFound,
+      },
+    },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json(presentChargeCode(await codes.get(code)));
@@ -69,10 +94,16 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'createChargeCode',
       summary: 'Create a charge code',
-      description: 'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC).',
+      description:
+        'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC).',
       access: 'admin',
       body: CreateChargeCode,
-      responses: { 201: { description: 'Created', schema: ChargeCode }, 400: invalid, 403: 'Not an admin', 409: { description: 'Code already exists', schema: MessageBody } },
+      responses: {
+        201: { description: 'Created', schema: ChargeCode },
+        400: invalid,
+        403: 'Not an admin',
+        409: { description: 'Code already exists', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const body = parse(CreateChargeCode, req.body);
@@ -85,11 +116,17 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'updateChargeCode',
       summary: 'Update a charge code',
-      description: 'Partial update of title, validFrom, validUntil, costCentre, authorisedBy and pin (null removes the pin). The code itself cannot change.',
+      description:
+        'Partial update of title, validFrom, validUntil, costCentre, authorisedBy and pin (null removes the pin). The code itself cannot change.',
       access: 'admin',
       params: CodeParams,
       body: UpdateChargeCode,
-      responses: { 200: { description: 'Updated', schema: ChargeCode }, 400: invalid, 403: 'Not an admin', 404: notFound },
+      responses: {
+        200: { description: 'Updated', schema: ChargeCode },
+        400: invalid,
+        403: 'Not an admin',
+        404: notFound,
+      },
     },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
@@ -103,10 +140,16 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'deleteChargeCode',
       summary: 'Delete a charge code',
-      description: 'Refused with 409 while any sale uses the code (sales history keeps its charge code). Exclusions and authorised users go with it.',
+      description:
+        'Refused with 409 while any sale uses the code (sales history keeps its charge code). Exclusions and authorised users go with it.',
       access: 'admin',
       params: CodeParams,
-      responses: { 204: 'Deleted', 403: 'Not an admin', 404: notFound, 409: { description: 'Used by sales', schema: MessageBody } },
+      responses: {
+        204: 'Deleted',
+        403: 'Not an admin',
+        404: notFound,
+        409: { description: 'Used by sales', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
@@ -131,7 +174,10 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       responses: {
         200: { description: 'The code with its hold state', schema: ChargeCodeSummary },
         400: invalid,
-        403: { description: "Below the chargeCodes.holdRole role, or less senior than the hold's placer", schema: MessageBody },
+        403: {
+          description: "Below the chargeCodes.holdRole role, or less senior than the hold's placer",
+          schema: MessageBody,
+        },
         404: notFound,
       },
     },
@@ -139,14 +185,24 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       const body = parse(HoldBody, req.body);
-      const hold = await codes.setHold(code, { onHold: body.onHold, reason: body.holdReason }, { actor: actorOf(req), user: currentUser(req) });
+      const hold = await codes.setHold(
+        code,
+        { onHold: body.onHold, reason: body.holdReason },
+        { actor: actorOf(req), user: currentUser(req) },
+      );
       res.json(presentChargeCodeSummary(hold));
     },
   );
 
   api.get(
     '/chargecodes/:code/exclusions',
-    { operationId: 'listChargeCodeExclusions', summary: 'Categories excluded from a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound } },
+    {
+      operationId: 'listChargeCodeExclusions',
+      summary: 'Categories excluded from a charge code',
+      access: 'auth',
+      params: CodeParams,
+      responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound },
+    },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json((await codes.listExclusions(code)).map(presentExcludedCategory));
@@ -189,7 +245,11 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       description: 'Open to the role the setting chargeCodes.holdRole names (default user) and above; 403 below it.',
       access: 'auth',
       params: CodeCategoryParams,
-      responses: { 204: 'Removed', 403: 'Below the chargeCodes.holdRole role', 404: { description: 'Charge code or exclusion not found', schema: MessageBody } },
+      responses: {
+        204: 'Removed',
+        403: 'Below the chargeCodes.holdRole role',
+        404: { description: 'Charge code or exclusion not found', schema: MessageBody },
+      },
     },
     holdRole,
     async (req, res) => {
@@ -201,7 +261,13 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/chargecodes/:code/authorized-users',
-    { operationId: 'listChargeCodeAuthorisedUsers', summary: 'People authorised to use a charge code', access: 'auth', params: CodeParams, responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound } },
+    {
+      operationId: 'listChargeCodeAuthorisedUsers',
+      summary: 'People authorised to use a charge code',
+      access: 'auth',
+      params: CodeParams,
+      responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound },
+    },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
       res.json(presentAuthorisedUsers(await codes.listUsers(code)));
@@ -217,7 +283,13 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       access: 'admin',
       params: CodeParams,
       body: AuthorisedUserBody,
-      responses: { 201: { description: 'Added', schema: AuthorisedUser }, 400: invalid, 403: 'Not an admin', 404: notFound, 409: { description: 'Already authorised', schema: MessageBody } },
+      responses: {
+        201: { description: 'Added', schema: AuthorisedUser },
+        400: invalid,
+        403: 'Not an admin',
+        404: notFound,
+        409: { description: 'Already authorised', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { code } = parse(CodeParams, req.params);
@@ -233,7 +305,11 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       summary: 'Remove an authorised person from a charge code',
       access: 'admin',
       params: CodeUserParams,
-      responses: { 204: 'Removed', 403: 'Not an admin', 404: { description: 'Charge code or entry not found', schema: MessageBody } },
+      responses: {
+        204: 'Removed',
+        403: 'Not an admin',
+        404: { description: 'Charge code or entry not found', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { code, id } = parse(CodeUserParams, req.params);

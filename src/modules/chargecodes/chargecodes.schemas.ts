@@ -61,9 +61,14 @@ const HoldReason = z.string().trim().max(500, { error: 'must be at most 500 char
 export const HoldBody = z
   .object({
     onHold: z.boolean({ error: 'must be a boolean' }),
-    holdReason: HoldReason.optional().openapi({ description: 'Placing a hold: why (required). Releasing: why it is released (optional; kept in the audit trail).' }),
+    holdReason: HoldReason.optional().openapi({
+      description: 'Placing a hold: why (required). Releasing: why it is released (optional; kept in the audit trail).',
+    }),
   })
-  .refine((v) => !v.onHold || (v.holdReason ?? '').length > 0, { error: 'is required when onHold is true', path: ['holdReason'] });
+  .refine((v) => !v.onHold || (v.holdReason ?? '').length > 0, {
+    error: 'is required when onHold is true',
+    path: ['holdReason'],
+  });
 
 /** The page's Release hold form: the API's release, with the reason it leaves optional required. */
 export const HoldReleaseForm = z.object({
@@ -91,10 +96,10 @@ export const ChargeCodeSummary = z
     costCentre: z.string(),
     onHold: z.boolean(),
     holdReason: z.string().nullable(),
-    holdPlacedBy: z
-      .object({ userId: z.string(), name: z.string(), role: Role })
-      .nullable()
-      .openapi({ description: 'Who placed the hold, at the role they had then; only that role and above can change or release it. Null when not on hold, or for a hold placed before placers were recorded.' }),
+    holdPlacedBy: z.object({ userId: z.string(), name: z.string(), role: Role }).nullable().openapi({
+      description:
+        'Who placed the hold, at the role they had then; only that role and above can change or release it. Null when not on hold, or for a hold placed before placers were recorded.',
+    }),
     holdPlacedAt: z.string().nullable(),
   })
   .openapi('ChargeCodeSummary');
@@ -102,7 +107,9 @@ export type ChargeCodeSummary = z.infer<typeof ChargeCodeSummary>;
 
 export const ChargeCodeList = z.array(ChargeCodeSummary);
 
-export const ExpiringChargeCode = ChargeCodeSummary.extend({ daysUntilExpiry: z.number().int() }).openapi('ExpiringChargeCode');
+export const ExpiringChargeCode = ChargeCodeSummary.extend({ daysUntilExpiry: z.number().int() }).openapi(
+  'ExpiringChargeCode',
+);
 export type ExpiringChargeCode = z.infer<typeof ExpiringChargeCode>;
 
 export const ExpiringChargeCodes = z.array(ExpiringChargeCode);
@@ -116,7 +123,13 @@ export const ChargeCode = ChargeCodeSummary.extend({
 export type ChargeCode = z.infer<typeof ChargeCode>;
 
 export const ExcludedCategory = z
-  .object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    icon: z.string().nullable(),
+    color: z.string().nullable(),
+  })
   .openapi('ExcludedCategory');
 export type ExcludedCategory = z.infer<typeof ExcludedCategory>;
 

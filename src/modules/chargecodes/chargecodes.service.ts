@@ -48,7 +48,13 @@ export type ChargeCodeRecord = { code: ChargeCodeRow; excludedCategoryIds: numbe
 /** A code expiring within the window, with the whole days left (rounded up) from the moment asked. */
 export type ExpiringChargeCode = { code: ChargeCodeRow; daysUntilExpiry: number };
 
-export type ExcludedCategoryRow = { id: number; name: string; description: string | null; icon: string | null; color: string | null };
+export type ExcludedCategoryRow = {
+  id: number;
+  name: string;
+  description: string | null;
+  icon: string | null;
+  color: string | null;
+};
 
 /** A hold placed (with its reason) or released (with the reason for releasing it, if given). */
 export type HoldChange = { onHold: boolean; reason?: string };
@@ -66,7 +72,10 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
   }
 
   async function excludedIds(chargeCodeId: number): Promise<number[]> {
-    const rows = await db('charge_code_exclusions').where({ charge_code_id: chargeCodeId }).orderBy('category_id').pluck('category_id');
+    const rows = await db('charge_code_exclusions')
+      .where({ charge_code_id: chargeCodeId })
+      .orderBy('category_id')
+      .pluck('category_id');
     return rows as number[];
   }
 
@@ -90,7 +99,10 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
         .where('valid_until', '>=', now)
         .andWhere('valid_until', '<=', until)
         .orderBy([{ column: 'valid_until' }, { column: 'code' }]);
-      return rows.map((code) => ({ code, daysUntilExpiry: Math.ceil((code.valid_until.getTime() - now.getTime()) / 86_400_000) }));
+      return rows.map((code) => ({
+        code,
+        daysUntilExpiry: Math.ceil((code.valid_until.getTime() - now.getTime()) / 86_400_000),
+      }));
     },
 
     async get(code: string): Promise<ChargeCodeRecord> {
@@ -115,7 +127,10 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
             pin_hash: input.pin ? await hashPin(input.pin) : null,
           })
           .returning('*');
-        return { result: { code: row, excludedCategoryIds: [] }, audit: { entityType: 'charge_code', entityId: row.code, action: 'create', after: row } };
+        return {
+          result: { code: row, excludedCategoryIds: [] },
+          audit: { entityType: 'charge_code', entityId: row.code, action: 'create', after: row },
+        };
       });
     },
 
@@ -126,7 +141,9 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
         const validFrom = input.validFrom ?? current.valid_from;
         const validUntil = input.validUntil ?? current.valid_until;
         if (validFrom.getTime() > validUntil.getTime()) {
-          throw BadRequest('Validation failed', { errors: [{ field: 'validUntil', message: 'validFrom must not be after validUntil' }] });
+          throw BadRequest('Validation failed', {
+            errors: [{ field: 'validUntil', message: 'validFrom must not be after validUntil' }],
+          });
         }
         await chargeCodesService(trx).assertUserExists(input.authorisedBy);
         const changes: Partial<ChargeCodeRow> = { valid_from: validFrom, valid_until: validUntil };
@@ -159,7 +176,10 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
           });
         }
         await trx('charge_codes').where({ id: row.id }).delete();
-        return { result: undefined, audit: { entityType: 'charge_code', entityId: code, action: 'delete', before: row } };
+        return {
+          result: undefined,
+          audit: { entityType: 'charge_code', entityId: code, action: 'delete', before: row },
+        };
       });
     },
 
@@ -172,19 +192,37 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
       return withAudit(db, actor, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
-        const refusal = holdSeniorityRefusal(current.on_hold ? current.hold_placed_by_role : null, user, onHold ? 'change' : 'release');
+        const refusal = holdSeniorityRefusal(
+          current.on_hold ? current.hold_placed_by_role : null,
+          user,
+          onHold ? 'change' : 'release',
+        );
         if (refusal) throw Forbidden(refusal);
         // the transaction's time: the hold's placed-at is its audit row's occurred-at
         const now = trx.fn.now() as unknown as Date;
         const placer = onHold
-          ? { hold_placed_by: user.id, hold_placed_by_name: `${user.first_name} ${user.last_name}`, hold_placed_by_role: user.role, hold_placed_at: now }
+          ? {
+              hold_placed_by: user.id,
+              hold_placed_by_name: `${user.first_name} ${user.last_name}`,
+              hold_placed_by_role: user.role,
+              hold_placed_at: now,
+            }
           : { hold_placed_by: null, hold_placed_by_name: null, hold_placed_by_role: null, hold_placed_at: null };
         const [row] = await trx<ChargeCodeRow>('charge_codes')
           .where({ id: current.id })
           .update({ on_hold: onHold, hold_reason: onHold ? (reason ?? null) : null, ...placer, updated_at: now })
           .returning('*');
         const after = onHold ? presentHold(row) : { ...presentHold(row), releaseReason: reason || null };
-        return { result: row, audit: { entityType: 'charge_code', entityId: code, action: onHold ? 'hold' : 'release_hold', before: presentHold(current), after } };
+        return {
+          result: row,
+          audit: {
+            entityType: 'charge_code',
+            entityId: code,
+            action: onHold ? 'hold' : 'release_hold',
+            before: presentHold(current),
+            after,
+          },
+        };
       });
     },
 
@@ -208,14 +246,21 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
           .ignore()
           .returning('category_id');
         const added = inserted.length > 0;
-        return { result: added, audit: added ? exclusionsChange(code, 'add_exclusion', row.excludedCategoryIds, [...row.excludedCategoryIds, categoryId]) : null };
+        return {
+          result: added,
+          audit: added
+            ? exclusionsChange(code, 'add_exclusion', row.excludedCategoryIds, [...row.excludedCategoryIds, categoryId])
+            : null,
+        };
       });
     },
 
     async removeExclusion(code: string, categoryId: number, actor: Actor) {
       return withAudit(db, actor, async (trx) => {
         const row = await chargeCodesService(trx).get(code);
-        const removed = await trx('charge_code_exclusions').where({ charge_code_id: row.code.id, category_id: categoryId }).delete();
+        const removed = await trx('charge_code_exclusions')
+          .where({ charge_code_id: row.code.id, category_id: categoryId })
+          .delete();
         if (removed === 0) throw NotFound('Exclusion not found');
         const after = row.excludedCategoryIds.filter((id) => id !== categoryId);
         return { result: undefined, audit: exclusionsChange(code, 'remove_exclusion', row.excludedCategoryIds, after) };
@@ -225,10 +270,19 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     /** The people authorised to use the code, with the code they belong to. */
     async listUsers(code: string): Promise<{ code: ChargeCodeRow; users: AuthorisedUserRow[] }> {
       const row = await find(code);
-      return { code: row, users: await db<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id }).orderBy('id') };
+      return {
+        code: row,
+        users: await db<AuthorisedUserRow>('charge_code_authorised_users')
+          .where({ charge_code_id: row.id })
+          .orderBy('id'),
+      };
     },
 
-    async addUser(code: string, input: AuthorisedUserBody, actor: Actor): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
+    async addUser(
+      code: string,
+      input: AuthorisedUserBody,
+      actor: Actor,
+    ): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
       return withAudit(db, actor, async (trx) => {
         const row = (await chargeCodesService(trx).get(code)).code;
         const clash = await trx('charge_code_authorised_users')
@@ -245,16 +299,25 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
             notes: input.notes ?? null,
           })
           .returning('*');
-        return { result: { code: row, user }, audit: { entityType: 'charge_code', entityId: code, action: 'add_authorised_user', after: user } };
+        return {
+          result: { code: row, user },
+          audit: { entityType: 'charge_code', entityId: code, action: 'add_authorised_user', after: user },
+        };
       });
     },
 
     async removeUser(code: string, id: number, actor: Actor) {
       return withAudit(db, actor, async (trx) => {
         const row = (await chargeCodesService(trx).get(code)).code;
-        const [removed] = await trx<AuthorisedUserRow>('charge_code_authorised_users').where({ charge_code_id: row.id, id }).delete().returning('*');
+        const [removed] = await trx<AuthorisedUserRow>('charge_code_authorised_users')
+          .where({ charge_code_id: row.id, id })
+          .delete()
+          .returning('*');
         if (!removed) throw NotFound('Authorised user not found');
-        return { result: undefined, audit: { entityType: 'charge_code', entityId: code, action: 'remove_authorised_user', before: removed } };
+        return {
+          result: undefined,
+          audit: { entityType: 'charge_code', entityId: code, action: 'remove_authorised_user', before: removed },
+        };
       });
     },
   };

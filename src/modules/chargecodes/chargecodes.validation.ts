@@ -56,7 +56,9 @@ export type ChargeCodeForCheck = {
  * save, processing) embed it; processing appends FOR SHARE OF cc so a hold committed first wins
  * and a hold arriving later waits for the sale.
  */
-export const chargeCodeForCheckSql = (codeExpression: Sql) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason, cc.pin_hash,
+export const chargeCodeForCheckSql = (
+  codeExpression: Sql,
+) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason, cc.pin_hash,
     ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids,
     ARRAY(SELECT a.email FROM charge_code_authorised_users a WHERE a.charge_code_id = cc.id) AS authorised_emails
   FROM charge_codes cc WHERE cc.code = ${codeExpression}`;
@@ -103,22 +105,32 @@ export async function checkChargeCode(
     throw BadRequest(`Charge code '${row.code}' is on hold: ${row.hold_reason ?? ''}`);
   }
   if (check.categoryIds.some((id) => row.excluded_category_ids.includes(id))) {
-    throw BadRequest(`Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`);
+    throw BadRequest(
+      `Charge code '${row.code}' cannot be used for some items in this quote due to category restrictions.`,
+    );
   }
   if (check.sale) checkSaleAuthorisation(row, check.sale);
   return row;
 }
 
-function checkSaleAuthorisation(row: ChargeCodeForCheck, { policy, verifiedPinHash, recipientEmail }: SaleAuthorisation) {
+function checkSaleAuthorisation(
+  row: ChargeCodeForCheck,
+  { policy, verifiedPinHash, recipientEmail }: SaleAuthorisation,
+) {
   // The PIN was checked before the sale took its locks; this row, read under them, may be another code (the quote's changed) or have a new PIN.
   if (policy.requirePin && row.pin_hash !== null && row.pin_hash !== verifiedPinHash) {
-    throw Conflict(`Charge code '${row.code}' or its PIN changed while the sale was being made; nothing was sold. Try again.`);
+    throw Conflict(
+      `Charge code '${row.code}' or its PIN changed while the sale was being made; nothing was sold. Try again.`,
+    );
   }
   if (policy.requireAuthorisedUser) checkAuthorisedRecipient(row, recipientEmail);
 }
 
 /** chargeCodes.requireAuthorisedUser: the recipient's email is one of the code's authorised users (case-insensitively). */
-function checkAuthorisedRecipient(row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>, recipientEmail: string | null) {
+function checkAuthorisedRecipient(
+  row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>,
+  recipientEmail: string | null,
+) {
   if (!recipientEmail) {
     throw BadRequest(`Charge code '${row.code}' requires the recipient's email, one of its authorised users`);
   }
@@ -158,8 +170,15 @@ const pinAttempts = (db: Db) =>
  * its point before the (slow) scrypt check, so a parallel burst cannot guess past the limit, and
  * a right PIN gives it back.
  */
-export async function verifyChargeCodePin(db: Db, code: string, pin: string | undefined, personId: string): Promise<string | null> {
-  const row = await db<{ code: string; pin_hash: string | null }>('charge_codes').where({ code }).first('code', 'pin_hash');
+export async function verifyChargeCodePin(
+  db: Db,
+  code: string,
+  pin: string | undefined,
+  personId: string,
+): Promise<string | null> {
+  const row = await db<{ code: string; pin_hash: string | null }>('charge_codes')
+    .where({ code })
+    .first('code', 'pin_hash');
   if (!row?.pin_hash) return null;
   if (!pin) throw BadRequest(`Charge code '${row.code}' requires its PIN`);
   const attempts = pinAttempts(db);
@@ -169,7 +188,10 @@ export async function verifyChargeCodePin(db: Db, code: string, pin: string | un
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw TooManyRequests(`Too many incorrect PINs for charge code '${row.code}'; try again in ${Math.ceil(seconds / 60)} minute(s)`, seconds);
+    throw TooManyRequests(
+      `Too many incorrect PINs for charge code '${row.code}'; try again in ${Math.ceil(seconds / 60)} minute(s)`,
+      seconds,
+    );
   }
   if (!(await verifyPassword(pin, row.pin_hash))) throw BadRequest(`Incorrect PIN for charge code '${row.code}'`);
   await attempts.reward(key, 1);

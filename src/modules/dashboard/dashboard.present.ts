@@ -5,7 +5,12 @@ import type { CategoryStatRecord, StatsRecord } from './dashboard.service';
 
 /** totalValue leaves as a JSON number (the spec's aggregate figure). */
 export function presentStats(stats: StatsRecord): DashboardStats {
-  return { totalItems: stats.totalItems, lowStockItems: stats.lowStockItems, totalValue: Number(stats.totalValue), activeUsers: stats.activeUsers };
+  return {
+    totalItems: stats.totalItems,
+    lowStockItems: stats.lowStockItems,
+    totalValue: Number(stats.totalValue),
+    activeUsers: stats.activeUsers,
+  };
 }
 
 export function presentLowStockItem(item: LowStockRecord): LowStockItem {
@@ -21,5 +26,9 @@ export function presentLowStockItem(item: LowStockRecord): LowStockItem {
 }
 
 export function presentCategoryStat(stat: CategoryStatRecord): CategoryStat {
-  return { category: { id: stat.category.id, name: stat.category.name, color: stat.category.color }, itemCount: stat.itemCount, totalValue: Number(stat.totalValue) };
+  return {
+    category: { id: stat.category.id, name: stat.category.name, color: stat.category.color },
+    itemCount: stat.itemCount,
+    totalValue: Number(stat.totalValue),
+  };
 }

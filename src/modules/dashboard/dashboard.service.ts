@@ -6,13 +6,19 @@ import { LOW_STOCK_CONDITION, lowStockItems, type LowStockItem } from '../items/
 export type StatsRecord = { totalItems: number; lowStockItems: number; totalValue: string; activeUsers: number };
 
 /** A category with its active items' count and stock value (a decimal string). */
-export type CategoryStatRecord = { category: { id: number; name: string; color: string | null }; itemCount: number; totalValue: string };
+export type CategoryStatRecord = {
+  category: { id: number; name: string; color: string | null };
+  itemCount: number;
+  totalValue: string;
+};
 
 export function dashboardService(db: Db) {
   return {
     /** Active items only; totalValue = sum(price x currentStock), computed in SQL. */
     async stats(): Promise<StatsRecord> {
-      const { rows } = await toRaw<{ rows: { total_items: number; low_stock: number; total_value: string; active_users: number }[] }>(
+      const { rows } = await toRaw<{
+        rows: { total_items: number; low_stock: number; total_value: string; active_users: number }[];
+      }>(
         db,
         sql`SELECT count(*) AS total_items,
                 count(*) FILTER (WHERE ${LOW_STOCK_CONDITION}) AS low_stock,
@@ -21,7 +27,12 @@ export function dashboardService(db: Db) {
            FROM items i WHERE i.is_active`,
       );
       const r = rows[0];
-      return { totalItems: r.total_items, lowStockItems: r.low_stock, totalValue: r.total_value, activeUsers: r.active_users };
+      return {
+        totalItems: r.total_items,
+        lowStockItems: r.low_stock,
+        totalValue: r.total_value,
+        activeUsers: r.active_users,
+      };
     },
 
     /** The items module's low-stock list: lowest stock relative to the minimum first. */
@@ -31,13 +42,19 @@ export function dashboardService(db: Db) {
 
     /** every category, with its active items' count and value */
     async categoryStats(): Promise<CategoryStatRecord[]> {
-      const { rows } = await db.raw<{ rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[] }>(
+      const { rows } = await db.raw<{
+        rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[];
+      }>(
         `SELECT c.id, c.name, c.color, count(i.id) AS item_count,
                 coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
            FROM categories c LEFT JOIN items i ON i.category_id = c.id AND i.is_active
           GROUP BY c.id ORDER BY c.name, c.id`,
       );
-      return rows.map((r) => ({ category: { id: r.id, name: r.name, color: r.color }, itemCount: r.item_count, totalValue: r.total_value }));
+      return rows.map((r) => ({
+        category: { id: r.id, name: r.name, color: r.color },
+        itemCount: r.item_count,
+        totalValue: r.total_value,
+      }));
     },
   };
 }

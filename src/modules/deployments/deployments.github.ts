@@ -95,7 +95,9 @@ function workflowRunNotification(payload: unknown): NotificationFields {
     commit: run.head_sha,
     actor: sender?.login ?? null,
     status: completed ? (run.conclusion ?? 'completed') : (run.status ?? action),
-    summary: completed ? `workflow ${name} completed: ${run.conclusion ?? 'unknown'}` : `workflow ${name} ${action.replace(/_/g, ' ')}`,
+    summary: completed
+      ? `workflow ${name} completed: ${run.conclusion ?? 'unknown'}`
+      : `workflow ${name} ${action.replace(/_/g, ' ')}`,
     message: run.display_title ?? null,
   };
 }

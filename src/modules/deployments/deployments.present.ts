@@ -22,11 +22,16 @@ export function presentDeploymentNotification(row: DeploymentNotificationRow): D
   };
 }
 
-export function presentDeploymentNotificationList(page: { notifications: DeploymentNotificationRow[]; total: number }): DeploymentNotificationList {
+export function presentDeploymentNotificationList(page: {
+  notifications: DeploymentNotificationRow[];
+  total: number;
+}): DeploymentNotificationList {
   return { notifications: page.notifications.map(presentDeploymentNotification), total: page.total };
 }
 
 /** GitHub's ping: which events this service stores. */
-export const presentPing = (storedEvents: string[]) => ({ message: `Ping received; ${storedEvents.join(', ')} events are stored` });
+export const presentPing = (storedEvents: string[]) => ({
+  message: `Ping received; ${storedEvents.join(', ')} events are stored`,
+});
 
 export const presentIgnoredEvent = (event: string) => ({ message: `Event '${event}' ignored` });

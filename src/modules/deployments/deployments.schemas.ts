@@ -11,13 +11,19 @@ export const DeploymentNotification = z
   .object({
     id: z.number().int(),
     source: z.enum(NOTIFICATION_SOURCES),
-    event: z.string().openapi({ description: "GitHub's X-GitHub-Event (push, release, workflow_run); 'notification' for Watchtower" }),
+    event: z
+      .string()
+      .openapi({ description: "GitHub's X-GitHub-Event (push, release, workflow_run); 'notification' for Watchtower" }),
     service: optionalText('Watchtower: the container updated (or that failed)'),
     image: optionalText('Watchtower: the image name without its tag'),
     tag: optionalText('Watchtower: the image tag'),
-    status: optionalText("updated or failed (Watchtower); the release action; the workflow run's conclusion, or its status until completed"),
+    status: optionalText(
+      "updated or failed (Watchtower); the release action; the workflow run's conclusion, or its status until completed",
+    ),
     host: optionalText('Watchtower: the host it runs on'),
-    message: optionalText("Watchtower: the notification text; GitHub: the head commit's message, the release name or the run's title"),
+    message: optionalText(
+      "Watchtower: the notification text; GitHub: the head commit's message, the release name or the run's title",
+    ),
     repository: optionalText('GitHub: owner/name'),
     ref: optionalText('GitHub: the branch or tag name'),
     commit: optionalText('GitHub: the commit sha'),
@@ -41,7 +47,10 @@ export const DeploymentNotificationQuery = z.object({ limit: limitParam(50, 100)
 
 /** The fields a webhook payload may yield; the rest stays null. */
 export type NotificationFields = Partial<
-  Record<'service' | 'image' | 'tag' | 'status' | 'host' | 'message' | 'repository' | 'ref' | 'commit' | 'actor' | 'summary', string | null>
+  Record<
+    'service' | 'image' | 'tag' | 'status' | 'host' | 'message' | 'repository' | 'ref' | 'commit' | 'actor' | 'summary',
+    string | null
+  >
 >;
 
 export type NewDeploymentNotification = NotificationFields & {
@@ -54,7 +63,10 @@ export type NewDeploymentNotification = NotificationFields & {
 
 export const WatchtowerPayload = z
   .looseObject({
-    title: z.string().optional().openapi({ description: 'e.g. "Watchtower updates on prod-1" (the host is taken from it)' }),
+    title: z
+      .string()
+      .optional()
+      .openapi({ description: 'e.g. "Watchtower updates on prod-1" (the host is taken from it)' }),
     message: z.string().optional().openapi({ description: "Watchtower's notification text" }),
     service: z.string().optional(),
     container: z.string().optional(),
@@ -62,11 +74,16 @@ export const WatchtowerPayload = z
     tag: z.string().optional(),
     status: z.string().optional(),
     host: z.string().optional(),
-    report: z.looseObject({}).optional().openapi({ description: "Watchtower's json.v1 template: {report, title, host, entries}" }),
+    report: z
+      .looseObject({})
+      .optional()
+      .openapi({ description: "Watchtower's json.v1 template: {report, title, host, entries}" }),
   })
   .openapi('WatchtowerPayload');
 
 /** POST /api/webhook/github's 200: a ping's message, or the record a redelivery stored the first time. */
 export const GitHubDeliveryAnswer = z.union([MessageBody, DeploymentNotification]);
 
-export const GitHubPayload = z.looseObject({}).openapi('GitHubWebhookPayload', { description: "GitHub's event payload" });
+export const GitHubPayload = z
+  .looseObject({})
+  .openapi('GitHubWebhookPayload', { description: "GitHub's event payload" });

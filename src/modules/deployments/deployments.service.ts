@@ -23,8 +23,22 @@ export type DeploymentNotificationRow = {
 
 // The raw payload (tens of KB for a GitHub push) stays in the database; no answer carries it.
 const COLUMNS = [
-  'id', 'source', 'event', 'service', 'image', 'tag', 'status', 'host', 'message',
-  'repository', 'ref', 'commit_sha', 'actor', 'summary', 'delivery_id', 'received_at',
+  'id',
+  'source',
+  'event',
+  'service',
+  'image',
+  'tag',
+  'status',
+  'host',
+  'message',
+  'repository',
+  'ref',
+  'commit_sha',
+  'actor',
+  'summary',
+  'delivery_id',
+  'received_at',
 ] as const;
 
 /** Notifications of deployments and repository events received by the webhooks. */
@@ -32,7 +46,9 @@ export function deploymentNotificationsService(db: Db) {
   const table = () => db<DeploymentNotificationRow>('deployment_notifications');
 
   /** Stores a notification; one whose delivery id is already stored is answered with that record instead. */
-  async function record(input: NewDeploymentNotification): Promise<{ notification: DeploymentNotificationRow; created: boolean }> {
+  async function record(
+    input: NewDeploymentNotification,
+  ): Promise<{ notification: DeploymentNotificationRow; created: boolean }> {
     const [inserted] = await db('deployment_notifications')
       .insert({
         source: input.source,
@@ -55,7 +71,9 @@ export function deploymentNotificationsService(db: Db) {
       .ignore()
       .returning<DeploymentNotificationRow[]>(COLUMNS);
     if (inserted) return { notification: inserted, created: true };
-    const existing = await table().where({ delivery_id: input.deliveryId }).first(...COLUMNS);
+    const existing = await table()
+      .where({ delivery_id: input.deliveryId })
+      .first(...COLUMNS);
     // deleted between the conflict and the read: the delivery is new again
     return existing ? { notification: existing, created: false } : record(input);
   }
@@ -67,7 +85,10 @@ export function deploymentNotificationsService(db: Db) {
       const [notifications, [{ total }]] = await Promise.all([
         table()
           .select(...COLUMNS)
-          .orderBy([{ column: 'received_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'received_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .limit(limit),
         table().count({ total: '*' }),
       ]);

@@ -10,7 +10,9 @@ import type { NotificationFields } from './deployments.schemas';
  * Other senders may give service (or container), image, tag, status and host directly.
  */
 
-type Extracted = Required<Pick<NotificationFields, 'service' | 'image' | 'tag' | 'status' | 'host' | 'message' | 'summary'>>;
+type Extracted = Required<
+  Pick<NotificationFields, 'service' | 'image' | 'tag' | 'status' | 'host' | 'message' | 'summary'>
+>;
 type Container = { service: string | null; imageRef: string | null; status: 'updated' | 'failed' };
 
 const SUMMARY_MAX = 200;
@@ -31,7 +33,8 @@ const containerName = (name: string) => name.replace(/^\//, '');
 function splitImageRef(ref: string): { image: string; tag: string | null } {
   const withoutDigest = ref.split('@')[0];
   const colon = withoutDigest.lastIndexOf(':');
-  if (colon > withoutDigest.lastIndexOf('/')) return { image: withoutDigest.slice(0, colon), tag: withoutDigest.slice(colon + 1) };
+  if (colon > withoutDigest.lastIndexOf('/'))
+    return { image: withoutDigest.slice(0, colon), tag: withoutDigest.slice(colon + 1) };
   return { image: withoutDigest, tag: null };
 }
 
@@ -65,12 +68,20 @@ function containerFromReport(report: unknown): Container | null {
 function messageOf(body: Record<string, unknown>): string | null {
   const message = text(body.message);
   if (message || !Array.isArray(body.entries)) return message;
-  return text(body.entries.map((entry) => text((entry as Record<string, unknown> | null)?.message)).filter(Boolean).join('\n'));
+  return text(
+    body.entries
+      .map((entry) => text((entry as Record<string, unknown> | null)?.message))
+      .filter(Boolean)
+      .join('\n'),
+  );
 }
 
 function summarise(fields: Omit<Extracted, 'summary'>, title: string | null): string | null {
   const who = fields.service ?? (fields.image && (fields.tag ? `${fields.image}:${fields.tag}` : fields.image));
-  const line = who && fields.status ? `${who} ${fields.status}${fields.host ? ` on ${fields.host}` : ''}` : (fields.message?.split('\n')[0] ?? title);
+  const line =
+    who && fields.status
+      ? `${who} ${fields.status}${fields.host ? ` on ${fields.host}` : ''}`
+      : (fields.message?.split('\n')[0] ?? title);
   return line && line.slice(0, SUMMARY_MAX);
 }
 

@@ -30,8 +30,10 @@ function parseJson(text: string): unknown {
 }
 
 const rawBody = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-const isJson = (contentType: string | undefined) => Boolean(contentType && typeis.is(contentType, ['application/json']));
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isJson = (contentType: string | undefined) =>
+  Boolean(contentType && typeis.is(contentType, ['application/json']));
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const WATCHTOWER_SETUP =
   'Setup (Watchtower 1.7+, whose shoutrrr 0.8 can add headers): ' +
@@ -83,7 +85,7 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       description:
         'Authentication: `Authorization: Bearer <WEBHOOK_SECRET>` (not a user token). Body up to 1 MB, application/json or text/plain ' +
         '(the text is the message). Stores one notification and answers 201 with it. Recognised: the fields service (or container), ' +
-        'image (name or name:tag), tag, status, host and message; shoutrrr\'s JSON template {title, message}, the host taken from a title ' +
+        "image (name or name:tag), tag, status, host and message; shoutrrr's JSON template {title, message}, the host taken from a title " +
         '"Watchtower updates on <host>"; Watchtower\'s json.v1 template (report.failed/updated: name, imageName; entries[].message); ' +
         'and in the message text the report lines "- <container> (<image:tag>): <id> updated to <id>" and "- <container> (<image>): Failed: ..." ' +
         'and the log lines "Found new <image:tag> image (<id>)", "Creating /<container>", \'Unable to update container "/<container>"\'. ' +
@@ -95,7 +97,10 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       body: WatchtowerPayload,
       responses: {
         201: stored,
-        400: { description: 'Empty body, malformed JSON, or JSON that is neither an object nor a string', schema: MessageBody },
+        400: {
+          description: 'Empty body, malformed JSON, or JSON that is neither an object nor a string',
+          schema: MessageBody,
+        },
         401: { description: 'Missing or wrong secret', schema: MessageBody },
         413: { description: 'Body over 1 MB', schema: MessageBody },
         415: { description: 'Neither application/json nor text/plain', schema: MessageBody },
@@ -119,7 +124,12 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       } else {
         throw UnsupportedMediaType('Content-Type must be application/json or text/plain');
       }
-      const { notification } = await notifications.record({ source: 'watchtower', event: 'notification', payloadJson, ...watchtowerNotification(body) });
+      const { notification } = await notifications.record({
+        source: 'watchtower',
+        event: 'notification',
+        payloadJson,
+        ...watchtowerNotification(body),
+      });
       res.status(201).json(presentDeploymentNotification(notification));
     },
   );
@@ -143,10 +153,17 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       rawBody: true,
       body: GitHubPayload,
       responses: {
-        200: { description: 'Ping answered, or a redelivery: the record stored the first time', schema: GitHubDeliveryAnswer },
+        200: {
+          description: 'Ping answered, or a redelivery: the record stored the first time',
+          schema: GitHubDeliveryAnswer,
+        },
         201: stored,
         202: { description: 'Event ignored', schema: MessageBody },
-        400: { description: 'Empty or malformed body, missing X-GitHub-Event, or a payload without the fields its event needs', schema: ValidationErrorBody },
+        400: {
+          description:
+            'Empty or malformed body, missing X-GitHub-Event, or a payload without the fields its event needs',
+          schema: ValidationErrorBody,
+        },
         401: { description: 'Missing, malformed or wrong signature', schema: MessageBody },
         413: { description: 'Body over 1 MB', schema: MessageBody },
         415: { description: 'Not application/json', schema: MessageBody },
@@ -161,7 +178,9 @@ export function webhookRoutes({ db, docs, config }: Deps) {
       const body = rawBody(req);
       if (!githubSignatureMatches(body, signature, webhookSecret())) throw Unauthorized('Invalid signature');
       if (!isJson(req.get('content-type'))) {
-        throw UnsupportedMediaType('Content type must be application/json: choose application/json in the GitHub webhook settings');
+        throw UnsupportedMediaType(
+          'Content type must be application/json: choose application/json in the GitHub webhook settings',
+        );
       }
       const event = req.get('x-github-event');
       if (!event) throw BadRequest('X-GitHub-Event header required');

@@ -30,7 +30,15 @@ export type BatchRow = {
 };
 
 /** A batch's entries summed per cost centre and charge code (as the batch copied them at close time). */
-export type BatchGroupRow = { cost_centre: string; charge_code: string; sales: number; refunds: number; net: string; vat: string; gross: string };
+export type BatchGroupRow = {
+  cost_centre: string;
+  charge_code: string;
+  sales: number;
+  refunds: number;
+  net: string;
+  vat: string;
+  gross: string;
+};
 
 export type BatchRecord = { batch: BatchRow; groups: BatchGroupRow[] };
 
@@ -59,13 +67,16 @@ export type JournalPeriod = { from: string; to: string };
 
 /** The finance.accountCodes setting, or none (the journal's account codes are then empty); a value not of its shape counts as unset. */
 async function accountCodes(db: Db): Promise<z.infer<(typeof KNOWN_SETTINGS)['finance.accountCodes']> | null> {
-  const parsed = KNOWN_SETTINGS['finance.accountCodes'].safeParse(await settingsService(db).get('finance.accountCodes'));
+  const parsed = KNOWN_SETTINGS['finance.accountCodes'].safeParse(
+    await settingsService(db).get('finance.accountCodes'),
+  );
   return parsed.success ? parsed.data : null;
 }
 
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
-const futureTo = () => BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
+const futureTo = () =>
+  BadRequest('Validation failed', { errors: [{ field: 'to', message: 'must not be in the future' }] });
 
 /**
  * What a close's `to` asks for: the exclusive end (a plain date runs to its next UTC midnight, a
@@ -95,7 +106,8 @@ async function cutOf(db: Db, to: string): Promise<Date> {
 }
 
 /** The UTC month (YYYYMM) of the last instant a batch covers, the middle of its number. */
-export const periodOf = (recordedBefore: Date) => new Date(recordedBefore.getTime() - 1).toISOString().slice(0, 7).replace('-', '');
+export const periodOf = (recordedBefore: Date) =>
+  new Date(recordedBefore.getTime() - 1).toISOString().slice(0, 7).replace('-', '');
 
 export const batchNotFound = () => NotFound('Recharge batch not found');
 
@@ -170,7 +182,9 @@ export function rechargeBatches(db: Db) {
                 FROM recharge_batch_entries WHERE batch_id = ${next.id}`,
         );
         if (totals.sales + totals.refunds === 0) {
-          throw Conflict(`Nothing to close: every sale and refund recorded before ${recordedBefore.toISOString()} is already in a batch`);
+          throw Conflict(
+            `Nothing to close: every sale and refund recorded before ${recordedBefore.toISOString()} is already in a batch`,
+          );
         }
         const [row] = await trx<BatchRow>('recharge_batches')
           .insert({
@@ -194,7 +208,15 @@ export function rechargeBatches(db: Db) {
             entityType: 'recharge_batch',
             entityId: next.id,
             action: 'close',
-            after: { number: row.number, recordedBefore, sales: totals.sales, refunds: totals.refunds, net: totals.net, vat: totals.vat, gross: totals.gross },
+            after: {
+              number: row.number,
+              recordedBefore,
+              sales: totals.sales,
+              refunds: totals.refunds,
+              net: totals.net,
+              vat: totals.vat,
+              gross: totals.gross,
+            },
           },
         };
       });
@@ -235,7 +257,10 @@ export function rechargeBatches(db: Db) {
     async list(page: number, limit: number): Promise<{ batches: BatchRow[]; total: number }> {
       const [batches, [{ n }]] = await Promise.all([
         db<BatchRow>('recharge_batches')
-          .orderBy([{ column: 'closed_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'closed_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .limit(limit)
           .offset((page - 1) * limit),
         db('recharge_batches').select(db.raw('count(*)::int AS n')),
@@ -268,7 +293,9 @@ export function rechargeBatches(db: Db) {
      * to the entry (a sale's amounts are the sums of its rounded lines, a refund entry the sum of
      * its refund lines). A line's category is its item's now.
      */
-    async journal(ref: string): Promise<{ batch: BatchRow; period: JournalPeriod; entries: AsyncGenerator<JournalRow[]> }> {
+    async journal(
+      ref: string,
+    ): Promise<{ batch: BatchRow; period: JournalPeriod; entries: AsyncGenerator<JournalRow[]> }> {
       const batch = await find(ref);
       const [codes, [{ previous_end: previousEnd }], [{ first_entry: firstEntry }]] = await Promise.all([
         accountCodes(db),
@@ -322,9 +349,20 @@ export function rechargeBatches(db: Db) {
 
 /** Groups summed per cost centre, in decimal arithmetic, cost centres and their codes in name order. */
 export function byCostCentre(groups: BatchGroupRow[]) {
-  const centres = new Map<string, { costCentre: string; sales: number; refunds: number; net: D; vat: D; gross: D; chargeCodes: BatchGroupRow[] }>();
+  const centres = new Map<
+    string,
+    { costCentre: string; sales: number; refunds: number; net: D; vat: D; gross: D; chargeCodes: BatchGroupRow[] }
+  >();
   for (const g of groups) {
-    const c = centres.get(g.cost_centre) ?? { costCentre: g.cost_centre, sales: 0, refunds: 0, net: new D(0), vat: new D(0), gross: new D(0), chargeCodes: [] };
+    const c = centres.get(g.cost_centre) ?? {
+      costCentre: g.cost_centre,
+      sales: 0,
+      refunds: 0,
+      net: new D(0),
+      vat: new D(0),
+      gross: new D(0),
+      chargeCodes: [],
+    };
     c.sales += g.sales;
     c.refunds += g.refunds;
     c.net = c.net.plus(g.net);

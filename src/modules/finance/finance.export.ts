@@ -28,12 +28,43 @@ export const LINE_COLUMNS = [
   'Gross after refunds',
 ];
 /** The first nine as before the ledger's columns (a reader by position keeps working); Account code, Debit and Credit after them. */
-export const JOURNAL_COLUMNS = ['Date', 'Batch', 'Cost centre', 'Charge code', 'Sale ID', 'Description', 'Net', 'VAT', 'Gross', 'Account code', 'Debit', 'Credit'];
+export const JOURNAL_COLUMNS = [
+  'Date',
+  'Batch',
+  'Cost centre',
+  'Charge code',
+  'Sale ID',
+  'Description',
+  'Net',
+  'VAT',
+  'Gross',
+  'Account code',
+  'Debit',
+  'Credit',
+];
 
 // Cells: text through spreadsheetText (no formula injection); amounts as decimal strings in CSV
 // (a negative refund stays a number: only text cells are neutralised) and number cells in XLSX.
-const summaryCells = (g: RechargeGroupRow) => [text(g.cost_centre), text(g.charge_code), g.sales, money(g.net), money(g.vat), money(g.gross), money(g.paid), money(g.unpaid)];
-const summaryTotalCells = (t: RechargeFigures) => ['Total', '', t.sales, money(t.net), money(t.vat), money(t.gross), money(t.paid), money(t.unpaid)];
+const summaryCells = (g: RechargeGroupRow) => [
+  text(g.cost_centre),
+  text(g.charge_code),
+  g.sales,
+  money(g.net),
+  money(g.vat),
+  money(g.gross),
+  money(g.paid),
+  money(g.unpaid),
+];
+const summaryTotalCells = (t: RechargeFigures) => [
+  'Total',
+  '',
+  t.sales,
+  money(t.net),
+  money(t.vat),
+  money(t.gross),
+  money(t.paid),
+  money(t.unpaid),
+];
 const lineCells = (l: RechargeLineRow) => [
   l.date,
   text(l.sale_id),
@@ -52,7 +83,23 @@ const lineCells = (l: RechargeLineRow) => [
   l.gross_after,
 ];
 /** The lines' totals are the report's: a sale's amounts are the sums of its rounded lines, and so are its refunds. */
-const lineTotalCells = (t: RechargeFigures) => ['Total', '', '', '', '', '', '', '', money(t.soldNet), money(t.soldVat), money(t.soldGross), '', money(t.net), money(t.vat), money(t.gross)];
+const lineTotalCells = (t: RechargeFigures) => [
+  'Total',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  money(t.soldNet),
+  money(t.soldVat),
+  money(t.soldGross),
+  '',
+  money(t.net),
+  money(t.vat),
+  money(t.gross),
+];
 
 /** The UTC day of a filter's date or timestamp. */
 const dayOf = (dateOrTimestamp: string) => new Date(dateOrTimestamp).toISOString().slice(0, 10);
@@ -65,7 +112,11 @@ const reportName = ({ from, to }: RechargeFilter, extension: string, lines: bool
  * The report as CSV, streamed with backpressure: without lines, one row per cost centre and charge
  * code; with lines, one row per sale line. A last row "Total" either way.
  */
-export async function streamRechargeCsv(res: Response, report: RechargeReportRecord, lines: AsyncIterable<RechargeLineRow[]> | null): Promise<void> {
+export async function streamRechargeCsv(
+  res: Response,
+  report: RechargeReportRecord,
+  lines: AsyncIterable<RechargeLineRow[]> | null,
+): Promise<void> {
   async function* records() {
     if (lines) {
       for await (const batch of lines) for (const l of batch) yield lineCells(l);
@@ -75,19 +126,32 @@ export async function streamRechargeCsv(res: Response, report: RechargeReportRec
       yield summaryTotalCells(report.totals);
     }
   }
-  await sendCsvDownload(res, { name: reportName(report.filter, 'csv', lines !== null), columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS, records: records() });
+  await sendCsvDownload(res, {
+    name: reportName(report.filter, 'csv', lines !== null),
+    columns: lines ? LINE_COLUMNS : SUMMARY_COLUMNS,
+    records: records(),
+  });
 }
 
 /** The decimal strings of the amount columns (from firstAmount on) become number cells; text and counts stay as they are. */
-const xlsxCells = (cells: (string | number)[], firstAmount: number) => cells.map((c, i) => (i >= firstAmount && typeof c === 'string' && c !== '' ? Number(c) : c));
+const xlsxCells = (cells: (string | number)[], firstAmount: number) =>
+  cells.map((c, i) => (i >= firstAmount && typeof c === 'string' && c !== '' ? Number(c) : c));
 
 /**
  * The report as XLSX through exceljs's streaming writer (loaded on first use): a sheet
  * "Recharges" (per cost centre and charge code, then Total), and with lines a sheet "Lines".
  */
-export async function streamRechargeXlsx(res: Response, report: RechargeReportRecord, lines: AsyncIterable<RechargeLineRow[]> | null): Promise<void> {
+export async function streamRechargeXlsx(
+  res: Response,
+  report: RechargeReportRecord,
+  lines: AsyncIterable<RechargeLineRow[]> | null,
+): Promise<void> {
   const { default: ExcelJS } = await import('exceljs');
-  res.status(200).set({ 'Content-Type': XLSX_TYPE, 'Content-Disposition': `attachment; filename="${reportName(report.filter, 'xlsx', lines !== null)}"`, 'Cache-Control': 'no-store' });
+  res.status(200).set({
+    'Content-Type': XLSX_TYPE,
+    'Content-Disposition': `attachment; filename="${reportName(report.filter, 'xlsx', lines !== null)}"`,
+    'Cache-Control': 'no-store',
+  });
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
   // One style object per column, assigned to every cell: exceljs resolves a style it has seen by
   // identity, where a column style is copied into every cell (garbage per cell), as in the items export.
@@ -129,7 +193,12 @@ export async function streamRechargeXlsx(res: Response, report: RechargeReportRe
  * charge code, date), no totals row (the rows sum to the batch); named by the batch and the period
  * it covers.
  */
-export async function streamJournalCsv(res: Response, batch: BatchRow, period: JournalPeriod, entries: AsyncIterable<JournalRow[]>): Promise<void> {
+export async function streamJournalCsv(
+  res: Response,
+  batch: BatchRow,
+  period: JournalPeriod,
+  entries: AsyncIterable<JournalRow[]>,
+): Promise<void> {
   async function* records() {
     for await (const rows of entries) {
       for (const e of rows) {
@@ -150,5 +219,9 @@ export async function streamJournalCsv(res: Response, batch: BatchRow, period: J
       }
     }
   }
-  await sendCsvDownload(res, { name: `journal-${batch.number}_${period.from}_${period.to}.csv`, columns: JOURNAL_COLUMNS, records: records() });
+  await sendCsvDownload(res, {
+    name: `journal-${batch.number}_${period.from}_${period.to}.csv`,
+    columns: JOURNAL_COLUMNS,
+    records: records(),
+  });
 }

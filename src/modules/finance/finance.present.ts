@@ -41,17 +41,28 @@ export const presentRechargeLine = (l: RechargeLineRow) => ({
   grossAfterRefunds: money(l.gross_after),
 });
 
-export function presentRechargeReport(report: RechargeReportRecord, lines?: { lines: RechargeLineRow[]; total: number; page: number; limit: number }) {
+export function presentRechargeReport(
+  report: RechargeReportRecord,
+  lines?: { lines: RechargeLineRow[]; total: number; page: number; limit: number },
+) {
   const { from, to, costCentre, chargeCode } = report.filter;
   return {
     filter: { from: from ?? null, to: to ?? null, costCentre: costCentre ?? null, chargeCode: chargeCode ?? null },
     groups: report.groups.map(presentRechargeGroup),
     totals: presentRechargeTotals(report.totals),
-    ...(lines ? { lines: lines.lines.map(presentRechargeLine), linesPagination: pageInfo(lines.page, lines.limit, lines.total) } : {}),
+    ...(lines
+      ? { lines: lines.lines.map(presentRechargeLine), linesPagination: pageInfo(lines.page, lines.limit, lines.total) }
+      : {}),
   };
 }
 
-const batchFigures = (f: { sales: number; refunds: number; net: string | { toString(): string }; vat: string | { toString(): string }; gross: string | { toString(): string } }) => ({
+const batchFigures = (f: {
+  sales: number;
+  refunds: number;
+  net: string | { toString(): string };
+  vat: string | { toString(): string };
+  gross: string | { toString(): string };
+}) => ({
   sales: f.sales,
   refunds: f.refunds,
   net: money(f.net.toString()),
@@ -65,7 +76,13 @@ export const presentBatchSummary = (b: BatchRow) => ({
   recordedBefore: b.recorded_before.toISOString(),
   closedAt: b.closed_at.toISOString(),
   closedBy: b.closed_by_email,
-  ...batchFigures({ sales: b.sales_count, refunds: b.refunds_count, net: b.net_amount, vat: b.vat_amount, gross: b.gross_amount }),
+  ...batchFigures({
+    sales: b.sales_count,
+    refunds: b.refunds_count,
+    net: b.net_amount,
+    vat: b.vat_amount,
+    gross: b.gross_amount,
+  }),
 });
 
 export const presentBatch = ({ batch, groups }: BatchRecord) => ({
@@ -90,13 +107,22 @@ export const presentBatchList = (list: { batches: BatchRow[]; total: number }, p
 /** What a close would take (pages: the preview before Close batch), per cost centre and in total, as a batch presents them. */
 export function presentBatchPreview({ recordedBefore, groups }: { recordedBefore: Date; groups: BatchGroupRow[] }) {
   const costCentres = byCostCentre(groups);
-  const total = costCentres.reduce((t, c) => ({ sales: t.sales + c.sales, refunds: t.refunds + c.refunds, net: t.net.plus(c.net), vat: t.vat.plus(c.vat), gross: t.gross.plus(c.gross) }), {
-    sales: 0,
-    refunds: 0,
-    net: new D(0),
-    vat: new D(0),
-    gross: new D(0),
-  });
+  const total = costCentres.reduce(
+    (t, c) => ({
+      sales: t.sales + c.sales,
+      refunds: t.refunds + c.refunds,
+      net: t.net.plus(c.net),
+      vat: t.vat.plus(c.vat),
+      gross: t.gross.plus(c.gross),
+    }),
+    {
+      sales: 0,
+      refunds: 0,
+      net: new D(0),
+      vat: new D(0),
+      gross: new D(0),
+    },
+  );
   return {
     recordedBefore: recordedBefore.toISOString(),
     ...batchFigures(total),

@@ -5,7 +5,15 @@ import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { actorOf } from '../audit/audit.actor';
 import { rechargeBatches } from './finance.batches';
-import { JOURNAL_COLUMNS, LINE_COLUMNS, streamJournalCsv, streamRechargeCsv, streamRechargeXlsx, SUMMARY_COLUMNS, XLSX_TYPE } from './finance.export';
+import {
+  JOURNAL_COLUMNS,
+  LINE_COLUMNS,
+  streamJournalCsv,
+  streamRechargeCsv,
+  streamRechargeXlsx,
+  SUMMARY_COLUMNS,
+  XLSX_TYPE,
+} from './finance.export';
 import { presentBatch, presentBatchClosed, presentBatchList, presentRechargeReport } from './finance.present';
 import {
   BatchListQuery,
@@ -64,7 +72,12 @@ export function financeRoutes({ db, docs }: Deps): Router {
       const { format, lines, page, limit, ...filter } = parse(RechargeQuery, req.query);
       const report = await finance.report(filter);
       if (format === 'json') {
-        res.json(presentRechargeReport(report, lines ? { ...(await finance.linesPage(filter, page, limit)), page, limit } : undefined));
+        res.json(
+          presentRechargeReport(
+            report,
+            lines ? { ...(await finance.linesPage(filter, page, limit)), page, limit } : undefined,
+          ),
+        );
         return;
       }
       const stream = lines ? finance.lines(filter) : null;
@@ -95,8 +108,8 @@ export function financeRoutes({ db, docs }: Deps): Router {
       operationId: 'closeRechargeBatch',
       summary: 'Close a recharge batch',
       description:
-        'In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day, today\'s up to the moment of the close) ' +
-        'that is in no batch yet into a new batch numbered `RC-<YYYYMM>-<n>` (the month of the last day covered, n counting that month\'s batches). ' +
+        "In one transaction, takes every sale and every refund recorded before `to` (exclusive end; a plain date runs through that UTC day, today's up to the moment of the close) " +
+        "that is in no batch yet into a new batch numbered `RC-<YYYYMM>-<n>` (the month of the last day covered, n counting that month's batches). " +
         'A sale enters at its amounts as sold; the refunds of a sale taken by one batch are one negative entry, so a refund recorded after its sale ' +
         "was batched lands in the next batch as an adjustment. Entries copy the charge code's cost centre and the amounts at close time: the batch " +
         'never changes afterwards. Concurrent closes queue, so no sale or refund enters two batches. Recorded in the audit trail (recharge_batch, close).\n\n' +
@@ -121,10 +134,16 @@ export function financeRoutes({ db, docs }: Deps): Router {
     {
       operationId: 'getRechargeBatch',
       summary: 'Read a recharge batch with its totals per cost centre',
-      description: '`batch` is the id (12) or the number (RC-202611-1). Totals per cost centre, and within it per charge code, as copied at close time.',
+      description:
+        '`batch` is the id (12) or the number (RC-202611-1). Totals per cost centre, and within it per charge code, as copied at close time.',
       access,
       params: BatchParams,
-      responses: { 200: { description: 'Batch', schema: RechargeBatch }, 400: invalid, 403: forbidden, 404: batchNotFound },
+      responses: {
+        200: { description: 'Batch', schema: RechargeBatch },
+        400: invalid,
+        403: forbidden,
+        404: batchNotFound,
+      },
     },
     async (req, res) => {
       const { batch } = parse(BatchParams, req.params);

@@ -5,12 +5,27 @@ import { DateOrTimestamp, QueryBoolean } from '../../http/validate';
 
 const Money = z.string().openapi({ description: 'Decimal amount, 2 places', example: '120.50' });
 const Quantity = z.string().openapi({ description: 'Decimal quantity, 2 places', example: '3.00' });
-const Paging = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+const Paging = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
 
 export const RechargeQuery = z.object({
-  from: DateOrTimestamp.optional().openapi({ description: 'Sales recorded from (inclusive): a date starts at its UTC midnight' }),
-  to: DateOrTimestamp.optional().openapi({ description: 'Sales recorded up to (inclusive): a date covers its whole UTC day' }),
-  costCentre: z.string().trim().min(1).max(200).optional().openapi({ description: "Exact cost centre of the sales' charge codes" }),
+  from: DateOrTimestamp.optional().openapi({
+    description: 'Sales recorded from (inclusive): a date starts at its UTC midnight',
+  }),
+  to: DateOrTimestamp.optional().openapi({
+    description: 'Sales recorded up to (inclusive): a date covers its whole UTC day',
+  }),
+  costCentre: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "Exact cost centre of the sales' charge codes" }),
   chargeCode: z.string().trim().min(1).max(64).optional().openapi({ description: 'Exact charge code' }),
   format: z.enum(['json', 'csv', 'xlsx']).default('json'),
   lines: QueryBoolean.default(false).openapi({ description: 'Add one row per sale line' }),
@@ -29,7 +44,9 @@ const Figures = {
   unpaid: Money.openapi({ description: 'Gross after refunds of the sales not marked paid' }),
 };
 
-export const RechargeGroup = z.object({ costCentre: z.string(), chargeCode: z.string(), ...Figures }).openapi('RechargeGroup');
+export const RechargeGroup = z
+  .object({ costCentre: z.string(), chargeCode: z.string(), ...Figures })
+  .openapi('RechargeGroup');
 
 export const RechargeLine = z
   .object({
@@ -53,10 +70,18 @@ export const RechargeLine = z
 
 export const RechargeReport = z
   .object({
-    filter: z.object({ from: z.string().nullable(), to: z.string().nullable(), costCentre: z.string().nullable(), chargeCode: z.string().nullable() }),
+    filter: z.object({
+      from: z.string().nullable(),
+      to: z.string().nullable(),
+      costCentre: z.string().nullable(),
+      chargeCode: z.string().nullable(),
+    }),
     groups: z.array(RechargeGroup),
     totals: z.object(Figures),
-    lines: z.array(RechargeLine).optional().openapi({ description: 'With lines=true: one page of the sale lines, oldest sale first' }),
+    lines: z
+      .array(RechargeLine)
+      .optional()
+      .openapi({ description: 'With lines=true: one page of the sale lines, oldest sale first' }),
     linesPagination: Paging.optional(),
   })
   .openapi('RechargeReport');
@@ -93,14 +118,18 @@ export const RechargeBatchSummary = z
   .object({
     id: z.number().int(),
     number: z.string().openapi({ example: 'RC-202611-1' }),
-    recordedBefore: z.string().openapi({ description: 'Exclusive end: every sale and refund recorded before it and in no earlier batch' }),
+    recordedBefore: z
+      .string()
+      .openapi({ description: 'Exclusive end: every sale and refund recorded before it and in no earlier batch' }),
     closedAt: z.string(),
     closedBy: z.string().nullable().openapi({ description: 'Email of who closed it' }),
     ...BatchFigures,
   })
   .openapi('RechargeBatchSummary');
 
-export const RechargeBatchList = z.object({ batches: z.array(RechargeBatchSummary), pagination: Paging }).openapi('RechargeBatchList');
+export const RechargeBatchList = z
+  .object({ batches: z.array(RechargeBatchSummary), pagination: Paging })
+  .openapi('RechargeBatchList');
 
 export const RechargeBatch = RechargeBatchSummary.extend({
   costCentres: z.array(
@@ -112,7 +141,9 @@ export const RechargeBatch = RechargeBatchSummary.extend({
   ),
 }).openapi('RechargeBatch');
 
-export const RechargeBatchClosed = z.object({ message: z.string(), batch: RechargeBatch }).openapi('RechargeBatchClosed');
+export const RechargeBatchClosed = z
+  .object({ message: z.string(), batch: RechargeBatch })
+  .openapi('RechargeBatchClosed');
 
 export const JournalCsv = z.string().openapi({ description: 'CSV text (UTF-8)' });
 

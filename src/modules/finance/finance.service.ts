@@ -22,7 +22,17 @@ export type RechargeGroupRow = {
   sold_gross: string;
 };
 
-export type RechargeFigures = { sales: number; net: D; vat: D; gross: D; paid: D; unpaid: D; soldNet: D; soldVat: D; soldGross: D };
+export type RechargeFigures = {
+  sales: number;
+  net: D;
+  vat: D;
+  gross: D;
+  paid: D;
+  unpaid: D;
+  soldNet: D;
+  soldVat: D;
+  soldGross: D;
+};
 
 export type RechargeReportRecord = { filter: RechargeFilter; groups: RechargeGroupRow[]; totals: RechargeFigures };
 
@@ -59,11 +69,14 @@ export function rechargeSalesWhere({ from, to, costCentre, chargeCode }: Recharg
   if (from) conditions.push(sql`s.created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
   if (to) {
     conditions.push(
-      DATE_ONLY.test(to) ? sql`s.created_at < ${new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS)}` : sql`s.created_at <= ${new Date(to)}`,
+      DATE_ONLY.test(to)
+        ? sql`s.created_at < ${new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS)}`
+        : sql`s.created_at <= ${new Date(to)}`,
     );
   }
   if (chargeCode) conditions.push(sql`s.charge_code = ${chargeCode}`);
-  if (costCentre) conditions.push(sql`s.charge_code IN (SELECT code FROM charge_codes WHERE cost_centre = ${costCentre})`);
+  if (costCentre)
+    conditions.push(sql`s.charge_code IN (SELECT code FROM charge_codes WHERE cost_centre = ${costCentre})`);
   return sql.join(conditions, sql.raw(' AND '));
 }
 
@@ -85,7 +98,17 @@ export function totalsOf(groups: RechargeGroupRow[]): RechargeFigures {
       soldVat: t.soldVat.plus(g.sold_vat),
       soldGross: t.soldGross.plus(g.sold_gross),
     }),
-    { sales: 0, net: zero, vat: zero, gross: zero, paid: zero, unpaid: zero, soldNet: zero, soldVat: zero, soldGross: zero },
+    {
+      sales: 0,
+      net: zero,
+      vat: zero,
+      gross: zero,
+      paid: zero,
+      unpaid: zero,
+      soldNet: zero,
+      soldVat: zero,
+      soldGross: zero,
+    },
   );
 }
 
@@ -125,14 +148,21 @@ export function financeService(db: Db) {
     },
 
     /** One page of the report's sale lines, oldest sale first, with the number of lines in the whole range. */
-    async linesPage(filter: RechargeFilter, page: number, limit: number): Promise<{ lines: RechargeLineRow[]; total: number }> {
+    async linesPage(
+      filter: RechargeFilter,
+      page: number,
+      limit: number,
+    ): Promise<{ lines: RechargeLineRow[]; total: number }> {
       const where = rechargeSalesWhere(filter);
       const [{ rows }, { rows: count }] = await Promise.all([
         toRaw<{ rows: RechargeLineRow[] }>(
           db,
           sql`${linesSelect(sql.raw('sales s'), where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
         ),
-        toRaw<{ rows: { n: number }[] }>(db, sql`SELECT count(*)::int AS n FROM sale_items si JOIN sales s ON s.id = si.sale_id WHERE ${where}`),
+        toRaw<{ rows: { n: number }[] }>(
+          db,
+          sql`SELECT count(*)::int AS n FROM sale_items si JOIN sales s ON s.id = si.sale_id WHERE ${where}`,
+        ),
       ]);
       return { lines: rows, total: count[0].n };
     },
@@ -164,10 +194,13 @@ export function financeService(db: Db) {
 }
 
 /** A timestamptz as ISO 8601 UTC text with milliseconds, as Date.toISOString() writes it. */
-export const ISO_UTC = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+export const ISO_UTC = (column: string) =>
+  sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** sale_items joined to each sale in turn (an index scan per sale): a plain join to the thousand sales of a CTE is planned as a scan of every line. */
-const PER_SALE_LINES = sql.raw('CROSS JOIN LATERAL (SELECT * FROM sale_items si WHERE si.sale_id = s.id ORDER BY si.id) si');
+const PER_SALE_LINES = sql.raw(
+  'CROSS JOIN LATERAL (SELECT * FROM sale_items si WHERE si.sale_id = s.id ORDER BY si.id) si',
+);
 const JOINED_LINES = sql.raw('JOIN sale_items si ON si.sale_id = s.id');
 
 /** The lines of the sales `from` (aliased s: a table or a CTE with id, sale_id, created_at, charge_code) that match `where`. */

@@ -13,7 +13,12 @@ export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecyc
   const health = healthService(db);
   root.get(
     '/health',
-    { operationId: 'getLiveness', summary: 'Liveness', access: 'public', responses: { 200: { description: 'Alive', schema: Liveness } } },
+    {
+      operationId: 'getLiveness',
+      summary: 'Liveness',
+      access: 'public',
+      responses: { 200: { description: 'Alive', schema: Liveness } },
+    },
     (_req, res) => {
       res.json(presentLiveness());
     },
@@ -23,9 +28,13 @@ export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecyc
     {
       operationId: 'getReadiness',
       summary: 'Readiness, with the database',
-      description: 'Healthy while the database answers and the process is not shutting down: from a SIGTERM on it answers 503 (shuttingDown true) while requests are still served for SHUTDOWN_DRAIN_SECONDS, so a load balancer stops sending new ones first.',
+      description:
+        'Healthy while the database answers and the process is not shutting down: from a SIGTERM on it answers 503 (shuttingDown true) while requests are still served for SHUTDOWN_DRAIN_SECONDS, so a load balancer stops sending new ones first.',
       access: 'public',
-      responses: { 200: { description: 'Healthy', schema: ApiHealth }, 503: { description: 'Database unreachable, or the process is shutting down', schema: ApiHealth } },
+      responses: {
+        200: { description: 'Healthy', schema: ApiHealth },
+        503: { description: 'Database unreachable, or the process is shutting down', schema: ApiHealth },
+      },
     },
     async (_req, res) => {
       const readiness = await health.readiness(lifecycle);

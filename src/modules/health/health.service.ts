@@ -21,7 +21,8 @@ export async function probeDatabase(db: Knex): Promise<DatabaseProbe> {
     () => false,
   );
   try {
-    if (await Promise.race([answered, noAnswer])) return { connected: true, latencyMs: Math.round(performance.now() - started) };
+    if (await Promise.race([answered, noAnswer]))
+      return { connected: true, latencyMs: Math.round(performance.now() - started) };
     return { connected: false, latencyMs: null };
   } finally {
     clearTimeout(timer);

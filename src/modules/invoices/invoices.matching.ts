@@ -37,15 +37,22 @@ const PART_NUMBER = /^(?=[^\d]*\d)[A-Za-z0-9][A-Za-z0-9./_-]{1,39}$/;
 /** A catalogue number of digits alone is long; shorter digits are a quantity or a size. */
 const DIGITS_ONLY_PART_NUMBER = /^\d{5,}$/;
 
-const wordsOf = (name: string) => name.split(/\s+/).map((w) => w.replace(EDGE_PUNCTUATION, '')).filter((w) => w !== '');
+const wordsOf = (name: string) =>
+  name
+    .split(/\s+/)
+    .map((w) => w.replace(EDGE_PUNCTUATION, ''))
+    .filter((w) => w !== '');
 
-const looksLikePartNumber = (word: string) => PART_NUMBER.test(word) && (!MEASURE.test(word) || DIGITS_ONLY_PART_NUMBER.test(word));
+const looksLikePartNumber = (word: string) =>
+  PART_NUMBER.test(word) && (!MEASURE.test(word) || DIGITS_ONLY_PART_NUMBER.test(word));
 
 /** A line's name read as "<part number> <name>": the catalogue number glued to the front, when there is one. */
 function splitPartNumber(name: string): { partNumber: string | null; rest: string } {
   const words = wordsOf(name);
   const rest = words.slice(1).join(' ');
-  return words.length > 1 && looksLikePartNumber(words[0]) && /\p{L}/u.test(rest) ? { partNumber: words[0], rest } : { partNumber: null, rest: name };
+  return words.length > 1 && looksLikePartNumber(words[0]) && /\p{L}/u.test(rest)
+    ? { partNumber: words[0], rest }
+    : { partNumber: null, rest: name };
 }
 
 const exact = (by: MatchedBy, item: MatchedItem): LineMatch => ({ kind: 'exact', by, item, similarity: null });
@@ -72,7 +79,10 @@ export function invoiceMatcher(db: Db) {
         return { line, sku, words, partNumber, rest, candidates };
       });
       const known = supplierId
-        ? await sourcesService(db).findBySupplierSkus(supplierId, read.flatMap((r) => [...(r.sku ? [r.sku] : []), ...r.words]))
+        ? await sourcesService(db).findBySupplierSkus(
+            supplierId,
+            read.flatMap((r) => [...(r.sku ? [r.sku] : []), ...r.words]),
+          )
         : new Map();
       const items = await itemsService(db).namedBy({
         names: read.flatMap((r) => [r.line.name, r.rest]),
@@ -84,7 +94,9 @@ export function invoiceMatcher(db: Db) {
       const byName = (value: string) => items.byName.get(normalisedName(value));
 
       return read.map(({ line, sku, words, partNumber, rest, candidates }) => {
-        const source = [...(sku ? [sku] : []), ...words].map((w) => known.get(w.toLowerCase())).find((s) => s !== undefined);
+        const source = [...(sku ? [sku] : []), ...words]
+          .map((w) => known.get(w.toLowerCase()))
+          .find((s) => s !== undefined);
         const fromSource = source && { id: source.itemId, name: source.itemName, sku: source.itemSku };
         const chosen = sku ? bySku(sku) : undefined;
         const named = byName(line.name) ?? byName(rest);
@@ -99,7 +111,12 @@ export function invoiceMatcher(db: Db) {
               : skuWord
                 ? exact('sku', skuWord)
                 : similar
-                  ? { kind: 'probable', by: 'similarity', item: { id: similar.id, name: similar.name, sku: similar.sku }, similarity: similar.similarity }
+                  ? {
+                      kind: 'probable',
+                      by: 'similarity',
+                      item: { id: similar.id, name: similar.name, sku: similar.sku },
+                      similarity: similar.similarity,
+                    }
                   : null;
         // the supplier's part number: the one its sources know, else the catalogue number leading the name (unless it is our own SKU)
         const leading = partNumber && !bySku(partNumber) ? partNumber : null;
@@ -113,9 +130,15 @@ export function invoiceMatcher(db: Db) {
 export type MatchedInvoice = { pdf: ReadInvoice; supplierId: string | null; lines: InvoiceLineMatch[] };
 
 /** Reads an invoice PDF (as readInvoicePdf) and matches its lines, with the part numbers of the supplier it names when that supplier exists. */
-export async function readMatchedInvoice(db: Db, file: UploadedFile | undefined, readBy: string): Promise<MatchedInvoice> {
+export async function readMatchedInvoice(
+  db: Db,
+  file: UploadedFile | undefined,
+  readBy: string,
+): Promise<MatchedInvoice> {
   const pdf = await readInvoicePdf(file, { readBy });
-  const supplier = pdf.extracted.supplierName ? await suppliersService(db).findByName(pdf.extracted.supplierName) : undefined;
+  const supplier = pdf.extracted.supplierName
+    ? await suppliersService(db).findByName(pdf.extracted.supplierName)
+    : undefined;
   const supplierId = supplier?.id ?? null;
   return { pdf, supplierId, lines: await invoiceMatcher(db).matchLines(supplierId, pdf.extracted.items) };
 }

@@ -74,7 +74,10 @@ function isHeaderLine(line: string): boolean {
   return false;
 }
 
-type LinePattern = { regex: RegExp; pick: (m: RegExpExecArray) => { name: string; qty: string; price: string; amount?: string } };
+type LinePattern = {
+  regex: RegExp;
+  pick: (m: RegExpExecArray) => { name: string; qty: string; price: string; amount?: string };
+};
 
 // The tabular forms of real invoices, most specific first.
 const LINE_PATTERNS: LinePattern[] = [
@@ -85,7 +88,10 @@ const LINE_PATTERNS: LinePattern[] = [
   },
   // "Safety goggles 3 x £4.50 = £13.50" / "Safety goggles 3 @ 4.50"
   {
-    regex: new RegExp(String.raw`^(.+?)\s+(${QTY})\s*(?:[x×@]|pcs?\s*[x×@]?)\s*(${AMOUNT})(?:\s*=?\s*(${AMOUNT}))?$`, 'i'),
+    regex: new RegExp(
+      String.raw`^(.+?)\s+(${QTY})\s*(?:[x×@]|pcs?\s*[x×@]?)\s*(${AMOUNT})(?:\s*=?\s*(${AMOUNT}))?$`,
+      'i',
+    ),
     pick: (m) => ({ name: m[1], qty: m[2], price: m[3], amount: m[4] }),
   },
   // "Nitrile gloves 10 £1,234.50 £12,345.00" (description qty unit-price amount)
@@ -149,7 +155,11 @@ function findInvoiceNumber(lines: string[]): string | null {
       if (m && /\d/.test(m[1])) return m[1].replace(/[.]$/, '');
     }
     // the label alone on a line, the value on the next one
-    if (/^(?:invoice|inv)\.?\s*(?:no\.?|number|num\.?|#)\s*:?$/i.test(line) && lines[index + 1] && /\d/.test(lines[index + 1])) {
+    if (
+      /^(?:invoice|inv)\.?\s*(?:no\.?|number|num\.?|#)\s*:?$/i.test(line) &&
+      lines[index + 1] &&
+      /\d/.test(lines[index + 1])
+    ) {
       return lines[index + 1].split(/\s+/)[0];
     }
   }
@@ -177,7 +187,11 @@ function findTotal(lines: string[]): string | null {
       const m = label.exec(lines[i]);
       if (!m) continue;
       const after = lines[i].slice(m.index + m[0].length);
-      const value = lastAmount(after) ?? (lines[i + 1] && !/[A-Za-z]{3,}/.test(lines[i + 1].replace(/GBP|USD|EUR/gi, '')) ? lastAmount(lines[i + 1]) : null);
+      const value =
+        lastAmount(after) ??
+        (lines[i + 1] && !/[A-Za-z]{3,}/.test(lines[i + 1].replace(/GBP|USD|EUR/gi, ''))
+          ? lastAmount(lines[i + 1])
+          : null);
       if (value !== null) return value;
     }
   }
@@ -185,7 +199,8 @@ function findTotal(lines: string[]): string | null {
 }
 
 const SUPPLIER_LABEL = /^(?:from|supplier|vendor|seller|sold\s+by|supplied\s+by|company)\s*:\s*(.+)$/i;
-const NOT_A_NAME = /^(?:(?:tax\s+|sales\s+|vat\s+)?invoice|receipt|bill|statement|page\b|date\b|bill\s+to|ship\s+to|to\s*:)/i;
+const NOT_A_NAME =
+  /^(?:(?:tax\s+|sales\s+|vat\s+)?invoice|receipt|bill|statement|page\b|date\b|bill\s+to|ship\s+to|to\s*:)/i;
 
 function findSupplierName(lines: string[]): string | null {
   for (const line of lines) {

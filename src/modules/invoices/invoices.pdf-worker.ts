@@ -14,8 +14,13 @@ export type PdfReadTask = { data: Uint8Array; maxPages: number; maxInflatedBytes
  * What the parser reads from the text of the first pages; a document pdf.js refuses is a
  * result (the file's fault), not an error, and so is one whose streams inflate beyond the bound.
  */
-export default async function readPdfInvoice({ data, maxPages, maxInflatedBytes }: PdfReadTask): Promise<PdfReadResult> {
-  if (inflatesBeyond(Buffer.from(data.buffer, data.byteOffset, data.byteLength), maxInflatedBytes)) return { tooLarge: true };
+export default async function readPdfInvoice({
+  data,
+  maxPages,
+  maxInflatedBytes,
+}: PdfReadTask): Promise<PdfReadResult> {
+  if (inflatesBeyond(Buffer.from(data.buffer, data.byteOffset, data.byteLength), maxInflatedBytes))
+    return { tooLarge: true };
   const parser = new PDFParse({ data });
   let text: string;
   try {
@@ -70,4 +75,5 @@ function inflatesBeyond(pdf: Buffer, budget: number): boolean {
 }
 
 /** A zlib header: deflate (CM 8) with a check value that makes the first two bytes a multiple of 31. */
-const isZlib = (bytes: Buffer) => bytes.length >= 2 && (bytes[0] & 0x0f) === 8 && ((bytes[0] << 8) | bytes[1]) % 31 === 0;
+const isZlib = (bytes: Buffer) =>
+  bytes.length >= 2 && (bytes[0] & 0x0f) === 8 && ((bytes[0] << 8) | bytes[1]) % 31 === 0;

@@ -32,7 +32,10 @@ export type ReadOptions = { readBy: string; timeLimitMs?: number };
  * 422. The text is read and parsed in a worker thread; this thread only receives what the
  * parser found.
  */
-export async function readInvoicePdf(file: UploadedFile | undefined, { readBy, timeLimitMs = READ_TIME_LIMIT_MS }: ReadOptions): Promise<ReadInvoice> {
+export async function readInvoicePdf(
+  file: UploadedFile | undefined,
+  { readBy, timeLimitMs = READ_TIME_LIMIT_MS }: ReadOptions,
+): Promise<ReadInvoice> {
   if (!file) throw BadRequest("No file uploaded: send the PDF in the multipart field 'invoice'");
   const bytes = file.buffer;
   if (bytes.length < PDF_MAGIC.length || !bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
@@ -72,7 +75,9 @@ const UNREADABLE = 'The uploaded PDF could not be read';
 const READER = new URL('./invoices.pdf-worker.ts', import.meta.url);
 /** A TypeScript reader loads tsx by absolute URL, so that it finds it whatever the service's working directory. */
 const readerExecArgv = () =>
-  READER.pathname.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+  READER.pathname.endsWith('.ts')
+    ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
+    : [];
 
 let readers: Piscina | undefined;
 const readsInFlight = new Set<AbortController>();
@@ -165,7 +170,10 @@ async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedI
 }
 
 function safeFilename(name: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim().slice(0, 200);
+  const cleaned = (name ?? '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
+    .trim()
+    .slice(0, 200);
   return cleaned || 'invoice.pdf';
 }

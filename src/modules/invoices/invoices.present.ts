@@ -26,7 +26,12 @@ export function presentExtracted(parsed: ParsedInvoice) {
 export function presentLineMatch({ match }: InvoiceLineMatch) {
   if (!match) return null;
   const similarity = match.similarity === null ? null : Math.round(match.similarity * 100) / 100;
-  return { kind: match.kind, by: match.by, similarity, item: { id: match.item.id, name: match.item.name, sku: match.item.sku } };
+  return {
+    kind: match.kind,
+    by: match.by,
+    similarity,
+    item: { id: match.item.id, name: match.item.name, sku: match.item.sku },
+  };
 }
 
 /** The answer of both "read an invoice" endpoints: what was read with each line's match, and which file it was. */
@@ -38,7 +43,11 @@ export function presentInvoiceRead({ pdf, supplierId, lines }: MatchedInvoice) {
     extractedData: {
       ...extracted,
       supplierId,
-      items: extracted.items.map((item, i) => ({ ...item, supplierSku: lines[i].supplierSku, match: presentLineMatch(lines[i]) })),
+      items: extracted.items.map((item, i) => ({
+        ...item,
+        supplierSku: lines[i].supplierSku,
+        match: presentLineMatch(lines[i]),
+      })),
     },
     file: { filename: pdf.filename, size: pdf.size, sha256: pdf.sha256 },
   };

@@ -16,8 +16,8 @@ export function invoicesRoutes({ db, docs }: Deps) {
       operationId: 'readInvoice',
       summary: 'Read an invoice PDF',
       description:
-        "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). Nothing is stored: the answer is the same as " +
-        'POST /api/orders/upload-invoice (each line with its part number and matched item), plus the file\'s name, size and SHA-256. To keep the PDF, create the order with ' +
+        'multipart/form-data with the PDF in the field `invoice` (at most 10 MB). Nothing is stored: the answer is the same as ' +
+        "POST /api/orders/upload-invoice (each line with its part number and matched item), plus the file's name, size and SHA-256. To keep the PDF, create the order with " +
         'POST /api/orders/import-from-invoice or attach it with POST /api/orders/{id}/upload-invoice.',
       access: 'manager',
       formBody: InvoiceUploadBody,

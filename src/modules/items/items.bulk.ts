@@ -37,7 +37,13 @@ async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<nu
   const ids = [...new Set(itemIds)].sort((a, b) => a - b);
   const found = lock
     ? new Set((await lockItemsForStock(trx as Knex.Transaction, ids)).keys())
-    : new Set((await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).select<{ id: number }[]>('id')).map((r) => r.id));
+    : new Set(
+        (
+          await trx('items')
+            .where('id', trx.raw('ANY(?::int[])', [ids]))
+            .select<{ id: number }[]>('id')
+        ).map((r) => r.id),
+      );
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
     const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? `, ... (${missing.length} in all)` : '');
@@ -51,7 +57,13 @@ async function existingIds(trx: Db, itemIds: number[], lock = false): Promise<nu
  * it changed (before and after as the database keeps them, so 0.2 over 0.20 is no change). The
  * self-join reads the rows as they were when the statement began.
  */
-async function setColumnAudited(trx: Knex.Transaction, actor: Actor, ids: number[], column: 'is_active' | 'vat_rate' | 'category_id', value: boolean | string | number) {
+async function setColumnAudited(
+  trx: Knex.Transaction,
+  actor: Actor,
+  ids: number[],
+  column: 'is_active' | 'vat_rate' | 'category_id',
+  value: boolean | string | number,
+) {
   const { rows } = await toRaw<{ rows: { id: number; before: unknown; after: unknown }[] }>(
     trx,
     sql`UPDATE items i SET ${sql.raw(column)} = ${value}, updated_at = now() FROM items old
@@ -62,7 +74,13 @@ async function setColumnAudited(trx: Knex.Transaction, actor: Actor, ids: number
     actor,
     rows
       .filter((row) => String(row.before) !== String(row.after))
-      .map((row): AuditEntry => ({ entityType: 'item', entityId: row.id, action: 'update', before: { [column]: row.before }, after: { [column]: row.after } })),
+      .map((row): AuditEntry => ({
+        entityType: 'item',
+        entityId: row.id,
+        action: 'update',
+        before: { [column]: row.before },
+        after: { [column]: row.after },
+      })),
   );
 }
 
@@ -131,11 +149,24 @@ export function itemsBulkService(db: Db) {
         const deleted = await trx('items')
           .where('id', trx.raw('ANY(?::int[])', [ids]))
           .orderBy('id')
-          .select('id', 'sku', 'name', 'category_id', 'price', 'vat_rate', 'minimum_stock', 'reorder_quantity', 'current_stock', 'is_active');
+          .select(
+            'id',
+            'sku',
+            'name',
+            'category_id',
+            'price',
+            'vat_rate',
+            'minimum_stock',
+            'reorder_quantity',
+            'current_stock',
+            'is_active',
+          );
         // Notes belong to the item and go with it; stock movements survive with item_id NULL.
         await notesService(trx).removeAllFor('item', ids.map(String));
         try {
-          await trx('items').where('id', trx.raw('ANY(?::int[])', [ids])).delete();
+          await trx('items')
+            .where('id', trx.raw('ANY(?::int[])', [ids]))
+            .delete();
         } catch (err) {
           if (isForeignKeyViolation(err)) {
             throw Conflict(
@@ -146,7 +177,12 @@ export function itemsBulkService(db: Db) {
         }
         await auditTrail(trx).recordMany(
           actor,
-          deleted.map(({ id, ...before }) => ({ entityType: 'item', entityId: id, action: 'delete', before: { id, ...before } })),
+          deleted.map(({ id, ...before }) => ({
+            entityType: 'item',
+            entityId: id,
+            action: 'delete',
+            before: { id, ...before },
+          })),
         );
         return { action: 'delete', count: ids.length };
       });
@@ -167,7 +203,13 @@ export function itemsBulkService(db: Db) {
         const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
         const changes = [...locked.values()]
           .filter((item) => !new D(item.current_stock).isZero())
-          .map((item) => ({ itemId: item.id, type: 'adjustment' as const, quantity: 0, reason: 'Bulk set stock to zero', performedBy: userId }));
+          .map((item) => ({
+            itemId: item.id,
+            type: 'adjustment' as const,
+            quantity: 0,
+            reason: 'Bulk set stock to zero',
+            performedBy: userId,
+          }));
         await changeStockMany(trx, changes);
         return { action: 'setStockZero', count: ids.length, changed: changes.length };
       });
@@ -176,7 +218,9 @@ export function itemsBulkService(db: Db) {
     async addNote(itemIds: number[], text: string, userId: string | null): Promise<BulkOutcome> {
       return inTransactionWithRetry(db, async (trx) => {
         const ids = await existingIds(trx, itemIds);
-        await notesService(trx).addMany(ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })));
+        await notesService(trx).addMany(
+          ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })),
+        );
         return { action: 'addNote', count: ids.length };
       });
     },
@@ -211,7 +255,9 @@ export function itemsBulkService(db: Db) {
       let after: { name: string; id: number } | undefined;
       for (;;) {
         const where = itemWhere(filter);
-        const keyset = after ? sql`${where.text ? sql.raw('AND') : sql.raw('WHERE')} (i.name, i.id) > (${after.name}, ${after.id})` : sql.raw('');
+        const keyset = after
+          ? sql`${where.text ? sql.raw('AND') : sql.raw('WHERE')} (i.name, i.id) > (${after.name}, ${after.id})`
+          : sql.raw('');
         const { rows } = await toRaw<{ rows: ItemReadRow[] }>(
           db,
           sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
@@ -242,15 +288,19 @@ export function itemsBulkService(db: Db) {
         const position = index + 1;
         if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(position, 'must be an object');
         const record = raw as Record<string, unknown>;
-        const missing = REQUIRED_IMPORT_FIELDS.filter((f) => record[f] === undefined || record[f] === null || String(record[f]).trim() === '');
-        if (missing.length > 0) return fail(position, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`);
+        const missing = REQUIRED_IMPORT_FIELDS.filter(
+          (f) => record[f] === undefined || record[f] === null || String(record[f]).trim() === '',
+        );
+        if (missing.length > 0)
+          return fail(position, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`);
         const parsed = ImportRow.safeParse(record);
         if (!parsed.success) return fail(position, describeIssues(parsed.error));
         const row = parsed.data;
         const category = categories.get(row.categoryName.toLowerCase());
         if (!category) return fail(position, `category '${row.categoryName}' does not exist`);
         const earlier = firstSeen.get(row.sku);
-        if (earlier !== undefined) return fail(position, `sku '${row.sku}' already appears at item ${earlier} of this import`);
+        if (earlier !== undefined)
+          return fail(position, `sku '${row.sku}' already appears at item ${earlier} of this import`);
         firstSeen.set(row.sku, position);
         candidates.push({
           position,

@@ -11,7 +11,20 @@ import { sendCsvDownload, xlsxCaughtUp } from '../../http/send-file';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-const COLUMNS = ['ID', 'SKU', 'Name', 'Description', 'Category', 'Price', 'VAT Rate', 'Current Stock', 'Minimum Stock', 'Reorder Quantity', 'Active', 'Created At'];
+const COLUMNS = [
+  'ID',
+  'SKU',
+  'Name',
+  'Description',
+  'Category',
+  'Price',
+  'VAT Rate',
+  'Current Stock',
+  'Minimum Stock',
+  'Reorder Quantity',
+  'Active',
+  'Created At',
+];
 
 const downloadName = (extension: string) => `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
 
@@ -113,7 +126,12 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
  * must exist, 400 otherwise) or every active one (inactive too for managers who ask), streamed
  * in the chosen format.
  */
-export async function sendItemsExport(res: Response, bulk: ItemsBulkService, body: BulkExport, user: Express.User): Promise<void> {
+export async function sendItemsExport(
+  res: Response,
+  bulk: ItemsBulkService,
+  body: BulkExport,
+  user: Express.User,
+): Promise<void> {
   if (body.includeInactive && !hasRole(user, 'manager')) throw Forbidden('includeInactive requires the manager role');
   const ids = body.itemIds ? await bulk.exportIds(body.itemIds) : undefined;
   const pages = bulk.exportPages({ ids, includeInactive: ids !== undefined || body.includeInactive });

@@ -3,7 +3,8 @@ import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
 
 /** An item's VAT rate as text: its own, else the default rate, else 0 (`alias` names the items row). */
-export const effectiveVatRate = (alias: string) => `coalesce(${alias}.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text`;
+export const effectiveVatRate = (alias: string) =>
+  `coalesce(${alias}.vat_rate, (SELECT rate FROM vat_rates WHERE is_default), 0)::numeric(5,4)::text`;
 
 export type ItemForLine = {
   id: number;
@@ -43,6 +44,9 @@ export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.i
 /** What other modules (quotes, sales, orders) read about items, without touching items' routes. */
 export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<number, ItemForLine>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(db, sql`SELECT ${itemsForLinesJson(ids)} AS items`);
+  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(
+    db,
+    sql`SELECT ${itemsForLinesJson(ids)} AS items`,
+  );
   return itemsById(rows[0].items);
 }

@@ -61,7 +61,17 @@ export function lowStockQuery(db: Db, order: LowStockOrder = 'shortfall'): Knex.
     .join('categories as c', 'c.id', 'i.category_id')
     .where(toRaw(db, LOW_STOCK_CONDITION))
     .orderByRaw(ORDER[order])
-    .select('i.id', 'i.name', 'i.sku', 'i.price', 'i.current_stock', 'i.minimum_stock', 'c.id as category_id', 'c.name as category_name', 'c.color as category_color');
+    .select(
+      'i.id',
+      'i.name',
+      'i.sku',
+      'i.price',
+      'i.current_stock',
+      'i.minimum_stock',
+      'c.id as category_id',
+      'c.name as category_name',
+      'c.color as category_color',
+    );
 }
 
 /** A row of lowStockQuery as its record. */

@@ -40,7 +40,10 @@ export function presentItem(row: ItemReadRow): Item {
   };
 }
 
-export const presentItemList = ({ rows, total }: { rows: ItemReadRow[]; total: number }) => ({ items: rows.map(presentItem), total });
+export const presentItemList = ({ rows, total }: { rows: ItemReadRow[]; total: number }) => ({
+  items: rows.map(presentItem),
+  total,
+});
 
 /** The answer of POST /items/{id}/stock: the item after the change and the movement as read back. */
 export const presentStockChange = (item: ItemReadRow, movement: MovementReadRow) => ({
@@ -66,7 +69,13 @@ export const presentItemOrderHistory = (rows: ItemOrderHistoryRow[], costPrices:
   })),
 });
 
-export const presentItemDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }): ItemDeletionCheck => ({ canDelete, reasons });
+export const presentItemDeletionCheck = ({
+  canDelete,
+  reasons,
+}: {
+  canDelete: boolean;
+  reasons: string[];
+}): ItemDeletionCheck => ({ canDelete, reasons });
 
 const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
 

@@ -30,14 +30,24 @@ import {
   StockChangeResult,
   UpdateItem,
 } from './items.schemas';
-import { presentBulkOutcome, presentImportOutcome, presentItem, presentItemDeletionCheck, presentItemList, presentItemMovements, presentItemOrderHistory, presentStockChange } from './items.present';
+import {
+  presentBulkOutcome,
+  presentImportOutcome,
+  presentItem,
+  presentItemDeletionCheck,
+  presentItemList,
+  presentItemMovements,
+  presentItemOrderHistory,
+  presentStockChange,
+} from './items.present';
 import { itemsService } from './items.service';
 import { actorOf } from '../audit/audit.actor';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
 const bulkInvalid = {
-  description: 'itemIds missing, empty, not positive integers, more than 1000, or naming items that do not exist (listed in the message and missingIds; nothing is changed)',
+  description:
+    'itemIds missing, empty, not positive integers, more than 1000, or naming items that do not exist (listed in the message and missingIds; nothing is changed)',
   schema: MessageBody,
 };
 
@@ -80,7 +90,11 @@ export function itemsRoutes({ db, docs }: Deps) {
         'If another record must keep an item (a sold item: its sale lines), the request is refused with 409 and nothing is deleted; deactivate it instead.',
       access: 'manager',
       body: BulkIds,
-      responses: { 200: { description: 'Deleted', schema: BulkResult }, 400: bulkInvalid, 409: { description: 'Referenced', schema: MessageBody } },
+      responses: {
+        200: { description: 'Deleted', schema: BulkResult },
+        400: bulkInvalid,
+        409: { description: 'Referenced', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
@@ -90,7 +104,13 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/set-inactive',
-    { operationId: 'bulkDeactivateItems', summary: 'Deactivate items (soft delete)', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    {
+      operationId: 'bulkDeactivateItems',
+      summary: 'Deactivate items (soft delete)',
+      access: 'manager',
+      body: BulkIds,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
+    },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, false, actorOf(req))));
@@ -99,7 +119,13 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/set-active',
-    { operationId: 'bulkActivateItems', summary: 'Reactivate items', access: 'manager', body: BulkIds, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    {
+      operationId: 'bulkActivateItems',
+      summary: 'Reactivate items',
+      access: 'manager',
+      body: BulkIds,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
+    },
     async (req, res) => {
       const { itemIds } = parse(BulkIds, req.body);
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, true, actorOf(req))));
@@ -134,7 +160,12 @@ export function itemsRoutes({ db, docs }: Deps) {
       access: MANAGER_UNDER_STRICT,
       body: BulkExport,
       responses: {
-        200: { description: 'The file (format=csv: text/csv)', contentType: XLSX_TYPE, schema: ItemsExportFile, otherContent: { 'text/csv': CsvText } },
+        200: {
+          description: 'The file (format=csv: text/csv)',
+          contentType: XLSX_TYPE,
+          schema: ItemsExportFile,
+          otherContent: { 'text/csv': CsvText },
+        },
         400: bulkInvalid,
       },
     },
@@ -145,7 +176,13 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.post(
     '/items/bulk/add-note',
-    { operationId: 'bulkAddItemNote', summary: 'Add one note to each item', access: 'manager', body: BulkAddNote, responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid } },
+    {
+      operationId: 'bulkAddItemNote',
+      summary: 'Add one note to each item',
+      access: 'manager',
+      body: BulkAddNote,
+      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
+    },
     async (req, res) => {
       const { itemIds, noteText } = parse(BulkAddNote, req.body);
       res.json(presentBulkOutcome(await bulk.addNote(itemIds, noteText, currentUser(req).id)));
@@ -175,7 +212,11 @@ export function itemsRoutes({ db, docs }: Deps) {
       summary: 'Move items to a category',
       access: 'manager',
       body: BulkCategory,
-      responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid, 404: { description: 'Category not found', schema: MessageBody } },
+      responses: {
+        200: { description: 'Done', schema: BulkResult },
+        400: bulkInvalid,
+        404: { description: 'Category not found', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { itemIds, categoryId } = parse(BulkCategory, req.body);
@@ -196,11 +237,16 @@ export function itemsRoutes({ db, docs }: Deps) {
         "the creator's user id and creator the same user as {id, email, firstName, lastName} (both on every item read). total counts all matches.",
       access: 'auth',
       query: ItemQuery,
-      responses: { 200: { description: 'A page of items', schema: ItemList }, 400: invalid, 403: { description: 'includeInactive without the manager role', schema: MessageBody } },
+      responses: {
+        200: { description: 'A page of items', schema: ItemList },
+        400: invalid,
+        403: { description: 'includeInactive without the manager role', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const query = parse(ItemQuery, req.query);
-      if (query.includeInactive && !hasRole(currentUser(req), 'manager')) throw Forbidden('includeInactive requires the manager role');
+      if (query.includeInactive && !hasRole(currentUser(req), 'manager'))
+        throw Forbidden('includeInactive requires the manager role');
       res.json(presentItemList(await items.list(query)));
     },
   );
@@ -216,7 +262,11 @@ export function itemsRoutes({ db, docs }: Deps) {
         "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken.",
       access: 'manager',
       body: CreateItem,
-      responses: { 201: { description: 'Created', schema: Item }, 400: invalid, 409: { description: 'SKU taken', schema: MessageBody } },
+      responses: {
+        201: { description: 'Created', schema: Item },
+        400: invalid,
+        409: { description: 'SKU taken', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const body = parse(CreateItem, req.body);
@@ -228,7 +278,13 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/items/:id',
-    { operationId: 'getItem', summary: 'One item', access: 'auth', params: IdParams, responses: { 200: { description: 'Item', schema: Item }, 404: notFound } },
+    {
+      operationId: 'getItem',
+      summary: 'One item',
+      access: 'auth',
+      params: IdParams,
+      responses: { 200: { description: 'Item', schema: Item }, 404: notFound },
+    },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       res.json(presentItem(await items.get(id)));
@@ -247,7 +303,12 @@ export function itemsRoutes({ db, docs }: Deps) {
       access: 'manager',
       params: IdParams,
       body: UpdateItem,
-      responses: { 200: { description: 'Updated', schema: Item }, 400: invalid, 404: notFound, 409: { description: 'SKU taken', schema: MessageBody } },
+      responses: {
+        200: { description: 'Updated', schema: Item },
+        400: invalid,
+        404: notFound,
+        409: { description: 'SKU taken', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
@@ -258,7 +319,13 @@ export function itemsRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/items/:id',
-    { operationId: 'deactivateItem', summary: 'Soft-delete an item (isActive false)', access: 'manager', params: IdParams, responses: { 204: 'Deactivated', 404: notFound } },
+    {
+      operationId: 'deactivateItem',
+      summary: 'Soft-delete an item (isActive false)',
+      access: 'manager',
+      params: IdParams,
+      responses: { 204: 'Deactivated', 404: notFound },
+    },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);
       await items.deactivate(id, actorOf(req));
@@ -292,7 +359,8 @@ export function itemsRoutes({ db, docs }: Deps) {
     {
       operationId: 'listItemStockMovements',
       summary: "The item's stock movements, newest first",
-      description: 'Answers {movements: [...]} in the same shape as GET /api/stock-movements; limit defaults to 50, max 100.',
+      description:
+        'Answers {movements: [...]} in the same shape as GET /api/stock-movements; limit defaults to 50, max 100.',
       access: 'auth',
       params: IdParams,
       query: ItemMovementQuery,
@@ -310,7 +378,8 @@ export function itemsRoutes({ db, docs }: Deps) {
     {
       operationId: 'listItemOrderHistory',
       summary: 'Orders that included the item, newest first',
-      description: 'quantity is the ordered quantity, receivedQuantity what has arrived; unitCost as a JSON number; supplier is its name.',
+      description:
+        'quantity is the ordered quantity, receivedQuantity what has arrived; unitCost as a JSON number; supplier is its name.',
       access: 'auth',
       params: IdParams,
       responses: { 200: { description: 'History', schema: ItemOrderHistory }, 404: notFound },
@@ -342,10 +411,15 @@ export function itemsRoutes({ db, docs }: Deps) {
     {
       operationId: 'deleteItemSafely',
       summary: 'Permanently delete an item only when nothing references it',
-      description: 'Answers 409 {message, reasons[]} when any movement, line, supplier link or note references the item.',
+      description:
+        'Answers 409 {message, reasons[]} when any movement, line, supplier link or note references the item.',
       access: 'admin',
       params: IdParams,
-      responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Referenced; reasons listed', schema: ItemDeleteRefused } },
+      responses: {
+        204: 'Deleted',
+        404: notFound,
+        409: { description: 'Referenced; reasons listed', schema: ItemDeleteRefused },
+      },
     },
     async (req, res) => {
       const { id } = parse(IdParams, req.params);

@@ -15,12 +15,18 @@ export const Item = z
     categoryId: z.number().int(),
     category: CategoryRef,
     price: z.string().openapi({ description: 'decimal string with 2 places', example: '12.50' }),
-    vatRate: z.string().openapi({ description: "the item's effective VAT rate as a fraction with 4 places (the default rate when it has none)", example: '0.2000' }),
-    usesDefaultVatRate: z.boolean().openapi({ description: 'true when the item has no rate of its own and follows the default' }),
+    vatRate: z.string().openapi({
+      description: "the item's effective VAT rate as a fraction with 4 places (the default rate when it has none)",
+      example: '0.2000',
+    }),
+    usesDefaultVatRate: z
+      .boolean()
+      .openapi({ description: 'true when the item has no rate of its own and follows the default' }),
     currentStock: z.number(),
     minimumStock: z.number(),
     reorderQuantity: z.number().nullable().openapi({
-      description: 'how much to order above the minimum: the replenishment target is minimumStock + reorderQuantity; null = twice minimumStock',
+      description:
+        'how much to order above the minimum: the replenishment target is minimumStock + reorderQuantity; null = twice minimumStock',
     }),
     isActive: z.boolean(),
     createdBy: z.string().nullable().openapi({ description: 'id of the user who created the item' }),
@@ -36,9 +42,17 @@ export const ItemList = z.object({ items: z.array(Item), total: z.number().int()
 export const ItemQuery = z.object({
   page: PageParam,
   limit: limitParam(10, 100),
-  search: z.string().trim().max(200).optional().openapi({ description: 'case-insensitive substring of name, description or sku' }),
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .openapi({ description: 'case-insensitive substring of name, description or sku' }),
   categoryId: IntId.optional(),
-  includeInactive: QueryBoolean.optional().openapi({ type: 'boolean', description: 'managers and admins only: include soft-deleted items' }),
+  includeInactive: QueryBoolean.optional().openapi({
+    type: 'boolean',
+    description: 'managers and admins only: include soft-deleted items',
+  }),
 });
 export type ItemQuery = z.infer<typeof ItemQuery>;
 
@@ -54,7 +68,11 @@ export const ReorderQuantity = decimalString({ places: 2, min: 0, max: MAX_STOCK
 });
 export const VatRateValue = decimalString({ places: 4, min: 0, max: 1 }).openapi({ type: 'string', example: '0.2000' });
 const Text = (max: number) => z.string().trim().min(1, { error: 'is required' }).max(max);
-const PositiveInt = z.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' }).max(2_147_483_647);
+const PositiveInt = z
+  .number({ error: 'must be a positive integer' })
+  .int({ error: 'must be a positive integer' })
+  .positive({ error: 'must be a positive integer' })
+  .max(2_147_483_647);
 
 export const CreateItem = z
   .object({
@@ -63,7 +81,9 @@ export const CreateItem = z
     description: z.string().trim().max(5000).nullish(),
     categoryId: PositiveInt,
     price: Price,
-    vatRate: VatRateValue.nullish().openapi({ description: 'own VAT rate; omitted or null = the default rate applies' }),
+    vatRate: VatRateValue.nullish().openapi({
+      description: 'own VAT rate; omitted or null = the default rate applies',
+    }),
     currentStock: StockLevel.default('0'),
     minimumStock: StockLevel.default('0'),
     reorderQuantity: ReorderQuantity.nullish(),
@@ -83,7 +103,11 @@ export const UpdateItem = z
     minimumStock: StockLevel,
     reorderQuantity: ReorderQuantity.nullable(),
     isActive: z.boolean(),
-    stockReason: z.string().trim().max(500).openapi({ description: 'reason recorded on the adjustment movement when currentStock changes' }),
+    stockReason: z
+      .string()
+      .trim()
+      .max(500)
+      .openapi({ description: 'reason recorded on the adjustment movement when currentStock changes' }),
   })
   .partial()
   .openapi('UpdateItem');
@@ -101,7 +125,9 @@ export type StockChangeBody = z.infer<typeof StockChangeBody>;
 export const ItemDeletionCheck = z
   .object({
     canDelete: z.boolean(),
-    reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
+    reasons: z
+      .array(z.string())
+      .openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
   })
   .openapi('ItemDeletionCheck');
 export type ItemDeletionCheck = z.infer<typeof ItemDeletionCheck>;
@@ -109,7 +135,9 @@ export type ItemDeletionCheck = z.infer<typeof ItemDeletionCheck>;
 /** A permanent delete refused while records reference the item. */
 export const ItemDeleteRefused = z.object({ message: z.string(), reasons: z.array(z.string()) });
 
-export const StockChangeResult = z.object({ message: z.string(), item: Item, movement: StockMovement }).openapi('StockChangeResult');
+export const StockChangeResult = z
+  .object({ message: z.string(), item: Item, movement: StockMovement })
+  .openapi('StockChangeResult');
 
 // ---- bulk -------------------------------------------------------------------------
 
@@ -126,11 +154,17 @@ export const BulkCategory = z.object({ itemIds: ItemIds, categoryId: PositiveInt
 export const BulkExport = z
   .object({
     itemIds: ItemIds.optional(),
-    all: z.boolean().optional().openapi({ description: 'export every item (active ones unless includeInactive) instead of itemIds' }),
+    all: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'export every item (active ones unless includeInactive) instead of itemIds' }),
     includeInactive: z.boolean().optional(),
     format: z.enum(['csv', 'xlsx']).default('xlsx'),
   })
-  .refine((v) => v.itemIds !== undefined || v.all === true, { error: 'itemIds is required (or all: true)', path: ['itemIds'] })
+  .refine((v) => v.itemIds !== undefined || v.all === true, {
+    error: 'itemIds is required (or all: true)',
+    path: ['itemIds'],
+  })
   .openapi('BulkExport');
 export type BulkExport = z.infer<typeof BulkExport>;
 
@@ -157,8 +191,16 @@ export const ImportResult = z
 export type ImportResult = z.infer<typeof ImportResult>;
 
 export const ImportRow = z.object({
-  name: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(200, { error: 'is too long (max 200)' }),
-  sku: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }).max(100, { error: 'is too long (max 100)' }),
+  name: z
+    .string({ error: 'must be text' })
+    .trim()
+    .min(1, { error: 'is required' })
+    .max(200, { error: 'is too long (max 200)' }),
+  sku: z
+    .string({ error: 'must be text' })
+    .trim()
+    .min(1, { error: 'is required' })
+    .max(100, { error: 'is too long (max 100)' }),
   description: z.string({ error: 'must be text' }).trim().max(5000, { error: 'is too long (max 5000)' }).nullish(),
   categoryName: z.string({ error: 'must be text' }).trim().min(1, { error: 'is required' }),
   price: decimalString({ places: 2, min: 0, max: MAX_MONEY }),
@@ -178,7 +220,10 @@ export const ItemOrderHistory = z
         supplier: z.string(),
         quantity: z.number(),
         receivedQuantity: z.number(),
-        unitCost: z.number().nullable().openapi({ description: 'null when the setting access.profile is strict and the caller is below manager' }),
+        unitCost: z
+          .number()
+          .nullable()
+          .openapi({ description: 'null when the setting access.profile is strict and the caller is below manager' }),
         status: z.string(),
       }),
     ),

@@ -105,7 +105,10 @@ const PAGE_JOINS = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT 
 
 export function itemsService(db: Db) {
   /** A searched list's page; see list(). */
-  async function searchedPage(filter: ItemFilter & { search: string; limit: number }, offset: number): Promise<{ rows: ItemReadRow[]; total: number }> {
+  async function searchedPage(
+    filter: ItemFilter & { search: string; limit: number },
+    offset: number,
+  ): Promise<{ rows: ItemReadRow[]; total: number }> {
     type PageRow = ItemReadRow & { generation: string };
     const cache = searchMatchesCache(db);
     const key = JSON.stringify([filter.search, filter.categoryId ?? null, filter.includeInactive ?? false]);
@@ -121,7 +124,8 @@ export function itemsService(db: Db) {
               ${PAGE_JOINS}
              ORDER BY p.n`,
       );
-      if (rows[0].generation === known.generation) return { rows: rows.filter((r) => r.id !== null), total: known.ids.length };
+      if (rows[0].generation === known.generation)
+        return { rows: rows.filter((r) => r.id !== null), total: known.ids.length };
     }
     const { rows } = await preparedRaw<{ rows: (PageRow & { ids: number[] | null })[] }>(
       db,
@@ -140,7 +144,10 @@ export function itemsService(db: Db) {
   }
 
   async function find(id: number): Promise<ItemReadRow | undefined> {
-    const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(db, sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} WHERE i.id = ${id}`);
+    const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(
+      db,
+      sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} WHERE i.id = ${id}`,
+    );
     return rows[0];
   }
 
@@ -152,7 +159,9 @@ export function itemsService(db: Db) {
 
   async function assertCategory(trx: Db, categoryId: number): Promise<void> {
     if (!(await trx('categories').where({ id: categoryId }).first('id'))) {
-      throw BadRequest('Validation failed', { errors: [{ field: 'categoryId', message: `category ${categoryId} does not exist` }] });
+      throw BadRequest('Validation failed', {
+        errors: [{ field: 'categoryId', message: `category ${categoryId} does not exist` }],
+      });
     }
   }
 
@@ -229,13 +238,24 @@ export function itemsService(db: Db) {
           throw err;
         }
         if (new D(input.currentStock).gt(0)) {
-          await changeStock(trx, { itemId: id, type: 'in', quantity: input.currentStock, reason: 'Initial stock', performedBy: userId });
+          await changeStock(trx, {
+            itemId: id,
+            type: 'in',
+            quantity: input.currentStock,
+            reason: 'Initial stock',
+            performedBy: userId,
+          });
         }
         const created = await itemsService(trx).get(id);
         const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity } = created;
         return {
           result: created,
-          audit: { entityType: 'item', entityId: id, action: 'create', after: { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity } },
+          audit: {
+            entityType: 'item',
+            entityId: id,
+            action: 'create',
+            after: { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity },
+          },
         };
       });
     },
@@ -263,7 +283,9 @@ export function itemsService(db: Db) {
         if (input.isActive !== undefined) changes.is_active = input.isActive;
         if (Object.keys(changes).length > 0) {
           try {
-            await trx('items').where({ id }).update({ ...changes, updated_at: trx.fn.now() });
+            await trx('items')
+              .where({ id })
+              .update({ ...changes, updated_at: trx.fn.now() });
           } catch (err) {
             if (isUniqueViolation(err) && input.sku !== undefined) throw skuClash(input.sku);
             throw err;
@@ -281,11 +303,16 @@ export function itemsService(db: Db) {
         // the fields that really changed (4.5 for 4.50 is no change), before and after; a stock change is the ledger's own record
         const updated = await itemsService(trx).get(id);
         const value = (row: object, field: string) => (row as Record<string, unknown>)[field];
-        const changed = Object.keys(changes).filter((field) => String(value(updated, field)) !== String(value(before, field)));
+        const changed = Object.keys(changes).filter(
+          (field) => String(value(updated, field)) !== String(value(before, field)),
+        );
         const pick = (row: object) => Object.fromEntries(changed.map((field) => [field, value(row, field)]));
         return {
           result: updated,
-          audit: changed.length > 0 ? { entityType: 'item', entityId: id, action: 'update', before: pick(before), after: pick(updated) } : null,
+          audit:
+            changed.length > 0
+              ? { entityType: 'item', entityId: id, action: 'update', before: pick(before), after: pick(updated) }
+              : null,
         };
       });
     },
@@ -293,10 +320,24 @@ export function itemsService(db: Db) {
     /** Soft delete: the row stays, hidden from the default list. */
     deactivate(id: number, actor: Actor): Promise<void> {
       return withAudit(db, actor, async (trx) => {
-        const [before] = await trx('items').where({ id }).forNoKeyUpdate().select<{ is_active: boolean }[]>('is_active');
+        const [before] = await trx('items')
+          .where({ id })
+          .forNoKeyUpdate()
+          .select<{ is_active: boolean }[]>('is_active');
         if (!before) throw NotFound('Item not found');
         await trx('items').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
-        return { result: undefined, audit: before.is_active ? { entityType: 'item', entityId: id, action: 'update', before: { is_active: true }, after: { is_active: false } } : null };
+        return {
+          result: undefined,
+          audit: before.is_active
+            ? {
+                entityType: 'item',
+                entityId: id,
+                action: 'update',
+                before: { is_active: true },
+                after: { is_active: false },
+              }
+            : null,
+        };
       });
     },
 
@@ -304,7 +345,11 @@ export function itemsService(db: Db) {
      * A manual stock change through the ledger: the item after it, and the movement as the
      * movements list reads it. Run again whole if it deadlocks with a sale or bulk change.
      */
-    async changeStock(id: number, body: StockChangeBody, userId: string): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
+    async changeStock(
+      id: number,
+      body: StockChangeBody,
+      userId: string,
+    ): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
       // Both read in the change's transaction: what it wrote, even if the rows are gone by the time
       // it has committed (a backup restored meanwhile by another instance).
       return inTransactionWithRetry(db, async (trx) => {
@@ -344,8 +389,15 @@ export function itemsService(db: Db) {
      * whose normalised name is nearest by trigrams (the index walks <->, 1 - similarity, nearest
      * first) when its pg_trgm similarity() is at least minSimilarity.
      */
-    async namedBy(query: { names: string[]; skus: string[]; similarTo: string[]; minSimilarity: number }): Promise<NamedItems> {
-      const keys = (values: string[], key: (v: string) => string) => [...new Set(values.map(key).filter((v) => v !== ''))];
+    async namedBy(query: {
+      names: string[];
+      skus: string[];
+      similarTo: string[];
+      minSimilarity: number;
+    }): Promise<NamedItems> {
+      const keys = (values: string[], key: (v: string) => string) => [
+        ...new Set(values.map(key).filter((v) => v !== '')),
+      ];
       const names = keys(query.names, normalisedName);
       const skus = keys(query.skus, (v) => v.toLowerCase().trim());
       const similarTo = keys(query.similarTo, normalisedName);
@@ -387,7 +439,9 @@ export function itemsService(db: Db) {
       const bySku = new Map<string, MatchedItem>();
       const byName = new Map<string, MatchedItem>();
       if (skus.length > 0) {
-        const rows = await db('items').whereRaw('lower(sku) = ANY(?)', [skus]).select<MatchedItem[]>('id', 'name', 'sku');
+        const rows = await db('items')
+          .whereRaw('lower(sku) = ANY(?)', [skus])
+          .select<MatchedItem[]>('id', 'name', 'sku');
         for (const r of rows) bySku.set(r.sku.toLowerCase(), r);
       }
       const rows = await db('items')
@@ -420,7 +474,8 @@ export function itemsService(db: Db) {
       try {
         await db('items').where({ id }).delete();
       } catch (err) {
-        if (isForeignKeyViolation(err)) throw Conflict(`Cannot delete item '${check.name}': other records reference it`);
+        if (isForeignKeyViolation(err))
+          throw Conflict(`Cannot delete item '${check.name}': other records reference it`);
         throw err;
       }
     },

@@ -21,7 +21,8 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
     {
       operationId: 'getChargeCodeAnalytics',
       summary: 'Spending per charge code and per month',
-      description: 'Spending is net of refunds, VAT included. Optional filters chargeCode (partial), startDate, endDate (inclusive).',
+      description:
+        'Spending is net of refunds, VAT included. Optional filters chargeCode (partial), startDate, endDate (inclusive).',
       access: 'auth-or-mcp-key',
       mcpLimit: 'data',
       query: DateRange,
@@ -40,7 +41,8 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
     {
       operationId: 'getTopSellers',
       summary: 'Best-selling items',
-      description: '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
+      description:
+        '{period, items: [{itemId, itemName, itemSku, totalQuantity, totalRevenue, salesCount}]}: quantity net of refunds, revenue before VAT. limit default 10 (max 100); period week, month or year (trailing), default all time.',
       access: 'auth-or-mcp-key',
       mcpLimit: 'data',
       query: PeriodQuery,
@@ -57,7 +59,8 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
     {
       operationId: 'getDepartmentPerformance',
       summary: 'Sales per department (charge code cost centre)',
-      description: '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
+      description:
+        '{departments: [{department, totalSales, totalAmount, refundedAmount, netAmount, averageSale, chargeCodes}]}, highest net first. Optional chargeCode, startDate, endDate.',
       access: 'auth-or-mcp-key',
       mcpLimit: 'data',
       query: DateRange,

@@ -7,7 +7,9 @@ export const DateRange = SalesFilter.pick({ chargeCode: true, startDate: true, e
 export const ChargeCodeAnalytics = z
   .object({
     totalSpending: z.number(),
-    chargeCodeBreakdown: z.array(z.object({ code: z.string(), spent: z.number(), percentage: z.number(), salesCount: z.number() })),
+    chargeCodeBreakdown: z.array(
+      z.object({ code: z.string(), spent: z.number(), percentage: z.number(), salesCount: z.number() }),
+    ),
     monthlyTrends: z.array(z.object({ month: z.string(), spending: z.number() })),
   })
   .openapi('ChargeCodeAnalytics');

@@ -4,14 +4,30 @@ import { presentLowStockReport } from '../sales/sales.present';
 import type { SaleRecord } from '../sales/sales.service';
 import type { LowStockItem } from '../items/items.low-stock';
 import type { McpInventoryPage, McpPagination, McpSalesPage } from './mcp-data.schemas';
-import type { ChargeCodeStatusRecord, InventoryRow, SalesFigures as FiguresRecord, SalesGrouping, SalesSummaryRecord } from './mcp-data.service';
-import type { ChargeCodeStatusOutput, InventoryEntry, ListLowStockOutput, SalesFigures, SalesSummaryOutput, SearchItemsOutput } from './mcp-tools.schemas';
+import type {
+  ChargeCodeStatusRecord,
+  InventoryRow,
+  SalesFigures as FiguresRecord,
+  SalesGrouping,
+  SalesSummaryRecord,
+} from './mcp-data.service';
+import type {
+  ChargeCodeStatusOutput,
+  InventoryEntry,
+  ListLowStockOutput,
+  SalesFigures,
+  SalesSummaryOutput,
+  SearchItemsOutput,
+} from './mcp-tools.schemas';
 
 type Page = { page: number; limit: number };
 const pagination = (total: number, { page, limit }: Page): McpPagination => ({ total, page, limit });
 
 /** GET /api/mcp/sales: the spec's snake_case form; ids as strings, the total a JSON number, items the number of lines. */
-export const presentMcpSalesPage = ({ sales, total }: { sales: SaleRecord[]; total: number }, page: Page): McpSalesPage => ({
+export const presentMcpSalesPage = (
+  { sales, total }: { sales: SaleRecord[]; total: number },
+  page: Page,
+): McpSalesPage => ({
   sales: sales.map(({ sale, lines }) => ({
     id: String(sale.id),
     charge_code: sale.charge_code,
@@ -23,7 +39,11 @@ export const presentMcpSalesPage = ({ sales, total }: { sales: SaleRecord[]; tot
 });
 
 /** GET /api/mcp/inventory: ids as strings, stock and price as JSON numbers, the category by name. */
-export const presentMcpInventoryPage = ({ rows, total }: { rows: InventoryRow[]; total: number }, categories: string[], page: Page): McpInventoryPage => ({
+export const presentMcpInventoryPage = (
+  { rows, total }: { rows: InventoryRow[]; total: number },
+  categories: string[],
+  page: Page,
+): McpInventoryPage => ({
   items: rows.map((row) => ({
     id: String(row.id),
     name: row.name,
@@ -48,14 +68,21 @@ const presentInventoryEntry = (row: InventoryRow): InventoryEntry => ({
   lowStock: row.low_stock,
 });
 
-export const presentSearchItems = ({ rows, total }: { rows: InventoryRow[]; total: number }, categories: string[], page: Page): SearchItemsOutput => ({
+export const presentSearchItems = (
+  { rows, total }: { rows: InventoryRow[]; total: number },
+  categories: string[],
+  page: Page,
+): SearchItemsOutput => ({
   items: rows.map(presentInventoryEntry),
   categories,
   pagination: pagination(total, page),
 });
 
 /** The low-stock report's rows (shortfall included) for one page, and the length of the whole list. */
-export const presentLowStockPage = ({ items, total }: { items: LowStockItem[]; total: number }, page: Page): ListLowStockOutput => ({
+export const presentLowStockPage = (
+  { items, total }: { items: LowStockItem[]; total: number },
+  page: Page,
+): ListLowStockOutput => ({
   items: presentLowStockReport(items, new Date()).items,
   pagination: pagination(total, page),
 });
@@ -67,14 +94,24 @@ const presentFigures = (f: FiguresRecord): SalesFigures => ({
   net: amountNumber(f.net),
 });
 
-export const presentSalesSummary = (summary: SalesSummaryRecord, groupBy: SalesGrouping, page: Page): SalesSummaryOutput => ({
+export const presentSalesSummary = (
+  summary: SalesSummaryRecord,
+  groupBy: SalesGrouping,
+  page: Page,
+): SalesSummaryOutput => ({
   groupBy,
   totals: presentFigures(summary.totals),
   groups: summary.groups.map((g) => ({ key: g.key, ...presentFigures(g) })),
   pagination: pagination(summary.groupCount, page),
 });
 
-export const presentChargeCodeStatus = ({ code, excludedCategories, refusal, daysUntilExpiry, spent }: ChargeCodeStatusRecord): ChargeCodeStatusOutput => ({
+export const presentChargeCodeStatus = ({
+  code,
+  excludedCategories,
+  refusal,
+  daysUntilExpiry,
+  spent,
+}: ChargeCodeStatusRecord): ChargeCodeStatusOutput => ({
   code: code.code,
   title: code.title,
   costCentre: code.cost_centre,

@@ -10,7 +10,9 @@ const mcpError = (description: string) => ({ description, schema: McpErrorBody }
 const refusals = {
   400: mcpError('MCP_INVALID_REQUEST: a parameter is refused (the message names it)'),
   401: mcpError('MCP_AUTH_REQUIRED without a key, MCP_AUTH_INVALID for an unknown, revoked or expired key'),
-  429: mcpError('MCP_RATE_LIMITED: the data allowance (100 requests a minute per key) is spent; Retry-After says when to retry'),
+  429: mcpError(
+    'MCP_RATE_LIMITED: the data allowance (100 requests a minute per key) is spent; Retry-After says when to retry',
+  ),
 };
 
 /** GET /api/mcp/sales and GET /api/mcp/inventory: data retrieval for machine clients. */

@@ -5,14 +5,24 @@ import { HttpError, NotFound } from '../../http/errors';
 import { categoriesService } from '../categories/categories.service';
 import { chargeCodesService, type ChargeCodeRow, type ExcludedCategoryRow } from '../chargecodes/chargecodes.service';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
-import { LOW_STOCK_CONDITION, lowStockQuery, toLowStockItem, type LowStockItem, type LowStockRow } from '../items/items.low-stock';
+import {
+  LOW_STOCK_CONDITION,
+  lowStockQuery,
+  toLowStockItem,
+  type LowStockItem,
+  type LowStockRow,
+} from '../items/items.low-stock';
 import { itemSearch, itemsService, type ItemReadRow } from '../items/items.service';
 import { applySalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 import { salesService, type SaleRecord } from '../sales/sales.service';
 
 /** since/until (inclusive; a date is a whole UTC day) and a part of the charge code: the sales list's filter under the MCP names. */
 export type SalesPeriod = { since?: string; until?: string; chargeCode?: string };
-const salesFilter = ({ since, until, chargeCode }: SalesPeriod): SalesFilterInput => ({ startDate: since, endDate: until, chargeCode });
+const salesFilter = ({ since, until, chargeCode }: SalesPeriod): SalesFilterInput => ({
+  startDate: since,
+  endDate: until,
+  chargeCode,
+});
 
 export type Paging = { page: number; limit: number };
 
@@ -37,7 +47,11 @@ export type ItemRef = { itemId?: number; sku?: string };
 export type SalesFigures = { count: number; total: string; refunds: string; net: string };
 
 export type SalesGrouping = 'day' | 'chargeCode';
-export type SalesSummaryRecord = { totals: SalesFigures; groups: (SalesFigures & { key: string })[]; groupCount: number };
+export type SalesSummaryRecord = {
+  totals: SalesFigures;
+  groups: (SalesFigures & { key: string })[];
+  groupCount: number;
+};
 
 export type ChargeCodeStatusRecord = {
   code: ChargeCodeRow;
@@ -77,7 +91,8 @@ export function mcpDataService(db: Db) {
     const skus = [...new Set(refs.flatMap((r) => (r.itemId === undefined && r.sku !== undefined ? [r.sku] : [])))];
     const bySku = new Map<string, number>();
     if (skus.length > 0) {
-      for (const row of await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku')) bySku.set(row.sku, row.id);
+      for (const row of await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku'))
+        bySku.set(row.sku, row.id);
     }
     return refs.map((ref) => {
       if (ref.itemId !== undefined) return ref.itemId;
@@ -97,11 +112,15 @@ export function mcpDataService(db: Db) {
      * One page of active items by name, and how many match, in one statement (the items list's
      * way: the matches collected once serve the page and the count, an empty page still counts).
      */
-    async inventory(filter: InventoryFilter, { page, limit }: Paging): Promise<{ rows: InventoryRow[]; total: number }> {
+    async inventory(
+      filter: InventoryFilter,
+      { page, limit }: Paging,
+    ): Promise<{ rows: InventoryRow[]; total: number }> {
       const where: Sql[] = [sql`i.is_active`];
       if (filter.category) where.push(sql`lower(c.name) = lower(${filter.category})`);
       if (filter.search) where.push(itemSearch(filter.search));
-      if (filter.lowStock !== undefined) where.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
+      if (filter.lowStock !== undefined)
+        where.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
       const { rows } = await toRaw<{ rows: (InventoryRow & { total: number })[] }>(
         db,
         sql`WITH matches AS MATERIALIZED (
@@ -125,7 +144,9 @@ export function mcpDataService(db: Db) {
     /** One page of the low-stock list (the one low-stock query, largest shortfall first) and its length. */
     async lowStockPage({ page, limit }: Paging): Promise<{ items: LowStockItem[]; total: number }> {
       const [{ total }] = await lowStockQuery(db).clearSelect().clearOrder().select(db.raw('count(*)::int AS total'));
-      const rows: LowStockRow[] = await lowStockQuery(db).limit(limit).offset((page - 1) * limit);
+      const rows: LowStockRow[] = await lowStockQuery(db)
+        .limit(limit)
+        .offset((page - 1) * limit);
       return { items: rows.map(toLowStockItem), total: total as number };
     },
 
@@ -139,10 +160,16 @@ export function mcpDataService(db: Db) {
     },
 
     /** Figures over the filtered sales, and one page of them grouped per UTC day (oldest first) or per charge code (highest net first). */
-    async salesSummary(period: SalesPeriod, groupBy: SalesGrouping, { page, limit }: Paging): Promise<SalesSummaryRecord> {
+    async salesSummary(
+      period: SalesPeriod,
+      groupBy: SalesGrouping,
+      { page, limit }: Paging,
+    ): Promise<SalesSummaryRecord> {
       const key = GROUP_KEY[groupBy];
       const filter = salesFilter(period);
-      const [totals] = await figures(applySalesFilter(db('sales as s'), filter)).select(db.raw(`count(DISTINCT ${key})::int AS group_count`));
+      const [totals] = await figures(applySalesFilter(db('sales as s'), filter)).select(
+        db.raw(`count(DISTINCT ${key})::int AS group_count`),
+      );
       // the key is the first column: the orders name it by position
       const groups = await figures(applySalesFilter(db('sales as s'), filter).select(db.raw(`${key} AS key`)))
         .groupByRaw(key)

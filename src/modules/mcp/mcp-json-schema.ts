@@ -9,12 +9,17 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  */
 export function portableJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   // the schemas are module constants and every request builds its own server: convert each once
-  const converted = CONVERTED[io].get(schema) ?? (typeArraysAsAnyOf(z.toJSONSchema(schema, { target: 'draft-7', io }) as Json) as Record<string, unknown>);
+  const converted =
+    CONVERTED[io].get(schema) ??
+    (typeArraysAsAnyOf(z.toJSONSchema(schema, { target: 'draft-7', io }) as Json) as Record<string, unknown>);
   CONVERTED[io].set(schema, converted);
   return converted;
 }
 
-const CONVERTED = { input: new WeakMap<z.ZodType, Record<string, unknown>>(), output: new WeakMap<z.ZodType, Record<string, unknown>>() };
+const CONVERTED = {
+  input: new WeakMap<z.ZodType, Record<string, unknown>>(),
+  output: new WeakMap<z.ZodType, Record<string, unknown>>(),
+};
 
 function typeArraysAsAnyOf(node: Json): Json {
   if (Array.isArray(node)) return node.map(typeArraysAsAnyOf);

@@ -23,7 +23,10 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
         'A key stops working when it expires, is deleted, or its creator is deactivated.',
       access: 'admin',
       body: CreateMcpKey,
-      responses: { 201: { description: 'Created', schema: CreatedMcpKey }, 400: { description: 'Validation failed', schema: ValidationErrorBody } },
+      responses: {
+        201: { description: 'Created', schema: CreatedMcpKey },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+      },
     },
     async (req, res) => {
       const body = parse(CreateMcpKey, req.body);
@@ -33,7 +36,12 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
 
   api.get(
     '/mcp/keys',
-    { operationId: 'listMcpKeys', summary: 'Every MCP API key (without secrets)', access: 'admin', responses: { 200: { description: 'Keys', schema: McpKeyList } } },
+    {
+      operationId: 'listMcpKeys',
+      summary: 'Every MCP API key (without secrets)',
+      access: 'admin',
+      responses: { 200: { description: 'Keys', schema: McpKeyList } },
+    },
     async (_req, res) => {
       res.json((await keys.list()).map(presentMcpKey));
     },

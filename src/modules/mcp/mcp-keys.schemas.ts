@@ -24,7 +24,9 @@ export const CreateMcpKey = z.object({
     .min(1)
     .max(MCP_KEY_LIMIT_DAYS)
     .optional()
-    .openapi({ description: `Days until the key expires (default ${MCP_KEY_DEFAULT_DAYS}, or the longest allowed if shorter; at most the mcp.keyMaxLifetimeDays setting, ${MCP_KEY_MAX_DAYS} unset)` }),
+    .openapi({
+      description: `Days until the key expires (default ${MCP_KEY_DEFAULT_DAYS}, or the longest allowed if shorter; at most the mcp.keyMaxLifetimeDays setting, ${MCP_KEY_MAX_DAYS} unset)`,
+    }),
 });
 
 export const McpKey = z

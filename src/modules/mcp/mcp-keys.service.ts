@@ -33,17 +33,24 @@ export function mcpKeysService(db: Db) {
   return {
     /** The longest lifetime a new key may have: the mcp.keyMaxLifetimeDays setting, else MCP_KEY_MAX_DAYS. */
     async maxLifetimeDays(): Promise<number> {
-      const setting = KNOWN_SETTINGS['mcp.keyMaxLifetimeDays'].safeParse(await settingsService(db).get('mcp.keyMaxLifetimeDays'));
+      const setting = KNOWN_SETTINGS['mcp.keyMaxLifetimeDays'].safeParse(
+        await settingsService(db).get('mcp.keyMaxLifetimeDays'),
+      );
       return setting.success ? setting.data.days : MCP_KEY_MAX_DAYS;
     },
 
     /** The key acts for the actor who creates it (an admin); every key expires (90 days unless asked, never beyond the longest allowed). */
-    async create(actor: Actor, input: { name: string; scopes: McpScope[]; expiresInDays?: number }): Promise<CreatedMcpKeyRecord> {
+    async create(
+      actor: Actor,
+      input: { name: string; scopes: McpScope[]; expiresInDays?: number },
+    ): Promise<CreatedMcpKeyRecord> {
       if (!actor.userId) throw new Error('An MCP key needs a creating user');
       const createdBy = actor.userId;
       const maxDays = await this.maxLifetimeDays();
       if (input.expiresInDays !== undefined && input.expiresInDays > maxDays) {
-        throw BadRequest('Validation failed', { errors: [{ field: 'expiresInDays', message: `must be at most ${maxDays} (setting mcp.keyMaxLifetimeDays)` }] });
+        throw BadRequest('Validation failed', {
+          errors: [{ field: 'expiresInDays', message: `must be at most ${maxDays} (setting mcp.keyMaxLifetimeDays)` }],
+        });
       }
       const expiresInDays = input.expiresInDays ?? Math.min(MCP_KEY_DEFAULT_DAYS, maxDays);
       const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
@@ -57,17 +64,25 @@ export function mcpKeysService(db: Db) {
             expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
           } as never)
           .returning([...COLUMNS]);
-        return { result: { row, key }, audit: { entityType: 'mcp_key', entityId: row.id, action: 'create', after: row } };
+        return {
+          result: { row, key },
+          audit: { entityType: 'mcp_key', entityId: row.id, action: 'create', after: row },
+        };
       });
     },
 
     list(): Promise<McpKeyRow[]> {
-      return db<McpKeyRow>('mcp_api_keys').select([...COLUMNS]).orderBy('id', 'desc');
+      return db<McpKeyRow>('mcp_api_keys')
+        .select([...COLUMNS])
+        .orderBy('id', 'desc');
     },
 
     async revoke(id: number, actor: Actor): Promise<void> {
       return withAudit(db, actor, async (trx) => {
-        const [deleted] = await trx<McpKeyRow>('mcp_api_keys').where({ id }).delete().returning([...COLUMNS]);
+        const [deleted] = await trx<McpKeyRow>('mcp_api_keys')
+          .where({ id })
+          .delete()
+          .returning([...COLUMNS]);
         if (!deleted) throw NotFound('MCP API key not found');
         return { result: undefined, audit: { entityType: 'mcp_key', entityId: id, action: 'revoke', before: deleted } };
       });
@@ -80,15 +95,15 @@ export function mcpKeysService(db: Db) {
         .where('k.key_hash', hashKey(key))
         .andWhere('u.is_active', true)
         .andWhere('k.expires_at', '>', db.fn.now())
-        .first(
-          'u.*',
-          ...COLUMNS.map((column) => `k.${column} as key_${column}`),
-        );
+        .first('u.*', ...COLUMNS.map((column) => `k.${column} as key_${column}`));
       if (!row) return undefined;
       const holder = toHolder(row as Record<string, unknown>);
       if (!holder.last_used_at || Date.now() - holder.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
         // Recording use is bookkeeping; the request must not wait for it or fail with it.
-        void db('mcp_api_keys').where({ id: holder.id }).update({ last_used_at: db.fn.now() }).catch(() => undefined);
+        void db('mcp_api_keys')
+          .where({ id: holder.id })
+          .update({ last_used_at: db.fn.now() })
+          .catch(() => undefined);
       }
       return holder;
     },

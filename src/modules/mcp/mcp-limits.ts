@@ -38,7 +38,8 @@ export function mcpLimiters(db: Knex): McpLimiters {
         await counter.consume(String(req.mcpKey.id));
         next();
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return next(McpRateLimited(label, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+        if (rejection instanceof RateLimiterRes)
+          return next(McpRateLimited(label, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
         req.log?.warn({ err: rejection }, 'MCP rate limit store unavailable');
         next(ServiceUnavailable('Rate limit store unavailable; try again shortly'));
       }

@@ -29,7 +29,10 @@ export function registerResources(server: McpServer, db: Db, logUnexpected: (err
         throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`);
       }
       logUnexpected(err);
-      throw new McpError(ErrorCode.InternalError, 'MCP_INTERNAL_ERROR: the resource could not be read; the error was logged. Try again later.');
+      throw new McpError(
+        ErrorCode.InternalError,
+        'MCP_INTERNAL_ERROR: the resource could not be read; the error was logged. Try again later.',
+      );
     }
   };
   const variable = (value: string | string[]) => decodeURIComponent(String(value));
@@ -38,11 +41,15 @@ export function registerResources(server: McpServer, db: Db, logUnexpected: (err
     'item',
     new ResourceTemplate('stores://items/{sku}', {
       list: undefined,
-      complete: { sku: async (start) => (await data.inventory({ search: start }, { page: 1, limit: SKU_SUGGESTIONS })).rows.map((row) => row.sku) },
+      complete: {
+        sku: async (start) =>
+          (await data.inventory({ search: start }, { page: 1, limit: SKU_SUGGESTIONS })).rows.map((row) => row.sku),
+      },
     }),
     {
       title: 'An item of the catalogue',
-      description: 'One item (active or not) by its SKU: category, price, VAT rate, stock levels. The SKU completes from what is typed.',
+      description:
+        'One item (active or not) by its SKU: category, price, VAT rate, stock levels. The SKU completes from what is typed.',
       mimeType: 'application/json',
     },
     (uri, { sku }) => read(uri, async () => ({ item: presentItem(await data.item({ sku: variable(sku) })) })),
@@ -53,7 +60,8 @@ export function registerResources(server: McpServer, db: Db, logUnexpected: (err
     new ResourceTemplate('stores://sales/{saleId}', { list: undefined }),
     {
       title: 'A sale',
-      description: 'One sale by its number (SALE-20261126-18) or numeric id, with its lines, refunds, payment state and recipient.',
+      description:
+        'One sale by its number (SALE-20261126-18) or numeric id, with its lines, refunds, payment state and recipient.',
       mimeType: 'application/json',
     },
     (uri, { saleId }) =>
@@ -75,7 +83,8 @@ export function registerPrompts(server: McpServer) {
     'reorder_this_week',
     {
       title: 'What should I reorder this week?',
-      description: 'Goes through the replenishment suggestions and the low-stock list and proposes the orders to place, by supplier.',
+      description:
+        'Goes through the replenishment suggestions and the low-stock list and proposes the orders to place, by supplier.',
     },
     () => ({
       messages: [
@@ -98,7 +107,8 @@ export function registerPrompts(server: McpServer) {
     'explain_charge_code_spending',
     {
       title: "Explain this charge code's spending",
-      description: 'Explains what was spent on a charge code: when, on what, refunds, and whether it can still be used.',
+      description:
+        'Explains what was spent on a charge code: when, on what, refunds, and whether it can still be used.',
       argsSchema: { code: z.string().trim().min(1).max(64).describe('the charge code, exact') },
     },
     ({ code }) => ({

@@ -9,7 +9,12 @@ const percentage = (share: number | null) => (share === null ? null : `${(share 
 export function presentMcpStatus(s: StatusRecord): McpStatus {
   const last = s.lastRun;
   return {
-    system: { status: s.database.connected ? 'healthy' : 'degraded', version: s.version, uptime: s.uptimeSeconds, environment: s.environment },
+    system: {
+      status: s.database.connected ? 'healthy' : 'degraded',
+      version: s.version,
+      uptime: s.uptimeSeconds,
+      environment: s.environment,
+    },
     database: { connected: s.database.connected, latency: s.database.latencyMs },
     tests: {
       // a run that failed before producing results (a timeout) counts no tests
@@ -21,7 +26,11 @@ export function presentMcpStatus(s: StatusRecord): McpStatus {
       last_test_type: last?.test_type ?? null,
       last_status: last && last.status !== 'running' ? last.status : null,
     },
-    resources: { memory_usage: percentage(s.memoryShare), cpu_usage: percentage(s.cpuShare), disk_usage: percentage(s.diskShare) },
+    resources: {
+      memory_usage: percentage(s.memoryShare),
+      cpu_usage: percentage(s.cpuShare),
+      disk_usage: percentage(s.diskShare),
+    },
   };
 }
 
@@ -38,7 +47,9 @@ function presentResults(r: TestRunResults): TestRunResults {
     passed: r.passed,
     failed: r.failed,
     duration: r.duration,
-    coverage: r.coverage ? { lines: r.coverage.lines, functions: r.coverage.functions, branches: r.coverage.branches } : null,
+    coverage: r.coverage
+      ? { lines: r.coverage.lines, functions: r.coverage.functions, branches: r.coverage.branches }
+      : null,
     ...(r.checks && { checks: r.checks.map((c) => ({ name: c.name, passed: c.passed, message: c.message })) }),
     ...(r.failures && { failures: r.failures.map((f) => ({ file: f.file, test: f.test, message: f.message })) }),
     ...(r.output !== undefined && { output: r.output }),

@@ -37,30 +37,40 @@ export function mcpRunsRecords(db: Db) {
 
     /** The last run that ended (completed or failed), for the status figures. */
     lastFinished(): Promise<TestRunRow | undefined> {
-      return db<TestRunRow>('mcp_test_runs').whereNot({ status: 'running' }).orderByRaw('completed_at DESC NULLS LAST, started_at DESC').first();
+      return db<TestRunRow>('mcp_test_runs')
+        .whereNot({ status: 'running' })
+        .orderByRaw('completed_at DESC NULLS LAST, started_at DESC')
+        .first();
     },
 
     /** Marks failed every run left 'running' past its timeout and the margin; answers how many. */
     async failAbandoned(): Promise<number> {
-      return db('mcp_test_runs')
-        .where({ status: 'running' })
-        // a row without a timeout of its own (not written by this service) gets the longest one allowed
-        .andWhereRaw(`started_at < now() - make_interval(secs => coalesce((options->>'timeout')::numeric, ?) / 1000 + ?)`, [
-          MAX_TIMEOUT_MS,
-          ABANDONED_MARGIN_SECONDS,
-        ])
-        .update({
-          status: 'failed',
-          completed_at: db.fn.now(),
-          error: 'Abandoned: the run was still marked running after its timeout; the instance running it stopped before recording an outcome',
-        });
+      return (
+        db('mcp_test_runs')
+          .where({ status: 'running' })
+          // a row without a timeout of its own (not written by this service) gets the longest one allowed
+          .andWhereRaw(
+            `started_at < now() - make_interval(secs => coalesce((options->>'timeout')::numeric, ?) / 1000 + ?)`,
+            [MAX_TIMEOUT_MS, ABANDONED_MARGIN_SECONDS],
+          )
+          .update({
+            status: 'failed',
+            completed_at: db.fn.now(),
+            error:
+              'Abandoned: the run was still marked running after its timeout; the instance running it stopped before recording an outcome',
+          })
+      );
     },
 
     /**
      * The new run's row, or the execution id of the run already in progress (the unique index
      * refused the insert). A run that ends between the refusal and the read lets the insert try again.
      */
-    async insertRunning(run: { test_type: TestType; options: TestRunOptions; key_id: number | null }): Promise<{ row: TestRunRow } | { runningId: string }> {
+    async insertRunning(run: {
+      test_type: TestType;
+      options: TestRunOptions;
+      key_id: number | null;
+    }): Promise<{ row: TestRunRow } | { runningId: string }> {
       for (let attempt = 1; ; attempt += 1) {
         try {
           const [row] = await db<TestRunRow>('mcp_test_runs')
@@ -94,7 +104,9 @@ export function mcpRunsRecords(db: Db) {
         .orderBy('completed_at', 'desc')
         .limit(5)
         .select(db.raw('extract(epoch FROM completed_at - started_at) AS seconds'));
-      const row = await db.from(recent.as('recent')).first<{ average: string | null }>(db.raw('avg(seconds) AS average'));
+      const row = await db
+        .from(recent.as('recent'))
+        .first<{ average: string | null }>(db.raw('avg(seconds) AS average'));
       return row?.average == null ? undefined : Math.ceil(Number(row.average));
     },
   };

@@ -10,7 +10,9 @@ import { mcpStatusService } from './mcp-status.service';
 
 const mcpError = (description: string) => ({ description, schema: McpErrorBody });
 const refusals = {
-  401: mcpError('MCP_AUTH_REQUIRED without a key (a session or bearer token is refused); MCP_AUTH_INVALID for an unknown, revoked or expired key'),
+  401: mcpError(
+    'MCP_AUTH_REQUIRED without a key (a session or bearer token is refused); MCP_AUTH_INVALID for an unknown, revoked or expired key',
+  ),
   429: mcpError('MCP_RATE_LIMITED, with Retry-After'),
 };
 

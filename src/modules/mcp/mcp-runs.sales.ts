@@ -64,11 +64,20 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       return `category ${category.id}`;
     });
     await step('item_created_with_stock', async () => {
-      const input = CreateItem.parse({ name: `MCP sales test item ${tag}`, sku, categoryId: category!.id, price: '2.50', currentStock: OPENING_STOCK });
+      const input = CreateItem.parse({
+        name: `MCP sales test item ${tag}`,
+        sku,
+        categoryId: category!.id,
+        price: '2.50',
+        currentStock: OPENING_STOCK,
+      });
       item = await itemsService(trx).create(input, { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
       const opening = await trx('stock_movements').where({ item_id: item.id, type: 'in' }).first('quantity');
       ensure(new D(item.current_stock).eq(OPENING_STOCK), `stock is ${item.current_stock}, expected ${OPENING_STOCK}`);
-      ensure(opening !== undefined && new D(opening.quantity).eq(OPENING_STOCK), 'no opening stock movement was written');
+      ensure(
+        opening !== undefined && new D(opening.quantity).eq(OPENING_STOCK),
+        'no opening stock movement was written',
+      );
       return `item ${item.id} (${sku}) with ${OPENING_STOCK} in stock and its opening movement`;
     });
     await step('charge_code_created', async () => {
@@ -87,43 +96,71 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       return `charge code ${code}`;
     });
     await step('quote_saved', async () => {
-      const input = SaveDraft.parse({ chargeCode: code, items: [{ itemId: item!.id, quantity: SOLD }], sessionId: `mcp-sales-test-${tag}` });
+      const input = SaveDraft.parse({
+        chargeCode: code,
+        items: [{ itemId: item!.id, quantity: SOLD }],
+        sessionId: `mcp-sales-test-${tag}`,
+      });
       quote = await quotesService(trx).saveDraft(actor, input);
       ensure(quote.lines.length === 1, `the quote has ${quote.lines.length} lines, expected 1`);
       return `quote ${quote.quote.quote_id} for ${SOLD} x ${sku}, total ${quote.quote.total_amount}`;
     });
     await step('quote_processed', async () => {
-      sale = await salesService(trx).processQuote(actor, quote!.quote.id, { recipient: { deliveredTo: recipientName, deliveredToEmail: actor.email } });
+      sale = await salesService(trx).processQuote(actor, quote!.quote.id, {
+        recipient: { deliveredTo: recipientName, deliveredToEmail: actor.email },
+      });
       return `sale ${sale.sale.sale_id}`;
     });
     await step('stock_reduced', async () => {
       const now = await trx('items').where({ id: item!.id }).first('current_stock');
       const expected = new D(OPENING_STOCK).minus(SOLD);
       ensure(new D(now.current_stock).eq(expected), `stock is ${now.current_stock}, expected ${expected.toString()}`);
-      const movement = await trx('stock_movements').where({ item_id: item!.id, type: 'out', reference_type: 'sale', reference_id: sale!.sale.sale_id }).first('quantity');
-      ensure(movement !== undefined && new D(movement.quantity).eq(new D(SOLD).negated()), "no stock movement of the sale's line");
+      const movement = await trx('stock_movements')
+        .where({ item_id: item!.id, type: 'out', reference_type: 'sale', reference_id: sale!.sale.sale_id })
+        .first('quantity');
+      ensure(
+        movement !== undefined && new D(movement.quantity).eq(new D(SOLD).negated()),
+        "no stock movement of the sale's line",
+      );
       return `stock ${OPENING_STOCK} -> ${expected.toString()}, movement recorded`;
     });
     await step('sale_recorded', async () => {
-      const row = await trx('sales').where({ sale_id: sale!.sale.sale_id }).first('total_amount', 'quote_id', 'charge_code');
+      const row = await trx('sales')
+        .where({ sale_id: sale!.sale.sale_id })
+        .first('total_amount', 'quote_id', 'charge_code');
       ensure(row !== undefined, 'no sale row');
-      ensure(new D(row.total_amount).eq(quote!.quote.total_amount), `sale total ${row.total_amount}, quote total ${quote!.quote.total_amount}`);
-      ensure(row.quote_id === quote!.quote.quote_id && row.charge_code === code, 'the sale does not name its quote and charge code');
-      ensure((await trx('quotes').where({ id: quote!.quote.id }).first('id')) === undefined, 'the processed quote is still a draft');
+      ensure(
+        new D(row.total_amount).eq(quote!.quote.total_amount),
+        `sale total ${row.total_amount}, quote total ${quote!.quote.total_amount}`,
+      );
+      ensure(
+        row.quote_id === quote!.quote.quote_id && row.charge_code === code,
+        'the sale does not name its quote and charge code',
+      );
+      ensure(
+        (await trx('quotes').where({ id: quote!.quote.id }).first('id')) === undefined,
+        'the processed quote is still a draft',
+      );
       return `sale ${sale!.sale.sale_id} of ${row.total_amount}, the draft removed`;
     });
   } finally {
     await trx.rollback();
   }
-  await step('rolled_back', async () => {
-    const left = [
-      (await db('items').where({ sku }).first('id')) && 'the item',
-      (await db('charge_codes').where({ code }).first('id')) && 'the charge code',
-      (await db('categories').where({ name: `MCP sales test ${tag}` }).first('id')) && 'the category',
-      sale && (await db('sales').where({ sale_id: sale.sale.sale_id }).first('id')) && 'the sale',
-    ].filter(Boolean);
-    ensure(left.length === 0, `left behind after the rollback: ${left.join(', ')}`);
-    return 'nothing left behind';
-  }, true);
+  await step(
+    'rolled_back',
+    async () => {
+      const left = [
+        (await db('items').where({ sku }).first('id')) && 'the item',
+        (await db('charge_codes').where({ code }).first('id')) && 'the charge code',
+        (await db('categories')
+          .where({ name: `MCP sales test ${tag}` })
+          .first('id')) && 'the category',
+        sale && (await db('sales').where({ sale_id: sale.sale.sale_id }).first('id')) && 'the sale',
+      ].filter(Boolean);
+      ensure(left.length === 0, `left behind after the rollback: ${left.join(', ')}`);
+      return 'nothing left behind';
+    },
+    true,
+  );
   return checks;
 }

@@ -7,7 +7,8 @@ export type TestType = (typeof TEST_TYPES)[number];
 /** The types that run the project's own vitest suites in a child process; sales and system are built in. */
 export const VITEST_TEST_TYPES = ['unit', 'integration', 'e2e'] as const satisfies readonly TestType[];
 export type VitestTestType = (typeof VITEST_TEST_TYPES)[number];
-export const isVitestTestType = (type: TestType): type is VitestTestType => (VITEST_TEST_TYPES as readonly string[]).includes(type);
+export const isVitestTestType = (type: TestType): type is VitestTestType =>
+  (VITEST_TEST_TYPES as readonly string[]).includes(type);
 
 /** vitest's console reporters a client may pick; the JSON report the counts come from is always written too. */
 export const VITEST_REPORTERS = ['default', 'verbose', 'dot', 'tap', 'json'] as const;
@@ -19,11 +20,16 @@ export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 export const TestRunOptions = z
   .object({
-    coverage: z.boolean({ error: 'must be a boolean' }).default(false).openapi({ description: 'unit, integration and e2e only: measure coverage (v8)' }),
+    coverage: z
+      .boolean({ error: 'must be a boolean' })
+      .default(false)
+      .openapi({ description: 'unit, integration and e2e only: measure coverage (v8)' }),
     reporter: z
       .enum(VITEST_REPORTERS, { error: `must be one of ${VITEST_REPORTERS.join(', ')}` })
       .default('default')
-      .openapi({ description: "unit, integration and e2e only: the vitest reporter whose output's tail the results keep" }),
+      .openapi({
+        description: "unit, integration and e2e only: the vitest reporter whose output's tail the results keep",
+      }),
     timeout: z
       .number({ error: 'must be a whole number of milliseconds' })
       .int({ error: 'must be a whole number of milliseconds' })
@@ -43,7 +49,11 @@ export const StartTestRun = z
   })
   .superRefine((body, ctx) => {
     if (body.options.coverage && !isVitestTestType(body.test_type)) {
-      ctx.addIssue({ code: 'custom', path: ['options', 'coverage'], message: 'applies only to unit, integration and e2e runs' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['options', 'coverage'],
+        message: 'applies only to unit, integration and e2e runs',
+      });
     }
   })
   .openapi('McpStartTestRun');
@@ -51,7 +61,10 @@ export type StartTestRun = z.infer<typeof StartTestRun>;
 
 export const ExecutionParams = z.object({ execution_id: z.uuid({ error: 'must be a UUID' }) });
 
-const Percentage = z.string().nullable().openapi({ description: 'e.g. "42.5%"; null when it could not be measured', example: '42.5%' });
+const Percentage = z
+  .string()
+  .nullable()
+  .openapi({ description: 'e.g. "42.5%"; null when it could not be measured', example: '42.5%' });
 
 export const McpStatus = z
   .object({
@@ -63,20 +76,29 @@ export const McpStatus = z
     }),
     database: z.object({
       connected: z.boolean(),
-      latency: z.number().int().nullable().openapi({ description: 'ms of a SELECT 1 round trip; null when not connected' }),
+      latency: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({ description: 'ms of a SELECT 1 round trip; null when not connected' }),
     }),
     tests: z.object({
       total: z.number().int(),
       passed: z.number().int(),
       failed: z.number().int(),
-      last_run: z.string().nullable().openapi({ description: 'when the last finished test run ended; null before any' }),
+      last_run: z
+        .string()
+        .nullable()
+        .openapi({ description: 'when the last finished test run ended; null before any' }),
       last_execution_id: z.string().nullable(),
       last_test_type: z.enum(TEST_TYPES).nullable(),
       last_status: z.enum(['completed', 'failed']).nullable(),
     }),
     resources: z.object({
       memory_usage: Percentage.openapi({ description: "this process's resident memory over the machine's memory" }),
-      cpu_usage: Percentage.openapi({ description: "this process's CPU time over the wall time since the previous status call, across all cores" }),
+      cpu_usage: Percentage.openapi({
+        description: "this process's CPU time over the wall time since the previous status call, across all cores",
+      }),
       disk_usage: Percentage.openapi({ description: 'used share of the file system holding DATA_DIR' }),
     }),
   })
@@ -88,7 +110,10 @@ export const TestRunStarted = z
     execution_id: z.string(),
     status: z.literal('running'),
     started_at: z.string(),
-    estimated_duration: z.number().int().openapi({ description: 'seconds: the mean of the last 5 completed runs of this type, or a default per type' }),
+    estimated_duration: z
+      .number()
+      .int()
+      .openapi({ description: 'seconds: the mean of the last 5 completed runs of this type, or a default per type' }),
   })
   .openapi('McpTestRunStarted');
 export type TestRunStarted = z.infer<typeof TestRunStarted>;
@@ -113,7 +138,10 @@ export const TestRunResults = z
       .array(z.object({ file: z.string(), test: z.string(), message: z.string() }))
       .optional()
       .openapi({ description: 'unit, integration and e2e runs: the first failing tests' }),
-    output: z.string().optional().openapi({ description: "unit, integration and e2e runs: the end of the chosen reporter's output" }),
+    output: z
+      .string()
+      .optional()
+      .openapi({ description: "unit, integration and e2e runs: the end of the chosen reporter's output" }),
   })
   .openapi('McpTestRunResults');
 export type TestRunResults = z.infer<typeof TestRunResults>;
@@ -123,7 +151,8 @@ export const TestRun = z
     execution_id: z.string(),
     test_type: z.enum(TEST_TYPES),
     status: z.enum(['running', 'completed', 'failed']).openapi({
-      description: 'completed: the run went to its end (results say how many tests failed); failed: it could not (timeout, crash, a tool missing), see error',
+      description:
+        'completed: the run went to its end (results say how many tests failed); failed: it could not (timeout, crash, a tool missing), see error',
     }),
     options: TestRunOptions,
     started_at: z.string(),

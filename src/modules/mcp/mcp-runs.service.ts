@@ -13,7 +13,13 @@ import { PROJECT_ROOT, runVitestSuite, vitestToolingProblem } from './mcp-runs.v
 export type McpRunsDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger'>;
 
 /** The estimate before a type has completed runs of its own: what it takes on a 2-core machine, rounded up. */
-const DEFAULT_ESTIMATE_SECONDS: Record<TestType, number> = { unit: 15, integration: 360, e2e: 240, sales: 2, system: 2 };
+const DEFAULT_ESTIMATE_SECONDS: Record<TestType, number> = {
+  unit: 15,
+  integration: 360,
+  e2e: 240,
+  sales: 2,
+  system: 2,
+};
 
 export type StartedRun = { row: TestRunRow; estimatedSeconds: number };
 
@@ -22,12 +28,21 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 /** A sales or system run's steps as test results; coverage does not apply to them. */
 function checksResults(checks: Check[], elapsedMs: number): TestRunResults {
   const passed = checks.filter((c) => c.passed).length;
-  return { total_tests: checks.length, passed, failed: checks.length - passed, duration: seconds(elapsedMs), coverage: null, checks };
+  return {
+    total_tests: checks.length,
+    passed,
+    failed: checks.length - passed,
+    duration: seconds(elapsedMs),
+    coverage: null,
+    checks,
+  };
 }
 
 /** Rejects when the signal aborts; never settles otherwise. */
 const untilAborted = (signal: AbortSignal) =>
-  new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  new Promise<never>((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
 
 /**
  * Test runs started by MCP clients. One run at a time across every instance (the database's
@@ -47,7 +62,11 @@ export function mcpRunsService(deps: McpRunsDeps, opts: { projectRoot?: string }
     const started = performance.now();
     try {
       if (isVitestTestType(row.test_type)) {
-        return { status: 'completed', results: await runVitestSuite(root, row.execution_id, row.test_type, row.options, signal), error: null };
+        return {
+          status: 'completed',
+          results: await runVitestSuite(root, row.execution_id, row.test_type, row.options, signal),
+          error: null,
+        };
       }
       // The built-in runs check the signal between steps; the race answers at the timeout even mid-step.
       const run = row.test_type === 'sales' ? runSalesFlow(db, actor, signal) : runSystemChecks(deps, signal);
@@ -55,10 +74,18 @@ export function mcpRunsService(deps: McpRunsDeps, opts: { projectRoot?: string }
       return { status: 'completed', results: checksResults(checks, performance.now() - started), error: null };
     } catch (err) {
       if (signal.aborted) {
-        return { status: 'failed', results: null, error: `Timed out: the ${row.test_type} run was stopped at its timeout of ${row.options.timeout} ms` };
+        return {
+          status: 'failed',
+          results: null,
+          error: `Timed out: the ${row.test_type} run was stopped at its timeout of ${row.options.timeout} ms`,
+        };
       }
       log.warn({ err, executionId: row.execution_id }, 'test run failed');
-      return { status: 'failed', results: null, error: `The ${row.test_type} run could not complete: ${(err as Error).message}` };
+      return {
+        status: 'failed',
+        results: null,
+        error: `The ${row.test_type} run could not complete: ${(err as Error).message}`,
+      };
     }
   }
 
@@ -69,12 +96,22 @@ export function mcpRunsService(deps: McpRunsDeps, opts: { projectRoot?: string }
    */
   function runInBackground(row: TestRunRow, actor: UserRow): void {
     void (async () => {
-      const outcome = await execute(row, actor).catch(
-        (err: unknown): TestRunOutcome => ({ status: 'failed', results: null, error: `The run broke: ${(err as Error).message}` }),
-      );
+      const outcome = await execute(row, actor).catch((err: unknown): TestRunOutcome => ({
+        status: 'failed',
+        results: null,
+        error: `The run broke: ${(err as Error).message}`,
+      }));
       try {
         await records.finish(row.execution_id, outcome);
-        log.info({ executionId: row.execution_id, testType: row.test_type, status: outcome.status, results: outcome.results && { total: outcome.results.total_tests, failed: outcome.results.failed } }, 'test run finished');
+        log.info(
+          {
+            executionId: row.execution_id,
+            testType: row.test_type,
+            status: outcome.status,
+            results: outcome.results && { total: outcome.results.total_tests, failed: outcome.results.failed },
+          },
+          'test run finished',
+        );
       } catch (err) {
         log.error({ err, executionId: row.execution_id }, 'the outcome of a test run could not be recorded');
       }
@@ -94,8 +131,13 @@ export function mcpRunsService(deps: McpRunsDeps, opts: { projectRoot?: string }
       }
       const abandoned = await records.failAbandoned();
       if (abandoned > 0) log.warn({ abandoned }, 'test runs left running past their timeout were marked failed');
-      const estimatedSeconds = (await records.averageSeconds(input.test_type)) ?? DEFAULT_ESTIMATE_SECONDS[input.test_type];
-      const inserted = await records.insertRunning({ test_type: input.test_type, options: input.options, key_id: key.id });
+      const estimatedSeconds =
+        (await records.averageSeconds(input.test_type)) ?? DEFAULT_ESTIMATE_SECONDS[input.test_type];
+      const inserted = await records.insertRunning({
+        test_type: input.test_type,
+        options: input.options,
+        key_id: key.id,
+      });
       if ('runningId' in inserted) throw McpTestRunning(inserted.runningId);
       runInBackground(inserted.row, key.creator);
       return { row: inserted.row, estimatedSeconds };

@@ -17,7 +17,8 @@ export type SystemCheckDeps = { db: Knex; databaseUrl: string; config: Pick<Conf
 export const MIN_FREE_DISK_SHARE = 0.05;
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
-const list = (names: string[]) => (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
+const list = (names: string[]) =>
+  names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
 
 /** A check, as a function answering its message when it passes and throwing what is wrong when it does not. */
 type CheckFn = () => Promise<string>;
@@ -37,7 +38,8 @@ function systemChecks({ db, databaseUrl, config }: SystemCheckDeps): Record<stri
       const pending = files.filter((f) => !applied.includes(f));
       const unknown = applied.filter((name) => !files.includes(name));
       if (pending.length > 0) throw new Error(`${pending.length} migration(s) not applied: ${list(pending)}`);
-      if (unknown.length > 0) throw new Error(`${unknown.length} applied migration(s) unknown to this release: ${list(unknown)}`);
+      if (unknown.length > 0)
+        throw new Error(`${unknown.length} applied migration(s) unknown to this release: ${list(unknown)}`);
       return `all ${files.length} migrations applied`;
     },
 
@@ -71,7 +73,8 @@ function systemChecks({ db, databaseUrl, config }: SystemCheckDeps): Record<stri
     async disk_space() {
       const disk = await diskUsage(config.dataDir);
       const message = `${percent(disk.freeShare)} free on the file system of ${disk.path}`;
-      if (disk.freeShare < MIN_FREE_DISK_SHARE) throw new Error(`${message}; at least ${percent(MIN_FREE_DISK_SHARE)} is needed`);
+      if (disk.freeShare < MIN_FREE_DISK_SHARE)
+        throw new Error(`${message}; at least ${percent(MIN_FREE_DISK_SHARE)} is needed`);
       return message;
     },
   };

@@ -47,7 +47,8 @@ export async function suiteFiles(root: string, suite: VitestTestType): Promise<s
  * or the markers of a vitest run this process may itself be part of. The test suite's global
  * setup then starts its own embedded PostgreSQL in the run's temporary directory.
  */
-const WITHHELD = /^(DATABASE_URL|TEST_DATABASE_URL|PG.*|SESSION_SECRET|ADMIN_EMAIL|ADMIN_PASSWORD|OIDC_.*|WEBHOOK_SECRET|NODE_OPTIONS|NODE_ENV|VITEST.*|TEST|TINYPOOL.*)$/;
+const WITHHELD =
+  /^(DATABASE_URL|TEST_DATABASE_URL|PG.*|SESSION_SECRET|ADMIN_EMAIL|ADMIN_PASSWORD|OIDC_.*|WEBHOOK_SECRET|NODE_OPTIONS|NODE_ENV|VITEST.*|TEST|TINYPOOL.*)$/;
 function childEnv(runDir: string): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !WITHHELD.test(name)));
   return { ...env, TMPDIR: runDir, NO_COLOR: '1', FORCE_COLOR: '0' };
@@ -107,7 +108,8 @@ export async function runVitestSuite(
   try {
     const reportFile = path.join(runDir, 'report.json');
     const coverageDir = path.join(runDir, 'coverage');
-    const reporters = options.reporter === 'json' ? ['--reporter=json'] : [`--reporter=${options.reporter}`, '--reporter=json'];
+    const reporters =
+      options.reporter === 'json' ? ['--reporter=json'] : [`--reporter=${options.reporter}`, '--reporter=json'];
     const coverage = options.coverage
       ? [
           '--coverage.enabled',
@@ -123,7 +125,12 @@ export async function runVitestSuite(
 
     const started = Date.now();
     // node runs vitest's script itself: no shell, no PATH lookup, and not this process's loaders (tsx).
-    const child = spawn(process.execPath, args, { cwd: root, env: childEnv(runDir), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: childEnv(runDir),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     let output = '';
     const collect = (chunk: Buffer) => {
@@ -155,12 +162,19 @@ export async function runVitestSuite(
     if (signal.aborted) throw new RunTimedOut(`The ${suite} suite was stopped at its timeout (${options.timeout} ms)`);
 
     const report = await readJson<JsonReport>(reportFile);
-    if (!report) throw new Error(`vitest ended (exit code ${code}) without writing its report: ${tail(output.trim(), 2_000) || 'no output'}`);
+    if (!report)
+      throw new Error(
+        `vitest ended (exit code ${code}) without writing its report: ${tail(output.trim(), 2_000) || 'no output'}`,
+      );
     let measured: TestRunResults['coverage'] = null;
     if (options.coverage) {
       const summary = await readJson<CoverageSummary>(path.join(coverageDir, 'coverage-summary.json'));
       if (!summary) throw new Error('Coverage was asked for but vitest wrote no coverage summary');
-      measured = { lines: summary.total.lines.pct, functions: summary.total.functions.pct, branches: summary.total.branches.pct };
+      measured = {
+        lines: summary.total.lines.pct,
+        functions: summary.total.functions.pct,
+        branches: summary.total.branches.pct,
+      };
     }
     return {
       total_tests: report.numTotalTests,
@@ -191,10 +205,18 @@ function failuresOf(root: string, report: JsonReport): TestRunResults['failures'
     const name = path.relative(root, file.name);
     const failedTests = file.assertionResults.filter((a) => a.status === 'failed');
     for (const test of failedTests) {
-      failures.push({ file: name, test: test.fullName, message: tail((test.failureMessages ?? []).join('\n'), FAILURE_MESSAGE_CHARS) });
+      failures.push({
+        file: name,
+        test: test.fullName,
+        message: tail((test.failureMessages ?? []).join('\n'), FAILURE_MESSAGE_CHARS),
+      });
     }
     if (file.status === 'failed' && failedTests.length === 0) {
-      failures.push({ file: name, test: '(file)', message: tail(file.message || 'the file failed', FAILURE_MESSAGE_CHARS) });
+      failures.push({
+        file: name,
+        test: '(file)',
+        message: tail(file.message || 'the file failed', FAILURE_MESSAGE_CHARS),
+      });
     }
   }
   return failures.slice(0, MAX_FAILURES);

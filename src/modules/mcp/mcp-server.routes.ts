@@ -9,12 +9,22 @@ import { McpErrorBody } from './mcp-keys.schemas';
 import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
 
 /** The MCP SDK and the tools load on the first POST /mcp: kept out of start-up, they leave some 8 MB out of an idle server. */
-let mcpModules: Promise<[typeof import('./mcp-tools'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
-const loadMcp = () => (mcpModules ??= Promise.all([import('./mcp-tools'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
+let mcpModules:
+  | Promise<[typeof import('./mcp-tools'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]>
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([import('./mcp-tools'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /** The transport is stateless: no session to resume (GET) or end (DELETE). */
 const postOnly: RequestHandler = (req, _res, next) => {
-  next(new HttpError(405, `${req.method} /mcp is not supported: this MCP server is stateless, send each JSON-RPC message with POST`, undefined, { Allow: 'POST' }));
+  next(
+    new HttpError(
+      405,
+      `${req.method} /mcp is not supported: this MCP server is stateless, send each JSON-RPC message with POST`,
+      undefined,
+      { Allow: 'POST' },
+    ),
+  );
 };
 
 /**
@@ -25,7 +35,11 @@ const ownOriginOnly = (publicUrl: string): RequestHandler => {
   const publicOrigin = new URL(publicUrl).origin;
   return (req, _res, next) => {
     const origin = req.get('origin');
-    next(origin === undefined || origin === publicOrigin ? undefined : Forbidden(`Origin '${origin}' refused: a browser may call /mcp only from ${publicOrigin}`));
+    next(
+      origin === undefined || origin === publicOrigin
+        ? undefined
+        : Forbidden(`Origin '${origin}' refused: a browser may call /mcp only from ${publicOrigin}`),
+    );
   };
 };
 
@@ -52,11 +66,19 @@ export function mcpServerRoutes(deps: Deps): Router {
       mcpLimit: 'data',
       body: JsonRpcBody,
       responses: {
-        200: { description: 'The JSON-RPC answer (a JSON-RPC error for an unknown method or refused arguments)', schema: JsonRpcAnswer },
+        200: {
+          description: 'The JSON-RPC answer (a JSON-RPC error for an unknown method or refused arguments)',
+          schema: JsonRpcAnswer,
+        },
         202: 'Accepted: the body held only notifications or responses',
-        400: jsonRpcRefusal('Not a JSON-RPC message (a JSON-RPC error), or a NUL character or malformed JSON (MCP_INVALID_REQUEST)'),
+        400: jsonRpcRefusal(
+          'Not a JSON-RPC message (a JSON-RPC error), or a NUL character or malformed JSON (MCP_INVALID_REQUEST)',
+        ),
         403: mcpError("MCP_FORBIDDEN: an Origin header other than PUBLIC_URL's origin (a browser page elsewhere)"),
-        406: { description: 'The Accept header does not take both application/json and text/event-stream', schema: JsonRpcError },
+        406: {
+          description: 'The Accept header does not take both application/json and text/event-stream',
+          schema: JsonRpcError,
+        },
         415: jsonRpcRefusal('The body is not JSON'),
       },
     },
@@ -74,8 +96,23 @@ export function mcpServerRoutes(deps: Deps): Router {
     },
   );
 
-  const notSupported = { access: 'mcp-key' as const, responses: { 405: mcpError('MCP_METHOD_NOT_ALLOWED, with Allow: POST') } };
-  api.get('/', { operationId: 'getMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
-  api.delete('/', { operationId: 'deleteMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported }, postOnly);
+  const notSupported = {
+    access: 'mcp-key' as const,
+    responses: { 405: mcpError('MCP_METHOD_NOT_ALLOWED, with Allow: POST') },
+  };
+  api.get(
+    '/',
+    { operationId: 'getMcpNotSupported', summary: 'Not supported: the MCP server is stateless (405)', ...notSupported },
+    postOnly,
+  );
+  api.delete(
+    '/',
+    {
+      operationId: 'deleteMcpNotSupported',
+      summary: 'Not supported: the MCP server is stateless (405)',
+      ...notSupported,
+    },
+    postOnly,
+  );
   return Router().use('/mcp', ownOriginOnly(deps.config.publicUrl), api.router);
 }

@@ -69,7 +69,11 @@ export function mcpStatusService({ db, config }: { db: Knex; config: Pick<Config
       const cpuShare = processCpuShare();
       const [database, disk] = await Promise.all([probeDatabase(db), diskUsage(config.dataDir).catch(() => undefined)]);
       // Only asked of a database that just answered, so a down database does not hold the answer for a second timeout.
-      const lastRun = database.connected ? await mcpRunsRecords(db).lastFinished().catch(() => undefined) : undefined;
+      const lastRun = database.connected
+        ? await mcpRunsRecords(db)
+            .lastFinished()
+            .catch(() => undefined)
+        : undefined;
       return {
         version: APP_VERSION,
         environment: config.env,

@@ -7,7 +7,12 @@ import { QuoteList } from '../sales/quotes.schemas';
 
 export const FindSalesInput = SalesQuery.omit({ unpaidOnly: true });
 export const FindQuotesInput = z.object({
-  search: z.string().trim().min(1).max(200).describe('a quote number (exact or its start, e.g. Q1001), or part of the charge code or of the customer notes'),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('a quote number (exact or its start, e.g. Q1001), or part of the charge code or of the customer notes'),
   limit: z.number().int().min(1).max(100).default(20).describe('at most this many quotes (1 to 100, default 20)'),
 });
 export const FindQuotesOutput = QuoteList;
@@ -15,4 +20,6 @@ export const ListNotesInput = ReferenceParams;
 export const NotesOutput = z.object({ notes: z.array(Note) });
 export const AddNoteInput = CreateNote;
 export const NoteOutput = z.object({ note: Note });
-export const RefundSaleInput = RefundBody.extend({ saleId: SaleIdParams.shape.id.describe("the sale's numeric id (id in find_sales)") });
+export const RefundSaleInput = RefundBody.extend({
+  saleId: SaleIdParams.shape.id.describe("the sale's numeric id (id in find_sales)"),
+});

@@ -9,7 +9,16 @@ import { SaleRefund, SalesPage } from '../sales/sales.schemas';
 import { salesService } from '../sales/sales.service';
 import { usersService } from '../users/users.service';
 import type { AddTool, ToolContext } from './mcp-tools';
-import { AddNoteInput, FindQuotesInput, FindQuotesOutput, FindSalesInput, ListNotesInput, NoteOutput, NotesOutput, RefundSaleInput } from './mcp-tools.counter.schemas';
+import {
+  AddNoteInput,
+  FindQuotesInput,
+  FindQuotesOutput,
+  FindSalesInput,
+  ListNotesInput,
+  NoteOutput,
+  NotesOutput,
+  RefundSaleInput,
+} from './mcp-tools.counter.schemas';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -37,7 +46,7 @@ export function registerCounterTools(addTool: AddTool, db: Db, context: ToolCont
   addTool('find_quotes', {
     title: 'Find draft quotes',
     description:
-      "Draft quotes, most recently updated first, with their lines: by quote number (exact or its start), part of the charge code or of the customer " +
+      'Draft quotes, most recently updated first, with their lines: by quote number (exact or its start), part of the charge code or of the customer ' +
       "notes. As the key's creator sees them: every quote for a manager or admin.",
     input: FindQuotesInput,
     output: FindQuotesOutput,
@@ -47,18 +56,22 @@ export function registerCounterTools(addTool: AddTool, db: Db, context: ToolCont
 
   addTool('list_notes', {
     title: 'Notes on a record',
-    description: 'The notes on one record, newest first: referenceType item, sale, order, charge_code or vendor, and its id.',
+    description:
+      'The notes on one record, newest first: referenceType item, sale, order, charge_code or vendor, and its id.',
     input: ListNotesInput,
     output: NotesOutput,
     annotations: READ,
-    run: async ({ referenceType, referenceId }) => ({ notes: (await notes.listFor(referenceType, referenceId)).map(presentNote) }),
+    run: async ({ referenceType, referenceId }) => ({
+      notes: (await notes.listFor(referenceType, referenceId)).map(presentNote),
+    }),
   });
 
   if (!context.canWrite) return;
 
   addTool('add_note', {
     title: 'Add a note',
-    description: "Adds a note to a record (referenceType item, sale, order, charge_code or vendor, and its id), written by the key's creator.",
+    description:
+      "Adds a note to a record (referenceType item, sale, order, charge_code or vendor, and its id), written by the key's creator.",
     input: AddNoteInput,
     output: NoteOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

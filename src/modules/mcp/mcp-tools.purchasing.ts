@@ -5,7 +5,11 @@ import { presentOrderDetail, presentReceiveResult } from '../orders/orders.prese
 import { CreateOrder, ReceiveOrderResult } from '../orders/orders.schemas';
 import { ordersService } from '../orders/orders.service';
 import { presentReplenishmentOrders, presentSuggestions } from '../replenishment/replenishment.present';
-import { CreateReplenishmentOrders, ReplenishmentOrdersResult, ReplenishmentSuggestions } from '../replenishment/replenishment.schemas';
+import {
+  CreateReplenishmentOrders,
+  ReplenishmentOrdersResult,
+  ReplenishmentSuggestions,
+} from '../replenishment/replenishment.schemas';
 import { replenishmentService } from '../replenishment/replenishment.service';
 import { presentItemSource } from '../sources/sources.present';
 import { sourcesService } from '../sources/sources.service';
@@ -53,7 +57,8 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
 
   addTool('get_supplier', {
     title: 'Get a supplier and its item sources',
-    description: "One supplier with the items it supplies: the supplier's price, part number and whether it is the item's preferred source.",
+    description:
+      "One supplier with the items it supplies: the supplier's price, part number and whether it is the item's preferred source.",
     input: GetSupplierInput,
     output: SupplierWithItems,
     annotations: READ,
@@ -65,24 +70,33 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
 
   addTool('item_sources', {
     title: 'Where an item can be bought',
-    description: "The suppliers of one item (by id or SKU), by supplier name: the supplier's price, part number and whether it is the preferred source.",
+    description:
+      "The suppliers of one item (by id or SKU), by supplier name: the supplier's price, part number and whether it is the preferred source.",
     input: ItemSourcesInput,
     output: ItemSourcesOutput,
     annotations: READ,
     run: async (ref) => {
       const [itemId] = await mcpDataService(db).itemIdsFor([ref]);
       const costPrices = await mayReadCostPrices(db, creator);
-      return { sources: (await sourcesService(db).listForItem(itemId)).map((row) => ({ ...presentItemSource(row, costPrices), supplierName: row.supplier_name })) };
+      return {
+        sources: (await sourcesService(db).listForItem(itemId)).map((row) => ({
+          ...presentItemSource(row, costPrices),
+          supplierName: row.supplier_name,
+        })),
+      };
     },
   });
 
   addTool('get_purchase_order', {
     title: 'Get a purchase order',
-    description: 'One purchase order with its lines: ordered, received and outstanding quantities (orderItemId is what receive_purchase_order takes).',
+    description:
+      'One purchase order with its lines: ordered, received and outstanding quantities (orderItemId is what receive_purchase_order takes).',
     input: GetPurchaseOrderInput,
     output: PurchaseOrderOutput,
     annotations: READ,
-    run: async ({ orderId }) => ({ order: presentOrderDetail(await orders.get(orderId), await mayReadCostPrices(db, creator)) }),
+    run: async ({ orderId }) => ({
+      order: presentOrderDetail(await orders.get(orderId), await mayReadCostPrices(db, creator)),
+    }),
   });
 
   addTool('replenishment_suggestions', {
@@ -103,7 +117,8 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
 
   addTool('create_supplier', {
     title: 'Create a supplier',
-    description: 'A new supplier with its id (URL-safe, e.g. fisher), name and contact details. An id already taken is refused.',
+    description:
+      'A new supplier with its id (URL-safe, e.g. fisher), name and contact details. An id already taken is refused.',
     input: CreateSupplier,
     output: SupplierOutput,
     annotations: CREATE,
@@ -115,7 +130,8 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
 
   addTool('link_item_source', {
     title: 'Link an item to a supplier',
-    description: "Records that a supplier supplies an item: its price, part number and notes, and optionally makes it the item's preferred source. One link per supplier and item.",
+    description:
+      "Records that a supplier supplies an item: its price, part number and notes, and optionally makes it the item's preferred source. One link per supplier and item.",
     input: LinkItemSourceInput,
     output: ItemSourceOutput,
     annotations: CREATE,

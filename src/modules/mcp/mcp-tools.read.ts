@@ -4,7 +4,12 @@ import { itemsService } from '../items/items.service';
 import { salesAnalytics } from '../sales/sales.analytics';
 import { presentStockCheck } from '../sales/sales.present';
 import { presentMovement } from '../stock-movements/stock-movements.present';
-import { presentChargeCodeStatus, presentLowStockPage, presentSalesSummary, presentSearchItems } from './mcp-data.present';
+import {
+  presentChargeCodeStatus,
+  presentLowStockPage,
+  presentSalesSummary,
+  presentSearchItems,
+} from './mcp-data.present';
 import { mcpDataService } from './mcp-data.service';
 import type { AddTool } from './mcp-tools';
 import {
@@ -34,7 +39,8 @@ export function registerReadTools(addTool: AddTool, db: Db) {
 
   addTool('search_items', {
     title: 'Search items',
-    description: 'Active items by name: text in the name, description or SKU, a category name, low stock only. Paged; also lists every category name.',
+    description:
+      'Active items by name: text in the name, description or SKU, a category name, low stock only. Paged; also lists every category name.',
     input: SearchItemsInput,
     output: SearchItemsOutput,
     annotations: READ,
@@ -64,7 +70,8 @@ export function registerReadTools(addTool: AddTool, db: Db) {
 
   addTool('stock_movements', {
     title: 'Stock movements of an item',
-    description: 'The stock history of one item (by id or SKU), newest first: every change with its reason, who made it and the levels before and after. Paged with beforeId.',
+    description:
+      'The stock history of one item (by id or SKU), newest first: every change with its reason, who made it and the levels before and after. Paged with beforeId.',
     input: StockMovementsInput,
     output: StockMovementsOutput,
     annotations: READ,
@@ -73,7 +80,10 @@ export function registerReadTools(addTool: AddTool, db: Db) {
       // one more than the page tells whether an older page exists
       const rows = await items.movements(itemId, limit + 1, beforeId);
       const page = rows.slice(0, limit);
-      return { movements: page.map(presentMovement), nextBeforeId: rows.length > limit ? page[page.length - 1].id : null };
+      return {
+        movements: page.map(presentMovement),
+        nextBeforeId: rows.length > limit ? page[page.length - 1].id : null,
+      };
     },
   });
 
@@ -87,7 +97,9 @@ export function registerReadTools(addTool: AddTool, db: Db) {
     annotations: READ,
     run: async ({ lines }) => {
       const itemIds = await data.itemIdsFor(lines);
-      return presentStockCheck(await salesAnalytics(db).stockCheck(lines.map((line, i) => ({ itemId: itemIds[i], quantity: line.quantity }))));
+      return presentStockCheck(
+        await salesAnalytics(db).stockCheck(lines.map((line, i) => ({ itemId: itemIds[i], quantity: line.quantity }))),
+      );
     },
   });
 

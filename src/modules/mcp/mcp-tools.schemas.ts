@@ -17,7 +17,14 @@ import { McpPagination, rangeIssue, sinceNotAfterUntil } from './mcp-data.schema
 export const TOOL_PAGE_MAX = 100;
 
 const Page = z.number().int().min(1).default(1).describe('page number, from 1');
-const Limit = (byDefault: number) => z.number().int().min(1).max(TOOL_PAGE_MAX).default(byDefault).describe(`rows per page, 1 to ${TOOL_PAGE_MAX} (default ${byDefault})`);
+const Limit = (byDefault: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(TOOL_PAGE_MAX)
+    .default(byDefault)
+    .describe(`rows per page, 1 to ${TOOL_PAGE_MAX} (default ${byDefault})`);
 
 const ItemId = z.number().int().positive().max(2_147_483_647);
 const Sku = z.string().trim().min(1).max(100);
@@ -28,16 +35,28 @@ export const itemRefFields = {
 export const oneItemRef = (v: { itemId?: number; sku?: string }) => (v.itemId === undefined) !== (v.sku === undefined);
 export const oneItemRefIssue = { error: 'give exactly one of itemId or sku', path: ['itemId'] };
 
-const Since = DateOrTimestamp.optional().describe('from (inclusive): YYYY-MM-DD (start of that UTC day) or an ISO 8601 timestamp');
-const Until = DateOrTimestamp.optional().describe('to (inclusive): YYYY-MM-DD (end of that UTC day) or an ISO 8601 timestamp');
+const Since = DateOrTimestamp.optional().describe(
+  'from (inclusive): YYYY-MM-DD (start of that UTC day) or an ISO 8601 timestamp',
+);
+const Until = DateOrTimestamp.optional().describe(
+  'to (inclusive): YYYY-MM-DD (end of that UTC day) or an ISO 8601 timestamp',
+);
 const ChargeCodePart = z.string().trim().max(64).optional().describe('part of the charge code, case-insensitive');
 
 // ---- search_items ----------------------------------------------------------------
 
 export const SearchItemsInput = z.object({
-  search: z.string().trim().max(200).optional().describe('text found in the name, description or SKU (case-insensitive)'),
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe('text found in the name, description or SKU (case-insensitive)'),
   category: z.string().trim().min(1).max(100).optional().describe('category name, exact but case-insensitive'),
-  lowStock: z.boolean().optional().describe('true: only items at or below their minimum stock; false: only items above it'),
+  lowStock: z
+    .boolean()
+    .optional()
+    .describe('true: only items at or below their minimum stock; false: only items above it'),
   page: Page,
   limit: Limit(20),
 });
@@ -54,7 +73,11 @@ export const InventoryEntry = z.object({
 });
 export type InventoryEntry = z.infer<typeof InventoryEntry>;
 
-export const SearchItemsOutput = z.object({ items: z.array(InventoryEntry), categories: z.array(z.string()), pagination: McpPagination });
+export const SearchItemsOutput = z.object({
+  items: z.array(InventoryEntry),
+  categories: z.array(z.string()),
+  pagination: McpPagination,
+});
 export type SearchItemsOutput = z.infer<typeof SearchItemsOutput>;
 
 // ---- get_item --------------------------------------------------------------------
@@ -74,12 +97,18 @@ export const StockMovementsInput = z
   .object({
     ...itemRefFields,
     limit: Limit(20),
-    beforeId: ItemId.optional().describe('the next page: the nextBeforeId of the previous answer (movements older than that id)'),
+    beforeId: ItemId.optional().describe(
+      'the next page: the nextBeforeId of the previous answer (movements older than that id)',
+    ),
   })
   .refine(oneItemRef, oneItemRefIssue);
 export const StockMovementsOutput = z.object({
   movements: z.array(StockMovement),
-  nextBeforeId: z.number().int().nullable().describe('pass as beforeId for the older movements; null when there are none'),
+  nextBeforeId: z
+    .number()
+    .int()
+    .nullable()
+    .describe('pass as beforeId for the older movements; null when there are none'),
 });
 export type StockMovementsOutput = z.infer<typeof StockMovementsOutput>;
 
@@ -87,7 +116,11 @@ export type StockMovementsOutput = z.infer<typeof StockMovementsOutput>;
 
 export const CheckStockInput = z.object({
   lines: z
-    .array(z.object({ ...itemRefFields, quantity: Quantity.describe('how many are wanted (up to 2 decimal places)') }).refine(oneItemRef, oneItemRefIssue))
+    .array(
+      z
+        .object({ ...itemRefFields, quantity: Quantity.describe('how many are wanted (up to 2 decimal places)') })
+        .refine(oneItemRef, oneItemRefIssue),
+    )
     .min(1)
     .max(TOOL_PAGE_MAX)
     .describe('the basket: one entry per line; lines on the same item are checked by their sum'),
@@ -109,7 +142,10 @@ export const SalesSummaryInput = z
     since: Since,
     until: Until,
     chargeCode: ChargeCodePart,
-    groupBy: z.enum(['day', 'chargeCode']).default('day').describe('day: one group per UTC day with sales, oldest first; chargeCode: one per code, highest net first'),
+    groupBy: z
+      .enum(['day', 'chargeCode'])
+      .default('day')
+      .describe('day: one group per UTC day with sales, oldest first; chargeCode: one per code, highest net first'),
     page: Page,
     limit: Limit(31),
   })
@@ -124,7 +160,9 @@ export type SalesSummaryOutput = z.infer<typeof SalesSummaryOutput>;
 
 // ---- charge_code_status ----------------------------------------------------------
 
-export const ChargeCodeStatusInput = z.object({ code: z.string().trim().min(1).max(64).describe('the charge code, exact') });
+export const ChargeCodeStatusInput = z.object({
+  code: z.string().trim().min(1).max(64).describe('the charge code, exact'),
+});
 export const ChargeCodeStatusOutput = z.object({
   code: z.string(),
   title: z.string(),
@@ -157,9 +195,18 @@ export const RecordStockChangeOutput = StockChangeResult;
 // ---- create_draft_quote (write) --------------------------------------------------
 
 export const CreateDraftQuoteInput = z.object({
-  chargeCode: z.string().trim().min(1).max(64).describe('the charge code to bill; it must be valid now and allow every line'),
+  chargeCode: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .describe('the charge code to bill; it must be valid now and allow every line'),
   lines: z
-    .array(z.object({ ...itemRefFields, quantity: Quantity.describe('how many (up to 2 decimal places)') }).refine(oneItemRef, oneItemRefIssue))
+    .array(
+      z
+        .object({ ...itemRefFields, quantity: Quantity.describe('how many (up to 2 decimal places)') })
+        .refine(oneItemRef, oneItemRefIssue),
+    )
     .min(1)
     .max(TOOL_PAGE_MAX),
   vatApplied: z.boolean().default(true),

@@ -1,5 +1,10 @@
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ZodError, type z } from 'zod';
 import type { Deps } from '../../deps';
 import { hasRole } from '../../auth/guards';
@@ -38,7 +43,8 @@ export type ToolContext = { key: McpKeyHolder; actor: Actor; canWrite: boolean }
  * since the key was issued has lost it).
  */
 export function requireCreatorRole({ key }: ToolContext, role: Role, what: string): void {
-  if (!hasRole(key.creator, role)) throw Forbidden(`${what} need the ${role} role, which the key's creator no longer holds`);
+  if (!hasRole(key.creator, role))
+    throw Forbidden(`${what} need the ${role} role, which the key's creator no longer holds`);
 }
 
 const INSTRUCTIONS =
@@ -46,7 +52,7 @@ const INSTRUCTIONS =
   'Lists are paged (at most 100 rows a call). Money is in GBP; amounts before VAT unless stated. ' +
   'Purchasing: suppliers and their item sources, purchase orders, replenishment suggestions; the counter: finding sales, notes on records. ' +
   'Keys with the write scope can also record stock changes, create draft quotes, suppliers, item sources and purchase orders, receive ' +
-  "orders, order what replenishment suggests, add notes and refund sales (with the refund permission), acting as the admin who created the key. " +
+  'orders, order what replenishment suggests, add notes and refund sales (with the refund permission), acting as the admin who created the key. ' +
   'Resources: stores://items/{sku} (an item) and stores://sales/{saleId} (a sale by number or id); prompts: reorder_this_week, explain_charge_code_spending.';
 
 /**
@@ -54,7 +60,11 @@ const INSTRUCTIONS =
  * for every key, the write tools only for a key with the write scope, so a read-only key does not
  * even list them.
  */
-export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key: McpKeyHolder, actor: Actor): McpServer {
+export function createMcpServer(
+  { db, logger }: Pick<Deps, 'db' | 'logger'>,
+  key: McpKeyHolder,
+  actor: Actor,
+): McpServer {
   const server = new McpServer({ name: 'stores-service', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   const log = logger.child({ module: 'mcp', mcpKeyId: key.id });
   const listed: (() => Tool)[] = [];
@@ -78,7 +88,13 @@ export function createMcpServer({ db, logger }: Pick<Deps, 'db' | 'logger'>, key
     };
     server.registerTool(
       name,
-      { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: spec.annotations },
+      {
+        title: spec.title,
+        description: spec.description,
+        inputSchema: spec.input,
+        outputSchema: spec.output,
+        annotations: spec.annotations,
+      },
       // The SDK's callback type is a conditional type over the input schema, which TypeScript cannot resolve for a generic one.
       run as unknown as ToolCallback<typeof spec.input>,
     );

@@ -6,7 +6,12 @@ import { presentDraftSaved } from '../sales/quotes.present';
 import { quotesService } from '../sales/quotes.service';
 import { mcpDataService } from './mcp-data.service';
 import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
-import { CreateDraftQuoteInput, CreateDraftQuoteOutput, RecordStockChangeInput, RecordStockChangeOutput } from './mcp-tools.schemas';
+import {
+  CreateDraftQuoteInput,
+  CreateDraftQuoteOutput,
+  RecordStockChangeInput,
+  RecordStockChangeOutput,
+} from './mcp-tools.schemas';
 
 /**
  * The tools of a key with the write scope. They act as the key's creator (an active account, or the
@@ -29,7 +34,11 @@ export function registerWriteTools(addTool: AddTool, db: Db, context: ToolContex
     run: async ({ type, quantity, reason, ...ref }) => {
       requireCreatorRole(context, 'manager', 'Stock changes');
       const [itemId] = await data.itemIdsFor([ref]);
-      const { item, movement } = await itemsService(db).changeStock(itemId, { type, quantity, reason: `${reason} (MCP key '${key.name}')` }, actor.id);
+      const { item, movement } = await itemsService(db).changeStock(
+        itemId,
+        { type, quantity, reason: `${reason} (MCP key '${key.name}')` },
+        actor.id,
+      );
       return presentStockChange(item, movement);
     },
   });

@@ -5,9 +5,21 @@ import type { Db } from '../../db/knex';
  * Each owning module contributes its line; an unknown type is a 400, a missing entity a 404.
  */
 export const NOTE_REFERENCE_TYPES: Record<string, (db: Db, referenceId: string) => Promise<boolean>> = {
-  item: async (db, id) => /^\d{1,10}$/.test(id) && (await db('items').where({ id: Number(id) }).first('id')) !== undefined,
+  item: async (db, id) =>
+    /^\d{1,10}$/.test(id) &&
+    (await db('items')
+      .where({ id: Number(id) })
+      .first('id')) !== undefined,
   vendor: async (db, id) => (await db('suppliers').where({ id }).first('id')) !== undefined,
-  order: async (db, id) => /^\d{1,10}$/.test(id) && (await db('orders').where({ id: Number(id) }).first('id')) !== undefined,
-  sale: async (db, id) => /^\d{1,10}$/.test(id) && (await db('sales').where({ id: Number(id) }).first('id')) !== undefined,
+  order: async (db, id) =>
+    /^\d{1,10}$/.test(id) &&
+    (await db('orders')
+      .where({ id: Number(id) })
+      .first('id')) !== undefined,
+  sale: async (db, id) =>
+    /^\d{1,10}$/.test(id) &&
+    (await db('sales')
+      .where({ id: Number(id) })
+      .first('id')) !== undefined,
   charge_code: async (db, id) => (await db('charge_codes').where({ code: id }).first('id')) !== undefined,
 };

@@ -4,9 +4,19 @@ import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { presentNote, presentNoteCount, presentNoteCounts } from './notes.present';
-import { BatchCounts, CreateNote, Note, NoteCount, NoteCounts, NoteIdParams, NoteList, NoteQuery, ReferenceParams, UpdateNote } from './notes.schemas';
+import {
+  BatchCounts,
+  CreateNote,
+  Note,
+  NoteCount,
+  NoteCounts,
+  NoteIdParams,
+  NoteList,
+  NoteQuery,
+  ReferenceParams,
+  UpdateNote,
+} from './notes.schemas';
 import { notesService } from './notes.service';
-
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 
@@ -35,7 +45,14 @@ export function notesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/notes/count/:referenceType/:referenceId',
-    { operationId: 'countNotes', summary: 'How many notes a record has', description: typesNote, access: 'auth', params: ReferenceParams, responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid } },
+    {
+      operationId: 'countNotes',
+      summary: 'How many notes a record has',
+      description: typesNote,
+      access: 'auth',
+      params: ReferenceParams,
+      responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid },
+    },
     async (req, res) => {
       const { referenceType, referenceId } = parse(ReferenceParams, req.params);
       res.json(presentNoteCount(await notes.count(referenceType, referenceId)));
@@ -100,7 +117,12 @@ export function notesRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: NoteIdParams,
       body: UpdateNote,
-      responses: { 200: { description: 'Updated', schema: Note }, 400: invalid, 403: failure('Not the author'), 404: notFound },
+      responses: {
+        200: { description: 'Updated', schema: Note },
+        400: invalid,
+        403: failure('Not the author'),
+        404: notFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(NoteIdParams, req.params);

@@ -8,7 +8,10 @@ export const Note = z
   .object({
     id: z.number().int(),
     text: z.string(),
-    kind: z.enum(['note', 'refund']).openapi({ description: "refund: the note a refund wrote on its sale, part of the sale's record: nobody may edit or delete it (403)" }),
+    kind: z.enum(['note', 'refund']).openapi({
+      description:
+        "refund: the note a refund wrote on its sale, part of the sale's record: nobody may edit or delete it (403)",
+    }),
     referenceType: z.string().openapi({ description: 'item, sale, order, charge_code, vendor' }),
     referenceId: z.string(),
     createdBy: z.string().nullable().openapi({ description: "the author's user id" }),
@@ -36,13 +39,20 @@ export const NoteQuery = z.object({
   referenceId: z.string().trim().min(1).max(100).optional(),
   limit: limitParam(100, 500),
 });
-export const ReferenceParams = z.object({ referenceType: ReferenceType, referenceId: z.string().trim().min(1).max(100) });
-export const CreateNote = z.object({ text: NoteText, referenceType: ReferenceType, referenceId: ReferenceId }).openapi('CreateNote');
+export const ReferenceParams = z.object({
+  referenceType: ReferenceType,
+  referenceId: z.string().trim().min(1).max(100),
+});
+export const CreateNote = z
+  .object({ text: NoteText, referenceType: ReferenceType, referenceId: ReferenceId })
+  .openapi('CreateNote');
 export const UpdateNote = z.object({ text: NoteText }).openapi('UpdateNote');
 export const NoteIdParams = z.object({ id: IntId });
 export const BatchCounts = z
   .object({
     referenceType: ReferenceType,
-    referenceIds: z.array(z.union([z.string(), z.number()]).transform((v) => String(v).trim())).max(1000, { error: 'at most 1000 ids' }),
+    referenceIds: z
+      .array(z.union([z.string(), z.number()]).transform((v) => String(v).trim()))
+      .max(1000, { error: 'at most 1000 ids' }),
   })
   .openapi('NoteCountsRequest');

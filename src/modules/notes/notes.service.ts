@@ -18,7 +18,13 @@ export type NoteRow = {
   updated_at: Date;
 };
 
-export type NewNote = { text: string; referenceType: string; referenceId: string; createdBy: string | null; kind?: NoteKind };
+export type NewNote = {
+  text: string;
+  referenceType: string;
+  referenceId: string;
+  createdBy: string | null;
+  kind?: NoteKind;
+};
 
 /**
  * Core note writes other modules use (a refund note, a bulk note); the notes API builds on it.
@@ -27,7 +33,13 @@ export type NewNote = { text: string; referenceType: string; referenceId: string
  */
 async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
   const [row] = await db<NoteRow>('notes')
-    .insert({ text: note.text, kind: note.kind ?? 'note', reference_type: note.referenceType, reference_id: note.referenceId, created_by: note.createdBy })
+    .insert({
+      text: note.text,
+      kind: note.kind ?? 'note',
+      reference_type: note.referenceType,
+      reference_id: note.referenceId,
+      created_by: note.createdBy,
+    })
     .returning('*');
   return row;
 }
@@ -47,14 +59,25 @@ export function notesService(db: Db) {
     async addMany(notes: NewNote[]): Promise<number> {
       if (notes.length === 0) return 0;
       const rows = await db('notes')
-        .insert(notes.map((n) => ({ text: n.text, reference_type: n.referenceType, reference_id: n.referenceId, created_by: n.createdBy })))
+        .insert(
+          notes.map((n) => ({
+            text: n.text,
+            reference_type: n.referenceType,
+            reference_id: n.referenceId,
+            created_by: n.createdBy,
+          })),
+        )
         .returning('id');
       return rows.length;
     },
   };
 }
 
-export type NoteReadRow = NoteRow & { creator_email: string | null; creator_first_name: string | null; creator_last_name: string | null };
+export type NoteReadRow = NoteRow & {
+  creator_email: string | null;
+  creator_first_name: string | null;
+  creator_last_name: string | null;
+};
 
 export const isKnownReferenceType = (type: string) => Object.hasOwn(NOTE_REFERENCE_TYPES, type);
 
@@ -68,7 +91,12 @@ function notesQueries(db: Db) {
   const read = () =>
     db('notes as n')
       .leftJoin('users as u', 'u.id', 'n.created_by')
-      .select<NoteReadRow[]>('n.*', 'u.email as creator_email', 'u.first_name as creator_first_name', 'u.last_name as creator_last_name');
+      .select<NoteReadRow[]>(
+        'n.*',
+        'u.email as creator_email',
+        'u.first_name as creator_first_name',
+        'u.last_name as creator_last_name',
+      );
 
   async function getRead(id: number): Promise<NoteReadRow> {
     const row = await read().where('n.id', id).first();
@@ -87,14 +115,20 @@ function notesQueries(db: Db) {
     const row = await db<NoteRow>('notes').where({ id }).first();
     if (!row) throw NotFound('Note not found');
     if (row.kind === 'refund') throw Forbidden(REFUND_NOTE_FIXED);
-    if (row.created_by !== actor.id && actor.role !== 'admin') throw Forbidden('Only the author of a note or an admin may change it');
+    if (row.created_by !== actor.id && actor.role !== 'admin')
+      throw Forbidden('Only the author of a note or an admin may change it');
     return row;
   }
 
   /** newest first; 400 for an unknown referenceType */
   async function list(filter: { referenceType?: string; referenceId?: string; limit: number }): Promise<NoteReadRow[]> {
     if (filter.referenceType !== undefined) assertReferenceType(filter.referenceType);
-    const query = read().orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }]).limit(filter.limit);
+    const query = read()
+      .orderBy([
+        { column: 'n.created_at', order: 'desc' },
+        { column: 'n.id', order: 'desc' },
+      ])
+      .limit(filter.limit);
     if (filter.referenceType !== undefined) query.where('n.reference_type', filter.referenceType);
     if (filter.referenceId !== undefined) query.where('n.reference_id', filter.referenceId);
     return query;

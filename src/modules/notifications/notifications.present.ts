@@ -14,7 +14,9 @@ export function presentNotification(alert: LowStockAlert): LowStockNotification 
     minimumStock: minimum,
     type: out ? 'out_of_stock' : 'low_stock',
     level: out ? 'critical' : 'warning',
-    message: out ? `'${alert.name}' is out of stock (minimum ${minimum})` : `'${alert.name}' is low on stock: ${current} left, minimum ${minimum}`,
+    message: out
+      ? `'${alert.name}' is out of stock (minimum ${minimum})`
+      : `'${alert.name}' is low on stock: ${current} left, minimum ${minimum}`,
     acknowledged: alert.acknowledgedAt !== null,
     acknowledgedAt: alert.acknowledgedAt ? alert.acknowledgedAt.toISOString() : null,
     acknowledgedBy: alert.acknowledgedBy,
@@ -23,7 +25,11 @@ export function presentNotification(alert: LowStockAlert): LowStockNotification 
 
 export function presentNotificationList(alerts: LowStockAlert[]): LowStockNotificationList {
   const notifications = alerts.map(presentNotification);
-  return { notifications, total: notifications.length, unacknowledged: notifications.filter((n) => !n.acknowledged).length };
+  return {
+    notifications,
+    total: notifications.length,
+    unacknowledged: notifications.filter((n) => !n.acknowledged).length,
+  };
 }
 
 export function presentCleared(cleared: number): ClearedNotifications {

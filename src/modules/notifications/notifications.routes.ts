@@ -4,7 +4,12 @@ import { ApiRouter } from '../../http/api-router';
 import { MessageBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { presentCleared, presentNotification, presentNotificationList } from './notifications.present';
-import { ClearedNotifications, ItemIdParams, LowStockNotification, LowStockNotificationList } from './notifications.schemas';
+import {
+  ClearedNotifications,
+  ItemIdParams,
+  LowStockNotification,
+  LowStockNotificationList,
+} from './notifications.schemas';
 import { lowStockNotificationsService } from './notifications.service';
 
 export function notificationsRoutes({ db, docs }: Deps) {
@@ -36,7 +41,11 @@ export function notificationsRoutes({ db, docs }: Deps) {
       description: 'Answers the acknowledged alert. 400 when the item is not currently low on stock.',
       access: 'manager',
       params: ItemIdParams,
-      responses: { 200: { description: 'Acknowledged', schema: LowStockNotification }, 400: { description: 'Not low', schema: MessageBody }, 404: { description: 'Item not found', schema: MessageBody } },
+      responses: {
+        200: { description: 'Acknowledged', schema: LowStockNotification },
+        400: { description: 'Not low', schema: MessageBody },
+        404: { description: 'Item not found', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const { itemId } = parse(ItemIdParams, req.params);
@@ -49,7 +58,8 @@ export function notificationsRoutes({ db, docs }: Deps) {
     {
       operationId: 'clearAcknowledgedLowStock',
       summary: 'Clear acknowledged low-stock alerts',
-      description: 'Hides every acknowledged alert from the list until its item has a new low-stock episode. Answers {message, cleared}.',
+      description:
+        'Hides every acknowledged alert from the list until its item has a new low-stock episode. Answers {message, cleared}.',
       access: 'manager',
       responses: { 200: { description: 'Cleared', schema: ClearedNotifications } },
     },

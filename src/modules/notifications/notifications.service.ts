@@ -18,7 +18,15 @@ export type LowStockAlert = Pick<LowStockItem, 'id' | 'name' | 'sku' | 'currentS
   acknowledgedBy: string | null;
 };
 
-type AlertRow = { id: number; name: string; sku: string; current_stock: string; minimum_stock: string; acknowledged_at: Date | null; acknowledged_by: string | null };
+type AlertRow = {
+  id: number;
+  name: string;
+  sku: string;
+  current_stock: string;
+  minimum_stock: string;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+};
 
 const toAlert = (r: AlertRow): LowStockAlert => ({
   id: r.id,
@@ -40,12 +48,16 @@ export function lowStockNotificationsService(db: Db) {
   return {
     /** Current alerts (the items module's low-stock query, out of stock first), minus acknowledged ones that were cleared. */
     async list(): Promise<LowStockAlert[]> {
-      const rows: AlertRow[] = await withAcknowledgement(lowStockQuery(db, 'outOfStockFirst')).whereNull('a.cleared_at');
+      const rows: AlertRow[] = await withAcknowledgement(lowStockQuery(db, 'outOfStockFirst')).whereNull(
+        'a.cleared_at',
+      );
       return rows.map(toAlert);
     },
 
     async acknowledge(itemId: number, userId: string): Promise<LowStockAlert> {
-      const item = await db('items as i').where('i.id', itemId).first('i.name', toRaw(db, sql`(${LOW_STOCK_CONDITION}) AS low`));
+      const item = await db('items as i')
+        .where('i.id', itemId)
+        .first('i.name', toRaw(db, sql`(${LOW_STOCK_CONDITION}) AS low`));
       if (!item) throw NotFound('Item not found');
       if (!item.low) throw BadRequest(`Item '${item.name}' is not low on stock; there is nothing to acknowledge`);
       await db.raw(
@@ -55,8 +67,13 @@ export function lowStockNotificationsService(db: Db) {
            acknowledged_by = excluded.acknowledged_by, cleared_at = NULL`,
         [itemId, itemId, userId],
       );
-      const row: AlertRow = await withAcknowledgement(db('items as i').where('i.id', itemId))
-        .first('i.id', 'i.name', 'i.sku', 'i.current_stock', 'i.minimum_stock');
+      const row: AlertRow = await withAcknowledgement(db('items as i').where('i.id', itemId)).first(
+        'i.id',
+        'i.name',
+        'i.sku',
+        'i.current_stock',
+        'i.minimum_stock',
+      );
       return toAlert(row);
     },
 
@@ -67,7 +84,10 @@ export function lowStockNotificationsService(db: Db) {
         sql`UPDATE low_stock_acknowledgements a SET cleared_at = now()
               FROM items i WHERE ${VALID_ACK} AND a.cleared_at IS NULL AND ${LOW_STOCK_CONDITION}`,
       );
-      await toRaw(db, sql`DELETE FROM low_stock_acknowledgements a USING items i WHERE a.item_id = i.id AND NOT (${VALID_ACK} AND ${LOW_STOCK_CONDITION})`);
+      await toRaw(
+        db,
+        sql`DELETE FROM low_stock_acknowledgements a USING items i WHERE a.item_id = i.id AND NOT (${VALID_ACK} AND ${LOW_STOCK_CONDITION})`,
+      );
       return rowCount;
     },
   };

@@ -56,12 +56,20 @@ export function csvTemplate(): string {
 export function parsedDataFromCsv(bytes: Buffer): Record<string, unknown> {
   let rows: Record<string, string>[];
   try {
-    rows = parseCsv(bytes, { columns: (h: string[]) => h.map((c) => c.trim()), bom: true, trim: true, skip_empty_lines: true, relax_column_count: true });
+    rows = parseCsv(bytes, {
+      columns: (h: string[]) => h.map((c) => c.trim()),
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    });
   } catch (err) {
     throw BadRequest(`The CSV file could not be read: ${(err as Error).message}`);
   }
   if (rows.length > 0 && (!('name' in rows[0]) || !('quantity' in rows[0]) || !('unitCost' in rows[0]))) {
-    throw BadRequest(`The CSV file needs the columns ${CSV_COLUMNS.join(', ')} (download GET /api/orders/import-template/csv)`);
+    throw BadRequest(
+      `The CSV file needs the columns ${CSV_COLUMNS.join(', ')} (download GET /api/orders/import-template/csv)`,
+    );
   }
   const lines = rows.filter((r) => Object.values(r).some((v) => v !== ''));
   const first = (key: string) => lines.find((r) => r[key])?.[key];
@@ -110,13 +118,20 @@ export function orderImportService(db: Db) {
       const matched = lines.filter((l) => l.itemId !== null).length;
       const orders = ordersService(trx);
       const id = await orders.insert(
-        { supplierId: supplier.id, notes: data.notes ?? null, invoiceNumber: data.invoiceNumber ?? null, createdBy: userId },
+        {
+          supplierId: supplier.id,
+          notes: data.notes ?? null,
+          invoiceNumber: data.invoiceNumber ?? null,
+          createdBy: userId,
+        },
         lines,
       );
       // so replenishment knows the supplier sells these items, at the invoice's price and under its part numbers
       await sourcesService(trx).recordInvoicePrices(
         supplier.id,
-        data.items.flatMap((l, i) => (items[i] ? [{ itemId: items[i].id, price: l.unitCost, supplierSku: matches[i].supplierSku }] : [])),
+        data.items.flatMap((l, i) =>
+          items[i] ? [{ itemId: items[i].id, price: l.unitCost, supplierSku: matches[i].supplierSku }] : [],
+        ),
       );
       if (pdf) await invoicesService(trx).attach(id, pdf, userId);
       return {
@@ -140,15 +155,20 @@ export function orderImportService(db: Db) {
     async fromUpload(fields: ImportMultipartFields, files: ImportFiles, userId: string | null): Promise<ImportOutcome> {
       const pdfFile = files?.invoice?.[0];
       const csvFile = files?.csv?.[0];
-      if (pdfFile && csvFile) throw BadRequest("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
+      if (pdfFile && csvFile)
+        throw BadRequest("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
       if (csvFile) {
         const fromCsv = parsedDataFromCsv(csvFile.buffer);
         return fromParsedData(parse(ParsedData, { ...fromCsv, ...defined(fields) }), userId);
       }
-      if (!pdfFile) throw BadRequest("No file uploaded: send an invoice PDF in the field 'invoice' or a CSV file in the field 'csv'");
+      if (!pdfFile)
+        throw BadRequest(
+          "No file uploaded: send an invoice PDF in the field 'invoice' or a CSV file in the field 'csv'",
+        );
       const pdf = await readInvoicePdf(pdfFile, { readBy: userId ?? 'system' });
       const supplier = fields.supplier ?? pdf.extracted.supplierName;
-      if (!supplier) throw BadRequest("The supplier could not be read from the invoice: send its name in the field 'supplier'");
+      if (!supplier)
+        throw BadRequest("The supplier could not be read from the invoice: send its name in the field 'supplier'");
       if (pdf.extracted.items.length === 0) {
         throw BadRequest('No order lines could be read from the invoice: send the lines as JSON parsedData instead');
       }

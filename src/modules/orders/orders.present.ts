@@ -45,7 +45,8 @@ export const presentOrderDetail = ({ order, lines }: OrderDetail, costPrices = t
   items: lines.map((line) => presentOrderLine(line, costPrices)),
 });
 
-export const presentOrderList = (rows: OrderListRow[], costPrices: boolean) => rows.map((row) => presentOrder(row, costPrices));
+export const presentOrderList = (rows: OrderListRow[], costPrices: boolean) =>
+  rows.map((row) => presentOrder(row, costPrices));
 
 /** POST /orders/import-from-invoice: the new order, how its supplier and lines were matched, and what the PDF said. */
 export function presentImportResult(result: ImportOutcome) {
@@ -65,7 +66,10 @@ export function presentImportResult(result: ImportOutcome) {
 export function presentReceiveResult({ detail, movements }: ReceiveOutcome) {
   const order = presentOrderDetail(detail);
   return {
-    message: order.status === 'received' ? `Order ${order.orderId} fully received` : `Order ${order.orderId} partially received`,
+    message:
+      order.status === 'received'
+        ? `Order ${order.orderId} fully received`
+        : `Order ${order.orderId} partially received`,
     order,
     stockMovements: movements.map((m) => ({
       itemId: m.item_id!,
@@ -79,7 +83,10 @@ export function presentReceiveResult({ detail, movements }: ReceiveOutcome) {
 /** POST /orders/{id}/add-to-inventory: the items created, by order line, and the order. */
 export function presentAddToInventoryResult({ created, detail }: AddToInventoryOutcome) {
   return {
-    message: created.length === 0 ? 'No received lines without an inventory item' : `Created ${created.length} inventory item(s)`,
+    message:
+      created.length === 0
+        ? 'No received lines without an inventory item'
+        : `Created ${created.length} inventory item(s)`,
     createdItems: created.map(({ orderItemId, item }) => ({
       orderItemId,
       item: { id: item.id, name: item.name, sku: item.sku, categoryId: item.category_id },
@@ -89,7 +96,15 @@ export function presentAddToInventoryResult({ created, detail }: AddToInventoryO
 }
 
 /** POST /orders/{id}/upload-invoice: the stored invoice and what was read from it. */
-export function presentAttachedInvoice({ order, stored, extracted }: { order: OrderRow; stored: InvoiceMeta; extracted: ParsedInvoice }) {
+export function presentAttachedInvoice({
+  order,
+  stored,
+  extracted,
+}: {
+  order: OrderRow;
+  stored: InvoiceMeta;
+  extracted: ParsedInvoice;
+}) {
   return {
     success: true,
     message: `Invoice attached to order ${order.order_id}`,

@@ -30,7 +30,14 @@ const COLUMNS = {
   lineTotal: { x: 480, width: 65, align: 'right' },
 } as const;
 type Column = keyof typeof COLUMNS;
-const HEADINGS: Record<Column, string> = { partNumber: 'Your part no.', sku: 'Our SKU', description: 'Description', quantity: 'Qty', unitCost: 'Unit cost', lineTotal: 'Line total' };
+const HEADINGS: Record<Column, string> = {
+  partNumber: 'Your part no.',
+  sku: 'Our SKU',
+  description: 'Description',
+  quantity: 'Qty',
+  unitCost: 'Unit cost',
+  lineTotal: 'Line total',
+};
 
 /** The purchase order of an order as a PDF to send its supplier (GET /api/orders/{id}/purchase-order.pdf). */
 export function purchaseOrderService(db: Db) {
@@ -44,13 +51,23 @@ export function purchaseOrderService(db: Db) {
         sourcesService(db).supplierSkusOf(order.supplierId, itemIds),
       ]);
       const deliverTo = KNOWN_SETTINGS[DELIVERY_ADDRESS_SETTING].safeParse(setting);
-      const pdf = await drawPurchaseOrder(order, supplier, partNumbers, deliverTo.success ? deliverTo.data : { address: SERVICE_NAME });
+      const pdf = await drawPurchaseOrder(
+        order,
+        supplier,
+        partNumbers,
+        deliverTo.success ? deliverTo.data : { address: SERVICE_NAME },
+      );
       return { filename: `purchase-order-${order.orderId}.pdf`, pdf };
     },
   };
 }
 
-async function drawPurchaseOrder(order: PurchaseOrder, supplier: SupplierRow, partNumbers: PartNumbers, deliverTo: DeliverTo): Promise<Buffer> {
+async function drawPurchaseOrder(
+  order: PurchaseOrder,
+  supplier: SupplierRow,
+  partNumbers: PartNumbers,
+  deliverTo: DeliverTo,
+): Promise<Buffer> {
   // pdfkit (and its fonts) load on the first purchase order, not at start
   const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: A4_MARGIN, info: { Title: `Purchase order ${order.orderId}` } });
@@ -67,7 +84,13 @@ async function drawPurchaseOrder(order: PurchaseOrder, supplier: SupplierRow, pa
   doc.text(`Date ${formatDate(order.createdAt)}`, 350, A4_MARGIN + 45, { width: 195, align: 'right' });
 
   const blockTop = 120;
-  const supplierBottom = addressBlock(doc, 'Supplier', [supplier.name, supplier.contact, supplier.address, supplier.email, supplier.phone], 50, blockTop);
+  const supplierBottom = addressBlock(
+    doc,
+    'Supplier',
+    [supplier.name, supplier.contact, supplier.address, supplier.email, supplier.phone],
+    50,
+    blockTop,
+  );
   const deliveryBottom = addressBlock(doc, 'Deliver to', [deliverTo.address, deliverTo.contact], 310, blockTop);
 
   let y = Math.max(supplierBottom, deliveryBottom) + 25;
@@ -96,23 +119,37 @@ async function drawPurchaseOrder(order: PurchaseOrder, supplier: SupplierRow, pa
     y = row(doc, y, cells) + 4;
   }
   doc.moveTo(A4_MARGIN, y).lineTo(545, y).stroke();
-  doc.font('Helvetica-Bold').text(`Total ${formatMoney(order.totalAmount)}`, 350, y + 8, { width: 195, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .text(`Total ${formatMoney(order.totalAmount)}`, 350, y + 8, { width: 195, align: 'right' });
   doc.end();
   return finished;
 }
 
 /** A heading over the lines given (each may hold several lines; empty ones are left out); answers the y under it. */
-function addressBlock(doc: PDFKit.PDFDocument, heading: string, lines: (string | null | undefined)[], x: number, top: number): number {
+function addressBlock(
+  doc: PDFKit.PDFDocument,
+  heading: string,
+  lines: (string | null | undefined)[],
+  x: number,
+  top: number,
+): number {
   doc.font('Helvetica-Bold').text(heading, x, top, { width: 235 });
   doc.font('Helvetica');
-  for (const text of lines.flatMap((value) => (value ? value.split(/\r?\n/) : [])).filter((text) => text.trim() !== '')) {
+  for (const text of lines
+    .flatMap((value) => (value ? value.split(/\r?\n/) : []))
+    .filter((text) => text.trim() !== '')) {
     doc.text(text, x, doc.y, { width: 235 });
   }
   return doc.y;
 }
 
 const rowHeight = (doc: PDFKit.PDFDocument, cells: Record<Column, string>) =>
-  Math.max(...(Object.keys(COLUMNS) as Column[]).map((column) => doc.heightOfString(cells[column], { width: COLUMNS[column].width })));
+  Math.max(
+    ...(Object.keys(COLUMNS) as Column[]).map((column) =>
+      doc.heightOfString(cells[column], { width: COLUMNS[column].width }),
+    ),
+  );
 
 /** One row of cells on one baseline (a long description wraps in its column); answers the y under it. */
 function row(doc: PDFKit.PDFDocument, y: number, cells: Record<Column, string>): number {

@@ -44,7 +44,8 @@ function newItemRequests(received: ReceivedLine[], lines: Map<number, OrderLineR
   return received.flatMap((r, index) => {
     const given = (['sku', 'price', 'categoryId'] as const).find((field) => r[field] !== undefined);
     if (!given) return [];
-    if (lines.get(r.orderItemId)!.item_id !== null || !r.addToInventory) throw lineFieldError(index, given, NEW_ITEM_ONLY);
+    if (lines.get(r.orderItemId)!.item_id !== null || !r.addToInventory)
+      throw lineFieldError(index, given, NEW_ITEM_ONLY);
     if (r.sku === undefined) throw lineFieldError(index, 'sku', 'is required to make the line a new item');
     return [{ index, received: r, sku: r.sku }];
   });
@@ -93,10 +94,21 @@ export function orderReceiptService(db: Db) {
           const line = lines.get(received.orderItemId)!;
           const categoryId = received.categoryId ?? (await defaultCategoryId(trx));
           if (categoryId === null) {
-            throw lineFieldError(index, 'categoryId', `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`);
+            throw lineFieldError(
+              index,
+              'categoryId',
+              `is required: send categoryId or set the setting '${DEFAULT_CATEGORY_SETTING}'`,
+            );
           }
           const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
-          const item = await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, `receivedItems.${index}`);
+          const item = await createItemForLine(
+            trx,
+            order,
+            line,
+            { sku, price, categoryId },
+            actor,
+            `receivedItems.${index}`,
+          );
           line.item_id = item.id;
           // what arrived earlier on the line, recorded without an item, is in the stores too: it goes into stock with this receipt
           arrivedEarlier.set(line.id, line.received_quantity);
@@ -132,7 +144,14 @@ export function orderReceiptService(db: Db) {
             entityId: order.order_id,
             action: 'receive',
             before: { status: order.status },
-            after: { status, received: input.receivedItems.map((r) => ({ orderItemId: r.orderItemId, quantity: r.receivedQuantity, addToInventory: r.addToInventory })) },
+            after: {
+              status,
+              received: input.receivedItems.map((r) => ({
+                orderItemId: r.orderItemId,
+                quantity: r.receivedQuantity,
+                addToInventory: r.addToInventory,
+              })),
+            },
           },
         };
       });
@@ -157,7 +176,9 @@ export function orderReceiptService(db: Db) {
           const wanted = new Set(named);
           const bad = [...wanted].filter((id) => !eligible.some((l) => l.id === id));
           if (bad.length > 0) {
-            throw BadRequest(`Order line(s) ${bad.join(', ')} of order ${order.order_id} are not received lines without an item`);
+            throw BadRequest(
+              `Order line(s) ${bad.join(', ')} of order ${order.order_id} are not received lines without an item`,
+            );
           }
           targets = eligible.filter((l) => wanted.has(l.id));
         }
@@ -177,7 +198,17 @@ export function orderReceiptService(db: Db) {
           const chosen = given.get(line.id);
           const sku = chosen?.sku ?? (await items.freeSku(line.sku, `${order.order_id}-${line.id}`));
           const price = chosen?.price ?? markedUpPrice(line.unit_cost, markup);
-          created.push({ orderItemId: line.id, item: await createItemForLine(trx, order, line, { sku, price, categoryId }, actor, chosen && `items.${chosen.index}`) });
+          created.push({
+            orderItemId: line.id,
+            item: await createItemForLine(
+              trx,
+              order,
+              line,
+              { sku, price, categoryId },
+              actor,
+              chosen && `items.${chosen.index}`,
+            ),
+          });
         }
         await changeStockMany(
           trx,
@@ -213,18 +244,34 @@ async function createItemForLine(
 ): Promise<ItemReadRow> {
   try {
     const item = await itemsService(trx).create(
-      { name: line.name, description: `Added to inventory from order ${order.order_id}`, ...values, currentStock: '0', minimumStock: '0' },
+      {
+        name: line.name,
+        description: `Added to inventory from order ${order.order_id}`,
+        ...values,
+        currentStock: '0',
+        minimumStock: '0',
+      },
       actor,
     );
     await trx('order_items').where({ id: line.id }).update({ item_id: item.id, sku: item.sku });
-    await sourcesService(trx).ensureLink(order.supplier_id, item.id, line.unit_cost, `Added from order ${order.order_id}`);
+    await sourcesService(trx).ensureLink(
+      order.supplier_id,
+      item.id,
+      line.unit_cost,
+      `Added from order ${order.order_id}`,
+    );
     return item;
   } catch (err) {
     if (!(err instanceof HttpError) || fieldPath === undefined) throw err;
-    if (err.status === 409) throw Conflict(err.message, { errors: [{ field: `${fieldPath}.sku`, message: err.message }] });
-    const listed = Array.isArray(err.details?.errors) ? (err.details.errors as { field: string; message: string }[]) : [];
+    if (err.status === 409)
+      throw Conflict(err.message, { errors: [{ field: `${fieldPath}.sku`, message: err.message }] });
+    const listed = Array.isArray(err.details?.errors)
+      ? (err.details.errors as { field: string; message: string }[])
+      : [];
     if (err.status === 400 && listed.length > 0) {
-      throw BadRequest(err.message, { errors: listed.map((e) => ({ field: `${fieldPath}.${e.field}`, message: e.message })) });
+      throw BadRequest(err.message, {
+        errors: listed.map((e) => ({ field: `${fieldPath}.${e.field}`, message: e.message })),
+      });
     }
     throw err;
   }
@@ -232,7 +279,8 @@ async function createItemForLine(
 
 async function defaultCategoryId(trx: Db): Promise<number | null> {
   const value: unknown = await settingsService(trx).get(DEFAULT_CATEGORY_SETTING);
-  const candidate = typeof value === 'object' && value !== null ? (value as { categoryId?: unknown }).categoryId : value;
+  const candidate =
+    typeof value === 'object' && value !== null ? (value as { categoryId?: unknown }).categoryId : value;
   const id = typeof candidate === 'string' ? Number(candidate) : candidate;
   return typeof id === 'number' && Number.isInteger(id) && id > 0 ? id : null;
 }

@@ -56,7 +56,8 @@ export function ordersRoutes({ db, docs }: Deps) {
     {
       operationId: 'listOrders',
       summary: 'List purchase orders, newest first',
-      description: 'Optional filters status and supplierId; at most `limit` orders (default 500, max 1000). Lines are not included.',
+      description:
+        'Optional filters status and supplierId; at most `limit` orders (default 500, max 1000). Lines are not included.',
       access: 'auth',
       query: OrderListQuery,
       responses: { 200: { description: 'Orders', schema: OrderList } },
@@ -78,7 +79,10 @@ export function ordersRoutes({ db, docs }: Deps) {
         'An unknown supplierId or itemId is a 400.',
       access: 'manager',
       body: CreateOrder,
-      responses: { 201: { description: 'Created', schema: OrderWithItems }, 400: failure('Validation failed, unknown supplier or item') },
+      responses: {
+        201: { description: 'Created', schema: OrderWithItems },
+        400: failure('Validation failed, unknown supplier or item'),
+      },
     },
     async (req, res) => {
       const input = parse(CreateOrder, req.body);
@@ -96,7 +100,10 @@ export function ordersRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'order-import-template.json', schema: ImportFromInvoiceJson } },
     },
     (_req, res) => {
-      res.attachment('order-import-template.json').type('application/json').send(JSON.stringify(JSON_TEMPLATE, null, 2));
+      res
+        .attachment('order-import-template.json')
+        .type('application/json')
+        .send(JSON.stringify(JSON_TEMPLATE, null, 2));
     },
   );
 
@@ -109,7 +116,9 @@ export function ordersRoutes({ db, docs }: Deps) {
         `Columns ${CSV_COLUMNS.join(', ')}; one row per order line. supplier, invoiceNumber and notes are taken from the first row ` +
         "that has them. Send it back to POST /api/orders/import-from-invoice as multipart/form-data in the field 'csv'.",
       access: 'auth',
-      responses: { 200: { description: 'order-import-template.csv', schema: OrderImportCsvTemplate, contentType: 'text/csv' } },
+      responses: {
+        200: { description: 'order-import-template.csv', schema: OrderImportCsvTemplate, contentType: 'text/csv' },
+      },
     },
     (_req, res) => {
       res.attachment('order-import-template.csv').type('text/csv').send(csvTemplate());
@@ -122,7 +131,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'readOrderInvoice',
       summary: 'Read an invoice PDF',
       description:
-        "multipart/form-data with the PDF in the field `invoice` (at most 10 MB). The PDF is checked by content and its text " +
+        'multipart/form-data with the PDF in the field `invoice` (at most 10 MB). The PDF is checked by content and its text ' +
         'read; nothing is stored. Items carry unitPrice as a decimal string; fields that could not be read are null. Each line ' +
         "also carries the supplier's part number read from it (supplierSku) and the item it names (match: exact by the part " +
         "number of one of the supplier's item sources, by name with or without the part number, or by SKU; else probable by " +
@@ -182,10 +191,15 @@ export function ordersRoutes({ db, docs }: Deps) {
     {
       operationId: 'getOrder',
       summary: 'A purchase order with its lines',
-      description: '{id} is the numeric id or the orderId (O1001). Lines carry orderItemId, ordered, received and outstanding quantities.',
+      description:
+        '{id} is the numeric id or the orderId (O1001). Lines carry orderItemId, ordered, received and outstanding quantities.',
       access: 'auth',
       params: OrderParams,
-      responses: { 200: { description: 'Order', schema: OrderWithItems }, 400: { description: 'Malformed id', schema: ValidationErrorBody }, 404: notFound },
+      responses: {
+        200: { description: 'Order', schema: OrderWithItems },
+        400: { description: 'Malformed id', schema: ValidationErrorBody },
+        404: notFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(OrderParams, req.params);
@@ -213,7 +227,9 @@ export function ordersRoutes({ db, docs }: Deps) {
       body: ReceiveOrder,
       responses: {
         200: { description: 'Received', schema: ReceiveOrderResult },
-        400: failure('Validation failed, a line not of this order, more than outstanding, or the order is already received'),
+        400: failure(
+          'Validation failed, a line not of this order, more than outstanding, or the order is already received',
+        ),
         404: notFound,
         409: failure("A new item's SKU is already used"),
       },
@@ -231,7 +247,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'cancelOrder',
       summary: 'Cancel a purchase order while nothing on it is received',
       description:
-        "Status becomes cancelled (an audit row records who and when); replenishment no longer counts its lines as on order, " +
+        'Status becomes cancelled (an audit row records who and when); replenishment no longer counts its lines as on order, ' +
         'and it can no longer be received. 409 once any line has been received, or when it is already cancelled.',
       access: 'manager',
       params: OrderParams,
@@ -283,7 +299,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'attachOrderInvoice',
       summary: "Attach the order's invoice PDF",
       description:
-        "multipart/form-data with the PDF in the field `invoice` (at most 10 MB), checked and read as by upload-invoice, then " +
+        'multipart/form-data with the PDF in the field `invoice` (at most 10 MB), checked and read as by upload-invoice, then ' +
         "stored in the database; a new upload replaces the previous one. Sets the order's invoiceNumber when it has none. " +
         'Answers {success, message, invoice {orderId, filename, size, sha256, uploadedBy, uploadedAt}, extractedData}.',
       access: 'manager',
@@ -312,7 +328,8 @@ export function ordersRoutes({ db, docs }: Deps) {
     {
       operationId: 'downloadOrderInvoice',
       summary: "Download the order's invoice PDF",
-      description: 'The bytes uploaded, as application/pdf, named invoice-<orderId>.pdf (whatever the uploaded file was called).',
+      description:
+        'The bytes uploaded, as application/pdf, named invoice-<orderId>.pdf (whatever the uploaded file was called).',
       access: MANAGER_UNDER_STRICT,
       params: OrderParams,
       responses: {
@@ -334,7 +351,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       operationId: 'downloadPurchaseOrder',
       summary: 'The purchase order as a PDF, to send the supplier',
       description:
-        'An A4 PDF: the supplier (name, contact, address, email, phone), the order number and date, each line (the supplier\'s part number from its item source, our SKU, ' +
+        "An A4 PDF: the supplier (name, contact, address, email, phone), the order number and date, each line (the supplier's part number from its item source, our SKU, " +
         "description, quantity, unit cost, line total), the total, and where to deliver (the setting '" +
         `${DELIVERY_ADDRESS_SETTING}' {address, contact}; not set, the service's name). It prints cost prices, so it follows them: ` +
         'anyone signed in, a manager under access.profile strict.',

@@ -30,7 +30,10 @@ export const OrderLineInput = z
     quantity,
     unitCost,
   })
-  .refine((l) => l.itemId != null || l.name !== undefined, { error: 'name is required for a line without itemId', path: ['name'] });
+  .refine((l) => l.itemId != null || l.name !== undefined, {
+    error: 'name is required for a line without itemId',
+    path: ['name'],
+  });
 
 export const CreateOrder = z
   .object({
@@ -44,12 +47,18 @@ export type CreateOrder = z.infer<typeof CreateOrder>;
 
 // import-from-invoice takes back what upload-invoice extracted, so the extractedData names work too.
 const ImportLine = z.preprocess(
-  (v) => (v && typeof v === 'object' && !('unitCost' in v) && 'unitPrice' in v ? { ...v, unitCost: (v as { unitPrice: unknown }).unitPrice } : v),
+  (v) =>
+    v && typeof v === 'object' && !('unitCost' in v) && 'unitPrice' in v
+      ? { ...v, unitCost: (v as { unitPrice: unknown }).unitPrice }
+      : v,
   z.object({ name: lineName, sku: z.string().trim().max(100).nullish(), quantity, unitCost }),
 );
 
 export const ParsedData = z.preprocess(
-  (v) => (v && typeof v === 'object' && !('supplier' in v) && 'supplierName' in v ? { ...v, supplier: (v as { supplierName: unknown }).supplierName } : v),
+  (v) =>
+    v && typeof v === 'object' && !('supplier' in v) && 'supplierName' in v
+      ? { ...v, supplier: (v as { supplierName: unknown }).supplierName }
+      : v,
   z.object({
     supplier: z.string().trim().min(1, { error: 'is required' }).max(200),
     invoiceNumber: z.string().trim().max(100).nullish(),
@@ -69,11 +78,12 @@ export const ImportMultipartFields = z.object({
 });
 export type ImportMultipartFields = z.infer<typeof ImportMultipartFields>;
 
-const uploadedFile = (description: string) => z.string().optional().openapi({ type: 'string', format: 'binary', description });
+const uploadedFile = (description: string) =>
+  z.string().optional().openapi({ type: 'string', format: 'binary', description });
 
 /** Documents the multipart forms of an import: an invoice PDF or the filled-in CSV template, with optional text fields. */
 export const ImportFromInvoiceForm = ImportMultipartFields.extend({
-  invoice: uploadedFile('an invoice PDF (at most 10 MB), read and stored as the order\'s invoice; or send csv'),
+  invoice: uploadedFile("an invoice PDF (at most 10 MB), read and stored as the order's invoice; or send csv"),
   csv: uploadedFile('the filled-in CSV template (GET /api/orders/import-template/csv); or send invoice'),
 }).openapi('ImportFromInvoiceForm');
 
@@ -86,15 +96,16 @@ export const ReceiveOrder = z
           receivedQuantity: quantity,
           addToInventory: z.boolean().default(true),
           // A line without an item, received into inventory, becomes a new item when it is given its SKU.
-          sku: z
-            .string()
-            .trim()
-            .min(1, { error: 'is required' })
-            .max(100)
-            .optional()
-            .openapi({ description: "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded" }),
-          price: Price.optional().openapi({ description: "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)" }),
-          categoryId: IntId.optional().openapi({ description: "the new item's category; omitted: the setting orders.defaultCategoryId" }),
+          sku: z.string().trim().min(1, { error: 'is required' }).max(100).optional().openapi({
+            description: "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded",
+          }),
+          price: Price.optional().openapi({
+            description:
+              "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)",
+          }),
+          categoryId: IntId.optional().openapi({
+            description: "the new item's category; omitted: the setting orders.defaultCategoryId",
+          }),
         }),
       )
       .min(1, { error: 'at least one line is required' })
@@ -112,15 +123,23 @@ export const AddToInventory = z
         z.object({
           orderItemId: IntId,
           sku: z.string().trim().min(1, { error: 'is required' }).max(100),
-          price: Price.optional().openapi({ description: 'sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)' }),
+          price: Price.optional().openapi({
+            description:
+              'sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)',
+          }),
         }),
       )
       .min(1)
       .max(500)
       .optional()
-      .openapi({ description: "the lines to create items for, each with its new item's SKU (and price); instead of orderItemIds" }),
+      .openapi({
+        description: "the lines to create items for, each with its new item's SKU (and price); instead of orderItemIds",
+      }),
   })
-  .refine((body) => !(body.items && body.orderItemIds), { error: 'send items or orderItemIds, not both', path: ['items'] })
+  .refine((body) => !(body.items && body.orderItemIds), {
+    error: 'send items or orderItemIds, not both',
+    path: ['items'],
+  })
   .openapi('AddToInventory');
 export type AddToInventory = z.infer<typeof AddToInventory>;
 
@@ -139,8 +158,12 @@ export const OrderLine = z
     quantity: z.number(),
     receivedQuantity: z.number(),
     outstandingQuantity: z.number(),
-    unitCost: z.string().nullable().openapi({ description: 'decimal string; null when the setting access.profile is strict and the caller is below manager' }),
-    lineTotal: z.string().nullable().openapi({ description: 'decimal string; null when the setting access.profile is strict and the caller is below manager' }),
+    unitCost: z.string().nullable().openapi({
+      description: 'decimal string; null when the setting access.profile is strict and the caller is below manager',
+    }),
+    lineTotal: z.string().nullable().openapi({
+      description: 'decimal string; null when the setting access.profile is strict and the caller is below manager',
+    }),
   })
   .openapi('OrderLine');
 
@@ -151,7 +174,10 @@ export const Order = z
     supplierId: z.string(),
     supplier: z.object({ id: z.string(), name: z.string() }),
     status: z.enum(ORDER_STATUSES),
-    totalAmount: z.string().nullable().openapi({ description: 'decimal string, the sum of the lines at cost; null when the setting access.profile is strict and the caller is below manager' }),
+    totalAmount: z.string().nullable().openapi({
+      description:
+        'decimal string, the sum of the lines at cost; null when the setting access.profile is strict and the caller is below manager',
+    }),
     notes: z.string().nullable(),
     invoiceNumber: z.string().nullable(),
     hasInvoice: z.boolean(),
@@ -183,7 +209,9 @@ export const ReceiveOrderResult = z
   .object({
     message: z.string(),
     order: OrderWithItems,
-    stockMovements: z.array(z.object({ itemId: z.number().int(), quantity: z.number(), previousStock: z.number(), newStock: z.number() })),
+    stockMovements: z.array(
+      z.object({ itemId: z.number().int(), quantity: z.number(), previousStock: z.number(), newStock: z.number() }),
+    ),
   })
   .openapi('ReceiveOrderResult');
 
@@ -200,7 +228,12 @@ export const AddToInventoryResult = z
   })
   .openapi('AddToInventoryResult');
 
-export const AttachInvoiceResult = z.object({ success: z.boolean(), message: z.string(), invoice: StoredInvoice, extractedData: ExtractedData });
+export const AttachInvoiceResult = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  invoice: StoredInvoice,
+  extractedData: ExtractedData,
+});
 
 /** The CSV import template (text/csv). */
 export const OrderImportCsvTemplate = z.string();

@@ -44,7 +44,12 @@ export type OrderDetail = { order: OrderListRow; lines: OrderLineRow[] };
 /** A line to be ordered, after validation: a known item or a free-text name. */
 export type NewLine = { itemId: number | null; name: string; sku: string | null; quantity: string; unitCost: string };
 
-export type NewOrderHead = { supplierId: string; notes: string | null; invoiceNumber: string | null; createdBy: string | null };
+export type NewOrderHead = {
+  supplierId: string;
+  notes: string | null;
+  invoiceNumber: string | null;
+  createdBy: string | null;
+};
 
 /** One line of an item's order history: the order, its supplier's name and the line's quantities. */
 export type ItemOrderHistoryRow = {
@@ -146,7 +151,8 @@ export function ordersService(db: Db) {
 
     create(input: CreateOrder, userId: string | null): Promise<OrderDetail> {
       return inTransaction(db, async (trx) => {
-        if (!(await suppliersService(trx).exists(input.supplierId))) throw BadRequest(`Supplier '${input.supplierId}' does not exist`);
+        if (!(await suppliersService(trx).exists(input.supplierId)))
+          throw BadRequest(`Supplier '${input.supplierId}' does not exist`);
         const ids = input.items.map((l) => l.itemId).filter((id): id is number => id != null);
         const items = await findItemsForLines(trx, ids);
         const missing = ids.filter((id) => !items.has(id));
@@ -163,7 +169,12 @@ export function ordersService(db: Db) {
         });
         const orders = ordersService(trx);
         const id = await orders.insert(
-          { supplierId: input.supplierId, notes: input.notes ?? null, invoiceNumber: input.invoiceNumber ?? null, createdBy: userId },
+          {
+            supplierId: input.supplierId,
+            notes: input.notes ?? null,
+            invoiceNumber: input.invoiceNumber ?? null,
+            createdBy: userId,
+          },
           lines,
         );
         return orders.detail(id);
@@ -186,7 +197,13 @@ export function ordersService(db: Db) {
         await trx('orders').where({ id: order.id }).update({ status: 'cancelled', updated_at: trx.fn.now() });
         return {
           result: await orders.detail(order.id),
-          audit: { entityType: 'order', entityId: order.order_id, action: 'cancel', before: { status: order.status }, after: { status: 'cancelled' } },
+          audit: {
+            entityType: 'order',
+            entityId: order.order_id,
+            action: 'cancel',
+            before: { status: order.status },
+            after: { status: 'cancelled' },
+          },
         };
       });
     },
@@ -212,7 +229,9 @@ export function ordersService(db: Db) {
         const order = await ordersService(trx).resolve(ref, { lock: true });
         const stored = await invoicesService(trx).attach(order.id, pdf, userId);
         if (!order.invoice_number && pdf.extracted.invoiceNumber) {
-          await trx('orders').where({ id: order.id }).update({ invoice_number: pdf.extracted.invoiceNumber, updated_at: trx.fn.now() });
+          await trx('orders')
+            .where({ id: order.id })
+            .update({ invoice_number: pdf.extracted.invoiceNumber, updated_at: trx.fn.now() });
         }
         return { order, stored, extracted: pdf.extracted };
       });
@@ -228,7 +247,15 @@ export function ordersService(db: Db) {
         .orderBy('o.created_at', 'desc')
         .orderBy('o.id', 'desc')
         .orderBy('li.id')
-        .select<ItemOrderHistoryRow[]>('o.order_id', 'o.created_at', 's.name as supplier', 'li.quantity', 'li.received_quantity', 'li.unit_cost', 'o.status');
+        .select<ItemOrderHistoryRow[]>(
+          'o.order_id',
+          'o.created_at',
+          's.name as supplier',
+          'li.quantity',
+          'li.received_quantity',
+          'li.unit_cost',
+          'o.status',
+        );
     },
   };
 }

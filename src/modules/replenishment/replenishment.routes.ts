@@ -4,7 +4,11 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { parse } from '../../http/validate';
 import { actorOf } from '../audit/audit.actor';
 import { presentReplenishmentOrders, presentSuggestions } from './replenishment.present';
-import { CreateReplenishmentOrders, ReplenishmentOrdersResult, ReplenishmentSuggestions } from './replenishment.schemas';
+import {
+  CreateReplenishmentOrders,
+  ReplenishmentOrdersResult,
+  ReplenishmentSuggestions,
+} from './replenishment.schemas';
 import { replenishmentService } from './replenishment.service';
 
 const RULES =
@@ -40,7 +44,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
       summary: 'Create pending orders from the suggestions',
       description:
         `${RULES} One transaction: one pending order per supplier, a line per item at the source's price, and a note on each ` +
-        "order saying it came from replenishment. Runs one at a time (a PostgreSQL advisory lock), and because the suggestions " +
+        'order saying it came from replenishment. Runs one at a time (a PostgreSQL advisory lock), and because the suggestions ' +
         'are net of what pending orders bring, asking again (or at the same time) while those orders are pending creates nothing ' +
         'for the same shortfall: 200 with orders []. itemIds limits the run to those items; quantities orders the given quantity of an item ' +
         'in place of the suggested one.',
@@ -49,7 +53,10 @@ export function replenishmentRoutes({ db, docs }: Deps) {
       responses: {
         201: { description: 'Orders created', schema: ReplenishmentOrdersResult },
         200: { description: 'Nothing was short: no order created (orders [])', schema: ReplenishmentOrdersResult },
-        400: { description: 'Validation failed, or itemIds naming items that do not exist', schema: ValidationErrorBody },
+        400: {
+          description: 'Validation failed, or itemIds naming items that do not exist',
+          schema: ValidationErrorBody,
+        },
         403: { description: 'Not a manager or admin', schema: MessageBody },
       },
     },

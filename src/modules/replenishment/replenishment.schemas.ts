@@ -13,14 +13,20 @@ export const ReplenishmentItem = z
     minimumStock: z.number(),
     reorderQuantity: z.number().nullable(),
     target: quantity('minimumStock + reorderQuantity, or twice minimumStock when the item has no reorderQuantity'),
-    onOrder: quantity('outstanding (ordered - received) on the pending and partly received orders of the item, from any supplier'),
-    quantity: quantity('what to order: target - currentStock - onOrder (0 when pending orders already cover it); exact, 2 decimal places'),
+    onOrder: quantity(
+      'outstanding (ordered - received) on the pending and partly received orders of the item, from any supplier',
+    ),
+    quantity: quantity(
+      'what to order: target - currentStock - onOrder (0 when pending orders already cover it); exact, 2 decimal places',
+    ),
   })
   .openapi('ReplenishmentItem');
 
 export const ReplenishmentLine = ReplenishmentItem.extend({
   sourceId: z.number().int(),
-  preferred: z.boolean().openapi({ description: 'true: the preferred source; false: the cheapest source (the item has no preferred one)' }),
+  preferred: z
+    .boolean()
+    .openapi({ description: 'true: the preferred source; false: the cheapest source (the item has no preferred one)' }),
   unitPrice: z.string().openapi({ description: "the source's price, decimal string", example: '4.50' }),
   lineTotal: z.string().openapi({ description: 'quantity x unitPrice, decimal string', example: '31.50' }),
 }).openapi('ReplenishmentLine');
@@ -35,9 +41,15 @@ export const ReplenishmentSupplier = z
 
 export const ReplenishmentSuggestions = z
   .object({
-    suppliers: z.array(ReplenishmentSupplier).openapi({ description: 'items to order, grouped by the supplier of their chosen source (by supplier name)' }),
-    withoutSource: z.array(ReplenishmentItem).openapi({ description: 'items short of their target with no item source: nothing to order them from' }),
-    covered: z.array(ReplenishmentItem).openapi({ description: 'items at or below their minimum whose shortfall pending orders already cover (quantity 0)' }),
+    suppliers: z
+      .array(ReplenishmentSupplier)
+      .openapi({ description: 'items to order, grouped by the supplier of their chosen source (by supplier name)' }),
+    withoutSource: z
+      .array(ReplenishmentItem)
+      .openapi({ description: 'items short of their target with no item source: nothing to order them from' }),
+    covered: z.array(ReplenishmentItem).openapi({
+      description: 'items at or below their minimum whose shortfall pending orders already cover (quantity 0)',
+    }),
   })
   .openapi('ReplenishmentSuggestions');
 
@@ -49,7 +61,9 @@ const QuantityChoice = z.object({
 
 export const CreateReplenishmentOrders = z
   .object({
-    itemIds: ItemIds.optional().openapi({ description: 'only these items (all must exist); omitted = every suggested item' }),
+    itemIds: ItemIds.optional().openapi({
+      description: 'only these items (all must exist); omitted = every suggested item',
+    }),
     quantities: z
       .array(QuantityChoice)
       .max(1000)
@@ -66,7 +80,11 @@ export type CreateReplenishmentOrders = z.infer<typeof CreateReplenishmentOrders
 export const ReplenishmentOrdersResult = z
   .object({
     message: z.string(),
-    orders: z.array(OrderWithItems).openapi({ description: 'the orders created, one per supplier; empty when nothing was short' }),
-    withoutSource: z.array(ReplenishmentItem).openapi({ description: 'items short of their target that could not be ordered: they have no item source' }),
+    orders: z
+      .array(OrderWithItems)
+      .openapi({ description: 'the orders created, one per supplier; empty when nothing was short' }),
+    withoutSource: z
+      .array(ReplenishmentItem)
+      .openapi({ description: 'items short of their target that could not be ordered: they have no item source' }),
   })
   .openapi('ReplenishmentOrdersResult');

@@ -97,7 +97,11 @@ function group(rows: SuggestionRow[]): Suggestions {
     if (!new D(row.quantity).gt(0)) covered.push(row);
     else if (row.supplier_id === null) withoutSource.push(row);
     else {
-      const entry = suppliers.get(row.supplier_id) ?? { supplierId: row.supplier_id, supplierName: row.supplier_name!, lines: [] };
+      const entry = suppliers.get(row.supplier_id) ?? {
+        supplierId: row.supplier_id,
+        supplierName: row.supplier_name!,
+        lines: [],
+      };
       entry.lines.push(row);
       suppliers.set(row.supplier_id, entry);
     }
@@ -121,7 +125,11 @@ export type ReplenishmentRequest = { itemIds?: number[]; quantities?: { itemId: 
  * when given: only items still short are ordered, so a repeat creates nothing), writes the
  * replenishment note and an audit row on each.
  */
-async function run(trx: Db, { itemIds, quantities = [] }: ReplenishmentRequest, actor: Actor): Promise<ReplenishmentOutcome> {
+async function run(
+  trx: Db,
+  { itemIds, quantities = [] }: ReplenishmentRequest,
+  actor: Actor,
+): Promise<ReplenishmentOutcome> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [RUN_LOCK]);
   const named = [...(itemIds ?? []), ...quantities.map((q) => q.itemId)];
   if (named.length > 0) {
@@ -139,9 +147,20 @@ async function run(trx: Db, { itemIds, quantities = [] }: ReplenishmentRequest, 
   for (const supplier of suppliers) {
     const id = await orders.insert(
       { supplierId: supplier.supplierId, notes: null, invoiceNumber: null, createdBy: actor.userId },
-      supplier.lines.map((l) => ({ itemId: l.item_id, name: l.name, sku: l.sku, quantity: l.quantity, unitCost: l.price! })),
+      supplier.lines.map((l) => ({
+        itemId: l.item_id,
+        name: l.name,
+        sku: l.sku,
+        quantity: l.quantity,
+        unitCost: l.price!,
+      })),
     );
-    await notes.add({ text: REPLENISHMENT_NOTE(supplier.lines.length), referenceType: 'order', referenceId: String(id), createdBy: actor.userId });
+    await notes.add({
+      text: REPLENISHMENT_NOTE(supplier.lines.length),
+      referenceType: 'order',
+      referenceId: String(id),
+      createdBy: actor.userId,
+    });
     const detail = await orders.detail(id);
     details.push(detail);
     audit.push({

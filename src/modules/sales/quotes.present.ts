@@ -43,11 +43,20 @@ export function presentQuote({ quote: row, lines }: QuoteRecord): Quote {
 
 export const presentQuoteList = (quotes: QuoteRecord[]): QuoteList => ({ quotes: quotes.map(presentQuote) });
 
-export const presentDraftSaved = (quote: QuoteRecord): QuoteSaved => ({ message: 'Draft quote saved', quote: presentQuote(quote) });
+export const presentDraftSaved = (quote: QuoteRecord): QuoteSaved => ({
+  message: 'Draft quote saved',
+  quote: presentQuote(quote),
+});
 
-export const presentQuoteUpdated = (quote: QuoteRecord): QuoteSaved => ({ message: 'Quote updated', quote: presentQuote(quote) });
+export const presentQuoteUpdated = (quote: QuoteRecord): QuoteSaved => ({
+  message: 'Quote updated',
+  quote: presentQuote(quote),
+});
 
-export const presentChargeCodeChanged = (chargeCode: string): ChargeCodeChanged => ({ message: 'Charge code updated', chargeCode });
+export const presentChargeCodeChanged = (chargeCode: string): ChargeCodeChanged => ({
+  message: 'Charge code updated',
+  chargeCode,
+});
 
 export const presentDraftDeleted = (): Message => ({ message: 'Draft quote deleted' });
 

@@ -17,10 +17,23 @@ import {
   presentQuoteList,
   presentQuoteUpdated,
 } from './quotes.present';
-import { ChangeChargeCode, ChargeCodeChanged, Quote, QuoteIdParams, QuoteList, QuoteSaved, SaveDraft, SessionQuery, UpdateQuote } from './quotes.schemas';
+import {
+  ChangeChargeCode,
+  ChargeCodeChanged,
+  Quote,
+  QuoteIdParams,
+  QuoteList,
+  QuoteSaved,
+  SaveDraft,
+  SessionQuery,
+  UpdateQuote,
+} from './quotes.schemas';
 import { quotesService } from './quotes.service';
 
-const invalid = { description: 'Validation failed, or a charge code check failed ({message})', schema: ValidationErrorBody };
+const invalid = {
+  description: 'Validation failed, or a charge code check failed ({message})',
+  schema: ValidationErrorBody,
+};
 const quoteNotFound = { description: 'Quote not found', schema: MessageBody };
 const noDraft = { description: 'No draft quote found for this session', schema: MessageBody };
 
@@ -35,7 +48,13 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes/current-draft',
-    { operationId: 'getCurrentDraftQuote', summary: "The caller's draft for a session", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft } },
+    {
+      operationId: 'getCurrentDraftQuote',
+      summary: "The caller's draft for a session",
+      access: 'auth',
+      query: SessionQuery,
+      responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft },
+    },
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
       res.json(presentQuote(await quotes.currentDraft(currentUser(req), sessionId)));
@@ -47,7 +66,8 @@ export function quotesRoutes({ db, docs }: Deps) {
     {
       operationId: 'setCurrentDraftChargeCode',
       summary: "Change the charge code of the session's draft",
-      description: 'The code passes the same checks as on save (existence, validity window, hold, category exclusions of the lines).',
+      description:
+        'The code passes the same checks as on save (existence, validity window, hold, category exclusions of the lines).',
       access: 'auth',
       body: ChangeChargeCode,
       responses: { 200: { description: 'Changed', schema: ChargeCodeChanged }, 400: invalid, 404: noDraft },
@@ -60,7 +80,13 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/sales/quotes/current-draft',
-    { operationId: 'discardCurrentDraftQuote', summary: "Delete the session's draft", access: 'auth', query: SessionQuery, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft } },
+    {
+      operationId: 'discardCurrentDraftQuote',
+      summary: "Delete the session's draft",
+      access: 'auth',
+      query: SessionQuery,
+      responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft },
+    },
     async (req, res) => {
       const { sessionId } = parse(SessionQuery, req.query);
       await quotes.deleteDraft(currentUser(req), sessionId);
@@ -78,7 +104,11 @@ export function quotesRoutes({ db, docs }: Deps) {
         "Lines copy the item's name, sku, price and VAT rate now; amounts are rounded half-up per line.",
       access: 'auth',
       body: SaveDraft,
-      responses: { 200: { description: 'Saved', schema: QuoteSaved }, 400: invalid, 500: { description: 'Failed to create draft quote', schema: MessageBody } },
+      responses: {
+        200: { description: 'Saved', schema: QuoteSaved },
+        400: invalid,
+        500: { description: 'Failed to create draft quote', schema: MessageBody },
+      },
     },
     async (req, res) => {
       const body = parse(SaveDraft, req.body);
@@ -94,7 +124,12 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes',
-    { operationId: 'listQuotes', summary: 'List draft quotes (own; managers and admins see all)', access: 'auth', responses: { 200: { description: 'Quotes, most recently updated first', schema: QuoteList } } },
+    {
+      operationId: 'listQuotes',
+      summary: 'List draft quotes (own; managers and admins see all)',
+      access: 'auth',
+      responses: { 200: { description: 'Quotes, most recently updated first', schema: QuoteList } },
+    },
     async (req, res) => {
       res.json(presentQuoteList(await quotes.list(currentUser(req))));
     },
@@ -102,7 +137,13 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/quotes/:id',
-    { operationId: 'getQuote', summary: 'Read a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound } },
+    {
+      operationId: 'getQuote',
+      summary: 'Read a quote',
+      access: 'auth',
+      params: QuoteIdParams,
+      responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound },
+    },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       res.json(presentQuote(await quotes.get(currentUser(req), id)));
@@ -114,7 +155,8 @@ export function quotesRoutes({ db, docs }: Deps) {
     {
       operationId: 'updateQuote',
       summary: 'Update a quote',
-      description: 'Any of chargeCode, items (replaces all lines, repriced from the items now), vatApplied, customerNotes.',
+      description:
+        'Any of chargeCode, items (replaces all lines, repriced from the items now), vatApplied, customerNotes.',
       access: 'auth',
       params: QuoteIdParams,
       body: UpdateQuote,
@@ -129,7 +171,13 @@ export function quotesRoutes({ db, docs }: Deps) {
 
   api.delete(
     '/sales/quotes/:id',
-    { operationId: 'deleteQuote', summary: 'Delete a quote', access: 'auth', params: QuoteIdParams, responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound } },
+    {
+      operationId: 'deleteQuote',
+      summary: 'Delete a quote',
+      access: 'auth',
+      params: QuoteIdParams,
+      responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound },
+    },
     async (req, res) => {
       const { id } = parse(QuoteIdParams, req.params);
       await quotes.remove(currentUser(req), id);
@@ -147,7 +195,7 @@ export function quotesRoutes({ db, docs }: Deps) {
         'stock out through the ledger (reason names the saleId), draft removed. Any failure changes nothing. ' +
         'A quote already processed is gone: 404 Quote not found.\n\n' +
         'The body is optional: `pin` and `recipient` for the charge-code policies of the settings (off by default). ' +
-        "chargeCodes.requirePin: a code with a PIN needs it (400 when missing or wrong); after 5 wrong PINs in 15 minutes the code takes none (429) until the window ends. " +
+        'chargeCodes.requirePin: a code with a PIN needs it (400 when missing or wrong); after 5 wrong PINs in 15 minutes the code takes none (429) until the window ends. ' +
         "chargeCodes.requireAuthorisedUser: recipient.deliveredToEmail must be one of the code's authorised users (case-insensitive; 400 otherwise). " +
         'A recipient given is recorded on the sale. 409 when the code or its PIN changed while the sale was being made.',
       access: 'auth',

@@ -9,7 +9,10 @@ export const Quantity = decimalString({ places: 2, max: 1_000_000_000 }).refine(
 
 export const LineRequest = z.object({ itemId: IntId, quantity: Quantity });
 
-export const Lines = z.array(LineRequest).min(1, { error: 'must contain at least one item' }).max(500, { error: 'must contain at most 500 items' });
+export const Lines = z
+  .array(LineRequest)
+  .min(1, { error: 'must contain at least one item' })
+  .max(500, { error: 'must contain at most 500 items' });
 
 const SessionId = z.string().trim().min(1, { error: 'is required' }).max(200);
 const ChargeCodeInput = z.string().trim().min(1, { error: 'is required' }).max(64);
@@ -76,11 +79,15 @@ export type QuoteSaved = z.infer<typeof QuoteSaved>;
 export const QuoteList = z.object({ quotes: z.array(Quote) }).openapi('QuoteList');
 export type QuoteList = z.infer<typeof QuoteList>;
 
-export const ChargeCodeChanged = z.object({ message: z.string(), chargeCode: z.string() }).openapi('DraftChargeCodeChanged');
+export const ChargeCodeChanged = z
+  .object({ message: z.string(), chargeCode: z.string() })
+  .openapi('DraftChargeCodeChanged');
 export type ChargeCodeChanged = z.infer<typeof ChargeCodeChanged>;
 
 /** The counter's forms (urlencoded strings); their quantities and recipient use the API's own schemas. */
-export const ScanSku = z.object({ sku: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(100) });
+export const ScanSku = z.object({
+  sku: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(100),
+});
 export const ItemMatchesQuery = z.object({ sku: z.string().trim().max(100).default('') });
 export const BasketLineParams = z.object({ lineId: IntId });
 export const LineQuantity = z.object({ quantity: Quantity });

@@ -7,8 +7,19 @@ import { inTransaction } from '../../db/knex';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
-import { checkChargeCode, chargeCodeForCheckSql, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
-import { findItemsForLines, itemForLineBySkuJson, itemsById, itemsForLinesJson, type ItemForLine } from '../items/items.lookup';
+import {
+  checkChargeCode,
+  chargeCodeForCheckSql,
+  validateChargeCode,
+  type ChargeCodeForCheck,
+} from '../chargecodes/chargecodes.validation';
+import {
+  findItemsForLines,
+  itemForLineBySkuJson,
+  itemsById,
+  itemsForLinesJson,
+  type ItemForLine,
+} from '../items/items.lookup';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -41,9 +52,14 @@ export type QuoteRow = {
 type Actor = Pick<Express.User, 'id' | 'role'>;
 
 /** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
-const QUOTE_NUMBER = sql.raw(`'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`);
+const QUOTE_NUMBER = sql.raw(
+  `'Q' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('quote_number_seq')`,
+);
 
-type DraftFields = Pick<QuoteRow, 'charge_code' | 'vat_applied' | 'customer_notes' | 'subtotal_amount' | 'vat_amount' | 'total_amount'>;
+type DraftFields = Pick<
+  QuoteRow,
+  'charge_code' | 'vat_applied' | 'customer_notes' | 'subtotal_amount' | 'vat_amount' | 'total_amount'
+>;
 
 /** A new draft of the session; callers add what happens when the session already has one. */
 const insertDraftSql = (userId: string, sessionId: string, f: DraftFields) => sql`INSERT INTO quotes
@@ -80,19 +96,36 @@ function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLi
   if (errors.length > 0) throw BadRequest('Validation failed', { errors });
   const lines: LineInput[] = requested.map((line) => {
     const item = items.get(line.itemId)!;
-    return { itemId: item.id, itemName: item.name, itemSku: item.sku, quantity: line.quantity, unitPrice: item.price, vatRate: item.vatRate };
+    return {
+      itemId: item.id,
+      itemName: item.name,
+      itemSku: item.sku,
+      quantity: line.quantity,
+      unitPrice: item.price,
+      vatRate: item.vatRate,
+    };
   });
   return { lines, categoryIds: [...items.values()].map((i) => i.categoryId) };
 }
 
 export async function resolveLines(db: Db, requested: RequestedLine[]) {
-  return linesFromItems(requested, await findItemsForLines(db, requested.map((l) => l.itemId)));
+  return linesFromItems(
+    requested,
+    await findItemsForLines(
+      db,
+      requested.map((l) => l.itemId),
+    ),
+  );
 }
 
 const inactiveItemMessage = (item: ItemForLine) => `Item '${item.name}' is inactive`;
 
 /** A draft line at the counter, with its item's stock and category now (null once the item is gone). */
-export type BasketLine = LineRow & { current_stock: string | null; category_id: number | null; short_of_stock: boolean | null };
+export type BasketLine = LineRow & {
+  current_stock: string | null;
+  category_id: number | null;
+  short_of_stock: boolean | null;
+};
 
 /** The session's draft as the counter shows it; quote is null while the session has none. */
 export type Basket = { quote: QuoteRow | null; lines: BasketLine[] };
@@ -154,7 +187,14 @@ function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemFo
       if (!scanned.isActive) throw BadRequest(inactiveItemMessage(scanned));
       const index = inputs.findIndex((l) => l.itemId === scanned.id);
       if (index === -1) {
-        const line = { itemId: scanned.id, itemName: scanned.name, itemSku: scanned.sku, quantity: '1', unitPrice: scanned.price, vatRate: scanned.vatRate };
+        const line = {
+          itemId: scanned.id,
+          itemName: scanned.name,
+          itemSku: scanned.sku,
+          quantity: '1',
+          unitPrice: scanned.price,
+          vatRate: scanned.vatRate,
+        };
         return [...inputs, line];
       }
       return inputs.map((l, i) => (i === index ? { ...l, quantity: new D(l.quantity).plus(1).toFixed(2) } : l));
@@ -185,14 +225,20 @@ async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): P
 export const canSeeAllQuotes = (actor: Actor) => hasRole(actor as Express.User, 'manager');
 
 export function quotesService(db: Db) {
-  const linesOf = (quoteId: number, trx: Db = db): Promise<LineRow[]> => trx('quote_items').where({ quote_id: quoteId }).orderBy('id');
+  const linesOf = (quoteId: number, trx: Db = db): Promise<LineRow[]> =>
+    trx('quote_items').where({ quote_id: quoteId }).orderBy('id');
 
   async function withLines(quote: QuoteRow): Promise<QuoteRecord> {
     return { quote, lines: await linesOf(quote.id) };
   }
 
   /** Replaces a draft's lines with one INSERT (the old ones deleted first unless the draft is new). */
-  async function writeLines(trx: Knex.Transaction, quoteId: number, priced: PricedLines, replace = true): Promise<LineRow[]> {
+  async function writeLines(
+    trx: Knex.Transaction,
+    quoteId: number,
+    priced: PricedLines,
+    replace = true,
+  ): Promise<LineRow[]> {
     if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
     const { rows } = await preparedRaw<{ rows: LineRow[] }>(
       trx,
@@ -216,7 +262,15 @@ export function quotesService(db: Db) {
     return canSeeAllQuotes(actor) ? query : query.where({ user_id: actor.id });
   };
   const withLinesOf = async (rows: QuoteRow[]): Promise<QuoteRecord[]> => {
-    const lines = rows.length === 0 ? [] : await db<LineRow & { quote_id: number }>('quote_items').whereIn('quote_id', rows.map((r) => r.id)).orderBy('id');
+    const lines =
+      rows.length === 0
+        ? []
+        : await db<LineRow & { quote_id: number }>('quote_items')
+            .whereIn(
+              'quote_id',
+              rows.map((r) => r.id),
+            )
+            .orderBy('id');
     return rows.map((quote) => ({ quote, lines: lines.filter((l) => l.quote_id === quote.id) }));
   };
 
@@ -239,7 +293,9 @@ export function quotesService(db: Db) {
     async saveDraft(actor: Actor, input: SaveDraft): Promise<QuoteRecord> {
       // The items and the charge code in one round trip; items are checked first, as before any code.
       const items = itemsForLinesJson(input.items.map((l) => l.itemId));
-      const { rows: read } = await preparedRaw<{ rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[] }>(
+      const { rows: read } = await preparedRaw<{
+        rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[];
+      }>(
         db,
         sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${input.chargeCode}`)}) cc) AS charge_code`,
       );
@@ -273,7 +329,10 @@ export function quotesService(db: Db) {
       }
       return inTransaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up.
-        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(trx, sql`${draft} ${UPDATE_EXISTING_DRAFT}`);
+        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
+          trx,
+          sql`${draft} ${UPDATE_EXISTING_DRAFT}`,
+        );
         const { inserted, ...quote } = rows[0];
         return { quote, lines: await writeLines(trx, quote.id, priced, !inserted) };
       });
@@ -297,7 +356,12 @@ export function quotesService(db: Db) {
       for (let attempt = 1; ; attempt += 1) {
         try {
           const { basket, refusal } = await inTransaction(db, async (trx) => {
-            const { lines: current, scanned_item, charge_code_row, ...read } = await readBasket(trx, actor, sessionId, change);
+            const {
+              lines: current,
+              scanned_item,
+              charge_code_row,
+              ...read
+            } = await readBasket(trx, actor, sessionId, change);
             const draft = read.id === null ? null : (read as QuoteRow);
             const lines = changedLines(current, change, scanned_item);
             let chargeCode = draft?.charge_code ?? null;
@@ -314,7 +378,12 @@ export function quotesService(db: Db) {
             }
             if (change.kind === 'chargeCode') chargeCode = change.chargeCode;
             const priced = priceLines(lines, vatApplied);
-            const fields = { charge_code: chargeCode, vat_applied: vatApplied, customer_notes: customerNotes, ...totals(priced) };
+            const fields = {
+              charge_code: chargeCode,
+              vat_applied: vatApplied,
+              customer_notes: customerNotes,
+              ...totals(priced),
+            };
             // The draft row is locked (or there was none), so the lines this statement deletes are all the draft has.
             const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean; lines: BasketLine[] })[] }>(
               trx,
@@ -337,7 +406,8 @@ export function quotesService(db: Db) {
           return basket;
         } catch (err) {
           if (!(err instanceof DraftCreatedMeanwhile)) throw err;
-          if (attempt === MAX_BASKET_ATTEMPTS) throw Conflict('The basket kept changing while it was being saved; try again.');
+          if (attempt === MAX_BASKET_ATTEMPTS)
+            throw Conflict('The basket kept changing while it was being saved; try again.');
         }
       }
     },
@@ -370,7 +440,12 @@ export function quotesService(db: Db) {
     async find(actor: Actor, search: string, limit: number): Promise<QuoteRecord[]> {
       const anywhere = containsPattern(search);
       const found = visibleTo(actor)
-        .where((q) => q.whereRaw('lower(quote_id) ^@ lower(?)', [search]).orWhereILike('charge_code', anywhere).orWhereILike('customer_notes', anywhere))
+        .where((q) =>
+          q
+            .whereRaw('lower(quote_id) ^@ lower(?)', [search])
+            .orWhereILike('charge_code', anywhere)
+            .orWhereILike('customer_notes', anywhere),
+        )
         .limit(limit);
       return withLinesOf(await found);
     },

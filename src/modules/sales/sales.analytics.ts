@@ -73,7 +73,10 @@ export function salesAnalytics(db: Db) {
 
     /** Whether current stock covers each requested quantity (two entries on one item are checked by their sum). */
     async stockCheck(requested: { itemId: number; quantity: string }[]) {
-      const items = await findItemsForLines(db, requested.map((r) => r.itemId));
+      const items = await findItemsForLines(
+        db,
+        requested.map((r) => r.itemId),
+      );
       const totals = new Map<number, D>();
       for (const r of requested) totals.set(r.itemId, (totals.get(r.itemId) ?? new D(0)).plus(r.quantity));
       return requested.map((r): StockCheckLine => {

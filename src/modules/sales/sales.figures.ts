@@ -7,13 +7,26 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
 /** Figures of the sales sharing one key: how many, their totals, what was refunded and the rest (decimal strings). */
-export type SalesFiguresRow = { key: string; sales: number; total_amount: string; refunded_amount: string; net_amount: string };
+export type SalesFiguresRow = {
+  key: string;
+  sales: number;
+  total_amount: string;
+  refunded_amount: string;
+  net_amount: string;
+};
 
 /** The figures of one charge code's sales, with the code's cost centre (null or '' without one). */
 export type ChargeCodeFiguresRow = SalesFiguresRow & { cost_centre: string | null };
 
 /** Figures of the sales per department: the cost centre of their charge code ('Unassigned' without one). */
-export type DepartmentFigures = { department: string; sales: number; totalAmount: D; refundedAmount: D; netAmount: D; chargeCodes: number };
+export type DepartmentFigures = {
+  department: string;
+  sales: number;
+  totalAmount: D;
+  refundedAmount: D;
+  netAmount: D;
+  chargeCodes: number;
+};
 
 const floorToDay = (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
 const ceilToDay = (t: Date) => new Date(Math.ceil(t.getTime() / DAY_MS) * DAY_MS);
@@ -24,9 +37,15 @@ const isoDay = (t: Date) => t.toISOString().slice(0, 10);
  * side), with the dates read as salesWhere reads them. A range inside one day gives from = to.
  */
 function wholeDaysOf({ startDate, endDate }: ResolvedSalesFilter): { from?: Date; to?: Date } {
-  const from = startDate ? ceilToDay(new Date(DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : startDate)) : undefined;
+  const from = startDate
+    ? ceilToDay(new Date(DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : startDate))
+    : undefined;
   // A plain end date ends on the next midnight; an end instant cuts its own day short.
-  const to = endDate ? floorToDay(DATE_ONLY.test(endDate) ? new Date(Date.parse(`${endDate}T00:00:00.000Z`) + DAY_MS) : new Date(endDate)) : undefined;
+  const to = endDate
+    ? floorToDay(
+        DATE_ONLY.test(endDate) ? new Date(Date.parse(`${endDate}T00:00:00.000Z`) + DAY_MS) : new Date(endDate),
+      )
+    : undefined;
   return { from, to: from && to && to < from ? from : to };
 }
 
@@ -59,7 +78,8 @@ function dayFigures(filter: ResolvedSalesFilter): Sql {
   return sql`(${sql.join(parts, sql.raw(' UNION ALL '))}) AS f`;
 }
 
-const FIGURES = sql.raw(`sum(f.sales_count)::int AS sales, sum(f.total_amount)::text AS total_amount, sum(f.refunded_amount)::text AS refunded_amount,
+const FIGURES =
+  sql.raw(`sum(f.sales_count)::int AS sales, sum(f.total_amount)::text AS total_amount, sum(f.refunded_amount)::text AS refunded_amount,
   (sum(f.total_amount) - sum(f.refunded_amount))::text AS net_amount`);
 /** A group whose rollup rows sum to no sale (all deleted, or moved out) is left out, as a straight aggregate has no such group. */
 const WITH_SALES = sql.raw('sum(f.sales_count) > 0');
@@ -94,7 +114,14 @@ export function byDepartment(codes: ChargeCodeFiguresRow[], by: 'totalAmount' | 
   const departments = new Map<string, DepartmentFigures>();
   for (const code of codes) {
     const department = code.cost_centre || 'Unassigned';
-    const entry = departments.get(department) ?? { department, sales: 0, totalAmount: new D(0), refundedAmount: new D(0), netAmount: new D(0), chargeCodes: 0 };
+    const entry = departments.get(department) ?? {
+      department,
+      sales: 0,
+      totalAmount: new D(0),
+      refundedAmount: new D(0),
+      netAmount: new D(0),
+      chargeCodes: 0,
+    };
     entry.sales += code.sales;
     entry.totalAmount = entry.totalAmount.plus(code.total_amount);
     entry.refundedAmount = entry.refundedAmount.plus(code.refunded_amount);
@@ -102,5 +129,7 @@ export function byDepartment(codes: ChargeCodeFiguresRow[], by: 'totalAmount' | 
     entry.chargeCodes += 1;
     departments.set(department, entry);
   }
-  return [...departments.values()].sort((a, b) => b[by].comparedTo(a[by]) || (a.department < b.department ? -1 : a.department > b.department ? 1 : 0));
+  return [...departments.values()].sort(
+    (a, b) => b[by].comparedTo(a[by]) || (a.department < b.department ? -1 : a.department > b.department ? 1 : 0),
+  );
 }

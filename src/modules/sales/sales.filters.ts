@@ -5,7 +5,13 @@ import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
 
-export type SalesFilterInput = { chargeCode?: string; startDate?: string; endDate?: string; unpaidOnly?: boolean; search?: string };
+export type SalesFilterInput = {
+  chargeCode?: string;
+  startDate?: string;
+  endDate?: string;
+  unpaidOnly?: boolean;
+  search?: string;
+};
 
 /** A filter whose partial charge code was resolved to the codes it matches (every sale's code is a charge code's). */
 export type ResolvedSalesFilter = Omit<SalesFilterInput, 'chargeCode'> & { chargeCodes?: string[] };
@@ -15,7 +21,10 @@ export type ResolvedSalesFilter = Omit<SalesFilterInput, 'chargeCode'> & { charg
  * are filtered by equality: the planner then reads them through sales(charge_code, created_at, id)
  * in date order instead of testing ILIKE on every sale of the range.
  */
-export async function resolveSalesFilter(db: Db, { chargeCode, ...rest }: SalesFilterInput): Promise<ResolvedSalesFilter> {
+export async function resolveSalesFilter(
+  db: Db,
+  { chargeCode, ...rest }: SalesFilterInput,
+): Promise<ResolvedSalesFilter> {
   if (!chargeCode) return rest;
   const { rows } = await preparedRaw<{ rows: { code: string }[] }>(
     db,
@@ -37,7 +46,8 @@ export function salesWhere(filter: SalesFilterInput | ResolvedSalesFilter): Sql 
     const codes = filter.chargeCodes;
     clauses.push(codes.length === 1 ? sql`s.charge_code = ${codes[0]}` : sql`s.charge_code = ANY(${codes}::text[])`);
   }
-  if ('chargeCode' in filter && filter.chargeCode) clauses.push(sql`s.charge_code ILIKE ${containsPattern(filter.chargeCode)}`);
+  if ('chargeCode' in filter && filter.chargeCode)
+    clauses.push(sql`s.charge_code ILIKE ${containsPattern(filter.chargeCode)}`);
   clauses.push(...inDateRange(sql.raw('s.created_at'), filter.startDate, filter.endDate));
   if (filter.unpaidOnly) clauses.push(sql.raw('s.is_paid = false'));
   if (filter.search) clauses.push(saleSearch(filter.search));
@@ -66,7 +76,10 @@ export const salesRaw = <T>(db: Db, filter: SalesFilterInput | ResolvedSalesFilt
   filter.search ? toRaw<T>(db, statement) : preparedRaw<T>(db, statement);
 
 /** salesWhere on a query builder over `sales as s`. */
-export function applySalesFilter<Q extends Knex.QueryBuilder>(query: Q, filter: SalesFilterInput | ResolvedSalesFilter): Q {
+export function applySalesFilter<Q extends Knex.QueryBuilder>(
+  query: Q,
+  filter: SalesFilterInput | ResolvedSalesFilter,
+): Q {
   const where = salesWhere(filter);
   query.whereRaw(where.text, where.bindings as Knex.RawBinding[]);
   return query;

@@ -27,7 +27,10 @@ import type {
 } from './sales.schemas';
 import type { RefundRecord, SaleLineRow, SaleRecord, SaleRow } from './sales.service';
 
-export const presentSaleLine = (line: SaleLineRow) => ({ ...presentLine(line), refundedQuantity: line.refunded_quantity });
+export const presentSaleLine = (line: SaleLineRow) => ({
+  ...presentLine(line),
+  refundedQuantity: line.refunded_quantity,
+});
 
 export function presentSale({ sale: row, lines }: SaleRecord): Sale {
   return {
@@ -44,7 +47,12 @@ export function presentSale({ sale: row, lines }: SaleRecord): Sale {
     status: row.status,
     isPaid: row.is_paid,
     processedBy: row.u_id
-      ? presentUserRef({ id: row.u_id, email: row.u_email!, first_name: row.u_first_name!, last_name: row.u_last_name! })
+      ? presentUserRef({
+          id: row.u_id,
+          email: row.u_email!,
+          first_name: row.u_first_name!,
+          last_name: row.u_last_name!,
+        })
       : null,
     deliveredTo: row.delivered_to,
     deliveredToEmail: row.delivered_to_email,
@@ -55,14 +63,24 @@ export function presentSale({ sale: row, lines }: SaleRecord): Sale {
   };
 }
 
-export const presentSalesPage = ({ sales, total }: { sales: SaleRecord[]; total: number }, page: number, limit: number): SalesPage => ({
+export const presentSalesPage = (
+  { sales, total }: { sales: SaleRecord[]; total: number },
+  page: number,
+  limit: number,
+): SalesPage => ({
   sales: sales.map(presentSale),
   pagination: pageInfo(page, limit, total),
 });
 
-export const presentSaleCreated = (sale: SaleRecord): SaleCreated => ({ message: 'Sale created successfully', sale: presentSale(sale) });
+export const presentSaleCreated = (sale: SaleRecord): SaleCreated => ({
+  message: 'Sale created successfully',
+  sale: presentSale(sale),
+});
 
-export const presentSaleProcessed = (sale: SaleRecord): SaleProcessed => ({ message: 'Sale processed successfully', sale: presentSale(sale) });
+export const presentSaleProcessed = (sale: SaleRecord): SaleProcessed => ({
+  message: 'Sale processed successfully',
+  sale: presentSale(sale),
+});
 
 const paymentState = (row: SaleRow): SalePaymentState => ({
   id: row.id,
@@ -77,7 +95,10 @@ export function presentSalePaid(row: SaleRow): SalePaid {
   return { message: 'Sale marked as paid', ...state, sale: state };
 }
 
-export const presentSaleUnpaid = (row: SaleRow): SaleUnpaid => ({ message: 'Sale marked as unpaid', sale: paymentState(row) });
+export const presentSaleUnpaid = (row: SaleRow): SaleUnpaid => ({
+  message: 'Sale marked as unpaid',
+  sale: paymentState(row),
+});
 
 export const presentSaleRecipient = (row: SaleRow): SaleRecipient => ({
   message: 'Recipient recorded',
@@ -92,21 +113,30 @@ export const presentSaleRecipient = (row: SaleRow): SaleRecipient => ({
 
 export const presentSaleRefund = ({ sale, refunded }: RefundRecord): SaleRefund => ({
   message: sale.status === 'refunded' ? 'Sale fully refunded' : 'Sale partially refunded',
-  sale: { id: sale.id, saleId: sale.sale_id, totalAmount: sale.total_amount, refundedAmount: sale.refunded_amount, status: sale.status },
-  refundedItems: refunded.map((r) => ({ itemId: r.itemId, itemName: r.itemName, refundedQty: quantityNumber(r.quantity), stockRestored: true })),
+  sale: {
+    id: sale.id,
+    saleId: sale.sale_id,
+    totalAmount: sale.total_amount,
+    refundedAmount: sale.refunded_amount,
+    status: sale.status,
+  },
+  refundedItems: refunded.map((r) => ({
+    itemId: r.itemId,
+    itemName: r.itemName,
+    refundedQty: quantityNumber(r.quantity),
+    stockRestored: true,
+  })),
 });
 
 export const presentMostSoldItems = (rows: MostSoldRow[]): MostSoldItems => ({
-  items: rows.map(
-    (r): ItemStat => ({
-      itemId: r.item_id,
-      itemName: r.item_name,
-      itemSku: r.item_sku,
-      totalQuantity: quantityNumber(r.total_quantity),
-      totalRevenue: amountNumber(r.total_revenue),
-      salesCount: r.sales_count,
-    }),
-  ),
+  items: rows.map((r): ItemStat => ({
+    itemId: r.item_id,
+    itemName: r.item_name,
+    itemSku: r.item_sku,
+    totalQuantity: quantityNumber(r.total_quantity),
+    totalRevenue: amountNumber(r.total_revenue),
+    salesCount: r.sales_count,
+  })),
 });
 
 export function presentStockCheck(lines: StockCheckLine[]): StockCheckResult {
@@ -146,7 +176,11 @@ export function presentSalesReport(report: SalesReportRecord, page: number, limi
         totalAmount: report.summary.totalAmount.toNumber(),
         uniqueChargeCodes: report.summary.uniqueChargeCodes,
       },
-      departmentSummary: report.departments.map((d) => ({ department: d.department, totalSales: d.totalSales, totalAmount: d.totalAmount.toNumber() })),
+      departmentSummary: report.departments.map((d) => ({
+        department: d.department,
+        totalSales: d.totalSales,
+        totalAmount: d.totalAmount.toNumber(),
+      })),
       sales: report.sales.map((r) => ({
         id: r.id,
         saleId: r.sale_id,
@@ -165,19 +199,26 @@ export function presentSalesReport(report: SalesReportRecord, page: number, limi
         deliveredAt: r.delivered_at?.toISOString() ?? null,
         createdAt: r.created_at.toISOString(),
         processedBy: { firstName: r.first_name ?? '', lastName: r.last_name ?? '' },
-        items: r.lines.map((l) => ({ itemName: l.item_name, itemSku: l.item_sku, quantity: l.quantity, unitPrice: l.unit_price })),
+        items: r.lines.map((l) => ({
+          itemName: l.item_name,
+          itemSku: l.item_sku,
+          quantity: l.quantity,
+          unitPrice: l.unit_price,
+        })),
       })),
       pagination: pageInfo(page, limit, report.summary.totalSales),
     },
   };
 }
 
-export const REPORT_CSV_HEADER = 'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
+export const REPORT_CSV_HEADER =
+  'Sale ID,Charge Code,Total Amount,Customer Info,Notes,Status,Processed By,Date,Items Count';
 
 const customerInfo = (r: { delivered_to: string | null; delivered_to_email: string | null }) =>
   [r.delivered_to, r.delivered_to_email ? `<${r.delivered_to_email}>` : null].filter(Boolean).join(' ');
 
-const fullName = (u: { first_name: string | null; last_name: string | null }) => [u.first_name, u.last_name].filter(Boolean).join(' ');
+const fullName = (u: { first_name: string | null; last_name: string | null }) =>
+  [u.first_name, u.last_name].filter(Boolean).join(' ');
 
 // text cells through spreadsheetText (no formula injection); the total stays a number
 const csvRow = ({ sale: r, processedBy, itemsCount }: CsvSaleRecord) => [

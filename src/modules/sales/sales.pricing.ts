@@ -76,17 +76,24 @@ export const lineInputFromRow = (row: LineRow): LineInput => ({
 });
 
 /** Priced lines as one JSON value, expanded in SQL by linesFromJson (one INSERT for all lines). */
-const linesJson = (lines: PricedLine[]) => JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
+const linesJson = (lines: PricedLine[]) =>
+  JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
 
 /**
  * The priced lines as rows `v` (their columns LINE_VALUE_COLUMNS, their order v.position), bound as
  * one JSON value, so the statement's text is the same whatever the number of lines.
  */
-export const linesFromJson = (lines: PricedLine[]) => sql`jsonb_to_recordset(${linesJson(lines)}::jsonb) AS v(position int, item_id int, item_name text, item_sku text,
+export const linesFromJson = (
+  lines: PricedLine[],
+) => sql`jsonb_to_recordset(${linesJson(lines)}::jsonb) AS v(position int, item_id int, item_name text, item_sku text,
   quantity numeric, unit_price numeric, vat_rate numeric, vat_amount numeric, subtotal numeric, total_with_vat numeric)`;
 
-export const LINE_VALUE_COLUMNS = sql.raw('v.item_id, v.item_name, v.item_sku, v.quantity, v.unit_price, v.vat_rate, v.vat_amount, v.subtotal, v.total_with_vat');
-export const LINE_COLUMNS = sql.raw('item_id, item_name, item_sku, quantity, unit_price, vat_rate, vat_amount, subtotal, total_with_vat');
+export const LINE_VALUE_COLUMNS = sql.raw(
+  'v.item_id, v.item_name, v.item_sku, v.quantity, v.unit_price, v.vat_rate, v.vat_amount, v.subtotal, v.total_with_vat',
+);
+export const LINE_COLUMNS = sql.raw(
+  'item_id, item_name, item_sku, quantity, unit_price, vat_rate, vat_amount, subtotal, total_with_vat',
+);
 
 /** A line row under `alias` as JSON whose decimals stay strings (json would turn numeric into numbers), plus `extra` pairs. */
 export const lineJsonObject = (alias: string, extra: Sql = sql.raw('')) => {

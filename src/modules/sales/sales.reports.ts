@@ -46,11 +46,23 @@ const REPORT_LINES = `(SELECT coalesce(json_agg(json_build_object('item_name', s
 
 export type CsvSaleRow = Pick<
   ReportRow,
-  'id' | 'sale_id' | 'charge_code' | 'total_amount' | 'customer_notes' | 'status' | 'delivered_to' | 'delivered_to_email' | 'created_at'
+  | 'id'
+  | 'sale_id'
+  | 'charge_code'
+  | 'total_amount'
+  | 'customer_notes'
+  | 'status'
+  | 'delivered_to'
+  | 'delivered_to_email'
+  | 'created_at'
 > & { processed_by: string | null };
 
 /** A sale of the CSV report with the name of who processed it (null: nobody, or a user since deleted) and its number of lines. */
-export type CsvSaleRecord = { sale: CsvSaleRow; processedBy: { first_name: string; last_name: string } | null; itemsCount: number };
+export type CsvSaleRecord = {
+  sale: CsvSaleRow;
+  processedBy: { first_name: string; last_name: string } | null;
+  itemsCount: number;
+};
 
 export function salesReports(db: Db) {
   return {
@@ -59,7 +71,9 @@ export function salesReports(db: Db) {
       const filter = await resolveSalesFilter(db, input);
       // One statement: the figures (as JSON, on the first row only) and the page, which is cut from
       // the sales alone; who processed each, its department and its lines are read for its rows only.
-      const { rows } = await salesRaw<{ rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[] }>(
+      const { rows } = await salesRaw<{
+        rows: (ReportRow & { lines: ReportLineRow[]; figures: ChargeCodeFiguresRow[] | null })[];
+      }>(
         db,
         filter,
         sql`WITH figures AS (${chargeCodeFiguresSql(filter)}),
@@ -75,7 +89,11 @@ export function salesReports(db: Db) {
       );
       const byCode = rows[0].figures ?? [];
       const sales = rows.filter((r) => r.id !== null).map(({ figures: _onFirstRow, ...sale }) => sale);
-      const departments = byDepartment(byCode, 'totalAmount').map((d) => ({ department: d.department, totalSales: d.sales, totalAmount: d.totalAmount }));
+      const departments = byDepartment(byCode, 'totalAmount').map((d) => ({
+        department: d.department,
+        totalSales: d.sales,
+        totalAmount: d.totalAmount,
+      }));
       const totalSales = byCode.reduce((sum, g) => sum + g.sales, 0);
       const totalAmount = byCode.reduce((sum, g) => sum.plus(g.total_amount), new D(0));
       return { summary: { totalSales, totalAmount, uniqueChargeCodes: byCode.length }, departments, sales };
@@ -94,7 +112,10 @@ export function salesReports(db: Db) {
       for (;;) {
         // One index range scan per batch on sales(created_at, id); names and line counts come per batch.
         const query = applySalesFilter(db('sales as s'), filter)
-          .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
+          .orderBy([
+            { column: 's.created_at', order: 'desc' },
+            { column: 's.id', order: 'desc' },
+          ])
           .limit(CSV_BATCH)
           .select(
             's.id',
@@ -116,17 +137,29 @@ export function salesReports(db: Db) {
         const counts = new Map<number, number>(
           (
             await db('sale_items')
-              .whereIn('sale_id', rows.map((r) => r.id))
+              .whereIn(
+                'sale_id',
+                rows.map((r) => r.id),
+              )
               .groupBy('sale_id')
               .select('sale_id', db.raw('count(*)::int AS n'))
           ).map((c) => [c.sale_id as number, c.n as number]),
         );
-        const unknownUsers = [...new Set(rows.map((r) => r.processed_by).filter((id): id is string => id !== null && !names.has(id)))];
+        const unknownUsers = [
+          ...new Set(rows.map((r) => r.processed_by).filter((id): id is string => id !== null && !names.has(id))),
+        ];
         if (unknownUsers.length > 0) {
-          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name')) names.set(u.id, u);
+          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name'))
+            names.set(u.id, u);
         }
 
-        await onBatch(rows.map((r) => ({ sale: r, processedBy: r.processed_by ? (names.get(r.processed_by) ?? null) : null, itemsCount: counts.get(r.id) ?? 0 })));
+        await onBatch(
+          rows.map((r) => ({
+            sale: r,
+            processedBy: r.processed_by ? (names.get(r.processed_by) ?? null) : null,
+            itemsCount: counts.get(r.id) ?? 0,
+          })),
+        );
         if (rows.length < CSV_BATCH) return;
         const last = rows[rows.length - 1];
         after = { createdAt: last.cursor_at, id: last.id };

@@ -47,7 +47,10 @@ import {
 } from './sales.schemas';
 import { salesService } from './sales.service';
 
-const invalid = { description: 'Validation failed or a business rule refused the request', schema: ValidationErrorBody };
+const invalid = {
+  description: 'Validation failed or a business rule refused the request',
+  schema: ValidationErrorBody,
+};
 const saleNotFound = { description: 'Sale not found', schema: MessageBody };
 
 /** Every route under /sales: the fixed paths (the quotes' and the sales' own) are tried before /sales/:id. */
@@ -74,7 +77,14 @@ function fixedPathRoutes({ db, docs }: Deps) {
         `CSV (format=csv): every sale in range, streamed, header \`${REPORT_CSV_HEADER}\`, every value double-quoted.`,
       access: 'auth',
       query: ReportQuery,
-      responses: { 200: { description: 'Report (the JSON form; format=csv answers text/csv)', schema: SalesReport, otherContent: { 'text/csv': CsvText } }, 400: invalid },
+      responses: {
+        200: {
+          description: 'Report (the JSON form; format=csv answers text/csv)',
+          schema: SalesReport,
+          otherContent: { 'text/csv': CsvText },
+        },
+        400: invalid,
+      },
     },
     async (req, res) => {
       const { page, limit, format, ...filter } = parse(ReportQuery, req.query);
@@ -96,7 +106,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
     {
       operationId: 'getMostSoldItems',
       summary: 'Most sold items',
-      description: 'By quantity sold net of refunds; totalRevenue is that quantity at the sold unit price, before VAT. period: trailing 7, 30 or 365 days; none = all time.',
+      description:
+        'By quantity sold net of refunds; totalRevenue is that quantity at the sold unit price, before VAT. period: trailing 7, 30 or 365 days; none = all time.',
       access: 'auth',
       query: PeriodQuery,
       responses: { 200: { description: 'Items', schema: MostSoldItems }, 400: invalid },
@@ -112,7 +123,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
     {
       operationId: 'checkStockForSale',
       summary: 'Check stock for a list of quantities',
-      description: 'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown).',
+      description:
+        'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown).',
       access: 'auth',
       body: StockCheckBody,
       responses: { 200: { description: 'Availability', schema: StockCheckResult }, 400: invalid },
@@ -128,7 +140,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
     {
       operationId: 'getLowStockReport',
       summary: 'Active items at or below their minimum stock',
-      description: '{items: [{id, name, sku, price, currentStock, minimumStock, shortfall, category {id, name, color}}], total, generatedAt}, largest shortfall first.',
+      description:
+        '{items: [{id, name, sku, price, currentStock, minimumStock, shortfall, category {id, name, color}}], total, generatedAt}, largest shortfall first.',
       access: 'auth',
       responses: { 200: { description: 'Low stock report', schema: SalesLowStockReport } },
     },
@@ -152,7 +165,9 @@ function fixedPathRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { page, limit, chargeCode, startDate, endDate, search } = parse(SalesQuery, req.query);
-      res.json(presentSalesPage(await sales.list({ chargeCode, startDate, endDate, search }, page, limit), page, limit));
+      res.json(
+        presentSalesPage(await sales.list({ chargeCode, startDate, endDate, search }, page, limit), page, limit),
+      );
     },
   );
 
@@ -175,13 +190,19 @@ function fixedPathRoutes({ db, docs }: Deps) {
       responses: {
         201: { description: 'Created (or, for a repeated Idempotency-Key, the sale it recorded)', schema: SaleCreated },
         400: invalid,
-        409: { description: 'The Idempotency-Key was used for a different request, or the charge code or its PIN changed meanwhile', schema: MessageBody },
+        409: {
+          description:
+            'The Idempotency-Key was used for a different request, or the charge code or its PIN changed meanwhile',
+          schema: MessageBody,
+        },
         429: { description: 'Too many incorrect PINs for the charge code', schema: MessageBody },
         503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
       },
     },
     async (req, res) => {
-      const { 'idempotency-key': idempotencyKey } = parse(IdempotencyKeyHeader, { 'idempotency-key': req.get('Idempotency-Key') });
+      const { 'idempotency-key': idempotencyKey } = parse(IdempotencyKeyHeader, {
+        'idempotency-key': req.get('Idempotency-Key'),
+      });
       const body = parse(CreateSale, req.body);
       res.status(201).json(presentSaleCreated(await sales.create(currentUser(req), body, idempotencyKey)));
     },
@@ -197,7 +218,13 @@ function byIdRoutes({ db, docs }: Deps) {
 
   api.get(
     '/sales/:id',
-    { operationId: 'getSale', summary: 'Read a sale with its lines', access: 'auth', params: SaleIdParams, responses: { 200: { description: 'Sale', schema: Sale }, 400: invalid, 404: saleNotFound } },
+    {
+      operationId: 'getSale',
+      summary: 'Read a sale with its lines',
+      access: 'auth',
+      params: SaleIdParams,
+      responses: { 200: { description: 'Sale', schema: Sale }, 400: invalid, 404: saleNotFound },
+    },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
       res.json(presentSale(await sales.get(id)));
@@ -209,7 +236,8 @@ function byIdRoutes({ db, docs }: Deps) {
     {
       operationId: 'markSalePaid',
       summary: 'Mark a sale paid',
-      description: 'isPaid true; status completed becomes paid (a refunded status is kept). Answers both documented forms: the flat fields and {message, sale}.',
+      description:
+        'isPaid true; status completed becomes paid (a refunded status is kept). Answers both documented forms: the flat fields and {message, sale}.',
       access: 'manager',
       params: SaleIdParams,
       responses: { 200: { description: 'Paid', schema: SalePaid }, 403: 'Not a manager', 404: saleNotFound },
@@ -247,7 +275,15 @@ function byIdRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: SaleIdParams,
       body: RecipientBody,
-      responses: { 200: { description: 'Recorded', schema: SaleRecipient }, 400: invalid, 403: { description: "Under access.profile strict, neither the sale's processor nor a manager", schema: MessageBody }, 404: saleNotFound },
+      responses: {
+        200: { description: 'Recorded', schema: SaleRecipient },
+        400: invalid,
+        403: {
+          description: "Under access.profile strict, neither the sale's processor nor a manager",
+          schema: MessageBody,
+        },
+        404: saleNotFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);
@@ -268,7 +304,12 @@ function byIdRoutes({ db, docs }: Deps) {
       access: { permission: 'sales.refund' },
       params: SaleIdParams,
       body: RefundBody,
-      responses: { 200: { description: 'Refunded', schema: SaleRefund }, 400: invalid, 403: 'Missing the sales.refund permission', 404: saleNotFound },
+      responses: {
+        200: { description: 'Refunded', schema: SaleRefund },
+        400: invalid,
+        403: 'Missing the sales.refund permission',
+        404: saleNotFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(SaleIdParams, req.params);

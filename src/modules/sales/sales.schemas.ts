@@ -10,15 +10,11 @@ export const SalesFilter = z.object({
   startDate: DateOrTimestamp.optional(),
   endDate: DateOrTimestamp.optional(),
   unpaidOnly: QueryBoolean.optional(),
-  search: z
-    .string()
-    .trim()
-    .max(200)
-    .optional()
-    .openapi({
-      description: "Finds sales by sale number (exact or its start), part of the recipient's name or email, or part of the SKU or name of any line; case-insensitive",
-      example: 'SALE-20261126-18',
-    }),
+  search: z.string().trim().max(200).optional().openapi({
+    description:
+      "Finds sales by sale number (exact or its start), part of the recipient's name or email, or part of the SKU or name of any line; case-insensitive",
+    example: 'SALE-20261126-18',
+  }),
 });
 export type SalesFilter = z.infer<typeof SalesFilter>;
 
@@ -33,12 +29,10 @@ export type RecipientBody = z.infer<typeof RecipientBody>;
 
 /** What a sale brings for the charge-code policies of the settings (off by default). */
 export const SaleAuthorisationBody = z.object({
-  pin: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(128)
-    .optional()
-    .openapi({ description: "The charge code's PIN: needed when the setting chargeCodes.requirePin is on and the code has one, ignored otherwise; never stored" }),
+  pin: z.string().min(1, { error: 'must not be empty' }).max(128).optional().openapi({
+    description:
+      "The charge code's PIN: needed when the setting chargeCodes.requirePin is on and the code has one, ignored otherwise; never stored",
+  }),
   recipient: RecipientBody.optional().openapi({
     description:
       'Who receives the goods, recorded on the sale as PATCH /api/sales/{id}/recipient would. ' +
@@ -65,14 +59,15 @@ export const IdempotencyKeyHeader = z.object({
 
 export const SaleIdParams = z.object({ id: IntId });
 
-
 export const RefundBody = z.object({
   items: z.array(z.object({ itemId: IntId, refundQty: Quantity })).min(1, { error: 'must contain at least one item' }),
   note: z.string().trim().max(2000).optional(),
 });
 export type RefundBody = z.infer<typeof RefundBody>;
 
-export const StockCheckBody = z.object({ items: z.array(z.object({ itemId: IntId, quantity: Quantity })).min(1, { error: 'must contain at least one item' }) });
+export const StockCheckBody = z.object({
+  items: z.array(z.object({ itemId: IntId, quantity: Quantity })).min(1, { error: 'must contain at least one item' }),
+});
 
 export const PeriodQuery = z.object({
   limit: limitParam(10, 100),
@@ -106,7 +101,12 @@ export const Sale = z
   .openapi('Sale');
 export type Sale = z.infer<typeof Sale>;
 
-export const Pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+export const Pagination = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
 
 export const SalesPage = z.object({ sales: z.array(Sale), pagination: Pagination }).openapi('SalesPage');
 export type SalesPage = z.infer<typeof SalesPage>;
@@ -117,7 +117,13 @@ export type SaleCreated = z.infer<typeof SaleCreated>;
 export const SaleProcessed = z.object({ message: z.string(), sale: Sale }).openapi('SaleProcessed');
 export type SaleProcessed = z.infer<typeof SaleProcessed>;
 
-export const SalePaymentState = z.object({ id: z.number().int(), saleId: z.string(), isPaid: z.boolean(), status: z.string(), updatedAt: z.string() });
+export const SalePaymentState = z.object({
+  id: z.number().int(),
+  saleId: z.string(),
+  isPaid: z.boolean(),
+  status: z.string(),
+  updatedAt: z.string(),
+});
 export type SalePaymentState = z.infer<typeof SalePaymentState>;
 
 /** Both documented forms at once: the flat fields and {message, sale}. */
@@ -130,7 +136,13 @@ export type SaleUnpaid = z.infer<typeof SaleUnpaid>;
 export const SaleRecipient = z
   .object({
     message: z.string(),
-    sale: z.object({ id: z.number(), saleId: z.string(), deliveredTo: z.string(), deliveredToEmail: z.string().nullable(), deliveredAt: z.string() }),
+    sale: z.object({
+      id: z.number(),
+      saleId: z.string(),
+      deliveredTo: z.string(),
+      deliveredToEmail: z.string().nullable(),
+      deliveredAt: z.string(),
+    }),
   })
   .openapi('SaleRecipient');
 export type SaleRecipient = z.infer<typeof SaleRecipient>;
@@ -138,8 +150,16 @@ export type SaleRecipient = z.infer<typeof SaleRecipient>;
 export const SaleRefund = z
   .object({
     message: z.string(),
-    sale: z.object({ id: z.number(), saleId: z.string(), totalAmount: z.string(), refundedAmount: z.string(), status: z.string() }),
-    refundedItems: z.array(z.object({ itemId: z.number(), itemName: z.string(), refundedQty: z.number(), stockRestored: z.boolean() })),
+    sale: z.object({
+      id: z.number(),
+      saleId: z.string(),
+      totalAmount: z.string(),
+      refundedAmount: z.string(),
+      status: z.string(),
+    }),
+    refundedItems: z.array(
+      z.object({ itemId: z.number(), itemName: z.string(), refundedQty: z.number(), stockRestored: z.boolean() }),
+    ),
   })
   .openapi('SaleRefund');
 export type SaleRefund = z.infer<typeof SaleRefund>;
@@ -160,7 +180,15 @@ export type MostSoldItems = z.infer<typeof MostSoldItems>;
 export const StockCheckResult = z
   .object({
     allAvailable: z.boolean(),
-    items: z.array(z.object({ itemId: z.number(), itemName: z.string().nullable(), available: z.boolean(), currentStock: z.number(), requested: z.number() })),
+    items: z.array(
+      z.object({
+        itemId: z.number(),
+        itemName: z.string().nullable(),
+        available: z.boolean(),
+        currentStock: z.number(),
+        requested: z.number(),
+      }),
+    ),
   })
   .openapi('StockCheckResult');
 export type StockCheckResult = z.infer<typeof StockCheckResult>;
@@ -211,7 +239,9 @@ export const SalesReport = z
     success: z.boolean(),
     data: z.object({
       summary: z.object({ totalSales: z.number().int(), totalAmount: z.number(), uniqueChargeCodes: z.number().int() }),
-      departmentSummary: z.array(z.object({ department: z.string(), totalSales: z.number().int(), totalAmount: z.number() })),
+      departmentSummary: z.array(
+        z.object({ department: z.string(), totalSales: z.number().int(), totalAmount: z.number() }),
+      ),
       sales: z.array(ReportSale),
       pagination: Pagination,
     }),

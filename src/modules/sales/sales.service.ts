@@ -70,15 +70,23 @@ export type SaleRow = {
 
 export type SaleLineRow = LineRow & { sale_id: number; refunded_quantity: string };
 
-export type SaleWithUser = SaleRow & { u_id: string | null; u_email: string | null; u_first_name: string | null; u_last_name: string | null };
+export type SaleWithUser = SaleRow & {
+  u_id: string | null;
+  u_email: string | null;
+  u_first_name: string | null;
+  u_last_name: string | null;
+};
 
 type Actor = Pick<Express.User, 'id' | 'role' | 'email' | 'first_name' | 'last_name'>;
 
 export const saleNotFound = () => NotFound('Sale not found');
 
 /** A sale's recipient: any signed-in user under access.profile spec; its processor or a manager under strict. */
-export const mayChangeRecipient = async (db: Db, user: Express.User, sale: Pick<SaleRow, 'processed_by'>): Promise<boolean> =>
-  sale.processed_by === user.id || admitsUnderProfile(db, user, MANAGER_UNDER_STRICT);
+export const mayChangeRecipient = async (
+  db: Db,
+  user: Express.User,
+  sale: Pick<SaleRow, 'processed_by'>,
+): Promise<boolean> => sale.processed_by === user.id || admitsUnderProfile(db, user, MANAGER_UNDER_STRICT);
 
 /** What a refund may still take of an item: its quantity on the sale's lines less what was refunded. */
 export const leftToRefund = (itemLines: Pick<SaleLineRow, 'quantity' | 'refunded_quantity'>[]): D =>
@@ -176,7 +184,8 @@ async function recordSale(
   for (const line of lines) required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
   for (const [itemId, quantity] of [...required].sort((a, b) => a[0] - b[0])) {
     const item = locked.get(itemId)!;
-    if (new D(item.current_stock).lt(quantity)) throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
+    if (new D(item.current_stock).lt(quantity))
+      throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
   const stock = stockWrites(
@@ -191,7 +200,9 @@ async function recordSale(
     locked,
   );
   const { priced, recipient } = sale;
-  const { rows } = await preparedRaw<{ rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[] }>(
+  const { rows } = await preparedRaw<{
+    rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[];
+  }>(
     trx,
     sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
@@ -241,7 +252,12 @@ export const IDEMPOTENCY_KEY_LIFETIME = '24 hours';
  * key was used for a different request. A duplicate running at the same time waits on the key's
  * primary key until the first transaction ends.
  */
-async function claimIdempotencyKey(trx: Knex.Transaction, userId: string, key: string, requestHash: string): Promise<number | null> {
+async function claimIdempotencyKey(
+  trx: Knex.Transaction,
+  userId: string,
+  key: string,
+  requestHash: string,
+): Promise<number | null> {
   await preparedRaw(
     trx,
     sql`DELETE FROM sale_idempotency_keys WHERE user_id = ${userId} AND created_at < now() - ${IDEMPOTENCY_KEY_LIFETIME}::interval`,
@@ -252,18 +268,31 @@ async function claimIdempotencyKey(trx: Knex.Transaction, userId: string, key: s
         ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
   );
   if (claimed.length > 0) return null;
-  const earlier = await trx('sale_idempotency_keys').where({ user_id: userId, key }).first<{ request_hash: string; sale_id: number | null } | undefined>();
-  if (!earlier || earlier.sale_id === null) throw Conflict('A sale with this Idempotency-Key is being recorded; try again');
+  const earlier = await trx('sale_idempotency_keys')
+    .where({ user_id: userId, key })
+    .first<{ request_hash: string; sale_id: number | null } | undefined>();
+  if (!earlier || earlier.sale_id === null)
+    throw Conflict('A sale with this Idempotency-Key is being recorded; try again');
   if (earlier.request_hash !== requestHash) {
-    throw Conflict('This Idempotency-Key was already used for a different sale; nothing was recorded. Use a new key for a new sale.');
+    throw Conflict(
+      'This Idempotency-Key was already used for a different sale; nothing was recorded. Use a new key for a new sale.',
+    );
   }
   return earlier.sale_id;
 }
 const MAX_PROCESS_ATTEMPTS = 3;
 
-async function processOnce(trx: Knex.Transaction, actor: Actor, quoteId: number, authorisation: SaleAuthorisation, recipient: RecipientBody | null) {
+async function processOnce(
+  trx: Knex.Transaction,
+  actor: Actor,
+  quoteId: number,
+  authorisation: SaleAuthorisation,
+  recipient: RecipientBody | null,
+) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
-  const { rows } = await preparedRaw<{ rows: (QuoteRow & { lines: LineRow[]; changed_while_taken: boolean } & SaleChecksRow)[] }>(
+  const { rows } = await preparedRaw<{
+    rows: (QuoteRow & { lines: LineRow[]; changed_while_taken: boolean } & SaleChecksRow)[];
+  }>(
     trx,
     sql`WITH q AS (
        DELETE FROM quotes WHERE id = ${quoteId}${own} RETURNING *, xmin AS taken_version
@@ -327,11 +356,18 @@ export function salesService(db: Db) {
         .where({ id })
         .update({ ...fields, updated_at: trx.fn.now() } as never)
         .returning('*');
-      return { result: row, audit: { entityType: 'sale', entityId: id, action, before: shown(before), after: shown(row) } };
+      return {
+        result: row,
+        audit: { entityType: 'sale', entityId: id, action, before: shown(before), after: shown(row) },
+      };
     });
   }
   const payment = (row: SaleRow) => ({ isPaid: row.is_paid, status: row.status });
-  const recipientOf = (row: SaleRow) => ({ deliveredTo: row.delivered_to, deliveredToEmail: row.delivered_to_email, deliveredAt: row.delivered_at });
+  const recipientOf = (row: SaleRow) => ({
+    deliveredTo: row.delivered_to,
+    deliveredToEmail: row.delivered_to_email,
+    deliveredAt: row.delivered_at,
+  });
 
   return {
     async get(id: number): Promise<SaleRecord> {
@@ -341,7 +377,9 @@ export function salesService(db: Db) {
     /** The ids of the sales these sale numbers (SALE-...) name, by number: what a stock movement's reference links to. */
     async idsBySaleNumber(saleNumbers: string[]): Promise<Map<string, number>> {
       if (saleNumbers.length === 0) return new Map();
-      const rows = await db<SaleRow>('sales').whereIn('sale_id', [...new Set(saleNumbers)]).select('id', 'sale_id');
+      const rows = await db<SaleRow>('sales')
+        .whereIn('sale_id', [...new Set(saleNumbers)])
+        .select('id', 'sale_id');
       return new Map(rows.map((row) => [row.sale_id, row.id]));
     },
 
@@ -358,10 +396,14 @@ export function salesService(db: Db) {
       const recipient = body.recipient ?? null;
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return recorded(actor, await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)));
+          return recorded(
+            actor,
+            await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
+          );
         } catch (err) {
           if (!(err instanceof QuoteChangedWhileTaken)) throw err;
-          if (attempt === MAX_PROCESS_ATTEMPTS) throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
+          if (attempt === MAX_PROCESS_ATTEMPTS)
+            throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
         }
       }
     },
@@ -377,12 +419,18 @@ export function salesService(db: Db) {
       // The key's stored hash leaves the PIN out: a digest of a short PIN beside known fields would give it away.
       const { pin, ...hashed } = input;
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
-      const authorisation = await authoriseSale(db, actor.id, { pin, recipient: input.recipient }, async () => input.chargeCode);
+      const authorisation = await authoriseSale(
+        db,
+        actor.id,
+        { pin, recipient: input.recipient },
+        async () => input.chargeCode,
+      );
       type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
       const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
           const earlier = await claimIdempotencyKey(trx, actor.id, idempotencyKey, requestHash);
-          if (earlier !== null) return { replay: { sale: await findRow(earlier, trx), lines: await linesOf([earlier], trx) } };
+          if (earlier !== null)
+            return { replay: { sale: await findRow(earlier, trx), lines: await linesOf([earlier], trx) } };
         }
         const { lines } = await resolveLines(trx, input.items);
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
@@ -406,7 +454,9 @@ export function salesService(db: Db) {
           authorisation,
         );
         if (idempotencyKey !== undefined) {
-          await trx('sale_idempotency_keys').where({ user_id: actor.id, key: idempotencyKey }).update({ sale_id: sale.row.id });
+          await trx('sale_idempotency_keys')
+            .where({ user_id: actor.id, key: idempotencyKey })
+            .update({ sale_id: sale.row.id });
         }
         return { recordedNow: sale };
       });
@@ -418,7 +468,10 @@ export function salesService(db: Db) {
       const filter = await resolveSalesFilter(db, input);
       const total = (await chargeCodeFigures(db, filter)).reduce((sum, g) => sum + g.sales, 0);
       const rows: SaleWithUser[] = await applySalesFilter(salesWithUser(db), filter)
-        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }])
+        .orderBy([
+          { column: 's.created_at', order: 'desc' },
+          { column: 's.id', order: 'desc' },
+        ])
         .limit(limit)
         .offset((page - 1) * limit);
       const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
@@ -426,16 +479,33 @@ export function salesService(db: Db) {
     },
 
     markPaid: (actor: AuditActor, id: number) =>
-      changeSale(actor, id, 'mark_paid', { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) }, payment),
+      changeSale(
+        actor,
+        id,
+        'mark_paid',
+        { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
+        payment,
+      ),
 
     markUnpaid: (actor: AuditActor, id: number) =>
-      changeSale(actor, id, 'mark_unpaid', { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) }, payment),
+      changeSale(
+        actor,
+        id,
+        'mark_unpaid',
+        { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) },
+        payment,
+      ),
 
     /**
      * Under access.profile strict only the sale's processor or a manager may; with chargeCodes.requireAuthorisedUser
      * on, the new recipient too must be an authorised user of the sale's code.
      */
-    setRecipient: (actor: AuditActor, changer: Express.User, id: number, { deliveredTo, deliveredToEmail = null }: RecipientBody) =>
+    setRecipient: (
+      actor: AuditActor,
+      changer: Express.User,
+      id: number,
+      { deliveredTo, deliveredToEmail = null }: RecipientBody,
+    ) =>
       changeSale(
         actor,
         id,
@@ -444,9 +514,12 @@ export function salesService(db: Db) {
         recipientOf,
         async (sale, trx) => {
           if (!(await mayChangeRecipient(trx, changer, sale))) {
-            throw Forbidden(`Only the sale's processor or a ${MANAGER_UNDER_STRICT.role} may set its recipient (setting access.profile is ${MANAGER_UNDER_STRICT.profile})`);
+            throw Forbidden(
+              `Only the sale's processor or a ${MANAGER_UNDER_STRICT.role} may set its recipient (setting access.profile is ${MANAGER_UNDER_STRICT.profile})`,
+            );
           }
-          if ((await chargeCodePolicy(trx)).requireAuthorisedUser) await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
+          if ((await chargeCodePolicy(trx)).requireAuthorisedUser)
+            await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
         },
       ),
 
@@ -491,10 +564,14 @@ export function salesService(db: Db) {
         for (const line of lines) {
           const now = refunds.get(line.id) ?? new D(0);
           const refundedQty = new D(line.refunded_quantity).plus(now);
-          refundedAmount = refundedAmount.plus(new D(line.total_with_vat).times(refundedQty).dividedBy(line.quantity).toDecimalPlaces(2));
+          refundedAmount = refundedAmount.plus(
+            new D(line.total_with_vat).times(refundedQty).dividedBy(line.quantity).toDecimalPlaces(2),
+          );
           if (refundedQty.lt(line.quantity)) fullyRefunded = false;
           if (now.isZero()) continue;
-          await trx('sale_items').where({ id: line.id }).update({ refunded_quantity: refundedQty.toFixed(2) });
+          await trx('sale_items')
+            .where({ id: line.id })
+            .update({ refunded_quantity: refundedQty.toFixed(2) });
           stockBack.push({
             itemId: line.item_id!,
             type: 'in',

@@ -33,7 +33,12 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings/permissions',
-    { operationId: 'listPermissions', summary: 'Permission definitions', access: 'auth', responses: { 200: { description: 'Permissions', schema: PermissionList } } },
+    {
+      operationId: 'listPermissions',
+      summary: 'Permission definitions',
+      access: 'auth',
+      responses: { 200: { description: 'Permissions', schema: PermissionList } },
+    },
     (_req, res) => {
       res.json(PERMISSIONS.map(presentPermission));
     },
@@ -61,7 +66,12 @@ export function settingsRoutes({ db, docs }: Deps) {
       access: 'admin',
       params: PermissionParams,
       body: GrantBody,
-      responses: { 200: { description: 'The user with their permissions', schema: UserPermissions }, 400: failure('Unknown permission or invalid body'), 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: {
+        200: { description: 'The user with their permissions', schema: UserPermissions },
+        400: failure('Unknown permission or invalid body'),
+        403: failure('Not an admin'),
+        404: failure('User not found'),
+      },
     },
     async (req, res) => {
       const { userId, permission } = parse(PermissionParams, req.params);
@@ -73,7 +83,12 @@ export function settingsRoutes({ db, docs }: Deps) {
 
   api.get(
     '/settings',
-    { operationId: 'listSettings', summary: 'All system settings', access: 'admin', responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: failure('Not an admin') } },
+    {
+      operationId: 'listSettings',
+      summary: 'All system settings',
+      access: 'admin',
+      responses: { 200: { description: 'Settings by key', schema: SettingList }, 403: failure('Not an admin') },
+    },
     async (_req, res) => {
       res.json((await settings.list()).map(presentSetting));
     },
@@ -87,17 +102,21 @@ export function settingsRoutes({ db, docs }: Deps) {
       description:
         'Settings the service reads have their own value: chargeCodes.holdRole {role: user|manager|admin} (default user: the lowest role ' +
         "that may place or lift a hold and change a code's exclusions); chargeCodes.requirePin {enabled} (default false: when on, " +
-        "processing a sale against a code with a PIN needs the PIN); chargeCodes.requireAuthorisedUser {enabled} (default false: when on, " +
+        'processing a sale against a code with a PIN needs the PIN); chargeCodes.requireAuthorisedUser {enabled} (default false: when on, ' +
         "a sale's recipient email must be one of the code's authorised users); finance.accountCodes {default, byCategory?: {<category id or name>: code}} " +
         "(the ledger account code of a recharge journal line: its item's category's, else the default; unset, the journal's Account code is empty); " +
-        "access.profile {profile: spec|strict} (default spec: " +
+        'access.profile {profile: spec|strict} (default spec: ' +
         'the access the interface gives; strict: importing items, creating and editing suppliers and item sources, exporting the ' +
         "catalogue and reading invoice PDFs need a manager, a sale's recipient its processor or a manager, and supplier prices and " +
         'order costs are null for users). Any other key takes any JSON object.',
       access: 'admin',
       params: SettingKeyParams,
       body: SettingBody,
-      responses: { 200: { description: 'Saved', schema: Setting }, 400: invalid('Invalid key or value'), 403: failure('Not an admin') },
+      responses: {
+        200: { description: 'Saved', schema: Setting },
+        400: invalid('Invalid key or value'),
+        403: failure('Not an admin'),
+      },
     },
     async (req, res) => {
       const { key } = parse(SettingKeyParams, req.params);

@@ -3,7 +3,9 @@ import '../../http/openapi';
 import { ROLES, User } from '../users/users.schemas';
 import { MCP_KEY_LIMIT_DAYS } from '../mcp/mcp-keys.schemas';
 
-export const Permission = z.object({ key: z.string(), name: z.string(), description: z.string() }).openapi('Permission');
+export const Permission = z
+  .object({ key: z.string(), name: z.string(), description: z.string() })
+  .openapi('Permission');
 export type Permission = z.infer<typeof Permission>;
 export const PermissionList = z.array(Permission);
 
@@ -30,7 +32,11 @@ export const SettingBody = z.object({ value: z.record(z.string(), z.unknown(), {
 
 const PolicySwitch = z.object({ enabled: z.boolean({ error: 'must be a boolean' }) }).strict();
 
-const AccountCode = z.string({ error: 'must be an account code' }).trim().min(1, { error: 'must not be empty' }).max(40);
+const AccountCode = z
+  .string({ error: 'must be an account code' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(40);
 
 /** spec: the interface's access; strict: the actions the interface leaves to any user need a manager (src/auth/access-profile.ts) */
 export const ACCESS_PROFILES = ['spec', 'strict'] as const;
@@ -51,14 +57,23 @@ export const KNOWN_SETTINGS = {
   'finance.accountCodes': z
     .object({
       default: AccountCode,
-      byCategory: z.record(z.string().trim().min(1, { error: 'must be a category id or name' }).max(200), AccountCode).default({}),
+      byCategory: z
+        .record(z.string().trim().min(1, { error: 'must be a category id or name' }).max(200), AccountCode)
+        .default({}),
     })
     .strict(),
   /** who may import items, keep suppliers and sources, set any sale's recipient, export the catalogue, read cost prices and invoices */
-  'access.profile': z.object({ profile: z.enum(ACCESS_PROFILES, { error: `must be one of ${ACCESS_PROFILES.join(', ')}` }) }).strict(),
+  'access.profile': z
+    .object({ profile: z.enum(ACCESS_PROFILES, { error: `must be one of ${ACCESS_PROFILES.join(', ')}` }) })
+    .strict(),
   /** the markup on unit cost that proposes a new item's sale price when an order line is received as one */
   'purchasing.defaultMarkup': z
-    .object({ percent: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }) })
+    .object({
+      percent: z
+        .number({ error: 'must be a number' })
+        .min(0, { error: 'must be 0 or more' })
+        .max(1000, { error: 'must be at most 1000' }),
+    })
     .strict(),
   /** the stores' delivery address (several lines) and contact, printed on a purchase order */
   'purchasing.deliveryAddress': z
@@ -68,15 +83,23 @@ export const KNOWN_SETTINGS = {
     })
     .strict(),
   /** the longest an MCP key may live, in days (unset: MCP_KEY_MAX_DAYS) */
-  'mcp.keyMaxLifetimeDays': z.object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(MCP_KEY_LIMIT_DAYS) }).strict(),
+  'mcp.keyMaxLifetimeDays': z
+    .object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(MCP_KEY_LIMIT_DAYS) })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
 export const Setting = z
-  .object({ key: z.string(), value: z.record(z.string(), z.unknown()), updatedAt: z.string(), updatedBy: z.string().nullable() })
+  .object({
+    key: z.string(),
+    value: z.record(z.string(), z.unknown()),
+    updatedAt: z.string(),
+    updatedBy: z.string().nullable(),
+  })
   .openapi('Setting');
 export type Setting = z.infer<typeof Setting>;
 export const SettingList = z.array(Setting);
 
 /** The body of PUT /api/settings/{key}: a known setting's own value schema, any JSON object otherwise. */
-export const settingBodyFor = (key: string) => (isKnownSetting(key) ? z.object({ value: KNOWN_SETTINGS[key] }) : SettingBody);
+export const settingBodyFor = (key: string) =>
+  isKnownSetting(key) ? z.object({ value: KNOWN_SETTINGS[key] }) : SettingBody;

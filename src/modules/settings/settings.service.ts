@@ -29,7 +29,16 @@ export function settingsService(db: Db) {
           .onConflict('key')
           .merge({ value: JSON.stringify(value) as never, updated_by: actor.userId, updated_at: trx.fn.now() as never })
           .returning('*');
-        return { result: row, audit: { entityType: 'setting', entityId: key, action: 'update', before: before ? { value: before.value } : null, after: { value: row.value } } };
+        return {
+          result: row,
+          audit: {
+            entityType: 'setting',
+            entityId: key,
+            action: 'update',
+            before: before ? { value: before.value } : null,
+            after: { value: row.value },
+          },
+        };
       });
     },
   };

@@ -20,7 +20,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
       operationId: 'updateItemSource',
       summary: "Change an item-supplier link's price, notes or preferred mark",
       description:
-        'Partial. preferred: true makes this the item\'s one preferred source (replenishment orders from it) and unmarks the ' +
+        "Partial. preferred: true makes this the item's one preferred source (replenishment orders from it) and unmarks the " +
         "item's other sources in the same transaction; false unmarks it (replenishment then takes the cheapest source).",
       access: MANAGER_UNDER_STRICT,
       params: IdParams,

@@ -53,11 +53,16 @@ export function sourcesService(db: Db) {
     await others.update({ preferred: false });
   }
 
-  const violated = (err: unknown, constraint: string) => isUniqueViolation(err) && (err as { constraint?: string }).constraint === constraint;
+  const violated = (err: unknown, constraint: string) =>
+    isUniqueViolation(err) && (err as { constraint?: string }).constraint === constraint;
 
   /** The 409 of a refused write: another preferred mark, or a part number another item of the supplier has. */
-  async function clash(err: unknown, supplierSku: { supplierId: string; value: string | null | undefined }): Promise<unknown> {
-    if (violated(err, 'item_sources_one_preferred')) return Conflict('Another source of this item was marked preferred at the same time; try again');
+  async function clash(
+    err: unknown,
+    supplierSku: { supplierId: string; value: string | null | undefined },
+  ): Promise<unknown> {
+    if (violated(err, 'item_sources_one_preferred'))
+      return Conflict('Another source of this item was marked preferred at the same time; try again');
     if (!violated(err, 'item_sources_supplier_sku') || !supplierSku.value) return err;
     const holder = await withItem()
       .where('s.supplier_id', supplierSku.supplierId)
@@ -73,7 +78,12 @@ export function sourcesService(db: Db) {
 
     /** The suppliers an item can be bought from, by supplier name. */
     listForItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
-      return withItem().join('suppliers as sup', 'sup.id', 's.supplier_id').select('sup.name as supplier_name').where('s.item_id', itemId).orderBy('sup.name').orderBy('s.id');
+      return withItem()
+        .join('suppliers as sup', 'sup.id', 's.supplier_id')
+        .select('sup.name as supplier_name')
+        .where('s.item_id', itemId)
+        .orderBy('sup.name')
+        .orderBy('s.id');
     },
 
     listForSupplier(supplierId: string): Promise<ItemSourceRow[]> {
@@ -116,7 +126,9 @@ export function sourcesService(db: Db) {
     async update(id: number, input: UpdateItemSource): Promise<ItemSourceRow> {
       let supplierId = '';
       await inTransaction(db, async (trx) => {
-        const current = await trx('item_sources').where({ id }).first<{ item_id: number; supplier_id: string } | undefined>('item_id', 'supplier_id');
+        const current = await trx('item_sources')
+          .where({ id })
+          .first<{ item_id: number; supplier_id: string } | undefined>('item_id', 'supplier_id');
         if (!current) throw NotFound('Item source not found');
         supplierId = current.supplier_id;
         if (input.preferred === true) await unmarkOthers(trx, current.item_id, id);
@@ -152,7 +164,12 @@ export function sourcesService(db: Db) {
       const rows = await withItem()
         .where('s.supplier_id', supplierId)
         .whereRaw('lower(s.supplier_sku) = ANY(?::text[])', [wanted]);
-      return new Map(rows.map((r) => [lowered(r.supplier_sku!), { supplierSku: r.supplier_sku!, itemId: r.item_id, itemName: r.item_name, itemSku: r.item_sku }]));
+      return new Map(
+        rows.map((r) => [
+          lowered(r.supplier_sku!),
+          { supplierSku: r.supplier_sku!, itemId: r.item_id, itemName: r.item_name, itemSku: r.item_sku },
+        ]),
+      );
     },
 
     /**

@@ -45,7 +45,14 @@ export const insufficientStockMessage = (itemName: string, current: DecimalInput
  * conflict with the KEY SHARE locks that foreign-key checks take when another transaction
  * inserts a row referencing an item (quote or order lines), which otherwise deadlock with it.
  */
-export type LockedItem = { id: number; name: string; sku: string; current_stock: string; category_id: number; is_active: boolean };
+export type LockedItem = {
+  id: number;
+  name: string;
+  sku: string;
+  current_stock: string;
+  category_id: number;
+  is_active: boolean;
+};
 
 /**
  * The SELECT that locks the items matching `condition` (over items' columns, with its own
@@ -65,7 +72,10 @@ export const lockedItemsJson = (alias: string) => {
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
 
 export async function lockItemsForStock(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, LockedItem>> {
-  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsSql(sql`id = ANY(${[...new Set(itemIds)]}::int[])`));
+  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(
+    trx,
+    lockItemsSql(sql`id = ANY(${[...new Set(itemIds)]}::int[])`),
+  );
   return lockedById(rows);
 }
 
@@ -84,12 +94,17 @@ export function stockWrites(changes: StockChange[], items: Map<number, LockedIte
   const movements = changes.map((change, position) => {
     const quantity = new D(change.quantity);
     if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
-      throw BadRequest(change.type === 'adjustment' ? 'Stock cannot be adjusted to a negative value' : 'Quantity must be greater than zero');
+      throw BadRequest(
+        change.type === 'adjustment'
+          ? 'Stock cannot be adjusted to a negative value'
+          : 'Quantity must be greater than zero',
+      );
     }
     const item = items.get(change.itemId);
     if (!item) throw NotFound('Item not found');
     const previous = levels.get(item.id) ?? new D(item.current_stock);
-    const next = change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
+    const next =
+      change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
     if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
     levels.set(item.id, next);
     return {
@@ -142,8 +157,17 @@ export async function changeStock(db: Db, change: StockChange): Promise<Movement
 export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
   return inTransactionWithRetry(db, async (trx) => {
     if (changes.length === 0) return [];
-    const writes = stockWrites(changes, await lockItemsForStock(trx, changes.map((c) => c.itemId)));
-    const { rows } = await preparedRaw<{ rows: MovementRow[] }>(trx, sql`WITH ${writes} SELECT * FROM movements ORDER BY id`);
+    const writes = stockWrites(
+      changes,
+      await lockItemsForStock(
+        trx,
+        changes.map((c) => c.itemId),
+      ),
+    );
+    const { rows } = await preparedRaw<{ rows: MovementRow[] }>(
+      trx,
+      sql`WITH ${writes} SELECT * FROM movements ORDER BY id`,
+    );
     return rows;
   });
 }

@@ -28,4 +28,6 @@ export function presentMovement(row: MovementReadRow): StockMovement {
   };
 }
 
-export const presentMovementList = (rows: MovementReadRow[]): MovementList => ({ movements: rows.map(presentMovement) });
+export const presentMovementList = (rows: MovementReadRow[]): MovementList => ({
+  movements: rows.map(presentMovement),
+});

@@ -22,7 +22,10 @@ export function stockMovementsRoutes({ db, docs }: Deps) {
         'and performedBy as a user id plus performer as {id, email, firstName, lastName}. The ledger is append-only: no endpoint edits or deletes movements.',
       access: 'auth',
       query: MovementQuery,
-      responses: { 200: { description: 'Movements', schema: MovementList }, 400: { description: 'Invalid filter', schema: ValidationErrorBody } },
+      responses: {
+        200: { description: 'Movements', schema: MovementList },
+        400: { description: 'Invalid filter', schema: ValidationErrorBody },
+      },
     },
     async (req, res) => {
       const query = parse(MovementQuery, req.query);

@@ -14,7 +14,9 @@ export const StockMovement = z
     itemName: z.string(),
     itemSku: z.string(),
     type: z.enum(MOVEMENT_TYPES),
-    quantity: z.number().openapi({ description: 'signed change: +q for in, -q for out, newStock - previousStock for adjustment' }),
+    quantity: z
+      .number()
+      .openapi({ description: 'signed change: +q for in, -q for out, newStock - previousStock for adjustment' }),
     previousStock: z.number(),
     newStock: z.number(),
     reason: z.string(),
@@ -36,7 +38,9 @@ export const MovementQuery = z.object({
   itemId: IntId.optional(),
   type: z.enum(MOVEMENT_TYPES).optional(),
   startDate: DateOrTimestamp.optional().openapi({ description: 'inclusive; a date means from its start (UTC)' }),
-  endDate: DateOrTimestamp.optional().openapi({ description: 'inclusive; a date means up to the end of that day (UTC)' }),
+  endDate: DateOrTimestamp.optional().openapi({
+    description: 'inclusive; a date means up to the end of that day (UTC)',
+  }),
   referenceType: z.string().trim().min(1).max(50).optional(),
   referenceId: z.string().trim().min(1).max(100).optional(),
   limit: MovementLimit,

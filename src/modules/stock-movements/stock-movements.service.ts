@@ -38,7 +38,9 @@ export function stockMovementsService(db: Db) {
 
   return {
     /** newest first; beforeId pages on to the movements older than that one, offset skips that many (the ledger page's numbered pages) */
-    list(filter: Partial<MovementQuery> & { limit: number; beforeId?: number; offset?: number }): Promise<MovementReadRow[]> {
+    list(
+      filter: Partial<MovementQuery> & { limit: number; beforeId?: number; offset?: number },
+    ): Promise<MovementReadRow[]> {
       const query = filtered(base(), filter).orderBy('m.id', 'desc').limit(filter.limit);
       if (filter.beforeId !== undefined) query.where('m.id', '<', filter.beforeId);
       if (filter.offset) query.offset(filter.offset);

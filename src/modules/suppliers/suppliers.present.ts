@@ -22,7 +22,13 @@ export const presentSupplierWithItems = (supplier: SupplierRow, links: ItemSourc
   items: links.map((link) => presentItemSource(link, costPrices)),
 });
 
-export const presentSupplierDeletionCheck = ({ canDelete, reasons }: { canDelete: boolean; reasons: string[] }): SupplierDeletionCheck => ({
+export const presentSupplierDeletionCheck = ({
+  canDelete,
+  reasons,
+}: {
+  canDelete: boolean;
+  reasons: string[];
+}): SupplierDeletionCheck => ({
   canDelete,
   reasons,
 });

@@ -29,7 +29,12 @@ export function suppliersRoutes({ db, docs }: Deps) {
 
   api.get(
     '/suppliers',
-    { operationId: 'listSuppliers', summary: 'List suppliers (by name)', access: 'auth', responses: { 200: { description: 'Suppliers', schema: SupplierList } } },
+    {
+      operationId: 'listSuppliers',
+      summary: 'List suppliers (by name)',
+      access: 'auth',
+      responses: { 200: { description: 'Suppliers', schema: SupplierList } },
+    },
     async (_req, res) => {
       res.json((await suppliers.list()).map(presentSupplier));
     },
@@ -43,7 +48,11 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'The id is chosen by the client: 1-64 URL-safe characters. Only name is required besides it.',
       access: MANAGER_UNDER_STRICT,
       body: CreateSupplier,
-      responses: { 201: { description: 'Created', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 409: failure('The id is already taken') },
+      responses: {
+        201: { description: 'Created', schema: Supplier },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+        409: failure('The id is already taken'),
+      },
     },
     async (req, res) => {
       const input = parse(CreateSupplier, req.body);
@@ -56,10 +65,15 @@ export function suppliersRoutes({ db, docs }: Deps) {
     {
       operationId: 'checkSupplierDeletion',
       summary: 'Would a safe delete of this supplier succeed?',
-      description: 'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
+      description:
+        'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 200: { description: 'Check result', schema: SupplierDeletionCheck }, 403: failure('Not an admin'), 404: notFound },
+      responses: {
+        200: { description: 'Check result', schema: SupplierDeletionCheck },
+        403: failure('Not an admin'),
+        404: notFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -75,7 +89,12 @@ export function suppliersRoutes({ db, docs }: Deps) {
       description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: failure('Not an admin'), 404: notFound, 409: { description: 'Referenced; reasons listed', schema: SupplierRefused } },
+      responses: {
+        204: 'Deleted',
+        403: failure('Not an admin'),
+        404: notFound,
+        409: { description: 'Referenced; reasons listed', schema: SupplierRefused },
+      },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -109,7 +128,11 @@ export function suppliersRoutes({ db, docs }: Deps) {
       access: MANAGER_UNDER_STRICT,
       params: SupplierParams,
       body: UpdateSupplier,
-      responses: { 200: { description: 'Updated', schema: Supplier }, 400: { description: 'Validation failed', schema: ValidationErrorBody }, 404: notFound },
+      responses: {
+        200: { description: 'Updated', schema: Supplier },
+        400: { description: 'Validation failed', schema: ValidationErrorBody },
+        404: notFound,
+      },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);
@@ -123,10 +146,16 @@ export function suppliersRoutes({ db, docs }: Deps) {
     {
       operationId: 'deleteSupplier',
       summary: 'Delete a supplier',
-      description: 'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
+      description:
+        'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
       access: 'admin',
       params: SupplierParams,
-      responses: { 204: 'Deleted', 403: failure('Not an admin'), 404: notFound, 409: { description: 'Orders reference it', schema: SupplierRefused } },
+      responses: {
+        204: 'Deleted',
+        403: failure('Not an admin'),
+        404: notFound,
+        409: { description: 'Orders reference it', schema: SupplierRefused },
+      },
     },
     async (req, res) => {
       const { id } = parse(SupplierParams, req.params);

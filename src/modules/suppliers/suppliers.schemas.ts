@@ -56,7 +56,9 @@ export const SupplierWithItems = Supplier.extend({ items: z.array(ItemSource) })
 export const SupplierDeletionCheck = z
   .object({
     canDelete: z.boolean(),
-    reasons: z.array(z.string()).openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
+    reasons: z
+      .array(z.string())
+      .openapi({ description: 'why a safe delete would be refused; empty when it would succeed' }),
   })
   .openapi('SupplierDeletionCheck');
 export type SupplierDeletionCheck = z.infer<typeof SupplierDeletionCheck>;

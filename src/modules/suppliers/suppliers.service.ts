@@ -31,7 +31,10 @@ export function suppliersService(db: Db) {
   /** Records that must go before the supplier can: orders and anything else but its item links. */
   async function blockingReasons(id: string): Promise<string[]> {
     const refs = await countForeignKeyReferences(db, 'suppliers', id);
-    return describeReferences(refs.filter((r) => !CASCADED.has(r.table)), 0);
+    return describeReferences(
+      refs.filter((r) => !CASCADED.has(r.table)),
+      0,
+    );
   }
 
   return {
@@ -58,7 +61,10 @@ export function suppliersService(db: Db) {
     },
 
     findByName(name: string): Promise<SupplierRow | undefined> {
-      return db<SupplierRow>('suppliers').whereRaw('lower(name) = lower(?)', [name.trim()]).orderBy('created_at').first();
+      return db<SupplierRow>('suppliers')
+        .whereRaw('lower(name) = lower(?)', [name.trim()])
+        .orderBy('created_at')
+        .first();
     },
 
     async create(input: CreateSupplier): Promise<SupplierRow> {
@@ -80,7 +86,13 @@ export function suppliersService(db: Db) {
 
     /** A supplier named on an imported invoice: its id is derived from the name and made unique. */
     async createFromName(name: string): Promise<SupplierRow> {
-      const base = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 56) || 'supplier';
+      const base =
+        name
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 56) || 'supplier';
       for (let attempt = 0; ; attempt += 1) {
         const id = attempt === 0 ? base : `${base}-${attempt + 1}`;
         const [row] = await db<SupplierRow>('suppliers')
@@ -119,7 +131,10 @@ export function suppliersService(db: Db) {
     /** Safe delete is stricter: nothing may reference the supplier, not even item links or notes. */
     async deletionCheck(id: string): Promise<{ name: string; canDelete: boolean; reasons: string[] }> {
       const supplier = await get(id);
-      const reasons = describeReferences(await countForeignKeyReferences(db, 'suppliers', id), await notesService(db).count('vendor', id));
+      const reasons = describeReferences(
+        await countForeignKeyReferences(db, 'suppliers', id),
+        await notesService(db).count('vendor', id),
+      );
       return { name: supplier.name, canDelete: reasons.length === 0, reasons };
     },
 

@@ -34,10 +34,18 @@ export function systemAlertsService(db: Db) {
       const alerts: SystemAlert[] = [];
       const { low, out } = stock.rows[0];
       if (out > 0) {
-        alerts.push({ type: 'out_of_stock', level: 'critical', message: `${plural(out, 'item is', 'items are')} out of stock` });
+        alerts.push({
+          type: 'out_of_stock',
+          level: 'critical',
+          message: `${plural(out, 'item is', 'items are')} out of stock`,
+        });
       }
       if (low > 0) {
-        alerts.push({ type: 'low_stock', level: 'warning', message: `${plural(low, 'item is', 'items are')} at or below minimum stock` });
+        alerts.push({
+          type: 'low_stock',
+          level: 'warning',
+          message: `${plural(low, 'item is', 'items are')} at or below minimum stock`,
+        });
       }
       const { count, skus } = ledger.rows[0];
       if (count > 0) {

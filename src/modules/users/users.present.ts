@@ -25,11 +25,16 @@ export function presentJoinedUserRef(
   id: string | null,
   joined: { email: string | null; firstName: string | null; lastName: string | null },
 ): UserRef | null {
-  return id && joined.email !== null ? { id, email: joined.email, firstName: joined.firstName ?? '', lastName: joined.lastName ?? '' } : null;
+  return id && joined.email !== null
+    ? { id, email: joined.email, firstName: joined.firstName ?? '', lastName: joined.lastName ?? '' }
+    : null;
 }
 
 export function presentPickingList(row: UserRow): PickingListResult {
-  return { message: 'Picking list preference updated', user: { id: row.id, email: row.email, showPickingList: row.show_picking_list } };
+  return {
+    message: 'Picking list preference updated',
+    user: { id: row.id, email: row.email, showPickingList: row.show_picking_list },
+  };
 }
 
 export function presentReactivated(row: UserRow): ReactivatedUser {

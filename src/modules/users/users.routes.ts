@@ -29,7 +29,6 @@ import {
 } from './users.schemas';
 import { usersService } from './users.service';
 
-
 const failure = (description: string) => ({ description, schema: MessageBody });
 const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
 
@@ -39,7 +38,16 @@ export function usersRoutes({ db, docs, config }: Deps) {
 
   api.get(
     '/users',
-    { operationId: 'listUsers', summary: 'List users', access: 'admin', responses: { 200: { description: 'Users by email', schema: UserList }, 401: failure('Not signed in'), 403: failure('Not an admin') } },
+    {
+      operationId: 'listUsers',
+      summary: 'List users',
+      access: 'admin',
+      responses: {
+        200: { description: 'Users by email', schema: UserList },
+        401: failure('Not signed in'),
+        403: failure('Not an admin'),
+      },
+    },
     async (_req, res) => {
       res.json((await users.list()).map(presentUser));
     },
@@ -50,10 +58,16 @@ export function usersRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'createUser',
       summary: 'Create a user',
-      description: 'Without a password the user signs in with single sign-on only (matched by email on first SSO sign-in).',
+      description:
+        'Without a password the user signs in with single sign-on only (matched by email on first SSO sign-in).',
       access: 'admin',
       body: CreateUser,
-      responses: { 201: { description: 'Created', schema: User }, 400: invalid('Validation failed'), 403: failure('Not an admin'), 409: failure('Email already in use') },
+      responses: {
+        201: { description: 'Created', schema: User },
+        400: invalid('Validation failed'),
+        403: failure('Not an admin'),
+        409: failure('Email already in use'),
+      },
     },
     async (req, res) => {
       const body = parse(CreateUser, req.body);
@@ -66,14 +80,24 @@ export function usersRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'changeOwnPassword',
       summary: 'Change your own password',
-      description: 'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
+      description:
+        'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
       access: 'auth',
       body: ChangeOwnPasswordBody,
-      responses: { 200: { description: 'Changed', schema: MessageBody }, 400: failure('Validation failed, wrong current password or no local password') },
+      responses: {
+        200: { description: 'Changed', schema: MessageBody },
+        400: failure('Validation failed, wrong current password or no local password'),
+      },
     },
     async (req, res) => {
       const body = parse(ChangeOwnPasswordBody, req.body);
-      await users.changeOwnPassword(currentUser(req).id, body.currentPassword, body.newPassword, actorOf(req), req.authMethod === 'session' ? req.sessionID : undefined);
+      await users.changeOwnPassword(
+        currentUser(req).id,
+        body.currentPassword,
+        body.newPassword,
+        actorOf(req),
+        req.authMethod === 'session' ? req.sessionID : undefined,
+      );
       res.json(presentPasswordChanged());
     },
   );
@@ -84,7 +108,12 @@ export function usersRoutes({ db, docs, config }: Deps) {
     access: 'admin' as const,
     params: UserIdParams,
     body: RoleBody,
-    responses: { 200: { description: 'Updated user', schema: User }, 400: failure('Invalid role or last admin'), 403: failure('Not an admin'), 404: failure('User not found') },
+    responses: {
+      200: { description: 'Updated user', schema: User },
+      400: failure('Invalid role or last admin'),
+      403: failure('Not an admin'),
+      404: failure('User not found'),
+    },
   };
   const setRoleHandler: RequestHandler = async (req, res) => {
     const { id } = parse(UserIdParams, req.params);
@@ -103,7 +132,12 @@ export function usersRoutes({ db, docs, config }: Deps) {
       access: 'admin',
       params: UserIdParams,
       body: ResetPasswordBody,
-      responses: { 200: { description: 'Reset', schema: MessageBody }, 400: invalid('Validation failed'), 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: {
+        200: { description: 'Reset', schema: MessageBody },
+        400: invalid('Validation failed'),
+        403: failure('Not an admin'),
+        404: failure('User not found'),
+      },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
@@ -119,7 +153,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       operationId: 'setPickingListPreference',
       summary: 'Show or hide the picking list',
       access: 'auth',
-      description: 'Your own preference, or anyone\'s for an admin.',
+      description: "Your own preference, or anyone's for an admin.",
       params: UserIdParams,
       body: PickingListBody,
       responses: {
@@ -147,7 +181,11 @@ export function usersRoutes({ db, docs, config }: Deps) {
         '(and settings they last changed). Anyone who created items, moved stock, processed sales, wrote notes, ... can only be deactivated.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 200: { description: 'Check', schema: UserDeletionCheck }, 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: {
+        200: { description: 'Check', schema: UserDeletionCheck },
+        403: failure('Not an admin'),
+        404: failure('User not found'),
+      },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);
@@ -182,7 +220,8 @@ export function usersRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'reactivateUser',
       summary: 'Reactivate a deactivated user',
-      description: 'Sets isActive true so the user can sign in again; sessions and API tokens ended by the deactivation stay ended.',
+      description:
+        'Sets isActive true so the user can sign in again; sessions and API tokens ended by the deactivation stay ended.',
       access: 'admin',
       params: UserIdParams,
       responses: {
@@ -202,10 +241,16 @@ export function usersRoutes({ db, docs, config }: Deps) {
     {
       operationId: 'deactivateUser',
       summary: 'Deactivate a user',
-      description: 'Sets isActive false; their sessions and API tokens stop working at once. The record is kept. The last active admin cannot be deactivated.',
+      description:
+        'Sets isActive false; their sessions and API tokens stop working at once. The record is kept. The last active admin cannot be deactivated.',
       access: 'admin',
       params: UserIdParams,
-      responses: { 204: 'Deactivated', 400: failure('Removing yourself or the last active admin'), 403: failure('Not an admin'), 404: failure('User not found') },
+      responses: {
+        204: 'Deactivated',
+        400: failure('Removing yourself or the last active admin'),
+        403: failure('Not an admin'),
+        404: failure('User not found'),
+      },
     },
     async (req, res) => {
       const { id } = parse(UserIdParams, req.params);

@@ -34,7 +34,12 @@ const Password = z.string().min(PASSWORD_MIN_LENGTH, PASSWORD_TOO_SHORT).max(102
 const Name = z.string().trim().max(200);
 
 export const CreateUser = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email({ error: 'must be an email address' })).pipe(z.string().max(320)),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ error: 'must be an email address' }))
+    .pipe(z.string().max(320)),
   firstName: Name.min(1, 'is required'),
   lastName: Name.default(''),
   role: Role.default('user'),
@@ -45,7 +50,10 @@ export type CreateUser = z.infer<typeof CreateUser>;
 
 export const RoleBody = z.object({ role: Role });
 export const ResetPasswordBody = z.object({ password: Password });
-export const ChangeOwnPasswordBody = z.object({ currentPassword: z.string().min(1, 'is required').max(1024), newPassword: Password });
+export const ChangeOwnPasswordBody = z.object({
+  currentPassword: z.string().min(1, 'is required').max(1024),
+  newPassword: Password,
+});
 export const PickingListBody = z.object({ showPickingList: z.boolean({ error: 'must be a boolean' }) });
 
 export const PickingListResult = z

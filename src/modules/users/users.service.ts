@@ -51,7 +51,14 @@ export type DeletionCheckRecord = { canDelete: boolean; reasons: string[] };
 /** What a single sign-on changes on a user: names from the provider's claims, the link to its subject. */
 export type SsoChanges = { firstName?: string; lastName?: string; oidcSubject?: string };
 
-export type NewUser = { email: string; firstName: string; lastName: string; role: Role; password?: string; oidcSubject?: string };
+export type NewUser = {
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  password?: string;
+  oidcSubject?: string;
+};
 
 /** passwordHashCost: scrypt's cost for the passwords this service sets (config.passwordHashCost; 17 when absent) */
 export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
@@ -74,10 +81,15 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     async applySsoChanges(user: UserRow, changes: SsoChanges): Promise<UserRow> {
       const columns = {
         ...(changes.oidcSubject !== undefined ? { oidc_subject: changes.oidcSubject } : {}),
-        ...(changes.firstName !== undefined ? { first_name: changes.firstName, last_name: changes.lastName ?? '' } : {}),
+        ...(changes.firstName !== undefined
+          ? { first_name: changes.firstName, last_name: changes.lastName ?? '' }
+          : {}),
       };
       if (Object.keys(columns).length === 0) return user;
-      const [row] = await db<UserRow>('users').where({ id: user.id }).update({ ...columns, updated_at: db.fn.now() as never }).returning('*');
+      const [row] = await db<UserRow>('users')
+        .where({ id: user.id })
+        .update({ ...columns, updated_at: db.fn.now() as never })
+        .returning('*');
       return row;
     },
 
@@ -124,7 +136,8 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     async createUnique(input: NewUser, actor: Actor): Promise<UserRow> {
       return withAudit(db, actor, async (trx) => {
         const users = usersService(trx, opts);
-        if (await users.findByEmail(input.email)) throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
+        if (await users.findByEmail(input.email))
+          throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
         const row = await users.create(input);
         return { result: row, audit: userChange(row.id, 'create', null, row) };
       });
@@ -135,10 +148,21 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && role !== 'admin') {
-          if ((await otherActiveAdmins(trx, id)) === 0) throw BadRequest(id === actor.userId ? 'You are the last admin and cannot give up the role' : 'Cannot demote the last admin');
+          if ((await otherActiveAdmins(trx, id)) === 0)
+            throw BadRequest(
+              id === actor.userId
+                ? 'You are the last admin and cannot give up the role'
+                : 'Cannot demote the last admin',
+            );
         }
-        const [row] = await trx<UserRow>('users').where({ id }).update({ role, updated_at: trx.fn.now() }).returning('*');
-        return { result: row, audit: user.role === role ? null : userChange(id, 'change_role', { role: user.role }, { role }) };
+        const [row] = await trx<UserRow>('users')
+          .where({ id })
+          .update({ role, updated_at: trx.fn.now() })
+          .returning('*');
+        return {
+          result: row,
+          audit: user.role === role ? null : userChange(id, 'change_role', { role: user.role }, { role }),
+        };
       });
     },
 
@@ -158,7 +182,12 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
         const revokedTokens = await tokensService(trx).revokeAllFor(id);
-        return { result: undefined, audit: user.is_active ? userChange(id, 'deactivate', { is_active: true }, { is_active: false, revokedTokens }) : null };
+        return {
+          result: undefined,
+          audit: user.is_active
+            ? userChange(id, 'deactivate', { is_active: true }, { is_active: false, revokedTokens })
+            : null,
+        };
       });
     },
 
@@ -170,8 +199,14 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       return withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
-        const [row] = await trx<UserRow>('users').where({ id }).update({ is_active: true, updated_at: trx.fn.now() }).returning('*');
-        return { result: row, audit: user.is_active ? null : userChange(id, 'reactivate', { is_active: false }, { is_active: true }) };
+        const [row] = await trx<UserRow>('users')
+          .where({ id })
+          .update({ is_active: true, updated_at: trx.fn.now() })
+          .returning('*');
+        return {
+          result: row,
+          audit: user.is_active ? null : userChange(id, 'reactivate', { is_active: false }, { is_active: true }),
+        };
       });
     },
 
@@ -186,36 +221,66 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
         const revokedTokens = await tokensService(trx).revokeAllFor(id);
-        return { result: undefined, audit: userChange(id, 'reset_password', { password_hash: user.password_hash }, { password_hash: hashed, revokedTokens }) };
+        return {
+          result: undefined,
+          audit: userChange(
+            id,
+            'reset_password',
+            { password_hash: user.password_hash },
+            { password_hash: hashed, revokedTokens },
+          ),
+        };
       });
     },
 
     /** The user changes their own password; their other sessions and all their API tokens end, this session stays. */
-    async changeOwnPassword(id: string, currentPassword: string, newPassword: string, actor: Actor, keepSessionId?: string): Promise<void> {
+    async changeOwnPassword(
+      id: string,
+      currentPassword: string,
+      newPassword: string,
+      actor: Actor,
+      keepSessionId?: string,
+    ): Promise<void> {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
-      if (!(await verifyPassword(currentPassword, user.password_hash))) throw BadRequest('Current password is incorrect');
+      if (!(await verifyPassword(currentPassword, user.password_hash)))
+        throw BadRequest('Current password is incorrect');
       await assertAcceptablePassword(newPassword, ownerOf(user), 'newPassword');
       const hashed = await hash(newPassword);
       await withAudit(db, actor, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
         const revokedTokens = await tokensService(trx).revokeAllFor(id);
-        return { result: undefined, audit: userChange(id, 'change_password', { password_hash: user.password_hash }, { password_hash: hashed, revokedTokens }) };
+        return {
+          result: undefined,
+          audit: userChange(
+            id,
+            'change_password',
+            { password_hash: user.password_hash },
+            { password_hash: hashed, revokedTokens },
+          ),
+        };
       });
     },
 
     /** Users change their own picking-list preference; admins anyone's (403 otherwise). */
     assertMayChangePickingList(id: string, actor: Pick<UserRow, 'id' | 'role'>): void {
-      if (id !== actor.id && actor.role !== 'admin') throw Forbidden('You can only change your own picking-list preference');
+      if (id !== actor.id && actor.role !== 'admin')
+        throw Forbidden('You can only change your own picking-list preference');
     },
 
     async setPickingList(id: string, show: boolean, actor: Actor): Promise<UserRow> {
       return withAudit(db, actor, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
-        const [row] = await trx<UserRow>('users').where({ id }).update({ show_picking_list: show, updated_at: trx.fn.now() }).returning('*');
-        const audit = user.show_picking_list === show ? null : userChange(id, 'update', { show_picking_list: user.show_picking_list }, { show_picking_list: show });
+        const [row] = await trx<UserRow>('users')
+          .where({ id })
+          .update({ show_picking_list: show, updated_at: trx.fn.now() })
+          .returning('*');
+        const audit =
+          user.show_picking_list === show
+            ? null
+            : userChange(id, 'update', { show_picking_list: user.show_picking_list }, { show_picking_list: show });
         return { result: row, audit };
       });
     },
@@ -223,7 +288,9 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     /** Reasons a user cannot be deleted outright: the records they own (see NON_OWNING_REFERENCES). */
     async deletionCheck(id: string): Promise<DeletionCheckRecord> {
       await this.get(id);
-      const refs = (await countForeignKeyReferences(db, 'users', id)).filter((r) => !NON_OWNING_REFERENCES.has(`${r.table}.${r.column}`));
+      const refs = (await countForeignKeyReferences(db, 'users', id)).filter(
+        (r) => !NON_OWNING_REFERENCES.has(`${r.table}.${r.column}`),
+      );
       const reasons = describeReferences(refs, 0);
       return { canDelete: reasons.length === 0, reasons };
     },
@@ -243,7 +310,10 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     async permissionsOf(ids: string[]): Promise<Map<string, PermissionKey[]>> {
-      const rows = await db('user_permissions').whereIn('user_id', ids).orderBy('permission').select<{ user_id: string; permission: PermissionKey }[]>('user_id', 'permission');
+      const rows = await db('user_permissions')
+        .whereIn('user_id', ids)
+        .orderBy('permission')
+        .select<{ user_id: string; permission: PermissionKey }[]>('user_id', 'permission');
       const map = new Map<string, PermissionKey[]>(ids.map((id) => [id, []]));
       const known = new Set<string>(PERMISSIONS.map((p) => p.key));
       for (const r of rows) if (known.has(r.permission)) map.get(r.user_id)?.push(r.permission);
@@ -257,17 +327,35 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     /** Grants or revokes one permission; idempotent (a repeat changes nothing and records nothing). */
-    async setPermission(userId: string, permission: PermissionKey, granted: boolean, actor: Actor): Promise<UserWithPermissions> {
+    async setPermission(
+      userId: string,
+      permission: PermissionKey,
+      granted: boolean,
+      actor: Actor,
+    ): Promise<UserWithPermissions> {
       return withAudit(db, actor, async (trx) => {
         const users = usersService(trx, opts);
         const user = await trx<UserRow>('users').where({ id: userId }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         const before = (await users.permissionsOf([userId])).get(userId) ?? [];
         const changed = granted
-          ? (await trx('user_permissions').insert({ user_id: userId, permission, granted_by: actor.userId }).onConflict(['user_id', 'permission']).ignore().returning('permission')).length > 0
+          ? (
+              await trx('user_permissions')
+                .insert({ user_id: userId, permission, granted_by: actor.userId })
+                .onConflict(['user_id', 'permission'])
+                .ignore()
+                .returning('permission')
+            ).length > 0
           : (await trx('user_permissions').where({ user_id: userId, permission }).delete()) > 0;
         const permissions = (await users.permissionsOf([userId])).get(userId) ?? [];
-        const audit = changed ? userChange(userId, granted ? 'grant_permission' : 'revoke_permission', { permissions: before }, { permissions }) : null;
+        const audit = changed
+          ? userChange(
+              userId,
+              granted ? 'grant_permission' : 'revoke_permission',
+              { permissions: before },
+              { permissions },
+            )
+          : null;
         return { result: { ...user, permissions }, audit };
       });
     },
@@ -280,7 +368,12 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
   };
 }
 
-const userChange = (id: string, action: string, before: AuditEntry['before'], after: AuditEntry['after']): AuditEntry => ({ entityType: 'user', entityId: id, action, before, after });
+const userChange = (
+  id: string,
+  action: string,
+  before: AuditEntry['before'],
+  after: AuditEntry['after'],
+): AuditEntry => ({ entityType: 'user', entityId: id, action, before, after });
 
 /**
  * The active admins other than this user, counted under a transaction-wide lock that serialises
@@ -288,7 +381,10 @@ const userChange = (id: string, action: string, before: AuditEntry['before'], af
  */
 async function otherActiveAdmins(trx: Db, id: string): Promise<number> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['users.admins']);
-  const [{ count }] = await trx('users').where({ role: 'admin', is_active: true }).whereNot({ id }).count<{ count: number }[]>('* as count');
+  const [{ count }] = await trx('users')
+    .where({ role: 'admin', is_active: true })
+    .whereNot({ id })
+    .count<{ count: number }[]>('* as count');
   return Number(count);
 }
 

@@ -18,7 +18,8 @@ export function vatRatesRoutes({ db, docs }: Deps) {
     {
       operationId: 'listVatRates',
       summary: 'All VAT rates',
-      description: 'The default rate first. Exactly one rate is the default; it applies to every item without its own rate.',
+      description:
+        'The default rate first. Exactly one rate is the default; it applies to every item without its own rate.',
       access: 'admin',
       responses: { 200: { description: 'Rates', schema: VatRateList } },
     },
@@ -32,7 +33,8 @@ export function vatRatesRoutes({ db, docs }: Deps) {
     {
       operationId: 'createVatRate',
       summary: 'Create a VAT rate',
-      description: 'rate is a fraction within 0..1. isDefault true makes it the default and clears the previous default.',
+      description:
+        'rate is a fraction within 0..1. isDefault true makes it the default and clears the previous default.',
       access: 'admin',
       body: CreateVatRate,
       responses: { 201: { description: 'Created', schema: VatRate }, 400: invalid },

@@ -4,7 +4,14 @@ import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
 import type { CreateVatRate, UpdateVatRate } from './vat-rates.schemas';
 
-export type VatRateRow = { id: number; name: string; rate: string; is_default: boolean; created_at: Date; updated_at: Date };
+export type VatRateRow = {
+  id: number;
+  name: string;
+  rate: string;
+  is_default: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
 
 /** VAT rates; exactly one is the default, which applies to every item without its own rate. */
 export function vatRatesService(db: Db) {
@@ -26,7 +33,11 @@ export function vatRatesService(db: Db) {
     get,
 
     list(): Promise<VatRateRow[]> {
-      return db<VatRateRow>('vat_rates').orderBy([{ column: 'is_default', order: 'desc' }, { column: 'rate', order: 'desc' }, { column: 'id' }]);
+      return db<VatRateRow>('vat_rates').orderBy([
+        { column: 'is_default', order: 'desc' },
+        { column: 'rate', order: 'desc' },
+        { column: 'id' },
+      ]);
     },
 
     create(input: CreateVatRate, actor: Actor): Promise<VatRateRow> {
@@ -51,7 +62,10 @@ export function vatRatesService(db: Db) {
         if (input.rate !== undefined) changes.rate = input.rate;
         if (input.isDefault !== undefined) changes.is_default = input.isDefault;
         const [row] = await trx<VatRateRow>('vat_rates').where({ id }).update(changes).returning('*');
-        return { result: row, audit: { entityType: 'vat_rate', entityId: id, action: 'update', before: current, after: row } };
+        return {
+          result: row,
+          audit: { entityType: 'vat_rate', entityId: id, action: 'update', before: current, after: row },
+        };
       });
     },
 
