@@ -24,6 +24,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // tools' configuration in CommonJS (dependency-cruiser)
+    files: ['*.cjs'],
+    languageOptions: { globals: globals.node },
+  },
+  {
     // the pages' own scripts run in the browser, beside htmx and Chart.js loaded before them
     files: ['public/js/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, htmx: 'readonly', Chart: 'readonly' } },

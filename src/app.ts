@@ -35,6 +35,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
+import { ordersService } from './modules/orders/orders.service';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
@@ -78,7 +79,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   sourcesRoutes,
   ordersRoutes,
   invoicesRoutes,
-  itemsRoutes,
+  (deps) => itemsRoutes(deps, ordersService(deps.db)),
   categoriesRoutes,
   stockMovementsRoutes,
   vatRatesRoutes,

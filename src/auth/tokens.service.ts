@@ -75,14 +75,6 @@ export function tokensService(db: Db) {
       });
     },
 
-    /**
-     * Every token of the user stops working (deactivation, a password change or reset); how many
-     * did. The change that asks records this on the user's own audit row.
-     */
-    async revokeAllFor(userId: string): Promise<number> {
-      return db('api_tokens').where({ user_id: userId }).delete();
-    },
-
     /** The active user a live token belongs to, in one query; undefined for unknown, expired or inactive. */
     async authenticate(token: string): Promise<UserRow | undefined> {
       const row = await db('api_tokens as t')

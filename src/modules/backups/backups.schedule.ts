@@ -1,6 +1,5 @@
 import type { Db } from '../../db/knex';
 import { runExclusively } from '../../jobs/advisory-lock';
-import type { SystemAlert } from '../system-alerts/system-alerts.service';
 import { latestSlot, PERIOD_MS, slotAfter } from './backups.slots';
 import type { BackupSchedule } from './backups.schemas';
 
@@ -21,6 +20,13 @@ export type ScheduleStatusRecord = BackupSchedule & {
 };
 
 export type RunOutcome = { ok: true; filename: string } | { ok: false; error: string };
+
+/** What is wrong with the backups, in the shape of a system alert: the system alerts gather it, so it is declared here. */
+export type BackupAlert = {
+  type: 'backup_failed' | 'backup_overdue' | 'no_backup';
+  level: 'warning' | 'critical';
+  message: string;
+};
 
 /**
  * What GET /status answers without a schedule row, which runs nothing. A new install has one:
@@ -111,14 +117,14 @@ export function backupScheduleService(db: Db) {
     },
 
     /** Critical alerts while the schedule is on: the last scheduled backup failed, or none succeeded for two periods. */
-    async alerts(now: Date): Promise<SystemAlert[]> {
+    async alerts(now: Date): Promise<BackupAlert[]> {
       const [schedule, last, lastOk] = await Promise.all([
         readSchedule(db),
         lastFinishedRun(),
         lastFinishedRun({ ok: true }),
       ]);
       if (!schedule?.enabled) return [];
-      const alerts: SystemAlert[] = [];
+      const alerts: BackupAlert[] = [];
       if (last && !last.ok) {
         alerts.push({
           type: 'backup_failed',

@@ -4,11 +4,10 @@ import { migrateLatest } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
 import { SYSTEM_ACTOR, type Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
-import type { SystemAlert } from '../system-alerts/system-alerts.service';
 import { formatDateTime } from '../../lib/format';
 import { APPLY_CARRIES, CARRY_SCHEMA, finishCarries, SAVE_CARRIES } from './backups.carry';
 import { backupFolder, type BackupFile, type BackupType } from './backups.files';
-import { backupScheduleService } from './backups.schedule';
+import { backupScheduleService, type BackupAlert } from './backups.schedule';
 import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
@@ -141,7 +140,7 @@ export function backupsService(deps: BackupDeps) {
     },
 
     /** A warning for admins while DATA_DIR/backups holds no backup (none made yet, or all deleted): nothing to restore from. */
-    async missingBackupAlerts(now: Date): Promise<SystemAlert[]> {
+    async missingBackupAlerts(now: Date): Promise<BackupAlert[]> {
       if ((await folder.list()).length > 0) return [];
       const { nextRunAt } = await backupScheduleService(db).status(now);
       const scheduled = nextRunAt

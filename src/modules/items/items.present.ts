@@ -1,12 +1,11 @@
 import { quantityNumber } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.present';
-import type { ItemOrderHistoryRow } from '../orders/orders.service';
 import type { MovementReadRow } from '../stock-movements/stock-movements.service';
 import { presentMovement } from '../stock-movements/stock-movements.present';
 import { presentJoinedUserRef } from '../users/users.present';
 import type { BulkOutcome, ImportOutcome } from './items.bulk';
 import type { ImportResult, Item, ItemDeletionCheck } from './items.schemas';
-import type { ItemReadRow } from './items.service';
+import type { ItemOrderHistoryRow, ItemReadRow } from './items.service';
 
 export function presentItem(row: ItemReadRow): Item {
   return {

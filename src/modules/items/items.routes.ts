@@ -5,7 +5,6 @@ import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams, parse } from '../../http/validate';
-import { ordersService } from '../orders/orders.service';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
 import { itemsBulkService } from './items.bulk';
 import { sendItemsExport, XLSX_TYPE } from './items.export';
@@ -40,7 +39,7 @@ import {
   presentItemOrderHistory,
   presentStockChange,
 } from './items.present';
-import { itemsService } from './items.service';
+import { itemsService, type ItemOrderHistoryRow } from './items.service';
 import { actorOf } from '../audit/audit.actor';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
@@ -51,11 +50,16 @@ const bulkInvalid = {
   schema: MessageBody,
 };
 
-export function itemsRoutes({ db, docs }: Deps) {
+/**
+ * An item's order history is read from the orders' tables, by the orders module; app.ts hands it
+ * in, since the orders module imports this one.
+ */
+export type ItemOrderHistorySource = { itemHistory(itemId: number): Promise<ItemOrderHistoryRow[]> };
+
+export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) {
   const api = new ApiRouter({ docs, db }, '/api', 'Items');
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
-  const orders = ordersService(db);
 
   // ---- static paths first ----------------------------------------------------------
 

@@ -16,6 +16,20 @@ import { changeStock, lockItemsForStock } from '../stock-movements/stock-movemen
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 
+/**
+ * One line of an item's order history: the order, its supplier's name and the line's quantities.
+ * The orders module reads it from its tables (itemHistory) in this shape.
+ */
+export type ItemOrderHistoryRow = {
+  order_id: string;
+  created_at: Date;
+  supplier: string;
+  quantity: string;
+  received_quantity: string;
+  unit_cost: string;
+  status: string;
+};
+
 export type ItemReadRow = {
   id: number;
   name: string;

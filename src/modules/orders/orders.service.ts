@@ -7,7 +7,7 @@ import { withAudit } from '../audit/audit.service';
 import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.lookup';
-import { itemsService } from '../items/items.service';
+import { itemsService, type ItemOrderHistoryRow } from '../items/items.service';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';
 
@@ -49,17 +49,6 @@ export type NewOrderHead = {
   notes: string | null;
   invoiceNumber: string | null;
   createdBy: string | null;
-};
-
-/** One line of an item's order history: the order, its supplier's name and the line's quantities. */
-export type ItemOrderHistoryRow = {
-  order_id: string;
-  created_at: Date;
-  supplier: string;
-  quantity: string;
-  received_quantity: string;
-  unit_cost: string;
-  status: string;
 };
 
 /**

@@ -4,8 +4,6 @@ import { sql, toRaw } from '../../db/sql';
 import { LOW_STOCK_CONDITION } from '../items/items.low-stock';
 import type { SystemAlert } from './system-alerts.schemas';
 
-export type { SystemAlert };
-
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**

@@ -3,7 +3,7 @@ import { countForeignKeyReferences, describeReferences } from '../../db/referenc
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { assertAcceptablePassword } from '../../auth/password-rule';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
-import { tokensService } from '../../auth/tokens.service';
+import { revokeAllTokensOf } from '../../auth/revocation';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { withAudit, type AuditEntry } from '../audit/audit.service';
@@ -181,7 +181,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         }
         await trx('users').where({ id }).update({ is_active: false, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
-        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await revokeAllTokensOf(trx, id);
         return {
           result: undefined,
           audit: user.is_active
@@ -220,7 +220,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         if (!user) throw NotFound('User not found');
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id);
-        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await revokeAllTokensOf(trx, id);
         return {
           result: undefined,
           audit: userChange(
@@ -250,7 +250,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       await withAudit(db, actor, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
-        const revokedTokens = await tokensService(trx).revokeAllFor(id);
+        const revokedTokens = await revokeAllTokensOf(trx, id);
         return {
           result: undefined,
           audit: userChange(

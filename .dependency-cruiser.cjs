@@ -1,0 +1,99 @@
+// The module boundaries of docs/ARCHITECTURE.md ("Boundaries"), checked by `npm run lint`
+// (scripts/boundaries.mjs runs dependency-cruiser with this file).
+
+// What one module may take from another module beside its service, schemas and queries:
+// role files that are another entry point of the owner, each named with why.
+const PUBLIC_ROLE_FILES = [
+  'audit/audit.actor.ts', // who acted: the Actor every audited write records
+  'audit/audit.carry.ts', // the audit trail's carry across a restore, listed in backups' CARRIES
+  'stock-movements/stock-movements.ledger.ts', // the one way to change stock
+  'items/items.low-stock.ts', // the one low-stock rule and its query
+  'items/items.bulk.ts', // bulk edit and import of items
+  'items/items.export.ts', // the items' CSV and XLSX export
+  'sales/sales.figures.ts', // the one implementation of the sales figures
+  'sales/sales.filters.ts', // the sales filter fragment (salesWhere), built by its owner
+  'sales/sales.analytics.ts', // sales analytics (most sold, daily sales, stock check)
+  'sales/sales.reports.ts', // sales reports and their CSV rows
+  'invoices/invoices.matching.ts', // invoice lines matched to items
+  'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
+  'orders/orders.receive.ts', // receiving an order into stock
+  'orders/orders.import.ts', // importing an order from an invoice or a CSV
+  'finance/finance.batches.ts', // recharge batches
+  'chargecodes/chargecodes.policy.ts', // the charge-code policy (settings) and its hold guard
+  'chargecodes/chargecodes.validation.ts', // the checks a sale's charge code must pass
+  'backups/backups.schedule.ts', // the backup schedule, run by the job and shown by the page
+].map((file) => `^src/modules/${file.replace(/[.]/g, '[.]')}$`);
+
+const SERVICE_OR_SCHEMAS = '^src/modules/[^/]+/[^/]+[.](service|schemas)[.]ts$';
+const QUERIES = '^src/modules/[^/]+/[^/]+[.]queries[.]ts$';
+const PRESENTER = '^src/modules/[^/]+/[^/]+[.]present[.]ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle: move the shared part to a leaf file, or pass a function in.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'foundations-below-features',
+      comment: 'http/, db/ and lib/ serve everything, so they import no module, page, MCP server or job.',
+      severity: 'error',
+      from: { path: '^src/(http|db|lib)/' },
+      to: { path: '^src/(modules|pages|mcp|jobs)/' },
+    },
+    {
+      name: 'features-below-consumers',
+      comment: 'auth/ and the modules are called by the pages and the MCP server, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/(auth|modules)/' },
+      to: { path: '^src/(pages|mcp)/' },
+    },
+    {
+      name: 'module-public-files-only',
+      comment:
+        'A module (or auth/, or a job) takes from another module only its service, schemas, queries or a public role file (.dependency-cruiser.cjs PUBLIC_ROLE_FILES): never its routes, presenters or internals.',
+      severity: 'error',
+      from: { path: '^src/(modules/([^/]+)|auth|jobs)/' },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/$2/', SERVICE_OR_SCHEMAS, QUERIES, ...PUBLIC_ROLE_FILES] },
+    },
+    {
+      name: 'consumer-public-files-only',
+      comment:
+        'A page or the MCP server takes from a module only its service, schemas, presenters or a public role file: never its routes, queries or internals.',
+      severity: 'error',
+      from: { path: '^src/(pages|mcp)/' },
+      to: { path: '^src/modules/', pathNot: [SERVICE_OR_SCHEMAS, PRESENTER, ...PUBLIC_ROLE_FILES] },
+    },
+    {
+      name: 'consumers-do-not-query',
+      comment: 'A page or the MCP server reaches the database through services; it may name the Db type to hand it on.',
+      severity: 'error',
+      from: { path: '^src/(pages|mcp)/' },
+      to: { path: '^src/db/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'pages-and-mcp-apart',
+      comment: 'The pages and the MCP server are two consumers of the same services; neither imports the other.',
+      severity: 'error',
+      from: { path: '^src/pages/' },
+      to: { path: '^src/mcp/' },
+    },
+    {
+      name: 'mcp-and-pages-apart',
+      comment: 'The pages and the MCP server are two consumers of the same services; neither imports the other.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/pages/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // type-only imports count: a cycle or a reach across a boundary through types is still one
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
