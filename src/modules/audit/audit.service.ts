@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../db/knex';
+import type { ChangeRecorder } from '../../db/transaction';
 import { whereInDateRange } from '../../lib/date-range';
 import type { Actor } from './audit.actor';
 import type { AuditQuery } from './audit.schemas';
@@ -111,6 +112,12 @@ export function auditTrail(db: Db) {
     },
   };
 }
+
+/** The `audit` option of `transaction` (src/db/transaction.ts): the change's row in the trail, as `actor`. */
+export const auditAs =
+  (actor: Actor): ChangeRecorder<AuditEntry> =>
+  (trx, entry) =>
+    auditTrail(trx).record(actor, entry);
 
 /**
  * A change and its audit row in one transaction: `change` does the work on the transaction and
