@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
@@ -327,7 +327,7 @@ export function quotesService(db: Db) {
         const { lines, ...quote } = created[0];
         return { quote, lines };
       }
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up.
         const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
           trx,
@@ -355,7 +355,7 @@ export function quotesService(db: Db) {
     async changeBasket(actor: Actor, sessionId: string, change: BasketChange): Promise<Basket> {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          const { basket, refusal } = await inTransaction(db, async (trx) => {
+          const { basket, refusal } = await transaction(db, async (trx) => {
             const {
               lines: current,
               scanned_item,
@@ -455,7 +455,7 @@ export function quotesService(db: Db) {
     },
 
     async update(actor: Actor, id: number, input: UpdateQuote): Promise<QuoteRecord> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const quote = await findFor(actor, id, trx, true);
         let lines: LineInput[];
         let categoryIds: number[];

@@ -3,12 +3,12 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
-import { inTransactionWithRetry } from '../../db/retry';
+import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { D, money, quantityNumber } from '../../lib/money';
 import type { Actor as AuditActor } from '../audit/audit.actor';
-import { auditTrail, withAudit } from '../audit/audit.service';
+import { auditTrail, auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
 import {
   chargeCodeForCheckSql,
@@ -348,7 +348,7 @@ export function salesService(db: Db) {
     shown: (row: SaleRow) => Record<string, unknown>,
     allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
   ): Promise<SaleRow> {
-    return withAudit(db, actor, async (trx) => {
+    return transaction(db, { audit: auditAs(actor) }, async (trx) => {
       const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
       if (!before) throw saleNotFound();
       await allowed(before, trx);
@@ -398,7 +398,7 @@ export function salesService(db: Db) {
         try {
           return recorded(
             actor,
-            await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
+            await transaction(db, { retry: true }, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
           );
         } catch (err) {
           if (!(err instanceof QuoteChangedWhileTaken)) throw err;
@@ -426,7 +426,7 @@ export function salesService(db: Db) {
         async () => input.chargeCode,
       );
       type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
-      const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
+      const outcome = await transaction(db, { retry: true }, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
           const earlier = await claimIdempotencyKey(trx, actor.id, idempotencyKey, requestHash);
           if (earlier !== null)
@@ -530,7 +530,7 @@ export function salesService(db: Db) {
      * quantity, rounded half-up, so a full refund gives back exactly the line total.
      */
     async refund(actor: AuditActor, id: number, input: RefundBody): Promise<RefundRecord> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
         if (!sale) throw saleNotFound();
         if (sale.status === 'refunded') throw BadRequest('Sale has already been fully refunded');
