@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/knex';
-import { inTransactionWithRetry } from '../src/db/retry';
+import { transaction } from '../src/db/transaction';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildChargeCode, grantPermission, sessionId, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
@@ -163,7 +163,7 @@ describe('database busy on the other stock paths', () => {
   });
 });
 
-describe('inTransactionWithRetry', () => {
+describe('transaction with retry', () => {
   it('runs the whole transaction again after a deadlock: the write of the failed attempt is not kept', async () => {
     const [a, b] = await Promise.all([
       buildStockedItem(t.db, 1, { categoryId }),
@@ -174,7 +174,7 @@ describe('inTransactionWithRetry', () => {
     const other = holder.transaction();
     const otherTrx = await other;
     await otherTrx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
-    const work = inTransactionWithRetry(t.db, async (trx) => {
+    const work = transaction(t.db, { retry: true }, async (trx) => {
       attempts += 1;
       await trx('items')
         .where({ id: a.id })
@@ -204,7 +204,7 @@ describe('inTransactionWithRetry', () => {
 
   it('gives up after 3 attempts and throws the database error', async () => {
     let attempts = 0;
-    const err = await inTransactionWithRetry(t.db, async () => {
+    const err = await transaction(t.db, { retry: true }, async () => {
       attempts += 1;
       throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
     }).catch((e: unknown) => e);
@@ -215,7 +215,7 @@ describe('inTransactionWithRetry', () => {
   it('does not retry other errors, nor inside a caller transaction', async () => {
     let attempts = 0;
     await expect(
-      inTransactionWithRetry(t.db, async () => {
+      transaction(t.db, { retry: true }, async () => {
         attempts += 1;
         throw new Error('boom');
       }),
@@ -224,7 +224,7 @@ describe('inTransactionWithRetry', () => {
     attempts = 0;
     await expect(
       t.db.transaction((trx) =>
-        inTransactionWithRetry(trx, async () => {
+        transaction(trx, { retry: true }, async () => {
           attempts += 1;
           throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
         }),

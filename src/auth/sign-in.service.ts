@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config';
-import { inTransaction, type Db } from '../db/knex';
+import type { Db } from '../db/knex';
+import { transaction } from '../db/transaction';
 import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
 import { parse } from '../http/validate';
 import { LoginBody } from './auth.schemas';
@@ -195,7 +196,7 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
      */
     async withSso(claims: SsoClaims, client: Actor): Promise<UserRow> {
       try {
-        return await inTransaction(db, async (trx) => {
+        return await transaction(db, async (trx) => {
           const { user, created } = await ssoUser(usersService(trx, config), claims);
           const actor: Actor = { ...client, kind: 'session', userId: user.id, email: user.email };
           const trxTrail = auditTrail(trx);

@@ -3,7 +3,8 @@ import type { Db } from '../db/knex';
 import type { Request } from 'express';
 import { Forbidden, NotFound } from '../http/errors';
 import type { Actor } from '../modules/audit/audit.actor';
-import { withAudit } from '../modules/audit/audit.service';
+import { auditAs } from '../modules/audit/audit.service';
+import { transaction } from '../db/transaction';
 import type { UserRow } from '../modules/users/users.service';
 
 export type TokenRow = {
@@ -41,7 +42,7 @@ export function tokensService(db: Db) {
     /** Returns the secret once; only its hash is stored. Every token expires. */
     async create(userId: string, name: string, expiresInDays: number, actor: Actor): Promise<CreatedTokenRecord> {
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [row] = await trx<TokenRow>('api_tokens')
           .insert({
             user_id: userId,
@@ -62,7 +63,7 @@ export function tokensService(db: Db) {
     },
 
     async revoke(userId: string, id: number, actor: Actor): Promise<void> {
-      await withAudit(db, actor, async (trx) => {
+      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [row] = await trx<TokenRow>('api_tokens')
           .where({ id, user_id: userId })
           .delete()

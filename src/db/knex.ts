@@ -50,12 +50,3 @@ export function createPgPool(databaseUrl: string, onError: (err: Error) => void,
   pool.on('error', onError);
   return pool;
 }
-
-export function isDbTransaction(db: Db): db is Knex.Transaction {
-  return 'isTransaction' in db && db.isTransaction === true;
-}
-
-/** Runs fn in a transaction, or inside the caller's transaction when db already is one. */
-export function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return isDbTransaction(db) ? fn(db) : db.transaction(fn);
-}

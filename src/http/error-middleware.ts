@@ -5,7 +5,7 @@ import { HttpError, NotFound } from './errors';
 import { mcpErrorBody, usesMcpErrors } from './mcp-errors';
 import { validationErrors } from './validate';
 import { isUploadError } from './uploads';
-import { BUSY_PG_CODES } from '../db/retry';
+import { BUSY_PG_CODES } from '../db/transaction';
 
 type PgError = Error & { code?: string; detail?: string; constraint?: string };
 

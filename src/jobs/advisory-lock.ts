@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { transaction } from '../db/transaction';
 
 /**
  * Runs fn only if this instance wins the PostgreSQL advisory lock for the job, so that
@@ -9,7 +10,7 @@ export async function runExclusively(
   jobName: string,
   fn: (trx: Knex.Transaction) => Promise<void>,
 ): Promise<boolean> {
-  return db.transaction(async (trx) => {
+  return transaction(db, async (trx) => {
     const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>(
       'SELECT pg_try_advisory_xact_lock(hashtext(?)) AS locked',
       [jobName],

@@ -12,6 +12,7 @@ import { auditTrail } from '../audit/audit.service';
 import { APP_VERSION } from '../../lib/version';
 import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
 import { sql, toRaw } from '../../db/sql';
+import { transaction } from '../../db/transaction';
 import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
 
 export type ArchiveRow = {
@@ -268,69 +269,66 @@ export function archivesService(db: Knex, dataDir: string) {
       await fs.mkdir(directory, { recursive: true });
       let leftBehind: string | undefined;
       try {
-        return await db.transaction(
-          async (trx) => {
-            // Timestamps in the file, and so the hashes a purge compares, are UTC whatever the server's zone.
-            await trx.raw(`SET LOCAL TimeZone = 'UTC'`);
-            const { rows } = await toRaw<{ rows: { id: number; created_at: Date; cutoff: Date }[] }>(
-              trx,
-              sql`SELECT nextval(pg_get_serial_sequence('archives', 'id'))::int AS id, now() AS created_at, ${cutoff(days)} AS cutoff`,
-            );
-            const { id, created_at: createdAt, cutoff: cutoffAt } = rows[0];
-            const counts: Counts = { sales: 0, orders: 0, stock_movements: 0 };
-            for (const type of types) counts[type] = await countOlder(trx, type, days);
+        return await transaction(db, { isolationLevel: 'repeatable read' }, async (trx) => {
+          // Timestamps in the file, and so the hashes a purge compares, are UTC whatever the server's zone.
+          await trx.raw(`SET LOCAL TimeZone = 'UTC'`);
+          const { rows } = await toRaw<{ rows: { id: number; created_at: Date; cutoff: Date }[] }>(
+            trx,
+            sql`SELECT nextval(pg_get_serial_sequence('archives', 'id'))::int AS id, now() AS created_at, ${cutoff(days)} AS cutoff`,
+          );
+          const { id, created_at: createdAt, cutoff: cutoffAt } = rows[0];
+          const counts: Counts = { sales: 0, orders: 0, stock_movements: 0 };
+          for (const type of types) counts[type] = await countOlder(trx, type, days);
 
-            const name = archiveName(id, createdAt);
-            const final = path.join(directory, name);
-            const partial = `${final}.partial`;
-            leftBehind = partial;
-            const manifest = {
-              type: 'manifest',
-              formatVersion: 1,
-              recordTypes: types,
-              counts,
-              ageThresholdDays: days,
-              cutoff: cutoffAt.toISOString(),
-              createdAt: createdAt.toISOString(),
-              serviceVersion: APP_VERSION,
-            };
-            // highWaterMark 1: one page waits for the gzip stream at a time (the disk sets the pace)
-            await pipeline(
-              Readable.from(archiveLines(trx, id, types, days, manifest), { highWaterMark: 1 }),
-              createGzip(),
-              createWriteStream(partial, { flags: 'wx' }),
-            );
-            const { size, sha256 } = await fileDigest(partial);
-            const [row] = await trx('archives')
-              .insert({
-                id,
-                archive_name: name,
-                age_threshold_days: days,
-                record_types: types,
-                // the transaction's own now(), to the microsecond (the JS dates stop at milliseconds)
-                cutoff: toRaw(trx, cutoff(days)),
-                sales_count: counts.sales,
-                orders_count: counts.orders,
-                stock_movements_count: counts.stock_movements,
-                size_bytes: size,
-                sha256,
-                status: 'completed',
-                created_by: actor.userId,
-                created_at: trx.fn.now(),
-              })
-              .returning<ArchiveRow[]>('*');
-            await auditTrail(trx).record(actor, {
-              entityType: 'archive',
-              entityId: row.id,
-              action: 'create',
-              after: row,
-            });
-            await fs.rename(partial, final);
-            leftBehind = final;
-            return row;
-          },
-          { isolationLevel: 'repeatable read' },
-        );
+          const name = archiveName(id, createdAt);
+          const final = path.join(directory, name);
+          const partial = `${final}.partial`;
+          leftBehind = partial;
+          const manifest = {
+            type: 'manifest',
+            formatVersion: 1,
+            recordTypes: types,
+            counts,
+            ageThresholdDays: days,
+            cutoff: cutoffAt.toISOString(),
+            createdAt: createdAt.toISOString(),
+            serviceVersion: APP_VERSION,
+          };
+          // highWaterMark 1: one page waits for the gzip stream at a time (the disk sets the pace)
+          await pipeline(
+            Readable.from(archiveLines(trx, id, types, days, manifest), { highWaterMark: 1 }),
+            createGzip(),
+            createWriteStream(partial, { flags: 'wx' }),
+          );
+          const { size, sha256 } = await fileDigest(partial);
+          const [row] = await trx('archives')
+            .insert({
+              id,
+              archive_name: name,
+              age_threshold_days: days,
+              record_types: types,
+              // the transaction's own now(), to the microsecond (the JS dates stop at milliseconds)
+              cutoff: toRaw(trx, cutoff(days)),
+              sales_count: counts.sales,
+              orders_count: counts.orders,
+              stock_movements_count: counts.stock_movements,
+              size_bytes: size,
+              sha256,
+              status: 'completed',
+              created_by: actor.userId,
+              created_at: trx.fn.now(),
+            })
+            .returning<ArchiveRow[]>('*');
+          await auditTrail(trx).record(actor, {
+            entityType: 'archive',
+            entityId: row.id,
+            action: 'create',
+            after: row,
+          });
+          await fs.rename(partial, final);
+          leftBehind = final;
+          return row;
+        });
       } catch (err) {
         if (leftBehind) await fs.rm(leftBehind, { force: true });
         throw err;
@@ -373,7 +371,7 @@ export function archivesService(db: Knex, dataDir: string) {
         );
       }
 
-      return db.transaction(async (trx) => {
+      return transaction(db, async (trx) => {
         await trx.raw(`SET LOCAL TimeZone = 'UTC'`);
         // One purge at a time: two purges of overlapping archives would delete the same movements
         // in different orders (a deadlock), and a second purge of this archive must see it purged.

@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
-import { inTransaction, type Db } from '../../db/knex';
+import type { Db } from '../../db/knex';
+import type { ChangeRecorder } from '../../db/transaction';
 import { whereInDateRange } from '../../lib/date-range';
 import type { Actor } from './audit.actor';
 import type { AuditQuery } from './audit.schemas';
@@ -112,18 +112,8 @@ export function auditTrail(db: Db) {
   };
 }
 
-/**
- * A change and its audit row in one transaction: `change` does the work on the transaction and
- * says what it did (null when it changed nothing, e.g. an idempotent repeat).
- */
-export function withAudit<T>(
-  db: Db,
-  actor: Actor,
-  change: (trx: Knex.Transaction) => Promise<{ result: T; audit: AuditEntry | null }>,
-): Promise<T> {
-  return inTransaction(db, async (trx) => {
-    const { result, audit } = await change(trx);
-    if (audit) await auditTrail(trx).record(actor, audit);
-    return result;
-  });
-}
+/** The `audit` option of `transaction` (src/db/transaction.ts): the change's row in the trail, as `actor`. */
+export const auditAs =
+  (actor: Actor): ChangeRecorder<AuditEntry> =>
+  (trx, entry) =>
+    auditTrail(trx).record(actor, entry);

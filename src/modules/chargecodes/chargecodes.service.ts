@@ -3,7 +3,8 @@ import { sql, toRaw } from '../../db/sql';
 import { hashPassword } from '../../auth/passwords';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import type { Role } from '../users/users.schemas';
 import { holdSeniorityRefusal } from './chargecodes.policy';
 import { presentHold } from './chargecodes.present';
@@ -111,7 +112,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     },
 
     async create(input: CreateChargeCode, actor: Actor): Promise<ChargeCodeRecord> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         if (await trx('charge_codes').where({ code: input.code }).first('id')) {
           throw Conflict(`Charge code '${input.code}' already exists`);
         }
@@ -135,7 +136,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     },
 
     async update(code: string, input: UpdateChargeCode, actor: Actor): Promise<ChargeCodeRecord> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
         const validFrom = input.validFrom ?? current.valid_from;
@@ -166,7 +167,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     excludedCategoryIds: excludedIds,
 
     async remove(code: string, actor: Actor) {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!row) throw chargeCodeNotFound();
         const [{ count }] = await trx('sales').where({ charge_code: code }).count<{ count: number }[]>('* as count');
@@ -189,7 +190,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
      * release's reason is kept in its audit row.
      */
     async setHold(code: string, { onHold, reason }: HoldChange, { actor, user }: HoldChanger): Promise<ChargeCodeRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const current = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!current) throw chargeCodeNotFound();
         const refusal = holdSeniorityRefusal(
@@ -237,7 +238,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
 
     /** Idempotent: returns whether the exclusion was newly added. */
     async addExclusion(code: string, categoryId: number, actor: Actor): Promise<boolean> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await chargeCodesService(trx).get(code);
         if (!(await trx('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
         const inserted = await trx('charge_code_exclusions')
@@ -256,7 +257,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     },
 
     async removeExclusion(code: string, categoryId: number, actor: Actor) {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await chargeCodesService(trx).get(code);
         const removed = await trx('charge_code_exclusions')
           .where({ charge_code_id: row.code.id, category_id: categoryId })
@@ -283,7 +284,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
       input: AuthorisedUserBody,
       actor: Actor,
     ): Promise<{ code: ChargeCodeRow; user: AuthorisedUserRow }> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = (await chargeCodesService(trx).get(code)).code;
         const clash = await trx('charge_code_authorised_users')
           .where({ charge_code_id: row.id })
@@ -307,7 +308,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     },
 
     async removeUser(code: string, id: number, actor: Actor) {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = (await chargeCodesService(trx).get(code)).code;
         const [removed] = await trx<AuthorisedUserRow>('charge_code_authorised_users')
           .where({ charge_code_id: row.id, id })

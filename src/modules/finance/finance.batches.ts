@@ -3,7 +3,8 @@ import { sql, toRaw } from '../../db/sql';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import type { z } from 'zod';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -132,7 +133,7 @@ export function rechargeBatches(db: Db) {
      * entries and takes what is left; nothing left answers 409 and writes nothing.
      */
     async close(actor: Actor, input: CloseBatch): Promise<BatchRecord> {
-      const batch = await withAudit(db, actor, async (trx) => {
+      const batch = await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await trx.raw('LOCK TABLE recharge_batches IN EXCLUSIVE MODE');
         // After the lock: "now" and this transaction's snapshot see every close and sale committed before ours.
         const recordedBefore = await cutOf(trx, input.to);

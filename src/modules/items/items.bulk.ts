@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
-import { inTransactionWithRetry } from '../../db/retry';
+import { transaction } from '../../db/transaction';
 import { sql, toRaw } from '../../db/sql';
 import { isForeignKeyViolation } from '../../db/pg-errors';
 import { BadRequest, Conflict } from '../../http/errors';
@@ -103,10 +102,10 @@ function describeIssues(error: { issues: { path: PropertyKey[]; message: string 
 
 const REQUIRED_IMPORT_FIELDS = ['name', 'sku', 'categoryName', 'price', 'currentStock'] as const;
 
-/** Bulk actions on items, each in one transaction, run again whole on a deadlock or lock timeout (inTransactionWithRetry). */
+/** Bulk actions on items, each in one transaction, run again whole on a deadlock or lock timeout (`retry`). */
 export function itemsBulkService(db: Db) {
   async function writeImportChunk(chunk: ImportCandidate[], userId: string): Promise<Set<string>> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const inserted = await trx('items')
         .insert(
           chunk.map((c) => ({
@@ -144,7 +143,7 @@ export function itemsBulkService(db: Db) {
 
   return {
     async delete(itemIds: number[], actor: Actor): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
         const deleted = await trx('items')
           .where('id', trx.raw('ANY(?::int[])', [ids]))
@@ -189,7 +188,7 @@ export function itemsBulkService(db: Db) {
     },
 
     async setActive(itemIds: number[], active: boolean, actor: Actor): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
         await setColumnAudited(trx, actor, ids, 'is_active', active);
         return { action: 'setActive', count: ids.length, active };
@@ -198,7 +197,7 @@ export function itemsBulkService(db: Db) {
 
     /** Through the ledger: one adjustment movement per item whose stock was not already zero. */
     async setStockZero(itemIds: number[], userId: string | null): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
         const changes = [...locked.values()]
@@ -216,7 +215,7 @@ export function itemsBulkService(db: Db) {
     },
 
     async addNote(itemIds: number[], text: string, userId: string | null): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds);
         await notesService(trx).addMany(
           ids.map((id) => ({ text, referenceType: 'item', referenceId: String(id), createdBy: userId })),
@@ -226,7 +225,7 @@ export function itemsBulkService(db: Db) {
     },
 
     async changeVatRate(itemIds: number[], vatRate: string, actor: Actor): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
         await setColumnAudited(trx, actor, ids, 'vat_rate', vatRate);
         return { action: 'changeVatRate', count: ids.length, vatRate };
@@ -234,7 +233,7 @@ export function itemsBulkService(db: Db) {
     },
 
     async changeCategory(itemIds: number[], categoryId: number, actor: Actor): Promise<BulkOutcome> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds, true);
         await setColumnAudited(trx, actor, ids, 'category_id', categoryId);

@@ -3,8 +3,8 @@ import { sql, toRaw, type Sql } from '../../db/sql';
 import { containsPattern } from '../../db/like-pattern';
 import type { Db } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
-import { inTransactionWithRetry } from '../../db/retry';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
@@ -227,7 +227,7 @@ export function itemsService(db: Db) {
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
     create(input: CreateItem, actor: Actor): Promise<ItemReadRow> {
       const userId = actor.userId;
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
         let id: number;
@@ -279,7 +279,7 @@ export function itemsService(db: Db) {
      * ledger, in the same transaction as the other fields.
      */
     update(id: number, input: UpdateItem, actor: Actor): Promise<ItemReadRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const current = (await lockItemsForStock(trx, [id])).get(id);
         if (!current) throw NotFound('Item not found');
         const before = await itemsService(trx).get(id);
@@ -333,7 +333,7 @@ export function itemsService(db: Db) {
 
     /** Soft delete: the row stays, hidden from the default list. */
     deactivate(id: number, actor: Actor): Promise<void> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [before] = await trx('items')
           .where({ id })
           .forNoKeyUpdate()
@@ -366,7 +366,7 @@ export function itemsService(db: Db) {
     ): Promise<{ item: ItemReadRow; movement: MovementReadRow }> {
       // Both read in the change's transaction: what it wrote, even if the rows are gone by the time
       // it has committed (a backup restored meanwhile by another instance).
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const written = await changeStock(trx, {
           itemId: id,
           type: body.type,

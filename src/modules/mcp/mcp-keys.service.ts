@@ -4,7 +4,8 @@ import { BadRequest, NotFound } from '../../http/errors';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import type { UserRow } from '../users/users.service';
 import { MCP_KEY_DEFAULT_DAYS, MCP_KEY_MAX_DAYS, type McpScope } from './mcp-keys.schemas';
 
@@ -54,7 +55,7 @@ export function mcpKeysService(db: Db) {
       }
       const expiresInDays = input.expiresInDays ?? Math.min(MCP_KEY_DEFAULT_DAYS, maxDays);
       const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [row] = await trx<McpKeyRow>('mcp_api_keys')
           .insert({
             name: input.name,
@@ -78,7 +79,7 @@ export function mcpKeysService(db: Db) {
     },
 
     async revoke(id: number, actor: Actor): Promise<void> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [deleted] = await trx<McpKeyRow>('mcp_api_keys')
           .where({ id })
           .delete()

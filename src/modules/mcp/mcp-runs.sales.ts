@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { transaction } from '../../db/transaction';
 import { D } from '../../lib/money';
 import { categoriesService, type CategoryRow } from '../categories/categories.service';
 import { CreateCategory } from '../categories/categories.schemas';
@@ -57,8 +58,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
   let item: ItemReadRow | undefined;
   let quote: QuoteRecord | undefined;
   let sale: SaleRecord | undefined;
-  const trx = await db.transaction();
-  try {
+  await transaction(db, { rollBack: true }, async (trx) => {
     await step('category_created', async () => {
       category = await categoriesService(trx).create(CreateCategory.parse({ name: `MCP sales test ${tag}` }));
       return `category ${category.id}`;
@@ -143,9 +143,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       );
       return `sale ${sale!.sale.sale_id} of ${row.total_amount}, the draft removed`;
     });
-  } finally {
-    await trx.rollback();
-  }
+  });
   await step(
     'rolled_back',
     async () => {

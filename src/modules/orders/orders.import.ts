@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { BadRequest } from '../../http/errors';
 import { parse } from '../../http/validate';
 import type { ParsedInvoice } from '../invoices/invoices.parser';
@@ -101,7 +101,7 @@ export function orderImportService(db: Db) {
    * from is stored as the order's invoice, in the same transaction.
    */
   function fromParsedData(data: ParsedData, userId: string | null, pdf?: ReadInvoice): Promise<ImportOutcome> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const suppliers = suppliersService(trx);
       const existing = await suppliers.findByName(data.supplier);
       const supplier = existing ?? (await suppliers.createFromName(data.supplier));

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
 import { BadRequest, Conflict, HttpError } from '../../http/errors';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
@@ -68,7 +68,7 @@ export function orderReceiptService(db: Db) {
      */
     receive(ref: string, input: ReceiveOrder, actor: Actor): Promise<ReceiveOutcome> {
       const userId = actor.userId;
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
@@ -165,7 +165,7 @@ export function orderReceiptService(db: Db) {
      */
     addToInventory(ref: string, input: AddToInventory, actor: Actor): Promise<AddToInventoryOutcome> {
       const userId = actor.userId;
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         const all = await orders.linesForUpdate(order.id);

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
 import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.lookup';
@@ -139,7 +139,7 @@ export function ordersService(db: Db) {
     },
 
     create(input: CreateOrder, userId: string | null): Promise<OrderDetail> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         if (!(await suppliersService(trx).exists(input.supplierId)))
           throw BadRequest(`Supplier '${input.supplierId}' does not exist`);
         const ids = input.items.map((l) => l.itemId).filter((id): id is number => id != null);
@@ -175,7 +175,7 @@ export function ordersService(db: Db) {
      * cancelled); replenishment counts only pending and partly received orders as on order.
      */
     cancel(ref: string, actor: Actor): Promise<OrderDetail> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'cancelled') throw Conflict(`Order ${order.order_id} is already cancelled`);
@@ -214,7 +214,7 @@ export function ordersService(db: Db) {
      */
     async attachInvoice(ref: string, file: UploadedFile | undefined, userId: string) {
       const pdf = await readInvoicePdf(file, { readBy: userId });
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const order = await ordersService(trx).resolve(ref, { lock: true });
         const stored = await invoicesService(trx).attach(order.id, pdf, userId);
         if (!order.invoice_number && pdf.extracted.invoiceNumber) {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { sql, toRaw } from '../../db/sql';
 import { BadRequest } from '../../http/errors';
 import { D, money } from '../../lib/money';
@@ -193,7 +193,7 @@ export function replenishmentService(db: Db) {
      * beyond numeric(14,2) is a 400 and nothing is created.
      */
     createOrders(request: ReplenishmentRequest, actor: Actor): Promise<ReplenishmentOutcome> {
-      return inTransaction(db, (trx) => run(trx, request, actor)).catch((err: unknown) => {
+      return transaction(db, (trx) => run(trx, request, actor)).catch((err: unknown) => {
         if ((err as { code?: string }).code === '22003') throw BadRequest(TOO_LARGE);
         throw err;
       });

@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
-import { inTransaction } from '../../db/knex';
+import { retryable, transaction } from '../../db/transaction';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
@@ -211,9 +211,12 @@ function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemFo
   }
 }
 
-/** No draft was there to lock, and another request of the session created one meanwhile. */
-class DraftCreatedMeanwhile extends Error {}
-const MAX_BASKET_ATTEMPTS = 3;
+/**
+ * No draft was there to lock, and another request of the session created one meanwhile: the
+ * change starts over on it (a retryable conflict; the 409 only when that happened three times).
+ */
+const draftCreatedMeanwhile = () =>
+  retryable(Conflict('The basket kept changing while it was being saved; try again.'));
 
 /** Categories of the items still behind the given lines (for the exclusion check). */
 async function categoriesOfLines(db: Db, lines: { item_id: number | null }[]): Promise<number[]> {
@@ -327,7 +330,7 @@ export function quotesService(db: Db) {
         const { lines, ...quote } = created[0];
         return { quote, lines };
       }
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         // The upsert takes the draft's row lock, so concurrent saves of one session queue up.
         const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean })[] }>(
           trx,
@@ -353,63 +356,55 @@ export function quotesService(db: Db) {
      * why), not as a missing code.
      */
     async changeBasket(actor: Actor, sessionId: string, change: BasketChange): Promise<Basket> {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          const { basket, refusal } = await inTransaction(db, async (trx) => {
-            const {
-              lines: current,
-              scanned_item,
-              charge_code_row,
-              ...read
-            } = await readBasket(trx, actor, sessionId, change);
-            const draft = read.id === null ? null : (read as QuoteRow);
-            const lines = changedLines(current, change, scanned_item);
-            let chargeCode = draft?.charge_code ?? null;
-            let vatApplied = draft?.vat_applied ?? true;
-            let customerNotes = draft?.customer_notes ?? null;
-            let refusal: unknown;
-            if (change.kind === 'details') ({ vatApplied, customerNotes } = change);
-            if (change.kind === 'chargeCode' && change.chargeCode) {
-              const categoryIds = current.map((l) => l.category_id).filter((id): id is number => id !== null);
-              refusal = await checkChargeCode(trx, charge_code_row, change.chargeCode, { categoryIds }).then(
-                () => undefined,
-                (err: unknown) => err,
-              );
-            }
-            if (change.kind === 'chargeCode') chargeCode = change.chargeCode;
-            const priced = priceLines(lines, vatApplied);
-            const fields = {
-              charge_code: chargeCode,
-              vat_applied: vatApplied,
-              customer_notes: customerNotes,
-              ...totals(priced),
-            };
-            // The draft row is locked (or there was none), so the lines this statement deletes are all the draft has.
-            const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean; lines: BasketLine[] })[] }>(
-              trx,
-              sql`WITH q AS (
-                 ${insertDraftSql(actor.id, sessionId, fields)} ${UPDATE_EXISTING_DRAFT}
-               ), replaced AS (
-                 DELETE FROM quote_items WHERE quote_id IN (SELECT id FROM q)
-               ), l AS (
-                 INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-                 SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
-                 RETURNING *
-               )
-               SELECT q.*, ${basketLinesJson(sql.raw('l'), sql.raw('true'))} AS lines FROM q`,
-            );
-            const { inserted, lines: saved, ...quote } = rows[0];
-            if (!draft && !inserted) throw new DraftCreatedMeanwhile();
-            return { basket: { quote, lines: saved }, refusal };
-          });
-          if (refusal) throw refusal;
-          return basket;
-        } catch (err) {
-          if (!(err instanceof DraftCreatedMeanwhile)) throw err;
-          if (attempt === MAX_BASKET_ATTEMPTS)
-            throw Conflict('The basket kept changing while it was being saved; try again.');
+      const { basket, refusal } = await transaction(db, { retry: true }, async (trx) => {
+        const {
+          lines: current,
+          scanned_item,
+          charge_code_row,
+          ...read
+        } = await readBasket(trx, actor, sessionId, change);
+        const draft = read.id === null ? null : (read as QuoteRow);
+        const lines = changedLines(current, change, scanned_item);
+        let chargeCode = draft?.charge_code ?? null;
+        let vatApplied = draft?.vat_applied ?? true;
+        let customerNotes = draft?.customer_notes ?? null;
+        let refusal: unknown;
+        if (change.kind === 'details') ({ vatApplied, customerNotes } = change);
+        if (change.kind === 'chargeCode' && change.chargeCode) {
+          const categoryIds = current.map((l) => l.category_id).filter((id): id is number => id !== null);
+          refusal = await checkChargeCode(trx, charge_code_row, change.chargeCode, { categoryIds }).then(
+            () => undefined,
+            (err: unknown) => err,
+          );
         }
-      }
+        if (change.kind === 'chargeCode') chargeCode = change.chargeCode;
+        const priced = priceLines(lines, vatApplied);
+        const fields = {
+          charge_code: chargeCode,
+          vat_applied: vatApplied,
+          customer_notes: customerNotes,
+          ...totals(priced),
+        };
+        // The draft row is locked (or there was none), so the lines this statement deletes are all the draft has.
+        const { rows } = await preparedRaw<{ rows: (QuoteRow & { inserted: boolean; lines: BasketLine[] })[] }>(
+          trx,
+          sql`WITH q AS (
+             ${insertDraftSql(actor.id, sessionId, fields)} ${UPDATE_EXISTING_DRAFT}
+           ), replaced AS (
+             DELETE FROM quote_items WHERE quote_id IN (SELECT id FROM q)
+           ), l AS (
+             INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
+             SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
+             RETURNING *
+           )
+           SELECT q.*, ${basketLinesJson(sql.raw('l'), sql.raw('true'))} AS lines FROM q`,
+        );
+        const { inserted, lines: saved, ...quote } = rows[0];
+        if (!draft && !inserted) throw draftCreatedMeanwhile();
+        return { basket: { quote, lines: saved }, refusal };
+      });
+      if (refusal) throw refusal;
+      return basket;
     },
 
     async changeDraftChargeCode(actor: Actor, sessionId: string, chargeCode: string) {
@@ -455,7 +450,7 @@ export function quotesService(db: Db) {
     },
 
     async update(actor: Actor, id: number, input: UpdateQuote): Promise<QuoteRecord> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const quote = await findFor(actor, id, trx, true);
         let lines: LineInput[];
         let categoryIds: number[];

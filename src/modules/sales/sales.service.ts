@@ -3,12 +3,12 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
-import { inTransactionWithRetry } from '../../db/retry';
+import { retryable, transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { D, money, quantityNumber } from '../../lib/money';
 import type { Actor as AuditActor } from '../audit/audit.actor';
-import { auditTrail, withAudit } from '../audit/audit.service';
+import { auditTrail, auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
 import {
   chargeCodeForCheckSql,
@@ -238,9 +238,11 @@ const recorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineR
  * A save of the draft that commits while processing waits for the quote's row lock hands the
  * DELETE the new quote, but the lines the statement read are the ones from before the save.
  * Processing then starts over (its next statement sees the saved lines) instead of selling the
- * old basket; the rollback undoes the delete.
+ * old basket; the rollback undoes the delete. A retryable conflict: the 409 reaches the client
+ * only when the quote changed under all three attempts.
  */
-class QuoteChangedWhileTaken extends Error {}
+const quoteChangedWhileTaken = () =>
+  retryable(Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.'));
 
 /** How long an Idempotency-Key of a direct sale is remembered. */
 export const IDEMPOTENCY_KEY_LIFETIME = '24 hours';
@@ -280,7 +282,6 @@ async function claimIdempotencyKey(
   }
   return earlier.sale_id;
 }
-const MAX_PROCESS_ATTEMPTS = 3;
 
 async function processOnce(
   trx: Knex.Transaction,
@@ -310,7 +311,7 @@ async function processOnce(
   if (rows.length === 0) throw quoteNotFound();
   const quote = rows[0];
   // The version of the quote in the statement's snapshot (and so its lines) is not the one deleted: a save committed meanwhile.
-  if (quote.changed_while_taken) throw new QuoteChangedWhileTaken();
+  if (quote.changed_while_taken) throw quoteChangedWhileTaken();
   return recordSale(
     trx,
     {
@@ -348,7 +349,7 @@ export function salesService(db: Db) {
     shown: (row: SaleRow) => Record<string, unknown>,
     allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
   ): Promise<SaleRow> {
-    return withAudit(db, actor, async (trx) => {
+    return transaction(db, { audit: auditAs(actor) }, async (trx) => {
       const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
       if (!before) throw saleNotFound();
       await allowed(before, trx);
@@ -394,18 +395,10 @@ export function salesService(db: Db) {
         return quote && (quote.user_id === actor.id || canSeeAllQuotes(actor)) ? quote.charge_code : null;
       });
       const recipient = body.recipient ?? null;
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return recorded(
-            actor,
-            await inTransactionWithRetry(db, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
-          );
-        } catch (err) {
-          if (!(err instanceof QuoteChangedWhileTaken)) throw err;
-          if (attempt === MAX_PROCESS_ATTEMPTS)
-            throw Conflict('The quote kept changing while it was being processed; nothing was sold. Process it again.');
-        }
-      }
+      return recorded(
+        actor,
+        await transaction(db, { retry: true }, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
+      );
     },
 
     /**
@@ -426,7 +419,7 @@ export function salesService(db: Db) {
         async () => input.chargeCode,
       );
       type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
-      const outcome = await inTransactionWithRetry(db, async (trx): Promise<Outcome> => {
+      const outcome = await transaction(db, { retry: true }, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
           const earlier = await claimIdempotencyKey(trx, actor.id, idempotencyKey, requestHash);
           if (earlier !== null)
@@ -530,7 +523,7 @@ export function salesService(db: Db) {
      * quantity, rounded half-up, so a full refund gives back exactly the line total.
      */
     async refund(actor: AuditActor, id: number, input: RefundBody): Promise<RefundRecord> {
-      return inTransactionWithRetry(db, async (trx) => {
+      return transaction(db, { retry: true }, async (trx) => {
         const sale = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
         if (!sale) throw saleNotFound();
         if (sale.status === 'refunded') throw BadRequest('Sale has already been fully refunded');

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 
 export type SettingRow = { key: string; value: Record<string, unknown>; updated_by: string | null; updated_at: Date };
 
@@ -22,7 +23,7 @@ export function settingsService(db: Db) {
     },
 
     async put(key: string, value: Record<string, unknown>, actor: Actor): Promise<SettingRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const before = await trx<SettingRow>('settings').where({ key }).forUpdate().first();
         const [row] = await trx<SettingRow>('settings')
           .insert({ key, value: JSON.stringify(value) as never, updated_by: actor.userId })

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { isUniqueViolation } from '../../db/pg-errors';
 import { sql, toRaw } from '../../db/sql';
 import { Conflict, NotFound } from '../../http/errors';
@@ -97,7 +97,7 @@ export function sourcesService(db: Db) {
     async link(supplierId: string, input: LinkItem): Promise<ItemSourceRow> {
       const item = (await findItemsForLines(db, [input.itemId])).get(input.itemId);
       if (!item) throw NotFound('Item not found');
-      const id = await inTransaction(db, async (trx) => {
+      const id = await transaction(db, async (trx) => {
         if (input.preferred) await unmarkOthers(trx, input.itemId, null);
         const [row] = await trx('item_sources')
           .insert({
@@ -125,7 +125,7 @@ export function sourcesService(db: Db) {
      */
     async update(id: number, input: UpdateItemSource): Promise<ItemSourceRow> {
       let supplierId = '';
-      await inTransaction(db, async (trx) => {
+      await transaction(db, async (trx) => {
         const current = await trx('item_sources')
           .where({ id })
           .first<{ item_id: number; supplier_id: string } | undefined>('item_id', 'supplier_id');

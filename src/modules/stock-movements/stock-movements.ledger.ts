@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { inTransactionWithRetry } from '../../db/retry';
+import { transaction } from '../../db/transaction';
 import { BadRequest, NotFound } from '../../http/errors';
 import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
@@ -151,11 +151,11 @@ export async function changeStock(db: Db, change: StockChange): Promise<Movement
  * changeStock for many changes at once (bulk import, receipts, bulk set-zero): one lock statement
  * (ascending id order) and one statement for every update and movement (stockWrites), in one
  * transaction; any refused change aborts the whole batch. Opened here (no caller's transaction),
- * the transaction is retried whole on a deadlock or lock timeout (inTransactionWithRetry); in a
+ * the transaction is retried whole on a deadlock or lock timeout (`retry`); in a
  * caller's transaction the caller's helper retries the whole of it.
  */
 export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
-  return inTransactionWithRetry(db, async (trx) => {
+  return transaction(db, { retry: true }, async (trx) => {
     if (changes.length === 0) return [];
     const writes = stockWrites(
       changes,

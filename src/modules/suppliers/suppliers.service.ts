@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { inTransaction } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
 import { sourcesService, type ItemSourceRow } from '../sources/sources.service';
@@ -116,7 +116,7 @@ export function suppliersService(db: Db) {
 
     /** Plain delete: refused while orders reference the supplier; item links and vendor notes go with it. */
     remove(id: string): Promise<void> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const supplier = await suppliersService(trx).get(id);
         await trx('suppliers').where({ id }).forUpdate().first('id');
         const reasons = await suppliersService(trx).blockingReasons(id);
@@ -139,7 +139,7 @@ export function suppliersService(db: Db) {
     },
 
     safeDelete(id: string): Promise<void> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         await trx('suppliers').where({ id }).forUpdate().first('id');
         const check = await suppliersService(trx).deletionCheck(id);
         if (!check.canDelete) throw Conflict(`Cannot delete supplier '${check.name}'`, { reasons: check.reasons });

@@ -6,7 +6,8 @@ import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { revokeAllTokensOf } from '../../auth/revocation';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit, type AuditEntry } from '../audit/audit.service';
+import { auditAs, type AuditEntry } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import type { Role } from './users.schemas';
 
 // Presenters live in users.present.ts; this one stays importable from here only until
@@ -134,7 +135,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
 
     /** Admin creation; the email is unique case-insensitively (409). */
     async createUnique(input: NewUser, actor: Actor): Promise<UserRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const users = usersService(trx, opts);
         if (await users.findByEmail(input.email))
           throw Conflict(`A user with email '${input.email.toLowerCase()}' already exists`);
@@ -144,7 +145,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     async setRole(id: string, role: Role, actor: Actor): Promise<UserRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && role !== 'admin') {
@@ -173,7 +174,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      */
     async deactivate(id: string, actor: Actor): Promise<void> {
       if (id === actor.userId) throw BadRequest('You cannot remove your own account');
-      await withAudit(db, actor, async (trx) => {
+      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         if (user.role === 'admin' && user.is_active && (await otherActiveAdmins(trx, id)) === 0) {
@@ -196,7 +197,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      * deactivation stay ended). Reactivating an active user changes nothing.
      */
     async reactivate(id: string, actor: Actor): Promise<UserRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         const [row] = await trx<UserRow>('users')
@@ -215,7 +216,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       const target = await this.get(id);
       await assertAcceptablePassword(password, ownerOf(target), 'password');
       const hashed = await hash(password);
-      await withAudit(db, actor, async (trx) => {
+      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
@@ -247,7 +248,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
         throw BadRequest('Current password is incorrect');
       await assertAcceptablePassword(newPassword, ownerOf(user), 'newPassword');
       const hashed = await hash(newPassword);
-      await withAudit(db, actor, async (trx) => {
+      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
         const revokedTokens = await revokeAllTokensOf(trx, id);
@@ -270,7 +271,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     },
 
     async setPickingList(id: string, show: boolean, actor: Actor): Promise<UserRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         const [row] = await trx<UserRow>('users')
@@ -298,7 +299,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     /** Deletes a user who owns no records (409 with the reasons otherwise). */
     async safeDelete(id: string, actor: Actor): Promise<void> {
       if (id === actor.userId) throw BadRequest('You cannot remove your own account');
-      await withAudit(db, actor, async (trx) => {
+      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const user = await trx<UserRow>('users').where({ id }).forUpdate().first();
         if (!user) throw NotFound('User not found');
         const { canDelete, reasons } = await usersService(trx).deletionCheck(id);
@@ -333,7 +334,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       granted: boolean,
       actor: Actor,
     ): Promise<UserWithPermissions> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const users = usersService(trx, opts);
         const user = await trx<UserRow>('users').where({ id: userId }).forUpdate().first();
         if (!user) throw NotFound('User not found');

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/knex';
 import { BadRequest, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
-import { withAudit } from '../audit/audit.service';
+import { auditAs } from '../audit/audit.service';
+import { transaction } from '../../db/transaction';
 import type { CreateVatRate, UpdateVatRate } from './vat-rates.schemas';
 
 export type VatRateRow = {
@@ -41,7 +42,7 @@ export function vatRatesService(db: Db) {
     },
 
     create(input: CreateVatRate, actor: Actor): Promise<VatRateRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         if (input.isDefault) await clearDefault(trx);
         const [row] = await trx<VatRateRow>('vat_rates')
           .insert({ name: input.name, rate: input.rate, is_default: input.isDefault })
@@ -51,7 +52,7 @@ export function vatRatesService(db: Db) {
     },
 
     update(id: number, input: UpdateVatRate, actor: Actor): Promise<VatRateRow> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const current = await vatRatesService(trx).get(id, true);
         if (input.isDefault === false && current.is_default) {
           throw BadRequest('The default VAT rate cannot be unset; make another rate the default instead');
@@ -70,7 +71,7 @@ export function vatRatesService(db: Db) {
     },
 
     delete(id: number, actor: Actor): Promise<void> {
-      return withAudit(db, actor, async (trx) => {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await vatRatesService(trx).get(id, true);
         if (row.is_default) throw BadRequest('The default VAT rate cannot be deleted');
         await trx('vat_rates').where({ id, is_default: false }).delete();
