@@ -21,8 +21,8 @@ export default defineConfig({
     // The tiers (`npm run test:unit`, `test:api`, `test:browser`; `npm test` runs them all). The fault
     // tests (real processes, a cluster they stop and start) run in `npm run test:faults`.
     projects: [
-      // pure code: no database, no app, no browser
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // pure code: no database, no app, no browser; nothing to reset between files, so no process per file
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
       {
         extends: true,
         test: {
