@@ -16,11 +16,34 @@ declare module 'vitest' {
   }
 }
 
+type RunningDatabase = { database: TestDatabase; stop: () => Promise<void> };
+
+/**
+ * Vitest runs a project's globalSetup for each project that uses it, each in a module instance of
+ * its own; the one database of the run is kept on globalThis (the main process) and stopped when
+ * the last project using it is done.
+ */
+const SHARED = Symbol.for('stores.testDatabase');
+type Shared = { running: Promise<RunningDatabase>; users: number };
+const shared = globalThis as typeof globalThis & { [SHARED]?: Shared };
+
 /**
  * One PostgreSQL for the run (embedded in a temp dir, or TEST_DATABASE_URL), migrated
- * once into a template database that every test file clones.
+ * once into a template database that every test file clones; shared by the projects that use it.
  */
 export default async function setup(project: TestProject) {
+  const run = (shared[SHARED] ??= { running: startTestDatabase(), users: 0 });
+  run.users += 1;
+  project.provide('testDatabase', (await run.running).database);
+  return async () => {
+    run.users -= 1;
+    if (run.users > 0) return;
+    delete shared[SHARED];
+    await (await run.running).stop();
+  };
+}
+
+async function startTestDatabase(): Promise<RunningDatabase> {
   let serverUrl = process.env.TEST_DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
   let clusterDir: string | undefined;
@@ -37,17 +60,15 @@ export default async function setup(project: TestProject) {
     serverUrl = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  // a setup per test project, so the same process and millisecond may make two
+  // two runs may share a TEST_DATABASE_URL server: the process and the moment tell their templates apart
   const template = `stores_template_${process.pid}_${Date.now()}_${randomBytes(3).toString('hex')}`;
   const admin = createDb(serverUrl, 2);
   await admin.raw(`CREATE DATABASE "${template}"`);
-  const templateUrl = withDatabase(serverUrl, template);
-  const templateDb = createDb(templateUrl, 1);
+  const templateDb = createDb(withDatabase(serverUrl, template), 1);
   await migrateLatest(templateDb);
   await templateDb.destroy();
-  project.provide('testDatabase', { serverUrl, template });
 
-  return async () => {
+  const stop = async () => {
     const { rows } = await admin.raw<{ rows: { datname: string }[] }>(
       `SELECT datname FROM pg_database WHERE datname LIKE ?`,
       [`${template}%`],
@@ -57,6 +78,7 @@ export default async function setup(project: TestProject) {
     if (stopEmbedded) await stopEmbedded();
     if (clusterDir) await fs.rm(clusterDir, { recursive: true, force: true });
   };
+  return { database: { serverUrl, template }, stop };
 }
 
 export function withDatabase(url: string, database: string): string {

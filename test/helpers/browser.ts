@@ -46,7 +46,6 @@ export type BrowserApp = {
  */
 export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   let server: http.Server;
-  let browser: Browser;
   let contexts: BrowserContext[] = [];
   let problems: string[] = [];
   let expectedStatuses = new Set<number>();
@@ -58,10 +57,6 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
     server = http.createServer(app.t.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     app.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
   });
 
   afterEach(async () => {
@@ -74,7 +69,6 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   });
 
   afterAll(async () => {
-    await browser?.close();
     const closed = new Promise((resolve) => server?.close(resolve));
     server?.closeAllConnections();
     await closed;
@@ -84,7 +78,9 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   app.expectHttpErrors = (...statuses) => statuses.forEach((s) => expectedStatuses.add(s));
 
   app.newPage = async () => {
-    const context = await browser.newContext({
+    const context = await (
+      await workerBrowser()
+    ).newContext({
       baseURL: app.baseUrl,
       viewport: VIEWPORTS[0],
       locale: 'en-GB',
@@ -135,8 +131,30 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   return app;
 }
 
-/** The page at 1280x800 and 768x1024, into test-screenshots/ (git-ignored), then back to the first size. */
+let launched: Promise<Browser> | undefined;
+
+/**
+ * One Chromium for all the files a worker runs (the browser project shares its modules between
+ * files): a launch costs a second or more on the 2-core machines, and each test's pages are in
+ * contexts of their own, closed after it. Launched again if it went away. Playwright closes it
+ * when the worker exits.
+ */
+async function workerBrowser(): Promise<Browser> {
+  const running = await launched?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  launched = chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  return launched;
+}
+
+/**
+ * With SCREENSHOTS=1, the page at 1280x800 and 768x1024 into test-screenshots/ (git-ignored), then
+ * back to the first size; otherwise nothing, as two full-page captures cost a test a second or more.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
   await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);

@@ -75,9 +75,8 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
 
 /**
  * The one charge code validation (draft save, charge-code change, processing) of a row read
- * with chargeCodeForCheckSql (undefined: no such code): existence, validity window, hold,
- * category exclusions, and for a sale the policies of the settings (PIN, recipient), in that order. Only an unknown code at processing reads the database
- * again, for the list of available codes.
+ * with chargeCodeForCheckSql (undefined: no such code): existence, then usableChargeCode's rules.
+ * Only an unknown code at processing reads the database again, for the list of available codes.
  */
 export async function checkChargeCode(
   db: Db,
@@ -85,15 +84,24 @@ export async function checkChargeCode(
   code: string,
   check: ChargeCodeCheck,
 ): Promise<ChargeCodeForCheck> {
-  const now = check.now ?? new Date();
   if (!row) {
     let message = `Invalid charge code: '${code}' does not exist`;
     if (check.processing) {
-      const available = await availableChargeCodes(db, now);
+      const available = await availableChargeCodes(db, check.now);
       message += `. Available codes: ${available.length > 0 ? available.join(', ') : 'none'}`;
     }
     throw BadRequest(message);
   }
+  return usableChargeCode(row, check);
+}
+
+/**
+ * The rules for a code that exists, without the database: validity window (both ends included),
+ * hold, category exclusions, and for a sale the policies of the settings (PIN, recipient), in
+ * that order. Throws the first one broken; returns the row.
+ */
+export function usableChargeCode(row: ChargeCodeForCheck, check: ChargeCodeCheck): ChargeCodeForCheck {
+  const now = check.now ?? new Date();
   const [validFrom, validUntil] = [new Date(row.valid_from), new Date(row.valid_until)];
   if (validUntil.getTime() < now.getTime()) {
     throw BadRequest(`Charge code '${row.code}' has expired on ${formatUsDate(validUntil)}.`);

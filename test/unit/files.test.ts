@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeLeftoverFiles } from '../src/lib/files';
-import { UNFINISHED_ARCHIVE } from '../src/modules/archives/archives.service';
-import { UNFINISHED_BACKUP } from '../src/modules/backups/backups.files';
+import { removeLeftoverFiles } from '../../src/lib/files';
+import { UNFINISHED_ARCHIVE } from '../../src/modules/archives/archives.service';
+import { UNFINISHED_BACKUP } from '../../src/modules/backups/backups.files';
 
 const DAY = 24 * 3_600_000;
 let dir: string;
