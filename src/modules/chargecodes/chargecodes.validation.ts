@@ -1,6 +1,7 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db/knex';
 import { verifyPassword } from '../../auth/passwords';
+import { rateLimitCounter } from '../../auth/rate-limits';
 import { BadRequest, Conflict, TooManyRequests } from '../../http/errors';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
@@ -150,17 +151,7 @@ export async function validateAuthorisedRecipient(db: Db, code: string, recipien
 const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
 
 const pinAttempts = (db: Db) =>
-  new RateLimiterPostgres({
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    // the scheduler deletes expired counters
-    clearExpiredByTimeout: false,
-    keyPrefix: 'chargecode_pin',
-    points: PIN_ATTEMPTS.points,
-    duration: PIN_ATTEMPTS.durationSeconds,
-  });
+  rateLimitCounter(db, 'chargecode_pin', PIN_ATTEMPTS.points, PIN_ATTEMPTS.durationSeconds);
 
 /**
  * chargeCodes.requirePin, before the sale takes any lock: the request's PIN against the code's
