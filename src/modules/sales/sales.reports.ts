@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
+import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queries';
 import { D } from '../../lib/money';
 import { byDepartment, chargeCodeFiguresSql, type ChargeCodeFiguresRow } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, salesRaw, salesWhere, type SalesFilterInput } from './sales.filters';
@@ -80,11 +81,11 @@ export function salesReports(db: Db) {
                  page AS (SELECT ${sql.raw(REPORT_COLUMNS)} FROM sales s WHERE ${salesWhere(filter)}
                            ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
             SELECT CASE WHEN row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) = 1 THEN fig.figures END AS figures,
-                   p.*, u.first_name, u.last_name, c.cost_centre AS department, ${sql.raw(REPORT_LINES)}
+                   p.*, u.first_name, u.last_name, ${costCentreOf('c')} AS department, ${sql.raw(REPORT_LINES)}
               FROM (SELECT coalesce(json_agg(figures ORDER BY figures.key), '[]') AS figures FROM figures) fig
               LEFT JOIN page p ON true
               LEFT JOIN users u ON u.id = p.processed_by
-              LEFT JOIN charge_codes c ON c.code = p.charge_code
+              LEFT JOIN ${chargeCodeByCode('c', sql.raw('p.charge_code'))}
              ORDER BY p.created_at DESC, p.id DESC`,
       );
       const byCode = rows[0].figures ?? [];
