@@ -20,6 +20,7 @@ import {
   type SaleAuthorisation,
 } from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
+import { joinUserRef } from '../users/users.queries';
 import {
   changeStockMany,
   insufficientStockMessage,
@@ -100,9 +101,12 @@ export type RefundRecord = { sale: SaleRow; refunded: { itemId: number; itemName
 
 /** Sales joined with the user who processed them. */
 export const salesWithUser = (db: Db) =>
-  db('sales as s')
-    .leftJoin('users as u', 'u.id', 's.processed_by')
-    .select('s.*', 'u.id as u_id', 'u.email as u_email', 'u.first_name as u_first_name', 'u.last_name as u_last_name');
+  joinUserRef(db('sales as s').select('s.*'), {
+    alias: 'u',
+    userIdColumn: 's.processed_by',
+    prefix: 'u_',
+    withId: true,
+  });
 
 type NewSale = {
   chargeCode: string | null;
