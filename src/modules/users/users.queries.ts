@@ -19,7 +19,7 @@ const USER_ROW_COLUMNS = [
 
 /*
  * The users module's fragments for another module's statement that reads a user in the same
- * round trip (the session's user, the token's user): `alias` is the caller's name for users.
+ * round trip (the session's or the token's user, who processed a sale): `alias` is the caller's name for users.
  */
 
 /** A UserRow's columns of `alias`. */
@@ -32,6 +32,10 @@ export const userById = (alias: string, userId: Sql): Sql =>
 
 /** The user `alias` may act: inactive users are refused everywhere. */
 export const userIsActive = (alias: string): Sql => sql.ident(alias, 'is_active');
+
+/** The first and last name of the user `alias`. */
+export const userNameColumns = (alias: string): Sql =>
+  sql.join([sql.ident(alias, 'first_name'), sql.ident(alias, 'last_name')]);
 
 /** How many users are active. */
 export async function countActiveUsers(db: Db): Promise<number> {
@@ -63,7 +67,3 @@ export function joinUserRef<Q extends Knex.QueryBuilder>(
     .leftJoin(`users as ${alias}`, `${alias}.id`, userIdColumn)
     .select(columns.map((column) => `${alias}.${column} as ${prefix}${column}`)) as Q;
 }
-
-/** The first and last name of the user `alias`. */
-export const userNameColumns = (alias: string): Sql =>
-  sql.join([sql.ident(alias, 'first_name'), sql.ident(alias, 'last_name')]);
