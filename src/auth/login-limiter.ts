@@ -1,6 +1,7 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Knex } from 'knex';
 import type { LoginLimits } from '../config';
+import { rateLimitCounter } from './rate-limits';
 
 const WINDOW_SECONDS = 15 * 60;
 const DAY_SECONDS = 24 * 60 * 60;
@@ -34,18 +35,8 @@ export type LoginAdmission =
  * so a parallel burst cannot slip past a check-then-record gap; a success gives them back.
  */
 export function loginLimiter(db: Knex, limits: LoginLimits) {
-  const make = (keyPrefix: string, points: number, duration: number) =>
-    new RateLimiterPostgres({
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true,
-      // the scheduler deletes expired counters
-      clearExpiredByTimeout: false,
-      keyPrefix,
-      points,
-      duration,
-    });
+  const make = (keyPrefix: string, points: number, durationSeconds: number) =>
+    rateLimitCounter(db, keyPrefix, points, durationSeconds);
   const byPair = make('login_pair', limits.perAccountAndAddress, WINDOW_SECONDS);
   const byAddress = make('login_ip', limits.perAddress, WINDOW_SECONDS);
   const byAccountDaily = make('login_account_day', limits.perAccountDaily, DAY_SECONDS);

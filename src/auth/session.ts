@@ -9,7 +9,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config';
+import { userById, userRowColumns } from '../modules/users/users.queries';
 import { usersService, type UserRow } from '../modules/users/users.service';
+import { sql } from '../db/sql';
 
 export const SESSION_COOKIE = 'connect.sid';
 const REFRESH_INTERVAL_MS = 60_000;
@@ -40,10 +42,6 @@ export function configurePassportSessions(passport: PassportStatic, db: Knex): v
   });
 }
 
-/** The users columns of a UserRow, named: a column a later migration adds does not change what the prepared read returns. */
-const SESSION_USER_COLUMNS =
-  'u.id, u.email, u.first_name, u.last_name, u.role, u.is_active, u.show_picking_list, u.password_hash, u.oidc_subject, u.created_at, u.updated_at';
-
 /**
  * connect-pg-simple, reading the session's user in the same query as the session, so an
  * authenticated request costs one round trip before its own work instead of two; the read is a
@@ -52,11 +50,12 @@ const SESSION_USER_COLUMNS =
  * is never stored.
  */
 function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>, pool: Pool) {
+  // Sent through the pool as it is (the sid is pg's $1): the fragments here carry no values.
   const read = {
     name: 'session_with_user',
-    text: `SELECT s.sess, ${SESSION_USER_COLUMNS} FROM sessions s
-             LEFT JOIN users u ON u.id = (s.sess -> 'passport' ->> 'user')::uuid
-            WHERE s.sid = $1 AND s.expire >= now()`,
+    text: sql`SELECT s.sess, ${userRowColumns('u')} FROM sessions s
+             LEFT JOIN ${userById('u', sql.raw(`(s.sess -> 'passport' ->> 'user')::uuid`))}
+            WHERE s.sid = $1 AND s.expire >= now()`.text,
   };
   return class UserJoiningStore extends PgStore {
     override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {

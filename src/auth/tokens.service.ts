@@ -5,7 +5,9 @@ import { Forbidden, NotFound } from '../http/errors';
 import type { Actor } from '../modules/audit/audit.actor';
 import { auditAs } from '../modules/audit/audit.service';
 import { transaction } from '../db/transaction';
+import { userById, userIsActive, userRowColumns } from '../modules/users/users.queries';
 import type { UserRow } from '../modules/users/users.service';
+import { sql, toRaw } from '../db/sql';
 
 export type TokenRow = {
   id: number;
@@ -78,17 +80,17 @@ export function tokensService(db: Db) {
 
     /** The active user a live token belongs to, in one query; undefined for unknown, expired or inactive. */
     async authenticate(token: string): Promise<UserRow | undefined> {
-      const row = await db('api_tokens as t')
-        .join('users as u', 'u.id', 't.user_id')
-        .where('t.token_hash', hashToken(token))
-        .andWhere('u.is_active', true)
-        .andWhere('t.expires_at', '>', db.fn.now())
-        .first('u.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
+      const {
+        rows: [row],
+      } = await toRaw<{ rows: (UserRow & { token_id: number; token_last_used_at: Date | null })[] }>(
+        db,
+        sql`SELECT ${userRowColumns('u')}, t.id AS token_id, t.last_used_at AS token_last_used_at
+              FROM api_tokens t JOIN ${userById('u', sql.raw('t.user_id'))}
+             WHERE t.token_hash = ${hashToken(token)} AND ${userIsActive('u')} AND t.expires_at > now()
+             LIMIT 1`,
+      );
       if (!row) return undefined;
-      const { token_id, token_last_used_at, ...user } = row as UserRow & {
-        token_id: number;
-        token_last_used_at: Date | null;
-      };
+      const { token_id, token_last_used_at, ...user } = row;
       if (!token_last_used_at || Date.now() - token_last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
         // Recording use is bookkeeping; the request must not wait for it or fail with it.
         void db('api_tokens')

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import type { Logger } from '../logger';
 import type { Maintenance } from '../db/maintenance';
 import { failedSignIns } from '../auth/failed-sign-ins';
+import { pruneExpiredRateLimits } from '../auth/rate-limits';
+import { pruneExpiredSessions } from '../auth/sessions.queries';
 import { runExclusively } from './advisory-lock';
 
 /**
@@ -25,10 +27,10 @@ function oneTransactionJob(name: string, schedule: string, work: (trx: Knex.Tran
 /** The housekeeping jobs; server.ts adds the scheduled backup, which needs more than the pool. */
 export const JOBS: Job[] = [
   oneTransactionJob('prune-expired-sessions', '*/10 * * * *', async (trx) => {
-    await trx('sessions').where('expire', '<', trx.fn.now()).delete();
+    await pruneExpiredSessions(trx);
   }),
   oneTransactionJob('prune-expired-rate-limits', '*/15 * * * *', async (trx) => {
-    await trx('rate_limits').where('expire', '<', Date.now()).delete();
+    await pruneExpiredRateLimits(trx);
   }),
   oneTransactionJob('prune-old-failed-sign-ins', '7 * * * *', async (trx) => {
     await failedSignIns(trx).prune();

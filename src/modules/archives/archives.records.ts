@@ -1,4 +1,6 @@
 import { sql, type Sql } from '../../db/sql';
+import { attachedNotesJson } from '../notes/notes.queries';
+import { SALES_TABLE, saleWithLinesJson } from '../sales/sales.queries';
 import type { RecordType } from './archives.schemas';
 
 /**
@@ -7,7 +9,7 @@ import type { RecordType } from './archives.schemas';
  * The whole row goes in as PostgreSQL stores it (to_jsonb: every column, snake_case, numerics
  * written exactly, timestamps with offset), so a column added later is archived without a change
  * here. Sales and orders carry their lines (`items`) and the notes attached to them
- * (`attached_notes`: orders already have a `notes` column); an order carries its invoice's
+ * (`attached_notes`: orders already have a `notes` column), a sale's from the sales and notes modules' fragments; an order carries its invoice's
  * metadata (`invoice`: filename, size, sha256), never the PDF bytes.
  *
  * The same expression builds the file, measures it for the preview and re-reads a record at
@@ -15,21 +17,18 @@ import type { RecordType } from './archives.schemas';
  */
 export const RECORD_LINES: Record<RecordType, { table: Sql; line: Sql }> = {
   sales: {
-    table: sql.raw('sales'),
-    line: sql.raw(`jsonb_build_object('type', 'sale', 'record', to_jsonb(r) || jsonb_build_object(
-      'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM sale_items l WHERE l.sale_id = r.id), '[]'),
-      'attached_notes', coalesce((SELECT jsonb_agg(to_jsonb(n) ORDER BY n.id) FROM notes n
-                                   WHERE n.reference_type = 'sale' AND n.reference_id = r.id::text), '[]')))::text`),
+    table: SALES_TABLE,
+    line: sql`jsonb_build_object('type', 'sale', 'record', ${saleWithLinesJson('r')} || jsonb_build_object(
+      'attached_notes', ${attachedNotesJson('sale', sql.raw('r.id'))}))::text`,
   },
   orders: {
     table: sql.raw('orders'),
-    line: sql.raw(`jsonb_build_object('type', 'order', 'record', to_jsonb(r) || jsonb_build_object(
+    line: sql`jsonb_build_object('type', 'order', 'record', to_jsonb(r) || jsonb_build_object(
       'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = r.id), '[]'),
       'invoice', (SELECT jsonb_build_object('filename', i.filename, 'size_bytes', i.size_bytes, 'sha256', i.sha256,
                                             'uploaded_by', i.uploaded_by, 'uploaded_at', i.uploaded_at)
                     FROM order_invoices i WHERE i.order_id = r.id),
-      'attached_notes', coalesce((SELECT jsonb_agg(to_jsonb(n) ORDER BY n.id) FROM notes n
-                                   WHERE n.reference_type = 'order' AND n.reference_id = r.id::text), '[]')))::text`),
+      'attached_notes', ${attachedNotesJson('order', sql.raw('r.id'))}))::text`,
   },
   stock_movements: {
     table: sql.raw('stock_movements'),

@@ -11,8 +11,10 @@ import type { Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
 import { APP_VERSION } from '../../lib/version';
 import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
-import { sql, toRaw } from '../../db/sql';
+import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
+import { removeNotesOn } from '../notes/notes.queries';
+import { salePartiallyRefunded, saleUnpaid } from '../sales/sales.queries';
 import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
 
 export type ArchiveRow = {
@@ -174,13 +176,13 @@ export function archivesService(db: Knex, dataDir: string) {
     trx: Knex.Transaction,
     archiveId: number,
     type: T,
-    reasons: [Exclude<KeepReason<T>, 'changedSinceArchived'>, string][],
+    reasons: [Exclude<KeepReason<T>, 'changedSinceArchived'>, Sql][],
   ) =>
     toRaw(
       trx,
       sql`INSERT INTO purge_plan (record_type, record_id, keep_reason)
        SELECT ${type}, r.id, CASE ${sql.join(
-         reasons.map(([reason, condition]) => sql`WHEN ${sql.raw(condition)} THEN ${String(reason)}`),
+         reasons.map(([reason, condition]) => sql`WHEN ${condition} THEN ${String(reason)}`),
          sql.raw(' '),
        )}
                             WHEN ${lineHash(RECORD_LINES[type].line)} <> a.content_hash THEN 'changedSinceArchived' END
@@ -190,10 +192,10 @@ export function archivesService(db: Knex, dataDir: string) {
 
   /** A movement that stays in the database (not purged by this plan) names the record. */
   const namedByStayingMovement = (referenceType: string, referenceColumn: string) =>
-    `EXISTS (SELECT 1 FROM stock_movements m
+    sql.raw(`EXISTS (SELECT 1 FROM stock_movements m
               WHERE m.reference_type = '${referenceType}' AND m.reference_id = r.${referenceColumn}
                 AND NOT EXISTS (SELECT 1 FROM purge_plan p
-                                 WHERE p.record_type = 'stock_movements' AND p.record_id = m.id AND p.keep_reason IS NULL))`;
+                                 WHERE p.record_type = 'stock_movements' AND p.record_id = m.id AND p.keep_reason IS NULL))`);
 
   const deletePlanned = async (trx: Knex.Transaction, type: RecordType) =>
     (
@@ -204,24 +206,22 @@ export function archivesService(db: Knex, dataDir: string) {
       )
     ).rowCount as number;
 
-  // Notes are deleted here, joined to the plan in one statement, rather than through
-  // notesService.removeAllFor: a purge may cover more ids than one statement can bind. A note
-  // written after the archive (which the plan missed because it committed after the plan was made)
-  // stays rather than being deleted without a copy.
-  const deletePlannedNotes = async (
+  // The notes of the purged records go in the same transaction, by the plan rather than by a
+  // list of ids (a purge may cover more ids than one statement can bind). A note written after the
+  // archive (which the plan missed because it committed after the plan was made) stays rather than
+  // being deleted without a copy.
+  const deletePlannedNotes = (
     trx: Knex.Transaction,
     archiveId: number,
     type: 'sales' | 'orders',
     referenceType: string,
   ) =>
-    (
-      await trx.raw(
-        `DELETE FROM notes n USING purge_plan p
-          WHERE p.record_type = ? AND p.keep_reason IS NULL AND n.reference_type = ? AND n.reference_id = p.record_id::text
-            AND n.created_at <= (SELECT created_at FROM archives WHERE id = ?)`,
-        [type, referenceType, archiveId],
-      )
-    ).rowCount as number;
+    removeNotesOn(
+      trx,
+      referenceType,
+      sql`SELECT record_id FROM purge_plan WHERE record_type = ${type} AND keep_reason IS NULL`,
+      sql`(SELECT created_at FROM archives WHERE id = ${archiveId})`,
+    );
 
   return {
     /**
@@ -388,16 +388,18 @@ export function archivesService(db: Knex, dataDir: string) {
         await planType(trx, id, 'stock_movements', [
           [
             'latestOfItem',
-            'r.item_id IS NOT NULL AND r.id = (SELECT max(m.id) FROM stock_movements m WHERE m.item_id = r.item_id)',
+            sql.raw(
+              'r.item_id IS NOT NULL AND r.id = (SELECT max(m.id) FROM stock_movements m WHERE m.item_id = r.item_id)',
+            ),
           ],
         ]);
         await planType(trx, id, 'sales', [
-          ['partiallyRefunded', `r.status = 'partially_refunded'`],
-          ['unpaid', `NOT r.is_paid AND r.status <> 'refunded'`],
+          ['partiallyRefunded', salePartiallyRefunded('r')],
+          ['unpaid', saleUnpaid('r')],
           ['referencedByStockMovement', namedByStayingMovement('sale', 'sale_id')],
         ]);
         await planType(trx, id, 'orders', [
-          ['notFullyReceived', `r.status IN ('pending', 'partially_received')`],
+          ['notFullyReceived', sql.raw(`r.status IN ('pending', 'partially_received')`)],
           ['referencedByStockMovement', namedByStayingMovement('order', 'order_id')],
         ]);
 

@@ -5,7 +5,9 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
+import { salesOnChargeCode } from '../sales/sales.queries';
 import type { Role } from '../users/users.schemas';
+import { usersService } from '../users/users.service';
 import { holdSeniorityRefusal } from './chargecodes.policy';
 import { presentHold } from './chargecodes.present';
 import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
@@ -82,7 +84,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
 
   async function assertUser(id: string | null | undefined) {
     if (!id) return;
-    if (!(await db('users').where({ id }).first('id'))) {
+    if (!(await usersService(db).findById(id))) {
       throw BadRequest('Validation failed', { errors: [{ field: 'authorisedBy', message: 'user not found' }] });
     }
   }
@@ -170,7 +172,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!row) throw chargeCodeNotFound();
-        const [{ count }] = await trx('sales').where({ charge_code: code }).count<{ count: number }[]>('* as count');
+        const count = await salesOnChargeCode(trx, code);
         if (count > 0) {
           throw Conflict(`Charge code '${code}' is used by ${count} sale(s) and cannot be deleted`, {
             reasons: [`${count} sale(s) reference it`],

@@ -1,9 +1,11 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db/knex';
 import { verifyPassword } from '../../auth/passwords';
+import { rateLimitCounter } from '../../auth/rate-limits';
 import { BadRequest, Conflict, TooManyRequests } from '../../http/errors';
 import { preparedRaw } from '../../db/prepared';
-import { sql, type Sql } from '../../db/sql';
+import { sql } from '../../db/sql';
+import { chargeCodeForCheckSql } from './chargecodes.queries';
 import type { ChargeCodePolicy } from './chargecodes.policy';
 
 /** MM/DD/YYYY in UTC, as the spec's messages show dates. */
@@ -50,19 +52,6 @@ export type ChargeCodeForCheck = {
   authorised_emails: string[];
 };
 
-/**
- * The SELECT of ChargeCodeForCheck for the code `codeExpression` evaluates to (a bound value,
- * sql`${code}`, or a subquery). Statements that read other rows in the same round trip (draft
- * save, processing) embed it; processing appends FOR SHARE OF cc so a hold committed first wins
- * and a hold arriving later waits for the sale.
- */
-export const chargeCodeForCheckSql = (
-  codeExpression: Sql,
-) => sql`SELECT cc.id, cc.code, cc.valid_from, cc.valid_until, cc.on_hold, cc.hold_reason, cc.pin_hash,
-    ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = cc.id ORDER BY e.category_id) AS excluded_category_ids,
-    ARRAY(SELECT a.email FROM charge_code_authorised_users a WHERE a.charge_code_id = cc.id) AS authorised_emails
-  FROM charge_codes cc WHERE cc.code = ${codeExpression}`;
-
 /** Codes a user could pick now: within their validity window and not on hold. */
 export async function availableChargeCodes(db: Db, now = new Date()): Promise<string[]> {
   return db('charge_codes')
@@ -75,7 +64,7 @@ export async function availableChargeCodes(db: Db, now = new Date()): Promise<st
 
 /**
  * The one charge code validation (draft save, charge-code change, processing) of a row read
- * with chargeCodeForCheckSql (undefined: no such code): existence, then usableChargeCode's rules.
+ * with chargeCodeForCheckSql (chargecodes.queries.ts; undefined: no such code): existence, then usableChargeCode's rules.
  * Only an unknown code at processing reads the database again, for the list of available codes.
  */
 export async function checkChargeCode(
@@ -150,7 +139,7 @@ function checkAuthorisedRecipient(
 
 /** checkAuthorisedRecipient against the code as it is now, for a recipient recorded after the sale. */
 export async function validateAuthorisedRecipient(db: Db, code: string, recipientEmail: string | null): Promise<void> {
-  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql(sql`${code}`));
+  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql('cc', sql`${code}`));
   checkAuthorisedRecipient(rows[0] ?? { code, authorised_emails: [] }, recipientEmail);
 }
 
@@ -158,17 +147,7 @@ export async function validateAuthorisedRecipient(db: Db, code: string, recipien
 const PIN_ATTEMPTS = { points: 5, durationSeconds: 15 * 60 };
 
 const pinAttempts = (db: Db) =>
-  new RateLimiterPostgres({
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    // the scheduler deletes expired counters
-    clearExpiredByTimeout: false,
-    keyPrefix: 'chargecode_pin',
-    points: PIN_ATTEMPTS.points,
-    duration: PIN_ATTEMPTS.durationSeconds,
-  });
+  rateLimitCounter(db, 'chargecode_pin', PIN_ATTEMPTS.points, PIN_ATTEMPTS.durationSeconds);
 
 /**
  * chargeCodes.requirePin, before the sale takes any lock: the request's PIN against the code's
@@ -208,6 +187,6 @@ export async function verifyChargeCodePin(
 
 /** Reads the code and checks it (checkChargeCode) in one call, for paths with nothing else to read. */
 export async function validateChargeCode(db: Db, code: string, check: ChargeCodeCheck): Promise<ChargeCodeForCheck> {
-  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql(sql`${code}`));
+  const { rows } = await preparedRaw<{ rows: ChargeCodeForCheck[] }>(db, chargeCodeForCheckSql('cc', sql`${code}`));
   return checkChargeCode(db, rows[0], code, check);
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
+import { countActiveUsers } from '../users/users.queries';
 import { LOW_STOCK_CONDITION, lowStockItems, type LowStockItem } from '../items/items.low-stock';
 
 /** Figures over active items; totalValue = sum(price x currentStock) as a decimal string. */
@@ -16,22 +17,20 @@ export function dashboardService(db: Db) {
   return {
     /** Active items only; totalValue = sum(price x currentStock), computed in SQL. */
     async stats(): Promise<StatsRecord> {
-      const { rows } = await toRaw<{
-        rows: { total_items: number; low_stock: number; total_value: string; active_users: number }[];
-      }>(
+      const items = toRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
         db,
         sql`SELECT count(*) AS total_items,
                 count(*) FILTER (WHERE ${LOW_STOCK_CONDITION}) AS low_stock,
-                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value,
-                (SELECT count(*) FROM users WHERE is_active) AS active_users
+                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
            FROM items i WHERE i.is_active`,
       );
+      const [{ rows }, activeUsers] = await Promise.all([items, countActiveUsers(db)]);
       const r = rows[0];
       return {
         totalItems: r.total_items,
         lowStockItems: r.low_stock,
         totalValue: r.total_value,
-        activeUsers: r.active_users,
+        activeUsers,
       };
     },
 

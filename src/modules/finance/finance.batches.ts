@@ -8,6 +8,17 @@ import { transaction } from '../../db/transaction';
 import type { z } from 'zod';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
+import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queries';
+import {
+  batchRefundLinesOf,
+  claimRefundLines,
+  SALE_LINES,
+  SALES_TABLE,
+  saleById,
+  saleLineById,
+  saleLinesOf,
+  unbatchedRefundLines,
+} from '../sales/sales.queries';
 import type { CloseBatch } from './finance.schemas';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -147,26 +158,22 @@ export function rechargeBatches(db: Db) {
 
         await toRaw(
           trx,
-          sql`WITH refunds AS (
-                UPDATE sale_refund_lines SET batch_id = ${next.id}
-                 WHERE batch_id IS NULL AND recorded_at < ${recordedBefore}
-                RETURNING sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount, recorded_at
-              ), refund_entries AS (
-                SELECT 'refund' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, max(r.recorded_at) AS recorded_at, s.charge_code, c.cost_centre,
+          sql`WITH refunds AS (${claimRefundLines(next.id, recordedBefore)}), refund_entries AS (
+                SELECT 'refund' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, max(r.recorded_at) AS recorded_at, s.charge_code, ${costCentreOf('c')},
                        left('Refund on ' || s.sale_id || ': ' || string_agg(${sql.raw(QTY('r.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id), 500) AS description,
                        -sum(r.net_amount) AS net_amount, -sum(r.vat_amount) AS vat_amount, -sum(r.gross_amount) AS gross_amount
                   FROM refunds r
-                  JOIN sales s ON s.id = r.sale_id
-                  JOIN sale_items si ON si.id = r.sale_item_id
-                  JOIN charge_codes c ON c.code = s.charge_code
-                 GROUP BY s.id, s.sale_id, s.charge_code, c.cost_centre
+                  JOIN ${saleById('s', sql.raw('r.sale_id'))}
+                  JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))}
+                  JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
+                 GROUP BY s.id, s.sale_id, s.charge_code, ${costCentreOf('c')}
               ), sale_entries AS (
-                SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, c.cost_centre,
+                SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, ${costCentreOf('c')},
                        left('Sale ' || s.sale_id || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
-                                                                     FROM sale_items si WHERE si.sale_id = s.id), ''), 500) AS description,
+                                                                     FROM ${SALE_LINES} si WHERE si.sale_id = s.id), ''), 500) AS description,
                        s.subtotal_amount AS net_amount, s.vat_amount, s.total_amount AS gross_amount
-                  FROM sales s
-                  JOIN charge_codes c ON c.code = s.charge_code
+                  FROM ${SALES_TABLE} s
+                  JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
                  WHERE s.created_at < ${recordedBefore}
                    AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
               )
@@ -234,18 +241,17 @@ export function rechargeBatches(db: Db) {
       const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
         db,
         sql`WITH entries AS (
-              SELECT 'sale' AS kind, c.cost_centre, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
-                FROM sales s
-                JOIN charge_codes c ON c.code = s.charge_code
+              SELECT 'sale' AS kind, ${costCentreOf('c')}, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
+                FROM ${SALES_TABLE} s
+                JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
                WHERE s.created_at < ${recordedBefore}
                  AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
               UNION ALL
-              SELECT 'refund', c.cost_centre, s.charge_code, -sum(r.net_amount), -sum(r.vat_amount), -sum(r.gross_amount)
-                FROM sale_refund_lines r
-                JOIN sales s ON s.id = r.sale_id
-                JOIN charge_codes c ON c.code = s.charge_code
-               WHERE r.batch_id IS NULL AND r.recorded_at < ${recordedBefore}
-               GROUP BY s.id, c.cost_centre, s.charge_code
+              SELECT 'refund', ${costCentreOf('c')}, s.charge_code, -sum(r.net_amount), -sum(r.vat_amount), -sum(r.gross_amount)
+                FROM ${unbatchedRefundLines('r', recordedBefore)}
+                JOIN ${saleById('s', sql.raw('r.sale_id'))}
+                JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
+               GROUP BY s.id, ${costCentreOf('c')}, s.charge_code
             )
             SELECT cost_centre, charge_code, count(*) FILTER (WHERE kind = 'sale')::int AS sales, count(*) FILTER (WHERE kind = 'refund')::int AS refunds,
                    sum(net)::text AS net, sum(vat)::text AS vat, sum(gross)::text AS gross
@@ -324,11 +330,11 @@ export function rechargeBatches(db: Db) {
                             WHERE batch_id = ${batch.id} AND id >= ${from} AND id < ${from + JOURNAL_BATCH}),
                      lines AS (SELECT e.id AS entry_id, si.id AS line_id, si.item_id, si.item_name, si.quantity,
                                       si.subtotal AS net, si.vat_amount AS vat, si.total_with_vat AS gross
-                                 FROM e JOIN sale_items si ON si.sale_id = e.sale_ref WHERE e.kind = 'sale'
+                                 FROM e JOIN ${saleLinesOf('si', sql.raw('e.sale_ref'))} WHERE e.kind = 'sale'
                                UNION ALL
                                SELECT e.id, si.id, si.item_id, si.item_name, r.quantity, -r.net_amount, -r.vat_amount, -r.gross_amount
-                                 FROM e JOIN sale_refund_lines r ON r.sale_id = e.sale_ref AND r.batch_id = ${batch.id}
-                                 JOIN sale_items si ON si.id = r.sale_item_id WHERE e.kind = 'refund'),
+                                 FROM e JOIN ${batchRefundLinesOf('r', sql.raw('e.sale_ref'), batch.id)}
+                                 JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))} WHERE e.kind = 'refund'),
                      coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.id::text, ${byCategory}::jsonb ->> c.name, ${fallback}) AS account_code
                                  FROM lines l LEFT JOIN items i ON i.id = l.item_id LEFT JOIN categories c ON c.id = i.category_id)
                 SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { D } from '../../lib/money';
+import { chargeCodeByCode, codesOfCostCentre, costCentreOf } from '../chargecodes/chargecodes.queries';
+import { refundedShare, SALE_LINES, SALES_TABLE, saleLinesInOrder, saleLinesOf } from '../sales/sales.queries';
 import type { RechargeFilter } from './finance.schemas';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -75,13 +77,9 @@ export function rechargeSalesWhere({ from, to, costCentre, chargeCode }: Recharg
     );
   }
   if (chargeCode) conditions.push(sql`s.charge_code = ${chargeCode}`);
-  if (costCentre)
-    conditions.push(sql`s.charge_code IN (SELECT code FROM charge_codes WHERE cost_centre = ${costCentre})`);
+  if (costCentre) conditions.push(sql`s.charge_code IN ${codesOfCostCentre(costCentre)}`);
   return sql.join(conditions, sql.raw(' AND '));
 }
-
-/** A line's refunded share of one of its amounts, as the refund computed it (pro rata, half-up to 2 places). */
-const refundedShare = (column: string) => sql.raw(`round(si.${column} * si.refunded_quantity / si.quantity, 2)`);
 
 /** The sum of the groups' figures, in decimal arithmetic. */
 export function totalsOf(groups: RechargeGroupRow[]): RechargeFigures {
@@ -127,22 +125,22 @@ export function financeService(db: Db) {
       const { rows } = await toRaw<{ rows: RechargeGroupRow[] }>(
         db,
         sql`WITH s AS (SELECT s.id, s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount, s.refunded_amount
-                         FROM sales s WHERE ${rechargeSalesWhere(filter)}),
-                 r AS (SELECT si.sale_id, sum(${refundedShare('subtotal')}) AS net, sum(${refundedShare('total_with_vat')}) AS gross
-                         FROM sale_items si
+                         FROM ${SALES_TABLE} s WHERE ${rechargeSalesWhere(filter)}),
+                 r AS (SELECT si.sale_id, sum(${refundedShare('si', 'subtotal')}) AS net, sum(${refundedShare('si', 'total_with_vat')}) AS gross
+                         FROM ${SALE_LINES} si
                         WHERE si.refunded_quantity > 0 AND si.sale_id IN (SELECT id FROM s WHERE s.refunded_amount > 0)
                         GROUP BY si.sale_id),
                  a AS (SELECT s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount,
                               s.subtotal_amount - coalesce(r.net, 0) AS net, s.total_amount - coalesce(r.gross, 0) AS gross
                          FROM s LEFT JOIN r ON r.sale_id = s.id)
-            SELECT c.cost_centre, a.charge_code, count(*)::int AS sales,
+            SELECT ${costCentreOf('c')}, a.charge_code, count(*)::int AS sales,
                    sum(a.net)::text AS net, (sum(a.gross) - sum(a.net))::text AS vat, sum(a.gross)::text AS gross,
                    coalesce(sum(a.gross) FILTER (WHERE a.is_paid), 0)::text AS paid,
                    coalesce(sum(a.gross) FILTER (WHERE NOT a.is_paid), 0)::text AS unpaid,
                    sum(a.subtotal_amount)::text AS sold_net, sum(a.vat_amount)::text AS sold_vat, sum(a.total_amount)::text AS sold_gross
-              FROM a JOIN charge_codes c ON c.code = a.charge_code
-             GROUP BY c.cost_centre, a.charge_code
-             ORDER BY c.cost_centre, a.charge_code`,
+              FROM a JOIN ${chargeCodeByCode('c', sql.raw('a.charge_code'))}
+             GROUP BY ${costCentreOf('c')}, a.charge_code
+             ORDER BY ${costCentreOf('c')}, a.charge_code`,
       );
       return { filter, groups: rows, totals: totalsOf(rows) };
     },
@@ -157,11 +155,11 @@ export function financeService(db: Db) {
       const [{ rows }, { rows: count }] = await Promise.all([
         toRaw<{ rows: RechargeLineRow[] }>(
           db,
-          sql`${linesSelect(sql.raw('sales s'), where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+          sql`${linesSelect(sql`${SALES_TABLE} s`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
         ),
         toRaw<{ rows: { n: number }[] }>(
           db,
-          sql`SELECT count(*)::int AS n FROM sale_items si JOIN sales s ON s.id = si.sale_id WHERE ${where}`,
+          sql`SELECT count(*)::int AS n FROM ${SALES_TABLE} s JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
         ),
       ]);
       return { lines: rows, total: count[0].n };
@@ -180,7 +178,7 @@ export function financeService(db: Db) {
         const { rows } = await toRaw<{ rows: (RechargeLineRow & { cursor_at: string; sale_ref: number })[] }>(
           db,
           // the batch's sales are cut first (an index range scan), then only their lines are joined
-          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM sales s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
+          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM ${SALES_TABLE} s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
               ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'), PER_SALE_LINES)}
               ORDER BY s.created_at, s.id, si.id`,
         );
@@ -198,19 +196,17 @@ export const ISO_UTC = (column: string) =>
   sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** sale_items joined to each sale in turn (an index scan per sale): a plain join to the thousand sales of a CTE is planned as a scan of every line. */
-const PER_SALE_LINES = sql.raw(
-  'CROSS JOIN LATERAL (SELECT * FROM sale_items si WHERE si.sale_id = s.id ORDER BY si.id) si',
-);
-const JOINED_LINES = sql.raw('JOIN sale_items si ON si.sale_id = s.id');
+const PER_SALE_LINES = sql`CROSS JOIN LATERAL ${saleLinesInOrder('si', sql.raw('s.id'))}`;
+const JOINED_LINES = sql`JOIN ${saleLinesOf('si', sql.raw('s.id'))}`;
 
 /** The lines of the sales `from` (aliased s: a table or a CTE with id, sale_id, created_at, charge_code) that match `where`. */
 const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw(''), lines: Sql = JOINED_LINES) =>
-  sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, c.cost_centre, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
+  sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, ${costCentreOf('c')}, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
              si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
-             (si.subtotal - ${refundedShare('subtotal')})::text AS net_after,
-             ((si.total_with_vat - ${refundedShare('total_with_vat')}) - (si.subtotal - ${refundedShare('subtotal')}))::text AS vat_after,
-             (si.total_with_vat - ${refundedShare('total_with_vat')})::text AS gross_after${extra}
+             (si.subtotal - ${refundedShare('si', 'subtotal')})::text AS net_after,
+             ((si.total_with_vat - ${refundedShare('si', 'total_with_vat')}) - (si.subtotal - ${refundedShare('si', 'subtotal')}))::text AS vat_after,
+             (si.total_with_vat - ${refundedShare('si', 'total_with_vat')})::text AS gross_after${extra}
         FROM ${from}
         ${lines}
-        JOIN charge_codes c ON c.code = s.charge_code
+        JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
        WHERE ${where}`;

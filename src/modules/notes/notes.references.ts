@@ -1,4 +1,6 @@
 import type { Db } from '../../db/knex';
+import { chargeCodeExists } from '../chargecodes/chargecodes.queries';
+import { saleExists } from '../sales/sales.queries';
 
 /**
  * The entities a note can be attached to, and how to tell whether one exists.
@@ -16,10 +18,6 @@ export const NOTE_REFERENCE_TYPES: Record<string, (db: Db, referenceId: string) 
     (await db('orders')
       .where({ id: Number(id) })
       .first('id')) !== undefined,
-  sale: async (db, id) =>
-    /^\d{1,10}$/.test(id) &&
-    (await db('sales')
-      .where({ id: Number(id) })
-      .first('id')) !== undefined,
-  charge_code: async (db, id) => (await db('charge_codes').where({ code: id }).first('id')) !== undefined,
+  sale: async (db, id) => /^\d{1,10}$/.test(id) && saleExists(db, Number(id)),
+  charge_code: chargeCodeExists,
 };

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest, Forbidden, NotFound } from '../../http/errors';
+import { joinUserRef } from '../users/users.queries';
 import { NOTE_REFERENCE_TYPES } from './notes.references';
 
 /** 'refund': the note a refund writes on its sale, part of the sale's record; 'note': any other. */
@@ -89,14 +90,11 @@ export function assertReferenceType(type: string): void {
 
 function notesQueries(db: Db) {
   const read = () =>
-    db('notes as n')
-      .leftJoin('users as u', 'u.id', 'n.created_by')
-      .select<NoteReadRow[]>(
-        'n.*',
-        'u.email as creator_email',
-        'u.first_name as creator_first_name',
-        'u.last_name as creator_last_name',
-      );
+    joinUserRef(db('notes as n').select<NoteReadRow[]>('n.*'), {
+      alias: 'u',
+      userIdColumn: 'n.created_by',
+      prefix: 'creator_',
+    });
 
   async function getRead(id: number): Promise<NoteReadRow> {
     const row = await read().where('n.id', id).first();

@@ -7,12 +7,8 @@ import { retryable, transaction } from '../../db/transaction';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
-import {
-  checkChargeCode,
-  chargeCodeForCheckSql,
-  validateChargeCode,
-  type ChargeCodeForCheck,
-} from '../chargecodes/chargecodes.validation';
+import { chargeCodeForCheckSql } from '../chargecodes/chargecodes.queries';
+import { checkChargeCode, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
 import {
   findItemsForLines,
   itemForLineBySkuJson,
@@ -165,7 +161,7 @@ async function readBasket(db: Db, actor: Actor, sessionId: string, change?: Bask
   const scanned = change?.kind === 'add' ? sql`, ${itemForLineBySkuJson(change.sku)} AS scanned_item` : sql.raw('');
   const code =
     change?.kind === 'chargeCode' && change.chargeCode
-      ? sql`, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${change.chargeCode}`)}) cc) AS charge_code_row`
+      ? sql`, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql('cc', sql`${change.chargeCode}`)}) cc) AS charge_code_row`
       : sql.raw('');
   const { rows } = await preparedRaw<{ rows: BasketRead[] }>(
     db,
@@ -300,7 +296,7 @@ export function quotesService(db: Db) {
         rows: { items: ItemForLine[]; charge_code: ChargeCodeForCheck | null }[];
       }>(
         db,
-        sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql(sql`${input.chargeCode}`)}) cc) AS charge_code`,
+        sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)}) cc) AS charge_code`,
       );
       const { lines, categoryIds } = linesFromItems(input.items, itemsById(read[0].items));
       await checkChargeCode(db, read[0].charge_code, input.chargeCode, { categoryIds });

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { sql, type Sql } from '../../db/sql';
+import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queries';
 import { salesRaw, salesWhere, type ResolvedSalesFilter } from './sales.filters';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -86,9 +87,9 @@ const WITH_SALES = sql.raw('sum(f.sales_count) > 0');
 
 /** The statement of chargeCodeFigures, for a caller that reads it with other things in one statement. */
 export const chargeCodeFiguresSql = (filter: ResolvedSalesFilter): Sql =>
-  sql`SELECT f.charge_code AS key, c.cost_centre, ${FIGURES}
-        FROM ${dayFigures(filter)} LEFT JOIN charge_codes c ON c.code = f.charge_code
-       GROUP BY f.charge_code, c.cost_centre HAVING ${WITH_SALES} ORDER BY f.charge_code`;
+  sql`SELECT f.charge_code AS key, ${costCentreOf('c')}, ${FIGURES}
+        FROM ${dayFigures(filter)} LEFT JOIN ${chargeCodeByCode('c', sql.raw('f.charge_code'))}
+       GROUP BY f.charge_code, ${costCentreOf('c')} HAVING ${WITH_SALES} ORDER BY f.charge_code`;
 
 /** The figures of the filtered sales per charge code (codes without a sale left out), by code. */
 export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Promise<ChargeCodeFiguresRow[]> {

@@ -4,6 +4,7 @@ import { inDateRange } from '../../lib/date-range';
 import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
+import { chargeCodesContaining } from '../chargecodes/chargecodes.queries';
 
 export type SalesFilterInput = {
   chargeCode?: string;
@@ -26,11 +27,7 @@ export async function resolveSalesFilter(
   { chargeCode, ...rest }: SalesFilterInput,
 ): Promise<ResolvedSalesFilter> {
   if (!chargeCode) return rest;
-  const { rows } = await preparedRaw<{ rows: { code: string }[] }>(
-    db,
-    sql`SELECT code FROM charge_codes WHERE code ILIKE ${containsPattern(chargeCode)} ORDER BY code`,
-  );
-  return { ...rest, chargeCodes: rows.map((r) => r.code) };
+  return { ...rest, chargeCodes: await chargeCodesContaining(db, chargeCode) };
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
+import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queries';
+import { userById, userNameColumns, userNames } from '../users/users.queries';
 import { D } from '../../lib/money';
 import { byDepartment, chargeCodeFiguresSql, type ChargeCodeFiguresRow } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, salesRaw, salesWhere, type SalesFilterInput } from './sales.filters';
@@ -80,11 +82,11 @@ export function salesReports(db: Db) {
                  page AS (SELECT ${sql.raw(REPORT_COLUMNS)} FROM sales s WHERE ${salesWhere(filter)}
                            ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
             SELECT CASE WHEN row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) = 1 THEN fig.figures END AS figures,
-                   p.*, u.first_name, u.last_name, c.cost_centre AS department, ${sql.raw(REPORT_LINES)}
+                   p.*, ${userNameColumns('u')}, ${costCentreOf('c')} AS department, ${sql.raw(REPORT_LINES)}
               FROM (SELECT coalesce(json_agg(figures ORDER BY figures.key), '[]') AS figures FROM figures) fig
               LEFT JOIN page p ON true
-              LEFT JOIN users u ON u.id = p.processed_by
-              LEFT JOIN charge_codes c ON c.code = p.charge_code
+              LEFT JOIN ${userById('u', sql.raw('p.processed_by'))}
+              LEFT JOIN ${chargeCodeByCode('c', sql.raw('p.charge_code'))}
              ORDER BY p.created_at DESC, p.id DESC`,
       );
       const byCode = rows[0].figures ?? [];
@@ -149,8 +151,7 @@ export function salesReports(db: Db) {
           ...new Set(rows.map((r) => r.processed_by).filter((id): id is string => id !== null && !names.has(id))),
         ];
         if (unknownUsers.length > 0) {
-          for (const u of await db('users').whereIn('id', unknownUsers).select('id', 'first_name', 'last_name'))
-            names.set(u.id, u);
+          for (const u of await userNames(db, unknownUsers)) names.set(u.id, u);
         }
 
         await onBatch(

@@ -10,8 +10,8 @@ import { D, money, quantityNumber } from '../../lib/money';
 import type { Actor as AuditActor } from '../audit/audit.actor';
 import { auditTrail, auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
+import { chargeCodeForCheckSql, excludedCategoryIdsOf } from '../chargecodes/chargecodes.queries';
 import {
-  chargeCodeForCheckSql,
   checkChargeCode,
   missingChargeCodeMessage,
   validateAuthorisedRecipient,
@@ -20,6 +20,7 @@ import {
   type SaleAuthorisation,
 } from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
+import { joinUserRef } from '../users/users.queries';
 import {
   changeStockMany,
   insufficientStockMessage,
@@ -100,9 +101,12 @@ export type RefundRecord = { sale: SaleRow; refunded: { itemId: number; itemName
 
 /** Sales joined with the user who processed them. */
 export const salesWithUser = (db: Db) =>
-  db('sales as s')
-    .leftJoin('users as u', 'u.id', 's.processed_by')
-    .select('s.*', 'u.id as u_id', 'u.email as u_email', 'u.first_name as u_first_name', 'u.last_name as u_last_name');
+  joinUserRef(db('sales as s').select('s.*'), {
+    alias: 'u',
+    userIdColumn: 's.processed_by',
+    prefix: 'u_',
+    withId: true,
+  });
 
 type NewSale = {
   chargeCode: string | null;
@@ -217,7 +221,7 @@ async function recordSale(
        RETURNING *
      )
      SELECT s.*, (SELECT json_agg(${lineJsonObject('l', sql`, 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text`)} ORDER BY l.id) FROM l) AS lines,
-            ARRAY(SELECT e.category_id FROM charge_code_exclusions e WHERE e.charge_code_id = ${code.id}) AS excluded_category_ids_now
+            ${excludedCategoryIdsOf(sql`${code.id}`)} AS excluded_category_ids_now
        FROM s`,
   );
   // The code row is locked FOR SHARE, so a hold cannot land before this commits, but exclusions are
@@ -302,7 +306,7 @@ async function processOnce(
      ), locked AS (
        ${lockItemsSql(sql`id IN (SELECT item_id FROM l)`)}
      ), code_row AS (
-       ${chargeCodeForCheckSql(sql`(SELECT charge_code FROM q)`)} FOR SHARE OF cc
+       ${chargeCodeForCheckSql('cc', sql`(SELECT charge_code FROM q)`)} FOR SHARE OF cc
      )
      SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
             (SELECT r.xmin FROM quotes r WHERE r.id = q.id) IS DISTINCT FROM q.taken_version AS changed_while_taken, ${SALE_CHECK_COLUMNS}
@@ -429,7 +433,7 @@ export function salesService(db: Db) {
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
-          sql`WITH locked AS (${lockItemsSql(sql`id = ANY(${itemIds}::int[])`)}), code_row AS (${chargeCodeForCheckSql(sql`${input.chargeCode}`)} FOR SHARE OF cc)
+          sql`WITH locked AS (${lockItemsSql(sql`id = ANY(${itemIds}::int[])`)}), code_row AS (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)} FOR SHARE OF cc)
            SELECT ${SALE_CHECK_COLUMNS}`,
         );
         const sale = await recordSale(

@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import type { MovementRow } from './stock-movements.ledger';
 import type { MovementQuery } from './stock-movements.schemas';
 import { whereInDateRange } from '../../lib/date-range';
+import { joinUserRef } from '../users/users.queries';
 
 // The presenter lives in stock-movements.present.ts; this re-export stays only until
 // items.present.ts imports it from there.
@@ -16,14 +17,11 @@ export type MovementReadRow = MovementRow & {
 /** Reads of the append-only ledger; writes go only through changeStock (stock-movements.ledger.ts). */
 export function stockMovementsService(db: Db) {
   function base() {
-    return db('stock_movements as m')
-      .leftJoin('users as u', 'u.id', 'm.performed_by')
-      .select<MovementReadRow[]>(
-        'm.*',
-        'u.email as performer_email',
-        'u.first_name as performer_first_name',
-        'u.last_name as performer_last_name',
-      );
+    return joinUserRef(db('stock_movements as m').select<MovementReadRow[]>('m.*'), {
+      alias: 'u',
+      userIdColumn: 'm.performed_by',
+      prefix: 'performer_',
+    });
   }
 
   /** The filter's conditions on stock_movements m, shared by the list and its count. */

@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { assertAcceptablePassword } from '../../auth/password-rule';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
 import { revokeAllTokensOf } from '../../auth/revocation';
+import { endSessionsOf } from '../../auth/sessions.queries';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs, type AuditEntry } from '../audit/audit.service';
@@ -389,10 +390,4 @@ async function otherActiveAdmins(trx: Db, id: string): Promise<number> {
   return Number(count);
 }
 
-/** Deletes the stored sessions of a user (optionally all but one), so they end at once. */
-async function endSessionsOf(db: Db, userId: string, exceptSessionId?: string): Promise<void> {
-  const q = db('sessions').whereRaw(`(sess -> 'passport' ->> 'user') = ?`, [userId]);
-  if (exceptSessionId) q.whereNot({ sid: exceptSessionId });
-  await q.delete();
-}
 const ownerOf = (user: UserRow) => ({ email: user.email, firstName: user.first_name, lastName: user.last_name });
