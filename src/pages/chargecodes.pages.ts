@@ -26,7 +26,7 @@ import {
   type ChargeCodeSummary,
 } from '../modules/chargecodes/chargecodes.schemas';
 import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
-import { mcpDataService } from '../modules/mcp/mcp-data.service';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
 import { presentNote } from '../modules/notes/notes.present';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';

@@ -1,16 +1,16 @@
-import type { Db } from '../../db/knex';
-import { presentItem } from '../items/items.present';
-import { itemsService } from '../items/items.service';
-import { salesAnalytics } from '../sales/sales.analytics';
-import { presentStockCheck } from '../sales/sales.present';
-import { presentMovement } from '../stock-movements/stock-movements.present';
+import type { Db } from '../db/knex';
+import { presentItem } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import { salesAnalytics } from '../modules/sales/sales.analytics';
+import { presentStockCheck } from '../modules/sales/sales.present';
+import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import {
   presentChargeCodeStatus,
   presentLowStockPage,
   presentSalesSummary,
   presentSearchItems,
-} from './mcp-data.present';
-import { mcpDataService } from './mcp-data.service';
+} from '../modules/mcp-data/mcp-data.present';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
 import type { AddTool } from './mcp-tools';
 import {
   ChargeCodeStatusInput,

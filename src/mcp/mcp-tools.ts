@@ -6,16 +6,16 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError, type z } from 'zod';
-import type { Deps } from '../../deps';
-import { hasRole } from '../../auth/guards';
-import { Forbidden, HttpError } from '../../http/errors';
-import { mcpErrorBody } from '../../http/mcp-errors';
-import { validationErrors } from '../../http/validate';
-import { APP_VERSION } from '../../lib/version';
-import type { Actor } from '../audit/audit.actor';
-import type { Role } from '../users/users.schemas';
+import type { Deps } from '../deps';
+import { hasRole } from '../auth/guards';
+import { Forbidden, HttpError } from '../http/errors';
+import { mcpErrorBody } from '../http/mcp-errors';
+import { validationErrors } from '../http/validate';
+import { APP_VERSION } from '../lib/version';
+import type { Actor } from '../modules/audit/audit.actor';
+import type { Role } from '../modules/users/users.schemas';
 import { portableJsonSchema } from './mcp-json-schema';
-import type { McpKeyHolder } from './mcp-keys.service';
+import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import { registerPrompts, registerResources } from './mcp-resources';
 import { registerCounterTools } from './mcp-tools.counter';
 import { registerPurchasingTools } from './mcp-tools.purchasing';

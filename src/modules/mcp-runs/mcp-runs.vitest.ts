@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { TestRunOptions, TestRunResults, VitestTestType } from './mcp-runs.schemas';
 
-/** The project's root (package.json, vitest.config.ts, test/), from this file's place in src/modules/mcp. */
+/** The project's root (package.json, vitest.config.ts, test/), from this file's place in src/modules/mcp-runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const vitestBin = (root: string) => path.join(root, 'node_modules', '.bin', 'vitest');

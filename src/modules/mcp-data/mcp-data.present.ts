@@ -18,7 +18,7 @@ import type {
   SalesFigures,
   SalesSummaryOutput,
   SearchItemsOutput,
-} from './mcp-tools.schemas';
+} from '../../mcp/mcp-tools.schemas';
 
 type Page = { page: number; limit: number };
 const pagination = (total: number, { page, limit }: Page): McpPagination => ({ total, page, limit });
