@@ -13,8 +13,7 @@ import {
 import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../auth/mcp-limits';
-import { McpErrorBody } from '../modules/mcp-keys/mcp-keys.schemas';
-import { BadRequestBody, ErrorBody, ValidationErrorBody } from './openapi';
+import { BadRequestBody, ErrorBody, McpErrorBody, ValidationErrorBody } from './openapi';
 import { refuseNulCharacters } from './validate';
 import { jsonBody } from './json-body';
 import type { Role } from '../modules/users/users.schemas';

@@ -5,7 +5,7 @@ import { currentMcpKey } from '../auth/guards';
 import { ApiRouter } from '../http/api-router';
 import { actorOf } from '../modules/audit/audit.actor';
 import { Forbidden, HttpError } from '../http/errors';
-import { McpErrorBody } from '../modules/mcp-keys/mcp-keys.schemas';
+import { McpErrorBody } from '../http/openapi';
 import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
 
 /** The MCP SDK and the tools load on the first POST /mcp: kept out of start-up, they leave some 8 MB out of an idle server. */

@@ -8,7 +8,7 @@ import { presentSaleRefund, presentSalesPage } from '../modules/sales/sales.pres
 import { SaleRefund, SalesPage } from '../modules/sales/sales.schemas';
 import { salesService } from '../modules/sales/sales.service';
 import { usersService } from '../modules/users/users.service';
-import type { AddTool, ToolContext } from './mcp-tools';
+import type { AddTool, ToolContext } from './mcp-tool-spec';
 import {
   AddNoteInput,
   FindQuotesInput,

@@ -17,7 +17,7 @@ import { presentSupplier, presentSupplierWithItems } from '../modules/suppliers/
 import { CreateSupplier, SupplierWithItems } from '../modules/suppliers/suppliers.schemas';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
-import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
+import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tool-spec';
 import {
   GetPurchaseOrderInput,
   GetSupplierInput,

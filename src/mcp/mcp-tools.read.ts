@@ -11,7 +11,7 @@ import {
   presentSearchItems,
 } from '../modules/mcp-data/mcp-data.present';
 import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
-import type { AddTool } from './mcp-tools';
+import type { AddTool } from './mcp-tool-spec';
 import {
   ChargeCodeStatusInput,
   ChargeCodeStatusOutput,

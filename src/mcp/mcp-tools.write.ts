@@ -5,7 +5,7 @@ import { itemsService } from '../modules/items/items.service';
 import { presentDraftSaved } from '../modules/sales/quotes.present';
 import { quotesService } from '../modules/sales/quotes.service';
 import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
-import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
+import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tool-spec';
 import {
   CreateDraftQuoteInput,
   CreateDraftQuoteOutput,

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
-import { McpErrorBody } from '../mcp-keys/mcp-keys.schemas';
+import { McpErrorBody } from '../../http/openapi';
 import { presentMcpStatus, presentTestRun, presentTestRunStarted } from './mcp-runs.present';
 import { ExecutionParams, McpStatus, StartTestRun, TestRun, TestRunStarted } from './mcp-runs.schemas';
 import { mcpRunsService } from './mcp-runs.service';
