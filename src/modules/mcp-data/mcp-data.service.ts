@@ -1,20 +1,12 @@
-import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { sql, toRaw, type Sql } from '../../db/sql';
-import { HttpError, NotFound } from '../../http/errors';
+import { NotFound } from '../../http/errors';
+import { lowStockPage, type LowStockItem } from '../items/items.low-stock';
 import { categoriesService } from '../categories/categories.service';
-import { chargeCodesService, type ChargeCodeRow, type ExcludedCategoryRow } from '../chargecodes/chargecodes.service';
-import { validateChargeCode } from '../chargecodes/chargecodes.validation';
-import {
-  LOW_STOCK_CONDITION,
-  lowStockQuery,
-  toLowStockItem,
-  type LowStockItem,
-  type LowStockRow,
-} from '../items/items.low-stock';
-import { itemSearch, itemsService, type ItemReadRow } from '../items/items.service';
-import { applySalesFilter, type SalesFilterInput } from '../sales/sales.filters';
+import { itemsService, type ItemReadRow } from '../items/items.service';
+import { chargeCodeFigures, dailyFigures, type SalesFiguresRow } from '../sales/sales.figures';
+import { resolveSalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 import { salesService, type SaleRecord } from '../sales/sales.service';
+import { D } from '../../lib/money';
 
 /** since/until (inclusive; a date is a whole UTC day) and a part of the charge code: the sales list's filter under the MCP names. */
 export type SalesPeriod = { since?: string; until?: string; chargeCode?: string };
@@ -28,72 +20,44 @@ export type Paging = { page: number; limit: number };
 
 export type InventoryFilter = { search?: string; category?: string; lowStock?: boolean };
 
-/** An active item as the MCP surface lists it; price and quantities are decimal strings. */
-export type InventoryRow = {
-  id: number;
-  name: string;
-  sku: string;
-  category: string;
-  price: string;
-  current_stock: string;
-  minimum_stock: string;
-  low_stock: boolean;
-};
-
 /** An item named by its id or its SKU (exactly one of them). */
 export type ItemRef = { itemId?: number; sku?: string };
 
-/** Figures of a set of sales: how many, their totals with VAT as recorded, what was refunded of them, and the rest; decimal strings. */
-export type SalesFigures = { count: number; total: string; refunds: string; net: string };
+/** Figures of a set of sales (the sales figures' own), without a key. */
+export type SalesFigures = Omit<SalesFiguresRow, 'key'>;
 
 export type SalesGrouping = 'day' | 'chargeCode';
 export type SalesSummaryRecord = {
   totals: SalesFigures;
-  groups: (SalesFigures & { key: string })[];
+  groups: SalesFiguresRow[];
   groupCount: number;
 };
 
-export type ChargeCodeStatusRecord = {
-  code: ChargeCodeRow;
-  excludedCategories: ExcludedCategoryRow[];
-  /** why a sale on the code would be refused now (the counter's own message), null when it is usable */
-  refusal: string | null;
-  /** whole days left when it expires within the expiring-soon window, else null */
-  daysUntilExpiry: number | null;
-  spent: SalesFigures;
+const sumOf = (groups: SalesFigures[]): SalesFigures => {
+  const sum = (field: 'total_amount' | 'refunded_amount' | 'net_amount') =>
+    groups.reduce((total, group) => total.plus(group[field]), new D(0)).toString();
+  return {
+    sales: groups.reduce((count, group) => count + group.sales, 0),
+    total_amount: sum('total_amount'),
+    refunded_amount: sum('refunded_amount'),
+    net_amount: sum('net_amount'),
+  };
 };
 
-const FIGURES = [
-  'count(*)::int AS count',
-  'coalesce(sum(s.total_amount), 0)::text AS total',
-  'coalesce(sum(s.refunded_amount), 0)::text AS refunds',
-  'coalesce(sum(s.total_amount - s.refunded_amount), 0)::text AS net',
-];
-
-/** The group key of a sales summary; days are UTC, as since/until read a plain date. */
-const GROUP_KEY: Record<SalesGrouping, string> = {
-  day: `to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  chargeCode: 's.charge_code',
-};
-const GROUP_ORDER: Record<SalesGrouping, string> = {
-  day: '1',
-  chargeCode: 'sum(s.total_amount - s.refunded_amount) DESC, 1',
-};
+/** The highest net first; the sort is stable, so equal nets keep the figures' order (by code). */
+const byNetDescending = (groups: SalesFiguresRow[]) =>
+  [...groups].sort((a, b) => new D(b.net_amount).comparedTo(a.net_amount));
 
 /**
- * What the MCP surface reads (GET /api/mcp/sales and /inventory, and the /mcp tools): the sales list,
- * the item and charge code services, and the few aggregates they lack, computed in SQL.
+ * What MCP clients read (GET /api/mcp/sales and /inventory, and the /mcp tools), through the sales
+ * list and figures, the items list and the categories: this module has no table of its own.
  */
 export function mcpDataService(db: Db) {
-  const figures = (query: Knex.QueryBuilder) => query.select(FIGURES.map((f) => db.raw(f)));
+  const items = itemsService(db);
 
   async function itemIdsFor(refs: ItemRef[]): Promise<number[]> {
     const skus = [...new Set(refs.flatMap((r) => (r.itemId === undefined && r.sku !== undefined ? [r.sku] : [])))];
-    const bySku = new Map<string, number>();
-    if (skus.length > 0) {
-      for (const row of await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku'))
-        bySku.set(row.sku, row.id);
-    }
+    const bySku = await items.idsBySku(skus);
     return refs.map((ref) => {
       if (ref.itemId !== undefined) return ref.itemId;
       const id = bySku.get(ref.sku ?? '');
@@ -108,32 +72,14 @@ export function mcpDataService(db: Db) {
       return salesService(db).list(salesFilter(period), page, limit);
     },
 
-    /**
-     * One page of active items by name, and how many match, in one statement (the items list's
-     * way: the matches collected once serve the page and the count, an empty page still counts).
-     */
+    /** One page of active items by name (the items list), and how many match; an unknown category matches nothing. */
     async inventory(
-      filter: InventoryFilter,
+      { search, category, lowStock }: InventoryFilter,
       { page, limit }: Paging,
-    ): Promise<{ rows: InventoryRow[]; total: number }> {
-      const where: Sql[] = [sql`i.is_active`];
-      if (filter.category) where.push(sql`lower(c.name) = lower(${filter.category})`);
-      if (filter.search) where.push(itemSearch(filter.search));
-      if (filter.lowStock !== undefined)
-        where.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
-      const { rows } = await toRaw<{ rows: (InventoryRow & { total: number })[] }>(
-        db,
-        sql`WITH matches AS MATERIALIZED (
-             SELECT i.id, i.name, i.sku, c.name AS category, i.price, i.current_stock, i.minimum_stock, (${LOW_STOCK_CONDITION}) AS low_stock
-               FROM items i JOIN categories c ON c.id = i.category_id
-              WHERE ${sql.join(where, sql.raw(' AND '))}
-           ), total AS (SELECT count(*)::int AS total FROM matches)
-           SELECT m.*, total.total
-             FROM total
-             LEFT JOIN (SELECT * FROM matches ORDER BY name, id LIMIT ${limit} OFFSET ${(page - 1) * limit}) m ON true
-            ORDER BY m.name, m.id`,
-      );
-      return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
+    ): Promise<{ rows: ItemReadRow[]; total: number }> {
+      const categoryId = category ? (await categoriesService(db).findByName(category))?.id : undefined;
+      if (category && categoryId === undefined) return { rows: [], total: 0 };
+      return items.list({ search, categoryId, lowStock, page, limit });
     },
 
     /** Every category name, alphabetical: what the inventory's category filter takes. */
@@ -142,12 +88,8 @@ export function mcpDataService(db: Db) {
     },
 
     /** One page of the low-stock list (the one low-stock query, largest shortfall first) and its length. */
-    async lowStockPage({ page, limit }: Paging): Promise<{ items: LowStockItem[]; total: number }> {
-      const [{ total }] = await lowStockQuery(db).clearSelect().clearOrder().select(db.raw('count(*)::int AS total'));
-      const rows: LowStockRow[] = await lowStockQuery(db)
-        .limit(limit)
-        .offset((page - 1) * limit);
-      return { items: rows.map(toLowStockItem), total: total as number };
+    lowStockPage(paging: Paging): Promise<{ items: LowStockItem[]; total: number }> {
+      return lowStockPage(db, paging);
     },
 
     /** The ids of items named by id or SKU, in order; an unknown SKU is a 404 naming it (an unknown id is left to the caller). */
@@ -156,52 +98,25 @@ export function mcpDataService(db: Db) {
     /** The item (the items service's read) by id or SKU; 404 when there is none. */
     async item(ref: ItemRef): Promise<ItemReadRow> {
       const [id] = await itemIdsFor([ref]);
-      return itemsService(db).get(id);
+      return items.get(id);
     },
 
-    /** Figures over the filtered sales, and one page of them grouped per UTC day (oldest first) or per charge code (highest net first). */
+    /**
+     * The sales figures over the filtered sales, and one page of them per UTC day (oldest first) or
+     * per charge code (highest net first): a group per day or code, so few enough to page here.
+     */
     async salesSummary(
       period: SalesPeriod,
       groupBy: SalesGrouping,
       { page, limit }: Paging,
     ): Promise<SalesSummaryRecord> {
-      const key = GROUP_KEY[groupBy];
-      const filter = salesFilter(period);
-      const [totals] = await figures(applySalesFilter(db('sales as s'), filter)).select(
-        db.raw(`count(DISTINCT ${key})::int AS group_count`),
-      );
-      // the key is the first column: the orders name it by position
-      const groups = await figures(applySalesFilter(db('sales as s'), filter).select(db.raw(`${key} AS key`)))
-        .groupByRaw(key)
-        .orderByRaw(GROUP_ORDER[groupBy])
-        .limit(limit)
-        .offset((page - 1) * limit);
-      const { group_count: groupCount, ...overall } = totals as SalesFigures & { group_count: number };
-      return { totals: overall, groups: groups as SalesSummaryRecord['groups'], groupCount };
-    },
-
-    /**
-     * Whether a charge code can be used now, by the same validation as a sale (validity window,
-     * hold), when it expires, what it excludes, and what has been spent on it. 404 for an unknown code.
-     */
-    async chargeCodeStatus(code: string, now = new Date()): Promise<ChargeCodeStatusRecord> {
-      const codes = chargeCodesService(db);
-      const row = await codes.find(code);
-      const refusal = await validateChargeCode(db, row.code, { categoryIds: [], now }).then(
-        () => null,
-        (err: unknown) => {
-          if (err instanceof HttpError && err.status === 400) return err.message;
-          throw err;
-        },
-      );
-      const expiring = (await codes.expiringSoon(now)).find((e) => e.code.id === row.id);
-      const [spent] = await figures(db('sales as s').where('s.charge_code', row.code));
+      const filter = await resolveSalesFilter(db, salesFilter(period));
+      const groups =
+        groupBy === 'day' ? await dailyFigures(db, filter) : byNetDescending(await chargeCodeFigures(db, filter));
       return {
-        code: row,
-        excludedCategories: await codes.listExclusions(row.code),
-        refusal,
-        daysUntilExpiry: expiring?.daysUntilExpiry ?? null,
-        spent: spent as SalesFigures,
+        totals: sumOf(groups),
+        groups: groups.slice((page - 1) * limit, page * limit),
+        groupCount: groups.length,
       };
     },
   };
