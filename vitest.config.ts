@@ -3,6 +3,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /** Files that need modules loaded afresh: the OpenAPI naming test records schema names as their modules load. */
 const FRESH_MODULES = ['test/openapi.test.ts'];
 
+/**
+ * Files that start MCP test runs of their own: left out of a suite that such a run started (its child
+ * vitest has STORES_MCP_TEST_RUN set, src/modules/mcp-runs/mcp-runs.vitest.ts), so runs do not nest.
+ */
+const STARTS_RUNS = process.env.STORES_MCP_TEST_RUN ? ['test/mcp-runs.test.ts'] : [];
+
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
@@ -23,7 +29,7 @@ export default defineConfig({
           name: 'shared-modules',
           include: ['test/**/*.test.ts'],
           // the fault tests (real processes, a cluster they stop and start) run in `npm run test:faults`
-          exclude: [...configDefaults.exclude, 'test/faults/**', ...FRESH_MODULES],
+          exclude: [...configDefaults.exclude, 'test/faults/**', ...FRESH_MODULES, ...STARTS_RUNS],
           // each file has its own database and app; sharing the loaded modules saves importing the app per file
           isolate: false,
         },
