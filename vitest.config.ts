@@ -6,6 +6,12 @@ const FRESH_MODULES = ['test/openapi.test.ts'];
 /** The PostgreSQL of the run: only the tiers that use a database start it, so the unit tier costs nothing of it. */
 const DATABASE_SETUP = ['test/global-setup.ts'];
 
+/**
+ * Files that start MCP test runs of their own: left out of a suite that such a run started (its child
+ * vitest has STORES_MCP_TEST_RUN set, src/modules/mcp-runs/mcp-runs.vitest.ts), so runs do not nest.
+ */
+const STARTS_RUNS = process.env.STORES_MCP_TEST_RUN ? ['test/mcp-runs.test.ts'] : [];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -29,7 +35,7 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['test/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...FRESH_MODULES],
+          exclude: [...configDefaults.exclude, ...FRESH_MODULES, ...STARTS_RUNS],
           globalSetup: DATABASE_SETUP,
           // each file has its own database and app; sharing the loaded modules saves importing the app per file
           isolate: false,

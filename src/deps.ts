@@ -4,7 +4,7 @@ import type { Config } from './config';
 import type { Maintenance } from './db/maintenance';
 import type { OpenAPIRegistry } from './http/openapi';
 import type { Logger } from './logger';
-import type { McpLimiters } from './modules/mcp/mcp-limits';
+import type { McpLimiters } from './auth/mcp-limits';
 
 /** What every route module receives. */
 export type Deps = {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,12 +9,12 @@ import { createDb } from '../src/db/knex';
 import { HttpError } from '../src/http/errors';
 import { APP_VERSION } from '../src/lib/version';
 import { createLogger } from '../src/logger';
-import { mcpKeysService } from '../src/modules/mcp/mcp-keys.service';
-import { presentMcpStatus } from '../src/modules/mcp/mcp-runs.present';
-import { StartTestRun } from '../src/modules/mcp/mcp-runs.schemas';
-import { mcpRunsService } from '../src/modules/mcp/mcp-runs.service';
-import { mcpStatusService } from '../src/modules/mcp/mcp-status.service';
-import { PROJECT_ROOT } from '../src/modules/mcp/mcp-runs.vitest';
+import { mcpKeysService } from '../src/modules/mcp-keys/mcp-keys.service';
+import { presentMcpStatus } from '../src/modules/mcp-runs/mcp-runs.present';
+import { StartTestRun } from '../src/modules/mcp-runs/mcp-runs.schemas';
+import { mcpRunsService } from '../src/modules/mcp-runs/mcp-runs.service';
+import { mcpStatusService } from '../src/modules/mcp-runs/mcp-status.service';
+import { PROJECT_ROOT } from '../src/modules/mcp-runs/mcp-runs.vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey, withKey } from './helpers/mcp-factories';
@@ -380,12 +380,14 @@ describe('GET /api/mcp/test/:execution_id', () => {
 });
 
 describe('unit runs (the project suite in a child vitest)', () => {
-  /** The unit selection's test cases, counted in its files, to check the run reports the real number. */
+  /** The unit project's test cases, counted in its files (test/unit), to check the run reports the real number. */
   const unitTestCases = () =>
-    ['test/files.test.ts', 'test/sql.test.ts'].reduce(
-      (n, f) => n + (readFileSync(path.join(PROJECT_ROOT, f), 'utf8').match(/^\s*it\(/gm) ?? []).length,
-      0,
-    );
+    readdirSync(path.join(PROJECT_ROOT, 'test/unit'))
+      .filter((f) => f.endsWith('.test.ts'))
+      .reduce(
+        (n, f) => n + (readFileSync(path.join(PROJECT_ROOT, 'test/unit', f), 'utf8').match(/^\s*it\(/gm) ?? []).length,
+        0,
+      );
   const runDir = (executionId: string) => path.join(os.tmpdir(), `stores-mcp-run-${executionId}`);
   /** Processes still running with the run's directory on their command line (its PostgreSQL cluster). */
   const processesOf = (executionId: string) =>

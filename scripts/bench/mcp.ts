@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
-import { mcpKeysService } from '../../src/modules/mcp/mcp-keys.service';
-import { mcpLimiters } from '../../src/modules/mcp/mcp-limits';
+import { mcpKeysService } from '../../src/modules/mcp-keys/mcp-keys.service';
+import { mcpLimiters } from '../../src/auth/mcp-limits';
 import { BENCH_ADMIN, report, runLoad, startBenchServer, type BenchServer } from './lib';
 
 const ITEMS = 2_000;

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { Unauthorized } from '../http/errors';
 import { isMcpClientRoute, McpAuthInvalid } from '../http/mcp-errors';
-import { MCP_KEY_PREFIX, mcpKeysService } from '../modules/mcp/mcp-keys.service';
+import { MCP_KEY_PREFIX, mcpKeysService } from '../modules/mcp-keys/mcp-keys.service';
 import { tokensService } from './tokens.service';
 
 /**

@@ -4,7 +4,7 @@ import { Forbidden, Unauthorized } from '../http/errors';
 import { McpAuthInvalid, McpAuthRequired } from '../http/mcp-errors';
 import { usersService } from '../modules/users/users.service';
 import type { Role } from '../modules/users/users.schemas';
-import type { McpKeyHolder } from '../modules/mcp/mcp-keys.service';
+import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import type { PermissionKey } from './permissions';
 
 const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };

@@ -12,9 +12,8 @@ import {
 } from '../auth/guards';
 import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
-import type { McpLimit, McpLimiters } from '../modules/mcp/mcp-limits';
-import { McpErrorBody } from '../modules/mcp/mcp-keys.schemas';
-import { BadRequestBody, ErrorBody, ValidationErrorBody } from './openapi';
+import type { McpLimit, McpLimiters } from '../auth/mcp-limits';
+import { BadRequestBody, ErrorBody, McpErrorBody, ValidationErrorBody } from './openapi';
 import { refuseNulCharacters } from './validate';
 import { jsonBody } from './json-body';
 import type { Role } from '../modules/users/users.schemas';

@@ -11,6 +11,10 @@ export const ValidationErrorBody = z
   .openapi('ValidationError');
 /** What a 400 carries: the fields refused ({message, errors}), or a refusal in a sentence ({message}: malformed JSON, a rule of the request). */
 export const BadRequestBody = z.union([ValidationErrorBody, ErrorBody]).openapi('BadRequest');
+/** The MCP surface's error format (the MCP client routes, /mcp, and any request made with an MCP key). */
+export const McpErrorBody = z
+  .object({ error: z.object({ code: z.string(), message: z.string(), timestamp: z.string() }) })
+  .openapi('McpError');
 export const MessageBody = z.object({ message: z.string() }).openapi('Message');
 /** A CSV download (format=csv): UTF-8 text, a header row first. */
 export const CsvText = z.string().openapi({ description: 'CSV text (UTF-8), a header row first' });

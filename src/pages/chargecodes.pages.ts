@@ -26,8 +26,8 @@ import {
   type ChargeCodeSummary,
 } from '../modules/chargecodes/chargecodes.schemas';
 import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
-import { mcpDataService } from '../modules/mcp/mcp-data.service';
 import { presentNote } from '../modules/notes/notes.present';
+import { chargeCodeStatus } from '../modules/sales/sales.charge-code-status';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
@@ -126,7 +126,6 @@ type DetailForm = {
 export function chargecodesPages({ db, config }: Deps): Router {
   const pages = Router();
   const codes = chargeCodesService(db, config);
-  const data = mcpDataService(db);
   const categories = categoriesService(db);
   const notes = notesService(db);
   const users = usersService(db);
@@ -205,7 +204,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
   /** Everything the code's page shows; a refused form comes back with its errors and what was typed. */
   async function renderCode(req: Request, res: Response, code: string, returned: DetailForm | null = null) {
     const user = currentUser(req);
-    const status = await data.chargeCodeStatus(code);
+    const status = await chargeCodeStatus(db, code);
     const chargeCode = presentChargeCode({
       code: status.code,
       excludedCategoryIds: status.excludedCategories.map((c) => c.id),

@@ -4,9 +4,9 @@ import { NotFound } from '../http/errors';
 import { IdParams, parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
-import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp/mcp-keys.present';
-import { CreateMcpKey, MCP_KEY_DEFAULT_DAYS, type McpKey } from '../modules/mcp/mcp-keys.schemas';
-import { mcpKeysService } from '../modules/mcp/mcp-keys.service';
+import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp-keys/mcp-keys.present';
+import { CreateMcpKey, MCP_KEY_DEFAULT_DAYS, type McpKey } from '../modules/mcp-keys/mcp-keys.schemas';
+import { mcpKeysService } from '../modules/mcp-keys/mcp-keys.service';
 import { presentSetting } from '../modules/settings/settings.present';
 import {
   isKnownSetting,

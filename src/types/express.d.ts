@@ -1,4 +1,4 @@
-import type { McpKeyHolder } from '../modules/mcp/mcp-keys.service';
+import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import type { UserRow } from '../modules/users/users.service';
 
 declare global {

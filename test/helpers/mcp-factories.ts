@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.actor';
-import { mcpKeysService } from '../../src/modules/mcp/mcp-keys.service';
-import type { McpScope } from '../../src/modules/mcp/mcp-keys.schemas';
+import { mcpKeysService } from '../../src/modules/mcp-keys/mcp-keys.service';
+import type { McpScope } from '../../src/modules/mcp-keys/mcp-keys.schemas';
 import { buildUser } from './factories';
 
 /** A live MCP API key, created by a new admin unless told otherwise: its id, secret and creator's id. */

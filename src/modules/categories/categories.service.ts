@@ -57,6 +57,11 @@ export function categoriesService(db: Db) {
       return db<CategoryRow>('categories').orderBy([{ column: 'name' }, { column: 'id' }]);
     },
 
+    /** The category of a name, exact but case-insensitive (names are unique so). */
+    findByName(name: string): Promise<CategoryRow | undefined> {
+      return db<CategoryRow>('categories').whereRaw('lower(name) = lower(?)', [name]).first();
+    },
+
     /** case-insensitive exact name -> row, for bulk import */
     async byLowerName(): Promise<Map<string, CategoryRow>> {
       const rows = await db<CategoryRow>('categories');

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
+import { D } from '../../lib/money';
 
 /**
  * The stock rule: an item is low on stock when it is active and its current stock is at or below
@@ -92,3 +93,19 @@ export async function lowStockItems(db: Db, order: LowStockOrder = 'shortfall'):
   const rows: LowStockRow[] = await lowStockQuery(db, order);
   return rows.map(toLowStockItem);
 }
+
+/** One page of the low-stock list (largest shortfall first) and the length of the whole list. */
+export async function lowStockPage(
+  db: Db,
+  { page, limit }: { page: number; limit: number },
+): Promise<{ items: LowStockItem[]; total: number }> {
+  const [{ total }] = await lowStockQuery(db).clearSelect().clearOrder().select(db.raw('count(*)::int AS total'));
+  const rows: LowStockRow[] = await lowStockQuery(db)
+    .limit(limit)
+    .offset((page - 1) * limit);
+  return { items: rows.map(toLowStockItem), total: total as number };
+}
+
+/** LOW_STOCK_CONDITION for an item already read, so a list need not select it again. */
+export const isLowStock = (item: { is_active: boolean; current_stock: string; minimum_stock: string }): boolean =>
+  item.is_active && new D(item.current_stock).lte(item.minimum_stock);

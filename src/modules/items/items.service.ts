@@ -8,6 +8,7 @@ import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate } from './items.lookup';
+import { LOW_STOCK_CONDITION } from './items.low-stock';
 import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
@@ -82,7 +83,14 @@ export function itemSearch(term: string): Sql {
     : sql`strpos(i.search_text, (SELECT lower(${term}))) > 0`;
 }
 
-export type ItemFilter = { search?: string; categoryId?: number; includeInactive?: boolean; ids?: number[] };
+export type ItemFilter = {
+  search?: string;
+  categoryId?: number;
+  includeInactive?: boolean;
+  ids?: number[];
+  /** true: only the items low on stock (LOW_STOCK_CONDITION); false: only those not */
+  lowStock?: boolean;
+};
 
 /** Adds the list filters to a raw WHERE clause and its bindings. */
 export function itemWhere(filter: ItemFilter): Sql {
@@ -91,6 +99,8 @@ export function itemWhere(filter: ItemFilter): Sql {
   if (filter.categoryId !== undefined) clauses.push(sql`i.category_id = ${filter.categoryId}`);
   if (filter.search) clauses.push(itemSearch(filter.search));
   if (filter.ids) clauses.push(sql`i.id = ANY(${filter.ids}::int[])`);
+  if (filter.lowStock !== undefined)
+    clauses.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
   return clauses.length > 0 ? sql`WHERE ${sql.join(clauses, sql.raw(' AND '))}` : sql.raw('');
 }
 
@@ -157,6 +167,28 @@ export function itemsService(db: Db) {
     return { rows: rows.filter((r) => r.id !== null), total: ids.length };
   }
 
+  /**
+   * A page of a low-stock filter, which every stock movement changes, so neither the kept counts nor
+   * the search cache can answer it: the matches are counted with the page, in one statement.
+   */
+  async function countedPage(
+    filter: ItemFilter & { limit: number },
+    offset: number,
+  ): Promise<{ rows: ItemReadRow[]; total: number }> {
+    const { rows } = await toRaw<{ rows: (ItemReadRow & { total: number })[] }>(
+      db,
+      sql`WITH matches AS MATERIALIZED (SELECT i.id, i.name FROM items i ${itemWhere(filter)}),
+               total AS (SELECT count(*)::int AS total FROM matches)
+          SELECT ${sql.raw(ITEM_COLUMNS)}, total.total
+            FROM total
+            LEFT JOIN (SELECT m.id FROM matches m ORDER BY m.name, m.id LIMIT ${filter.limit} OFFSET ${offset}) p ON true
+            LEFT JOIN items i ON i.id = p.id
+            ${PAGE_JOINS}
+           ORDER BY i.name, i.id`,
+    );
+    return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
+  }
+
   async function find(id: number): Promise<ItemReadRow | undefined> {
     const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(
       db,
@@ -204,10 +236,12 @@ export function itemsService(db: Db) {
      * search; they are kept in memory (searchMatchesCache) with the item_search_generation they
      * were read at, and a later page or repeat reads only its own rows, by id, with the current
      * generation in the same statement: when that differs, the matches are collected again.
-     * An empty page still carries the total.
+     * A low-stock filter counts its matches with the page (countedPage). An empty page still
+     * carries the total.
      */
     async list(filter: ItemFilter & { page: number; limit: number }): Promise<{ rows: ItemReadRow[]; total: number }> {
       const offset = (filter.page - 1) * filter.limit;
+      if (filter.lowStock !== undefined) return countedPage(filter, offset);
       if (filter.search) return searchedPage({ ...filter, search: filter.search }, offset);
       const where = itemWhere(filter);
       const counted = sql.raw(filter.includeInactive ? 'active + inactive' : 'active');
@@ -222,6 +256,13 @@ export function itemsService(db: Db) {
              ORDER BY i.name, i.id`,
       );
       return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.total ?? 0 };
+    },
+
+    /** The id of each SKU (exact) that an item has. */
+    async idsBySku(skus: string[]): Promise<Map<string, number>> {
+      if (skus.length === 0) return new Map();
+      const rows = await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku');
+      return new Map(rows.map((row) => [row.sku, row.id]));
     },
 
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */

@@ -107,6 +107,16 @@ export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promi
   return rows;
 }
 
+/** The figures of the filtered sales per UTC day (YYYY-MM-DD), oldest first. */
+export async function dailyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
+  const { rows } = await salesRaw<{ rows: SalesFiguresRow[] }>(
+    db,
+    filter,
+    sql`SELECT to_char(f.day, 'YYYY-MM-DD') AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
+  );
+  return rows;
+}
+
 /**
  * Per-charge-code figures summed per department, the largest `by` amount first; ties by name in
  * code-point order (as PostgreSQL's C collation sorts them).

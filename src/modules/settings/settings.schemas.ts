@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { ROLES, User } from '../users/users.schemas';
-import { MCP_KEY_LIMIT_DAYS } from '../mcp/mcp-keys.schemas';
+import { MCP_KEY_LIMIT_DAYS } from '../mcp-keys/mcp-keys.schemas';
 
 export const Permission = z
   .object({ key: z.string(), name: z.string(), description: z.string() })

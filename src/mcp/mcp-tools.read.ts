@@ -1,17 +1,18 @@
-import type { Db } from '../../db/knex';
-import { presentItem } from '../items/items.present';
-import { itemsService } from '../items/items.service';
-import { salesAnalytics } from '../sales/sales.analytics';
-import { presentStockCheck } from '../sales/sales.present';
-import { presentMovement } from '../stock-movements/stock-movements.present';
+import type { Db } from '../db/knex';
+import { presentItem } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import { salesAnalytics } from '../modules/sales/sales.analytics';
+import { presentStockCheck } from '../modules/sales/sales.present';
+import { presentMovement } from '../modules/stock-movements/stock-movements.present';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
+import { chargeCodeStatus } from '../modules/sales/sales.charge-code-status';
 import {
   presentChargeCodeStatus,
   presentLowStockPage,
   presentSalesSummary,
   presentSearchItems,
-} from './mcp-data.present';
-import { mcpDataService } from './mcp-data.service';
-import type { AddTool } from './mcp-tools';
+} from './mcp-tools.present';
+import type { AddTool } from './mcp-tool-spec';
 import {
   ChargeCodeStatusInput,
   ChargeCodeStatusOutput,
@@ -123,6 +124,6 @@ export function registerReadTools(addTool: AddTool, db: Db) {
     input: ChargeCodeStatusInput,
     output: ChargeCodeStatusOutput,
     annotations: READ,
-    run: async ({ code }) => presentChargeCodeStatus(await data.chargeCodeStatus(code)),
+    run: async ({ code }) => presentChargeCodeStatus(await chargeCodeStatus(db, code)),
   });
 }

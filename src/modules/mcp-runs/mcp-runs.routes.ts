@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
-import { McpErrorBody } from './mcp-keys.schemas';
+import { McpErrorBody } from '../../http/openapi';
 import { presentMcpStatus, presentTestRun, presentTestRunStarted } from './mcp-runs.present';
 import { ExecutionParams, McpStatus, StartTestRun, TestRun, TestRunStarted } from './mcp-runs.schemas';
 import { mcpRunsService } from './mcp-runs.service';
@@ -48,8 +48,8 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
       summary: 'Start a test run',
       description:
         'One run at a time across every instance. unit, integration and e2e run the project’s own vitest suites in a child process against a ' +
-        'throwaway embedded database (unit: test/files.test.ts and test/sql.test.ts; integration: the other test/*.test.ts files; e2e: ' +
-        'test/pages/*.test.ts); they need the test tooling, which a production image does not install (400). sales runs the quote-to-sale flow ' +
+        'throwaway embedded database (unit: the vitest project unit, pure code; integration: the projects api and api-fresh; e2e: ' +
+        'the project browser, the page tests); they need the test tooling, which a production image does not install (400). sales runs the quote-to-sale flow ' +
         'through the services in a transaction that is rolled back; system checks the running service. Poll GET /api/mcp/test/{execution_id}. ' +
         '10 runs per hour per key.',
       access: 'mcp-key',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CreateNote, Note, ReferenceParams } from '../notes/notes.schemas';
-import { RefundBody, SaleIdParams, SalesQuery } from '../sales/sales.schemas';
-import { QuoteList } from '../sales/quotes.schemas';
+import { CreateNote, Note, ReferenceParams } from '../modules/notes/notes.schemas';
+import { RefundBody, SaleIdParams, SalesQuery } from '../modules/sales/sales.schemas';
+import { QuoteList } from '../modules/sales/quotes.schemas';
 
 /** The /mcp tools of the counter: the API's own request and answer schemas, as for purchasing. */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import '../../http/openapi';
+import '../http/openapi';
 
 /** A JSON-RPC 2.0 request or notification (a notification has no id), as POST /mcp takes it. */
 export const JsonRpcMessage = z

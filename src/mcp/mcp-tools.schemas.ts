@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { DateOrTimestamp } from '../../http/validate';
-import { ExcludedCategory } from '../chargecodes/chargecodes.schemas';
-import { Item, StockChangeResult, StockLevel } from '../items/items.schemas';
-import { Quantity, QuoteSaved } from '../sales/quotes.schemas';
-import { SalesLowStockReport, StockCheckResult } from '../sales/sales.schemas';
-import { MOVEMENT_TYPES, StockMovement } from '../stock-movements/stock-movements.schemas';
-import { McpPagination, rangeIssue, sinceNotAfterUntil } from './mcp-data.schemas';
+import { DateOrTimestamp } from '../http/validate';
+import { ExcludedCategory } from '../modules/chargecodes/chargecodes.schemas';
+import { Item, StockChangeResult, StockLevel } from '../modules/items/items.schemas';
+import { Quantity, QuoteSaved } from '../modules/sales/quotes.schemas';
+import { SalesLowStockReport, StockCheckResult } from '../modules/sales/sales.schemas';
+import { MOVEMENT_TYPES, StockMovement } from '../modules/stock-movements/stock-movements.schemas';
+import { McpPagination, rangeIssue, sinceNotAfterUntil } from '../modules/mcp-data/mcp-data.schemas';
 
 /**
  * The input and output schemas of the /mcp tools. The SDK validates the arguments with the input

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { parse } from '../../http/validate';
-import { McpErrorBody } from './mcp-keys.schemas';
+import { McpErrorBody } from '../../http/openapi';
 import { presentMcpInventoryPage, presentMcpSalesPage } from './mcp-data.present';
 import { McpInventoryPage, McpInventoryQuery, McpSalesPage, McpSalesQuery } from './mcp-data.schemas';
 import { mcpDataService } from './mcp-data.service';

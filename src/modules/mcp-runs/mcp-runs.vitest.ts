@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { TestRunOptions, TestRunResults, VitestTestType } from './mcp-runs.schemas';
 
-/** The project's root (package.json, vitest.config.ts, test/), from this file's place in src/modules/mcp. */
+/** The project's root (package.json, vitest.config.ts, test/), from this file's place in src/modules/mcp-runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const vitestBin = (root: string) => path.join(root, 'node_modules', '.bin', 'vitest');
@@ -25,21 +25,18 @@ export function vitestToolingProblem(root: string): string | undefined {
   return `The test tooling is not installed on this instance (${missing.join(' and ')} missing, as in a production image); only sales and system runs are available`;
 }
 
-/**
- * The files of each suite. unit: the files that test pure code without a server (files.test.ts
- * needs nothing; sql.test.ts renders SQL, and its last case runs one prepared statement on the
- * database). integration: the other API test files. e2e: the browser page tests. This file's own
- * tests are left out: they start runs of their own.
- */
-const UNIT_FILES = ['test/files.test.ts', 'test/sql.test.ts'];
-const EXCLUDED_FILES = ['test/mcp-runs.test.ts'];
+/** The vitest projects (vitest.config.ts) that make each suite. */
+const SUITE_PROJECTS: Record<VitestTestType, string[]> = {
+  unit: ['unit'],
+  integration: ['api', 'api-fresh'],
+  e2e: ['browser'],
+};
 
-export async function suiteFiles(root: string, suite: VitestTestType): Promise<string[]> {
-  if (suite === 'unit') return UNIT_FILES.filter((f) => existsSync(path.join(root, f)));
-  const folder = suite === 'e2e' ? 'test/pages' : 'test';
-  const names = (await fs.readdir(path.join(root, folder))).filter((n) => n.endsWith('.test.ts')).sort();
-  return names.map((n) => `${folder}/${n}`).filter((f) => !UNIT_FILES.includes(f) && !EXCLUDED_FILES.includes(f));
-}
+/**
+ * Set in the child: the suites' config leaves out the test files that start runs of their own, so a
+ * run does not start runs inside itself.
+ */
+const NESTED_RUN_MARKER = 'STORES_MCP_TEST_RUN';
 
 /**
  * The child's environment: this process's, without anything that would point the suites at the
@@ -51,7 +48,7 @@ const WITHHELD =
   /^(DATABASE_URL|TEST_DATABASE_URL|PG.*|SESSION_SECRET|ADMIN_EMAIL|ADMIN_PASSWORD|OIDC_.*|WEBHOOK_SECRET|NODE_OPTIONS|NODE_ENV|VITEST.*|TEST|TINYPOOL.*)$/;
 function childEnv(runDir: string): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !WITHHELD.test(name)));
-  return { ...env, TMPDIR: runDir, NO_COLOR: '1', FORCE_COLOR: '0' };
+  return { ...env, TMPDIR: runDir, NO_COLOR: '1', FORCE_COLOR: '0', [NESTED_RUN_MARKER]: '1' };
 }
 
 /** What the results keep of the reporter's output, and of each failure. */
@@ -120,8 +117,8 @@ export async function runVitestSuite(
           '--coverage.include=src/**/*.ts',
         ]
       : [];
-    const files = await suiteFiles(root, suite);
-    const args = [vitestBin(root), 'run', ...files, ...reporters, `--outputFile.json=${reportFile}`, ...coverage];
+    const projects = SUITE_PROJECTS[suite].map((name) => `--project=${name}`);
+    const args = [vitestBin(root), 'run', ...projects, ...reporters, `--outputFile.json=${reportFile}`, ...coverage];
 
     const started = Date.now();
     // node runs vitest's script itself: no shell, no PATH lookup, and not this process's loaders (tsx).

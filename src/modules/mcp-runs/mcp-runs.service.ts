@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { BadRequest, NotFound } from '../../http/errors';
 import { McpTestRunning } from '../../http/mcp-errors';
 import type { UserRow } from '../users/users.service';
-import type { McpKeyHolder } from './mcp-keys.service';
+import type { McpKeyHolder } from '../mcp-keys/mcp-keys.service';
 import { mcpRunsRecords, type TestRunOutcome, type TestRunRow } from './mcp-runs.records';
 import { runSalesFlow } from './mcp-runs.sales';
 import { isVitestTestType, type StartTestRun, type TestRunResults, type TestType } from './mcp-runs.schemas';

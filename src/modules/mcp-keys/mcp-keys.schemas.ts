@@ -43,7 +43,3 @@ export type McpKey = z.infer<typeof McpKey>;
 export const McpKeyList = z.array(McpKey);
 export const CreatedMcpKey = McpKey.omit({ lastUsedAt: true }).extend({ key: z.string() }).openapi('CreatedMcpApiKey');
 export type CreatedMcpKey = z.infer<typeof CreatedMcpKey>;
-
-export const McpErrorBody = z
-  .object({ error: z.object({ code: z.string(), message: z.string(), timestamp: z.string() }) })
-  .openapi('McpError');

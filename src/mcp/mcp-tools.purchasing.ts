@@ -1,23 +1,23 @@
-import { mayReadCostPrices } from '../../auth/access-profile';
-import type { Db } from '../../db/knex';
-import { orderReceiptService } from '../orders/orders.receive';
-import { presentOrderDetail, presentReceiveResult } from '../orders/orders.present';
-import { CreateOrder, ReceiveOrderResult } from '../orders/orders.schemas';
-import { ordersService } from '../orders/orders.service';
-import { presentReplenishmentOrders, presentSuggestions } from '../replenishment/replenishment.present';
+import { mayReadCostPrices } from '../auth/access-profile';
+import type { Db } from '../db/knex';
+import { orderReceiptService } from '../modules/orders/orders.receive';
+import { presentOrderDetail, presentReceiveResult } from '../modules/orders/orders.present';
+import { CreateOrder, ReceiveOrderResult } from '../modules/orders/orders.schemas';
+import { ordersService } from '../modules/orders/orders.service';
+import { presentReplenishmentOrders, presentSuggestions } from '../modules/replenishment/replenishment.present';
 import {
   CreateReplenishmentOrders,
   ReplenishmentOrdersResult,
   ReplenishmentSuggestions,
-} from '../replenishment/replenishment.schemas';
-import { replenishmentService } from '../replenishment/replenishment.service';
-import { presentItemSource } from '../sources/sources.present';
-import { sourcesService } from '../sources/sources.service';
-import { presentSupplier, presentSupplierWithItems } from '../suppliers/suppliers.present';
-import { CreateSupplier, SupplierWithItems } from '../suppliers/suppliers.schemas';
-import { suppliersService } from '../suppliers/suppliers.service';
-import { mcpDataService } from './mcp-data.service';
-import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
+} from '../modules/replenishment/replenishment.schemas';
+import { replenishmentService } from '../modules/replenishment/replenishment.service';
+import { presentItemSource } from '../modules/sources/sources.present';
+import { sourcesService } from '../modules/sources/sources.service';
+import { presentSupplier, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
+import { CreateSupplier, SupplierWithItems } from '../modules/suppliers/suppliers.schemas';
+import { suppliersService } from '../modules/suppliers/suppliers.service';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
+import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tool-spec';
 import {
   GetPurchaseOrderInput,
   GetSupplierInput,

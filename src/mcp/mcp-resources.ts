@@ -1,13 +1,13 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Db } from '../../db/knex';
-import { HttpError, NotFound } from '../../http/errors';
-import { mcpErrorBody } from '../../http/mcp-errors';
-import { presentItem } from '../items/items.present';
-import { presentSale } from '../sales/sales.present';
-import { salesService } from '../sales/sales.service';
-import { mcpDataService } from './mcp-data.service';
+import type { Db } from '../db/knex';
+import { HttpError, NotFound } from '../http/errors';
+import { mcpErrorBody } from '../http/mcp-errors';
+import { presentItem } from '../modules/items/items.present';
+import { presentSale } from '../modules/sales/sales.present';
+import { salesService } from '../modules/sales/sales.service';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
 
 const SKU_SUGGESTIONS = 20;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OrderParams, OrderWithItems, ReceiveOrder } from '../orders/orders.schemas';
-import { ItemSource, LinkItem } from '../sources/sources.schemas';
-import { Supplier, SupplierIdValue } from '../suppliers/suppliers.schemas';
+import { OrderParams, OrderWithItems, ReceiveOrder } from '../modules/orders/orders.schemas';
+import { ItemSource, LinkItem } from '../modules/sources/sources.schemas';
+import { Supplier, SupplierIdValue } from '../modules/suppliers/suppliers.schemas';
 import { itemRefFields, oneItemRef, oneItemRefIssue } from './mcp-tools.schemas';
 
 /**

@@ -1,11 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../../deps';
-import { currentMcpKey } from '../../auth/guards';
-import { ApiRouter } from '../../http/api-router';
-import { actorOf } from '../audit/audit.actor';
-import { Forbidden, HttpError } from '../../http/errors';
-import { McpErrorBody } from './mcp-keys.schemas';
+import type { Deps } from '../deps';
+import { currentMcpKey } from '../auth/guards';
+import { ApiRouter } from '../http/api-router';
+import { actorOf } from '../modules/audit/audit.actor';
+import { Forbidden, HttpError } from '../http/errors';
+import { McpErrorBody } from '../http/openapi';
 import { JsonRpcAnswer, JsonRpcBody, JsonRpcError } from './mcp-server.schemas';
 
 /** The MCP SDK and the tools load on the first POST /mcp: kept out of start-up, they leave some 8 MB out of an idle server. */

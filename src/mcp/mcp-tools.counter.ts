@@ -1,14 +1,14 @@
-import type { Db } from '../../db/knex';
-import { Forbidden } from '../../http/errors';
-import { presentNote } from '../notes/notes.present';
-import { notesService } from '../notes/notes.service';
-import { presentQuoteList } from '../sales/quotes.present';
-import { quotesService } from '../sales/quotes.service';
-import { presentSaleRefund, presentSalesPage } from '../sales/sales.present';
-import { SaleRefund, SalesPage } from '../sales/sales.schemas';
-import { salesService } from '../sales/sales.service';
-import { usersService } from '../users/users.service';
-import type { AddTool, ToolContext } from './mcp-tools';
+import type { Db } from '../db/knex';
+import { Forbidden } from '../http/errors';
+import { presentNote } from '../modules/notes/notes.present';
+import { notesService } from '../modules/notes/notes.service';
+import { presentQuoteList } from '../modules/sales/quotes.present';
+import { quotesService } from '../modules/sales/quotes.service';
+import { presentSaleRefund, presentSalesPage } from '../modules/sales/sales.present';
+import { SaleRefund, SalesPage } from '../modules/sales/sales.schemas';
+import { salesService } from '../modules/sales/sales.service';
+import { usersService } from '../modules/users/users.service';
+import type { AddTool, ToolContext } from './mcp-tool-spec';
 import {
   AddNoteInput,
   FindQuotesInput,

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { ServiceUnavailable } from '../../http/errors';
-import { McpRateLimited } from '../../http/mcp-errors';
+import { ServiceUnavailable } from '../http/errors';
+import { McpRateLimited } from '../http/mcp-errors';
 
 /** The spec's limits per key: status reads, test starts, data retrieval. */
 export const MCP_LIMITS = {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/knex';
-import { presentStockChange } from '../items/items.present';
-import { itemsService } from '../items/items.service';
-import { presentDraftSaved } from '../sales/quotes.present';
-import { quotesService } from '../sales/quotes.service';
-import { mcpDataService } from './mcp-data.service';
-import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tools';
+import type { Db } from '../db/knex';
+import { presentStockChange } from '../modules/items/items.present';
+import { itemsService } from '../modules/items/items.service';
+import { presentDraftSaved } from '../modules/sales/quotes.present';
+import { quotesService } from '../modules/sales/quotes.service';
+import { mcpDataService } from '../modules/mcp-data/mcp-data.service';
+import { requireCreatorRole, type AddTool, type ToolContext } from './mcp-tool-spec';
 import {
   CreateDraftQuoteInput,
   CreateDraftQuoteOutput,

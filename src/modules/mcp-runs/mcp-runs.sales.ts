@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { transaction } from '../../db/transaction';
+import { HttpError } from '../../http/errors';
 import { D } from '../../lib/money';
 import { categoriesService, type CategoryRow } from '../categories/categories.service';
 import { CreateCategory } from '../categories/categories.schemas';
@@ -18,6 +19,19 @@ import type { Check } from './mcp-runs.system';
 const DAY_MS = 86_400_000;
 const OPENING_STOCK = '10';
 const SOLD = '3';
+
+/** Enough of an item's newest movements to hold the few this flow writes. */
+const MOVEMENTS_READ = 10;
+
+/** Whether a read answers 404 (what an owner's service says of a row that is not there). */
+const isNotFound = (read: Promise<unknown>): Promise<boolean> =>
+  read.then(
+    () => false,
+    (err: unknown) => {
+      if (err instanceof HttpError && err.status === 404) return true;
+      throw err;
+    },
+  );
 
 function ensure(condition: boolean, problem: string): void {
   if (!condition) throw new Error(problem);
@@ -72,7 +86,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
         currentStock: OPENING_STOCK,
       });
       item = await itemsService(trx).create(input, { ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
-      const opening = await trx('stock_movements').where({ item_id: item.id, type: 'in' }).first('quantity');
+      const opening = (await itemsService(trx).movements(item.id, MOVEMENTS_READ)).find((m) => m.type === 'in');
       ensure(new D(item.current_stock).eq(OPENING_STOCK), `stock is ${item.current_stock}, expected ${OPENING_STOCK}`);
       ensure(
         opening !== undefined && new D(opening.quantity).eq(OPENING_STOCK),
@@ -112,12 +126,12 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       return `sale ${sale.sale.sale_id}`;
     });
     await step('stock_reduced', async () => {
-      const now = await trx('items').where({ id: item!.id }).first('current_stock');
+      const now = await itemsService(trx).get(item!.id);
       const expected = new D(OPENING_STOCK).minus(SOLD);
       ensure(new D(now.current_stock).eq(expected), `stock is ${now.current_stock}, expected ${expected.toString()}`);
-      const movement = await trx('stock_movements')
-        .where({ item_id: item!.id, type: 'out', reference_type: 'sale', reference_id: sale!.sale.sale_id })
-        .first('quantity');
+      const movement = (await itemsService(trx).movements(item!.id, MOVEMENTS_READ)).find(
+        (m) => m.type === 'out' && m.reference_type === 'sale' && m.reference_id === sale!.sale.sale_id,
+      );
       ensure(
         movement !== undefined && new D(movement.quantity).eq(new D(SOLD).negated()),
         "no stock movement of the sale's line",
@@ -125,10 +139,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
       return `stock ${OPENING_STOCK} -> ${expected.toString()}, movement recorded`;
     });
     await step('sale_recorded', async () => {
-      const row = await trx('sales')
-        .where({ sale_id: sale!.sale.sale_id })
-        .first('total_amount', 'quote_id', 'charge_code');
-      ensure(row !== undefined, 'no sale row');
+      const { sale: row } = await salesService(trx).get(sale!.sale.id);
       ensure(
         new D(row.total_amount).eq(quote!.quote.total_amount),
         `sale total ${row.total_amount}, quote total ${quote!.quote.total_amount}`,
@@ -137,10 +148,7 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
         row.quote_id === quote!.quote.quote_id && row.charge_code === code,
         'the sale does not name its quote and charge code',
       );
-      ensure(
-        (await trx('quotes').where({ id: quote!.quote.id }).first('id')) === undefined,
-        'the processed quote is still a draft',
-      );
+      ensure(await isNotFound(quotesService(trx).get(actor, quote!.quote.id)), 'the processed quote is still a draft');
       return `sale ${sale!.sale.sale_id} of ${row.total_amount}, the draft removed`;
     });
   });
@@ -148,12 +156,10 @@ export async function runSalesFlow(db: Knex, actor: UserRow, signal: AbortSignal
     'rolled_back',
     async () => {
       const left = [
-        (await db('items').where({ sku }).first('id')) && 'the item',
-        (await db('charge_codes').where({ code }).first('id')) && 'the charge code',
-        (await db('categories')
-          .where({ name: `MCP sales test ${tag}` })
-          .first('id')) && 'the category',
-        sale && (await db('sales').where({ sale_id: sale.sale.sale_id }).first('id')) && 'the sale',
+        (await itemsService(db).idsBySku([sku])).size > 0 && 'the item',
+        !(await isNotFound(chargeCodesService(db).find(code))) && 'the charge code',
+        (await categoriesService(db).findByName(`MCP sales test ${tag}`)) && 'the category',
+        sale && (await salesService(db).idsBySaleNumber([sale.sale.sale_id])).size > 0 && 'the sale',
       ].filter(Boolean);
       ensure(left.length === 0, `left behind after the rollback: ${left.join(', ')}`);
       return 'nothing left behind';
