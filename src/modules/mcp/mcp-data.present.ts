@@ -2,7 +2,7 @@ import { amountNumber, quantityNumber } from '../../lib/money';
 import { presentExcludedCategory } from '../chargecodes/chargecodes.present';
 import { presentLowStockReport } from '../sales/sales.present';
 import type { SaleRecord } from '../sales/sales.service';
-import type { LowStockItem } from '../items/items.low-stock';
+import type { LowStockItem } from '../items/items.queries';
 import type { McpInventoryPage, McpPagination, McpSalesPage } from './mcp-data.schemas';
 import type {
   ChargeCodeStatusRecord,

@@ -5,13 +5,7 @@ import { HttpError, NotFound } from '../../http/errors';
 import { categoriesService } from '../categories/categories.service';
 import { chargeCodesService, type ChargeCodeRow, type ExcludedCategoryRow } from '../chargecodes/chargecodes.service';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
-import {
-  LOW_STOCK_CONDITION,
-  lowStockQuery,
-  toLowStockItem,
-  type LowStockItem,
-  type LowStockRow,
-} from '../items/items.low-stock';
+import { lowStock, lowStockQuery, toLowStockItem, type LowStockItem, type LowStockRow } from '../items/items.queries';
 import { itemSearch, itemsService, type ItemReadRow } from '../items/items.service';
 import { applySalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 import { salesService, type SaleRecord } from '../sales/sales.service';
@@ -119,12 +113,11 @@ export function mcpDataService(db: Db) {
       const where: Sql[] = [sql`i.is_active`];
       if (filter.category) where.push(sql`lower(c.name) = lower(${filter.category})`);
       if (filter.search) where.push(itemSearch(filter.search));
-      if (filter.lowStock !== undefined)
-        where.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
+      if (filter.lowStock !== undefined) where.push(filter.lowStock ? lowStock('i') : sql`NOT (${lowStock('i')})`);
       const { rows } = await toRaw<{ rows: (InventoryRow & { total: number })[] }>(
         db,
         sql`WITH matches AS MATERIALIZED (
-             SELECT i.id, i.name, i.sku, c.name AS category, i.price, i.current_stock, i.minimum_stock, (${LOW_STOCK_CONDITION}) AS low_stock
+             SELECT i.id, i.name, i.sku, c.name AS category, i.price, i.current_stock, i.minimum_stock, (${lowStock('i')}) AS low_stock
                FROM items i JOIN categories c ON c.id = i.category_id
               WHERE ${sql.join(where, sql.raw(' AND '))}
            ), total AS (SELECT count(*)::int AS total FROM matches)

@@ -6,7 +6,7 @@ import type { Actor } from '../audit/audit.actor';
 import { withAudit } from '../audit/audit.service';
 import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
 import { invoicesService } from '../invoices/invoices.service';
-import { findItemsForLines } from '../items/items.lookup';
+import { findItemsForLines } from '../items/items.queries';
 import { itemsService } from '../items/items.service';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';

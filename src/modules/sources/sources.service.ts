@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/knex';
 import { isUniqueViolation } from '../../db/pg-errors';
 import { sql, toRaw } from '../../db/sql';
 import { Conflict, NotFound } from '../../http/errors';
-import { findItemsForLines } from '../items/items.lookup';
+import { findItemsForLines } from '../items/items.queries';
 import type { LinkItem, UpdateItemSource } from './sources.schemas';
 
 export type ItemSourceRow = {

@@ -1,0 +1,19 @@
+import { sql, type Sql } from '../../db/sql';
+
+/*
+ * The owner's fragments for other modules' statements over items: what the ledger records about the
+ * item whose id is `itemId` (an expression of the caller's statement, e.g. its alias's id column).
+ */
+
+/** The id of the item's last movement, NULL when it has none (a scalar subquery). */
+export const lastMovementId = (itemId: Sql): Sql =>
+  sql`(SELECT max(id) FROM stock_movements WHERE item_id = ${itemId})`;
+
+/** The stock level the item's last movement left, NULL when it has none (a scalar subquery, newest movement first by id). */
+export const lastRecordedStock = (itemId: Sql): Sql =>
+  sql`(SELECT m.new_stock FROM stock_movements m WHERE m.item_id = ${itemId} ORDER BY m.id DESC LIMIT 1)`;
+
+/** Whether a movement after `afterMovementId` (NULL: any) left the item above `level`. */
+export const movedAbove = (itemId: Sql, afterMovementId: Sql, level: Sql): Sql => sql`EXISTS (
+  SELECT 1 FROM stock_movements m
+   WHERE m.item_id = ${itemId} AND m.id > coalesce(${afterMovementId}, 0) AND m.new_stock > ${level})`;
