@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
+import { invoiceMetadataJson } from '../invoices/invoices.queries';
 
 /**
  * The owner's fragment for a cross-module statement: per item of those `itemIdsQuery` selects, the
@@ -17,3 +18,18 @@ export const onOrderSql = (itemIdsQuery: Sql): Sql =>
 export async function orderExists(db: Db, id: number): Promise<boolean> {
   return (await db('orders').where({ id }).first('id')) !== undefined;
 }
+
+/** The owner's fragment for a cross-module statement: the orders table under the caller's alias. */
+export const ordersAs = (alias: string): Sql => sql`orders ${sql.ident(alias)}`;
+
+/**
+ * The owner's fragment for a cross-module statement (the archives): the order row `alias` whole, as
+ * jsonb (to_jsonb: every column as stored), with its lines (`items`) and its invoice's metadata
+ * (`invoice`, never the PDF's bytes).
+ */
+export const orderRecordJson = (alias: string): Sql => {
+  const r = sql.ident(alias);
+  return sql`to_jsonb(${r}) || jsonb_build_object(
+      'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = ${r}.id), '[]'),
+      'invoice', ${invoiceMetadataJson(sql`${r}.id`)})`;
+};

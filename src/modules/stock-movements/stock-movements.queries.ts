@@ -17,3 +17,10 @@ export const lastRecordedStock = (itemId: Sql): Sql =>
 export const movedAbove = (itemId: Sql, afterMovementId: Sql, level: Sql): Sql => sql`EXISTS (
   SELECT 1 FROM stock_movements m
    WHERE m.item_id = ${itemId} AND m.id > coalesce(${afterMovementId}, 0) AND m.new_stock > ${level})`;
+
+/** The owner's fragment for a cross-module statement: the stock_movements table under the caller's alias. */
+export const stockMovementsAs = (alias: string): Sql => sql`stock_movements ${sql.ident(alias)}`;
+
+/** The ids of the movements whose reference names this record (`referenceType`, and `referenceId`: an expression of the caller's statement), as rows (id). */
+export const movementsReferencing = (referenceType: string, referenceId: Sql): Sql =>
+  sql`SELECT m.id FROM stock_movements m WHERE m.reference_type = ${referenceType} AND m.reference_id = ${referenceId}`;
