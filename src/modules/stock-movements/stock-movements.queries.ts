@@ -1,13 +1,14 @@
 import { sql, type Sql } from '../../db/sql';
 
 /*
- * The owner's fragments for other modules' statements over items: what the ledger records about the
- * item whose id is `itemId` (an expression of the caller's statement, e.g. its alias's id column).
+ * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
+ * the notifications, the archives). `itemId` and `referenceId` are expressions of the caller's
+ * statement, e.g. its alias's column.
  */
 
 /** The id of the item's last movement, NULL when it has none (a scalar subquery). */
 export const lastMovementId = (itemId: Sql): Sql =>
-  sql`(SELECT max(id) FROM stock_movements WHERE item_id = ${itemId})`;
+  sql`(SELECT max(m.id) FROM stock_movements m WHERE m.item_id = ${itemId})`;
 
 /** The stock level the item's last movement left, NULL when it has none (a scalar subquery, newest movement first by id). */
 export const lastRecordedStock = (itemId: Sql): Sql =>
