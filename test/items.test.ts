@@ -12,7 +12,7 @@ import {
 } from './helpers/inventory-factories';
 import { containsPattern } from '../src/db/like-pattern';
 import { sql, toRaw } from '../src/db/sql';
-import { itemForLineBySkuJson, type ItemForLine } from '../src/modules/items/items.lookup';
+import { itemForLineBySkuJson, type ItemForLine } from '../src/modules/items/items.queries';
 
 let t: TestApp;
 let as: Agents;

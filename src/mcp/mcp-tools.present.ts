@@ -1,6 +1,6 @@
 import { amountNumber, quantityNumber } from '../lib/money';
 import { presentExcludedCategory } from '../modules/chargecodes/chargecodes.present';
-import { isLowStock, type LowStockItem } from '../modules/items/items.low-stock';
+import { isLowStock, type LowStockItem } from '../modules/items/items.queries';
 import type { ItemReadRow } from '../modules/items/items.service';
 import { presentPagination } from '../modules/mcp-data/mcp-data.present';
 import type {

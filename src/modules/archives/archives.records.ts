@@ -1,10 +1,13 @@
 import { sql, type Sql } from '../../db/sql';
 import { attachedNotesJson } from '../notes/notes.queries';
+import { orderRecordJson, ordersAs } from '../orders/orders.queries';
 import { SALES_TABLE, saleWithLinesJson } from '../sales/sales.queries';
+import { stockMovementsAs } from '../stock-movements/stock-movements.queries';
 import type { RecordType } from './archives.schemas';
 
 /**
- * How each record type becomes one line of an archive file, as SQL over the row aliased `r`.
+ * How each record type is read (`from`, its table under an alias) and becomes one line of an archive
+ * file, as SQL over the row aliased `r` (an order's record as the orders module builds it).
  *
  * The whole row goes in as PostgreSQL stores it (to_jsonb: every column, snake_case, numerics
  * written exactly, timestamps with offset), so a column added later is archived without a change
@@ -15,23 +18,19 @@ import type { RecordType } from './archives.schemas';
  * The same expression builds the file, measures it for the preview and re-reads a record at
  * purge time, where the md5 of the line tells whether it changed since it was archived.
  */
-export const RECORD_LINES: Record<RecordType, { table: Sql; line: Sql }> = {
+export const RECORD_LINES: Record<RecordType, { from: (alias: string) => Sql; line: Sql }> = {
   sales: {
-    table: SALES_TABLE,
+    from: (alias) => sql`${SALES_TABLE} ${sql.ident(alias)}`,
     line: sql`jsonb_build_object('type', 'sale', 'record', ${saleWithLinesJson('r')} || jsonb_build_object(
       'attached_notes', ${attachedNotesJson('sale', sql.raw('r.id'))}))::text`,
   },
   orders: {
-    table: sql.raw('orders'),
-    line: sql`jsonb_build_object('type', 'order', 'record', to_jsonb(r) || jsonb_build_object(
-      'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = r.id), '[]'),
-      'invoice', (SELECT jsonb_build_object('filename', i.filename, 'size_bytes', i.size_bytes, 'sha256', i.sha256,
-                                            'uploaded_by', i.uploaded_by, 'uploaded_at', i.uploaded_at)
-                    FROM order_invoices i WHERE i.order_id = r.id),
+    from: ordersAs,
+    line: sql`jsonb_build_object('type', 'order', 'record', ${orderRecordJson('r')} || jsonb_build_object(
       'attached_notes', ${attachedNotesJson('order', sql.raw('r.id'))}))::text`,
   },
   stock_movements: {
-    table: sql.raw('stock_movements'),
+    from: stockMovementsAs,
     line: sql.raw(`jsonb_build_object('type', 'stock_movement', 'record', to_jsonb(r))::text`),
   },
 };

@@ -10,6 +10,7 @@ import { BadRequest, InternalError, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
 import { APP_VERSION } from '../../lib/version';
+import { lastMovementId, movementsReferencing } from '../stock-movements/stock-movements.queries';
 import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
@@ -97,7 +98,7 @@ const isMissingFile = (err: unknown) => (err as NodeJS.ErrnoException).code === 
 async function countOlder(db: Knex | Knex.Transaction, type: RecordType, days: number): Promise<number> {
   const { rows } = await toRaw<{ rows: { n: number }[] }>(
     db,
-    sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].table} r WHERE ${olderThan(days)}`,
+    sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].from('r')} WHERE ${olderThan(days)}`,
   );
   return rows[0].n;
 }
@@ -132,13 +133,13 @@ export function archivesService(db: Knex, dataDir: string) {
   ) {
     yield `${JSON.stringify(manifest)}\n`;
     for (const type of types) {
-      const { table, line } = RECORD_LINES[type];
+      const { from, line } = RECORD_LINES[type];
       let after = 0;
       for (;;) {
         const { rows } = await toRaw<{ rows: { id: number; line: string }[] }>(
           trx,
           sql`WITH page AS (
-             SELECT r.id, ${line} AS line FROM ${table} r WHERE ${olderThan(days)} AND r.id > ${after} ORDER BY r.id LIMIT ${PAGE_SIZE}
+             SELECT r.id, ${line} AS line FROM ${from('r')} WHERE ${olderThan(days)} AND r.id > ${after} ORDER BY r.id LIMIT ${PAGE_SIZE}
            ), recorded AS (
              INSERT INTO archive_records (archive_id, record_type, record_id, content_hash)
              SELECT ${archiveId}, ${type}, id, ${lineHash(sql.raw('line'))} FROM page
@@ -162,7 +163,7 @@ export function archivesService(db: Knex, dataDir: string) {
     toRaw(
       trx,
       sql`WITH locked AS (
-         SELECT r.id FROM archive_records a JOIN ${RECORD_LINES[type].table} r ON r.id = a.record_id
+         SELECT r.id FROM archive_records a JOIN ${RECORD_LINES[type].from('r')} ON r.id = a.record_id
           WHERE a.archive_id = ${archiveId} AND a.record_type = ${type} ORDER BY r.id FOR UPDATE OF r
        ) SELECT count(*) FROM locked`,
     );
@@ -186,22 +187,21 @@ export function archivesService(db: Knex, dataDir: string) {
          sql.raw(' '),
        )}
                             WHEN ${lineHash(RECORD_LINES[type].line)} <> a.content_hash THEN 'changedSinceArchived' END
-         FROM archive_records a JOIN ${RECORD_LINES[type].table} r ON r.id = a.record_id
+         FROM archive_records a JOIN ${RECORD_LINES[type].from('r')} ON r.id = a.record_id
         WHERE a.archive_id = ${archiveId} AND a.record_type = ${type}`,
     );
 
   /** A movement that stays in the database (not purged by this plan) names the record. */
   const namedByStayingMovement = (referenceType: string, referenceColumn: string) =>
-    sql.raw(`EXISTS (SELECT 1 FROM stock_movements m
-              WHERE m.reference_type = '${referenceType}' AND m.reference_id = r.${referenceColumn}
-                AND NOT EXISTS (SELECT 1 FROM purge_plan p
-                                 WHERE p.record_type = 'stock_movements' AND p.record_id = m.id AND p.keep_reason IS NULL))`);
+    sql`EXISTS (SELECT 1 FROM (${movementsReferencing(referenceType, sql.ident('r', referenceColumn))}) m
+              WHERE NOT EXISTS (SELECT 1 FROM purge_plan p
+                                 WHERE p.record_type = 'stock_movements' AND p.record_id = m.id AND p.keep_reason IS NULL))`;
 
   const deletePlanned = async (trx: Knex.Transaction, type: RecordType) =>
     (
       await toRaw(
         trx,
-        sql`DELETE FROM ${RECORD_LINES[type].table} r USING purge_plan p
+        sql`DELETE FROM ${RECORD_LINES[type].from('r')} USING purge_plan p
           WHERE p.record_type = ${type} AND p.keep_reason IS NULL AND r.id = p.record_id`,
       )
     ).rowCount as number;
@@ -232,13 +232,13 @@ export function archivesService(db: Knex, dataDir: string) {
     async preview(days: number): Promise<PreviewRecord> {
       const figures = await Promise.all(
         RECORD_TYPES.map(async (type) => {
-          const { table, line } = RECORD_LINES[type];
+          const { from, line } = RECORD_LINES[type];
           const count = await countOlder(db, type, days);
           if (count === 0) return { count, bytes: 0 };
           const { rows: sampled } = await toRaw<{ rows: { n: number; bytes: number }[] }>(
             db,
             sql`SELECT count(*)::int AS n, coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes
-               FROM (SELECT ${line} AS line FROM ${table} r WHERE ${olderThan(days)} AND random() < ${Math.min(1, PREVIEW_SAMPLE / count)}) lines`,
+               FROM (SELECT ${line} AS line FROM ${from('r')} WHERE ${olderThan(days)} AND random() < ${Math.min(1, PREVIEW_SAMPLE / count)}) lines`,
           );
           const { n, bytes } = sampled[0];
           return { count, bytes: n === 0 ? 0 : (bytes / n) * count };
@@ -386,12 +386,7 @@ export function archivesService(db: Knex, dataDir: string) {
         );
         // Movements first: which sales and orders a staying movement names depends on them.
         await planType(trx, id, 'stock_movements', [
-          [
-            'latestOfItem',
-            sql.raw(
-              'r.item_id IS NOT NULL AND r.id = (SELECT max(m.id) FROM stock_movements m WHERE m.item_id = r.item_id)',
-            ),
-          ],
+          ['latestOfItem', sql`r.item_id IS NOT NULL AND r.id = ${lastMovementId(sql.raw('r.item_id'))}`],
         ]);
         await planType(trx, id, 'sales', [
           ['partiallyRefunded', salePartiallyRefunded('r')],

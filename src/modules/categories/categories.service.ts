@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
+import { itemCountInCategory } from '../items/items.queries';
 import type { CreateCategory, UpdateCategory } from './categories.schemas';
 
 export type CategoryRow = {
@@ -28,11 +29,6 @@ export function categoriesService(db: Db) {
     const row = await db<CategoryRow>('categories').where({ id }).first();
     if (!row) throw NotFound('Category not found');
     return row;
-  }
-
-  async function itemCount(id: number): Promise<number> {
-    const [{ count }] = await db('items').where({ category_id: id }).count<{ count: number }[]>('* as count');
-    return count;
   }
 
   async function deletionCheck(id: number): Promise<CategoryDeletionCheckRecord> {
@@ -111,7 +107,7 @@ export function categoriesService(db: Db) {
     /** DELETE /categories/:id: refused while any item (active or not) uses the category. */
     async delete(id: number): Promise<void> {
       const category = await get(id);
-      const items = await itemCount(id);
+      const items = await itemCountInCategory(db, id);
       if (items > 0) {
         throw Conflict(`Cannot delete category '${category.name}': ${items} item(s) still use it`, {
           itemCount: items,

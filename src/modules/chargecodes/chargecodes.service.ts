@@ -11,6 +11,7 @@ import { usersService } from '../users/users.service';
 import { holdSeniorityRefusal } from './chargecodes.policy';
 import { presentHold } from './chargecodes.present';
 import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
+import { categoriesAs, categoryExists } from '../categories/categories.queries';
 
 export type ChargeCodeRow = {
   id: number;
@@ -232,7 +233,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     async listExclusions(code: string): Promise<ExcludedCategoryRow[]> {
       const row = await find(code);
       return db('charge_code_exclusions as e')
-        .join('categories as c', 'c.id', 'e.category_id')
+        .join(toRaw(db, categoriesAs('c')), 'c.id', 'e.category_id')
         .where('e.charge_code_id', row.id)
         .orderBy('c.id')
         .select('c.id', 'c.name', 'c.description', 'c.icon', 'c.color');
@@ -242,7 +243,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     async addExclusion(code: string, categoryId: number, actor: Actor): Promise<boolean> {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await chargeCodesService(trx).get(code);
-        if (!(await trx('categories').where({ id: categoryId }).first('id'))) throw NotFound('Category not found');
+        if (!(await categoryExists(trx, categoryId))) throw NotFound('Category not found');
         const inserted = await trx('charge_code_exclusions')
           .insert({ charge_code_id: row.code.id, category_id: categoryId })
           .onConflict(['charge_code_id', 'category_id'])

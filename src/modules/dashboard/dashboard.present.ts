@@ -1,5 +1,5 @@
 import { quantityNumber } from '../../lib/money';
-import type { LowStockItem as LowStockRecord } from '../items/items.low-stock';
+import type { LowStockItem as LowStockRecord } from '../items/items.queries';
 import type { CategoryStat, DashboardStats, LowStockItem } from './dashboard.schemas';
 import type { CategoryStatRecord, StatsRecord } from './dashboard.service';
 

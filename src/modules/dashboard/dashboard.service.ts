@@ -1,7 +1,8 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
-import { LOW_STOCK_CONDITION, lowStockItems, type LowStockItem } from '../items/items.low-stock';
+import { categoriesAs } from '../categories/categories.queries';
+import { activeStockFiguresSql, itemsAs, lowStockItems, type LowStockItem } from '../items/items.queries';
 
 /** Figures over active items; totalValue = sum(price x currentStock) as a decimal string. */
 export type StatsRecord = { totalItems: number; lowStockItems: number; totalValue: string; activeUsers: number };
@@ -19,10 +20,7 @@ export function dashboardService(db: Db) {
     async stats(): Promise<StatsRecord> {
       const items = toRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
         db,
-        sql`SELECT count(*) AS total_items,
-                count(*) FILTER (WHERE ${LOW_STOCK_CONDITION}) AS low_stock,
-                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
-           FROM items i WHERE i.is_active`,
+        activeStockFiguresSql,
       );
       const [{ rows }, activeUsers] = await Promise.all([items, countActiveUsers(db)]);
       const r = rows[0];
@@ -41,12 +39,13 @@ export function dashboardService(db: Db) {
 
     /** every category, with its active items' count and value */
     async categoryStats(): Promise<CategoryStatRecord[]> {
-      const { rows } = await db.raw<{
+      const { rows } = await toRaw<{
         rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[];
       }>(
-        `SELECT c.id, c.name, c.color, count(i.id) AS item_count,
+        db,
+        sql`SELECT c.id, c.name, c.color, count(i.id) AS item_count,
                 coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
-           FROM categories c LEFT JOIN items i ON i.category_id = c.id AND i.is_active
+           FROM ${categoriesAs('c')} LEFT JOIN ${itemsAs('i')} ON i.category_id = c.id AND i.is_active
           GROUP BY c.id ORDER BY c.name, c.id`,
       );
       return rows.map((r) => ({

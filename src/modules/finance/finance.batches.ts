@@ -20,6 +20,8 @@ import {
   unbatchedRefundLines,
 } from '../sales/sales.queries';
 import type { CloseBatch } from './finance.schemas';
+import { categoriesAs } from '../categories/categories.queries';
+import { itemsAs } from '../items/items.queries';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -336,7 +338,7 @@ export function rechargeBatches(db: Db) {
                                  FROM e JOIN ${batchRefundLinesOf('r', sql.raw('e.sale_ref'), batch.id)}
                                  JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))} WHERE e.kind = 'refund'),
                      coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.id::text, ${byCategory}::jsonb ->> c.name, ${fallback}) AS account_code
-                                 FROM lines l LEFT JOIN items i ON i.id = l.item_id LEFT JOIN categories c ON c.id = i.category_id)
+                                 FROM lines l LEFT JOIN ${itemsAs('i')} ON i.id = l.item_id LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id)
                 SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,
                        left(CASE e.kind WHEN 'sale' THEN 'Sale ' ELSE 'Refund on ' END || e.sale_number || ': '
                             || string_agg(${sql.raw(QTY('k.quantity'))} || ' x ' || k.item_name, ', ' ORDER BY k.line_id), 500) AS description,

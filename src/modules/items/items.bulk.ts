@@ -259,7 +259,7 @@ export function itemsBulkService(db: Db) {
           : sql.raw('');
         const { rows } = await toRaw<{ rows: ItemReadRow[] }>(
           db,
-          sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
+          sql`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
         );
         if (rows.length === 0) return;
         yield rows;

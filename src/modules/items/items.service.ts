@@ -7,8 +7,8 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate } from './items.lookup';
-import { LOW_STOCK_CONDITION } from './items.low-stock';
+import { effectiveVatRate, lowStock } from './items.queries';
+import { categoriesAs, categoryExists } from '../categories/categories.queries';
 import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
@@ -60,12 +60,12 @@ export type ItemReadRow = {
  * The item columns every read returns: the effective VAT rate (own or default), the
  * embedded category and the creator, in one statement.
  */
-export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.description, i.category_id, i.price,
+export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_id, i.price,
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at,
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
   u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
-export const ITEM_FROM = `items i JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
+export const ITEM_FROM = sql`items i JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
 /** Three letters or digits in a row: the least a term needs for pg_trgm to extract a trigram from it. */
 const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
 
@@ -88,7 +88,7 @@ export type ItemFilter = {
   categoryId?: number;
   includeInactive?: boolean;
   ids?: number[];
-  /** true: only the items low on stock (LOW_STOCK_CONDITION); false: only those not */
+  /** true: only the items low on stock (lowStock); false: only those not */
   lowStock?: boolean;
 };
 
@@ -99,8 +99,7 @@ export function itemWhere(filter: ItemFilter): Sql {
   if (filter.categoryId !== undefined) clauses.push(sql`i.category_id = ${filter.categoryId}`);
   if (filter.search) clauses.push(itemSearch(filter.search));
   if (filter.ids) clauses.push(sql`i.id = ANY(${filter.ids}::int[])`);
-  if (filter.lowStock !== undefined)
-    clauses.push(filter.lowStock ? LOW_STOCK_CONDITION : sql`NOT (${LOW_STOCK_CONDITION})`);
+  if (filter.lowStock !== undefined) clauses.push(filter.lowStock ? lowStock('i') : sql`NOT (${lowStock('i')})`);
   return clauses.length > 0 ? sql`WHERE ${sql.join(clauses, sql.raw(' AND '))}` : sql.raw('');
 }
 
@@ -125,7 +124,7 @@ const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already ex
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
 
-const PAGE_JOINS = sql.raw('LEFT JOIN categories c ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by');
+const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
 
 export function itemsService(db: Db) {
   /** A searched list's page; see list(). */
@@ -141,7 +140,7 @@ export function itemsService(db: Db) {
       const pageIds = known.ids.slice(offset, offset + filter.limit);
       const { rows } = await preparedRaw<{ rows: PageRow[] }>(
         db,
-        sql`SELECT g.generation, ${sql.raw(ITEM_COLUMNS)}
+        sql`SELECT g.generation, ${ITEM_COLUMNS}
               FROM item_search_generation g
               LEFT JOIN unnest(${pageIds}::int[]) WITH ORDINALITY AS p(id, n) ON true
               LEFT JOIN items i ON i.id = p.id
@@ -154,7 +153,7 @@ export function itemsService(db: Db) {
     const { rows } = await preparedRaw<{ rows: (PageRow & { ids: number[] | null })[] }>(
       db,
       sql`WITH matches AS (SELECT coalesce(array_agg(i.id ORDER BY i.name, i.id), '{}') AS ids FROM items i ${itemWhere(filter)})
-          SELECT g.generation, CASE WHEN coalesce(p.n, 1) = 1 THEN m.ids END AS ids, ${sql.raw(ITEM_COLUMNS)}
+          SELECT g.generation, CASE WHEN coalesce(p.n, 1) = 1 THEN m.ids END AS ids, ${ITEM_COLUMNS}
             FROM item_search_generation g
             CROSS JOIN matches m
             LEFT JOIN unnest(m.ids[${offset + 1}::int:${offset + filter.limit}::int]) WITH ORDINALITY AS p(id, n) ON true
@@ -179,7 +178,7 @@ export function itemsService(db: Db) {
       db,
       sql`WITH matches AS MATERIALIZED (SELECT i.id, i.name FROM items i ${itemWhere(filter)}),
                total AS (SELECT count(*)::int AS total FROM matches)
-          SELECT ${sql.raw(ITEM_COLUMNS)}, total.total
+          SELECT ${ITEM_COLUMNS}, total.total
             FROM total
             LEFT JOIN (SELECT m.id FROM matches m ORDER BY m.name, m.id LIMIT ${filter.limit} OFFSET ${offset}) p ON true
             LEFT JOIN items i ON i.id = p.id
@@ -192,7 +191,7 @@ export function itemsService(db: Db) {
   async function find(id: number): Promise<ItemReadRow | undefined> {
     const { rows } = await preparedRaw<{ rows: ItemReadRow[] }>(
       db,
-      sql`SELECT ${sql.raw(ITEM_COLUMNS)} FROM ${sql.raw(ITEM_FROM)} WHERE i.id = ${id}`,
+      sql`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.id = ${id}`,
     );
     return rows[0];
   }
@@ -204,7 +203,7 @@ export function itemsService(db: Db) {
   }
 
   async function assertCategory(trx: Db, categoryId: number): Promise<void> {
-    if (!(await trx('categories').where({ id: categoryId }).first('id'))) {
+    if (!(await categoryExists(trx, categoryId))) {
       throw BadRequest('Validation failed', {
         errors: [{ field: 'categoryId', message: `category ${categoryId} does not exist` }],
       });
@@ -249,7 +248,7 @@ export function itemsService(db: Db) {
       const { rows } = await preparedRaw<{ rows: (ItemReadRow & { total: number })[] }>(
         db,
         sql`WITH total AS (SELECT coalesce(sum(${counted}), 0)::int AS total FROM item_counts ${byCategory})
-            SELECT ${sql.raw(ITEM_COLUMNS)}, total.total
+            SELECT ${ITEM_COLUMNS}, total.total
               FROM total
               LEFT JOIN (SELECT i.* FROM items i ${where} ORDER BY i.name, i.id LIMIT ${filter.limit} OFFSET ${offset}) i ON true
               ${PAGE_JOINS}

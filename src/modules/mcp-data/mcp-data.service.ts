@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { NotFound } from '../../http/errors';
-import { lowStockPage, type LowStockItem } from '../items/items.low-stock';
+import { lowStockPage, type LowStockItem } from '../items/items.queries';
 import { categoriesService } from '../categories/categories.service';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { chargeCodeFigures, dailyFigures, type SalesFiguresRow } from '../sales/sales.figures';

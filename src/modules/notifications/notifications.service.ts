@@ -2,15 +2,21 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { BadRequest, NotFound } from '../../http/errors';
-import { LOW_STOCK_CONDITION, lowStockQuery, type LowStockItem } from '../items/items.low-stock';
+import {
+  itemsAs,
+  lowStock,
+  lowStockQuery,
+  lowStockState,
+  stockLevelQuery,
+  type LowStockItem,
+} from '../items/items.queries';
+import { lastMovementId, movedAbove } from '../stock-movements/stock-movements.queries';
 
 /**
  * An acknowledgement counts only for the current low-stock episode: once a movement after it
  * lifts the item above its minimum, it is stale and the next episode starts unacknowledged.
  */
-const VALID_ACK = sql.raw(`a.item_id = i.id AND NOT EXISTS (
-  SELECT 1 FROM stock_movements m
-   WHERE m.item_id = i.id AND m.id > coalesce(a.last_movement_id, 0) AND m.new_stock > i.minimum_stock)`);
+const VALID_ACK = sql`a.item_id = i.id AND NOT ${movedAbove(sql.raw('i.id'), sql.raw('a.last_movement_id'), sql.raw('i.minimum_stock'))}`;
 
 /** An item's low-stock alert: the item as the low-stock list reads it, and its acknowledgement, if current. */
 export type LowStockAlert = Pick<LowStockItem, 'id' | 'name' | 'sku' | 'currentStock' | 'minimumStock'> & {
@@ -55,25 +61,17 @@ export function lowStockNotificationsService(db: Db) {
     },
 
     async acknowledge(itemId: number, userId: string): Promise<LowStockAlert> {
-      const item = await db('items as i')
-        .where('i.id', itemId)
-        .first('i.name', toRaw(db, sql`(${LOW_STOCK_CONDITION}) AS low`));
+      const item = await lowStockState(db, itemId);
       if (!item) throw NotFound('Item not found');
       if (!item.low) throw BadRequest(`Item '${item.name}' is not low on stock; there is nothing to acknowledge`);
-      await db.raw(
-        `INSERT INTO low_stock_acknowledgements (item_id, last_movement_id, acknowledged_at, acknowledged_by, cleared_at)
-         VALUES (?, (SELECT max(id) FROM stock_movements WHERE item_id = ?), now(), ?, NULL)
+      await toRaw(
+        db,
+        sql`INSERT INTO low_stock_acknowledgements (item_id, last_movement_id, acknowledged_at, acknowledged_by, cleared_at)
+         VALUES (${itemId}, ${lastMovementId(sql`${itemId}`)}, now(), ${userId}, NULL)
          ON CONFLICT (item_id) DO UPDATE SET last_movement_id = excluded.last_movement_id, acknowledged_at = excluded.acknowledged_at,
            acknowledged_by = excluded.acknowledged_by, cleared_at = NULL`,
-        [itemId, itemId, userId],
       );
-      const row: AlertRow = await withAcknowledgement(db('items as i').where('i.id', itemId)).first(
-        'i.id',
-        'i.name',
-        'i.sku',
-        'i.current_stock',
-        'i.minimum_stock',
-      );
+      const row: AlertRow = await withAcknowledgement(stockLevelQuery(db, itemId)).first();
       return toAlert(row);
     },
 
@@ -82,11 +80,11 @@ export function lowStockNotificationsService(db: Db) {
       const { rowCount } = await toRaw<{ rowCount: number }>(
         db,
         sql`UPDATE low_stock_acknowledgements a SET cleared_at = now()
-              FROM items i WHERE ${VALID_ACK} AND a.cleared_at IS NULL AND ${LOW_STOCK_CONDITION}`,
+              FROM ${itemsAs('i')} WHERE ${VALID_ACK} AND a.cleared_at IS NULL AND ${lowStock('i')}`,
       );
       await toRaw(
         db,
-        sql`DELETE FROM low_stock_acknowledgements a USING items i WHERE a.item_id = i.id AND NOT (${VALID_ACK} AND ${LOW_STOCK_CONDITION})`,
+        sql`DELETE FROM low_stock_acknowledgements a USING ${itemsAs('i')} WHERE a.item_id = i.id AND NOT (${VALID_ACK} AND ${lowStock('i')})`,
       );
       return rowCount;
     },

@@ -1,13 +1,16 @@
 import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
+import { sql, toRaw } from '../../db/sql';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D, money } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { readInvoicePdf, type UploadedFile } from '../invoices/invoices.pdf';
+import { hasInvoice } from '../invoices/invoices.queries';
 import { invoicesService } from '../invoices/invoices.service';
-import { findItemsForLines } from '../items/items.lookup';
+import { findItemsForLines } from '../items/items.queries';
 import { itemsService, type ItemOrderHistoryRow } from '../items/items.service';
+import { suppliersAs } from '../suppliers/suppliers.queries';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';
 
@@ -59,11 +62,11 @@ export function ordersService(db: Db) {
   // The supplier's name is joined in the one statement that reads the orders.
   const listQuery = () =>
     db('orders as o')
-      .join('suppliers as s', 's.id', 'o.supplier_id')
+      .join(toRaw(db, suppliersAs('s')), 's.id', 'o.supplier_id')
       .select<OrderListRow[]>(
         'o.*',
         's.name as supplier_name',
-        db.raw('EXISTS (SELECT 1 FROM order_invoices oi WHERE oi.order_id = o.id) AS has_invoice'),
+        toRaw(db, sql`${hasInvoice(sql.raw('o.id'))} AS has_invoice`),
         db.raw('(SELECT count(*) FROM order_items li WHERE li.order_id = o.id)::int AS item_count'),
       );
 
@@ -231,7 +234,7 @@ export function ordersService(db: Db) {
       if (!(await findItemsForLines(db, [itemId])).has(itemId)) throw NotFound('Item not found');
       return db('order_items as li')
         .join('orders as o', 'o.id', 'li.order_id')
-        .join('suppliers as s', 's.id', 'o.supplier_id')
+        .join(toRaw(db, suppliersAs('s')), 's.id', 'o.supplier_id')
         .where('li.item_id', itemId)
         .orderBy('o.created_at', 'desc')
         .orderBy('o.id', 'desc')

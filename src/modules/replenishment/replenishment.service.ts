@@ -5,10 +5,12 @@ import { BadRequest } from '../../http/errors';
 import { D, money } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail, type AuditEntry } from '../audit/audit.service';
-import { LOW_STOCK_CONDITION, REORDER_TARGET } from '../items/items.low-stock';
-import { findItemsForLines } from '../items/items.lookup';
+import { findItemsForLines, itemsAs, lowStock, reorderTarget } from '../items/items.queries';
 import { notesService } from '../notes/notes.service';
+import { onOrderSql } from '../orders/orders.queries';
 import { ordersService, type OrderDetail } from '../orders/orders.service';
+import { chosenSourcesSql } from '../sources/sources.queries';
+import { suppliersAs } from '../suppliers/suppliers.queries';
 
 /** One item at or below its minimum: its quantities, what is on order, and the source it would be ordered from (null: none). */
 export type SuggestionRow = {
@@ -50,8 +52,8 @@ export const REPLENISHMENT_NOTE = (lines: number) =>
   `Created from replenishment: ${lines} line(s) for items at or below their minimum stock, to bring them up to their reorder target.`;
 
 /**
- * One statement: the items LOW_STOCK_CONDITION selects (active, at or below minimum) whose stock is
- * below their REORDER_TARGET (an item with a zero minimum and no reorder quantity never is), the
+ * One statement: the items lowStock selects (active, at or below minimum) whose stock is
+ * below their reorderTarget (an item with a zero minimum and no reorder quantity never is), the
  * outstanding quantity of their pending and partly received order lines, and their source: the
  * preferred one, else the cheapest (ties: the oldest link).
  */
@@ -60,23 +62,12 @@ function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
   return toRaw<{ rows: SuggestionRow[] }>(
     db,
     sql`WITH low AS (
-          SELECT i.id, i.name, i.sku, i.current_stock, i.minimum_stock, i.reorder_quantity, ${REORDER_TARGET} AS target
-            FROM items i
-           WHERE ${LOW_STOCK_CONDITION} AND ${REORDER_TARGET} > i.current_stock ${only}
+          SELECT i.id, i.name, i.sku, i.current_stock, i.minimum_stock, i.reorder_quantity, ${reorderTarget('i')} AS target
+            FROM ${itemsAs('i')}
+           WHERE ${lowStock('i')} AND ${reorderTarget('i')} > i.current_stock ${only}
         ),
-        on_order AS (
-          SELECT li.item_id, sum(li.quantity - li.received_quantity) AS on_order
-            FROM order_items li
-            JOIN orders o ON o.id = li.order_id
-           WHERE o.status IN ('pending', 'partially_received') AND li.item_id IN (SELECT id FROM low)
-           GROUP BY li.item_id
-        ),
-        source AS (
-          SELECT DISTINCT ON (s.item_id) s.item_id, s.id, s.supplier_id, s.price, s.preferred
-            FROM item_sources s
-           WHERE s.item_id IN (SELECT id FROM low)
-           ORDER BY s.item_id, s.preferred DESC, s.price, s.id
-        )
+        on_order AS (${onOrderSql(sql.raw('SELECT id FROM low'))}),
+        source AS (${chosenSourcesSql(sql.raw('SELECT id FROM low'))})
         SELECT low.id AS item_id, low.name, low.sku, low.current_stock, low.minimum_stock, low.reorder_quantity, low.target,
                coalesce(oo.on_order, 0) AS on_order,
                greatest(low.target - low.current_stock - coalesce(oo.on_order, 0), 0) AS quantity,
@@ -84,7 +75,7 @@ function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
           FROM low
           LEFT JOIN on_order oo ON oo.item_id = low.id
           LEFT JOIN source src ON src.item_id = low.id
-          LEFT JOIN suppliers sup ON sup.id = src.supplier_id
+          LEFT JOIN ${suppliersAs('sup')} ON sup.id = src.supplier_id
          ORDER BY lower(sup.name), src.supplier_id, low.name, low.id`,
   ).then((r) => r.rows);
 }

@@ -13,9 +13,10 @@ import {
   findItemsForLines,
   itemForLineBySkuJson,
   itemsById,
+  itemsAs,
   itemsForLinesJson,
   type ItemForLine,
-} from '../items/items.lookup';
+} from '../items/items.queries';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -149,7 +150,7 @@ const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_a
   sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock`,
 )} ORDER BY b.id), '[]')
   FROM (SELECT x.*, i.current_stock, i.category_id, i.current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
-          FROM ${source} x LEFT JOIN items i ON i.id = x.item_id WHERE ${where}) b)`;
+          FROM ${source} x LEFT JOIN ${itemsAs('i')} ON i.id = x.item_id WHERE ${where}) b)`;
 
 /**
  * The session's draft (its columns all null when there is none) with its lines, in one round trip

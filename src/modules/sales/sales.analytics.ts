@@ -1,8 +1,8 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
-import { findItemsForLines, type ItemForLine } from '../items/items.lookup';
-import { lowStockItems, type LowStockItem } from '../items/items.low-stock';
+import { findItemsForLines, type ItemForLine } from '../items/items.queries';
+import { lowStockItems, type LowStockItem } from '../items/items.queries';
 
 export type Period = 'week' | 'month' | 'year';
 

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import { pageInfo } from '../../http/pagination';
 import { amountNumber, D, quantityNumber } from '../../lib/money';
 import { spreadsheetText } from '../../lib/spreadsheet-safe';
-import type { LowStockItem } from '../items/items.low-stock';
+import type { LowStockItem } from '../items/items.queries';
 import type { MostSoldRow, StockCheckLine } from './sales.analytics';
 import { presentUserRef } from '../users/users.present';
 import { presentLine } from './quotes.present';

@@ -22,13 +22,16 @@ import {
 import { notesService } from '../notes/notes.service';
 import { joinUserRef } from '../users/users.queries';
 import {
-  changeStockMany,
-  insufficientStockMessage,
   lockedById,
   lockedItemsJson,
-  lockItemsSql,
-  stockWrites,
+  lockItemsByIdsSql,
+  lockItemsInSql,
   type LockedItem,
+} from '../items/items.queries';
+import {
+  changeStockMany,
+  insufficientStockMessage,
+  stockWrites,
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
 import {
@@ -124,7 +127,7 @@ type SaleChecksRow = { locked_items: LockedItem[]; charge_code_row: ChargeCodeFo
 
 /**
  * The select-list end of both reads that open a sale (processing a quote, a direct sale), over
- * their CTEs `locked` (lockItemsSql) and `code_row` (the charge code FOR SHARE): one round trip for
+ * their CTEs `locked` (lockItemsInSql or lockItemsByIdsSql) and `code_row` (the charge code FOR SHARE): one round trip for
  * the item locks, the code and the sale's number. The number is drawn here so the movements
  * can name the sale in the same statement as the sale itself; a refused sale leaves a gap.
  */
@@ -304,7 +307,7 @@ async function processOnce(
      ), l AS (
        SELECT qi.* FROM quote_items qi WHERE qi.quote_id IN (SELECT id FROM q)
      ), locked AS (
-       ${lockItemsSql(sql`id IN (SELECT item_id FROM l)`)}
+       ${lockItemsInSql(sql.raw('SELECT item_id FROM l'))}
      ), code_row AS (
        ${chargeCodeForCheckSql('cc', sql`(SELECT charge_code FROM q)`)} FOR SHARE OF cc
      )
@@ -433,7 +436,7 @@ export function salesService(db: Db) {
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
         const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
           trx,
-          sql`WITH locked AS (${lockItemsSql(sql`id = ANY(${itemIds}::int[])`)}), code_row AS (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)} FOR SHARE OF cc)
+          sql`WITH locked AS (${lockItemsByIdsSql(itemIds)}), code_row AS (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)} FOR SHARE OF cc)
            SELECT ${SALE_CHECK_COLUMNS}`,
         );
         const sale = await recordSale(

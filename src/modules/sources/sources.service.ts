@@ -3,8 +3,9 @@ import { transaction } from '../../db/transaction';
 import { isUniqueViolation } from '../../db/pg-errors';
 import { sql, toRaw } from '../../db/sql';
 import { Conflict, NotFound } from '../../http/errors';
-import { findItemsForLines } from '../items/items.lookup';
+import { findItemsForLines, itemsAs } from '../items/items.queries';
 import type { LinkItem, UpdateItemSource } from './sources.schemas';
+import { suppliersAs } from '../suppliers/suppliers.queries';
 
 export type ItemSourceRow = {
   id: number;
@@ -32,7 +33,7 @@ const lowered = (text: string) => text.toLowerCase();
 export function sourcesService(db: Db) {
   const withItem = () =>
     db('item_sources as s')
-      .join('items as i', 'i.id', 's.item_id')
+      .join(toRaw(db, itemsAs('i')), 'i.id', 's.item_id')
       .select<ItemSourceRow[]>('s.*', 'i.name as item_name', 'i.sku as item_sku', 'i.is_active as item_is_active');
 
   async function get(id: number): Promise<ItemSourceRow> {
@@ -79,7 +80,7 @@ export function sourcesService(db: Db) {
     /** The suppliers an item can be bought from, by supplier name. */
     listForItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
       return withItem()
-        .join('suppliers as sup', 'sup.id', 's.supplier_id')
+        .join(toRaw(db, suppliersAs('sup')), 'sup.id', 's.supplier_id')
         .select('sup.name as supplier_name')
         .where('s.item_id', itemId)
         .orderBy('sup.name')

@@ -5,6 +5,7 @@ import { BadRequest, NotFound } from '../../http/errors';
 import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
+import { lockedById, lockItemsByIdsSql, setStockLevelsSql, type LockedItem } from '../items/items.queries';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
 
@@ -38,44 +39,9 @@ export type MovementRow = {
 export const insufficientStockMessage = (itemName: string, current: DecimalInput, required: DecimalInput) =>
   `Insufficient stock for item '${itemName}'. Current stock: ${new D(current).toString()}, Required: ${new D(required).toString()}`;
 
-/**
- * Locks item rows in ascending id order. Every path that changes several items locks them
- * this way first, so concurrent multi-item changes queue instead of deadlocking.
- * FOR NO KEY UPDATE (not FOR UPDATE): stock changes never touch the key, and this lock does not
- * conflict with the KEY SHARE locks that foreign-key checks take when another transaction
- * inserts a row referencing an item (quote or order lines), which otherwise deadlock with it.
- */
-export type LockedItem = {
-  id: number;
-  name: string;
-  sku: string;
-  current_stock: string;
-  category_id: number;
-  is_active: boolean;
-};
-
-/**
- * The SELECT that locks the items matching `condition` (over items' columns, with its own
- * bindings) the ledger's way. A statement that reads more in the same round trip (processing a
- * sale) embeds it as a CTE and reads the rows back through lockedItemsJson.
- */
-export const lockItemsSql = (condition: Sql) =>
-  sql`SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
-
-/** The rows of lockItemsSql under `alias` as one JSON array of LockedItem (stock stays a decimal string). */
-export const lockedItemsJson = (alias: string) => {
-  const a = sql.ident(alias);
-  return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
-    'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active) ORDER BY ${a}.id), '[]')`;
-};
-
-export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
-
+/** Locks the items for a stock change, the items module's way (lockItemsByIdsSql: ascending id order). */
 export async function lockItemsForStock(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, LockedItem>> {
-  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(
-    trx,
-    lockItemsSql(sql`id = ANY(${[...new Set(itemIds)]}::int[])`),
-  );
+  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsByIdsSql(itemIds));
   return lockedById(rows);
 }
 
@@ -125,8 +91,7 @@ export function stockWrites(changes: StockChange[], items: Map<number, LockedIte
   const newLevels = [...levels].map(([id, level]) => ({ id, stock: level.toFixed(2) }));
   // Fixed text whatever the number of changes (the rows travel as JSON), so it prepares once.
   return sql`stock_update AS (
-        UPDATE items AS i SET current_stock = v.stock, updated_at = now()
-          FROM jsonb_to_recordset(${JSON.stringify(newLevels)}::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id
+        ${setStockLevelsSql(newLevels)}
       ), movements AS (
         INSERT INTO stock_movements (item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, reference_type, reference_id, performed_by)
         SELECT m.item_id, m.item_name, m.item_sku, m.type, m.quantity, m.previous_stock, m.new_stock, m.reason, m.reference_type, m.reference_id, m.performed_by

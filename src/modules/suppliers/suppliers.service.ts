@@ -6,6 +6,7 @@ import { sourcesService, type ItemSourceRow } from '../sources/sources.service';
 import type { LinkItem } from '../sources/sources.schemas';
 import type { CreateSupplier, UpdateSupplier } from './suppliers.schemas';
 import { notesService } from '../notes/notes.service';
+import { supplierExists } from './suppliers.queries';
 
 export type SupplierRow = {
   id: string;
@@ -44,9 +45,7 @@ export function suppliersService(db: Db) {
       return db<SupplierRow>('suppliers').orderByRaw('lower(name), id');
     },
 
-    async exists(id: string): Promise<boolean> {
-      return !!(await db('suppliers').where({ id }).first('id'));
-    },
+    exists: (id: string): Promise<boolean> => supplierExists(db, id),
 
     /** The supplier and its item links (404 for an unknown supplier). */
     async withItems(id: string): Promise<{ supplier: SupplierRow; links: ItemSourceRow[] }> {

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/knex';
 import { backupScheduleService } from '../backups/backups.schedule';
-import { sql, toRaw } from '../../db/sql';
-import { LOW_STOCK_CONDITION } from '../items/items.low-stock';
+import { ledgerMismatches, lowStockCounts } from '../items/items.queries';
 import type { SystemAlert } from './system-alerts.schemas';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -16,21 +15,12 @@ export function systemAlertsService(db: Db) {
   return {
     async alerts(): Promise<SystemAlert[]> {
       const [stock, ledger, backups] = await Promise.all([
-        toRaw<{ rows: { low: number; out: number }[] }>(
-          db,
-          sql`SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
-                FROM items i WHERE ${LOW_STOCK_CONDITION}`,
-        ),
-        db.raw<{ rows: { count: number; skus: string[] | null }[] }>(
-          `SELECT count(*) AS count, (array_agg(sku ORDER BY id))[1:5] AS skus FROM (
-             SELECT i.id, i.sku FROM items i
-               LEFT JOIN LATERAL (SELECT m.new_stock FROM stock_movements m WHERE m.item_id = i.id ORDER BY m.id DESC LIMIT 1) last ON true
-              WHERE i.current_stock <> coalesce(last.new_stock, 0)) mismatched`,
-        ),
+        lowStockCounts(db),
+        ledgerMismatches(db),
         backupScheduleService(db).alerts(new Date()),
       ]);
       const alerts: SystemAlert[] = [];
-      const { low, out } = stock.rows[0];
+      const { low, out } = stock;
       if (out > 0) {
         alerts.push({
           type: 'out_of_stock',
@@ -45,7 +35,7 @@ export function systemAlertsService(db: Db) {
           message: `${plural(low, 'item is', 'items are')} at or below minimum stock`,
         });
       }
-      const { count, skus } = ledger.rows[0];
+      const { count, skus } = ledger;
       if (count > 0) {
         alerts.push({
           type: 'stock_ledger_mismatch',

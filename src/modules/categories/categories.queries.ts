@@ -1,0 +1,10 @@
+import type { Db } from '../../db/knex';
+import { sql, type Sql } from '../../db/sql';
+
+/** The owner's fragment for a cross-module statement: the categories table under the caller's alias, to join. */
+export const categoriesAs = (alias: string): Sql => sql`categories ${sql.ident(alias)}`;
+
+/** Whether the category exists (on the caller's transaction when it passes one). */
+export async function categoryExists(db: Db, id: number): Promise<boolean> {
+  return (await db('categories').where({ id }).first('id')) !== undefined;
+}

@@ -1,0 +1,15 @@
+import { sql, type Sql } from '../../db/sql';
+
+/** The owner's fragment for a cross-module statement: whether the order whose id is `orderId` has an invoice PDF. */
+export const hasInvoice = (orderId: Sql): Sql =>
+  sql`EXISTS (SELECT 1 FROM order_invoices oi WHERE oi.order_id = ${orderId})`;
+
+/**
+ * The owner's fragment for a cross-module statement: the metadata of the invoice of the order whose
+ * id is `orderId` (filename, size, sha256, who uploaded it and when; never the PDF's bytes) as
+ * jsonb, NULL when it has none.
+ */
+export const invoiceMetadataJson = (orderId: Sql): Sql =>
+  sql`(SELECT jsonb_build_object('filename', i.filename, 'size_bytes', i.size_bytes, 'sha256', i.sha256,
+                                            'uploaded_by', i.uploaded_by, 'uploaded_at', i.uploaded_at)
+                    FROM order_invoices i WHERE i.order_id = ${orderId})`;

@@ -1,0 +1,282 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
+import { sql, toRaw, type Sql } from '../../db/sql';
+import { D } from '../../lib/money';
+import { categoriesAs } from '../categories/categories.queries';
+import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
+import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
+
+/*
+ * What other modules may ask of the items table: typed functions, and the fragments one of their
+ * statements embeds where it must join items for speed (a report, a list, the locks of a sale's
+ * transaction). A fragment that reads an items row takes the caller's alias for it, so the items
+ * module still decides what its columns mean.
+ */
+
+/** An item's VAT rate as text: its own, else the default rate, else 0 (`alias` names the items row). */
+export const effectiveVatRate = (alias: string): Sql =>
+  sql`coalesce(${sql.ident(alias, 'vat_rate')}, ${defaultVatRateSql}, 0)::numeric(5,4)::text`;
+
+/**
+ * The stock rule, the owner's fragment for a cross-module statement: the items row `alias` is low on
+ * stock when it is active and its current stock is at or below its minimum.
+ */
+export const lowStock = (alias: string): Sql => {
+  const i = sql.ident(alias);
+  return sql`${i}.is_active AND ${i}.current_stock <= ${i}.minimum_stock`;
+};
+
+/**
+ * The replenishment target of the items row `alias` (issue 17), the owner's fragment for a
+ * cross-module statement: the stock a reorder brings it back up to, minimum_stock +
+ * reorder_quantity, or twice minimum_stock when the item has no reorder quantity. An item with a
+ * zero minimum and no reorder quantity has a target of 0, so it is never short.
+ */
+export const reorderTarget = (alias: string): Sql => {
+  const i = sql.ident(alias);
+  return sql`coalesce(${i}.minimum_stock + ${i}.reorder_quantity, 2 * ${i}.minimum_stock)`;
+};
+
+/** The owner's fragment for a cross-module statement: the items table under the caller's alias (`items "i"`), to join or update from. */
+export const itemsAs = (alias: string): Sql => sql`items ${sql.ident(alias)}`;
+
+export type ItemForLine = {
+  id: number;
+  name: string;
+  sku: string;
+  price: string;
+  /** the item's own rate, or the default rate when it has none */
+  vatRate: string;
+  categoryId: number;
+  isActive: boolean;
+  currentStock: string;
+};
+
+/** One items row `i` as ItemForLine JSON (decimals stay strings). */
+const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
+    'vatRate', ${effectiveVatRate('i')},
+    'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text)`;
+
+/**
+ * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
+ * one array parameter, so the text is the same for any number). A statement that reads more in the
+ * same round trip (saving a draft also reads the charge code) embeds it.
+ */
+export const itemsForLinesJson = (ids: number[]): Sql =>
+  sql`(SELECT coalesce(json_agg(${ITEM_FOR_LINE_JSON}), '[]') FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
+
+/**
+ * A scalar subquery: the item of this SKU, typed in any case, as ItemForLine JSON, null when there is
+ * none (the counter's scan; an index lookup on lower(sku)). SKUs are unique as written, so two items
+ * may differ only in case: the one written exactly as typed wins, else the oldest.
+ */
+export const itemForLineBySkuJson = (sku: string): Sql =>
+  sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE lower(i.sku) = lower(${sku}) ORDER BY i.sku = ${sku} DESC, i.id LIMIT 1)`;
+
+export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
+
+/** What other modules (quotes, sales, orders) read about items, without touching items' routes. */
+export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<number, ItemForLine>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await preparedRaw<{ rows: { items: ItemForLine[] }[] }>(
+    db,
+    sql`SELECT ${itemsForLinesJson(ids)} AS items`,
+  );
+  return itemsById(rows[0].items);
+}
+
+/** Whether the item exists. */
+export async function itemExists(db: Db, id: number): Promise<boolean> {
+  return (await db('items').where({ id }).first('id')) !== undefined;
+}
+
+/** How many items (active or not) are in the category. */
+export async function itemCountInCategory(db: Db, categoryId: number): Promise<number> {
+  const [{ count }] = await db('items').where({ category_id: categoryId }).count<{ count: number }[]>('* as count');
+  return count;
+}
+
+/**
+ * The items a stock change locks, as the ledger reads them. Every path that changes several items
+ * locks them this way first, in ascending id order, so concurrent multi-item changes queue instead
+ * of deadlocking. FOR NO KEY UPDATE (not FOR UPDATE): stock changes never touch the key, and this
+ * lock does not conflict with the KEY SHARE locks that foreign-key checks take when another
+ * transaction inserts a row referencing an item (quote or order lines), which otherwise deadlock with it.
+ */
+export type LockedItem = {
+  id: number;
+  name: string;
+  sku: string;
+  current_stock: string;
+  category_id: number;
+  is_active: boolean;
+};
+
+const lockItemsWhere = (condition: Sql) =>
+  sql`SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+
+/** The SELECT that locks the items of these ids the stock ledger's way (the ids as one array parameter). */
+export const lockItemsByIdsSql = (ids: number[]): Sql => lockItemsWhere(sql`id = ANY(${[...new Set(ids)]}::int[])`);
+
+/**
+ * The SELECT that locks the items whose ids `idsQuery` selects the stock ledger's way: a statement
+ * that reads more in the same round trip (processing a sale) embeds it as a CTE and reads the rows
+ * back through lockedItemsJson.
+ */
+export const lockItemsInSql = (idsQuery: Sql): Sql => lockItemsWhere(sql`id IN (${idsQuery})`);
+
+/** The rows of a lock under `alias` as one JSON array of LockedItem (stock stays a decimal string). */
+export const lockedItemsJson = (alias: string) => {
+  const a = sql.ident(alias);
+  return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
+    'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active) ORDER BY ${a}.id), '[]')`;
+};
+
+export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
+
+/**
+ * The UPDATE that sets the stock of locked items to the given levels (bound as one JSON value, so
+ * the text is the same whatever their number); the stock ledger embeds it beside its movements.
+ */
+export const setStockLevelsSql = (levels: { id: number; stock: string }[]): Sql =>
+  sql`UPDATE items AS i SET current_stock = v.stock, updated_at = now()
+          FROM jsonb_to_recordset(${JSON.stringify(levels)}::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id`;
+
+/**
+ * A query over the item `itemId` as `items i` with its stock levels, to which a caller may join
+ * more before running it (the notifications join their acknowledgements).
+ */
+export function stockLevelQuery(db: Db, itemId: number): Knex.QueryBuilder {
+  return db('items as i').where('i.id', itemId).select('i.id', 'i.name', 'i.sku', 'i.current_stock', 'i.minimum_stock');
+}
+
+/** The item's name and whether it is low on stock now; undefined when there is no such item. */
+export function lowStockState(db: Db, itemId: number): Promise<{ name: string; low: boolean } | undefined> {
+  return db('items as i')
+    .where('i.id', itemId)
+    .first('i.name', toRaw(db, sql`(${lowStock('i')}) AS low`));
+}
+
+/** Figures over active items: how many, how many are low on stock, and their stock value (a decimal string). */
+export const activeStockFiguresSql = sql`SELECT count(*) AS total_items,
+                count(*) FILTER (WHERE ${lowStock('i')}) AS low_stock,
+                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
+           FROM items i WHERE i.is_active`;
+
+/** How many items low on stock still have some, and how many have none. */
+export async function lowStockCounts(db: Db): Promise<{ low: number; out: number }> {
+  const { rows } = await toRaw<{ rows: { low: number; out: number }[] }>(
+    db,
+    sql`SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
+                FROM items i WHERE ${lowStock('i')}`,
+  );
+  return rows[0];
+}
+
+/**
+ * The items out of line with the stock ledger: their current stock differs from their last
+ * movement's new stock, or they have stock but no movement at all. How many, and the first five SKUs by id.
+ */
+export async function ledgerMismatches(db: Db): Promise<{ count: number; skus: string[] | null }> {
+  const { rows } = await toRaw<{ rows: { count: number; skus: string[] | null }[] }>(
+    db,
+    sql`SELECT count(*) AS count, (array_agg(sku ORDER BY id))[1:5] AS skus FROM (
+             SELECT i.id, i.sku FROM items i
+              WHERE i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)) mismatched`,
+  );
+  return rows[0];
+}
+
+/** An item low on stock, as every low-stock list reads it; quantities and price are decimal strings. */
+export type LowStockItem = {
+  id: number;
+  name: string;
+  sku: string;
+  price: string;
+  currentStock: string;
+  minimumStock: string;
+  category: { id: number; name: string; color: string | null };
+};
+
+export type LowStockOrder =
+  /** the largest shortfall (minimum - current) first, then by name and id */
+  | 'shortfall'
+  /** out of stock first, then as 'shortfall' */
+  | 'outOfStockFirst';
+
+const ORDER: Record<LowStockOrder, string> = {
+  shortfall: 'i.current_stock - i.minimum_stock, i.name, i.id',
+  outOfStockFirst: 'i.current_stock = 0 DESC, i.current_stock - i.minimum_stock, i.name, i.id',
+};
+
+/** A row of lowStockQuery (snake_case, as selected). */
+export type LowStockRow = {
+  id: number;
+  name: string;
+  sku: string;
+  price: string;
+  current_stock: string;
+  minimum_stock: string;
+  category_id: number;
+  category_name: string;
+  category_color: string | null;
+};
+
+/**
+ * The one low-stock query: the items lowStock selects, with their category, in the given order,
+ * over `items i`. A caller may join more to it before running it (the notifications join their
+ * acknowledgements); lowStockItems() runs it as it is.
+ */
+export function lowStockQuery(db: Db, order: LowStockOrder = 'shortfall'): Knex.QueryBuilder {
+  return db('items as i')
+    .join(toRaw(db, categoriesAs('c')), 'c.id', 'i.category_id')
+    .where(toRaw(db, lowStock('i')))
+    .orderByRaw(ORDER[order])
+    .select(
+      'i.id',
+      'i.name',
+      'i.sku',
+      'i.price',
+      'i.current_stock',
+      'i.minimum_stock',
+      'c.id as category_id',
+      'c.name as category_name',
+      'c.color as category_color',
+    );
+}
+
+/** A row of lowStockQuery as its record. */
+export function toLowStockItem(row: LowStockRow): LowStockItem {
+  return {
+    id: row.id,
+    name: row.name,
+    sku: row.sku,
+    price: row.price,
+    currentStock: row.current_stock,
+    minimumStock: row.minimum_stock,
+    category: { id: row.category_id, name: row.category_name, color: row.category_color },
+  };
+}
+
+/** Active items at or below their minimum stock (the dashboard's list and the sales low-stock report). */
+export async function lowStockItems(db: Db, order: LowStockOrder = 'shortfall'): Promise<LowStockItem[]> {
+  const rows: LowStockRow[] = await lowStockQuery(db, order);
+  return rows.map(toLowStockItem);
+}
+
+/** One page of the low-stock list (largest shortfall first) and the length of the whole list. */
+export async function lowStockPage(
+  db: Db,
+  { page, limit }: { page: number; limit: number },
+): Promise<{ items: LowStockItem[]; total: number }> {
+  const [{ total }] = await lowStockQuery(db).clearSelect().clearOrder().select(db.raw('count(*)::int AS total'));
+  const rows: LowStockRow[] = await lowStockQuery(db)
+    .limit(limit)
+    .offset((page - 1) * limit);
+  return { items: rows.map(toLowStockItem), total: total as number };
+}
+
+/** The lowStock rule for an item already read, so a list need not select it again. */
+export const isLowStock = (item: { is_active: boolean; current_stock: string; minimum_stock: string }): boolean =>
+  item.is_active && new D(item.current_stock).lte(item.minimum_stock);

@@ -1,0 +1,12 @@
+import { sql, type Sql } from '../../db/sql';
+
+/**
+ * The owner's fragment for a cross-module statement: the source each item of those `itemIdsQuery`
+ * selects is bought from, as item_sources rows (item_id, id, supplier_id, price, preferred): its
+ * preferred source, else the cheapest (ties: the oldest link); an item without a source has no row.
+ */
+export const chosenSourcesSql = (itemIdsQuery: Sql): Sql =>
+  sql`SELECT DISTINCT ON (s.item_id) s.item_id, s.id, s.supplier_id, s.price, s.preferred
+            FROM item_sources s
+           WHERE s.item_id IN (${itemIdsQuery})
+           ORDER BY s.item_id, s.preferred DESC, s.price, s.id`;

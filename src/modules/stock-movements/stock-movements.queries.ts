@@ -1,0 +1,27 @@
+import { sql, type Sql } from '../../db/sql';
+
+/*
+ * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
+ * the notifications, the archives). `itemId` and `referenceId` are expressions of the caller's
+ * statement, e.g. its alias's column.
+ */
+
+/** The id of the item's last movement, NULL when it has none (a scalar subquery). */
+export const lastMovementId = (itemId: Sql): Sql =>
+  sql`(SELECT max(m.id) FROM stock_movements m WHERE m.item_id = ${itemId})`;
+
+/** The stock level the item's last movement left, NULL when it has none (a scalar subquery, newest movement first by id). */
+export const lastRecordedStock = (itemId: Sql): Sql =>
+  sql`(SELECT m.new_stock FROM stock_movements m WHERE m.item_id = ${itemId} ORDER BY m.id DESC LIMIT 1)`;
+
+/** Whether a movement after `afterMovementId` (NULL: any) left the item above `level`. */
+export const movedAbove = (itemId: Sql, afterMovementId: Sql, level: Sql): Sql => sql`EXISTS (
+  SELECT 1 FROM stock_movements m
+   WHERE m.item_id = ${itemId} AND m.id > coalesce(${afterMovementId}, 0) AND m.new_stock > ${level})`;
+
+/** The owner's fragment for a cross-module statement: the stock_movements table under the caller's alias. */
+export const stockMovementsAs = (alias: string): Sql => sql`stock_movements ${sql.ident(alias)}`;
+
+/** The ids of the movements whose reference names this record (`referenceType`, and `referenceId`: an expression of the caller's statement), as rows (id). */
+export const movementsReferencing = (referenceType: string, referenceId: Sql): Sql =>
+  sql`SELECT m.id FROM stock_movements m WHERE m.reference_type = ${referenceType} AND m.reference_id = ${referenceId}`;
