@@ -1,7 +1,6 @@
 import type { Deps } from '../deps';
 import { ApiRouter } from '../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../http/openapi';
-import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentUser } from '../modules/users/users.present';
 import { User, UserIdParams } from '../modules/users/users.schemas';
@@ -142,7 +141,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       const user = await users.get(id);
       res.json(presentFailedSignIns(await failures.recent(user.id)));
     },
@@ -179,7 +178,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     },
     async (req, res) => {
       tokens.assertMayCreate(req.authMethod);
-      const body = parse(CreateToken, req.body);
+      const body = req.input.body;
       res
         .status(201)
         .json(
@@ -211,7 +210,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } },
     },
     async (req, res) => {
-      const { id } = parse(TokenIdParams, req.params);
+      const { id } = req.input.params;
       await tokens.revoke(currentUser(req).id, id, actorOf(req));
       res.status(204).end();
     },

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -14,7 +14,7 @@ import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../aut
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../auth/mcp-limits';
 import { BadRequestBody, ErrorBody, McpErrorBody, ValidationErrorBody } from './openapi';
-import { refuseNulCharacters } from './validate';
+import { parse, refuseNulCharacters } from './validate';
 import { jsonBody } from './json-body';
 import type { Role } from '../modules/users/users.schemas';
 import type { Deps } from '../deps';
@@ -37,16 +37,26 @@ type ResponseDoc =
       otherContent?: Record<string, z.ZodType>;
     };
 
-export type RouteDoc = {
+/**
+ * A route's declaration. Its params, query and body schemas document the route and are what its
+ * handlers read, parsed, as `req.input` (see RouteInput).
+ */
+export type RouteDoc<
+  P extends z.ZodObject = z.ZodObject,
+  Q extends z.ZodObject = z.ZodObject,
+  B extends z.ZodType = z.ZodType,
+> = {
   /** the operation's stable name in the OpenAPI document (listItems, processQuote): client generators name their methods by it; unique */
   operationId: string;
   summary: string;
   description?: string;
   access: Access;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
+  params?: P;
+  query?: Q;
   /** the JSON request body */
-  body?: z.ZodType;
+  body?: B;
+  /** a request without a body is read as {} (a body whose every field is optional) */
+  omittedBodyIsEmpty?: true;
   /** the multipart/form-data request body (file uploads); a route may take both forms */
   formBody?: z.ZodType;
   responses: Record<number, ResponseDoc>;
@@ -55,6 +65,32 @@ export type RouteDoc = {
   /** the handlers read the raw body themselves (webhooks check a signature over its bytes): no JSON parsing or NUL check here */
   rawBody?: true;
 };
+
+/**
+ * What a handler reads as `req.input`: the output of each schema its route declares (`params`,
+ * `query`, `body`), parsed when the handler first reads it, so a handler checks its input in the
+ * order it reads it, between its other checks, as a `parse` call of its own would.
+ */
+export type RouteInput<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> = ([P] extends [never]
+  ? unknown
+  : { readonly params: z.output<P> }) &
+  ([Q] extends [never] ? unknown : { readonly query: z.output<Q> }) &
+  ([B] extends [never] ? unknown : { readonly body: z.output<B> });
+
+export type InputRequest<I> = Request & { readonly input: I };
+
+/** A route's handler, or a middleware before it (a RequestHandler is one): it reads the route's parsed input as req.input. */
+export type InputHandler<I> = (req: InputRequest<I>, res: Response, next: NextFunction) => unknown;
+
+/**
+ * Declares a route: its path, its declaration and its handlers. The schemas the declaration names
+ * type the handlers' `req.input`; an unnamed one is absent from it.
+ */
+type DeclareRoute = <P extends z.ZodObject = never, Q extends z.ZodObject = never, B extends z.ZodType = never>(
+  path: string,
+  doc: RouteDoc<P, Q, B>,
+  ...handlers: InputHandler<RouteInput<P, Q, B>>[]
+) => void;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -198,6 +234,27 @@ function documented400(response: ResponseDoc, access: Access): ResponseDoc {
  */
 const READ_BODY: RequestHandler[] = [jsonBody('1mb'), refuseNulCharacters];
 
+const INPUT_PARTS = ['params', 'query', 'body'] as const;
+
+/** Sets req.input: each declared part of the request, parsed with its schema on first read (a ZodError, a 400, when refused). */
+function readInput(doc: RouteDoc): RequestHandler {
+  return (req, _res, next) => {
+    const input = {};
+    for (const part of INPUT_PARTS) {
+      const schema = doc[part];
+      if (!schema) continue;
+      const raw = () => (part === 'body' && doc.omittedBodyIsEmpty ? (req.body ?? {}) : req[part]);
+      let parsed: { value: unknown } | undefined;
+      Object.defineProperty(input, part, {
+        enumerable: true,
+        get: () => (parsed ??= { value: parse(schema, raw()) }).value,
+      });
+    }
+    Object.assign(req, { input });
+    next();
+  };
+}
+
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
 
 /**
@@ -222,23 +279,18 @@ export class ApiRouter {
     this.mcpLimiters = deps.mcpLimiters;
   }
 
-  get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
-    this.add('get', path, doc, handlers);
-  }
-  post(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
-    this.add('post', path, doc, handlers);
-  }
-  put(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
-    this.add('put', path, doc, handlers);
-  }
-  patch(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
-    this.add('patch', path, doc, handlers);
-  }
-  delete(path: string, doc: RouteDoc, ...handlers: RequestHandler[]) {
-    this.add('delete', path, doc, handlers);
-  }
+  readonly get: DeclareRoute = (path, doc, ...handlers) => this.add('get', path, doc, handlers);
+  readonly post: DeclareRoute = (path, doc, ...handlers) => this.add('post', path, doc, handlers);
+  readonly put: DeclareRoute = (path, doc, ...handlers) => this.add('put', path, doc, handlers);
+  readonly patch: DeclareRoute = (path, doc, ...handlers) => this.add('patch', path, doc, handlers);
+  readonly delete: DeclareRoute = (path, doc, ...handlers) => this.add('delete', path, doc, handlers);
 
-  private add(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]) {
+  private add<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType>(
+    method: Method,
+    path: string,
+    doc: RouteDoc<P, Q, B>,
+    handlers: InputHandler<RouteInput<P, Q, B>>[],
+  ) {
     const clash = tableOf(this.docs).find((route) => route.doc.operationId === doc.operationId);
     if (clash)
       throw new Error(
@@ -251,7 +303,9 @@ export class ApiRouter {
       ...guardFor(doc.access, this.db),
       ...this.limitFor(doc),
       ...(doc.rawBody || !behindApiMiddleware(this.mountPath) ? [] : READ_BODY),
-      ...handlers,
+      readInput(doc),
+      // readInput has set the req.input they read, which Express's types cannot know
+      ...(handlers as RequestHandler[]),
     );
   }
 

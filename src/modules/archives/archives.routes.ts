@@ -3,7 +3,7 @@ import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from './archives.present';
 import {
   Archive,
@@ -60,7 +60,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
       responses: { 200: { description: 'Preview', schema: ArchivePreview }, 400: invalid },
     },
     async (req, res) => {
-      const { ageThresholdDays } = parse(PreviewQuery, req.query);
+      const { ageThresholdDays } = req.input.query;
       res.json(presentPreview(await archives.preview(ageThresholdDays)));
     },
   );
@@ -83,7 +83,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
       responses: { 201: { description: 'Archive written', schema: Archive }, 400: invalid },
     },
     async (req, res) => {
-      const body = parse(CreateArchive, req.body);
+      const body = req.input.body;
       const row = await archives.create(body, actorOf(req));
       res.status(201).json(presentArchive(row, config.dataDir));
     },
@@ -104,7 +104,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       const file = await archives.openFile(id);
       await sendFileDownload(res, { ...file, contentType: 'application/gzip' });
     },
@@ -130,7 +130,7 @@ export function archivesRoutes({ db, config, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentPurge(await archives.purge(id, actorOf(req)), config.dataDir));
     },
   );

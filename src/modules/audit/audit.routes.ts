@@ -2,7 +2,6 @@ import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { sendCsvDownload } from '../../http/send-file';
 import { CsvText, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { AUDIT_CSV_COLUMNS, auditCsvRecord, presentAuditPage } from './audit.present';
 import { AuditPage, AuditQuery } from './audit.schemas';
 import { auditTrail } from './audit.service';
@@ -36,7 +35,7 @@ export function auditRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const query = parse(AuditQuery, req.query);
+      const query = req.input.query;
       if (query.format === 'json') {
         const { rows, total } = await trail.page(query, { page: query.page, limit: query.limit });
         return res.json(presentAuditPage(rows, query.page, query.limit, total));

@@ -4,7 +4,6 @@ import { destroySession } from '../../auth/session';
 import { ApiRouter } from '../../http/api-router';
 import { ErrorBody, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendFileDownload } from '../../http/send-file';
-import { parse } from '../../http/validate';
 import { backupScheduleService } from './backups.schedule';
 import {
   presentBackupList,
@@ -118,7 +117,7 @@ export function backupsRoutes(deps: Deps) {
       },
     },
     async (req, res) => {
-      await schedules.set(parse(BackupSchedule, req.body));
+      await schedules.set(req.input.body);
       res.json(presentScheduleStatus(await schedules.status(new Date())));
     },
   );
@@ -138,7 +137,7 @@ export function backupsRoutes(deps: Deps) {
       },
     },
     async (req, res) => {
-      const { filename } = parse(BackupFilenameParams, req.params);
+      const { filename } = req.input.params;
       const file = await backups.open(filename);
       await sendFileDownload(res, { ...file, name: filename, contentType: 'application/octet-stream' });
     },
@@ -169,7 +168,7 @@ export function backupsRoutes(deps: Deps) {
       },
     },
     async (req, res) => {
-      const { filename } = parse(BackupFilenameParams, req.params);
+      const { filename } = req.input.params;
       const restored = await backups.restore(filename, actorOf(req));
       // The restored sessions table is empty; saving the caller's session would put it back.
       if (req.authMethod === 'session') await destroySession(req);
@@ -187,7 +186,7 @@ export function backupsRoutes(deps: Deps) {
       responses: { 204: 'Deleted', 404: notFound },
     },
     async (req, res) => {
-      const { filename } = parse(BackupFilenameParams, req.params);
+      const { filename } = req.input.params;
       await backups.delete(filename, actorOf(req));
       res.status(204).end();
     },

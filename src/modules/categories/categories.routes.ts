@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { presentCategory, presentCategoryDeletionCheck } from './categories.present';
 import {
   Category,
@@ -45,7 +45,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       responses: { 201: { description: 'Created', schema: Category }, 400: invalid, 409: failure('Name already used') },
     },
     async (req, res) => {
-      const body = parse(CreateCategory, req.body);
+      const body = req.input.body;
       res.status(201).json(presentCategory(await categories.create(body)));
     },
   );
@@ -67,8 +67,8 @@ export function categoriesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const body = parse(UpdateCategory, req.body);
+      const { id } = req.input.params;
+      const body = req.input.body;
       res.json(presentCategory(await categories.update(id, body)));
     },
   );
@@ -84,7 +84,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       responses: { 204: 'Deleted', 404: notFound, 409: { description: 'Items use the category', schema: MessageBody } },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await categories.delete(id);
       res.status(204).end();
     },
@@ -102,7 +102,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Check result', schema: CategoryDeletionCheck }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentCategoryDeletionCheck(await categories.deletionCheck(id)));
     },
   );
@@ -122,7 +122,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await categories.safeDelete(id);
       res.status(204).end();
     },

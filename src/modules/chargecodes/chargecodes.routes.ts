@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import {
   AuthorisedUser,
   AuthorisedUserBody,
@@ -84,7 +83,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
+      const { code } = req.input.params;
       res.json(presentChargeCode(await codes.get(code)));
     },
   );
@@ -106,7 +105,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(CreateChargeCode, req.body);
+      const body = req.input.body;
       res.status(201).json(presentChargeCode(await codes.create(body, actorOf(req))));
     },
   );
@@ -129,8 +128,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
-      const body = parse(UpdateChargeCode, req.body);
+      const { code } = req.input.params;
+      const body = req.input.body;
       res.json(presentChargeCode(await codes.update(code, body, actorOf(req))));
     },
   );
@@ -152,7 +151,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
+      const { code } = req.input.params;
       await codes.remove(code, actorOf(req));
       res.status(204).end();
     },
@@ -183,8 +182,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     },
     holdRole,
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
-      const body = parse(HoldBody, req.body);
+      const { code } = req.input.params;
+      const body = req.input.body;
       const hold = await codes.setHold(
         code,
         { onHold: body.onHold, reason: body.holdReason },
@@ -204,7 +203,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       responses: { 200: { description: 'Excluded categories', schema: ExcludedCategories }, 404: notFound },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
+      const { code } = req.input.params;
       res.json((await codes.listExclusions(code)).map(presentExcludedCategory));
     },
   );
@@ -230,8 +229,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     },
     holdRole,
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
-      const { categoryId } = parse(ExclusionBody, req.body);
+      const { code } = req.input.params;
+      const { categoryId } = req.input.body;
       const added = await codes.addExclusion(code, categoryId, actorOf(req));
       res.status(added ? 201 : 200).json((await codes.listExclusions(code)).map(presentExcludedCategory));
     },
@@ -253,7 +252,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     },
     holdRole,
     async (req, res) => {
-      const { code, categoryId } = parse(CodeCategoryParams, req.params);
+      const { code, categoryId } = req.input.params;
       await codes.removeExclusion(code, categoryId, actorOf(req));
       res.status(204).end();
     },
@@ -269,7 +268,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       responses: { 200: { description: 'Authorised users', schema: AuthorisedUsers }, 404: notFound },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
+      const { code } = req.input.params;
       res.json(presentAuthorisedUsers(await codes.listUsers(code)));
     },
   );
@@ -292,8 +291,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { code } = parse(CodeParams, req.params);
-      const body = parse(AuthorisedUserBody, req.body);
+      const { code } = req.input.params;
+      const body = req.input.body;
       res.status(201).json(presentAuthorisedUser(await codes.addUser(code, body, actorOf(req))));
     },
   );
@@ -312,7 +311,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { code, id } = parse(CodeUserParams, req.params);
+      const { code, id } = req.input.params;
       await codes.removeUser(code, id, actorOf(req));
       res.status(204).end();
     },

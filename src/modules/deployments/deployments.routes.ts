@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { presentDeploymentNotificationList } from './deployments.present';
 import { DeploymentNotificationList, DeploymentNotificationQuery } from './deployments.schemas';
 import { deploymentNotificationsService } from './deployments.service';
@@ -28,7 +28,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { limit } = parse(DeploymentNotificationQuery, req.query);
+      const { limit } = req.input.query;
       res.json(presentDeploymentNotificationList(await notifications.list(limit)));
     },
   );
@@ -44,7 +44,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
       responses: { 204: 'Deleted', 404: { description: 'Deployment notification not found', schema: MessageBody } },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await notifications.delete(id);
       res.status(204).end();
     },

@@ -2,7 +2,6 @@ import type { Router } from 'express';
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { actorOf } from '../audit/audit.actor';
 import { rechargeBatches } from './finance.batches';
 import {
@@ -69,7 +68,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
       },
     },
     async (req, res) => {
-      const { format, lines, page, limit, ...filter } = parse(RechargeQuery, req.query);
+      const { format, lines, page, limit, ...filter } = req.input.query;
       const report = await finance.report(filter);
       if (format === 'json') {
         res.json(
@@ -97,7 +96,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
       responses: { 200: { description: 'Batches', schema: RechargeBatchList }, 400: invalid, 403: forbidden },
     },
     async (req, res) => {
-      const { page, limit } = parse(BatchListQuery, req.query);
+      const { page, limit } = req.input.query;
       res.json(presentBatchList(await batches.list(page, limit), page, limit));
     },
   );
@@ -124,7 +123,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
       },
     },
     async (req, res) => {
-      const body = parse(CloseBatch, req.body);
+      const body = req.input.body;
       res.status(201).json(presentBatchClosed(await batches.close(actorOf(req), body)));
     },
   );
@@ -146,7 +145,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
       },
     },
     async (req, res) => {
-      const { batch } = parse(BatchParams, req.params);
+      const { batch } = req.input.params;
       res.json(presentBatch(await batches.get(batch)));
     },
   );
@@ -173,7 +172,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
       },
     },
     async (req, res) => {
-      const { batch: ref } = parse(BatchParams, req.params);
+      const { batch: ref } = req.input.params;
       const { batch, period, entries } = await batches.journal(ref);
       await streamJournalCsv(res, batch, period, entries);
     },

@@ -4,7 +4,7 @@ import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { Forbidden } from '../../http/errors';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
 import { itemsBulkService } from './items.bulk';
 import { sendItemsExport, XLSX_TYPE } from './items.export';
@@ -79,7 +79,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Import outcome', schema: ImportResult }, 400: invalid },
     },
     async (req, res) => {
-      const body = parse(BulkImport, req.body);
+      const body = req.input.body;
       res.json(presentImportOutcome(await bulk.import(body.items, currentUser(req).id)));
     },
   );
@@ -101,7 +101,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const { itemIds } = parse(BulkIds, req.body);
+      const { itemIds } = req.input.body;
       res.json(presentBulkOutcome(await bulk.delete(itemIds, actorOf(req))));
     },
   );
@@ -116,7 +116,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
     },
     async (req, res) => {
-      const { itemIds } = parse(BulkIds, req.body);
+      const { itemIds } = req.input.body;
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, false, actorOf(req))));
     },
   );
@@ -131,7 +131,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
     },
     async (req, res) => {
-      const { itemIds } = parse(BulkIds, req.body);
+      const { itemIds } = req.input.body;
       res.json(presentBulkOutcome(await bulk.setActive(itemIds, true, actorOf(req))));
     },
   );
@@ -147,7 +147,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
     },
     async (req, res) => {
-      const { itemIds } = parse(BulkIds, req.body);
+      const { itemIds } = req.input.body;
       res.json(presentBulkOutcome(await bulk.setStockZero(itemIds, currentUser(req).id)));
     },
   );
@@ -174,7 +174,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      await sendItemsExport(res, bulk, parse(BulkExport, req.body), currentUser(req));
+      await sendItemsExport(res, bulk, req.input.body, currentUser(req));
     },
   );
 
@@ -188,7 +188,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
     },
     async (req, res) => {
-      const { itemIds, noteText } = parse(BulkAddNote, req.body);
+      const { itemIds, noteText } = req.input.body;
       res.json(presentBulkOutcome(await bulk.addNote(itemIds, noteText, currentUser(req).id)));
     },
   );
@@ -204,7 +204,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Done', schema: BulkResult }, 400: bulkInvalid },
     },
     async (req, res) => {
-      const { itemIds, vatRate } = parse(BulkVatRate, req.body);
+      const { itemIds, vatRate } = req.input.body;
       res.json(presentBulkOutcome(await bulk.changeVatRate(itemIds, vatRate, actorOf(req))));
     },
   );
@@ -223,7 +223,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const { itemIds, categoryId } = parse(BulkCategory, req.body);
+      const { itemIds, categoryId } = req.input.body;
       res.json(presentBulkOutcome(await bulk.changeCategory(itemIds, categoryId, actorOf(req))));
     },
   );
@@ -248,7 +248,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const query = parse(ItemQuery, req.query);
+      const query = req.input.query;
       if (query.includeInactive && !hasRole(currentUser(req), 'manager'))
         throw Forbidden('includeInactive requires the manager role');
       res.json(presentItemList(await items.list(query)));
@@ -273,7 +273,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const body = parse(CreateItem, req.body);
+      const body = req.input.body;
       res.status(201).json(presentItem(await items.create(body, actorOf(req))));
     },
   );
@@ -290,7 +290,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Item', schema: Item }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentItem(await items.get(id)));
     },
   );
@@ -315,8 +315,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const body = parse(UpdateItem, req.body);
+      const { id } = req.input.params;
+      const body = req.input.body;
       res.json(presentItem(await items.update(id, body, actorOf(req))));
     },
   );
@@ -331,7 +331,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 204: 'Deactivated', 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await items.deactivate(id, actorOf(req));
       res.status(204).end();
     },
@@ -351,8 +351,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Changed', schema: StockChangeResult }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const body = parse(StockChangeBody, req.body);
+      const { id } = req.input.params;
+      const body = req.input.body;
       const { item, movement } = await items.changeStock(id, body, currentUser(req).id);
       res.json(presentStockChange(item, movement));
     },
@@ -371,8 +371,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Movements', schema: MovementList }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const { limit } = parse(ItemMovementQuery, req.query);
+      const { id } = req.input.params;
+      const { limit } = req.input.query;
       res.json(presentItemMovements(await items.movements(id, limit)));
     },
   );
@@ -389,7 +389,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'History', schema: ItemOrderHistory }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentItemOrderHistory(await orders.itemHistory(id), await mayReadCostPrices(db, currentUser(req))));
     },
   );
@@ -405,7 +405,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       responses: { 200: { description: 'Check result', schema: ItemDeletionCheck }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentItemDeletionCheck(await items.deletionCheck(id)));
     },
   );
@@ -426,7 +426,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await items.safeDelete(id);
       res.status(204).end();
     },

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { PeriodQuery } from '../sales/sales.schemas';
 import { presentChargeCodeAnalytics, presentDepartmentPerformance, presentTopSellers } from './mcp-analytics.present';
 import { ChargeCodeAnalytics, DateRange, DepartmentPerformance, TopSellers } from './mcp-analytics.schemas';
@@ -32,7 +31,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
       },
     },
     async (req, res) => {
-      res.json(presentChargeCodeAnalytics(await analytics.chargeCodeAnalytics(parse(DateRange, req.query))));
+      res.json(presentChargeCodeAnalytics(await analytics.chargeCodeAnalytics(req.input.query)));
     },
   );
 
@@ -49,7 +48,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
       responses: { 200: { description: 'Top sellers', schema: TopSellers }, 400: invalid },
     },
     async (req, res) => {
-      const { limit, period } = parse(PeriodQuery, req.query);
+      const { limit, period } = req.input.query;
       res.json(presentTopSellers(await analytics.topSellers(limit, period)));
     },
   );
@@ -67,7 +66,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
       responses: { 200: { description: 'Department performance', schema: DepartmentPerformance }, 400: invalid },
     },
     async (req, res) => {
-      res.json(presentDepartmentPerformance(await analytics.departmentPerformance(parse(DateRange, req.query))));
+      res.json(presentDepartmentPerformance(await analytics.departmentPerformance(req.input.query)));
     },
   );
 

@@ -1,6 +1,5 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
-import { parse } from '../../http/validate';
 import { McpErrorBody } from '../../http/openapi';
 import { presentMcpInventoryPage, presentMcpSalesPage } from './mcp-data.present';
 import { McpInventoryPage, McpInventoryQuery, McpSalesPage, McpSalesQuery } from './mcp-data.schemas';
@@ -36,7 +35,7 @@ export function mcpDataRoutes({ db, docs, mcpLimiters }: Deps) {
       responses: { 200: { description: 'One page of sales', schema: McpSalesPage }, ...refusals },
     },
     async (req, res) => {
-      const { page, limit, ...period } = parse(McpSalesQuery, req.query);
+      const { page, limit, ...period } = req.input.query;
       res.json(presentMcpSalesPage(await data.salesPage(period, { page, limit }), { page, limit }));
     },
   );
@@ -57,7 +56,7 @@ export function mcpDataRoutes({ db, docs, mcpLimiters }: Deps) {
       responses: { 200: { description: 'One page of items', schema: McpInventoryPage }, ...refusals },
     },
     async (req, res) => {
-      const { page, limit, ...filter } = parse(McpInventoryQuery, req.query);
+      const { page, limit, ...filter } = req.input.query;
       const [items, categories] = await Promise.all([data.inventory(filter, { page, limit }), data.categoryNames()]);
       res.json(presentMcpInventoryPage(items, categories, { page, limit }));
     },

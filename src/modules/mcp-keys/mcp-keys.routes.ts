@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { presentCreatedMcpKey, presentMcpKey } from './mcp-keys.present';
 import { CreateMcpKey, CreatedMcpKey, McpKeyList } from './mcp-keys.schemas';
 import { mcpKeysService } from './mcp-keys.service';
@@ -29,7 +29,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(CreateMcpKey, req.body);
+      const body = req.input.body;
       res.status(201).json(presentCreatedMcpKey(await keys.create(actorOf(req), body)));
     },
   );
@@ -58,7 +58,7 @@ export function mcpKeysRoutes({ db, docs }: Deps) {
       responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } },
     },
     async (req, res) => {
-      await keys.revoke(parse(IdParams, req.params).id, actorOf(req));
+      await keys.revoke(req.input.params.id, actorOf(req));
       res.status(204).end();
     },
   );

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { currentMcpKey } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { parse } from '../../http/validate';
 import { McpErrorBody } from '../../http/openapi';
 import { presentMcpStatus, presentTestRun, presentTestRunStarted } from './mcp-runs.present';
 import { ExecutionParams, McpStatus, StartTestRun, TestRun, TestRunStarted } from './mcp-runs.schemas';
@@ -63,7 +62,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
       },
     },
     async (req, res) => {
-      const body = parse(StartTestRun, req.body);
+      const body = req.input.body;
       res.status(202).json(presentTestRunStarted(await runs.start(body, currentMcpKey(req))));
     },
   );
@@ -84,7 +83,7 @@ export function mcpRunsRoutes({ db, databaseUrl, config, logger, docs, mcpLimite
       },
     },
     async (req, res) => {
-      const { execution_id } = parse(ExecutionParams, req.params);
+      const { execution_id } = req.input.params;
       res.json(presentTestRun(await runs.get(execution_id)));
     },
   );

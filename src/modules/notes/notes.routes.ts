@@ -2,7 +2,6 @@ import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { presentNote, presentNoteCount, presentNoteCounts } from './notes.present';
 import {
   BatchCounts,
@@ -38,7 +37,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Notes', schema: NoteList }, 400: invalid },
     },
     async (req, res) => {
-      const query = parse(NoteQuery, req.query);
+      const query = req.input.query;
       res.json((await notes.list(query)).map(presentNote));
     },
   );
@@ -54,7 +53,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Count', schema: NoteCount }, 400: invalid },
     },
     async (req, res) => {
-      const { referenceType, referenceId } = parse(ReferenceParams, req.params);
+      const { referenceType, referenceId } = req.input.params;
       res.json(presentNoteCount(await notes.count(referenceType, referenceId)));
     },
   );
@@ -70,7 +69,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Counts by referenceId', schema: NoteCounts }, 400: invalid },
     },
     async (req, res) => {
-      const { referenceType, referenceIds } = parse(BatchCounts, req.body);
+      const { referenceType, referenceIds } = req.input.body;
       res.json(presentNoteCounts(await notes.countMany(referenceType, referenceIds)));
     },
   );
@@ -86,7 +85,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Notes', schema: NoteList }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      const { referenceType, referenceId } = parse(ReferenceParams, req.params);
+      const { referenceType, referenceId } = req.input.params;
       res.json((await notes.listFor(referenceType, referenceId)).map(presentNote));
     },
   );
@@ -102,7 +101,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 201: { description: 'Created', schema: Note }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      const body = parse(CreateNote, req.body);
+      const body = req.input.body;
       const row = await notes.create({ ...body, createdBy: currentUser(req).id });
       res.status(201).json(presentNote(row));
     },
@@ -125,8 +124,8 @@ export function notesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(NoteIdParams, req.params);
-      const { text } = parse(UpdateNote, req.body);
+      const { id } = req.input.params;
+      const { text } = req.input.body;
       res.json(presentNote(await notes.update(id, text, currentUser(req))));
     },
   );
@@ -142,7 +141,7 @@ export function notesRoutes({ db, docs }: Deps) {
       responses: { 204: 'Deleted', 403: failure('Not the author'), 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(NoteIdParams, req.params);
+      const { id } = req.input.params;
       await notes.remove(id, currentUser(req));
       res.status(204).end();
     },

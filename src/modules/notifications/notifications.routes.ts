@@ -2,7 +2,6 @@ import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { presentCleared, presentNotification, presentNotificationList } from './notifications.present';
 import {
   ClearedNotifications,
@@ -48,7 +47,7 @@ export function notificationsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { itemId } = parse(ItemIdParams, req.params);
+      const { itemId } = req.input.params;
       res.json(presentNotification(await lowStock.acknowledge(itemId, currentUser(req).id)));
     },
   );

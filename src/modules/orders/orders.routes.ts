@@ -63,7 +63,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Orders', schema: OrderList } },
     },
     async (req, res) => {
-      const query = parse(OrderListQuery, req.query);
+      const query = req.input.query;
       res.json(presentOrderList(await orders.list(query), await mayReadCostPrices(db, currentUser(req))));
     },
   );
@@ -85,7 +85,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const input = parse(CreateOrder, req.body);
+      const input = req.input.body;
       res.status(201).json(presentOrderDetail(await orders.create(input, currentUser(req).id)));
     },
   );
@@ -181,7 +181,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       const user = currentUser(req);
       const result = req.is('multipart/form-data')
         ? await imports.fromUpload(parse(ImportMultipartFields, req.body ?? {}), req.files as ImportFiles, user.id)
-        : await imports.fromParsedData(parse(ImportFromInvoiceJson, req.body).parsedData, user.id);
+        : await imports.fromParsedData(req.input.body.parsedData, user.id);
       res.status(201).json(presentImportResult(result));
     },
   );
@@ -202,7 +202,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       res.json(presentOrderDetail(await orders.get(id), await mayReadCostPrices(db, currentUser(req))));
     },
   );
@@ -235,8 +235,8 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
-      const input = parse(ReceiveOrder, req.body);
+      const { id } = req.input.params;
+      const input = req.input.body;
       res.json(presentReceiveResult(await receipts.receive(id, input, actorOf(req))));
     },
   );
@@ -258,7 +258,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       res.json(presentOrderDetail(await orders.cancel(id, actorOf(req))));
     },
   );
@@ -279,6 +279,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       access: 'manager',
       params: OrderParams,
       body: AddToInventory,
+      omittedBodyIsEmpty: true,
       responses: {
         200: { description: 'Items created', schema: AddToInventoryResult },
         400: failure('No category, or orderItemIds that are not received lines without an item'),
@@ -287,8 +288,8 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
-      const input = parse(AddToInventory, req.body ?? {});
+      const { id } = req.input.params;
+      const input = req.input.body;
       res.json(presentAddToInventoryResult(await receipts.addToInventory(id, input, actorOf(req))));
     },
   );
@@ -313,12 +314,12 @@ export function ordersRoutes({ db, docs }: Deps) {
     },
     async (req, _res, next) => {
       // 404 before reading up to 10 MB for an order that does not exist
-      await orders.resolve(parse(OrderParams, req.params).id);
+      await orders.resolve(req.input.params.id);
       next();
     },
     invoiceUpload.single('invoice'),
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       res.json(presentAttachedInvoice(await orders.attachInvoice(id, req.file, currentUser(req).id)));
     },
   );
@@ -338,7 +339,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       const invoice = await orders.invoicePdf(id);
       // named by the order, never by the uploader: a stored 'x<script>.html' would keep its extension
       res.attachment(`invoice-${invoice.orderId}.pdf`).type('application/pdf').send(invoice.data);
@@ -363,7 +364,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       const { filename, pdf } = await purchaseOrders.render(id);
       res.attachment(filename).type('application/pdf').send(pdf);
     },

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { actorOf } from '../audit/audit.actor';
 import { presentReplenishmentOrders, presentSuggestions } from './replenishment.present';
 import {
@@ -50,6 +49,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
         'in place of the suggested one.',
       access: 'manager',
       body: CreateReplenishmentOrders,
+      omittedBodyIsEmpty: true,
       responses: {
         201: { description: 'Orders created', schema: ReplenishmentOrdersResult },
         200: { description: 'Nothing was short: no order created (orders [])', schema: ReplenishmentOrdersResult },
@@ -61,7 +61,7 @@ export function replenishmentRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const outcome = await replenishment.createOrders(parse(CreateReplenishmentOrders, req.body ?? {}), actorOf(req));
+      const outcome = await replenishment.createOrders(req.input.body, actorOf(req));
       res.status(outcome.orders.length > 0 ? 201 : 200).json(presentReplenishmentOrders(outcome));
     },
   );

@@ -4,7 +4,6 @@ import { ApiRouter } from '../../http/api-router';
 import { HttpError, InternalError } from '../../http/errors';
 import { isTransientDatabaseError } from '../../http/error-middleware';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { presentSaleProcessed } from './sales.present';
 import { SaleAuthorisationBody, SaleProcessed } from './sales.schemas';
 import { salesService } from './sales.service';
@@ -56,7 +55,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Draft with its lines', schema: Quote }, 400: invalid, 404: noDraft },
     },
     async (req, res) => {
-      const { sessionId } = parse(SessionQuery, req.query);
+      const { sessionId } = req.input.query;
       res.json(presentQuote(await quotes.currentDraft(currentUser(req), sessionId)));
     },
   );
@@ -73,7 +72,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Changed', schema: ChargeCodeChanged }, 400: invalid, 404: noDraft },
     },
     async (req, res) => {
-      const { chargeCode, sessionId } = parse(ChangeChargeCode, req.body);
+      const { chargeCode, sessionId } = req.input.body;
       res.json(presentChargeCodeChanged(await quotes.changeDraftChargeCode(currentUser(req), sessionId, chargeCode)));
     },
   );
@@ -88,7 +87,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: noDraft },
     },
     async (req, res) => {
-      const { sessionId } = parse(SessionQuery, req.query);
+      const { sessionId } = req.input.query;
       await quotes.deleteDraft(currentUser(req), sessionId);
       res.json(presentDraftDeleted());
     },
@@ -111,7 +110,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(SaveDraft, req.body);
+      const body = req.input.body;
       const quote = await quotes.saveDraft(currentUser(req), body).catch((err: unknown) => {
         // a typed error, or the 503 of a database that is down or busy, is answered as it is
         if (err instanceof HttpError || isTransientDatabaseError(err)) throw err;
@@ -145,7 +144,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Quote with lines', schema: Quote }, 400: invalid, 404: quoteNotFound },
     },
     async (req, res) => {
-      const { id } = parse(QuoteIdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentQuote(await quotes.get(currentUser(req), id)));
     },
   );
@@ -163,8 +162,8 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Updated', schema: QuoteSaved }, 400: invalid, 404: quoteNotFound },
     },
     async (req, res) => {
-      const { id } = parse(QuoteIdParams, req.params);
-      const body = parse(UpdateQuote, req.body);
+      const { id } = req.input.params;
+      const body = req.input.body;
       res.json(presentQuoteUpdated(await quotes.update(currentUser(req), id, body)));
     },
   );
@@ -179,7 +178,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: quoteNotFound },
     },
     async (req, res) => {
-      const { id } = parse(QuoteIdParams, req.params);
+      const { id } = req.input.params;
       await quotes.remove(currentUser(req), id);
       res.json(presentQuoteDeleted());
     },
@@ -201,6 +200,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       access: 'auth',
       params: QuoteIdParams,
       body: SaleAuthorisationBody,
+      omittedBodyIsEmpty: true,
       responses: {
         200: { description: 'Processed', schema: SaleProcessed },
         400: invalid,
@@ -210,8 +210,8 @@ export function quotesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(QuoteIdParams, req.params);
-      const body = parse(SaleAuthorisationBody, req.body ?? {});
+      const { id } = req.input.params;
+      const body = req.input.body;
       res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id, body)));
     },
   );

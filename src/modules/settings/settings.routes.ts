@@ -74,9 +74,9 @@ export function settingsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { userId, permission } = parse(PermissionParams, req.params);
+      const { userId, permission } = req.input.params;
       if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
-      const { granted } = parse(GrantBody, req.body);
+      const { granted } = req.input.body;
       res.json(presentUserPermissions(await users.setPermission(userId, permission, granted, actorOf(req))));
     },
   );
@@ -119,7 +119,7 @@ export function settingsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { key } = parse(SettingKeyParams, req.params);
+      const { key } = req.input.params;
       const { value } = parse(settingBodyFor(key), req.body);
       res.json(presentSetting(await settings.put(key, value, actorOf(req))));
     },

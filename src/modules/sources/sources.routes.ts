@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { IdParams, parse } from '../../http/validate';
+import { IdParams } from '../../http/validate';
 import { presentItemSource } from './sources.present';
 import { ItemSource, UpdateItemSource } from './sources.schemas';
 import { sourcesService } from './sources.service';
@@ -33,8 +33,8 @@ export function sourcesRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
-      const input = parse(UpdateItemSource, req.body);
+      const { id } = req.input.params;
+      const input = req.input.body;
       res.json(presentItemSource(await sources.update(id, input)));
     },
   );
@@ -49,7 +49,7 @@ export function sourcesRoutes({ db, docs }: Deps) {
       responses: { 204: 'Removed', 403: failure('Not an admin'), 404: failure('Item source not found') },
     },
     async (req, res) => {
-      const { id } = parse(IdParams, req.params);
+      const { id } = req.input.params;
       await sources.remove(id);
       res.status(204).end();
     },

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { MovementList, MovementQuery } from './stock-movements.schemas';
 import { presentMovementList } from './stock-movements.present';
 import { stockMovementsService } from './stock-movements.service';
@@ -28,7 +27,7 @@ export function stockMovementsRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const query = parse(MovementQuery, req.query);
+      const query = req.input.query;
       res.json(presentMovementList(await movements.list(query)));
     },
   );

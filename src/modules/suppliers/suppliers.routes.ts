@@ -3,7 +3,6 @@ import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profi
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { LinkItem, ItemSource } from '../sources/sources.schemas';
 import { presentItemSource } from '../sources/sources.present';
 import {
@@ -55,7 +54,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const input = parse(CreateSupplier, req.body);
+      const input = req.input.body;
       res.status(201).json(presentSupplier(await suppliers.create(input)));
     },
   );
@@ -76,7 +75,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
+      const { id } = req.input.params;
       res.json(presentSupplierDeletionCheck(await suppliers.deletionCheck(id)));
     },
   );
@@ -97,7 +96,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
+      const { id } = req.input.params;
       await suppliers.safeDelete(id);
       res.status(204).end();
     },
@@ -113,7 +112,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Supplier and its item sources', schema: SupplierWithItems }, 404: notFound },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
+      const { id } = req.input.params;
       const { supplier, links } = await suppliers.withItems(id);
       res.json(presentSupplierWithItems(supplier, links, await mayReadCostPrices(db, currentUser(req))));
     },
@@ -135,8 +134,8 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
-      const input = parse(UpdateSupplier, req.body);
+      const { id } = req.input.params;
+      const input = req.input.body;
       res.json(presentSupplier(await suppliers.update(id, input)));
     },
   );
@@ -158,7 +157,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
+      const { id } = req.input.params;
       await suppliers.remove(id);
       res.status(204).end();
     },
@@ -181,8 +180,8 @@ export function suppliersRoutes({ db, docs }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(SupplierParams, req.params);
-      const input = parse(LinkItem, req.body);
+      const { id } = req.input.params;
+      const input = req.input.body;
       res.status(201).json(presentItemSource(await suppliers.linkItem(id, input)));
     },
   );

@@ -1,10 +1,8 @@
-import type { RequestHandler } from 'express';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import {
   presentDeletionCheck,
   presentPasswordChanged,
@@ -70,7 +68,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(CreateUser, req.body);
+      const body = req.input.body;
       res.status(201).json(presentUser(await users.createUnique(body, actorOf(req))));
     },
   );
@@ -90,7 +88,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const body = parse(ChangeOwnPasswordBody, req.body);
+      const body = req.input.body;
       await users.changeOwnPassword(
         currentUser(req).id,
         body.currentPassword,
@@ -115,13 +113,16 @@ export function usersRoutes({ db, docs, config }: Deps) {
       404: failure('User not found'),
     },
   };
-  const setRoleHandler: RequestHandler = async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
-    const { role } = parse(RoleBody, req.body);
-    res.json(presentUser(await users.setRole(id, role, actorOf(req))));
-  };
-  api.put('/users/:id/role', { ...setRole, operationId: 'setUserRole' }, setRoleHandler);
-  api.patch('/users/:id/role', { ...setRole, operationId: 'changeUserRole' }, setRoleHandler);
+  for (const [method, operationId] of [
+    ['put', 'setUserRole'],
+    ['patch', 'changeUserRole'],
+  ] as const) {
+    api[method]('/users/:id/role', { ...setRole, operationId }, async (req, res) => {
+      const { id } = req.input.params;
+      const { role } = req.input.body;
+      res.json(presentUser(await users.setRole(id, role, actorOf(req))));
+    });
+  }
 
   api.patch(
     '/users/:id/reset-password',
@@ -140,8 +141,8 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
-      const { password } = parse(ResetPasswordBody, req.body);
+      const { id } = req.input.params;
+      const { password } = req.input.body;
       await users.resetPassword(id, password, actorOf(req));
       res.json(presentPasswordReset());
     },
@@ -164,9 +165,9 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       users.assertMayChangePickingList(id, currentUser(req));
-      const { showPickingList } = parse(PickingListBody, req.body);
+      const { showPickingList } = req.input.body;
       res.json(presentPickingList(await users.setPickingList(id, showPickingList, actorOf(req))));
     },
   );
@@ -188,7 +189,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentDeletionCheck(await users.deletionCheck(id)));
     },
   );
@@ -209,7 +210,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       await users.safeDelete(id, actorOf(req));
       res.status(204).end();
     },
@@ -231,7 +232,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       res.json(presentReactivated(await users.reactivate(id, actorOf(req))));
     },
   );
@@ -253,7 +254,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       },
     },
     async (req, res) => {
-      const { id } = parse(UserIdParams, req.params);
+      const { id } = req.input.params;
       await users.deactivate(id, actorOf(req));
       res.status(204).end();
     },

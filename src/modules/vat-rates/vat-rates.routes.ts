@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { parse } from '../../http/validate';
 import { presentVatRate, presentVatRateList } from './vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, VatRate, VatRateList } from './vat-rates.schemas';
 import { vatRatesService } from './vat-rates.service';
@@ -40,7 +39,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
       responses: { 201: { description: 'Created', schema: VatRate }, 400: invalid },
     },
     async (req, res) => {
-      const body = parse(CreateVatRate, req.body);
+      const body = req.input.body;
       res.status(201).json(presentVatRate(await rates.create(body, actorOf(req))));
     },
   );
@@ -59,8 +58,8 @@ export function vatRatesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Updated', schema: VatRate }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      const { rateId } = parse(RateIdParams, req.params);
-      const body = parse(UpdateVatRate, req.body);
+      const { rateId } = req.input.params;
+      const body = req.input.body;
       res.json(presentVatRate(await rates.update(rateId, body, actorOf(req))));
     },
   );
@@ -76,7 +75,7 @@ export function vatRatesRoutes({ db, docs }: Deps) {
       responses: { 204: 'Deleted', 400: { description: 'Default rate', schema: MessageBody }, 404: notFound },
     },
     async (req, res) => {
-      const { rateId } = parse(RateIdParams, req.params);
+      const { rateId } = req.input.params;
       await rates.delete(rateId, actorOf(req));
       res.status(204).end();
     },
