@@ -31,7 +31,7 @@ import { presentNote } from '../modules/notes/notes.present';
 import { CreateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
-import { attempt, checked, flash, textField, type FieldErrors } from './forms';
+import { attempt, checked, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -113,14 +113,8 @@ const formOfCode = (code: ChargeCode): CodeForm => ({
 const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) =>
   `${user.first_name} ${user.last_name} (${user.email})`;
 
-/** One of the code page's forms coming back with what was typed and what to fix. */
-type DetailForm = {
-  form: 'hold' | 'exclusion' | 'user' | 'note';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type DetailFormName = 'hold' | 'exclusion' | 'user' | 'note';
 
 /** /chargecodes and /chargecodes/{code}: the list, the admins' create and edit forms, and a code's page with its holds, exclusions, authorised people, notes and spending. */
 export function chargecodesPages({ db, config }: Deps): Router {
@@ -203,7 +197,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
   });
 
   /** Everything the code's page shows; a refused form comes back with its errors and what was typed. */
-  async function renderCode(req: Request, res: Response, code: string, returned: DetailForm | null = null) {
+  async function renderCode(
+    req: Request,
+    res: Response,
+    code: string,
+    returned: ReturnedForm<DetailFormName> | null = null,
+  ) {
     const user = currentUser(req);
     const status = await data.chargeCodeStatus(code);
     const chargeCode = presentChargeCode({
@@ -218,10 +217,6 @@ export function chargecodesPages({ db, config }: Deps): Router {
       chargeCode.authorisedBy ? users.findById(chargeCode.authorisedBy) : undefined,
     ]);
     const excluded = new Set(chargeCode.excludedCategoryIds);
-    const formState = (name: DetailForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('chargecodes/show', {
       title: `Charge code ${chargeCode.code}`,
       chargeCode,
@@ -242,10 +237,10 @@ export function chargecodesPages({ db, config }: Deps): Router {
         ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release')
         : null,
       isAdmin: hasRole(user, 'admin'),
-      holdForm: formState('hold', { holdReason: '' }),
-      exclusionForm: formState('exclusion', { categoryId: '' }),
-      userForm: formState('user', { userName: '', email: '', department: '', notes: '' }),
-      noteForm: formState('note', { text: '' }),
+      holdForm: formState(returned, 'hold', { holdReason: '' }),
+      exclusionForm: formState(returned, 'exclusion', { categoryId: '' }),
+      userForm: formState(returned, 'user', { userName: '', email: '', department: '', notes: '' }),
+      noteForm: formState(returned, 'note', { text: '' }),
     });
   }
 

@@ -22,7 +22,7 @@ import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
-import { attempt, filledIn, flash, repeatedField, type FieldErrors } from './forms';
+import { attempt, filledIn, flash, formState, repeatedField, type FieldErrors, type ReturnedForm } from './forms';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -90,14 +90,8 @@ function refundRequest(body: Record<string, unknown>) {
   return { items, note, typed: Object.fromEntries(itemIds.map((itemId, i) => [itemId, quantities[i] ?? ''])) };
 }
 
-/** One of the sale page's forms coming back with what was typed and what to fix. */
-type SaleForm = {
-  form: 'recipient' | 'note' | 'refund';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type SaleFormName = 'recipient' | 'note' | 'refund';
 
 export function salesPages({ db }: Deps): Router {
   const pages = Router();
@@ -165,7 +159,12 @@ export function salesPages({ db }: Deps): Router {
     });
   });
 
-  async function renderSale(req: Request, res: Response, id: number, returned: SaleForm | null = null) {
+  async function renderSale(
+    req: Request,
+    res: Response,
+    id: number,
+    returned: ReturnedForm<SaleFormName> | null = null,
+  ) {
     const user = currentUser(req);
     const record = await sales.get(id);
     const sale = presentSale(record);
@@ -176,10 +175,6 @@ export function salesPages({ db }: Deps): Router {
       mayChangeRecipient(db, user, record.sale),
     ]);
     // each form shows what was typed and what to fix when it is the one that came back, else its starting values
-    const formState = (name: SaleForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('sales/show', {
       title: `Sale ${sale.saleId}`,
       sale,
@@ -191,12 +186,12 @@ export function salesPages({ db }: Deps): Router {
       canMarkUnpaid: hasRole(user, 'admin'),
       canSetRecipient,
       refundable: canRefund ? refundableItems(record) : null,
-      recipientForm: formState('recipient', {
+      recipientForm: formState(returned, 'recipient', {
         deliveredTo: sale.deliveredTo ?? '',
         deliveredToEmail: sale.deliveredToEmail ?? '',
       }),
-      noteForm: formState('note', { text: '' }),
-      refundForm: formState('refund', { refundQty: {}, note: '' }),
+      noteForm: formState(returned, 'note', { text: '' }),
+      refundForm: formState(returned, 'refund', { refundQty: {}, note: '' }),
     });
   }
 
