@@ -27,11 +27,9 @@ import {
 } from '../modules/chargecodes/chargecodes.schemas';
 import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
 import { mcpDataService } from '../modules/mcp/mcp-data.service';
-import { presentNote } from '../modules/notes/notes.present';
-import { CreateNote } from '../modules/notes/notes.schemas';
-import { notesService } from '../modules/notes/notes.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { attempt, checked, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
+import { notesSection } from './notes-section';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -122,7 +120,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
   const codes = chargeCodesService(db, config);
   const data = mcpDataService(db);
   const categories = categoriesService(db);
-  const notes = notesService(db);
+  const noteSection = notesSection(db);
   const users = usersService(db);
   // the API's own guard of holds and exclusions: the chargeCodes.holdRole setting's role and up
   const holdRole = requireHoldRole(db);
@@ -211,7 +209,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
     });
     const [authorised, noteRows, policy, allCategories, authoriser] = await Promise.all([
       codes.listUsers(code),
-      notes.listFor('charge_code', status.code.code),
+      noteSection.list(req, 'charge_code', status.code.code),
       chargeCodePolicy(db),
       categories.list(),
       chargeCode.authorisedBy ? users.findById(chargeCode.authorisedBy) : undefined,
@@ -228,7 +226,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
       // a category excluded already is not offered again
       categories: allCategories.filter((c) => !excluded.has(c.id)).map((c) => ({ id: c.id, name: c.name })),
       authorisedUsers: presentAuthorisedUsers(authorised),
-      notes: noteRows.map(presentNote),
+      notes: noteRows,
       // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
       mayHold: hasRole(user, policy.holdRole),
       holdRole: policy.holdRole,
@@ -347,13 +345,8 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/notes', requirePage(), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { text: textField(req.body.text) };
-    const result = await attempt(async () => {
-      const note = parse(CreateNote, { ...values, referenceType: 'charge_code', referenceId: code });
-      return notes.create({ ...note, createdBy: currentUser(req).id });
-    });
-    if (!result.ok) return renderCode(req, res, code, { form: 'note', ...result, values });
-    flash(req, 'Note added');
+    const refused = await noteSection.add(req, 'charge_code', code);
+    if (refused) return renderCode(req, res, code, refused);
     res.redirect(303, `${codeHref(code)}#notes`);
   });
 

@@ -3,9 +3,6 @@ import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { parse } from '../http/validate';
-import { CreateNote } from '../modules/notes/notes.schemas';
-import { presentNote } from '../modules/notes/notes.present';
-import { notesService } from '../modules/notes/notes.service';
 import {
   presentSale,
   presentSalePaid,
@@ -23,6 +20,7 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
 import { attempt, filledIn, flash, formState, repeatedField, type FieldErrors, type ReturnedForm } from './forms';
+import { notesSection } from './notes-section';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -97,7 +95,7 @@ export function salesPages({ db }: Deps): Router {
   const pages = Router();
   const sales = salesService(db);
   const reports = salesReports(db);
-  const notes = notesService(db);
+  const noteSection = notesSection(db);
   const movements = stockMovementsService(db);
   const users = usersService(db);
 
@@ -170,7 +168,7 @@ export function salesPages({ db }: Deps): Router {
     const sale = presentSale(record);
     const [saleMovements, saleNotes, canRefund, canSetRecipient] = await Promise.all([
       movements.list({ referenceType: 'sale', referenceId: sale.saleId, limit: 100 }),
-      notes.listFor('sale', String(id)),
+      noteSection.list(req, 'sale', String(id)),
       users.hasPermission(user, 'sales.refund'),
       mayChangeRecipient(db, user, record.sale),
     ]);
@@ -180,7 +178,7 @@ export function salesPages({ db }: Deps): Router {
       sale,
       statusLabels: SALE_STATUS_LABELS,
       movements: saleMovements.map(presentMovement),
-      notes: saleNotes.map(presentNote),
+      notes: saleNotes,
       // the API's access for these routes: paid for managers and admins, unpaid for admins
       canMarkPaid: hasRole(user, 'manager'),
       canMarkUnpaid: hasRole(user, 'admin'),
@@ -225,12 +223,8 @@ export function salesPages({ db }: Deps): Router {
 
   pages.post('/sales/:id/notes', requirePage(), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    const result = await attempt(async () => {
-      const note = parse(CreateNote, { text: req.body.text, referenceType: 'sale', referenceId: String(id) });
-      return notes.create({ ...note, createdBy: currentUser(req).id });
-    });
-    if (!result.ok) return renderSale(req, res, id, { form: 'note', ...result, values: req.body });
-    flash(req, 'Note added');
+    const refused = await noteSection.add(req, 'sale', String(id));
+    if (refused) return renderSale(req, res, id, refused);
     res.redirect(303, `/sales/${id}`);
   });
 
