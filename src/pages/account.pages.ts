@@ -17,20 +17,14 @@ import { presentPasswordChanged, presentPickingList, presentUser } from '../modu
 import { PASSWORD_MIN_LENGTH } from '../auth/password-rule';
 import { ChangeOwnPasswordBody, PickingListBody } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
-import { attempt, checked, flash, type FieldErrors } from './forms';
+import { attempt, checked, flash, formState, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';
 import { ROLE_LABELS } from './users.pages';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'], scripts: ['/assets/js/account.js'] };
 
-/** One of the page's forms coming back with what was typed and what to fix. */
-type AccountForm = {
-  form: 'password' | 'token';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type AccountFormName = 'password' | 'token';
 
 /** The token form's fields as the API's body: the number of days is a number there, typed text here. */
 const tokenRequest = (body: Record<string, unknown>) => ({
@@ -48,15 +42,11 @@ export function accountPages({ db, config }: Deps): Router {
   async function renderAccount(
     req: Request,
     res: Response,
-    returned: AccountForm | null = null,
+    returned: ReturnedForm<AccountFormName> | null = null,
     created: CreatedToken | null = null,
     status = 200,
   ) {
     const row = await users.get(currentUser(req).id);
-    const formState = (name: AccountForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? status).render('account/index', {
       ...ASSETS,
       title: 'My account',
@@ -68,8 +58,8 @@ export function accountPages({ db, config }: Deps): Router {
       tokens: (await tokens.list(row.id)).map(presentToken),
       tokenMaxDays: TOKEN_MAX_DAYS,
       created,
-      passwordForm: formState('password', {}),
-      tokenForm: formState('token', { name: '', expiresInDays: String(TOKEN_DEFAULT_DAYS) }),
+      passwordForm: formState(returned, 'password', {}),
+      tokenForm: formState(returned, 'token', { name: '', expiresInDays: String(TOKEN_DEFAULT_DAYS) }),
       ...presentFailedSignIns(await failures.recent(row.id)),
     });
   }

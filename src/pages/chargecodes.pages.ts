@@ -26,12 +26,10 @@ import {
   type ChargeCodeSummary,
 } from '../modules/chargecodes/chargecodes.schemas';
 import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
-import { presentNote } from '../modules/notes/notes.present';
 import { chargeCodeStatus } from '../modules/sales/sales.charge-code-status';
-import { CreateNote } from '../modules/notes/notes.schemas';
-import { notesService } from '../modules/notes/notes.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
-import { attempt, checked, flash, textField, type FieldErrors } from './forms';
+import { attempt, checked, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
+import { notesSection } from './notes-section';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -113,21 +111,15 @@ const formOfCode = (code: ChargeCode): CodeForm => ({
 const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) =>
   `${user.first_name} ${user.last_name} (${user.email})`;
 
-/** One of the code page's forms coming back with what was typed and what to fix. */
-type DetailForm = {
-  form: 'hold' | 'exclusion' | 'user' | 'note';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type DetailFormName = 'hold' | 'exclusion' | 'user' | 'note';
 
 /** /chargecodes and /chargecodes/{code}: the list, the admins' create and edit forms, and a code's page with its holds, exclusions, authorised people, notes and spending. */
 export function chargecodesPages({ db, config }: Deps): Router {
   const pages = Router();
   const codes = chargeCodesService(db, config);
   const categories = categoriesService(db);
-  const notes = notesService(db);
+  const noteSection = notesSection(db);
   const users = usersService(db);
   // the API's own guard of holds and exclusions: the chargeCodes.holdRole setting's role and up
   const holdRole = requireHoldRole(db);
@@ -202,7 +194,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
   });
 
   /** Everything the code's page shows; a refused form comes back with its errors and what was typed. */
-  async function renderCode(req: Request, res: Response, code: string, returned: DetailForm | null = null) {
+  async function renderCode(
+    req: Request,
+    res: Response,
+    code: string,
+    returned: ReturnedForm<DetailFormName> | null = null,
+  ) {
     const user = currentUser(req);
     const status = await chargeCodeStatus(db, code);
     const chargeCode = presentChargeCode({
@@ -211,16 +208,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
     });
     const [authorised, noteRows, policy, allCategories, authoriser] = await Promise.all([
       codes.listUsers(code),
-      notes.listFor('charge_code', status.code.code),
+      noteSection.list(req, 'charge_code', status.code.code),
       chargeCodePolicy(db),
       categories.list(),
       chargeCode.authorisedBy ? users.findById(chargeCode.authorisedBy) : undefined,
     ]);
     const excluded = new Set(chargeCode.excludedCategoryIds);
-    const formState = (name: DetailForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('chargecodes/show', {
       title: `Charge code ${chargeCode.code}`,
       chargeCode,
@@ -232,7 +225,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
       // a category excluded already is not offered again
       categories: allCategories.filter((c) => !excluded.has(c.id)).map((c) => ({ id: c.id, name: c.name })),
       authorisedUsers: presentAuthorisedUsers(authorised),
-      notes: noteRows.map(presentNote),
+      notes: noteRows,
       // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
       mayHold: hasRole(user, policy.holdRole),
       holdRole: policy.holdRole,
@@ -241,10 +234,10 @@ export function chargecodesPages({ db, config }: Deps): Router {
         ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release')
         : null,
       isAdmin: hasRole(user, 'admin'),
-      holdForm: formState('hold', { holdReason: '' }),
-      exclusionForm: formState('exclusion', { categoryId: '' }),
-      userForm: formState('user', { userName: '', email: '', department: '', notes: '' }),
-      noteForm: formState('note', { text: '' }),
+      holdForm: formState(returned, 'hold', { holdReason: '' }),
+      exclusionForm: formState(returned, 'exclusion', { categoryId: '' }),
+      userForm: formState(returned, 'user', { userName: '', email: '', department: '', notes: '' }),
+      noteForm: formState(returned, 'note', { text: '' }),
     });
   }
 
@@ -351,13 +344,8 @@ export function chargecodesPages({ db, config }: Deps): Router {
 
   pages.post('/chargecodes/:code/notes', requirePage(), async (req, res) => {
     const { code } = parse(CodeParams, req.params);
-    const values = { text: textField(req.body.text) };
-    const result = await attempt(async () => {
-      const note = parse(CreateNote, { ...values, referenceType: 'charge_code', referenceId: code });
-      return notes.create({ ...note, createdBy: currentUser(req).id });
-    });
-    if (!result.ok) return renderCode(req, res, code, { form: 'note', ...result, values });
-    flash(req, 'Note added');
+    const refused = await noteSection.add(req, 'charge_code', code);
+    if (refused) return renderCode(req, res, code, refused);
     res.redirect(303, `${codeHref(code)}#notes`);
   });
 

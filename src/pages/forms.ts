@@ -9,6 +9,28 @@ import { csrfProtection } from '../auth/form-tokens';
 export type FieldErrors = Record<string, string>;
 export type Attempt<T> = { ok: true; value: T } | { ok: false; status: number; message: string; errors: FieldErrors };
 
+/** One of a page's forms coming back with what was typed and what to fix (a page shows several forms; `form` names which). */
+export type ReturnedForm<Name extends string = string> = {
+  form: Name;
+  status: number;
+  message: string;
+  errors: FieldErrors;
+  values: Record<string, unknown>;
+};
+
+/** What a form shows: what was typed, the message and each field's error (none on a fresh form). */
+export type FormState = { values: Record<string, unknown>; errors: FieldErrors; message: string | null };
+
+/** A form of the page: what came back for it, or its starting values. */
+export const formState = <Name extends string>(
+  returned: ReturnedForm<Name> | null,
+  name: Name,
+  values: Record<string, unknown>,
+): FormState =>
+  returned?.form === name
+    ? { values: returned.values, errors: returned.errors, message: returned.message }
+    : { values, errors: {}, message: null };
+
 const FIX_IT = 'Please correct the fields marked below';
 
 /**

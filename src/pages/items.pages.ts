@@ -10,8 +10,7 @@ import { categoriesService } from '../modules/categories/categories.service';
 import { CreateItem, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
 import { presentItem, presentItemOrderHistory } from '../modules/items/items.present';
 import { itemsService } from '../modules/items/items.service';
-import { presentNote } from '../modules/notes/notes.present';
-import { CreateNote, UpdateNote } from '../modules/notes/notes.schemas';
+import { UpdateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { ordersService } from '../modules/orders/orders.service';
 import { sourcesService } from '../modules/sources/sources.service';
@@ -20,6 +19,7 @@ import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListView } from './items.list';
+import { notesSection } from './notes-section';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -87,6 +87,7 @@ export function itemsPages(deps: Deps): Router {
   const categories = categoriesService(db);
   const vatRates = vatRatesService(db);
   const notes = notesService(db);
+  const noteSection = notesSection(db);
   const orders = ordersService(db);
   const sources = sourcesService(db);
 
@@ -127,7 +128,7 @@ export function itemsPages(deps: Deps): Router {
     const [item, movements, noteRows, history, sourceRows, costPrices] = await Promise.all([
       items.get(id),
       movementsPage(id, before),
-      notes.listFor('item', String(id)),
+      noteSection.list(req, 'item', String(id), { editable: true }),
       orders.itemHistory(id),
       sources.listForItem(id),
       mayReadCostPrices(db, user),
@@ -138,10 +139,7 @@ export function itemsPages(deps: Deps): Router {
       stylesheets: ['/assets/css/items.css'],
       item: presented,
       movements,
-      notes: noteRows.map((row) => ({
-        ...presentNote(row),
-        mayChange: row.created_by === user.id || user.role === 'admin',
-      })),
+      notes: noteRows,
       orders: presentItemOrderHistory(history, costPrices).orders,
       sources: sourceRows.map((row) => ({
         supplierId: row.supplier_id,
@@ -255,18 +253,8 @@ export function itemsPages(deps: Deps): Router {
   // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).
   pages.post('/items/:id/notes', requirePage(), async (req, res) => {
     const { id } = parse(IdParams, req.params);
-    const values = { text: textField(req.body.text) };
-    const result = await attempt(() =>
-      notes.create({
-        ...parse(CreateNote, { ...values, referenceType: 'item', referenceId: String(id) }),
-        createdBy: currentUser(req).id,
-      }),
-    );
-    if (!result.ok)
-      return renderDetail(req, res, id, result.status, {
-        note: { values, errors: result.errors, message: result.message },
-      });
-    flash(req, 'Note added');
+    const refused = await noteSection.add(req, 'item', String(id));
+    if (refused) return renderDetail(req, res, id, refused.status, { note: refused });
     res.redirect(303, `/items/${id}#notes`);
   });
 

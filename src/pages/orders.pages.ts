@@ -35,7 +35,18 @@ import { categoriesService } from '../modules/categories/categories.service';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
-import { attempt, checked, filledIn, flash, pageUpload, repeatedField, textField, type FieldErrors } from './forms';
+import {
+  attempt,
+  checked,
+  filledIn,
+  flash,
+  formState,
+  pageUpload,
+  repeatedField,
+  textField,
+  type FieldErrors,
+  type ReturnedForm,
+} from './forms';
 import { requirePage } from './page-guards';
 
 const STATUS_LABELS: Record<OrderStatus, string> = {
@@ -378,15 +389,15 @@ export function ordersPages({ db }: Deps): Router {
 
   // ---- one order: receive, invoice -----------------------------------------------------
 
-  type OrderForm = {
-    form: 'receive' | 'invoice' | 'inventory' | 'cancel';
-    status: number;
-    message: string;
-    errors: FieldErrors;
-    values: Record<string, unknown>;
-  };
+  /** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+  type OrderFormName = 'receive' | 'invoice' | 'inventory' | 'cancel';
 
-  async function renderOrder(req: Request, res: Response, id: string, returned: OrderForm | null = null) {
+  async function renderOrder(
+    req: Request,
+    res: Response,
+    id: string,
+    returned: ReturnedForm<OrderFormName> | null = null,
+  ) {
     const user = currentUser(req);
     // cost prices and the invoice PDF: anyone signed in, managers under access.profile strict
     const [detail, underProfile] = await Promise.all([
@@ -406,10 +417,6 @@ export function ordersPages({ db }: Deps): Router {
     ]);
     // the price a new item is proposed at; none where the cost is hidden (those forms are a manager's anyway)
     const proposedPrice = (unitCost: string | null) => (unitCost === null ? '' : markedUpPrice(unitCost, markup));
-    const formState = (name: OrderForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('orders/show', {
       title: `Order ${order.orderId}`,
       order,
@@ -421,21 +428,21 @@ export function ordersPages({ db }: Deps): Router {
       mayDownloadInvoice: underProfile,
       withoutItem,
       categories: categoryRows,
-      inventoryForm: formState('inventory', {
+      inventoryForm: formState(returned, 'inventory', {
         categoryId: '',
         sku: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, line.sku ?? ''])),
         price: Object.fromEntries(withoutItem.map((line) => [line.orderItemId, proposedPrice(line.unitCost)])),
       }),
       markup,
-      receiveForm: formState('receive', {
+      receiveForm: formState(returned, 'receive', {
         receivedQuantity: {},
         addToInventory: Object.fromEntries(order.items.map((line) => [line.orderItemId, true])),
         sku: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, line.sku ?? ''])),
         price: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, proposedPrice(line.unitCost)])),
         newItemCategoryId: '',
       }),
-      invoiceForm: formState('invoice', {}),
-      cancelForm: formState('cancel', {}),
+      invoiceForm: formState(returned, 'invoice', {}),
+      cancelForm: formState(returned, 'cancel', {}),
       // the API's rule: cancelling is for an order of which nothing is received
       canCancel: canManage && order.status === 'pending' && order.items.every((line) => line.receivedQuantity === 0),
     });

@@ -3,9 +3,6 @@ import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { parse } from '../http/validate';
-import { CreateNote } from '../modules/notes/notes.schemas';
-import { presentNote } from '../modules/notes/notes.present';
-import { notesService } from '../modules/notes/notes.service';
 import {
   presentSale,
   presentSalePaid,
@@ -22,7 +19,8 @@ import type { SalesFilterInput } from '../modules/sales/sales.filters';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
-import { attempt, filledIn, flash, repeatedField, type FieldErrors } from './forms';
+import { attempt, filledIn, flash, formState, repeatedField, type FieldErrors, type ReturnedForm } from './forms';
+import { notesSection } from './notes-section';
 import { requirePage, requirePagePermission } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -90,20 +88,14 @@ function refundRequest(body: Record<string, unknown>) {
   return { items, note, typed: Object.fromEntries(itemIds.map((itemId, i) => [itemId, quantities[i] ?? ''])) };
 }
 
-/** One of the sale page's forms coming back with what was typed and what to fix. */
-type SaleForm = {
-  form: 'recipient' | 'note' | 'refund';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type SaleFormName = 'recipient' | 'note' | 'refund';
 
 export function salesPages({ db }: Deps): Router {
   const pages = Router();
   const sales = salesService(db);
   const reports = salesReports(db);
-  const notes = notesService(db);
+  const noteSection = notesSection(db);
   const movements = stockMovementsService(db);
   const users = usersService(db);
 
@@ -165,38 +157,39 @@ export function salesPages({ db }: Deps): Router {
     });
   });
 
-  async function renderSale(req: Request, res: Response, id: number, returned: SaleForm | null = null) {
+  async function renderSale(
+    req: Request,
+    res: Response,
+    id: number,
+    returned: ReturnedForm<SaleFormName> | null = null,
+  ) {
     const user = currentUser(req);
     const record = await sales.get(id);
     const sale = presentSale(record);
     const [saleMovements, saleNotes, canRefund, canSetRecipient] = await Promise.all([
       movements.list({ referenceType: 'sale', referenceId: sale.saleId, limit: 100 }),
-      notes.listFor('sale', String(id)),
+      noteSection.list(req, 'sale', String(id)),
       users.hasPermission(user, 'sales.refund'),
       mayChangeRecipient(db, user, record.sale),
     ]);
     // each form shows what was typed and what to fix when it is the one that came back, else its starting values
-    const formState = (name: SaleForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('sales/show', {
       title: `Sale ${sale.saleId}`,
       sale,
       statusLabels: SALE_STATUS_LABELS,
       movements: saleMovements.map(presentMovement),
-      notes: saleNotes.map(presentNote),
+      notes: saleNotes,
       // the API's access for these routes: paid for managers and admins, unpaid for admins
       canMarkPaid: hasRole(user, 'manager'),
       canMarkUnpaid: hasRole(user, 'admin'),
       canSetRecipient,
       refundable: canRefund ? refundableItems(record) : null,
-      recipientForm: formState('recipient', {
+      recipientForm: formState(returned, 'recipient', {
         deliveredTo: sale.deliveredTo ?? '',
         deliveredToEmail: sale.deliveredToEmail ?? '',
       }),
-      noteForm: formState('note', { text: '' }),
-      refundForm: formState('refund', { refundQty: {}, note: '' }),
+      noteForm: formState(returned, 'note', { text: '' }),
+      refundForm: formState(returned, 'refund', { refundQty: {}, note: '' }),
     });
   }
 
@@ -230,12 +223,8 @@ export function salesPages({ db }: Deps): Router {
 
   pages.post('/sales/:id/notes', requirePage(), async (req, res) => {
     const { id } = parse(SaleIdParams, req.params);
-    const result = await attempt(async () => {
-      const note = parse(CreateNote, { text: req.body.text, referenceType: 'sale', referenceId: String(id) });
-      return notes.create({ ...note, createdBy: currentUser(req).id });
-    });
-    if (!result.ok) return renderSale(req, res, id, { form: 'note', ...result, values: req.body });
-    flash(req, 'Note added');
+    const refused = await noteSection.add(req, 'sale', String(id));
+    if (refused) return renderSale(req, res, id, refused);
     res.redirect(303, `/sales/${id}`);
   });
 

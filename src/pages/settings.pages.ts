@@ -23,7 +23,7 @@ import { usersService } from '../modules/users/users.service';
 import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
-import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
+import { attempt, checked, filledIn, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';
 
 /** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
@@ -148,9 +148,6 @@ function onValueField(errors: FieldErrors): FieldErrors {
   return shown;
 }
 
-/** A form coming back with what was typed and what to fix. */
-type Returned = { form: string; status: number; message: string; errors: FieldErrors; values: Record<string, unknown> };
-
 export function settingsPages({ db }: Deps): Router {
   const pages = Router();
   const settings = settingsService(db);
@@ -163,15 +160,9 @@ export function settingsPages({ db }: Deps): Router {
     next();
   });
 
-  /** Each form of a page: what came back for it, or its starting values. */
-  const formState = (returned: Returned | null, name: string, values: Record<string, unknown>) =>
-    returned?.form === name
-      ? { values: returned.values, errors: returned.errors, message: returned.message }
-      : { values, errors: {} as FieldErrors, message: null };
-
   // ---- System settings and the charge-code policies -------------------------------------------
 
-  async function renderSettings(req: Request, res: Response, returned: Returned | null = null) {
+  async function renderSettings(req: Request, res: Response, returned: ReturnedForm | null = null) {
     const [rows, policy, profile] = await Promise.all([settings.list(), chargeCodePolicy(db), accessProfile(db)]);
     const stored = new Map(rows.map((row) => [row.key, presentSetting(row)]));
     const updaters = new Map(
@@ -283,7 +274,7 @@ export function settingsPages({ db }: Deps): Router {
 
   // ---- VAT rates ------------------------------------------------------------------------------
 
-  async function renderVatRates(res: Response, returned: Returned | null = null) {
+  async function renderVatRates(res: Response, returned: ReturnedForm | null = null) {
     res.status(returned?.status ?? 200).render('settings/vat-rates', {
       title: 'VAT rates',
       section: 'vat-rates',
@@ -396,7 +387,7 @@ export function settingsPages({ db }: Deps): Router {
 
   // ---- MCP keys -------------------------------------------------------------------------------
 
-  async function renderMcpKeys(res: Response, returned: Returned | null = null) {
+  async function renderMcpKeys(res: Response, returned: ReturnedForm | null = null) {
     const maxLifetimeDays = await keys.maxLifetimeDays();
     res.status(returned?.status ?? 200).render('settings/mcp-keys', {
       title: 'MCP keys',

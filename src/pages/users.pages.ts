@@ -24,21 +24,15 @@ import {
   type User,
 } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
-import { attempt, checked, filledIn, flash, type FieldErrors } from './forms';
+import { attempt, checked, filledIn, flash, formState, type FieldErrors, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'] };
 export const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager: 'Manager', admin: 'Admin' };
 const fullName = (user: Pick<User, 'firstName' | 'lastName'>) => `${user.firstName} ${user.lastName}`.trim();
 
-/** One of the user page's forms coming back with what was typed and what to fix. */
-type UserForm = {
-  form: 'role' | 'status' | 'password';
-  status: number;
-  message: string;
-  errors: FieldErrors;
-  values: Record<string, unknown>;
-};
+/** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
+type UserFormName = 'role' | 'status' | 'password';
 
 /** The users' admin pages: every route is the API's admin-only users and permission routes, as pages. */
 export function usersPages({ db, config }: Deps): Router {
@@ -84,20 +78,16 @@ export function usersPages({ db, config }: Deps): Router {
     res.redirect(303, `/users/${result.value.id}`);
   });
 
-  async function renderUser(res: Response, id: string, returned: UserForm | null = null) {
+  async function renderUser(res: Response, id: string, returned: ReturnedForm<UserFormName> | null = null) {
     const user = presentUser(await users.get(id));
-    const formState = (name: UserForm['form'], values: Record<string, unknown>) =>
-      returned?.form === name
-        ? { values: returned.values, errors: returned.errors, message: returned.message }
-        : { values, errors: {}, message: null };
     res.status(returned?.status ?? 200).render('users/show', {
       ...view,
       title: fullName(user) || user.email,
       user,
       passwordMinLength: PASSWORD_MIN_LENGTH,
-      roleForm: formState('role', { role: user.role }),
-      statusForm: formState('status', {}),
-      passwordForm: formState('password', { password: '' }),
+      roleForm: formState(returned, 'role', { role: user.role }),
+      statusForm: formState(returned, 'status', {}),
+      passwordForm: formState(returned, 'password', { password: '' }),
       ...presentFailedSignIns(await failures.recent(id)),
     });
   }
