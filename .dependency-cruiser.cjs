@@ -22,6 +22,10 @@ const PUBLIC_ROLE_FILES = [
   'chargecodes/chargecodes.policy.ts', // the charge-code policy (settings) and its hold guard
   'chargecodes/chargecodes.validation.ts', // the checks a sale's charge code must pass
   'backups/backups.schedule.ts', // the backup schedule, run by the job and shown by the page
+  'backups/backups.pg-tools.ts', // pg_dump and pg_restore as the backups run them (the MCP system check runs them too)
+  'backups/backups.files.ts', // where the backup files live (the MCP system check looks at the folder)
+  'invoices/invoices.parser.ts', // an invoice's text read into lines (an order imported from one)
+  'sales/sales.charge-code-status.ts', // a charge code's spending and limits (its page and the MCP tool)
 ].map((file) => `^src/modules/${file.replace(/[.]/g, '[.]')}$`);
 
 const SERVICE_OR_SCHEMAS = '^src/modules/[^/]+/[^/]+[.](service|schemas)[.]ts$';
@@ -53,12 +57,23 @@ module.exports = {
       to: { path: '^src/(pages|mcp)/' },
     },
     {
+      name: 'module-present-via-presenters',
+      comment:
+        "Another module's presenter builds the shape it owns inside this module's answers (the user reference, an item's category): only a presenter or a routes file may call it.",
+      severity: 'error',
+      from: { path: '^src/(modules/([^/]+)|auth)/', pathNot: '[.](present|routes)[.]ts$' },
+      to: { path: PRESENTER, pathNot: '^src/modules/$2/' },
+    },
+    {
       name: 'module-public-files-only',
       comment:
-        'A module (or auth/, or a job) takes from another module only its service, schemas, queries or a public role file (.dependency-cruiser.cjs PUBLIC_ROLE_FILES): never its routes, presenters or internals.',
+        'A module (or auth/, or a job) takes from another module only its service, schemas, queries, a public role file (.dependency-cruiser.cjs PUBLIC_ROLE_FILES), or in a presenter or routes file its presenters: never its routes or internals.',
       severity: 'error',
       from: { path: '^src/(modules/([^/]+)|auth|jobs)/' },
-      to: { path: '^src/modules/', pathNot: ['^src/modules/$2/', SERVICE_OR_SCHEMAS, QUERIES, ...PUBLIC_ROLE_FILES] },
+      to: {
+        path: '^src/modules/',
+        pathNot: ['^src/modules/$2/', SERVICE_OR_SCHEMAS, QUERIES, PRESENTER, ...PUBLIC_ROLE_FILES],
+      },
     },
     {
       name: 'consumer-public-files-only',
@@ -66,7 +81,12 @@ module.exports = {
         'A page or the MCP server takes from a module only its service, schemas, presenters or a public role file: never its routes, queries or internals.',
       severity: 'error',
       from: { path: '^src/(pages|mcp)/' },
-      to: { path: '^src/modules/', pathNot: [SERVICE_OR_SCHEMAS, PRESENTER, ...PUBLIC_ROLE_FILES] },
+      // a record's type may come from where it is built
+      to: {
+        path: '^src/modules/',
+        pathNot: [SERVICE_OR_SCHEMAS, PRESENTER, ...PUBLIC_ROLE_FILES],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'consumers-do-not-query',

@@ -12,6 +12,45 @@ const ARCHITECTURE = 'docs/ARCHITECTURE.md';
 const GRAPH_START = '<!-- module graph: npm run graph -->';
 const GRAPH_END = '<!-- end of module graph -->';
 
+/**
+ * The imports between modules that lay on a cycle between modules when this check came (issue 30),
+ * tolerated until taken apart: pairs of owners that each call the other (items and the stock ledger,
+ * items and categories, suppliers and their sources), and the note references (notes asks each owner
+ * whether a record exists, and those owners attach notes). Any other edge that closes a cycle fails,
+ * and an entry that no longer lies on one must be removed, so the list only shrinks.
+ */
+const KNOWN_CYCLE_EDGES = new Set([
+  'categories → items',
+  'chargecodes → categories',
+  'chargecodes → sales',
+  'invoices → items',
+  'invoices → sources',
+  'invoices → suppliers',
+  'items → categories',
+  'items → stock-movements',
+  'items → notes',
+  'notes → chargecodes',
+  'notes → items',
+  'notes → orders',
+  'notes → sales',
+  'notes → suppliers',
+  'orders → invoices',
+  'orders → sources',
+  'orders → suppliers',
+  'orders → items',
+  'orders → categories',
+  'orders → stock-movements',
+  'sales → chargecodes',
+  'sales → items',
+  'sales → notes',
+  'sales → stock-movements',
+  'sources → items',
+  'sources → suppliers',
+  'stock-movements → items',
+  'suppliers → notes',
+  'suppliers → sources',
+]);
+
 const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
 const transpileOptions = { tsConfig: extractTSConfig(options.tsConfig.fileName) };
 const cruised = JSON.parse((await cruise(['src'], { ...options, outputType: 'json' }, {}, transpileOptions)).output);
@@ -26,11 +65,15 @@ if (process.argv.includes('--graph')) {
     const path = v.type === 'cycle' ? [v.from, ...v.cycle.map((step) => step.name)] : [v.from, v.to];
     console.log(`  ${v.rule.severity} ${v.rule.name}: ${path.join(' → ')}`);
   }
-  for (const cycle of cycles) {
-    console.log(`  error no-module-cycle: ${[...cycle.modules, cycle.modules[0]].join(' → ')}`);
-    for (const edge of cycle.edges) console.log(`      ${edge}`);
-  }
-  const count = violations.length + cycles.length;
+  const newEdges = cycles.flatMap((cycle) => cycle.edges.filter((edge) => !KNOWN_CYCLE_EDGES.has(edge.name)));
+  for (const edge of newEdges)
+    console.log(`  error no-module-cycle: ${edge.name} closes a cycle between modules: ${edge.imports}`);
+  const known = cycles.flatMap((cycle) => cycle.edges).length - newEdges.length;
+  if (known > 0) console.log(`  (${known} known edges still lie on cycles between modules: KNOWN_CYCLE_EDGES)`);
+  const stale = [...KNOWN_CYCLE_EDGES].filter((name) => !cycles.some((c) => c.edges.some((e) => e.name === name)));
+  for (const name of stale)
+    console.log(`  error stale-known-cycle-edge: ${name} no longer lies on a cycle; remove it from KNOWN_CYCLE_EDGES`);
+  const count = violations.length + newEdges.length + stale.length;
   if (count > 0) console.log(`\n${count} boundary violations (.dependency-cruiser.cjs, scripts/boundaries.mjs).`);
   process.exitCode = count > 0 ? 1 : 0;
 }
@@ -81,7 +124,10 @@ function moduleCycles(graph) {
     const edges = group.flatMap((from) =>
       [...(graph.get(from) ?? [])]
         .filter(([to]) => group.includes(to))
-        .map(([to, [first, ...more]]) => `${from} → ${to}: ${first}${more.length ? ` (and ${more.length} more)` : ''}`),
+        .map(([to, [first, ...more]]) => ({
+          name: `${from} → ${to}`,
+          imports: `${first}${more.length ? ` (and ${more.length} more)` : ''}`,
+        })),
     );
     cycles.push({ modules: group, edges });
   };

@@ -1,6 +1,7 @@
 import { amountNumber, quantityNumber } from '../lib/money';
 import { presentExcludedCategory } from '../modules/chargecodes/chargecodes.present';
-import { isLowStock, type LowStockItem } from '../modules/items/items.queries';
+import type { LowStockItem } from '../modules/items/items.queries';
+import { isLowStock } from '../modules/items/items.service';
 import type { ItemReadRow } from '../modules/items/items.service';
 import { presentPagination } from '../modules/mcp-data/mcp-data.present';
 import type {

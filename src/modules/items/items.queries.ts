@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
-import { D } from '../../lib/money';
 import { categoriesAs } from '../categories/categories.queries';
 import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
 import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
@@ -276,7 +275,3 @@ export async function lowStockPage(
     .offset((page - 1) * limit);
   return { items: rows.map(toLowStockItem), total: total as number };
 }
-
-/** The lowStock rule for an item already read, so a list need not select it again. */
-export const isLowStock = (item: { is_active: boolean; current_stock: string; minimum_stock: string }): boolean =>
-  item.is_active && new D(item.current_stock).lte(item.minimum_stock);

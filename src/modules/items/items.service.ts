@@ -537,3 +537,7 @@ export function itemsService(db: Db) {
 }
 
 export type ItemsService = ReturnType<typeof itemsService>;
+
+/** The lowStock rule (items.queries.ts) for an item already read, so a list need not select it again. */
+export const isLowStock = (item: { is_active: boolean; current_stock: string; minimum_stock: string }): boolean =>
+  item.is_active && new D(item.current_stock).lte(item.minimum_stock);
