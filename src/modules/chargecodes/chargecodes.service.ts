@@ -6,7 +6,7 @@ import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { salesOnChargeCode } from '../sales/sales.queries';
-import type { Role } from '../users/users.schemas';
+import type { Role } from '../../auth/roles';
 import { usersService } from '../users/users.service';
 import { holdSeniorityRefusal } from './chargecodes.policy';
 import type { AuthorisedUserBody, ChargeCodeSummary, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { ROLES, User } from '../users/users.schemas';
+import { ROLES } from '../../auth/roles';
+import { User } from '../users/users.schemas';
 
 export const Permission = z
   .object({ key: z.string(), name: z.string(), description: z.string() })
