@@ -9,7 +9,7 @@ import { PERMISSIONS } from '../src/auth/permissions';
 import { isProfileAccess } from '../src/auth/access-profile';
 import type { AccessProfile } from '../src/modules/settings/settings.schemas';
 import { pageAccessOf, type PageAccess } from '../src/pages/page-guards';
-import type { Role } from '../src/modules/users/users.schemas';
+import type { Role } from '../src/auth/roles';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';

@@ -3,7 +3,7 @@ import type { Db } from '../db/knex';
 import { Forbidden, Unauthorized, type HttpError } from '../http/errors';
 import { KNOWN_SETTINGS, type AccessProfile } from '../modules/settings/settings.schemas';
 import { settingsService } from '../modules/settings/settings.service';
-import type { Role } from '../modules/users/users.schemas';
+import type { Role } from './roles';
 import { hasRole } from './guards';
 
 /**

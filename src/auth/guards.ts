@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Forbidden, Unauthorized } from '../http/errors';
 import { McpAuthInvalid, McpAuthRequired } from '../http/mcp-errors';
 import { usersService } from '../modules/users/users.service';
-import type { Role } from '../modules/users/users.schemas';
+import type { Role } from './roles';
 import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import type { PermissionKey } from './permissions';
 

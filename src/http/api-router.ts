@@ -16,7 +16,7 @@ import type { McpLimit, McpLimiters } from '../auth/mcp-limits';
 import { BadRequestBody, ErrorBody, McpErrorBody, ValidationErrorBody } from './openapi';
 import { parse, refuseNulCharacters } from './validate';
 import { jsonBody } from './json-body';
-import type { Role } from '../modules/users/users.schemas';
+import type { Role } from '../auth/roles';
 import type { Deps } from '../deps';
 
 /**

@@ -4,7 +4,7 @@ import { hasRole } from '../auth/guards';
 import { Forbidden } from '../http/errors';
 import type { Actor } from '../modules/audit/audit.actor';
 import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
-import type { Role } from '../modules/users/users.schemas';
+import type { Role } from '../auth/roles';
 
 /** A tool: what the client's model reads about it, its schemas, and what it does (the structured result it returns). */
 export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = {

@@ -5,7 +5,7 @@ import { hasRole } from '../auth/guards';
 import { admitsUnderProfile, profileRefusal, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
 import { usersService } from '../modules/users/users.service';
-import type { Role } from '../modules/users/users.schemas';
+import type { Role } from '../auth/roles';
 
 /** Where to go after signing in: only a path on this site (not //host or /\host). */
 export const safeNext = (next: unknown): string => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/');

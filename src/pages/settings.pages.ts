@@ -18,7 +18,7 @@ import {
 } from '../modules/settings/settings.schemas';
 import { accessProfile } from '../auth/access-profile';
 import { settingsService } from '../modules/settings/settings.service';
-import { ROLES } from '../modules/users/users.schemas';
+import { ROLES } from '../auth/roles';
 import { usersService } from '../modules/users/users.service';
 import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';

@@ -15,14 +15,8 @@ import {
   presentUser,
 } from '../modules/users/users.present';
 import { PASSWORD_MIN_LENGTH } from '../auth/password-rule';
-import {
-  CreateUser,
-  ResetPasswordBody,
-  RoleBody,
-  ROLES,
-  UserIdParams,
-  type User,
-} from '../modules/users/users.schemas';
+import { ROLES } from '../auth/roles';
+import { CreateUser, ResetPasswordBody, RoleBody, UserIdParams, type User } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
 import { attempt, checked, filledIn, flash, formState, type FieldErrors, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';

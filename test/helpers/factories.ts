@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashPassword } from '../../src/auth/passwords';
 import { TEST_PASSWORD_HASH_COST } from '../../src/config';
-import type { Role } from '../../src/modules/users/users.schemas';
+import type { Role } from '../../src/auth/roles';
 import type { UserRow } from '../../src/modules/users/users.service';
 
 export const TEST_PASSWORD = 'correct horse battery staple';

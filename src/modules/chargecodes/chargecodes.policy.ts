@@ -5,7 +5,7 @@ import { currentUser, hasRole } from '../../auth/guards';
 import { Forbidden } from '../../http/errors';
 import { KNOWN_SETTINGS, type KnownSetting } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
-import { ROLES, type Role } from '../users/users.schemas';
+import { ROLES, type Role } from '../../auth/roles';
 
 /**
  * The charge-code policy of the settings; unset, the spec's behaviour: holds by any user, sales

@@ -5,26 +5,14 @@ import type {
   ExcludedCategory,
   ExpiringChargeCode,
 } from './chargecodes.schemas';
-import type {
-  AuthorisedUserRow,
-  ChargeCodeRecord,
-  ChargeCodeRow,
-  ExcludedCategoryRow,
-  ExpiringChargeCode as ExpiringRecord,
+import {
+  holdState,
+  type AuthorisedUserRow,
+  type ChargeCodeRecord,
+  type ChargeCodeRow,
+  type ExcludedCategoryRow,
+  type ExpiringChargeCode as ExpiringRecord,
 } from './chargecodes.service';
-
-/** A code's hold as the API (and the audit trail) shows it: who placed it, at what role and when, if known. */
-export function presentHold(
-  row: ChargeCodeRow,
-): Pick<ChargeCodeSummary, 'onHold' | 'holdReason' | 'holdPlacedBy' | 'holdPlacedAt'> {
-  const { hold_placed_by: userId, hold_placed_by_name: name, hold_placed_by_role: role } = row;
-  return {
-    onHold: row.on_hold,
-    holdReason: row.hold_reason,
-    holdPlacedBy: userId && name && role ? { userId, name, role } : null,
-    holdPlacedAt: row.hold_placed_at?.toISOString() ?? null,
-  };
-}
 
 /** The list form the spec shows, plus the hold state. The pin never leaves the service. */
 export function presentChargeCodeSummary(row: ChargeCodeRow): ChargeCodeSummary {
@@ -35,7 +23,7 @@ export function presentChargeCodeSummary(row: ChargeCodeRow): ChargeCodeSummary 
     validFrom: row.valid_from.toISOString(),
     validUntil: row.valid_until.toISOString(),
     costCentre: row.cost_centre,
-    ...presentHold(row),
+    ...holdState(row),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { IntId } from '../../http/validate';
-import { Role } from '../users/users.schemas';
+import { Role } from '../../auth/roles';
 
 /** A timestamp or a plain date (YYYY-MM-DD). A plain validUntil date covers that whole day (UTC). */
 const dateInput = (endOfDay: boolean) =>

@@ -6,11 +6,10 @@ import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { salesOnChargeCode } from '../sales/sales.queries';
-import type { Role } from '../users/users.schemas';
+import type { Role } from '../../auth/roles';
 import { usersService } from '../users/users.service';
 import { holdSeniorityRefusal } from './chargecodes.policy';
-import { presentHold } from './chargecodes.present';
-import type { AuthorisedUserBody, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
+import type { AuthorisedUserBody, ChargeCodeSummary, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
 
 export type ChargeCodeRow = {
@@ -67,6 +66,19 @@ export type HoldChange = { onHold: boolean; reason?: string };
 export type HoldChanger = { actor: Actor; user: Express.User };
 
 /** passwordHashCost: scrypt's cost for the PINs this service sets (config.passwordHashCost; 17 when absent) */
+/** A code's hold as the API and its audit rows show it: who placed it, at what role and when, if known. */
+export function holdState(
+  row: ChargeCodeRow,
+): Pick<ChargeCodeSummary, 'onHold' | 'holdReason' | 'holdPlacedBy' | 'holdPlacedAt'> {
+  const { hold_placed_by: userId, hold_placed_by_name: name, hold_placed_by_role: role } = row;
+  return {
+    onHold: row.on_hold,
+    holdReason: row.hold_reason,
+    holdPlacedBy: userId && name && role ? { userId, name, role } : null,
+    holdPlacedAt: row.hold_placed_at?.toISOString() ?? null,
+  };
+}
+
 export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } = {}) {
   const hashPin = (pin: string) => hashPassword(pin, opts.passwordHashCost);
   async function find(code: string): Promise<ChargeCodeRow> {
@@ -216,14 +228,14 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
           .where({ id: current.id })
           .update({ on_hold: onHold, hold_reason: onHold ? (reason ?? null) : null, ...placer, updated_at: now })
           .returning('*');
-        const after = onHold ? presentHold(row) : { ...presentHold(row), releaseReason: reason || null };
+        const after = onHold ? holdState(row) : { ...holdState(row), releaseReason: reason || null };
         return {
           result: row,
           audit: {
             entityType: 'charge_code',
             entityId: code,
             action: onHold ? 'hold' : 'release_hold',
-            before: presentHold(current),
+            before: holdState(current),
             after,
           },
         };

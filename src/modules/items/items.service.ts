@@ -9,6 +9,7 @@ import { countForeignKeyReferences, describeReferences } from '../../db/referenc
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
+import { userById, userRefColumns } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
@@ -64,8 +65,8 @@ export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_i
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at,
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
-  u.email AS creator_email, u.first_name AS creator_first_name, u.last_name AS creator_last_name`;
-export const ITEM_FROM = sql`items i JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
+  ${userRefColumns('u', 'creator_')}`;
+export const ITEM_FROM = sql`items i JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN ${userById('u', sql.raw('i.created_by'))}`;
 /** Three letters or digits in a row: the least a term needs for pg_trgm to extract a trigram from it. */
 const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
 
@@ -124,7 +125,7 @@ const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already ex
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
 
-const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN users u ON u.id = i.created_by`;
+const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN ${userById('u', sql.raw('i.created_by'))}`;
 
 export function itemsService(db: Db) {
   /** A searched list's page; see list(). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
+import { MCP_KEY_LIMIT_DAYS } from '../settings/settings.schemas';
 
 export const MCP_SCOPES = ['read', 'write'] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
@@ -8,8 +9,6 @@ export type McpScope = (typeof MCP_SCOPES)[number];
 export const MCP_KEY_DEFAULT_DAYS = 90;
 /** The longest lifetime unless the mcp.keyMaxLifetimeDays setting says otherwise. */
 export const MCP_KEY_MAX_DAYS = 365;
-/** What neither a request nor the setting may exceed. */
-export const MCP_KEY_LIMIT_DAYS = 3650;
 
 export const CreateMcpKey = z.object({
   name: z.string().trim().min(1, 'is required').max(100),

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
+import { sql, toRaw } from '../../db/sql';
+import { userById, userIsActive, userRowColumns } from '../users/users.queries';
 import { BadRequest, NotFound } from '../../http/errors';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -91,14 +93,20 @@ export function mcpKeysService(db: Db) {
 
     /** The live key and its creator's active account in one query; undefined for unknown, expired or orphaned keys. */
     async authenticate(key: string): Promise<McpKeyHolder | undefined> {
-      const row = await db('mcp_api_keys as k')
-        .join('users as u', 'u.id', 'k.created_by')
-        .where('k.key_hash', hashKey(key))
-        .andWhere('u.is_active', true)
-        .andWhere('k.expires_at', '>', db.fn.now())
-        .first('u.*', ...COLUMNS.map((column) => `k.${column} as key_${column}`));
+      const keyColumns = sql.join(
+        COLUMNS.map((column) => sql`${sql.ident('k', column)} AS ${sql.ident(`key_${column}`)}`),
+      );
+      const {
+        rows: [row],
+      } = await toRaw<{ rows: Record<string, unknown>[] }>(
+        db,
+        sql`SELECT ${userRowColumns('u')}, ${keyColumns}
+              FROM mcp_api_keys k JOIN ${userById('u', sql.raw('k.created_by'))}
+             WHERE k.key_hash = ${hashKey(key)} AND ${userIsActive('u')} AND k.expires_at > now()
+             LIMIT 1`,
+      );
       if (!row) return undefined;
-      const holder = toHolder(row as Record<string, unknown>);
+      const holder = toHolder(row);
       if (!holder.last_used_at || Date.now() - holder.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
         // Recording use is bookkeeping; the request must not wait for it or fail with it.
         void db('mcp_api_keys')

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { ROLES, User } from '../users/users.schemas';
-import { MCP_KEY_LIMIT_DAYS } from '../mcp-keys/mcp-keys.schemas';
+import { ROLES } from '../../auth/roles';
+import { User } from '../users/users.schemas';
 
 export const Permission = z
   .object({ key: z.string(), name: z.string(), description: z.string() })
@@ -41,6 +41,9 @@ const AccountCode = z
 /** spec: the interface's access; strict: the actions the interface leaves to any user need a manager (src/auth/access-profile.ts) */
 export const ACCESS_PROFILES = ['spec', 'strict'] as const;
 export type AccessProfile = (typeof ACCESS_PROFILES)[number];
+
+/** The longest an MCP key may live: neither the mcp.keyMaxLifetimeDays setting nor a key's request may exceed it. */
+export const MCP_KEY_LIMIT_DAYS = 3650;
 
 /**
  * Settings the service reads, with the value each must have (a PUT of another value is a 400).

@@ -37,6 +37,13 @@ export const userIsActive = (alias: string): Sql => sql.ident(alias, 'is_active'
 export const userNameColumns = (alias: string): Sql =>
   sql.join([sql.ident(alias, 'first_name'), sql.ident(alias, 'last_name')]);
 
+/** The columns of a UserRef (users.present.ts): who made a row, as a list names them. */
+const USER_REF_COLUMNS = ['email', 'first_name', 'last_name'] as const;
+
+/** The UserRef columns of the user `alias`, named `<prefix>email`, `<prefix>first_name`, `<prefix>last_name`. */
+export const userRefColumns = (alias: string, prefix: string): Sql =>
+  sql.join(USER_REF_COLUMNS.map((column) => sql`${sql.ident(alias, column)} AS ${sql.ident(prefix + column)}`));
+
 /** How many users are active. */
 export async function countActiveUsers(db: Db): Promise<number> {
   const [{ count }] = await db('users').where({ is_active: true }).count<{ count: number }[]>('* as count');
@@ -62,7 +69,7 @@ export function joinUserRef<Q extends Knex.QueryBuilder>(
     withId = false,
   }: { alias: string; userIdColumn: string; prefix: string; withId?: boolean },
 ): Q {
-  const columns = [...(withId ? ['id'] : []), 'email', 'first_name', 'last_name'];
+  const columns = [...(withId ? ['id'] : []), ...USER_REF_COLUMNS];
   return query
     .leftJoin(`users as ${alias}`, `${alias}.id`, userIdColumn)
     .select(columns.map((column) => `${alias}.${column} as ${prefix}${column}`)) as Q;

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { PASSWORD_MIN_LENGTH, PASSWORD_TOO_SHORT } from '../../auth/password-rule';
-
-export const ROLES = ['user', 'manager', 'admin'] as const;
-export const Role = z.enum(ROLES);
-export type Role = z.infer<typeof Role>;
+import { Role } from '../../auth/roles';
 
 export const User = z
   .object({

@@ -9,7 +9,7 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs, type AuditEntry } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
-import type { Role } from './users.schemas';
+import type { Role } from '../../auth/roles';
 
 // Presenters live in users.present.ts; this one stays importable from here only until
 // stock-movements.service.ts imports it from there.
