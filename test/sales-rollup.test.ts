@@ -1,7 +1,7 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
-import { byDepartment, chargeCodeFigures, monthlyFigures } from '../src/modules/sales/sales.figures';
+import { byDepartment, chargeCodeFigures, periodFigures } from '../src/modules/sales/sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from '../src/modules/sales/sales.filters';
 import { salesReports } from '../src/modules/sales/sales.reports';
 import { CreateSale, RefundBody } from '../src/modules/sales/sales.schemas';
@@ -181,7 +181,7 @@ describe('sales figures from the rollup', () => {
       expect(byCode, message).toEqual(
         (await straightFigures(filter, 's.charge_code', 'c.cost_centre')).map(({ charge_codes: _, ...row }) => row),
       );
-      expect(await monthlyFigures(t.db, resolved), message).toEqual(
+      expect(await periodFigures(t.db, resolved, 'month'), message).toEqual(
         (await straightFigures(filter, `to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM')`)).map(
           ({ charge_codes: _, ...row }) => row,
         ),

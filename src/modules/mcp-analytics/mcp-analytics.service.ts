@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { D } from '../../lib/money';
 import { salesAnalytics, type Period } from '../sales/sales.analytics';
-import { byDepartment, chargeCodeFigures, monthlyFigures } from '../sales/sales.figures';
+import { byDepartment, chargeCodeFigures, periodFigures } from '../sales/sales.figures';
 import { resolveSalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 
 /** Net spending (a decimal string) per charge code, highest first, and per month (YYYY-MM, UTC), with the total. */
@@ -33,7 +33,7 @@ export function mcpAnalyticsService(db: Db) {
       const byCode = (await chargeCodeFigures(db, filter))
         .sort((a, b) => new D(b.net_amount).comparedTo(a.net_amount))
         .map((g) => ({ charge_code: g.key, spent: g.net_amount, sales: g.sales }));
-      const byMonth = (await monthlyFigures(db, filter)).map((g) => ({ month: g.key, spending: g.net_amount }));
+      const byMonth = (await periodFigures(db, filter, 'month')).map((g) => ({ month: g.key, spending: g.net_amount }));
       return { total: byCode.reduce((sum, r) => sum.plus(r.spent), new D(0)), byCode, byMonth };
     },
 

@@ -3,7 +3,7 @@ import { NotFound } from '../../http/errors';
 import { lowStockPage, type LowStockItem } from '../items/items.queries';
 import { categoriesService } from '../categories/categories.service';
 import { itemsService, type ItemReadRow } from '../items/items.service';
-import { chargeCodeFigures, dailyFigures, type SalesFiguresRow } from '../sales/sales.figures';
+import { chargeCodeFigures, periodFigures, type SalesFiguresRow } from '../sales/sales.figures';
 import { resolveSalesFilter, type SalesFilterInput } from '../sales/sales.filters';
 import { salesService, type SaleRecord } from '../sales/sales.service';
 import { D } from '../../lib/money';
@@ -112,7 +112,9 @@ export function mcpDataService(db: Db) {
     ): Promise<SalesSummaryRecord> {
       const filter = await resolveSalesFilter(db, salesFilter(period));
       const groups =
-        groupBy === 'day' ? await dailyFigures(db, filter) : byNetDescending(await chargeCodeFigures(db, filter));
+        groupBy === 'day'
+          ? await periodFigures(db, filter, 'day')
+          : byNetDescending(await chargeCodeFigures(db, filter));
       return {
         totals: sumOf(groups),
         groups: groups.slice((page - 1) * limit, page * limit),

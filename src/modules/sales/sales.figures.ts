@@ -97,22 +97,18 @@ export async function chargeCodeFigures(db: Db, filter: ResolvedSalesFilter): Pr
   return rows;
 }
 
-/** The figures of the filtered sales per UTC month (YYYY-MM), oldest first. */
-export async function monthlyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
-  const { rows } = await salesRaw<{ rows: SalesFiguresRow[] }>(
-    db,
-    filter,
-    sql`SELECT to_char(f.day, 'YYYY-MM') AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
-  );
-  return rows;
-}
+const PERIOD_KEY = { month: 'YYYY-MM', day: 'YYYY-MM-DD' } as const;
 
-/** The figures of the filtered sales per UTC day (YYYY-MM-DD), oldest first. */
-export async function dailyFigures(db: Db, filter: ResolvedSalesFilter): Promise<SalesFiguresRow[]> {
+/** The figures of the filtered sales per UTC month (key YYYY-MM) or day (YYYY-MM-DD), oldest first. */
+export async function periodFigures(
+  db: Db,
+  filter: ResolvedSalesFilter,
+  period: keyof typeof PERIOD_KEY,
+): Promise<SalesFiguresRow[]> {
   const { rows } = await salesRaw<{ rows: SalesFiguresRow[] }>(
     db,
     filter,
-    sql`SELECT to_char(f.day, 'YYYY-MM-DD') AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
+    sql`SELECT to_char(f.day, ${sql.raw(`'${PERIOD_KEY[period]}'`)}) AS key, ${FIGURES} FROM ${dayFigures(filter)} GROUP BY 1 HAVING ${WITH_SALES} ORDER BY 1`,
   );
   return rows;
 }
