@@ -12,6 +12,7 @@ const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../test-screenshots
 export const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 768, height: 1024 },
+  { width: 390, height: 844 },
 ] as const;
 
 /** A browser test drives a real server and Chromium on a shared 2-core machine: it gets longer than an API test. */
@@ -150,8 +151,8 @@ async function workerBrowser(): Promise<Browser> {
 }
 
 /**
- * With SCREENSHOTS=1, the page at 1280x800 and 768x1024 into test-screenshots/ (git-ignored), then
- * back to the first size; otherwise nothing, as two full-page captures cost a test a second or more.
+ * With SCREENSHOTS=1, the page at 1280x800, 768x1024 and a phone's 390x844 into test-screenshots/
+ * (git-ignored), then back to the first size; otherwise nothing, as full-page captures cost a test a second or more.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
