@@ -14,13 +14,19 @@ import { freePort } from './helpers/free-port';
  */
 const START_DEADLINE_MS = 150_000;
 
-async function waitForHealth(url: string, deadline: number): Promise<void> {
+/**
+ * Until the process has said it listens and the health check answers: on a machine where other
+ * servers come and go (the rest of the suite), an answer alone could come from another process
+ * that took the port, and a signal sent then would reach ours before its shutdown handler.
+ */
+async function waitForHealth(url: string, deadline: number, output: { log: string }): Promise<void> {
   while (Date.now() < deadline) {
     if (
-      await fetch(url).then(
+      output.log.includes('"msg":"stores service listening"') &&
+      (await fetch(url).then(
         (r) => r.ok,
         () => false,
-      )
+      ))
     )
       return;
     await new Promise((r) => setTimeout(r, 200));
@@ -62,7 +68,7 @@ describe('npm start', () => {
       try {
         const dev = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], env);
         started.push(dev);
-        await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + START_DEADLINE_MS);
+        await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + START_DEADLINE_MS, dev.output);
         dev.child.kill('SIGTERM');
         expect((await dev.exited)[0]).toBe(0);
         expect(dev.output.log).toContain('"msg":"migrations applied"');
@@ -70,7 +76,7 @@ describe('npm start', () => {
         const production = startProcess('npm', ['start'], env);
         started.push(production);
         const { child: npm, output, exited } = production;
-        await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + START_DEADLINE_MS);
+        await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + START_DEADLINE_MS, output);
         expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
         const serverPid = Number(/"pid":(\d+)/.exec(output.log)?.[1]);
         expect(readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0').slice(1, -1)).toEqual(['dist/server.js']);
