@@ -61,7 +61,10 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
   });
 
   afterEach(async () => {
+    // what the pages did during the test; a request still in flight that closing them aborts
+    // (htmx logs its sendAbort as a console error) is not the test's
     const found = problems;
+    problems = [];
     await Promise.all(contexts.map((c) => c.close()));
     contexts = [];
     problems = [];
