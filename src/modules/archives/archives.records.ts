@@ -1,7 +1,7 @@
 import { sql, type Sql } from '../../db/sql';
 import { attachedNotesJson } from '../notes/notes.queries';
 import { orderRecordJson, ordersAs } from '../orders/orders.queries';
-import { SALES_TABLE, saleWithLinesJson } from '../sales/sales.queries';
+import { salesAs, saleWithLinesJson } from '../sales/sales.queries';
 import { stockMovementsAs } from '../stock-movements/stock-movements.queries';
 import type { RecordType } from './archives.schemas';
 
@@ -20,7 +20,7 @@ import type { RecordType } from './archives.schemas';
  */
 export const RECORD_LINES: Record<RecordType, { from: (alias: string) => Sql; line: Sql }> = {
   sales: {
-    from: (alias) => sql`${SALES_TABLE} ${sql.ident(alias)}`,
+    from: salesAs,
     line: sql`jsonb_build_object('type', 'sale', 'record', ${saleWithLinesJson('r')} || jsonb_build_object(
       'attached_notes', ${attachedNotesJson('sale', sql.raw('r.id'))}))::text`,
   },

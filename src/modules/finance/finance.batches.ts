@@ -12,8 +12,8 @@ import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queri
 import {
   batchRefundLinesOf,
   claimRefundLines,
-  SALE_LINES,
-  SALES_TABLE,
+  saleLinesAs,
+  salesAs,
   saleById,
   saleLineById,
   saleLinesOf,
@@ -172,9 +172,9 @@ export function rechargeBatches(db: Db) {
               ), sale_entries AS (
                 SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, ${costCentreOf('c')},
                        left('Sale ' || s.sale_id || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
-                                                                     FROM ${SALE_LINES} si WHERE si.sale_id = s.id), ''), 500) AS description,
+                                                                     FROM ${saleLinesAs('si')} WHERE si.sale_id = s.id), ''), 500) AS description,
                        s.subtotal_amount AS net_amount, s.vat_amount, s.total_amount AS gross_amount
-                  FROM ${SALES_TABLE} s
+                  FROM ${salesAs('s')}
                   JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
                  WHERE s.created_at < ${recordedBefore}
                    AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
@@ -244,7 +244,7 @@ export function rechargeBatches(db: Db) {
         db,
         sql`WITH entries AS (
               SELECT 'sale' AS kind, ${costCentreOf('c')}, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
-                FROM ${SALES_TABLE} s
+                FROM ${salesAs('s')}
                 JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
                WHERE s.created_at < ${recordedBefore}
                  AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)

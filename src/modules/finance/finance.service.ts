@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { D } from '../../lib/money';
 import { chargeCodeByCode, codesOfCostCentre, costCentreOf } from '../chargecodes/chargecodes.queries';
-import { refundedShare, SALE_LINES, SALES_TABLE, saleLinesInOrder, saleLinesOf } from '../sales/sales.queries';
+import { refundedShare, saleLinesAs, saleLinesInOrder, saleLinesOf, salesAs } from '../sales/sales.queries';
 import type { RechargeFilter } from './finance.schemas';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -125,9 +125,9 @@ export function financeService(db: Db) {
       const { rows } = await toRaw<{ rows: RechargeGroupRow[] }>(
         db,
         sql`WITH s AS (SELECT s.id, s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount, s.refunded_amount
-                         FROM ${SALES_TABLE} s WHERE ${rechargeSalesWhere(filter)}),
+                         FROM ${salesAs('s')} WHERE ${rechargeSalesWhere(filter)}),
                  r AS (SELECT si.sale_id, sum(${refundedShare('si', 'subtotal')}) AS net, sum(${refundedShare('si', 'total_with_vat')}) AS gross
-                         FROM ${SALE_LINES} si
+                         FROM ${saleLinesAs('si')}
                         WHERE si.refunded_quantity > 0 AND si.sale_id IN (SELECT id FROM s WHERE s.refunded_amount > 0)
                         GROUP BY si.sale_id),
                  a AS (SELECT s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount,
@@ -155,11 +155,11 @@ export function financeService(db: Db) {
       const [{ rows }, { rows: count }] = await Promise.all([
         toRaw<{ rows: RechargeLineRow[] }>(
           db,
-          sql`${linesSelect(sql`${SALES_TABLE} s`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+          sql`${linesSelect(sql`${salesAs('s')}`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
         ),
         toRaw<{ rows: { n: number }[] }>(
           db,
-          sql`SELECT count(*)::int AS n FROM ${SALES_TABLE} s JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
+          sql`SELECT count(*)::int AS n FROM ${salesAs('s')} JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
         ),
       ]);
       return { lines: rows, total: count[0].n };
@@ -178,7 +178,7 @@ export function financeService(db: Db) {
         const { rows } = await toRaw<{ rows: (RechargeLineRow & { cursor_at: string; sale_ref: number })[] }>(
           db,
           // the batch's sales are cut first (an index range scan), then only their lines are joined
-          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM ${SALES_TABLE} s WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
+          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM ${salesAs('s')} WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
               ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'), PER_SALE_LINES)}
               ORDER BY s.created_at, s.id, si.id`,
         );

@@ -18,8 +18,10 @@ export async function salesOnChargeCode(db: Db, code: string): Promise<number> {
  */
 
 /** The tables of sales and of their lines, for another module's statement that reads whole ranges of them (archives, recharges). */
-export const SALES_TABLE = sql.raw('sales');
-export const SALE_LINES = sql.raw('sale_items');
+/** The sales table as `alias`, the owner's fragment for a cross-module statement. */
+export const salesAs = (alias: string): Sql => sql`sales ${sql.ident(alias)}`;
+/** The sale lines table as `alias`, the owner's fragment for a cross-module statement. */
+export const saleLinesAs = (alias: string): Sql => sql`sale_items ${sql.ident(alias)}`;
 
 /** The sale `alias` as stored (every column) with its lines (`items`, whole rows in id order), as jsonb. */
 export const saleWithLinesJson = (alias: string): Sql =>
