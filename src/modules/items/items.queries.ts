@@ -85,6 +85,20 @@ export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<numb
   return itemsById(rows[0].items);
 }
 
+/**
+ * The id of the item a scanned or typed code names, undefined when none: the one lookup the counter,
+ * stocktake counting, order receiving and `GET /api/items/lookup` share (issue 31).
+ */
+export async function itemIdForCode(db: Db, code: string): Promise<number | undefined> {
+  const trimmed = code.trim();
+  if (trimmed === '') return undefined;
+  const row = await db('items')
+    .whereRaw('lower(sku) = lower(?)', [trimmed])
+    .orderByRaw('sku = ? DESC, id', [trimmed])
+    .first<{ id: number } | undefined>('id');
+  return row?.id;
+}
+
 /** Whether the item exists. */
 export async function itemExists(db: Db, id: number): Promise<boolean> {
   return (await db('items').where({ id }).first('id')) !== undefined;
