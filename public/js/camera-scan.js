@@ -103,8 +103,6 @@
     if (!hasCamera()) return; // the button stays hidden: no camera API in this browser (or not a secure origin)
     button.hidden = false;
 
-    const OPEN_LABEL = button.textContent.trim();
-    const STOP_LABEL = 'Stop camera';
     let stream = null;
     let timer = null;
     /** Which start the camera is on (0: off): a start still waiting for the camera or the reader gives up once it changes. */
@@ -127,7 +125,7 @@
       video.srcObject = null;
       panel.hidden = true;
       button.setAttribute('aria-expanded', 'false');
-      button.textContent = OPEN_LABEL;
+      button.hidden = false;
       root.classList.remove('camera-on');
       say(message, refused);
       // the button, not the scan box: on a phone, focusing a text box opens the keyboard over the page
@@ -162,7 +160,7 @@
         }
       } catch (error) {
         if (session === current)
-          stop({ focus: false, message: `Barcodes could not be read: ${error?.message || error}`, refused: true });
+          stop({ message: `Barcodes could not be read: ${error?.message || error}`, refused: true });
         return;
       }
       timer = setTimeout(() => readFrame(reader, current), DETECT_INTERVAL_MS);
@@ -173,8 +171,10 @@
       session = current;
       panel.hidden = false;
       button.setAttribute('aria-expanded', 'true');
-      button.textContent = STOP_LABEL;
       root.classList.add('camera-on');
+      // while the camera is on, its Stop button under the preview is the one control (and has the focus)
+      button.hidden = true;
+      stopButton.focus({ preventScroll: true });
       say('Starting the camera…');
       let opened;
       try {
@@ -183,7 +183,7 @@
           audio: false,
         });
       } catch (error) {
-        if (session === current) stop({ focus: false, message: cameraRefusal(error), refused: true });
+        if (session === current) stop({ message: cameraRefusal(error), refused: true });
         return;
       }
       if (session !== current) {
@@ -201,7 +201,6 @@
       } catch (error) {
         if (session === current)
           stop({
-            focus: false,
             message: `Barcodes cannot be read in this browser: ${error?.message || error}`,
             refused: true,
           });
@@ -214,8 +213,7 @@
     }
 
     button.addEventListener('click', () => {
-      if (session) stop();
-      else start();
+      if (!session) start();
     });
     stopButton.addEventListener('click', () => stop());
     panel.addEventListener('keydown', (event) => {

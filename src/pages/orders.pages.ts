@@ -8,6 +8,7 @@ import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/
 import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
 import { presentExtracted } from '../modules/invoices/invoices.present';
 import { presentItemList } from '../modules/items/items.present';
+import { itemIdForCode } from '../modules/items/items.queries';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
@@ -451,6 +452,35 @@ export function ordersPages({ db }: Deps): Router {
   pages.get('/orders/:id', requirePage(), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
     await renderOrder(req, res, id);
+  });
+
+  // A code scanned into the receive form's scan box (public/js/receive-scan.js): the open lines of the
+  // item it names, found by the one code lookup. The page adds one to a line's received quantity.
+  pages.get('/orders/:id/receive/lookup', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    const order = presentOrderDetail(await orders.get(id), false);
+    const code = textField(req.query.code).trim();
+    if (code === '') return res.status(400).json({ message: 'Scan or type a code' });
+    if (order.status !== 'pending' && order.status !== 'partially_received')
+      return res
+        .status(409)
+        .json({ message: `Order ${order.orderId} is ${STATUS_LABELS[order.status].toLowerCase()}` });
+    const itemId = await itemIdForCode(db, code);
+    if (itemId === undefined) return res.status(404).json({ message: `No item with barcode '${code}'` });
+    const lines = order.items.filter((line) => line.itemId === itemId);
+    if (lines.length === 0) return res.status(422).json({ message: `'${code}' is not on this order` });
+    const open = lines.filter((line) => line.outstandingQuantity > 0);
+    if (open.length === 0)
+      return res.status(422).json({ message: `${lines[0].name} is already received in full on this order` });
+    res.json({
+      code,
+      itemId,
+      lines: open.map((line) => ({
+        orderItemId: line.orderItemId,
+        name: line.name,
+        outstandingQuantity: line.outstandingQuantity,
+      })),
+    });
   });
 
   pages.post('/orders/:id/receive', requirePage('manager'), async (req, res) => {
