@@ -3,12 +3,12 @@ import { admitsUnderProfile, MANAGER_UNDER_STRICT, mayReadCostPrices } from '../
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
+import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
 import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
 import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
 import { presentExtracted } from '../modules/invoices/invoices.present';
 import { presentItemList } from '../modules/items/items.present';
-import { itemIdForCode } from '../modules/items/items.queries';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { orderImportService } from '../modules/orders/orders.import';
@@ -17,10 +17,16 @@ import {
   presentAttachedInvoice,
   presentImportResult,
   presentOrderDetail,
+  presentOrderLine,
   presentOrderList,
   presentReceiveResult,
 } from '../modules/orders/orders.present';
-import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
+import {
+  defaultMarkupPercent,
+  markedUpPrice,
+  orderReceiptService,
+  type ScannedLines,
+} from '../modules/orders/orders.receive';
 import {
   AddToInventory,
   CreateOrder,
@@ -455,31 +461,27 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   // A code scanned into the receive form's scan box (public/js/receive-scan.js): the open lines of the
-  // item it names, found by the one code lookup. The page adds one to a line's received quantity.
+  // item it names, as JSON for the script, or why it cannot be received ({message}, the API's error body).
   pages.get('/orders/:id/receive/lookup', requirePage('manager'), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
-    const order = presentOrderDetail(await orders.get(id), false);
-    const code = textField(req.query.code).trim();
-    if (code === '') return res.status(400).json({ message: 'Scan or type a code' });
-    if (order.status !== 'pending' && order.status !== 'partially_received')
-      return res
-        .status(409)
-        .json({ message: `Order ${order.orderId} is ${STATUS_LABELS[order.status].toLowerCase()}` });
-    const itemId = await itemIdForCode(db, code);
-    if (itemId === undefined) return res.status(404).json({ message: `No item with barcode '${code}'` });
-    const lines = order.items.filter((line) => line.itemId === itemId);
-    if (lines.length === 0) return res.status(422).json({ message: `'${code}' is not on this order` });
-    const open = lines.filter((line) => line.outstandingQuantity > 0);
-    if (open.length === 0)
-      return res.status(422).json({ message: `${lines[0].name} is already received in full on this order` });
+    let found: ScannedLines;
+    try {
+      found = await receipts.openLinesForCode(id, textField(req.query.code));
+    } catch (err) {
+      if (err instanceof HttpError && err.status < 500) return res.status(err.status).json({ message: err.message });
+      throw err;
+    }
+    const { code, itemId, lines } = found;
     res.json({
       code,
       itemId,
-      lines: open.map((line) => ({
-        orderItemId: line.orderItemId,
-        name: line.name,
-        outstandingQuantity: line.outstandingQuantity,
-      })),
+      lines: lines
+        .map((line) => presentOrderLine(line, false))
+        .map(({ orderItemId, name, outstandingQuantity }) => ({
+          orderItemId,
+          name,
+          outstandingQuantity,
+        })),
     });
   });
 
