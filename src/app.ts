@@ -135,7 +135,14 @@ export function buildApp(opts: AppOptions): Express {
   app.use(
     helmet({
       strictTransportSecurity: https,
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } },
+      contentSecurityPolicy: {
+        directives: {
+          upgradeInsecureRequests: https ? [] : null,
+          // the camera's barcode reader where the browser has none: ZXing compiled to WebAssembly
+          // (compiling WebAssembly, nothing more: no eval, no inline script)
+          scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
+        },
+      },
     }),
   );
   configureViews(app, config.env !== 'development');

@@ -3,6 +3,7 @@ import { admitsUnderProfile, MANAGER_UNDER_STRICT, mayReadCostPrices } from '../
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
+import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
 import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
 import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
@@ -16,10 +17,16 @@ import {
   presentAttachedInvoice,
   presentImportResult,
   presentOrderDetail,
+  presentOrderLine,
   presentOrderList,
   presentReceiveResult,
 } from '../modules/orders/orders.present';
-import { defaultMarkupPercent, markedUpPrice, orderReceiptService } from '../modules/orders/orders.receive';
+import {
+  defaultMarkupPercent,
+  markedUpPrice,
+  orderReceiptService,
+  type ScannedLines,
+} from '../modules/orders/orders.receive';
 import {
   AddToInventory,
   CreateOrder,
@@ -451,6 +458,31 @@ export function ordersPages({ db }: Deps): Router {
   pages.get('/orders/:id', requirePage(), async (req, res) => {
     const { id } = parse(OrderParams, req.params);
     await renderOrder(req, res, id);
+  });
+
+  // A code scanned into the receive form's scan box (public/js/receive-scan.js): the open lines of the
+  // item it names, as JSON for the script, or why it cannot be received ({message}, the API's error body).
+  pages.get('/orders/:id/receive/lookup', requirePage('manager'), async (req, res) => {
+    const { id } = parse(OrderParams, req.params);
+    let found: ScannedLines;
+    try {
+      found = await receipts.openLinesForCode(id, textField(req.query.code));
+    } catch (err) {
+      if (err instanceof HttpError && err.status < 500) return res.status(err.status).json({ message: err.message });
+      throw err;
+    }
+    const { code, itemId, lines } = found;
+    res.json({
+      code,
+      itemId,
+      lines: lines
+        .map((line) => presentOrderLine(line, false))
+        .map(({ orderItemId, name, outstandingQuantity }) => ({
+          orderItemId,
+          name,
+          outstandingQuantity,
+        })),
+    });
   });
 
   pages.post('/orders/:id/receive', requirePage('manager'), async (req, res) => {

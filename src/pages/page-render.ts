@@ -15,6 +15,16 @@ const DEFAULT_DESCRIPTION =
   'The university stores service: the counter, stock, quotes and sales on charge codes, purchasing and finance.';
 /** The folder of a package's built files (its main entry is in it). */
 const distDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(name));
+/** barcode-detector's main entry (dist/cjs/index.js): its browser builds (IIFE) are in dist/iife beside it. */
+const BARCODE_DETECTOR_MAIN = createRequire(import.meta.url).resolve('barcode-detector');
+export const BARCODE_DETECTOR_DIR = path.resolve(path.dirname(BARCODE_DETECTOR_MAIN), '../iife');
+/**
+ * The ZXing reader's WebAssembly that barcode-detector was built against (its own zxing-wasm: the
+ * JavaScript glue in its bundle and the .wasm must be the same version), resolved from barcode-detector.
+ */
+export const ZXING_READER_DIR = path.dirname(
+  createRequire(BARCODE_DETECTOR_MAIN).resolve('zxing-wasm/reader/zxing_reader.wasm'),
+);
 
 /**
  * EJS with one layout: a view whose file name starts with "_" is a partial (what htmx swaps in)
@@ -41,6 +51,9 @@ export function configureViews(app: Express, cacheViews: boolean): void {
   app.use('/assets/htmx', express.static(distDir('htmx.org'), assets));
   app.use('/assets/chart.js', express.static(distDir('chart.js'), assets));
   app.use('/assets/swagger-ui', express.static(distDir('swagger-ui-dist'), assets));
+  // the camera's barcode reader where the browser has no BarcodeDetector, and its WebAssembly, from our own origin
+  app.use('/assets/barcode-detector', express.static(BARCODE_DETECTOR_DIR, assets));
+  app.use('/assets/zxing-wasm', express.static(ZXING_READER_DIR, assets));
   app.use('/assets', express.static(PUBLIC_DIR, assets));
 }
 

@@ -40,13 +40,28 @@ export type BrowserApp = {
   openAs(user: { email: string }, path: string): Promise<Page>;
 };
 
+export type BrowserOptions = {
+  /**
+   * Chromium flags this file needs beyond the shared browser's (a fake camera): the file gets a
+   * Chromium of its own, launched with them at its first page (so a beforeAll can make the files
+   * they name) and closed after its tests. The other files keep sharing the worker's browser.
+   */
+  extraArgs?: () => string[];
+};
+
 /**
  * The real server on its own test database, listening on a port, and Debian's Chromium driving it.
  * Call once at the top of a test file; every test fails if any of its pages logged a console
  * error, had a request fail, met a CSP violation or got an HTTP error status it did not expect.
  */
-export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
+export function useBrowserApp(env: Record<string, string> = {}, options: BrowserOptions = {}): BrowserApp {
   let server: http.Server;
+  let ownBrowser: Promise<Browser> | undefined;
+  const browser = () => {
+    if (!options.extraArgs) return workerBrowser();
+    ownBrowser ??= launchChromium(options.extraArgs());
+    return ownBrowser;
+  };
   let contexts: BrowserContext[] = [];
   let problems: string[] = [];
   let expectedStatuses = new Set<number>();
@@ -76,6 +91,7 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
     const closed = new Promise((resolve) => server?.close(resolve));
     server?.closeAllConnections();
     await closed;
+    await (await ownBrowser?.catch(() => undefined))?.close();
     await app.t?.close();
   });
 
@@ -83,7 +99,7 @@ export function useBrowserApp(env: Record<string, string> = {}): BrowserApp {
 
   app.newPage = async () => {
     const context = await (
-      await workerBrowser()
+      await browser()
     ).newContext({
       baseURL: app.baseUrl,
       viewport: VIEWPORTS[0],
@@ -146,12 +162,16 @@ let launched: Promise<Browser> | undefined;
 async function workerBrowser(): Promise<Browser> {
   const running = await launched?.catch(() => undefined);
   if (running?.isConnected()) return running;
-  launched = chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  launched = launchChromium();
   return launched;
 }
+
+/** Debian's Chromium, headless, with any extra flags. */
+const launchChromium = (extraArgs: string[] = []) =>
+  chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs],
+  });
 
 /**
  * With SCREENSHOTS=1, the page at 1280x800, 768x1024 and a phone's 390x844 into test-screenshots/

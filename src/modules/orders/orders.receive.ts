@@ -2,9 +2,10 @@ import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
-import { BadRequest, Conflict, HttpError } from '../../http/errors';
+import { BadRequest, Conflict, HttpError, NotFound, Unprocessable } from '../../http/errors';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
+import { itemIdForCode } from '../items/items.queries';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -59,8 +60,35 @@ export type AddToInventoryOutcome = { created: { orderItemId: number; item: Item
 const outstanding = (line: OrderLineRow) => new D(line.quantity).minus(line.received_quantity);
 
 /** Goods arriving against an order: receiving lines, and creating items for lines that have none. */
+/** What a code scanned on an order's receive form names: its item and that item's lines still to receive. */
+export type ScannedLines = { code: string; itemId: number; lines: OrderLineRow[] };
+
 export function orderReceiptService(db: Db) {
   return {
+    /**
+     * Receiving by scan: the open lines of the item a scanned code names, found by the one code
+     * lookup (itemIdForCode). 400 no code, 409 an order that is not open, 404 no such item, 422 an
+     * item not on the order or received in full.
+     */
+    async openLinesForCode(ref: string, rawCode: string): Promise<ScannedLines> {
+      const { order, lines } = await ordersService(db).get(ref);
+      const code = rawCode.trim();
+      if (code === '') throw BadRequest('Scan or type a code');
+      if (order.status !== 'pending' && order.status !== 'partially_received')
+        throw Conflict(
+          order.status === 'received'
+            ? `Order ${order.order_id} has already been received`
+            : `Order ${order.order_id} is cancelled`,
+        );
+      const itemId = await itemIdForCode(db, code);
+      if (itemId === undefined) throw NotFound(`No item with barcode '${code}'`);
+      const ofItem = lines.filter((line) => line.item_id === itemId);
+      if (ofItem.length === 0) throw Unprocessable(`'${code}' is not on this order`);
+      const open = ofItem.filter((line) => outstanding(line).gt(0));
+      if (open.length === 0) throw Unprocessable(`${ofItem[0].name} is already received in full on this order`);
+      return { code, itemId, lines: open };
+    },
+
     /**
      * Receives goods: one transaction that locks the order, checks every line, puts stock in
      * through the ledger (movement type in, reason naming the order) for lines with an item

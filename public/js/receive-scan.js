@@ -1,0 +1,158 @@
+// Receiving by scan (views/orders/_receive-scan.ejs): a code scanned into the scan box adds one to its
+// order line's received quantity in the receive form. The server finds the line (the one code lookup);
+// scans wait their turn in a queue, so a burst of them is never lost or merged.
+'use strict';
+
+(() => {
+  const form = document.getElementById('receive-scan-form');
+  const input = document.getElementById('receive-scan');
+  const result = document.getElementById('receive-scan-result');
+  if (!form || !input || !result) return;
+  form.hidden = false;
+
+  /** Codes scanned and not yet looked up, oldest first: one lookup at a time keeps their order. */
+  const queue = [];
+  let working = false;
+
+  function announce(message, refused) {
+    result.textContent = message;
+    result.classList.toggle('refused', refused);
+  }
+
+  /** A quantity as typed: empty is none yet; anything not a number is the person's to correct. */
+  function typedQuantity(field) {
+    const text = field.value.trim();
+    if (text === '') return 0;
+    const value = Number(text);
+    return Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
+  const plus = (value, step) => String(Math.round((value + step) * 1000) / 1000);
+
+  function highlight(row) {
+    if (!row) return;
+    row.classList.remove('scanned');
+    void row.offsetWidth; // restart the highlight for a second scan of the same line
+    row.classList.add('scanned');
+  }
+
+  /** Adds one to the first of the item's open lines with room left (their order is the order's). */
+  function addOne(code, lines) {
+    for (const line of lines) {
+      const field = document.getElementById(`receivedQuantity-${line.orderItemId}`);
+      if (!field) continue;
+      const typed = typedQuantity(field);
+      if (typed === null) {
+        announce(`The received quantity of ${line.name} is not a number: correct it, then scan again`, true);
+        return;
+      }
+      if (typed + 1 > line.outstandingQuantity) continue;
+      field.value = plus(typed, 1);
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+      field.dispatchEvent(new Event('change', { bubbles: true }));
+      highlight(field.closest('tr'));
+      announce(`${line.name}: ${field.value} of ${line.outstandingQuantity} outstanding`, false);
+      return;
+    }
+    const outstanding = lines.reduce((sum, line) => sum + line.outstandingQuantity, 0);
+    announce(`${lines[0]?.name ?? code}: all ${outstanding} outstanding are already entered`, true);
+  }
+
+  async function lookUp(code) {
+    const url = `${form.dataset.lookup}?${new URLSearchParams({ code })}`;
+    let response;
+    try {
+      response = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    } catch {
+      announce(`'${code}' not added: the server could not be reached`, true);
+      return;
+    }
+    const body = await response.json().catch(() => null);
+    if (response.ok && Array.isArray(body?.lines)) addOne(code, body.lines);
+    else announce(body?.message ?? `'${code}' not added: the server answered ${response.status}`, true);
+  }
+
+  async function work() {
+    if (working) return;
+    working = true;
+    try {
+      while (queue.length > 0) await lookUp(queue.shift());
+    } finally {
+      working = false;
+    }
+  }
+
+  // Enter (a wedge scanner's, a person's or the camera's) queues what the box holds and empties it for the next scan.
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const code = input.value.trim();
+    input.value = '';
+    if (code === '') return;
+    queue.push(code);
+    work();
+  });
+
+  // ---- A wedge scanner's burst wherever the focus is ----
+  // A scanner types a whole code a few milliseconds a key and presses Enter; people leave 60 ms and more
+  // between keys. A burst typed into another field (a quantity) comes out of it and is scanned instead:
+  // its Enter must not submit the receive form. A key where nothing takes text goes into the scan box.
+  const SCAN_KEY_GAP_MS = 50;
+  const SCAN_MIN_LENGTH = 3;
+  let burst = null;
+
+  const takesText = (element) =>
+    element instanceof HTMLTextAreaElement ||
+    element instanceof HTMLSelectElement ||
+    element?.isContentEditable ||
+    (element instanceof HTMLInputElement &&
+      !['checkbox', 'radio', 'button', 'submit', 'reset', 'file'].includes(element.type));
+
+  document.addEventListener(
+    'keydown',
+    (event) => {
+      if (form.hidden || event.isComposing) return;
+      const target = event.target;
+      const printable = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey;
+      if (target === input) return;
+      if (printable && event.key !== ' ' && !takesText(target)) {
+        event.preventDefault();
+        burst = null;
+        input.focus();
+        input.value += event.key;
+        return;
+      }
+      if (printable && target instanceof HTMLInputElement && takesText(target)) {
+        if (!burst || event.timeStamp - burst.lastAt > SCAN_KEY_GAP_MS || burst.field !== target)
+          burst = {
+            field: target,
+            value: target.value,
+            start: target.selectionStart,
+            end: target.selectionEnd,
+            text: '',
+          };
+        burst.text += event.key;
+        burst.lastAt = event.timeStamp;
+        return;
+      }
+      if (
+        event.key === 'Enter' &&
+        burst?.field === target &&
+        burst.text.trim().length >= SCAN_MIN_LENGTH &&
+        event.timeStamp - burst.lastAt <= SCAN_KEY_GAP_MS
+      ) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        const { field, value, start, end, text } = burst;
+        burst = null;
+        field.value = value;
+        if (typeof start === 'number') field.setSelectionRange(start, end);
+        input.focus();
+        queue.push(text.trim());
+        work();
+        return;
+      }
+      burst = null;
+    },
+    true,
+  );
+})();
