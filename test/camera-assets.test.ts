@@ -37,4 +37,11 @@ describe('the camera barcode reader, served from our origin', () => {
         .digest('hex'),
     ).toBe(ZXING_WASM_SHA256);
   });
+
+  it('answers a missing asset 404 Not found, naming no file path', async () => {
+    for (const missing of ['/assets/nope.css', '/assets/htmx/nope.js', '/assets/zxing-wasm/nope.wasm']) {
+      const res = await t.request.get(missing).expect(404);
+      expect(res.body).toEqual({ message: 'Not found' });
+    }
+  });
 });

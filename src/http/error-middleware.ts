@@ -104,8 +104,9 @@ function describeError(
   }
   if (e.type === 'entity.parse.failed') return answer(400, { message: 'Malformed JSON in request body' });
   if (e.type === 'entity.too.large') return answer(413, { message: 'Request body too large' });
-  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-    return answer(e.status, { message: e.message });
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    // a library's unexposed 4xx keeps its status in our words: serve-static's missing file is a 404 whose message is the file's path
+    return answer(e.status, { message: e.expose ? e.message : e.status === 404 ? 'Not found' : 'Request refused' });
   }
   if (e.code && PG_CLIENT_ERRORS[e.code]) {
     const known = PG_CLIENT_ERRORS[e.code];
