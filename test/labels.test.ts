@@ -32,7 +32,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const print = (body: object, agent = manager) => agent.post('/api/labels').send(body).buffer(true).parse(binaryBody);
+const print = (body: object, agent = manager) =>
+  agent
+    .post('/api/labels')
+    .send(body)
+    .buffer(true)
+    .parse(binaryBody as never);
 
 /** The PDF's labels decoded cell by cell, in print order (null for a cell where nothing decodes). */
 async function decoded(pdf: Buffer, layoutId: string) {

@@ -59,7 +59,7 @@ export async function writeLabelsPdf(print: LabelPrint, out: Writable): Promise<
   let position = print.startPosition - 1;
   for (const label of print.labels) {
     if (position === perPage) {
-      // let the finished page reach the client before the next is drawn
+      // let the finished page reach the client (and other requests run) before the next is drawn
       await new Promise((resolve) => setImmediate(resolve));
       if (out.destroyed) break;
       doc.addPage();

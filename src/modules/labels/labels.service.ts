@@ -15,7 +15,10 @@ import {
 } from './labels.layouts';
 import type { LabelContent, LabelPrint } from './labels.render';
 import type { PrintLabels } from './labels.schemas';
-import { labelSymbol, type SymbolCache } from './labels.symbols';
+import { labelSymbol, loadBwip } from './labels.symbols';
+
+/** How long encoding may hold the event loop before it lets other requests run (ms). */
+const SLICE_MS = 15;
 
 /** A refusal that names the field it is about, as a validation error does. */
 const refuse = (field: string, message: string) => BadRequest(message, { errors: [{ field, message }] });
@@ -87,16 +90,22 @@ export function labelsService(db: Db) {
       if (missing >= 0) throw refuse(`items.${missing}.itemId`, `No item with id ${input.items[missing].itemId}`);
       const categories = new Map((await categoriesService(db).list()).map((c) => [c.id, c.name]));
 
-      const symbols: SymbolCache = new Map();
+      const bwipjs = await loadBwip();
+      let sliceStart = performance.now();
       const contents = new Map<number, LabelContent>();
       const labels: LabelContent[] = [];
       for (const [index, line] of input.items.entries()) {
         let content = contents.get(line.itemId);
         if (!content) {
           const item = items.get(line.itemId)!;
+          if (performance.now() - sliceStart > SLICE_MS) {
+            // 2,000 new QR codes take seconds of CPU: the other requests get their turn between slices
+            await new Promise((resolve) => setImmediate(resolve));
+            sliceStart = performance.now();
+          }
           let symbol;
           try {
-            symbol = await labelSymbol(symbols, symbology, item.sku);
+            symbol = labelSymbol(bwipjs, symbology, item.sku);
           } catch (err) {
             throw refuse(`items.${index}.itemId`, (err as Error).message);
           }

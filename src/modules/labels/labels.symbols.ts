@@ -1,5 +1,4 @@
 import type { DrawingContext, RenderOptions } from 'bwip-js/node';
-import { BadRequest } from '../../http/errors';
 import type { Symbology } from './labels.layouts';
 
 /**
@@ -26,13 +25,15 @@ const QUIET_MODULES: Record<Symbology, number> = { code128: 10, qr: 4, datamatri
 
 type Bwip = typeof import('bwip-js/node');
 let bwip: Promise<Bwip> | undefined;
-// bwip-js (2 MB of PostScript turned JavaScript) loads on the first label print, not at start
-const loadBwip = (): Promise<Bwip> => (bwip ??= import('bwip-js/node').then((m) => m as Bwip));
+/** bwip-js (2 MB of PostScript turned JavaScript) loads on the first label print, not at start. */
+export const loadBwip = (): Promise<Bwip> => (bwip ??= import('bwip-js/node').then((m) => m as Bwip));
 
 const num = (value: number) => String(Math.round(value * 1000) / 1000);
 
+type Drawn = { path: string; width: number; height: number; linear: boolean };
+
 /** A drawing context for bwip-js that keeps the dark areas as PDF path operators, in module units. */
-function moduleDrawing(): DrawingContext<{ path: string; width: number; height: number; linear: boolean }> {
+function moduleDrawing(): DrawingContext<Drawn> {
   let pixelsPerModule = 1;
   let width = 0;
   let height = 0;
@@ -49,11 +50,10 @@ function moduleDrawing(): DrawingContext<{ path: string; width: number; height: 
       height = h;
     },
     // a bar: a stroked vertical line of width lw centred on x (the scale is even, so every width is)
-    line(x0, y0, x1, _y1, lw) {
+    line(x0, _y0, x1, _y1, lw) {
       linear = true;
       if (x0 !== x1) return; // linear symbols draw only vertical bars (no bearer bars asked)
       parts.push(`${num((x0 - lw / 2) / pixelsPerModule)} 0 ${num(lw / pixelsPerModule)} 1 re`);
-      void y0;
     },
     polygon(points) {
       const [first, ...rest] = points;
@@ -75,22 +75,30 @@ function moduleDrawing(): DrawingContext<{ path: string; width: number; height: 
   };
 }
 
-/** The symbols drawn so far in one print, by symbology and text: each copy of a label reuses its item's. */
-export type SymbolCache = Map<string, LabelSymbol>;
+/**
+ * The symbols drawn lately, by symbology and text, shared by every print (a reprinted shelf or the
+ * copies of a label reuse theirs): at most this many, the oldest used forgotten first. A QR path is
+ * about 3 kB, so the cache stays a few MB.
+ */
+const CACHE_SIZE = 2000;
+const cache = new Map<string, LabelSymbol>();
 
-/** The symbol of `text` in `symbology` (from the cache when this print has drawn it already). */
-export async function labelSymbol(cache: SymbolCache, symbology: Symbology, text: string): Promise<LabelSymbol> {
+/** The symbol of `text` in `symbology` (bwip-js loaded already: see loadBwip); throws when it cannot be encoded. */
+export function labelSymbol(bwipjs: Bwip, symbology: Symbology, text: string): LabelSymbol {
   const key = `${symbology}\u0000${text}`;
   const cached = cache.get(key);
-  if (cached) return cached;
-  const bwipjs = await loadBwip();
+  if (cached) {
+    cache.delete(key);
+    cache.set(key, cached);
+    return cached;
+  }
   // scale 2: every bar is an even number of pixels wide, so its centre (where bwip-js draws it) is exact
   const options: RenderOptions = { bcid: BWIP_IDS[symbology], text, scale: 2, includetext: false };
-  let drawn: ReturnType<ReturnType<typeof moduleDrawing>['end']>;
+  let drawn: Drawn;
   try {
     drawn = bwipjs.render(options, moduleDrawing());
   } catch (err) {
-    throw BadRequest(`SKU '${text}' cannot be encoded as ${symbology}: ${(err as Error).message}`);
+    throw new Error(`SKU '${text}' cannot be encoded as ${symbology}: ${(err as Error).message}`, { cause: err });
   }
   const symbol: LabelSymbol = {
     linear: drawn.linear,
@@ -100,5 +108,6 @@ export async function labelSymbol(cache: SymbolCache, symbology: Symbology, text
     path: drawn.path,
   };
   cache.set(key, symbol);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return symbol;
 }
