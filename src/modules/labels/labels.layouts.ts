@@ -33,7 +33,7 @@ export type LabelLayout = {
 export const LABEL_LAYOUTS: readonly LabelLayout[] = [
   {
     id: 'avery-l7160',
-    name: 'Avery L7160: A4 sheet of 21 (63.5 x 38.1 mm, 3 x 7)',
+    name: 'Avery L7160: 21 a sheet, 63.5 x 38.1 mm',
     pageWidthMm: 210,
     pageHeightMm: 297,
     columns: 3,
@@ -50,7 +50,7 @@ export const LABEL_LAYOUTS: readonly LabelLayout[] = [
   },
   {
     id: 'avery-l7651',
-    name: 'Avery L7651: A4 sheet of 65 (38.1 x 21.2 mm, 5 x 13)',
+    name: 'Avery L7651: 65 a sheet, 38.1 x 21.2 mm',
     pageWidthMm: 210,
     pageHeightMm: 297,
     columns: 5,
@@ -67,7 +67,7 @@ export const LABEL_LAYOUTS: readonly LabelLayout[] = [
   },
   {
     id: 'roll-62x29',
-    name: 'Roll label 62 x 29 mm (one label a page: Brother DK-11209, Dymo-type printers)',
+    name: 'Roll 62 x 29 mm, one label a page',
     pageWidthMm: 62,
     pageHeightMm: 29,
     columns: 1,

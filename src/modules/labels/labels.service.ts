@@ -49,6 +49,15 @@ export function labelsService(db: Db) {
       return LABEL_LAYOUTS;
     },
 
+    /** The items of these ids, in the order asked (ids of no item left out): what a print form lists. */
+    async itemsFor(ids: number[]): Promise<{ id: number; name: string; sku: string }[]> {
+      const items = await findItemsForLines(db, ids);
+      return ids.flatMap((id) => {
+        const item = items.get(id);
+        return item ? [{ id, name: item.name, sku: item.sku }] : [];
+      });
+    },
+
     /**
      * What a print request draws, checked whole before a byte of PDF is written: the layout, the
      * symbology, the start position on the first sheet, the number of labels and every item.
