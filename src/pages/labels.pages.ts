@@ -1,10 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { parse } from '../http/validate';
-import { MAX_LABELS, SYMBOLOGIES } from '../modules/labels/labels.layouts';
-import { writeLabelsPdf } from '../modules/labels/labels.render';
 import { PrintLabels } from '../modules/labels/labels.schemas';
-import { labelsService } from '../modules/labels/labels.service';
+import { MAX_LABELS, SYMBOLOGIES, labelsService } from '../modules/labels/labels.service';
 import { attempt, checked, repeatedField, textField, type FieldErrors } from './forms';
 import { requirePage, safeNext } from './page-guards';
 
@@ -129,7 +127,7 @@ export function labelsPages({ db }: Deps): Router {
     if (result.ok) {
       const { filename, ...print } = result.value;
       res.attachment(filename).type('application/pdf');
-      await writeLabelsPdf(print, res);
+      await labels.writePdf(print, res);
       return;
     }
     // refused: the form again, on its own page, with the lines as they were typed

@@ -3,7 +3,6 @@ import { ApiRouter } from '../../http/api-router';
 import { BadRequestBody } from '../../http/openapi';
 import { LABEL_LAYOUTS, MAX_LABELS, SYMBOLOGIES } from './labels.layouts';
 import { presentLabelLayout } from './labels.present';
-import { writeLabelsPdf } from './labels.render';
 import { LabelLayoutList, LabelsPdf, PrintLabels } from './labels.schemas';
 import { labelsService } from './labels.service';
 
@@ -50,7 +49,7 @@ export function labelsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { filename, ...print } = await labels.prepare(req.input.body);
       res.attachment(filename).type('application/pdf');
-      await writeLabelsPdf(print, res);
+      await labels.writePdf(print, res);
     },
   );
 

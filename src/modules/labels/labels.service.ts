@@ -13,12 +13,16 @@ import {
   labelsPerPage,
   type LabelLayout,
 } from './labels.layouts';
-import type { LabelContent, LabelPrint } from './labels.render';
+import { writeLabelsPdf, type LabelContent, type LabelPrint } from './labels.render';
+import type { Writable } from 'node:stream';
 import type { PrintLabels } from './labels.schemas';
 import { labelSymbol, loadBwip } from './labels.symbols';
 
 /** How long encoding may hold the event loop before it lets other requests run (ms). */
 const SLICE_MS = 15;
+
+/** What the pages show of the limits and choices. */
+export { MAX_LABELS, SYMBOLOGIES };
 
 /** A refusal that names the field it is about, as a validation error does. */
 const refuse = (field: string, message: string) => BadRequest(message, { errors: [{ field, message }] });
@@ -47,6 +51,11 @@ export function labelsService(db: Db) {
   return {
     layouts(): readonly LabelLayout[] {
       return LABEL_LAYOUTS;
+    },
+
+    /** Writes a prepared print to `out` (an HTTP response) as a PDF, page by page. */
+    writePdf(print: LabelPrint, out: Writable): Promise<void> {
+      return writeLabelsPdf(print, out);
     },
 
     /** The items of these ids, in the order asked (ids of no item left out): what a print form lists. */
