@@ -196,6 +196,32 @@ describe('POST /api/labels: every label scans as its SKU', () => {
     }
   });
 
+  it('a long SKU: Code 128 down to one printer dot a bar still scans; longer is refused, and QR takes it', async () => {
+    const long = await buildItem(t.db, { sku: 'LONG-SKU-ABCDEFGHIJKLMNOPQRSTUVW' });
+    const res = await print({ layout: 'avery-l7651', items: [{ itemId: long.id, copies: 1 }] }).expect(200);
+    expect((await decoded(res.body, 'avery-l7651')).texts.filter(Boolean)).toEqual([long.sku]);
+
+    const longer = await buildItem(t.db, { sku: `LONGER-${'X'.repeat(40)}` });
+    const refused = await manager
+      .post('/api/labels')
+      .send({
+        layout: 'avery-l7651',
+        items: [
+          { itemId: long.id, copies: 1 },
+          { itemId: longer.id, copies: 1 },
+        ],
+      })
+      .expect(400);
+    const message = `SKU '${longer.sku}' is too long for a Code 128 that scans on avery-l7651 labels: choose qr or datamatrix`;
+    expect(refused.body).toEqual({ message, errors: [{ field: 'items.1.itemId', message }] });
+    const qr = await print({
+      layout: 'avery-l7651',
+      symbology: 'qr',
+      items: [{ itemId: longer.id, copies: 1 }],
+    }).expect(200);
+    expect((await decoded(qr.body, 'avery-l7651')).texts.filter(Boolean)).toEqual([longer.sku]);
+  });
+
   it('an inactive item prints too', async () => {
     const old = await buildItem(t.db, { sku: 'OLD-1', isActive: false });
     const res = await print({ layout: 'roll-62x29', items: [{ itemId: old.id, copies: 1 }] }).expect(200);

@@ -34,6 +34,16 @@ const moduleSize = (space: number, modules: number) => {
   return dots >= 1 ? dots * DOT : exact;
 };
 
+/** The width (points) a label's content has inside its padding. */
+const contentWidth = (layout: LabelLayout) => mm(layout.labelWidthMm - 2 * layout.paddingMm);
+
+/**
+ * Whether a linear symbol's narrowest bar gets at least one printer dot at 300 dpi across the
+ * label (a long SKU in Code 128 on a small label does not: its bars would blur into each other).
+ */
+export const linearSymbolFits = (layout: LabelLayout, symbol: LabelSymbol): boolean =>
+  !symbol.linear || contentWidth(layout) / (symbol.widthModules + 2 * symbol.quietModules) >= DOT;
+
 type Doc = PDFKit.PDFDocument;
 type Box = { x: number; y: number; w: number; h: number };
 

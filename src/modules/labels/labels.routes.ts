@@ -38,7 +38,7 @@ export function labelsRoutes({ db, docs }: Deps) {
         'default 1) is the first free label of a part-used sheet (1 for a roll layout); further sheets as needed. ' +
         `At most ${MAX_LABELS} labels (the sum of copies). 400 names the field: an unknown layout, symbology or item ` +
         '("No item with id 12" on items.0.itemId), a startPosition past the sheet\'s labels, too many labels, a SKU the ' +
-        'symbology cannot encode. Inactive items print too. Answers labels-<SKU>.pdf (one item) or labels-<n>-items.pdf.',
+        'symbology cannot encode or, in code128, too long to scan on the layout (under one 300 dpi dot a bar). Inactive items print too. Answers labels-<SKU>.pdf (one item) or labels-<n>-items.pdf.',
       access: 'manager',
       body: PrintLabels,
       responses: {

@@ -13,7 +13,7 @@ import {
   labelsPerPage,
   type LabelLayout,
 } from './labels.layouts';
-import { writeLabelsPdf, type LabelContent, type LabelPrint } from './labels.render';
+import { linearSymbolFits, writeLabelsPdf, type LabelContent, type LabelPrint } from './labels.render';
 import type { Writable } from 'node:stream';
 import type { PrintLabels } from './labels.schemas';
 import { labelSymbol, loadBwip } from './labels.symbols';
@@ -126,6 +126,12 @@ export function labelsService(db: Db) {
             symbol = labelSymbol(bwipjs, symbology, item.sku);
           } catch (err) {
             throw refuse(`items.${index}.itemId`, (err as Error).message);
+          }
+          if (!linearSymbolFits(layout, symbol)) {
+            throw refuse(
+              `items.${index}.itemId`,
+              `SKU '${item.sku}' is too long for a Code 128 that scans on ${layout.id} labels: choose qr or datamatrix`,
+            );
           }
           content = {
             itemId: item.id,
