@@ -1,6 +1,7 @@
 // Labels benchmark (issue 31): 2,000 labels to PDF on Avery L7160 sheets (96 pages), through the
 // server as `npm start` runs it: the time to the first byte and to the last, the PDF's size, and the
-// server's peak RSS. Three prints: 2,000 different items in Code 128 (a symbol for each: the worst
+// server's peak RSS, and the slowest answer of /api/health meanwhile (the encoding yields to other
+// requests). Three prints: 2,000 different items in Code 128 (a symbol for each: the worst
 // case), the same in QR code, and 2,000 copies of one item (one symbol, reused). The PDF is
 // streamed page by page, so the server holds a page, not the document.
 import { readFileSync } from 'node:fs';
@@ -26,9 +27,31 @@ async function seedLabelItems(server: BenchServer): Promise<number[]> {
   return db('items').where({ category_id: category.id }).orderBy('id').pluck('id');
 }
 
+/** Asks /api/health one after the other until stopped: the slowest answer while a print runs. */
+function healthProbe(server: BenchServer): { stop: () => Promise<number> } {
+  let running = true;
+  let slowest = 0;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await fetch(`${server.baseUrl}/api/health`).then((res) => res.arrayBuffer());
+      slowest = Math.max(slowest, performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return Math.round(slowest);
+    },
+  };
+}
+
 async function timedPrint(server: BenchServer, cookie: string, body: unknown) {
   const rssBefore = rssMb(server.pid);
   const rss = sampleRss(server.pid);
+  const health = healthProbe(server);
   const t0 = performance.now();
   const res = await fetch(`${server.baseUrl}/api/labels`, {
     method: 'POST',
@@ -44,12 +67,14 @@ async function timedPrint(server: BenchServer, cookie: string, body: unknown) {
   }
   const seconds = (performance.now() - t0) / 1000;
   const peak = rss.stop();
+  const slowestHealth = await health.stop();
   return {
     'time to first byte ms': Math.round(firstByte),
     'time to last byte s': seconds.toFixed(2),
     'labels per second': Math.round(LABELS / seconds),
     'PDF size': `${(bytes / 1024 / 1024).toFixed(2)} MB (${Math.round(bytes / LABELS)} bytes a label)`,
     'server RSS before / peak MB': `${rssBefore} / ${peak}`,
+    'slowest /api/health meanwhile ms': slowestHealth,
   };
 }
 
@@ -67,6 +92,10 @@ export async function run(): Promise<void> {
     );
     report(
       '2,000 labels, 2,000 items, QR code, L7160, with prices',
+      await timedPrint(server, cookie, { layout: 'avery-l7160', symbology: 'qr', items: distinct, showPrice: true }),
+    );
+    report(
+      'the same 2,000 QR labels again (the symbols kept from the last print)',
       await timedPrint(server, cookie, { layout: 'avery-l7160', symbology: 'qr', items: distinct, showPrice: true }),
     );
     report(
