@@ -82,7 +82,14 @@ describe('Print labels', () => {
     const category = await buildCategory(b.t.db, { name: 'Labelled stock' });
     await buildItem(b.t.db, { name: 'Pipette 10 ml', sku: 'PIP-10', categoryId: category.id });
     await buildItem(b.t.db, { name: 'Flask 500 ml', sku: 'FLK-500', categoryId: category.id });
+    b.expectHttpErrors(422);
     const page = await b.openAs(manager, '/items?search=ml');
+    // nothing ticked: the labels page says so
+    await page.getByRole('button', { name: 'Print labels' }).click();
+    await page.getByText('Select at least one item in the table to print labels for').waitFor();
+    await page.getByRole('link', { name: '← Back' }).click();
+    await page.getByRole('heading', { name: 'Items', level: 1 }).waitFor();
+    expect(new URL(page.url()).search).toBe('?search=ml');
     await page.getByLabel('Select Pipette 10 ml').check();
     await page.getByLabel('Select Flask 500 ml').check();
     await page.getByRole('button', { name: 'Print labels' }).click();
