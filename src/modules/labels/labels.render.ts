@@ -140,7 +140,7 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   y += textLines(doc, label.name, x, y, w, layout.nameLines);
   doc.font('Helvetica').fontSize(smallPt(layout));
   const line = lineHeight(doc);
-  const price = priceFitting(doc, label.price, w * 0.6);
+  const price = priceFitting(doc, label.price, w * 0.55);
   const priceWidth = price ? doc.widthOfString(price) : 0;
   if (price) doc.text(price, x + w - priceWidth, y, { lineBreak: false });
   textLines(doc, label.categoryName, x, y, price ? w - priceWidth - mm(1.5) : w, 1);
@@ -158,7 +158,7 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
 }
 
 /**
- * QR code or Data Matrix: the symbol (with its quiet zone) square on the left, and beside it the
+ * QR code or Data Matrix: the symbol (with its quiet zone) square at the top left, and beside it the
  * name, the SKU, the category and the price.
  */
 function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
@@ -168,7 +168,8 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   const module = moduleSize(side, modules);
   const quiet = symbol.quietModules * module;
   const symbolX = snap(box.x + quiet);
-  const symbolY = snap(box.y + (box.h - symbol.heightModules * module) / 2);
+  // level with the text's top; the label's padding counts towards the quiet zone above it
+  const symbolY = snap(box.y + Math.max(0, quiet - mm(layout.paddingMm)));
   drawSymbol(doc, symbol, symbolX, symbolY, module, module);
 
   const x = symbolX + symbol.widthModules * module + quiet;
