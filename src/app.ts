@@ -28,6 +28,7 @@ import { suppliersRoutes } from './modules/suppliers/suppliers.routes';
 import { sourcesRoutes } from './modules/sources/sources.routes';
 import { itemsRoutes } from './modules/items/items.routes';
 import { categoriesRoutes } from './modules/categories/categories.routes';
+import { labelsRoutes } from './modules/labels/labels.routes';
 import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
@@ -81,6 +82,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   invoicesRoutes,
   (deps) => itemsRoutes(deps, ordersService(deps.db)),
   categoriesRoutes,
+  labelsRoutes,
   stockMovementsRoutes,
   vatRatesRoutes,
   notesRoutes,

@@ -19,6 +19,7 @@ import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListView } from './items.list';
+import { labelForm } from './labels.pages';
 import { notesSection } from './notes-section';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
@@ -136,7 +137,7 @@ export function itemsPages(deps: Deps): Router {
     const presented = presentItem(item);
     return {
       title: presented.name,
-      stylesheets: ['/assets/css/items.css'],
+      stylesheets: ['/assets/css/items.css', '/assets/css/labels.css'],
       item: presented,
       movements,
       notes: noteRows,
@@ -151,6 +152,7 @@ export function itemsPages(deps: Deps): Router {
       stock: { values: { quantity: '', type: 'in', reason: '' }, errors: {}, message: null },
       note: { values: { text: '' }, errors: {}, message: null },
       editedNote: null,
+      labelForm: labelForm(db, [{ itemId: id, name: presented.name, sku: presented.sku, copies: 1 }], `/items/${id}`),
       ...overrides,
     };
   }

@@ -55,6 +55,7 @@ import {
   type ReturnedForm,
 } from './forms';
 import { requirePage } from './page-guards';
+import { labelFormFor } from './labels.pages';
 
 const STATUS_LABELS: Record<OrderStatus, string> = {
   pending: 'Pending',
@@ -426,7 +427,18 @@ export function ordersPages({ db }: Deps): Router {
     const proposedPrice = (unitCost: string | null) => (unitCost === null ? '' : markedUpPrice(unitCost, markup));
     res.status(returned?.status ?? 200).render('orders/show', {
       title: `Order ${order.orderId}`,
+      stylesheets: ['/assets/css/orders.css', '/assets/css/labels.css'],
       order,
+      // the items received, one label a unit (a part unit counts as one)
+      labelForm: await labelFormFor(
+        db,
+        order.items.flatMap((line) =>
+          canManage && line.itemId !== null && line.receivedQuantity > 0
+            ? [{ itemId: line.itemId, copies: Math.ceil(line.receivedQuantity) }]
+            : [],
+        ),
+        `/orders/${order.orderId}`,
+      ),
       statusLabels: STATUS_LABELS,
       movements: orderMovements.map(presentMovement),
       // the API's access: receiving and attaching an invoice are for managers and admins

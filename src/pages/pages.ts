@@ -18,6 +18,7 @@ import { salesPages } from './sales.pages';
 import { docsPages } from './docs.pages';
 import { suppliersPages } from './suppliers.pages';
 import { ordersPages } from './orders.pages';
+import { labelsPages } from './labels.pages';
 import { replenishmentPages } from './replenishment.pages';
 import { stockMovementsPages } from './stock-movements.pages';
 import { chargecodesPages } from './chargecodes.pages';
@@ -36,6 +37,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   stockMovementsPages,
   suppliersPages,
   ordersPages,
+  labelsPages,
   replenishmentPages,
   chargecodesPages,
   financePages,

@@ -1,0 +1,191 @@
+import type { Writable } from 'node:stream';
+import { cellOrigin, labelsPerPage, type LabelLayout } from './labels.layouts';
+import type { LabelSymbol } from './labels.symbols';
+
+/** What one label shows; the copies of an item share one object (and one symbol). */
+export type LabelContent = {
+  itemId: number;
+  name: string;
+  sku: string;
+  categoryName: string;
+  /** the price lines to print, longest first (the first that fits is printed); empty when not asked */
+  price: string[];
+  symbol: LabelSymbol;
+};
+
+export type LabelPrint = {
+  layout: LabelLayout;
+  /** 1-based: the first cell of the first page to print on (the ones before it are used already) */
+  startPosition: number;
+  /** one entry a label, in print order */
+  labels: LabelContent[];
+  title: string;
+};
+
+const PT_PER_MM = 72 / 25.4;
+/** One printer dot at 300 dpi, in points: module widths and symbol corners are whole dots. */
+const DOT = 72 / 300;
+const mm = (value: number) => value * PT_PER_MM;
+const snap = (value: number) => Math.round(value / DOT) * DOT;
+/** The widest module of `modules` (plus their quiet zones) that fits `space`, in whole printer dots when one dot fits. */
+const moduleSize = (space: number, modules: number) => {
+  const exact = space / modules;
+  const dots = Math.floor(exact / DOT);
+  return dots >= 1 ? dots * DOT : exact;
+};
+
+/** The width (points) a label's content has inside its padding. */
+const contentWidth = (layout: LabelLayout) => mm(layout.labelWidthMm - 2 * layout.paddingMm);
+
+/**
+ * Whether a linear symbol's narrowest bar gets at least one printer dot at 300 dpi across the
+ * label (a long SKU in Code 128 on a small label does not: its bars would blur into each other).
+ */
+export const linearSymbolFits = (layout: LabelLayout, symbol: LabelSymbol): boolean =>
+  !symbol.linear || contentWidth(layout) / (symbol.widthModules + 2 * symbol.quietModules) >= DOT;
+
+type Doc = PDFKit.PDFDocument;
+type Box = { x: number; y: number; w: number; h: number };
+
+/** The label sheets as a PDF written to `out` page by page (each page is flushed before the next is drawn). */
+export async function writeLabelsPdf(print: LabelPrint, out: Writable): Promise<void> {
+  // pdfkit (and its fonts) load on the first print, not at start
+  const { default: PDFDocument } = await import('pdfkit');
+  const { layout } = print;
+  const doc = new PDFDocument({
+    size: [mm(layout.pageWidthMm), mm(layout.pageHeightMm)],
+    margin: 0,
+    info: { Title: print.title, Creator: 'Stores' },
+  });
+  const finished = new Promise<void>((resolve, reject) => {
+    // 'close' too: a client that goes away mid-download ends the print, not an error
+    out.on('finish', resolve);
+    out.on('close', resolve);
+    out.on('error', reject);
+    doc.on('error', reject);
+  });
+  doc.pipe(out);
+  const perPage = labelsPerPage(layout);
+  let position = print.startPosition - 1;
+  for (const label of print.labels) {
+    if (position === perPage) {
+      // let the finished page reach the client (and other requests run) before the next is drawn
+      await new Promise((resolve) => setImmediate(resolve));
+      if (out.destroyed) break;
+      doc.addPage();
+      position = 0;
+    }
+    const { xMm, yMm } = cellOrigin(layout, position);
+    const pad = layout.paddingMm;
+    drawLabel(doc, layout, label, {
+      x: mm(xMm + pad),
+      y: mm(yMm + pad),
+      w: mm(layout.labelWidthMm - 2 * pad),
+      h: mm(layout.labelHeightMm - 2 * pad),
+    });
+    position += 1;
+  }
+  doc.end();
+  await finished;
+}
+
+function drawLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  if (label.symbol.linear) drawLinearLabel(doc, layout, label, box);
+  else drawMatrixLabel(doc, layout, label, box);
+}
+
+const smallPt = (layout: LabelLayout) => Math.max(5, Math.round(layout.namePt * 1.6) / 2);
+const lineHeight = (doc: Doc) => doc.currentLineHeight(true);
+
+/** Text in a box of at most `lines` lines, cut short with an ellipsis; answers the height it took. */
+function textLines(
+  doc: Doc,
+  text: string,
+  x: number,
+  y: number,
+  width: number,
+  lines: number,
+  align: 'left' | 'center' | 'right' = 'left',
+): number {
+  if (lines < 1 || text === '') return 0;
+  const height = lines * lineHeight(doc);
+  const used = Math.min(doc.heightOfString(text, { width, lineGap: 0 }), height);
+  doc.text(text, x, y, { width, height, ellipsis: true, lineGap: 0, align });
+  return used;
+}
+
+/** The first price line that fits the width (the shortest when none does). */
+const priceFitting = (doc: Doc, price: string[], width: number) =>
+  price.find((text) => doc.widthOfString(text) <= width - 1) ?? price[price.length - 1] ?? '';
+
+/** The symbol's dark areas at (x, y), `moduleWidth` a module wide and `height` high (a linear symbol's bars). */
+function drawSymbol(doc: Doc, symbol: LabelSymbol, x: number, y: number, moduleWidth: number, moduleHeight: number) {
+  doc.save();
+  doc.fillColor('black');
+  doc.transform(moduleWidth, 0, 0, moduleHeight, x, y);
+  doc.addContent(symbol.path);
+  doc.fill();
+  doc.restore();
+}
+
+/**
+ * Code 128: the name across the top, the category (and price) under it, the bars the whole width
+ * with their quiet zones, and the SKU in text under the bars.
+ */
+function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  const { x, w } = box;
+  let y = box.y;
+  doc.fillColor('black');
+  doc.font('Helvetica-Bold').fontSize(layout.namePt);
+  y += textLines(doc, label.name, x, y, w, layout.nameLines);
+  doc.font('Helvetica').fontSize(smallPt(layout));
+  const line = lineHeight(doc);
+  const price = priceFitting(doc, label.price, w * 0.55);
+  const priceWidth = price ? doc.widthOfString(price) : 0;
+  if (price) doc.text(price, x + w - priceWidth, y, { lineBreak: false });
+  textLines(doc, label.categoryName, x, y, price ? w - priceWidth - mm(1.5) : w, 1);
+  y += line;
+
+  doc.font('Helvetica-Bold');
+  const skuY = box.y + box.h - line;
+  textLines(doc, label.sku, x, skuY, w, 1, 'center');
+
+  const { symbol } = label;
+  const module = moduleSize(w, symbol.widthModules + 2 * symbol.quietModules);
+  const barsTop = snap(y + mm(0.8));
+  const barsHeight = skuY - mm(0.3) - barsTop;
+  drawSymbol(doc, symbol, snap(x + (w - symbol.widthModules * module) / 2), barsTop, module, barsHeight);
+}
+
+/**
+ * QR code or Data Matrix: the symbol (with its quiet zone) square at the top left, and beside it the
+ * name, the SKU, the category and the price.
+ */
+function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  const { symbol } = label;
+  const side = Math.min(box.h, box.w * 0.45);
+  const modules = Math.max(symbol.widthModules, symbol.heightModules) + 2 * symbol.quietModules;
+  const module = moduleSize(side, modules);
+  const quiet = symbol.quietModules * module;
+  const symbolX = snap(box.x + quiet);
+  // level with the text's top; the label's padding counts towards the quiet zone above it
+  const symbolY = snap(box.y + Math.max(0, quiet - mm(layout.paddingMm)));
+  drawSymbol(doc, symbol, symbolX, symbolY, module, module);
+
+  const x = symbolX + symbol.widthModules * module + quiet;
+  const w = box.x + box.w - x;
+  let y = box.y;
+  doc.fillColor('black');
+  doc.font('Helvetica').fontSize(smallPt(layout));
+  const small = lineHeight(doc);
+  const price = priceFitting(doc, label.price, w);
+  const otherLines = 2 + (price ? 1 : 0);
+  doc.font('Helvetica-Bold').fontSize(layout.namePt);
+  const nameLines = Math.min(3, Math.floor((box.h - otherLines * small) / lineHeight(doc)));
+  y += textLines(doc, label.name, x, y, w, Math.max(1, nameLines));
+  doc.fontSize(smallPt(layout));
+  y += textLines(doc, label.sku, x, y, w, 1);
+  doc.font('Helvetica');
+  y += textLines(doc, label.categoryName, x, y, w, 1);
+  if (price) textLines(doc, price, x, y, w, 1);
+}

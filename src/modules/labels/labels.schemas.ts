@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { MAX_LABELS, SYMBOLOGIES } from './labels.layouts';
+
+export const LabelLayout = z
+  .object({
+    id: z.string().openapi({ example: 'avery-l7160' }),
+    name: z.string(),
+    pageWidthMm: z.number(),
+    pageHeightMm: z.number(),
+    columns: z.number().int(),
+    rows: z.number().int(),
+    labelWidthMm: z.number(),
+    labelHeightMm: z.number(),
+    marginTopMm: z.number().openapi({ description: "from the page's top edge to the first row of labels" }),
+    marginLeftMm: z.number().openapi({ description: "from the page's left edge to the first column of labels" }),
+    pitchXMm: z.number().openapi({ description: "from one column's left edge to the next one's" }),
+    pitchYMm: z.number().openapi({ description: "from one row's top edge to the next one's" }),
+  })
+  .openapi('LabelLayout');
+export type LabelLayoutBody = z.infer<typeof LabelLayout>;
+export const LabelLayoutList = z.array(LabelLayout);
+
+/** The largest id PostgreSQL's int column holds. */
+const MAX_INT4 = 2_147_483_647;
+
+const PositiveInt = (name: string) =>
+  z
+    .number({ error: `${name} must be a whole number` })
+    .int({ error: `${name} must be a whole number` })
+    .min(1, { error: `${name} must be at least 1` })
+    .max(MAX_INT4, { error: `${name} is too large` });
+
+export const LabelLine = z
+  .object({
+    itemId: PositiveInt('itemId'),
+    copies: PositiveInt('copies').max(MAX_LABELS, { error: `copies must be at most ${MAX_LABELS}` }),
+  })
+  .openapi('LabelLine');
+export type LabelLine = z.infer<typeof LabelLine>;
+
+export const PrintLabels = z
+  .object({
+    layout: z
+      .string({ error: 'is required' })
+      .max(100)
+      .openapi({ description: 'a layout id from GET /api/labels/layouts', example: 'avery-l7160' }),
+    items: z
+      .array(LabelLine, { error: 'is required' })
+      .min(1, { error: 'at least one item is required' })
+      .max(MAX_LABELS, { error: `at most ${MAX_LABELS} lines` }),
+    symbology: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: `one of ${SYMBOLOGIES.join(', ')} (default code128)`, example: 'code128' }),
+    startPosition: PositiveInt('startPosition')
+      .optional()
+      .openapi({ description: 'the 1-based cell of the first sheet to start on (default 1)' }),
+    showPrice: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .openapi('PrintLabels');
+export type PrintLabels = z.infer<typeof PrintLabels>;
+
+export const LabelsPdf = z.string().openapi({ type: 'string', format: 'binary', description: 'The labels as a PDF' });

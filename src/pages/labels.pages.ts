@@ -1,0 +1,145 @@
+import { Router, type Request, type Response } from 'express';
+import type { Deps } from '../deps';
+import { parse } from '../http/validate';
+import { PrintLabels } from '../modules/labels/labels.schemas';
+import { MAX_LABELS, SYMBOLOGIES, labelsService } from '../modules/labels/labels.service';
+import { attempt, checked, repeatedField, textField, type FieldErrors } from './forms';
+import { requirePage, safeNext } from './page-guards';
+
+/** One item of a print form: what it is and how many labels. */
+export type LabelFormLine = { itemId: number; name: string; sku: string; copies: number | string };
+
+/** A print form's state: its lines, the options chosen, what to fix, and where it was sent from. */
+export type LabelForm = {
+  lines: LabelFormLine[];
+  values: { layout: string; symbology: string; startPosition: string; showPrice: boolean };
+  errors: FieldErrors;
+  message: string | null;
+  layouts: { value: string; label: string }[];
+  symbologies: { value: string; label: string }[];
+  /** the page the form is on (where the labels page links back to) */
+  returnTo: string;
+};
+
+const SYMBOLOGY_LABELS: Record<(typeof SYMBOLOGIES)[number], string> = {
+  code128: 'Code 128 (any scanner)',
+  qr: 'QR code (phones, 2D scanners)',
+  datamatrix: 'Data Matrix (2D scanners)',
+};
+
+/** A fresh print form for these lines (the copies each line starts with are editable). */
+export function labelForm(db: Deps['db'], lines: LabelFormLine[], returnTo: string): LabelForm {
+  return {
+    lines,
+    values: { layout: 'avery-l7160', symbology: 'code128', startPosition: '1', showPrice: false },
+    errors: {},
+    message: null,
+    layouts: labelsService(db)
+      .layouts()
+      .map((layout) => ({ value: layout.id, label: layout.name })),
+    symbologies: SYMBOLOGIES.map((value) => ({ value, label: SYMBOLOGY_LABELS[value] })),
+    returnTo,
+  };
+}
+
+/** A fresh print form for these items and copies, their names and SKUs read (ids of no item left out). */
+export async function labelFormFor(
+  db: Deps['db'],
+  lines: { itemId: number; copies: number }[],
+  returnTo: string,
+): Promise<LabelForm> {
+  const items = new Map((await labelsService(db).itemsFor(lines.map((line) => line.itemId))).map((i) => [i.id, i]));
+  return labelForm(
+    db,
+    lines.flatMap((line) => {
+      const item = items.get(line.itemId);
+      return item ? [{ itemId: item.id, name: item.name, sku: item.sku, copies: line.copies }] : [];
+    }),
+    returnTo,
+  );
+}
+
+/** A whole number typed in a form as the API's number (anything else goes as typed, for the schema to refuse). */
+const wholeNumber = (typed: string): number | string => (/^\s*\d+\s*$/.test(typed) ? Number(typed) : typed);
+
+/** Where a print form may send the person back to: one of the pages that hold one. */
+function returnAddress(value: unknown): string {
+  const href = safeNext(value);
+  return /^\/(items|orders)(\/|\?|$)/.test(href) ? href : '/items';
+}
+
+/**
+ * /labels: printing item labels from a page. The item page and an order hold the print form
+ * (views/labels/_print-form.ejs); the items list's bulk action opens it for the items ticked. The
+ * form posts to /labels/print, which answers the PDF as the API does (a download: the page stays),
+ * or, refused, this page with the form again and what to fix.
+ */
+export function labelsPages({ db }: Deps): Router {
+  const pages = Router();
+  const labels = labelsService(db);
+
+  const renderForm = (res: Response, form: LabelForm, status = 200) =>
+    res.status(status).render('labels/index', {
+      title: 'Print labels',
+      stylesheets: ['/assets/css/labels.css'],
+      labelForm: form,
+      maxLabels: MAX_LABELS,
+    });
+
+  // the items list's bulk form: the ticked items, one label each to start with
+  pages.post('/labels', requirePage('manager'), async (req: Request, res: Response) => {
+    const ids = [
+      ...new Set(
+        repeatedField(req.body.itemIds)
+          .map(Number)
+          .filter((id) => Number.isInteger(id) && id > 0),
+      ),
+    ];
+    const items = await labels.itemsFor(ids.slice(0, MAX_LABELS));
+    const form = labelForm(
+      db,
+      items.map((item) => ({ itemId: item.id, name: item.name, sku: item.sku, copies: 1 })),
+      returnAddress(req.body.returnTo),
+    );
+    if (items.length === 0) {
+      return renderForm(res, { ...form, message: 'Select at least one item in the table to print labels for' }, 422);
+    }
+    renderForm(res, form);
+  });
+
+  pages.post('/labels/print', requirePage('manager'), async (req: Request, res: Response) => {
+    const itemIds = repeatedField(req.body.itemId);
+    const copies = repeatedField(req.body.copies);
+    const values = {
+      layout: textField(req.body.layout),
+      symbology: textField(req.body.symbology) || 'code128',
+      startPosition: textField(req.body.startPosition),
+      showPrice: checked(req.body.showPrice),
+    };
+    const body = {
+      layout: values.layout,
+      symbology: values.symbology,
+      startPosition: values.startPosition.trim() === '' ? undefined : wholeNumber(values.startPosition),
+      showPrice: values.showPrice,
+      items: itemIds.map((id, index) => ({ itemId: wholeNumber(id), copies: wholeNumber(copies[index] ?? '') })),
+    };
+    const result = await attempt(() => labels.prepare(parse(PrintLabels, body)));
+    if (result.ok) {
+      const { filename, ...print } = result.value;
+      res.attachment(filename).type('application/pdf');
+      await labels.writePdf(print, res);
+      return;
+    }
+    // refused: the form again, on its own page, with the lines as they were typed
+    const ids = itemIds.map(Number).filter((id) => Number.isInteger(id) && id > 0);
+    const known = new Map((await labels.itemsFor(ids.slice(0, MAX_LABELS))).map((item) => [item.id, item]));
+    const lines = itemIds.flatMap((id, index) => {
+      const item = known.get(Number(id));
+      return item ? [{ itemId: item.id, name: item.name, sku: item.sku, copies: copies[index] ?? '' }] : [];
+    });
+    const form = labelForm(db, lines, returnAddress(req.body.returnTo));
+    renderForm(res, { ...form, values, errors: result.errors, message: result.message }, result.status);
+  });
+
+  return pages;
+}

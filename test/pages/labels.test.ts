@@ -1,0 +1,135 @@
+import fs from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { UserRow } from '../../src/modules/users/users.service';
+import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { buildCategory, buildItem, buildUser } from '../helpers/factories';
+import { decodeCells, renderPdfPages, type LayoutGeometry } from '../helpers/labels-decode';
+import { buildOrder, buildSupplier } from '../helpers/purchasing-factories';
+import { LABEL_LAYOUTS } from '../../src/modules/labels/labels.layouts';
+
+const b = useBrowserApp();
+
+let clerk: UserRow;
+let manager: UserRow;
+beforeAll(async () => {
+  [clerk, manager] = await Promise.all([
+    buildUser(b.t.db, { firstName: 'Sam', lastName: 'Clerk' }),
+    buildUser(b.t.db, { role: 'manager', firstName: 'Mo', lastName: 'Manager' }),
+  ]);
+});
+
+const layout = (id: string): LayoutGeometry => LABEL_LAYOUTS.find((l) => l.id === id)!;
+
+/** Clicks the button and answers the PDF it downloads, with its file name. */
+async function downloadOf(page: Page, button: string): Promise<{ name: string; pdf: Buffer }> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: button, exact: true }).click(),
+  ]);
+  return { name: download.suggestedFilename(), pdf: await fs.readFile((await download.path())!) };
+}
+
+/** What the PDF's cells decode to, the empty cells left out. */
+async function skusIn(pdf: Buffer, layoutId: string): Promise<(string | null)[]> {
+  const cells = await decodeCells(await renderPdfPages(pdf), layout(layoutId));
+  return cells.map((cell) => cell?.text ?? null);
+}
+
+describe('Print labels', () => {
+  it("from an item's page: copies, sheet, barcode, start position and price; the PDF downloads and scans", async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db, { name: 'Glassware' });
+    const beaker = await buildItem(b.t.db, { name: 'Beaker 250 ml', sku: 'BKR-250', categoryId: category.id });
+    const page = await b.openAs(manager, `/items/${beaker.id}`);
+    const section = page.getByRole('region', { name: 'Print labels' });
+    await section.getByLabel('Copies').fill('3');
+    await section.getByLabel('Label sheet').selectOption('avery-l7651');
+    await section.getByLabel('Barcode').selectOption('qr');
+    await section.getByLabel('Start at label').fill('2');
+    await section.getByLabel('Show the price').check();
+    await expectAccessible(page);
+    await screenshot(page, 'labels-item');
+    const { name, pdf } = await downloadOf(page, 'Print labels');
+    expect(name).toBe('labels-BKR-250.pdf');
+    expect((await skusIn(pdf, 'avery-l7651')).slice(0, 5)).toEqual([null, 'BKR-250', 'BKR-250', 'BKR-250', null]);
+    // the page stays where it was
+    expect(new URL(page.url()).pathname).toBe(`/items/${beaker.id}`);
+
+    // a start past the sheet: the labels page says what to fix, with what was chosen
+    await section.getByLabel('Start at label').fill('66');
+    await section.getByRole('button', { name: 'Print labels' }).click();
+    await page.getByRole('heading', { name: 'Print labels', level: 1 }).waitFor();
+    await page.getByText("startPosition must be between 1 and 65 for layout 'avery-l7651'").waitFor();
+    expect(await page.getByLabel('Start at label').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Label sheet').inputValue()).toBe('avery-l7651');
+    expect(await page.getByLabel('Copies of Beaker 250 ml').inputValue()).toBe('3');
+    await expectAccessible(page);
+    await screenshot(page, 'labels-refused');
+    await page.getByLabel('Start at label').fill('1');
+    const again = await downloadOf(page, 'Print labels');
+    expect((await skusIn(again.pdf, 'avery-l7651')).filter(Boolean)).toEqual(['BKR-250', 'BKR-250', 'BKR-250']);
+  });
+
+  it('a user sees no print form on the item page', async () => {
+    const item = await buildItem(b.t.db, { name: 'Funnel', sku: 'FNL-1' });
+    const page = await b.openAs(clerk, `/items/${item.id}`);
+    await page.getByRole('heading', { name: 'Funnel' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Print labels' }).count()).toBe(0);
+  });
+
+  it('from the items list: the ticked items, one copy each, editable', async () => {
+    const category = await buildCategory(b.t.db, { name: 'Labelled stock' });
+    await buildItem(b.t.db, { name: 'Pipette 10 ml', sku: 'PIP-10', categoryId: category.id });
+    await buildItem(b.t.db, { name: 'Flask 500 ml', sku: 'FLK-500', categoryId: category.id });
+    b.expectHttpErrors(422);
+    const page = await b.openAs(manager, '/items?search=ml');
+    // nothing ticked: the labels page says so
+    await page.getByRole('button', { name: 'Print labels' }).click();
+    await page.getByText('Select at least one item in the table to print labels for').waitFor();
+    await page.getByRole('link', { name: '← Back' }).click();
+    await page.getByRole('heading', { name: 'Items', level: 1 }).waitFor();
+    expect(new URL(page.url()).search).toBe('?search=ml');
+    await page.getByLabel('Select Pipette 10 ml').check();
+    await page.getByLabel('Select Flask 500 ml').check();
+    await page.getByRole('button', { name: 'Print labels' }).click();
+    await page.getByRole('heading', { name: 'Print labels', level: 1 }).waitFor();
+    expect(await page.getByLabel('Copies of Pipette 10 ml').inputValue()).toBe('1');
+    expect(await page.getByLabel('Copies of Flask 500 ml').inputValue()).toBe('1');
+    await page.getByLabel('Copies of Flask 500 ml').fill('2');
+    await page.getByLabel('Barcode').selectOption('datamatrix');
+    await expectAccessible(page);
+    await screenshot(page, 'labels-from-list');
+    const { name, pdf } = await downloadOf(page, 'Print labels');
+    expect(name).toBe('labels-2-items.pdf');
+    const skus = (await skusIn(pdf, 'avery-l7160')).filter(Boolean);
+    expect(skus.sort()).toEqual(['FLK-500', 'FLK-500', 'PIP-10'].sort());
+  });
+
+  it('on an order after receiving: one label a unit received, copies editable', async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const tape = await buildItem(b.t.db, { name: 'Autoclave tape', sku: 'TAPE-19' });
+    const gloves = await buildItem(b.t.db, { name: 'Cryo gloves', sku: 'CRG-M' });
+    const { order } = await buildOrder(b.t.db, supplier.id, [
+      { itemId: tape.id, name: 'Autoclave tape', quantity: '4', unitCost: '2.00' },
+      { itemId: gloves.id, name: 'Cryo gloves', quantity: '2', unitCost: '30.00' },
+    ]);
+    const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    expect(await page.getByRole('region', { name: 'Print labels' }).count()).toBe(0);
+    await page.getByLabel('Received quantity of Autoclave tape').fill('3');
+    await page.getByRole('button', { name: 'Receive' }).click();
+    const section = page.getByRole('region', { name: 'Print labels' });
+    await section.waitFor();
+    expect(await section.getByLabel('Copies of Autoclave tape').inputValue()).toBe('3');
+    // only what was received
+    expect(await section.getByLabel('Copies of Cryo gloves').count()).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'labels-order');
+    let { pdf } = await downloadOf(page, 'Print labels');
+    expect((await skusIn(pdf, 'avery-l7160')).filter(Boolean)).toEqual(['TAPE-19', 'TAPE-19', 'TAPE-19']);
+    await section.getByLabel('Copies of Autoclave tape').fill('1');
+    await section.getByLabel('Label sheet').selectOption('roll-62x29');
+    ({ pdf } = await downloadOf(page, 'Print labels'));
+    expect(await skusIn(pdf, 'roll-62x29')).toEqual(['TAPE-19']);
+  });
+});
