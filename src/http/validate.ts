@@ -17,7 +17,8 @@ export function validationErrors(error: z.ZodError): { field: string; message: s
   }));
 }
 
-const MAX_INT4 = 2_147_483_647;
+/** The largest value PostgreSQL's int column holds. */
+export const MAX_INT4 = 2_147_483_647;
 
 /** A positive int4 id taken from a path or query string ("abc" or "1.5" is a 400, not a 500). */
 export const IntId = z.coerce

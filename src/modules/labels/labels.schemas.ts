@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
+import { MAX_INT4 } from '../../http/validate';
 import { MAX_LABELS, SYMBOLOGIES } from './labels.layouts';
 
 export const LabelLayout = z
@@ -20,9 +21,6 @@ export const LabelLayout = z
   .openapi('LabelLayout');
 export type LabelLayoutBody = z.infer<typeof LabelLayout>;
 export const LabelLayoutList = z.array(LabelLayout);
-
-/** The largest id PostgreSQL's int column holds. */
-const MAX_INT4 = 2_147_483_647;
 
 const PositiveInt = (name: string) =>
   z
