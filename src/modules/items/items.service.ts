@@ -8,6 +8,7 @@ import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
+import { assertSkuNotBarcode } from './items.barcodes';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
@@ -123,7 +124,7 @@ export type NamedItems = {
 const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
 
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
-const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
+const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes']);
 
 const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN ${userById('u', sql.raw('i.created_by'))}`;
 
@@ -271,6 +272,7 @@ export function itemsService(db: Db) {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
+        await assertSkuNotBarcode(trx, input.sku);
         let id: number;
         try {
           [{ id }] = await trx('items')
@@ -325,7 +327,10 @@ export function itemsService(db: Db) {
         if (!current) throw NotFound('Item not found');
         const before = await itemsService(trx).get(id);
         if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
-        if (input.sku !== undefined) await assertSkuFree(trx, input.sku, id);
+        if (input.sku !== undefined && input.sku !== current.sku) {
+          await assertSkuFree(trx, input.sku, id);
+          await assertSkuNotBarcode(trx, input.sku);
+        }
         const changes: Record<string, unknown> = {};
         if (input.name !== undefined) changes.name = input.name;
         if (input.sku !== undefined) changes.sku = input.sku;
