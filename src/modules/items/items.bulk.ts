@@ -13,7 +13,7 @@ import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-mov
 import { ImportRow } from './items.schemas';
 import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
 import { codeOwners, lockCodes } from './items.queries';
-import { barcodeClash, skuIsBarcode } from './items.barcodes';
+import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
 /** What a bulk action did, to how many (deduplicated) items; items.present turns it into {success, message}. */

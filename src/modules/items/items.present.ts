@@ -5,7 +5,7 @@ import { presentMovement } from '../stock-movements/stock-movements.present';
 import { presentJoinedUserRef } from '../users/users.present';
 import type { BulkOutcome, ImportOutcome } from './items.bulk';
 import type { Barcode, ImportResult, Item, ItemDeletionCheck, ItemDetail } from './items.schemas';
-import type { BarcodeRow } from './items.barcodes';
+import type { BarcodeRow } from './item-barcodes.service';
 import type { ItemOrderHistoryRow, ItemReadRow } from './items.service';
 
 export function presentItem(row: ItemReadRow): Item {

@@ -49,7 +49,7 @@ import {
 } from './items.present';
 import { itemsService, type ItemOrderHistoryRow } from './items.service';
 import { actorOf } from '../audit/audit.actor';
-import { itemBarcodesService } from './items.barcodes';
+import { itemBarcodesService } from './item-barcodes.service';
 import { itemIdForCode } from './items.queries';
 import { cleanScan } from '../../lib/barcodes';
 

@@ -8,7 +8,7 @@ import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
-import { assertSkuNotBarcode } from './items.barcodes';
+import { assertSkuNotBarcode } from './item-barcodes.service';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
