@@ -15,19 +15,20 @@ import {
 const GS = '\x1d';
 
 describe('GS1 check digits', () => {
-  it.each([
-    ['4006381333931', true], // EAN-13 (Stabilo)
-    ['5901234123457', true], // EAN-13, GS1 example
-    ['036000291452', true], // UPC-A (Wrigley)
-    ['09501101530003', true], // GTIN-14, GS1 example
-    ['96385074', true], // EAN-8
-    ['4006381333932', false],
-    ['036000291453', false],
-    ['09501101530004', false],
-    ['12a4', false],
-    ['', false],
-  ])('%s valid: %s', (code, valid) => {
-    expect(hasValidCheckDigit(code)).toBe(valid);
+  it('tells a valid GS1 check digit from a wrong one (EAN-13, UPC-A, GTIN-14, EAN-8)', () => {
+    const cases: [string, ...unknown[]][] = [
+      ['4006381333931', true], // EAN-13 (Stabilo)
+      ['5901234123457', true], // EAN-13, GS1 example
+      ['036000291452', true], // UPC-A (Wrigley)
+      ['09501101530003', true], // GTIN-14, GS1 example
+      ['96385074', true], // EAN-8
+      ['4006381333932', false],
+      ['036000291453', false],
+      ['09501101530004', false],
+      ['12a4', false],
+      ['', false],
+    ];
+    for (const [code, valid] of cases) expect([code, hasValidCheckDigit(code)]).toEqual([code, valid]);
   });
 
   it('computes the digit from the body', () => {
@@ -38,17 +39,18 @@ describe('GS1 check digits', () => {
 });
 
 describe('kind guessing', () => {
-  it.each([
-    ['4006381333931', 'ean13'],
-    ['036000291452', 'upca'],
-    ['09501101530003', 'gtin14'],
-    ['96385074', 'code128'],
-    ['PIP-0001', 'code128'],
-    ['123', 'code128'],
-    ['Pipette 5 ml', 'code128'],
-    ['Ölfilter', 'other'],
-  ])('%s is %s', (code, kind) => {
-    expect(guessKind(code)).toBe(kind);
+  it('guesses 13 digits ean13, 12 upca, 14 gtin14, printable ASCII code128, anything else other', () => {
+    const cases: [string, ...unknown[]][] = [
+      ['4006381333931', 'ean13'],
+      ['036000291452', 'upca'],
+      ['09501101530003', 'gtin14'],
+      ['96385074', 'code128'],
+      ['PIP-0001', 'code128'],
+      ['123', 'code128'],
+      ['Pipette 5 ml', 'code128'],
+      ['Ölfilter', 'other'],
+    ];
+    for (const [code, kind] of cases) expect([code, guessKind(code)]).toEqual([code, kind]);
   });
 });
 
@@ -81,21 +83,23 @@ describe('scans', () => {
     expect(cleanScan(`]d2${GS}0109501101530003`)).toEqual({ code: '0109501101530003', symbology: ']d2' });
   });
 
-  it.each([
-    ['(01)09501101530003(17)251231(10)AB12', undefined],
-    ['(01) 09501101530003', undefined],
-    ['(01)09501101530003', undefined],
-    ['0109501101530003', undefined],
-    ['010950110153000317251231', undefined],
-    [`01095011015300031725123110AB12${GS}21XYZ`, undefined],
-    [`10AB12${GS}0109501101530003`, ']d2'],
-    [`10AB12${GS}0109501101530003`, undefined],
-    ['01095011015300031725123110AB12', ']Q3'],
-    [`21SERIAL${GS}17251231${GS}0109501101530003`, ']C1'],
-    ['https://id.gs1.org/01/09501101530003/10/AB12?17=251231', undefined],
-    ['https://example.com/01/9501101530003', undefined],
-  ])('finds the GTIN in %j', (text, symbology) => {
-    expect(gs1Gtin(text, symbology)).toBe('09501101530003');
+  it('finds the GTIN in a bracketed string, with GS separators, after a symbology identifier, or in a Digital Link', () => {
+    const cases: [string, ...unknown[]][] = [
+      ['(01)09501101530003(17)251231(10)AB12', undefined],
+      ['(01) 09501101530003', undefined],
+      ['(01)09501101530003', undefined],
+      ['0109501101530003', undefined],
+      ['010950110153000317251231', undefined],
+      [`01095011015300031725123110AB12${GS}21XYZ`, undefined],
+      [`10AB12${GS}0109501101530003`, ']d2'],
+      [`10AB12${GS}0109501101530003`, undefined],
+      ['01095011015300031725123110AB12', ']Q3'],
+      [`21SERIAL${GS}17251231${GS}0109501101530003`, ']C1'],
+      ['https://id.gs1.org/01/09501101530003/10/AB12?17=251231', undefined],
+      ['https://example.com/01/9501101530003', undefined],
+    ];
+    for (const [text, symbology] of cases)
+      expect([text, gs1Gtin(text, symbology as string | undefined)]).toEqual([text, '09501101530003']);
   });
 
   it('finds no GTIN where there is none or its check digit is wrong', () => {

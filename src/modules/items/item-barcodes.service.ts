@@ -5,7 +5,7 @@ import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { checkBarcode, lookupKey, type BarcodeKind, type CheckedBarcode } from '../../lib/barcodes';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
-import { codeOwner, lockCodes, type CodeOwner } from './items.queries';
+import { codeOwner, lockCodes, whatSkuClashesWith, type CodeOwner } from './items.queries';
 
 /** An item_barcodes row as read. */
 export type BarcodeRow = {
@@ -24,6 +24,9 @@ export type NewBarcode = { code: string; kind?: BarcodeKind; note?: string | nul
 /** The 409 of a code that already names an item (as its SKU or a barcode). */
 export const barcodeClash = (code: string, owner: CodeOwner) =>
   Conflict(`Barcode '${code}' already belongs to ${owner.sku} ${owner.name}`);
+
+/** The 409 of a SKU another item has (as written). */
+export const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
 
 /** The 409 of a SKU that is already another item's barcode. */
 export const skuIsBarcode = (sku: string, owner: CodeOwner) =>
@@ -119,13 +122,16 @@ export function itemBarcodesService(db: Db) {
 }
 
 /**
- * Refuses (409) a SKU that is another item's barcode (or its UPC-A/EAN-13/GTIN-14 equivalent),
- * after taking the code's advisory lock for the rest of the transaction: an item created or given
- * a new SKU calls it in its transaction before writing the SKU.
+ * Refuses (409) a SKU that another item has as written, or that is any item's barcode (or its
+ * UPC-A/EAN-13/GTIN-14 equivalent), after taking the code's advisory lock for the rest of the
+ * transaction (so the check and the write that follows are one step for every other writer of the
+ * code): an item created or given a new SKU calls it in its transaction before writing the SKU.
+ * `exceptId`: the item being renamed.
  */
-export async function assertSkuNotBarcode(trx: Db, sku: string): Promise<void> {
+export async function assertSkuFree(trx: Db, sku: string, exceptId?: number): Promise<void> {
   const key = lookupKey(sku.trim());
   await lockCodes(trx, [key]);
-  const owner = await codeOwner(trx, key, { skus: false });
-  if (owner) throw skuIsBarcode(sku, owner);
+  const clash = await whatSkuClashesWith(trx, sku, key, exceptId);
+  if (clash === 'taken') throw skuClash(sku);
+  if (clash) throw skuIsBarcode(sku, clash);
 }

@@ -161,6 +161,30 @@ export async function codeOwner(db: Db, key: string, options = { skus: true }): 
 }
 
 /**
+ * What a SKU about to be written clashes with, in one statement: 'taken' when another item has it
+ * as written (SKUs are unique as written), the owner when it is (by its lookup key `key`) any
+ * item's barcode, undefined when it is free. `exceptId`: the item being renamed.
+ */
+export async function whatSkuClashesWith(
+  db: Db,
+  sku: string,
+  key: string,
+  exceptId?: number,
+): Promise<'taken' | CodeOwner | undefined> {
+  const { rows } = await preparedRaw<{ rows: (Partial<CodeOwner> & { taken: boolean })[] }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM items WHERE sku = ${sku} AND id <> ${exceptId ?? 0}) AS taken,
+               o.item_id AS "itemId", i.sku, i.name
+          FROM (SELECT 1) one
+          LEFT JOIN item_barcodes o ON o.lookup_key = ${key}
+          LEFT JOIN items i ON i.id = o.item_id`,
+  );
+  const [row] = rows;
+  if (row.taken) return 'taken';
+  return row.itemId === undefined || row.itemId === null ? undefined : (row as CodeOwner);
+}
+
+/**
  * Takes the transaction's advisory lock on a code's lookup key: whoever stores a SKU or a barcode
  * with that key (an item created or renamed, a barcode added, an import) checks and writes it
  * under the lock, so no two items come to answer to one code however the requests interleave.

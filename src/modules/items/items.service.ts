@@ -8,7 +8,7 @@ import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
-import { assertSkuNotBarcode } from './item-barcodes.service';
+import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
@@ -121,8 +121,6 @@ export type NamedItems = {
   similar: Map<string, MatchedItem & { similarity: number }>;
 };
 
-const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
-
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes']);
 
@@ -212,12 +210,6 @@ export function itemsService(db: Db) {
     }
   }
 
-  async function assertSkuFree(trx: Db, sku: string, exceptId?: number): Promise<void> {
-    const query = trx('items').where({ sku });
-    if (exceptId !== undefined) query.whereNot({ id: exceptId });
-    if (await query.first('id')) throw skuClash(sku);
-  }
-
   async function deletionCheck(id: number) {
     const item = await get(id);
     const refs = (await countForeignKeyReferences(db, 'items', id)).filter((r) => !OWNED_BY_ITEM.has(r.table));
@@ -272,7 +264,6 @@ export function itemsService(db: Db) {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
-        await assertSkuNotBarcode(trx, input.sku);
         let id: number;
         try {
           [{ id }] = await trx('items')
@@ -329,7 +320,6 @@ export function itemsService(db: Db) {
         if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
         if (input.sku !== undefined && input.sku !== current.sku) {
           await assertSkuFree(trx, input.sku, id);
-          await assertSkuNotBarcode(trx, input.sku);
         }
         const changes: Record<string, unknown> = {};
         if (input.name !== undefined) changes.name = input.name;
