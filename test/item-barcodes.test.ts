@@ -229,7 +229,7 @@ describe('GET /api/items/{id}/barcodes and DELETE /api/items/{id}/barcodes/{barc
     await add(other.id, { code }).expect(201);
   });
 
-  it('a barcode goes with its item when the item is deleted, and does not block a safe delete', async () => {
+  it('a barcode goes with its item when the item is deleted (safe or bulk), and does not block a safe delete', async () => {
     const i = await item();
     await add(i.id, { code: ean13() }).expect(201);
     expect((await as.admin.get(`/api/items/${i.id}/deletion-check`).expect(200)).body).toEqual({
@@ -238,6 +238,17 @@ describe('GET /api/items/{id}/barcodes and DELETE /api/items/{id}/barcodes/{barc
     });
     await as.admin.delete(`/api/items/${i.id}/safe`).expect(204);
     expect(await t.db('item_barcodes').where({ item_id: i.id })).toEqual([]);
+    const [a, b] = [await item(), await item()];
+    const code = ean13();
+    await add(a.id, { code }).expect(201);
+    await add(b.id, { code: ean13() }).expect(201);
+    await as.manager
+      .post('/api/items/bulk/delete')
+      .send({ itemIds: [a.id, b.id] })
+      .expect(200);
+    expect(await t.db('item_barcodes').whereIn('item_id', [a.id, b.id])).toEqual([]);
+    // the code is free for another item
+    await add((await item()).id, { code }).expect(201);
   });
 });
 
