@@ -49,6 +49,7 @@ beforeAll(async () => {
     currentStock: 7,
     minimumStock: 2,
   });
+  await t.db('item_barcodes').insert({ item_id: item.id, code: '=1+1', lookup_key: '=1+1', kind: 'code128' });
 });
 afterAll(() => t.close());
 
@@ -74,6 +75,7 @@ describe('POST /api/items/bulk/export', () => {
         'Reorder Quantity': '',
         Active: 'yes',
         'Created At': expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        Barcodes: "'=1+1",
       },
     ]);
     // the database keeps the values as typed

@@ -7,8 +7,9 @@ import { NotFound } from '../http/errors';
 import { formatQuantity, formatRate } from '../lib/format';
 import { IdParams, IntId, parse } from '../http/validate';
 import { categoriesService } from '../modules/categories/categories.service';
-import { CreateItem, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
-import { presentItem, presentItemOrderHistory } from '../modules/items/items.present';
+import { CreateItem, NewBarcode, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
+import { presentBarcode, presentItem, presentItemOrderHistory } from '../modules/items/items.present';
+import { itemBarcodesService } from '../modules/items/item-barcodes.service';
 import { itemsService } from '../modules/items/items.service';
 import { UpdateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
@@ -30,6 +31,9 @@ const MOVEMENTS_PER_PAGE = 20;
 
 const MovementsPage = z.object({ before: IntId.optional() });
 const NoteParams = z.object({ id: IntId, noteId: IntId });
+const BarcodeParams = z.object({ id: IntId, barcodeId: IntId });
+/** The add-barcode form as typed, and its state when the page shows it blank. */
+const blankBarcodeForm = () => ({ values: { code: '', kind: '', note: '' }, errors: {} as FieldErrors, message: null });
 
 const ITEM_FIELDS = [
   'name',
@@ -91,6 +95,7 @@ export function itemsPages(deps: Deps): Router {
   const noteSection = notesSection(db);
   const orders = ordersService(db);
   const sources = sourcesService(db);
+  const barcodes = itemBarcodesService(db);
 
   async function itemFormView(
     title: string,
@@ -126,13 +131,14 @@ export function itemsPages(deps: Deps): Router {
   async function detailView(req: Request, id: number, overrides: Record<string, unknown> = {}) {
     const { before } = parse(MovementsPage, req.query);
     const user = currentUser(req);
-    const [item, movements, noteRows, history, sourceRows, costPrices] = await Promise.all([
+    const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows] = await Promise.all([
       items.get(id),
       movementsPage(id, before),
       noteSection.list(req, 'item', String(id), { editable: true }),
       orders.itemHistory(id),
       sources.listForItem(id),
       mayReadCostPrices(db, user),
+      barcodes.list(id),
     ]);
     const presented = presentItem(item);
     return {
@@ -153,6 +159,7 @@ export function itemsPages(deps: Deps): Router {
       note: { values: { text: '' }, errors: {}, message: null },
       editedNote: null,
       labelForm: labelForm(db, [{ itemId: id, name: presented.name, sku: presented.sku, copies: 1 }], `/items/${id}`),
+      barcodes: { rows: barcodeRows.map(presentBarcode), form: blankBarcodeForm() },
       ...overrides,
     };
   }
@@ -250,6 +257,34 @@ export function itemsPages(deps: Deps): Router {
       `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`,
     );
     res.redirect(303, `/items/${id}#stock-movements`);
+  });
+
+  // Barcodes (issue 31): the API's POST and DELETE /api/items/:id/barcodes, for managers; a refused
+  // code comes back in the form with the API's message beside it.
+  pages.post('/items/:id/barcodes', requirePage('manager'), async (req, res) => {
+    const { id } = parse(IdParams, req.params);
+    const values = { code: textField(req.body.code), kind: textField(req.body.kind), note: textField(req.body.note) };
+    const body = { code: values.code, kind: values.kind || undefined, note: values.note.trim() || null };
+    const result = await attempt(() => barcodes.add(id, parse(NewBarcode, body), actorOf(req)));
+    if (!result.ok) {
+      const errors = Object.keys(result.errors).length > 0 ? result.errors : { code: result.message };
+      const rows = (await barcodes.list(id)).map(presentBarcode);
+      return renderDetail(req, res, id, result.status, {
+        barcodes: {
+          rows,
+          form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
+        },
+      });
+    }
+    flash(req, `Barcode '${result.value.code}' added`);
+    res.redirect(303, `/items/${id}#barcodes`);
+  });
+
+  pages.post('/items/:id/barcodes/:barcodeId/delete', requirePage('manager'), async (req, res) => {
+    const { id, barcodeId } = parse(BarcodeParams, req.params);
+    await barcodes.remove(id, barcodeId, actorOf(req));
+    flash(req, 'Barcode removed');
+    res.redirect(303, `/items/${id}#barcodes`);
   });
 
   // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).

@@ -417,6 +417,34 @@ describe('GET /counter', () => {
 });
 
 describe('GET /counter under a scanner', () => {
+  it("200 a manufacturer's EAN-13, its UPC-A form and a GS1 DataMatrix string (bracketed, or with GS separators) add the item", async () => {
+    const category = await buildCategory(b.t.db);
+    const acetone = await buildStockedItem(b.t.db, 20, { name: 'Acetone 1L', price: '3.00', categoryId: category.id });
+    // the UPC-A 036000291452 is the EAN-13 0036000291452 and the GTIN-14 00036000291452
+    await b.t.db('item_barcodes').insert({
+      item_id: acetone.id,
+      code: '0036000291452',
+      lookup_key: '00036000291452',
+      kind: 'ean13',
+    });
+    const { page } = await openCounter();
+    const quantity = () => page.getByLabel(`Quantity of ${acetone.name}`).inputValue();
+    await scanBurst(page, '0036000291452');
+    await basketRows(page).filter({ hasText: acetone.name }).waitFor();
+    await scanBurst(page, '036000291452');
+    await expect.poll(quantity).toBe('2');
+    await scanBurst(page, '(01)00036000291452(17)271231(10)LOT-7');
+    await expect.poll(quantity).toBe('3');
+    // a DataMatrix read without parentheses: the GTIN first, then the expiry, the lot and the FNC1 a
+    // wedge scanner sends as GS (a control character a text box may drop: the GTIN is read either way)
+    await scanBurst(page, '01000360002914521727123110LOT-7\x1d21SN42');
+    await expect.poll(quantity).toBe('4');
+    await scanBurst(page, '010003600029145217271231');
+    await expect.poll(quantity).toBe('5');
+    expect(await basketRows(page).count()).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
   it('200 a scan typed while Process sale is answering goes whole into the next basket', async () => {
     const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
     const beaker = await buildStockedItem(b.t.db, 10, { name: 'Glass beaker 250 ml', sku: `GLS-BK-${Date.now()}` });

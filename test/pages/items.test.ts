@@ -320,7 +320,7 @@ describe('POST /items/export', () => {
     expect(file.suggestedFilename()).toMatch(/^items-\d{4}-\d{2}-\d{2}\.csv$/);
     const lines = (await fs.readFile((await file.path())!, 'utf8')).trim().split('\n');
     expect(lines[0]).toBe(
-      'ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At',
+      'ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At,Barcodes',
     );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^\d+,EXP-SPAN,Exported spanner,,[^,]+,7\.50,0\.2000,4\.00,0\.00,,yes,/);
@@ -372,6 +372,69 @@ describe('POST /items/import', () => {
       .setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: Buffer.from('{"items": [') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').filter({ hasText: 'The file is not valid JSON' }).waitFor();
+  });
+});
+
+describe('POST /items/:id/barcodes', () => {
+  it('303 a manager adds barcodes (a refused one shown in the form) and removes one; a user only reads them', async () => {
+    const item = await buildItem(b.t.db, { name: 'Acetone 1L', sku: 'ACE-PAGE' });
+    const other = await buildItem(b.t.db, { name: 'Ethanol 1L', sku: 'ETH-PAGE' });
+    await b.t.db('item_barcodes').insert({
+      item_id: other.id,
+      code: '4006381333931',
+      lookup_key: '04006381333931',
+      kind: 'ean13',
+    });
+    const { page } = await signedIn('manager');
+    await page.goto(`/items/${item.id}`);
+    const section = page.getByRole('region', { name: 'Barcodes' });
+    expect(await section.textContent()).toContain('No barcodes yet.');
+
+    await section.getByLabel('Barcode', { exact: true }).fill('036000291452');
+    await section.getByLabel('Note (optional)').fill('Manufacturer');
+    await section.getByRole('button', { name: 'Add barcode' }).click();
+    await page.getByRole('status').filter({ hasText: "Barcode '036000291452' added" }).waitFor();
+    await section.getByText('036000291452', { exact: true }).waitFor();
+    expect(await section.locator('tbody tr').first().textContent()).toMatch(/036000291452\s*Manufacturer\s*UPC-A/);
+
+    b.expectHttpErrors(409, 422);
+    await section.getByLabel('Barcode', { exact: true }).fill('4006381333932');
+    await section.getByRole('button', { name: 'Add barcode' }).click();
+    await section.getByText("Invalid check digit in '4006381333932'").waitFor();
+    expect(await section.getByLabel('Barcode', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await section.getByLabel('Barcode', { exact: true }).inputValue()).toBe('4006381333932');
+    await expectAccessible(page);
+
+    await section.getByLabel('Barcode', { exact: true }).fill('04006381333931');
+    await section.getByLabel('Kind').selectOption('gtin14');
+    await section.getByRole('button', { name: 'Add barcode' }).click();
+    await section.getByText("Barcode '04006381333931' already belongs to ETH-PAGE Ethanol 1L").waitFor();
+
+    await section.getByLabel('Barcode', { exact: true }).fill('(01)09501101530003(17)271231(10)LOT1');
+    await section.getByLabel('Kind').selectOption('');
+    await section.getByRole('button', { name: 'Add barcode' }).click();
+    await page.getByRole('status').filter({ hasText: "Barcode '09501101530003' added" }).waitFor();
+    expect(await section.locator('tbody tr').count()).toBe(2);
+    await expectAccessible(page);
+    await screenshot(page, 'items-barcodes-manager');
+    await page.setViewportSize({ width: 390, height: 844 });
+    // the pointer off the menus, whose dropdowns open on hover (where Add barcode was at 1280 px)
+    await page.mouse.move(5, 800);
+    expect(await page.locator('html').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await screenshot(page, 'items-barcodes-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    page.once('dialog', (dialog) => dialog.accept());
+    await section.getByRole('button', { name: 'Remove barcode 036000291452' }).click();
+    await page.getByRole('status').filter({ hasText: 'Barcode removed' }).waitFor();
+    expect(await b.t.db('item_barcodes').where({ item_id: item.id }).pluck('code')).toEqual(['09501101530003']);
+
+    const reader = await signedIn('user');
+    await reader.page.goto(`/items/${item.id}`);
+    const shown = reader.page.getByRole('region', { name: 'Barcodes' });
+    await shown.getByRole('cell', { name: '09501101530003', exact: true }).waitFor();
+    expect(await shown.getByRole('button').count()).toBe(0);
+    expect(await shown.getByRole('textbox').count()).toBe(0);
   });
 });
 

@@ -11,6 +11,9 @@ import { auditTrail, type AuditEntry } from '../audit/audit.service';
 import { notesService } from '../notes/notes.service';
 import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
+import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
+import { codeOwners, lockCodes } from './items.queries';
+import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
 /** What a bulk action did, to how many (deduplicated) items; items.present turns it into {success, message}. */
@@ -21,6 +24,9 @@ export type BulkOutcome =
   | { action: 'addNote'; count: number }
   | { action: 'changeVatRate'; count: number; vatRate: string }
   | { action: 'changeCategory'; count: number; categoryName: string };
+
+/** An exported item: the item and its barcodes' codes, oldest first. */
+export type ItemExportRow = ItemReadRow & { barcodes: string[] };
 
 /** An import's outcome: how many items were created, and why each failed one failed (by 1-based position, in order). */
 export type ImportOutcome = { successful: number; errors: { position: number; message: string }[] };
@@ -94,7 +100,35 @@ type ImportCandidate = {
   currentStock: string;
   minimumStock: string;
   reorderQuantity: string | null;
+  barcodes: CheckedBarcode[];
 };
+
+/**
+ * An import row's `barcodes`: an array of codes, or one text of codes joined by `|` (as the export
+ * writes them); absent, null or empty for none. Each is checked as POST /items/{id}/barcodes checks
+ * it (kind guessed); an error message for the first bad one.
+ */
+function importBarcodes(value: unknown, sku: string): CheckedBarcode[] | string {
+  if (value === undefined || value === null) return [];
+  const codes =
+    typeof value === 'string'
+      ? value.split(BARCODE_SEPARATOR)
+      : Array.isArray(value) && value.every((v) => typeof v === 'string')
+        ? (value as string[])
+        : undefined;
+  if (codes === undefined)
+    return `barcodes must be an array of codes or a text of codes joined by '${BARCODE_SEPARATOR}'`;
+  const checked: CheckedBarcode[] = [];
+  const skuKey = lookupKey(sku);
+  for (const code of codes.map((c) => c.trim()).filter((c) => c !== '')) {
+    const barcode = checkBarcode(code);
+    if ('error' in barcode) return barcode.error;
+    if (barcode.key === skuKey) return `barcode '${barcode.code}' is the item's own SKU`;
+    if (checked.some((b) => b.key === barcode.key)) return `barcode '${barcode.code}' is given twice`;
+    checked.push(barcode);
+  }
+  return checked;
+}
 
 function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   return error.issues.map((i) => (i.path.length > 0 ? `${String(i.path[0])} ${i.message}` : i.message)).join('; ');
@@ -104,27 +138,63 @@ const REQUIRED_IMPORT_FIELDS = ['name', 'sku', 'categoryName', 'price', 'current
 
 /** Bulk actions on items, each in one transaction, run again whole on a deadlock or lock timeout (`retry`). */
 export function itemsBulkService(db: Db) {
-  async function writeImportChunk(chunk: ImportCandidate[], userId: string): Promise<Set<string>> {
+  /**
+   * Writes a chunk of the import in one transaction: under the advisory locks of its codes (each
+   * SKU's and barcode's lookup key, as POST /items/{id}/barcodes and item creation take them), an
+   * item whose SKU is another item's barcode, or one of whose barcodes is any item's SKU or
+   * barcode, is refused (its message by position); the others are inserted (a SKU taken meanwhile
+   * is skipped) with their barcodes and opening stock.
+   */
+  async function writeImportChunk(
+    chunk: ImportCandidate[],
+    userId: string,
+  ): Promise<{ written: Set<string>; refused: Map<number, string> }> {
     return transaction(db, async (trx) => {
-      const inserted = await trx('items')
-        .insert(
-          chunk.map((c) => ({
-            name: c.name,
-            sku: c.sku,
-            description: c.description,
-            category_id: c.categoryId,
-            price: c.price,
-            current_stock: 0,
-            minimum_stock: c.minimumStock,
-            reorder_quantity: c.reorderQuantity,
-            is_active: true,
-            created_by: userId,
-          })),
-        )
-        .onConflict('sku')
-        .ignore()
-        .returning<{ id: number; sku: string }[]>(['id', 'sku']);
-      const bySku = new Map(chunk.map((c) => [c.sku, c]));
+      const skuKeys = chunk.map((c) => lookupKey(c.sku));
+      const barcodeKeys = chunk.flatMap((c) => c.barcodes.map((b) => b.key));
+      await lockCodes(trx, [...skuKeys, ...barcodeKeys]);
+      const skuOwners = await codeOwners(trx, skuKeys, { skus: false });
+      const barcodeOwners = await codeOwners(trx, barcodeKeys, { skus: true });
+      const refused = new Map<number, string>();
+      for (const c of chunk) {
+        const skuOwner = skuOwners.get(lookupKey(c.sku));
+        const taken = c.barcodes.find((b) => barcodeOwners.has(b.key));
+        if (skuOwner) refused.set(c.position, skuIsBarcode(c.sku, skuOwner).message);
+        else if (taken) refused.set(c.position, barcodeClash(taken.code, barcodeOwners.get(taken.key)!).message);
+      }
+      const rows = chunk.filter((c) => !refused.has(c.position));
+      const inserted =
+        rows.length === 0
+          ? []
+          : await trx('items')
+              .insert(
+                rows.map((c) => ({
+                  name: c.name,
+                  sku: c.sku,
+                  description: c.description,
+                  category_id: c.categoryId,
+                  price: c.price,
+                  current_stock: 0,
+                  minimum_stock: c.minimumStock,
+                  reorder_quantity: c.reorderQuantity,
+                  is_active: true,
+                  created_by: userId,
+                })),
+              )
+              .onConflict('sku')
+              .ignore()
+              .returning<{ id: number; sku: string }[]>(['id', 'sku']);
+      const bySku = new Map(rows.map((c) => [c.sku, c]));
+      const barcodes = inserted.flatMap((row) =>
+        bySku.get(row.sku)!.barcodes.map((b) => ({
+          item_id: row.id,
+          code: b.code,
+          lookup_key: b.key,
+          kind: b.kind,
+          created_by: userId,
+        })),
+      );
+      if (barcodes.length > 0) await trx('item_barcodes').insert(barcodes);
       await changeStockMany(
         trx,
         inserted
@@ -137,7 +207,7 @@ export function itemsBulkService(db: Db) {
             performedBy: userId,
           })),
       );
-      return new Set(inserted.map((r) => r.sku));
+      return { written: new Set(inserted.map((r) => r.sku)), refused };
     });
   }
 
@@ -250,16 +320,18 @@ export function itemsBulkService(db: Db) {
      * Reads items page by page (keyset on name, id) so an export of any size holds one page
      * in memory at a time.
      */
-    async *exportPages(filter: ItemFilter, pageSize = 1000): AsyncGenerator<ItemReadRow[]> {
+    async *exportPages(filter: ItemFilter, pageSize = 1000): AsyncGenerator<ItemExportRow[]> {
       let after: { name: string; id: number } | undefined;
       for (;;) {
         const where = itemWhere(filter);
         const keyset = after
           ? sql`${where.text ? sql.raw('AND') : sql.raw('WHERE')} (i.name, i.id) > (${after.name}, ${after.id})`
           : sql.raw('');
-        const { rows } = await toRaw<{ rows: ItemReadRow[] }>(
+        const { rows } = await toRaw<{ rows: ItemExportRow[] }>(
           db,
-          sql`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
+          sql`SELECT ${ITEM_COLUMNS},
+                     array(SELECT b.code FROM item_barcodes b WHERE b.item_id = i.id ORDER BY b.id) AS barcodes
+                FROM ${ITEM_FROM} ${where} ${keyset} ORDER BY i.name, i.id LIMIT ${pageSize}`,
         );
         if (rows.length === 0) return;
         yield rows;
@@ -282,6 +354,8 @@ export function itemsBulkService(db: Db) {
       const categories = await categoriesService(db).byLowerName();
       const candidates: ImportCandidate[] = [];
       const firstSeen = new Map<string, number>();
+      /** the lookup keys of the SKUs and barcodes of the items accepted so far, with their position */
+      const codesSeen = new Map<string, { position: number; asSku: boolean }>();
 
       rawItems.forEach((raw, index) => {
         const position = index + 1;
@@ -300,7 +374,23 @@ export function itemsBulkService(db: Db) {
         const earlier = firstSeen.get(row.sku);
         if (earlier !== undefined)
           return fail(position, `sku '${row.sku}' already appears at item ${earlier} of this import`);
+        const barcodes = importBarcodes(record.barcodes, row.sku);
+        if (typeof barcodes === 'string') return fail(position, barcodes);
+        const skuSeen = codesSeen.get(lookupKey(row.sku));
+        if (skuSeen && !skuSeen.asSku)
+          return fail(
+            position,
+            `sku '${row.sku}' already appears as a barcode at item ${skuSeen.position} of this import`,
+          );
+        const repeated = barcodes.find((b) => codesSeen.has(b.key));
+        if (repeated)
+          return fail(
+            position,
+            `barcode '${repeated.code}' already appears at item ${codesSeen.get(repeated.key)!.position} of this import`,
+          );
         firstSeen.set(row.sku, position);
+        if (!codesSeen.has(lookupKey(row.sku))) codesSeen.set(lookupKey(row.sku), { position, asSku: true });
+        for (const b of barcodes) codesSeen.set(b.key, { position, asSku: false });
         candidates.push({
           position,
           name: row.name,
@@ -311,6 +401,7 @@ export function itemsBulkService(db: Db) {
           currentStock: row.currentStock,
           minimumStock: row.minimumStock ?? '0',
           reorderQuantity: row.reorderQuantity ?? null,
+          barcodes,
         });
       });
 
@@ -328,9 +419,13 @@ export function itemsBulkService(db: Db) {
       });
 
       let successful = 0;
-      const record = (chunk: ImportCandidate[], written: Set<string>) => {
+      const record = (
+        chunk: ImportCandidate[],
+        { written, refused }: { written: Set<string>; refused: Map<number, string> },
+      ) => {
         for (const c of chunk) {
-          if (written.has(c.sku)) successful += 1;
+          if (refused.has(c.position)) fail(c.position, refused.get(c.position)!);
+          else if (written.has(c.sku)) successful += 1;
           else fail(c.position, `an item with sku '${c.sku}' already exists`);
         }
       };

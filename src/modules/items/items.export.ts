@@ -6,7 +6,8 @@ import { quantityNumber } from '../../lib/money';
 import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { ItemsBulkService } from './items.bulk';
 import type { BulkExport } from './items.schemas';
-import type { ItemReadRow } from './items.service';
+import type { ItemExportRow } from './items.bulk';
+import { BARCODE_SEPARATOR } from '../../lib/barcodes';
 import { sendCsvDownload, xlsxCaughtUp } from '../../http/send-file';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -24,7 +25,11 @@ const COLUMNS = [
   'Reorder Quantity',
   'Active',
   'Created At',
+  'Barcodes',
 ];
+
+/** How an export joins an item's barcodes in one cell (the import splits a text on `|` and trims each code). */
+export const EXPORT_BARCODE_SEPARATOR = ` ${BARCODE_SEPARATOR} `;
 
 const downloadName = (extension: string) => `items-${new Date().toISOString().slice(0, 10)}.${extension}`;
 
@@ -40,7 +45,7 @@ function startDownload(res: Response, type: string, extension: string): void {
  * CSV, streamed: one page of items in memory at a time, with backpressure from the socket. Text
  * cells go through spreadsheetText (no formula injection); numbers are written as they are.
  */
-export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
+export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemExportRow[]>): Promise<void> {
   async function* records() {
     for await (const page of pages) {
       for (const r of page) {
@@ -57,6 +62,7 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemRea
           r.reorder_quantity ?? '',
           r.is_active ? 'yes' : 'no',
           r.created_at.toISOString(),
+          text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
         ];
       }
     }
@@ -77,6 +83,7 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'Reorder Quantity', key: 'reorderQuantity', width: 16, style: {} },
   { header: 'Active', key: 'active', width: 8, style: {} },
   { header: 'Created At', key: 'createdAt', width: 24, style: {} },
+  { header: 'Barcodes', key: 'barcodes', width: 32, style: {} },
 ];
 
 /**
@@ -84,7 +91,7 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
  * cells go through spreadsheetText, as in the CSV; numbers are number cells. exceljs is loaded on
  * the first XLSX export: kept out of start-up, it leaves some 15 MB out of an idle server.
  */
-export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemReadRow[]>): Promise<void> {
+export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemExportRow[]>): Promise<void> {
   const { default: ExcelJS } = await import('exceljs');
   startDownload(res, XLSX_TYPE, 'xlsx');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
@@ -108,6 +115,7 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemRe
         reorderQuantity: r.reorder_quantity == null ? null : quantityNumber(r.reorder_quantity),
         active: r.is_active ? 'yes' : 'no',
         createdAt: r.created_at.toISOString(),
+        barcodes: text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
       });
       row.eachCell((cell, column) => {
         cell.style = styles[column - 1];

@@ -4,7 +4,8 @@ import type { MovementReadRow } from '../stock-movements/stock-movements.service
 import { presentMovement } from '../stock-movements/stock-movements.present';
 import { presentJoinedUserRef } from '../users/users.present';
 import type { BulkOutcome, ImportOutcome } from './items.bulk';
-import type { ImportResult, Item, ItemDeletionCheck } from './items.schemas';
+import type { Barcode, ImportResult, Item, ItemDeletionCheck, ItemDetail } from './items.schemas';
+import type { BarcodeRow } from './item-barcodes.service';
 import type { ItemOrderHistoryRow, ItemReadRow } from './items.service';
 
 export function presentItem(row: ItemReadRow): Item {
@@ -38,6 +39,20 @@ export function presentItem(row: ItemReadRow): Item {
     updatedAt: row.updated_at.toISOString(),
   };
 }
+
+/** One item as GET /items/{id} and GET /items/lookup answer it: the item and its barcodes' codes. */
+export const presentItemDetail = (row: ItemReadRow, barcodes: string[]): ItemDetail => ({
+  ...presentItem(row),
+  barcodes,
+});
+
+export const presentBarcode = (row: BarcodeRow): Barcode => ({
+  id: row.id,
+  code: row.code,
+  kind: row.kind,
+  note: row.note,
+  createdAt: row.created_at.toISOString(),
+});
 
 export const presentItemList = ({ rows, total }: { rows: ItemReadRow[]; total: number }) => ({
   items: rows.map(presentItem),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { gtin14, gtinForms, readScan } from '../../lib/barcodes';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { categoriesAs } from '../categories/categories.queries';
@@ -66,12 +67,34 @@ export const itemsForLinesJson = (ids: number[]): Sql =>
   sql`(SELECT coalesce(json_agg(${ITEM_FOR_LINE_JSON}), '[]') FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[]))`;
 
 /**
- * A scalar subquery: the item of this SKU, typed in any case, as ItemForLine JSON, null when there is
- * none (the counter's scan; an index lookup on lower(sku)). SKUs are unique as written, so two items
- * may differ only in case: the one written exactly as typed wins, else the oldest.
+ * A scalar subquery: the id of the item a scanned or typed code names, NULL when none; the one
+ * code lookup (issue 31), which itemIdForCode, the counter's scan and every other module's scan
+ * share. The code is read as src/lib/barcodes.ts readScan reads it (the scanner's Enter, control
+ * characters and symbology identifier dropped; a GS1 element string's AI (01) GTIN taken) and
+ * matches, in this order:
+ * - an item's SKU, in any case, or written as any form of the GTIN the code carries (the one
+ *   written exactly as typed wins, then one differing only in case, then the oldest);
+ * - a barcode whose lookup key is the code's (a GTIN by its GTIN-14, so a UPC-A and its EAN-13
+ *   are one code; anything else in lower case).
+ * Two index lookups (items_sku_lower, item_barcodes_lookup_key) in one statement.
  */
-export const itemForLineBySkuJson = (sku: string): Sql =>
-  sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE lower(i.sku) = lower(${sku}) ORDER BY i.sku = ${sku} DESC, i.id LIMIT 1)`;
+export const itemIdForCodeSql = (code: string): Sql => {
+  const scan = readScan(code);
+  if (!scan) return sql.raw('NULL::int');
+  return sql`(SELECT m.id FROM (
+      (SELECT i.id, 0 AS rank FROM items i WHERE lower(i.sku) = ANY(${scan.skus}::text[])
+        ORDER BY i.sku = ${scan.exact} DESC, lower(i.sku) = lower(${scan.exact}) DESC, i.id LIMIT 1)
+      UNION ALL
+      (SELECT b.item_id, 1 FROM item_barcodes b WHERE b.lookup_key = ${scan.key})
+    ) m ORDER BY m.rank LIMIT 1)`;
+};
+
+/**
+ * A scalar subquery: the item a scanned or typed code names (itemIdForCodeSql: SKU in any case,
+ * barcode, GS1 GTIN, UPC-A or EAN-13) as ItemForLine JSON, null when there is none (the counter's scan).
+ */
+export const itemForLineBySkuJson = (code: string): Sql =>
+  sql`(SELECT ${ITEM_FOR_LINE_JSON} FROM items i WHERE i.id = ${itemIdForCodeSql(code)})`;
 
 export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
 
@@ -90,13 +113,91 @@ export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<numb
  * stocktake counting, order receiving and `GET /api/items/lookup` share (issue 31).
  */
 export async function itemIdForCode(db: Db, code: string): Promise<number | undefined> {
-  const trimmed = code.trim();
-  if (trimmed === '') return undefined;
-  const row = await db('items')
-    .whereRaw('lower(sku) = lower(?)', [trimmed])
-    .orderByRaw('sku = ? DESC, id', [trimmed])
-    .first<{ id: number } | undefined>('id');
-  return row?.id;
+  const { rows } = await preparedRaw<{ rows: { id: number | null }[] }>(
+    db,
+    sql`SELECT ${itemIdForCodeSql(code)} AS id`,
+  );
+  return rows[0]?.id ?? undefined;
+}
+
+/** The item a code already belongs to (as its SKU or one of its barcodes): its SKU and name. */
+export type CodeOwner = { itemId: number; sku: string; name: string };
+
+/**
+ * Who owns each code to be stored, by its lookup key (src/lib/barcodes.ts lookupKey): an item one
+ * of whose barcodes has the key, or (with `skus`) an item whose SKU is the code in any case or any
+ * form of its GTIN. A code is unique across every item's SKU and barcodes, both ways: a new
+ * barcode is checked against both, a new SKU (by the SKU's key) against the barcodes. The caller
+ * holds lockCodes for the keys, so two transactions checking one code queue. Keys without an owner
+ * are absent from the answer.
+ */
+export async function codeOwners(db: Db, keys: string[], { skus }: { skus: boolean }): Promise<Map<string, CodeOwner>> {
+  const unique = [...new Set(keys)];
+  const owners = new Map<string, CodeOwner>();
+  if (unique.length === 0) return owners;
+  const forms = skus ? unique.flatMap((key) => formsOf(key).map((form) => [form, key] as const)) : [];
+  const { rows } = await preparedRaw<{ rows: (CodeOwner & { key: string })[] }>(
+    db,
+    sql`SELECT b.lookup_key AS key, i.id AS "itemId", i.sku, i.name
+          FROM item_barcodes b JOIN items i ON i.id = b.item_id WHERE b.lookup_key = ANY(${unique}::text[])
+        UNION ALL
+        SELECT f.key, i.id, i.sku, i.name
+          FROM unnest(${forms.map((f) => f[0])}::text[], ${forms.map((f) => f[1])}::text[]) AS f(form, key)
+          JOIN items i ON lower(i.sku) = f.form`,
+  );
+  for (const { key, ...owner } of rows) if (!owners.has(key)) owners.set(key, owner);
+  return owners;
+}
+
+/** The lower-case texts a SKU naming the code of this key may be written as. */
+const formsOf = (key: string) => {
+  const gtin = gtin14(key);
+  return gtin ? gtinForms(gtin) : [key];
+};
+
+/** codeOwners for one key. */
+export async function codeOwner(db: Db, key: string, options = { skus: true }): Promise<CodeOwner | undefined> {
+  return (await codeOwners(db, [key], options)).get(key);
+}
+
+/**
+ * What a SKU about to be written clashes with, in one statement: 'taken' when another item has it
+ * as written (SKUs are unique as written), the owner when it is (by its lookup key `key`) any
+ * item's barcode, undefined when it is free. `exceptId`: the item being renamed.
+ */
+export async function whatSkuClashesWith(
+  db: Db,
+  sku: string,
+  key: string,
+  exceptId?: number,
+): Promise<'taken' | CodeOwner | undefined> {
+  const { rows } = await preparedRaw<{ rows: (Partial<CodeOwner> & { taken: boolean })[] }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM items WHERE sku = ${sku} AND id <> ${exceptId ?? 0}) AS taken,
+               o.item_id AS "itemId", i.sku, i.name
+          FROM (SELECT 1) one
+          LEFT JOIN item_barcodes o ON o.lookup_key = ${key}
+          LEFT JOIN items i ON i.id = o.item_id`,
+  );
+  const [row] = rows;
+  if (row.taken) return 'taken';
+  return row.itemId === undefined || row.itemId === null ? undefined : (row as CodeOwner);
+}
+
+/**
+ * Takes the transaction's advisory lock on a code's lookup key: whoever stores a SKU or a barcode
+ * with that key (an item created or renamed, a barcode added, an import) checks and writes it
+ * under the lock, so no two items come to answer to one code however the requests interleave.
+ * Several keys are locked in one sorted order, so two imports never deadlock.
+ */
+export async function lockCodes(db: Db, keys: string[]): Promise<void> {
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length === 0) return;
+  await toRaw(
+    db,
+    sql`SELECT pg_advisory_xact_lock(l.h) FROM (
+          SELECT DISTINCT hashtext('items.code:' || k) AS h FROM unnest(${sorted}::text[]) AS k ORDER BY 1) l`,
+  );
 }
 
 /** Whether the item exists. */

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { Forbidden } from '../../http/errors';
+import { Forbidden, NotFound } from '../../http/errors';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams } from '../../http/validate';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
@@ -16,7 +16,13 @@ import {
   BulkImport,
   BulkResult,
   BulkVatRate,
+  Barcode,
+  BarcodeList,
+  BarcodeParams,
   CreateItem,
+  ItemDetail,
+  LookupQuery,
+  NewBarcode,
   ImportResult,
   Item,
   ItemDeleteRefused,
@@ -30,10 +36,12 @@ import {
   UpdateItem,
 } from './items.schemas';
 import {
+  presentBarcode,
   presentBulkOutcome,
   presentImportOutcome,
   presentItem,
   presentItemDeletionCheck,
+  presentItemDetail,
   presentItemList,
   presentItemMovements,
   presentItemOrderHistory,
@@ -41,6 +49,9 @@ import {
 } from './items.present';
 import { itemsService, type ItemOrderHistoryRow } from './items.service';
 import { actorOf } from '../audit/audit.actor';
+import { itemBarcodesService } from './item-barcodes.service';
+import { itemIdForCode } from './items.queries';
+import { cleanScan } from '../../lib/barcodes';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
@@ -60,8 +71,41 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
   const api = new ApiRouter({ docs, db }, '/api', 'Items');
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
+  const barcodes = itemBarcodesService(db);
+  /** An item with its barcodes' codes, as GET /items/{id} and the lookup answer it. */
+  const detail = async (id: number) => {
+    const row = await items.get(id);
+    return presentItemDetail(row, (await barcodes.codesOf([id])).get(id) ?? []);
+  };
 
   // ---- static paths first ----------------------------------------------------------
+
+  api.get(
+    '/items/lookup',
+    {
+      operationId: 'lookupItem',
+      summary: 'The item a scanned or typed code names',
+      description:
+        'Found by SKU (any case), by barcode, by the other form of a UPC-A/EAN-13/GTIN-14 (036000291452, 0036000291452 and ' +
+        '00036000291452 are one code), or by the GTIN of a GS1 element string carrying AI (01): `(01)09501101530003(17)251231`, ' +
+        'the same without parentheses with the FNC1/GS (\\x1d) separator, optionally after a symbology identifier (`]d2`, `]C1`, ' +
+        "`]Q3`), or a GS1 Digital Link URL. The scanner's Enter and other control characters at either end are ignored. Answers " +
+        'the item as GET /api/items/{id} does; 404 {message: "No item with barcode \'<code>\'"} (the code trimmed of them).',
+      access: 'auth',
+      query: LookupQuery,
+      responses: {
+        200: { description: 'Item', schema: ItemDetail },
+        400: invalid,
+        404: { description: 'No item answers to the code', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { code } = req.input.query;
+      const id = await itemIdForCode(db, code);
+      if (id === undefined) throw NotFound(`No item with barcode '${cleanScan(code).code}'`);
+      res.json(await detail(id));
+    },
+  );
 
   api.post(
     '/items/bulk-import',
@@ -72,7 +116,9 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
         'Up to 10,000 items per request (the JSON body may be up to 10 MB here). Each item is checked on its own: name, sku, categoryName, ' +
         'price and currentStock are required and non-empty; categoryName must match an existing category exactly, ignoring case; ' +
         'price and stocks must be non-negative numbers with at most 2 decimal places; sku must be unique (among existing items and earlier ' +
-        'items of the same import). A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
+        'items of the same import). barcodes (optional: an array of codes, or a text of codes joined by `|`) are checked as ' +
+        "POST /api/items/{id}/barcodes checks them: a wrong check digit, a code that is any item's SKU or barcode, or one given " +
+        'earlier in the import fails the item with that message. A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
         "('Initial stock (bulk import)'). errors[] holds one message per failed item, prefixed with its 1-based position: 'Item 3: ...'.",
       access: MANAGER_UNDER_STRICT,
       body: BulkImport,
@@ -160,7 +206,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       description:
         'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
         'and format csv or xlsx (default xlsx). Streamed; columns ID, SKU, Name, Description, Category, Price, VAT Rate, ' +
-        'Current Stock, Minimum Stock, Reorder Quantity (empty when none), Active, Created At. Filename items-YYYY-MM-DD.<format>.',
+        "Current Stock, Minimum Stock, Reorder Quantity (empty when none), Active, Created At, Barcodes (the item's codes, oldest " +
+        'first, joined by " | "; empty when none). Filename items-YYYY-MM-DD.<format>.',
       access: MANAGER_UNDER_STRICT,
       body: BulkExport,
       responses: {
@@ -263,7 +310,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       description:
         'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies; reorderQuantity ' +
         'omitted or null means the replenishment target is twice minimumStock. Opening stock is ' +
-        "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken.",
+        "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
       access: 'manager',
       body: CreateItem,
       responses: {
@@ -287,11 +334,71 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       summary: 'One item',
       access: 'auth',
       params: IdParams,
-      responses: { 200: { description: 'Item', schema: Item }, 404: notFound },
+      description: "The item, with its barcodes' codes (barcodes: [...], oldest first).",
+      responses: { 200: { description: 'Item', schema: ItemDetail }, 404: notFound },
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentItem(await items.get(id)));
+      res.json(await detail(id));
+    },
+  );
+
+  api.get(
+    '/items/:id/barcodes',
+    {
+      operationId: 'listItemBarcodes',
+      summary: "The item's barcodes, oldest first",
+      access: 'auth',
+      params: IdParams,
+      responses: { 200: { description: 'Barcodes', schema: BarcodeList }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.json((await barcodes.list(id)).map(presentBarcode));
+    },
+  );
+
+  api.post(
+    '/items/:id/barcodes',
+    {
+      operationId: 'addItemBarcode',
+      summary: 'Add a barcode to the item',
+      description:
+        'kind is guessed from the code when absent: 13 digits ean13, 12 upca, 14 gtin14, other printable ASCII code128, ' +
+        'anything else other. 400 {message: "Invalid check digit in \'<code>\'"} for an ean13, upca or gtin14 whose GS1 check digit ' +
+        'is wrong (and 400 for one of the wrong length, control characters or a `|`). A code is unique across every ' +
+        "item's SKU and barcodes, a UPC-A, its EAN-13 and GTIN-14 forms being one code: 409 {message: \"Barcode '<code>' already " +
+        'belongs to <SKU> <name>"}. A scanned GS1 element string is stored as the GTIN-14 it carries. Audited (add_barcode).',
+      access: 'manager',
+      params: IdParams,
+      body: NewBarcode,
+      responses: {
+        201: { description: 'Added', schema: Barcode },
+        400: invalid,
+        404: notFound,
+        409: { description: 'The code already names an item', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.status(201).json(presentBarcode(await barcodes.add(id, req.input.body, actorOf(req))));
+    },
+  );
+
+  api.delete(
+    '/items/:id/barcodes/:barcodeId',
+    {
+      operationId: 'removeItemBarcode',
+      summary: "Remove one of the item's barcodes",
+      description: '404 when the item has no barcode of that id. Audited (remove_barcode).',
+      access: 'manager',
+      params: BarcodeParams,
+      responses: { 204: 'Removed', 404: { description: 'Item or barcode not found', schema: MessageBody } },
+    },
+    async (req, res) => {
+      const { id, barcodeId } = req.input.params;
+      await barcodes.remove(id, barcodeId, actorOf(req));
+      res.status(204).end();
     },
   );
 
@@ -303,7 +410,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
         'reorderQuantity (null = the replenishment target is twice the minimum), isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
-        'transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken.',
+        "transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken or another item's barcode.",
       access: 'manager',
       params: IdParams,
       body: UpdateItem,

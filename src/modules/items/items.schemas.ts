@@ -5,6 +5,7 @@ import { CategoryRef } from '../categories/categories.schemas';
 import { MOVEMENT_TYPES, StockMovement } from '../stock-movements/stock-movements.schemas';
 import { UserRef } from '../users/users.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
+import { BARCODE_KINDS } from '../../lib/barcodes';
 
 export const Item = z
   .object({
@@ -183,7 +184,7 @@ export const BulkImport = z
   })
   .openapi('BulkImport', {
     description:
-      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum)}]',
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import)}]',
   });
 export const ImportResult = z
   .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
@@ -229,3 +230,61 @@ export const ItemOrderHistory = z
     ),
   })
   .openapi('ItemOrderHistory');
+
+// ---- barcodes (issue 31) --------------------------------------------------------
+
+export const BarcodeKindEnum = z.enum(BARCODE_KINDS).openapi({
+  description:
+    'ean13 (13 digits), upca (12 digits), gtin14 (14 digits): each with a valid GS1 check digit; code128: printable ASCII; other: anything else',
+});
+
+export const Barcode = z
+  .object({
+    id: z.number().int(),
+    code: z.string().openapi({ description: 'the code as entered (a GS1 string is stored as the GTIN-14 it carries)' }),
+    kind: BarcodeKindEnum,
+    note: z.string().nullable(),
+    createdAt: z.string().datetime(),
+  })
+  .openapi('Barcode');
+export type Barcode = z.infer<typeof Barcode>;
+
+export const BarcodeList = z.array(Barcode).openapi('BarcodeList');
+
+export const NewBarcode = z
+  .object({
+    code: z
+      .string({ error: 'is required' })
+      .min(1, { error: 'is required' })
+      .max(500, { error: 'is too long (max 500)' })
+      .openapi({
+        description:
+          'the code, at most 100 characters once trimmed; a scanned GS1 element string or Digital Link is stored as the GTIN-14 of its AI (01)',
+        example: '4006381333931',
+      }),
+    kind: BarcodeKindEnum.optional().openapi({ description: 'guessed from the code when absent' }),
+    note: z.string().trim().max(500, { error: 'is too long (max 500)' }).nullish(),
+  })
+  .openapi('NewBarcode');
+export type NewBarcode = z.infer<typeof NewBarcode>;
+
+export const BarcodeParams = z.object({ id: IntId, barcodeId: IntId });
+
+export const LookupQuery = z.object({
+  code: z
+    .string({ error: 'is required' })
+    .min(1, { error: 'is required' })
+    .max(500, { error: 'is too long (max 500)' })
+    .openapi({
+      description:
+        'the scanned or typed text: a SKU (any case), a barcode, a UPC-A or its EAN-13 form, or a GS1 element string carrying (01)<GTIN> (bracketed or with the GS separator, optionally after a symbology identifier such as ]d2)',
+      example: '(01)09501101530003(17)251231',
+    }),
+});
+
+export const ItemDetail = Item.extend({
+  barcodes: z
+    .array(z.string())
+    .openapi({ description: "the item's barcodes (codes only, oldest first); see GET /api/items/{id}/barcodes" }),
+}).openapi('ItemDetail');
+export type ItemDetail = z.infer<typeof ItemDetail>;

@@ -8,6 +8,7 @@ import { transaction } from '../../db/transaction';
 import { countForeignKeyReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
+import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoriesAs, categoryExists } from '../categories/categories.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
@@ -120,10 +121,8 @@ export type NamedItems = {
   similar: Map<string, MatchedItem & { similarity: number }>;
 };
 
-const skuClash = (sku: string) => Conflict(`An item with SKU '${sku}' already exists`);
-
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
-const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements']);
+const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes']);
 
 const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN ${userById('u', sql.raw('i.created_by'))}`;
 
@@ -209,12 +208,6 @@ export function itemsService(db: Db) {
         errors: [{ field: 'categoryId', message: `category ${categoryId} does not exist` }],
       });
     }
-  }
-
-  async function assertSkuFree(trx: Db, sku: string, exceptId?: number): Promise<void> {
-    const query = trx('items').where({ sku });
-    if (exceptId !== undefined) query.whereNot({ id: exceptId });
-    if (await query.first('id')) throw skuClash(sku);
   }
 
   async function deletionCheck(id: number) {
@@ -325,7 +318,9 @@ export function itemsService(db: Db) {
         if (!current) throw NotFound('Item not found');
         const before = await itemsService(trx).get(id);
         if (input.categoryId !== undefined) await assertCategory(trx, input.categoryId);
-        if (input.sku !== undefined) await assertSkuFree(trx, input.sku, id);
+        if (input.sku !== undefined && input.sku !== current.sku) {
+          await assertSkuFree(trx, input.sku, id);
+        }
         const changes: Record<string, unknown> = {};
         if (input.name !== undefined) changes.name = input.name;
         if (input.sku !== undefined) changes.sku = input.sku;

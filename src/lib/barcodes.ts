@@ -1,0 +1,230 @@
+/* eslint-disable no-control-regex -- a scan's control characters (FNC1/GS, Enter) are what these patterns look for */
+/**
+ * Barcodes as a stores scans them (issue 31): GS1 check digits, the kind of a code, the GTIN a GS1
+ * element string carries, and the one lookup key every code is stored and compared by. Pure: no
+ * database, no I/O.
+ *
+ * The normalisation rule. A numeric GTIN (8, 12, 13 or 14 digits with a valid GS1 check digit:
+ * EAN-8, UPC-A, EAN-13, GTIN-14) is keyed by its GTIN-14 form, zero-padded on the left, so the
+ * UPC-A 036000291452, its EAN-13 form 0036000291452 and the GTIN-14 00036000291452 are one code.
+ * Any other code is keyed by its text in lower case (codes, like SKUs, are matched case-insensitively).
+ * A scanned GS1 element string carrying AI (01) — `(01)09501101530003(17)251231`, or the same
+ * without parentheses with the FNC1/GS (\x1d) separator a scanner sends, or a GS1 Digital Link
+ * URL `https://id.gs1.org/01/09501101530003` — is keyed by the GTIN it carries.
+ */
+
+export const BARCODE_KINDS = ['ean13', 'upca', 'gtin14', 'code128', 'other'] as const;
+export type BarcodeKind = (typeof BARCODE_KINDS)[number];
+
+/** The GTIN kinds and the number of digits each has. */
+const GTIN_LENGTH: Partial<Record<BarcodeKind, number>> = { ean13: 13, upca: 12, gtin14: 14 };
+const GTIN_NAME: Partial<Record<BarcodeKind, string>> = { ean13: 'EAN-13', upca: 'UPC-A', gtin14: 'GTIN-14' };
+
+const DIGITS = /^\d+$/;
+/** Lengths of GTIN-8 (EAN-8), GTIN-12 (UPC-A), GTIN-13 (EAN-13) and GTIN-14. */
+const GTIN_LENGTHS = new Set([8, 12, 13, 14]);
+/** Printable ASCII: what Code 128 encodes (besides its function characters). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+const GS = '\x1d';
+
+/** The GS1 check digit of a body of digits (the GTIN without its last digit): weights 3,1,3,... from the right. */
+export function gs1CheckDigit(body: string): number {
+  let sum = 0;
+  for (let i = 0; i < body.length; i += 1) {
+    const digit = body.charCodeAt(body.length - 1 - i) - 48;
+    sum += i % 2 === 0 ? digit * 3 : digit;
+  }
+  return (10 - (sum % 10)) % 10;
+}
+
+/** Whether the digits (any length of 2 or more) end in their GS1 check digit. */
+export function hasValidCheckDigit(digits: string): boolean {
+  if (digits.length < 2 || !DIGITS.test(digits)) return false;
+  return gs1CheckDigit(digits.slice(0, -1)) === digits.charCodeAt(digits.length - 1) - 48;
+}
+
+/** The GTIN-14 form of a GTIN-8/12/13/14 with a valid check digit (zero-padded on the left); undefined for anything else. */
+export function gtin14(code: string): string | undefined {
+  if (!DIGITS.test(code) || !GTIN_LENGTHS.has(code.length) || !hasValidCheckDigit(code)) return undefined;
+  return code.padStart(14, '0');
+}
+
+/**
+ * The texts a GTIN-14 is written as: itself, and its 13-, 12- and 8-digit forms where its leading
+ * zeros allow (00036000291452 is also 0036000291452 and 036000291452). An item whose SKU is
+ * written as one of them answers to the GTIN.
+ */
+export function gtinForms(gtin: string): string[] {
+  const forms = [gtin];
+  for (const length of [13, 12, 8]) {
+    if (/^0+$/.test(gtin.slice(0, 14 - length))) forms.push(gtin.slice(14 - length));
+  }
+  return forms;
+}
+
+/**
+ * The kind of a code from its text: 13 digits is ean13, 12 upca, 14 gtin14 (their check digits
+ * are checked by checkBarcode, not here); any other printable ASCII text (an EAN-8, an internal
+ * code, a SKU) is code128, which prints it; anything else (non-ASCII text) is other.
+ */
+export function guessKind(code: string): BarcodeKind {
+  if (DIGITS.test(code)) {
+    if (code.length === 13) return 'ean13';
+    if (code.length === 12) return 'upca';
+    if (code.length === 14) return 'gtin14';
+  }
+  return PRINTABLE_ASCII.test(code) ? 'code128' : 'other';
+}
+
+/** Control characters (C0, DEL, C1) and white space at either end of a scan: the scanner's Enter, tab, a leading FNC1/GS. */
+const EDGE_NOISE = /^[\s\x00-\x1f\x7f-\x9f]+|[\s\x00-\x1f\x7f-\x9f]+$/g;
+/** An AIM symbology identifier a scanner may prefix: `]` then the symbology letter and a modifier (`]C1`, `]d2`, `]Q3`, `]E0`). */
+const SYMBOLOGY_ID = /^\][A-Za-z][0-9A-Za-z]/;
+/** The identifiers of symbols that carry GS1 element strings: GS1-128, GS1 DataMatrix, GS1 QR, GS1 DataBar, GS1 DotCode. */
+const GS1_SYMBOLOGIES = new Set([']C1', ']d2', ']Q3', ']e0', ']J1']);
+
+/** A scan without the scanner's noise: the code, and the AIM symbology identifier it began with, if any. */
+export function cleanScan(text: string): { code: string; symbology: string | undefined } {
+  let code = text.replace(EDGE_NOISE, '');
+  const symbology = SYMBOLOGY_ID.exec(code)?.[0];
+  if (symbology) code = code.slice(symbology.length).replace(EDGE_NOISE, '');
+  return { code, symbology };
+}
+
+/**
+ * How many digits the GS1 application identifier starting at these two digits has (GS1 General
+ * Specifications, 3.2), and how many data characters it always has when that is predefined (the
+ * FNC1 table, 7.8.4); undefined for a range with no identifiers.
+ */
+function applicationIdentifier(first2: string): { length: number; fixed?: number } | undefined {
+  const n = Number(first2);
+  const FIXED: Record<string, number> = { '00': 18, '01': 14, '02': 14, '03': 14, '04': 16, '20': 2 };
+  if (first2 in FIXED) return { length: 2, fixed: FIXED[first2] };
+  if (n >= 11 && n <= 19) return { length: 2, fixed: 6 };
+  if (n >= 31 && n <= 36) return { length: 4, fixed: 6 };
+  if (n === 41) return { length: 3, fixed: 13 };
+  if (n === 10 || n === 21 || n === 22 || n === 30 || n === 37 || n >= 90) return { length: 2 };
+  if ((n >= 23 && n <= 25) || n === 40 || n === 42 || n === 71) return { length: 3 };
+  if (n === 39 || n === 43 || n === 70 || n === 72 || (n >= 80 && n <= 82)) return { length: 4 };
+  return undefined;
+}
+
+/** The GTIN-14 of AI (01) in an element string without parentheses (FNC1 written as GS), walking its fields. */
+function gtinInElementString(text: string): string | undefined {
+  let at = 0;
+  while (at < text.length) {
+    if (text[at] === GS) {
+      at += 1;
+      continue;
+    }
+    const ai = applicationIdentifier(text.slice(at, at + 2));
+    if (!ai || !DIGITS.test(text.slice(at, at + ai.length))) return undefined;
+    const code = text.slice(at, at + ai.length);
+    const start = at + ai.length;
+    const end =
+      ai.fixed !== undefined
+        ? start + ai.fixed
+        : text.indexOf(GS, start) === -1
+          ? text.length
+          : text.indexOf(GS, start);
+    if (end > text.length) return undefined;
+    if (code === '01') return text.slice(start, end).length === 14 ? gtin14(text.slice(start, end)) : undefined;
+    at = end;
+  }
+  return undefined;
+}
+
+/** `(01)09501101530003(17)251231(10)AB12`: the GTIN-14 of AI (01), if the text is written so. */
+function gtinInBracketed(text: string): string | undefined {
+  if (!/^\(\d{2,4}\)/.test(text)) return undefined;
+  for (const [, ai, value] of text.matchAll(/\((\d{2,4})\)([^(]*)/g)) {
+    if (ai === '01') {
+      const digits = value.replace(/[\s\x1d]/g, '');
+      return digits.length === 14 ? gtin14(digits) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A GS1 Digital Link URI (`https://id.gs1.org/01/09501101530003/10/AB12?17=251231`): the GTIN-14 of its /01/ path. */
+function gtinInDigitalLink(text: string): string | undefined {
+  const match = /^https?:\/\/[^/?#\s]+(?:\/[^?#\s]*)?\/01\/(\d{8}|\d{12,14})(?:[/?#]|$)/i.exec(text);
+  return match ? gtin14(match[1]) : undefined;
+}
+
+/**
+ * The GTIN-14 a GS1 element string carries in AI (01): bracketed, or unbracketed with GS
+ * separators (read as such when the scanner named a GS1 symbology, when it holds a GS, or when it
+ * starts with 01 and a valid GTIN-14), or a GS1 Digital Link URI. Undefined when the
+ * text is none of these or its GTIN's check digit is wrong. The text is as cleanScan leaves it.
+ */
+export function gs1Gtin(text: string, symbology?: string): string | undefined {
+  if (text.startsWith('(')) return gtinInBracketed(text);
+  if (/^https?:/i.test(text)) return gtinInDigitalLink(text);
+  const looksGs1 =
+    (symbology !== undefined && GS1_SYMBOLOGIES.has(symbology)) ||
+    text.includes(GS) ||
+    (text.startsWith('01') && gtin14(text.slice(2, 16)) !== undefined);
+  return looksGs1 ? gtinInElementString(text) : undefined;
+}
+
+/** The key a stored code is kept and compared by: its GTIN-14 when it is a GTIN, else its text in lower case. */
+export function lookupKey(code: string): string {
+  return gtin14(code) ?? code.toLowerCase();
+}
+
+/**
+ * What a scanned or typed text is looked up by: `exact`, the text as cleaned (a SKU written exactly
+ * so wins over one differing in case); `skus`, the lower-case texts an item's SKU may be written as
+ * (the text, and every form of the GTIN it carries); `key`, the barcode lookup key. Undefined for
+ * an empty scan.
+ */
+export type ScannedCode = { exact: string; skus: string[]; key: string; gtin: string | undefined };
+
+export function readScan(text: string): ScannedCode | undefined {
+  const { code, symbology } = cleanScan(text);
+  if (code === '') return undefined;
+  const gtin = gtin14(code) ?? gs1Gtin(code, symbology);
+  const trimmed = text.trim();
+  const skus = new Set([code.toLowerCase(), trimmed.toLowerCase(), ...(gtin ? gtinForms(gtin) : [])]);
+  skus.delete('');
+  return { exact: code, skus: [...skus], key: gtin ?? code.toLowerCase(), gtin };
+}
+
+/** A barcode as it is stored: the code (trimmed; a GS1 string's GTIN), its kind and its lookup key. */
+export type CheckedBarcode = { code: string; kind: BarcodeKind; key: string };
+
+export const MAX_BARCODE_LENGTH = 100;
+/** The character the export joins an item's codes with (and the import splits a text cell on); no code may hold it. */
+export const BARCODE_SEPARATOR = '|';
+
+/**
+ * Checks a code to store as a barcode, with its kind (guessed when absent): an error message for a
+ * bad one (400), else the code to store. A GS1 element string or Digital Link is stored as the
+ * GTIN-14 it carries (its lot and expiry differ from one bottle to the next; the GTIN names the
+ * product). ean13, upca and gtin14 must have their number of digits and a valid check digit;
+ * code128 printable ASCII; no code may hold control characters or the export's separator `|`.
+ */
+export function checkBarcode(input: string, kind?: BarcodeKind): CheckedBarcode | { error: string } {
+  const { code: cleaned, symbology } = cleanScan(input);
+  if (cleaned === '') return { error: 'Barcode is required' };
+  const carried = gtin14(cleaned) === undefined ? gs1Gtin(cleaned, symbology) : undefined;
+  const code = carried ?? cleaned;
+  const chosen = kind ?? (carried ? 'gtin14' : guessKind(code));
+  if (code.length > MAX_BARCODE_LENGTH) return { error: `Barcode must be at most ${MAX_BARCODE_LENGTH} characters` };
+  if (/[\x00-\x1f\x7f-\x9f]/.test(code)) return { error: `Barcode '${printable(code)}' contains control characters` };
+  if (code.includes(BARCODE_SEPARATOR)) return { error: `Barcode '${code}' must not contain '${BARCODE_SEPARATOR}'` };
+  const length = GTIN_LENGTH[chosen];
+  if (length !== undefined) {
+    if (!DIGITS.test(code) || code.length !== length)
+      return { error: `'${code}' is not a valid ${GTIN_NAME[chosen]}: it must be ${length} digits` };
+    if (!hasValidCheckDigit(code)) return { error: `Invalid check digit in '${code}'` };
+  }
+  if (chosen === 'code128' && !PRINTABLE_ASCII.test(code))
+    return { error: `'${code}' cannot be a Code 128 barcode: only printable ASCII characters` };
+  return { code, kind: chosen, key: lookupKey(code) };
+}
+
+/** A code with its control characters shown as `\xNN`, for a message. */
+const printable = (code: string) =>
+  code.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
