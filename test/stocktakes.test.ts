@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerMismatches } from '../src/modules/items/items.queries';
 import { testApp, type TestApp } from './helpers/app';
-import { buildCategory, buildItem } from './helpers/factories';
+import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 
@@ -440,5 +440,42 @@ describe('GET /api/stocktakes/suggestions', () => {
     const values = res.body.items.map((i: { stockValue: string }) => Number(i.stockValue));
     expect(values).toEqual([...values].sort((x, y) => y - x));
     await a.user.get('/api/stocktakes/suggestions?days=0').expect(400);
+  });
+});
+
+describe('GET /api/dashboard/stock-counts', () => {
+  it('gives the accuracy of the lines posted in 90 days and the items overdue for a count', async () => {
+    const own = await testApp();
+    try {
+      const manager = await own.loginAs(await buildUser(own.db, { role: 'manager' }));
+      const empty = await manager.get('/api/dashboard/stock-counts').expect(200);
+      expect(empty.body).toEqual({ days: 90, linesCounted: 0, linesExact: 0, stockAccuracy: null, itemsOverdue: 0 });
+
+      const items = [];
+      for (const stock of [5, 5, 5, 5]) items.push(await buildStockedItem(own.db, stock));
+      await buildItem(own.db, { isActive: false });
+      const st = (
+        await manager
+          .post('/api/stocktakes')
+          .send({ scope: { itemIds: items.map((i) => i.id) } })
+          .expect(201)
+      ).body;
+      for (const [i, quantity] of [5, 5, 4].entries()) {
+        await manager.post(`/api/stocktakes/${st.id}/counts`).send({ itemId: items[i].id, quantity }).expect(200);
+      }
+      // an open stocktake's counts are not yet figures
+      expect((await manager.get('/api/dashboard/stock-counts').expect(200)).body.linesCounted).toBe(0);
+      await manager.post(`/api/stocktakes/${st.id}/post`).send({ uncounted: 'zero' }).expect(200);
+      const res = await manager.get('/api/dashboard/stock-counts').expect(200);
+      // 2 of the 3 lines counted matched; the zeroed line was not counted, so its item is still due
+      expect(res.body).toEqual({ days: 90, linesCounted: 3, linesExact: 2, stockAccuracy: 66.7, itemsOverdue: 1 });
+      await own
+        .db('items')
+        .where({ id: items[0].id })
+        .update({ last_counted_at: own.db.raw("now() - interval '91 days'") });
+      expect((await manager.get('/api/dashboard/stock-counts').expect(200)).body.itemsOverdue).toBe(2);
+    } finally {
+      await own.close();
+    }
   });
 });
