@@ -300,6 +300,40 @@ describe('POST /api/stocktakes/{id}/post', () => {
     expect(notCounted.body.lastCountedAt).toBeNull();
   });
 
+  it('a recount (set) after a sale takes the stock again, so the sale is neither undone nor counted twice', async () => {
+    const { items } = await stockedCategory([10]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 8 }).expect(200);
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: items[0].id, quantity: 2 }], vatApplied: false })
+      .expect(201);
+    // the shelf now holds 8 - 2 = 6; a recount says 5
+    const recount = await count(a.manager, st.id, { code: items[0].sku, quantity: 5, mode: 'set' }).expect(200);
+    expect(recount.body).toMatchObject({ expected: 8, counted: 5, variance: -3 });
+    // undoing the recount restores the first count and its expected
+    const undone = await a.manager.delete(`/api/stocktakes/${st.id}/counts/${recount.body.count.id}`).expect(200);
+    expect(undone.body.line).toMatchObject({ expected: 10, counted: 8, variance: -2 });
+    await count(a.manager, st.id, { code: items[0].sku, quantity: 5, mode: 'set' }).expect(200);
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    expect(await stockOf(t.db, items[0].id)).toBe('5.00');
+    expect(await ledgerMismatches(t.db)).toEqual({ count: 0, skus: null });
+  });
+
+  it('a count taken after a sale has the sale in its expected', async () => {
+    const { items } = await stockedCategory([10]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: items[0].id, quantity: 3 }], vatApplied: false })
+      .expect(201);
+    const counted = await count(a.user, st.id, { code: items[0].sku, quantity: 7 }).expect(200);
+    expect(counted.body).toMatchObject({ expected: 7, variance: 0 });
+    const res = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    expect(res.body).toMatchObject({ itemsCounted: 1, itemsAdjusted: 0, movements: 0, varianceValue: '0.00' });
+    expect(await stockOf(t.db, items[0].id)).toBe('7.00');
+  });
+
   it('posts once: a repeated or concurrent post is 409 and writes nothing more', async () => {
     const { items } = await stockedCategory([4]);
     const st = await create({ scope: { itemIds: [items[0].id] } });
