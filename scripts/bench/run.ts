@@ -9,7 +9,9 @@ const available = (await fs.readdir(dir))
   .filter((f) => f.endsWith('.ts') && !['lib.ts', 'run.ts'].includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
-const wanted = process.argv.slice(2);
+// issue 31 names one command for the scanner floor: `npm run bench -- stocktake` times the labels too
+const BROUGHT_ALONG: Record<string, string[]> = { stocktake: ['labels'] };
+const wanted = process.argv.slice(2).flatMap((name) => [name, ...(BROUGHT_ALONG[name] ?? [])]);
 const selected = wanted.length ? available.filter((name) => wanted.includes(name)) : available;
 console.log(`# stores service benchmarks (${os()}): ${selected.join(', ')}`);
 
