@@ -39,6 +39,7 @@ const OWNERS = {
   'src/modules/deployments/': ['deployment_notifications'],
   'src/modules/mcp-keys/': ['mcp_api_keys'],
   'src/modules/mcp-runs/': ['mcp_test_runs'],
+  'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
 };
 
 /**

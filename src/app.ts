@@ -36,6 +36,7 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { ordersService } from './modules/orders/orders.service';
+import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
@@ -99,6 +100,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   deploymentNotificationsRoutes,
   auditRoutes,
   replenishmentRoutes,
+  stocktakesRoutes,
 ];
 
 const ROUTE_TABLE = 'stores route table';

@@ -8,3 +8,10 @@ export const categoriesAs = (alias: string): Sql => sql`categories ${sql.ident(a
 export async function categoryExists(db: Db, id: number): Promise<boolean> {
   return (await db('categories').where({ id }).first('id')) !== undefined;
 }
+
+/** Of these ids, those naming no category. */
+export async function missingCategoryIds(db: Db, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = new Set<number>(await db('categories').whereIn('id', unique).pluck('id'));
+  return unique.filter((id) => !found.has(id));
+}

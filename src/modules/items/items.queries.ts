@@ -289,3 +289,52 @@ export async function lowStockPage(
     .offset((page - 1) * limit);
   return { items: rows.map(toLowStockItem), total: total as number };
 }
+
+/**
+ * A stocktake's scope, as the items module reads it (issue 31): every item, the items of these
+ * categories, or these items.
+ */
+export type ItemScope = { all: true } | { categoryIds: number[] } | { itemIds: number[] };
+
+/**
+ * The owner's fragment for a cross-module statement: `SELECT id FROM items ...`, the ids of the
+ * items a stocktake of this scope counts: the active items of every category or of the given ones,
+ * and items named by id whether active or not (someone asked for them by name).
+ */
+export const itemIdsInScopeSql = (scope: ItemScope): Sql =>
+  'itemIds' in scope
+    ? sql`SELECT i.id FROM items i WHERE i.id = ANY(${[...new Set(scope.itemIds)]}::int[])`
+    : 'categoryIds' in scope
+      ? sql`SELECT i.id FROM items i WHERE i.is_active AND i.category_id = ANY(${[...new Set(scope.categoryIds)]}::int[])`
+      : sql`SELECT i.id FROM items i WHERE i.is_active`;
+
+/** Of these ids, those naming no item. */
+export async function missingItemIds(db: Db, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = new Set<number>(await db('items').whereIn('id', unique).pluck('id'));
+  return unique.filter((id) => !found.has(id));
+}
+
+/**
+ * Records when the items were last counted (a posted stocktake, issue 31): each item's
+ * last_counted_at becomes the later of its own and the given time, in one statement.
+ */
+export async function markItemsCounted(db: Db, counted: { itemId: number; countedAt: Date }[]): Promise<void> {
+  if (counted.length === 0) return;
+  await preparedRaw(
+    db,
+    sql`UPDATE items AS i SET last_counted_at = greatest(i.last_counted_at, v.at)
+          FROM jsonb_to_recordset(${JSON.stringify(counted.map((c) => ({ id: c.itemId, at: c.countedAt.toISOString() })))}::jsonb)
+               AS v(id int, at timestamptz)
+         WHERE i.id = v.id`,
+  );
+}
+
+/**
+ * The owner's fragment for a cross-module statement: the items row `alias` is due for a count
+ * when it is active and was not counted in the last `days` days (never counted: due).
+ */
+export const dueForCount = (alias: string, days: number): Sql => {
+  const i = sql.ident(alias);
+  return sql`${i}.is_active AND (${i}.last_counted_at IS NULL OR ${i}.last_counted_at < now() - make_interval(days => ${days}::int))`;
+};

@@ -33,6 +33,11 @@ export const Item = z
     creator: UserRef.nullable().openapi({ description: 'the same user as {id, email, firstName, lastName}' }),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
+    lastCountedAt: z
+      .string()
+      .datetime()
+      .nullable()
+      .openapi({ description: 'when a posted stocktake last counted the item; null: never (issue 31)' }),
   })
   .openapi('Item');
 export type Item = z.infer<typeof Item>;

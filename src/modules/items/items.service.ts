@@ -48,6 +48,7 @@ export type ItemReadRow = {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  last_counted_at: Date | null;
   category_name: string;
   category_description: string | null;
   category_icon: string | null;
@@ -63,7 +64,7 @@ export type ItemReadRow = {
  */
 export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_id, i.price,
   ${effectiveVatRate('i')} AS vat_rate,
-  i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at,
+  i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
   c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
   ${userRefColumns('u', 'creator_')}`;
 export const ITEM_FROM = sql`items i JOIN ${categoriesAs('c')} ON c.id = i.category_id LEFT JOIN ${userById('u', sql.raw('i.created_by'))}`;

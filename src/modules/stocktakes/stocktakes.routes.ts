@@ -1,0 +1,286 @@
+import type { Request } from 'express';
+import type { Deps } from '../../deps';
+import { currentUser, hasRole } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { sendCsvDownload } from '../../http/send-file';
+import { actorOf } from '../audit/audit.actor';
+import {
+  FULL_VIEW,
+  REPORT_CSV_COLUMNS,
+  presentCountList,
+  presentCountResult,
+  presentPostResult,
+  presentStocktake,
+  presentStocktakePage,
+  presentStocktakeSummary,
+  presentSuggestions,
+  presentUndoResult,
+  reportCsvRecord,
+  type Visibility,
+} from './stocktakes.present';
+import {
+  CountBody,
+  CountList,
+  CountResult,
+  CountsQuery,
+  CreateStocktake,
+  PostResult,
+  PostStocktake,
+  ReportQuery,
+  Stocktake,
+  StocktakeCountParams,
+  StocktakeListQuery,
+  StocktakePage,
+  StocktakeParams,
+  StocktakeSummary,
+  SuggestionList,
+  SuggestionsQuery,
+  UndoResult,
+} from './stocktakes.schemas';
+import { stocktakesService } from './stocktakes.service';
+
+const failure = (description: string) => ({ description, schema: MessageBody });
+const notFound = failure('Stocktake not found');
+const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+
+/** What the caller may see of this stocktake: a blind one hides expected figures from callers below manager. */
+const visibilityFor = (req: Request, blind: boolean): Visibility =>
+  !blind || hasRole(currentUser(req), 'manager') ? FULL_VIEW : { expected: false };
+
+/**
+ * /api/stocktakes (issue 31): create (manager), list, read, count (anyone signed in), undo a
+ * count, post and cancel (manager), the auditors' report, and the cycle-count suggestions.
+ */
+export function stocktakesRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter({ docs, db }, '/api', 'Stocktakes');
+  const stocktakes = stocktakesService(db);
+
+  api.get(
+    '/stocktakes',
+    {
+      operationId: 'listStocktakes',
+      summary: 'List stocktakes, newest first',
+      description: 'Paged (page, limit: default 20, max 100); optional status filter. Lines are not included.',
+      access: 'auth',
+      query: StocktakeListQuery,
+      responses: { 200: { description: 'A page of stocktakes', schema: StocktakePage }, 400: invalid },
+    },
+    async (req, res) => {
+      const query = req.input.query;
+      const { rows, total } = await stocktakes.list(query);
+      res.json(presentStocktakePage(rows, query.page, query.limit, total));
+    },
+  );
+
+  api.post(
+    '/stocktakes',
+    {
+      operationId: 'createStocktake',
+      summary: 'Start a stocktake',
+      description:
+        'scope is {all: true} (every active item), {categoryIds} (their active items) or {itemIds} (those items). One line ' +
+        'per item, uncounted (expected is taken when a line is first counted). reference is ST-<YYYYMMDD>-<n>, never issued ' +
+        'twice. blind: callers below manager never receive expected, variance or varianceValue. Unknown ids: 400 naming them.',
+      access: 'manager',
+      body: CreateStocktake,
+      responses: {
+        201: { description: 'The open stocktake', schema: Stocktake },
+        400: failure('Validation failed, unknown category or item ids, or no active items in the scope'),
+      },
+    },
+    async (req, res) => {
+      res.status(201).json(presentStocktake(await stocktakes.create(req.input.body, actorOf(req)), FULL_VIEW));
+    },
+  );
+
+  api.get(
+    '/stocktakes/suggestions',
+    {
+      operationId: 'getStocktakeSuggestions',
+      summary: 'The cycle-count list: items due for a count',
+      description:
+        'Active items not counted by a posted stocktake for `days` days (default 90; never counted: due), highest stock ' +
+        'value (price x current stock) first.',
+      access: 'auth',
+      query: SuggestionsQuery,
+      responses: { 200: { description: 'Items due for a count', schema: SuggestionList }, 400: invalid },
+    },
+    async (req, res) => {
+      const { days, limit } = req.input.query;
+      res.json(presentSuggestions(days, await stocktakes.suggestions({ days, limit })));
+    },
+  );
+
+  api.get(
+    '/stocktakes/:id',
+    {
+      operationId: 'getStocktake',
+      summary: 'A stocktake with its lines and totals',
+      description:
+        'Lines by item name: expected (stock when first counted), counted, variance = counted - expected, varianceValue = ' +
+        "variance x unitPrice (the item's price; fixed when posted). A blind stocktake read by a caller below manager has " +
+        'expected, variance, unitPrice, varianceValue, itemsWithVariance and the totals varianceValue null.',
+      access: 'auth',
+      params: StocktakeParams,
+      responses: { 200: { description: 'The stocktake', schema: Stocktake }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      const found = await stocktakes.get(req.input.params.id);
+      res.json(presentStocktake(found, visibilityFor(req, found.stocktake.blind)));
+    },
+  );
+
+  api.get(
+    '/stocktakes/:id/report',
+    {
+      operationId: 'getStocktakeReport',
+      summary: "The stocktake's report for the auditors",
+      description:
+        'format=json (default): the stocktake as GET /api/stocktakes/{id}; format=csv: a download, one row per line with ' +
+        'reference, SKU, name, found, expected, counted, variance, unit price, variance value, counted by and at. The blind ' +
+        'rule applies: a caller below manager gets those figures empty.',
+      access: 'auth',
+      params: StocktakeParams,
+      query: ReportQuery,
+      responses: {
+        200: { description: 'The report', schema: Stocktake, otherContent: { 'text/csv': CsvText } },
+        400: invalid,
+        404: notFound,
+      },
+    },
+    async (req, res) => {
+      const found = await stocktakes.get(req.input.params.id);
+      const view = visibilityFor(req, found.stocktake.blind);
+      if (req.input.query.format === 'json') return res.json(presentStocktake(found, view));
+      const reference = found.stocktake.reference;
+      async function* records() {
+        for (const line of found.lines) yield reportCsvRecord(reference, line, view);
+      }
+      await sendCsvDownload(res, {
+        name: `stocktake-${reference}.csv`,
+        columns: REPORT_CSV_COLUMNS,
+        records: records(),
+      });
+    },
+  );
+
+  api.get(
+    '/stocktakes/:id/counts',
+    {
+      operationId: 'listStocktakeCounts',
+      summary: "A stocktake's last scans",
+      description: 'Newest first, at most limit (default 20, max 500); undone scans too, with undoneAt.',
+      access: 'auth',
+      params: StocktakeParams,
+      query: CountsQuery,
+      responses: { 200: { description: 'Scans', schema: CountList }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      res.json(presentCountList(await stocktakes.counts(req.input.params.id, req.input.query.limit)));
+    },
+  );
+
+  api.post(
+    '/stocktakes/:id/counts',
+    {
+      operationId: 'countStocktakeItem',
+      summary: 'Count an item (a scan)',
+      description:
+        "code (the item's SKU or a barcode, as GET /api/items/lookup finds it) or itemId, and quantity (>= 0). mode add " +
+        '(default) adds to the line, so counts from two shelves or two people sum; set replaces it. The first count of a ' +
+        "line takes the item's current stock as its expected. An item outside the scope is added as a found line. Answers " +
+        'the line and the scan recorded (count.id undoes it). 409 on a posted or cancelled stocktake.',
+      access: 'auth',
+      params: StocktakeParams,
+      body: CountBody,
+      responses: {
+        200: { description: 'The line after the count', schema: CountResult },
+        400: invalid,
+        404: failure("Stocktake not found, Item not found, or No item with barcode '<code>'"),
+        409: failure('The stocktake is posted or cancelled'),
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const result = await stocktakes.count(id, req.input.body, actorOf(req));
+      const head = await stocktakes.readRow(id);
+      res.json(presentCountResult(result, visibilityFor(req, head.blind)));
+    },
+  );
+
+  api.delete(
+    '/stocktakes/:id/counts/:countId',
+    {
+      operationId: 'undoStocktakeCount',
+      summary: 'Undo a scan',
+      description:
+        "The line's count goes back by what that scan changed (an add's quantity; a set's new minus previous count); later " +
+        'scans stay. A line left without scans is uncounted again (a found line is removed: line null). 409 when already ' +
+        'undone, on a posted or cancelled stocktake, or when the count would fall below zero.',
+      access: 'auth',
+      params: StocktakeCountParams,
+      responses: {
+        200: { description: 'The scan undone and its line now', schema: UndoResult },
+        400: invalid,
+        404: failure('Stocktake not found or Count not found'),
+        409: failure('Already undone, the stocktake is closed, or the count would fall below zero'),
+      },
+    },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const result = await stocktakes.undoCount(id, countId, actorOf(req));
+      const head = await stocktakes.readRow(id);
+      res.json(presentUndoResult(result, visibilityFor(req, head.blind)));
+    },
+  );
+
+  api.post(
+    '/stocktakes/:id/post',
+    {
+      operationId: 'postStocktake',
+      summary: 'Post a stocktake to stock',
+      description:
+        "One transaction: each counted line's variance (counted - expected) is applied to the item's current stock as one " +
+        'adjustment movement (reason "Stocktake <reference>"), so a sale made between the count and the posting is kept. ' +
+        'uncounted: ignore (default) leaves uncounted lines alone; zero counts them as 0 against the stock at posting. Sets ' +
+        "the counted items' lastCountedAt. 409 when already posted or cancelled (nothing is written), or when a line would " +
+        'leave stock below zero (more sold since its count than counted: recount it). Audited.',
+      access: 'manager',
+      params: StocktakeParams,
+      body: PostStocktake,
+      omittedBodyIsEmpty: true,
+      responses: {
+        200: { description: 'Posted', schema: PostResult },
+        400: invalid,
+        404: notFound,
+        409: failure('Already posted, cancelled, or a line would leave stock below zero'),
+      },
+    },
+    async (req, res) => {
+      res.json(presentPostResult(await stocktakes.post(req.input.params.id, req.input.body, actorOf(req))));
+    },
+  );
+
+  api.delete(
+    '/stocktakes/:id',
+    {
+      operationId: 'cancelStocktake',
+      summary: 'Cancel an open stocktake',
+      description: 'Nothing changes stock. 409 once posted, or when already cancelled. Audited.',
+      access: 'manager',
+      params: StocktakeParams,
+      responses: {
+        200: { description: 'The cancelled stocktake (without its lines)', schema: StocktakeSummary },
+        400: invalid,
+        404: notFound,
+        409: failure('Posted or already cancelled'),
+      },
+    },
+    async (req, res) => {
+      res.json(presentStocktakeSummary(await stocktakes.cancel(req.input.params.id, actorOf(req))));
+    },
+  );
+
+  return api.router;
+}

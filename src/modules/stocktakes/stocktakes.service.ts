@@ -1,0 +1,588 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
+import { sql, toRaw, type Sql } from '../../db/sql';
+import { transaction } from '../../db/transaction';
+import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { D } from '../../lib/money';
+import type { Actor } from '../audit/audit.actor';
+import { auditAs } from '../audit/audit.service';
+import { categoriesAs, missingCategoryIds } from '../categories/categories.queries';
+import {
+  dueForCount,
+  itemExists,
+  itemIdForCode,
+  itemIdsInScopeSql,
+  itemsAs,
+  markItemsCounted,
+  missingItemIds,
+} from '../items/items.queries';
+import { lockItemsForStock, stockWrites, type StockChange } from '../stock-movements/stock-movements.ledger';
+import { userById, userRefColumns } from '../users/users.queries';
+import type {
+  CountBody,
+  CountMode,
+  CreateStocktake,
+  StocktakeListQuery,
+  StocktakeScope,
+  StocktakeStatus,
+  UncountedChoice,
+} from './stocktakes.schemas';
+
+/*
+ * Stocktakes (issue 31): a count of some or all items, taken while sales go on.
+ *
+ * - create: one line per item in scope, all uncounted (expected null).
+ * - count: `add` (default) adds to the line's count, `set` replaces it; the line's `expected` is the
+ *   item's stock when the line is first counted (read in the count's transaction). An item outside
+ *   the scope becomes a `found` line. Each scan is kept in stocktake_counts (who, how many, the
+ *   line's count before and after), so a scan can be undone: undoCount takes back what that scan
+ *   changed (the line's count minus the scan's change, i.e. an `add` of 3 takes 3 off, a `set` from
+ *   5 to 10 takes 5 off), keeping later scans; a line whose every scan is undone is uncounted again
+ *   (a found line disappears).
+ * - post: one transaction with the stocktake row locked FOR UPDATE (a second post waits, then finds
+ *   it posted: 409). Each counted line's variance (counted - expected) is applied to the item's
+ *   CURRENT stock as one `adjustment` movement (reason `Stocktake <reference>`), so a sale made
+ *   between the count and the posting stays: stock after = counted - sold since the count. A line
+ *   whose result would be below zero (more sold since the count than were counted) refuses the post
+ *   (409 naming the item: recount it).
+ * - Counting takes the stocktake row FOR KEY SHARE (counts run side by side; posting or cancelling
+ *   waits for them, and counts after it find it closed: 409), and the line row FOR UPDATE, so two
+ *   people adding to the same item are both summed.
+ */
+
+export type StocktakeRow = {
+  id: number;
+  reference: string;
+  name: string | null;
+  status: StocktakeStatus;
+  blind: boolean;
+  scope: StocktakeScope;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  uncounted: UncountedChoice | null;
+  posted_by: string | null;
+  posted_at: Date | null;
+  cancelled_by: string | null;
+  cancelled_at: Date | null;
+};
+
+type UserRefColumns<P extends string> = {
+  [K in `${P}email` | `${P}first_name` | `${P}last_name`]: string | null;
+};
+
+/** A stocktake as read for the API: with who created, posted or cancelled it, and its line counts. */
+export type StocktakeReadRow = StocktakeRow &
+  UserRefColumns<'creator_'> &
+  UserRefColumns<'poster_'> &
+  UserRefColumns<'canceller_'> & { lines_total: number; lines_counted: number };
+
+/** A line as read: its item's SKU and name, and the price valuing its variance (fixed once posted). */
+export type StocktakeLineRow = {
+  id: number;
+  item_id: number;
+  sku: string;
+  name: string;
+  found: boolean;
+  expected: string | null;
+  counted: string | null;
+  unit_price: string;
+  counted_by: string | null;
+  counted_at: Date | null;
+} & UserRefColumns<'counter_'>;
+
+export type StocktakeCountRow = {
+  id: number;
+  stocktake_id: number;
+  item_id: number;
+  sku: string;
+  name: string;
+  mode: CountMode;
+  quantity: string;
+  previous_counted: string | null;
+  new_counted: string;
+  counted_by: string | null;
+  counted_at: Date;
+  undone_at: Date | null;
+} & UserRefColumns<'counter_'>;
+
+export type StocktakeTotals = {
+  linesTotal: number;
+  linesCounted: number;
+  linesFound: number;
+  itemsWithVariance: number;
+  /** the net sum of variance x unit price, a decimal string */
+  varianceValue: string;
+};
+
+export type StocktakeDetail = { stocktake: StocktakeReadRow; lines: StocktakeLineRow[]; totals: StocktakeTotals };
+
+export type PostOutcome = {
+  reference: string;
+  itemsCounted: number;
+  itemsAdjusted: number;
+  varianceValue: string;
+  movements: number;
+};
+
+export type Suggestion = {
+  id: number;
+  sku: string;
+  name: string;
+  category_id: number;
+  category_name: string;
+  current_stock: string;
+  price: string;
+  stock_value: string;
+  last_counted_at: Date | null;
+};
+
+/** A line's variance (counted - expected), null until counted. */
+export const varianceOf = (line: Pick<StocktakeLineRow, 'expected' | 'counted'>): D | null =>
+  line.counted === null || line.expected === null ? null : new D(line.counted).minus(line.expected);
+
+export function totalsOf(lines: StocktakeLineRow[]): StocktakeTotals {
+  let linesCounted = 0;
+  let linesFound = 0;
+  let itemsWithVariance = 0;
+  let value = new D(0);
+  for (const line of lines) {
+    if (line.found) linesFound += 1;
+    const variance = varianceOf(line);
+    if (variance === null) continue;
+    linesCounted += 1;
+    if (!variance.isZero()) {
+      itemsWithVariance += 1;
+      value = value.plus(variance.times(line.unit_price));
+    }
+  }
+  return { linesTotal: lines.length, linesCounted, linesFound, itemsWithVariance, varianceValue: value.toFixed(2) };
+}
+
+const STOCKTAKE_SELECT = sql`SELECT s.*, ${userRefColumns('cu', 'creator_')}, ${userRefColumns('pu', 'poster_')},
+       ${userRefColumns('xu', 'canceller_')},
+       (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = s.id) AS lines_total,
+       (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = s.id AND l.counted IS NOT NULL) AS lines_counted
+  FROM stocktakes s
+  LEFT JOIN ${userById('cu', sql.raw('s.created_by'))}
+  LEFT JOIN ${userById('pu', sql.raw('s.posted_by'))}
+  LEFT JOIN ${userById('xu', sql.raw('s.cancelled_by'))}`;
+
+const LINE_SELECT = sql`SELECT l.id, l.item_id, i.sku, i.name, l.found, l.expected, l.counted,
+       coalesce(l.unit_price, i.price) AS unit_price, l.counted_by, l.counted_at, ${userRefColumns('u', 'counter_')}
+  FROM stocktake_lines l
+  JOIN ${itemsAs('i')} ON i.id = l.item_id
+  LEFT JOIN ${userById('u', sql.raw('l.counted_by'))}`;
+
+const COUNT_SELECT = sql`SELECT c.*, i.sku, i.name, ${userRefColumns('u', 'counter_')}
+  FROM stocktake_counts c
+  JOIN ${itemsAs('i')} ON i.id = c.item_id
+  LEFT JOIN ${userById('u', sql.raw('c.counted_by'))}`;
+
+const STOCKTAKE_NOT_FOUND = 'Stocktake not found';
+
+/** The 409 for a change to a stocktake that is no longer open. */
+function closed(head: { reference: string; status: StocktakeStatus }, what: string) {
+  return Conflict(`Stocktake ${head.reference} is ${head.status}: ${what}`);
+}
+
+const list = (ids: number[]) => [...new Set(ids)].join(', ');
+
+/** Stocktakes: create, read, count, undo a count, post, cancel, report, and the cycle-count suggestions. */
+export function stocktakesService(db: Db) {
+  async function readRow(id: number): Promise<StocktakeReadRow> {
+    const { rows } = await preparedRaw<{ rows: StocktakeReadRow[] }>(db, sql`${STOCKTAKE_SELECT} WHERE s.id = ${id}`);
+    if (!rows[0]) throw NotFound(STOCKTAKE_NOT_FOUND);
+    return rows[0];
+  }
+
+  async function linesOf(id: number, where: Sql = sql`true`): Promise<StocktakeLineRow[]> {
+    const { rows } = await toRaw<{ rows: StocktakeLineRow[] }>(
+      db,
+      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where} ORDER BY i.name, i.id`,
+    );
+    return rows;
+  }
+
+  async function lineOf(id: number, itemId: number): Promise<StocktakeLineRow | undefined> {
+    const { rows } = await preparedRaw<{ rows: StocktakeLineRow[] }>(
+      db,
+      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND l.item_id = ${itemId}`,
+    );
+    return rows[0];
+  }
+
+  async function countRecord(countId: number): Promise<StocktakeCountRow> {
+    const { rows } = await preparedRaw<{ rows: StocktakeCountRow[] }>(db, sql`${COUNT_SELECT} WHERE c.id = ${countId}`);
+    return rows[0];
+  }
+
+  /** The stocktake locked: FOR KEY SHARE for a count (counts side by side), FOR UPDATE to post or cancel. 404 when none. */
+  async function lockHead(id: number, strength: 'share' | 'update'): Promise<StocktakeRow> {
+    const lock = strength === 'update' ? sql.raw('FOR UPDATE') : sql.raw('FOR KEY SHARE');
+    const { rows } = await preparedRaw<{ rows: StocktakeRow[] }>(
+      db,
+      sql`SELECT * FROM stocktakes WHERE id = ${id} ${lock}`,
+    );
+    if (!rows[0]) throw NotFound(STOCKTAKE_NOT_FOUND);
+    return rows[0];
+  }
+
+  async function detail(id: number, opts: { lines?: 'all' | 'counted' } = {}): Promise<StocktakeDetail> {
+    const stocktake = await readRow(id);
+    const all = await linesOf(id);
+    const lines = opts.lines === 'counted' ? all.filter((l) => l.counted !== null) : all;
+    return { stocktake, lines, totals: totalsOf(all) };
+  }
+
+  /** Which item a count names: by id (404 'Item not found') or by code, through the one lookup (404 as GET /api/items/lookup). */
+  async function itemOfCount(body: CountBody): Promise<number> {
+    if (body.itemId !== undefined) {
+      if (!(await itemExists(db, body.itemId))) throw NotFound('Item not found');
+      return body.itemId;
+    }
+    const itemId = await itemIdForCode(db, body.code!);
+    if (itemId === undefined) throw NotFound(`No item with barcode '${body.code}'`);
+    return itemId;
+  }
+
+  return {
+    /** The stocktake with its lines (by item name) and totals; 404 when none. */
+    get: (id: number) => detail(id),
+
+    /** One page of stocktakes, newest first, with their line counts. */
+    async list(query: StocktakeListQuery): Promise<{ rows: StocktakeReadRow[]; total: number }> {
+      const where = query.status ? sql`s.status = ${query.status}` : sql`true`;
+      const { rows } = await toRaw<{ rows: StocktakeReadRow[] }>(
+        db,
+        sql`${STOCKTAKE_SELECT} WHERE ${where} ORDER BY s.created_at DESC, s.id DESC
+             LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`,
+      );
+      const [{ total }] = (
+        await toRaw<{ rows: { total: number }[] }>(
+          db,
+          sql`SELECT count(*)::int AS total FROM stocktakes s WHERE ${where}`,
+        )
+      ).rows;
+      return { rows, total };
+    },
+
+    /**
+     * Creates an open stocktake with one uncounted line per item in scope. Unknown category or
+     * item ids are 400 naming them; a scope without items is 400. Audited.
+     */
+    create(input: CreateStocktake, actor: Actor): Promise<StocktakeDetail> {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
+        const { scope } = input;
+        if ('categoryIds' in scope) {
+          const missing = await missingCategoryIds(trx, scope.categoryIds);
+          if (missing.length > 0) throw BadRequest(`Unknown category id(s): ${list(missing)}`);
+        }
+        if ('itemIds' in scope) {
+          const missing = await missingItemIds(trx, scope.itemIds);
+          if (missing.length > 0) throw BadRequest(`Unknown item id(s): ${list(missing)}`);
+        }
+        const {
+          rows: [head],
+        } = await toRaw<{ rows: { id: number; reference: string }[] }>(
+          trx,
+          sql`INSERT INTO stocktakes (reference, name, blind, scope, created_by)
+              VALUES ('ST-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('stocktake_number_seq'),
+                      ${input.name ?? null}, ${input.blind}, ${JSON.stringify(scope)}::jsonb, ${actor.userId})
+              RETURNING id, reference`,
+        );
+        const { rowCount } = await toRaw<{ rowCount: number }>(
+          trx,
+          sql`INSERT INTO stocktake_lines (stocktake_id, item_id)
+              SELECT ${head.id}, s.id FROM (${itemIdsInScopeSql(scope)}) s ORDER BY s.id`,
+        );
+        if (rowCount === 0) throw BadRequest('No active items in the scope');
+        return {
+          result: await stocktakesService(trx).get(head.id),
+          audit: {
+            entityType: 'stocktake',
+            entityId: head.reference,
+            action: 'create',
+            after: { name: input.name ?? null, scope, blind: input.blind, lines: rowCount },
+          },
+        };
+      });
+    },
+
+    /**
+     * Records a count (a scan, or a typed quantity) on an open stocktake: `add` adds to the line,
+     * `set` replaces it; the first count of a line takes the item's current stock as its expected.
+     * An item outside the scope is added as a found line. 404 unknown stocktake or item (a code:
+     * "No item with barcode '<code>'"), 409 when the stocktake is posted or cancelled.
+     */
+    count(id: number, body: CountBody, actor: Actor): Promise<{ line: StocktakeLineRow; count: StocktakeCountRow }> {
+      return transaction(db, { retry: true }, async (trx) => {
+        const head = await stocktakesService(trx).lockHead(id, 'share');
+        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        const itemId = await stocktakesService(trx).itemOfCount(body);
+        // the line, locked (a found line is added): a concurrent count of the same item waits here
+        const {
+          rows: [line],
+        } = await preparedRaw<{ rows: { id: number; counted: string | null }[] }>(
+          trx,
+          sql`INSERT INTO stocktake_lines AS l (stocktake_id, item_id, found) VALUES (${id}, ${itemId}, true)
+              ON CONFLICT (stocktake_id, item_id) DO UPDATE SET found = l.found
+              RETURNING l.id, l.counted`,
+        );
+        const quantity = new D(body.quantity);
+        const counted = body.mode === 'set' ? quantity : new D(line.counted ?? 0).plus(quantity);
+        const {
+          rows: [count],
+        } = await preparedRaw<{ rows: { id: number }[] }>(
+          trx,
+          sql`WITH line AS (
+                UPDATE stocktake_lines l
+                   SET counted = ${counted.toFixed(2)}::numeric, counted_by = ${actor.userId}::uuid, counted_at = now(),
+                       expected = coalesce(l.expected, (SELECT i.current_stock FROM ${itemsAs('i')} WHERE i.id = l.item_id))
+                 WHERE l.id = ${line.id}
+                RETURNING l.id)
+              INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted, counted_by)
+              SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
+                     ${counted.toFixed(2)}::numeric, ${actor.userId}::uuid FROM line
+              RETURNING id`,
+        );
+        const read = stocktakesService(trx);
+        return { line: (await read.lineOf(id, itemId))!, count: await read.countRecord(count.id) };
+      });
+    },
+
+    /**
+     * Undoes one scan of an open stocktake: the line's count goes back by what that scan changed
+     * (an add's quantity; a set's new minus previous count), later scans kept. The line's
+     * counter becomes the last remaining scan's; a line with no scan left is uncounted again (its
+     * expected cleared), and a found line is removed. 404 unknown count, 409 already undone, closed
+     * stocktake, or a count that would fall below zero. Answers the line as it is now (null once removed).
+     */
+    undoCount(
+      id: number,
+      countId: number,
+      actor: Actor,
+    ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow }> {
+      return transaction(db, { retry: true }, async (trx) => {
+        const head = await stocktakesService(trx).lockHead(id, 'share');
+        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first();
+        if (!scan) throw NotFound('Count not found');
+        const line = await trx('stocktake_lines')
+          .where({ stocktake_id: id, item_id: scan.item_id })
+          .forUpdate()
+          .first<{ id: number; found: boolean; counted: string | null }>('id', 'found', 'counted');
+        // the scan re-read under the line's lock: two undos of one scan cannot both pass
+        const undone = await trx('stocktake_counts').where({ id: countId }).first('undone_at');
+        if (undone.undone_at) throw Conflict(`Count ${countId} is already undone`);
+        const change = new D(scan.new_counted).minus(scan.previous_counted ?? 0);
+        const counted = new D(line!.counted ?? 0).minus(change);
+        if (counted.isNegative()) {
+          const item = await stocktakesService(trx).lineOf(id, scan.item_id);
+          throw Conflict(
+            `Undoing this count would leave the count of ${item!.sku} below zero: undo the later counts first`,
+          );
+        }
+        await trx('stocktake_counts')
+          .where({ id: countId })
+          .update({ undone_at: trx.fn.now(), undone_by: actor.userId });
+        const last = await trx('stocktake_counts')
+          .where({ stocktake_id: id, item_id: scan.item_id })
+          .whereNull('undone_at')
+          .orderBy('id', 'desc')
+          .first<{ counted_by: string | null; counted_at: Date } | undefined>('counted_by', 'counted_at');
+        if (!last && line!.found) {
+          await trx('stocktake_lines').where({ id: line!.id }).delete();
+        } else if (!last) {
+          await trx('stocktake_lines')
+            .where({ id: line!.id })
+            .update({ counted: null, expected: null, counted_by: null, counted_at: null });
+        } else {
+          await trx('stocktake_lines')
+            .where({ id: line!.id })
+            .update({ counted: counted.toFixed(2), counted_by: last.counted_by, counted_at: last.counted_at });
+        }
+        const read = stocktakesService(trx);
+        return { line: (await read.lineOf(id, scan.item_id)) ?? null, count: await read.countRecord(countId) };
+      });
+    },
+
+    /** The stocktake's scans, newest first (undone ones too, with undoneAt): the count page's "last scans". */
+    async counts(id: number, limit: number): Promise<StocktakeCountRow[]> {
+      await readRow(id);
+      const { rows } = await preparedRaw<{ rows: StocktakeCountRow[] }>(
+        db,
+        sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} ORDER BY c.id DESC LIMIT ${limit}`,
+      );
+      return rows;
+    },
+
+    /**
+     * Posts an open stocktake in one transaction: each counted line's variance (counted -
+     * expected) is applied to the item's current stock as one `adjustment` movement (reason
+     * `Stocktake <reference>`) through the ledger's bulk path; `uncounted: 'zero'` counts the
+     * uncounted lines as 0 against the stock at posting. Fixes each line's unit price, sets the
+     * counted items' lastCountedAt, and is audited. 409: already posted or cancelled (nothing
+     * written), or a line whose result would be below zero.
+     */
+    post(id: number, options: { uncounted: UncountedChoice }, actor: Actor): Promise<PostOutcome> {
+      return transaction(db, { retry: true, audit: auditAs(actor) }, async (trx) => {
+        const head = await stocktakesService(trx).lockHead(id, 'update');
+        if (head.status === 'posted') throw Conflict(`Stocktake ${head.reference} is already posted`);
+        if (head.status === 'cancelled') throw closed(head, 'it cannot be posted');
+        const zero = options.uncounted === 'zero';
+        const lines = await trx('stocktake_lines')
+          .where({ stocktake_id: id })
+          .modify((q) => {
+            if (!zero) q.whereNotNull('counted');
+          })
+          .orderBy('item_id')
+          .select<
+            { id: number; item_id: number; expected: string | null; counted: string | null; counted_at: Date | null }[]
+          >('id', 'item_id', 'expected', 'counted', 'counted_at');
+        const locked = await lockItemsForStock(
+          trx as Knex.Transaction,
+          lines.map((l) => l.item_id),
+        );
+        const reason = `Stocktake ${head.reference}`;
+        const changes: StockChange[] = [];
+        const zeroed: { id: number; expected: string }[] = [];
+        for (const line of lines) {
+          const item = locked.get(line.item_id)!;
+          const expected = line.expected ?? item.current_stock;
+          if (line.counted === null) zeroed.push({ id: line.id, expected });
+          const variance = new D(line.counted ?? 0).minus(expected);
+          if (variance.isZero()) continue;
+          const target = new D(item.current_stock).plus(variance);
+          if (target.isNegative()) {
+            throw Conflict(
+              `Stocktake line ${item.sku} would leave stock below zero: counted ${new D(line.counted ?? 0).toString()}, ` +
+                `expected ${new D(expected).toString()}, stock now ${new D(item.current_stock).toString()}; recount it`,
+            );
+          }
+          changes.push({
+            itemId: item.id,
+            type: 'adjustment',
+            quantity: target.toFixed(2),
+            reason,
+            performedBy: actor.userId,
+            reference: { type: 'stocktake', id: head.reference },
+          });
+        }
+        let movements = 0;
+        if (changes.length > 0) {
+          const { rows } = await preparedRaw<{ rows: { n: number }[] }>(
+            trx,
+            sql`WITH ${stockWrites(changes, locked)} SELECT count(*)::int AS n FROM movements`,
+          );
+          movements = rows[0].n;
+        }
+        if (zeroed.length > 0) {
+          await preparedRaw(
+            trx,
+            sql`UPDATE stocktake_lines l SET counted = 0, expected = v.expected
+                  FROM jsonb_to_recordset(${JSON.stringify(zeroed)}::jsonb) AS v(id int, expected numeric)
+                 WHERE l.id = v.id`,
+          );
+        }
+        // the prices valuing the variances, fixed from now on
+        const {
+          rows: [value],
+        } = await preparedRaw<{ rows: { variance_value: string }[] }>(
+          trx,
+          sql`WITH priced AS (
+                UPDATE stocktake_lines l SET unit_price = i.price FROM ${itemsAs('i')}
+                 WHERE i.id = l.item_id AND l.stocktake_id = ${id}
+                RETURNING l.expected, l.counted, l.unit_price)
+              SELECT coalesce(sum((counted - expected) * unit_price), 0)::numeric(20,2)::text AS variance_value
+                FROM priced WHERE counted IS NOT NULL`,
+        );
+        await markItemsCounted(
+          trx,
+          lines.filter((l) => l.counted_at !== null).map((l) => ({ itemId: l.item_id, countedAt: l.counted_at! })),
+        );
+        await trx('stocktakes').where({ id }).update({
+          status: 'posted',
+          uncounted: options.uncounted,
+          posted_by: actor.userId,
+          posted_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
+        const outcome: PostOutcome = {
+          reference: head.reference,
+          itemsCounted: lines.length,
+          itemsAdjusted: changes.length,
+          varianceValue: value.variance_value,
+          movements,
+        };
+        return {
+          result: outcome,
+          audit: {
+            entityType: 'stocktake',
+            entityId: head.reference,
+            action: 'post',
+            before: { status: head.status },
+            after: {
+              status: 'posted',
+              uncounted: options.uncounted,
+              itemsCounted: outcome.itemsCounted,
+              itemsAdjusted: outcome.itemsAdjusted,
+              varianceValue: outcome.varianceValue,
+            },
+          },
+        };
+      });
+    },
+
+    /** Cancels an open stocktake (nothing changes stock). 409 once posted, or when already cancelled. Audited. */
+    cancel(id: number, actor: Actor): Promise<StocktakeReadRow> {
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
+        const head = await stocktakesService(trx).lockHead(id, 'update');
+        if (head.status === 'cancelled') throw Conflict(`Stocktake ${head.reference} is already cancelled`);
+        if (head.status === 'posted') throw closed(head, 'it cannot be cancelled');
+        await trx('stocktakes').where({ id }).update({
+          status: 'cancelled',
+          cancelled_by: actor.userId,
+          cancelled_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
+        return {
+          result: await stocktakesService(trx).readRow(id),
+          audit: {
+            entityType: 'stocktake',
+            entityId: head.reference,
+            action: 'cancel',
+            before: { status: head.status },
+            after: { status: 'cancelled' },
+          },
+        };
+      });
+    },
+
+    /**
+     * The cycle-count list: active items not counted for `days` days (never counted: due),
+     * highest stock value (price x current stock) first, then the longest uncounted.
+     */
+    async suggestions({ days, limit }: { days: number; limit: number }): Promise<Suggestion[]> {
+      const { rows } = await preparedRaw<{ rows: Suggestion[] }>(
+        db,
+        sql`SELECT i.id, i.sku, i.name, i.category_id, c.name AS category_name, i.current_stock, i.price,
+                   (i.price * i.current_stock)::numeric(20,2)::text AS stock_value, i.last_counted_at
+              FROM ${itemsAs('i')} JOIN ${categoriesAs('c')} ON c.id = i.category_id
+             WHERE ${dueForCount('i', days)}
+             ORDER BY i.price * i.current_stock DESC, i.last_counted_at ASC NULLS FIRST, i.name, i.id
+             LIMIT ${limit}`,
+      );
+      return rows;
+    },
+
+    readRow,
+    lineOf,
+    countRecord,
+    lockHead,
+    itemOfCount,
+  };
+}
+
+export type StocktakesService = ReturnType<typeof stocktakesService>;

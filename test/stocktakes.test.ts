@@ -1,0 +1,444 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerMismatches } from '../src/modules/items/items.queries';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildItem } from './helpers/factories';
+import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
+import { buildChargeCode } from './helpers/sales-factories';
+
+let t: TestApp;
+let a: Agents;
+let chargeCode: string;
+
+beforeAll(async () => {
+  t = await testApp();
+  a = await agentsByRole(t);
+  chargeCode = (await buildChargeCode(t.db)).code;
+});
+afterAll(() => t.close());
+
+/** A category of its own with stocked items, so each test's scope is its own. */
+async function stockedCategory(stocks: number[], price = '2.50') {
+  const category = await buildCategory(t.db);
+  const items = [];
+  for (const stock of stocks) items.push(await buildStockedItem(t.db, stock, { categoryId: category.id, price }));
+  return { category, items };
+}
+
+async function create(body: object) {
+  const res = await a.manager.post('/api/stocktakes').send(body).expect(201);
+  return res.body as { id: number; reference: string; lines: { itemId: number }[] };
+}
+
+const count = (agent: Agents['user'], id: number, body: object) =>
+  agent.post(`/api/stocktakes/${id}/counts`).send(body);
+
+describe('POST /api/stocktakes', () => {
+  it('creates an open stocktake with one uncounted line per active item in scope', async () => {
+    const { category, items } = await stockedCategory([5, 7]);
+    await buildItem(t.db, { categoryId: category.id, isActive: false });
+    const res = await a.manager
+      .post('/api/stocktakes')
+      .send({ name: 'Shelf A', scope: { categoryIds: [category.id] } })
+      .expect(201);
+    expect(res.body).toMatchObject({
+      name: 'Shelf A',
+      status: 'open',
+      blind: false,
+      scope: { categoryIds: [category.id] },
+      createdBy: { id: a.ids.manager },
+      totals: { linesTotal: 2, linesCounted: 0, linesFound: 0, itemsWithVariance: 0, varianceValue: '0.00' },
+    });
+    expect(res.body.reference).toMatch(/^ST-\d{8}-\d+$/);
+    expect(res.body.reference.slice(3, 11)).toBe(new Date().toISOString().slice(0, 10).replaceAll('-', ''));
+    expect(res.body.lines.map((l: { itemId: number }) => l.itemId).sort()).toEqual(items.map((i) => i.id).sort());
+    for (const line of res.body.lines) {
+      expect(line).toMatchObject({
+        expected: null,
+        counted: null,
+        variance: null,
+        varianceValue: null,
+        countedBy: null,
+      });
+    }
+    const audit = await t.db('audit_log').where({ entity_type: 'stocktake', entity_id: res.body.reference });
+    expect(audit).toMatchObject([{ action: 'create', actor_user_id: a.ids.manager }]);
+  });
+
+  it('numbers stocktakes from a sequence, never twice', async () => {
+    const { items } = await stockedCategory([1]);
+    const refs = await Promise.all(
+      Array.from({ length: 5 }, () => create({ scope: { itemIds: [items[0].id] } }).then((s) => s.reference)),
+    );
+    expect(new Set(refs).size).toBe(5);
+  });
+
+  it('refuses unknown ids naming them, an empty or mixed scope, and callers below manager', async () => {
+    const { category } = await stockedCategory([1]);
+    const unknownCategory = await a.manager
+      .post('/api/stocktakes')
+      .send({ scope: { categoryIds: [category.id, 999999, 999998] } })
+      .expect(400);
+    expect(unknownCategory.body.message).toBe('Unknown category id(s): 999999, 999998');
+    const unknownItem = await a.manager
+      .post('/api/stocktakes')
+      .send({ scope: { itemIds: [999997] } })
+      .expect(400);
+    expect(unknownItem.body.message).toBe('Unknown item id(s): 999997');
+    await a.manager.post('/api/stocktakes').send({ scope: {} }).expect(400);
+    await a.manager
+      .post('/api/stocktakes')
+      .send({ scope: { categoryIds: [] } })
+      .expect(400);
+    await a.manager
+      .post('/api/stocktakes')
+      .send({ scope: { all: true, itemIds: [1] } })
+      .expect(400);
+    await a.manager.post('/api/stocktakes').send({}).expect(400);
+    const empty = await buildCategory(t.db);
+    const none = await a.manager
+      .post('/api/stocktakes')
+      .send({ scope: { categoryIds: [empty.id] } })
+      .expect(400);
+    expect(none.body.message).toBe('No active items in the scope');
+    await a.user
+      .post('/api/stocktakes')
+      .send({ scope: { all: true } })
+      .expect(403);
+    await t.request
+      .post('/api/stocktakes')
+      .send({ scope: { all: true } })
+      .expect(401);
+  });
+});
+
+describe('counting', () => {
+  it('adds by default, sets on request, and takes expected from the stock when first counted', async () => {
+    const { items } = await stockedCategory([10, 4]);
+    const st = await create({ scope: { itemIds: items.map((i) => i.id) } });
+    const first = await count(a.user, st.id, { code: items[0].sku, quantity: 3 }).expect(200);
+    expect(first.body).toMatchObject({
+      itemId: items[0].id,
+      sku: items[0].sku,
+      expected: 10,
+      counted: 3,
+      variance: -7,
+      unitPrice: '2.50',
+      varianceValue: '-17.50',
+      found: false,
+      countedBy: { id: a.ids.user },
+      count: { mode: 'add', quantity: 3, previousCounted: null, counted: 3 },
+    });
+    const second = await count(a.manager, st.id, { itemId: items[0].id, quantity: 4 }).expect(200);
+    expect(second.body).toMatchObject({ counted: 7, expected: 10, countedBy: { id: a.ids.manager } });
+    const set = await count(a.user, st.id, { code: items[0].sku.toLowerCase(), quantity: 10, mode: 'set' }).expect(200);
+    expect(set.body).toMatchObject({ counted: 10, variance: 0, count: { mode: 'set', previousCounted: 7 } });
+    const decimal = await count(a.user, st.id, { itemId: items[1].id, quantity: '1.25' }).expect(200);
+    expect(decimal.body).toMatchObject({ counted: 1.25, expected: 4, variance: -2.75, varianceValue: '-6.88' });
+
+    const read = await a.user.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body.totals).toMatchObject({ linesTotal: 2, linesCounted: 2, itemsWithVariance: 1 });
+  });
+
+  it('answers 404 for an unknown code, item or stocktake, and 400 for bad input', async () => {
+    const { items } = await stockedCategory([1]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const unknown = await count(a.user, st.id, { code: 'NO-SUCH-CODE', quantity: 1 }).expect(404);
+    expect(unknown.body).toEqual({ message: "No item with barcode 'NO-SUCH-CODE'" });
+    const unknownItem = await count(a.user, st.id, { itemId: 999999, quantity: 1 }).expect(404);
+    expect(unknownItem.body.message).toBe('Item not found');
+    const unknownStocktake = await count(a.user, 999999, { itemId: items[0].id, quantity: 1 }).expect(404);
+    expect(unknownStocktake.body.message).toBe('Stocktake not found');
+    await count(a.user, st.id, { code: items[0].sku, quantity: -1 }).expect(400);
+    await count(a.user, st.id, { code: items[0].sku, quantity: '1.234' }).expect(400);
+    await count(a.user, st.id, { quantity: 1 }).expect(400);
+    await count(a.user, st.id, { code: items[0].sku, itemId: items[0].id, quantity: 1 }).expect(400);
+    await count(a.user, st.id, { code: items[0].sku, quantity: 1, mode: 'replace' }).expect(400);
+    await t.request.post(`/api/stocktakes/${st.id}/counts`).send({ code: items[0].sku, quantity: 1 }).expect(401);
+    await a.user.get('/api/stocktakes/999999').expect(404);
+  });
+
+  it('adds an item outside the scope as a found line', async () => {
+    const { items } = await stockedCategory([2]);
+    const outside = await buildStockedItem(t.db, 6);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const found = await count(a.user, st.id, { code: outside.sku, quantity: 5 }).expect(200);
+    expect(found.body).toMatchObject({ itemId: outside.id, found: true, expected: 6, counted: 5, variance: -1 });
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body.totals).toMatchObject({ linesTotal: 2, linesCounted: 1, linesFound: 1 });
+  });
+
+  it('sums two people counting the same item at the same time', async () => {
+    const { items } = await stockedCategory([100]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        count(i % 2 ? a.user : a.manager, st.id, { code: items[0].sku, quantity: 1 }),
+      ),
+    ).then((results) => results.forEach((r) => expect(r.status).toBe(200)));
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body.lines[0]).toMatchObject({ counted: 20, expected: 100 });
+    expect(await t.db('stocktake_counts').where({ stocktake_id: st.id })).toHaveLength(20);
+  });
+
+  it('undoes a scan: an add takes its quantity back, a set its change; the last undo uncounts the line', async () => {
+    const { items } = await stockedCategory([8]);
+    const outside = await buildStockedItem(t.db, 1);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const c1 = (await count(a.user, st.id, { code: items[0].sku, quantity: 2 }).expect(200)).body.count.id;
+    const c2 = (await count(a.user, st.id, { code: items[0].sku, quantity: 5, mode: 'set' }).expect(200)).body.count.id;
+    const c3 = (await count(a.manager, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+
+    const recent = await a.user.get(`/api/stocktakes/${st.id}/counts`).expect(200);
+    expect(recent.body.counts.map((c: { id: number }) => c.id)).toEqual([c3, c2, c1]);
+
+    const undoSet = await a.user.delete(`/api/stocktakes/${st.id}/counts/${c2}`).expect(200);
+    // 6 - (5 - 2): the set's change is taken back, the later add kept
+    expect(undoSet.body).toMatchObject({ count: { id: c2 }, line: { counted: 3, countedBy: { id: a.ids.manager } } });
+    expect(undoSet.body.count.undoneAt).not.toBeNull();
+    const again = await a.user.delete(`/api/stocktakes/${st.id}/counts/${c2}`).expect(409);
+    expect(again.body.message).toBe(`Count ${c2} is already undone`);
+    await a.user.delete(`/api/stocktakes/${st.id}/counts/${c3}`).expect(200);
+    const last = await a.user.delete(`/api/stocktakes/${st.id}/counts/${c1}`).expect(200);
+    expect(last.body.line).toMatchObject({ counted: null, expected: null, countedBy: null, countedAt: null });
+
+    const f = (await count(a.user, st.id, { code: outside.sku, quantity: 1 }).expect(200)).body.count.id;
+    const removed = await a.user.delete(`/api/stocktakes/${st.id}/counts/${f}`).expect(200);
+    expect(removed.body.line).toBeNull();
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body.lines).toHaveLength(1);
+    await a.user.delete(`/api/stocktakes/${st.id}/counts/999999`).expect(404);
+  });
+
+  it('refuses an undo that would take a count below zero', async () => {
+    const { items } = await stockedCategory([3]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const up = (await count(a.user, st.id, { code: items[0].sku, quantity: 10, mode: 'set' }).expect(200)).body.count
+      .id;
+    await count(a.user, st.id, { code: items[0].sku, quantity: 2, mode: 'set' }).expect(200);
+    const res = await a.user.delete(`/api/stocktakes/${st.id}/counts/${up}`).expect(409);
+    expect(res.body.message).toBe(
+      `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
+    );
+  });
+});
+
+describe('blind stocktakes', () => {
+  it('never send expected, variance or their value to a user, but do to a manager', async () => {
+    const { items } = await stockedCategory([9]);
+    const st = await create({ scope: { itemIds: [items[0].id] }, blind: true });
+    const counted = await count(a.user, st.id, { code: items[0].sku, quantity: 4 }).expect(200);
+    expect(counted.body).toMatchObject({ counted: 4, expected: null, variance: null, varianceValue: null });
+    expect(counted.text).not.toContain('"expected":9');
+
+    const asUser = await a.user.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(asUser.body.blind).toBe(true);
+    expect(asUser.body.totals).toMatchObject({ itemsWithVariance: null, varianceValue: null });
+    expect(asUser.body.lines[0]).toMatchObject({
+      expected: null,
+      variance: null,
+      varianceValue: null,
+      unitPrice: null,
+    });
+    const csv = await a.user.get(`/api/stocktakes/${st.id}/report?format=csv`).expect(200);
+    expect(csv.text).not.toMatch(/,9,/);
+
+    const asManager = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(asManager.body.lines[0]).toMatchObject({ expected: 9, counted: 4, variance: -5, varianceValue: '-12.50' });
+  });
+});
+
+describe('POST /api/stocktakes/{id}/post', () => {
+  it('applies each variance as one adjustment, keeping a sale made between count and post', async () => {
+    const { items } = await stockedCategory([10, 5, 3]);
+    const [sold, exact, unseen] = items;
+    const st = await create({ scope: { itemIds: items.map((i) => i.id) } });
+    await count(a.user, st.id, { code: sold.sku, quantity: 8 }).expect(200);
+    await count(a.user, st.id, { code: exact.sku, quantity: 5 }).expect(200);
+    // a sale of 2 after the count
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: sold.id, quantity: 2 }], vatApplied: false })
+      .expect(201);
+    expect(await stockOf(t.db, sold.id)).toBe('8.00');
+
+    const res = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    expect(res.body).toEqual({
+      reference: st.reference,
+      itemsCounted: 2,
+      itemsAdjusted: 1,
+      varianceValue: '-5.00',
+      movements: 1,
+    });
+    // counted 8 - sold 2
+    expect(await stockOf(t.db, sold.id)).toBe('6.00');
+    expect(await stockOf(t.db, exact.id)).toBe('5.00');
+    expect(await stockOf(t.db, unseen.id)).toBe('3.00');
+    const movements = await movementsOf(t.db, sold.id);
+    expect(movements.at(-1)).toMatchObject({
+      type: 'adjustment',
+      quantity: '-2.00',
+      previous_stock: '8.00',
+      new_stock: '6.00',
+      reason: `Stocktake ${st.reference}`,
+      reference_type: 'stocktake',
+      reference_id: st.reference,
+      performed_by: a.ids.manager,
+    });
+    expect(await movementsOf(t.db, exact.id)).toHaveLength(1);
+    expect(await ledgerMismatches(t.db)).toEqual({ count: 0, skus: null });
+
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body).toMatchObject({ status: 'posted', uncounted: 'ignore', postedBy: { id: a.ids.manager } });
+    const audit = await t.db('audit_log').where({ entity_type: 'stocktake', entity_id: st.reference, action: 'post' });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_user_id: a.ids.manager, after: { status: 'posted', itemsAdjusted: 1 } });
+
+    // lastCountedAt on the counted items only
+    const item = await a.user.get(`/api/items/${sold.id}`).expect(200);
+    expect(item.body.lastCountedAt).toEqual(expect.any(String));
+    const notCounted = await a.user.get(`/api/items/${unseen.id}`).expect(200);
+    expect(notCounted.body.lastCountedAt).toBeNull();
+  });
+
+  it('posts once: a repeated or concurrent post is 409 and writes nothing more', async () => {
+    const { items } = await stockedCategory([4]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200);
+    const results = await Promise.all([
+      a.manager.post(`/api/stocktakes/${st.id}/post`).send({}),
+      a.admin.post(`/api/stocktakes/${st.id}/post`).send({}),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const again = await a.manager.post(`/api/stocktakes/${st.id}/post`).expect(409);
+    expect(again.body.message).toBe(`Stocktake ${st.reference} is already posted`);
+    expect(await stockOf(t.db, items[0].id)).toBe('1.00');
+    expect(await movementsOf(t.db, items[0].id)).toHaveLength(2);
+    expect(
+      await t.db('audit_log').where({ entity_type: 'stocktake', entity_id: st.reference, action: 'post' }),
+    ).toHaveLength(1);
+    const late = await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(409);
+    expect(late.body.message).toBe(`Stocktake ${st.reference} is posted: counts can no longer change`);
+    const cancel = await a.manager.delete(`/api/stocktakes/${st.id}`).expect(409);
+    expect(cancel.body.message).toBe(`Stocktake ${st.reference} is posted: it cannot be cancelled`);
+  });
+
+  it('zero counts the uncounted lines against the stock at posting; ignore leaves them', async () => {
+    const { items } = await stockedCategory([6, 2]);
+    const st = await create({ scope: { itemIds: items.map((i) => i.id) } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 6 }).expect(200);
+    const res = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({ uncounted: 'zero' }).expect(200);
+    expect(res.body).toMatchObject({ itemsCounted: 2, itemsAdjusted: 1, varianceValue: '-5.00', movements: 1 });
+    expect(await stockOf(t.db, items[1].id)).toBe('0.00');
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    const zeroed = read.body.lines.find((l: { itemId: number }) => l.itemId === items[1].id);
+    expect(zeroed).toMatchObject({ expected: 2, counted: 0, variance: -2, varianceValue: '-5.00' });
+    // zeroed, not counted by anyone: not marked counted
+    expect((await a.user.get(`/api/items/${items[1].id}`)).body.lastCountedAt).toBeNull();
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({ uncounted: 'bogus' }).expect(400);
+  });
+
+  it('refuses a post that would take stock below zero, naming the item', async () => {
+    const { items } = await stockedCategory([5]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200);
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: items[0].id, quantity: 3 }], vatApplied: false })
+      .expect(201);
+    const res = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(409);
+    expect(res.body.message).toBe(
+      `Stocktake line ${items[0].sku} would leave stock below zero: counted 1, expected 5, stock now 2; recount it`,
+    );
+    expect(await stockOf(t.db, items[0].id)).toBe('2.00');
+    const read = await a.manager.get(`/api/stocktakes/${st.id}`).expect(200);
+    expect(read.body.status).toBe('open');
+  });
+
+  it('is for managers, 404 for an unknown stocktake', async () => {
+    const { items } = await stockedCategory([1]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await a.user.post(`/api/stocktakes/${st.id}/post`).send({}).expect(403);
+    await a.manager.post('/api/stocktakes/999999/post').send({}).expect(404);
+  });
+});
+
+describe('DELETE /api/stocktakes/{id}', () => {
+  it('cancels an open stocktake once, audited; counts and posting are then 409', async () => {
+    const { items } = await stockedCategory([3]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200);
+    await a.user.delete(`/api/stocktakes/${st.id}`).expect(403);
+    const res = await a.manager.delete(`/api/stocktakes/${st.id}`).expect(200);
+    expect(res.body).toMatchObject({ status: 'cancelled', cancelledBy: { id: a.ids.manager } });
+    const twice = await a.manager.delete(`/api/stocktakes/${st.id}`).expect(409);
+    expect(twice.body.message).toBe(`Stocktake ${st.reference} is already cancelled`);
+    const counted = await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(409);
+    expect(counted.body.message).toBe(`Stocktake ${st.reference} is cancelled: counts can no longer change`);
+    const posted = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(409);
+    expect(posted.body.message).toBe(`Stocktake ${st.reference} is cancelled: it cannot be posted`);
+    expect(await stockOf(t.db, items[0].id)).toBe('3.00');
+    const audit = await t
+      .db('audit_log')
+      .where({ entity_type: 'stocktake', entity_id: st.reference, action: 'cancel' });
+    expect(audit).toHaveLength(1);
+    await a.manager.delete('/api/stocktakes/999999').expect(404);
+  });
+});
+
+describe('GET /api/stocktakes', () => {
+  it('lists newest first, paged, filtered by status', async () => {
+    const { items } = await stockedCategory([1]);
+    const older = await create({ scope: { itemIds: [items[0].id] } });
+    const newer = await create({ scope: { itemIds: [items[0].id] } });
+    const res = await a.user.get('/api/stocktakes?limit=2').expect(200);
+    expect(res.body.stocktakes.map((s: { id: number }) => s.id)).toEqual([newer.id, older.id]);
+    expect(res.body.stocktakes[0]).toMatchObject({ linesTotal: 1, linesCounted: 0, status: 'open' });
+    expect(res.body.pagination).toMatchObject({ page: 1, limit: 2 });
+    expect(res.body.pagination.total).toBeGreaterThanOrEqual(2);
+    const page2 = await a.user.get('/api/stocktakes?limit=1&page=2').expect(200);
+    expect(page2.body.stocktakes[0].id).toBe(older.id);
+    const cancelled = await a.user.get('/api/stocktakes?status=cancelled').expect(200);
+    expect(cancelled.body.stocktakes.every((s: { status: string }) => s.status === 'cancelled')).toBe(true);
+    await a.user.get('/api/stocktakes?limit=0').expect(400);
+  });
+});
+
+describe('report', () => {
+  it('downloads the lines as CSV for the auditors', async () => {
+    const { items } = await stockedCategory([4], '3.00');
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 5 }).expect(200);
+    const res = await a.manager.get(`/api/stocktakes/${st.id}/report?format=csv`).expect(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="stocktake-${st.reference}.csv"`);
+    const [header, row] = res.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
+    expect(header).toBe(
+      'Reference,SKU,Name,Found,Expected,Counted,Variance,Unit Price,Variance Value,Counted By,Counted At',
+    );
+    expect(row).toMatch(
+      new RegExp(`^${st.reference},${items[0].sku},${items[0].name},no,4,5,1,3.00,3.00,Test User,\\d{4}-`),
+    );
+    const json = await a.manager.get(`/api/stocktakes/${st.id}/report`).expect(200);
+    expect(json.body.lines[0]).toMatchObject({ expected: 4, counted: 5, varianceValue: '3.00' });
+  });
+});
+
+describe('GET /api/stocktakes/suggestions', () => {
+  it('lists active items not counted for days, highest stock value first', async () => {
+    const { items } = await stockedCategory([1]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200);
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    const valuable = await buildStockedItem(t.db, 1000, { price: '99.00' });
+    const res = await a.user.get('/api/stocktakes/suggestions?days=90&limit=1000').expect(200);
+    const ids = res.body.items.map((i: { itemId: number }) => i.itemId);
+    expect(ids).not.toContain(items[0].id);
+    expect(res.body.items[0]).toMatchObject({ itemId: valuable.id, stockValue: '99000.00', lastCountedAt: null });
+    const values = res.body.items.map((i: { stockValue: string }) => Number(i.stockValue));
+    expect(values).toEqual([...values].sort((x, y) => y - x));
+    await a.user.get('/api/stocktakes/suggestions?days=0').expect(400);
+  });
+});
