@@ -20,6 +20,7 @@ import { suppliersPages } from './suppliers.pages';
 import { ordersPages } from './orders.pages';
 import { replenishmentPages } from './replenishment.pages';
 import { stockMovementsPages } from './stock-movements.pages';
+import { stocktakesPages } from './stocktakes.pages';
 import { chargecodesPages } from './chargecodes.pages';
 import { usersPages } from './users.pages';
 import { accountPages } from './account.pages';
@@ -34,6 +35,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   counterPages,
   salesPages,
   stockMovementsPages,
+  stocktakesPages,
   suppliersPages,
   ordersPages,
   replenishmentPages,
@@ -69,6 +71,7 @@ const NAV: NavEntry[] = [
       { href: '/suppliers', label: 'Suppliers', access: EVERYONE },
       { href: '/replenishment', label: 'Replenishment', access: MANAGERS },
       { href: '/stock-movements', label: 'Stock movements', access: EVERYONE },
+      { href: '/stocktakes', label: 'Stocktakes', access: EVERYONE },
     ],
   },
   { href: '/finance', label: 'Finance', access: { permission: 'finance.export' } },
