@@ -184,9 +184,20 @@ describe('GET /stocktakes and the count page', () => {
     await page.getByRole('link', { name: created.stocktake.reference }).click();
     await page.waitForURL(`**/stocktakes/${id}/count`);
     expect(await page.getByRole('link', { name: 'New stocktake' }).count()).toBe(0);
+    // "Ask how many after each scan": the scan counts one and the focus goes to its quantity; Enter, and back to the scan box
+    await page.getByLabel('Ask how many after each scan').check();
+    expect(await isFocused(page.getByLabel('Scan or type code'))).toBe(true);
     await scanAll(page, [beakers.sku]);
     await settled(page, 1);
     await page.getByRole('heading', { name: 'Last scan: Glass beakers' }).waitFor();
+    await expect.poll(() => isFocused(page.getByLabel('Quantity of this scan'))).toBe(true);
+    await page.keyboard.type('12');
+    await page.keyboard.press('Enter');
+    await scanEntries(page)
+      .filter({ hasText: /\+12\s+Glass beakers/ })
+      .waitFor();
+    await expect.poll(() => isFocused(page.getByLabel('Scan or type code'))).toBe(true);
+    expect(Number((await lineOf(id, beakers.id)).counted)).toBe(12);
     const markup = await markupWithoutCsrfTokens(page);
     expect(markup).not.toMatch(/4,?321/);
     expect(markup).not.toMatch(/Expected/i);
