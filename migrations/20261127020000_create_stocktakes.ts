@@ -58,9 +58,11 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('item_id').notNullable().references('items.id').onDelete('CASCADE');
     t.text('mode').notNullable();
     t.decimal('quantity', 14, 2).notNullable();
-    // the line's count before and after this scan
+    // the line's count and expected before and after this scan (a set takes the stock again)
     t.decimal('previous_counted', 14, 2);
     t.decimal('new_counted', 14, 2).notNullable();
+    t.decimal('previous_expected', 14, 2);
+    t.decimal('new_expected', 14, 2).notNullable();
     t.uuid('counted_by').references('users.id').onDelete('SET NULL');
     t.timestamp('counted_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.uuid('undone_by').references('users.id').onDelete('SET NULL');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerMismatches } from '../src/modules/items/items.queries';
 import { testApp, type TestApp } from './helpers/app';
-import { buildCategory, buildItem } from './helpers/factories';
+import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 
@@ -300,6 +300,40 @@ describe('POST /api/stocktakes/{id}/post', () => {
     expect(notCounted.body.lastCountedAt).toBeNull();
   });
 
+  it('a recount (set) after a sale takes the stock again, so the sale is neither undone nor counted twice', async () => {
+    const { items } = await stockedCategory([10]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await count(a.user, st.id, { code: items[0].sku, quantity: 8 }).expect(200);
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: items[0].id, quantity: 2 }], vatApplied: false })
+      .expect(201);
+    // the shelf now holds 8 - 2 = 6; a recount says 5
+    const recount = await count(a.manager, st.id, { code: items[0].sku, quantity: 5, mode: 'set' }).expect(200);
+    expect(recount.body).toMatchObject({ expected: 8, counted: 5, variance: -3 });
+    // undoing the recount restores the first count and its expected
+    const undone = await a.manager.delete(`/api/stocktakes/${st.id}/counts/${recount.body.count.id}`).expect(200);
+    expect(undone.body.line).toMatchObject({ expected: 10, counted: 8, variance: -2 });
+    await count(a.manager, st.id, { code: items[0].sku, quantity: 5, mode: 'set' }).expect(200);
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    expect(await stockOf(t.db, items[0].id)).toBe('5.00');
+    expect(await ledgerMismatches(t.db)).toEqual({ count: 0, skus: null });
+  });
+
+  it('a count taken after a sale has the sale in its expected', async () => {
+    const { items } = await stockedCategory([10]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    await a.user
+      .post('/api/sales')
+      .send({ chargeCode, items: [{ itemId: items[0].id, quantity: 3 }], vatApplied: false })
+      .expect(201);
+    const counted = await count(a.user, st.id, { code: items[0].sku, quantity: 7 }).expect(200);
+    expect(counted.body).toMatchObject({ expected: 7, variance: 0 });
+    const res = await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    expect(res.body).toMatchObject({ itemsCounted: 1, itemsAdjusted: 0, movements: 0, varianceValue: '0.00' });
+    expect(await stockOf(t.db, items[0].id)).toBe('7.00');
+  });
+
   it('posts once: a repeated or concurrent post is 409 and writes nothing more', async () => {
     const { items } = await stockedCategory([4]);
     const st = await create({ scope: { itemIds: [items[0].id] } });
@@ -440,5 +474,42 @@ describe('GET /api/stocktakes/suggestions', () => {
     const values = res.body.items.map((i: { stockValue: string }) => Number(i.stockValue));
     expect(values).toEqual([...values].sort((x, y) => y - x));
     await a.user.get('/api/stocktakes/suggestions?days=0').expect(400);
+  });
+});
+
+describe('GET /api/dashboard/stock-counts', () => {
+  it('gives the accuracy of the lines posted in 90 days and the items overdue for a count', async () => {
+    const own = await testApp();
+    try {
+      const manager = await own.loginAs(await buildUser(own.db, { role: 'manager' }));
+      const empty = await manager.get('/api/dashboard/stock-counts').expect(200);
+      expect(empty.body).toEqual({ days: 90, linesCounted: 0, linesExact: 0, stockAccuracy: null, itemsOverdue: 0 });
+
+      const items = [];
+      for (const stock of [5, 5, 5, 5]) items.push(await buildStockedItem(own.db, stock));
+      await buildItem(own.db, { isActive: false });
+      const st = (
+        await manager
+          .post('/api/stocktakes')
+          .send({ scope: { itemIds: items.map((i) => i.id) } })
+          .expect(201)
+      ).body;
+      for (const [i, quantity] of [5, 5, 4].entries()) {
+        await manager.post(`/api/stocktakes/${st.id}/counts`).send({ itemId: items[i].id, quantity }).expect(200);
+      }
+      // an open stocktake's counts are not yet figures
+      expect((await manager.get('/api/dashboard/stock-counts').expect(200)).body.linesCounted).toBe(0);
+      await manager.post(`/api/stocktakes/${st.id}/post`).send({ uncounted: 'zero' }).expect(200);
+      const res = await manager.get('/api/dashboard/stock-counts').expect(200);
+      // 2 of the 3 lines counted matched; the zeroed line was not counted, so its item is still due
+      expect(res.body).toEqual({ days: 90, linesCounted: 3, linesExact: 2, stockAccuracy: 66.7, itemsOverdue: 1 });
+      await own
+        .db('items')
+        .where({ id: items[0].id })
+        .update({ last_counted_at: own.db.raw("now() - interval '91 days'") });
+      expect((await manager.get('/api/dashboard/stock-counts').expect(200)).body.itemsOverdue).toBe(2);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -23,8 +23,9 @@ export function dashboardPages(deps: Deps): Router {
   const analytics = salesAnalytics(db);
 
   pages.get('/', requirePage(), async (req, res) => {
-    const [stats, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
+    const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
+      dashboard.stockCounts(),
       alerts.alerts(),
       hasRole(req.user!, 'admin') ? backups.missingBackupAlerts(new Date()) : [],
       dashboard.lowStock(),
@@ -37,6 +38,7 @@ export function dashboardPages(deps: Deps): Router {
       description: `The stores at a glance: system alerts, low stock, stock value by category and the sales of the last ${SALES_DAYS} days.`,
       scripts: ['/assets/chart.js/chart.umd.min.js', '/assets/js/dashboard.js'],
       stats,
+      stockCounts,
       systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
       lowStock: lowStock.slice(0, LOW_STOCK_SHOWN),
       lowStockMore: Math.max(0, lowStock.length - LOW_STOCK_SHOWN),

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { presentCategoryStat, presentLowStockItem, presentStats } from './dashboard.present';
-import { CategoryStats, DashboardStats, LowStockItems } from './dashboard.schemas';
+import { CategoryStats, DashboardStats, DashboardStockCounts, LowStockItems } from './dashboard.schemas';
 import { dashboardService } from './dashboard.service';
 
 export function dashboardRoutes({ db, docs }: Deps) {
@@ -20,6 +20,23 @@ export function dashboardRoutes({ db, docs }: Deps) {
     },
     async (_req, res) => {
       res.json(presentStats(await dashboard.stats()));
+    },
+  );
+
+  api.get(
+    '/dashboard/stock-counts',
+    {
+      operationId: 'getDashboardStockCounts',
+      summary: 'Stock accuracy and the items overdue for a count',
+      description:
+        'Over the last 90 days: stockAccuracy = the share (a percentage) of the lines of posted stocktakes counted in the ' +
+        'period whose count matched the expected stock (null when none was counted); itemsOverdue = active items not ' +
+        'counted by a posted stocktake in the period (never counted: overdue).',
+      access: 'auth',
+      responses: { 200: { description: 'Figures', schema: DashboardStockCounts } },
+    },
+    async (_req, res) => {
+      res.json(await dashboard.stockCounts());
     },
   );
 

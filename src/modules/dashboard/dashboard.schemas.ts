@@ -32,3 +32,21 @@ export const CategoryStat = z
   .openapi('CategoryStat');
 export type CategoryStat = z.infer<typeof CategoryStat>;
 export const CategoryStats = z.array(CategoryStat);
+
+export const DashboardStockCounts = z
+  .object({
+    days: z.number().int().openapi({ description: 'the period: 90 days' }),
+    linesCounted: z.number().int().openapi({ description: 'lines of posted stocktakes counted in the period' }),
+    linesExact: z.number().int().openapi({ description: 'of those, the lines whose count matched the expected stock' }),
+    stockAccuracy: z.number().nullable().openapi({
+      description: 'linesExact / linesCounted as a percentage (one decimal place); null when nothing was counted',
+    }),
+    itemsOverdue: z
+      .number()
+      .int()
+      .openapi({
+        description: 'active items not counted by a posted stocktake in the period (never counted: overdue)',
+      }),
+  })
+  .openapi('DashboardStockCounts');
+export type DashboardStockCounts = z.infer<typeof DashboardStockCounts>;

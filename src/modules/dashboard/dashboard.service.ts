@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
 import { categoriesAs } from '../categories/categories.queries';
+import { stockCountFigures, type StockCountFigures } from '../stocktakes/stocktakes.queries';
 import { activeStockFiguresSql, itemsAs, lowStockItems, type LowStockItem } from '../items/items.queries';
 
 /** Figures over active items; totalValue = sum(price x currentStock) as a decimal string. */
@@ -13,6 +14,9 @@ export type CategoryStatRecord = {
   itemCount: number;
   totalValue: string;
 };
+
+/** The period of the dashboard's stock accuracy, and after which an item is overdue for a count. */
+export const STOCK_COUNT_DAYS = 90;
 
 export function dashboardService(db: Db) {
   return {
@@ -30,6 +34,11 @@ export function dashboardService(db: Db) {
         totalValue: r.total_value,
         activeUsers,
       };
+    },
+
+    /** Stock accuracy over the last 90 days and the items overdue for a count (the stocktakes module's figures, issue 31). */
+    stockCounts(): Promise<StockCountFigures> {
+      return stockCountFigures(db, STOCK_COUNT_DAYS);
     },
 
     /** The items module's low-stock list: lowest stock relative to the minimum first. */

@@ -34,12 +34,15 @@ import type {
  *
  * - create: one line per item in scope, all uncounted (expected null).
  * - count: `add` (default) adds to the line's count, `set` replaces it; the line's `expected` is the
- *   item's stock when the line is first counted (read in the count's transaction). An item outside
+ *   item's stock when the line is first counted (read in the count's transaction). A `set` is a
+ *   recount of what is on the shelf now, so it takes the stock again as expected (a sale made
+ *   between the first count and the recount is then neither counted twice nor undone). An item outside
  *   the scope becomes a `found` line. Each scan is kept in stocktake_counts (who, how many, the
  *   line's count before and after), so a scan can be undone: undoCount takes back what that scan
  *   changed (the line's count minus the scan's change, i.e. an `add` of 3 takes 3 off, a `set` from
- *   5 to 10 takes 5 off), keeping later scans; a line whose every scan is undone is uncounted again
- *   (a found line disappears).
+ *   5 to 10 takes 5 off), keeping later scans, and a set's undo restores the expected before it
+ *   (unless a later set took it again); a line whose every scan is undone is uncounted again (a
+ *   found line disappears).
  * - post: one transaction with the stocktake row locked FOR UPDATE (a second post waits, then finds
  *   it posted: 409). Each counted line's variance (counted - expected) is applied to the item's
  *   CURRENT stock as one `adjustment` movement (reason `Stocktake <reference>`), so a sale made
@@ -102,6 +105,8 @@ export type StocktakeCountRow = {
   quantity: string;
   previous_counted: string | null;
   new_counted: string;
+  previous_expected: string | null;
+  new_expected: string;
   counted_by: string | null;
   counted_at: Date;
   undone_at: Date | null;
@@ -324,14 +329,19 @@ export function stocktakesService(db: Db) {
         // the line, locked (a found line is added): a concurrent count of the same item waits here
         const {
           rows: [line],
-        } = await preparedRaw<{ rows: { id: number; counted: string | null }[] }>(
+        } = await preparedRaw<{ rows: { id: number; counted: string | null; expected: string | null }[] }>(
           trx,
           sql`INSERT INTO stocktake_lines AS l (stocktake_id, item_id, found) VALUES (${id}, ${itemId}, true)
               ON CONFLICT (stocktake_id, item_id) DO UPDATE SET found = l.found
-              RETURNING l.id, l.counted`,
+              RETURNING l.id, l.counted, l.expected`,
         );
         const quantity = new D(body.quantity);
         const counted = body.mode === 'set' ? quantity : new D(line.counted ?? 0).plus(quantity);
+        // the stock now is the expected of a first count, and of a set (a recount: what is on the shelf now)
+        const expected =
+          body.mode === 'set' || line.expected === null
+            ? sql`(SELECT i.current_stock FROM ${itemsAs('i')} WHERE i.id = ${itemId})`
+            : sql`${line.expected}::numeric`;
         const {
           rows: [count],
         } = await preparedRaw<{ rows: { id: number }[] }>(
@@ -339,12 +349,13 @@ export function stocktakesService(db: Db) {
           sql`WITH line AS (
                 UPDATE stocktake_lines l
                    SET counted = ${counted.toFixed(2)}::numeric, counted_by = ${actor.userId}::uuid, counted_at = now(),
-                       expected = coalesce(l.expected, (SELECT i.current_stock FROM ${itemsAs('i')} WHERE i.id = l.item_id))
+                       expected = ${expected}
                  WHERE l.id = ${line.id}
-                RETURNING l.id)
-              INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted, counted_by)
+                RETURNING l.id, l.expected)
+              INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted,
+                                            previous_expected, new_expected, counted_by)
               SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
-                     ${counted.toFixed(2)}::numeric, ${actor.userId}::uuid FROM line
+                     ${counted.toFixed(2)}::numeric, ${line.expected}::numeric, line.expected, ${actor.userId}::uuid FROM line
               RETURNING id`,
         );
         const read = stocktakesService(trx);
@@ -372,7 +383,12 @@ export function stocktakesService(db: Db) {
         const line = await trx('stocktake_lines')
           .where({ stocktake_id: id, item_id: scan.item_id })
           .forUpdate()
-          .first<{ id: number; found: boolean; counted: string | null }>('id', 'found', 'counted');
+          .first<{ id: number; found: boolean; counted: string | null; expected: string | null }>(
+            'id',
+            'found',
+            'counted',
+            'expected',
+          );
         // the scan re-read under the line's lock: two undos of one scan cannot both pass
         const undone = await trx('stocktake_counts').where({ id: countId }).first('undone_at');
         if (undone.undone_at) throw Conflict(`Count ${countId} is already undone`);
@@ -399,9 +415,21 @@ export function stocktakesService(db: Db) {
             .where({ id: line!.id })
             .update({ counted: null, expected: null, counted_by: null, counted_at: null });
         } else {
+          // a set took the stock again as expected: its undo restores the expected before it, unless a later set took it again
+          const laterSet = await trx('stocktake_counts')
+            .where({ stocktake_id: id, item_id: scan.item_id, mode: 'set' })
+            .where('id', '>', countId)
+            .whereNull('undone_at')
+            .first('id');
+          const restoresExpected = scan.mode === 'set' && scan.previous_expected !== null && !laterSet;
           await trx('stocktake_lines')
             .where({ id: line!.id })
-            .update({ counted: counted.toFixed(2), counted_by: last.counted_by, counted_at: last.counted_at });
+            .update({
+              counted: counted.toFixed(2),
+              expected: restoresExpected ? scan.previous_expected : line!.expected,
+              counted_by: last.counted_by,
+              counted_at: last.counted_at,
+            });
         }
         const read = stocktakesService(trx);
         return { line: (await read.lineOf(id, scan.item_id)) ?? null, count: await read.countRecord(countId) };

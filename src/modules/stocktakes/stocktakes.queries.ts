@@ -1,0 +1,44 @@
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
+import { dueForCount, itemsAs } from '../items/items.queries';
+
+/*
+ * What other modules (the dashboard) may ask of the stocktakes tables.
+ */
+
+/** The dashboard's count figures over the last `days` days. */
+export type StockCountFigures = {
+  days: number;
+  /** lines of posted stocktakes counted in the period */
+  linesCounted: number;
+  /** of those, the lines whose count matched the expected stock */
+  linesExact: number;
+  /** linesExact / linesCounted as a percentage with one decimal place; null when nothing was counted */
+  stockAccuracy: number | null;
+  /** active items not counted by a posted stocktake in the period (never counted: overdue) */
+  itemsOverdue: number;
+};
+
+/**
+ * Stock accuracy (the share of the lines of posted stocktakes counted in the last `days` days
+ * whose count matched the expected stock: a line zeroed at posting was not counted and does not
+ * count) and how many active items are overdue for a count.
+ */
+export async function stockCountFigures(db: Db, days = 90): Promise<StockCountFigures> {
+  const { rows } = await preparedRaw<{ rows: { counted: number; exact: number; overdue: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS counted, count(*) FILTER (WHERE l.counted = l.expected)::int AS exact,
+               (SELECT count(*)::int FROM ${itemsAs('i')} WHERE ${dueForCount('i', days)}) AS overdue
+          FROM stocktake_lines l JOIN stocktakes s ON s.id = l.stocktake_id
+         WHERE s.status = 'posted' AND l.counted_at >= now() - make_interval(days => ${days}::int)`,
+  );
+  const { counted, exact, overdue } = rows[0];
+  return {
+    days,
+    linesCounted: counted,
+    linesExact: exact,
+    stockAccuracy: counted === 0 ? null : Math.round((exact / counted) * 1000) / 10,
+    itemsOverdue: overdue,
+  };
+}
