@@ -271,6 +271,8 @@ export function stocktakesPages({ db }: Deps): Router {
     count?: PresentedCount;
     expected?: number | null;
     undone?: PresentedCount & { lineCounted: number };
+    /** lines counted of all, when the answer has read them already */
+    progress?: { counted: number; total: number };
   };
 
   /** A count's answer: the scan list's entry and the parts it changes (for the page's script), or the page again. */
@@ -301,7 +303,7 @@ export function stocktakesPages({ db }: Deps): Router {
       refused: null,
       count: count ?? null,
       undone: undone ?? null,
-      progress: await progressOf(id),
+      progress: result.value.progress ?? (await progressOf(id)),
       ...(count ? { last: lastScanOf(count, expected ?? null) } : {}),
       stocktakeId: id,
     });
@@ -315,9 +317,13 @@ export function stocktakesPages({ db }: Deps): Router {
   /** Records a count; answers the scan and, where this person may see it, the line's expected stock. */
   async function recordCount(req: Request, id: number, body: CountBody): Promise<CountAnswer> {
     const result = await stocktakes.count(id, body, actorOf(req));
-    const { blind } = await stocktakes.readRow(id);
-    const presented = presentCountResult(result, visibility(req, blind));
-    return { count: presented.count, expected: presented.expected };
+    const head = presentStocktakeSummary(await stocktakes.readRow(id));
+    const presented = presentCountResult(result, visibility(req, head.blind));
+    return {
+      count: presented.count,
+      expected: presented.expected,
+      progress: { counted: head.linesCounted, total: head.linesTotal },
+    };
   }
 
   async function undo(req: Request, id: number, countId: number): Promise<CountAnswer> {
