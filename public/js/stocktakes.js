@@ -6,7 +6,8 @@
 
 (() => {
   const page = document.getElementById('count-page');
-  if (!page) return;
+  // a posted or cancelled stocktake's count page has no scan box
+  if (!page || !document.getElementById('scan-form')) return;
 
   /** A scanner types a few milliseconds a key; people leave more than this between keys. */
   const SCAN_KEY_GAP_MS = 50;

@@ -211,4 +211,37 @@ describe('GET /stocktakes and the count page', () => {
       expect(answer?.status(), path).toBe(403);
     }
   });
+
+  it('New stocktake of items by SKU: a code no item has is named beside the field; Cancel stocktake after its confirmation', async () => {
+    b.expectHttpErrors(422);
+    const tape = await buildStockedItem(b.t.db, 7, { name: 'Parcel tape' });
+    const labels = await buildStockedItem(b.t.db, 3, { name: 'Address labels' });
+    const page = await b.openAs(manager, '/stocktakes/new');
+    await page.getByLabel('These items').check();
+    await page.getByLabel('Items', { exact: true }).fill(`${tape.sku}\nNOT-A-SKU\n`);
+    await page.getByRole('button', { name: 'Start stocktake' }).click();
+    await page.getByText("no item has the code 'NOT-A-SKU'").waitFor();
+    expect(await page.getByLabel('Items', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('These items').isChecked()).toBe(true);
+    await expectAccessible(page);
+
+    await page.getByLabel('Items', { exact: true }).fill(`${tape.sku}\n${labels.sku.toLowerCase()}`);
+    await page.getByRole('button', { name: 'Start stocktake' }).click();
+    await page.waitForURL(/\/stocktakes\/\d+\/count$/);
+    const id = Number(/\/stocktakes\/(\d+)\/count/.exec(page.url())![1]);
+    const lines = await b.t.db('stocktake_lines').where({ stocktake_id: id }).orderBy('item_id').pluck('item_id');
+    expect(lines).toEqual([tape.id, labels.id].sort((x, y) => x - y));
+
+    await page.goto(`/stocktakes/${id}`);
+    await page.getByRole('link', { name: 'Cancel stocktake' }).click();
+    await page.getByRole('heading', { name: /^Cancel stocktake ST-/ }).waitFor();
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Cancel stocktake' }).click();
+    await page.getByRole('status').filter({ hasText: 'Stocktake cancelled' }).waitFor();
+    expect((await b.t.db('stocktakes').where({ id }).first()).status).toBe('cancelled');
+    await page.goto(`/stocktakes/${id}/count`);
+    await page.getByText('This stocktake is cancelled: no more counts can be taken.').waitFor();
+    expect(await page.getByLabel('Scan or type code').count()).toBe(0);
+    expect(Number(await stockOf(b.t.db, tape.id))).toBe(7);
+  });
 });
