@@ -153,8 +153,8 @@ export function stocktakesPages({ db }: Deps): Router {
         ...stocktake,
         scopeLabel: scopeLabel(stocktake.scope, names),
         createdByName: userName(stocktake.createdBy),
-        href:
-          manager || stocktake.status !== 'open' ? `/stocktakes/${stocktake.id}` : `/stocktakes/${stocktake.id}/count`,
+        // the review is a manager's; anyone else counts (a closed stocktake's count page says so)
+        href: manager ? `/stocktakes/${stocktake.id}` : `/stocktakes/${stocktake.id}/count`,
       })),
       pagination: {
         ...listed.pagination,
