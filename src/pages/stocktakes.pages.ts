@@ -73,7 +73,11 @@ const signClass = (value: number | string | null | undefined): string => {
 const userName = (user: { firstName: string; lastName: string; email: string } | null | undefined): string =>
   user ? `${user.firstName} ${user.lastName}`.trim() || user.email : 'Someone';
 
-const VIEW_HELPERS = { signedQuantity, signedMoney, signClass, userName, statusLabels: STATUS_LABELS };
+/** "3 counted", or "not counted" once no scan of the line is left. */
+const countedText = (counted: number | null) =>
+  counted === null ? 'not counted' : `${formatQuantity(counted)} counted`;
+
+const VIEW_HELPERS = { countedText, signedQuantity, signedMoney, signClass, userName, statusLabels: STATUS_LABELS };
 
 function scopeLabel(scope: StocktakeScope, categoryNames: Map<number, string>): string {
   if ('all' in scope) return 'Every active item';
@@ -270,7 +274,8 @@ export function stocktakesPages({ db }: Deps): Router {
   type CountAnswer = {
     count?: PresentedCount;
     expected?: number | null;
-    undone?: PresentedCount & { lineCounted: number };
+    /** the scan undone, and its line's count now (null: no scan of it left, uncounted again) */
+    undone?: PresentedCount & { lineCounted: number | null };
     /** lines counted of all, when the answer has read them already */
     progress?: { counted: number; total: number };
   };
@@ -279,9 +284,10 @@ export function stocktakesPages({ db }: Deps): Router {
   async function answerCount(req: Request, res: Response, id: number, result: Attempt<CountAnswer>, code: string) {
     if (!result.ok) {
       const message = refusalMessage(result);
-      if (!wantsPartial(req))
-        return res.status(result.status).render('stocktakes/count', await countView(req, id, message));
-      return res.status(result.status).render('stocktakes/_scan', {
+      // a code no item has is a refused scan (422), as at the counter; an unknown stocktake is still the 404 page
+      const status = result.status === 404 ? 422 : result.status;
+      if (!wantsPartial(req)) return res.status(status).render('stocktakes/count', await countView(req, id, message));
+      return res.status(status).render('stocktakes/_scan', {
         refused: { code, message },
         undone: null,
         count: null,
@@ -295,7 +301,7 @@ export function stocktakesPages({ db }: Deps): Router {
         req,
         count
           ? `${count.name}: ${formatQuantity(count.counted)} counted`
-          : `Undone: ${undone!.name}, ${formatQuantity(undone!.lineCounted)} counted`,
+          : `Undone: ${undone!.name}, ${countedText(undone!.lineCounted)}`,
       );
       return res.redirect(303, `/stocktakes/${id}/count`);
     }
@@ -329,7 +335,7 @@ export function stocktakesPages({ db }: Deps): Router {
   async function undo(req: Request, id: number, countId: number): Promise<CountAnswer> {
     const { line, count } = await stocktakes.undoCount(id, countId, actorOf(req));
     return {
-      undone: { ...presentCount(count), lineCounted: line?.counted === null || !line ? 0 : Number(line.counted) },
+      undone: { ...presentCount(count), lineCounted: line && line.counted !== null ? Number(line.counted) : null },
     };
   }
 

@@ -74,7 +74,7 @@ const settled = async (page: Page, entries: number) => {
 
 describe('GET /stocktakes and the count page', () => {
   it('a full stocktake by keyboard scanner: create, scan fast, an unknown code, undo, a box quantity, review, recount, post; stock and movements after', async () => {
-    b.expectHttpErrors(404);
+    b.expectHttpErrors(422);
     const category = await buildCategory(b.t.db, { name: 'Stationery' });
     const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens', price: '1.20', categoryId: category.id });
     const paper = await buildStockedItem(b.t.db, 5, { name: 'A4 paper ream', price: '4.50', categoryId: category.id });
@@ -280,5 +280,43 @@ describe('GET /stocktakes and the count page', () => {
     await page.getByText('This stocktake is cancelled: no more counts can be taken.').waitFor();
     expect(await page.getByLabel('Scan or type code').count()).toBe(0);
     expect(Number(await stockOf(b.t.db, tape.id))).toBe(7);
+  });
+
+  it('303 works without JavaScript: a scan, an unknown code refused, the quantity of the last scan and an Undo are form posts back to the count page', async () => {
+    b.expectHttpErrors(422);
+    const rulers = await buildStockedItem(b.t.db, 9, { name: 'Steel rulers' });
+    const { stocktake } = await stocktakesService(b.t.db).create(
+      { name: null, scope: { itemIds: [rulers.id] }, blind: false },
+      actorOf(manager),
+    );
+    const browser = (await b.newPage()).context().browser()!;
+    const context = await browser.newContext({ baseURL: b.baseUrl, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await b.signIn(page, clerk);
+      await page.goto(`/stocktakes/${stocktake.id}/count`);
+      await page.getByLabel('Scan or type code').fill(rulers.sku);
+      await page.getByRole('button', { name: 'Count', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Steel rulers: 1 counted' }).waitFor();
+
+      await page.getByLabel('Scan or type code').fill('NOPE');
+      const refused = page.waitForResponse(
+        (res) => new URL(res.url()).pathname === `/stocktakes/${stocktake.id}/count`,
+      );
+      await page.getByRole('button', { name: 'Count', exact: true }).click();
+      expect((await refused).status()).toBe(422);
+      await page.getByRole('alert').filter({ hasText: "No item with barcode 'NOPE'" }).waitFor();
+
+      await page.getByLabel('Quantity of this scan').fill('6');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('status').filter({ hasText: 'Steel rulers: 6 counted' }).waitFor();
+      expect(Number((await lineOf(stocktake.id, rulers.id)).counted)).toBe(6);
+
+      await page.getByRole('button', { name: 'Undo 6 of Steel rulers' }).click();
+      await page.getByRole('status').filter({ hasText: 'Undone: Steel rulers, not counted' }).waitFor();
+      expect((await lineOf(stocktake.id, rulers.id)).counted).toBeNull();
+    } finally {
+      await context.close();
+    }
   });
 });
