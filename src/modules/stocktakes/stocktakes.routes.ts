@@ -204,8 +204,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = req.input.params;
       const result = await stocktakes.count(id, req.input.body, actorOf(req));
-      const head = await stocktakes.readRow(id);
-      res.json(presentCountResult(result, visibilityFor(req, head.blind)));
+      res.json(presentCountResult(result, visibilityFor(req, result.blind)));
     },
   );
 
@@ -230,8 +229,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id, countId } = req.input.params;
       const result = await stocktakes.undoCount(id, countId, actorOf(req));
-      const head = await stocktakes.readRow(id);
-      res.json(presentUndoResult(result, visibilityFor(req, head.blind)));
+      res.json(presentUndoResult(result, visibilityFor(req, result.blind)));
     },
   );
 

@@ -319,9 +319,14 @@ export function stocktakesService(db: Db) {
      * Records a count (a scan, or a typed quantity) on an open stocktake: `add` adds to the line,
      * `set` replaces it; the first count of a line takes the item's current stock as its expected.
      * An item outside the scope is added as a found line. 404 unknown stocktake or item (a code:
-     * "No item with barcode '<code>'"), 409 when the stocktake is posted or cancelled.
+     * "No item with barcode '<code>'"), 409 when the stocktake is posted or cancelled. Answers the
+     * line, the scan recorded, and whether the stocktake is blind (for its presenter's Visibility).
      */
-    count(id: number, body: CountBody, actor: Actor): Promise<{ line: StocktakeLineRow; count: StocktakeCountRow }> {
+    count(
+      id: number,
+      body: CountBody,
+      actor: Actor,
+    ): Promise<{ line: StocktakeLineRow; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
         if (head.status !== 'open') throw closed(head, 'counts can no longer change');
@@ -359,7 +364,7 @@ export function stocktakesService(db: Db) {
               RETURNING id`,
         );
         const read = stocktakesService(trx);
-        return { line: (await read.lineOf(id, itemId))!, count: await read.countRecord(count.id) };
+        return { line: (await read.lineOf(id, itemId))!, count: await read.countRecord(count.id), blind: head.blind };
       });
     },
 
@@ -368,13 +373,14 @@ export function stocktakesService(db: Db) {
      * (an add's quantity; a set's new minus previous count), later scans kept. The line's
      * counter becomes the last remaining scan's; a line with no scan left is uncounted again (its
      * expected cleared), and a found line is removed. 404 unknown count, 409 already undone, closed
-     * stocktake, or a count that would fall below zero. Answers the line as it is now (null once removed).
+     * stocktake, or a count that would fall below zero. Answers the line as it is now (null once
+     * removed), the scan, and whether the stocktake is blind.
      */
     undoCount(
       id: number,
       countId: number,
       actor: Actor,
-    ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow }> {
+    ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
         if (head.status !== 'open') throw closed(head, 'counts can no longer change');
@@ -432,13 +438,17 @@ export function stocktakesService(db: Db) {
             });
         }
         const read = stocktakesService(trx);
-        return { line: (await read.lineOf(id, scan.item_id)) ?? null, count: await read.countRecord(countId) };
+        return {
+          line: (await read.lineOf(id, scan.item_id)) ?? null,
+          count: await read.countRecord(countId),
+          blind: head.blind,
+        };
       });
     },
 
     /** The stocktake's scans, newest first (undone ones too, with undoneAt): the count page's "last scans". */
     async counts(id: number, limit: number): Promise<StocktakeCountRow[]> {
-      await readRow(id);
+      if (!(await db('stocktakes').where({ id }).first('id'))) throw NotFound(STOCKTAKE_NOT_FOUND);
       const { rows } = await preparedRaw<{ rows: StocktakeCountRow[] }>(
         db,
         sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} ORDER BY c.id DESC LIMIT ${limit}`,
