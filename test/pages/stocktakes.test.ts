@@ -280,6 +280,16 @@ describe('GET /stocktakes and the count page', () => {
     await page.getByText('This stocktake is cancelled: no more counts can be taken.').waitFor();
     expect(await page.getByLabel('Scan or type code').count()).toBe(0);
     expect(Number(await stockOf(b.t.db, tape.id))).toBe(7);
+
+    // the cycle-count suggestions: one button starts a stocktake of the items due
+    await page.goto('/stocktakes');
+    const due = page.getByRole('region', { name: 'Due for a count' });
+    const start = due.getByRole('button', { name: /^New stocktake of (this item|these \d+ items)$/ });
+    const shown = /these (\d+) items/.exec((await start.textContent())!)?.[1] ?? '1';
+    await start.click();
+    await page.waitForURL(/\/stocktakes\/\d+\/count$/);
+    await page.getByText(`0 of ${shown} ${shown === '1' ? 'line' : 'lines'} counted`).waitFor();
+    await page.getByText('Cycle count ·').waitFor();
   });
 
   it('303 works without JavaScript: a scan, an unknown code refused, the quantity of the last scan and an Undo are form posts back to the count page', async () => {
