@@ -168,7 +168,12 @@ describe('GET /stocktakes and the count page', () => {
       .getByRole('status')
       .filter({ hasText: `Stocktake ${reference} posted` })
       .waitFor();
-    await page.getByRole('link', { name: 'Download the report (CSV)' }).waitFor();
+    const report = await page.request.get(
+      (await page.getByRole('link', { name: 'Download the report (CSV)' }).getAttribute('href'))!,
+    );
+    expect(report.status()).toBe(200);
+    expect(report.headers()['content-type']).toMatch(/^text\/csv/);
+    expect(await report.text()).toContain(`${reference},${pens.sku},Ballpoint pens`);
     await expectAccessible(page);
     await screenshot(page, 'stocktake-posted');
 
