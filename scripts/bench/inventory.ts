@@ -87,7 +87,7 @@ async function freshSearchLatency(
 }
 
 /** The server process and its descendants (the embedded PostgreSQL and its backends). */
-function processTree(root: number): number[] {
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -110,7 +110,7 @@ function processTree(root: number): number[] {
 }
 
 /** CPU ms used so far by the node server (first pid) and by the rest of the tree (PostgreSQL). */
-function cpuMs(pids: number[]): { node: number; pg: number } {
+export function cpuMs(pids: number[]): { node: number; pg: number } {
   const ticks = 100; // USER_HZ
   let node = 0;
   let pg = 0;

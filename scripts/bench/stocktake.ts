@@ -4,7 +4,7 @@
 // the stocktake read, its CSV report, and the posting of the whole count (time, server peak RSS).
 import os from 'node:os';
 import { BENCH_ADMIN, report, runLoad, sampleRss, startBenchServer } from './lib';
-import { seedItems } from './inventory';
+import { cpuMs, processTree, seedItems } from './inventory';
 
 const COUNTERS = 10;
 const COUNTER_PASSWORD = 'a stocktake counter passphrase';
@@ -74,6 +74,8 @@ export async function run(): Promise<void> {
 
     // Every item counted once: each scan takes the next SKU; every 10th item is one short.
     let next = 0;
+    const pids = processTree(server.pid);
+    const cpuBefore = cpuMs(pids);
     const rss = sampleRss(server.pid);
     const c0 = performance.now();
     const load = await runLoad({
@@ -98,6 +100,8 @@ export async function run(): Promise<void> {
       ],
     });
     const countSeconds = (performance.now() - c0) / 1000;
+    const cpuAfter = cpuMs(pids);
+    const cpuPerScan = (cpuAfter.node - cpuBefore.node + cpuAfter.pg - cpuBefore.pg) / load.total;
     report(`POST /api/stocktakes/{id}/counts (${items.length} scans by ${COUNTERS} counters at once)`, {
       'scans/s': Math.round(load.total / countSeconds),
       'p50 ms': load.p50,
@@ -105,6 +109,8 @@ export async function run(): Promise<void> {
       'errors / non-2xx': `${load.errors} / ${load.non2xx}`,
       seconds: countSeconds.toFixed(1),
       'server peak RSS MB': rss.stop(),
+      'server CPU ms/scan': `${cpuPerScan.toFixed(2)} (node ${((cpuAfter.node - cpuBefore.node) / load.total).toFixed(2)} + pg ${((cpuAfter.pg - cpuBefore.pg) / load.total).toFixed(2)})`,
+      'scans/s on 2 free cores': Math.round(2000 / cpuPerScan),
     });
 
     const read = await timed(server.pid, async () => {

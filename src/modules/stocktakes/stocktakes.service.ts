@@ -347,24 +347,43 @@ export function stocktakesService(db: Db) {
           body.mode === 'set' || line.expected === null
             ? sql`(SELECT i.current_stock FROM ${itemsAs('i')} WHERE i.id = ${itemId})`
             : sql`${line.expected}::numeric`;
+        // the line and the scan written and read back, with the item and the counter, in one round trip
         const {
-          rows: [count],
-        } = await preparedRaw<{ rows: { id: number }[] }>(
+          rows: [written],
+        } = await preparedRaw<{ rows: { line: StocktakeLineRow; count: StocktakeCountRow }[] }>(
           trx,
           sql`WITH line AS (
                 UPDATE stocktake_lines l
                    SET counted = ${counted.toFixed(2)}::numeric, counted_by = ${actor.userId}::uuid, counted_at = now(),
                        expected = ${expected}
                  WHERE l.id = ${line.id}
-                RETURNING l.id, l.expected)
-              INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted,
-                                            previous_expected, new_expected, counted_by)
-              SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
-                     ${counted.toFixed(2)}::numeric, ${line.expected}::numeric, line.expected, ${actor.userId}::uuid FROM line
-              RETURNING id`,
+                RETURNING l.*),
+              scan AS (
+                INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted,
+                                              previous_expected, new_expected, counted_by)
+                SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
+                       ${counted.toFixed(2)}::numeric, ${line.expected}::numeric, line.expected, ${actor.userId}::uuid FROM line
+                RETURNING *)
+              SELECT json_build_object('id', line.id, 'item_id', line.item_id, 'sku', i.sku, 'name', i.name, 'found', line.found,
+                       'expected', line.expected::text, 'counted', line.counted::text, 'unit_price', i.price::text,
+                       'counted_by', line.counted_by, 'counted_at', line.counted_at,
+                       'counter_email', u.email, 'counter_first_name', u.first_name, 'counter_last_name', u.last_name) AS line,
+                     json_build_object('id', scan.id, 'stocktake_id', scan.stocktake_id, 'item_id', scan.item_id,
+                       'sku', i.sku, 'name', i.name, 'mode', scan.mode, 'quantity', scan.quantity::text,
+                       'previous_counted', scan.previous_counted::text, 'new_counted', scan.new_counted::text,
+                       'previous_expected', scan.previous_expected::text, 'new_expected', scan.new_expected::text,
+                       'counted_by', scan.counted_by, 'counted_at', scan.counted_at, 'undone_at', scan.undone_at,
+                       'counter_email', u.email, 'counter_first_name', u.first_name, 'counter_last_name', u.last_name) AS count
+                FROM line JOIN scan ON true JOIN ${itemsAs('i')} ON i.id = line.item_id
+                LEFT JOIN ${userById('u', sql.raw('line.counted_by'))}`,
         );
-        const read = stocktakesService(trx);
-        return { line: (await read.lineOf(id, itemId))!, count: await read.countRecord(count.id), blind: head.blind };
+        // JSON carries the times as text
+        const at = (v: Date | string | null) => (v === null ? null : new Date(v));
+        return {
+          line: { ...written.line, counted_at: at(written.line.counted_at) },
+          count: { ...written.count, counted_at: at(written.count.counted_at)!, undone_at: null },
+          blind: head.blind,
+        };
       });
     },
 
