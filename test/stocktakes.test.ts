@@ -356,6 +356,22 @@ describe('POST /api/stocktakes/{id}/post', () => {
     expect(cancel.body.message).toBe(`Stocktake ${st.reference} is posted: it cannot be cancelled`);
   });
 
+  it('a count racing the posting is either posted with it or refused 409, never lost', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { items } = await stockedCategory([10]);
+      const st = await create({ scope: { itemIds: [items[0].id] } });
+      await count(a.user, st.id, { code: items[0].sku, quantity: 5 }).expect(200);
+      const [late, posted] = await Promise.all([
+        count(a.user, st.id, { code: items[0].sku, quantity: 1 }),
+        a.manager.post(`/api/stocktakes/${st.id}/post`).send({}),
+      ]);
+      expect(posted.status).toBe(200);
+      expect([200, 409]).toContain(late.status);
+      expect(await stockOf(t.db, items[0].id)).toBe(late.status === 200 ? '6.00' : '5.00');
+    }
+    expect(await ledgerMismatches(t.db)).toEqual({ count: 0, skus: null });
+  });
+
   it('zero counts the uncounted lines against the stock at posting; ignore leaves them', async () => {
     const { items } = await stockedCategory([6, 2]);
     const st = await create({ scope: { itemIds: items.map((i) => i.id) } });

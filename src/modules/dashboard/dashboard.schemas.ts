@@ -41,12 +41,9 @@ export const DashboardStockCounts = z
     stockAccuracy: z.number().nullable().openapi({
       description: 'linesExact / linesCounted as a percentage (one decimal place); null when nothing was counted',
     }),
-    itemsOverdue: z
-      .number()
-      .int()
-      .openapi({
-        description: 'active items not counted by a posted stocktake in the period (never counted: overdue)',
-      }),
+    itemsOverdue: z.number().int().openapi({
+      description: 'active items not counted by a posted stocktake in the period (never counted: overdue)',
+    }),
   })
   .openapi('DashboardStockCounts');
 export type DashboardStockCounts = z.infer<typeof DashboardStockCounts>;
