@@ -21,6 +21,7 @@ import { ordersPages } from './orders.pages';
 import { labelsPages } from './labels.pages';
 import { replenishmentPages } from './replenishment.pages';
 import { stockMovementsPages } from './stock-movements.pages';
+import { stocktakesPages } from './stocktakes.pages';
 import { chargecodesPages } from './chargecodes.pages';
 import { usersPages } from './users.pages';
 import { accountPages } from './account.pages';
@@ -35,6 +36,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   counterPages,
   salesPages,
   stockMovementsPages,
+  stocktakesPages,
   suppliersPages,
   ordersPages,
   labelsPages,
@@ -71,6 +73,7 @@ const NAV: NavEntry[] = [
       { href: '/suppliers', label: 'Suppliers', access: EVERYONE },
       { href: '/replenishment', label: 'Replenishment', access: MANAGERS },
       { href: '/stock-movements', label: 'Stock movements', access: EVERYONE },
+      { href: '/stocktakes', label: 'Stocktakes', access: EVERYONE },
     ],
   },
   { href: '/finance', label: 'Finance', access: { permission: 'finance.export' } },

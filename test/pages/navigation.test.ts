@@ -18,6 +18,7 @@ const EVERYONE = [
   'Orders',
   'Suppliers',
   'Stock movements',
+  'Stocktakes',
   'API',
 ];
 const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
