@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stocktakesService } from '../../src/modules/stocktakes/stocktakes.service';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { buildUser } from '../helpers/factories';
 import { buildStockedItem, movementsOf, stockOf } from '../helpers/inventory-factories';
@@ -158,6 +159,26 @@ describe('Scan with camera on the receive form', () => {
       reference_type: 'order',
       reference_id: order.order_id,
     });
+    await expectReaderFromOwnOrigin(page, requests);
+  });
+});
+
+describe('Scan with camera on the stocktake count page', () => {
+  it('counts the filmed item once while it is held in view', async () => {
+    const { stocktake } = await stocktakesService(b.t.db).create(
+      { name: 'Goggles shelf', scope: { itemIds: [filmed.id] }, blind: false },
+      { kind: 'session', userId: manager.id, email: manager.email, mcpKeyId: null, ip: null },
+    );
+    const { page, requests } = await openWithCamera(clerk, `/stocktakes/${stocktake.id}/count`);
+    await page.getByRole('button', { name: 'Scan with camera' }).click();
+    await page.getByRole('status').filter({ hasText: 'Safety goggles: 1 counted' }).waitFor();
+    await page.waitForTimeout(HELD_IN_VIEW_MS);
+    await page.getByRole('button', { name: 'Stop camera' }).click();
+    await expectAccessible(page);
+    await screenshot(page, 'camera-stocktake-count');
+
+    const line = await b.t.db('stocktake_lines').where({ stocktake_id: stocktake.id, item_id: filmed.id }).first();
+    expect({ counted: Number(line.counted), countedBy: line.counted_by }).toEqual({ counted: 1, countedBy: clerk.id });
     await expectReaderFromOwnOrigin(page, requests);
   });
 });
