@@ -4,6 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
+import { stocktakesService } from '../src/modules/stocktakes/stocktakes.service';
 
 let t: TestApp;
 let a: Agents;
@@ -219,6 +220,42 @@ describe('counting', () => {
     expect(res.body.message).toBe(
       `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
     );
+  });
+});
+
+describe("a counter's own last scans", () => {
+  it('lists mine however many scans another person took after them; the API lists everyone', async () => {
+    const { items } = await stockedCategory([4, 6]);
+    const other = await buildUser(t.db);
+    const st = await create({ scope: { itemIds: items.map((i) => i.id) } });
+    const mine = [];
+    for (const item of items) mine.push((await count(a.user, st.id, { code: item.sku, quantity: 1 }).expect(200)).body);
+    // another person's 250 scans after mine
+    await t.db('stocktake_counts').insert(
+      Array.from({ length: 250 }, (_, n) => ({
+        stocktake_id: st.id,
+        item_id: items[n % 2].id,
+        mode: 'add',
+        quantity: 1,
+        previous_counted: 1,
+        new_counted: 1,
+        previous_expected: 4,
+        new_expected: 4,
+        counted_by: other.id,
+      })),
+    );
+    const service = stocktakesService(t.db);
+    const own = await service.counts(st.id, { limit: 20, countedBy: a.ids.user });
+    expect(own.map((c) => Number(c.id))).toEqual([mine[1].count.id, mine[0].count.id]);
+    expect(own.map((c) => c.sku)).toEqual([items[1].sku, items[0].sku]);
+    expect(await service.counts(st.id, { limit: 20, countedBy: a.ids.manager })).toEqual([]);
+
+    const page = await a.user.get(`/stocktakes/${st.id}/count`).expect(200);
+    for (const scan of mine) expect(page.text).toContain(`id="count-${scan.count.id}"`);
+
+    const all = await a.user.get(`/api/stocktakes/${st.id}/counts?limit=500`).expect(200);
+    expect(all.body.counts).toHaveLength(252);
+    expect(all.body.counts[0].countedBy.id).toBe(other.id);
   });
 });
 

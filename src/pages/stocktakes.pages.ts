@@ -37,9 +37,8 @@ const STATUS_LABELS: Record<StocktakeStatus, string> = { open: 'Open', posted: '
 const FILTER_LABELS = { all: 'All lines', variance: 'With a variance', uncounted: 'Not counted' } as const;
 type LineFilter = keyof typeof FILTER_LABELS;
 const REVIEW_PAGE_LINES = 100;
-/** The scans the count page lists (its person's own, among the stocktake's last SCANS_READ). */
+/** The scans the count page lists: its person's own last ones. */
 const SCANS_SHOWN = 20;
-const SCANS_READ = 200;
 /** The cycle-count suggestions offered on the list. */
 const SUGGESTION_DAYS = 90;
 const SUGGESTION_LIMIT = 50;
@@ -243,15 +242,12 @@ export function stocktakesPages({ db }: Deps): Router {
     const user = currentUser(req);
     const [head, counts, names] = await Promise.all([
       stocktakes.readRow(id),
-      stocktakes.counts(id, SCANS_READ),
+      // this person's own scans: with ten people counting, each sees and undoes their own
+      stocktakes.counts(id, { limit: SCANS_SHOWN, countedBy: user.id }),
       categoryNames(),
     ]);
     const stocktake = presentStocktakeSummary(head);
-    // this person's own scans: with ten people counting, each sees and undoes their own
-    const own = counts
-      .map(presentCount)
-      .filter((count) => count.countedBy?.id === user.id)
-      .slice(0, SCANS_SHOWN);
+    const own = counts.map(presentCount);
     const last = own.find((count) => !count.undoneAt && count.mode === 'add');
     return {
       title: `Count ${stocktake.reference}`,

@@ -177,7 +177,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Scans', schema: CountList }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      res.json(presentCountList(await stocktakes.counts(req.input.params.id, req.input.query.limit)));
+      res.json(presentCountList(await stocktakes.counts(req.input.params.id, { limit: req.input.query.limit })));
     },
   );
 

@@ -465,12 +465,20 @@ export function stocktakesService(db: Db) {
       });
     },
 
-    /** The stocktake's scans, newest first (undone ones too, with undoneAt): the count page's "last scans". */
-    async counts(id: number, limit: number): Promise<StocktakeCountRow[]> {
+    /**
+     * The stocktake's scans, newest first (undone ones too, with undoneAt); with `countedBy`, only
+     * that person's (the count page's "Your last scans": ten people counting each see their own,
+     * however many the others scanned since).
+     */
+    async counts(
+      id: number,
+      { limit, countedBy }: { limit: number; countedBy?: string },
+    ): Promise<StocktakeCountRow[]> {
       if (!(await db('stocktakes').where({ id }).first('id'))) throw NotFound(STOCKTAKE_NOT_FOUND);
-      const { rows } = await preparedRaw<{ rows: StocktakeCountRow[] }>(
+      const by = countedBy === undefined ? sql`true` : sql`c.counted_by = ${countedBy}::uuid`;
+      const { rows } = await toRaw<{ rows: StocktakeCountRow[] }>(
         db,
-        sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} ORDER BY c.id DESC LIMIT ${limit}`,
+        sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} AND ${by} ORDER BY c.id DESC LIMIT ${limit}`,
       );
       return rows;
     },
