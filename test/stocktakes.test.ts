@@ -259,6 +259,101 @@ describe("a counter's own last scans", () => {
   });
 });
 
+describe('changing the quantity of a scan', () => {
+  const actor = (userId: string) => ({
+    kind: 'session' as const,
+    userId,
+    email: 'x@example.ac.uk',
+    mcpKeyId: null,
+    ip: null,
+  });
+  /** Everything a change could touch: the lines and the count log. */
+  const stateOf = async (id: number) => ({
+    lines: await t.db('stocktake_lines').where({ stocktake_id: id }).orderBy('id'),
+    counts: await t.db('stocktake_counts').where({ stocktake_id: id }).orderBy('id'),
+  });
+  const refusal = async (work: Promise<unknown>) => {
+    const err = (await work.then(
+      () => null,
+      (e: unknown) => e,
+    )) as { status: number; message: string } | null;
+    return err && { status: err.status, message: err.message };
+  };
+
+  it('undoes the scan and counts the quantity in its place, in one step', async () => {
+    const { items } = await stockedCategory([8]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const c1 = (await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const c2 = (await count(a.manager, st.id, { code: items[0].sku, quantity: 2 }).expect(200)).body.count.id;
+    const service = stocktakesService(t.db);
+
+    const changed = await service.changeCount(st.id, c1, '24', actor(a.ids.user));
+    expect(changed.line).toMatchObject({ counted: '26.00', expected: '8.00', counted_by: a.ids.user });
+    expect(changed.undone).toMatchObject({ quantity: '1.00' });
+    expect(Number(changed.undone!.id)).toBe(c1);
+    expect(changed.undone!.undone_at).not.toBeNull();
+    expect(changed.count).toMatchObject({
+      mode: 'add',
+      quantity: '24.00',
+      previous_counted: '2.00',
+      new_counted: '26.00',
+    });
+    const { lines, counts } = await stateOf(st.id);
+    expect(lines).toMatchObject([{ counted: '26.00', expected: '8.00' }]);
+    expect(counts.map((c) => [Number(c.id), c.quantity, c.undone_at !== null, c.counted_by])).toEqual([
+      [c1, '1.00', true, a.ids.user],
+      [c2, '2.00', false, a.ids.manager],
+      [Number(changed.count!.id), '24.00', false, a.ids.user],
+    ]);
+
+    // the same quantity changes nothing; 0 only undoes the scan
+    const same = await service.changeCount(st.id, c2, '2', actor(a.ids.manager));
+    expect(same.undone).toBeNull();
+    expect(await stateOf(st.id)).toEqual({ lines, counts });
+    const zero = await service.changeCount(st.id, c2, 0, actor(a.ids.manager));
+    expect(zero.count).toBeNull();
+    expect(zero.line).toMatchObject({ counted: '24.00' });
+    expect((await stateOf(st.id)).counts).toHaveLength(3);
+  });
+
+  it('refuses as an undo does, leaving the lines and the count log as they were', async () => {
+    const { items } = await stockedCategory([3, 4]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const other = await create({ scope: { itemIds: [items[1].id] } });
+    const c1 = (await count(a.user, st.id, { code: items[0].sku, quantity: 5 }).expect(200)).body.count.id;
+    const set = (await count(a.user, st.id, { code: items[0].sku, quantity: 2, mode: 'set' }).expect(200)).body.count
+      .id;
+    const elsewhere = (await count(a.user, other.id, { code: items[1].sku, quantity: 1 }).expect(200)).body.count.id;
+    const service = stocktakesService(t.db);
+    const me = actor(a.ids.user);
+    const before = await stateOf(st.id);
+
+    // undoing the 5 would take the set's 2 below zero
+    expect(await refusal(service.changeCount(st.id, c1, '1', me))).toEqual({
+      status: 409,
+      message: `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
+    });
+    expect(await refusal(service.changeCount(st.id, set, '1', me))).toMatchObject({ status: 409 });
+    expect(await refusal(service.changeCount(st.id, elsewhere, '3', me))).toEqual({
+      status: 404,
+      message: 'Count not found',
+    });
+    expect(await stateOf(st.id)).toEqual(before);
+
+    await a.user.delete(`/api/stocktakes/${other.id}/counts/${elsewhere}`).expect(200);
+    const otherBefore = await stateOf(other.id);
+    expect(await refusal(service.changeCount(other.id, elsewhere, '3', me))).toEqual({
+      status: 409,
+      message: `Count ${elsewhere} is already undone`,
+    });
+    await a.manager.delete(`/api/stocktakes/${st.id}`).expect(200);
+    const cancelled = await refusal(service.changeCount(st.id, set, '1', me));
+    expect(cancelled).toMatchObject({ status: 409, message: expect.stringMatching(/is cancelled/) });
+    expect(await stateOf(st.id)).toEqual(before);
+    expect(await stateOf(other.id)).toEqual(otherBefore);
+  });
+});
+
 describe('blind stocktakes', () => {
   it('never send expected, variance or their value to a user, but do to a manager', async () => {
     const { items } = await stockedCategory([9]);

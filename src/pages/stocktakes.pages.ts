@@ -2,12 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
-import { BadRequest, NotFound } from '../http/errors';
+import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
 import { D } from '../lib/money';
 import { formatMoney, formatQuantity } from '../lib/format';
 import { categoriesService } from '../modules/categories/categories.service';
 import {
+  ChangeCountBody,
   CountBody,
   CreateStocktake,
   PostStocktake,
@@ -23,6 +24,7 @@ import {
   presentCount,
   presentCountResult,
   presentStocktake,
+  presentStocktakeLine,
   presentStocktakePage,
   presentStocktakeSummary,
   presentSuggestions,
@@ -352,17 +354,23 @@ export function stocktakesPages({ db }: Deps): Router {
   });
 
   // "Quantity of this scan" (a box of 24 scanned once): the scan is undone and the quantity typed
-  // counted in its place, as a new scan of the same item (two steps: the undo stands if the count is refused).
+  // counted in its place, as a new scan of the same item, in one transaction (a refusal changes nothing).
   pages.post('/stocktakes/:id/counts/:countId/quantity', requirePage(), async (req, res) => {
     const { id, countId } = parse(StocktakeCountParams, req.params);
     const typed = textField(req.body.quantity).trim();
-    const result = await attempt(async () => {
-      const scan = await stocktakes.countRecord(countId);
-      if (!scan || scan.stocktake_id !== id) throw NotFound('Count not found');
-      const body = parse(CountBody, { itemId: scan.item_id, quantity: typed, mode: 'add' });
-      if (new D(body.quantity).eq(scan.quantity)) return { count: presentCount(scan), expected: null };
-      const undone = await undo(req, id, countId);
-      return new D(body.quantity).isZero() ? undone : recordCount(req, id, body);
+    const result = await attempt(async (): Promise<CountAnswer> => {
+      const { quantity } = parse(ChangeCountBody, { quantity: typed });
+      const { line, count, undone, blind } = await stocktakes.changeCount(id, countId, quantity, actorOf(req));
+      if (!count) {
+        return {
+          undone: {
+            ...presentCount(undone!),
+            lineCounted: line && line.counted !== null ? Number(line.counted) : null,
+          },
+        };
+      }
+      const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
+      return { count: presentCount(count), expected };
     }, COUNT_REFUSALS);
     await answerCount(req, res, id, result, typed);
   });

@@ -90,6 +90,15 @@ export const CountBody = z
   .openapi('StocktakeCount');
 export type CountBody = z.infer<typeof CountBody>;
 
+export const ChangeCountBody = z
+  .object({
+    quantity: StockLevel.openapi({
+      description: 'what the scan counted (>= 0, at most 2 decimal places); 0 undoes it',
+    }),
+  })
+  .openapi('StocktakeCountChange');
+export type ChangeCountBody = z.infer<typeof ChangeCountBody>;
+
 export const PostStocktake = z
   .object({
     uncounted: z.enum(UNCOUNTED_CHOICES).default('ignore').openapi({

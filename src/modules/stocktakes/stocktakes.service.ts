@@ -466,6 +466,58 @@ export function stocktakesService(db: Db) {
     },
 
     /**
+     * Changes the quantity of one scan (a box of 24 scanned once): in one transaction, the scan is
+     * undone and a new `add` of `quantity` of its item recorded, with count's and undoCount's locks
+     * and retries, so a refusal leaves everything as it was. Quantity 0 only undoes it; the same
+     * quantity changes nothing. Only an add can change its quantity (a set is a recount: set the
+     * line again). Refusals as undoCount's: 404 unknown stocktake or a count not of it, 409 closed
+     * stocktake, a count already undone, a set, or a count that would fall below zero. Answers the
+     * line now (null once a found line lost its last scan), the new scan (null for quantity 0, the
+     * scan itself when unchanged), the scan undone (null when unchanged), and whether it is blind.
+     */
+    changeCount(
+      id: number,
+      countId: number,
+      quantity: string | number,
+      actor: Actor,
+    ): Promise<{
+      line: StocktakeLineRow | null;
+      count: StocktakeCountRow | null;
+      undone: StocktakeCountRow | null;
+      blind: boolean;
+    }> {
+      return transaction(db, { retry: true }, async (trx) => {
+        const read = stocktakesService(trx);
+        const head = await read.lockHead(id, 'share');
+        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        const scan = await trx('stocktake_counts')
+          .where({ id: countId, stocktake_id: id })
+          .first<{ item_id: number; mode: CountMode; quantity: string; undone_at: Date | null } | undefined>(
+            'item_id',
+            'mode',
+            'quantity',
+            'undone_at',
+          );
+        if (!scan) throw NotFound('Count not found');
+        if (scan.mode === 'set') throw Conflict(`Count ${countId} set the line's count: set it again instead`);
+        const typed = new D(quantity);
+        if (typed.eq(scan.quantity) && !scan.undone_at) {
+          return {
+            line: (await read.lineOf(id, scan.item_id)) ?? null,
+            count: await read.countRecord(countId),
+            undone: null,
+            blind: head.blind,
+          };
+        }
+        // undoCount locks the line and re-reads the scan under that lock (409 when already undone)
+        const undone = await read.undoCount(id, countId, actor);
+        if (typed.isZero()) return { line: undone.line, count: null, undone: undone.count, blind: head.blind };
+        const counted = await read.count(id, { itemId: scan.item_id, quantity: typed.toFixed(2), mode: 'add' }, actor);
+        return { line: counted.line, count: counted.count, undone: undone.count, blind: head.blind };
+      });
+    },
+
+    /**
      * The stocktake's scans, newest first (undone ones too, with undoneAt); with `countedBy`, only
      * that person's (the count page's "Your last scans": ten people counting each see their own,
      * however many the others scanned since).
