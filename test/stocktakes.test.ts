@@ -354,6 +354,69 @@ describe('changing the quantity of a scan', () => {
   });
 });
 
+describe('the review read: totals and a page of lines sorted in SQL', () => {
+  it('sorts by variance value (gain or loss) first, uncounted last, filters and pages; totals as get() sums them', async () => {
+    const category = await buildCategory(t.db);
+    const item = (name: string, price: string) => buildStockedItem(t.db, 10, { categoryId: category.id, name, price });
+    const [loss, gain, exact, later, uncounted] = [
+      await item('Zinc loss', '1.00'),
+      await item('Yarn gain', '5.00'),
+      await item('Exact', '2.00'),
+      await item('B uncounted', '9.00'),
+      await item('A uncounted', '9.00'),
+    ];
+    const st = await create({ scope: { categoryIds: [category.id] } });
+    await count(a.user, st.id, { code: loss.sku, quantity: 7 }).expect(200);
+    await count(a.user, st.id, { code: gain.sku, quantity: 11 }).expect(200);
+    await count(a.user, st.id, { code: exact.sku, quantity: 10 }).expect(200);
+    const service = stocktakesService(t.db);
+    const ids = async (filter: 'all' | 'counted' | 'uncounted' | 'variance', page = 1, limit = 10) => {
+      const { rows, total } = await service.lines(st.id, { page, limit, filter });
+      return { items: rows.map((r) => r.item_id), total };
+    };
+
+    expect(await ids('all')).toEqual({ items: [gain.id, loss.id, exact.id, uncounted.id, later.id], total: 5 });
+    expect(await ids('variance')).toEqual({ items: [gain.id, loss.id], total: 2 });
+    expect(await ids('counted')).toEqual({ items: [gain.id, loss.id, exact.id], total: 3 });
+    expect(await ids('uncounted')).toEqual({ items: [uncounted.id, later.id], total: 2 });
+    expect(await ids('all', 2, 2)).toEqual({ items: [exact.id, uncounted.id], total: 5 });
+    expect(await ids('all', 4, 2)).toEqual({ items: [], total: 5 });
+    const [first] = (await service.lines(st.id, { page: 1, limit: 1, filter: 'all' })).rows;
+    expect(first).toMatchObject({ sku: gain.sku, expected: '10.00', counted: '11.00', unit_price: '5.00' });
+
+    const summary = await service.summary(st.id);
+    expect(summary.totals).toEqual({
+      linesTotal: 5,
+      linesCounted: 3,
+      linesFound: 0,
+      itemsWithVariance: 2,
+      varianceValue: '2.00',
+    });
+    expect(summary.totals).toEqual((await service.get(st.id)).totals);
+    expect(summary.stocktake).toMatchObject({ id: st.id, reference: st.reference });
+    await expect(service.lines(999999, { page: 1, limit: 10, filter: 'all' })).rejects.toMatchObject({ status: 404 });
+    await expect(service.summary(999999)).rejects.toMatchObject({ status: 404 });
+
+    // the review page shows that page, and the post confirmation those totals
+    const review = (await a.manager.get(`/stocktakes/${st.id}?show=variance`).expect(200)).text;
+    expect(review.indexOf(`id="line-${gain.id}"`)).toBeGreaterThan(-1);
+    expect(review.indexOf(`id="line-${gain.id}"`)).toBeLessThan(review.indexOf(`id="line-${loss.id}"`));
+    expect(review).not.toContain(`id="line-${exact.id}"`);
+    expect(review).toContain('2 lines');
+    const confirm = (await a.manager.get(`/stocktakes/${st.id}/post`).expect(200)).text;
+    expect(confirm).toContain('3 of 5');
+    expect(confirm).toContain('2 lines were not counted');
+    await a.manager.get(`/stocktakes/${st.id}?show=toString`).expect(200);
+
+    // posted: the prices are fixed, and the totals still agree
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    await t.db('items').where({ id: gain.id }).update({ price: '50.00' });
+    const posted = await service.summary(st.id);
+    expect(posted.totals).toEqual((await service.get(st.id)).totals);
+    expect(posted.totals.varianceValue).toBe('2.00');
+  });
+});
+
 describe('blind stocktakes', () => {
   it('never send expected, variance or their value to a user, but do to a manager', async () => {
     const { items } = await stockedCategory([9]);

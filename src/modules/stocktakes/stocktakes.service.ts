@@ -121,6 +121,16 @@ export type StocktakeTotals = {
   varianceValue: string;
 };
 
+/** The review's line filters: every line, the counted, the uncounted, the counted with a variance. */
+export const LINE_FILTERS = ['all', 'counted', 'uncounted', 'variance'] as const;
+export type LineFilter = (typeof LINE_FILTERS)[number];
+const LINE_FILTER_SQL: Record<LineFilter, Sql> = {
+  all: sql`true`,
+  counted: sql`l.counted IS NOT NULL`,
+  uncounted: sql`l.counted IS NULL`,
+  variance: sql`l.counted <> l.expected`,
+};
+
 export type StocktakeDetail = { stocktake: StocktakeReadRow; lines: StocktakeLineRow[]; totals: StocktakeTotals };
 
 export type PostOutcome = {
@@ -255,6 +265,71 @@ export function stocktakesService(db: Db) {
   return {
     /** The stocktake with its lines (by item name) and totals; 404 when none. */
     get: (id: number) => detail(id),
+
+    /** The stocktake and its totals, summed in SQL (as get()'s, without reading its lines); 404 when none. */
+    async summary(id: number): Promise<{ stocktake: StocktakeReadRow; totals: StocktakeTotals }> {
+      const stocktake = await readRow(id);
+      const {
+        rows: [t],
+      } = await preparedRaw<{
+        rows: {
+          lines_total: number;
+          lines_counted: number;
+          lines_found: number;
+          items_with_variance: number;
+          variance_value: string;
+        }[];
+      }>(
+        db,
+        sql`SELECT count(*)::int AS lines_total,
+                   count(*) FILTER (WHERE l.counted IS NOT NULL AND l.expected IS NOT NULL)::int AS lines_counted,
+                   count(*) FILTER (WHERE l.found)::int AS lines_found,
+                   count(*) FILTER (WHERE l.counted <> l.expected)::int AS items_with_variance,
+                   coalesce(sum((l.counted - l.expected) * coalesce(l.unit_price, i.price))
+                              FILTER (WHERE l.counted <> l.expected), 0)::numeric(20,2)::text AS variance_value
+              FROM stocktake_lines l JOIN ${itemsAs('i')} ON i.id = l.item_id
+             WHERE l.stocktake_id = ${id}`,
+      );
+      return {
+        stocktake,
+        totals: {
+          linesTotal: t.lines_total,
+          linesCounted: t.lines_counted,
+          linesFound: t.lines_found,
+          itemsWithVariance: t.items_with_variance,
+          varianceValue: t.variance_value,
+        },
+      };
+    },
+
+    /**
+     * One page of the stocktake's lines for its review, sorted in SQL: the largest variance value
+     * first (gain or loss), then the largest variance, then by item name; uncounted lines last.
+     * `filter`: all, counted, uncounted, or variance (counted, not as expected). 404 when none.
+     */
+    async lines(
+      id: number,
+      { page, limit, filter }: { page: number; limit: number; filter: LineFilter },
+    ): Promise<{ rows: StocktakeLineRow[]; total: number }> {
+      const where = LINE_FILTER_SQL[filter];
+      const { rows } = await preparedRaw<{ rows: StocktakeLineRow[] }>(
+        db,
+        sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where}
+             ORDER BY l.counted IS NULL,
+                      abs((l.counted - l.expected) * coalesce(l.unit_price, i.price)) DESC NULLS LAST,
+                      abs(l.counted - l.expected) DESC NULLS LAST, i.name, i.id
+             LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+      );
+      const {
+        rows: [{ total, known }],
+      } = await preparedRaw<{ rows: { total: number; known: boolean }[] }>(
+        db,
+        sql`SELECT (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = ${id} AND ${where}) AS total,
+                   EXISTS (SELECT 1 FROM stocktakes WHERE id = ${id}) AS known`,
+      );
+      if (!known) throw NotFound(STOCKTAKE_NOT_FOUND);
+      return { rows, total };
+    },
 
     /** One page of stocktakes, newest first, with their line counts. */
     async list(query: StocktakeListQuery): Promise<{ rows: StocktakeReadRow[]; total: number }> {
