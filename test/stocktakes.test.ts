@@ -354,6 +354,36 @@ describe('changing the quantity of a scan', () => {
   });
 });
 
+describe('PATCH /api/stocktakes/{id}/counts/{countId}', () => {
+  it("changes a scan's quantity for the person who scanned it or a manager", async () => {
+    const { items } = await stockedCategory([6]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const mine = (await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const theirs = (await count(a.manager, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const path = (countId: number) => `/api/stocktakes/${st.id}/counts/${countId}`;
+
+    const changed = await a.user.patch(path(mine)).send({ quantity: 24 }).expect(200);
+    expect(changed.body).toMatchObject({
+      line: { itemId: items[0].id, counted: 25, expected: 6, countedBy: { id: a.ids.user } },
+      count: { mode: 'add', quantity: 24, previousCounted: 1, counted: 25, undoneAt: null },
+    });
+    const forbidden = await a.user.patch(path(theirs)).send({ quantity: 2 }).expect(403);
+    expect(forbidden.body.message).toBe('Only the person who scanned it or a manager can change a scan');
+    await a.manager.patch(path(changed.body.count.id)).send({ quantity: 0 }).expect(200);
+    const bad = await a.user.patch(path(theirs)).send({ quantity: -1 }).expect(400);
+    expect(bad.body.errors[0].field).toBe('quantity');
+    await a.user.patch(path(mine)).send({ quantity: 3 }).expect(409);
+    await a.user.patch(path(999999)).send({ quantity: 3 }).expect(404);
+    const counts = await t.db('stocktake_counts').where({ stocktake_id: st.id }).orderBy('id');
+    expect(counts.map((c) => [c.quantity, c.undone_at !== null])).toEqual([
+      ['1.00', true],
+      ['1.00', false],
+      ['24.00', true],
+    ]);
+    expect(await t.db('stocktake_lines').where({ stocktake_id: st.id }).first()).toMatchObject({ counted: '1.00' });
+  });
+});
+
 describe('the review read: totals and a page of lines sorted in SQL', () => {
   it('sorts by variance value (gain or loss) first, uncounted last, filters and pages; totals as get() sums them', async () => {
     const category = await buildCategory(t.db);

@@ -249,3 +249,12 @@ export const SuggestionList = z
 
 /** The report's CSV (text/csv). */
 export const ReportCsv = z.string();
+
+export const ChangeCountResult = z
+  .object({
+    line: StocktakeLine.nullable().openapi({ description: 'the line now; null when a found line lost its last scan' }),
+    count: StocktakeCountRecord.nullable().openapi({
+      description: 'the new scan (its id undoes it); null for quantity 0; the scan itself when unchanged',
+    }),
+  })
+  .openapi('StocktakeCountChangeResult');
