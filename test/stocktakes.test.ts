@@ -4,6 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { agentsByRole, buildStockedItem, movementsOf, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
+import { stocktakesService } from '../src/modules/stocktakes/stocktakes.service';
 
 let t: TestApp;
 let a: Agents;
@@ -219,6 +220,230 @@ describe('counting', () => {
     expect(res.body.message).toBe(
       `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
     );
+  });
+});
+
+describe("a counter's own last scans", () => {
+  it('lists mine however many scans another person took after them; the API lists everyone', async () => {
+    const { items } = await stockedCategory([4, 6]);
+    const other = await buildUser(t.db);
+    const st = await create({ scope: { itemIds: items.map((i) => i.id) } });
+    const mine = [];
+    for (const item of items) mine.push((await count(a.user, st.id, { code: item.sku, quantity: 1 }).expect(200)).body);
+    // another person's 250 scans after mine
+    await t.db('stocktake_counts').insert(
+      Array.from({ length: 250 }, (_, n) => ({
+        stocktake_id: st.id,
+        item_id: items[n % 2].id,
+        mode: 'add',
+        quantity: 1,
+        previous_counted: 1,
+        new_counted: 1,
+        previous_expected: 4,
+        new_expected: 4,
+        counted_by: other.id,
+      })),
+    );
+    const service = stocktakesService(t.db);
+    const own = await service.counts(st.id, { limit: 20, countedBy: a.ids.user });
+    expect(own.map((c) => Number(c.id))).toEqual([mine[1].count.id, mine[0].count.id]);
+    expect(own.map((c) => c.sku)).toEqual([items[1].sku, items[0].sku]);
+    expect(await service.counts(st.id, { limit: 20, countedBy: a.ids.manager })).toEqual([]);
+
+    const page = await a.user.get(`/stocktakes/${st.id}/count`).expect(200);
+    for (const scan of mine) expect(page.text).toContain(`id="count-${scan.count.id}"`);
+
+    const all = await a.user.get(`/api/stocktakes/${st.id}/counts?limit=500`).expect(200);
+    expect(all.body.counts).toHaveLength(252);
+    expect(all.body.counts[0].countedBy.id).toBe(other.id);
+  });
+});
+
+describe('changing the quantity of a scan', () => {
+  const actor = (userId: string) => ({
+    kind: 'session' as const,
+    userId,
+    email: 'x@example.ac.uk',
+    mcpKeyId: null,
+    ip: null,
+  });
+  /** Everything a change could touch: the lines and the count log. */
+  const stateOf = async (id: number) => ({
+    lines: await t.db('stocktake_lines').where({ stocktake_id: id }).orderBy('id'),
+    counts: await t.db('stocktake_counts').where({ stocktake_id: id }).orderBy('id'),
+  });
+  const refusal = async (work: Promise<unknown>) => {
+    const err = (await work.then(
+      () => null,
+      (e: unknown) => e,
+    )) as { status: number; message: string } | null;
+    return err && { status: err.status, message: err.message };
+  };
+
+  it('undoes the scan and counts the quantity in its place, in one step', async () => {
+    const { items } = await stockedCategory([8]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const c1 = (await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const c2 = (await count(a.manager, st.id, { code: items[0].sku, quantity: 2 }).expect(200)).body.count.id;
+    const service = stocktakesService(t.db);
+
+    const changed = await service.changeCount(st.id, c1, '24', actor(a.ids.user));
+    expect(changed.line).toMatchObject({ counted: '26.00', expected: '8.00', counted_by: a.ids.user });
+    expect(changed.undone).toMatchObject({ quantity: '1.00' });
+    expect(Number(changed.undone!.id)).toBe(c1);
+    expect(changed.undone!.undone_at).not.toBeNull();
+    expect(changed.count).toMatchObject({
+      mode: 'add',
+      quantity: '24.00',
+      previous_counted: '2.00',
+      new_counted: '26.00',
+    });
+    const { lines, counts } = await stateOf(st.id);
+    expect(lines).toMatchObject([{ counted: '26.00', expected: '8.00' }]);
+    expect(counts.map((c) => [Number(c.id), c.quantity, c.undone_at !== null, c.counted_by])).toEqual([
+      [c1, '1.00', true, a.ids.user],
+      [c2, '2.00', false, a.ids.manager],
+      [Number(changed.count!.id), '24.00', false, a.ids.user],
+    ]);
+
+    // the same quantity changes nothing; 0 only undoes the scan
+    const same = await service.changeCount(st.id, c2, '2', actor(a.ids.manager));
+    expect(same.undone).toBeNull();
+    expect(await stateOf(st.id)).toEqual({ lines, counts });
+    const zero = await service.changeCount(st.id, c2, 0, actor(a.ids.manager));
+    expect(zero.count).toBeNull();
+    expect(zero.line).toMatchObject({ counted: '24.00' });
+    expect((await stateOf(st.id)).counts).toHaveLength(3);
+  });
+
+  it('refuses as an undo does, leaving the lines and the count log as they were', async () => {
+    const { items } = await stockedCategory([3, 4]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const other = await create({ scope: { itemIds: [items[1].id] } });
+    const c1 = (await count(a.user, st.id, { code: items[0].sku, quantity: 5 }).expect(200)).body.count.id;
+    const set = (await count(a.user, st.id, { code: items[0].sku, quantity: 2, mode: 'set' }).expect(200)).body.count
+      .id;
+    const elsewhere = (await count(a.user, other.id, { code: items[1].sku, quantity: 1 }).expect(200)).body.count.id;
+    const service = stocktakesService(t.db);
+    const me = actor(a.ids.user);
+    const before = await stateOf(st.id);
+
+    // undoing the 5 would take the set's 2 below zero
+    expect(await refusal(service.changeCount(st.id, c1, '1', me))).toEqual({
+      status: 409,
+      message: `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
+    });
+    expect(await refusal(service.changeCount(st.id, set, '1', me))).toMatchObject({ status: 409 });
+    expect(await refusal(service.changeCount(st.id, elsewhere, '3', me))).toEqual({
+      status: 404,
+      message: 'Count not found',
+    });
+    expect(await stateOf(st.id)).toEqual(before);
+
+    await a.user.delete(`/api/stocktakes/${other.id}/counts/${elsewhere}`).expect(200);
+    const otherBefore = await stateOf(other.id);
+    expect(await refusal(service.changeCount(other.id, elsewhere, '3', me))).toEqual({
+      status: 409,
+      message: `Count ${elsewhere} is already undone`,
+    });
+    await a.manager.delete(`/api/stocktakes/${st.id}`).expect(200);
+    const cancelled = await refusal(service.changeCount(st.id, set, '1', me));
+    expect(cancelled).toMatchObject({ status: 409, message: expect.stringMatching(/is cancelled/) });
+    expect(await stateOf(st.id)).toEqual(before);
+    expect(await stateOf(other.id)).toEqual(otherBefore);
+  });
+});
+
+describe('PATCH /api/stocktakes/{id}/counts/{countId}', () => {
+  it("changes a scan's quantity for the person who scanned it or a manager", async () => {
+    const { items } = await stockedCategory([6]);
+    const st = await create({ scope: { itemIds: [items[0].id] } });
+    const mine = (await count(a.user, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const theirs = (await count(a.manager, st.id, { code: items[0].sku, quantity: 1 }).expect(200)).body.count.id;
+    const path = (countId: number) => `/api/stocktakes/${st.id}/counts/${countId}`;
+
+    const changed = await a.user.patch(path(mine)).send({ quantity: 24 }).expect(200);
+    expect(changed.body).toMatchObject({
+      line: { itemId: items[0].id, counted: 25, expected: 6, countedBy: { id: a.ids.user } },
+      count: { mode: 'add', quantity: 24, previousCounted: 1, counted: 25, undoneAt: null },
+    });
+    const forbidden = await a.user.patch(path(theirs)).send({ quantity: 2 }).expect(403);
+    expect(forbidden.body.message).toBe('Only the person who scanned it or a manager can change a scan');
+    await a.manager.patch(path(changed.body.count.id)).send({ quantity: 0 }).expect(200);
+    const bad = await a.user.patch(path(theirs)).send({ quantity: -1 }).expect(400);
+    expect(bad.body.errors[0].field).toBe('quantity');
+    await a.user.patch(path(mine)).send({ quantity: 3 }).expect(409);
+    await a.user.patch(path(999999)).send({ quantity: 3 }).expect(404);
+    const counts = await t.db('stocktake_counts').where({ stocktake_id: st.id }).orderBy('id');
+    expect(counts.map((c) => [c.quantity, c.undone_at !== null])).toEqual([
+      ['1.00', true],
+      ['1.00', false],
+      ['24.00', true],
+    ]);
+    expect(await t.db('stocktake_lines').where({ stocktake_id: st.id }).first()).toMatchObject({ counted: '1.00' });
+  });
+});
+
+describe('the review read: totals and a page of lines sorted in SQL', () => {
+  it('sorts by variance value (gain or loss) first, uncounted last, filters and pages; totals as get() sums them', async () => {
+    const category = await buildCategory(t.db);
+    const item = (name: string, price: string) => buildStockedItem(t.db, 10, { categoryId: category.id, name, price });
+    const [loss, gain, exact, later, uncounted] = [
+      await item('Zinc loss', '1.00'),
+      await item('Yarn gain', '5.00'),
+      await item('Exact', '2.00'),
+      await item('B uncounted', '9.00'),
+      await item('A uncounted', '9.00'),
+    ];
+    const st = await create({ scope: { categoryIds: [category.id] } });
+    await count(a.user, st.id, { code: loss.sku, quantity: 7 }).expect(200);
+    await count(a.user, st.id, { code: gain.sku, quantity: 11 }).expect(200);
+    await count(a.user, st.id, { code: exact.sku, quantity: 10 }).expect(200);
+    const service = stocktakesService(t.db);
+    const ids = async (filter: 'all' | 'counted' | 'uncounted' | 'variance', page = 1, limit = 10) => {
+      const { rows, total } = await service.lines(st.id, { page, limit, filter });
+      return { items: rows.map((r) => r.item_id), total };
+    };
+
+    expect(await ids('all')).toEqual({ items: [gain.id, loss.id, exact.id, uncounted.id, later.id], total: 5 });
+    expect(await ids('variance')).toEqual({ items: [gain.id, loss.id], total: 2 });
+    expect(await ids('counted')).toEqual({ items: [gain.id, loss.id, exact.id], total: 3 });
+    expect(await ids('uncounted')).toEqual({ items: [uncounted.id, later.id], total: 2 });
+    expect(await ids('all', 2, 2)).toEqual({ items: [exact.id, uncounted.id], total: 5 });
+    expect(await ids('all', 4, 2)).toEqual({ items: [], total: 5 });
+    const [first] = (await service.lines(st.id, { page: 1, limit: 1, filter: 'all' })).rows;
+    expect(first).toMatchObject({ sku: gain.sku, expected: '10.00', counted: '11.00', unit_price: '5.00' });
+
+    const summary = await service.summary(st.id);
+    expect(summary.totals).toEqual({
+      linesTotal: 5,
+      linesCounted: 3,
+      linesFound: 0,
+      itemsWithVariance: 2,
+      varianceValue: '2.00',
+    });
+    expect(summary.totals).toEqual((await service.get(st.id)).totals);
+    expect(summary.stocktake).toMatchObject({ id: st.id, reference: st.reference });
+    await expect(service.lines(999999, { page: 1, limit: 10, filter: 'all' })).rejects.toMatchObject({ status: 404 });
+    await expect(service.summary(999999)).rejects.toMatchObject({ status: 404 });
+
+    // the review page shows that page, and the post confirmation those totals
+    const review = (await a.manager.get(`/stocktakes/${st.id}?show=variance`).expect(200)).text;
+    expect(review.indexOf(`id="line-${gain.id}"`)).toBeGreaterThan(-1);
+    expect(review.indexOf(`id="line-${gain.id}"`)).toBeLessThan(review.indexOf(`id="line-${loss.id}"`));
+    expect(review).not.toContain(`id="line-${exact.id}"`);
+    expect(review).toContain('2 lines');
+    const confirm = (await a.manager.get(`/stocktakes/${st.id}/post`).expect(200)).text;
+    expect(confirm).toContain('3 of 5');
+    expect(confirm).toContain('2 lines were not counted');
+    await a.manager.get(`/stocktakes/${st.id}?show=toString`).expect(200);
+
+    // posted: the prices are fixed, and the totals still agree
+    await a.manager.post(`/api/stocktakes/${st.id}/post`).send({}).expect(200);
+    await t.db('items').where({ id: gain.id }).update({ price: '50.00' });
+    const posted = await service.summary(st.id);
+    expect(posted.totals).toEqual((await service.get(st.id)).totals);
+    expect(posted.totals.varianceValue).toBe('2.00');
   });
 });
 

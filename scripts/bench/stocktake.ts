@@ -134,6 +134,20 @@ export async function run(): Promise<void> {
       'server peak RSS MB': csv.peakRssMb,
     });
 
+    // the manager's pages: the review (one page of lines sorted in SQL) and the post confirmation (totals only)
+    for (const [label, path] of [
+      ['GET /stocktakes/{id} (the review page)', `/stocktakes/${stocktake.id}`],
+      ['GET /stocktakes/{id}?show=variance', `/stocktakes/${stocktake.id}?show=variance`],
+      ['GET /stocktakes/{id}/post (the post confirmation page)', `/stocktakes/${stocktake.id}/post`],
+    ]) {
+      const page = await timed(server.pid, async () => {
+        const res = await fetch(`${server.baseUrl}${path}`, { headers: { cookie: admin } });
+        if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+        return (await res.arrayBuffer()).byteLength;
+      });
+      report(label, { seconds: page.seconds.toFixed(2), 'size KB': Math.round(page.value / 1024) });
+    }
+
     const posted = await timed(server.pid, async () => {
       const res = await fetch(`${server.baseUrl}/api/stocktakes/${stocktake.id}/post`, {
         method: 'POST',

@@ -2,12 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import { currentUser, hasRole } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
-import { BadRequest, NotFound } from '../http/errors';
+import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
 import { D } from '../lib/money';
 import { formatMoney, formatQuantity } from '../lib/format';
 import { categoriesService } from '../modules/categories/categories.service';
 import {
+  ChangeCountBody,
   CountBody,
   CreateStocktake,
   PostStocktake,
@@ -17,12 +18,13 @@ import {
   type StocktakeScope,
   type StocktakeStatus,
 } from '../modules/stocktakes/stocktakes.schemas';
-import { stocktakesService } from '../modules/stocktakes/stocktakes.service';
+import { stocktakesService, type StocktakeTotals } from '../modules/stocktakes/stocktakes.service';
 import {
   FULL_VIEW,
   presentCount,
   presentCountResult,
   presentStocktake,
+  presentStocktakeLine,
   presentStocktakePage,
   presentStocktakeSummary,
   presentSuggestions,
@@ -35,11 +37,10 @@ const ASSETS = { stylesheets: ['/assets/css/stocktakes.css'], scripts: ['/assets
 const STATUS_LABELS: Record<StocktakeStatus, string> = { open: 'Open', posted: 'Posted', cancelled: 'Cancelled' };
 /** The review page's line filters. */
 const FILTER_LABELS = { all: 'All lines', variance: 'With a variance', uncounted: 'Not counted' } as const;
-type LineFilter = keyof typeof FILTER_LABELS;
+type ReviewFilter = keyof typeof FILTER_LABELS;
 const REVIEW_PAGE_LINES = 100;
-/** The scans the count page lists (its person's own, among the stocktake's last SCANS_READ). */
+/** The scans the count page lists: its person's own last ones. */
 const SCANS_SHOWN = 20;
-const SCANS_READ = 200;
 /** The cycle-count suggestions offered on the list. */
 const SUGGESTION_DAYS = 90;
 const SUGGESTION_LIMIT = 50;
@@ -243,15 +244,12 @@ export function stocktakesPages({ db }: Deps): Router {
     const user = currentUser(req);
     const [head, counts, names] = await Promise.all([
       stocktakes.readRow(id),
-      stocktakes.counts(id, SCANS_READ),
+      // this person's own scans: with ten people counting, each sees and undoes their own
+      stocktakes.counts(id, { limit: SCANS_SHOWN, countedBy: user.id }),
       categoryNames(),
     ]);
     const stocktake = presentStocktakeSummary(head);
-    // this person's own scans: with ten people counting, each sees and undoes their own
-    const own = counts
-      .map(presentCount)
-      .filter((count) => count.countedBy?.id === user.id)
-      .slice(0, SCANS_SHOWN);
+    const own = counts.map(presentCount);
     const last = own.find((count) => !count.undoneAt && count.mode === 'add');
     return {
       title: `Count ${stocktake.reference}`,
@@ -356,63 +354,64 @@ export function stocktakesPages({ db }: Deps): Router {
   });
 
   // "Quantity of this scan" (a box of 24 scanned once): the scan is undone and the quantity typed
-  // counted in its place, as a new scan of the same item (two steps: the undo stands if the count is refused).
+  // counted in its place, as a new scan of the same item, in one transaction (a refusal changes nothing).
   pages.post('/stocktakes/:id/counts/:countId/quantity', requirePage(), async (req, res) => {
     const { id, countId } = parse(StocktakeCountParams, req.params);
     const typed = textField(req.body.quantity).trim();
-    const result = await attempt(async () => {
-      const scan = await stocktakes.countRecord(countId);
-      if (!scan || scan.stocktake_id !== id) throw NotFound('Count not found');
-      const body = parse(CountBody, { itemId: scan.item_id, quantity: typed, mode: 'add' });
-      if (new D(body.quantity).eq(scan.quantity)) return { count: presentCount(scan), expected: null };
-      const undone = await undo(req, id, countId);
-      return new D(body.quantity).isZero() ? undone : recordCount(req, id, body);
+    const result = await attempt(async (): Promise<CountAnswer> => {
+      const { quantity } = parse(ChangeCountBody, { quantity: typed });
+      const { line, count, undone, blind } = await stocktakes.changeCount(id, countId, quantity, actorOf(req));
+      if (!count) {
+        return {
+          undone: {
+            ...presentCount(undone!),
+            lineCounted: line && line.counted !== null ? Number(line.counted) : null,
+          },
+        };
+      }
+      const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
+      return { count: presentCount(count), expected };
     }, COUNT_REFUSALS);
     await answerCount(req, res, id, result, typed);
   });
 
   // ---- the review (managers) --------------------------------------------------------------------
 
-  const lineFilterOf = (value: unknown): LineFilter =>
-    typeof value === 'string' && value in FILTER_LABELS ? (value as LineFilter) : 'all';
+  const lineFilterOf = (value: unknown): ReviewFilter =>
+    typeof value === 'string' && Object.hasOwn(FILTER_LABELS, value) ? (value as ReviewFilter) : 'all';
 
-  type PresentedLine = ReturnType<typeof presentStocktake>['lines'][number];
-  /** Largest variance value first (either way), then the largest variance, then by name; uncounted lines last. */
-  const byVarianceValue = (a: PresentedLine, b: PresentedLine) => {
-    if ((a.counted === null) !== (b.counted === null)) return a.counted === null ? 1 : -1;
-    const value = new D(b.varianceValue ?? 0).abs().comparedTo(new D(a.varianceValue ?? 0).abs());
-    if (value !== 0) return value;
-    const variance = Math.abs(b.variance ?? 0) - Math.abs(a.variance ?? 0);
-    return variance !== 0 ? variance : a.name.localeCompare(b.name);
-  };
-  const LINE_FILTERS: Record<LineFilter, (line: PresentedLine) => boolean> = {
-    all: () => true,
-    variance: (line) => line.variance !== null && line.variance !== 0,
-    uncounted: (line) => line.counted === null,
-  };
+  /** How many lines a filter shows, from the stocktake's totals. */
+  const linesShown = (totals: StocktakeTotals, filter: ReviewFilter) =>
+    filter === 'variance'
+      ? totals.itemsWithVariance
+      : filter === 'uncounted'
+        ? totals.linesTotal - totals.linesCounted
+        : totals.linesTotal;
 
   async function renderReview(
     req: Request,
     res: Response,
     id: number,
     options: {
-      filter: LineFilter;
+      filter: ReviewFilter;
       page: number;
       recount?: { itemId: number; value: string; error: string; message: string };
     },
     status = 200,
   ) {
-    const [detail, names] = await Promise.all([stocktakes.get(id), categoryNames()]);
-    const presented = presentStocktake(detail, FULL_VIEW);
-    const shown = presented.lines.filter(LINE_FILTERS[options.filter]).sort(byVarianceValue);
-    const totalPages = Math.max(1, Math.ceil(shown.length / REVIEW_PAGE_LINES));
+    // the head and its totals summed in SQL, and one page of lines sorted there: a 50,000-line count is never read whole
+    const [summary, names] = await Promise.all([stocktakes.summary(id), categoryNames()]);
+    const total = linesShown(summary.totals, options.filter);
+    const totalPages = Math.max(1, Math.ceil(total / REVIEW_PAGE_LINES));
     const page = Math.min(options.page, totalPages);
+    const { rows } = await stocktakes.lines(id, { page, limit: REVIEW_PAGE_LINES, filter: options.filter });
+    const presented = presentStocktake({ ...summary, lines: rows }, FULL_VIEW);
     const href = (n: number) => `/stocktakes/${id}?show=${options.filter}&page=${n}`;
     res.status(status).render('stocktakes/show', {
       title: `Stocktake ${presented.reference}`,
       stocktake: presented,
       totals: presented.totals,
-      lines: shown.slice((page - 1) * REVIEW_PAGE_LINES, page * REVIEW_PAGE_LINES),
+      lines: presented.lines,
       scopeLabel: scopeLabel(presented.scope, names),
       filter: options.filter,
       filterLabels: FILTER_LABELS,
@@ -420,7 +419,7 @@ export function stocktakesPages({ db }: Deps): Router {
       pagination: {
         page,
         totalPages,
-        total: shown.length,
+        total,
         previous: page > 1 ? href(page - 1) : null,
         next: page < totalPages ? href(page + 1) : null,
       },
@@ -468,7 +467,8 @@ export function stocktakesPages({ db }: Deps): Router {
     extra: { message?: string | null; choice?: string } = {},
     status = 200,
   ) {
-    const presented = presentStocktake(await stocktakes.get(id), FULL_VIEW);
+    // the totals only: summed in SQL, no line read
+    const presented = presentStocktake({ ...(await stocktakes.summary(id)), lines: [] }, FULL_VIEW);
     if (presented.status !== 'open' && status === 200) return res.redirect(303, `/stocktakes/${id}`);
     res.status(status).render(`stocktakes/${view}`, {
       title: `${view === 'post' ? 'Post' : 'Cancel'} stocktake ${presented.reference}`,

@@ -118,6 +118,12 @@ export const presentUndoResult = (
   view: Visibility,
 ) => ({ count: presentCount(count), line: line ? presentStocktakeLine(line, view) : null });
 
+/** PATCH /stocktakes/{id}/counts/{countId}: the line now (null once removed) and the new scan (null for 0). */
+export const presentChangeResult = (
+  { line, count }: { line: StocktakeLineRow | null; count: StocktakeCountRow | null },
+  view: Visibility,
+) => ({ line: line ? presentStocktakeLine(line, view) : null, count: count ? presentCount(count) : null });
+
 export const presentCountList = (rows: StocktakeCountRow[]) => ({ counts: rows.map(presentCount) });
 
 export const presentPostResult = (outcome: PostOutcome) => outcome;

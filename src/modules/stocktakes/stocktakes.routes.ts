@@ -3,11 +3,13 @@ import type { Deps } from '../../deps';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { Forbidden } from '../../http/errors';
 import { sendCsvDownload } from '../../http/send-file';
 import { actorOf } from '../audit/audit.actor';
 import {
   FULL_VIEW,
   REPORT_CSV_COLUMNS,
+  presentChangeResult,
   presentCountList,
   presentCountResult,
   presentPostResult,
@@ -20,6 +22,8 @@ import {
   type Visibility,
 } from './stocktakes.present';
 import {
+  ChangeCountBody,
+  ChangeCountResult,
   CountBody,
   CountList,
   CountResult,
@@ -177,7 +181,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Scans', schema: CountList }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      res.json(presentCountList(await stocktakes.counts(req.input.params.id, req.input.query.limit)));
+      res.json(presentCountList(await stocktakes.counts(req.input.params.id, { limit: req.input.query.limit })));
     },
   );
 
@@ -230,6 +234,40 @@ export function stocktakesRoutes({ db, docs }: Deps) {
       const { id, countId } = req.input.params;
       const result = await stocktakes.undoCount(id, countId, actorOf(req));
       res.json(presentUndoResult(result, visibilityFor(req, result.blind)));
+    },
+  );
+
+  api.patch(
+    '/stocktakes/:id/counts/:countId',
+    {
+      operationId: 'changeStocktakeCount',
+      summary: 'Change the quantity of a scan',
+      description:
+        'A box of 24 scanned once: in one transaction the scan is undone and a new add of quantity of its item recorded ' +
+        '(quantity 0 only undoes it; the same quantity changes nothing: count is the scan itself). Only an add scan, by ' +
+        'the person who scanned it or a manager (403). Answers the line now and the new scan (count null for 0; line ' +
+        'null when a found line lost its last scan). 409 as an undo: already undone, the stocktake is closed, the count ' +
+        'would fall below zero; also for a set (recount the line instead).',
+      access: 'auth',
+      params: StocktakeCountParams,
+      body: ChangeCountBody,
+      responses: {
+        200: { description: 'The line and the new scan', schema: ChangeCountResult },
+        400: invalid,
+        403: failure('Not your scan, and you are not a manager'),
+        404: failure('Stocktake not found or Count not found'),
+        409: failure('Already undone, a set, the stocktake is closed, or the count would fall below zero'),
+      },
+    },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const { quantity } = req.input.body;
+      const user = currentUser(req);
+      const scan = await stocktakes.countRecord(countId);
+      if (scan && scan.stocktake_id === id && scan.counted_by !== user.id && !hasRole(user, 'manager'))
+        throw Forbidden('Only the person who scanned it or a manager can change a scan');
+      const result = await stocktakes.changeCount(id, countId, quantity, actorOf(req));
+      res.json(presentChangeResult(result, visibilityFor(req, result.blind)));
     },
   );
 

@@ -90,6 +90,15 @@ export const CountBody = z
   .openapi('StocktakeCount');
 export type CountBody = z.infer<typeof CountBody>;
 
+export const ChangeCountBody = z
+  .object({
+    quantity: StockLevel.openapi({
+      description: 'what the scan counted (>= 0, at most 2 decimal places); 0 undoes it',
+    }),
+  })
+  .openapi('StocktakeCountChange');
+export type ChangeCountBody = z.infer<typeof ChangeCountBody>;
+
 export const PostStocktake = z
   .object({
     uncounted: z.enum(UNCOUNTED_CHOICES).default('ignore').openapi({
@@ -240,3 +249,12 @@ export const SuggestionList = z
 
 /** The report's CSV (text/csv). */
 export const ReportCsv = z.string();
+
+export const ChangeCountResult = z
+  .object({
+    line: StocktakeLine.nullable().openapi({ description: 'the line now; null when a found line lost its last scan' }),
+    count: StocktakeCountRecord.nullable().openapi({
+      description: 'the new scan (its id undoes it); null for quantity 0; the scan itself when unchanged',
+    }),
+  })
+  .openapi('StocktakeCountChangeResult');

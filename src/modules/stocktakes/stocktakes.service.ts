@@ -121,6 +121,16 @@ export type StocktakeTotals = {
   varianceValue: string;
 };
 
+/** The review's line filters: every line, the counted, the uncounted, the counted with a variance. */
+export const LINE_FILTERS = ['all', 'counted', 'uncounted', 'variance'] as const;
+export type LineFilter = (typeof LINE_FILTERS)[number];
+const LINE_FILTER_SQL: Record<LineFilter, Sql> = {
+  all: sql`true`,
+  counted: sql`l.counted IS NOT NULL`,
+  uncounted: sql`l.counted IS NULL`,
+  variance: sql`l.counted <> l.expected`,
+};
+
 export type StocktakeDetail = { stocktake: StocktakeReadRow; lines: StocktakeLineRow[]; totals: StocktakeTotals };
 
 export type PostOutcome = {
@@ -255,6 +265,71 @@ export function stocktakesService(db: Db) {
   return {
     /** The stocktake with its lines (by item name) and totals; 404 when none. */
     get: (id: number) => detail(id),
+
+    /** The stocktake and its totals, summed in SQL (as get()'s, without reading its lines); 404 when none. */
+    async summary(id: number): Promise<{ stocktake: StocktakeReadRow; totals: StocktakeTotals }> {
+      const stocktake = await readRow(id);
+      const {
+        rows: [t],
+      } = await preparedRaw<{
+        rows: {
+          lines_total: number;
+          lines_counted: number;
+          lines_found: number;
+          items_with_variance: number;
+          variance_value: string;
+        }[];
+      }>(
+        db,
+        sql`SELECT count(*)::int AS lines_total,
+                   count(*) FILTER (WHERE l.counted IS NOT NULL AND l.expected IS NOT NULL)::int AS lines_counted,
+                   count(*) FILTER (WHERE l.found)::int AS lines_found,
+                   count(*) FILTER (WHERE l.counted <> l.expected)::int AS items_with_variance,
+                   coalesce(sum((l.counted - l.expected) * coalesce(l.unit_price, i.price))
+                              FILTER (WHERE l.counted <> l.expected), 0)::numeric(20,2)::text AS variance_value
+              FROM stocktake_lines l JOIN ${itemsAs('i')} ON i.id = l.item_id
+             WHERE l.stocktake_id = ${id}`,
+      );
+      return {
+        stocktake,
+        totals: {
+          linesTotal: t.lines_total,
+          linesCounted: t.lines_counted,
+          linesFound: t.lines_found,
+          itemsWithVariance: t.items_with_variance,
+          varianceValue: t.variance_value,
+        },
+      };
+    },
+
+    /**
+     * One page of the stocktake's lines for its review, sorted in SQL: the largest variance value
+     * first (gain or loss), then the largest variance, then by item name; uncounted lines last.
+     * `filter`: all, counted, uncounted, or variance (counted, not as expected). 404 when none.
+     */
+    async lines(
+      id: number,
+      { page, limit, filter }: { page: number; limit: number; filter: LineFilter },
+    ): Promise<{ rows: StocktakeLineRow[]; total: number }> {
+      const where = LINE_FILTER_SQL[filter];
+      const { rows } = await preparedRaw<{ rows: StocktakeLineRow[] }>(
+        db,
+        sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where}
+             ORDER BY l.counted IS NULL,
+                      abs((l.counted - l.expected) * coalesce(l.unit_price, i.price)) DESC NULLS LAST,
+                      abs(l.counted - l.expected) DESC NULLS LAST, i.name, i.id
+             LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+      );
+      const {
+        rows: [{ total, known }],
+      } = await preparedRaw<{ rows: { total: number; known: boolean }[] }>(
+        db,
+        sql`SELECT (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = ${id} AND ${where}) AS total,
+                   EXISTS (SELECT 1 FROM stocktakes WHERE id = ${id}) AS known`,
+      );
+      if (!known) throw NotFound(STOCKTAKE_NOT_FOUND);
+      return { rows, total };
+    },
 
     /** One page of stocktakes, newest first, with their line counts. */
     async list(query: StocktakeListQuery): Promise<{ rows: StocktakeReadRow[]; total: number }> {
@@ -465,12 +540,72 @@ export function stocktakesService(db: Db) {
       });
     },
 
-    /** The stocktake's scans, newest first (undone ones too, with undoneAt): the count page's "last scans". */
-    async counts(id: number, limit: number): Promise<StocktakeCountRow[]> {
+    /**
+     * Changes the quantity of one scan (a box of 24 scanned once): in one transaction, the scan is
+     * undone and a new `add` of `quantity` of its item recorded, with count's and undoCount's locks
+     * and retries, so a refusal leaves everything as it was. Quantity 0 only undoes it; the same
+     * quantity changes nothing. Only an add can change its quantity (a set is a recount: set the
+     * line again). Refusals as undoCount's: 404 unknown stocktake or a count not of it, 409 closed
+     * stocktake, a count already undone, a set, or a count that would fall below zero. Answers the
+     * line now (null once a found line lost its last scan), the new scan (null for quantity 0, the
+     * scan itself when unchanged), the scan undone (null when unchanged), and whether it is blind.
+     */
+    changeCount(
+      id: number,
+      countId: number,
+      quantity: string | number,
+      actor: Actor,
+    ): Promise<{
+      line: StocktakeLineRow | null;
+      count: StocktakeCountRow | null;
+      undone: StocktakeCountRow | null;
+      blind: boolean;
+    }> {
+      return transaction(db, { retry: true }, async (trx) => {
+        const read = stocktakesService(trx);
+        const head = await read.lockHead(id, 'share');
+        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        const scan = await trx('stocktake_counts')
+          .where({ id: countId, stocktake_id: id })
+          .first<{ item_id: number; mode: CountMode; quantity: string; undone_at: Date | null } | undefined>(
+            'item_id',
+            'mode',
+            'quantity',
+            'undone_at',
+          );
+        if (!scan) throw NotFound('Count not found');
+        if (scan.mode === 'set') throw Conflict(`Count ${countId} set the line's count: set it again instead`);
+        const typed = new D(quantity);
+        if (typed.eq(scan.quantity) && !scan.undone_at) {
+          return {
+            line: (await read.lineOf(id, scan.item_id)) ?? null,
+            count: await read.countRecord(countId),
+            undone: null,
+            blind: head.blind,
+          };
+        }
+        // undoCount locks the line and re-reads the scan under that lock (409 when already undone)
+        const undone = await read.undoCount(id, countId, actor);
+        if (typed.isZero()) return { line: undone.line, count: null, undone: undone.count, blind: head.blind };
+        const counted = await read.count(id, { itemId: scan.item_id, quantity: typed.toFixed(2), mode: 'add' }, actor);
+        return { line: counted.line, count: counted.count, undone: undone.count, blind: head.blind };
+      });
+    },
+
+    /**
+     * The stocktake's scans, newest first (undone ones too, with undoneAt); with `countedBy`, only
+     * that person's (the count page's "Your last scans": ten people counting each see their own,
+     * however many the others scanned since).
+     */
+    async counts(
+      id: number,
+      { limit, countedBy }: { limit: number; countedBy?: string },
+    ): Promise<StocktakeCountRow[]> {
       if (!(await db('stocktakes').where({ id }).first('id'))) throw NotFound(STOCKTAKE_NOT_FOUND);
-      const { rows } = await preparedRaw<{ rows: StocktakeCountRow[] }>(
+      const by = countedBy === undefined ? sql`true` : sql`c.counted_by = ${countedBy}::uuid`;
+      const { rows } = await toRaw<{ rows: StocktakeCountRow[] }>(
         db,
-        sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} ORDER BY c.id DESC LIMIT ${limit}`,
+        sql`${COUNT_SELECT} WHERE c.stocktake_id = ${id} AND ${by} ORDER BY c.id DESC LIMIT ${limit}`,
       );
       return rows;
     },
