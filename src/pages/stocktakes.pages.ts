@@ -18,7 +18,7 @@ import {
   type StocktakeScope,
   type StocktakeStatus,
 } from '../modules/stocktakes/stocktakes.schemas';
-import { stocktakesService, type StocktakeTotals } from '../modules/stocktakes/stocktakes.service';
+import { scanRightsOf, stocktakesService, type StocktakeTotals } from '../modules/stocktakes/stocktakes.service';
 import {
   FULL_VIEW,
   presentCount,
@@ -331,7 +331,7 @@ export function stocktakesPages({ db }: Deps): Router {
   }
 
   async function undo(req: Request, id: number, countId: number): Promise<CountAnswer> {
-    const { line, count } = await stocktakes.undoCount(id, countId, actorOf(req));
+    const { line, count } = await stocktakes.undoCount(id, countId, actorOf(req), scanRightsOf(currentUser(req)));
     return {
       undone: { ...presentCount(count), lineCounted: line && line.counted !== null ? Number(line.counted) : null },
     };
@@ -360,7 +360,13 @@ export function stocktakesPages({ db }: Deps): Router {
     const typed = textField(req.body.quantity).trim();
     const result = await attempt(async (): Promise<CountAnswer> => {
       const { quantity } = parse(ChangeCountBody, { quantity: typed });
-      const { line, count, undone, blind } = await stocktakes.changeCount(id, countId, quantity, actorOf(req));
+      const { line, count, undone, blind } = await stocktakes.changeCount(
+        id,
+        countId,
+        quantity,
+        actorOf(req),
+        scanRightsOf(currentUser(req)),
+      );
       if (!count) {
         return {
           undone: {

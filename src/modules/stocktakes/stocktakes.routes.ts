@@ -3,7 +3,6 @@ import type { Deps } from '../../deps';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
-import { Forbidden } from '../../http/errors';
 import { sendCsvDownload } from '../../http/send-file';
 import { actorOf } from '../audit/audit.actor';
 import {
@@ -42,7 +41,7 @@ import {
   SuggestionsQuery,
   UndoResult,
 } from './stocktakes.schemas';
-import { stocktakesService } from './stocktakes.service';
+import { scanRightsOf, stocktakesService } from './stocktakes.service';
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 const notFound = failure('Stocktake not found');
@@ -220,19 +219,21 @@ export function stocktakesRoutes({ db, docs }: Deps) {
       description:
         "The line's count goes back by what that scan changed (an add's quantity; a set's new minus previous count); later " +
         'scans stay. A line left without scans is uncounted again (a found line is removed: line null). 409 when already ' +
-        'undone, on a posted or cancelled stocktake, or when the count would fall below zero.',
+        'undone, on a posted or cancelled stocktake, or when the count would fall below zero. Only the person who ' +
+        'scanned it or a manager may undo a scan (403).',
       access: 'auth',
       params: StocktakeCountParams,
       responses: {
         200: { description: 'The scan undone and its line now', schema: UndoResult },
         400: invalid,
+        403: failure('Not your scan, and you are not a manager'),
         404: failure('Stocktake not found or Count not found'),
         409: failure('Already undone, the stocktake is closed, or the count would fall below zero'),
       },
     },
     async (req, res) => {
       const { id, countId } = req.input.params;
-      const result = await stocktakes.undoCount(id, countId, actorOf(req));
+      const result = await stocktakes.undoCount(id, countId, actorOf(req), scanRightsOf(currentUser(req)));
       res.json(presentUndoResult(result, visibilityFor(req, result.blind)));
     },
   );
@@ -262,11 +263,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id, countId } = req.input.params;
       const { quantity } = req.input.body;
-      const user = currentUser(req);
-      const scan = await stocktakes.countRecord(countId);
-      if (scan && scan.stocktake_id === id && scan.counted_by !== user.id && !hasRole(user, 'manager'))
-        throw Forbidden('Only the person who scanned it or a manager can change a scan');
-      const result = await stocktakes.changeCount(id, countId, quantity, actorOf(req));
+      const result = await stocktakes.changeCount(id, countId, quantity, actorOf(req), scanRightsOf(currentUser(req)));
       res.json(presentChangeResult(result, visibilityFor(req, result.blind)));
     },
   );

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
+import { hasRole } from '../../auth/guards';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
-import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
@@ -205,6 +206,20 @@ function closed(head: { reference: string; status: StocktakeStatus }, what: stri
 const list = (ids: number[]) => [...new Set(ids)].join(', ');
 
 /** Stocktakes: create, read, count, undo a count, post, cancel, report, and the cycle-count suggestions. */
+/**
+ * Whose scans a person may undo or change: their own, or (a manager) anyone's. Ten people count one
+ * stocktake; a scan taken back by someone else would change a count its counter still trusts.
+ */
+export type ScanRights = { anyonesScans: boolean };
+
+/** A signed-in person's ScanRights: a manager may undo or change anyone's scan. */
+export const scanRightsOf = (user: Express.User): ScanRights => ({ anyonesScans: hasRole(user, 'manager') });
+
+function refuseOthersScan(scan: { counted_by: string | null }, actor: Actor, rights: ScanRights, verb: string) {
+  if (!rights.anyonesScans && scan.counted_by !== actor.userId)
+    throw Forbidden(`Only the person who scanned it or a manager can ${verb} a scan`);
+}
+
 export function stocktakesService(db: Db) {
   async function readRow(id: number): Promise<StocktakeReadRow> {
     const { rows } = await preparedRaw<{ rows: StocktakeReadRow[] }>(db, sql`${STOCKTAKE_SELECT} WHERE s.id = ${id}`);
@@ -467,19 +482,21 @@ export function stocktakesService(db: Db) {
      * (an add's quantity; a set's new minus previous count), later scans kept. The line's
      * counter becomes the last remaining scan's; a line with no scan left is uncounted again (its
      * expected cleared), and a found line is removed. 404 unknown count, 409 already undone, closed
-     * stocktake, or a count that would fall below zero. Answers the line as it is now (null once
-     * removed), the scan, and whether the stocktake is blind.
+     * stocktake, or a count that would fall below zero; 403 another person's scan without `rights`.
+     * Answers the line as it is now (null once removed), the scan, and whether the stocktake is blind.
      */
     undoCount(
       id: number,
       countId: number,
       actor: Actor,
+      rights: ScanRights,
     ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
         if (head.status !== 'open') throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first();
         if (!scan) throw NotFound('Count not found');
+        refuseOthersScan(scan, actor, rights, 'undo');
         const line = await trx('stocktake_lines')
           .where({ stocktake_id: id, item_id: scan.item_id })
           .forUpdate()
@@ -545,7 +562,7 @@ export function stocktakesService(db: Db) {
      * undone and a new `add` of `quantity` of its item recorded, with count's and undoCount's locks
      * and retries, so a refusal leaves everything as it was. Quantity 0 only undoes it; the same
      * quantity changes nothing. Only an add can change its quantity (a set is a recount: set the
-     * line again). Refusals as undoCount's: 404 unknown stocktake or a count not of it, 409 closed
+     * line again). Refusals as undoCount's: 403 another person's scan without `rights`, 404 unknown stocktake or a count not of it, 409 closed
      * stocktake, a count already undone, a set, or a count that would fall below zero. Answers the
      * line now (null once a found line lost its last scan), the new scan (null for quantity 0, the
      * scan itself when unchanged), the scan undone (null when unchanged), and whether it is blind.
@@ -555,6 +572,7 @@ export function stocktakesService(db: Db) {
       countId: number,
       quantity: string | number,
       actor: Actor,
+      rights: ScanRights,
     ): Promise<{
       line: StocktakeLineRow | null;
       count: StocktakeCountRow | null;
@@ -567,13 +585,12 @@ export function stocktakesService(db: Db) {
         if (head.status !== 'open') throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts')
           .where({ id: countId, stocktake_id: id })
-          .first<{ item_id: number; mode: CountMode; quantity: string; undone_at: Date | null } | undefined>(
-            'item_id',
-            'mode',
-            'quantity',
-            'undone_at',
-          );
+          .first<
+            | { item_id: number; mode: CountMode; quantity: string; undone_at: Date | null; counted_by: string | null }
+            | undefined
+          >('item_id', 'mode', 'quantity', 'undone_at', 'counted_by');
         if (!scan) throw NotFound('Count not found');
+        refuseOthersScan(scan, actor, rights, 'change');
         if (scan.mode === 'set') throw Conflict(`Count ${countId} set the line's count: set it again instead`);
         const typed = new D(quantity);
         if (typed.eq(scan.quantity) && !scan.undone_at) {
@@ -585,7 +602,7 @@ export function stocktakesService(db: Db) {
           };
         }
         // undoCount locks the line and re-reads the scan under that lock (409 when already undone)
-        const undone = await read.undoCount(id, countId, actor);
+        const undone = await read.undoCount(id, countId, actor, rights);
         if (typed.isZero()) return { line: undone.line, count: null, undone: undone.count, blind: head.blind };
         const counted = await read.count(id, { itemId: scan.item_id, quantity: typed.toFixed(2), mode: 'add' }, actor);
         return { line: counted.line, count: counted.count, undone: undone.count, blind: head.blind };
