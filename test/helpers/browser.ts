@@ -193,6 +193,31 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 type AxeViolation = { id: string; impact?: string | null; help: string; nodes: { target: unknown[] }[] };
 
 /**
+ * A wedge scanner: the code a key every 3 ms, then Enter, into whatever has the focus. The key events
+ * go through CDP with the scanner's own timestamps (the time a page reads as event.timeStamp): on a
+ * busy machine keyboard.type's keys reach the page up to 90 ms apart, as slow as a person's.
+ */
+export async function scanBurst(page: Page, code: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  let pressedAt = Date.now() / 1000;
+  for (const key of [...code, 'Enter']) {
+    pressedAt += 0.003;
+    const text = key === 'Enter' ? '\r' : key;
+    const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
+    await cdp.send('Input.dispatchKeyEvent', {
+      type: 'keyDown',
+      key,
+      text,
+      unmodifiedText: text,
+      timestamp: pressedAt,
+      ...enter,
+    });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
+  }
+  await cdp.detach();
+}
+
+/**
  * The page's markup without its CSRF tokens: a test that a secret is never shown searches this, since a
  * random token can contain any short digit string (a PIN of 4321 once matched one).
  */

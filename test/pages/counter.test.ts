@@ -5,7 +5,7 @@ import { TEST_PASSWORD_HASH_COST } from '../../src/config';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
 
 const b = useBrowserApp();
 
@@ -37,31 +37,6 @@ async function scan(page: Page, sku: string) {
   await page.keyboard.type(sku);
   await page.keyboard.press('Enter');
   await answered;
-}
-
-/**
- * A wedge scanner: the SKU a key every 3 ms, then Enter, into whatever has the focus. The key events
- * go through CDP with the scanner's own timestamps (the time a page reads as event.timeStamp): on a
- * busy machine keyboard.type's keys reach the page up to 90 ms apart, as slow as a person's.
- */
-async function scanBurst(page: Page, sku: string) {
-  const cdp = await page.context().newCDPSession(page);
-  let pressedAt = Date.now() / 1000;
-  for (const key of [...sku, 'Enter']) {
-    pressedAt += 0.003;
-    const text = key === 'Enter' ? '\r' : key;
-    const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
-    await cdp.send('Input.dispatchKeyEvent', {
-      type: 'keyDown',
-      key,
-      text,
-      unmodifiedText: text,
-      timestamp: pressedAt,
-      ...enter,
-    });
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
-  }
-  await cdp.detach();
 }
 
 /** A person at the keyboard: a key every 90 ms or so. */

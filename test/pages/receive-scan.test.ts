@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildItem, buildUser } from '../helpers/factories';
 import { movementsOf, stockOf } from '../helpers/inventory-factories';
 import { buildOrder, buildSupplier } from '../helpers/purchasing-factories';
@@ -14,31 +14,6 @@ beforeAll(async () => {
 });
 
 const isFocused = (locator: Locator) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
-
-/**
- * A wedge scanner: the code a key every 3 ms, then Enter, into whatever has the focus. The key events
- * go through CDP with the scanner's own timestamps (what the page reads as event.timeStamp), so a busy
- * machine does not spread them out like a person's typing.
- */
-async function scanBurst(page: Page, code: string) {
-  const cdp = await page.context().newCDPSession(page);
-  let pressedAt = Date.now() / 1000;
-  for (const key of [...code, 'Enter']) {
-    pressedAt += 0.003;
-    const text = key === 'Enter' ? '\r' : key;
-    const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
-    await cdp.send('Input.dispatchKeyEvent', {
-      type: 'keyDown',
-      key,
-      text,
-      unmodifiedText: text,
-      timestamp: pressedAt,
-      ...enter,
-    });
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
-  }
-  await cdp.detach();
-}
 
 const result = (page: Page) => page.locator('#receive-scan-result');
 /** Waits until the scan box's announcement says `text` (its live region, role status). */

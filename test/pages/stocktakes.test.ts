@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/modules/audit/audit.actor';
 import { stocktakesService } from '../../src/modules/stocktakes/stocktakes.service';
 import type { UserRow } from '../../src/modules/users/users.service';
-import { expectAccessible, markupWithoutCsrfTokens, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, markupWithoutCsrfTokens, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 
@@ -39,31 +39,6 @@ async function scanAll(page: Page, codes: string[]) {
     await page.keyboard.type(code);
     await page.keyboard.press('Enter');
   }
-}
-
-/**
- * A wedge scanner: the code a key every 3 ms, then Enter, into whatever has the focus. The key events go
- * through CDP with the scanner's own timestamps (as the counter's tests do): on a busy machine
- * keyboard.type's keys reach the page as slowly as a person's.
- */
-async function scanBurst(page: Page, code: string) {
-  const cdp = await page.context().newCDPSession(page);
-  let pressedAt = Date.now() / 1000;
-  for (const key of [...code, 'Enter']) {
-    pressedAt += 0.003;
-    const text = key === 'Enter' ? '\r' : key;
-    const enter = key === 'Enter' ? { code: 'Enter', windowsVirtualKeyCode: 13 } : {};
-    await cdp.send('Input.dispatchKeyEvent', {
-      type: 'keyDown',
-      key,
-      text,
-      unmodifiedText: text,
-      timestamp: pressedAt,
-      ...enter,
-    });
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key, timestamp: pressedAt, ...enter });
-  }
-  await cdp.detach();
 }
 
 /** Until every scan sent has its answer in the list. */
