@@ -158,6 +158,8 @@ describe('/settings/mcp-keys', () => {
     await page.getByRole('heading', { level: 1, name: 'MCP key created' }).waitFor();
     const key = await page.getByLabel('Key for Desk assistant').inputValue();
     expect(key).toMatch(/^mcp_[A-Za-z0-9_-]{43}$/);
+    // the clipboard takes a write only from the focused document: another test's page in this worker's browser may hold the focus
+    await page.bringToFront();
     await page.getByRole('button', { name: 'Copy key' }).click();
     await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
