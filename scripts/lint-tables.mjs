@@ -40,6 +40,8 @@ const OWNERS = {
   'src/modules/mcp-keys/': ['mcp_api_keys'],
   'src/modules/mcp-runs/': ['mcp_test_runs'],
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
+  'src/modules/outbox/': ['outbox_messages'],
+  'src/modules/outbound-webhooks/': ['outbound_webhooks'],
 };
 
 /**
