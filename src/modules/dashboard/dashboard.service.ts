@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
-import { sql, toRaw } from '../../db/sql';
+import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
 import { categoriesAs } from '../categories/categories.queries';
 import { stockCountFigures, type StockCountFigures } from '../stocktakes/stocktakes.queries';
@@ -27,7 +28,7 @@ export function dashboardService(db: Db) {
   return {
     /** Active items only; totalValue = sum(price x currentStock), computed in SQL. */
     async stats(): Promise<StatsRecord> {
-      const items = toRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
+      const items = preparedRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
         db,
         activeStockFiguresSql,
       );
@@ -53,7 +54,7 @@ export function dashboardService(db: Db) {
 
     /** every category, with its active items' count and value (the items module's kept figures) */
     async categoryStats(): Promise<CategoryStatRecord[]> {
-      const { rows } = await toRaw<{
+      const { rows } = await preparedRaw<{
         rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[];
       }>(
         db,
