@@ -47,6 +47,7 @@ const OWNERS = {
   'src/modules/mcp-keys/': ['mcp_api_keys'],
   'src/modules/mcp-runs/': ['mcp_test_runs'],
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
+  'src/modules/system-alerts/': ['ledger_checks'],
 };
 
 /**

@@ -14,6 +14,8 @@
 //   npm run bench -- scale --endpoints=alerts,ledger        a subset (names as printed)
 //   npm run bench -- scale --requests=10                    fewer requests per endpoint
 import os from 'node:os';
+import knex, { type Knex } from 'knex';
+import { knexConfig } from '../../src/db/knex';
 import { BENCH_ADMIN, checkTarget, startBenchServer, type BenchServer } from './lib';
 
 const BASE_ITEMS = 50_000;
@@ -110,7 +112,7 @@ const load = () =>
  * opening 'in', then out 2 / in 1 in turn (the fifth an adjustment), so each item ends 6 below its
  * opening stock and its current_stock is its last movement's new_stock.
  */
-async function seedItems(db: BenchServer['db'], adminId: string, from: number, to: number): Promise<void> {
+async function seedItems(db: Knex, adminId: string, from: number, to: number): Promise<void> {
   if (from === 1) {
     await db.raw(
       `INSERT INTO categories (name, description, icon, color)
@@ -153,7 +155,7 @@ async function seedItems(db: BenchServer['db'], adminId: string, from: number, t
 }
 
 /** Sales g in [from, to], 1-3 lines of one unit each over the items, totals the sum of their lines. */
-async function seedSales(db: BenchServer['db'], adminId: string, from: number, to: number): Promise<void> {
+async function seedSales(db: Knex, adminId: string, from: number, to: number): Promise<void> {
   if (from === 1) {
     await db.raw(
       `INSERT INTO charge_codes (code, title, cost_centre, valid_from, valid_until, authorised_by)
@@ -185,9 +187,25 @@ async function seedSales(db: BenchServer['db'], adminId: string, from: number, t
   );
 }
 
+/** A connection to the bench's database without the service's 30 s statement timeout, for seeding. */
+function seedingDb(server: BenchServer): Knex {
+  const { connectionString } = (server.db.client as { config: { connection: { connectionString: string } } }).config
+    .connection;
+  const config = knexConfig(connectionString, 1);
+  return knex({ ...config, connection: { connectionString, options: '-c statement_timeout=0' } });
+}
+
 /** Seeds up to `items` items and `sales` sales (adding to what is there); prints the time taken. */
 async function seedTo(server: BenchServer, adminId: string, items: number, sales: number): Promise<void> {
-  const { db } = server;
+  const db = seedingDb(server);
+  try {
+    await seedWith(db, adminId, items, sales);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function seedWith(db: Knex, adminId: string, items: number, sales: number): Promise<void> {
   const [{ count: haveItems }] = (await db.raw(`SELECT count(*)::int AS count FROM items`)).rows;
   const [{ count: haveSales }] = (await db.raw(`SELECT count(*)::int AS count FROM sales`)).rows;
   const t0 = performance.now();
@@ -209,7 +227,7 @@ async function seedTo(server: BenchServer, adminId: string, items: number, sales
 }
 
 /** The seeded data keeps the ledger's rule: every item's stock is its last movement's new stock. */
-async function checkLedger(db: BenchServer['db']): Promise<void> {
+async function checkLedger(db: Knex): Promise<void> {
   const [{ mismatched }] = (
     await db.raw(`SELECT count(*)::int AS mismatched FROM items i
        WHERE i.current_stock <> coalesce((SELECT m.new_stock FROM stock_movements m WHERE m.item_id = i.id ORDER BY m.id DESC LIMIT 1), 0)`)
@@ -278,7 +296,8 @@ export async function run(): Promise<void> {
       const factor = s === '1x' ? 1 : 10;
       console.log(`\n## ${s}: seeding (machine load average ${load()})`);
       await seedTo(server, admin.id, BASE_ITEMS * factor, BASE_SALES * factor);
-      await checkLedger(server.db);
+      const check = seedingDb(server);
+      await checkLedger(check).finally(() => check.destroy());
       const cookie = await server.login(BENCH_ADMIN.email, BENCH_ADMIN.password);
       const ctx = await context(server, cookie);
       console.log(`## ${s}: ${requests} sequential requests each (machine load average ${load()})`);

@@ -337,6 +337,32 @@ export async function ledgerMismatches(db: Db): Promise<{ count: number; skus: s
   return rows[0];
 }
 
+/**
+ * The whole ledger's reconciliation, as the scheduled ledger check runs it: how many items are out
+ * of line (ledgerMismatches' rule) and the ids of the first `keep` of them by id.
+ */
+export async function ledgerMismatchedItems(db: Db, keep: number): Promise<{ count: number; ids: number[] }> {
+  const { rows } = await toRaw<{ rows: { count: number; ids: number[] | null }[] }>(
+    db,
+    sql`SELECT count(*)::int AS count, (array_agg(id ORDER BY id))[1:${keep}::int] AS ids FROM (
+             SELECT i.id FROM items i
+              WHERE i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)) mismatched`,
+  );
+  return { count: rows[0].count, ids: rows[0].ids ?? [] };
+}
+
+/** Which of these items are out of line with the ledger now (ledgerMismatches' rule), by id: one index probe each. */
+export async function ledgerMismatchedAmong(db: Db, ids: number[]): Promise<{ id: number; sku: string }[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await toRaw<{ rows: { id: number; sku: string }[] }>(
+    db,
+    sql`SELECT i.id, i.sku FROM items i
+         WHERE i.id = ANY(${ids}::int[]) AND i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)
+         ORDER BY i.id`,
+  );
+  return rows;
+}
+
 /** An item low on stock, as every low-stock list reads it; quantities and price are decimal strings. */
 export type LowStockItem = {
   id: number;
