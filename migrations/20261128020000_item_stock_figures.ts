@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 // - item_stock_figures: per category, over active items, how many are low on stock (the one
 //   rule, items.queries.ts lowStock: is_active AND current_stock <= minimum_stock), how many of
 //   those are out of stock (current_stock = 0), and the stock value sum(price * current_stock).
+//   The rule is written as lowStock writes it, current_stock - minimum_stock <= 0 (see there why).
 //   The active item count per category is item_counts' (migration 20261121002001).
 // - item_count_days: active items by the UTC day they were last counted by a posted stocktake
 //   ('-infinity': never counted), so "due for a count" (not counted in the last N days) is a sum
@@ -20,12 +21,14 @@ import type { Knex } from 'knex';
 // are upserted in key order, so writers queue instead of deadlocking.
 //
 // The low-stock list reads the partial index items_low_stock, which holds only the items the
-// rule selects: its predicate is the rule's expression, written the same way (a test checks the
-// planner uses it for lowStockQuery). The cycle-count list reads items_due_for_count in its order
+// rule selects: its predicate is the rule's expression, written the same way (a test compares
+// them as PostgreSQL reads them). items_shortfall_stats gives the planner the distribution of
+// current_stock - minimum_stock, so it estimates the low items as few, not a third of the
+// catalogue (its default for a comparison of two columns). The cycle-count list reads items_due_for_count in its order
 // (highest stock value first) and stops at its limit; the cut-off day's items come from
 // items_active_last_counted.
 const SLOTS = 16;
-const LOW = 'is_active AND current_stock <= minimum_stock';
+const LOW = 'is_active AND current_stock - minimum_stock <= 0';
 const COUNT_DAY = `coalesce((last_counted_at AT TIME ZONE 'UTC')::date, '-infinity'::date)`;
 
 const figuresOf = (rows: string, sign: '' | '-') =>
@@ -131,9 +134,12 @@ export async function up(knex: Knex): Promise<void> {
     `CREATE INDEX items_due_for_count ON items ((price * current_stock) DESC, last_counted_at ASC NULLS FIRST, name, id) WHERE is_active`,
   );
   await knex.raw('CREATE INDEX items_active_last_counted ON items (last_counted_at) WHERE is_active');
+  await knex.raw('CREATE STATISTICS items_shortfall_stats ON (current_stock - minimum_stock) FROM items');
+  await knex.raw('ANALYZE items');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('DROP STATISTICS items_shortfall_stats');
   await knex.raw('DROP INDEX items_active_last_counted');
   await knex.raw('DROP INDEX items_due_for_count');
   await knex.raw('DROP INDEX items_low_stock');

@@ -362,9 +362,9 @@ describe('the low-stock rule and its partial index', () => {
       const { rule, predicate, figures } = rows[0] as { rule: string; predicate: string; figures: string };
       const where = /WHERE\s+([\s\S]*?);?\s*$/.exec(rule)![1].replace(/\bi\./g, '').trim();
       expect(where).toBe(predicate);
-      expect(predicate).toBe('(is_active AND (current_stock <= minimum_stock))');
+      expect(predicate).toBe('(is_active AND ((current_stock - minimum_stock) <= (0)::numeric))');
       // the trigger counts by the same expression
-      expect(figures).toContain('is_active AND current_stock <= minimum_stock');
+      expect(figures).toContain('is_active AND current_stock - minimum_stock <= 0');
     } finally {
       await trx.rollback();
     }

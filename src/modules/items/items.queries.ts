@@ -20,14 +20,18 @@ export const effectiveVatRate = (alias: string): Sql =>
 
 /**
  * The stock rule, the owner's fragment for a cross-module statement: the items row `alias` is low on
- * stock when it is active and its current stock is at or below its minimum. The same expression is
- * the predicate of the partial index items_low_stock and of the kept low-stock figures (migration
- * 20261128020000): change them together (test/item-figures.test.ts checks the planner reads the
- * index for lowStockQuery, and the kept figures against this rule).
+ * stock when it is active and its current stock is at or below its minimum, written as
+ * `current_stock - minimum_stock <= 0` (exact in numeric): PostgreSQL cannot estimate a comparison
+ * of two columns (it assumes a third of the rows), but it keeps statistics on this difference
+ * (items_shortfall_stats), so it knows the low items are few and plans the joins on them
+ * (replenishment's sources and orders, the notifications' acknowledgements) as index lookups. The
+ * same expression is the predicate of the partial index items_low_stock, which the low-stock lists
+ * read, and of the kept low-stock figures (migration 20261128020000): change them together
+ * (test/item-figures.test.ts compares them as PostgreSQL reads them).
  */
 export const lowStock = (alias: string): Sql => {
   const i = sql.ident(alias);
-  return sql`${i}.is_active AND ${i}.current_stock <= ${i}.minimum_stock`;
+  return sql`${i}.is_active AND ${i}.current_stock - ${i}.minimum_stock <= 0`;
 };
 
 /**
