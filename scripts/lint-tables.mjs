@@ -42,12 +42,12 @@ const OWNERS = {
   'src/modules/archives/': ['archives', 'archive_records'],
   'src/modules/audit/': ['audit_log'],
   'src/modules/backups/': ['backup_runs', 'backup_schedule'],
+  'src/modules/system-alerts/': ['ledger_checks'],
   'src/modules/settings/': ['settings'],
   'src/modules/deployments/': ['deployment_notifications'],
   'src/modules/mcp-keys/': ['mcp_api_keys'],
   'src/modules/mcp-runs/': ['mcp_test_runs'],
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
-  'src/modules/system-alerts/': ['ledger_checks'],
 };
 
 /**

@@ -105,3 +105,32 @@ describe('GET /api/system/alerts', () => {
     });
   });
 });
+
+describe('POST /api/system/alerts/ledger-check', () => {
+  it('401 without a session', () => t.request.post('/api/system/alerts/ledger-check').expect(401));
+
+  it('403 for a manager: only an admin runs the full check', () =>
+    as.manager.post('/api/system/alerts/ledger-check').expect(403));
+
+  it('200 runs the full check now: a manual SQL update is reported at once, with the time of this check', async () => {
+    const item = await buildStockedItem(t.db, 5, { sku: 'CHECK-NOW-1' });
+    const before = await alerts();
+    await t.db.raw('UPDATE items SET current_stock = 2 WHERE id = ?', [item.id]);
+
+    const res = await as.admin.post('/api/system/alerts/ledger-check').expect(200);
+    expect(res.body).toEqual({
+      alertCount: 1,
+      alerts: [
+        {
+          type: 'stock_ledger_mismatch',
+          level: 'critical',
+          message: '1 item has a stock level that do not match the stock movement ledger (CHECK-NOW-1)',
+        },
+      ],
+      hasSystemAlerts: true,
+      ledgerCheckedAt: expect.any(String),
+    });
+    expect(Date.parse(res.body.ledgerCheckedAt)).toBeGreaterThanOrEqual(Date.parse(before.ledgerCheckedAt));
+    expect(await alerts()).toEqual(res.body);
+  });
+});

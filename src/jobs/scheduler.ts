@@ -50,8 +50,6 @@ export const JOBS: Job[] = [
     LEDGER_CHECK_JOB,
     '*/15 * * * *',
     async (trx) => {
-      // a scan of every item: more than a request's 30 s is allowed on a very large catalogue
-      await trx.raw(`SET LOCAL statement_timeout = '10min'`);
       await checkLedger(trx);
     },
     60_000,

@@ -27,5 +27,22 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
     },
   );
 
+  api.post(
+    '/system/alerts/ledger-check',
+    {
+      operationId: 'checkStockLedger',
+      summary: 'Reconcile the whole stock ledger now',
+      description:
+        "Runs now the full check the ledger-check job runs every 15 minutes (every item's currentStock against its last " +
+        "movement's newStock), stores its result, and answers the system alerts as GET /api/system/alerts then does, " +
+        'with ledgerCheckedAt the time of this check: after a correction made outside the service, or a restore.',
+      access: 'admin',
+      responses: { 200: { description: 'Checked; the alerts', schema: SystemAlerts } },
+    },
+    async (_req, res) => {
+      res.json(presentSystemAlerts(await service.checkNow()));
+    },
+  );
+
   return api.router;
 }

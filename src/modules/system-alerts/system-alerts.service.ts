@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { transaction } from '../../db/transaction';
 import { backupScheduleService } from '../backups/backups.schedule';
 import { ledgerMismatchedAmong, ledgerMismatchedItems, lowStockCounts } from '../items/items.queries';
 import type { SystemAlert } from './system-alerts.schemas';
@@ -22,6 +23,10 @@ type LedgerCheckRow = { checked_at: Date; mismatch_count: number; mismatched_ite
  * behind the service's back, such as a manual SQL update of an item's stock.
  */
 export async function checkLedger(db: Db): Promise<LedgerCheck> {
+  if (db.isTransaction) {
+    // a scan of every item: a very large catalogue may need longer than a request's 30 s
+    await db.raw(`SET LOCAL statement_timeout = '10min'`);
+  }
   const started = performance.now();
   const { count, ids } = await ledgerMismatchedItems(db, KEPT_MISMATCHES);
   const [row] = await db('ledger_checks')
@@ -106,6 +111,12 @@ export function systemAlertsService(db: Db) {
 
   return {
     report,
+
+    /** A full check of the ledger now (an admin's request), then the alerts it leaves. */
+    async checkNow(): Promise<SystemAlertsReport> {
+      await transaction(db, (trx) => checkLedger(trx));
+      return report();
+    },
 
     async alerts(): Promise<SystemAlert[]> {
       return (await report()).alerts;
