@@ -228,7 +228,7 @@ export function requestsService(db: Db) {
         const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
           trx,
           sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount)
-              VALUES (${NEXT_REFERENCE}, ${needsApproval ? 'awaiting_approval' : 'submitted'}, ${input.chargeCode}, ${who.user.id},
+              VALUES (${NEXT_REFERENCE}, 'submitted', ${input.chargeCode}, ${who.user.id},
                       ${input.notes ?? null}, ${input.neededBy ?? null}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount})
               RETURNING *`,
         );
@@ -253,6 +253,9 @@ export function requestsService(db: Db) {
         let record = await loadOne(trx, row.id);
         await announce(trx, record, { by: who.user });
         if (needsApproval) {
+          await trx('stock_requests')
+            .where({ id: row.id })
+            .update({ status: 'awaiting_approval', updated_at: trx.fn.now() });
           await addHistory(
             trx,
             row.id,
