@@ -318,6 +318,16 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
     expect((await eventsOf(res.body.reference)).at(-1)).toBe('request.collected');
     const twice = await asStaff.post(`/api/requests/${res.body.id}/collect`).send({}).expect(409);
     expect(twice.body.message).toBe(`Request ${res.body.reference} is collected; it cannot become collected`);
+    // the sale is charged to the requester: theirs to read, not another's
+    const sales = await asRequester.get('/api/requests/sales').expect(200);
+    expect(sales.body.sales.map((s: { id: number }) => s.id)).toContain(ready.body.saleId);
+    expect(sales.body.sales.find((s: { id: number }) => s.id === ready.body.saleId)).toMatchObject({
+      chargeCode: code.code,
+      deliveredTo: 'Rita Researcher',
+    });
+    const others = await asOther.get('/api/requests/sales').expect(200);
+    expect(others.body.sales.map((s: { id: number }) => s.id)).not.toContain(ready.body.saleId);
+    await asRequester.get(`/api/sales/${ready.body.saleId}`).expect(403);
     // the requester sees it collected
     const mine = await asRequester.get(`/api/requests/${res.body.id}`).expect(200);
     expect(mine.body.history.map((h: { status: string }) => h.status)).toEqual(['submitted', 'ready', 'collected']);
