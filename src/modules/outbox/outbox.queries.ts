@@ -154,7 +154,7 @@ export async function retryNow(db: Db, id: string): Promise<OutboxMessage | unde
 
 export type OutboxFilter = { status?: OutboxStatus; kind?: string; channel?: OutboxChannel; destination?: string };
 
-/** The messages matching the filter, newest first. */
+/** The messages matching the filter, newest first (by the seq column: COLUMNS' `seq` is its text). */
 export async function outboxMessages(
   db: Db,
   filter: OutboxFilter,
@@ -167,10 +167,32 @@ export async function outboxMessages(
           AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null})
           AND (${filter.channel ?? null}::text IS NULL OR channel = ${filter.channel ?? null})
           AND (${filter.destination ?? null}::text IS NULL OR destination = ${filter.destination ?? null})
-        ORDER BY seq DESC
+        ORDER BY outbox_messages.seq DESC
         LIMIT ${page.limit} OFFSET ${page.offset}`,
   );
   return rows;
+}
+
+/** How many messages match the filter (the pages' total). */
+export async function countOutboxMessages(db: Db, filter: OutboxFilter): Promise<number> {
+  const { rows } = await toRaw<{ rows: { n: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM outbox_messages
+        WHERE (${filter.status ?? null}::text IS NULL OR status = ${filter.status ?? null})
+          AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null})
+          AND (${filter.channel ?? null}::text IS NULL OR channel = ${filter.channel ?? null})
+          AND (${filter.destination ?? null}::text IS NULL OR destination = ${filter.destination ?? null})`,
+  );
+  return rows[0].n;
+}
+
+/** One message; undefined when there is none. */
+export async function outboxMessageById(db: Db, id: string): Promise<OutboxMessage | undefined> {
+  const { rows } = await toRaw<{ rows: OutboxMessage[] }>(
+    db,
+    sql`SELECT ${COLUMNS} FROM outbox_messages WHERE id = ${id}`,
+  );
+  return rows[0];
 }
 
 /** How many messages failed for good in the last day (the system alert). */
