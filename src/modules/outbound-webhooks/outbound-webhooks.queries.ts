@@ -48,6 +48,24 @@ export function registerEventPresenters(presenters: Partial<Record<WebhookEvent,
 }
 
 /**
+ * The active endpoints and their events, read once per transaction (a change that publishes
+ * several events, a sale and its stock.low crossings, pays one indexed read).
+ */
+const subscribers = new WeakMap<Knex.Transaction, Promise<{ id: string; events: string[] }[]>>();
+function subscribersIn(trx: Knex.Transaction): Promise<{ id: string; events: string[] }[]> {
+  let read = subscribers.get(trx);
+  if (!read) {
+    // run now, once: a query builder awaited twice would run twice
+    read = trx('outbound_webhooks')
+      .where('active', true)
+      .select<{ id: string; events: string[] }[]>('id', 'events')
+      .then((rows) => rows);
+    subscribers.set(trx, read);
+  }
+  return read;
+}
+
+/**
  * Queues the event for every active endpoint subscribed to it, in the caller's transaction: one
  * delivery per endpoint, each with its own id; the event's id is the same in all of them. `record`
  * is what the event's presenter takes (see registerEventPresenters), or a function reading it, called
@@ -74,13 +92,9 @@ export async function publishEvents(
   records: () => Promise<unknown[]>,
   options: { onlyEndpoint?: string } = {},
 ): Promise<void> {
-  const endpoints = await trx('outbound_webhooks')
-    .select<{ id: string }[]>('id')
-    .where('active', true)
-    .andWhereRaw('events @> ARRAY[?]::text[]', [type])
-    .modify((q) => {
-      if (options.onlyEndpoint) q.where('id', options.onlyEndpoint);
-    });
+  const endpoints = (await subscribersIn(trx)).filter(
+    (endpoint) => endpoint.events.includes(type) && (!options.onlyEndpoint || endpoint.id === options.onlyEndpoint),
+  );
   if (endpoints.length === 0) return;
   const present = eventPresenters.get(type) as ((record: unknown) => unknown) | undefined;
   const createdAt = new Date().toISOString();
