@@ -100,3 +100,4 @@ export const WebhookDeliveryPage = z
     pagination: z.object({ page: z.number(), limit: z.number(), total: z.number(), totalPages: z.number() }),
   })
   .openapi('OutboundWebhookDeliveryPage');
+export { WEBHOOK_EVENTS } from './outbound-webhooks.queries';
