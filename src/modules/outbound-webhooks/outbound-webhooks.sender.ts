@@ -141,8 +141,9 @@ export function webhookSender({ db, config, logger }: WebhookSenderDeps): Sender
         error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : (err as Error).message,
       };
     }
-    if (outcome.outcome === 'sent') await markEndpointDelivered(db, endpoint.id);
-    else await failing(endpoint.id);
+    if (outcome.outcome === 'sent') {
+      if (endpoint.failing_since) await markEndpointDelivered(db, endpoint.id);
+    } else await failing(endpoint.id);
     return outcome;
   };
 }

@@ -82,11 +82,22 @@ export async function claimNextMessage(
 ): Promise<OutboxMessage | undefined> {
   const { rows } = await toRaw<{ rows: OutboxMessage[] }>(
     trx,
-    sql`SELECT ${COLUMNS} FROM outbox_messages m
-        WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND m.channel = ANY(${channels as string[]})
-          AND NOT EXISTS (
-            SELECT 1 FROM outbox_messages e
-            WHERE e.status = 'pending' AND e.channel = m.channel AND e.destination = m.destination AND e.seq < m.seq)
+    // The heads (each destination's earliest pending message) by a loose scan of the pending index,
+    // one probe per destination: a long queue to one destination whose head another worker holds
+    // costs nothing (an anti-join over every pending row cost one probe per queued message).
+    sql`WITH RECURSIVE heads AS (
+          (SELECT h.channel, h.destination, h.seq FROM outbox_messages h
+            WHERE h.status = 'pending' AND h.channel = ANY(${channels as string[]})
+            ORDER BY h.channel, h.destination, h.seq LIMIT 1)
+          UNION ALL
+          SELECT n.channel, n.destination, n.seq FROM heads p CROSS JOIN LATERAL (
+            SELECT h.channel, h.destination, h.seq FROM outbox_messages h
+             WHERE h.status = 'pending' AND h.channel = ANY(${channels as string[]})
+               AND (h.channel, h.destination) > (p.channel, p.destination)
+             ORDER BY h.channel, h.destination, h.seq LIMIT 1) n
+        )
+        SELECT ${COLUMNS} FROM outbox_messages m
+        WHERE m.seq = ANY(ARRAY(SELECT seq FROM heads)) AND m.status = 'pending' AND m.next_attempt_at <= now()
         ORDER BY m.seq
         LIMIT 1
         FOR UPDATE OF m SKIP LOCKED`,
