@@ -2,6 +2,7 @@
 // per second, commit-to-delivery latency, the server's peak RSS), events at a steady pace (p99 from
 // commit to delivery), and the sale flow's throughput with and without an active outbound webhook,
 // side by side (the outbox write must cost a sale less than 10%).
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { transaction } from '../../src/db/transaction';
@@ -16,6 +17,12 @@ const PACED_PER_SECOND = 40;
 const SALE_SESSIONS = 10;
 const SALE_ROUND_SECONDS = 6;
 const SALE_ROUNDS = 3;
+
+/** CPU seconds (user + system) a process has used so far: a figure the machine's other load does not change. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
@@ -130,12 +137,13 @@ async function deliveries(server: BenchServer, receiver: Receiver) {
   checkTarget('outbox commit to delivery p99 (paced)', percentile(steady, 99), 'ms', { atMost: 5000 });
 }
 
-/** Sales through POST /api/sales by every session until the deadline: sales per second. */
+/** Sales through POST /api/sales by every session until the deadline: sales per second, and the server's CPU ms per sale. */
 async function saleRound(server: BenchServer, cookies: string[], code: string, ids: number[], seconds: number) {
   const deadline = Date.now() + seconds * 1000;
   let sold = 0;
   let failed = 0;
   const started = Date.now();
+  const cpuBefore = cpuSeconds(server.pid);
   await Promise.all(
     cookies.map(async (cookie, worker) => {
       let n = worker;
@@ -156,7 +164,21 @@ async function saleRound(server: BenchServer, cookies: string[], code: string, i
       }
     }),
   );
-  return { perSecond: (sold / (Date.now() - started)) * 1000, failed };
+  const elapsed = Date.now() - started;
+  return {
+    perSecond: (sold / elapsed) * 1000,
+    cpuMsPerSale: ((cpuSeconds(server.pid) - cpuBefore) * 1000) / sold,
+    failed,
+  };
+}
+
+/** Waits until the outbox has nothing pending (what a round queued is delivered before the next starts). */
+async function drained(server: BenchServer): Promise<void> {
+  for (;;) {
+    const [{ n }] = await server.db('outbox_messages').where({ status: 'pending' }).count<{ n: string }[]>('* as n');
+    if (Number(n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function saleCost(server: BenchServer, receiver: Receiver) {
@@ -165,48 +187,53 @@ async function saleCost(server: BenchServer, receiver: Receiver) {
     Array.from({ length: SALE_SESSIONS }, () => server.login(BENCH_ADMIN.email, BENCH_ADMIN.password)),
   );
   const admin = cookies[0];
-  const setEndpoint = async (active: boolean, id?: string) => {
-    if (!id) {
-      const res = await fetch(`${server.baseUrl}/api/outbound-webhooks`, {
-        method: 'POST',
-        headers: { cookie: admin, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: receiver.url, events: ['sale.created', 'stock.low'], description: 'sales' }),
-      });
-      return ((await res.json()) as { id: string }).id;
-    }
-    await fetch(`${server.baseUrl}/api/outbound-webhooks/${id}`, {
+  const patch = (id: string, active: boolean) =>
+    fetch(`${server.baseUrl}/api/outbound-webhooks/${id}`, {
       method: 'PATCH',
       headers: { cookie: admin, 'content-type': 'application/json' },
       body: JSON.stringify({ active }),
-    });
-    return id;
-  };
-  // the earlier part's endpoint subscribes to ping only; this one to the sale's events, off to start with
-  let id = await setEndpoint(true);
-  id = await setEndpoint(false, id);
+    }).then((res) => res.arrayBuffer());
+  // the first part's endpoint takes ping only: off here, so "without" means no endpoint at all
+  for (const row of await server.db('outbound_webhooks').select('id')) await patch(row.id as string, false);
+  const created = await fetch(`${server.baseUrl}/api/outbound-webhooks`, {
+    method: 'POST',
+    headers: { cookie: admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url, events: ['sale.created', 'stock.low'], description: 'sales' }),
+  });
+  const id = ((await created.json()) as { id: string }).id;
+  await patch(id, false);
   await saleRound(server, cookies, 'BENCH-001', ids, 2); // warm-up
-  const without: number[] = [];
-  const withHook: number[] = [];
+  const without: { perSecond: number; cpuMsPerSale: number }[] = [];
+  const withHook: { perSecond: number; cpuMsPerSale: number }[] = [];
   let failures = 0;
+  const deliveredBefore = receiver.arrived.size;
   for (let round = 0; round < SALE_ROUNDS; round += 1) {
-    await setEndpoint(false, id);
+    await patch(id, false);
     const off = await saleRound(server, cookies, 'BENCH-001', ids, SALE_ROUND_SECONDS);
-    await setEndpoint(true, id);
+    await patch(id, true);
     const on = await saleRound(server, cookies, 'BENCH-001', ids, SALE_ROUND_SECONDS);
-    without.push(off.perSecond);
-    withHook.push(on.perSecond);
+    // its deliveries go out before the next round (they are not the next round's load)
+    await drained(server);
+    without.push(off);
+    withHook.push(on);
     failures += off.failed + on.failed;
   }
   const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
-  const cost = (1 - mean(withHook) / mean(without)) * 100;
+  const rate = (list: typeof without) => mean(list.map((r) => r.perSecond));
+  const cpu = (list: typeof without) => mean(list.map((r) => r.cpuMsPerSale));
+  const cost = (1 - rate(withHook) / rate(without)) * 100;
   report(
-    `sale flow (POST /api/sales, ${SALE_SESSIONS} sessions, ${SALE_ROUNDS} rounds of ${SALE_ROUND_SECONDS} s each way)`,
+    `sale flow (POST /api/sales, ${SALE_SESSIONS} sessions, ${SALE_ROUNDS} rounds of ${SALE_ROUND_SECONDS} s each way, alternating)`,
     {
-      'without an endpoint (sales/s)': without.map((v) => v.toFixed(1)).join(', '),
-      'with an active endpoint (sales/s)': withHook.map((v) => v.toFixed(1)).join(', '),
-      'mean without': mean(without).toFixed(1),
-      'mean with': mean(withHook).toFixed(1),
-      'cost of the outbox write (%)': cost.toFixed(1),
+      'without an endpoint (sales/s)': without.map((r) => r.perSecond.toFixed(1)).join(', '),
+      'with an active endpoint (sales/s)': withHook.map((r) => r.perSecond.toFixed(1)).join(', '),
+      'mean without (sales/s)': rate(without).toFixed(1),
+      'mean with (sales/s)': rate(withHook).toFixed(1),
+      'throughput cost (%)': cost.toFixed(1),
+      'server CPU per sale without (ms)': cpu(without).toFixed(2),
+      'server CPU per sale with (ms)': cpu(withHook).toFixed(2),
+      'CPU cost, delivery included (%)': ((cpu(withHook) / cpu(without) - 1) * 100).toFixed(1),
+      'sale.created delivered': receiver.arrived.size - deliveredBefore,
       'refused sales': failures,
     },
   );
