@@ -56,6 +56,8 @@ import { backupsRoutes } from './modules/backups/backups.routes';
 import { archivesRoutes } from './modules/archives/archives.routes';
 import { deploymentNotificationsRoutes } from './modules/deployments/deployments.routes';
 import { webhookRoutes } from './modules/deployments/webhooks.routes';
+import { outboundWebhooksRoutes } from './modules/outbound-webhooks/outbound-webhooks.routes';
+import { outboxRoutes } from './modules/outbox/outbox.routes';
 import { configureViews } from './pages/page-render';
 import { markPageRequests, pageRoutes } from './pages/pages';
 
@@ -107,6 +109,8 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   stocktakesRoutes,
   catalogueRoutes,
   requestsRoutes,
+  outboundWebhooksRoutes,
+  outboxRoutes,
 ];
 
 const ROUTE_TABLE = 'stores route table';

@@ -1073,12 +1073,13 @@ describe('SQL statements per request (orders)', () => {
     // (importCsv's supplier exists, importJson's and importPdf's are created), while the items are found in one statement where sku and name took two;
     // addToInventory + 1 more since it reads the default markup that prices the new item;
     // issue 31: addToInventory + 1 for the advisory lock on the new SKU's code (the SKU check reads the barcodes in the same statement)
+    // issue 32: receive and addToInventory + 1 to read the outbound webhooks subscribed to their events (order.received, stock.low), once per transaction
     const before = {
       list: 1,
       create: 9,
       get: 3,
-      receive: 13,
-      addToInventory: 20,
+      receive: 14,
+      addToInventory: 21,
       importJson: 11,
       importCsv: 11,
       importPdf: 11,

@@ -38,9 +38,10 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 9
 
 /**
  * Starts the server as `npm start` runs it (dist/server.js, built first when the sources changed,
- * production mode) as its own process with a throwaway embedded PostgreSQL.
+ * production mode) as its own process with a throwaway embedded PostgreSQL; `env` adds to its
+ * environment (the outbox bench lets its webhooks reach a receiver on 127.0.0.1).
  */
-export async function startBenchServer(): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bench-'));
   await fs.chmod(dataDir, 0o755);
@@ -65,6 +66,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       LOGIN_MAX_FAILURES: '1000',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
       LOGIN_MAX_FAILURES_PER_DAY: '100000',
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

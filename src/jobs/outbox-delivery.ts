@@ -3,12 +3,15 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { startOutboxWorker, type OutboxWorker, type Sender } from '../modules/outbox/outbox.worker';
 import type { OutboxChannel } from '../modules/outbox/outbox.queries';
+import { webhookSender } from '../modules/outbound-webhooks/outbound-webhooks.sender';
 
 export type OutboxDeliveryDeps = { db: Knex; databaseUrl: string; config: Config; logger: Logger };
 
 /** Each channel's sender; a channel without one keeps its messages pending. */
-function senders(_deps: OutboxDeliveryDeps): Partial<Record<OutboxChannel, Sender>> {
-  return {};
+function senders(deps: OutboxDeliveryDeps): Partial<Record<OutboxChannel, Sender>> {
+  return {
+    webhook: webhookSender(deps),
+  };
 }
 
 /** The outbox's delivery worker of this instance (every instance runs one; they share the work). */

@@ -28,6 +28,7 @@ import { accountPages } from './account.pages';
 import { settingsPages } from './settings.pages';
 import { operationsPages } from './operations.pages';
 import { financePages } from './finance.pages';
+import { outboxPages } from './outbox.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
@@ -47,6 +48,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   accountPages,
   settingsPages,
   operationsPages,
+  outboxPages,
   docsPages,
 ];
 
@@ -86,6 +88,8 @@ const NAV: NavEntry[] = [
       { href: '/backups', label: 'Backups', access: ADMINS },
       { href: '/archives', label: 'Archives', access: ADMINS },
       { href: '/audit', label: 'Audit', access: ADMINS },
+      { href: '/outbox', label: 'Outbox', access: ADMINS },
+      { href: '/outbound-webhooks', label: 'Webhooks', access: ADMINS },
     ],
   },
   { href: '/docs', label: 'API', access: EVERYONE },

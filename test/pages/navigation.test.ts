@@ -22,7 +22,7 @@ const EVERYONE = [
   'API',
 ];
 const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
-const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit'];
+const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit', 'Outbox', 'Webhooks'];
 
 let clerk: UserRow;
 let financeClerk: UserRow;

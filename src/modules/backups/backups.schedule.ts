@@ -1,5 +1,7 @@
 import type { Db } from '../../db/knex';
 import { runExclusively } from '../../jobs/advisory-lock';
+import { transaction } from '../../db/transaction';
+import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { latestSlot, PERIOD_MS, slotAfter } from './backups.slots';
 import type { BackupSchedule } from './backups.schemas';
 
@@ -105,15 +107,29 @@ export function backupScheduleService(db: Db) {
       return claimed;
     },
 
+    /** The run's outcome; a failed one is the backup.failed event, in the same transaction. */
     async recordRun(runId: number, outcome: RunOutcome): Promise<void> {
-      await db('backup_runs')
-        .where({ id: runId })
-        .update({
-          finished_at: db.fn.now(),
-          ok: outcome.ok,
-          filename: outcome.ok ? outcome.filename : null,
-          error: outcome.ok ? null : outcome.error,
-        });
+      await transaction(db, async (trx) => {
+        const [run] = await trx<RunRow>('backup_runs')
+          .where({ id: runId })
+          .update({
+            finished_at: trx.fn.now(),
+            ok: outcome.ok,
+            filename: outcome.ok ? outcome.filename : null,
+            error: outcome.ok ? null : outcome.error,
+          } as never)
+          .returning('*');
+        // the schedule status's lastRun, as GET /api/backups/schedule shows it
+        if (run && !outcome.ok)
+          await publishEvent(trx, 'backup.failed', {
+            type: 'scheduled',
+            slot: run.slot.toISOString(),
+            at: run.started_at.toISOString(),
+            filename: null,
+            ok: false,
+            error: run.error,
+          });
+      });
     },
 
     /** Critical alerts while the schedule is on: the last scheduled backup failed, or none succeeded for two periods. */

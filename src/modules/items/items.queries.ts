@@ -439,6 +439,19 @@ export function toLowStockItem(row: LowStockRow): LowStockItem {
 }
 
 /**
+ * The items of `before` that a stock change took from above their minimum to at or below it (the
+ * stock.low event): low now by the one rule, and their stock before the change was not; read in
+ * the change's transaction after it.
+ */
+export async function lowStockCrossed(db: Db, before: { id: number; stock: string }[]): Promise<LowStockItem[]> {
+  if (before.length === 0) return [];
+  const rows: LowStockRow[] = await lowStockQuery(db)
+    .join(db.raw('jsonb_to_recordset(?::jsonb) AS b(id int, stock numeric)', [JSON.stringify(before)]), 'b.id', 'i.id')
+    .whereRaw('b.stock > i.minimum_stock');
+  return rows.map(toLowStockItem);
+}
+
+/**
  * Active items at or below their minimum stock (the dashboard's list and the sales low-stock
  * report); the first `limit` only when given (read in order from the partial index items_low_stock).
  */

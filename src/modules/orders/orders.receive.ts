@@ -10,6 +10,7 @@ import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
+import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
 import type { AddToInventory, ReceiveOrder } from './orders.schemas';
 import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
@@ -165,8 +166,10 @@ export function orderReceiptService(db: Db) {
         await trx('orders')
           .where({ id: order.id })
           .update({ status, updated_at: trx.fn.now(), received_at: complete ? trx.fn.now() : null });
+        const detail = await orders.detail(order.id);
+        await publishEvent(trx, 'order.received', detail);
         return {
-          result: { detail: await orders.detail(order.id), movements },
+          result: { detail, movements },
           audit: {
             entityType: 'order',
             entityId: order.order_id,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
 import { enqueueMessages } from '../outbox/outbox.queries';
 
 /** The events an outbound webhook can subscribe to; any other name is refused. */
@@ -26,19 +27,129 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** What every delivery of an event posts: `data` in the API's own shape of the record. */
 export type WebhookEventBody = { id: string; type: WebhookEvent; createdAt: string; data: unknown };
 
+export type OutboundWebhookRow = {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret: string;
+  active: boolean;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  failing_since: Date | null;
+  deactivated_at: Date | null;
+};
+
+/**
+ * How an event's record becomes its `data`: the owning module's present function, registered by
+ * the owner's routes file (a service that publishes cannot import its presenter: the presenter
+ * imports the service's record types, and an import cycle is refused). An event without one
+ * publishes data already in the API's shape (stock.low: the low-stock list's item; backup.failed:
+ * the schedule's last run; stocktake.posted: the post's result). Unregistered (a script that
+ * builds no app), the record is the data as it is.
+ */
+const eventPresenters = new Map<string, (record: never) => unknown>();
+
+export function registerEventPresenters(presenters: Partial<Record<WebhookEvent, (record: never) => unknown>>): void {
+  for (const [type, present] of Object.entries(presenters)) eventPresenters.set(type, present);
+}
+
+/**
+ * The active endpoints and their events, read once per transaction (a change that publishes
+ * several events, a sale and its stock.low crossings, pays one indexed read).
+ */
+const subscribers = new WeakMap<Knex.Transaction, Promise<{ id: string; events: string[] }[]>>();
+function subscribersIn(trx: Knex.Transaction): Promise<{ id: string; events: string[] }[]> {
+  let read = subscribers.get(trx);
+  if (!read) {
+    // run now, once: a query builder awaited twice would run twice
+    read = trx('outbound_webhooks')
+      .where('active', true)
+      .select<{ id: string; events: string[] }[]>('id', 'events')
+      .then((rows) => rows);
+    subscribers.set(trx, read);
+  }
+  return read;
+}
+
 /**
  * Queues the event for every active endpoint subscribed to it, in the caller's transaction: one
- * delivery per endpoint, each with its own id; the event's id is the same in all of them.
+ * delivery per endpoint, each with its own id; the event's id is the same in all of them. `record`
+ * is what the event's presenter takes (see registerEventPresenters), or a function reading it, called
+ * only when some endpoint is subscribed (so an event nobody listens to costs one indexed read).
  */
-export async function publishEvent(trx: Knex.Transaction, type: WebhookEvent, data: unknown): Promise<void> {
-  const endpoints = await trx('outbound_webhooks')
-    .select<{ id: string }[]>('id')
-    .where('active', true)
-    .andWhereRaw('events @> ARRAY[?]::text[]', [type]);
+export async function publishEvent(
+  trx: Knex.Transaction,
+  type: WebhookEvent,
+  record: unknown,
+  options: { onlyEndpoint?: string } = {},
+): Promise<void> {
+  await publishEvents(
+    trx,
+    type,
+    async () => [typeof record === 'function' ? await (record as () => Promise<unknown>)() : record],
+    options,
+  );
+}
+
+/** publishEvent for several records (an event each), read by `records` only when some endpoint is subscribed. */
+export async function publishEvents(
+  trx: Knex.Transaction,
+  type: WebhookEvent,
+  records: () => Promise<unknown[]>,
+  options: { onlyEndpoint?: string } = {},
+): Promise<void> {
+  const endpoints = (await subscribersIn(trx)).filter(
+    (endpoint) => endpoint.events.includes(type) && (!options.onlyEndpoint || endpoint.id === options.onlyEndpoint),
+  );
   if (endpoints.length === 0) return;
-  const body: WebhookEventBody = { id: randomUUID(), type, createdAt: new Date().toISOString(), data };
+  const present = eventPresenters.get(type) as ((record: unknown) => unknown) | undefined;
+  const createdAt = new Date().toISOString();
+  const bodies: WebhookEventBody[] = (await records()).map((record) => ({
+    id: randomUUID(),
+    type,
+    createdAt,
+    data: present ? present(record) : record,
+  }));
   await enqueueMessages(
     trx,
-    endpoints.map((endpoint) => ({ channel: 'webhook', kind: type, destination: endpoint.id, payload: body })),
+    bodies.flatMap((body) =>
+      endpoints.map((endpoint: { id: string }) => ({
+        channel: 'webhook' as const,
+        kind: type,
+        destination: endpoint.id,
+        payload: body,
+      })),
+    ),
   );
+}
+
+/** The endpoint a delivery goes to; undefined once deleted. */
+export function outboundWebhookById(db: Db, id: string): Promise<OutboundWebhookRow | undefined> {
+  return db<OutboundWebhookRow>('outbound_webhooks').where({ id }).first();
+}
+
+/** A delivery went through: the endpoint is failing no more. */
+export async function markEndpointDelivered(db: Db, id: string): Promise<void> {
+  await db('outbound_webhooks').where({ id }).whereNotNull('failing_since').update({ failing_since: null });
+}
+
+/**
+ * A delivery failed: the endpoint is failing since now unless it already was; when it has been for
+ * `failingFor` ms it is set inactive, in the caller's transaction, and answered (once: the update
+ * that deactivates it is the only one that returns it).
+ */
+export async function markEndpointFailing(
+  trx: Knex.Transaction,
+  id: string,
+  failingForMs: number,
+): Promise<OutboundWebhookRow | undefined> {
+  await trx('outbound_webhooks').where({ id }).whereNull('failing_since').update({ failing_since: trx.fn.now() });
+  const [deactivated] = await trx<OutboundWebhookRow>('outbound_webhooks')
+    .where({ id, active: true })
+    .andWhere('failing_since', '<=', trx.raw('now() - make_interval(secs => ?)', [failingForMs / 1000]))
+    .update({ active: false, deactivated_at: trx.fn.now(), updated_at: trx.fn.now() } as never)
+    .returning('*');
+  return deactivated;
 }

@@ -82,11 +82,22 @@ export async function claimNextMessage(
 ): Promise<OutboxMessage | undefined> {
   const { rows } = await toRaw<{ rows: OutboxMessage[] }>(
     trx,
-    sql`SELECT ${COLUMNS} FROM outbox_messages m
-        WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND m.channel = ANY(${channels as string[]})
-          AND NOT EXISTS (
-            SELECT 1 FROM outbox_messages e
-            WHERE e.status = 'pending' AND e.channel = m.channel AND e.destination = m.destination AND e.seq < m.seq)
+    // The heads (each destination's earliest pending message) by a loose scan of the pending index,
+    // one probe per destination: a long queue to one destination whose head another worker holds
+    // costs nothing (an anti-join over every pending row cost one probe per queued message).
+    sql`WITH RECURSIVE heads AS (
+          (SELECT h.channel, h.destination, h.seq FROM outbox_messages h
+            WHERE h.status = 'pending' AND h.channel = ANY(${channels as string[]})
+            ORDER BY h.channel, h.destination, h.seq LIMIT 1)
+          UNION ALL
+          SELECT n.channel, n.destination, n.seq FROM heads p CROSS JOIN LATERAL (
+            SELECT h.channel, h.destination, h.seq FROM outbox_messages h
+             WHERE h.status = 'pending' AND h.channel = ANY(${channels as string[]})
+               AND (h.channel, h.destination) > (p.channel, p.destination)
+             ORDER BY h.channel, h.destination, h.seq LIMIT 1) n
+        )
+        SELECT ${COLUMNS} FROM outbox_messages m
+        WHERE m.seq = ANY(ARRAY(SELECT seq FROM heads)) AND m.status = 'pending' AND m.next_attempt_at <= now()
         ORDER BY m.seq
         LIMIT 1
         FOR UPDATE OF m SKIP LOCKED`,
@@ -154,7 +165,7 @@ export async function retryNow(db: Db, id: string): Promise<OutboxMessage | unde
 
 export type OutboxFilter = { status?: OutboxStatus; kind?: string; channel?: OutboxChannel; destination?: string };
 
-/** The messages matching the filter, newest first. */
+/** The messages matching the filter, newest first (by the seq column: COLUMNS' `seq` is its text). */
 export async function outboxMessages(
   db: Db,
   filter: OutboxFilter,
@@ -167,10 +178,32 @@ export async function outboxMessages(
           AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null})
           AND (${filter.channel ?? null}::text IS NULL OR channel = ${filter.channel ?? null})
           AND (${filter.destination ?? null}::text IS NULL OR destination = ${filter.destination ?? null})
-        ORDER BY seq DESC
+        ORDER BY outbox_messages.seq DESC
         LIMIT ${page.limit} OFFSET ${page.offset}`,
   );
   return rows;
+}
+
+/** How many messages match the filter (the pages' total). */
+export async function countOutboxMessages(db: Db, filter: OutboxFilter): Promise<number> {
+  const { rows } = await toRaw<{ rows: { n: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM outbox_messages
+        WHERE (${filter.status ?? null}::text IS NULL OR status = ${filter.status ?? null})
+          AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null})
+          AND (${filter.channel ?? null}::text IS NULL OR channel = ${filter.channel ?? null})
+          AND (${filter.destination ?? null}::text IS NULL OR destination = ${filter.destination ?? null})`,
+  );
+  return rows[0].n;
+}
+
+/** One message; undefined when there is none. */
+export async function outboxMessageById(db: Db, id: string): Promise<OutboxMessage | undefined> {
+  const { rows } = await toRaw<{ rows: OutboxMessage[] }>(
+    db,
+    sql`SELECT ${COLUMNS} FROM outbox_messages WHERE id = ${id}`,
+  );
+  return rows[0];
 }
 
 /** How many messages failed for good in the last day (the system alert). */

@@ -20,6 +20,7 @@ import {
   type SaleAuthorisation,
 } from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
+import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { joinUserRef } from '../users/users.queries';
 import {
   findItemsForLines,
@@ -32,6 +33,7 @@ import {
 import {
   changeStockMany,
   insufficientStockMessage,
+  publishLowStockCrossings,
   stockWrites,
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
@@ -233,6 +235,7 @@ async function recordSale(
   // the sale waited for its items. The same check again; a refusal rolls the sale back.
   const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
+  await publishLowStockCrossings(trx, locked);
   return { row, lines: saleLines };
 }
 
@@ -458,6 +461,11 @@ export function salesService(db: Db) {
   }
   const linesOf = (saleIds: number[], trx: Db = db): Promise<SaleLineRow[]> =>
     trx('sale_items').whereIn('sale_id', saleIds).orderBy('id');
+  /** The sale as GET /sales/{id} reads it, in the caller's transaction (an event's data). */
+  const readSale = async (id: number, trx: Db): Promise<SaleRecord> => ({
+    sale: await findRow(id, trx),
+    lines: await linesOf([id], trx),
+  });
 
   /**
    * Sets fields of one sale (and updated_at) once `allowed` passes it, and records the change as
@@ -470,6 +478,7 @@ export function salesService(db: Db) {
     fields: Record<string, unknown>,
     shown: (row: SaleRow) => Record<string, unknown>,
     allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
+    changed: (before: SaleRow, after: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
   ): Promise<SaleRow> {
     return transaction(db, { audit: auditAs(actor) }, async (trx) => {
       const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
@@ -479,6 +488,7 @@ export function salesService(db: Db) {
         .where({ id })
         .update({ ...fields, updated_at: trx.fn.now() } as never)
         .returning('*');
+      await changed(before, row, trx);
       return {
         result: row,
         audit: { entityType: 'sale', entityId: id, action, before: shown(before), after: shown(row) },
@@ -532,7 +542,11 @@ export function salesService(db: Db) {
       const recipient = body.recipient ?? null;
       return recorded(
         actor,
-        await transaction(db, { retry: true }, (trx) => processOnce(trx, actor, quoteId, authorisation, recipient)),
+        await transaction(db, { retry: true }, async (trx) => {
+          const sale = await processOnce(trx, actor, quoteId, authorisation, recipient);
+          await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
+          return sale;
+        }),
       );
     },
 
@@ -586,6 +600,7 @@ export function salesService(db: Db) {
             .where({ user_id: actor.id, key: idempotencyKey })
             .update({ sale_id: sale.row.id });
         }
+        await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
         return { recordedNow: sale };
       });
       return 'replay' in outcome ? outcome.replay : recorded(actor, outcome.recordedNow);
@@ -613,6 +628,10 @@ export function salesService(db: Db) {
         'mark_paid',
         { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
         payment,
+        undefined,
+        async (before, _after, trx) => {
+          if (!before.is_paid) await publishEvent(trx, 'sale.paid', async () => readSale(id, trx));
+        },
       ),
 
     markUnpaid: (actor: AuditActor, id: number) =>
@@ -729,6 +748,7 @@ export function salesService(db: Db) {
           createdBy: actor.userId,
           kind: 'refund',
         });
+        await publishEvent(trx, 'sale.refunded', async () => readSale(sale.id, trx));
         await auditTrail(trx).record(actor, {
           entityType: 'sale',
           entityId: sale.id,

@@ -5,7 +5,14 @@ import { BadRequest, NotFound } from '../../http/errors';
 import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
-import { lockedById, lockItemsByIdsSql, setStockLevelsSql, type LockedItem } from '../items/items.queries';
+import {
+  lockedById,
+  lockItemsByIdsSql,
+  lowStockCrossed,
+  setStockLevelsSql,
+  type LockedItem,
+} from '../items/items.queries';
+import { publishEvents } from '../outbound-webhooks/outbound-webhooks.queries';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
 
@@ -103,6 +110,20 @@ export function stockWrites(changes: StockChange[], items: Map<number, LockedIte
 }
 
 /**
+ * After a stock change in this transaction: a stock.low event for each item it took from above its
+ * minimum to at or below it (items.queries' one low-stock rule), `locked` being the items as locked
+ * before the change. Every caller of stockWrites calls it after running the writes; changeStockMany does.
+ */
+export async function publishLowStockCrossings(trx: Knex.Transaction, locked: Map<number, LockedItem>): Promise<void> {
+  await publishEvents(trx, 'stock.low', () =>
+    lowStockCrossed(
+      trx,
+      [...locked.values()].map((item) => ({ id: item.id, stock: item.current_stock })),
+    ),
+  );
+}
+
+/**
  * The one function that changes stock. It locks the item, computes the new level,
  * refuses to go below zero, updates the item and appends the movement, all in one
  * transaction (the caller's, when it passes one).
@@ -122,17 +143,15 @@ export async function changeStock(db: Db, change: StockChange): Promise<Movement
 export function changeStockMany(db: Db, changes: StockChange[]): Promise<MovementRow[]> {
   return transaction(db, { retry: true }, async (trx) => {
     if (changes.length === 0) return [];
-    const writes = stockWrites(
-      changes,
-      await lockItemsForStock(
-        trx,
-        changes.map((c) => c.itemId),
-      ),
+    const locked = await lockItemsForStock(
+      trx,
+      changes.map((c) => c.itemId),
     );
     const { rows } = await preparedRaw<{ rows: MovementRow[] }>(
       trx,
-      sql`WITH ${writes} SELECT * FROM movements ORDER BY id`,
+      sql`WITH ${stockWrites(changes, locked)} SELECT * FROM movements ORDER BY id`,
     );
+    await publishLowStockCrossings(trx, locked);
     return rows;
   });
 }

@@ -18,7 +18,13 @@ import {
   markItemsCounted,
   missingItemIds,
 } from '../items/items.queries';
-import { lockItemsForStock, stockWrites, type StockChange } from '../stock-movements/stock-movements.ledger';
+import {
+  lockItemsForStock,
+  publishLowStockCrossings,
+  stockWrites,
+  type StockChange,
+} from '../stock-movements/stock-movements.ledger';
+import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import type {
   CountBody,
@@ -686,6 +692,7 @@ export function stocktakesService(db: Db) {
             sql`WITH ${stockWrites(changes, locked)} SELECT count(*)::int AS n FROM movements`,
           );
           movements = rows[0].n;
+          await publishLowStockCrossings(trx as Knex.Transaction, locked);
         }
         if (zeroed.length > 0) {
           await preparedRaw(
@@ -725,6 +732,7 @@ export function stocktakesService(db: Db) {
           varianceValue: value.variance_value,
           movements,
         };
+        await publishEvent(trx as Knex.Transaction, 'stocktake.posted', outcome);
         return {
           result: outcome,
           audit: {

@@ -18,7 +18,7 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
         "below minimum with some stock), stock_ledger_mismatch (critical: items whose currentStock differs from their last movement's " +
         'newStock, or that have stock but no movement; as found by the last full check of the ledger, at ledgerCheckedAt, less the items put right since), backup_failed (critical: the backup schedule is enabled and its last scheduled ' +
         'backup failed), backup_overdue (critical: the schedule is enabled and no scheduled backup has succeeded for twice its period ' +
-        'since it was enabled). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
+        'since it was enabled), outbox_failed (warning: outbox messages, emails or webhook deliveries, that failed in the last day). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
       access: 'auth',
       responses: { 200: { description: 'Alerts', schema: SystemAlerts } },
     },

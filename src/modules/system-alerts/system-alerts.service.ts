@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import { backupScheduleService } from '../backups/backups.schedule';
 import { ledgerMismatchedAmong, ledgerMismatchedItems, lowStockCounts } from '../items/items.queries';
+import { countFailedSince } from '../outbox/outbox.queries';
 import type { SystemAlert } from './system-alerts.schemas';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -106,6 +107,7 @@ export function systemAlertsService(db: Db) {
       });
     }
     alerts.push(...backups);
+    alerts.push(...(await outboxAlerts(db)));
     return { alerts, ledgerCheckedAt: ledger.checkedAt };
   }
 
@@ -122,4 +124,17 @@ export function systemAlertsService(db: Db) {
       return (await report()).alerts;
     },
   };
+}
+
+/** Issue 32: the outbox messages (emails, webhook deliveries) that failed for good in the last day. */
+async function outboxAlerts(db: Db): Promise<SystemAlert[]> {
+  const failed = await countFailedSince(db, new Date(Date.now() - 24 * 60 * 60 * 1000));
+  if (failed === 0) return [];
+  return [
+    {
+      type: 'outbox_failed',
+      level: 'warning',
+      message: `${plural(failed, 'outbox message', 'outbox messages')} failed in the last day`,
+    },
+  ];
 }

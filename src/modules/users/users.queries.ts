@@ -74,3 +74,9 @@ export function joinUserRef<Q extends Knex.QueryBuilder>(
     .leftJoin(`users as ${alias}`, `${alias}.id`, userIdColumn)
     .select(columns.map((column) => `${alias}.${column} as ${prefix}${column}`)) as Q;
 }
+
+/** The email addresses of the active users of a role (who is told when something needs an admin). */
+export async function activeEmailsOfRole(db: Db, role: 'user' | 'manager' | 'admin'): Promise<string[]> {
+  const rows = await db('users').where({ role, is_active: true }).orderBy('email').select<{ email: string }[]>('email');
+  return rows.map((row) => row.email);
+}

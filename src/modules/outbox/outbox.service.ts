@@ -1,0 +1,32 @@
+import type { Db } from '../../db/knex';
+import { Conflict, NotFound } from '../../http/errors';
+import {
+  countOutboxMessages,
+  outboxMessageById,
+  outboxMessages,
+  retryNow,
+  type OutboxFilter,
+  type OutboxMessage,
+} from './outbox.queries';
+
+/** The outbox as admins see it (issue 32): its messages, and Retry now on a failed one. */
+export function outboxService(db: Db) {
+  return {
+    async page(filter: OutboxFilter, page: number, limit: number): Promise<{ rows: OutboxMessage[]; total: number }> {
+      const [rows, total] = await Promise.all([
+        outboxMessages(db, filter, { limit, offset: (page - 1) * limit }),
+        countOutboxMessages(db, filter),
+      ]);
+      return { rows, total };
+    },
+
+    /** A failed message goes again now, with a fresh day of retries; 409 unless it failed. */
+    async retry(id: string): Promise<OutboxMessage> {
+      const retried = await retryNow(db, id);
+      if (retried) return retried;
+      const message = await outboxMessageById(db, id);
+      if (!message) throw NotFound('Outbox message not found');
+      throw Conflict(`Only a failed message can be retried; this one is ${message.status}`);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { Router, type Request, type Response } from 'express';
+import type { Deps } from '../deps';
+import { parse } from '../http/validate';
+import { actorOf } from '../modules/audit/audit.actor';
+import {
+  presentCreatedOutboundWebhook,
+  presentDeliveryPage,
+  presentOutboundWebhook,
+  presentRotatedSecret,
+} from '../modules/outbound-webhooks/outbound-webhooks.present';
+import {
+  CreateOutboundWebhook,
+  DeliveriesQuery,
+  DeliveryParams,
+  WebhookIdParams,
+} from '../modules/outbound-webhooks/outbound-webhooks.schemas';
+import { outboundWebhooksService } from '../modules/outbound-webhooks/outbound-webhooks.service';
+import { presentOutboxPage } from '../modules/outbox/outbox.present';
+import { OutboxIdParams, OutboxQuery } from '../modules/outbox/outbox.schemas';
+import { outboxService } from '../modules/outbox/outbox.service';
+import { WEBHOOK_EVENTS } from '../modules/outbound-webhooks/outbound-webhooks.schemas';
+import { attempt, filledIn, flash, formState, textField, type ReturnedForm } from './forms';
+import { requirePage } from './page-guards';
+
+const FILTERS = ['status', 'kind', 'channel'] as const;
+
+/** The filter as query parameters: only the fields in use. */
+function filterParams(filter: Partial<Record<(typeof FILTERS)[number], string>>, extra: Record<string, string> = {}) {
+  const params = new URLSearchParams();
+  for (const key of FILTERS) if (filter[key]) params.set(key, filter[key]);
+  for (const [key, value] of Object.entries(extra)) params.set(key, value);
+  return params;
+}
+
+const eventsOf = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).map((v) => textField(v));
+
+/**
+ * Admin pages of issue 32: /outbox (what the service sends: pending, held, sent, failed, with
+ * attempts, the last error and Retry now) and /outbound-webhooks (the endpoints, their secrets
+ * shown once, and their deliveries).
+ */
+export function outboxPages({ db, config }: Deps): Router {
+  const pages = Router();
+  const outbox = outboxService(db);
+  const webhooks = outboundWebhooksService(db, config.outboundWebhooksAllowPrivate);
+  pages.use(['/outbox', '/outbound-webhooks'], (_req, res, next) => {
+    res.locals.stylesheets = ['/assets/css/operations.css'];
+    next();
+  });
+
+  // ---- the outbox -----------------------------------------------------------------------------
+
+  pages.get('/outbox', requirePage('admin'), async (req, res) => {
+    const values = Object.fromEntries(FILTERS.map((k) => [k, typeof req.query[k] === 'string' ? req.query[k] : '']));
+    const query = await attempt(() => parse(OutboxQuery, filledIn(req.query)));
+    if (!query.ok) {
+      res.status(query.status).render('outbox/index', {
+        title: 'Outbox',
+        values,
+        errors: query.errors,
+        message: query.message,
+        messages: [],
+        pagination: null,
+      });
+      return;
+    }
+    const { page, limit, ...filter } = query.value;
+    const presented = presentOutboxPage(await outbox.page(filter, page, limit), page, limit);
+    const { totalPages, total } = presented.pagination;
+    const href = (n: number) => `/outbox?${filterParams(values, { page: String(n) })}`;
+    res.render('outbox/index', {
+      title: 'Outbox',
+      values,
+      errors: {},
+      message: null,
+      messages: presented.messages,
+      returnTo: `/outbox?${filterParams(values, { page: String(page) })}`,
+      pagination: {
+        page,
+        totalPages,
+        total,
+        previous: page > 1 ? href(page - 1) : null,
+        next: page < totalPages ? href(page + 1) : null,
+      },
+    });
+  });
+
+  pages.post('/outbox/:id/retry', requirePage('admin'), async (req, res) => {
+    const { id } = parse(OutboxIdParams, req.params);
+    const result = await attempt(() => outbox.retry(id));
+    flash(req, result.ok ? 'Sent again now' : result.message);
+    const back = textField(req.body.returnTo);
+    res.redirect(303, back.startsWith('/outbox') ? back : '/outbox');
+  });
+
+  // ---- outbound webhooks ----------------------------------------------------------------------
+
+  async function renderWebhooks(res: Response, returned: ReturnedForm | null = null) {
+    res.status(returned?.status ?? 200).render('outbound-webhooks/index', {
+      title: 'Outbound webhooks',
+      webhooks: (await webhooks.list()).map(presentOutboundWebhook),
+      events: WEBHOOK_EVENTS,
+      createForm: formState(returned, 'create', { url: '', events: [], description: '' }),
+    });
+  }
+
+  function renderSecret(res: Response, view: { id: string; url: string; secret: string; created: boolean }) {
+    // the secret is shown in this answer only: never stored, in the session or any cache
+    res.set('Cache-Control', 'no-store');
+    res.locals.scripts = ['/assets/js/settings.js'];
+    res.status(view.created ? 201 : 200).render('outbound-webhooks/secret', {
+      title: view.created ? 'Outbound webhook created' : 'New secret',
+      ...view,
+    });
+  }
+
+  pages.get('/outbound-webhooks', requirePage('admin'), (_req, res) => renderWebhooks(res));
+
+  pages.post('/outbound-webhooks', requirePage('admin'), async (req, res) => {
+    const typed = {
+      url: textField(req.body.url),
+      events: eventsOf(req.body.events),
+      description: textField(req.body.description),
+    };
+    const result = await attempt(async () =>
+      webhooks.create(
+        actorOf(req),
+        parse(CreateOutboundWebhook, { ...typed, description: typed.description || undefined }),
+      ),
+    );
+    if (!result.ok) return renderWebhooks(res, { form: 'create', ...result, values: typed });
+    const created = presentCreatedOutboundWebhook(result.value);
+    renderSecret(res, { id: created.id, url: created.url, secret: created.secret, created: true });
+  });
+
+  async function renderWebhook(req: Request, res: Response) {
+    const { id } = parse(WebhookIdParams, req.params);
+    const { page, limit } = parse(DeliveriesQuery, filledIn(req.query));
+    const webhook = presentOutboundWebhook(await webhooks.get(id));
+    const presented = presentDeliveryPage(await webhooks.deliveries(id, page, limit), page, limit);
+    const { totalPages, total } = presented.pagination;
+    const href = (n: number) => `/outbound-webhooks/${id}?page=${n}`;
+    res.render('outbound-webhooks/show', {
+      title: `Outbound webhook ${webhook.url}`,
+      webhook,
+      deliveries: presented.deliveries,
+      pagination: {
+        page,
+        totalPages,
+        total,
+        previous: page > 1 ? href(page - 1) : null,
+        next: page < totalPages ? href(page + 1) : null,
+      },
+    });
+  }
+
+  pages.get('/outbound-webhooks/:id', requirePage('admin'), renderWebhook);
+
+  /** A button's action on the endpoint, then back to its page with what came of it. */
+  const action = (path: string, run: (req: Request, id: string) => Promise<string>) =>
+    pages.post(`/outbound-webhooks/:id/${path}`, requirePage('admin'), async (req, res) => {
+      const { id } = parse(WebhookIdParams, req.params);
+      const result = await attempt(() => run(req, id));
+      flash(req, result.ok ? result.value : result.message);
+      res.redirect(303, `/outbound-webhooks/${id}`);
+    });
+
+  action('ping', async (_req, id) => {
+    await webhooks.ping(id);
+    return 'Ping queued';
+  });
+  action('active', async (req, id) => {
+    const active = textField(req.body.active) === 'true';
+    await webhooks.update(actorOf(req), id, { active });
+    return active ? 'Turned on' : 'Turned off';
+  });
+
+  pages.post('/outbound-webhooks/:id/deliveries/:deliveryId/redeliver', requirePage('admin'), async (req, res) => {
+    const { id, deliveryId } = parse(DeliveryParams, req.params);
+    const result = await attempt(() => webhooks.redeliver(actorOf(req), id, deliveryId));
+    flash(req, result.ok ? 'Redelivery queued' : result.message);
+    res.redirect(303, `/outbound-webhooks/${id}`);
+  });
+
+  pages.post('/outbound-webhooks/:id/rotate-secret', requirePage('admin'), async (req, res) => {
+    const { id } = parse(WebhookIdParams, req.params);
+    const rotated = presentRotatedSecret(await webhooks.rotateSecret(actorOf(req), id));
+    const webhook = await webhooks.get(id);
+    renderSecret(res, { id, url: webhook.url, secret: rotated.secret, created: false });
+  });
+
+  pages.post('/outbound-webhooks/:id/delete', requirePage('admin'), async (req, res) => {
+    const { id } = parse(WebhookIdParams, req.params);
+    await webhooks.delete(actorOf(req), id);
+    flash(req, 'Outbound webhook deleted');
+    res.redirect(303, '/outbound-webhooks');
+  });
+
+  return pages;
+}
