@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { bearerAuth } from './auth/bearer';
-import { refuseMcpKey, requireAuth } from './auth/guards';
+import { refuseMcpKey, requireStaff } from './auth/guards';
 import { MANAGER_UNDER_STRICT, requireUnderProfile } from './auth/access-profile';
 import { crossSiteGuard, requireJsonBody } from './auth/csrf';
 import { configurePassportSessions, sessionMiddleware } from './auth/session';
@@ -37,6 +37,7 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { ordersService } from './modules/orders/orders.service';
+import { catalogueRoutes } from './modules/catalogue/catalogue.routes';
 import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
@@ -103,6 +104,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   auditRoutes,
   replenishmentRoutes,
   stocktakesRoutes,
+  catalogueRoutes,
 ];
 
 const ROUTE_TABLE = 'stores route table';
@@ -171,11 +173,11 @@ export function buildApp(opts: AppOptions): Express {
   app.use('/api', crossSiteGuard(config.publicUrl));
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up
-  // to 10 MB, read here only for a caller its route admits (any signed-in user, a manager under access.profile strict).
+  // to 10 MB, read here only for a caller its route admits (any member of staff, a manager under access.profile strict).
   app.use(
     '/api/items/bulk-import',
     refuseMcpKey,
-    requireAuth,
+    requireStaff,
     requireUnderProfile(db, MANAGER_UNDER_STRICT),
     jsonBody('10mb'),
   );

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PASSWORD_HASH_COST } from './auth/passwords';
 import { passwordProblem } from './auth/password-rule';
+import { Role } from './auth/roles';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -76,6 +77,7 @@ const EnvSchema = z.object({
   OIDC_CLIENT_SECRET: z.string().optional(),
   OIDC_PROVIDER_NAME: z.string().default('University SSO'),
   OIDC_SCOPES: z.string().default('openid profile email'),
+  SSO_DEFAULT_ROLE: Role.default('user'),
   LOCAL_AUTH: booleanFlag.default(true),
   LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(10),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(100),
@@ -109,6 +111,8 @@ export type Config = {
   admin?: { email: string; password: string };
   oidc?: { issuerUrl: string; clientId: string; clientSecret: string; providerName: string; scopes: string[] };
   oidcProviderName: string;
+  /** the role of a user a first single sign-on creates (SSO_DEFAULT_ROLE) */
+  ssoDefaultRole: Role;
   localAuthEnabled: boolean;
   /** the sign-in limiter's thresholds (src/auth/login-limiter.ts) */
   loginLimits: LoginLimits;
@@ -214,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     oidcProviderName: e.OIDC_PROVIDER_NAME,
+    ssoDefaultRole: e.SSO_DEFAULT_ROLE,
     localAuthEnabled: e.LOCAL_AUTH,
     loginLimits: {
       perAccountAndAddress: e.LOGIN_MAX_FAILURES,

@@ -24,7 +24,7 @@ import { buildMcpKey } from './helpers/mcp-factories';
  * A caller it admits is not refused: its answer may be a 400 or a 404 (the ids are made up), never a 401 or 403.
  */
 
-const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };
+const RANK: Record<Role, number> = { requester: 0, user: 1, manager: 2, admin: 3 };
 
 type Caller =
   | { name: 'anonymous'; kind: 'anonymous' }
@@ -96,11 +96,14 @@ let tables: string[];
 beforeAll(async () => {
   t = await testApp({ WEBHOOK_SECRET: 'matrix-webhook-secret' });
   const holders: { name: string; role: Role; permissions: string[] }[] = [
+    { name: 'requester', role: 'requester', permissions: [] },
     { name: 'user', role: 'user', permissions: [] },
     { name: 'manager', role: 'manager', permissions: [] },
     { name: 'admin', role: 'admin', permissions: [] },
     // each grantable permission, held by a plain user (admins hold them all)
     ...PERMISSIONS.map((p) => ({ name: `user with ${p.key}`, role: 'user' as Role, permissions: [p.key as string] })),
+    // a permission granted before the person became a requester opens nothing
+    { name: 'requester with sales.refund', role: 'requester', permissions: ['sales.refund'] },
   ];
   callers = [{ name: 'anonymous', kind: 'anonymous' }];
   const mcpCreator = await buildUser(t.db, { role: 'admin' });
@@ -165,16 +168,22 @@ async function fingerprint(): Promise<Record<string, string>> {
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
-/** A route declared with a profile access ({role, profile: 'strict'}) admits any signed-in caller unless the access.profile in force is that profile. */
+/**
+ * 'any-signed-in' admits every signed-in caller; 'auth' (and 'auth-or-mcp-key') the staff, `user` and up: a requester is 403.
+ * A route declared with a profile access ({role, profile: 'strict'}) admits any member of staff unless the access.profile
+ * in force is that profile. A permission is a member of staff's: a requester holds none.
+ */
 function verdictFor(access: Access, caller: Caller, profile: AccessProfile): Verdict {
   if (caller.kind === 'anonymous') return access === 'public' ? 'allowed' : 401;
   if (caller.kind === 'mcp-key') return access === 'mcp-key' || access === 'auth-or-mcp-key' ? 'allowed' : 401;
   if (access === 'mcp-key') return 401;
-  if (access === 'public' || access === 'auth' || access === 'auth-or-mcp-key') return 'allowed';
+  if (access === 'public' || access === 'any-signed-in') return 'allowed';
+  const staff = RANK[caller.role] >= RANK.user;
+  if (access === 'auth' || access === 'auth-or-mcp-key') return staff ? 'allowed' : 403;
   if (typeof access === 'string') return RANK[caller.role] >= RANK[access] ? 'allowed' : 403;
   if (isProfileAccess(access))
-    return profile !== access.profile || RANK[caller.role] >= RANK[access.role] ? 'allowed' : 403;
-  return caller.role === 'admin' || caller.permissions.includes(access.permission) ? 'allowed' : 403;
+    return (staff && profile !== access.profile) || RANK[caller.role] >= RANK[access.role] ? 'allowed' : 403;
+  return caller.role === 'admin' || (staff && caller.permissions.includes(access.permission)) ? 'allowed' : 403;
 }
 
 function expectedFor(
@@ -304,6 +313,7 @@ describe('authorization matrix: the route table', () => {
     );
     expect([...kinds].sort()).toEqual([
       'admin',
+      'any-signed-in',
       'auth',
       'auth-or-mcp-key',
       'manager',
@@ -387,7 +397,8 @@ describe.each(['spec', 'strict'] as const)(
         callers
           .flatMap((c) => (c.kind === 'session' ? [c] : []))
           .map(async (c) => {
-            const home = await t.request.get('/').set(c.header).expect(200);
+            // the account page is every signed-in person's (the home page is not a requester's)
+            const home = await t.request.get('/account').set(c.header).expect(200);
             return { caller: c, token: /name="_csrf" value="([^"]+)"/.exec(home.text)![1] };
           }),
       );
@@ -402,10 +413,14 @@ describe.each(['spec', 'strict'] as const)(
       };
       const admits = (page: PageRoute, caller: Extract<Caller, { role: Role }>) => {
         const access = page.access!;
-        if (isProfileAccess(access)) return profile !== access.profile || RANK[caller.role] >= RANK[access.role];
+        if (isProfileAccess(access))
+          return (
+            (RANK[caller.role] >= RANK.user && profile !== access.profile) || RANK[caller.role] >= RANK[access.role]
+          );
         return 'role' in access
           ? RANK[caller.role] >= RANK[access.role]
-          : caller.role === 'admin' || caller.permissions.includes(access.permission);
+          : caller.role === 'admin' ||
+              (RANK[caller.role] >= RANK.user && caller.permissions.includes(access.permission));
       };
       const failures: string[] = [];
 

@@ -4,7 +4,7 @@ import { Forbidden, Unauthorized, type HttpError } from '../http/errors';
 import { KNOWN_SETTINGS, type AccessProfile } from '../modules/settings/settings.schemas';
 import { settingsService } from '../modules/settings/settings.service';
 import type { Role } from './roles';
-import { hasRole } from './guards';
+import { hasRole, isStaff } from './guards';
 
 /**
  * The access.profile setting. Under 'spec' (the default) the interface's access holds: any signed-in
@@ -31,8 +31,10 @@ export async function accessProfile(db: Db): Promise<AccessProfile> {
   return parsed.success ? parsed.data.profile : 'spec';
 }
 
+/** A requester never: these are the staff's actions, open to every member of staff unless the profile is on. */
 export async function admitsUnderProfile(db: Db, user: Express.User, access: ProfileAccess): Promise<boolean> {
-  return hasRole(user, access.role) || (await accessProfile(db)) !== access.profile;
+  if (hasRole(user, access.role)) return true;
+  return isStaff(user) && (await accessProfile(db)) !== access.profile;
 }
 
 export const profileRefusal = (access: ProfileAccess, what = 'This action'): HttpError =>

@@ -103,7 +103,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     {
       operationId: 'getCurrentUser',
       summary: 'The signed-in user',
-      access: 'auth',
+      access: 'any-signed-in',
       responses: { 200: { description: 'User', schema: User }, 401: failure('Not signed in') },
     },
     (req, res) => {
@@ -118,7 +118,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       summary: "The caller's failed password sign-ins of the last 30 days",
       description:
         'Newest first: when, from which address and user agent, and why (a wrong password, or refused by the sign-in limits).',
-      access: 'auth',
+      access: 'any-signed-in',
       responses: { 200: { description: 'Failed sign-ins', schema: FailedSignInList } },
     },
     async (req, res) => {
@@ -168,7 +168,7 @@ export function authRoutes({ db, config, docs }: Deps) {
       description:
         'The token is shown once; only its hash is stored. Send it as `Authorization: Bearer <token>`. ' +
         'It expires after `expiresInDays` (default 90, at most 365); a password change or reset revokes it. Only a session can create one.',
-      access: 'auth',
+      access: 'any-signed-in',
       body: CreateToken,
       responses: {
         201: { description: 'Created', schema: CreatedToken },
@@ -192,7 +192,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     {
       operationId: 'listApiTokens',
       summary: "The caller's tokens (without secrets)",
-      access: 'auth',
+      access: 'any-signed-in',
       responses: { 200: { description: 'Tokens', schema: TokenList } },
     },
     async (req, res) => {
@@ -205,7 +205,7 @@ export function authRoutes({ db, config, docs }: Deps) {
     {
       operationId: 'revokeApiToken',
       summary: 'Revoke a token',
-      access: 'auth',
+      access: 'any-signed-in',
       params: TokenIdParams,
       responses: { 204: 'Revoked', 404: { description: 'Not found', schema: MessageBody } },
     },

@@ -3,11 +3,12 @@ import type { Knex } from 'knex';
 import { Forbidden, Unauthorized } from '../http/errors';
 import { McpAuthInvalid, McpAuthRequired } from '../http/mcp-errors';
 import { usersService } from '../modules/users/users.service';
-import type { Role } from './roles';
+import { ROLES, STAFF, type Role } from './roles';
 import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import type { PermissionKey } from './permissions';
 
-const RANK: Record<Role, number> = { user: 0, manager: 1, admin: 2 };
+/** A role's rank: its place in ROLES (requester 0, user 1, manager 2, admin 3). */
+const RANK = Object.fromEntries(ROLES.map((role, rank) => [role, rank])) as Record<Role, number>;
 
 export function hasRole(user: Express.User, role: Role): boolean {
   return RANK[user.role] >= RANK[role];
@@ -19,8 +20,18 @@ export function currentUser(req: Request): Express.User {
   return req.user;
 }
 
+/** Whether the user is stores staff (`user` and above), not a requester. */
+export const isStaff = (user: Express.User): boolean => hasRole(user, STAFF);
+
+/** Any signed-in person, a requester included (access 'any-signed-in'). */
 export const requireAuth: RequestHandler = (req, _res, next) => {
   next(req.user ? undefined : Unauthorized());
+};
+
+/** The stores staff: any signed-in user of the `user` role and above (access 'auth'); a requester is 403. */
+export const requireStaff: RequestHandler = (req, _res, next) => {
+  if (!req.user) return next(Unauthorized());
+  next(isStaff(req.user) ? undefined : Forbidden(`This action requires the ${STAFF} role`));
 };
 
 /** The MCP key that opened the request; only call behind requireMcpKey. */
@@ -34,8 +45,11 @@ export const requireMcpKey: RequestHandler = (req, _res, next) => {
   next(req.mcpKey ? undefined : McpAuthRequired());
 };
 
+/** An MCP key, or a signed-in member of staff (a requester is 403). */
 export const requireAuthOrMcpKey: RequestHandler = (req, _res, next) => {
-  next(req.user || req.mcpKey ? undefined : Unauthorized());
+  if (req.mcpKey) return next();
+  if (!req.user) return next(Unauthorized());
+  next(isStaff(req.user) ? undefined : Forbidden(`This action requires the ${STAFF} role`));
 };
 
 /** Every route outside the MCP surface: an MCP key opens none of them. */

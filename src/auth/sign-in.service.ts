@@ -6,6 +6,7 @@ import { Forbidden, TooManyRequests, Unauthorized } from '../http/errors';
 import { parse } from '../http/validate';
 import { LoginBody } from './auth.schemas';
 import type { Actor } from '../modules/audit/audit.actor';
+import type { Role } from './roles';
 import { auditTrail } from '../modules/audit/audit.service';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { failedSignIns } from './failed-sign-ins';
@@ -68,6 +69,7 @@ function namesOf(claims: SsoClaims): { firstName?: string; lastName?: string } {
 async function ssoUser(
   users: ReturnType<typeof usersService>,
   claims: SsoClaims,
+  defaultRole: Role,
 ): Promise<{ user: UserRow; created: boolean }> {
   if (!claims.sub) throw new SsoRefused('The identity provider sent no subject', 'no_subject');
   const names = namesOf(claims);
@@ -99,7 +101,7 @@ async function ssoUser(
     email: claims.email,
     firstName: names.firstName ?? claims.email.split('@')[0],
     lastName: names.lastName ?? '',
-    role: 'user',
+    role: defaultRole,
     oidcSubject: claims.sub,
   });
   return { user, created: true };
@@ -109,7 +111,10 @@ async function ssoUser(
  * Who may sign in, by either method: the user a local password sign-in or a single sign-on acts
  * as. Starting the session itself is session.ts's startSession, which both routes call next.
  */
-export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 'loginLimits' | 'passwordHashCost'>) {
+export function signInService(
+  db: Db,
+  config: Pick<Config, 'localAuthEnabled' | 'loginLimits' | 'passwordHashCost' | 'ssoDefaultRole'>,
+) {
   const users = usersService(db, config);
   const limiter = loginLimiter(db, config.loginLimits);
   const trail = auditTrail(db);
@@ -187,7 +192,7 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
     /**
      * The user a single sign-on acts as. Matching: first by the provider's subject (oidc_subject);
      * else by email (case-insensitive), which links that account to the subject unless it is
-     * already linked to another subject; else a new user with role 'user'. Linking and creating
+     * already linked to another subject; else a new user with the role SSO_DEFAULT_ROLE names ('user' unset). Linking and creating
      * both need the provider to say email_verified: true. Names are refreshed from the claims on
      * every sign-in; the email is not changed after creation. Inactive users are refused. Each
      * refusal is an SsoRefused, recorded as sign_in_failed by `client` (the request's anonymous
@@ -197,7 +202,7 @@ export function signInService(db: Db, config: Pick<Config, 'localAuthEnabled' | 
     async withSso(claims: SsoClaims, client: Actor): Promise<UserRow> {
       try {
         return await transaction(db, async (trx) => {
-          const { user, created } = await ssoUser(usersService(trx, config), claims);
+          const { user, created } = await ssoUser(usersService(trx, config), claims, config.ssoDefaultRole);
           const actor: Actor = { ...client, kind: 'session', userId: user.id, email: user.email };
           const trxTrail = auditTrail(trx);
           if (created)

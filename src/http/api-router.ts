@@ -9,6 +9,7 @@ import {
   requireMcpKey,
   requirePermission,
   requireRole,
+  requireStaff,
 } from '../auth/guards';
 import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../auth/access-profile';
 import type { PermissionKey } from '../auth/permissions';
@@ -20,12 +21,21 @@ import type { Role } from '../auth/roles';
 import type { Deps } from '../deps';
 
 /**
- * Who may call a route. There is no way to declare a route without saying. An MCP API key opens
- * only the routes declared 'mcp-key' or 'auth-or-mcp-key'. A ProfileAccess ({role, profile: 'strict'})
- * is any signed-in user unless the setting access.profile is strict, then that role and up.
+ * Who may call a route. There is no way to declare a route without saying. 'auth' is any signed-in
+ * member of staff (the `user` role and above: a requester is 403); 'any-signed-in' is anyone signed
+ * in, a requester included (the catalogue, requests, the person's own account). An MCP API key opens
+ * only the routes declared 'mcp-key' or 'auth-or-mcp-key' (a key, or staff). A ProfileAccess ({role,
+ * profile: 'strict'}) is any member of staff unless the setting access.profile is strict, then that role and up.
  */
 export type Access =
-  'public' | 'auth' | Role | { permission: PermissionKey } | ProfileAccess | 'mcp-key' | 'auth-or-mcp-key';
+  | 'public'
+  | 'any-signed-in'
+  | 'auth'
+  | Role
+  | { permission: PermissionKey }
+  | ProfileAccess
+  | 'mcp-key'
+  | 'auth-or-mcp-key';
 
 type ResponseDoc =
   | string
@@ -124,7 +134,8 @@ function guardFor(access: Access, db: Knex): RequestHandler[] {
   if (access === 'mcp-key') return [requireMcpKey];
   if (access === 'auth-or-mcp-key') return [requireAuthOrMcpKey];
   if (access === 'public') return [refuseMcpKey];
-  if (access === 'auth') return [refuseMcpKey, requireAuth];
+  if (access === 'any-signed-in') return [refuseMcpKey, requireAuth];
+  if (access === 'auth') return [refuseMcpKey, requireStaff];
   if (typeof access === 'string') return [refuseMcpKey, requireRole(access)];
   if (isProfileAccess(access)) return [refuseMcpKey, requireUnderProfile(db, access)];
   return [refuseMcpKey, requirePermission(db, access.permission)];
@@ -139,13 +150,16 @@ function securityFor(access: Access): RouteConfig['security'] {
 
 function accessNote(access: Access): string {
   if (access === 'public') return 'No authentication.';
-  if (access === 'auth') return 'Any signed-in user or bearer token.';
+  if (access === 'any-signed-in') return 'Anyone signed in (session or bearer token), a requester included.';
+  if (access === 'auth')
+    return 'Any signed-in member of staff (role user or higher) or their bearer token; a requester is refused.';
   if (access === 'mcp-key')
     return 'An MCP API key only (`Authorization: Bearer mcp_...`); a session or bearer token is refused.';
-  if (access === 'auth-or-mcp-key') return 'Any signed-in user or bearer token, or an MCP API key.';
+  if (access === 'auth-or-mcp-key')
+    return 'Any signed-in member of staff (role user or higher) or their bearer token, or an MCP API key.';
   if (typeof access === 'string') return access === 'admin' ? 'Admin only.' : `Role ${access} or higher.`;
   if (isProfileAccess(access))
-    return `Any signed-in user or bearer token; under the setting access.profile ${access.profile}, role ${access.role} or higher.`;
+    return `Any signed-in member of staff (role user or higher) or their bearer token; under the setting access.profile ${access.profile}, role ${access.role} or higher.`;
   return `Requires permission \`${access.permission}\` (admins hold every permission).`;
 }
 
@@ -201,8 +215,14 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
   if (isProfileAccess(access))
     common[403] = error(`Under access.profile ${access.profile}, below the ${access.role} role`);
   else if (typeof access === 'object') common[403] = error(`Without the ${access.permission} permission`);
-  else if (access === 'manager' || access === 'admin' || access === 'user')
+  else if (access === 'manager' || access === 'admin' || access === 'user' || access === 'requester')
     common[403] = error(`Below the ${access} role`);
+  else if (access === 'auth' || access === 'auth-or-mcp-key')
+    common[403] = error(
+      STATE_CHANGING.has(method)
+        ? 'A requester (below the user role), or a cross-site request carried by the session cookie'
+        : 'A requester (below the user role)',
+    );
   if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
     common[403] = error('A cross-site request carried by the session cookie');
   }

@@ -52,6 +52,8 @@ export function accountPages({ db, config }: Deps): Router {
       title: 'My account',
       user: presentUser(row),
       roleLabel: ROLE_LABELS[row.role],
+      // the picking list is the counter's: a requester has no counter
+      staff: row.role !== 'requester',
       // a single sign-on account has no password here to change
       hasPassword: row.password_hash !== null,
       passwordMinLength: PASSWORD_MIN_LENGTH,
@@ -64,11 +66,11 @@ export function accountPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/account', requirePage(), async (req, res) => {
+  pages.get('/account', requirePage('requester'), async (req, res) => {
     await renderAccount(req, res);
   });
 
-  pages.post('/account/password', requirePage(), async (req, res) => {
+  pages.post('/account/password', requirePage('requester'), async (req, res) => {
     const result = await attempt(async () => {
       const body = parse(ChangeOwnPasswordBody, req.body);
       // this session stays signed in; the others and every API token end
@@ -94,7 +96,7 @@ export function accountPages({ db, config }: Deps): Router {
   });
 
   // The new token's secret is shown in this answer only (it is stored nowhere but as a hash), so no redirect carries it.
-  pages.post('/account/tokens', requirePage(), async (req, res) => {
+  pages.post('/account/tokens', requirePage('requester'), async (req, res) => {
     tokens.assertMayCreate(req.authMethod);
     const result = await attempt(async () => {
       const body = parse(CreateToken, tokenRequest(req.body));
@@ -107,7 +109,7 @@ export function accountPages({ db, config }: Deps): Router {
     await renderAccount(req, res, null, presentCreatedToken(result.value), 201);
   });
 
-  pages.post('/account/tokens/:id/revoke', requirePage(), async (req, res) => {
+  pages.post('/account/tokens/:id/revoke', requirePage('requester'), async (req, res) => {
     const { id } = parse(TokenIdParams, req.params);
     await tokens.revoke(currentUser(req).id, id, actorOf(req));
     flash(req, 'API token revoked: it no longer works');

@@ -18,7 +18,7 @@ import {
 } from '../modules/settings/settings.schemas';
 import { accessProfile } from '../auth/access-profile';
 import { settingsService } from '../modules/settings/settings.service';
-import { ROLES } from '../auth/roles';
+import { STAFF_ROLES } from '../auth/roles';
 import { usersService } from '../modules/users/users.service';
 import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rates.present';
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
@@ -90,7 +90,7 @@ const ACCESS_PROFILE_CHOICES: Record<AccessProfile, { label: string; explanation
   },
 };
 
-const ROLE_CHOICES: Record<(typeof ROLES)[number], string> = {
+const ROLE_CHOICES: Record<(typeof STAFF_ROLES)[number], string> = {
   user: 'Every user (the default)',
   manager: 'Managers and admins',
   admin: 'Admins only',

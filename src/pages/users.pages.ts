@@ -22,7 +22,12 @@ import { attempt, checked, filledIn, flash, formState, type FieldErrors, type Re
 import { requirePage } from './page-guards';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'] };
-export const ROLE_LABELS: Record<User['role'], string> = { user: 'User', manager: 'Manager', admin: 'Admin' };
+export const ROLE_LABELS: Record<User['role'], string> = {
+  requester: 'Requester',
+  user: 'User',
+  manager: 'Manager',
+  admin: 'Admin',
+};
 const fullName = (user: Pick<User, 'firstName' | 'lastName'>) => `${user.firstName} ${user.lastName}`.trim();
 
 /** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */

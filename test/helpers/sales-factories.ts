@@ -18,6 +18,10 @@ export async function buildChargeCode(
     onHold: boolean;
     holdReason: string | null;
     excludedCategoryIds: number[];
+    approverEmail: string | null;
+    approvalThreshold: string | null;
+    /** emails of its authorised users (issue 33: the codes a requester may charge) */
+    authorisedEmails: string[];
   }> = {},
 ): Promise<ChargeCodeFactoryRow> {
   const [row] = await db('charge_codes')
@@ -29,8 +33,18 @@ export async function buildChargeCode(
       valid_until: overrides.validUntil ?? new Date(Date.now() + 365 * DAY),
       on_hold: overrides.onHold ?? false,
       hold_reason: overrides.holdReason ?? null,
+      approver_email: overrides.approverEmail ?? null,
+      approval_threshold: overrides.approvalThreshold ?? null,
     })
     .returning('*');
+  for (const email of overrides.authorisedEmails ?? []) {
+    await db('charge_code_authorised_users').insert({
+      charge_code_id: row.id,
+      user_name: email.split('@')[0],
+      email,
+      department: 'Chemistry',
+    });
+  }
   for (const categoryId of overrides.excludedCategoryIds ?? []) {
     await db('charge_code_exclusions').insert({ charge_code_id: row.id, category_id: categoryId });
   }

@@ -24,6 +24,8 @@ export function presentChargeCodeSummary(row: ChargeCodeRow): ChargeCodeSummary 
     validUntil: row.valid_until.toISOString(),
     costCentre: row.cost_centre,
     ...holdState(row),
+    approverEmail: row.approver_email,
+    approvalThreshold: row.approval_threshold,
   };
 }
 

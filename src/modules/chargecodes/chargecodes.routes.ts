@@ -94,7 +94,8 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       operationId: 'createChargeCode',
       summary: 'Create a charge code',
       description:
-        'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC).',
+        'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC). ' +
+        'approverEmail (null: only admins approve) and approvalThreshold (a decimal string; null: no approval needed) decide which requests on the code wait for approval.',
       access: 'admin',
       body: CreateChargeCode,
       responses: {
@@ -116,7 +117,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
       operationId: 'updateChargeCode',
       summary: 'Update a charge code',
       description:
-        'Partial update of title, validFrom, validUntil, costCentre, authorisedBy and pin (null removes the pin). The code itself cannot change.',
+        'Partial update of title, validFrom, validUntil, costCentre, authorisedBy, pin (null removes the pin), approverEmail and approvalThreshold (null removes either). The code itself cannot change.',
       access: 'admin',
       params: CodeParams,
       body: UpdateChargeCode,

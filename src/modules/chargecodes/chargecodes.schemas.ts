@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { IntId } from '../../http/validate';
+import { decimalString, IntId } from '../../http/validate';
 import { Role } from '../../auth/roles';
 
 /** A timestamp or a plain date (YYYY-MM-DD). A plain validUntil date covers that whole day (UTC). */
@@ -27,6 +27,28 @@ export const CodeParams = z.object({ code: z.string().min(1) });
 export const CodeCategoryParams = z.object({ code: z.string().min(1), categoryId: IntId });
 export const CodeUserParams = z.object({ code: z.string().min(1), id: IntId });
 
+/** Who approves a request on the code over its threshold: matched to the signed-in person's email, case-insensitively. */
+const ApproverEmail = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: 'must be an email address' }))
+  .pipe(z.string().max(320))
+  .nullable()
+  .openapi({
+    description:
+      'The email of the person who approves requests on this code (POST /api/requests/{id}/approve): the signed-in person whose email it is. Null: only admins approve. Stored lower-case.',
+    example: 'pi@example.ac.uk',
+  });
+
+/** A request's total over this waits for the approver; null: no approval needed. */
+const ApprovalThreshold = decimalString({ places: 2, min: 0, max: 999_999_999_999.99 }).nullable().openapi({
+  type: 'string',
+  description:
+    'A decimal string: a request whose total (VAT included) is over it waits for approval (awaiting_approval). Null: no approval needed.',
+  example: '500.00',
+});
+
 const validRange = (v: { validFrom?: Date; validUntil?: Date }) =>
   !v.validFrom || !v.validUntil || v.validFrom.getTime() <= v.validUntil.getTime();
 const rangeIssue = { error: 'validFrom must not be after validUntil', path: ['validUntil'] };
@@ -40,6 +62,8 @@ export const CreateChargeCode = z
     costCentre: z.string().trim().default(''),
     pin: z.string().min(1).max(128).optional(),
     authorisedBy: z.string().uuid({ error: 'must be a user id (uuid)' }).nullable().optional(),
+    approverEmail: ApproverEmail.optional(),
+    approvalThreshold: ApprovalThreshold.optional(),
   })
   .refine(validRange, rangeIssue);
 export type CreateChargeCode = z.infer<typeof CreateChargeCode>;
@@ -52,6 +76,8 @@ export const UpdateChargeCode = z
     costCentre: z.string().trim().optional(),
     pin: z.string().min(1).max(128).nullable().optional(),
     authorisedBy: z.string().uuid({ error: 'must be a user id (uuid)' }).nullable().optional(),
+    approverEmail: ApproverEmail.optional(),
+    approvalThreshold: ApprovalThreshold.optional(),
   })
   .refine(validRange, rangeIssue);
 export type UpdateChargeCode = z.infer<typeof UpdateChargeCode>;
@@ -101,6 +127,14 @@ export const ChargeCodeSummary = z
         'Who placed the hold, at the role they had then; only that role and above can change or release it. Null when not on hold, or for a hold placed before placers were recorded.',
     }),
     holdPlacedAt: z.string().nullable(),
+    approverEmail: z.string().nullable().openapi({
+      description:
+        'Who approves requests on the code over approvalThreshold (by their sign-in email); null: only admins',
+    }),
+    approvalThreshold: z.string().nullable().openapi({
+      description: 'A decimal string: requests totalling more wait for approval; null: no approval needed',
+      example: '500.00',
+    }),
   })
   .openapi('ChargeCodeSummary');
 export type ChargeCodeSummary = z.infer<typeof ChargeCodeSummary>;

@@ -28,6 +28,10 @@ export type ChargeCodeRow = {
   hold_placed_by_name: string | null;
   hold_placed_by_role: Role | null;
   hold_placed_at: Date | null;
+  /** who approves a request on the code over approval_threshold (lower-case email); null: admins only */
+  approver_email: string | null;
+  /** decimal string; a request totalling more awaits approval; null: none needed */
+  approval_threshold: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -109,6 +113,18 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
       return db<ChargeCodeRow>('charge_codes').orderBy('code');
     },
 
+    /** The codes `email` is an authorised user of (case-insensitively), by code: what a requester may charge (issue 33). */
+    authorisedFor(email: string): Promise<ChargeCodeRow[]> {
+      return db<ChargeCodeRow>('charge_codes as c')
+        .whereExists(
+          db('charge_code_authorised_users as a')
+            .whereRaw('a.charge_code_id = c.id')
+            .andWhereRaw('lower(a.email) = lower(?)', [email]),
+        )
+        .orderBy('c.code')
+        .select('c.*');
+    },
+
     async expiringSoon(now = new Date()): Promise<ExpiringChargeCode[]> {
       const until = new Date(now.getTime() + EXPIRING_WINDOW_DAYS * 86_400_000);
       const rows = await db<ChargeCodeRow>('charge_codes')
@@ -141,6 +157,8 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
             valid_until: input.validUntil,
             cost_centre: input.costCentre,
             pin_hash: input.pin ? await hashPin(input.pin) : null,
+            approver_email: input.approverEmail ?? null,
+            approval_threshold: input.approvalThreshold ?? null,
           })
           .returning('*');
         return {
@@ -166,6 +184,8 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
         if (input.title !== undefined) changes.title = input.title;
         if (input.costCentre !== undefined) changes.cost_centre = input.costCentre;
         if (input.authorisedBy !== undefined) changes.authorised_by = input.authorisedBy;
+        if (input.approverEmail !== undefined) changes.approver_email = input.approverEmail;
+        if (input.approvalThreshold !== undefined) changes.approval_threshold = input.approvalThreshold;
         if (input.pin !== undefined) changes.pin_hash = input.pin === null ? null : await hashPin(input.pin);
         const [row] = await trx<ChargeCodeRow>('charge_codes')
           .where({ id: current.id })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import '../../http/openapi';
-import { ROLES } from '../../auth/roles';
+import { STAFF_ROLES } from '../../auth/roles';
 import { User } from '../users/users.schemas';
 
 export const Permission = z
@@ -51,7 +51,9 @@ export const MCP_KEY_LIMIT_DAYS = 3650;
  */
 export const KNOWN_SETTINGS = {
   /** the lowest role that may place or lift a hold and change exclusions */
-  'chargeCodes.holdRole': z.object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) }).strict(),
+  'chargeCodes.holdRole': z
+    .object({ role: z.enum(STAFF_ROLES, { error: `must be one of ${STAFF_ROLES.join(', ')}` }) })
+    .strict(),
   /** a sale on a code that has a PIN needs the PIN in the request */
   'chargeCodes.requirePin': PolicySwitch,
   /** a sale's recipient email must be one of the code's authorised users */

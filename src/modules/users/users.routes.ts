@@ -80,7 +80,7 @@ export function usersRoutes({ db, docs, config }: Deps) {
       summary: 'Change your own password',
       description:
         'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
-      access: 'auth',
+      access: 'any-signed-in',
       body: ChangeOwnPasswordBody,
       responses: {
         200: { description: 'Changed', schema: MessageBody },

@@ -364,6 +364,8 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
 
     async hasPermission(user: Pick<UserRow, 'id' | 'role'>, permission: PermissionKey): Promise<boolean> {
       if (user.role === 'admin') return true;
+      // a permission is a member of staff's: a requester holds none, even one granted before a role change
+      if (user.role === 'requester') return false;
       const row = await db('user_permissions').where({ user_id: user.id, permission }).first('permission');
       return row !== undefined;
     },
