@@ -40,6 +40,9 @@ const OWNERS = {
   'src/modules/mcp-keys/': ['mcp_api_keys'],
   'src/modules/mcp-runs/': ['mcp_test_runs'],
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
+  'src/modules/requests/': ['stock_requests', 'stock_request_items', 'stock_request_history'],
+  'src/modules/outbox/': ['outbox_messages'],
+  'src/modules/outbound-webhooks/': ['outbound_webhooks'],
 };
 
 /**

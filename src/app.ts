@@ -38,6 +38,7 @@ import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { ordersService } from './modules/orders/orders.service';
 import { catalogueRoutes } from './modules/catalogue/catalogue.routes';
+import { requestsRoutes } from './modules/requests/requests.routes';
 import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
@@ -105,6 +106,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   replenishmentRoutes,
   stocktakesRoutes,
   catalogueRoutes,
+  requestsRoutes,
 ];
 
 const ROUTE_TABLE = 'stores route table';

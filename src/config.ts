@@ -88,6 +88,14 @@ const EnvSchema = z.object({
   WEBHOOK_SECRET: z.string().min(16).optional(),
   PG_BIN_DIR: z.string().optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).optional(),
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((url) => /^smtps?:\/\//.test(url), 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().min(3).optional(),
+  OUTBOX_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
+  OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: z.string().optional(),
 });
 
 /** Every variable the service reads (.env.example lists each). */
@@ -124,6 +132,14 @@ export type Config = {
   webhookSecret?: string;
   /** where pg_dump/pg_restore live; absent: found on PATH */
   pgBinDir?: string;
+  /** the SMTP server emails go through; absent: emails are held in the outbox, none is sent */
+  smtpUrl?: string;
+  /** the From of every email (default: the service's name at PUBLIC_URL's host) */
+  mailFrom: string;
+  /** the outbox's first retry delay; each next one doubles (with jitter) for up to 24 hours */
+  outboxRetryBaseMs: number;
+  /** host names, addresses and CIDR ranges an outbound webhook may reach although private (and over http) */
+  outboundWebhooksAllowPrivate: string[];
 };
 
 /** Failed password sign-ins allowed before 429; see src/auth/login-limiter.ts. */
@@ -231,5 +247,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost,
     webhookSecret: e.WEBHOOK_SECRET,
     pgBinDir: e.PG_BIN_DIR ? path.resolve(e.PG_BIN_DIR) : undefined,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `Stores <stores@${new URL(publicUrl).hostname}>`,
+    outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
+    outboundWebhooksAllowPrivate: (e.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
   };
 }

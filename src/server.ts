@@ -8,6 +8,7 @@ import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { resolveSessionSecret } from './auth/session';
 import { JOBS, startScheduler } from './jobs/scheduler';
 import { scheduledBackupJob } from './jobs/scheduled-backup';
+import { startOutboxDelivery } from './jobs/outbox-delivery';
 import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
@@ -64,6 +65,7 @@ async function main() {
   });
   const backupDeps = { db: database.db, databaseUrl: database.url, config, logger, maintenance };
   const scheduler = startScheduler(database.db, logger, maintenance, [...JOBS, scheduledBackupJob(backupDeps)]);
+  const outbox = startOutboxDelivery({ db: database.db, databaseUrl: database.url, config, logger });
   const server = createServer(app);
   server.listen(config.port, config.host, () =>
     logger.info({ port: config.port, host: config.host }, 'stores service listening'),
@@ -96,6 +98,7 @@ async function main() {
     });
     clearInterval(reaper);
     scheduler.stop();
+    await outbox.stop();
     await sessionPool.end();
     await database.close();
     logger.info('stopped');

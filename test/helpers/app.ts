@@ -11,6 +11,7 @@ import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, createPgPool } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
+import { startOutboxDelivery } from '../../src/jobs/outbox-delivery';
 import { withDatabase } from '../global-setup';
 import { TEST_PASSWORD } from './factories';
 import type { UserRow } from '../../src/modules/users/users.service';
@@ -32,7 +33,11 @@ export type TestApp = {
 /** A fresh database cloned from the migrated template, and the app built on it. */
 export async function testApp(
   env: Record<string, string> = {},
-  opts: { logDestination?: DestinationStream } = {},
+  opts: {
+    logDestination?: DestinationStream;
+    /** run the outbox's delivery worker beside the app, as the server does (emails, outbound webhooks) */
+    deliverOutbox?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const { serverUrl, template } = inject('testDatabase');
   const name = `${template}_${randomBytes(6).toString('hex')}`;
@@ -54,6 +59,9 @@ export async function testApp(
   const db = createDb(databaseUrl, 10, logger);
   const sessionPool = createPgPool(databaseUrl, () => undefined, 3);
   const app = buildApp({ db, databaseUrl, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
+  const outbox = opts.deliverOutbox
+    ? startOutboxDelivery({ db, databaseUrl, config, logger }, { pollMs: 100 })
+    : undefined;
 
   return {
     app,
@@ -68,6 +76,7 @@ export async function testApp(
       return agent;
     },
     async close() {
+      await outbox?.stop();
       await db.destroy();
       await sessionPool.end();
       const dropper = createDb(serverUrl, 1);

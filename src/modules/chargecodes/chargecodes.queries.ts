@@ -51,3 +51,19 @@ export const chargeCodeForCheckSql = (alias: string, code: Sql): Sql => {
     ARRAY(SELECT a.email FROM charge_code_authorised_users a WHERE a.charge_code_id = ${cc('id')}) AS authorised_emails
   FROM charge_codes ${sql.ident(alias)} WHERE ${cc('code')} = ${code}`;
 };
+
+/** Issue 33: the codes whose approver is `email` (stored lower-case), as a subquery: `r.charge_code IN ${codesApprovedBy(email)}`. */
+export const codesApprovedBy = (email: string): Sql =>
+  sql`(SELECT code FROM charge_codes WHERE approver_email = lower(${email}))`;
+
+/** What a request reads of its charge code: who approves it and over what total (null: none). */
+export type ChargeCodeApproval = { code: string; approver_email: string | null; approval_threshold: string | null };
+
+/** The approver and threshold of each of these codes that exists, by code. */
+export async function chargeCodeApprovals(db: Db, codes: string[]): Promise<Map<string, ChargeCodeApproval>> {
+  if (codes.length === 0) return new Map();
+  const rows: ChargeCodeApproval[] = await db('charge_codes')
+    .whereIn('code', [...new Set(codes)])
+    .select('code', 'approver_email', 'approval_threshold');
+  return new Map(rows.map((r) => [r.code, r]));
+}

@@ -22,6 +22,7 @@ import {
 import { notesService } from '../notes/notes.service';
 import { joinUserRef } from '../users/users.queries';
 import {
+  findItemsForLines,
   lockedById,
   lockedItemsJson,
   lockItemsByIdsSql,
@@ -333,6 +334,120 @@ async function processOnce(
     saleChecks(quote),
     authorisation,
   );
+}
+
+/** A line a request asks for (issue 33). */
+export type RequestedSaleLine = { itemId: number; quantity: string };
+
+/**
+ * Lines priced from the items now, as a direct sale prices them (VAT applied), with the categories
+ * the charge code is checked against and each item's stock now: what a request records when it is
+ * submitted (issue 33). Unknown or inactive items are 400 field errors, as at the counter.
+ */
+export async function priceRequestedLines(
+  db: Db,
+  items: RequestedSaleLine[],
+): Promise<{ priced: PricedLines; categoryIds: number[]; stock: Map<number, string> }> {
+  const { lines, categoryIds } = await resolveLines(db, items);
+  const found = await findItemsForLines(
+    db,
+    items.map((i) => i.itemId),
+  );
+  return {
+    priced: priceLines(lines, true),
+    categoryIds,
+    stock: new Map([...found.values()].map((i) => [i.id, i.currentStock])),
+  };
+}
+
+/** What fulfilling a request sells: its code, lines, notes, and the requester (the recipient the code's policy weighs). */
+export type RequestSaleInput = {
+  chargeCode: string;
+  items: RequestedSaleLine[];
+  customerNotes: string | null;
+  requesterEmail: string;
+};
+
+/** A request's sale: the sale, and per requested item what it took (less than asked when stock was short). */
+export type RequestSaleRecord = SaleRecord & { taken: Map<number, D> };
+
+export const nothingInStockMessage = 'None of the requested items is in stock; nothing was sold';
+
+/**
+ * Issue 33: a request fulfilled as a sale, in the caller's transaction (which holds the request's
+ * row), through the counter's own processing (recordSale): the items locked in id order and the
+ * charge code read FOR SHARE with the sale's number in one statement, the code checked again with
+ * the counter's messages (validity, hold, exclusions, and the authorised-people policy with the
+ * requester as the recipient; no PIN: the request is not made at the counter), then the sale, its
+ * lines, the stock out and one movement per line. Each line takes what the stock has, up to the
+ * quantity asked: a short line sells less (never more than the stock), an item out of stock or
+ * inactive sells nothing; when nothing at all can be sold, 409 and nothing is written.
+ */
+export async function recordRequestSale(
+  trx: Knex.Transaction,
+  actor: Actor,
+  input: RequestSaleInput,
+): Promise<RequestSaleRecord> {
+  const policy = await chargeCodePolicy(trx);
+  const itemIds = [...new Set(input.items.map((l) => l.itemId))];
+  const { rows } = await preparedRaw<{ rows: SaleChecksRow[] }>(
+    trx,
+    sql`WITH locked AS (${lockItemsByIdsSql(itemIds)}), code_row AS (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)} FOR SHARE OF cc)
+     SELECT ${SALE_CHECK_COLUMNS}`,
+  );
+  const checks = saleChecks(rows[0]);
+  const left = new Map(
+    [...checks.locked].map(([id, item]) => [id, item.is_active ? new D(item.current_stock) : new D(0)]),
+  );
+  const taken = new Map<number, D>();
+  const selling: RequestedSaleLine[] = [];
+  for (const line of input.items) {
+    const available = D.max(left.get(line.itemId) ?? new D(0), 0);
+    const take = D.min(available, line.quantity);
+    left.set(line.itemId, available.minus(take));
+    taken.set(line.itemId, (taken.get(line.itemId) ?? new D(0)).plus(take));
+    if (take.gt(0)) selling.push({ itemId: line.itemId, quantity: take.toFixed(2) });
+  }
+  if (selling.length === 0) throw Conflict(nothingInStockMessage);
+  const { lines } = await resolveLines(trx, selling);
+  const sale = await recordSale(
+    trx,
+    {
+      chargeCode: input.chargeCode,
+      priced: priceLines(lines, true),
+      vatApplied: true,
+      customerNotes: input.customerNotes,
+      quoteId: null,
+      processedBy: actor.id,
+      recipient: null,
+    },
+    checks,
+    {
+      policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
+      verifiedPinHash: null,
+      recipientEmail: input.requesterEmail,
+    },
+  );
+  return { ...recorded(actor, sale), taken };
+}
+
+/** Issue 33: who collected a request's goods, recorded on its sale in the caller's transaction (deliveredTo, the requester's email, now). */
+export async function recordSaleCollection(
+  trx: Knex.Transaction,
+  saleId: number,
+  recipient: { deliveredTo: string; deliveredToEmail: string | null },
+): Promise<SaleRow> {
+  const [row] = await trx<SaleRow>('sales')
+    .where({ id: saleId })
+    .update({
+      delivered_to: recipient.deliveredTo,
+      delivered_to_email: recipient.deliveredToEmail,
+      delivered_at: trx.fn.now(),
+      updated_at: trx.fn.now(),
+    } as never)
+    .returning('*');
+  if (!row) throw saleNotFound();
+  return row;
 }
 
 export function salesService(db: Db) {

@@ -1,0 +1,24 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { startOutboxWorker, type OutboxWorker, type Sender } from '../modules/outbox/outbox.worker';
+import type { OutboxChannel } from '../modules/outbox/outbox.queries';
+
+export type OutboxDeliveryDeps = { db: Knex; databaseUrl: string; config: Config; logger: Logger };
+
+/** Each channel's sender; a channel without one keeps its messages pending. */
+function senders(_deps: OutboxDeliveryDeps): Partial<Record<OutboxChannel, Sender>> {
+  return {};
+}
+
+/** The outbox's delivery worker of this instance (every instance runs one; they share the work). */
+export function startOutboxDelivery(deps: OutboxDeliveryDeps, options: { pollMs?: number } = {}): OutboxWorker {
+  return startOutboxWorker({
+    db: deps.db,
+    databaseUrl: deps.databaseUrl,
+    logger: deps.logger.child({ module: 'outbox' }),
+    senders: senders(deps),
+    retryBaseMs: deps.config.outboxRetryBaseMs,
+    pollMs: options.pollMs,
+  });
+}

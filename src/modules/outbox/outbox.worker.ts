@@ -1,0 +1,168 @@
+import pg from 'pg';
+import type { Knex } from 'knex';
+import type { Logger } from '../../logger';
+import { transaction } from '../../db/transaction';
+import {
+  claimNextMessage,
+  OUTBOX_NOTIFY_CHANNEL,
+  recordFailedAttempt,
+  recordHeld,
+  recordSent,
+  type OutboxChannel,
+  type OutboxMessage,
+} from './outbox.queries';
+
+/**
+ * What sending one message came to: `sent`; `retry` (the receiver or the connection failed: again
+ * later); `reject` (the receiver refused it for good, e.g. SMTP 5xx: never again); `hold` (nothing
+ * can send it now, e.g. no SMTP server is set).
+ */
+export type SendOutcome =
+  | { outcome: 'sent'; statusCode?: number; durationMs?: number }
+  | { outcome: 'retry' | 'reject'; error: string; statusCode?: number; durationMs?: number }
+  | { outcome: 'hold' };
+
+export type Sender = (message: OutboxMessage) => Promise<SendOutcome>;
+
+export type OutboxWorkerOptions = {
+  db: Knex;
+  /** for the LISTEN connection, outside the pool */
+  databaseUrl: string;
+  logger: Logger;
+  senders: Partial<Record<OutboxChannel, Sender>>;
+  /** the first retry's delay; each next one doubles */
+  retryBaseMs: number;
+  /** how often the worker looks for due messages when no notification wakes it (retries come due this way) */
+  pollMs?: number;
+  /** messages sent at once by this instance (to different destinations) */
+  lanes?: number;
+};
+
+export type OutboxWorker = { stop: () => Promise<void> };
+
+/** The delay before the attempt after `attempts` failed ones: base, 2 base, 4 base, ... each ±25% at random. */
+export function retryDelayMs(retryBaseMs: number, attempts: number): number {
+  return retryBaseMs * 2 ** Math.max(0, attempts - 1) * (0.75 + Math.random() * 0.5);
+}
+
+/**
+ * Sends one claimed message and records what came of it, in the claim's transaction: the row stays
+ * locked while it is sent, so no other worker sends it; a crash before the commit leaves it pending
+ * and it is sent again (receivers de-duplicate by its id).
+ */
+async function sendOne(
+  trx: Knex.Transaction,
+  message: OutboxMessage,
+  send: Sender,
+  retryBaseMs: number,
+): Promise<SendOutcome> {
+  let result: SendOutcome;
+  try {
+    result = await send(message);
+  } catch (err) {
+    result = { outcome: 'retry', error: err instanceof Error ? err.message : String(err) };
+  }
+  if (result.outcome === 'sent') await recordSent(trx, message.id, result);
+  else if (result.outcome === 'hold') await recordHeld(trx, message.id);
+  else {
+    const retryAt = new Date(Date.now() + retryDelayMs(retryBaseMs, message.attempts + 1));
+    const giveUp = result.outcome === 'reject' || retryAt > message.retryUntil;
+    await recordFailedAttempt(trx, message.id, { ...result, retryAt: giveUp ? null : retryAt });
+  }
+  return result;
+}
+
+/**
+ * The delivery worker every instance runs: woken by the commit of a change that wrote messages
+ * (LISTEN) and by a short poll, it sends the due messages of the channels it has senders for.
+ */
+export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+  const { db, databaseUrl, logger, senders, retryBaseMs, pollMs = 1000, lanes = 2 } = options;
+  const channels = Object.keys(senders) as OutboxChannel[];
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let listener: pg.Client | undefined;
+  let listening: Promise<void> | undefined;
+
+  const lane = async () => {
+    while (!stopped) {
+      const sent = await transaction(db, async (trx) => {
+        const message = await claimNextMessage(trx, channels);
+        if (!message) return false;
+        const result = await sendOne(trx, message, senders[message.channel]!, retryBaseMs);
+        if (result.outcome === 'retry' || result.outcome === 'reject')
+          logger.warn({ id: message.id, kind: message.kind, error: result.error }, 'outbox message not delivered');
+        return true;
+      });
+      if (!sent) return;
+    }
+  };
+
+  const drain = async () => {
+    do {
+      again = false;
+      try {
+        await Promise.all(Array.from({ length: lanes }, lane));
+      } catch (err) {
+        logger.error({ err }, 'outbox delivery failed; trying again at the next poll');
+      }
+    } while (again && !stopped);
+  };
+
+  const wake = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain().finally(() => {
+      running = undefined;
+    });
+  };
+
+  const listen = async () => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    client.on('error', () => {
+      if (listener === client) listener = undefined;
+      void client.end().catch(() => undefined);
+    });
+    client.on('notification', wake);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
+      if (stopped) await client.end();
+      else listener = client;
+    } catch (err) {
+      logger.debug({ err }, 'outbox: could not listen for commits; polling only');
+      void client.end().catch(() => undefined);
+    }
+  };
+
+  const poll = setInterval(() => {
+    if (!listener && !listening && channels.length > 0) {
+      listening = listen().finally(() => {
+        listening = undefined;
+      });
+    }
+    wake();
+  }, pollMs);
+  poll.unref();
+  if (channels.length > 0) {
+    listening = listen().finally(() => {
+      listening = undefined;
+    });
+    wake();
+  }
+
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      await listening;
+      await listener?.end().catch(() => undefined);
+      listener = undefined;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import type { Deps } from '../../deps';
+import { currentUser } from '../../auth/guards';
+import { ApiRouter } from '../../http/api-router';
+import { MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { actorOf } from '../audit/audit.actor';
+import { presentRequest, presentRequestPage } from './requests.present';
+import {
+  CancelBody,
+  CollectBody,
+  CreateRequest,
+  DecisionBody,
+  FulfilBody,
+  RequestIdParams,
+  RequestQuery,
+  StockRequest,
+  StockRequestPage,
+} from './requests.schemas';
+import { requestsService } from './requests.service';
+
+/** Issue 33: requests against a charge code, their approval, fulfilment as a sale and collection. */
+export function requestsRoutes({ db, docs }: Deps) {
+  const api = new ApiRouter({ docs, db }, '/api', 'Requests');
+  const requests = requestsService(db);
+  const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
+  const notFound = {
+    description: 'No such request, or one the person may not see (a requester sees their own and those they approve)',
+    schema: MessageBody,
+  };
+  const illegal = (to: string) => ({
+    description: `The request's state does not lead to ${to}: the message names both states`,
+    schema: MessageBody,
+  });
+  const who = (req: Parameters<typeof actorOf>[0]) => ({ user: currentUser(req), actor: actorOf(req) });
+
+  api.get(
+    '/requests',
+    {
+      operationId: 'listRequests',
+      summary: 'List requests (the queue, or mine)',
+      description:
+        'Oldest first (the queue). Staff (role user and above) see every request; anyone else only their own. ' +
+        "Filters: status; mine=true, only the signed-in person's; toApprove=true, only those awaiting the signed-in person's approval " +
+        "(their email is the code's approverEmail; an admin: every request awaiting approval). page default 1, limit default 50 (max 200).",
+      access: 'any-signed-in',
+      query: RequestQuery,
+      responses: { 200: { description: 'One page of requests', schema: StockRequestPage }, 400: invalid },
+    },
+    async (req, res) => {
+      const query = req.input.query;
+      res.json(presentRequestPage(await requests.list(currentUser(req), query), query.page, query.limit));
+    },
+  );
+
+  api.post(
+    '/requests',
+    {
+      operationId: 'createRequest',
+      summary: 'Submit a request for items against a charge code',
+      description:
+        'Any signed-in person. Lines are priced from the items now (VAT applied); an item asked twice is one line. ' +
+        'The charge code is checked as the counter checks it, with the same messages (unknown, expired, not yet valid, on hold, excluded category, ' +
+        'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
+        'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
+        "Status submitted, or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed). " +
+        'Writes the request.submitted (and request.awaiting_approval) event.',
+      access: 'any-signed-in',
+      body: CreateRequest,
+      responses: { 201: { description: 'Submitted', schema: StockRequest }, 400: invalid },
+    },
+    async (req, res) => {
+      res.status(201).json(presentRequest(await requests.create(who(req), req.input.body)));
+    },
+  );
+
+  api.get(
+    '/requests/:id',
+    {
+      operationId: 'getRequest',
+      summary: 'Read a request with its lines and history',
+      access: 'any-signed-in',
+      params: RequestIdParams,
+      responses: { 200: { description: 'Request', schema: StockRequest }, 400: invalid, 404: notFound },
+    },
+    async (req, res) => {
+      res.json(presentRequest(await requests.get(currentUser(req), req.input.params.id)));
+    },
+  );
+
+  const decision = (action: 'approve' | 'reject', operationId: string, result: string) =>
+    api.post(
+      `/requests/:id/${action}`,
+      {
+        operationId,
+        summary: `${action === 'approve' ? 'Approve' : 'Reject'} a request awaiting approval`,
+        description:
+          `awaiting_approval -> ${result}, with an optional comment kept in the history. ` +
+          "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403. " +
+          `The requester is emailed; writes the request.${result} event.`,
+        access: 'any-signed-in',
+        params: RequestIdParams,
+        body: DecisionBody,
+        omittedBodyIsEmpty: true,
+        responses: {
+          200: { description: result === 'approved' ? 'Approved' : 'Rejected', schema: StockRequest },
+          400: invalid,
+          403: { description: "Neither the code's approver nor an admin", schema: MessageBody },
+          404: notFound,
+          409: illegal(result),
+        },
+      },
+      async (req, res) => {
+        const { id } = req.input.params;
+        res.json(presentRequest(await requests[action](who(req), id, req.input.body)));
+      },
+    );
+  decision('approve', 'approveRequest', 'approved');
+  decision('reject', 'rejectRequest', 'rejected');
+
+  api.post(
+    '/requests/:id/fulfil',
+    {
+      operationId: 'fulfilRequest',
+      summary: 'Fulfil a request: sell it on its charge code',
+      description:
+        "submitted or approved -> ready. The request is processed as a sale through the counter's own atomic processing (stock out, " +
+        "one movement per line, the charge code checked again with the counter's messages, never more than the stock): each line the quantity " +
+        "given in items (at most the one requested; omitted: the request's own), less when stock is short; the shortfall is recorded on the " +
+        'request (shortfall, fulfilledQuantity) and emailed to the requester. 409 when nothing at all is in stock. The request gets the sale ' +
+        '(saleId, saleNumber); the requester is emailed; writes the request.ready event. Two people fulfilling at once make one sale: the ' +
+        'second is 409 (ready).',
+      access: 'user',
+      params: RequestIdParams,
+      body: FulfilBody,
+      omittedBodyIsEmpty: true,
+      responses: {
+        200: { description: 'Fulfilled (ready)', schema: StockRequest },
+        400: {
+          description: 'Validation failed, or the charge code refused now (expired, on hold, excluded category, ...)',
+          schema: ValidationErrorBody,
+        },
+        404: notFound,
+        409: illegal('ready, or nothing of the request is in stock'),
+        503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body)));
+    },
+  );
+
+  api.post(
+    '/requests/:id/collect',
+    {
+      operationId: 'collectRequest',
+      summary: 'Mark a ready request collected',
+      description:
+        "ready -> collected. deliveredTo (default the requester's name) is recorded on the sale as its recipient, with the requester's email. " +
+        'Writes the request.collected event.',
+      access: 'user',
+      params: RequestIdParams,
+      body: CollectBody,
+      omittedBodyIsEmpty: true,
+      responses: {
+        200: { description: 'Collected', schema: StockRequest },
+        400: invalid,
+        404: notFound,
+        409: illegal('collected'),
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.json(presentRequest(await requests.collect(who(req), id, req.input.body)));
+    },
+  );
+
+  api.post(
+    '/requests/:id/cancel',
+    {
+      operationId: 'cancelRequest',
+      summary: 'Cancel a request before it is ready',
+      description:
+        'submitted, awaiting_approval or approved -> cancelled, with an optional comment. By the requester or the staff (role user and above); ' +
+        "anyone else who may see it (the code's approver) 403. Writes the request.cancelled event.",
+      access: 'any-signed-in',
+      params: RequestIdParams,
+      body: CancelBody,
+      omittedBodyIsEmpty: true,
+      responses: {
+        200: { description: 'Cancelled', schema: StockRequest },
+        400: invalid,
+        403: { description: 'Neither the requester nor staff', schema: MessageBody },
+        404: notFound,
+        409: illegal('cancelled'),
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.json(presentRequest(await requests.cancel(who(req), id, req.input.body)));
+    },
+  );
+
+  return api.router;
+}

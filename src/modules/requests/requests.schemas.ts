@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import '../../http/openapi';
+import { IntId, QueryBoolean } from '../../http/validate';
+import { limitParam, PageParam } from '../../http/pagination';
+import { LineRequest } from '../sales/quotes.schemas';
+import { UserRef } from '../users/users.schemas';
+
+/** A request's states (issue 33), in the order a request usually passes them. */
+export const REQUEST_STATUSES = [
+  'submitted',
+  'awaiting_approval',
+  'approved',
+  'rejected',
+  'ready',
+  'collected',
+  'cancelled',
+] as const;
+export const RequestStatus = z.enum(REQUEST_STATUSES).openapi({
+  description:
+    "submitted -> awaiting_approval (total over the code's approvalThreshold) -> approved | rejected; submitted/approved -> ready (fulfilled) -> collected; cancelled from any state before ready",
+});
+export type RequestStatus = z.infer<typeof RequestStatus>;
+
+export const RequestIdParams = z.object({ id: IntId });
+
+const Comment = z.string().trim().max(2000, { error: 'must be at most 2000 characters' });
+
+export const CreateRequest = z.object({
+  chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
+  items: z
+    .array(LineRequest)
+    .min(1, { error: 'must contain at least one item' })
+    .max(200, { error: 'must contain at most 200 items' }),
+  notes: Comment.nullable().optional(),
+  neededBy: z.iso
+    .date({ error: 'must be a date (YYYY-MM-DD)' })
+    .nullable()
+    .optional()
+    .openapi({ description: 'when the requester needs the items by (YYYY-MM-DD)' }),
+});
+export type CreateRequest = z.infer<typeof CreateRequest>;
+
+export const DecisionBody = z.object({ comment: Comment.optional() });
+export type DecisionBody = z.infer<typeof DecisionBody>;
+
+export const FulfilBody = z.object({
+  items: z.array(LineRequest).min(1, { error: 'must contain at least one item' }).optional().openapi({
+    description:
+      "the quantities to hand out, per item of the request (at most what was requested); omitted: the request's own. A line left out is not handed out.",
+  }),
+});
+export type FulfilBody = z.infer<typeof FulfilBody>;
+
+export const CollectBody = z.object({
+  deliveredTo: z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(200)
+    .optional()
+    .openapi({ description: "who collected the goods; omitted: the requester's name" }),
+});
+export type CollectBody = z.infer<typeof CollectBody>;
+
+export const CancelBody = z.object({ comment: Comment.optional() });
+export type CancelBody = z.infer<typeof CancelBody>;
+
+export const RequestQuery = z.object({
+  status: RequestStatus.optional(),
+  mine: QueryBoolean.optional().openapi({
+    type: 'boolean',
+    description: 'only the requests the signed-in person made',
+  }),
+  toApprove: QueryBoolean.optional().openapi({
+    type: 'boolean',
+    description:
+      "only the requests awaiting the signed-in person's approval (their email is the code's approverEmail; an admin: every request awaiting approval)",
+  }),
+  page: PageParam,
+  limit: limitParam(50, 200),
+});
+export type RequestQuery = z.infer<typeof RequestQuery>;
+
+export const RequestLine = z
+  .object({
+    itemId: z.number().int().nullable().openapi({ description: 'null once the item was deleted' }),
+    itemName: z.string(),
+    itemSku: z.string(),
+    quantity: z.string().openapi({ description: 'decimal string: the quantity requested' }),
+    unitPrice: z.string(),
+    vatRate: z.string(),
+    total: z.string().openapi({ description: 'the line total, VAT included' }),
+    short: z.boolean().openapi({ description: 'more was requested than was in stock when the request was submitted' }),
+    fulfilledQuantity: z
+      .string()
+      .nullable()
+      .openapi({ description: 'what fulfilment handed out (less than quantity when short); null before fulfilment' }),
+  })
+  .openapi('RequestLine');
+
+export const RequestHistoryEntry = z
+  .object({
+    status: RequestStatus,
+    at: z.string().datetime(),
+    by: UserRef.nullable(),
+    comment: z.string().nullable(),
+  })
+  .openapi('RequestHistoryEntry');
+
+export const RequestShortfall = z
+  .object({
+    itemId: z.number().int().nullable(),
+    itemName: z.string(),
+    requested: z.string(),
+    fulfilled: z.string(),
+  })
+  .openapi('RequestShortfall');
+
+export const StockRequest = z
+  .object({
+    id: z.number().int(),
+    reference: z.string().openapi({ example: 'RQ-20261127-42' }),
+    status: RequestStatus,
+    chargeCode: z.string(),
+    items: z.array(RequestLine),
+    subtotalAmount: z.string(),
+    vatAmount: z.string(),
+    totalAmount: z.string(),
+    notes: z.string().nullable(),
+    neededBy: z.string().nullable(),
+    requestedBy: UserRef,
+    approverEmail: z
+      .string()
+      .nullable()
+      .openapi({ description: "the code's approver now (approve and reject are theirs, or an admin's)" }),
+    saleId: z.number().int().nullable().openapi({ description: 'the sale fulfilment made (GET /api/sales/{id})' }),
+    saleNumber: z.string().nullable().openapi({ example: 'SALE-20261127-7' }),
+    shortfall: z
+      .array(RequestShortfall)
+      .openapi({ description: 'the lines fulfilment handed out less of than requested (empty before fulfilment)' }),
+    deliveredTo: z.string().nullable().openapi({ description: 'who collected the goods' }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+    history: z.array(RequestHistoryEntry).openapi({ description: 'every state the request entered, oldest first' }),
+  })
+  .openapi('StockRequest');
+export type StockRequest = z.infer<typeof StockRequest>;
+
+export const StockRequestPage = z
+  .object({
+    requests: z.array(StockRequest),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+    totalPages: z.number().int(),
+  })
+  .openapi('StockRequestPage');
+export type StockRequestPage = z.infer<typeof StockRequestPage>;

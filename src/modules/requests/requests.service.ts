@@ -1,0 +1,420 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
+import { transaction } from '../../db/transaction';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import { D } from '../../lib/money';
+import { hasRole, isStaff } from '../../auth/guards';
+import type { Actor } from '../audit/audit.actor';
+import { auditAs } from '../audit/audit.service';
+import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
+import { chargeCodeApprovals, codesApprovedBy } from '../chargecodes/chargecodes.queries';
+import { validateChargeCode } from '../chargecodes/chargecodes.validation';
+import { priceRequestedLines, recordRequestSale, recordSaleCollection } from '../sales/sales.service';
+import { joinUserRef } from '../users/users.queries';
+import { announce } from './requests.messages';
+import type {
+  CancelBody,
+  CollectBody,
+  CreateRequest,
+  DecisionBody,
+  FulfilBody,
+  RequestQuery,
+  RequestStatus,
+} from './requests.schemas';
+import type { RequestRecord, RequestRow, RequestLineRow, RequestHistoryRow } from './requests.records';
+
+/*
+ * Issue 33: the researchers' requests against a charge code. The module owns stock_requests, its
+ * lines (stock_request_items) and its history (stock_request_history). A request is checked as the
+ * counter checks a sale's code when it is submitted, waits for its code's approver when its total
+ * is over the code's threshold, and is fulfilled through the counter's own sale processing
+ * (sales.service.ts recordRequestSale). Every change of state writes a history row, an audit row
+ * and its messages (requests.messages.ts) in the same transaction.
+ */
+
+export type { RequestRow, RequestLineRow, RequestHistoryRow, Requester, RequestRecord } from './requests.records';
+
+/** Who acts: the signed-in person (their role and email decide) and the audit trail's actor. */
+export type RequestActor = { user: Express.User; actor: Actor };
+
+export const requestNotFound = () => NotFound('Request not found');
+
+/** The states each action moves a request from, and to. */
+const TRANSITIONS = {
+  approve: { from: ['awaiting_approval'], to: 'approved' },
+  reject: { from: ['awaiting_approval'], to: 'rejected' },
+  fulfil: { from: ['submitted', 'approved'], to: 'ready' },
+  collect: { from: ['ready'], to: 'collected' },
+  cancel: { from: ['submitted', 'awaiting_approval', 'approved'], to: 'cancelled' },
+} as const satisfies Record<string, { from: readonly RequestStatus[]; to: RequestStatus }>;
+export type RequestAction = keyof typeof TRANSITIONS;
+
+/** 409: the request's state does not lead to the one asked, naming both. */
+export const illegalTransition = (reference: string, from: RequestStatus, to: RequestStatus) =>
+  Conflict(`Request ${reference} is ${from}; it cannot become ${to}`);
+
+/** Whether the action applies to a request in this state (the pages show only the actions that do). */
+export const canMove = (status: RequestStatus, action: RequestAction): boolean =>
+  (TRANSITIONS[action].from as readonly RequestStatus[]).includes(status);
+
+/** Approve and reject: the person whose email is the code's approverEmail (any role), or an admin. */
+export const mayDecide = (user: Express.User, record: Pick<RequestRecord, 'approverEmail'>): boolean =>
+  hasRole(user, 'admin') ||
+  (record.approverEmail !== null && record.approverEmail.toLowerCase() === user.email.toLowerCase());
+
+/** Cancel: the requester, or the stores' staff. */
+export const mayCancel = (user: Express.User, record: Pick<RequestRecord, 'request'>): boolean =>
+  isStaff(user) || record.request.requested_by === user.id;
+
+/** Who sees a request: the staff every one; anyone else their own and those on codes they approve. */
+const visibleTo = (user: Express.User) =>
+  isStaff(user)
+    ? sql.raw('true')
+    : sql`(r.requested_by = ${user.id} OR r.charge_code IN ${codesApprovedBy(user.email)})`;
+
+/** A request's reference, drawn from its sequence: RQ-<YYYYMMDD>-<n> (UTC day), never issued twice (a restore carries the sequence). */
+const NEXT_REFERENCE = sql.raw(
+  `'RQ-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('stock_request_number_seq')`,
+);
+
+/** The same item asked twice is one line of the summed quantity, where it was first asked. */
+function mergedLines(items: { itemId: number; quantity: string }[]) {
+  const merged = new Map<number, D>();
+  for (const line of items) merged.set(line.itemId, (merged.get(line.itemId) ?? new D(0)).plus(line.quantity));
+  return [...merged].map(([itemId, quantity]) => ({ itemId, quantity: quantity.toFixed(2) }));
+}
+
+async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [lines, history, requesters, approvals] = await Promise.all([
+    db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
+    joinUserRef(db('stock_request_history as h').select('h.*'), { alias: 'u', userIdColumn: 'h.by_user', prefix: 'u_' })
+      .whereIn('h.request_id', ids)
+      .orderBy('h.id') as Promise<RequestHistoryRow[]>,
+    joinUserRef(db('stock_requests as r').select('r.id as request_id'), {
+      alias: 'u',
+      userIdColumn: 'r.requested_by',
+      prefix: 'u_',
+      withId: true,
+    }).whereIn('r.id', ids) as Promise<
+      { request_id: number; u_id: string; u_email: string; u_first_name: string; u_last_name: string }[]
+    >,
+    chargeCodeApprovals(
+      db,
+      rows.map((r) => r.charge_code),
+    ),
+  ]);
+  const requesterOf = new Map(
+    requesters.map((r) => [
+      r.request_id,
+      { id: r.u_id, email: r.u_email, first_name: r.u_first_name, last_name: r.u_last_name },
+    ]),
+  );
+  return rows.map((request) => ({
+    request,
+    lines: lines.filter((l) => l.request_id === request.id),
+    history: history.filter((h) => h.request_id === request.id),
+    requester: requesterOf.get(request.id)!,
+    approverEmail: approvals.get(request.charge_code)?.approver_email ?? null,
+  }));
+}
+
+async function addHistory(
+  trx: Knex.Transaction,
+  requestId: number,
+  status: RequestStatus,
+  byUser: string | null,
+  comment: string | null = null,
+) {
+  await trx('stock_request_history').insert({ request_id: requestId, status, by_user: byUser, comment });
+}
+
+/** What an audit row shows of a request. */
+const audited = (row: RequestRow) => ({
+  reference: row.reference,
+  status: row.status,
+  chargeCode: row.charge_code,
+  totalAmount: row.total_amount,
+  saleId: row.sale_id,
+});
+
+export function requestsService(db: Db) {
+  async function loadOne(trx: Db, id: number): Promise<RequestRecord> {
+    const row = await trx<RequestRow>('stock_requests').where({ id }).first();
+    if (!row) throw requestNotFound();
+    return (await readRecords(trx, [row]))[0];
+  }
+
+  /** The request's row locked for the change, 404 when it does not exist or the person may not see it. */
+  async function lockVisible(trx: Knex.Transaction, user: Express.User, id: number): Promise<RequestRecord> {
+    const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
+      trx,
+      sql`SELECT r.* FROM stock_requests r WHERE r.id = ${id} AND ${visibleTo(user)} FOR UPDATE OF r`,
+    );
+    if (rows.length === 0) throw requestNotFound();
+    return (await readRecords(trx, rows))[0];
+  }
+
+  /**
+   * One change of state, in one transaction: the row locked (a second change waits, then sees the
+   * first's state), who may (`allowed`, 403), the state (409 naming both), the change itself
+   * (`apply`, which may write more), the history row, the audit row and the messages.
+   */
+  async function move(
+    who: RequestActor,
+    id: number,
+    action: RequestAction,
+    opts: {
+      allowed?: (record: RequestRecord) => boolean;
+      refusal?: string;
+      comment?: string | null;
+      apply?: (trx: Knex.Transaction, record: RequestRecord) => Promise<Partial<RequestRow>>;
+      retry?: boolean;
+    },
+  ): Promise<RequestRecord> {
+    const { from, to } = TRANSITIONS[action];
+    return transaction(db, { audit: auditAs(who.actor), retry: opts.retry ?? false }, async (trx) => {
+      const before = await lockVisible(trx, who.user, id);
+      if (opts.allowed && !opts.allowed(before)) throw Forbidden(opts.refusal ?? 'You may not change this request');
+      if (!(from as readonly RequestStatus[]).includes(before.request.status))
+        throw illegalTransition(before.request.reference, before.request.status, to);
+      const changes = opts.apply ? await opts.apply(trx, before) : {};
+      await trx('stock_requests')
+        .where({ id })
+        .update({ ...changes, status: to, updated_at: trx.fn.now() });
+      await addHistory(trx, id, to, who.user.id, opts.comment ?? null);
+      const after = await loadOne(trx, id);
+      await announce(trx, after, { by: who.user });
+      return {
+        result: after,
+        audit: {
+          entityType: 'stock_request',
+          entityId: id,
+          action,
+          before: audited(before.request),
+          after: { ...audited(after.request), comment: opts.comment ?? null },
+        },
+      };
+    });
+  }
+
+  return {
+    /**
+     * Submits a request: the lines priced from the items now (VAT applied), a line asking more than
+     * the stock has marked short, the charge code checked as the counter checks it (its messages:
+     * unknown, expired, not yet valid, on hold, excluded category, and with
+     * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users).
+     * Over the code's approvalThreshold the request goes on to awaiting_approval.
+     */
+    async create(who: RequestActor, input: CreateRequest): Promise<RequestRecord> {
+      const items = mergedLines(input.items);
+      const policy = await chargeCodePolicy(db);
+      return transaction(db, { audit: auditAs(who.actor) }, async (trx) => {
+        const { priced, categoryIds, stock } = await priceRequestedLines(trx, items);
+        await validateChargeCode(trx, input.chargeCode, {
+          categoryIds,
+          sale: {
+            policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
+            verifiedPinHash: null,
+            recipientEmail: who.user.email,
+          },
+        });
+        const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
+        const threshold = approval?.approval_threshold ?? null;
+        const needsApproval = threshold !== null && new D(priced.totalAmount).gt(threshold);
+        const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
+          trx,
+          sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount)
+              VALUES (${NEXT_REFERENCE}, ${needsApproval ? 'awaiting_approval' : 'submitted'}, ${input.chargeCode}, ${who.user.id},
+                      ${input.notes ?? null}, ${input.neededBy ?? null}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount})
+              RETURNING *`,
+        );
+        const row = rows[0];
+        await trx('stock_request_items').insert(
+          priced.lines.map((line, position) => ({
+            request_id: row.id,
+            position,
+            item_id: line.itemId,
+            item_name: line.itemName,
+            item_sku: line.itemSku,
+            quantity: line.quantity,
+            unit_price: line.unitPrice,
+            vat_rate: line.vatRate,
+            subtotal: line.subtotal,
+            vat_amount: line.vatAmount,
+            total: line.totalWithVat,
+            short_at_submission: new D(line.quantity).gt(stock.get(line.itemId!) ?? 0),
+          })),
+        );
+        await addHistory(trx, row.id, 'submitted', who.user.id);
+        let record = await loadOne(trx, row.id);
+        await announce(trx, record, { by: who.user });
+        if (needsApproval) {
+          await addHistory(
+            trx,
+            row.id,
+            'awaiting_approval',
+            null,
+            `Total ${row.total_amount} is over the code's approval threshold ${threshold}`,
+          );
+          record = await loadOne(trx, row.id);
+          await announce(trx, record, { by: who.user });
+        }
+        return {
+          result: record,
+          audit: { entityType: 'stock_request', entityId: row.id, action: 'create', after: audited(record.request) },
+        };
+      });
+    },
+
+    /** A request the person may see (404 otherwise): staff any; anyone else their own and those on codes they approve. */
+    async get(user: Express.User, id: number): Promise<RequestRecord> {
+      const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
+        db,
+        sql`SELECT r.* FROM stock_requests r WHERE r.id = ${id} AND ${visibleTo(user)}`,
+      );
+      if (rows.length === 0) throw requestNotFound();
+      return (await readRecords(db, rows))[0];
+    },
+
+    /**
+     * One page of requests, oldest first (the queue's order). Staff: every request; anyone else: their own.
+     * mine: only the person's own; toApprove: those awaiting the person's approval (an admin's: every one awaiting approval).
+     */
+    async list(
+      user: Express.User,
+      query: Pick<RequestQuery, 'status' | 'mine' | 'toApprove' | 'page' | 'limit'>,
+    ): Promise<{ records: RequestRecord[]; total: number }> {
+      const where = [];
+      if (query.toApprove) {
+        where.push(sql.raw(`r.status = 'awaiting_approval'`));
+        if (!hasRole(user, 'admin')) where.push(sql`r.charge_code IN ${codesApprovedBy(user.email)}`);
+      } else if (query.mine || !isStaff(user)) {
+        where.push(sql`r.requested_by = ${user.id}`);
+      }
+      if (query.status) where.push(sql`r.status = ${query.status}`);
+      const condition = where.length > 0 ? sql.join(where, sql.raw(' AND ')) : sql.raw('true');
+      const offset = (query.page - 1) * query.limit;
+      const { rows } = await preparedRaw<{ rows: (RequestRow & { total: number })[] }>(
+        db,
+        sql`SELECT r.*, count(*) OVER ()::int AS total FROM stock_requests r WHERE ${condition}
+             ORDER BY r.created_at, r.id LIMIT ${query.limit} OFFSET ${offset}`,
+      );
+      let total = rows[0]?.total ?? 0;
+      if (rows.length === 0 && offset > 0) {
+        const { rows: counted } = await preparedRaw<{ rows: { total: number }[] }>(
+          db,
+          sql`SELECT count(*)::int AS total FROM stock_requests r WHERE ${condition}`,
+        );
+        total = counted[0].total;
+      }
+      const records = await readRecords(
+        db,
+        rows.map(({ total: _total, ...row }) => row),
+      );
+      return { records, total };
+    },
+
+    /** awaiting_approval -> approved, by the code's approver or an admin (403 otherwise); the requester is emailed. */
+    approve: (who: RequestActor, id: number, body: DecisionBody = {}) =>
+      move(who, id, 'approve', {
+        allowed: (record) => mayDecide(who.user, record),
+        refusal: "Only the charge code's approver or an admin may approve this request",
+        comment: body.comment ?? null,
+        apply: async () => ({ decided_by: who.user.id, decided_at: new Date() }),
+      }),
+
+    /** awaiting_approval -> rejected, by the code's approver or an admin (403 otherwise); the requester is emailed. */
+    reject: (who: RequestActor, id: number, body: DecisionBody = {}) =>
+      move(who, id, 'reject', {
+        allowed: (record) => mayDecide(who.user, record),
+        refusal: "Only the charge code's approver or an admin may reject this request",
+        comment: body.comment ?? null,
+        apply: async () => ({ decided_by: who.user.id, decided_at: new Date() }),
+      }),
+
+    /**
+     * submitted/approved -> ready: the request sold through the counter's processing
+     * (recordRequestSale: stock out, movements, the code checked again, never more than the
+     * stock), each line the quantity given (at most the one requested; omitted: the request's
+     * own) or less when stock is short. What was handed out is recorded per line; a shortfall is
+     * told to the requester. Two people fulfilling at once: the second waits for the first and
+     * finds the request ready (409).
+     */
+    fulfil: (who: RequestActor, id: number, body: FulfilBody = {}) =>
+      move(who, id, 'fulfil', {
+        allowed: () => isStaff(who.user),
+        refusal: 'Only the stores staff fulfil requests',
+        retry: true,
+        apply: async (trx, record) => {
+          const wanted = fulfilmentOf(record, body);
+          const sale = await recordRequestSale(trx, who.user, {
+            chargeCode: record.request.charge_code,
+            items: wanted,
+            customerNotes: `Request ${record.request.reference}`,
+            requesterEmail: record.requester.email,
+          });
+          for (const line of record.lines) {
+            const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
+            await trx('stock_request_items')
+              .where({ id: line.id })
+              .update({ fulfilled_quantity: taken.toFixed(2) });
+          }
+          return {
+            sale_id: sale.sale.id,
+            sale_number: sale.sale.sale_id,
+            fulfilled_by: who.user.id,
+            fulfilled_at: new Date(),
+          };
+        },
+      }),
+
+    /** ready -> collected: who collected (default the requester's name) recorded on the sale too. */
+    collect: (who: RequestActor, id: number, body: CollectBody = {}) =>
+      move(who, id, 'collect', {
+        allowed: () => isStaff(who.user),
+        refusal: 'Only the stores staff mark requests collected',
+        apply: async (trx, record) => {
+          const deliveredTo = body.deliveredTo ?? `${record.requester.first_name} ${record.requester.last_name}`.trim();
+          if (record.request.sale_id !== null)
+            await recordSaleCollection(trx, record.request.sale_id, {
+              deliveredTo,
+              deliveredToEmail: record.requester.email,
+            });
+          return { delivered_to: deliveredTo, collected_at: new Date() };
+        },
+      }),
+
+    /** Any state before ready -> cancelled, by the requester or the staff (403 otherwise). */
+    cancel: (who: RequestActor, id: number, body: CancelBody = {}) =>
+      move(who, id, 'cancel', {
+        allowed: (record) => mayCancel(who.user, record),
+        refusal: 'Only the requester or the stores staff may cancel this request',
+        comment: body.comment ?? null,
+      }),
+  };
+}
+
+export type RequestsService = ReturnType<typeof requestsService>;
+
+/** The quantities fulfilment hands out: the body's, each at most what its line asked (400 otherwise), or the request's own. */
+function fulfilmentOf(record: RequestRecord, body: FulfilBody): { itemId: number; quantity: string }[] {
+  const lines = record.lines.filter((l) => l.item_id !== null);
+  if (!body.items) return lines.map((l) => ({ itemId: l.item_id!, quantity: l.quantity }));
+  const given = mergedLines(body.items);
+  const errors: { field: string; message: string }[] = [];
+  given.forEach((g, index) => {
+    const line = lines.find((l) => l.item_id === g.itemId);
+    if (!line) errors.push({ field: `items.${index}.itemId`, message: `Item ${g.itemId} is not on this request` });
+    else if (new D(g.quantity).gt(line.quantity))
+      errors.push({
+        field: `items.${index}.quantity`,
+        message: `must be at most the ${new D(line.quantity).toString()} requested`,
+      });
+  });
+  if (errors.length > 0) throw BadRequest('Validation failed', { errors });
+  return given;
+}
