@@ -28,11 +28,15 @@ import { accountPages } from './account.pages';
 import { settingsPages } from './settings.pages';
 import { operationsPages } from './operations.pages';
 import { financePages } from './finance.pages';
+import { cataloguePages } from './catalogue.pages';
+import { requestsPages } from './requests.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   dashboardPages,
   itemsPages,
+  cataloguePages,
+  requestsPages,
   counterPages,
   salesPages,
   stockMovementsPages,
@@ -54,6 +58,9 @@ type NavLink = { href: string; label: string; access: PageAccess };
 /** A top-level link, or a menu of links (shown only when the person may use one of them). */
 type NavEntry = NavLink | { label: string; links: NavLink[] };
 
+/** Everyone signed in, a requester (a researcher with a budget code) included. */
+const SIGNED_IN: PageAccess = { role: 'requester' };
+/** The stores' staff: the `user` role and above. */
 const EVERYONE: PageAccess = { role: 'user' };
 const MANAGERS: PageAccess = { role: 'manager' };
 const ADMINS: PageAccess = { role: 'admin' };
@@ -61,6 +68,8 @@ const ADMINS: PageAccess = { role: 'admin' };
 /** The header's links, each with the access its page's guard enforces: a person sees only what they may open. */
 const NAV: NavEntry[] = [
   { href: '/', label: 'Dashboard', access: EVERYONE },
+  { href: '/catalogue', label: 'Catalogue', access: SIGNED_IN },
+  { href: '/requests', label: 'Requests', access: SIGNED_IN },
   { href: '/counter', label: 'Counter', access: EVERYONE },
   { href: '/items', label: 'Items', access: EVERYONE },
   { href: '/sales', label: 'Sales', access: EVERYONE },
