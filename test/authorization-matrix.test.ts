@@ -321,6 +321,7 @@ describe('authorization matrix: the route table', () => {
       'permission',
       'profile',
       'public',
+      'user',
     ]);
     const permissions = routes.flatMap((r) =>
       typeof r.access === 'object' && 'permission' in r.access ? [r.access.permission] : [],

@@ -11,6 +11,14 @@ export const WEBHOOK_EVENTS = [
   'order.received',
   'backup.failed',
   'stocktake.posted',
+  // issue 33: a request entered the state (data: the request's API shape, GET /api/requests/{id})
+  'request.submitted',
+  'request.awaiting_approval',
+  'request.approved',
+  'request.rejected',
+  'request.ready',
+  'request.collected',
+  'request.cancelled',
   'ping',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -1,7 +1,7 @@
 import { D } from '../../lib/money';
 import { presentJoinedUserRef, presentUserRef } from '../users/users.present';
 import type { StockRequest, StockRequestPage } from './requests.schemas';
-import type { RequestRecord } from './requests.service';
+import type { RequestRecord } from './requests.records';
 import { pageInfo } from '../../http/pagination';
 
 /** The lines fulfilment handed out less of than was requested. */

@@ -10,12 +10,15 @@ import {
   CreateRequest,
   DecisionBody,
   FulfilBody,
+  MySalesQuery,
   RequestIdParams,
   RequestQuery,
   StockRequest,
   StockRequestPage,
 } from './requests.schemas';
 import { requestsService } from './requests.service';
+import { SalesPage } from '../sales/sales.schemas';
+import { presentSalesPage } from '../sales/sales.present';
 
 /** Issue 33: requests against a charge code, their approval, fulfilment as a sale and collection. */
 export function requestsRoutes({ db, docs }: Deps) {
@@ -48,6 +51,24 @@ export function requestsRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const query = req.input.query;
       res.json(presentRequestPage(await requests.list(currentUser(req), query), query.page, query.limit));
+    },
+  );
+
+  api.get(
+    '/requests/sales',
+    {
+      operationId: 'listMyRequestSales',
+      summary: 'The sales charged to the signed-in person',
+      description:
+        "The sales that fulfilled the signed-in person's requests, newest first, with their lines (the shape of GET /api/sales). " +
+        'page default 1, limit default 20 (max 100).',
+      access: 'any-signed-in',
+      query: MySalesQuery,
+      responses: { 200: { description: 'Sales', schema: SalesPage }, 400: invalid },
+    },
+    async (req, res) => {
+      const { page, limit } = req.input.query;
+      res.json(presentSalesPage(await requests.salesOf(currentUser(req), page, limit), page, limit));
     },
   );
 

@@ -156,3 +156,6 @@ export const StockRequestPage = z
   })
   .openapi('StockRequestPage');
 export type StockRequestPage = z.infer<typeof StockRequestPage>;
+
+export const MySalesQuery = z.object({ page: PageParam, limit: limitParam(20, 100) });
+export type MySalesQuery = z.infer<typeof MySalesQuery>;

@@ -11,7 +11,13 @@ import { auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
 import { chargeCodeApprovals, codesApprovedBy } from '../chargecodes/chargecodes.queries';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
-import { priceRequestedLines, recordRequestSale, recordSaleCollection } from '../sales/sales.service';
+import {
+  priceRequestedLines,
+  recordRequestSale,
+  recordSaleCollection,
+  salesService,
+  type SaleRecord,
+} from '../sales/sales.service';
 import { joinUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
@@ -228,7 +234,7 @@ export function requestsService(db: Db) {
         const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
           trx,
           sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount)
-              VALUES (${NEXT_REFERENCE}, ${needsApproval ? 'awaiting_approval' : 'submitted'}, ${input.chargeCode}, ${who.user.id},
+              VALUES (${NEXT_REFERENCE}, 'submitted', ${input.chargeCode}, ${who.user.id},
                       ${input.notes ?? null}, ${input.neededBy ?? null}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount})
               RETURNING *`,
         );
@@ -253,6 +259,9 @@ export function requestsService(db: Db) {
         let record = await loadOne(trx, row.id);
         await announce(trx, record, { by: who.user });
         if (needsApproval) {
+          await trx('stock_requests')
+            .where({ id: row.id })
+            .update({ status: 'awaiting_approval', updated_at: trx.fn.now() });
           await addHistory(
             trx,
             row.id,
@@ -316,6 +325,30 @@ export function requestsService(db: Db) {
         rows.map(({ total: _total, ...row }) => row),
       );
       return { records, total };
+    },
+
+    /**
+     * The sales charged to the person: those that fulfilled their requests, newest first, and how
+     * many there are (read by the person's requests, through their index, never a scan of the sales).
+     */
+    async salesOf(user: Express.User, page: number, limit: number): Promise<{ sales: SaleRecord[]; total: number }> {
+      const { rows } = await preparedRaw<{ rows: { sale_id: number; total: number }[] }>(
+        db,
+        sql`SELECT r.sale_id, count(*) OVER ()::int AS total FROM stock_requests r
+             WHERE r.requested_by = ${user.id} AND r.sale_id IS NOT NULL
+             ORDER BY r.fulfilled_at DESC, r.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+      );
+      let total = rows[0]?.total ?? 0;
+      if (rows.length === 0 && page > 1)
+        total = Number(
+          (
+            await db('stock_requests')
+              .where({ requested_by: user.id })
+              .whereNotNull('sale_id')
+              .count<{ n: string }[]>('* as n')
+          )[0].n,
+        );
+      return { sales: await salesService(db).byIds(rows.map((r) => r.sale_id)), total };
     },
 
     /** awaiting_approval -> approved, by the code's approver or an admin (403 otherwise); the requester is emailed. */

@@ -497,6 +497,19 @@ export function salesService(db: Db) {
       return { sale: await findRow(id), lines: await linesOf([id]) };
     },
 
+    /** The sales of these ids that exist, with their lines, newest first (a requester's sales, issue 33). */
+    async byIds(ids: number[]): Promise<SaleRecord[]> {
+      if (ids.length === 0) return [];
+      const rows: SaleWithUser[] = await salesWithUser(db)
+        .whereIn('s.id', ids)
+        .orderBy([
+          { column: 's.created_at', order: 'desc' },
+          { column: 's.id', order: 'desc' },
+        ]);
+      const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
+      return rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) }));
+    },
+
     /** The ids of the sales these sale numbers (SALE-...) name, by number: what a stock movement's reference links to. */
     async idsBySaleNumber(saleNumbers: string[]): Promise<Map<string, number>> {
       if (saleNumbers.length === 0) return new Map();
