@@ -14,6 +14,9 @@ import {
   type RequestStatus,
 } from '../modules/requests/requests.schemas';
 import { actorOf } from '../modules/audit/audit.actor';
+import { presentCatalogueChargeCode } from '../modules/catalogue/catalogue.present';
+import { catalogueService } from '../modules/catalogue/catalogue.service';
+import { presentSale } from '../modules/sales/sales.present';
 import {
   canMove,
   mayCancel,
@@ -42,6 +45,8 @@ const QUEUE_STATES: RequestStatus[] = ['submitted', 'awaiting_approval', 'approv
 const PICKABLE: RequestStatus[] = ['submitted', 'approved'];
 /** Rows of the queue and of the person's own list. */
 const LIST_LIMIT = 100;
+/** The latest sales charged to the person that the requests page lists. */
+const SALES_SHOWN = 20;
 
 type Person = { firstName?: string | null; lastName?: string | null; email?: string | null } | null | undefined;
 const personName = (person: Person): string =>
@@ -62,6 +67,7 @@ type RequestFormName = 'fulfil' | 'approve' | 'collect';
 export function requestsPages({ db }: Deps): Router {
   const pages = Router();
   const requests = requestsService(db);
+  const catalogue = catalogueService(db);
 
   /** How many requests are in each of the queue's states (a count each: the queue's index reads them). */
   async function queueCounts(user: Express.User): Promise<Record<string, number>> {
@@ -76,11 +82,13 @@ export function requestsPages({ db }: Deps): Router {
     const staff = isStaff(user);
     const query = parse(RequestQuery, filledIn(req.query as Record<string, unknown>));
     const state: RequestStatus = query.status && QUEUE_STATES.includes(query.status) ? query.status : 'submitted';
-    const [mine, approvals, queueRows, counts] = await Promise.all([
+    const [mine, approvals, queueRows, counts, codes, sales] = await Promise.all([
       myRequests(db, user, LIST_LIMIT),
       requests.list(user, { toApprove: true, page: 1, limit: LIST_LIMIT }),
       staff ? requests.list(user, { status: state, page: 1, limit: LIST_LIMIT }) : null,
       staff ? queueCounts(user) : null,
+      catalogue.chargeCodesOf(user.email),
+      requests.salesOf(user, 1, SALES_SHOWN),
     ]);
     res.render('requests/index', {
       ...ASSETS,
@@ -89,6 +97,9 @@ export function requestsPages({ db }: Deps): Router {
       description: 'Requests for items from the stores: their state, approval, fulfilment and collection.',
       mine,
       approvals: approvals.records.map(presentRequest),
+      // the codes the person is an authorised user of, with their spending, and the sales their requests made
+      chargeCodes: codes.map((record) => presentCatalogueChargeCode(record)),
+      sales: sales.sales.map(presentSale),
       queue:
         staff && queueRows && counts
           ? {

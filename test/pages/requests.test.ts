@@ -111,6 +111,7 @@ describe('the researchers’ door', () => {
     // the requester sees it ready
     await mine.reload();
     expect(await status(mine)).toContain('Ready to collect');
+    expect(await mine.locator('.request-shortfall').textContent()).toContain(`${gloves.name}: 1 of 2`);
     expect(await mine.getByRole('button', { name: 'Cancel request' }).count()).toBe(0);
 
     // the stores hand it over
@@ -122,6 +123,17 @@ describe('the researchers’ door', () => {
     await mine.goto('/requests');
     const row = mine.getByRole('region', { name: 'Your requests' }).getByRole('row').filter({ hasText: code.code });
     expect(await row.textContent()).toContain('Collected');
+    // the sale their request made, and their code's spending so far (£32.50 and 20% VAT)
+    const sale = mine
+      .getByRole('region', { name: 'Sales charged to you' })
+      .getByRole('row')
+      .filter({ hasText: code.code });
+    expect(await sale.textContent()).toContain('Rosalind Bench');
+    const codeRow = mine
+      .getByRole('region', { name: 'Your charge codes' })
+      .getByRole('row')
+      .filter({ hasText: code.code });
+    expect(await codeRow.textContent()).toContain('£39.00');
     await expectAccessible(mine);
     await screenshot(mine, 'requests-mine');
   });
