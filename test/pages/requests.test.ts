@@ -7,6 +7,8 @@ import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { VIEWS_DIR } from '../../src/pages/page-render';
+import type { UserRow } from '../../src/modules/users/users.service';
+import { requestsService } from '../../src/modules/requests/requests.service';
 
 const b = useBrowserApp();
 
@@ -39,6 +41,13 @@ async function emailTo(to: string, template: string): Promise<string> {
     publicUrl: b.baseUrl,
     serviceName: 'Stores',
   });
+}
+
+/** A request made through the service, as its requester (the catalogue's own test makes them through the page). */
+async function requestOf(user: UserRow, chargeCode: string, items: { itemId: number; quantity: string }[]) {
+  const actor = { kind: 'session' as const, userId: user.id, email: user.email, mcpKeyId: null, ip: null };
+  const { request } = await requestsService(b.t.db).create({ user, actor }, { chargeCode, items });
+  return `/requests/${request.id}`;
 }
 
 /** The link to a request's page in an email's text. */
@@ -196,5 +205,60 @@ describe('the researchers’ door', () => {
     await page.getByRole('button', { name: 'Cancel request' }).click();
     await page.getByText('Request cancelled').waitFor();
     expect(await status(page)).toContain('Cancelled');
+  });
+
+  it('the approver rejects with a comment the requester reads; a code put on hold after approval is refused at Fulfil with the hold message', async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db);
+    const item = await buildStockedItem(b.t.db, 50, {
+      name: 'Centrifuge tubes',
+      price: '30.00',
+      categoryId: category.id,
+    });
+    const [requester, approver, clerk] = await Promise.all([
+      buildUser(b.t.db, { role: 'requester' }),
+      buildUser(b.t.db, { role: 'requester' }),
+      buildUser(b.t.db),
+    ]);
+    const code = await grant(requester.email, approver.email);
+    const rejected = await requestOf(requester, code.code, [{ itemId: item.id, quantity: '1' }]);
+    const held = await requestOf(requester, code.code, [{ itemId: item.id, quantity: '2' }]);
+
+    // the approver's requests page lists what waits for them
+    const pi = await b.openAs(approver, '/requests');
+    const waiting = pi.getByRole('region', { name: 'Awaiting your approval' }).getByRole('link', { name: /^RQ-/ });
+    await expect.poll(() => waiting.count()).toBe(2);
+    await pi.goto(rejected);
+    await pi.getByLabel('Comment (optional)').fill('Use the shared stock in lab 2');
+    await pi.getByRole('button', { name: 'Reject' }).click();
+    await pi.getByText('Request rejected').waitFor();
+    expect(await status(pi)).toContain('Rejected');
+    await pi.goto(held);
+    await pi.getByRole('button', { name: 'Approve' }).click();
+    await pi.getByText('Request approved').waitFor();
+
+    const mine = await b.openAs(requester, rejected);
+    expect(await status(mine)).toContain('Rejected');
+    expect(await mine.getByRole('region', { name: 'History' }).textContent()).toContain(
+      'Use the shared stock in lab 2',
+    );
+    // nothing left to do on a rejected request, and the requester never approves
+    expect(
+      await mine
+        .getByRole('button')
+        .filter({ hasText: /Approve|Reject|Cancel request|Fulfil/ })
+        .count(),
+    ).toBe(0);
+
+    await b.t.db('charge_codes').where({ id: code.id }).update({ on_hold: true, hold_reason: 'Grant under review' });
+    const stores = await b.openAs(clerk, held);
+    await stores.getByRole('button', { name: 'Fulfil' }).click();
+    await stores
+      .getByRole('alert')
+      .filter({ hasText: `Charge code '${code.code}' is on hold: Grant under review` })
+      .waitFor();
+    expect(await status(stores)).toContain('Approved');
+    expect(await stockOf(b.t.db, item.id)).toBe('50.00');
+    await expectAccessible(stores);
   });
 });
