@@ -4,6 +4,8 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { buildChargeCode } from './helpers/sales-factories';
 import { buildStockedItem } from './helpers/inventory-factories';
+import { loadConfig } from '../src/config';
+import { signInService } from '../src/auth/sign-in.service';
 
 let t: TestApp;
 let requester: supertest.Agent;
@@ -147,5 +149,26 @@ describe('the requester role', () => {
       expect(res.status, path).toBe(403);
     }
     await requester.get('/account').expect(200);
+  });
+
+  it('SSO_DEFAULT_ROLE decides the role of a first single sign-on: user unset, requester when set; a bad value is refused', async () => {
+    expect(loadConfig({}).ssoDefaultRole).toBe('user');
+    expect(() => loadConfig({ SSO_DEFAULT_ROLE: 'guest' })).toThrow(/SSO_DEFAULT_ROLE/);
+    const client = { kind: 'anonymous' as const, userId: null, email: null, mcpKeyId: null, ip: '127.0.0.1' };
+    const claims = (name: string) => ({
+      sub: `sub-${name}`,
+      email: `${name}@example.ac.uk`,
+      email_verified: true,
+      given_name: 'Sso',
+      family_name: name,
+    });
+    const asDefault = await signInService(t.db, t.config).withSso(claims(`default-${Date.now()}`), client);
+    expect(asDefault.role).toBe('user');
+    const requesters = signInService(t.db, {
+      ...t.config,
+      ...{ ssoDefaultRole: loadConfig({ SSO_DEFAULT_ROLE: 'requester' }).ssoDefaultRole },
+    });
+    const first = await requesters.withSso(claims(`campus-${Date.now()}`), client);
+    expect(first.role).toBe('requester');
   });
 });

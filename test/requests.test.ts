@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type supertest from 'supertest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
-import { buildChargeCode } from './helpers/sales-factories';
+import { buildChargeCode, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-factories';
 import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import type { UserRow } from '../src/modules/users/users.service';
@@ -431,10 +431,22 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
     const code = await codeFor();
     const item = await buildStockedItem(t.db, 10);
     const res = await submit(asRequester, code.code, [{ itemId: item.id, quantity: 3 }]).expect(201);
-    const answers = await Promise.all([
-      asStaff.post(`/api/requests/${res.body.id}/fulfil`).send({}),
-      asStaff2.post(`/api/requests/${res.body.id}/fulfil`).send({}),
+    // hold the request's row so both fulfilments are in flight together, then let them race
+    const holder = await t.db.transaction();
+    await holder('stock_requests').where({ id: res.body.id }).forUpdate();
+    const racing = Promise.all([
+      asStaff
+        .post(`/api/requests/${res.body.id}/fulfil`)
+        .send({})
+        .then((r) => r),
+      asStaff2
+        .post(`/api/requests/${res.body.id}/fulfil`)
+        .send({})
+        .then((r) => r),
     ]);
+    await untilSomeoneWaitsOnALock(t.db);
+    await holder.commit();
+    const answers = await racing;
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     expect(answers.find((a) => a.status === 409)!.body.message).toBe(
       `Request ${res.body.reference} is ready; it cannot become ready`,

@@ -65,7 +65,16 @@ function marksOf(code: ChargeCodeSummary, daysUntilExpiry: number | undefined, n
   return marks;
 }
 
-const CODE_FIELDS = ['code', 'title', 'costCentre', 'validFrom', 'validUntil', 'authorisedBy'] as const;
+const CODE_FIELDS = [
+  'code',
+  'title',
+  'costCentre',
+  'validFrom',
+  'validUntil',
+  'authorisedBy',
+  'approverEmail',
+  'approvalThreshold',
+] as const;
 /** The create/edit form as typed. The PIN is write-only: never part of what is shown again. */
 type CodeForm = Record<(typeof CODE_FIELDS)[number], string>;
 
@@ -81,6 +90,13 @@ const createBody = (form: CodeForm, pin: string) => ({
   validUntil: form.validUntil,
   ...(pin !== '' ? { pin } : {}),
   ...(form.authorisedBy !== '' ? { authorisedBy: form.authorisedBy } : {}),
+  ...approvalOf(form),
+});
+
+/** The approver and threshold of requests on the code (issue 33): an empty field is none. */
+const approvalOf = (form: CodeForm) => ({
+  approverEmail: form.approverEmail === '' ? null : form.approverEmail,
+  approvalThreshold: form.approvalThreshold === '' ? null : form.approvalThreshold,
 });
 
 /**
@@ -95,6 +111,7 @@ function updateBody(form: CodeForm, current: ChargeCode, pin: string, removePin:
     ...(form.validFrom !== isoDay(current.validFrom) ? { validFrom: form.validFrom } : {}),
     ...(form.validUntil !== isoDay(current.validUntil) ? { validUntil: form.validUntil } : {}),
     authorisedBy: form.authorisedBy === '' ? null : form.authorisedBy,
+    ...approvalOf(form),
     ...(removePin ? { pin: null } : pin !== '' ? { pin } : {}),
   };
 }
@@ -106,6 +123,8 @@ const formOfCode = (code: ChargeCode): CodeForm => ({
   validFrom: isoDay(code.validFrom),
   validUntil: isoDay(code.validUntil),
   authorisedBy: code.authorisedBy ?? '',
+  approverEmail: code.approverEmail ?? '',
+  approvalThreshold: code.approvalThreshold ?? '',
 });
 
 const personName = (user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>) =>

@@ -115,11 +115,23 @@ describe('GET /chargecodes', () => {
     await screenshot(page, 'chargecodes-edit');
     await page.getByLabel('Title').fill('Geology field courses');
     await page.getByLabel('Valid until').fill(day(300));
+    // issue 33: who approves requests on the code, and over what total
+    await page.getByLabel("Approver's email").fill('PI.Geology@example.ac.uk');
+    await page.getByLabel('Approval threshold (£)').fill('250');
     await page.getByRole('button', { name: 'Save charge code' }).click();
     await page.getByRole('status').filter({ hasText: "Charge code 'EDIT-ME-1' saved" }).waitFor();
-    expect(await page.getByRole('region', { name: 'Details' }).textContent()).toContain('Geology field courses');
+    const details = await page.getByRole('region', { name: 'Details' }).textContent();
+    expect(details).toContain('Geology field courses');
+    expect(details).toContain('pi.geology@example.ac.uk');
+    expect(details).toContain('Requests over £250.00');
     const edited = await codeRow('EDIT-ME-1');
-    expect(edited).toMatchObject({ title: 'Geology field courses', cost_centre: 'Geology', pin_hash: pinHash });
+    expect(edited).toMatchObject({
+      title: 'Geology field courses',
+      cost_centre: 'Geology',
+      pin_hash: pinHash,
+      approver_email: 'pi.geology@example.ac.uk',
+      approval_threshold: '250.00',
+    });
     // the untouched validFrom keeps its instant (not moved to midnight); the changed validUntil covers its whole day
     expect(edited.valid_from.toISOString()).toBe(validFrom.toISOString());
     expect(edited.valid_until.toISOString()).toBe(`${day(300)}T23:59:59.999Z`);
