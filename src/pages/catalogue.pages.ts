@@ -32,7 +32,11 @@ type BasketLine = {
   quantity: string;
 };
 
-/** The request being put together: kept in the session, so it survives navigation and a second tab sees it. */
+/**
+ * The request being put together: kept in the session, so it survives navigation and a second tab
+ * sees it. Each change reads and writes the whole basket, so the page sends its changes one at a
+ * time (hx-sync queue on .catalogue-layout).
+ */
 export type RequestBasket = { lines: BasketLine[]; chargeCode: string; notes: string; neededBy: string };
 
 declare module 'express-session' {

@@ -93,11 +93,12 @@ describe('GET /catalogue', () => {
     await itemCard(page, beakers.name)
       .getByRole('button', { name: `Add to request ${beakers.name}` })
       .click();
-    await inBasket(page, beakers.name).waitFor();
+    // a second add straight after the first: the page sends them one after the other, so neither is lost
     await itemCard(page, acetone.name)
       .getByRole('button', { name: `Add to request ${acetone.name}` })
       .click();
     await inBasket(page, acetone.name).waitFor();
+    await inBasket(page, beakers.name).waitFor();
     await expect.poll(() => basket(page).locator('.basket-total').textContent()).toContain('£19.59');
 
     // the basket is the session's: it is there after another page
