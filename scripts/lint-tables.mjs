@@ -11,7 +11,14 @@ import { join } from 'node:path';
 const OWNERS = {
   'src/auth/': ['sessions', 'api_tokens', 'failed_sign_ins', 'rate_limits'],
   'src/modules/users/': ['users', 'user_permissions'],
-  'src/modules/items/': ['items', 'item_counts', 'item_search_generation', 'item_barcodes'],
+  'src/modules/items/': [
+    'items',
+    'item_counts',
+    'item_stock_figures',
+    'item_count_days',
+    'item_search_generation',
+    'item_barcodes',
+  ],
   'src/modules/notifications/': ['low_stock_acknowledgements'],
   'src/modules/categories/': ['categories'],
   'src/modules/vat-rates/': ['vat_rates'],
@@ -35,6 +42,7 @@ const OWNERS = {
   'src/modules/archives/': ['archives', 'archive_records'],
   'src/modules/audit/': ['audit_log'],
   'src/modules/backups/': ['backup_runs', 'backup_schedule'],
+  'src/modules/system-alerts/': ['ledger_checks'],
   'src/modules/settings/': ['settings'],
   'src/modules/deployments/': ['deployment_notifications'],
   'src/modules/mcp-keys/': ['mcp_api_keys'],

@@ -11,7 +11,11 @@ const available = (await fs.readdir(dir))
   .sort();
 // issue 31 names one command for the scanner floor: `npm run bench -- stocktake` times the labels too
 const BROUGHT_ALONG: Record<string, string[]> = { stocktake: ['labels'] };
-const wanted = process.argv.slice(2).flatMap((name) => [name, ...(BROUGHT_ALONG[name] ?? [])]);
+// arguments starting with -- are a benchmark's own options (e.g. `scale --size=1x`)
+const wanted = process.argv
+  .slice(2)
+  .filter((arg) => !arg.startsWith('--'))
+  .flatMap((name) => [name, ...(BROUGHT_ALONG[name] ?? [])]);
 const selected = wanted.length ? available.filter((name) => wanted.includes(name)) : available;
 console.log(`# stores service benchmarks (${os()}): ${selected.join(', ')}`);
 

@@ -5,24 +5,35 @@ import type { Maintenance } from '../db/maintenance';
 import { failedSignIns } from '../auth/failed-sign-ins';
 import { pruneExpiredRateLimits } from '../auth/rate-limits';
 import { pruneExpiredSessions } from '../auth/sessions.queries';
+import { checkLedger } from '../modules/system-alerts/system-alerts.service';
 import { runExclusively } from './advisory-lock';
 
 /**
  * A scheduled job. run gets the pool and takes its own transactions and advisory locks, so a
  * job that spends minutes outside the database (a backup) holds no transaction meanwhile.
+ * afterStartMs: also run once that long after the scheduler starts.
  */
-export type Job = { name: string; schedule: string; run: (db: Knex) => Promise<void> };
+export type Job = { name: string; schedule: string; afterStartMs?: number; run: (db: Knex) => Promise<void> };
 
 /** A job whose whole work is one transaction under its advisory lock: one instance does it. */
-function oneTransactionJob(name: string, schedule: string, work: (trx: Knex.Transaction) => Promise<void>): Job {
+function oneTransactionJob(
+  name: string,
+  schedule: string,
+  work: (trx: Knex.Transaction) => Promise<void>,
+  afterStartMs?: number,
+): Job {
   return {
     name,
     schedule,
+    afterStartMs,
     run: async (db) => {
       await runExclusively(db, name, work);
     },
   };
 }
+
+/** The whole stock ledger's reconciliation, whose result the system alerts read (issue 34). */
+export const LEDGER_CHECK_JOB = 'ledger-check';
 
 /** The housekeeping jobs; server.ts adds the scheduled backup, which needs more than the pool. */
 export const JOBS: Job[] = [
@@ -35,18 +46,33 @@ export const JOBS: Job[] = [
   oneTransactionJob('prune-old-failed-sign-ins', '7 * * * *', async (trx) => {
     await failedSignIns(trx).prune();
   }),
+  oneTransactionJob(
+    LEDGER_CHECK_JOB,
+    '*/15 * * * *',
+    async (trx) => {
+      await checkLedger(trx);
+    },
+    60_000,
+  ),
 ];
 
 export function startScheduler(db: Knex, logger: Logger, maintenance: Maintenance, jobs: Job[]): { stop: () => void } {
-  const tasks: ScheduledTask[] = jobs.map((job) =>
-    cron.schedule(job.schedule, async () => {
-      if (maintenance.activity) return;
-      try {
-        await job.run(db);
-      } catch (err) {
-        logger.error({ err, job: job.name }, 'scheduled job failed');
-      }
-    }),
+  const runJob = async (job: Job) => {
+    if (maintenance.activity) return;
+    try {
+      await job.run(db);
+    } catch (err) {
+      logger.error({ err, job: job.name }, 'scheduled job failed');
+    }
+  };
+  const tasks: ScheduledTask[] = jobs.map((job) => cron.schedule(job.schedule, () => runJob(job)));
+  const timers = jobs.flatMap((job) =>
+    job.afterStartMs === undefined ? [] : [setTimeout(() => void runJob(job), job.afterStartMs).unref()],
   );
-  return { stop: () => tasks.forEach((t) => t.stop()) };
+  return {
+    stop: () => {
+      tasks.forEach((t) => t.stop());
+      timers.forEach((t) => clearTimeout(t));
+    },
+  };
 }

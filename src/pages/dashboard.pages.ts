@@ -34,7 +34,7 @@ export function dashboardPages(deps: Deps): Router {
       dashboard.stockCounts(),
       alerts.alerts(),
       hasRole(req.user!, 'admin') ? backups.missingBackupAlerts(new Date()) : [],
-      dashboard.lowStock(),
+      dashboard.lowStock(LOW_STOCK_SHOWN),
       dashboard.categoryStats(),
       analytics.dailySales(SALES_DAYS),
     ]);
@@ -46,8 +46,9 @@ export function dashboardPages(deps: Deps): Router {
       stats,
       stockCounts,
       systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
-      lowStock: lowStock.slice(0, LOW_STOCK_SHOWN),
-      lowStockMore: Math.max(0, lowStock.length - LOW_STOCK_SHOWN),
+      lowStock,
+      // the rest of the list, counted by the kept figures rather than read
+      lowStockMore: Math.max(0, stats.lowStockItems - lowStock.length),
       categories: valuedCategories,
       dailySales,
       salesDays: SALES_DAYS,

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import type { Deps } from '../deps';
 import { PageParam } from '../http/pagination';
-import { parse } from '../http/validate';
+import { IntId, parse } from '../http/validate';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { salesService } from '../modules/sales/sales.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
@@ -13,8 +13,12 @@ import { wantsPartial } from './page-render';
 
 const TYPE_LABELS: Record<StockMovement['type'], string> = { in: 'In', out: 'Out', adjustment: 'Adjustment' };
 
-/** The API's ledger filter, numbered in pages as the other lists are. */
-const LedgerQuery = MovementQuery.extend({ page: PageParam });
+/**
+ * The API's ledger filter, in keyset pages: before (the movements older than that id: the next
+ * page) or after (the ones just newer: the previous page). No total is counted, so a page costs
+ * the same however long the ledger grows; page (a numbered page of an older link) still opens by offset.
+ */
+const LedgerQuery = MovementQuery.extend({ page: PageParam, before: IntId.optional(), after: IntId.optional() });
 
 /** Items offered when a typed item names several. */
 const ITEM_CHOICES = 10;
@@ -110,7 +114,7 @@ export function stockMovementsPages({ db }: Deps): Router {
       res.status(query.status).render(view, { ...base, errors: query.errors, message: query.message });
       return;
     }
-    const { page, limit, ...filter } = query.value;
+    const { page, limit, before, after, ...filter } = query.value;
     if (values.item !== '') {
       const { item, choices } = await findItem(values.item);
       if (!item) {
@@ -124,21 +128,29 @@ export function stockMovementsPages({ db }: Deps): Router {
       }
       filter.itemId = item.id;
     }
-    const [rows, total] = await Promise.all([
-      movements.list({ ...filter, limit, offset: (page - 1) * limit }),
-      movements.count(filter),
-    ]);
-    const totalPages = Math.ceil(total / limit);
-    const href = (n: number) => `/stock-movements?${filterParams(values, { limit: String(limit), page: String(n) })}`;
+    // one row more than shown tells whether there is a page beyond in the direction read
+    const rows = await movements.list({
+      ...filter,
+      limit: limit + 1,
+      ...(after !== undefined
+        ? { afterId: after }
+        : before !== undefined
+          ? { beforeId: before }
+          : { offset: (page - 1) * limit }),
+    });
+    const more = rows.length > limit;
+    const shown = after !== undefined ? rows.slice(rows.length - Math.min(rows.length, limit)) : rows.slice(0, limit);
+    const href = (cursor: Record<string, string>) =>
+      `/stock-movements?${filterParams(values, { limit: String(limit), ...cursor })}`;
+    const [newest, oldest] = [shown.at(0), shown.at(-1)];
+    const hasNewer = after !== undefined ? more : before !== undefined || page > 1;
+    const hasOlder = after !== undefined ? true : more;
     res.render(view, {
       ...base,
-      movements: await withLinks(rows.map(presentMovement)),
+      movements: await withLinks(shown.map(presentMovement)),
       pagination: {
-        page,
-        totalPages,
-        total,
-        previous: page > 1 ? href(page - 1) : null,
-        next: page < totalPages ? href(page + 1) : null,
+        previous: hasNewer && newest ? href({ after: String(newest.id) }) : null,
+        next: hasOlder && oldest ? href({ before: String(oldest.id) }) : null,
       },
     });
   });

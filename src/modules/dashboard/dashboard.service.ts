@@ -1,9 +1,15 @@
 import type { Db } from '../../db/knex';
-import { sql, toRaw } from '../../db/sql';
+import { preparedRaw } from '../../db/prepared';
+import { sql } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
 import { categoriesAs } from '../categories/categories.queries';
 import { stockCountFigures, type StockCountFigures } from '../stocktakes/stocktakes.queries';
-import { activeStockFiguresSql, itemsAs, lowStockItems, type LowStockItem } from '../items/items.queries';
+import {
+  activeStockFiguresSql,
+  categoryStockFiguresSql,
+  lowStockItems,
+  type LowStockItem,
+} from '../items/items.queries';
 
 /** Figures over active items; totalValue = sum(price x currentStock) as a decimal string. */
 export type StatsRecord = { totalItems: number; lowStockItems: number; totalValue: string; activeUsers: number };
@@ -22,7 +28,7 @@ export function dashboardService(db: Db) {
   return {
     /** Active items only; totalValue = sum(price x currentStock), computed in SQL. */
     async stats(): Promise<StatsRecord> {
-      const items = toRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
+      const items = preparedRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
         db,
         activeStockFiguresSql,
       );
@@ -41,21 +47,21 @@ export function dashboardService(db: Db) {
       return stockCountFigures(db, STOCK_COUNT_DAYS);
     },
 
-    /** The items module's low-stock list: lowest stock relative to the minimum first. */
-    lowStock(): Promise<LowStockItem[]> {
-      return lowStockItems(db, 'shortfall');
+    /** The items module's low-stock list: lowest stock relative to the minimum first; the first `limit` when given. */
+    lowStock(limit?: number): Promise<LowStockItem[]> {
+      return lowStockItems(db, 'shortfall', limit);
     },
 
-    /** every category, with its active items' count and value */
+    /** every category, with its active items' count and value (the items module's kept figures) */
     async categoryStats(): Promise<CategoryStatRecord[]> {
-      const { rows } = await toRaw<{
+      const { rows } = await preparedRaw<{
         rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[];
       }>(
         db,
-        sql`SELECT c.id, c.name, c.color, count(i.id) AS item_count,
-                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
-           FROM ${categoriesAs('c')} LEFT JOIN ${itemsAs('i')} ON i.category_id = c.id AND i.is_active
-          GROUP BY c.id ORDER BY c.name, c.id`,
+        sql`SELECT c.id, c.name, c.color, coalesce(f.active_items, 0)::int AS item_count,
+                coalesce(f.stock_value, 0)::numeric(20,2)::text AS total_value
+           FROM ${categoriesAs('c')} LEFT JOIN (${categoryStockFiguresSql}) f ON f.category_id = c.id
+          ORDER BY c.name, c.id`,
       );
       return rows.map((r) => ({
         category: { id: r.id, name: r.name, color: r.color },

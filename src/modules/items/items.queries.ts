@@ -20,11 +20,18 @@ export const effectiveVatRate = (alias: string): Sql =>
 
 /**
  * The stock rule, the owner's fragment for a cross-module statement: the items row `alias` is low on
- * stock when it is active and its current stock is at or below its minimum.
+ * stock when it is active and its current stock is at or below its minimum, written as
+ * `current_stock - minimum_stock <= 0` (exact in numeric): PostgreSQL cannot estimate a comparison
+ * of two columns (it assumes a third of the rows), but it keeps statistics on this difference
+ * (items_shortfall_stats), so it knows the low items are few and plans the joins on them
+ * (replenishment's sources and orders, the notifications' acknowledgements) as index lookups. The
+ * same expression is the predicate of the partial index items_low_stock, which the low-stock lists
+ * read, and of the kept low-stock figures (migration 20261128020000): change them together
+ * (test/item-figures.test.ts compares them as PostgreSQL reads them).
  */
 export const lowStock = (alias: string): Sql => {
   const i = sql.ident(alias);
-  return sql`${i}.is_active AND ${i}.current_stock <= ${i}.minimum_stock`;
+  return sql`${i}.is_active AND ${i}.current_stock - ${i}.minimum_stock <= 0`;
 };
 
 /**
@@ -272,21 +279,53 @@ export function lowStockState(db: Db, itemId: number): Promise<{ name: string; l
     .first('i.name', toRaw(db, sql`(${lowStock('i')}) AS low`));
 }
 
+/*
+ * The kept figures (issue 34): item_counts (active items per category), item_stock_figures (per
+ * category and connection slot: low on stock, out of stock, stock value) and item_count_days
+ * (active items by the UTC day they were last counted), kept by triggers on items in the
+ * transaction of every change (migrations 20261121002001 and 20261128020000). A read sums a few
+ * rows per category or day, never the catalogue.
+ */
+
 /** Figures over active items: how many, how many are low on stock, and their stock value (a decimal string). */
-export const activeStockFiguresSql = sql`SELECT count(*) AS total_items,
-                count(*) FILTER (WHERE ${lowStock('i')}) AS low_stock,
-                coalesce(sum(i.price * i.current_stock), 0)::numeric(20,2)::text AS total_value
-           FROM items i WHERE i.is_active`;
+export const activeStockFiguresSql = sql`SELECT
+    (SELECT coalesce(sum(k.active), 0)::int FROM item_counts k) AS total_items,
+    (SELECT coalesce(sum(f.low_stock), 0)::int FROM item_stock_figures f) AS low_stock,
+    (SELECT coalesce(sum(f.stock_value), 0)::numeric(20,2)::text FROM item_stock_figures f) AS total_value`;
+
+/**
+ * The owner's fragment for a cross-module statement: one row per category that has (or had)
+ * items, `category_id`, `active_items` (its active items) and `stock_value` (their price x
+ * current stock, unrounded), to join on the caller's categories.
+ */
+export const categoryStockFiguresSql = sql`SELECT coalesce(k.category_id, f.category_id) AS category_id,
+         coalesce(k.active, 0) AS active_items, coalesce(f.stock_value, 0) AS stock_value
+    FROM item_counts k
+    FULL JOIN (SELECT category_id, sum(stock_value) AS stock_value FROM item_stock_figures GROUP BY category_id) f
+      ON f.category_id = k.category_id`;
 
 /** How many items low on stock still have some, and how many have none. */
 export async function lowStockCounts(db: Db): Promise<{ low: number; out: number }> {
-  const { rows } = await toRaw<{ rows: { low: number; out: number }[] }>(
+  const { rows } = await preparedRaw<{ rows: { low: number; out: number }[] }>(
     db,
-    sql`SELECT count(*) FILTER (WHERE i.current_stock > 0) AS low, count(*) FILTER (WHERE i.current_stock = 0) AS out
-                FROM items i WHERE ${lowStock('i')}`,
+    sql`SELECT coalesce(sum(f.low_stock - f.out_of_stock), 0)::int AS low, coalesce(sum(f.out_of_stock), 0)::int AS out
+          FROM item_stock_figures f`,
   );
   return rows[0];
 }
+
+/**
+ * A scalar subquery: how many items are due for a count (dueForCount: active and not counted in
+ * the last `days` days), from the kept item_count_days: the days before the cut-off's day (never
+ * counted included) from their rows, the cut-off's own day from its items (items_active_last_counted).
+ */
+export const itemsDueForCountSql = (days: number): Sql =>
+  sql`(SELECT ((SELECT coalesce(sum(d.items), 0) FROM item_count_days d WHERE d.day < cut.day)
+             + (SELECT count(*) FROM items e
+                 WHERE e.is_active AND e.last_counted_at >= cut.day_start AND e.last_counted_at < cut.at))::int
+         FROM (SELECT a.at, (a.at AT TIME ZONE 'UTC')::date AS day,
+                      date_trunc('day', a.at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day_start
+                 FROM (SELECT now() - make_interval(days => ${days}::int) AS at) a) cut)`;
 
 /**
  * The items out of line with the stock ledger: their current stock differs from their last
@@ -300,6 +339,32 @@ export async function ledgerMismatches(db: Db): Promise<{ count: number; skus: s
               WHERE i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)) mismatched`,
   );
   return rows[0];
+}
+
+/**
+ * The whole ledger's reconciliation, as the scheduled ledger check runs it: how many items are out
+ * of line (ledgerMismatches' rule) and the ids of the first `keep` of them by id.
+ */
+export async function ledgerMismatchedItems(db: Db, keep: number): Promise<{ count: number; ids: number[] }> {
+  const { rows } = await toRaw<{ rows: { count: number; ids: number[] | null }[] }>(
+    db,
+    sql`SELECT count(*)::int AS count, (array_agg(id ORDER BY id))[1:${keep}::int] AS ids FROM (
+             SELECT i.id FROM items i
+              WHERE i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)) mismatched`,
+  );
+  return { count: rows[0].count, ids: rows[0].ids ?? [] };
+}
+
+/** Which of these items are out of line with the ledger now (ledgerMismatches' rule), by id: one index probe each. */
+export async function ledgerMismatchedAmong(db: Db, ids: number[]): Promise<{ id: number; sku: string }[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await toRaw<{ rows: { id: number; sku: string }[] }>(
+    db,
+    sql`SELECT i.id, i.sku FROM items i
+         WHERE i.id = ANY(${ids}::int[]) AND i.current_stock <> coalesce(${lastRecordedStock(sql.raw('i.id'))}, 0)
+         ORDER BY i.id`,
+  );
+  return rows;
 }
 
 /** An item low on stock, as every low-stock list reads it; quantities and price are decimal strings. */
@@ -373,9 +438,17 @@ export function toLowStockItem(row: LowStockRow): LowStockItem {
   };
 }
 
-/** Active items at or below their minimum stock (the dashboard's list and the sales low-stock report). */
-export async function lowStockItems(db: Db, order: LowStockOrder = 'shortfall'): Promise<LowStockItem[]> {
-  const rows: LowStockRow[] = await lowStockQuery(db, order);
+/**
+ * Active items at or below their minimum stock (the dashboard's list and the sales low-stock
+ * report); the first `limit` only when given (read in order from the partial index items_low_stock).
+ */
+export async function lowStockItems(
+  db: Db,
+  order: LowStockOrder = 'shortfall',
+  limit?: number,
+): Promise<LowStockItem[]> {
+  const query = lowStockQuery(db, order);
+  const rows: LowStockRow[] = await (limit === undefined ? query : query.limit(limit));
   return rows.map(toLowStockItem);
 }
 

@@ -6,7 +6,7 @@ import type { Config } from '../../config';
 import { migrationFiles } from '../../db/migrate';
 import { backupFolder } from '../backups/backups.files';
 import { findPgTools } from '../backups/backups.pg-tools';
-import { systemAlertsService } from '../system-alerts/system-alerts.service';
+import { checkLedger, systemAlertsService } from '../system-alerts/system-alerts.service';
 import { probeDatabase } from '../health/health.service';
 import { diskUsage } from './mcp-status.service';
 
@@ -43,8 +43,9 @@ function systemChecks({ db, databaseUrl, config }: SystemCheckDeps): Record<stri
       return `all ${files.length} migrations applied`;
     },
 
-    /** The ledger's one reconciliation rule, as the system alerts apply it. */
+    /** The ledger's one reconciliation rule, as the system alerts apply it: a full check run now, whose result the alerts then show. */
     async stock_ledger_reconciles() {
+      await checkLedger(db);
       const mismatch = (await systemAlertsService(db).alerts()).find((a) => a.type === 'stock_ledger_mismatch');
       if (mismatch) throw new Error(mismatch.message);
       return "every item's stock matches its last stock movement";

@@ -24,7 +24,7 @@ export function stockMovementsService(db: Db) {
     });
   }
 
-  /** The filter's conditions on stock_movements m, shared by the list and its count. */
+  /** The filter's conditions on stock_movements m. */
   function filtered<Q extends Knex.QueryBuilder>(query: Q, filter: Partial<MovementQuery>): Q {
     if (filter.itemId !== undefined) query.where('m.item_id', filter.itemId);
     if (filter.type) query.where('m.type', filter.type);
@@ -35,20 +35,23 @@ export function stockMovementsService(db: Db) {
   }
 
   return {
-    /** newest first; beforeId pages on to the movements older than that one, offset skips that many (the ledger page's numbered pages) */
-    list(
-      filter: Partial<MovementQuery> & { limit: number; beforeId?: number; offset?: number },
+    /**
+     * Newest first. Keyset pages: beforeId gives the movements older than that one, afterId the
+     * `limit` movements just newer than that one (still answered newest first); offset skips that
+     * many (a numbered page of an old link). No count: the ledger page shows no total.
+     */
+    async list(
+      filter: Partial<MovementQuery> & { limit: number; beforeId?: number; afterId?: number; offset?: number },
     ): Promise<MovementReadRow[]> {
-      const query = filtered(base(), filter).orderBy('m.id', 'desc').limit(filter.limit);
+      const query = filtered(base(), filter).limit(filter.limit);
+      if (filter.afterId !== undefined) {
+        const newer = await query.where('m.id', '>', filter.afterId).orderBy('m.id', 'asc');
+        return newer.reverse();
+      }
+      query.orderBy('m.id', 'desc');
       if (filter.beforeId !== undefined) query.where('m.id', '<', filter.beforeId);
       if (filter.offset) query.offset(filter.offset);
       return query;
-    },
-
-    /** How many movements the filter matches (for the ledger page's page count). */
-    async count(filter: Partial<MovementQuery>): Promise<number> {
-      const [{ count }] = await filtered(db('stock_movements as m'), filter).count<{ count: string }[]>({ count: '*' });
-      return Number(count);
     },
 
     async byIds(ids: number[]): Promise<MovementReadRow[]> {

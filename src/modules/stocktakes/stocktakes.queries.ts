@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
-import { dueForCount, itemsAs } from '../items/items.queries';
+import { itemsDueForCountSql } from '../items/items.queries';
 
 /*
  * What other modules (the dashboard) may ask of the stocktakes tables.
@@ -23,13 +23,13 @@ export type StockCountFigures = {
 /**
  * Stock accuracy (the share of the lines of posted stocktakes counted in the last `days` days
  * whose count matched the expected stock: a line zeroed at posting was not counted and does not
- * count) and how many active items are overdue for a count.
+ * count) and how many active items are overdue for a count (the items module's kept figure).
  */
 export async function stockCountFigures(db: Db, days = 90): Promise<StockCountFigures> {
   const { rows } = await preparedRaw<{ rows: { counted: number; exact: number; overdue: number }[] }>(
     db,
     sql`SELECT count(*)::int AS counted, count(*) FILTER (WHERE l.counted = l.expected)::int AS exact,
-               (SELECT count(*)::int FROM ${itemsAs('i')} WHERE ${dueForCount('i', days)}) AS overdue
+               ${itemsDueForCountSql(days)} AS overdue
           FROM stocktake_lines l JOIN stocktakes s ON s.id = l.stocktake_id
          WHERE s.status = 'posted' AND l.counted_at >= now() - make_interval(days => ${days}::int)`,
   );

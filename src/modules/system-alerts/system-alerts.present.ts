@@ -1,9 +1,11 @@
-import type { SystemAlert, SystemAlerts } from './system-alerts.schemas';
+import type { SystemAlerts } from './system-alerts.schemas';
+import type { SystemAlertsReport } from './system-alerts.service';
 
-export function presentSystemAlerts(alerts: SystemAlert[]): SystemAlerts {
+export function presentSystemAlerts({ alerts, ledgerCheckedAt }: SystemAlertsReport): SystemAlerts {
   return {
     alertCount: alerts.length,
     alerts: alerts.map(({ type, level, message }) => ({ type, level, message })),
     hasSystemAlerts: alerts.length > 0,
+    ledgerCheckedAt: ledgerCheckedAt.toISOString(),
   };
 }

@@ -16,14 +16,31 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
       description:
         'Alert types: out_of_stock (critical: active items at or below minimum with no stock), low_stock (warning: active items at or ' +
         "below minimum with some stock), stock_ledger_mismatch (critical: items whose currentStock differs from their last movement's " +
-        'newStock, or that have stock but no movement), backup_failed (critical: the backup schedule is enabled and its last scheduled ' +
+        'newStock, or that have stock but no movement; as found by the last full check of the ledger, at ledgerCheckedAt, less the items put right since), backup_failed (critical: the backup schedule is enabled and its last scheduled ' +
         'backup failed), backup_overdue (critical: the schedule is enabled and no scheduled backup has succeeded for twice its period ' +
         'since it was enabled). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
       access: 'auth',
       responses: { 200: { description: 'Alerts', schema: SystemAlerts } },
     },
     async (_req, res) => {
-      res.json(presentSystemAlerts(await service.alerts()));
+      res.json(presentSystemAlerts(await service.report()));
+    },
+  );
+
+  api.post(
+    '/system/alerts/ledger-check',
+    {
+      operationId: 'checkStockLedger',
+      summary: 'Reconcile the whole stock ledger now',
+      description:
+        "Runs now the full check the ledger-check job runs every 15 minutes (every item's currentStock against its last " +
+        "movement's newStock), stores its result, and answers the system alerts as GET /api/system/alerts then does, " +
+        'with ledgerCheckedAt the time of this check: after a correction made outside the service, or a restore.',
+      access: 'admin',
+      responses: { 200: { description: 'Checked; the alerts', schema: SystemAlerts } },
+    },
+    async (_req, res) => {
+      res.json(presentSystemAlerts(await service.checkNow()));
     },
   );
 
