@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import type { Deps } from '../deps';
-import { hasRole } from '../auth/guards';
+import { currentUser, hasRole, isStaff } from '../auth/guards';
 import { backupsService } from '../modules/backups/backups.service';
 import { dashboardService } from '../modules/dashboard/dashboard.service';
 import { salesAnalytics } from '../modules/sales/sales.analytics';
 import { systemAlertsService } from '../modules/system-alerts/system-alerts.service';
 import { requirePage } from './page-guards';
+import { catalogueViews } from './catalogue.pages';
 
 const LOW_STOCK_SHOWN = 10;
 const SALES_DAYS = 30;
@@ -13,7 +14,10 @@ const SALES_DAYS = 30;
 /** What an admin can do about a missing backup, linked beside the warning. */
 const MAKE_A_BACKUP = { href: '/backups', label: 'Make one now on the Backups page' };
 
-/** `/`: the day's overview, from the same services as the dashboard API; admins also see whether a backup exists. */
+/**
+ * `/`: the day's overview, from the same services as the dashboard API; admins also see whether a
+ * backup exists. A requester's home is the catalogue and their own requests instead.
+ */
 export function dashboardPages(deps: Deps): Router {
   const { db } = deps;
   const pages = Router();
@@ -21,8 +25,10 @@ export function dashboardPages(deps: Deps): Router {
   const backups = backupsService(deps);
   const alerts = systemAlertsService(db);
   const analytics = salesAnalytics(db);
+  const { renderCatalogue } = catalogueViews(db);
 
-  pages.get('/', requirePage(), async (req, res) => {
+  pages.get('/', requirePage('requester'), async (req, res) => {
+    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, {});
     const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       dashboard.stockCounts(),

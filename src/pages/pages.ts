@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import type { Deps } from '../deps';
 import { hasRole } from '../auth/guards';
 import type { PermissionKey } from '../auth/permissions';
+import type { Role } from '../auth/roles';
 import { usersService } from '../modules/users/users.service';
 import type { PageAccess } from './page-guards';
 import { wantsPartial } from './page-render';
@@ -29,11 +30,15 @@ import { settingsPages } from './settings.pages';
 import { operationsPages } from './operations.pages';
 import { financePages } from './finance.pages';
 import { outboxPages } from './outbox.pages';
+import { cataloguePages } from './catalogue.pages';
+import { requestsPages } from './requests.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   dashboardPages,
   itemsPages,
+  cataloguePages,
+  requestsPages,
   counterPages,
   salesPages,
   stockMovementsPages,
@@ -53,9 +58,16 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
 ];
 
 type NavLink = { href: string; label: string; access: PageAccess };
-/** A top-level link, or a menu of links (shown only when the person may use one of them). */
-type NavEntry = NavLink | { label: string; links: NavLink[] };
+/**
+ * A top-level link, or a menu of links (shown only when the person may use one of them); a menu
+ * with `flatBelow` is shown as plain links to a person below that role (a requester, whose header
+ * holds nothing else).
+ */
+type NavEntry = NavLink | { label: string; links: NavLink[]; flatBelow?: Role };
 
+/** Everyone signed in, a requester (a researcher with a budget code) included. */
+const SIGNED_IN: PageAccess = { role: 'requester' };
+/** The stores' staff: the `user` role and above. */
 const EVERYONE: PageAccess = { role: 'user' };
 const MANAGERS: PageAccess = { role: 'manager' };
 const ADMINS: PageAccess = { role: 'admin' };
@@ -63,6 +75,14 @@ const ADMINS: PageAccess = { role: 'admin' };
 /** The header's links, each with the access its page's guard enforces: a person sees only what they may open. */
 const NAV: NavEntry[] = [
   { href: '/', label: 'Dashboard', access: EVERYONE },
+  {
+    label: 'Requests',
+    links: [
+      { href: '/catalogue', label: 'Catalogue', access: SIGNED_IN },
+      { href: '/requests', label: 'Requests', access: SIGNED_IN },
+    ],
+    flatBelow: 'user',
+  },
   { href: '/counter', label: 'Counter', access: EVERYONE },
   { href: '/items', label: 'Items', access: EVERYONE },
   { href: '/sales', label: 'Sales', access: EVERYONE },
@@ -114,6 +134,7 @@ function navFor(path: string, user: Express.User, permissions: Set<PermissionKey
   const visible = NAV.flatMap((entry): NavEntry[] => {
     if (!('links' in entry)) return mayOpen(entry) ? [entry] : [];
     const links = entry.links.filter(mayOpen);
+    if (entry.flatBelow && !hasRole(user, entry.flatBelow)) return links;
     return links.length > 0 ? [{ ...entry, links }] : [];
   });
   const allLinks = visible.flatMap((entry) => ('links' in entry ? entry.links : [entry]));

@@ -8,7 +8,9 @@ import { grantPermission } from '../helpers/sales-factories';
 const b = useBrowserApp();
 
 /** Every page the header can link to, and the links a person of each kind must see. */
+const REQUESTERS = ['Catalogue', 'Requests'];
 const EVERYONE = [
+  ...REQUESTERS,
   'Dashboard',
   'Counter',
   'Items',
@@ -24,12 +26,14 @@ const EVERYONE = [
 const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
 const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit', 'Outbox', 'Webhooks'];
 
+let requester: UserRow;
 let clerk: UserRow;
 let financeClerk: UserRow;
 let manager: UserRow;
 let admin: UserRow;
 beforeAll(async () => {
-  [clerk, financeClerk, manager, admin] = await Promise.all([
+  [requester, clerk, financeClerk, manager, admin] = await Promise.all([
+    buildUser(b.t.db, { role: 'requester' }),
     buildUser(b.t.db),
     buildUser(b.t.db),
     buildUser(b.t.db, { role: 'manager' }),
@@ -50,6 +54,7 @@ async function headerLinks(page: Page): Promise<Map<string, string>> {
 describe('the header', () => {
   it('shows each person exactly the pages they may open, and every one it shows opens', async () => {
     const cases = [
+      { user: () => requester, expected: REQUESTERS },
       { user: () => clerk, expected: EVERYONE },
       { user: () => financeClerk, expected: [...EVERYONE, 'Finance'] },
       { user: () => manager, expected: MANAGERS },
@@ -66,11 +71,23 @@ describe('the header', () => {
       if (links.size > everyLink.size) everyLink = links;
     }
 
-    // what the header shows opens (200); what it hides is refused (403), so the two agree with the guards
+    // what the header shows opens (200); what it hides is refused (403), so the two agree with the guards;
+    // `/` is everyone's home (the brand's link): a requester's is the catalogue and their requests, not the dashboard;
+    // the API reference is public (as /api/docs is), only left out of a requester's header
     for (const { user, links } of seen) {
       const agent = await b.t.loginAs(user);
       for (const [label, href] of everyLink) {
         const res = await agent.get(href);
+        if (href === '/' && user === requester) {
+          expect(res.status).toBe(200);
+          expect(res.text).toContain('<h1>Catalogue</h1>');
+          expect(res.text).not.toContain('<h1>Dashboard</h1>');
+          continue;
+        }
+        if (href === '/docs' && user === requester) {
+          expect(res.status).toBe(200);
+          continue;
+        }
         expect({ label, status: res.status }).toEqual({ label, status: links.has(label) ? 200 : 403 });
       }
     }

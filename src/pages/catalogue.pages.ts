@@ -1,0 +1,314 @@
+import { Router, type Request, type Response } from 'express';
+import type { Deps } from '../deps';
+import type { Db } from '../db/knex';
+import { currentUser } from '../auth/guards';
+import { BadRequest } from '../http/errors';
+import { parse } from '../http/validate';
+import { D, money } from '../lib/money';
+import { categoriesService } from '../modules/categories/categories.service';
+import { actorOf } from '../modules/audit/audit.actor';
+import { itemsService } from '../modules/items/items.service';
+import { chargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
+import { validateChargeCode } from '../modules/chargecodes/chargecodes.validation';
+import { catalogueService } from '../modules/catalogue/catalogue.service';
+import { presentCatalogueChargeCode, presentCatalogueItem } from '../modules/catalogue/catalogue.present';
+import { CatalogueQuery } from '../modules/catalogue/catalogue.schemas';
+import { CreateRequest } from '../modules/requests/requests.schemas';
+import { LineRequest } from '../modules/sales/quotes.schemas';
+import { requestsService } from '../modules/requests/requests.service';
+import { attempt, filledIn, flash, textField, type Attempt, type FieldErrors } from './forms';
+import { requirePage, safeNext } from './page-guards';
+import { wantsPartial } from './page-render';
+import { ASSETS, myRequests, REQUEST_VIEW_HELPERS } from './requests.pages';
+
+/** A line of the request basket: what the catalogue showed when it was added (the request prices it again when made). */
+type BasketLine = {
+  itemId: number;
+  name: string;
+  sku: string;
+  price: string;
+  categoryId: number | null;
+  /** a decimal string, as the API takes it */
+  quantity: string;
+};
+
+/**
+ * The request being put together: kept in the session, so it survives navigation and a second tab
+ * sees it. Each change reads and writes the whole basket, so the page sends its changes one at a
+ * time (hx-sync queue on .catalogue-layout).
+ */
+export type RequestBasket = { lines: BasketLine[]; chargeCode: string; notes: string; neededBy: string };
+
+declare module 'express-session' {
+  interface SessionData {
+    /** the catalogue's request basket (src/pages/catalogue.pages.ts), until submitted */
+    requestBasket?: RequestBasket;
+  }
+}
+
+/** Items on a page of the catalogue. */
+const CATALOGUE_PAGE_SIZE = 24;
+/** The most lines a basket holds (a request of more is a purchase order). */
+const MAX_BASKET_LINES = 100;
+/** How many of the person's requests the catalogue (and a requester's home) lists. */
+const RECENT_REQUESTS = 5;
+export const AVAILABILITY = { in_stock: 'In stock', low: 'Low', out: 'Out of stock' } as const;
+/** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
+const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
+
+const emptyBasket = (): RequestBasket => ({ lines: [], chargeCode: '', notes: '', neededBy: '' });
+const basketOf = (req: Request): RequestBasket => req.session.requestBasket ?? emptyBasket();
+
+type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
+type BasketForm = { message: string | null; errors: FieldErrors; chargeCode?: ChargeCodeField };
+type Refusal = Extract<Attempt<unknown>, { ok: false }>;
+
+const refusalMessage = (refusal: Refusal): string =>
+  Object.values(refusal.errors).length > 0 ? Object.values(refusal.errors).join('; ') : refusal.message;
+
+/** The catalogue's address for a query (the "Add to request" forms come back to it). */
+function catalogueHref(query: CatalogueQuery, page = query.page): string {
+  const params = new URLSearchParams();
+  if (query.search) params.set('search', query.search);
+  if (query.categoryId !== undefined) params.set('categoryId', String(query.categoryId));
+  if (page > 1) params.set('page', String(page));
+  const search = params.toString();
+  return search ? `/catalogue?${search}` : '/catalogue';
+}
+
+/** The basket as the page shows it, with the charge-code field's state and the form's refusal. */
+function basketView(basket: RequestBasket, form: BasketForm = { message: null, errors: {} }) {
+  const lines = basket.lines.map((line) => ({ ...line, total: money(new D(line.price).times(line.quantity)) }));
+  return {
+    lines,
+    total: money(lines.reduce((sum, line) => sum.plus(line.total), new D(0))),
+    chargeCode: form.chargeCode ?? { value: basket.chargeCode, error: null, accepted: false },
+    form: { values: { notes: basket.notes, neededBy: basket.neededBy }, errors: form.errors },
+    message: form.message,
+  };
+}
+
+/** The catalogue page's views: the page (also a requester's home), its results, the basket's charge-code check. */
+export function catalogueViews(db: Db) {
+  const catalogue = catalogueService(db);
+  const categories = categoriesService(db);
+
+  /** The codes the person is an authorised user of (matched by email), for the basket's Charge code. */
+  const chargeCodesOf = async (user: Express.User) =>
+    (await catalogue.chargeCodesOf(user.email)).map((record) => presentCatalogueChargeCode(record));
+
+  /**
+   * The basket's charge code checked as the request will be (the counter's messages): for the items
+   * in the basket, and with chargeCodes.requireAuthorisedUser on, for this person as its authorised user.
+   */
+  async function checkChargeCode(user: Express.User, code: string, basket: RequestBasket): Promise<ChargeCodeField> {
+    if (!code) return { value: '', error: null, accepted: false };
+    const categoryIds = basket.lines.map((line) => line.categoryId).filter((id): id is number => id !== null);
+    const check = await attempt(async () => {
+      const policy = await chargeCodePolicy(db);
+      return validateChargeCode(db, code, {
+        categoryIds,
+        sale: {
+          policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
+          verifiedPinHash: null,
+          recipientEmail: user.email,
+        },
+      });
+    });
+    return check.ok
+      ? { value: code, error: null, accepted: true }
+      : { value: code, error: refusalMessage(check), accepted: false };
+  }
+
+  async function catalogueView(req: Request, rawQuery: Record<string, unknown>, form?: BasketForm) {
+    const query = parse(CatalogueQuery, { limit: String(CATALOGUE_PAGE_SIZE), ...filledIn(rawQuery) });
+    const user = currentUser(req);
+    const wholePage = !wantsPartial(req);
+    const basket = basketOf(req);
+    const [found, categoryRows, chargeCodes, mine] = await Promise.all([
+      catalogue.items(query),
+      wholePage ? categories.list() : [],
+      wholePage ? chargeCodesOf(user) : [],
+      wholePage ? myRequests(db, user, RECENT_REQUESTS) : [],
+    ]);
+    const totalPages = Math.max(1, Math.ceil(found.total / query.limit));
+    return {
+      ...ASSETS,
+      ...REQUEST_VIEW_HELPERS,
+      title: 'Catalogue',
+      description: 'The stores catalogue: find items, see whether they are in stock and request them on a charge code.',
+      AVAILABILITY,
+      query,
+      items: found.rows.map(presentCatalogueItem),
+      total: found.total,
+      categories: categoryRows,
+      returnTo: catalogueHref(query),
+      pager: {
+        page: query.page,
+        totalPages,
+        previous: query.page > 1 ? catalogueHref(query, query.page - 1) : null,
+        next: query.page < totalPages ? catalogueHref(query, query.page + 1) : null,
+      },
+      chargeCodes,
+      basket: basketView(
+        basket,
+        form ?? { message: null, errors: {}, chargeCode: await checkChargeCode(user, basket.chargeCode, basket) },
+      ),
+      mine,
+    };
+  }
+
+  /** The catalogue page, or (htmx: a search as one types, another page) its results. */
+  async function renderCatalogue(
+    req: Request,
+    res: Response,
+    rawQuery: Record<string, unknown>,
+    form?: BasketForm,
+    status = 200,
+  ) {
+    const view = await catalogueView(req, rawQuery, form);
+    res.status(status).render(wantsPartial(req) ? 'catalogue/_results' : 'catalogue/index', view);
+  }
+
+  return { chargeCodesOf, checkChargeCode, renderCatalogue };
+}
+
+/** `/catalogue` (everyone signed in) and its request basket, kept in the session. */
+export function cataloguePages({ db }: Deps): Router {
+  const pages = Router();
+  const requests = requestsService(db);
+  const items = itemsService(db);
+  const { chargeCodesOf, checkChargeCode, renderCatalogue } = catalogueViews(db);
+
+  /** After a basket change: htmx gets the basket back, a plain form the catalogue page it came from (post/redirect/get). */
+  async function basketChanged(req: Request, res: Response, message: string) {
+    if (wantsPartial(req)) {
+      const basket = basketOf(req);
+      return res.render('catalogue/_basket', {
+        basket: basketView(basket, {
+          message: null,
+          errors: {},
+          chargeCode: await checkChargeCode(currentUser(req), basket.chargeCode, basket),
+        }),
+        chargeCodes: await chargeCodesOf(currentUser(req)),
+        // said in the status region too: on a phone the basket is below the catalogue
+        announce: message,
+      });
+    }
+    flash(req, message);
+    const back = safeNext(req.body.returnTo);
+    res.redirect(303, back.startsWith('/catalogue') ? back : '/catalogue');
+  }
+
+  /** A refused basket change: htmx shows it in the alert region, a plain form the catalogue with it. */
+  async function basketRefused(req: Request, res: Response, refusal: Refusal) {
+    const message = refusalMessage(refusal);
+    if (wantsPartial(req)) return res.status(refusal.status).set(TO_ALERTS).render('partials/_alert', { message });
+    await renderCatalogue(req, res, {}, { message, errors: {} }, refusal.status);
+  }
+
+  pages.get('/catalogue', requirePage('requester'), async (req, res) => {
+    await renderCatalogue(req, res, req.query);
+  });
+
+  pages.post('/catalogue/basket/add', requirePage('requester'), async (req, res) => {
+    const result = await attempt(async () => {
+      const { itemId, quantity } = parse(LineRequest, { itemId: req.body.itemId, quantity: req.body.quantity });
+      const basket = basketOf(req);
+      const existing = basket.lines.find((line) => line.itemId === itemId);
+      if (existing) {
+        existing.quantity = new D(existing.quantity).plus(quantity).toString();
+      } else {
+        if (basket.lines.length >= MAX_BASKET_LINES)
+          throw BadRequest(`A request holds at most ${MAX_BASKET_LINES} items: submit this one first`);
+        const item = await items.get(itemId);
+        if (!item.is_active) throw BadRequest(`${item.name} is no longer in the catalogue`);
+        basket.lines.push({
+          itemId,
+          name: item.name,
+          sku: item.sku,
+          price: item.price,
+          categoryId: item.category_id,
+          quantity,
+        });
+      }
+      req.session.requestBasket = basket;
+      return existing ?? basket.lines.at(-1)!;
+    }, [400, 404, 409, 422]);
+    if (!result.ok) return basketRefused(req, res, result);
+    await basketChanged(req, res, `${result.value.name} added to your request`);
+  });
+
+  pages.post('/catalogue/basket/lines/:itemId', requirePage('requester'), async (req, res) => {
+    const result = await attempt(() => {
+      const { itemId } = parse(LineRequest.pick({ itemId: true }), req.params);
+      const basket = basketOf(req);
+      const line = basket.lines.find((l) => l.itemId === itemId);
+      if (!line) return null; // already removed (another tab): nothing to change
+      if (req.body.action === 'remove') basket.lines = basket.lines.filter((l) => l !== line);
+      else line.quantity = parse(LineRequest, { itemId, quantity: req.body.quantity }).quantity;
+      req.session.requestBasket = basket;
+      return line;
+    });
+    if (!result.ok) return basketRefused(req, res, result);
+    const name = result.value?.name ?? 'The item';
+    await basketChanged(
+      req,
+      res,
+      req.body.action === 'remove' ? `${name} removed from your request` : `${name} updated`,
+    );
+  });
+
+  // The charge code checked as it is chosen (htmx), kept in the basket with the other fields.
+  pages.post('/catalogue/basket/charge-code', requirePage('requester'), async (req, res) => {
+    const basket = basketOf(req);
+    basket.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
+    req.session.requestBasket = basket;
+    const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
+    const chargeCodes = await chargeCodesOf(currentUser(req));
+    if (wantsPartial(req)) return res.render('catalogue/_charge-code', { field, chargeCodes });
+    await renderCatalogue(req, res, {}, { message: null, errors: {}, chargeCode: field });
+  });
+
+  pages.post('/catalogue/basket/submit', requirePage('requester'), async (req, res) => {
+    const basket = basketOf(req);
+    basket.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
+    basket.notes = textField(req.body.notes).slice(0, 1000);
+    basket.neededBy = textField(req.body.neededBy);
+    req.session.requestBasket = basket;
+    const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
+    const result = await attempt(() => {
+      if (basket.lines.length === 0) throw BadRequest('Your request is empty: add items from the catalogue first');
+      if (!basket.chargeCode)
+        throw BadRequest('Choose the charge code to pay for the request', {
+          errors: [{ field: 'chargeCode', message: 'Choose a charge code' }],
+        });
+      if (field.error) throw BadRequest(field.error);
+      const body = parse(CreateRequest, {
+        chargeCode: basket.chargeCode,
+        items: basket.lines.map((line) => ({ itemId: line.itemId, quantity: line.quantity })),
+        ...filledIn({ notes: basket.notes.trim(), neededBy: basket.neededBy }),
+      });
+      return requests.create({ user: currentUser(req), actor: actorOf(req) }, body);
+    });
+    if (!result.ok) {
+      const chargeCodeError = result.errors.chargeCode ?? field.error;
+      const chargeCode = chargeCodeError
+        ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
+        : field;
+      return renderCatalogue(
+        req,
+        res,
+        {},
+        { message: result.message, errors: result.errors, chargeCode },
+        result.status,
+      );
+    }
+    delete req.session.requestBasket;
+    const { request } = result.value;
+    flash(req, `Request ${request.reference} submitted`);
+    res.redirect(303, `/requests/${request.id}`);
+  });
+
+  return pages;
+}

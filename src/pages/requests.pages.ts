@@ -1,0 +1,255 @@
+import { Router, type Request, type Response } from 'express';
+import type { Deps } from '../deps';
+import type { Db } from '../db/knex';
+import { currentUser, isStaff } from '../auth/guards';
+import { parse } from '../http/validate';
+import { presentRequest } from '../modules/requests/requests.present';
+import {
+  CancelBody,
+  CollectBody,
+  DecisionBody,
+  FulfilBody,
+  RequestIdParams,
+  RequestQuery,
+  type RequestStatus,
+} from '../modules/requests/requests.schemas';
+import { actorOf } from '../modules/audit/audit.actor';
+import { presentCatalogueChargeCode } from '../modules/catalogue/catalogue.present';
+import { catalogueService } from '../modules/catalogue/catalogue.service';
+import { presentSale } from '../modules/sales/sales.present';
+import {
+  canMove,
+  mayCancel,
+  mayDecide,
+  requestsService,
+  type RequestActor,
+} from '../modules/requests/requests.service';
+import { attempt, filledIn, flash, formState, repeatedField, textField, type ReturnedForm } from './forms';
+import { requirePage } from './page-guards';
+
+/** The catalogue's and the requests' stylesheet and script. */
+export const ASSETS = { stylesheets: ['/assets/css/requests.css'], scripts: ['/assets/js/requests.js'] };
+
+export const STATUS_LABELS: Record<RequestStatus, string> = {
+  submitted: 'Submitted',
+  awaiting_approval: 'Awaiting approval',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  ready: 'Ready to collect',
+  collected: 'Collected',
+  cancelled: 'Cancelled',
+};
+/** The states the staff's queue shows, in the order work moves through them. */
+const QUEUE_STATES: RequestStatus[] = ['submitted', 'awaiting_approval', 'approved', 'ready'];
+/** What staff pick from: a request to fulfil. */
+const PICKABLE: RequestStatus[] = ['submitted', 'approved'];
+/** Rows of the queue and of the person's own list. */
+const LIST_LIMIT = 100;
+/** The latest sales charged to the person that the requests page lists. */
+const SALES_SHOWN = 20;
+
+type Person = { firstName?: string | null; lastName?: string | null; email?: string | null } | null | undefined;
+const personName = (person: Person): string =>
+  person ? [person.firstName, person.lastName].filter(Boolean).join(' ') || (person.email ?? '') : '';
+
+/** What the request templates use beside the request itself. */
+export const REQUEST_VIEW_HELPERS = { STATUS_LABELS, personName };
+
+/** The person's own latest requests (the catalogue, a requester's home, the requests page). */
+export async function myRequests(db: Db, user: Express.User, limit: number) {
+  const { records } = await requestsService(db).list(user, { mine: true, page: 1, limit });
+  return records.map(presentRequest);
+}
+
+type RequestFormName = 'fulfil' | 'approve' | 'collect';
+
+/** `/requests`: the person's own requests, the staff's queue and picking list, the approver's decisions; `/requests/:id`, the emailed link. */
+export function requestsPages({ db }: Deps): Router {
+  const pages = Router();
+  const requests = requestsService(db);
+  const catalogue = catalogueService(db);
+
+  /** How many requests are in each of the queue's states (a count each: the queue's index reads them). */
+  async function queueCounts(user: Express.User): Promise<Record<string, number>> {
+    const totals = await Promise.all(
+      QUEUE_STATES.map(async (status) => [status, (await requests.list(user, { status, page: 1, limit: 1 })).total]),
+    );
+    return Object.fromEntries(totals);
+  }
+
+  pages.get('/requests', requirePage('requester'), async (req, res) => {
+    const user = currentUser(req);
+    const staff = isStaff(user);
+    const query = parse(RequestQuery, filledIn(req.query as Record<string, unknown>));
+    const state: RequestStatus = query.status && QUEUE_STATES.includes(query.status) ? query.status : 'submitted';
+    const [mine, approvals, queueRows, counts, codes, sales] = await Promise.all([
+      myRequests(db, user, LIST_LIMIT),
+      requests.list(user, { toApprove: true, page: 1, limit: LIST_LIMIT }),
+      staff ? requests.list(user, { status: state, page: 1, limit: LIST_LIMIT }) : null,
+      staff ? queueCounts(user) : null,
+      catalogue.chargeCodesOf(user.email),
+      requests.salesOf(user, 1, SALES_SHOWN),
+    ]);
+    res.render('requests/index', {
+      ...ASSETS,
+      ...REQUEST_VIEW_HELPERS,
+      title: staff ? 'Requests' : 'My requests',
+      description: 'Requests for items from the stores: their state, approval, fulfilment and collection.',
+      mine,
+      approvals: approvals.records.map(presentRequest),
+      // the codes the person is an authorised user of, with their spending, and the sales their requests made
+      chargeCodes: codes.map((record) => presentCatalogueChargeCode(record)),
+      sales: sales.sales.map(presentSale),
+      queue:
+        staff && queueRows && counts
+          ? {
+              label: STATUS_LABELS[state],
+              rows: queueRows.records.map(presentRequest),
+              pickable: PICKABLE.includes(state) && queueRows.records.length > 0,
+              states: QUEUE_STATES.map((status) => ({
+                href: `/requests?status=${status}`,
+                label: STATUS_LABELS[status],
+                count: counts[status] ?? 0,
+                current: status === state,
+              })),
+            }
+          : null,
+    });
+  });
+
+  pages.get('/requests/picking-list', requirePage('user'), async (req, res) => {
+    const user = currentUser(req);
+    const lists = await Promise.all(
+      PICKABLE.map((status) => requests.list(user, { status, page: 1, limit: LIST_LIMIT })),
+    );
+    const toPick = lists
+      .flatMap((list) => list.records.map(presentRequest))
+      .sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
+    res.render('requests/picking-list', {
+      ...ASSETS,
+      ...REQUEST_VIEW_HELPERS,
+      title: 'Picking list',
+      requests: toPick,
+      printedAt: new Date(),
+    });
+  });
+
+  async function renderRequest(req: Request, res: Response, returned: ReturnedForm<RequestFormName> | null = null) {
+    const user = currentUser(req);
+    const { id } = parse(RequestIdParams, req.params);
+    const record = await requests.get(user, id);
+    const request = presentRequest(record);
+    const staff = isStaff(user);
+    res.status(returned?.status ?? 200).render('requests/show', {
+      ...ASSETS,
+      ...REQUEST_VIEW_HELPERS,
+      title: `Request ${request.reference}`,
+      request,
+      mayWork: staff,
+      mayCancel: canMove(record.request.status, 'cancel') && mayCancel(user, record),
+      fulfilForm: staff && canMove(record.request.status, 'fulfil') ? formState(returned, 'fulfil', {}) : null,
+      approveForm:
+        canMove(record.request.status, 'approve') && mayDecide(user, record)
+          ? formState(returned, 'approve', { comment: '' })
+          : null,
+      collectForm:
+        staff && canMove(record.request.status, 'collect')
+          ? formState(returned, 'collect', { deliveredTo: personName(request.requestedBy) })
+          : null,
+    });
+  }
+
+  pages.get('/requests/:id', requirePage('requester'), (req, res) => renderRequest(req, res));
+
+  /** A request's action: post/redirect/get to its page; what the person can fix comes back on the page at 422 or 409. */
+  async function act(
+    req: Request,
+    res: Response,
+    form: RequestFormName | null,
+    action: (id: number, who: RequestActor) => Promise<unknown>,
+    done: string,
+    fieldOf: (field: string) => string = (field) => field,
+  ) {
+    const { id } = parse(RequestIdParams, req.params);
+    const values = { ...req.body } as Record<string, unknown>;
+    const result = await attempt(() => action(id, { user: currentUser(req), actor: actorOf(req) }));
+    if (!result.ok) {
+      if (!form) {
+        flash(req, result.message);
+        return res.redirect(303, `/requests/${id}`);
+      }
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => [fieldOf(field), message]),
+      );
+      return renderRequest(req, res, { form, status: result.status, message: result.message, errors, values });
+    }
+    flash(req, done);
+    res.redirect(303, `/requests/${id}`);
+  }
+
+  pages.post('/requests/:id/cancel', requirePage('requester'), (req, res) =>
+    act(req, res, null, (id, who) => requests.cancel(who, id, parse(CancelBody, {})), 'Request cancelled'),
+  );
+
+  pages.post('/requests/:id/approve', requirePage('requester'), (req, res) =>
+    act(
+      req,
+      res,
+      'approve',
+      (id, who) =>
+        requests.approve(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
+      'Request approved',
+    ),
+  );
+
+  pages.post('/requests/:id/reject', requirePage('requester'), (req, res) =>
+    act(
+      req,
+      res,
+      'approve',
+      (id, who) =>
+        requests.reject(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
+      'Request rejected',
+    ),
+  );
+
+  // Each line's quantity to hand over (the requested one to start with); a line set to 0 is left out, as the API's.
+  pages.post('/requests/:id/fulfil', requirePage('user'), (req, res) => {
+    const itemIds = repeatedField(req.body.itemId);
+    const quantities = repeatedField(req.body.quantity).map((quantity) => quantity.trim());
+    // each line's field is named by its item on the page, so a refusal shows what was typed beside it
+    for (const [index, itemId] of itemIds.entries()) req.body[`quantity-${itemId}`] = quantities[index];
+    const handedOut = itemIds
+      .map((itemId, index) => ({ itemId, quantity: quantities[index] ?? '' }))
+      .filter((line) => !/^0*(\.0*)?$/.test(line.quantity) || line.quantity === '');
+    const fieldOf = (field: string) => {
+      const line = /^items\.(\d+)\.quantity$/.exec(field);
+      return line ? `quantity-${handedOut[Number(line[1])]?.itemId}` : field;
+    };
+    return act(
+      req,
+      res,
+      'fulfil',
+      (id, who) => requests.fulfil(who, id, parse(FulfilBody, { items: handedOut })),
+      'Request fulfilled: ready to collect',
+      fieldOf,
+    );
+  });
+
+  pages.post('/requests/:id/collect', requirePage('user'), (req, res) =>
+    act(
+      req,
+      res,
+      'collect',
+      (id, who) =>
+        requests.collect(
+          who,
+          id,
+          parse(CollectBody, filledIn({ deliveredTo: textField(req.body.deliveredTo).trim() })),
+        ),
+      'Request collected',
+    ),
+  );
+
+  return pages;
+}
