@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { byDepartment, chargeCodeFigures, periodFigures } from '../src/modules/sales/sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from '../src/modules/sales/sales.filters';
+import { salesAnalytics } from '../src/modules/sales/sales.analytics';
 import { salesReports } from '../src/modules/sales/sales.reports';
 import { CreateSale, RefundBody } from '../src/modules/sales/sales.schemas';
 import { salesService } from '../src/modules/sales/sales.service';
@@ -239,5 +240,39 @@ describe('sales figures from the rollup', () => {
       {},
     ])
       await check(filter);
+  });
+
+  it("the dashboard's sales per UK day equal the straight count of each UK calendar day, in GMT and across BST midnights", async () => {
+    const analytics = salesAnalytics(t.db);
+    const straightDailySales = async (days: number, now: Date) =>
+      (
+        await t.db.raw(
+          `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, count(s.id)::int AS sales, coalesce(sum(s.total_amount), 0)::text AS value
+             FROM (SELECT (?::timestamptz AT TIME ZONE 'Europe/London')::date - i AS day FROM generate_series(0, ?::int) i) d
+             LEFT JOIN sales s ON (s.created_at AT TIME ZONE 'Europe/London')::date = d.day
+            GROUP BY d.day ORDER BY d.day`,
+          [now, days - 1],
+        )
+      ).rows;
+    const check = async (days: number, now: Date) =>
+      expect(await analytics.dailySales(days, now), now.toISOString()).toEqual(await straightDailySales(days, now));
+
+    await check(30, new Date('2026-03-10T12:00:00Z'));
+    await check(5, new Date('2026-03-06T00:00:00Z'));
+    // A third of the sales to June (BST), each within 90 minutes of a UK or UTC midnight.
+    const ids = (await t.db('sales').select('id').orderBy('id'))
+      .map((r: { id: number }) => r.id)
+      .filter((_, i) => i % 3 === 0);
+    for (const id of ids) {
+      const midnight = Date.parse('2026-06-01T00:00:00Z') + Math.floor(random() * 10) * DAY_MS;
+      const offset = Math.floor((random() * 3 - 1.5) * 3_600_000);
+      await t
+        .db('sales')
+        .where({ id })
+        .update({ created_at: new Date(midnight + offset) });
+    }
+    for (const now of ['2026-06-10T22:59:59Z', '2026-06-10T23:00:00Z', '2026-06-11T00:30:00Z', '2026-06-05T12:00:00Z'])
+      await check(12, new Date(now));
+    await check(120, new Date('2026-06-12T00:00:00Z'));
   });
 });

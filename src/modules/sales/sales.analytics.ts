@@ -57,16 +57,35 @@ export function salesAnalytics(db: Db) {
     },
 
     /**
-     * Sales per day (UK calendar days) for the last `days` days, today included, a day without
-     * sales as 0: the count and the value (totals with VAT, before refunds, as the report sums them).
+     * Sales per day (UK calendar days) for the last `days` days to `now`'s, that day included, a day
+     * without sales as 0: the count and the value (totals with VAT, before refunds, as the report
+     * sums them). Read from the rollup's UTC days, each moved to its UK day by the sales of the hour
+     * between a UK and a UTC midnight (none in winter), so the cost does not grow with the sales.
      */
-    async dailySales(days: number): Promise<DailySalesRow[]> {
+    async dailySales(days: number, now: Date = new Date()): Promise<DailySalesRow[]> {
       const { rows } = await toRaw<{ rows: DailySalesRow[] }>(
         db,
-        sql`SELECT to_char(d, 'YYYY-MM-DD') AS day, count(s.id)::int AS sales, coalesce(sum(s.total_amount), 0)::text AS value
-           FROM generate_series((now() AT TIME ZONE 'Europe/London')::date - ${days - 1}::int, (now() AT TIME ZONE 'Europe/London')::date, interval '1 day') d
-           LEFT JOIN sales s ON s.created_at >= (d AT TIME ZONE 'Europe/London') AND s.created_at < ((d + interval '1 day') AT TIME ZONE 'Europe/London')
-          GROUP BY d ORDER BY d`,
+        sql`WITH uk AS (
+              SELECT day, (day::timestamp AT TIME ZONE 'Europe/London') AS uk_start, (day::timestamp AT TIME ZONE 'UTC') AS utc_start,
+                     ((day + 1)::timestamp AT TIME ZONE 'Europe/London') AS uk_end, ((day + 1)::timestamp AT TIME ZONE 'UTC') AS utc_end
+                FROM (SELECT (${now}::timestamptz AT TIME ZONE 'Europe/London')::date - i AS day
+                        FROM generate_series(0, ${days - 1}::int) i) days
+            )
+            SELECT to_char(uk.day, 'YYYY-MM-DD') AS day,
+                   (utc.sales + early.sales - late.sales)::int AS sales,
+                   CASE WHEN utc.sales + early.sales - late.sales = 0 THEN '0'
+                        ELSE (utc.value + early.value - late.value)::text END AS value
+              FROM uk
+              CROSS JOIN LATERAL (
+                SELECT coalesce(sum(t.sales_count), 0) AS sales, coalesce(sum(t.total_amount), 0) AS value
+                  FROM sales_daily_totals t WHERE t.day = uk.day) utc
+              CROSS JOIN LATERAL (
+                SELECT count(*) AS sales, coalesce(sum(s.total_amount), 0) AS value
+                  FROM sales s WHERE s.created_at >= uk.uk_start AND s.created_at < uk.utc_start) early
+              CROSS JOIN LATERAL (
+                SELECT count(*) AS sales, coalesce(sum(s.total_amount), 0) AS value
+                  FROM sales s WHERE s.created_at >= uk.uk_end AND s.created_at < uk.utc_end) late
+             ORDER BY uk.day`,
       );
       return rows;
     },
