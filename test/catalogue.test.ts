@@ -143,8 +143,11 @@ describe('the requester role', () => {
     expect(changed.body.role).toBe('requester');
   });
 
-  it('the staff pages answer a requester with the 403 page', async () => {
-    for (const path of ['/', '/items', '/counter', '/sales', '/chargecodes']) {
+  it('the staff pages answer a requester with the 403 page; their home page is the catalogue, not the dashboard', async () => {
+    const home = await requester.get('/').expect(200);
+    expect(home.text).toContain('Catalogue');
+    expect(home.text).not.toContain('Stock value by category');
+    for (const path of ['/stocktakes', '/items', '/counter', '/sales', '/chargecodes']) {
       const res = await requester.get(path);
       expect(res.status, path).toBe(403);
     }
