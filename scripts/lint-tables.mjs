@@ -42,6 +42,7 @@ const OWNERS = {
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
   'src/modules/outbox/': ['outbox_messages'],
   'src/modules/outbound-webhooks/': ['outbound_webhooks'],
+  'src/modules/emails/': ['email_preferences', 'email_runs'],
 };
 
 /**

@@ -1,0 +1,81 @@
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { freePort } from './free-port';
+
+/** A message the test SMTP server accepted: the envelope's recipients and the parsed message. */
+export type Received = { to: string[]; mail: ParsedMail };
+
+/**
+ * A real SMTP server for the tests (smtp-server, no TLS, any login), whose accepted messages are
+ * parsed by mailparser. `answer` may refuse a message (e.g. `550`); `stop`/`start` take it down
+ * and bring it back on the same port.
+ */
+export class TestSmtp {
+  readonly received: Received[] = [];
+  /** what the server answers to the next message's data: accepted, or an SMTP reply code and text */
+  answer: () => { code: number; message: string } | null = () => null;
+  /** every DATA the server saw, accepted or refused, by Message-ID */
+  readonly attempts: string[] = [];
+  private server: SMTPServer | undefined;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<TestSmtp> {
+    const smtp = new TestSmtp(await freePort());
+    await smtp.start();
+    return smtp;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const server = new SMTPServer({
+      secure: false,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        simpleParser(stream)
+          .then((mail) => {
+            this.attempts.push(mail.messageId ?? '');
+            const refusal = this.answer();
+            if (refusal) {
+              const err = Object.assign(new Error(refusal.message), { responseCode: refusal.code });
+              return callback(err);
+            }
+            const to = [_session.envelope.rcptTo.map((r) => r.address)].flat();
+            this.received.push({ to, mail });
+            callback();
+          })
+          .catch(callback);
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The messages sent to an address. */
+  to(address: string): ParsedMail[] {
+    return this.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
+  }
+}
+
+/** Reads until done says yes or 20 s pass (the last value then). */
+export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
