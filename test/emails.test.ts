@@ -3,6 +3,11 @@ import { transaction } from '../src/db/transaction';
 import { outboxMessages, queueEmail } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { TestSmtp, until } from './helpers/smtp';
+import type { Config } from '../src/config';
+import { createLogger } from '../src/logger';
+import { startOutboxDelivery } from '../src/jobs/outbox-delivery';
+import type { OutboxWorker } from '../src/modules/outbox/outbox.worker';
+import { buildChargeCode } from './helpers/sales-factories';
 import { buildItem, buildUser } from './helpers/factories';
 import { agentsByRole } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
@@ -143,5 +148,170 @@ describe('the order received email', () => {
     await (await t.loginAs(creator)).patch('/api/email-preferences').send({ orderReceived: false }).expect(200);
     await receivedOrder(creator.id);
     expect(await outboxMessages(t.db, { destination: 'quiet@example.ac.uk' })).toEqual([]);
+  });
+});
+
+describe('the sale receipt', () => {
+  it('goes to the recipient when the sale asks for it: lines, totals, charge code and sale number, no token', async () => {
+    const code = await buildChargeCode(t.db, { code: 'CHEM-RECEIPT' });
+    const item = await buildItem(t.db, { name: 'Beaker 250 ml', sku: 'BKR-250', price: '4.00', currentStock: 10 });
+    const user = await t.loginAs(await buildUser(t.db));
+    const res = await user
+      .post('/api/sales')
+      .send({
+        chargeCode: code.code,
+        items: [{ itemId: item.id, quantity: 3 }],
+        vatApplied: false,
+        recipient: { deliveredTo: 'Dr Ada Byron', deliveredToEmail: 'Ada@Example.ac.uk' },
+        emailReceipt: true,
+      })
+      .expect(201);
+    const saleId: string = res.body.sale.saleId;
+    const [mail] = await until(
+      () => smtp.to('ada@example.ac.uk'),
+      (m) => m.length === 1,
+    );
+    expect(mail.subject).toBe(`Receipt for sale ${saleId}`);
+    for (const part of [mail.text!, mail.html as string]) {
+      expect(part).toContain(saleId);
+      expect(part).toContain('CHEM-RECEIPT');
+      expect(part).toContain('Beaker 250 ml');
+      expect(part).toContain('£12.00');
+      expect(part).toContain(`${PUBLIC_URL}/sales/${res.body.sale.id}`);
+      expect(part).not.toMatch(/token|csrf|password|connect\.sid/i);
+    }
+    // a receipt is not a switch on My account: the footer does not send the recipient there
+    expect(mail.text).not.toContain('/account');
+  });
+
+  it('sends none unless asked, and 400 names the missing address when asked without one', async () => {
+    const code = await buildChargeCode(t.db);
+    const item = await buildItem(t.db, { currentStock: 10 });
+    const user = await t.loginAs(await buildUser(t.db));
+    const sale = (body: Record<string, unknown>) =>
+      user.post('/api/sales').send({ chargeCode: code.code, items: [{ itemId: item.id, quantity: 1 }], ...body });
+    await sale({ recipient: { deliveredTo: 'Bob', deliveredToEmail: 'bob@example.ac.uk' } }).expect(201);
+    const refused = await sale({ recipient: { deliveredTo: 'Bob' }, emailReceipt: true }).expect(400);
+    expect(refused.body.errors).toContainEqual(expect.objectContaining({ field: 'recipient.deliveredToEmail' }));
+    expect(await outboxMessages(t.db, { destination: 'bob@example.ac.uk' })).toEqual([]);
+  });
+});
+
+describe('PATCH /api/sales/{id}/recipient with emailReceipt', () => {
+  it('emails the receipt to the recorded address; 400 names deliveredToEmail when there is none', async () => {
+    const code = await buildChargeCode(t.db);
+    const item = await buildItem(t.db, { name: 'Funnel', currentStock: 10 });
+    const user = await t.loginAs(await buildUser(t.db));
+    const created = await user
+      .post('/api/sales')
+      .send({ chargeCode: code.code, items: [{ itemId: item.id, quantity: 1 }] })
+      .expect(201);
+    const { id, saleId } = created.body.sale;
+    const refused = await user
+      .patch(`/api/sales/${id}/recipient`)
+      .send({ deliveredTo: 'Grace', emailReceipt: true })
+      .expect(400);
+    expect(refused.body.errors).toContainEqual(expect.objectContaining({ field: 'deliveredToEmail' }));
+    await user
+      .patch(`/api/sales/${id}/recipient`)
+      .send({ deliveredTo: 'Grace', deliveredToEmail: 'grace@example.ac.uk', emailReceipt: true })
+      .expect(200);
+    const [mail] = await until(
+      () => smtp.to('grace@example.ac.uk'),
+      (m) => m.length === 1,
+    );
+    expect(mail.subject).toBe(`Receipt for sale ${saleId}`);
+    expect(mail.text).toContain('Funnel');
+  });
+});
+
+describe('delivery through an SMTP outage', () => {
+  it('delivers each message once, in the order of its change, once the server is back', async () => {
+    await smtp.stop();
+    try {
+      for (let n = 1; n <= 4; n += 1) await orderEmail('outage@example.ac.uk', `O2${n}`);
+      await until(
+        () => outboxMessages(t.db, { destination: 'outage@example.ac.uk' }),
+        (rows) => rows.some((r) => r.attempts > 0 && r.lastError !== null),
+      );
+    } finally {
+      await smtp.start();
+    }
+    const sent = await until(
+      () => outboxMessages(t.db, { destination: 'outage@example.ac.uk', status: 'sent' }),
+      (rows) => rows.length === 4,
+    );
+    expect(sent).toHaveLength(4);
+    const mails = smtp.to('outage@example.ac.uk');
+    expect(mails.map((m) => m.subject)).toEqual(['O21', 'O22', 'O23', 'O24'].map((o) => `Order ${o} received`));
+    expect(new Set(mails.map((m) => m.messageId)).size).toBe(4);
+  });
+});
+
+describe('without SMTP_URL', () => {
+  it('holds the emails, and sends them when the delivery starts again with SMTP_URL set', async () => {
+    const held = await testApp({ PUBLIC_URL, OUTBOX_RETRY_BASE_MS: '100' });
+    const start = (config: Config) =>
+      startOutboxDelivery(
+        { db: held.db, databaseUrl: held.databaseUrl, config, logger: createLogger('silent') },
+        { pollMs: 100 },
+      );
+    const first = start(held.config);
+    let restarted: OutboxWorker | undefined;
+    try {
+      await transaction(held.db, (trx) =>
+        queueEmail(trx, {
+          to: 'later@example.ac.uk',
+          subject: 'Held for now',
+          template: 'order-received',
+          data: {
+            orderId: 'O3001',
+            supplierName: null,
+            complete: true,
+            receivedBy: null,
+            lines: [],
+          },
+        }),
+      );
+      const [row] = await until(
+        () => outboxMessages(held.db, { destination: 'later@example.ac.uk' }),
+        (rows) => rows[0]?.status === 'held',
+      );
+      expect(row).toMatchObject({ status: 'held', attempts: 0 });
+      expect(smtp.to('later@example.ac.uk')).toEqual([]);
+      // one held for more than a day would come too late: it stays held
+      await transaction(held.db, (trx) =>
+        queueEmail(trx, { to: 'stale@example.ac.uk', subject: 'Stale', template: 'order-received', data: {} }),
+      );
+      await until(
+        () => outboxMessages(held.db, { destination: 'stale@example.ac.uk' }),
+        (rows) => rows[0]?.status === 'held',
+      );
+      await held
+        .db('outbox_messages')
+        .where({ destination: 'stale@example.ac.uk' })
+        .update({
+          created_at: held.db.raw("now() - interval '25 hours'"),
+        });
+      await first.stop();
+
+      // the service started again, now with SMTP_URL
+      restarted = start({ ...held.config, smtpUrl: smtp.url });
+      const [mail] = await until(
+        () => smtp.to('later@example.ac.uk'),
+        (m) => m.length === 1,
+      );
+      expect(mail.messageId).toBe(`<${row.id}@stores.example.ac.uk>`);
+      const [sent] = await until(
+        () => outboxMessages(held.db, { destination: 'later@example.ac.uk' }),
+        (rows) => rows[0]?.status === 'sent',
+      );
+      expect(sent).toMatchObject({ status: 'sent', attempts: 1 });
+      expect(await outboxMessages(held.db, { destination: 'stale@example.ac.uk' })).toMatchObject([{ status: 'held' }]);
+    } finally {
+      await first.stop();
+      await restarted?.stop();
+      await held.close();
+    }
   });
 });

@@ -6,6 +6,9 @@ import type { Role } from '../../auth/roles';
 import { activeUserContacts, activeUsersWithRoles, type UserContact } from '../users/users.queries';
 import { EMAIL_SWITCHES, onByDefault, switchesOf, type EmailSwitch } from './emails.switches';
 
+/** One switch as My account shows it. */
+export type EmailSwitchChoice = { name: EmailSwitch; label: string; hint: string; on: boolean };
+
 /** A person's switches: only those their role has (the others do not apply to them). */
 export type EmailPreferences = Partial<Record<EmailSwitch, boolean>>;
 
@@ -62,6 +65,20 @@ export function emailPreferencesService(db: Db) {
       return Object.fromEntries(switchesOf(user.role).map((name) => [name, isOn(name, user, row)]));
     },
 
+    /** The person's switches as My account lists them: each with its label, hint and state. */
+    async choices(user: { id: string; role: Role }): Promise<EmailSwitchChoice[]> {
+      const on = await this.get(user);
+      return switchesOf(user.role).map((name) => ({
+        name,
+        label: EMAIL_SWITCHES[name].label,
+        hint: EMAIL_SWITCHES[name].hint,
+        on: on[name] === true,
+      }));
+    },
+
+    /** The names of the switches the role has. */
+    switchesOf,
+
     /** Sets the switches given (a switch the role does not have is a 400 naming it); answers them all. */
     async set(user: { id: string; role: Role }, changes: EmailPreferences): Promise<EmailPreferences> {
       const mine = switchesOf(user.role);
@@ -115,5 +132,29 @@ export async function queueOrderReceivedEmail(
       receivedBy: receiver ? `${receiver.firstName} ${receiver.lastName}`.trim() : null,
       lines: order.lines,
     },
+  });
+}
+
+/** A sale as its receipt shows it: amounts are decimal strings. */
+export type SaleReceipt = {
+  /** the sale's id (its page is /sales/<id>) */
+  id: number;
+  saleId: string;
+  chargeCode: string;
+  deliveredTo: string | null;
+  createdAt: Date;
+  subtotalAmount: string;
+  vatAmount: string;
+  totalAmount: string;
+  lines: { name: string; sku: string; quantity: string; unitPrice: string; total: string }[];
+};
+
+/** The receipt of a sale to its recipient's address (ticked at the counter, per sale), in the sale's transaction. */
+export async function queueSaleReceiptEmail(trx: Knex.Transaction, to: string, sale: SaleReceipt): Promise<void> {
+  await queueEmail(trx, {
+    to,
+    subject: `Receipt for sale ${sale.saleId}`,
+    template: 'sale-receipt',
+    data: { ...sale, createdAt: sale.createdAt.toISOString() },
   });
 }
