@@ -6,6 +6,7 @@ import { failedSignIns } from '../auth/failed-sign-ins';
 import { pruneExpiredRateLimits } from '../auth/rate-limits';
 import { pruneExpiredSessions } from '../auth/sessions.queries';
 import { runExclusively } from './advisory-lock';
+import { sendLowStockDigest } from '../modules/notifications/notifications.digest';
 
 /**
  * A scheduled job. run gets the pool and takes its own transactions and advisory locks, so a
@@ -34,6 +35,10 @@ export const JOBS: Job[] = [
   }),
   oneTransactionJob('prune-old-failed-sign-ins', '7 * * * *', async (trx) => {
     await failedSignIns(trx).prune();
+  }),
+  // every minute each instance asks whether the day's digest is due (the time is a setting, changed without a restart)
+  oneTransactionJob('low-stock-digest', '* * * * *', async (trx) => {
+    await sendLowStockDigest(trx, new Date());
   }),
 ];
 

@@ -72,6 +72,12 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       '90 days, or this many if fewer. Keys already made keep their expiry. Not set: 365.',
     example: '{"days": 180}',
   },
+  'notifications.digestTime': {
+    meaning:
+      'When the daily low-stock digest is emailed (UK time, HH:MM): the items that fell to their minimum since the last one, to the buyers of ' +
+      'each category (or, for a category without buyers, to the managers and admins), each as their switch on My account allows. Not set: 07:00.',
+    example: '{"time": "07:30"}',
+  },
 };
 
 /** The access profile form's choices: what each profile lets a plain user do. */

@@ -57,6 +57,25 @@ export async function emailRecipients(
   return [...new Set(addresses)];
 }
 
+/**
+ * Of the addresses named for an email (a category's buyers), those that may have it: an address
+ * that is no active user's is kept as it is; a user's, unless they switched the switch off (whatever
+ * their role: naming them makes the email theirs).
+ */
+export async function namedRecipients(db: Db, name: EmailSwitch, emails: string[]): Promise<string[]> {
+  const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  const users = await activeUserContacts(db, { emails: wanted });
+  const rows = await preferenceRows(
+    db,
+    users.map((u) => u.id),
+  );
+  const off = new Set(
+    users.filter((u) => rows.get(u.id)?.[EMAIL_SWITCHES[name].column] === false).map((u) => u.email.toLowerCase()),
+  );
+  return wanted.filter((e) => !off.has(e));
+}
+
 export function emailPreferencesService(db: Db) {
   return {
     /** The person's switches, as they stand (their choices, else their role's defaults). */
