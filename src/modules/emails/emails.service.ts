@@ -177,3 +177,33 @@ export async function queueSaleReceiptEmail(trx: Knex.Transaction, to: string, s
     data: { ...sale, createdAt: sale.createdAt.toISOString() },
   });
 }
+
+/** A message that may come from a tool or a driver, with any credentials of a URL in it (user:password@) blanked. */
+const withoutCredentials = (text: string) => text.replace(/\/\/[^/\s:@]+:[^@\s]*@/g, '//***@');
+
+/** A failed scheduled backup: the admins with backup alerts on are told, in the transaction that records it. */
+export async function queueBackupFailedEmail(
+  trx: Knex.Transaction,
+  run: { startedAt: Date; error: string },
+): Promise<void> {
+  const to = await emailRecipients(trx, 'backupAlerts');
+  if (to.length === 0) return;
+  await queueEmail(trx, {
+    to,
+    subject: 'Scheduled backup failed',
+    template: 'backup-failed',
+    data: { startedAt: run.startedAt.toISOString(), error: withoutCredentials(run.error).slice(0, 2000) },
+  });
+}
+
+/** No scheduled backup has succeeded for longer than the schedule allows (the system alert's message says since when). */
+export async function queueBackupOverdueEmail(trx: Knex.Transaction, alert: { message: string }): Promise<void> {
+  const to = await emailRecipients(trx, 'backupAlerts');
+  if (to.length === 0) return;
+  await queueEmail(trx, {
+    to,
+    subject: 'Scheduled backups are overdue',
+    template: 'backup-overdue',
+    data: { message: withoutCredentials(alert.message) },
+  });
+}
