@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { outboxMessages } from '../../src/modules/outbox/outbox.queries';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildUser } from '../helpers/factories';
+import { buildCategory, buildUser } from '../helpers/factories';
 import { buildStockedItem } from '../helpers/inventory-factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 
@@ -81,5 +81,41 @@ describe('/counter Email a receipt', () => {
     const [message] = await outboxMessages(b.t.db, { destination: 'lin@example.ac.uk' });
     expect(message).toMatchObject({ kind: 'sale-receipt', channel: 'email' });
     expect(message.payload).toMatchObject({ template: 'sale-receipt', data: { deliveredTo: 'Dr Lin' } });
+  });
+});
+
+describe('/settings low-stock digest', () => {
+  it("an admin sets the digest's time and each category's buyers; a bad address is named beside its field", async () => {
+    b.expectHttpErrors(422);
+    const category = await buildCategory(b.t.db, { name: 'Gloves' });
+    const page = await b.newPage();
+    await b.signIn(page, await buildUser(b.t.db, { role: 'admin' }));
+    await page.goto('/settings');
+    const digest = page.getByRole('region', { name: 'Low-stock digest' });
+    expect(await digest.getByLabel('Digest time').inputValue()).toBe('07:00');
+    await digest.getByLabel('Digest time').fill('06:30');
+    await digest.getByLabel('Buyers of Gloves').fill('Buyer@Example.ac.uk, not-an-address');
+    await digest.getByRole('button', { name: 'Save low-stock digest' }).click();
+    await page.getByText('must be an email address').waitFor();
+    await expectAccessible(page);
+
+    await page
+      .getByRole('region', { name: 'Low-stock digest' })
+      .getByLabel('Buyers of Gloves')
+      .fill('Buyer@Example.ac.uk');
+    await page
+      .getByRole('region', { name: 'Low-stock digest' })
+      .getByRole('button', { name: 'Save low-stock digest' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'Low-stock digest saved' }).waitFor();
+    expect((await b.t.db('categories').where({ id: category.id }).first()).buyer_emails).toEqual([
+      'buyer@example.ac.uk',
+    ]);
+    expect((await b.t.db('settings').where({ key: 'notifications.digestTime' }).first()).value).toEqual({
+      time: '06:30',
+    });
+    expect(await page.getByRole('region', { name: 'Low-stock digest' }).getByLabel('Digest time').inputValue()).toBe(
+      '06:30',
+    );
   });
 });
