@@ -70,6 +70,20 @@ describe('the email sender', () => {
     expect(mail.html).toContain(`${PUBLIC_URL}/account#emails`);
   });
 
+  it('retries a temporary refusal (451) with the same Message-ID, and sends it once accepted', async () => {
+    let refusals = 1;
+    smtp.answer = () => (refusals-- > 0 ? { code: 451, message: 'Try again later' } : null);
+    await orderEmail('busy@example.ac.uk', 'O1003');
+    const [row] = await until(
+      () => outboxMessages(t.db, { destination: 'busy@example.ac.uk' }),
+      (rows) => rows[0]?.status === 'sent',
+    );
+    expect(row).toMatchObject({ status: 'sent', attempts: 2 });
+    const messageId = `<${row.id}@stores.example.ac.uk>`;
+    expect(smtp.attempts.filter((id) => id === messageId)).toHaveLength(2);
+    expect(smtp.to('busy@example.ac.uk')).toHaveLength(1);
+  });
+
   it('does not retry an address the server refuses (550): failed after one attempt', async () => {
     smtp.answer = () => ({ code: 550, message: 'No such mailbox' });
     await orderEmail('gone@example.ac.uk', 'O1002');
