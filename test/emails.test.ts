@@ -329,3 +329,35 @@ describe('without SMTP_URL', () => {
     }
   });
 });
+
+describe('TLS', () => {
+  it.each(['starttls', 'implicit'] as const)(
+    'sends over TLS (%s) when SMTP_URL asks for it or the server offers it',
+    async (tls) => {
+      const secure = await TestSmtp.start(tls);
+      const app = await testApp(
+        { PUBLIC_URL, SMTP_URL: secure.url, OUTBOX_RETRY_BASE_MS: '100' },
+        { deliverOutbox: true },
+      );
+      try {
+        await transaction(app.db, (trx) =>
+          queueEmail(trx, {
+            to: 'tls@example.ac.uk',
+            subject: 'Over TLS',
+            template: 'order-received',
+            data: { orderId: 'O4001', supplierName: null, complete: true, receivedBy: null, lines: [] },
+          }),
+        );
+        const [received] = await until(
+          () => secure.received,
+          (r) => r.length === 1,
+        );
+        expect(received).toMatchObject({ secure: true, to: ['tls@example.ac.uk'] });
+        expect(received.mail.subject).toBe('Over TLS');
+      } finally {
+        await app.close();
+        await secure.stop();
+      }
+    },
+  );
+});

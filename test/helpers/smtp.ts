@@ -2,8 +2,14 @@ import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { freePort } from './free-port';
 
-/** A message the test SMTP server accepted: the envelope's recipients and the parsed message. */
-export type Received = { to: string[]; mail: ParsedMail };
+/** A message the test SMTP server accepted: the envelope's recipients, whether it came over TLS, and the parsed message. */
+export type Received = { to: string[]; secure: boolean; mail: ParsedMail };
+
+/**
+ * How the server speaks: plain (no STARTTLS offered), offering STARTTLS, or TLS from the first byte
+ * (smtps); the TLS ones with smtp-server's own self-signed certificate.
+ */
+export type SmtpTls = 'none' | 'starttls' | 'implicit';
 
 /**
  * A real SMTP server for the tests (smtp-server, no TLS, any login), whose accepted messages are
@@ -18,22 +24,28 @@ export class TestSmtp {
   readonly attempts: string[] = [];
   private server: SMTPServer | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly tls: SmtpTls,
+  ) {}
 
-  static async start(): Promise<TestSmtp> {
-    const smtp = new TestSmtp(await freePort());
+  static async start(tls: SmtpTls = 'none'): Promise<TestSmtp> {
+    const smtp = new TestSmtp(await freePort(), tls);
     await smtp.start();
     return smtp;
   }
 
+  /** The SMTP_URL of this server (a self-signed certificate is accepted through the URL's tls options). */
   get url(): string {
-    return `smtp://127.0.0.1:${this.port}`;
+    if (this.tls === 'none') return `smtp://127.0.0.1:${this.port}`;
+    const trustSelfSigned = '?tls.rejectUnauthorized=false';
+    return `${this.tls === 'implicit' ? 'smtps' : 'smtp'}://127.0.0.1:${this.port}${trustSelfSigned}`;
   }
 
   async start(): Promise<void> {
     const server = new SMTPServer({
-      secure: false,
-      disabledCommands: ['STARTTLS', 'AUTH'],
+      secure: this.tls === 'implicit',
+      disabledCommands: this.tls === 'starttls' ? ['AUTH'] : ['STARTTLS', 'AUTH'],
       logger: false,
       onData: (stream, _session, callback) => {
         simpleParser(stream)
@@ -44,8 +56,8 @@ export class TestSmtp {
               const err = Object.assign(new Error(refusal.message), { responseCode: refusal.code });
               return callback(err);
             }
-            const to = [_session.envelope.rcptTo.map((r) => r.address)].flat();
-            this.received.push({ to, mail });
+            const to = _session.envelope.rcptTo.map((r) => r.address);
+            this.received.push({ to, secure: _session.secure, mail });
             callback();
           })
           .catch(callback);
