@@ -198,6 +198,26 @@ describe('the sale receipt', () => {
     expect(mail.text).not.toContain('/account');
   });
 
+  it("goes out when a draft quote is processed with it (the counter's checkout tick box)", async () => {
+    const code = await buildChargeCode(t.db);
+    const item = await buildItem(t.db, { name: 'Test tube rack', currentStock: 10 });
+    const user = await t.loginAs(await buildUser(t.db));
+    const saved = await user
+      .post('/api/sales/quotes')
+      .send({ chargeCode: code.code, sessionId: 'receipt-session', items: [{ itemId: item.id, quantity: 2 }] })
+      .expect(200);
+    const processed = await user
+      .post(`/api/sales/quotes/${saved.body.quote.id}/process`)
+      .send({ recipient: { deliveredTo: 'Dr Hopper', deliveredToEmail: 'hopper@example.ac.uk' }, emailReceipt: true })
+      .expect(200);
+    const [mail] = await until(
+      () => smtp.to('hopper@example.ac.uk'),
+      (m) => m.length === 1,
+    );
+    expect(mail.subject).toBe(`Receipt for sale ${processed.body.sale.saleId}`);
+    expect(mail.text).toContain('Test tube rack');
+  });
+
   it('sends none unless asked, and 400 names the missing address when asked without one', async () => {
     const code = await buildChargeCode(t.db);
     const item = await buildItem(t.db, { currentStock: 10 });
