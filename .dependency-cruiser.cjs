@@ -26,6 +26,8 @@ const PUBLIC_ROLE_FILES = [
   'backups/backups.files.ts', // where the backup files live (the MCP system check looks at the folder)
   'invoices/invoices.parser.ts', // an invoice's text read into lines (an order imported from one)
   'sales/sales.charge-code-status.ts', // a charge code's spending and limits (its page and the MCP tool)
+  'emails/emails.sender.ts', // the outbox's email sender (src/jobs/outbox-delivery.ts)
+  'notifications/notifications.digest.ts', // the daily low-stock digest (src/jobs/scheduler.ts)
   'outbox/outbox.worker.ts', // the outbox's delivery worker, started with each channel's sender (src/jobs/outbox-delivery.ts)
   'outbound-webhooks/outbound-webhooks.sender.ts', // the outbox's webhook sender (src/jobs/outbox-delivery.ts)
 ].map((file) => `^src/modules/${file.replace(/[.]/g, '[.]')}$`);

@@ -51,6 +51,7 @@ const OWNERS = {
   'src/modules/requests/': ['stock_requests', 'stock_request_items', 'stock_request_history'],
   'src/modules/outbox/': ['outbox_messages'],
   'src/modules/outbound-webhooks/': ['outbound_webhooks'],
+  'src/modules/emails/': ['email_preferences', 'email_runs'],
 };
 
 /**

@@ -34,6 +34,7 @@ import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
+import { emailsRoutes } from './modules/emails/emails.routes';
 import { systemAlertsRoutes } from './modules/system-alerts/system-alerts.routes';
 import { ordersRoutes } from './modules/orders/orders.routes';
 import { ordersService } from './modules/orders/orders.service';
@@ -93,6 +94,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   notesRoutes,
   dashboardRoutes,
   notificationsRoutes,
+  emailsRoutes,
   systemAlertsRoutes,
   chargeCodesRoutes,
   salesRoutes,

@@ -336,7 +336,7 @@ describe('deliveries', () => {
       (w: { active: boolean }) => !w.active,
     );
     expect(now).toMatchObject({ active: false, deactivatedAt: expect.any(String), failingSince: expect.any(String) });
-    const emails = await t.db('outbox_messages').where({ channel: 'email', kind: 'webhook_disabled' });
+    const emails = await t.db('outbox_messages').where({ channel: 'email', kind: 'webhook-disabled' });
     expect(emails.map((e) => e.destination)).toContain(adminEmail.toLowerCase());
     expect(emails[0].payload.data).toMatchObject({ url: receiver.url('/down') });
     // nothing is sent to an inactive endpoint

@@ -7,6 +7,7 @@ import { pruneExpiredRateLimits } from '../auth/rate-limits';
 import { pruneExpiredSessions } from '../auth/sessions.queries';
 import { checkLedger } from '../modules/system-alerts/system-alerts.service';
 import { runExclusively } from './advisory-lock';
+import { sendLowStockDigest } from '../modules/notifications/notifications.digest';
 
 /**
  * A scheduled job. run gets the pool and takes its own transactions and advisory locks, so a
@@ -54,6 +55,10 @@ export const JOBS: Job[] = [
     },
     60_000,
   ),
+  // every minute each instance asks whether the day's digest is due (the time is a setting, changed without a restart)
+  oneTransactionJob('low-stock-digest', '* * * * *', async (trx) => {
+    await sendLowStockDigest(trx, new Date());
+  }),
 ];
 
 export function startScheduler(db: Knex, logger: Logger, maintenance: Maintenance, jobs: Job[]): { stop: () => void } {

@@ -17,6 +17,8 @@ import { presentPasswordChanged, presentPickingList, presentUser } from '../modu
 import { PASSWORD_MIN_LENGTH } from '../auth/password-rule';
 import { ChangeOwnPasswordBody, PickingListBody } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
+import { EmailPreferencesBody } from '../modules/emails/emails.schemas';
+import { emailPreferencesService } from '../modules/emails/emails.service';
 import { attempt, checked, flash, formState, type ReturnedForm } from './forms';
 import { requirePage } from './page-guards';
 import { ROLE_LABELS } from './users.pages';
@@ -38,6 +40,7 @@ export function accountPages({ db, config }: Deps): Router {
   const users = usersService(db, config);
   const tokens = tokensService(db);
   const failures = failedSignIns(db);
+  const emailPreferences = emailPreferencesService(db);
 
   async function renderAccount(
     req: Request,
@@ -63,6 +66,7 @@ export function accountPages({ db, config }: Deps): Router {
       passwordForm: formState(returned, 'password', {}),
       tokenForm: formState(returned, 'token', { name: '', expiresInDays: String(TOKEN_DEFAULT_DAYS) }),
       ...presentFailedSignIns(await failures.recent(row.id)),
+      emailSwitches: await emailPreferences.choices(row),
     });
   }
 
@@ -93,6 +97,16 @@ export function accountPages({ db, config }: Deps): Router {
     const { showPickingList } = parse(PickingListBody, { showPickingList: checked(req.body.showPickingList) });
     flash(req, presentPickingList(await users.setPickingList(user.id, showPickingList, actorOf(req))).message);
     res.redirect(303, '/account');
+  });
+
+  pages.post('/account/emails', requirePage(), async (req, res) => {
+    const user = currentUser(req);
+    const choices = Object.fromEntries(
+      emailPreferences.switchesOf(user.role).map((name) => [name, checked(req.body[name])]),
+    );
+    await emailPreferences.set(user, parse(EmailPreferencesBody, choices));
+    flash(req, 'Email preferences saved');
+    res.redirect(303, '/account#emails');
   });
 
   // The new token's secret is shown in this answer only (it is stored nowhere but as a hash), so no redirect carries it.

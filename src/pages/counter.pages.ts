@@ -21,7 +21,7 @@ import {
 } from '../modules/sales/quotes.schemas';
 import { quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
 import { presentSale } from '../modules/sales/sales.present';
-import { RecipientBody, SaleAuthorisationBody, SaleIdParams } from '../modules/sales/sales.schemas';
+import { SaleAuthorisationBody, SaleIdParams, SetRecipientBody } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
 import { attempt, checked, flash, textField, type Attempt, type FieldErrors } from './forms';
 import { requirePage } from './page-guards';
@@ -39,6 +39,7 @@ const FIELD_LABELS: Record<string, string> = {
   pin: 'PIN',
   'recipient.deliveredTo': "Recipient's name",
   'recipient.deliveredToEmail': "Recipient's email",
+  deliveredToEmail: 'Email',
 };
 /** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
@@ -49,6 +50,8 @@ type RecipientForm = {
   values: { deliveredTo: string; deliveredToEmail: string };
   errors: FieldErrors;
   recorded: boolean;
+  /** the address a receipt was just queued to */
+  receiptTo?: string | null;
 };
 
 /** One sentence for the alert region: the fields' own messages when a form field was refused. */
@@ -67,13 +70,14 @@ const refusalMessage = (refusal: Refusal): string =>
 const basketSessionId = (req: Request) =>
   `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
 
-/** The process form's PIN and recipient (shown while the charge-code policies ask for them); empty fields are absent. */
+/** The process form's PIN (shown while the charge-code policy asks for it), recipient and "Email a receipt"; empty fields are absent. */
 function saleAuthorisationOf(form: Record<string, unknown>) {
   const [deliveredTo, deliveredToEmail] = [textField(form.recipientName).trim(), textField(form.recipientEmail).trim()];
   return parse(SaleAuthorisationBody, {
     pin: textField(form.pin) || undefined,
     recipient:
       deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
+    emailReceipt: checked(form.emailReceipt),
   });
 }
 
@@ -238,19 +242,21 @@ export function counterPages({ db }: Deps): Router {
       deliveredToEmail: textField(req.body.deliveredToEmail),
     };
     const result = await attempt(() => {
-      const body = parse(RecipientBody, {
+      const body = parse(SetRecipientBody, {
         deliveredTo: values.deliveredTo,
         deliveredToEmail: values.deliveredToEmail.trim() || null,
+        emailReceipt: checked(req.body.emailReceipt),
       });
       return sales.setRecipient(actorOf(req), currentUser(req), id, body);
     });
+    const receiptTo = result.ok && checked(req.body.emailReceipt) ? result.value.delivered_to_email : null;
     if (result.ok && !wantsPartial(req)) {
-      flash(req, 'Recipient recorded');
+      flash(req, receiptTo ? `Recipient recorded; a receipt is on its way to ${receiptTo}` : 'Recipient recorded');
       return res.redirect(303, `/counter?sale=${id}`);
     }
     const sale = await sales.get(id);
     const recipient = result.ok
-      ? recipientForm(sale)
+      ? recipientForm(sale, { receiptTo })
       : recipientForm(sale, { values, errors: result.errors, recorded: false });
     const status = result.ok ? 200 : result.status;
     if (wantsPartial(req)) return res.status(status).render('counter/_sale', saleView(req, sale, recipient));

@@ -17,6 +17,8 @@ import {
   type KnownSetting,
 } from '../modules/settings/settings.schemas';
 import { accessProfile } from '../auth/access-profile';
+import { UpdateCategory } from '../modules/categories/categories.schemas';
+import { categoriesService } from '../modules/categories/categories.service';
 import { settingsService } from '../modules/settings/settings.service';
 import { STAFF_ROLES } from '../auth/roles';
 import { usersService } from '../modules/users/users.service';
@@ -72,6 +74,19 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       '90 days, or this many if fewer. Keys already made keep their expiry. Not set: 365.',
     example: '{"days": 180}',
   },
+  'notifications.digestTime': {
+    meaning:
+      'When the daily low-stock digest is emailed (UK time, HH:MM): the items that fell to their minimum since the last one, to the buyers of ' +
+      'each category (or, for a category without buyers, to the managers and admins), each as their switch on My account allows. Not set: 07:00.',
+    example: '{"time": "07:30"}',
+  },
+};
+
+const DIGEST_TIME_KEY = 'notifications.digestTime';
+/** The digest time a stored value sets, or the default (07:00, as the digest reads it). */
+const digestTimeOf = (value: Record<string, unknown> | undefined): string => {
+  const parsed = KNOWN_SETTINGS[DIGEST_TIME_KEY].safeParse(value);
+  return parsed.success ? parsed.data.time : '07:00';
 };
 
 /** The access profile form's choices: what each profile lets a plain user do. */
@@ -163,7 +178,12 @@ export function settingsPages({ db }: Deps): Router {
   // ---- System settings and the charge-code policies -------------------------------------------
 
   async function renderSettings(req: Request, res: Response, returned: ReturnedForm | null = null) {
-    const [rows, policy, profile] = await Promise.all([settings.list(), chargeCodePolicy(db), accessProfile(db)]);
+    const [rows, policy, profile, categories] = await Promise.all([
+      settings.list(),
+      chargeCodePolicy(db),
+      accessProfile(db),
+      categoriesService(db).list(),
+    ]);
     const stored = new Map(rows.map((row) => [row.key, presentSetting(row)]));
     const updaters = new Map(
       await Promise.all(
@@ -197,6 +217,11 @@ export function settingsPages({ db }: Deps): Router {
       policyForm: formState(returned, 'policies', { ...policy }),
       accessProfiles: ACCESS_PROFILE_CHOICES,
       accessForm: formState(returned, 'access', { profile }),
+      digestCategories: categories.map((c) => ({ id: c.id, name: c.name })),
+      digestForm: formState(returned, 'digest', {
+        digestTime: digestTimeOf(stored.get(DIGEST_TIME_KEY)?.value),
+        ...Object.fromEntries(categories.map((c) => [`buyers-${c.id}`, c.buyer_emails.join(', ')])),
+      }),
       settingForm: formState(returned, 'setting', {
         key: editKey,
         value: editValue ? JSON.stringify(editValue, null, 2) : '',
@@ -256,6 +281,39 @@ export function settingsPages({ db }: Deps): Router {
     }
     flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
     res.redirect(303, '/settings');
+  });
+
+  // The low-stock digest: its time (a setting) and each category's buyers (the categories' own field).
+  pages.post('/settings/digest', requirePage('admin'), async (req, res) => {
+    const categories = await categoriesService(db).list();
+    const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
+    for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
+    const errors: FieldErrors = {};
+    const time = await attempt(() => parse(KNOWN_SETTINGS[DIGEST_TIME_KEY], { time: values.digestTime }));
+    if (!time.ok) errors.digestTime = Object.values(time.errors)[0] ?? time.message;
+    const buyers = new Map<number, string[]>();
+    for (const c of categories) {
+      const listed = values[`buyers-${c.id}`].split(/[\s,;]+/).filter(Boolean);
+      const result = await attempt(() => parse(UpdateCategory, { buyerEmails: listed }));
+      if (result.ok) buyers.set(c.id, result.value.buyerEmails!);
+      else errors[`buyers-${c.id}`] = Object.values(result.errors)[0] ?? result.message;
+    }
+    if (Object.keys(errors).length > 0)
+      return renderSettings(req, res, {
+        form: 'digest',
+        status: 422,
+        message: 'Please correct the fields marked below',
+        errors,
+        values,
+      });
+    if (time.ok && digestTimeOf((await settings.get(DIGEST_TIME_KEY)) ?? undefined) !== time.value.time)
+      await settings.put(DIGEST_TIME_KEY, time.value, actorOf(req));
+    for (const c of categories) {
+      const next = buyers.get(c.id)!;
+      if (next.join(',') !== c.buyer_emails.join(',')) await categoriesService(db).update(c.id, { buyerEmails: next });
+    }
+    flash(req, 'Low-stock digest saved');
+    res.redirect(303, '/settings#digest');
   });
 
   pages.post('/settings/access', requirePage('admin'), async (req, res) => {

@@ -8,6 +8,7 @@ export function presentCategory(row: CategoryRow): Category {
     description: row.description,
     icon: row.icon,
     color: row.color,
+    buyerEmails: row.buyer_emails,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

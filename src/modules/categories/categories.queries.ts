@@ -15,3 +15,14 @@ export async function missingCategoryIds(db: Db, ids: number[]): Promise<number[
   const found = new Set<number>(await db('categories').whereIn('id', unique).pluck('id'));
   return unique.filter((id) => !found.has(id));
 }
+
+/** Each category's name and buyers (the low-stock digest's addressees), by id. */
+export async function categoryBuyers(
+  db: Db,
+  ids: number[],
+): Promise<Map<number, { name: string; buyerEmails: string[] }>> {
+  const rows: { id: number; name: string; buyer_emails: string[] }[] = await db('categories')
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'name', 'buyer_emails');
+  return new Map(rows.map((r) => [r.id, { name: r.name, buyerEmails: r.buyer_emails }]));
+}

@@ -55,7 +55,9 @@ export function categoriesRoutes({ db, docs }: Deps) {
     {
       operationId: 'updateCategory',
       summary: 'Update a category',
-      description: 'Body: any of name, description, icon, color (at least one). Answers 200 with the updated category.',
+      description:
+        'Body: any of name, description, icon, color, buyerEmails (at least one). Answers 200 with the updated category. ' +
+        'buyerEmails: who gets the daily low-stock digest of its items ([]: the managers).',
       access: 'manager',
       params: IdParams,
       body: UpdateCategory,

@@ -8,6 +8,10 @@ export const Category = z
     description: z.string().nullable(),
     icon: z.string().nullable().openapi({ description: 'icon class name, e.g. fa-flask' }),
     color: z.string().nullable().openapi({ description: 'colour name, e.g. blue' }),
+    buyerEmails: z.array(z.string()).openapi({
+      description:
+        'who buys for the category: the daily low-stock digest of its items goes to them (when empty, to the managers); lower case, each once',
+    }),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
   })
@@ -28,12 +32,24 @@ export type CategoryRef = z.infer<typeof CategoryRef>;
 
 const optionalText = (max: number) => z.string().trim().max(max).nullish();
 
+/** At most 20 addresses, kept lower case and each once. */
+const BuyerEmails = z
+  .array(z.string().trim().toLowerCase().email({ error: 'must be an email address' }).max(254), {
+    error: 'must be a list of email addresses',
+  })
+  .max(20, { error: 'must list at most 20 addresses' })
+  .transform((emails) => [...new Set(emails)])
+  .openapi({
+    description: 'who buys for the category: the daily low-stock digest of its items goes to them; [] for the managers',
+  });
+
 export const CreateCategory = z
   .object({
     name: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }).max(100),
     description: optionalText(1000),
     icon: optionalText(100),
     color: optionalText(50),
+    buyerEmails: BuyerEmails.optional(),
   })
   .openapi('CreateCategory');
 export type CreateCategory = z.infer<typeof CreateCategory>;

@@ -11,6 +11,7 @@ export type CategoryRow = {
   description: string | null;
   icon: string | null;
   color: string | null;
+  buyer_emails: string[];
   created_at: Date;
   updated_at: Date;
 };
@@ -73,6 +74,7 @@ export function categoriesService(db: Db) {
             description: input.description ?? null,
             icon: input.icon ?? null,
             color: input.color ?? null,
+            buyer_emails: input.buyerEmails ?? [],
           })
           .returning('*');
         return row;
@@ -92,6 +94,7 @@ export function categoriesService(db: Db) {
       if (input.description !== undefined) changes.description = input.description;
       if (input.icon !== undefined) changes.icon = input.icon;
       if (input.color !== undefined) changes.color = input.color;
+      if (input.buyerEmails !== undefined) changes.buyer_emails = input.buyerEmails;
       try {
         const [row] = await db<CategoryRow>('categories')
           .where({ id })

@@ -5,6 +5,7 @@ import { auditAs } from '../audit/audit.service';
 import { BadRequest, Conflict, HttpError, NotFound, Unprocessable } from '../../http/errors';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
+import { queueOrderReceivedEmail } from '../emails/emails.service';
 import { itemIdForCode } from '../items/items.queries';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
@@ -168,6 +169,24 @@ export function orderReceiptService(db: Db) {
           .update({ status, updated_at: trx.fn.now(), received_at: complete ? trx.fn.now() : null });
         const detail = await orders.detail(order.id);
         await publishEvent(trx, 'order.received', detail);
+        if (complete) {
+          const { order: head, lines: all } = detail;
+          await queueOrderReceivedEmail(
+            trx,
+            {
+              orderId: head.order_id,
+              supplierName: head.supplier_name,
+              createdBy: head.created_by,
+              lines: all.map((l) => ({
+                name: l.name,
+                sku: l.sku,
+                quantity: l.quantity,
+                receivedQuantity: l.received_quantity,
+              })),
+            },
+            userId,
+          );
+        }
         return {
           result: { detail, movements },
           audit: {

@@ -8,7 +8,7 @@ import type { Logger } from '../../logger';
 import { transaction } from '../../db/transaction';
 import { queueEmail, type OutboxMessage } from '../outbox/outbox.queries';
 import type { Sender, SendOutcome } from '../outbox/outbox.worker';
-import { activeEmailsOfRole } from '../users/users.queries';
+import { activeUsersWithRoles } from '../users/users.queries';
 import { checkWebhookUrl, RefusedUrl, type AllowedTarget } from './outbound-webhooks.address';
 import { markEndpointDelivered, markEndpointFailing, outboundWebhookById } from './outbound-webhooks.queries';
 
@@ -84,17 +84,17 @@ export function webhookSender({ db, config, logger }: WebhookSenderDeps): Sender
       const deactivated = await markEndpointFailing(trx, endpointId, FAILING_ENDPOINT_MS);
       if (!deactivated) return;
       log.warn({ endpointId, url: deactivated.url }, 'outbound webhook failing for 24 hours: set inactive');
-      const admins = await activeEmailsOfRole(trx, 'admin');
+      const admins = (await activeUsersWithRoles(trx, ['admin'])).map((admin) => admin.email);
       if (admins.length === 0) return;
       await queueEmail(trx, {
         to: admins,
         subject: 'An outbound webhook was turned off after failing for 24 hours',
-        template: 'webhook_disabled',
+        template: 'webhook-disabled',
         data: {
+          endpointId,
           url: deactivated.url,
           description: deactivated.description,
-          failingSince: deactivated.failing_since?.toISOString() ?? null,
-          link: `${config.publicUrl}/outbound-webhooks`,
+          failingSince: (deactivated.failing_since ?? new Date()).toISOString(),
         },
       });
     });

@@ -28,7 +28,7 @@ import {
   IdempotencyKeyHeader,
   MostSoldItems,
   PeriodQuery,
-  RecipientBody,
+  SetRecipientBody,
   RefundBody,
   ReportQuery,
   Sale,
@@ -181,7 +181,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
       operationId: 'createSale',
       summary: 'Record a sale directly from lines',
       description:
-        'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?, pin?, recipient?}. ' +
+        'Counter sale without a draft: {chargeCode, items [{itemId, quantity}], vatApplied?, customerNotes?, pin?, recipient?, emailReceipt?}. ' +
         'Lines are priced from the items now; then exactly the checks and effects of processing a quote, in one transaction, ' +
         'the charge-code policies of the settings (pin, recipient) included: see POST /api/sales/quotes/{id}/process.\n\n' +
         'Header `Idempotency-Key` (optional, 1 to 200 printable characters, e.g. a UUID; 400 otherwise): a retry with the same key by the same user ' +
@@ -275,10 +275,11 @@ function byIdRoutes({ db, docs }: Deps) {
       summary: 'Record who received the goods',
       description:
         "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise). " +
-        "Under the setting access.profile strict, only the sale's processor or a manager may set it (403 otherwise).",
+        "Under the setting access.profile strict, only the sale's processor or a manager may set it (403 otherwise). " +
+        'With `emailReceipt: true` the receipt is emailed to deliveredToEmail.',
       access: 'auth',
       params: SaleIdParams,
-      body: RecipientBody,
+      body: SetRecipientBody,
       responses: {
         200: { description: 'Recorded', schema: SaleRecipient },
         400: invalid,

@@ -27,6 +27,17 @@ export const RecipientBody = z.object({
 });
 export type RecipientBody = z.infer<typeof RecipientBody>;
 
+const EmailReceipt = z.boolean({ error: 'must be a boolean' }).optional();
+const EMAIL_RECEIPT =
+  "Email a receipt (the lines, totals, charge code and sale number) to deliveredToEmail once the change commits (the counter's " +
+  '"Email a receipt" tick box; default false). True without deliveredToEmail is a 400 naming it.';
+
+/** PATCH /api/sales/{id}/recipient: the recipient, and whether to email them the receipt. */
+export const SetRecipientBody = RecipientBody.extend({
+  emailReceipt: EmailReceipt.openapi({ description: EMAIL_RECEIPT }),
+});
+export type SetRecipientBody = z.infer<typeof SetRecipientBody>;
+
 /** What a sale brings for the charge-code policies of the settings (off by default). */
 export const SaleAuthorisationBody = z.object({
   pin: z.string().min(1, { error: 'must not be empty' }).max(128).optional().openapi({
@@ -38,6 +49,14 @@ export const SaleAuthorisationBody = z.object({
       'Who receives the goods, recorded on the sale as PATCH /api/sales/{id}/recipient would. ' +
       "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail is needed and must be one of the code's authorised users",
   }),
+  emailReceipt: z
+    .boolean({ error: 'must be a boolean' })
+    .optional()
+    .openapi({
+      description:
+        "Email a receipt (the lines, totals, charge code and sale number) to recipient.deliveredToEmail once the sale commits (the counter's " +
+        '"Email a receipt" tick box; default false). True without recipient.deliveredToEmail is a 400 naming it.',
+    }),
 });
 export type SaleAuthorisationBody = z.infer<typeof SaleAuthorisationBody>;
 

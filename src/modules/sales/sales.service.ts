@@ -48,9 +48,10 @@ import {
   type PricedLines,
 } from './sales.pricing';
 import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
-import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody } from './sales.schemas';
+import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody, SetRecipientBody } from './sales.schemas';
 import { chargeCodeFigures } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
+import { queueSaleReceiptEmail } from '../emails/emails.service';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
 
@@ -122,6 +123,8 @@ type NewSale = {
   quoteId: string | null;
   processedBy: string;
   recipient: RecipientBody | null;
+  /** email the recipient a receipt once the sale commits */
+  emailReceipt: boolean;
 };
 
 /** What a sale is checked against, read in its transaction before anything is written. */
@@ -164,6 +167,32 @@ async function authoriseSale(
   };
 }
 
+/** 400: a receipt was asked for without the address to send it to. */
+const receiptNeedsAnAddress = (field: string) =>
+  BadRequest('Validation failed', { errors: [{ field, message: 'is required to email a receipt' }] });
+
+/** The sale's receipt to its recipient's email, in the transaction that recorded the sale or its recipient. */
+async function emailReceiptOf(trx: Knex.Transaction, row: SaleRow, lines: SaleLineRow[]): Promise<void> {
+  if (!row.delivered_to_email) return;
+  await queueSaleReceiptEmail(trx, row.delivered_to_email, {
+    id: row.id,
+    saleId: row.sale_id,
+    chargeCode: row.charge_code,
+    deliveredTo: row.delivered_to,
+    createdAt: row.created_at,
+    subtotalAmount: row.subtotal_amount,
+    vatAmount: row.vat_amount,
+    totalAmount: row.total_amount,
+    lines: lines.map((l) => ({
+      name: l.item_name,
+      sku: l.item_sku,
+      quantity: l.quantity,
+      unitPrice: l.unit_price,
+      total: l.total_with_vat,
+    })),
+  });
+}
+
 /**
  * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
  * checks, the policies of the settings included (the code row was read FOR SHARE, so a hold
@@ -179,6 +208,7 @@ async function recordSale(
   authorisation: SaleAuthorisation,
 ): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
   if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
+  if (sale.emailReceipt && !sale.recipient?.deliveredToEmail) throw receiptNeedsAnAddress('recipient.deliveredToEmail');
   const lines = sale.priced.lines;
   if (lines.length === 0) throw BadRequest('The quote has no items');
   const { locked } = checks;
@@ -236,6 +266,7 @@ async function recordSale(
   const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
   await publishLowStockCrossings(trx, locked);
+  if (sale.emailReceipt) await emailReceiptOf(trx, row, saleLines);
   return { row, lines: saleLines };
 }
 
@@ -300,6 +331,7 @@ async function processOnce(
   quoteId: number,
   authorisation: SaleAuthorisation,
   recipient: RecipientBody | null,
+  emailReceipt: boolean,
 ) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{
@@ -333,6 +365,7 @@ async function processOnce(
       quoteId: quote.quote_id,
       processedBy: actor.id,
       recipient,
+      emailReceipt,
     },
     saleChecks(quote),
     authorisation,
@@ -423,6 +456,7 @@ export async function recordRequestSale(
       quoteId: null,
       processedBy: actor.id,
       recipient: null,
+      emailReceipt: false,
     },
     checks,
     {
@@ -543,7 +577,7 @@ export function salesService(db: Db) {
       return recorded(
         actor,
         await transaction(db, { retry: true }, async (trx) => {
-          const sale = await processOnce(trx, actor, quoteId, authorisation, recipient);
+          const sale = await processOnce(trx, actor, quoteId, authorisation, recipient, body.emailReceipt ?? false);
           await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
           return sale;
         }),
@@ -591,6 +625,7 @@ export function salesService(db: Db) {
             quoteId: null,
             processedBy: actor.id,
             recipient: input.recipient ?? null,
+            emailReceipt: input.emailReceipt ?? false,
           },
           saleChecks(rows[0]),
           authorisation,
@@ -651,9 +686,10 @@ export function salesService(db: Db) {
       actor: AuditActor,
       changer: Express.User,
       id: number,
-      { deliveredTo, deliveredToEmail = null }: RecipientBody,
-    ) =>
-      changeSale(
+      { deliveredTo, deliveredToEmail = null, emailReceipt = false }: SetRecipientBody,
+    ) => {
+      if (emailReceipt && !deliveredToEmail) throw receiptNeedsAnAddress('deliveredToEmail');
+      return changeSale(
         actor,
         id,
         'change_recipient',
@@ -668,7 +704,11 @@ export function salesService(db: Db) {
           if ((await chargeCodePolicy(trx)).requireAuthorisedUser)
             await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
         },
-      ),
+        async (_before, sale, trx) => {
+          if (emailReceipt) await emailReceiptOf(trx, sale, await linesOf([sale.id], trx));
+        },
+      );
+    },
 
     /**
      * Refunds quantities per item: within what is left unrefunded on the sale's lines for that

@@ -91,6 +91,14 @@ export const KNOWN_SETTINGS = {
   'mcp.keyMaxLifetimeDays': z
     .object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(MCP_KEY_LIMIT_DAYS) })
     .strict(),
+  /** when the daily low-stock digest is emailed, UK time (unset: 07:00) */
+  'notifications.digestTime': z
+    .object({
+      time: z
+        .string({ error: 'must be a time HH:MM' })
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a time HH:MM (00:00 to 23:59)' }),
+    })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);

@@ -25,3 +25,16 @@ export const stockMovementsAs = (alias: string): Sql => sql`stock_movements ${sq
 /** The ids of the movements whose reference names this record (`referenceType`, and `referenceId`: an expression of the caller's statement), as rows (id). */
 export const movementsReferencing = (referenceType: string, referenceId: Sql): Sql =>
   sql`SELECT m.id FROM stock_movements m WHERE m.reference_type = ${referenceType} AND m.reference_id = ${referenceId}`;
+
+/**
+ * Whether a movement of the item after `afterMovementId`, up to `upToMovementId`, took it from above
+ * `level` to at or below it (a crossing of its minimum, for the low-stock digest).
+ */
+export const crossedDownTo = (itemId: Sql, afterMovementId: Sql, upToMovementId: Sql, level: Sql): Sql => sql`EXISTS (
+  SELECT 1 FROM stock_movements m
+   WHERE m.item_id = ${itemId} AND m.id > ${afterMovementId} AND m.id <= ${upToMovementId}
+     AND m.previous_stock > ${level} AND m.new_stock <= ${level})`;
+
+/** The id of the last movement made at or before `at`, 0 when none (a scalar subquery over the created_at index). */
+export const lastMovementIdAt = (at: Sql): Sql =>
+  sql`coalesce((SELECT m.id FROM stock_movements m WHERE m.created_at <= ${at} ORDER BY m.created_at DESC, m.id DESC LIMIT 1), 0)`;

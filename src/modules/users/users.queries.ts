@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
+import type { Role } from '../../auth/roles';
 
 /** The columns of a UserRow, named: a column a later migration adds does not change what a prepared read returns. */
 const USER_ROW_COLUMNS = [
@@ -75,8 +76,29 @@ export function joinUserRef<Q extends Knex.QueryBuilder>(
     .select(columns.map((column) => `${alias}.${column} as ${prefix}${column}`)) as Q;
 }
 
-/** The email addresses of the active users of a role (who is told when something needs an admin). */
-export async function activeEmailsOfRole(db: Db, role: 'user' | 'manager' | 'admin'): Promise<string[]> {
-  const rows = await db('users').where({ role, is_active: true }).orderBy('email').select<{ email: string }[]>('email');
-  return rows.map((row) => row.email);
+/** Whom an email goes to: an active user's address, role and name. */
+export type UserContact = { id: string; email: string; role: Role; firstName: string; lastName: string };
+
+const contactColumns = ['id', 'email', 'role', 'first_name as firstName', 'last_name as lastName'];
+
+/** The active users of these roles (the emails that go to managers or admins), by email. */
+export function activeUsersWithRoles(db: Db, roles: readonly Role[]): Promise<UserContact[]> {
+  return db('users')
+    .where({ is_active: true })
+    .whereIn('role', roles as Role[])
+    .orderBy('email')
+    .select(contactColumns);
+}
+
+/** The active users among these ids or these addresses (matched without regard to case). */
+export function activeUserContacts(db: Db, by: { ids?: string[]; emails?: string[] }): Promise<UserContact[]> {
+  return db('users')
+    .where({ is_active: true })
+    .andWhere((q) => {
+      q.whereIn('id', by.ids ?? []).orWhereRaw('lower(email) = ANY(?::text[])', [
+        (by.emails ?? []).map((e) => e.toLowerCase()),
+      ]);
+    })
+    .orderBy('email')
+    .select(contactColumns);
 }

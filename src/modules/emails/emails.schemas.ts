@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import '../../http/openapi';
+
+const Switch = (description: string) => z.boolean({ error: 'must be a boolean' }).optional().openapi({ description });
+
+/** A person's email switches (My account): only those their role has appear. */
+export const EmailPreferences = z
+  .object({
+    lowStockDigest: Switch('Managers and admins: the daily low-stock digest (on unless switched off).'),
+    orderReceived: Switch('Everyone: an email when an order you created is received (on unless switched off).'),
+    backupAlerts: Switch('Admins: an email when a scheduled backup fails or is overdue (on unless switched off).'),
+  })
+  .openapi('EmailPreferences');
+export type EmailPreferences = z.infer<typeof EmailPreferences>;
+
+/** The switches to change; the others stay. A switch the person's role does not have is a 400 naming it. */
+export const EmailPreferencesBody = EmailPreferences.openapi('EmailPreferencesChange');
