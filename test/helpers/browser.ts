@@ -47,6 +47,8 @@ export type BrowserOptions = {
    * they name) and closed after its tests. The other files keep sharing the worker's browser.
    */
   extraArgs?: () => string[];
+  /** run the outbox's delivery worker beside the app (emails to a test SMTP server, webhooks) */
+  deliverOutbox?: boolean;
 };
 
 /**
@@ -69,7 +71,7 @@ export function useBrowserApp(env: Record<string, string> = {}, options: Browser
   vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
   beforeAll(async () => {
-    app.t = await testApp(env);
+    app.t = await testApp(env, { deliverOutbox: options.deliverOutbox });
     server = http.createServer(app.t.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     app.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

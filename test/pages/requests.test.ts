@@ -1,16 +1,17 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { VIEWS_DIR } from '../../src/pages/page-render';
+import { TestSmtp, until } from '../helpers/smtp';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { requestsService } from '../../src/modules/requests/requests.service';
 
-const b = useBrowserApp();
+// the service's emails go through its outbox to a real SMTP server, where the test reads them
+const smtp = await TestSmtp.start();
+const b = useBrowserApp({ SMTP_URL: smtp.url, OUTBOX_RETRY_BASE_MS: '100' }, { deliverOutbox: true });
+afterAll(() => smtp.stop());
 
 const itemCard = (page: Page, name: string) =>
   page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) });
@@ -28,16 +29,19 @@ const grant = (requesterEmail: string, approverEmail: string) =>
   });
 
 /**
- * The page an email the outbox holds for `to` links (written in the change's transaction): its
- * template links `/requests/<requestId>` of its data. No SMTP sender is on this branch yet (issue 32's
- * i32-email), so the test reads the message where delivery would, from the outbox, not from an SMTP server.
+ * The path of the request page linked by the email `to` received whose subject has `subject`, as the
+ * test SMTP server received it (the link is on PUBLIC_URL; the browser opens its path here).
  */
-async function emailedRequestPath(to: string, template: string): Promise<string> {
-  const row = await b.t.db('outbox_messages').where({ channel: 'email', destination: to, kind: template }).first();
-  expect(row, `an email ${template} to ${to}`).toBeDefined();
-  const source = await fs.readFile(path.join(VIEWS_DIR, 'emails', `${template}.text.ejs`), 'utf8');
-  expect(source).toContain('link(`/requests/${requestId}`)');
-  return `/requests/${(row.payload as { data: { requestId: number } }).data.requestId}`;
+async function emailedRequestPath(to: string, subject: RegExp): Promise<string> {
+  const mails = await until(
+    () => smtp.to(to).filter((mail) => subject.test(mail.subject ?? '')),
+    (found) => found.length > 0,
+  );
+  expect(mails, `an email "${subject.source}" to ${to}`).toHaveLength(1);
+  const link = /https?:\/\/[^\s/]+(\/requests\/\d+)/.exec(mails[0].text ?? '');
+  expect(link, 'a link to the request in the email').not.toBeNull();
+  expect(mails[0].html).toContain(link![0]);
+  return link![1];
 }
 
 /** A request made through the service, as its requester (the catalogue's own test makes them through the page). */
@@ -94,7 +98,7 @@ describe('the researchers’ door', () => {
     await screenshot(mine, 'request-awaiting-approval');
 
     // the approver opens the emailed link, signs in and approves with a comment
-    const link = await emailedRequestPath(approver.email, 'request-approval-needed');
+    const link = await emailedRequestPath(approver.email, /needs your approval/);
     expect(link).toBe(requestPath);
     const pi = await b.newPage();
     await pi.goto(link);
@@ -136,7 +140,7 @@ describe('the researchers’ door', () => {
     await stores.getByRole('link', { name: 'Open at the counter' }).waitFor();
 
     // the requester is told, and sees it ready
-    expect(await emailedRequestPath(requester.email, 'request-ready')).toBe(requestPath);
+    expect(await emailedRequestPath(requester.email, /is ready to collect/)).toBe(requestPath);
     await mine.reload();
     expect(await status(mine)).toContain('Ready to collect');
     expect(await mine.locator('.request-shortfall').textContent()).toContain(`${gloves.name}: 1 of 2`);
