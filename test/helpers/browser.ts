@@ -22,6 +22,11 @@ const ELEMENT_TIMEOUT_MS = 20_000;
 
 // Chrome reports every 4xx/5xx answer as this console error; the response check below judges those instead.
 const HTTP_STATUS_CONSOLE = /^Failed to load resource: the server responded with a status of \d+/;
+// htmx logs a request it abandoned (the page reloaded or left while a debounced search was in
+// flight, hx-sync replacing it) as these errors; like a request aborted by navigating away (see
+// requestfailed below) that is not a failure, and a request that really failed is reported by the
+// response and requestfailed checks.
+const HTMX_ABANDONED = /^htmx:(sendAbort|afterRequest)\b/;
 
 export type BrowserApp = {
   t: TestApp;
@@ -116,7 +121,7 @@ export function useBrowserApp(env: Record<string, string> = {}, options: Browser
     const page = await context.newPage();
     page.setDefaultTimeout(ELEMENT_TIMEOUT_MS);
     page.on('console', (msg) => {
-      if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text()))
+      if (msg.type() === 'error' && !HTTP_STATUS_CONSOLE.test(msg.text()) && !HTMX_ABANDONED.test(msg.text()))
         problems.push(`console error: ${msg.text()}`);
     });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
