@@ -261,7 +261,7 @@ describe('PATCH /api/sales/{id}/recipient with emailReceipt', () => {
 
 describe('delivery through an SMTP outage', () => {
   it('delivers each message once, in the order of its change, once the server is back', async () => {
-    await smtp.stop();
+    smtp.down();
     try {
       for (let n = 1; n <= 4; n += 1) await orderEmail('outage@example.ac.uk', `O2${n}`);
       await until(
@@ -269,7 +269,7 @@ describe('delivery through an SMTP outage', () => {
         (rows) => rows.some((r) => r.attempts > 0 && r.lastError !== null),
       );
     } finally {
-      await smtp.start();
+      smtp.up();
     }
     const sent = await until(
       () => outboxMessages(t.db, { destination: 'outage@example.ac.uk', status: 'sent' }),

@@ -23,6 +23,8 @@ export class TestSmtp {
   /** every DATA the server saw, accepted or refused, by Message-ID */
   readonly attempts: string[] = [];
   private server: SMTPServer | undefined;
+  /** while true the server is "down": it answers every connection 421 and closes it, keeping its port */
+  private refusing = false;
 
   private constructor(
     readonly port: number,
@@ -47,6 +49,10 @@ export class TestSmtp {
       secure: this.tls === 'implicit',
       disabledCommands: this.tls === 'starttls' ? ['AUTH'] : ['STARTTLS', 'AUTH'],
       logger: false,
+      onConnect: (_session, callback) => {
+        if (!this.refusing) return callback();
+        callback(Object.assign(new Error('Service not available'), { responseCode: 421 }));
+      },
       onData: (stream, _session, callback) => {
         simpleParser(stream)
           .then((mail) => {
@@ -68,6 +74,18 @@ export class TestSmtp {
       server.listen(this.port, '127.0.0.1', () => resolve());
     });
     this.server = server;
+  }
+
+  /**
+   * An outage that keeps the port: connections are answered 421 and closed until up() (closing the
+   * server would free the port for another test's listener meanwhile).
+   */
+  down(): void {
+    this.refusing = true;
+  }
+
+  up(): void {
+    this.refusing = false;
   }
 
   async stop(): Promise<void> {
