@@ -5,7 +5,7 @@
 // all 50,000 items as CSV and XLSX while sampling the server's peak RSS.
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { BENCH_ADMIN, checkTarget, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
+import { BENCH_ADMIN, checkTarget, report, runLoad, sampleRss, startBenchServer, type BenchServer, WORDS } from './lib';
 
 const ITEMS = 50_000;
 const IMPORT_ITEMS = 10_000;
@@ -14,28 +14,6 @@ const DURATION = 10;
 const SEARCH = 'flask';
 /** too short for a trigram: the same 2,500 items as SEARCH, found without the index */
 const SHORT_SEARCH = 'fl';
-const WORDS = [
-  'Beaker',
-  'Conical flask',
-  'Pipette',
-  'Burette',
-  'Cylinder',
-  'Test tube',
-  'Petri dish',
-  'Funnel',
-  'Spatula',
-  'Crucible',
-  'Gloves',
-  'Goggles',
-  'Clamp',
-  'Stand',
-  'Tongs',
-  'Thermometer',
-  'Hotplate',
-  'Stirrer',
-  'Filter paper',
-  'Wash bottle',
-];
 
 export async function seedItems(server: BenchServer): Promise<number[]> {
   const { db } = server;

@@ -186,3 +186,27 @@ export function checkTarget(
 }
 
 export const recordedTargets = (): readonly TargetCheck[] => targetChecks;
+
+/** The words the benchmarks name their seeded items from (a stores catalogue's kinds of thing). */
+export const WORDS = [
+  'Beaker',
+  'Conical flask',
+  'Pipette',
+  'Burette',
+  'Cylinder',
+  'Test tube',
+  'Petri dish',
+  'Funnel',
+  'Spatula',
+  'Crucible',
+  'Gloves',
+  'Goggles',
+  'Clamp',
+  'Stand',
+  'Tongs',
+  'Thermometer',
+  'Hotplate',
+  'Stirrer',
+  'Filter paper',
+  'Wash bottle',
+];

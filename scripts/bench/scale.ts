@@ -19,7 +19,7 @@ import os from 'node:os';
 import knex, { type Knex } from 'knex';
 import { knexConfig } from '../../src/db/knex';
 import { cpuMs, processTree } from './inventory';
-import { BENCH_ADMIN, checkTarget, startBenchServer, type BenchServer } from './lib';
+import { BENCH_ADMIN, checkTarget, startBenchServer, type BenchServer, WORDS } from './lib';
 
 const BASE_ITEMS = 50_000;
 const BASE_SALES = 100_000;
@@ -28,28 +28,6 @@ const CATEGORIES = 10;
 const GROWTH_BOUND = 1.5;
 const DASHBOARD_BOUND_MS = 100;
 const WARMUP = 3;
-const WORDS = [
-  'Beaker',
-  'Conical flask',
-  'Pipette',
-  'Burette',
-  'Cylinder',
-  'Test tube',
-  'Petri dish',
-  'Funnel',
-  'Spatula',
-  'Crucible',
-  'Gloves',
-  'Goggles',
-  'Clamp',
-  'Stand',
-  'Tongs',
-  'Thermometer',
-  'Hotplate',
-  'Stirrer',
-  'Filter paper',
-  'Wash bottle',
-];
 
 type Context = { itemId: number; ledgerBeforeId: number | null; stocktakeId: number | null };
 /** extra: measured only when named in --endpoints */
