@@ -6,6 +6,7 @@
 const PUBLIC_ROLE_FILES = [
   'audit/audit.actor.ts', // who acted: the Actor every audited write records
   'audit/audit.carry.ts', // the audit trail's carry across a restore, listed in backups' CARRIES
+  'sales/sales.carry.ts', // the sale-number counters' carry across a restore, listed in backups' CARRIES
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
   'items/items.low-stock.ts', // the one low-stock rule and its query
   'items/items.bulk.ts', // bulk edit and import of items

@@ -32,6 +32,7 @@ const OWNERS = {
     'sale_refund_lines',
     'sales_daily_totals',
     'sale_idempotency_keys',
+    'sale_number_counters',
     'quotes',
     'quote_items',
   ],

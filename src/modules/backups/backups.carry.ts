@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { auditTrailCarry } from '../audit/audit.carry';
+import { saleNumberCarry } from '../sales/sales.carry';
 
 /** Where a restore keeps, inside its own transaction, what must outlive the backup's contents; never in a backup. */
 export const CARRY_SCHEMA = 'restore_carry';
@@ -15,7 +16,7 @@ type RestoreCarry = { save: string; apply: string };
 
 /**
  * Every sequence of the public schema continues from the highest value it ever gave out, before
- * the restore or in the backup: a sale, quote or order number (and any record id, which links,
+ * the restore or in the backup: a quote or order number (and any record id, which links,
  * receipts and the kept audit trail name) is never issued twice. nextval never goes back, not even
  * in a rolled-back transaction, so a sequence's value before the restore is at least every number
  * it issued. All sequences rather than a list, so a sequence a later migration adds is covered.
@@ -30,7 +31,7 @@ const SEQUENCES: RestoreCarry = {
 };
 
 /** What a restore carries across; the one list to extend. */
-const CARRIES: RestoreCarry[] = [SEQUENCES, auditTrailCarry(CARRY_SCHEMA)];
+const CARRIES: RestoreCarry[] = [SEQUENCES, saleNumberCarry(CARRY_SCHEMA), auditTrailCarry(CARRY_SCHEMA)];
 
 /** For the restore script, after its locks and before it drops the public schema (a leftover of a failed restore is replaced). */
 export const SAVE_CARRIES =

@@ -128,23 +128,38 @@ type NewSale = {
 };
 
 /** What a sale is checked against, read in its transaction before anything is written. */
-type SaleChecks = { locked: Map<number, LockedItem>; chargeCode: ChargeCodeForCheck | null; saleId: string };
-type SaleChecksRow = { locked_items: LockedItem[]; charge_code_row: ChargeCodeForCheck | null; next_sale_id: string };
+type SaleChecks = { locked: Map<number, LockedItem>; chargeCode: ChargeCodeForCheck | null };
+type SaleChecksRow = { locked_items: LockedItem[]; charge_code_row: ChargeCodeForCheck | null };
 
 /**
  * The select-list end of both reads that open a sale (processing a quote, a direct sale), over
  * their CTEs `locked` (lockItemsInSql or lockItemsByIdsSql) and `code_row` (the charge code FOR SHARE): one round trip for
- * the item locks, the code and the sale's number. The number is drawn here so the movements
- * can name the sale in the same statement as the sale itself; a refused sale leaves a gap.
+ * the item locks and the code.
  */
 const SALE_CHECK_COLUMNS = sql`(SELECT ${lockedItemsJson('locked')} FROM locked) AS locked_items,
-  (SELECT row_to_json(code_row) FROM code_row) AS charge_code_row,
-  'SALE-' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD') || '-' || nextval('sale_number_seq') AS next_sale_id`;
+  (SELECT row_to_json(code_row) FROM code_row) AS charge_code_row`;
+
+/**
+ * Issue 39: the sale's number SALE-<YYYYMMDD>-<n>, n from the UTC day's counter row (1 on a day's
+ * first sale). The row stays locked until the sale's transaction ends, so numbers are issued in
+ * commit order and a sale that rolls back gives its number back: no gap. Taken once every check
+ * has passed and every item row is locked, just before the sale is written, so concurrent sales
+ * queue on the counter only for their last statements and a sale never waits for an item while
+ * holding it (the items are always locked first: no deadlock).
+ */
+async function takeSaleNumber(trx: Knex.Transaction): Promise<string> {
+  const { rows } = await preparedRaw<{ rows: { sale_id: string }[] }>(
+    trx,
+    sql`INSERT INTO sale_number_counters AS c (day, last_number) VALUES ((now() AT TIME ZONE 'UTC')::date, 1)
+        ON CONFLICT (day) DO UPDATE SET last_number = c.last_number + 1
+        RETURNING 'SALE-' || to_char(c.day, 'YYYYMMDD') || '-' || c.last_number AS sale_id`,
+  );
+  return rows[0].sale_id;
+}
 
 const saleChecks = (row: SaleChecksRow): SaleChecks => ({
   locked: lockedById(row.locked_items),
   chargeCode: row.charge_code_row,
-  saleId: row.next_sale_id,
 });
 
 /**
@@ -198,8 +213,9 @@ async function emailReceiptOf(trx: Knex.Transaction, row: SaleRow, lines: SaleLi
  * checks, the policies of the settings included (the code row was read FOR SHARE, so a hold
  * committed first wins and a hold arriving later waits for this sale), (2) stock of every line
  * (the item rows were locked in ascending id order; two lines on one item are checked by their
- * sum), (3) sale, lines (and the recipient, when given), stock and one movement per line written
- * in one statement. Any throw rolls it all back.
+ * sum), (3) the sale's number (takeSaleNumber), then sale, lines (and the recipient, when given),
+ * stock and one movement per line written in one statement. Any throw rolls it all back, the
+ * number included.
  */
 async function recordSale(
   trx: Knex.Transaction,
@@ -228,14 +244,15 @@ async function recordSale(
       throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
   }
 
+  const saleId = await takeSaleNumber(trx);
   const stock = stockWrites(
     lines.map((line) => ({
       itemId: line.itemId!,
       type: 'out' as const,
       quantity: line.quantity,
-      reason: `Sale ${checks.saleId}`,
+      reason: `Sale ${saleId}`,
       performedBy: sale.processedBy,
-      reference: { type: 'sale', id: checks.saleId },
+      reference: { type: 'sale', id: saleId },
     })),
     locked,
   );
@@ -247,7 +264,7 @@ async function recordSale(
     sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
                           delivered_to, delivered_to_email, delivered_at)
-       VALUES (${checks.saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
+       VALUES (${saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
                ${sale.vatApplied}, ${sale.customerNotes}, 'completed', ${sale.processedBy},
                ${recipient?.deliveredTo ?? null}, ${recipient?.deliveredToEmail ?? null}, ${recipient ? sql.raw('now()') : null})
        RETURNING *
@@ -412,7 +429,7 @@ export const nothingInStockMessage = 'None of the requested items is in stock; n
 /**
  * Issue 33: a request fulfilled as a sale, in the caller's transaction (which holds the request's
  * row), through the counter's own processing (recordSale): the items locked in id order and the
- * charge code read FOR SHARE with the sale's number in one statement, the code checked again with
+ * charge code read FOR SHARE in one statement, the code checked again with
  * the counter's messages (validity, hold, exclusions, and the authorised-people policy with the
  * requester as the recipient; no PIN: the request is not made at the counter), then the sale, its
  * lines, the stock out and one movement per line. Each line takes what the stock has, up to the
