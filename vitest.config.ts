@@ -6,6 +6,9 @@ const FRESH_MODULES = ['test/openapi.test.ts'];
 /** The PostgreSQL of the run: only the tiers that use a database start it, so the unit tier costs nothing of it. */
 const DATABASE_SETUP = ['test/global-setup.ts'];
 
+/** In every file of the tiers whose app runs in the test's process: a warning pg emits fails the test (issue 39). */
+const APP_SETUP = ['test/helpers/pg-warnings.ts'];
+
 /**
  * Files that start MCP test runs of their own: left out of a suite that such a run started (its child
  * vitest has STORES_MCP_TEST_RUN set, src/modules/mcp-runs/mcp-runs.vitest.ts), so runs do not nest.
@@ -37,17 +40,22 @@ export default defineConfig({
           include: ['test/*.test.ts'],
           exclude: [...configDefaults.exclude, ...FRESH_MODULES, ...STARTS_RUNS],
           globalSetup: DATABASE_SETUP,
+          setupFiles: APP_SETUP,
           // each file has its own database and app; sharing the loaded modules saves importing the app per file
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'api-fresh', include: FRESH_MODULES, globalSetup: DATABASE_SETUP } },
+      {
+        extends: true,
+        test: { name: 'api-fresh', include: FRESH_MODULES, globalSetup: DATABASE_SETUP, setupFiles: APP_SETUP },
+      },
       {
         extends: true,
         test: {
           name: 'browser',
           include: ['test/pages/**/*.test.ts'],
           globalSetup: DATABASE_SETUP,
+          setupFiles: APP_SETUP,
           // shared modules, as for the API files, and so one Chromium per worker (test/helpers/browser.ts)
           isolate: false,
         },

@@ -103,3 +103,19 @@ export async function transaction(
     }
   }
 }
+
+/**
+ * Runs independent reads together: at once on the pool, each on a connection of its own, but one
+ * after another in a transaction, whose one connection runs one query at a time (pg 8 queues a
+ * second with a deprecation warning, pg 9 refuses it; issue 39). For a service whose `db` may be
+ * the caller's transaction, instead of `Promise.all`.
+ */
+export async function allQueries<T extends readonly unknown[]>(
+  db: Db,
+  queries: { [K in keyof T]: () => PromiseLike<T[K]> },
+): Promise<T> {
+  if (!isDbTransaction(db)) return (await Promise.all(queries.map((query) => query()))) as unknown as T;
+  const results: unknown[] = [];
+  for (const query of queries) results.push(await query());
+  return results as unknown as T;
+}

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import type { ChangeRecorder } from '../../db/transaction';
 import { whereInDateRange } from '../../lib/date-range';
 import type { Actor } from './audit.actor';
@@ -103,9 +104,9 @@ export function auditTrail(db: Db) {
       filters: AuditFilters,
       paging: { page: number; limit: number },
     ): Promise<{ rows: AuditRow[]; total: number }> {
-      const [rows, [{ count }]] = await Promise.all([
-        this.rows(filters, paging),
-        filtered(filters).count<{ count: number }[]>('* as count'),
+      const [rows, [{ count }]] = await allQueries(db, [
+        () => this.rows(filters, paging),
+        () => filtered(filters).count<{ count: number }[]>('* as count'),
       ]);
       return { rows, total: Number(count) };
     },

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { runExclusively } from '../../jobs/advisory-lock';
-import { transaction } from '../../db/transaction';
+import { allQueries, transaction } from '../../db/transaction';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { latestSlot, PERIOD_MS, slotAfter } from './backups.slots';
 import type { BackupSchedule } from './backups.schemas';
@@ -71,7 +71,7 @@ export function backupScheduleService(db: Db) {
     },
 
     async status(now: Date): Promise<ScheduleStatusRecord> {
-      const [row, last] = await Promise.all([readSchedule(db), lastFinishedRun()]);
+      const [row, last] = await allQueries(db, [() => readSchedule(db), () => lastFinishedRun()]);
       const { enabled, frequency, time, retention } = row ?? NO_SCHEDULE;
       let nextRunAt: Date | null = null;
       if (row?.enabled) {
@@ -134,10 +134,10 @@ export function backupScheduleService(db: Db) {
 
     /** Critical alerts while the schedule is on: the last scheduled backup failed, or none succeeded for two periods. */
     async alerts(now: Date): Promise<BackupAlert[]> {
-      const [schedule, last, lastOk] = await Promise.all([
-        readSchedule(db),
-        lastFinishedRun(),
-        lastFinishedRun({ ok: true }),
+      const [schedule, last, lastOk] = await allQueries(db, [
+        () => readSchedule(db),
+        () => lastFinishedRun(),
+        () => lastFinishedRun({ ok: true }),
       ]);
       if (!schedule?.enabled) return [];
       const alerts: BackupAlert[] = [];

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
@@ -28,11 +29,14 @@ export function dashboardService(db: Db) {
   return {
     /** Active items only; totalValue = sum(price x currentStock), computed in SQL. */
     async stats(): Promise<StatsRecord> {
-      const items = preparedRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
-        db,
-        activeStockFiguresSql,
-      );
-      const [{ rows }, activeUsers] = await Promise.all([items, countActiveUsers(db)]);
+      const [{ rows }, activeUsers] = await allQueries(db, [
+        () =>
+          preparedRaw<{ rows: { total_items: number; low_stock: number; total_value: string }[] }>(
+            db,
+            activeStockFiguresSql,
+          ),
+        () => countActiveUsers(db),
+      ]);
       const r = rows[0];
       return {
         totalItems: r.total_items,

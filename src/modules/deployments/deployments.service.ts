@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import { NotFound } from '../../http/errors';
 import type { NewDeploymentNotification, NotificationSource } from './deployments.schemas';
 
@@ -82,15 +83,16 @@ export function deploymentNotificationsService(db: Db) {
     record,
 
     async list(limit: number): Promise<{ notifications: DeploymentNotificationRow[]; total: number }> {
-      const [notifications, [{ total }]] = await Promise.all([
-        table()
-          .select(...COLUMNS)
-          .orderBy([
-            { column: 'received_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(limit),
-        table().count({ total: '*' }),
+      const [notifications, [{ total }]] = await allQueries(db, [
+        () =>
+          table()
+            .select(...COLUMNS)
+            .orderBy([
+              { column: 'received_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(limit),
+        () => table().count({ total: '*' }),
       ]);
       return { notifications, total: Number(total) };
     },

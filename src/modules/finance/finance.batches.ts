@@ -4,7 +4,7 @@ import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
-import { transaction } from '../../db/transaction';
+import { allQueries, transaction } from '../../db/transaction';
 import type { z } from 'zod';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -264,15 +264,16 @@ export function rechargeBatches(db: Db) {
 
     /** Newest first. */
     async list(page: number, limit: number): Promise<{ batches: BatchRow[]; total: number }> {
-      const [batches, [{ n }]] = await Promise.all([
-        db<BatchRow>('recharge_batches')
-          .orderBy([
-            { column: 'closed_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(limit)
-          .offset((page - 1) * limit),
-        db('recharge_batches').select(db.raw('count(*)::int AS n')),
+      const [batches, [{ n }]] = await allQueries(db, [
+        () =>
+          db<BatchRow>('recharge_batches')
+            .orderBy([
+              { column: 'closed_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(limit)
+            .offset((page - 1) * limit),
+        () => db('recharge_batches').select(db.raw('count(*)::int AS n')),
       ]);
       return { batches, total: n as number };
     },
@@ -306,10 +307,11 @@ export function rechargeBatches(db: Db) {
       ref: string,
     ): Promise<{ batch: BatchRow; period: JournalPeriod; entries: AsyncGenerator<JournalRow[]> }> {
       const batch = await find(ref);
-      const [codes, [{ previous_end: previousEnd }], [{ first_entry: firstEntry }]] = await Promise.all([
-        accountCodes(db),
-        db('recharge_batches').where('id', '<', batch.id).select(db.raw('max(recorded_before) AS previous_end')),
-        db('recharge_batch_entries').where('batch_id', batch.id).select(db.raw('min(recorded_at) AS first_entry')),
+      const [codes, [{ previous_end: previousEnd }], [{ first_entry: firstEntry }]] = await allQueries(db, [
+        () => accountCodes(db),
+        () => db('recharge_batches').where('id', '<', batch.id).select(db.raw('max(recorded_before) AS previous_end')),
+        () =>
+          db('recharge_batch_entries').where('batch_id', batch.id).select(db.raw('min(recorded_at) AS first_entry')),
       ]);
       const start: Date = previousEnd ?? firstEntry ?? batch.recorded_before;
       const period = { from: isoDay(start), to: isoDay(new Date(batch.recorded_before.getTime() - 1)) };

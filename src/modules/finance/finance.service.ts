@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { D } from '../../lib/money';
 import { chargeCodeByCode, codesOfCostCentre, costCentreOf } from '../chargecodes/chargecodes.queries';
@@ -152,15 +153,17 @@ export function financeService(db: Db) {
       limit: number,
     ): Promise<{ lines: RechargeLineRow[]; total: number }> {
       const where = rechargeSalesWhere(filter);
-      const [{ rows }, { rows: count }] = await Promise.all([
-        toRaw<{ rows: RechargeLineRow[] }>(
-          db,
-          sql`${linesSelect(sql`${salesAs('s')}`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
-        ),
-        toRaw<{ rows: { n: number }[] }>(
-          db,
-          sql`SELECT count(*)::int AS n FROM ${salesAs('s')} JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
-        ),
+      const [{ rows }, { rows: count }] = await allQueries(db, [
+        () =>
+          toRaw<{ rows: RechargeLineRow[] }>(
+            db,
+            sql`${linesSelect(sql`${salesAs('s')}`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+          ),
+        () =>
+          toRaw<{ rows: { n: number }[] }>(
+            db,
+            sql`SELECT count(*)::int AS n FROM ${salesAs('s')} JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
+          ),
       ]);
       return { lines: rows, total: count[0].n };
     },

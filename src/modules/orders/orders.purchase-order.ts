@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import { formatDate, formatMoney, formatQuantity } from '../../lib/format';
 import { presentOrderDetail } from './orders.present';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
@@ -45,10 +46,10 @@ export function purchaseOrderService(db: Db) {
     async render(ref: string): Promise<{ filename: string; pdf: Buffer }> {
       const order = presentOrderDetail(await ordersService(db).get(ref));
       const itemIds = order.items.flatMap((line) => (line.itemId === null ? [] : [line.itemId]));
-      const [supplier, setting, partNumbers] = await Promise.all([
-        suppliersService(db).get(order.supplierId),
-        settingsService(db).get(DELIVERY_ADDRESS_SETTING),
-        sourcesService(db).supplierSkusOf(order.supplierId, itemIds),
+      const [supplier, setting, partNumbers] = await allQueries(db, [
+        () => suppliersService(db).get(order.supplierId),
+        () => settingsService(db).get(DELIVERY_ADDRESS_SETTING),
+        () => sourcesService(db).supplierSkusOf(order.supplierId, itemIds),
       ]);
       const deliverTo = KNOWN_SETTINGS[DELIVERY_ADDRESS_SETTING].safeParse(setting);
       const pdf = await drawPurchaseOrder(

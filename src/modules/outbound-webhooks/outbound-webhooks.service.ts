@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { transaction } from '../../db/transaction';
+import { allQueries, transaction } from '../../db/transaction';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
@@ -158,9 +158,9 @@ export function outboundWebhooksService(db: Db, allowPrivate: readonly string[])
     async deliveries(id: string, page: number, limit: number): Promise<{ rows: OutboxMessage[]; total: number }> {
       await find(id);
       const filter = { channel: 'webhook' as const, destination: id };
-      const [rows, total] = await Promise.all([
-        outboxMessages(db, filter, { limit, offset: (page - 1) * limit }),
-        countOutboxMessages(db, filter),
+      const [rows, total] = await allQueries(db, [
+        () => outboxMessages(db, filter, { limit, offset: (page - 1) * limit }),
+        () => countOutboxMessages(db, filter),
       ]);
       return { rows, total };
     },

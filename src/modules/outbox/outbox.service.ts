@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { allQueries } from '../../db/transaction';
 import { Conflict, NotFound } from '../../http/errors';
 import {
   countOutboxMessages,
@@ -13,9 +14,9 @@ import {
 export function outboxService(db: Db) {
   return {
     async page(filter: OutboxFilter, page: number, limit: number): Promise<{ rows: OutboxMessage[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        outboxMessages(db, filter, { limit, offset: (page - 1) * limit }),
-        countOutboxMessages(db, filter),
+      const [rows, total] = await allQueries(db, [
+        () => outboxMessages(db, filter, { limit, offset: (page - 1) * limit }),
+        () => countOutboxMessages(db, filter),
       ]);
       return { rows, total };
     },

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
-import { transaction } from '../../db/transaction';
+import { allQueries, transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import { hasRole, isStaff } from '../../auth/guards';
@@ -95,23 +95,30 @@ function mergedLines(items: { itemId: number; quantity: string }[]) {
 async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [lines, history, requesters, approvals] = await Promise.all([
-    db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
-    joinUserRef(db('stock_request_history as h').select('h.*'), { alias: 'u', userIdColumn: 'h.by_user', prefix: 'u_' })
-      .whereIn('h.request_id', ids)
-      .orderBy('h.id') as Promise<RequestHistoryRow[]>,
-    joinUserRef(db('stock_requests as r').select('r.id as request_id'), {
-      alias: 'u',
-      userIdColumn: 'r.requested_by',
-      prefix: 'u_',
-      withId: true,
-    }).whereIn('r.id', ids) as Promise<
-      { request_id: number; u_id: string; u_email: string; u_first_name: string; u_last_name: string }[]
-    >,
-    chargeCodeApprovals(
-      db,
-      rows.map((r) => r.charge_code),
-    ),
+  const [lines, history, requesters, approvals] = await allQueries(db, [
+    () => db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
+    () =>
+      joinUserRef(db('stock_request_history as h').select('h.*'), {
+        alias: 'u',
+        userIdColumn: 'h.by_user',
+        prefix: 'u_',
+      })
+        .whereIn('h.request_id', ids)
+        .orderBy('h.id') as Promise<RequestHistoryRow[]>,
+    () =>
+      joinUserRef(db('stock_requests as r').select('r.id as request_id'), {
+        alias: 'u',
+        userIdColumn: 'r.requested_by',
+        prefix: 'u_',
+        withId: true,
+      }).whereIn('r.id', ids) as Promise<
+        { request_id: number; u_id: string; u_email: string; u_first_name: string; u_last_name: string }[]
+      >,
+    () =>
+      chargeCodeApprovals(
+        db,
+        rows.map((r) => r.charge_code),
+      ),
   ]);
   const requesterOf = new Map(
     requesters.map((r) => [

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { transaction } from '../../db/transaction';
+import { allQueries, transaction } from '../../db/transaction';
 import { backupScheduleService } from '../backups/backups.schedule';
 import { ledgerMismatchedAmong, ledgerMismatchedItems, lowStockCounts } from '../items/items.queries';
 import { countFailedSince } from '../outbox/outbox.queries';
@@ -76,10 +76,10 @@ export type SystemAlertsReport = { alerts: SystemAlert[]; ledgerCheckedAt: Date 
  */
 export function systemAlertsService(db: Db) {
   async function report(): Promise<SystemAlertsReport> {
-    const [stock, ledger, backups] = await Promise.all([
-      lowStockCounts(db),
-      ledgerState(db),
-      backupScheduleService(db).alerts(new Date()),
+    const [stock, ledger, backups] = await allQueries(db, [
+      () => lowStockCounts(db),
+      () => ledgerState(db),
+      () => backupScheduleService(db).alerts(new Date()),
     ]);
     const alerts: SystemAlert[] = [];
     const { low, out } = stock;
