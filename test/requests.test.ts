@@ -18,6 +18,8 @@ let asStaff: supertest.Agent;
 let asStaff2: supertest.Agent;
 let asAdmin: supertest.Agent;
 let asManager: supertest.Agent;
+let admin: UserRow;
+let manager: UserRow;
 let webhookId: string;
 
 const REQUEST_EVENTS = [
@@ -35,14 +37,16 @@ beforeAll(async () => {
   requester = await buildUser(t.db, { role: 'requester', firstName: 'Rita', lastName: 'Researcher' });
   other = await buildUser(t.db, { role: 'requester' });
   approver = await buildUser(t.db, { role: 'requester', email: `pi-${Date.now()}@example.ac.uk` });
+  admin = await buildUser(t.db, { role: 'admin' });
+  manager = await buildUser(t.db, { role: 'manager' });
   [asRequester, asOther, asApprover, asStaff, asStaff2, asAdmin, asManager] = await Promise.all([
     t.loginAs(requester),
     t.loginAs(other),
     t.loginAs(approver),
     t.loginAs(await buildUser(t.db, { role: 'user' })),
     t.loginAs(await buildUser(t.db, { role: 'user' })),
-    t.loginAs(await buildUser(t.db, { role: 'admin' })),
-    t.loginAs(await buildUser(t.db, { role: 'manager' })),
+    t.loginAs(admin),
+    t.loginAs(manager),
   ]);
   // an outbound webhook subscribed to every request event: publishEvent queues one delivery each
   [{ id: webhookId }] = await t
@@ -73,14 +77,22 @@ async function eventsOf(reference: string): Promise<string[]> {
     .reverse();
 }
 
-/** The emails queued about the request with this id: [template, address], oldest first. */
-async function emailsOf(requestId: number): Promise<[string, string][]> {
+/** The stores' request inbox emails (request-to-fulfil): the others of this file's tests leave them out. */
+const TO_FULFIL = 'request-to-fulfil';
+
+/** The emails queued about the request with this id: [template, address], oldest first; the stores' inbox's only when asked. */
+async function emailsOf(requestId: number, { toStores = false } = {}): Promise<[string, string][]> {
   const messages = await outboxMessages(t.db, { channel: 'email' }, { limit: 1000, offset: 0 });
   return messages
     .filter((m) => (m.payload as { data: { requestId: number } }).data.requestId === requestId)
+    .filter((m) => toStores === (m.kind === TO_FULFIL))
     .map((m): [string, string] => [m.kind, m.destination])
     .reverse();
 }
+
+/** The addresses the stores' request inbox email about the request went to, sorted. */
+const inboxOf = async (requestId: number) =>
+  (await emailsOf(requestId, { toStores: true })).map(([, address]) => address).sort();
 
 function submit(agent: supertest.Agent, chargeCode: string, items: { itemId: number; quantity: number | string }[]) {
   return agent.post('/api/requests').send({ chargeCode, items });
@@ -355,9 +367,14 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
     expect(res.body.items.map((i: { short: boolean }) => i.short)).toEqual([true, true]);
     const ready = await asStaff.post(`/api/requests/${res.body.id}/fulfil`).send({}).expect(200);
     expect(ready.body.shortfall).toEqual([
-      { itemId: few.id, itemName: expect.any(String), requested: '5.00', fulfilled: '3.00' },
-      { itemId: none.id, itemName: expect.any(String), requested: '2.00', fulfilled: '0.00' },
+      { itemId: few.id, itemName: expect.any(String), requested: '5.00', fulfilled: '3.00', reason: 'stock' },
+      { itemId: none.id, itemName: expect.any(String), requested: '2.00', fulfilled: '0.00', reason: 'stock' },
     ]);
+    expect(ready.body.items.map((i: { short: boolean; shortReason: string }) => [i.short, i.shortReason])).toEqual([
+      [true, 'stock'],
+      [true, 'stock'],
+    ]);
+    expect(ready.body.chargedTotal).toBe('3.00');
     expect(await stockOf(t.db, few.id)).toBe('0.00');
     expect(await stockOf(t.db, none.id)).toBe('0.00');
     const sale = await asStaff.get(`/api/sales/${ready.body.saleId}`).expect(200);

@@ -4,6 +4,7 @@ import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import { formatMoney } from '../../lib/format';
 import { D } from '../../lib/money';
 import { hasRole, isStaff } from '../../auth/guards';
 import type { Actor } from '../audit/audit.actor';
@@ -28,6 +29,7 @@ import type {
   FulfilBody,
   RequestQuery,
   RequestStatus,
+  ShortReason,
 } from './requests.schemas';
 import type { RequestRecord, RequestRow, RequestLineRow, RequestHistoryRow } from './requests.records';
 
@@ -144,6 +146,7 @@ const audited = (row: RequestRow) => ({
   status: row.status,
   chargeCode: row.charge_code,
   totalAmount: row.total_amount,
+  chargedTotal: row.charged_total,
   saleId: row.sale_id,
 });
 
@@ -257,7 +260,7 @@ export function requestsService(db: Db) {
         );
         await addHistory(trx, row.id, 'submitted', who.user.id);
         let record = await loadOne(trx, row.id);
-        await announce(trx, record, { by: who.user });
+        await announce(trx, record, { by: who.user, awaitsApproval: needsApproval });
         if (needsApproval) {
           await trx('stock_requests')
             .where({ id: row.id })
@@ -267,7 +270,7 @@ export function requestsService(db: Db) {
             row.id,
             'awaiting_approval',
             null,
-            `Total ${row.total_amount} is over the code's approval threshold ${threshold}`,
+            `Total ${formatMoney(row.total_amount)} is over the code's approval threshold ${formatMoney(threshold)}`,
           );
           record = await loadOne(trx, row.id);
           await announce(trx, record, { by: who.user });
@@ -394,11 +397,12 @@ export function requestsService(db: Db) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
             await trx('stock_request_items')
               .where({ id: line.id })
-              .update({ fulfilled_quantity: taken.toFixed(2) });
+              .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, wanted, taken) });
           }
           return {
             sale_id: sale.sale.id,
             sale_number: sale.sale.sale_id,
+            charged_total: sale.sale.total_amount,
             fulfilled_by: who.user.id,
             fulfilled_at: new Date(),
           };
@@ -432,6 +436,22 @@ export function requestsService(db: Db) {
 }
 
 export type RequestsService = ReturnType<typeof requestsService>;
+
+/**
+ * Why fulfilment handed out less of a line than requested (null when it did not): 'staff' when the
+ * stores asked for less (lowered it, or left it out) and got all they asked; 'stock' when the stock
+ * gave less than they asked (or the item is gone).
+ */
+function shortReason(
+  line: RequestLineRow,
+  wanted: { itemId: number; quantity: string }[],
+  taken: D,
+): ShortReason | null {
+  if (taken.gte(line.quantity)) return null;
+  if (line.item_id === null) return 'stock';
+  const asked = wanted.find((w) => w.itemId === line.item_id)?.quantity ?? 0;
+  return taken.lt(asked) ? 'stock' : 'staff';
+}
 
 /** The quantities fulfilment hands out: the body's, each at most what its line asked (400 otherwise), or the request's own. */
 function fulfilmentOf(record: RequestRecord, body: FulfilBody): { itemId: number; quantity: string }[] {
