@@ -566,24 +566,32 @@ describe('a part-fulfilled request (issue 39)', () => {
     expect(readyEmail.text).toContain(`Charged to ${ready.body.chargeCode}: £67.56 (sale ${ready.body.saleNumber}).`);
   });
 
-  it('200 a line lowered to more than the stock holds is short for stock; one left out is short for staff', async () => {
+  it('200 short for stock whenever the stores held fewer than requested, even lowered to what they held; for staff when one with enough is left out', async () => {
     const code = await codeFor();
     const scarce = await buildStockedItem(t.db, 2, { price: '1.00', vatRate: '0' });
+    const fewer = await buildStockedItem(t.db, 1, { price: '1.00', vatRate: '0' });
     const plenty = await buildStockedItem(t.db, 10, { price: '1.00', vatRate: '0' });
     const res = await submit(asRequester, code.code, [
       { itemId: scarce.id, quantity: 5 },
+      { itemId: fewer.id, quantity: 2 },
       { itemId: plenty.id, quantity: 3 },
     ]).expect(201);
-    expect(res.body.items.map((i: { shortReason: string | null }) => i.shortReason)).toEqual(['stock', null]);
+    expect(res.body.items.map((i: { shortReason: string | null }) => i.shortReason)).toEqual(['stock', 'stock', null]);
     const ready = await asStaff
       .post(`/api/requests/${res.body.id}/fulfil`)
-      .send({ items: [{ itemId: scarce.id, quantity: 4 }] })
+      .send({
+        items: [
+          { itemId: scarce.id, quantity: 4 },
+          { itemId: fewer.id, quantity: 1 },
+        ],
+      })
       .expect(200);
     expect(ready.body.shortfall.map((l: { fulfilled: string; reason: string }) => [l.fulfilled, l.reason])).toEqual([
       ['2.00', 'stock'],
+      ['1.00', 'stock'],
       ['0.00', 'staff'],
     ]);
-    expect(ready.body).toMatchObject({ totalAmount: '8.00', chargedTotal: '2.00' });
+    expect(ready.body).toMatchObject({ totalAmount: '10.00', chargedTotal: '3.00' });
     const [shortfall] = await outboxMessages(t.db, { kind: 'request-shortfall', destination: requester.email });
     const text = (await renderEmail(shortfall.payload as Parameters<typeof renderEmail>[0], 'https://s.example')).text;
     expect(text).toContain('(stock ran short)');

@@ -21,11 +21,11 @@ export const RequestStatus = z.enum(REQUEST_STATUSES).openapi({
 });
 export type RequestStatus = z.infer<typeof RequestStatus>;
 
-/** Why a line was handed out short: the stores had fewer (stock), or the stores lowered its quantity at fulfilment (staff). */
+/** Why a line was handed out short: the stores held fewer than requested (stock), or held enough and handed out fewer (staff). */
 export const SHORT_REASONS = ['stock', 'staff'] as const;
 export const ShortReason = z.enum(SHORT_REASONS).openapi({
   description:
-    'stock: the stores held fewer than asked (at submission, or at fulfilment); staff: the stores lowered the quantity at fulfilment',
+    'stock: the stores held fewer than requested (at submission, or at fulfilment); staff: they held enough but handed out fewer (the quantity lowered, or the line left out, at fulfilment)',
 });
 export type ShortReason = z.infer<typeof ShortReason>;
 

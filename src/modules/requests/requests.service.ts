@@ -19,6 +19,7 @@ import {
   salesService,
   type SaleRecord,
 } from '../sales/sales.service';
+import { findItemsForLines } from '../items/items.queries';
 import { joinUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
@@ -393,11 +394,18 @@ export function requestsService(db: Db) {
             customerNotes: `Request ${record.request.reference}`,
             requesterEmail: record.requester.email,
           });
+          // what each item held before the sale: what it holds now (the sale locked those it sold from) and what it gave
+          const after = await findItemsForLines(
+            trx,
+            record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])),
+          );
           for (const line of record.lines) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
+            const item = line.item_id === null ? undefined : after.get(line.item_id);
+            const held = item?.isActive ? taken.plus(item.currentStock) : new D(0);
             await trx('stock_request_items')
               .where({ id: line.id })
-              .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, wanted, taken) });
+              .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });
           }
           return {
             sale_id: sale.sale.id,
@@ -438,19 +446,14 @@ export function requestsService(db: Db) {
 export type RequestsService = ReturnType<typeof requestsService>;
 
 /**
- * Why fulfilment handed out less of a line than requested (null when it did not): 'staff' when the
- * stores asked for less (lowered it, or left it out) and got all they asked; 'stock' when the stock
- * gave less than they asked (or the item is gone).
+ * Why fulfilment handed out less of a line than requested (null when it did not): 'stock' when the
+ * stores held less than was requested (the item out of stock, gone or no longer active), whatever
+ * quantity they then asked for; 'staff' when they held enough and handed out less (lowered it, or
+ * left it out).
  */
-function shortReason(
-  line: RequestLineRow,
-  wanted: { itemId: number; quantity: string }[],
-  taken: D,
-): ShortReason | null {
+function shortReason(line: RequestLineRow, taken: D, held: D): ShortReason | null {
   if (taken.gte(line.quantity)) return null;
-  if (line.item_id === null) return 'stock';
-  const asked = wanted.find((w) => w.itemId === line.item_id)?.quantity ?? 0;
-  return taken.lt(asked) ? 'stock' : 'staff';
+  return held.lt(line.quantity) ? 'stock' : 'staff';
 }
 
 /** The quantities fulfilment hands out: the body's, each at most what its line asked (400 otherwise), or the request's own. */
