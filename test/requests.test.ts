@@ -19,8 +19,6 @@ let asStaff: supertest.Agent;
 let asStaff2: supertest.Agent;
 let asAdmin: supertest.Agent;
 let asManager: supertest.Agent;
-let admin: UserRow;
-let manager: UserRow;
 let webhookId: string;
 
 const REQUEST_EVENTS = [
@@ -38,16 +36,14 @@ beforeAll(async () => {
   requester = await buildUser(t.db, { role: 'requester', firstName: 'Rita', lastName: 'Researcher' });
   other = await buildUser(t.db, { role: 'requester' });
   approver = await buildUser(t.db, { role: 'requester', email: `pi-${Date.now()}@example.ac.uk` });
-  admin = await buildUser(t.db, { role: 'admin' });
-  manager = await buildUser(t.db, { role: 'manager' });
   [asRequester, asOther, asApprover, asStaff, asStaff2, asAdmin, asManager] = await Promise.all([
     t.loginAs(requester),
     t.loginAs(other),
     t.loginAs(approver),
     t.loginAs(await buildUser(t.db, { role: 'user' })),
     t.loginAs(await buildUser(t.db, { role: 'user' })),
-    t.loginAs(admin),
-    t.loginAs(manager),
+    t.loginAs(await buildUser(t.db, { role: 'admin' })),
+    t.loginAs(await buildUser(t.db, { role: 'manager' })),
   ]);
   // an outbound webhook subscribed to every request event: publishEvent queues one delivery each
   [{ id: webhookId }] = await t
@@ -78,22 +74,15 @@ async function eventsOf(reference: string): Promise<string[]> {
     .reverse();
 }
 
-/** The stores' request inbox emails (request-to-fulfil): the others of this file's tests leave them out. */
-const TO_FULFIL = 'request-to-fulfil';
-
-/** The emails queued about the request with this id: [template, address], oldest first; the stores' inbox's only when asked. */
-async function emailsOf(requestId: number, { toStores = false } = {}): Promise<[string, string][]> {
+/** The emails queued about the request with this id: [template, address], oldest first; the stores' request inbox's (request-to-fulfil, test/requests-inbox.test.ts) left out. */
+async function emailsOf(requestId: number): Promise<[string, string][]> {
   const messages = await outboxMessages(t.db, { channel: 'email' }, { limit: 1000, offset: 0 });
   return messages
     .filter((m) => (m.payload as { data: { requestId: number } }).data.requestId === requestId)
-    .filter((m) => toStores === (m.kind === TO_FULFIL))
+    .filter((m) => m.kind !== 'request-to-fulfil')
     .map((m): [string, string] => [m.kind, m.destination])
     .reverse();
 }
-
-/** The addresses the stores' request inbox email about the request went to, sorted. */
-const inboxOf = async (requestId: number) =>
-  (await emailsOf(requestId, { toStores: true })).map(([, address]) => address).sort();
 
 /** A page's text as a reader sees it: tags and entities out, whitespace collapsed. */
 const textOf = (html: string) =>
