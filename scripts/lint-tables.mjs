@@ -50,6 +50,7 @@ const OWNERS = {
   'src/modules/mcp-runs/': ['mcp_test_runs'],
   'src/modules/stocktakes/': ['stocktakes', 'stocktake_lines', 'stocktake_counts'],
   'src/modules/requests/': ['stock_requests', 'stock_request_items', 'stock_request_history'],
+  'src/modules/catalogue/': ['request_baskets'],
   'src/modules/outbox/': ['outbox_messages'],
   'src/modules/outbound-webhooks/': ['outbound_webhooks'],
   'src/modules/emails/': ['email_preferences', 'email_runs'],

@@ -5,6 +5,7 @@ import { buildCategory, buildUser } from './helpers/factories';
 import { buildChargeCode, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-factories';
 import { outboxMessages } from '../src/modules/outbox/outbox.queries';
+import { renderEmail } from '../src/modules/emails/emails.render';
 import type { UserRow } from '../src/modules/users/users.service';
 
 let t: TestApp;
@@ -73,14 +74,23 @@ async function eventsOf(reference: string): Promise<string[]> {
     .reverse();
 }
 
-/** The emails queued about the request with this id: [template, address], oldest first. */
+/** The emails queued about the request with this id: [template, address], oldest first; the stores' request inbox's (request-to-fulfil, test/requests-inbox.test.ts) left out. */
 async function emailsOf(requestId: number): Promise<[string, string][]> {
   const messages = await outboxMessages(t.db, { channel: 'email' }, { limit: 1000, offset: 0 });
   return messages
     .filter((m) => (m.payload as { data: { requestId: number } }).data.requestId === requestId)
+    .filter((m) => m.kind !== 'request-to-fulfil')
     .map((m): [string, string] => [m.kind, m.destination])
     .reverse();
 }
+
+/** A page's text as a reader sees it: tags and entities out, whitespace collapsed. */
+const textOf = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 
 function submit(agent: supertest.Agent, chargeCode: string, items: { itemId: number; quantity: number | string }[]) {
   return agent.post('/api/requests').send({ chargeCode, items });
@@ -215,6 +225,8 @@ describe('approval', () => {
     const res = await submit(asRequester, code.code, [{ itemId: item.id, quantity: 2 }]).expect(201);
     expect(res.body.status).toBe('awaiting_approval');
     expect(res.body.history.map((h: { status: string }) => h.status)).toEqual(['submitted', 'awaiting_approval']);
+    // money in the history carries its currency sign (issue 39)
+    expect(res.body.history[1].comment).toBe("Total £60.00 is over the code's approval threshold £50.00");
     expect(await eventsOf(res.body.reference)).toEqual(['request.submitted', 'request.awaiting_approval']);
     expect(await emailsOf(res.body.id)).toEqual([['request-approval-needed', approver.email]]);
     const [email] = await outboxMessages(t.db, { kind: 'request-approval-needed', destination: approver.email });
@@ -355,9 +367,14 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
     expect(res.body.items.map((i: { short: boolean }) => i.short)).toEqual([true, true]);
     const ready = await asStaff.post(`/api/requests/${res.body.id}/fulfil`).send({}).expect(200);
     expect(ready.body.shortfall).toEqual([
-      { itemId: few.id, itemName: expect.any(String), requested: '5.00', fulfilled: '3.00' },
-      { itemId: none.id, itemName: expect.any(String), requested: '2.00', fulfilled: '0.00' },
+      { itemId: few.id, itemName: expect.any(String), requested: '5.00', fulfilled: '3.00', reason: 'stock' },
+      { itemId: none.id, itemName: expect.any(String), requested: '2.00', fulfilled: '0.00', reason: 'stock' },
     ]);
+    expect(ready.body.items.map((i: { short: boolean; shortReason: string }) => [i.short, i.shortReason])).toEqual([
+      [true, 'stock'],
+      [true, 'stock'],
+    ]);
+    expect(ready.body.chargedTotal).toBe('3.00');
     expect(await stockOf(t.db, few.id)).toBe('0.00');
     expect(await stockOf(t.db, none.id)).toBe('0.00');
     const sale = await asStaff.get(`/api/sales/${ready.body.saleId}`).expect(200);
@@ -454,6 +471,148 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
     const sales = await t.db('sales').where({ customer_notes: `Request ${res.body.reference}` });
     expect(sales).toHaveLength(1);
     expect(await stockOf(t.db, item.id)).toBe('7.00');
+  });
+});
+
+describe('a part-fulfilled request (issue 39)', () => {
+  /** The issue's repro: 1 x CHM-ETH-25 (£50.40 with VAT) and 2 x CHM-ACE-1 (£17.16 each, 7 in stock), £84.72 in all. */
+  async function repro() {
+    const code = await codeFor();
+    const suffix = Math.random().toString(36).slice(2, 7).toUpperCase();
+    const ethanol = await buildStockedItem(t.db, 5, {
+      name: 'Ethanol 2.5 l',
+      sku: `CHM-ETH-25-${suffix}`,
+      price: '42.00',
+      vatRate: '0.2',
+    });
+    const acetone = await buildStockedItem(t.db, 7, {
+      name: 'Acetone 1 l',
+      sku: `CHM-ACE-1-${suffix}`,
+      price: '14.30',
+      vatRate: '0.2',
+    });
+    const res = await submit(asRequester, code.code, [
+      { itemId: ethanol.id, quantity: 1 },
+      { itemId: acetone.id, quantity: 2 },
+    ]).expect(201);
+    expect(res.body).toMatchObject({ totalAmount: '84.72', chargedTotal: null });
+    return { code, ethanol, acetone, request: res.body as { id: number; reference: string } };
+  }
+
+  it('200 Acetone lowered to 1: chargedTotal is the sale’s £67.56 beside the £84.72 asked; the line short for staff; the emails say so', async () => {
+    const { ethanol, acetone, request } = await repro();
+    const ready = await asStaff
+      .post(`/api/requests/${request.id}/fulfil`)
+      .send({
+        items: [
+          { itemId: ethanol.id, quantity: 1 },
+          { itemId: acetone.id, quantity: 1 },
+        ],
+      })
+      .expect(200);
+    const sale = await asStaff.get(`/api/sales/${ready.body.saleId}`).expect(200);
+    expect(sale.body.totalAmount).toBe('67.56');
+    for (const body of [ready.body, (await asRequester.get(`/api/requests/${request.id}`).expect(200)).body]) {
+      expect(body).toMatchObject({ totalAmount: '84.72', chargedTotal: '67.56' });
+      expect(body.items.map((i: { short: boolean; shortReason: string | null }) => [i.short, i.shortReason])).toEqual([
+        [false, null],
+        [true, 'staff'],
+      ]);
+      expect(body.shortfall).toEqual([
+        { itemId: acetone.id, itemName: 'Acetone 1 l', requested: '2.00', fulfilled: '1.00', reason: 'staff' },
+      ]);
+    }
+    // the requester's list carries both totals too
+    const mine = await asRequester.get('/api/requests?mine=true&status=ready').expect(200);
+    expect(mine.body.requests.find((r: { id: number }) => r.id === request.id)).toMatchObject({
+      totalAmount: '84.72',
+      chargedTotal: '67.56',
+    });
+
+    // the state afterwards: the line records why, the request what was charged
+    expect(await t.db('stock_request_items').where({ request_id: request.id }).orderBy('position')).toEqual([
+      expect.objectContaining({ fulfilled_quantity: '1.00', short_reason: null }),
+      expect.objectContaining({ fulfilled_quantity: '1.00', short_reason: 'staff' }),
+    ]);
+    expect(await t.db('stock_requests').where({ id: request.id }).first()).toMatchObject({ charged_total: '67.56' });
+
+    // the emails say the stores lowered the quantity (7 were in stock), and what was charged
+    const [shortfall] = await outboxMessages(t.db, { kind: 'request-shortfall', destination: requester.email });
+    const shortfallEmail = await renderEmail(
+      shortfall.payload as Parameters<typeof renderEmail>[0],
+      'https://stores.example.ac.uk',
+    );
+    expect(shortfallEmail.text).toContain('- Acetone 1 l: 1 of 2 (the stores lowered the quantity)');
+    expect(shortfallEmail.text).not.toContain('stock ran short');
+    expect(shortfallEmail.text).toContain(
+      `£67.56 was charged to ${ready.body.chargeCode} rather than the £84.72 asked`,
+    );
+    const [readyMessage] = await outboxMessages(t.db, { kind: 'request-ready', destination: requester.email });
+    const readyEmail = await renderEmail(
+      readyMessage.payload as Parameters<typeof renderEmail>[0],
+      'https://stores.example.ac.uk',
+    );
+    expect(readyEmail.text).toContain(`Charged to ${ready.body.chargeCode}: £67.56 (sale ${ready.body.saleNumber}).`);
+  });
+
+  it('200 short for stock whenever the stores held fewer than requested, even lowered to what they held; for staff when one with enough is left out', async () => {
+    const code = await codeFor();
+    const scarce = await buildStockedItem(t.db, 2, { price: '1.00', vatRate: '0' });
+    const fewer = await buildStockedItem(t.db, 1, { price: '1.00', vatRate: '0' });
+    const plenty = await buildStockedItem(t.db, 10, { price: '1.00', vatRate: '0' });
+    const res = await submit(asRequester, code.code, [
+      { itemId: scarce.id, quantity: 5 },
+      { itemId: fewer.id, quantity: 2 },
+      { itemId: plenty.id, quantity: 3 },
+    ]).expect(201);
+    expect(res.body.items.map((i: { shortReason: string | null }) => i.shortReason)).toEqual(['stock', 'stock', null]);
+    const ready = await asStaff
+      .post(`/api/requests/${res.body.id}/fulfil`)
+      .send({
+        items: [
+          { itemId: scarce.id, quantity: 4 },
+          { itemId: fewer.id, quantity: 1 },
+        ],
+      })
+      .expect(200);
+    expect(ready.body.shortfall.map((l: { fulfilled: string; reason: string }) => [l.fulfilled, l.reason])).toEqual([
+      ['2.00', 'stock'],
+      ['1.00', 'stock'],
+      ['0.00', 'staff'],
+    ]);
+    expect(ready.body).toMatchObject({ totalAmount: '10.00', chargedTotal: '3.00' });
+    const [shortfall] = await outboxMessages(t.db, { kind: 'request-shortfall', destination: requester.email });
+    const text = (await renderEmail(shortfall.payload as Parameters<typeof renderEmail>[0], 'https://s.example')).text;
+    expect(text).toContain('(stock ran short)');
+    expect(text).toContain('(the stores lowered the quantity)');
+  });
+
+  it('200 the pages show what was charged beside what was asked: the request, the requester’s list, the staff queue', async () => {
+    const { ethanol, acetone, request } = await repro();
+    const show = await asRequester.get(`/requests/${request.id}`).expect(200);
+    expect(show.text).not.toContain('£67.56');
+    await asStaff
+      .post(`/api/requests/${request.id}/fulfil`)
+      .send({
+        items: [
+          { itemId: ethanol.id, quantity: 1 },
+          { itemId: acetone.id, quantity: 1 },
+        ],
+      })
+      .expect(200);
+    const page = await asRequester.get(`/requests/${request.id}`).expect(200);
+    expect(textOf(page.text)).toMatch(/Total asked £84\.72/);
+    expect(textOf(page.text)).toMatch(/Charged \(sale SALE-[\d-]+\) £67\.56/);
+    expect(textOf(page.text)).toContain('Acetone 1 l: 1 of 2 (the stores lowered the quantity)');
+    expect(page.text).not.toContain('The stores had less than was asked for');
+    const row = (html: string) =>
+      textOf(
+        new RegExp(`<tr>\\s*<td data-label="Request"><a href="/requests/${request.id}">[\\s\\S]*?</tr>`).exec(
+          html,
+        )?.[0] ?? '',
+      );
+    expect(row((await asRequester.get('/requests').expect(200)).text)).toMatch(/£84\.72\s+£67\.56/);
+    expect(row((await asStaff.get('/requests?status=ready').expect(200)).text)).toMatch(/£84\.72\s+£67\.56/);
   });
 });
 

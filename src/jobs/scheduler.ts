@@ -6,6 +6,7 @@ import { failedSignIns } from '../auth/failed-sign-ins';
 import { pruneExpiredRateLimits } from '../auth/rate-limits';
 import { pruneExpiredSessions } from '../auth/sessions.queries';
 import { checkLedger } from '../modules/system-alerts/system-alerts.service';
+import { pruneExpiredBaskets } from '../modules/catalogue/baskets.service';
 import { runExclusively } from './advisory-lock';
 import { sendLowStockDigest } from '../modules/notifications/notifications.digest';
 
@@ -46,6 +47,9 @@ export const JOBS: Job[] = [
   }),
   oneTransactionJob('prune-old-failed-sign-ins', '7 * * * *', async (trx) => {
     await failedSignIns(trx).prune();
+  }),
+  oneTransactionJob('prune-expired-baskets', '37 * * * *', async (trx) => {
+    await pruneExpiredBaskets(trx);
   }),
   oneTransactionJob(
     LEDGER_CHECK_JOB,

@@ -11,6 +11,7 @@ import { itemsService } from '../modules/items/items.service';
 import { chargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { validateChargeCode } from '../modules/chargecodes/chargecodes.validation';
 import { catalogueService } from '../modules/catalogue/catalogue.service';
+import { basketsService, type RequestBasket } from '../modules/catalogue/baskets.service';
 import { presentCatalogueChargeCode, presentCatalogueItem } from '../modules/catalogue/catalogue.present';
 import { CatalogueQuery } from '../modules/catalogue/catalogue.schemas';
 import { CreateRequest } from '../modules/requests/requests.schemas';
@@ -21,31 +22,6 @@ import { requirePage, safeNext } from './page-guards';
 import { wantsPartial } from './page-render';
 import { ASSETS, myRequests, REQUEST_VIEW_HELPERS } from './requests.pages';
 
-/** A line of the request basket: what the catalogue showed when it was added (the request prices it again when made). */
-type BasketLine = {
-  itemId: number;
-  name: string;
-  sku: string;
-  price: string;
-  categoryId: number | null;
-  /** a decimal string, as the API takes it */
-  quantity: string;
-};
-
-/**
- * The request being put together: kept in the session, so it survives navigation and a second tab
- * sees it. Each change reads and writes the whole basket, so the page sends its changes one at a
- * time (hx-sync queue on .catalogue-layout).
- */
-export type RequestBasket = { lines: BasketLine[]; chargeCode: string; notes: string; neededBy: string };
-
-declare module 'express-session' {
-  interface SessionData {
-    /** the catalogue's request basket (src/pages/catalogue.pages.ts), until submitted */
-    requestBasket?: RequestBasket;
-  }
-}
-
 /** Items on a page of the catalogue. */
 const CATALOGUE_PAGE_SIZE = 24;
 /** The most lines a basket holds (a request of more is a purchase order). */
@@ -55,9 +31,6 @@ const RECENT_REQUESTS = 5;
 export const AVAILABILITY = { in_stock: 'In stock', low: 'Low', out: 'Out of stock' } as const;
 /** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
-
-const emptyBasket = (): RequestBasket => ({ lines: [], chargeCode: '', notes: '', neededBy: '' });
-const basketOf = (req: Request): RequestBasket => req.session.requestBasket ?? emptyBasket();
 
 type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
 type BasketForm = { message: string | null; errors: FieldErrors; chargeCode?: ChargeCodeField };
@@ -92,6 +65,7 @@ function basketView(basket: RequestBasket, form: BasketForm = { message: null, e
 export function catalogueViews(db: Db) {
   const catalogue = catalogueService(db);
   const categories = categoriesService(db);
+  const baskets = basketsService(db);
 
   /** The codes the person is an authorised user of (matched by email), for the basket's Charge code. */
   const chargeCodesOf = async (user: Express.User) =>
@@ -124,7 +98,7 @@ export function catalogueViews(db: Db) {
     const query = parse(CatalogueQuery, { limit: String(CATALOGUE_PAGE_SIZE), ...filledIn(rawQuery) });
     const user = currentUser(req);
     const wholePage = !wantsPartial(req);
-    const basket = basketOf(req);
+    const basket = await baskets.get(user.id);
     const [found, categoryRows, chargeCodes, mine] = await Promise.all([
       catalogue.items(query),
       wholePage ? categories.list() : [],
@@ -173,17 +147,22 @@ export function catalogueViews(db: Db) {
   return { chargeCodesOf, checkChargeCode, renderCatalogue };
 }
 
-/** `/catalogue` (everyone signed in) and its request basket, kept in the session. */
+/**
+ * `/catalogue` (everyone signed in) and its request basket, kept per person in the database (it
+ * follows them across devices). Each change locks the basket, and the page still sends its changes
+ * one at a time (hx-sync queue on .catalogue-layout), each answered with the basket as it then is.
+ */
 export function cataloguePages({ db }: Deps): Router {
   const pages = Router();
   const requests = requestsService(db);
   const items = itemsService(db);
+  const baskets = basketsService(db);
   const { chargeCodesOf, checkChargeCode, renderCatalogue } = catalogueViews(db);
 
   /** After a basket change: htmx gets the basket back, a plain form the catalogue page it came from (post/redirect/get). */
   async function basketChanged(req: Request, res: Response, message: string) {
     if (wantsPartial(req)) {
-      const basket = basketOf(req);
+      const basket = await baskets.get(currentUser(req).id);
       return res.render('catalogue/_basket', {
         basket: basketView(basket, {
           message: null,
@@ -214,26 +193,26 @@ export function cataloguePages({ db }: Deps): Router {
   pages.post('/catalogue/basket/add', requirePage('requester'), async (req, res) => {
     const result = await attempt(async () => {
       const { itemId, quantity } = parse(LineRequest, { itemId: req.body.itemId, quantity: req.body.quantity });
-      const basket = basketOf(req);
-      const existing = basket.lines.find((line) => line.itemId === itemId);
-      if (existing) {
-        existing.quantity = new D(existing.quantity).plus(quantity).toString();
-      } else {
-        if (basket.lines.length >= MAX_BASKET_LINES)
-          throw BadRequest(`A request holds at most ${MAX_BASKET_LINES} items: submit this one first`);
-        const item = await items.get(itemId);
-        if (!item.is_active) throw BadRequest(`${item.name} is no longer in the catalogue`);
-        basket.lines.push({
-          itemId,
-          name: item.name,
-          sku: item.sku,
-          price: item.price,
-          categoryId: item.category_id,
-          quantity,
-        });
-      }
-      req.session.requestBasket = basket;
-      return existing ?? basket.lines.at(-1)!;
+      return baskets.change(currentUser(req).id, async (basket) => {
+        const existing = basket.lines.find((line) => line.itemId === itemId);
+        if (existing) {
+          existing.quantity = new D(existing.quantity).plus(quantity).toString();
+        } else {
+          if (basket.lines.length >= MAX_BASKET_LINES)
+            throw BadRequest(`A request holds at most ${MAX_BASKET_LINES} items: submit this one first`);
+          const item = await items.get(itemId);
+          if (!item.is_active) throw BadRequest(`${item.name} is no longer in the catalogue`);
+          basket.lines.push({
+            itemId,
+            name: item.name,
+            sku: item.sku,
+            price: item.price,
+            categoryId: item.category_id,
+            quantity,
+          });
+        }
+        return existing ?? basket.lines.at(-1)!;
+      });
     }, [400, 404, 409, 422]);
     if (!result.ok) return basketRefused(req, res, result);
     await basketChanged(req, res, `${result.value.name} added to your request`);
@@ -242,13 +221,13 @@ export function cataloguePages({ db }: Deps): Router {
   pages.post('/catalogue/basket/lines/:itemId', requirePage('requester'), async (req, res) => {
     const result = await attempt(() => {
       const { itemId } = parse(LineRequest.pick({ itemId: true }), req.params);
-      const basket = basketOf(req);
-      const line = basket.lines.find((l) => l.itemId === itemId);
-      if (!line) return null; // already removed (another tab): nothing to change
-      if (req.body.action === 'remove') basket.lines = basket.lines.filter((l) => l !== line);
-      else line.quantity = parse(LineRequest, { itemId, quantity: req.body.quantity }).quantity;
-      req.session.requestBasket = basket;
-      return line;
+      return baskets.change(currentUser(req).id, (basket) => {
+        const line = basket.lines.find((l) => l.itemId === itemId);
+        if (!line) return null; // already removed (another tab or device): nothing to change
+        if (req.body.action === 'remove') basket.lines = basket.lines.filter((l) => l !== line);
+        else line.quantity = parse(LineRequest, { itemId, quantity: req.body.quantity }).quantity;
+        return line;
+      });
     });
     if (!result.ok) return basketRefused(req, res, result);
     const name = result.value?.name ?? 'The item';
@@ -261,9 +240,10 @@ export function cataloguePages({ db }: Deps): Router {
 
   // The charge code checked as it is chosen (htmx), kept in the basket with the other fields.
   pages.post('/catalogue/basket/charge-code', requirePage('requester'), async (req, res) => {
-    const basket = basketOf(req);
-    basket.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
-    req.session.requestBasket = basket;
+    const basket = await baskets.change(currentUser(req).id, (kept) => {
+      kept.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
+      return kept;
+    });
     const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
     const chargeCodes = await chargeCodesOf(currentUser(req));
     if (wantsPartial(req)) return res.render('catalogue/_charge-code', { field, chargeCodes });
@@ -271,11 +251,12 @@ export function cataloguePages({ db }: Deps): Router {
   });
 
   pages.post('/catalogue/basket/submit', requirePage('requester'), async (req, res) => {
-    const basket = basketOf(req);
-    basket.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
-    basket.notes = textField(req.body.notes).slice(0, 1000);
-    basket.neededBy = textField(req.body.neededBy);
-    req.session.requestBasket = basket;
+    const basket = await baskets.change(currentUser(req).id, (kept) => {
+      kept.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
+      kept.notes = textField(req.body.notes).slice(0, 1000);
+      kept.neededBy = textField(req.body.neededBy);
+      return kept;
+    });
     const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
     const result = await attempt(() => {
       if (basket.lines.length === 0) throw BadRequest('Your request is empty: add items from the catalogue first');
@@ -304,7 +285,7 @@ export function cataloguePages({ db }: Deps): Router {
         result.status,
       );
     }
-    delete req.session.requestBasket;
+    await baskets.clear(currentUser(req).id);
     const { request } = result.value;
     flash(req, `Request ${request.reference} submitted`);
     res.redirect(303, `/requests/${request.id}`);

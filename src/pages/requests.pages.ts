@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
 import { currentUser, isStaff } from '../auth/guards';
 import { parse } from '../http/validate';
-import { presentRequest } from '../modules/requests/requests.present';
+import { presentRequest, SHORT_REASON_TEXT } from '../modules/requests/requests.present';
 import {
   CancelBody,
   CollectBody,
@@ -43,6 +43,8 @@ export const STATUS_LABELS: Record<RequestStatus, string> = {
 const QUEUE_STATES: RequestStatus[] = ['submitted', 'awaiting_approval', 'approved', 'ready'];
 /** What staff pick from: a request to fulfil. */
 const PICKABLE: RequestStatus[] = ['submitted', 'approved'];
+/** The queue's states that are the stores' work (awaiting approval is the approver's). */
+const STORES_WORK: RequestStatus[] = ['submitted', 'approved', 'ready'];
 /** Rows of the queue and of the person's own list. */
 const LIST_LIMIT = 100;
 /** The latest sales charged to the person that the requests page lists. */
@@ -53,12 +55,21 @@ const personName = (person: Person): string =>
   person ? [person.firstName, person.lastName].filter(Boolean).join(' ') || (person.email ?? '') : '';
 
 /** What the request templates use beside the request itself. */
-export const REQUEST_VIEW_HELPERS = { STATUS_LABELS, personName };
+export const REQUEST_VIEW_HELPERS = { STATUS_LABELS, SHORT_REASON_TEXT, personName };
 
 /** The person's own latest requests (the catalogue, a requester's home, the requests page). */
 export async function myRequests(db: Db, user: Express.User, limit: number) {
   const { records } = await requestsService(db).list(user, { mine: true, page: 1, limit });
   return records.map(presentRequest);
+}
+
+/**
+ * The state the queue opens on: the first of the stores' work that has requests waiting (submitted,
+ * approved, ready), else the first state with any (awaiting approval), else submitted.
+ */
+function firstWithWork(counts: Record<string, number>): RequestStatus {
+  const waiting = (states: RequestStatus[]) => states.find((status) => (counts[status] ?? 0) > 0);
+  return waiting(STORES_WORK) ?? waiting(QUEUE_STATES) ?? 'submitted';
 }
 
 type RequestFormName = 'fulfil' | 'approve' | 'collect';
@@ -81,12 +92,13 @@ export function requestsPages({ db }: Deps): Router {
     const user = currentUser(req);
     const staff = isStaff(user);
     const query = parse(RequestQuery, filledIn(req.query as Record<string, unknown>));
-    const state: RequestStatus = query.status && QUEUE_STATES.includes(query.status) ? query.status : 'submitted';
-    const [mine, approvals, queueRows, counts, codes, sales] = await Promise.all([
+    const counts = staff ? await queueCounts(user) : null;
+    const state: RequestStatus =
+      query.status && QUEUE_STATES.includes(query.status) ? query.status : firstWithWork(counts ?? {});
+    const [mine, approvals, queueRows, codes, sales] = await Promise.all([
       myRequests(db, user, LIST_LIMIT),
       requests.list(user, { toApprove: true, page: 1, limit: LIST_LIMIT }),
       staff ? requests.list(user, { status: state, page: 1, limit: LIST_LIMIT }) : null,
-      staff ? queueCounts(user) : null,
       catalogue.chargeCodesOf(user.email),
       requests.salesOf(user, 1, SALES_SHOWN),
     ]);

@@ -80,9 +80,22 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       'each category (or, for a category without buyers, to the managers and admins), each as their switch on My account allows. Not set: 07:00.',
     example: '{"time": "07:30"}',
   },
+  'requests.notifyEmails': {
+    meaning:
+      "The stores' request inbox: who is emailed when a researcher's request is ready to fulfil (submitted under its code's approval threshold, " +
+      'or approved). A person named who turned off the low-stock digest on My account is left out. Not set (or []): the managers and admins ' +
+      'who keep both the order-received email and the low-stock digest on.',
+    example: '{"emails": ["stores@example.ac.uk"]}',
+  },
 };
 
 const DIGEST_TIME_KEY = 'notifications.digestTime';
+const NOTIFY_EMAILS_KEY = 'requests.notifyEmails';
+/** The request inbox's addresses a stored value names (none: the managers). */
+const notifyEmailsOf = (value: Record<string, unknown> | undefined): string[] => {
+  const parsed = KNOWN_SETTINGS[NOTIFY_EMAILS_KEY].safeParse(value);
+  return parsed.success ? parsed.data.emails : [];
+};
 /** The digest time a stored value sets, or the default (07:00, as the digest reads it). */
 const digestTimeOf = (value: Record<string, unknown> | undefined): string => {
   const parsed = KNOWN_SETTINGS[DIGEST_TIME_KEY].safeParse(value);
@@ -222,6 +235,9 @@ export function settingsPages({ db }: Deps): Router {
         digestTime: digestTimeOf(stored.get(DIGEST_TIME_KEY)?.value),
         ...Object.fromEntries(categories.map((c) => [`buyers-${c.id}`, c.buyer_emails.join(', ')])),
       }),
+      requestsForm: formState(returned, 'requests', {
+        notifyEmails: notifyEmailsOf(stored.get(NOTIFY_EMAILS_KEY)?.value).join(', '),
+      }),
       settingForm: formState(returned, 'setting', {
         key: editKey,
         value: editValue ? JSON.stringify(editValue, null, 2) : '',
@@ -314,6 +330,26 @@ export function settingsPages({ db }: Deps): Router {
     }
     flash(req, 'Low-stock digest saved');
     res.redirect(303, '/settings#digest');
+  });
+
+  // The stores' request inbox: a list of addresses (the setting requests.notifyEmails); empty, the managers.
+  pages.post('/settings/requests', requirePage('admin'), async (req, res) => {
+    const typed = textField(req.body.notifyEmails);
+    const result = await attempt(() =>
+      parse(KNOWN_SETTINGS[NOTIFY_EMAILS_KEY], { emails: typed.split(/[\s,;]+/).filter(Boolean) }),
+    );
+    if (!result.ok)
+      return renderSettings(req, res, {
+        form: 'requests',
+        status: 422,
+        message: 'Please correct the fields marked below',
+        errors: { notifyEmails: Object.values(result.errors)[0] ?? result.message },
+        values: { notifyEmails: typed },
+      });
+    if (notifyEmailsOf(await settings.get(NOTIFY_EMAILS_KEY)).join(',') !== result.value.emails.join(','))
+      await settings.put(NOTIFY_EMAILS_KEY, result.value, actorOf(req));
+    flash(req, 'Request inbox saved');
+    res.redirect(303, '/settings#request-inbox');
   });
 
   pages.post('/settings/access', requirePage('admin'), async (req, res) => {

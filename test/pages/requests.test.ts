@@ -143,8 +143,15 @@ describe('the researchers’ door', () => {
     expect(await emailedRequestPath(requester.email, /is ready to collect/)).toBe(requestPath);
     await mine.reload();
     expect(await status(mine)).toContain('Ready to collect');
-    expect(await mine.locator('.request-shortfall').textContent()).toContain(`${gloves.name}: 1 of 2`);
+    // the stores held 1 of the 2 gloves: the page says stock ran short, and what was charged beside what was asked
+    expect(await mine.locator('.request-shortfall').textContent()).toContain(
+      `${gloves.name}: 1 of 2 (stock ran short)`,
+    );
+    expect(await mine.getByRole('row', { name: /^Total asked/ }).textContent()).toContain('£49.20');
+    expect(await mine.getByRole('row', { name: /^Charged/ }).textContent()).toContain('£39.00');
     expect(await mine.getByRole('button', { name: 'Cancel request' }).count()).toBe(0);
+    await expectAccessible(mine);
+    await screenshot(mine, 'request-charged');
 
     // the stores hand it over
     await stores.getByLabel('Collected by').fill('Rosalind Bench');

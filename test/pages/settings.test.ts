@@ -68,6 +68,31 @@ describe('/settings', () => {
     );
   });
 
+  it('303 an admin names the request inbox (issue 39); 422 names a bad address beside the field, keeping what was typed', async () => {
+    b.expectHttpErrors(422);
+    const page = await b.openAs(admin, '/settings');
+    const inbox = page.getByRole('region', { name: 'Request inbox' });
+    await inbox.getByLabel('Request inbox addresses').fill('stores@example.ac.uk, not-an-address');
+    await inbox.getByRole('button', { name: 'Save request inbox' }).click();
+    await inbox.getByRole('alert').waitFor();
+    expect(await inbox.locator('.field-error').innerText()).toContain('must be an email address');
+    expect(await inbox.getByLabel('Request inbox addresses').inputValue()).toBe('stores@example.ac.uk, not-an-address');
+    expect(await settingOf('requests.notifyEmails')).toBeUndefined();
+    await expectAccessible(page);
+
+    await inbox.getByLabel('Request inbox addresses').fill('Stores@example.ac.uk, picking@example.ac.uk');
+    await inbox.getByRole('button', { name: 'Save request inbox' }).click();
+    await flashed(page, 'Request inbox saved');
+    expect(await settingOf('requests.notifyEmails')).toEqual({
+      value: { emails: ['stores@example.ac.uk', 'picking@example.ac.uk'] },
+      updated_by: admin.id,
+    });
+    expect(await page.getByLabel('Request inbox addresses').inputValue()).toBe(
+      'stores@example.ac.uk, picking@example.ac.uk',
+    );
+    await screenshot(page, 'settings-request-inbox');
+  });
+
   it('403 for a manager on the page and on a forged post, and for an admin post without the form token; 422 for a hold role the form does not offer', async () => {
     const manager = await buildUser(b.t.db, { role: 'manager' });
     const agent = await b.t.loginAs(manager);

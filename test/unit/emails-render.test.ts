@@ -15,12 +15,22 @@ const REQUEST = {
   requesterName: 'Dr Ada <Byron>',
   requesterEmail: 'ada@example.ac.uk',
   totalAmount: '120.00',
+  chargedTotal: '96.00',
   neededBy: '2026-12-01',
   notes: 'For the <teaching> lab',
   comment: 'Fine by me & the grant',
   saleNumber: 'SALE-20261127-40',
   items: [{ name: 'Gloves', sku: 'GLV', quantity: '10', fulfilledQuantity: '8', total: '96.00' }],
-  shortfall: [{ itemId: 3, itemName: 'Gloves', requested: '10', fulfilled: '8' }],
+  shortfall: [
+    {
+      itemId: 3,
+      itemName: 'Gloves',
+      requested: '10',
+      fulfilled: '8',
+      reason: 'staff',
+      why: 'the stores lowered the quantity',
+    },
+  ],
 };
 
 /** Data for each template, as the code that queues it writes it. */
@@ -56,9 +66,14 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
     failingSince: '2026-11-26T09:00:00.000Z',
   },
   ...Object.fromEntries(
-    ['request-approval-needed', 'request-approved', 'request-rejected', 'request-ready', 'request-shortfall'].map(
-      (template) => [template, REQUEST],
-    ),
+    [
+      'request-approval-needed',
+      'request-approved',
+      'request-rejected',
+      'request-ready',
+      'request-shortfall',
+      'request-to-fulfil',
+    ].map((template) => [template, REQUEST]),
   ),
 };
 

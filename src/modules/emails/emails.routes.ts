@@ -17,7 +17,8 @@ export function emailsRoutes({ db, docs }: Deps) {
       operationId: 'getEmailPreferences',
       summary: 'Which emails you get',
       description:
-        'Your own switches (My account): the daily low-stock digest (managers and admins), order received (everyone), ' +
+        "Your own switches (My account): the daily low-stock digest (managers and admins; it covers the request inbox's " +
+        '"ready to fulfil" emails too), order received (everyone), ' +
         'backup failed or overdue (admins). Only the switches your role has are present. A sale receipt is not a ' +
         'switch: the counter ticks it per sale (`emailReceipt` on the sale).',
       access: 'auth',

@@ -6,7 +6,9 @@ const Switch = (description: string) => z.boolean({ error: 'must be a boolean' }
 /** A person's email switches (My account): only those their role has appear. */
 export const EmailPreferences = z
   .object({
-    lowStockDigest: Switch('Managers and admins: the daily low-stock digest (on unless switched off).'),
+    lowStockDigest: Switch(
+      "Managers and admins: the daily low-stock digest, and the stores' request inbox emails (a request ready to fulfil) (on unless switched off).",
+    ),
     orderReceived: Switch('Everyone: an email when an order you created is received (on unless switched off).'),
     backupAlerts: Switch('Admins: an email when a scheduled backup fails or is overdue (on unless switched off).'),
   })

@@ -8,12 +8,14 @@ import type { Role } from '../../auth/roles';
 export const EMAIL_SWITCHES = {
   lowStockDigest: {
     label: 'Low-stock digest',
-    hint: 'Once a day, the items that fell to their minimum, when a category you buy for (or, with no buyer named, any) has some.',
+    hint:
+      'Once a day, the items that fell to their minimum, when a category you buy for (or, with no buyer named, any) has some; ' +
+      "and, when you are the stores' request inbox, each request ready to fulfil.",
     describe: 'the low-stock digest',
     column: 'low_stock_digest',
     roles: ['manager', 'admin'],
     onByDefault: ['manager', 'admin'],
-    templates: ['low-stock-digest'],
+    templates: ['low-stock-digest', 'request-to-fulfil'],
   },
   orderReceived: {
     label: 'Order received',

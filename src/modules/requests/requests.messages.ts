@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
+import { namedRecipients, withSwitchOn } from '../emails/emails.service';
 import { queueEmail } from '../outbox/outbox.queries';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
+import { activeUsersWithRoles } from '../users/users.queries';
 import { publishEvent, type WebhookEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { presentRequest, shortfallOf } from './requests.present';
+import { presentRequest, SHORT_REASON_TEXT, shortfallOf } from './requests.present';
 import type { RequestRecord } from './requests.records';
 import type { RequestStatus } from './requests.schemas';
 
@@ -23,7 +27,27 @@ export const REQUEST_EMAILS = {
   rejected: 'request-rejected',
   ready: 'request-ready',
   shortfall: 'request-shortfall',
+  toFulfil: 'request-to-fulfil',
 } as const;
+
+/** The setting naming the stores' request inbox: who is told a request is ready to fulfil. */
+export const NOTIFY_EMAILS_SETTING = 'requests.notifyEmails';
+
+/**
+ * The stores' request inbox (issue 39): the addresses of the setting requests.notifyEmails, or, when
+ * it names none, the managers and admins who keep the order-received email on. Either way the
+ * low-stock digest switch on My account covers it: a person who turned it off is left out.
+ */
+export async function requestInbox(trx: Knex.Transaction): Promise<string[]> {
+  const setting = KNOWN_SETTINGS[NOTIFY_EMAILS_SETTING].safeParse(
+    await settingsService(trx).get(NOTIFY_EMAILS_SETTING),
+  );
+  const named = setting.success ? setting.data.emails : [];
+  if (named.length > 0) return namedRecipients(trx, 'lowStockDigest', named);
+  const managers = await activeUsersWithRoles(trx, ['manager', 'admin']);
+  const keeping = await withSwitchOn(trx, 'lowStockDigest', await withSwitchOn(trx, 'orderReceived', managers));
+  return keeping.map((u) => u.email.toLowerCase());
+}
 
 /**
  * What an email about a request carries: the request's reference, code, lines and totals, the
@@ -41,6 +65,7 @@ function emailData(record: RequestRecord) {
     requesterName: `${record.requester.first_name} ${record.requester.last_name}`.trim(),
     requesterEmail: record.requester.email,
     totalAmount: r.total_amount,
+    chargedTotal: r.charged_total,
     neededBy: r.needed_by,
     notes: r.notes,
     comment: last?.comment ?? null,
@@ -52,7 +77,7 @@ function emailData(record: RequestRecord) {
       fulfilledQuantity: l.fulfilled_quantity,
       total: l.total,
     })),
-    shortfall: shortfallOf(record),
+    shortfall: shortfallOf(record).map((line) => ({ ...line, why: SHORT_REASON_TEXT[line.reason] })),
   };
 }
 
@@ -60,18 +85,32 @@ function emailData(record: RequestRecord) {
  * The messages of the state the request has just entered (record.request.status), written in the
  * change's transaction (issue 33): its request.* event, with the request's API shape, to the
  * outbound webhooks subscribed; the approver is emailed when approval is needed (when the code has
- * one); the requester on approval, rejection, ready, and a shortfall at fulfilment.
+ * one); the requester on approval, rejection, ready, and a shortfall at fulfilment; the stores'
+ * request inbox when the request becomes ready to fulfil (submitted without awaiting approval, or approved).
  */
 export async function announce(
   trx: Knex.Transaction,
   record: RequestRecord,
-  _context: { by: Express.User },
+  context: { by: Express.User; awaitsApproval?: boolean },
 ): Promise<void> {
   const { status, reference } = record.request;
   await publishEvent(trx, REQUEST_EVENTS[status], presentRequest(record));
   const data = emailData(record);
   const requester = record.requester.email;
+  const toStores = async () => {
+    const inbox = await requestInbox(trx);
+    if (inbox.length > 0)
+      await queueEmail(trx, {
+        to: inbox,
+        subject: `Request ${reference} is ready to fulfil`,
+        template: REQUEST_EMAILS.toFulfil,
+        data,
+      });
+  };
   switch (status) {
+    case 'submitted':
+      if (!context.awaitsApproval) await toStores();
+      break;
     case 'awaiting_approval':
       if (record.approverEmail)
         await queueEmail(trx, {
@@ -88,6 +127,7 @@ export async function announce(
         template: REQUEST_EMAILS.approved,
         data,
       });
+      await toStores();
       break;
     case 'rejected':
       await queueEmail(trx, {

@@ -1,4 +1,4 @@
-import type { RequestStatus } from './requests.schemas';
+import type { RequestStatus, ShortReason } from './requests.schemas';
 
 /** The records of the requests module (issue 33), as its service hands them out. */
 
@@ -13,6 +13,8 @@ export type RequestRow = {
   subtotal_amount: string;
   vat_amount: string;
   total_amount: string;
+  /** what the request's sale charged (its total): null until fulfilled */
+  charged_total: string | null;
   sale_id: number | null;
   sale_number: string | null;
   delivered_to: string | null;
@@ -40,6 +42,8 @@ export type RequestLineRow = {
   total: string;
   short_at_submission: boolean;
   fulfilled_quantity: string | null;
+  /** why fulfilment handed out less than the quantity: null when it did not (or before fulfilment) */
+  short_reason: ShortReason | null;
 };
 
 export type RequestHistoryRow = {

@@ -82,7 +82,8 @@ export function requestsRoutes({ db, docs }: Deps) {
         'The charge code is checked as the counter checks it, with the same messages (unknown, expired, not yet valid, on hold, excluded category, ' +
         'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
         'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
-        "Status submitted, or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed). " +
+        "Status submitted (the stores' request inbox, the setting requests.notifyEmails, is emailed that it is ready to fulfil), " +
+        "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed). " +
         'Writes the request.submitted (and request.awaiting_approval) event.',
       access: 'any-signed-in',
       body: CreateRequest,
@@ -116,7 +117,7 @@ export function requestsRoutes({ db, docs }: Deps) {
         description:
           `awaiting_approval -> ${result}, with an optional comment kept in the history. ` +
           "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403. " +
-          `The requester is emailed; writes the request.${result} event.`,
+          `The requester is emailed${result === 'approved' ? " and the stores' request inbox told it is ready to fulfil" : ''}; writes the request.${result} event.`,
         access: 'any-signed-in',
         params: RequestIdParams,
         body: DecisionBody,
@@ -146,8 +147,10 @@ export function requestsRoutes({ db, docs }: Deps) {
         "submitted or approved -> ready. The request is processed as a sale through the counter's own atomic processing (stock out, " +
         "one movement per line, the charge code checked again with the counter's messages, never more than the stock): each line the quantity " +
         "given in items (at most the one requested; omitted: the request's own), less when stock is short; the shortfall is recorded on the " +
-        'request (shortfall, fulfilledQuantity) and emailed to the requester. 409 when nothing at all is in stock. The request gets the sale ' +
-        '(saleId, saleNumber); the requester is emailed; writes the request.ready event. Two people fulfilling at once make one sale: the ' +
+        'request (shortfall, fulfilledQuantity; each short line shortReason stock when the stores held fewer than requested, staff when ' +
+        'they held enough and handed out fewer) and emailed to the requester, saying which. 409 when nothing at all is in stock. The request ' +
+        "gets the sale (saleId, saleNumber) and what it charged (chargedTotal, the sale's total, beside the totalAmount asked); the requester " +
+        'is emailed; writes the request.ready event. Two people fulfilling at once make one sale: the ' +
         'second is 409 (ready).',
       access: 'user',
       params: RequestIdParams,

@@ -21,6 +21,14 @@ export const RequestStatus = z.enum(REQUEST_STATUSES).openapi({
 });
 export type RequestStatus = z.infer<typeof RequestStatus>;
 
+/** Why a line was handed out short: the stores held fewer than requested (stock), or held enough and handed out fewer (staff). */
+export const SHORT_REASONS = ['stock', 'staff'] as const;
+export const ShortReason = z.enum(SHORT_REASONS).openapi({
+  description:
+    'stock: the stores held fewer than requested (at submission, or at fulfilment); staff: they held enough but handed out fewer (the quantity lowered, or the line left out, at fulfilment)',
+});
+export type ShortReason = z.infer<typeof ShortReason>;
+
 export const RequestIdParams = z.object({ id: IntId });
 
 const Comment = z.string().trim().max(2000, { error: 'must be at most 2000 characters' });
@@ -90,7 +98,11 @@ export const RequestLine = z
     unitPrice: z.string(),
     vatRate: z.string(),
     total: z.string().openapi({ description: 'the line total, VAT included' }),
-    short: z.boolean().openapi({ description: 'more was requested than was in stock when the request was submitted' }),
+    short: z.boolean().openapi({
+      description:
+        'fulfilled: less was handed out than requested, for any reason; before fulfilment: more was requested than was in stock at submission',
+    }),
+    shortReason: ShortReason.nullable().openapi({ description: 'why the line is short; null when it is not' }),
     fulfilledQuantity: z
       .string()
       .nullable()
@@ -113,6 +125,7 @@ export const RequestShortfall = z
     itemName: z.string(),
     requested: z.string(),
     fulfilled: z.string(),
+    reason: ShortReason,
   })
   .openapi('RequestShortfall');
 
@@ -125,7 +138,12 @@ export const StockRequest = z
     items: z.array(RequestLine),
     subtotalAmount: z.string(),
     vatAmount: z.string(),
-    totalAmount: z.string(),
+    totalAmount: z.string().openapi({ description: 'the total asked (VAT included), as priced at submission' }),
+    chargedTotal: z.string().nullable().openapi({
+      description:
+        "what fulfilment charged: its sale's total (VAT included), less than totalAmount when lines were short; null until fulfilled",
+      example: '67.56',
+    }),
     notes: z.string().nullable(),
     neededBy: z.string().nullable(),
     requestedBy: UserRef,

@@ -4,6 +4,7 @@ import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { allQueries, transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import { formatMoney } from '../../lib/format';
 import { D } from '../../lib/money';
 import { hasRole, isStaff } from '../../auth/guards';
 import type { Actor } from '../audit/audit.actor';
@@ -18,6 +19,7 @@ import {
   salesService,
   type SaleRecord,
 } from '../sales/sales.service';
+import { findItemsForLines } from '../items/items.queries';
 import { joinUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
@@ -28,6 +30,7 @@ import type {
   FulfilBody,
   RequestQuery,
   RequestStatus,
+  ShortReason,
 } from './requests.schemas';
 import type { RequestRecord, RequestRow, RequestLineRow, RequestHistoryRow } from './requests.records';
 
@@ -151,6 +154,7 @@ const audited = (row: RequestRow) => ({
   status: row.status,
   chargeCode: row.charge_code,
   totalAmount: row.total_amount,
+  chargedTotal: row.charged_total,
   saleId: row.sale_id,
 });
 
@@ -264,7 +268,7 @@ export function requestsService(db: Db) {
         );
         await addHistory(trx, row.id, 'submitted', who.user.id);
         let record = await loadOne(trx, row.id);
-        await announce(trx, record, { by: who.user });
+        await announce(trx, record, { by: who.user, awaitsApproval: needsApproval });
         if (needsApproval) {
           await trx('stock_requests')
             .where({ id: row.id })
@@ -274,7 +278,7 @@ export function requestsService(db: Db) {
             row.id,
             'awaiting_approval',
             null,
-            `Total ${row.total_amount} is over the code's approval threshold ${threshold}`,
+            `Total ${formatMoney(row.total_amount)} is over the code's approval threshold ${formatMoney(threshold)}`,
           );
           record = await loadOne(trx, row.id);
           await announce(trx, record, { by: who.user });
@@ -397,15 +401,23 @@ export function requestsService(db: Db) {
             customerNotes: `Request ${record.request.reference}`,
             requesterEmail: record.requester.email,
           });
+          // what each item held before the sale: what it holds now (the sale locked those it sold from) and what it gave
+          const after = await findItemsForLines(
+            trx,
+            record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])),
+          );
           for (const line of record.lines) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
+            const item = line.item_id === null ? undefined : after.get(line.item_id);
+            const held = item?.isActive ? taken.plus(item.currentStock) : new D(0);
             await trx('stock_request_items')
               .where({ id: line.id })
-              .update({ fulfilled_quantity: taken.toFixed(2) });
+              .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });
           }
           return {
             sale_id: sale.sale.id,
             sale_number: sale.sale.sale_id,
+            charged_total: sale.sale.total_amount,
             fulfilled_by: who.user.id,
             fulfilled_at: new Date(),
           };
@@ -439,6 +451,17 @@ export function requestsService(db: Db) {
 }
 
 export type RequestsService = ReturnType<typeof requestsService>;
+
+/**
+ * Why fulfilment handed out less of a line than requested (null when it did not): 'stock' when the
+ * stores held less than was requested (the item out of stock, gone or no longer active), whatever
+ * quantity they then asked for; 'staff' when they held enough and handed out less (lowered it, or
+ * left it out).
+ */
+function shortReason(line: RequestLineRow, taken: D, held: D): ShortReason | null {
+  if (taken.gte(line.quantity)) return null;
+  return held.lt(line.quantity) ? 'stock' : 'staff';
+}
 
 /** The quantities fulfilment hands out: the body's, each at most what its line asked (400 otherwise), or the request's own. */
 function fulfilmentOf(record: RequestRecord, body: FulfilBody): { itemId: number; quantity: string }[] {

@@ -38,6 +38,14 @@ const AccountCode = z
   .min(1, { error: 'must not be empty' })
   .max(40);
 
+/** A list of email addresses in a setting: at most 20, kept lower case and each once. */
+const EmailList = z
+  .array(z.string().trim().toLowerCase().email({ error: 'must be an email address' }).max(254), {
+    error: 'must be a list of email addresses',
+  })
+  .max(20, { error: 'must list at most 20 addresses' })
+  .transform((emails) => [...new Set(emails)]);
+
 /** spec: the interface's access; strict: the actions the interface leaves to any user need a manager (src/auth/access-profile.ts) */
 export const ACCESS_PROFILES = ['spec', 'strict'] as const;
 export type AccessProfile = (typeof ACCESS_PROFILES)[number];
@@ -99,6 +107,8 @@ export const KNOWN_SETTINGS = {
         .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a time HH:MM (00:00 to 23:59)' }),
     })
     .strict(),
+  /** the stores' request inbox: who is emailed when a request is ready to fulfil (unset or []: the managers) */
+  'requests.notifyEmails': z.object({ emails: EmailList }).strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
