@@ -48,6 +48,7 @@ import {
   filledIn,
   flash,
   formState,
+  pageMessage,
   pageUpload,
   repeatedField,
   textField,
@@ -480,7 +481,8 @@ export function ordersPages({ db }: Deps): Router {
     try {
       found = await receipts.openLinesForCode(id, textField(req.query.code));
     } catch (err) {
-      if (err instanceof HttpError && err.status < 500) return res.status(err.status).json({ message: err.message });
+      if (err instanceof HttpError && err.status < 500)
+        return res.status(err.status).json({ message: pageMessage(err) });
       throw err;
     }
     const { code, itemId, lines } = found;

@@ -80,7 +80,7 @@ describe('GET /counter', () => {
     await scan(page, pens.sku);
     await expect.poll(() => page.getByLabel(`Quantity of ${pens.name}`).inputValue()).toBe('2');
     await scan(page, 'NO-SUCH-SKU');
-    await page.getByRole('alert').filter({ hasText: "No item with SKU 'NO-SUCH-SKU'" }).waitFor();
+    await page.getByRole('alert').filter({ hasText: "No item with code 'NO-SUCH-SKU'" }).waitFor();
     expect(await scanBox.inputValue()).toBe('');
     expect(await isFocused(scanBox)).toBe(true);
     expect(await basketRows(page).count()).toBe(2);
@@ -343,7 +343,7 @@ describe('GET /counter', () => {
       const refused = page.waitForResponse((res) => new URL(res.url()).pathname === '/counter/add');
       await page.getByRole('button', { name: 'Add' }).click();
       expect((await refused).status()).toBe(422);
-      await page.getByRole('alert').filter({ hasText: "No item with SKU 'NOPE'" }).waitFor();
+      await page.getByRole('alert').filter({ hasText: "No item with code 'NOPE'" }).waitFor();
 
       await page.getByLabel('Quantity of Glue stick').fill('3');
       await page.getByRole('button', { name: 'Update' }).click();
@@ -585,8 +585,8 @@ describe('GET /counter under a scanner', () => {
     const entries = await scanLog(page).allTextContents();
     expect(entries[0]).toContain(tape.sku);
     expect(entries[0]).toContain('Parcel tape');
-    expect(entries[1]).toMatch(/Refused.*NOPE-0002.*No item with SKU 'NOPE-0002'/s);
-    expect(entries[2]).toMatch(/Refused.*NOPE-0001.*No item with SKU 'NOPE-0001'/s);
+    expect(entries[1]).toMatch(/Refused.*NOPE-0002.*No item with code 'NOPE-0002'/s);
+    expect(entries[2]).toMatch(/Refused.*NOPE-0001.*No item with code 'NOPE-0001'/s);
     expect(await page.getByLabel('Scan or type SKU').inputValue()).toBe('');
     await expectAccessible(page);
     await screenshot(page, 'counter-scan-log');

@@ -51,7 +51,7 @@ describe('/orders/:id: receiving by scan', () => {
     await scanBurst(page, 'RS-BEAKER');
     await announced(page, "'RS-BEAKER' is not on this order");
     await scanBurst(page, 'NO-SUCH-CODE');
-    await announced(page, "No item with barcode 'NO-SUCH-CODE'");
+    await announced(page, "No item with code 'NO-SUCH-CODE'");
     expect(await result(page).getAttribute('class')).toContain('refused');
     expect(await tipsQuantity.inputValue()).toBe('3');
     expect(await glovesQuantity.inputValue()).toBe('1');
@@ -119,7 +119,7 @@ describe('/orders/:id: receiving by scan', () => {
     expect((await lookup('RS-FUNNEL').expect(422)).body).toEqual({
       message: 'Funnel is already received in full on this order',
     });
-    expect((await lookup('NOPE-1').expect(404)).body).toEqual({ message: "No item with barcode 'NOPE-1'" });
+    expect((await lookup('NOPE-1').expect(404)).body).toEqual({ message: "No item with code 'NOPE-1'" });
     expect((await lookup('').expect(400)).body).toEqual({ message: 'Scan or type a code' });
     expect((await lookup().expect(400)).body).toEqual({ message: 'Scan or type a code' });
     await lookup('RS-WASH', clerk).expect(403);

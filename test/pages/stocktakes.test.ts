@@ -78,13 +78,13 @@ describe('GET /stocktakes and the count page', () => {
     expect(await isFocused(scanBox)).toBe(true);
     // newest first; the unknown code announced and nothing counted for it
     expect(await scanEntries(page).allInnerTexts()).toEqual([
-      expect.stringMatching(/Not counted\s+NO-SUCH-CODE\s+No item with barcode 'NO-SUCH-CODE'/),
+      expect.stringMatching(/Not counted\s+NO-SUCH-CODE\s+No item with code 'NO-SUCH-CODE'/),
       expect.stringMatching(/\+1\s+A4 paper ream.*1 counted/s),
       expect.stringMatching(/\+1\s+Ballpoint pens.*3 counted/s),
       expect.stringMatching(/\+1\s+Ballpoint pens.*2 counted/s),
       expect.stringMatching(/\+1\s+Ballpoint pens.*1 counted/s),
     ]);
-    await page.getByRole('alert').filter({ hasText: "No item with barcode 'NO-SUCH-CODE'" }).waitFor();
+    await page.getByRole('alert').filter({ hasText: "No item with code 'NO-SUCH-CODE'" }).waitFor();
     expect(Number((await lineOf(stocktakeId, pens.id)).counted)).toBe(3);
     expect(Number((await lineOf(stocktakeId, paper.id)).counted)).toBe(1);
     await expect.poll(() => page.getByText('2 of 3 lines counted').count()).toBe(1);
@@ -237,7 +237,7 @@ describe('GET /stocktakes and the count page', () => {
     await page.getByLabel('These items').check();
     await page.getByLabel('Items', { exact: true }).fill(`${tape.sku}\nNOT-A-SKU\n`);
     await page.getByRole('button', { name: 'Start stocktake' }).click();
-    await page.getByText("no item has the code 'NOT-A-SKU'").waitFor();
+    await page.getByText("No item with code 'NOT-A-SKU'").waitFor();
     expect(await page.getByLabel('Items', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByLabel('These items').isChecked()).toBe(true);
     await expectAccessible(page);
@@ -295,7 +295,7 @@ describe('GET /stocktakes and the count page', () => {
       );
       await page.getByRole('button', { name: 'Count', exact: true }).click();
       expect((await refused).status()).toBe(422);
-      await page.getByRole('alert').filter({ hasText: "No item with barcode 'NOPE'" }).waitFor();
+      await page.getByRole('alert').filter({ hasText: "No item with code 'NOPE'" }).waitFor();
 
       await page.getByLabel('Quantity of this scan').fill('6');
       await page.getByRole('button', { name: 'Apply' }).click();
