@@ -10,6 +10,7 @@ const PUBLIC_ROLE_FILES = [
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
   'items/items.low-stock.ts', // the one low-stock rule and its query
   'items/items.bulk.ts', // bulk edit and import of items
+  'items/items.unknown-code.ts', // the refusal of a code no item answers to, which the pages word their own way
   'items/items.export.ts', // the items' CSV and XLSX export
   'sales/sales.figures.ts', // the one implementation of the sales figures
   'sales/sales.filters.ts', // the sales filter fragment (salesWhere), built by its owner

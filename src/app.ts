@@ -10,6 +10,7 @@ import { refuseMcpKey, requireStaff } from './auth/guards';
 import { MANAGER_UNDER_STRICT, requireUnderProfile } from './auth/access-profile';
 import { crossSiteGuard, requireJsonBody } from './auth/csrf';
 import { configurePassportSessions, sessionMiddleware } from './auth/session';
+import { passwordChangeGate } from './auth/password-change-gate';
 import { authRoutes } from './auth/auth.routes';
 import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
@@ -178,6 +179,7 @@ export function buildApp(opts: AppOptions): Express {
   });
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
+  app.use(passwordChangeGate);
   app.use('/api', crossSiteGuard(config.publicUrl));
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up

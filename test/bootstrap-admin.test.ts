@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/bootstrap-admin';
 import { verifyPassword } from '../src/auth/passwords';
@@ -24,7 +25,7 @@ function capturingLogger() {
       done();
     },
   });
-  return { logger: createLogger('info', sink), lines };
+  return { logger: createLogger('info', sink), sink, lines };
 }
 
 const config = (env: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', ...env });
@@ -59,6 +60,84 @@ describe('bootstrapAdmin', () => {
     expect(again.lines.join('')).not.toContain(password);
   });
 
+  it('the generated password must be changed at the first sign-in: pages open the change-password page, the API answers 403; the change deletes the file and the log says so, without a password', async () => {
+    const { logger, sink, lines } = capturingLogger();
+    const app = await testApp({ LOG_LEVEL: 'info' }, { logDestination: sink });
+    onTestFinished(() => app.close());
+    await app.db('users').delete();
+    await bootstrapAdmin(app.db, app.config, logger);
+    const file = path.join(app.dataDir, 'initial-admin-password');
+    const generated = /^password: (\S+)$/m.exec(await fs.readFile(file, 'utf8'))![1];
+
+    const agent = supertest.agent(app.app);
+    await agent.post('/api/auth/login').send({ email: 'admin@localhost', password: generated }).expect(200);
+    expect((await agent.get('/api/items').expect(403)).body).toEqual({
+      message: 'Change the generated password first: POST /api/users/reset-password',
+    });
+    expect((await agent.get('/api/auth/user').expect(200)).body).toMatchObject({ email: 'admin@localhost' });
+    for (const page of ['/', '/items', '/users', '/account'])
+      expect((await agent.get(page).expect(303)).headers.location, page).toBe('/account/password');
+    const form = await agent.get('/account/password').expect(200);
+    expect(form.text).toContain('<h1>Change your password</h1>');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1];
+    // a refused change keeps the gate and the file
+    const refused = await agent
+      .post('/account/password')
+      .type('form')
+      .send({ _csrf: csrf, currentPassword: 'not the one', newPassword: 'marble lantern orchard velvet' })
+      .expect(422);
+    expect(refused.text).toContain('Current password is incorrect');
+    await fs.access(file);
+    await agent.get('/items').expect(303);
+
+    const changed = await agent
+      .post('/account/password')
+      .type('form')
+      .send({ _csrf: csrf, currentPassword: generated, newPassword: 'marble lantern orchard velvet' })
+      .expect(303);
+    expect(changed.headers.location).toBe('/');
+    await expect(fs.access(file)).rejects.toThrow();
+    expect(await app.db('users').where({ email: 'admin@localhost' }).first('must_change_password')).toEqual({
+      must_change_password: false,
+    });
+    await agent.get('/api/items').expect(200);
+    await agent.get('/items').expect(200);
+    await agent.get('/account/password').expect(303);
+    const log = lines.join('');
+    expect(log).toContain(`the first admin changed the generated password; deleted ${file}`);
+    expect(log).not.toContain(generated);
+    expect(log).not.toContain('marble lantern orchard velvet');
+  });
+
+  it('the API changes the generated password as well: every other call is 403 until then, and the change deletes the file', async () => {
+    const { logger, sink, lines } = capturingLogger();
+    const app = await testApp({ LOG_LEVEL: 'info' }, { logDestination: sink });
+    onTestFinished(() => app.close());
+    await app.db('users').delete();
+    await bootstrapAdmin(app.db, app.config, logger);
+    const file = path.join(app.dataDir, 'initial-admin-password');
+    const generated = /^password: (\S+)$/m.exec(await fs.readFile(file, 'utf8'))![1];
+    const agent = supertest.agent(app.app);
+    await agent.post('/api/auth/login').send({ email: 'admin@localhost', password: generated }).expect(200);
+    await agent.post('/api/auth/tokens').send({ name: 'script' }).expect(403);
+    await agent
+      .post('/api/users/reset-password')
+      .send({ currentPassword: generated, newPassword: 'copper meadow signal lantern' })
+      .expect(200);
+    await expect(fs.access(file)).rejects.toThrow();
+    await agent.get('/api/items').expect(200);
+    expect(lines.join('')).toContain(`deleted ${file}`);
+    expect(lines.join('')).not.toContain(generated);
+  });
+
+  it('anyone whose password was not generated (an admin included) is never sent to change it', async () => {
+    const user = await buildUser(t.db, { role: 'admin' });
+    const agent = await t.loginAs(user);
+    await agent.get('/api/items').expect(200);
+    await agent.get('/items').expect(200);
+    await agent.get('/account/password').expect(303);
+  });
+
   it('never overwrites an initial-admin-password file: with one left from an earlier install, start-up stops and creates no one', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-bootstrap-'));
     onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }));
@@ -90,7 +169,8 @@ describe('bootstrapAdmin', () => {
     );
     expect(await fs.readdir(dataDir)).toEqual([]);
     const boss = await t.db('users').where({ email: 'boss@example.ac.uk' }).first();
-    expect(boss).toMatchObject({ role: 'admin', is_active: true });
+    // the operator chose this password: no change is asked for
+    expect(boss).toMatchObject({ role: 'admin', is_active: true, must_change_password: false });
     expect(await verifyPassword('a boss password for the stores', boss.password_hash)).toBe(true);
     await t.request
       .post('/api/auth/login')

@@ -203,8 +203,27 @@
     entry.className = refusal ? 'refused' : 'added';
     entry.append(mark, ' ', code, ' ', result);
     list.prepend(entry);
-    while (list.children.length > SCAN_LOG_LENGTH) list.lastElementChild.remove();
+    trimLog(list);
   }
+
+  /** The oldest entries go, but never the last sale's: it stays until the next sale is processed. */
+  function trimLog(list) {
+    const removable = Array.from(list.children).filter((entry) => !entry.classList.contains('last-sale'));
+    while (list.children.length > SCAN_LOG_LENGTH && removable.length > 0) removable.pop().remove();
+  }
+
+  /** A sale just processed joins the log (its number, total and a link to it), from the line its panel holds. */
+  function logSale() {
+    const template = document.getElementById('sale-log-entry');
+    const list = document.getElementById('scan-log-entries');
+    if (!template || !list) return;
+    for (const earlier of list.querySelectorAll('.last-sale')) earlier.classList.remove('last-sale');
+    list.prepend(template.content.cloneNode(true));
+    // logged once, however many times the swap is reported
+    template.remove();
+    trimLog(list);
+  }
+  logSale();
 
   /** What the basket now holds of the scanned SKU (SKUs match whatever their case, as the server's lookup does). */
   function basketLineOf(sku) {
@@ -261,6 +280,7 @@
       return;
     }
     fieldInEdit = null;
+    if (event.detail.target.id === 'counter') logSale();
     const lost = !document.activeElement || document.activeElement === document.body;
     if (lost || event.detail.target.id === 'counter') scanInput()?.focus({ preventScroll: true });
   });

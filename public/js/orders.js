@@ -9,8 +9,9 @@ function revealAddButtons() {
 document.addEventListener('DOMContentLoaded', revealAddButtons);
 document.addEventListener('htmx:afterSwap', revealAddButtons);
 
-// Adding a found item fills the first empty line with its SKU, then moves to its quantity (the
-// unit cost is the supplier's, typed by the person: the item's price is what the stores charge).
+// Adding a found item fills the first empty line with its SKU, name and expected unit cost (the preferred
+// supplier's price, else the last paid: never the item's price, which is what the stores charge), then
+// moves to its quantity.
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-use-sku]') : null;
   if (!button) return;
@@ -22,6 +23,8 @@ document.addEventListener('click', (event) => {
     return;
   }
   row.querySelector('.line-sku').value = button.dataset.useSku;
+  row.querySelector('.line-name').value = button.dataset.useName;
+  row.querySelector('.line-unitCost').value = button.dataset.useCost;
   row.querySelector('.line-quantity').focus();
 });
 

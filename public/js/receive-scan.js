@@ -7,16 +7,34 @@
   const form = document.getElementById('receive-scan-form');
   const input = document.getElementById('receive-scan');
   const result = document.getElementById('receive-scan-result');
-  if (!form || !input || !result) return;
+  const log = document.getElementById('receive-scan-log');
+  if (!form || !input || !result || !log) return;
   form.hidden = false;
+  /** How many scans the log keeps on the page, as the counter's. */
+  const SCAN_LOG_LENGTH = 30;
 
   /** Codes scanned and not yet looked up, oldest first: one lookup at a time keeps their order. */
   const queue = [];
   let working = false;
 
-  function announce(message, refused) {
+  /** The scan's result: said once in the status line, and kept in the log (newest first, a refusal marked) as the counter does. */
+  function announce(code, message, refused) {
     result.textContent = message;
     result.classList.toggle('refused', refused);
+    const entry = document.createElement('li');
+    entry.className = refused ? 'refused' : 'added';
+    const mark = document.createElement('span');
+    mark.className = refused ? 'badge danger' : 'badge ok';
+    mark.textContent = refused ? 'Refused' : 'Added';
+    const scanned = document.createElement('span');
+    scanned.className = 'scan-code';
+    scanned.textContent = code;
+    const said = document.createElement('span');
+    said.className = 'scan-result';
+    said.textContent = message;
+    entry.append(mark, ' ', scanned, ' ', said);
+    log.prepend(entry);
+    while (log.children.length > SCAN_LOG_LENGTH) log.lastElementChild.remove();
   }
 
   /** A quantity as typed: empty is none yet; anything not a number is the person's to correct. */
@@ -43,7 +61,7 @@
       if (!field) continue;
       const typed = typedQuantity(field);
       if (typed === null) {
-        announce(`The received quantity of ${line.name} is not a number: correct it, then scan again`, true);
+        announce(code, `The received quantity of ${line.name} is not a number: correct it, then scan again`, true);
         return;
       }
       if (typed + 1 > line.outstandingQuantity) continue;
@@ -51,11 +69,11 @@
       field.dispatchEvent(new Event('input', { bubbles: true }));
       field.dispatchEvent(new Event('change', { bubbles: true }));
       highlight(field.closest('tr'));
-      announce(`${line.name}: ${field.value} of ${line.outstandingQuantity} outstanding`, false);
+      announce(code, `${line.name}: ${field.value} of ${line.outstandingQuantity} outstanding`, false);
       return;
     }
     const outstanding = lines.reduce((sum, line) => sum + line.outstandingQuantity, 0);
-    announce(`${lines[0]?.name ?? code}: all ${outstanding} outstanding are already entered`, true);
+    announce(code, `${lines[0]?.name ?? code}: all ${outstanding} outstanding are already entered`, true);
   }
 
   async function lookUp(code) {
@@ -64,12 +82,12 @@
     try {
       response = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     } catch {
-      announce(`'${code}' not added: the server could not be reached`, true);
+      announce(code, `'${code}' not added: the server could not be reached`, true);
       return;
     }
     const body = await response.json().catch(() => null);
     if (response.ok && Array.isArray(body?.lines)) addOne(code, body.lines);
-    else announce(body?.message ?? `'${code}' not added: the server answered ${response.status}`, true);
+    else announce(code, body?.message ?? `'${code}' not added: the server answered ${response.status}`, true);
   }
 
   async function work() {

@@ -16,7 +16,8 @@ export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
  * password, written to DATA_DIR/initial-admin-password (readable by the service's user only;
  * logs are often shipped elsewhere, so the log names the file, never the password). The file is
  * created once and never overwritten: one left from an earlier install stops start-up. Either
- * creation is in the audit trail as the system's.
+ * creation is in the audit trail as the system's. The generated password must be changed at the
+ * first sign-in (password-change-gate.ts); the change deletes the file (retireInitialAdminPassword).
  */
 export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
   const users = usersService(db, config);
@@ -42,7 +43,7 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   await writeOnce(file, `email: admin@localhost\npassword: ${password}\n`);
   try {
     await users.createUnique(
-      { email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password },
+      { email: 'admin@localhost', firstName: 'Admin', lastName: '', role: 'admin', password, mustChangePassword: true },
       SYSTEM_ACTOR,
     );
   } catch (err) {
@@ -51,8 +52,18 @@ export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): 
   }
   logger.warn(
     { file },
-    `created admin@localhost; its password is in ${file}: sign in, change the password (Account), then delete the file`,
+    `created admin@localhost; its password is in ${file}: sign in and change it (the file is deleted then)`,
   );
+}
+
+/**
+ * The generated password was changed: its file goes, as nothing it holds works any more. The log
+ * says so (naming the file, never a password).
+ */
+export async function retireInitialAdminPassword(config: Config, logger: Logger): Promise<void> {
+  const file = path.join(config.dataDir, INITIAL_ADMIN_PASSWORD_FILE);
+  await fs.rm(file, { force: true });
+  logger.info({ file }, `the first admin changed the generated password; deleted ${file}`);
 }
 
 /** Creates the file with mode 0600, refusing to replace one that exists. */

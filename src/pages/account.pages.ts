@@ -10,6 +10,8 @@ import {
   type CreatedToken,
 } from '../auth/auth.schemas';
 import { failedSignIns } from '../auth/failed-sign-ins';
+import { retireInitialAdminPassword } from '../auth/bootstrap-admin';
+import { CHANGE_PASSWORD_PAGE } from '../auth/password-change-gate';
 import { tokensService } from '../auth/tokens.service';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -35,7 +37,7 @@ const tokenRequest = (body: Record<string, unknown>) => ({
 });
 
 /** My account: everyone's own password, picking-list preference, API tokens and recent failed sign-ins, through the API's services. */
-export function accountPages({ db, config }: Deps): Router {
+export function accountPages({ db, config, logger }: Deps): Router {
   const pages = Router();
   const users = usersService(db, config);
   const tokens = tokensService(db);
@@ -70,15 +72,31 @@ export function accountPages({ db, config }: Deps): Router {
     });
   }
 
+  /** The change-password page alone: where the first admin lands until the generated password is changed. */
+  function renderChangePassword(res: Response, returned: ReturnedForm<AccountFormName> | null = null) {
+    res.status(returned?.status ?? 200).render('account/password', {
+      ...ASSETS,
+      title: 'Change your password',
+      passwordMinLength: PASSWORD_MIN_LENGTH,
+      passwordForm: formState(returned, 'password', {}),
+    });
+  }
+
   pages.get('/account', requirePage('requester'), async (req, res) => {
     await renderAccount(req, res);
   });
 
-  pages.post('/account/password', requirePage('requester'), async (req, res) => {
+  pages.get(CHANGE_PASSWORD_PAGE, requirePage('requester'), (req, res) => {
+    if (!currentUser(req).must_change_password) return res.redirect(303, '/account');
+    renderChangePassword(res);
+  });
+
+  pages.post(CHANGE_PASSWORD_PAGE, requirePage('requester'), async (req, res) => {
+    const mustChange = currentUser(req).must_change_password;
     const result = await attempt(async () => {
       const body = parse(ChangeOwnPasswordBody, req.body);
       // this session stays signed in; the others and every API token end
-      await users.changeOwnPassword(
+      return users.changeOwnPassword(
         currentUser(req).id,
         body.currentPassword,
         body.newPassword,
@@ -86,7 +104,15 @@ export function accountPages({ db, config }: Deps): Router {
         req.sessionID,
       );
     });
-    if (!result.ok) return renderAccount(req, res, { form: 'password', ...result, values: {} });
+    if (!result.ok) {
+      const returned = { form: 'password' as const, ...result, values: {} };
+      return mustChange ? renderChangePassword(res, returned) : renderAccount(req, res, returned);
+    }
+    if (result.value.generatedPasswordChanged) {
+      await retireInitialAdminPassword(config, logger);
+      flash(req, `${presentPasswordChanged().message}. The file that held the generated one is deleted.`);
+      return res.redirect(303, '/');
+    }
     flash(req, `${presentPasswordChanged().message}. Your other sessions and your API tokens have ended.`);
     res.redirect(303, '/account');
   });

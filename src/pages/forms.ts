@@ -4,6 +4,17 @@ import { HttpError } from '../http/errors';
 import { validationErrors } from '../http/validate';
 import { memoryUpload } from '../http/uploads';
 import { csrfProtection } from '../auth/form-tokens';
+import { UnknownItemCode } from '../modules/items/items.unknown-code';
+
+/**
+ * A scanned or typed code no item answers to, in the same words on every page (the counter, receiving,
+ * stocktakes): a code may be a SKU or any barcode. The API keeps its own documented message.
+ */
+export const unknownCodeMessage = (code: string) => `No item with code '${code}'`;
+
+/** What a refusal says on a page: a code no item answers to in the pages' one sentence, anything else as the service said it. */
+export const pageMessage = (err: HttpError) =>
+  err instanceof UnknownItemCode ? unknownCodeMessage(err.itemCode) : err.message;
 
 /** Field name -> message, shown beside each field. */
 export type FieldErrors = Record<string, string>;
@@ -53,7 +64,7 @@ export async function attempt<T>(
         ? (err.details.errors as { field: string; message: string }[])
         : [];
       const status = err.status === 400 ? 422 : err.status;
-      return { ok: false, status, message: listed.length > 0 ? FIX_IT : err.message, errors: byField(listed) };
+      return { ok: false, status, message: listed.length > 0 ? FIX_IT : pageMessage(err), errors: byField(listed) };
     }
     throw err;
   }

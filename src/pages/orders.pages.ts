@@ -48,6 +48,7 @@ import {
   filledIn,
   flash,
   formState,
+  pageMessage,
   pageUpload,
   repeatedField,
   textField,
@@ -169,7 +170,7 @@ export function ordersPages({ db }: Deps): Router {
     lines: LineValues[];
     errors: FieldErrors;
     message: string | null;
-    matches: ReturnType<typeof presentItemList>['items'] | null;
+    matches: Awaited<ReturnType<typeof searchItems>>;
   };
 
   async function renderNewOrder(res: Response, form: NewOrderForm) {
@@ -182,12 +183,18 @@ export function ordersPages({ db }: Deps): Router {
       .render('orders/new', { title: 'New order', ...form, lines, suppliers: await suppliers.list() });
   }
 
-  /** Items whose name or SKU contains the search, as the items list API finds them; null before anything is typed. */
+  /**
+   * Items whose name or SKU contains the search, as the items list API finds them, each with the unit cost
+   * its Add button fills in (orders.expectedCosts: the preferred supplier's price, else the last paid);
+   * null before anything is typed.
+   */
   async function searchItems(typed: string) {
     const q = typed.trim();
     if (q === '') return null;
     const query = parse(ItemQuery, { search: q, limit: SEARCH_MATCHES });
-    return presentItemList(await items.list({ ...query, includeInactive: false })).items;
+    const found = presentItemList(await items.list({ ...query, includeInactive: false })).items;
+    const costs = await orders.expectedCosts(found.map((item) => item.id));
+    return found.map((item) => ({ ...item, expectedCost: costs.get(item.id) ?? '' }));
   }
 
   pages.get('/orders/new', requirePage('manager'), async (_req, res) => {
@@ -480,7 +487,8 @@ export function ordersPages({ db }: Deps): Router {
     try {
       found = await receipts.openLinesForCode(id, textField(req.query.code));
     } catch (err) {
-      if (err instanceof HttpError && err.status < 500) return res.status(err.status).json({ message: err.message });
+      if (err instanceof HttpError && err.status < 500)
+        return res.status(err.status).json({ message: pageMessage(err) });
       throw err;
     }
     const { code, itemId, lines } = found;

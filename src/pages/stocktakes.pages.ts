@@ -29,7 +29,16 @@ import {
   presentStocktakeSummary,
   presentSuggestions,
 } from '../modules/stocktakes/stocktakes.present';
-import { attempt, checked, flash, repeatedField, textField, type Attempt, type FieldErrors } from './forms';
+import {
+  attempt,
+  checked,
+  flash,
+  repeatedField,
+  textField,
+  unknownCodeMessage,
+  type Attempt,
+  type FieldErrors,
+} from './forms';
 import { requirePage } from './page-guards';
 import { wantsPartial } from './page-render';
 
@@ -209,7 +218,7 @@ export function stocktakesPages({ db }: Deps): Router {
         const { itemIds, unknown } = await itemIdsForCodes(codes);
         if (unknown.length > 0)
           throw BadRequest('Validation failed', {
-            errors: [{ field: 'codes', message: `no item has the code ${unknown.map((c) => `'${c}'`).join(', ')}` }],
+            errors: [{ field: 'codes', message: unknown.map(unknownCodeMessage).join('; ') }],
           });
         scope = { itemIds };
       } else {

@@ -80,7 +80,7 @@ describe('GET /counter', () => {
     await scan(page, pens.sku);
     await expect.poll(() => page.getByLabel(`Quantity of ${pens.name}`).inputValue()).toBe('2');
     await scan(page, 'NO-SUCH-SKU');
-    await page.getByRole('alert').filter({ hasText: "No item with SKU 'NO-SUCH-SKU'" }).waitFor();
+    await page.getByRole('alert').filter({ hasText: "No item with code 'NO-SUCH-SKU'" }).waitFor();
     expect(await scanBox.inputValue()).toBe('');
     expect(await isFocused(scanBox)).toBe(true);
     expect(await basketRows(page).count()).toBe(2);
@@ -343,7 +343,7 @@ describe('GET /counter', () => {
       const refused = page.waitForResponse((res) => new URL(res.url()).pathname === '/counter/add');
       await page.getByRole('button', { name: 'Add' }).click();
       expect((await refused).status()).toBe(422);
-      await page.getByRole('alert').filter({ hasText: "No item with SKU 'NOPE'" }).waitFor();
+      await page.getByRole('alert').filter({ hasText: "No item with code 'NOPE'" }).waitFor();
 
       await page.getByLabel('Quantity of Glue stick').fill('3');
       await page.getByRole('button', { name: 'Update' }).click();
@@ -460,6 +460,72 @@ describe('GET /counter under a scanner', () => {
     expect(await scanLog(page).first().textContent()).toContain(beaker.sku);
   });
 
+  it("200 a scan queued behind Process sale's answer leaves the sale's number, total and link in the scan log until the next sale", async () => {
+    const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens', price: '1.20', vatRate: '0.2' });
+    const beaker = await buildStockedItem(b.t.db, 100, {
+      name: 'Glass beaker 250 ml',
+      sku: `GLS-BK-${Date.now()}`,
+      price: '12.00',
+      vatRate: '0.2',
+    });
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    const chargeTo = async () => {
+      await page.getByLabel('Charge code', { exact: true }).fill(code.code);
+      await page.keyboard.press('Enter');
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Charge code ${code.code} accepted` })
+        .waitFor();
+    };
+    await scan(page, pens.sku);
+    await basketRows(page).filter({ hasText: pens.name }).waitFor();
+    await chargeTo();
+
+    // the sale is recorded, but its answer is held back until a scan is queued behind it
+    let answered!: () => void;
+    const saleRecorded = new Promise<void>((resolve) => (answered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/counter/process', async (route) => {
+      const response = await route.fetch();
+      answered();
+      await released;
+      await route.fulfill({ response });
+    });
+    await page.getByRole('button', { name: 'Process sale' }).click();
+    await saleRecorded;
+    await scanBurst(page, beaker.sku);
+    release();
+
+    await basketRows(page).filter({ hasText: beaker.name }).waitFor();
+    const sale = await b.t.db('sales').where({ processed_by: user.id }).first();
+    const saleLine = scanLog(page).filter({ hasText: `Sale ${sale.sale_id} ` });
+    await saleLine.waitFor();
+    // 1.20 + 20% VAT
+    expect(await saleLine.textContent()).toBe(`Sold Sale ${sale.sale_id} £1.44 processed`);
+    expect(await scanLog(page).first().textContent()).toContain(beaker.sku);
+    expect(await scanLog(page).count()).toBe(3);
+
+    // a full log of later scans keeps it; the next sale takes its place as the last
+    for (let n = 0; n < 31; n += 1) await scan(page, beaker.sku);
+    await expect.poll(() => page.getByLabel(`Quantity of ${beaker.name}`).inputValue()).toBe('32');
+    expect(await saleLine.count()).toBe(1);
+    await chargeTo();
+    await page.getByRole('button', { name: 'Process sale' }).click();
+    const next = scanLog(page).first();
+    await next.filter({ hasText: /^Sold Sale SALE-/ }).waitFor();
+    const nextSale = await b.t.db('sales').where({ processed_by: user.id }).whereNot({ id: sale.id }).first();
+    // 32 x 12.00 + 20% VAT; the first sale, no longer the last, was the oldest entry
+    expect(await next.textContent()).toBe(`Sold Sale ${nextSale.sale_id} £460.80 processed`);
+    expect(await saleLine.count()).toBe(0);
+    expect(await scanLog(page).count()).toBe(30);
+
+    await next.getByRole('link', { name: `Sale ${nextSale.sale_id} £460.80 processed` }).click();
+    await page.getByRole('heading', { level: 1, name: `Sale ${nextSale.sale_id}` }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/sales/${nextSale.id}`);
+  });
+
   it('200 a scan with the focus in Charge code adds the item and leaves the code as it was; people typing there are not affected', async () => {
     const wipes = await buildStockedItem(b.t.db, 10, { name: 'Cleaning wipes', sku: `CON-WIPE-${Date.now()}` });
     const gloves = await buildStockedItem(b.t.db, 10, { name: 'Nitrile gloves' });
@@ -519,8 +585,8 @@ describe('GET /counter under a scanner', () => {
     const entries = await scanLog(page).allTextContents();
     expect(entries[0]).toContain(tape.sku);
     expect(entries[0]).toContain('Parcel tape');
-    expect(entries[1]).toMatch(/Refused.*NOPE-0002.*No item with SKU 'NOPE-0002'/s);
-    expect(entries[2]).toMatch(/Refused.*NOPE-0001.*No item with SKU 'NOPE-0001'/s);
+    expect(entries[1]).toMatch(/Refused.*NOPE-0002.*No item with code 'NOPE-0002'/s);
+    expect(entries[2]).toMatch(/Refused.*NOPE-0001.*No item with code 'NOPE-0001'/s);
     expect(await page.getByLabel('Scan or type SKU').inputValue()).toBe('');
     await expectAccessible(page);
     await screenshot(page, 'counter-scan-log');
@@ -547,8 +613,8 @@ describe('GET /counter under a scanner', () => {
     await scan(page, pens.sku);
     await basketRows(page).filter({ hasText: pens.name }).waitFor();
     await lastSale.waitFor({ state: 'detached' });
-    // the scan log outlives the counter Process sale replaced
-    await expect.poll(() => scanLog(page).count()).toBe(2);
+    // the scan log outlives the counter Process sale replaced, and holds the sale
+    await expect.poll(() => scanLog(page).count()).toBe(3);
     const holdMessage = `Charge code '${held.code}' is on hold: Budget frozen by finance`;
     await page.getByLabel('Charge code', { exact: true }).fill(held.code);
     await page.keyboard.press('Enter');

@@ -1,10 +1,17 @@
+import type { Locator } from 'playwright-core';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readInvoicePdf } from '../../src/modules/invoices/invoices.pdf';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildCategory, buildItem, buildUser } from '../helpers/factories';
 import { movementsOf, stockOf } from '../helpers/inventory-factories';
-import { buildOrder, buildSupplier, invoicePdf, labSolventsInvoicePdf } from '../helpers/purchasing-factories';
+import {
+  buildItemSource,
+  buildOrder,
+  buildSupplier,
+  invoicePdf,
+  labSolventsInvoicePdf,
+} from '../helpers/purchasing-factories';
 
 const b = useBrowserApp();
 
@@ -16,6 +23,8 @@ beforeAll(async () => {
     buildUser(b.t.db, { role: 'manager', firstName: 'Mo', lastName: 'Manager' }),
   ]);
 });
+
+const isFocused = (locator: Locator) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
 
 const pdfFile = (buffer: Buffer, name = 'invoice.pdf') => ({ name, mimeType: 'application/pdf', buffer });
 
@@ -322,6 +331,69 @@ describe('/orders and /orders/new', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('link', { name: done.order.order_id, exact: true }).waitFor();
     expect(await page.getByRole('link', { name: orderId, exact: true }).count()).toBe(0);
+  });
+
+  it("picking a found item fills its SKU, name and unit cost: the preferred supplier's price, else the last paid, else nothing", async () => {
+    const [delta, cheap, other] = await Promise.all(
+      ['Delta Glassware', 'Cheap Glass', 'Other Glass'].map((name) => buildSupplier(b.t.db, { name })),
+    );
+    const flask = await buildItem(b.t.db, { name: 'Conical flask 500ml', sku: `CF-500-${Date.now()}`, price: '6.00' });
+    const funnel = await buildItem(b.t.db, { name: 'Conical funnel 75mm', sku: `CFN-75-${Date.now()}`, price: '9.00' });
+    const cone = await buildItem(b.t.db, { name: 'Conical cone stand', sku: `CCS-${Date.now()}`, price: '4.00' });
+    // the flask's preferred source is not its cheapest
+    await buildItemSource(b.t.db, cheap.id, flask.id, '2.10');
+    const preferred = await buildItemSource(b.t.db, delta.id, flask.id, '2.75');
+    await b.t.db('item_sources').where({ id: preferred.id }).update({ preferred: true });
+    // the funnel has no source: its last line received, not a later one still awaited
+    await buildOrder(
+      b.t.db,
+      other.id,
+      [{ itemId: funnel.id, name: 'Funnel', quantity: '2', unitCost: '8.10', receivedQuantity: '2' }],
+      {
+        status: 'received',
+        createdAt: new Date(Date.now() - 86_400_000),
+      },
+    );
+    await buildOrder(
+      b.t.db,
+      other.id,
+      [{ itemId: funnel.id, name: 'Funnel', quantity: '2', unitCost: '7.90', receivedQuantity: '2' }],
+      {
+        status: 'received',
+      },
+    );
+    await buildOrder(b.t.db, other.id, [{ itemId: funnel.id, name: 'Funnel', quantity: '1', unitCost: '9.99' }]);
+
+    const page = await b.openAs(manager, '/orders/new');
+    await page.getByLabel('Supplier').selectOption({ label: 'Delta Glassware' });
+    await page.getByLabel('Name or SKU').fill('conical');
+    await page.getByLabel('Name or SKU').press('Enter');
+    for (const item of [flask, funnel, cone]) await page.getByRole('button', { name: `Add ${item.name}` }).click();
+    const line = async (n: number) =>
+      Promise.all(['SKU', 'Name', 'Unit cost'].map((field) => page.getByLabel(`${field} of line ${n}`).inputValue()));
+    expect(await line(1)).toEqual([flask.sku, flask.name, '2.75']);
+    expect(await line(2)).toEqual([funnel.sku, funnel.name, '7.90']);
+    expect(await line(3)).toEqual([cone.sku, cone.name, '']);
+    expect(await isFocused(page.getByLabel('Quantity of line 3'))).toBe(true);
+    await expectAccessible(page);
+
+    await page.getByLabel('Quantity of line 1').fill('10');
+    await page.getByLabel('Quantity of line 2').fill('1');
+    await page.getByLabel('Unit cost of line 3').fill('3.00');
+    await page.getByLabel('Quantity of line 3').fill('2');
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await page.waitForURL(/\/orders\/O\d+$/);
+    const order = await b.t
+      .db('orders')
+      .where({ order_id: new URL(page.url()).pathname.split('/').pop() })
+      .first();
+    expect(order).toMatchObject({ supplier_id: delta.id, total_amount: '41.40' });
+    const dbLines = await b.t.db('order_items').where({ order_id: order.id }).orderBy('id');
+    expect(dbLines.map((l) => [l.item_id, l.name, l.unit_cost])).toEqual([
+      [flask.id, flask.name, '2.75'],
+      [funnel.id, funnel.name, '7.90'],
+      [cone.id, cone.name, '3.00'],
+    ]);
   });
 
   it('without script, Search items and More lines post the form back with what was typed', async () => {

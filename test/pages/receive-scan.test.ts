@@ -51,8 +51,16 @@ describe('/orders/:id: receiving by scan', () => {
     await scanBurst(page, 'RS-BEAKER');
     await announced(page, "'RS-BEAKER' is not on this order");
     await scanBurst(page, 'NO-SUCH-CODE');
-    await announced(page, "No item with barcode 'NO-SUCH-CODE'");
+    await announced(page, "No item with code 'NO-SUCH-CODE'");
     expect(await result(page).getAttribute('class')).toContain('refused');
+    // both refusals stay in the scan log, newest first, below the four scans added
+    const log = page.getByRole('log', { name: 'Scans, newest first' }).getByRole('listitem');
+    await expect.poll(() => log.count()).toBe(6);
+    const entries = await log.allTextContents();
+    expect(entries[0]).toMatch(/^Refused NO-SUCH-CODE No item with code 'NO-SUCH-CODE'$/);
+    expect(entries[1]).toMatch(/^Refused RS-BEAKER 'RS-BEAKER' is not on this order$/);
+    expect(entries[2]).toBe('Added RS-TIPS Pipette tips: 3 of 5 outstanding');
+    expect(entries[5]).toBe('Added RS-TIPS Pipette tips: 1 of 5 outstanding');
     expect(await tipsQuantity.inputValue()).toBe('3');
     expect(await glovesQuantity.inputValue()).toBe('1');
     expect(await page.getByLabel('Received quantity of Cryo labels').inputValue()).toBe('');
@@ -119,7 +127,7 @@ describe('/orders/:id: receiving by scan', () => {
     expect((await lookup('RS-FUNNEL').expect(422)).body).toEqual({
       message: 'Funnel is already received in full on this order',
     });
-    expect((await lookup('NOPE-1').expect(404)).body).toEqual({ message: "No item with barcode 'NOPE-1'" });
+    expect((await lookup('NOPE-1').expect(404)).body).toEqual({ message: "No item with code 'NOPE-1'" });
     expect((await lookup('').expect(400)).body).toEqual({ message: 'Scan or type a code' });
     expect((await lookup().expect(400)).body).toEqual({ message: 'Scan or type a code' });
     await lookup('RS-WASH', clerk).expect(403);

@@ -2,7 +2,8 @@ import type { Deps } from '../../deps';
 import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
 import { currentUser, hasRole } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { Forbidden, NotFound } from '../../http/errors';
+import { Forbidden } from '../../http/errors';
+import { UnknownItemCode } from './items.unknown-code';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams } from '../../http/validate';
 import { ItemMovementQuery, MovementList } from '../stock-movements/stock-movements.schemas';
@@ -102,7 +103,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
     async (req, res) => {
       const { code } = req.input.query;
       const id = await itemIdForCode(db, code);
-      if (id === undefined) throw NotFound(`No item with barcode '${cleanScan(code).code}'`);
+      if (id === undefined) throw new UnknownItemCode(cleanScan(code).code);
       res.json(await detail(id));
     },
   );

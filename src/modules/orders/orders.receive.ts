@@ -2,7 +2,8 @@ import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
-import { BadRequest, Conflict, HttpError, NotFound, Unprocessable } from '../../http/errors';
+import { BadRequest, Conflict, HttpError, Unprocessable } from '../../http/errors';
+import { UnknownItemCode } from '../items/items.unknown-code';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { queueOrderReceivedEmail } from '../emails/emails.service';
@@ -83,7 +84,7 @@ export function orderReceiptService(db: Db) {
             : `Order ${order.order_id} is cancelled`,
         );
       const itemId = await itemIdForCode(db, code);
-      if (itemId === undefined) throw NotFound(`No item with barcode '${code}'`);
+      if (itemId === undefined) throw new UnknownItemCode(code);
       const ofItem = lines.filter((line) => line.item_id === itemId);
       if (ofItem.length === 0) throw Unprocessable(`'${code}' is not on this order`);
       const open = ofItem.filter((line) => outstanding(line).gt(0));

@@ -10,6 +10,7 @@ import { hasInvoice } from '../invoices/invoices.queries';
 import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.queries';
 import { itemsService, type ItemOrderHistoryRow } from '../items/items.service';
+import { chosenSourcesSql } from '../sources/sources.queries';
 import { suppliersAs } from '../suppliers/suppliers.queries';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';
@@ -248,6 +249,35 @@ export function ordersService(db: Db) {
           'li.unit_cost',
           'o.status',
         );
+    },
+
+    /**
+     * What a new order's line for each item is expected to cost: its preferred source's price (else its
+     * cheapest, as replenishment buys), else the unit cost of the last line of it received; an item with
+     * neither is absent.
+     */
+    async expectedCosts(itemIds: number[]): Promise<Map<number, string>> {
+      if (itemIds.length === 0) return new Map();
+      const [sources, lastPaid] = await Promise.all([
+        toRaw<{ rows: { item_id: number; price: string }[] }>(
+          db,
+          chosenSourcesSql(sql`SELECT unnest(${itemIds}::int[])`),
+        ),
+        db('order_items as li')
+          .join('orders as o', 'o.id', 'li.order_id')
+          .whereIn('li.item_id', itemIds)
+          .where('li.received_quantity', '>', 0)
+          .distinctOn('li.item_id')
+          .orderBy([
+            { column: 'li.item_id' },
+            { column: 'o.created_at', order: 'desc' },
+            { column: 'li.id', order: 'desc' },
+          ])
+          .select<{ item_id: number; unit_cost: string }[]>('li.item_id', 'li.unit_cost'),
+      ]);
+      const costs = new Map(lastPaid.map((row) => [row.item_id, row.unit_cost]));
+      for (const row of sources.rows) costs.set(row.item_id, row.price);
+      return costs;
     },
   };
 }

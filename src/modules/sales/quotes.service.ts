@@ -6,6 +6,7 @@ import { sql, type Sql } from '../../db/sql';
 import { retryable, transaction } from '../../db/transaction';
 import { hasRole } from '../../auth/guards';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
+import { UnknownItemCode } from '../items/items.unknown-code';
 import { D } from '../../lib/money';
 import { chargeCodeForCheckSql } from '../chargecodes/chargecodes.queries';
 import { checkChargeCode, validateChargeCode, type ChargeCodeForCheck } from '../chargecodes/chargecodes.validation';
@@ -180,7 +181,7 @@ function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemFo
   const inputs = lines.map(lineInputFromRow);
   switch (change.kind) {
     case 'add': {
-      if (!scanned) throw BadRequest(`No item with SKU '${change.sku}'`);
+      if (!scanned) throw new UnknownItemCode(change.sku, 400);
       if (!scanned.isActive) throw BadRequest(inactiveItemMessage(scanned));
       const index = inputs.findIndex((l) => l.itemId === scanned.id);
       if (index === -1) {

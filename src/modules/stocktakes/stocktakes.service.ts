@@ -5,6 +5,7 @@ import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
+import { UnknownItemCode } from '../items/items.unknown-code';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
@@ -279,7 +280,7 @@ export function stocktakesService(db: Db) {
       return body.itemId;
     }
     const itemId = await itemIdForCode(db, body.code!);
-    if (itemId === undefined) throw NotFound(`No item with barcode '${body.code}'`);
+    if (itemId === undefined) throw new UnknownItemCode(body.code!);
     return itemId;
   }
 

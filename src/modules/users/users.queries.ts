@@ -14,6 +14,7 @@ const USER_ROW_COLUMNS = [
   'show_picking_list',
   'password_hash',
   'oidc_subject',
+  'must_change_password',
   'created_at',
   'updated_at',
 ] as const;

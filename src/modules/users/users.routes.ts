@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
+import { retireInitialAdminPassword } from '../../auth/bootstrap-admin';
 import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
@@ -30,7 +31,7 @@ import { usersService } from './users.service';
 const failure = (description: string) => ({ description, schema: MessageBody });
 const invalid = (description: string) => ({ description, schema: ValidationErrorBody });
 
-export function usersRoutes({ db, docs, config }: Deps) {
+export function usersRoutes({ db, docs, config, logger }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Users');
   const users = usersService(db, config);
 
@@ -79,7 +80,9 @@ export function usersRoutes({ db, docs, config }: Deps) {
       operationId: 'changeOwnPassword',
       summary: 'Change your own password',
       description:
-        'Requires the current password. Your other sessions and your API tokens end; this session stays signed in.',
+        'Requires the current password. Your other sessions and your API tokens end; this session stays signed in. ' +
+        "The first admin's generated password must be changed here (or on the change-password page) before any other " +
+        'call, which answers 403 until then; the change deletes DATA_DIR/initial-admin-password.',
       access: 'any-signed-in',
       body: ChangeOwnPasswordBody,
       responses: {
@@ -89,13 +92,14 @@ export function usersRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const body = req.input.body;
-      await users.changeOwnPassword(
+      const { generatedPasswordChanged } = await users.changeOwnPassword(
         currentUser(req).id,
         body.currentPassword,
         body.newPassword,
         actorOf(req),
         req.authMethod === 'session' ? req.sessionID : undefined,
       );
+      if (generatedPasswordChanged) await retireInitialAdminPassword(config, logger);
       res.json(presentPasswordChanged());
     },
   );

@@ -24,6 +24,8 @@ export type UserRow = {
   show_picking_list: boolean;
   password_hash: string | null;
   oidc_subject: string | null;
+  /** set for the first admin's generated password: every page and API call waits for its change */
+  must_change_password: boolean;
   created_at: Date;
   updated_at: Date;
 };
@@ -60,6 +62,8 @@ export type NewUser = {
   role: Role;
   password?: string;
   oidcSubject?: string;
+  /** the password is one the service generated: the user changes it before anything else */
+  mustChangePassword?: boolean;
 };
 
 /** passwordHashCost: scrypt's cost for the passwords this service sets (config.passwordHashCost; 17 when absent) */
@@ -105,6 +109,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
           role: input.role,
           password_hash: input.password ? await hash(input.password) : null,
           oidc_subject: input.oidcSubject ?? null,
+          must_change_password: input.mustChangePassword ?? false,
         })
         .returning('*');
       return row;
@@ -235,26 +240,31 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       });
     },
 
-    /** The user changes their own password; their other sessions and all their API tokens end, this session stays. */
+    /**
+     * The user changes their own password; their other sessions and all their API tokens end, this
+     * session stays. Says whether it was the generated one, which had to change (bootstrap-admin.ts).
+     */
     async changeOwnPassword(
       id: string,
       currentPassword: string,
       newPassword: string,
       actor: Actor,
       keepSessionId?: string,
-    ): Promise<void> {
+    ): Promise<{ generatedPasswordChanged: boolean }> {
       const user = await this.get(id);
       if (!user.password_hash) throw BadRequest('This account has no local password; it signs in with single sign-on');
       if (!(await verifyPassword(currentPassword, user.password_hash)))
         throw BadRequest('Current password is incorrect');
       await assertAcceptablePassword(newPassword, ownerOf(user), 'newPassword');
       const hashed = await hash(newPassword);
-      await transaction(db, { audit: auditAs(actor) }, async (trx) => {
-        await trx('users').where({ id }).update({ password_hash: hashed, updated_at: trx.fn.now() });
+      return transaction(db, { audit: auditAs(actor) }, async (trx) => {
+        await trx('users')
+          .where({ id })
+          .update({ password_hash: hashed, must_change_password: false, updated_at: trx.fn.now() });
         await endSessionsOf(trx, id, keepSessionId);
         const revokedTokens = await revokeAllTokensOf(trx, id);
         return {
-          result: undefined,
+          result: { generatedPasswordChanged: user.must_change_password },
           audit: userChange(
             id,
             'change_password',
