@@ -6,7 +6,6 @@ import type { Access, DeclaredRoute } from '../src/http/api-router';
 import { PERMISSIONS } from '../src/auth/permissions';
 import { isProfileAccess } from '../src/auth/access-profile';
 import type { AccessProfile } from '../src/modules/settings/settings.schemas';
-import type { PageAccess } from '../src/pages/page-guards';
 import type { Role } from '../src/auth/roles';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';

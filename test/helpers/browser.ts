@@ -185,12 +185,14 @@ const launchChromium = (extraArgs: string[] = []) =>
 /**
  * With SCREENSHOTS=1, the page at 1280x800, 768x1024 and a phone's 390x844 (or the sizes given) into
  * test-screenshots/ (git-ignored), then back to the size it had; otherwise nothing, as full-page
- * captures cost a test a second or more.
+ * captures cost a test a second or more. `fullPage: false` takes the screen as it stands (what is
+ * fixed to its bottom shows there, not halfway down a full page).
  */
 export async function screenshot(
   page: Page,
   name: string,
   viewports: readonly { width: number; height: number }[] = VIEWPORTS,
+  { fullPage = true } = {},
 ): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
   await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -199,7 +201,7 @@ export async function screenshot(
     await page.setViewportSize(viewport);
     await page.screenshot({
       path: path.join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`),
-      fullPage: true,
+      fullPage,
     });
   }
   await page.setViewportSize(size);

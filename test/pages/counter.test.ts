@@ -633,7 +633,7 @@ describe('GET /counter under a scanner', () => {
     expect(await total.textContent()).toMatch(/Total\s*£\d+\.\d\d/);
     expect(await page.evaluate('window.scrollY')).toBe(0);
     await expectAccessible(page);
-    await screenshot(page, 'counter-phone-checkout-bar', [PHONE]);
+    await screenshot(page, 'counter-phone-checkout-bar', [PHONE], { fullPage: false });
 
     await processSale.click();
     // the sale's number on the page is the one recorded, with all six lines
