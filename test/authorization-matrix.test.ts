@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredRoutesOf } from '../src/app';
-import { apiNotFound } from '../src/http/error-middleware';
 import type { Access, DeclaredRoute } from '../src/http/api-router';
 import { PERMISSIONS } from '../src/auth/permissions';
 import { isProfileAccess } from '../src/auth/access-profile';
 import type { AccessProfile } from '../src/modules/settings/settings.schemas';
-import { pageAccessOf, type PageAccess } from '../src/pages/page-guards';
 import type { Role } from '../src/auth/roles';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
+import { pageRoutesOf, type PageRoute } from './helpers/page-routes';
 
 /**
  * Every route of the route table (what the ApiRouters declared, so a new route is in the matrix
@@ -339,40 +337,6 @@ describe('authorization matrix: the route table', () => {
   });
 });
 
-/** The parts of Express 5's router that the page walk reads. */
-type Layer = {
-  route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: RequestHandler }[] };
-  handle: { stack?: Layer[] };
-  rawPath?: unknown;
-};
-type PageRoute = { method: string; path: string; access?: PageAccess };
-
-/** The page routes: every route of the routers mounted after the API's 404, with the access its guard declares. */
-function pageRoutes(): PageRoute[] {
-  const walk = (stack: Layer[], prefix: string): PageRoute[] =>
-    stack.flatMap((layer) => {
-      if (layer.route) {
-        const path = `${prefix}${String(layer.route.path)}`;
-        const guards = layer.route.stack
-          .map((l) => pageAccessOf(l.handle))
-          .filter((a): a is PageAccess => a !== undefined);
-        const access = guards.find((a) => 'permission' in a || isProfileAccess(a)) ?? guards[0];
-        return Object.keys(layer.route.methods)
-          .filter((m) => m !== '_all')
-          .map((method) => ({ method: method.toUpperCase(), path, access }));
-      }
-      if (!layer.handle.stack) return [];
-      return walk(
-        layer.handle.stack,
-        typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${prefix}${layer.rawPath}` : prefix,
-      );
-    });
-  const stack = (t.app as unknown as { router: { stack: Layer[] } }).router.stack;
-  const apiEnd = stack.findIndex((layer) => layer.handle === (apiNotFound as unknown));
-  expect(apiEnd, "the API's 404 in the app's stack").toBeGreaterThan(0);
-  return walk(stack.slice(apiEnd + 1), '');
-}
-
 /** Public pages: signing in and out, and the API reference (public like the document it shows, /api/docs). */
 const PUBLIC_PAGES = new Set(['GET /login', 'POST /login', 'POST /logout', 'GET /docs']);
 
@@ -383,7 +347,9 @@ describe.each(['spec', 'strict'] as const)(
 
     it('sends anonymous visitors to sign in, answers a role too low with the 403 page, and lets the rest through', async () => {
       // under strict, only the pages whose guard names the profile answer differently
-      const pages = pageRoutes().filter((page) => profile === 'spec' || (page.access && isProfileAccess(page.access)));
+      const pages = pageRoutesOf(t.app).filter(
+        (page) => profile === 'spec' || (page.access && isProfileAccess(page.access)),
+      );
       expect(pages.length).toBeGreaterThanOrEqual(profile === 'spec' ? 30 : 8);
       const unguarded = pages
         .filter((p) => !p.access && !PUBLIC_PAGES.has(key(p.method, p.path)))

@@ -20,14 +20,15 @@ document.addEventListener('htmx:beforeRequest', (event) => {
   if (alerts) alerts.replaceChildren();
 });
 
-// The header's menus close as menus do: on Escape (focus back on the menu) and on a click elsewhere.
+// The header's menus (the phone's Menu and the areas' menus in it) close as menus do: on Escape
+// (the innermost, focus back on its summary) and on a click elsewhere.
+const OPEN_MENUS = 'details.site-menu[open], details.nav-menu[open]';
 document.addEventListener('keydown', (event) => {
-  const menu = event.key === 'Escape' && document.activeElement?.closest('details.nav-menu[open]');
+  const menu = event.key === 'Escape' && document.activeElement?.closest(OPEN_MENUS);
   if (!menu) return;
   menu.open = false;
   menu.querySelector('summary').focus();
 });
 document.addEventListener('click', (event) => {
-  for (const menu of document.querySelectorAll('details.nav-menu[open]'))
-    if (!menu.contains(event.target)) menu.open = false;
+  for (const menu of document.querySelectorAll(OPEN_MENUS)) if (!menu.contains(event.target)) menu.open = false;
 });

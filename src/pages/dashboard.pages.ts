@@ -42,7 +42,8 @@ export function dashboardPages(deps: Deps): Router {
     res.render('dashboard/index', {
       title: 'Dashboard',
       description: `The stores at a glance: system alerts, low stock, stock value by category and the sales of the last ${SALES_DAYS} days.`,
-      scripts: ['/assets/chart.js/chart.umd.min.js', '/assets/js/dashboard.js'],
+      // Chart.js itself is loaded by dashboard.js once a chart scrolls into view
+      scripts: ['/assets/js/dashboard.js'],
       stats,
       stockCounts,
       systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],

@@ -9,11 +9,13 @@ import { testApp, type TestApp } from './app';
 import { TEST_PASSWORD } from './factories';
 
 const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../test-screenshots');
+/** The sizes screenshots are taken at; the last is a phone's. */
 export const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 768, height: 1024 },
   { width: 390, height: 844 },
 ] as const;
+export const PHONE = VIEWPORTS[2];
 
 /** A browser test drives a real server and Chromium on a shared 2-core machine: it gets longer than an API test. */
 const BROWSER_TEST_TIMEOUT_MS = 90_000;
@@ -181,20 +183,28 @@ const launchChromium = (extraArgs: string[] = []) =>
   });
 
 /**
- * With SCREENSHOTS=1, the page at 1280x800, 768x1024 and a phone's 390x844 into test-screenshots/
- * (git-ignored), then back to the first size; otherwise nothing, as full-page captures cost a test a second or more.
+ * With SCREENSHOTS=1, the page at 1280x800, 768x1024 and a phone's 390x844 (or the sizes given) into
+ * test-screenshots/ (git-ignored), then back to the size it had; otherwise nothing, as full-page
+ * captures cost a test a second or more. `fullPage: false` takes the screen as it stands (what is
+ * fixed to its bottom shows there, not halfway down a full page).
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  viewports: readonly { width: number; height: number }[] = VIEWPORTS,
+  { fullPage = true } = {},
+): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
   await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
-  for (const viewport of VIEWPORTS) {
+  const size = page.viewportSize() ?? VIEWPORTS[0];
+  for (const viewport of viewports) {
     await page.setViewportSize(viewport);
     await page.screenshot({
       path: path.join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`),
-      fullPage: true,
+      fullPage,
     });
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await page.setViewportSize(size);
 }
 
 type AxeViolation = { id: string; impact?: string | null; help: string; nodes: { target: unknown[] }[] };

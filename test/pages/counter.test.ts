@@ -5,7 +5,7 @@ import { TEST_PASSWORD_HASH_COST } from '../../src/config';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
-import { expectAccessible, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, PHONE, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
 
 const b = useBrowserApp();
 
@@ -658,6 +658,58 @@ describe('GET /counter under a scanner', () => {
       `Quantity of ${pens.name}`,
       'Remove',
     ]);
+  });
+
+  it('200 on a 390 x 844 phone, after six scans, Process sale is on the screen in the checkout bar with the total, and sells', async () => {
+    const category = await buildCategory(b.t.db);
+    const items = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        buildStockedItem(b.t.db, 50, { name: `Phone scan item ${n + 1}`, price: '2.50', categoryId: category.id }),
+      ),
+    );
+    const code = await buildChargeCode(b.t.db);
+    const { page, user } = await openCounter();
+    await page.setViewportSize(PHONE);
+    await page.getByLabel('Charge code', { exact: true }).fill(code.code);
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Charge code ${code.code} accepted` })
+      .waitFor();
+    await page.getByLabel('Scan or type SKU').focus();
+    await page.evaluate('window.scrollTo(0, 0)');
+
+    for (const item of items) await scanBurst(page, item.sku);
+    await expect.poll(() => basketRows(page).count()).toBe(6);
+    const processSale = page.getByRole('button', { name: 'Process sale' });
+    // on the screen as the page stands, and nothing lies over it
+    const box = (await processSale.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(844);
+    expect(
+      await processSale.evaluate((button) => {
+        const { x, y, width, height } = button.getBoundingClientRect();
+        return button.contains(button.ownerDocument.elementFromPoint(x + width / 2, y + height / 2));
+      }),
+    ).toBe(true);
+    // the total beside it, in the bar: 6 x £2.50 with VAT at the items' rate
+    const total = page.locator('#basket .totals .grand');
+    const totalBox = (await total.boundingBox())!;
+    expect(totalBox.y + totalBox.height).toBeLessThanOrEqual(844);
+    expect(await total.textContent()).toMatch(/Total\s*£\d+\.\d\d/);
+    expect(await page.evaluate('window.scrollY')).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'counter-phone-checkout-bar', [PHONE], { fullPage: false });
+
+    await processSale.click();
+    // the sale's number on the page is the one recorded, with all six lines
+    const saleNumber = (await page
+      .getByText(/SALE-\d{8}-\d+/)
+      .first()
+      .textContent())!.match(/SALE-\d{8}-\d+/)![0];
+    const sale = await b.t.db('sales').where({ sale_id: saleNumber }).first();
+    expect(sale).toMatchObject({ charge_code: code.code, processed_by: user.id });
+    expect(await b.t.db('sale_items').where({ sale_id: sale.id }).count({ n: '*' })).toEqual([{ n: 6 }]);
   });
 
   it('200 at 390 px the basket comes first and fits without sideways scrolling', async () => {

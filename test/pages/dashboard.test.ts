@@ -57,16 +57,16 @@ describe('GET /', () => {
     await page.goBack();
     expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBe('page');
 
-    // Chart.js drew both charts; their figures are in the tables beside them too
+    // Chart.js drew both charts (loaded as they came into view); their figures are in the tables beside them too
     for (const name of [
       'Sales per day over the last 30 days: number of sales and their value',
       'Stock value by category',
     ]) {
       const canvas = page.getByRole('img', { name });
       expect((await canvas.boundingBox())!.height).toBeGreaterThan(100);
-      expect(
-        await canvas.evaluate((el) => (el as unknown as { toDataURL(): string }).toDataURL().length),
-      ).toBeGreaterThan(3000);
+      await expect
+        .poll(() => canvas.evaluate((el) => (el as unknown as { toDataURL(): string }).toDataURL().length))
+        .toBeGreaterThan(3000);
     }
     await screenshot(page, 'dashboard');
     await page.getByText('Sales per day as a table').click();

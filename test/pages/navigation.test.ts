@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, PHONE, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildUser } from '../helpers/factories';
 import { grantPermission } from '../helpers/sales-factories';
 
@@ -120,6 +120,58 @@ describe('the header', () => {
     // a click on the page away from the open menu (which lies over the heading)
     await page.mouse.click(1200, 700);
     await nav.getByRole('link', { name: 'Suppliers' }).waitFor({ state: 'hidden' });
+  });
+
+  it('folds into one Menu on a 390 px phone: one row, its links hidden until it opens from the keyboard, then a page', async () => {
+    const page = await b.newPage();
+    await page.setViewportSize(PHONE);
+    await b.signIn(page, manager);
+    const header = page.getByRole('banner');
+    const menu = header.locator('summary', { hasText: 'Menu' });
+    const counter = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Counter' });
+    // the brand and the Menu on one row, not the four rows of links that pushed the page down
+    expect((await header.boundingBox())!.height).toBeLessThan(70);
+    expect(await counter.isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await menu.getAttribute('aria-expanded')).toBeNull();
+    await expectAccessible(page);
+
+    // from the top of the page: the skip link, the brand, the Menu
+    for (let presses = 0; presses < 3; presses += 1) await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Menu');
+    await page.keyboard.press('Enter');
+    await counter.waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, 'navigation-phone-menu', [PHONE]);
+    // Escape closes it, the focus back on Menu; open again, Tab on to Counter and go there
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape');
+    await counter.waitFor({ state: 'hidden' });
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Menu');
+    await page.keyboard.press('Enter');
+    for (
+      let presses = 0;
+      presses < 10 && !(await counter.evaluate((a) => a === a.ownerDocument.activeElement));
+      presses += 1
+    )
+      await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/counter');
+    await page.getByRole('heading', { level: 1, name: 'Counter' }).waitFor();
+    // the Menu folds again on the new page
+    expect(await counter.isVisible()).toBe(false);
+  });
+
+  it('shows the links as a bar from 600 px, with no Menu', async () => {
+    const page = await b.newPage();
+    await page.setViewportSize({ width: 600, height: 800 });
+    await b.signIn(page, manager);
+    expect(await page.getByRole('banner').locator('summary', { hasText: 'Menu' }).isVisible()).toBe(false);
+    expect(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Counter' }).isVisible(),
+    ).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
   });
 
   it('links the signed-in name to My account', async () => {
