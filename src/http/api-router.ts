@@ -72,6 +72,8 @@ export type RouteDoc<
   responses: Record<number, ResponseDoc>;
   /** the MCP limit a key's request spends (requests without a key are not counted) */
   mcpLimit?: McpLimit;
+  /** the handler spends `mcpLimit` itself, once per JSON-RPC message of the body (POST /mcp), rather than once per request here */
+  mcpLimitPerMessage?: true;
   /** the handlers read the raw body themselves (webhooks check a signature over its bytes): no JSON parsing or NUL check here */
   rawBody?: true;
 };
@@ -333,7 +335,7 @@ export class ApiRouter {
     if (!doc.mcpLimit) return [];
     if (!this.mcpLimiters)
       throw new Error(`A route declares the MCP limit '${doc.mcpLimit}' but its router was given no mcpLimiters`);
-    return [this.mcpLimiters[doc.mcpLimit]];
+    return doc.mcpLimitPerMessage ? [] : [this.mcpLimiters[doc.mcpLimit]];
   }
 
   private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {
