@@ -225,6 +225,12 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
         ? 'A requester (below the user role), or a cross-site request carried by the session cookie'
         : 'A requester (below the user role)',
     );
+  if (access === 'mcp-key')
+    common[403] = error("MCP_FORBIDDEN: the key's creator is now a requester (below the user role)");
+  if (access === 'auth-or-mcp-key')
+    common[403] = error(
+      `${(common[403] as { description: string }).description}, or an MCP key whose creator is now one`,
+    );
   if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
     common[403] = error('A cross-site request carried by the session cookie');
   }

@@ -105,7 +105,9 @@ export function mcpServerRoutes(deps: Deps): Router {
         400: jsonRpcRefusal(
           `Not a JSON-RPC message (a JSON-RPC error), or a NUL character, malformed JSON or a batch of more than ${MCP_BATCH_LIMIT} messages (MCP_INVALID_REQUEST)`,
         ),
-        403: mcpError("MCP_FORBIDDEN: an Origin header other than PUBLIC_URL's origin (a browser page elsewhere)"),
+        403: mcpError(
+          "MCP_FORBIDDEN: an Origin header other than PUBLIC_URL's origin (a browser page elsewhere), or the key's creator is now a requester",
+        ),
         406: {
           description: 'The Accept header does not take both application/json and text/event-stream',
           schema: JsonRpcError,
