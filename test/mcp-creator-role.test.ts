@@ -90,6 +90,7 @@ const post = (key: string, body: unknown) =>
     headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...withKey(key) },
     body: JSON.stringify(body),
   });
+const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
 const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
 describe('an MCP key follows its creator', () => {
@@ -111,7 +112,7 @@ describe('an MCP key follows its creator', () => {
 
     const refused = await post(key, toolsList);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error).toMatchObject({
+    expect(await errorOf(refused)).toMatchObject({
       code: 'MCP_FORBIDDEN',
       message: expect.stringContaining('requester'),
     });
@@ -139,7 +140,7 @@ describe('an MCP key follows its creator', () => {
     await expect(client.callTool({ name: 'search_items', arguments: { search: 'Pipette' } })).rejects.toThrow();
     const res = await post(key, toolsList);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('MCP_AUTH_INVALID');
+    expect((await errorOf(res)).code).toBe('MCP_AUTH_INVALID');
     const data = await t.request.get('/api/mcp/inventory').set(withKey(key)).expect(401);
     expect(data.body.error.code).toBe('MCP_AUTH_INVALID');
   });
@@ -151,7 +152,7 @@ describe('an MCP key follows its creator', () => {
     expect(await t.db('mcp_api_keys').where({ id }).first()).toBeUndefined();
     const res = await post(key, toolsList);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('MCP_AUTH_INVALID');
+    expect((await errorOf(res)).code).toBe('MCP_AUTH_INVALID');
   });
 });
 
