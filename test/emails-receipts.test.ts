@@ -99,6 +99,22 @@ describe('a receipt to an address outside the recipient domains', () => {
     expect(await outboxMessages(t.db, { destination: victim })).toEqual([]);
   });
 
+  it("the counter page's recipient form: 422 with the message beside Email, and nothing recorded or sent", async () => {
+    const user = await t.loginAs(await buildUser(t.db));
+    const sale = await newSale(user);
+    const page = await user.get(`/counter?sale=${sale.id}`).expect(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+    const refused = await user
+      .post(`/counter/sales/${sale.id}/recipient`)
+      .type('form')
+      .send({ _csrf: csrf, deliveredTo: PHISH, deliveredToEmail: 'victim@external.example', emailReceipt: 'true' })
+      .expect(422);
+    expect(refused.text).toContain('must be an address at');
+    const after = await t.db('sales').where({ id: sale.id }).first();
+    expect([after.delivered_to, after.delivered_to_email]).toEqual([null, null]);
+    expect(await outboxMessages(t.db, { destination: 'victim@external.example' })).toEqual([]);
+  });
+
   it('the setting email.recipientDomains replaces the default: its domains and their subdomains only', async () => {
     const admin = await t.loginAs(await buildUser(t.db, { role: 'admin' }));
     await admin
