@@ -7,6 +7,9 @@ const PUBLIC_ROLE_FILES = [
   'audit/audit.actor.ts', // who acted: the Actor every audited write records
   'audit/audit.carry.ts', // the audit trail's carry across a restore, listed in backups' CARRIES
   'sales/sales.carry.ts', // the sale-number counters' carry across a restore, listed in backups' CARRIES
+  'mcp-keys/mcp-keys.carry.ts', // deleted MCP keys stay deleted across a restore, listed in backups' CARRIES
+  'outbound-webhooks/outbound-webhooks.carry.ts', // rotated webhook secrets keep their newest value across a restore (CARRIES)
+  'users/users.carry.ts', // changed passwords and deactivations outlive a restore (CARRIES)
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
   'items/items.low-stock.ts', // the one low-stock rule and its query
   'items/items.bulk.ts', // bulk edit and import of items

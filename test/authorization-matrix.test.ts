@@ -27,7 +27,13 @@ const RANK: Record<Role, number> = { requester: 0, user: 1, manager: 2, admin: 3
 type Caller =
   | { name: 'anonymous'; kind: 'anonymous' }
   | { name: string; kind: 'session' | 'bearer'; role: Role; permissions: string[]; header: Record<string, string> }
-  | { name: 'mcp key'; kind: 'mcp-key'; header: Record<string, string> };
+  | {
+      name: string;
+      kind: 'mcp-key';
+      /** the creator's state now: an admin, an admin since demoted to requester (issue 40), or deactivated */
+      creator: 'admin' | 'demoted' | 'deactivated';
+      header: Record<string, string>;
+    };
 
 type Verdict = 'allowed' | 401 | 403;
 
@@ -129,7 +135,22 @@ beforeAll(async () => {
     });
   }
   const { key } = await buildMcpKey(t.db, { scopes: ['read', 'write'], createdBy: mcpCreator.id });
-  callers.push({ name: 'mcp key', kind: 'mcp-key', header: { Authorization: `Bearer ${key}` } });
+  callers.push({ name: 'mcp key', kind: 'mcp-key', creator: 'admin', header: { Authorization: `Bearer ${key}` } });
+  // keys whose creator has since been demoted to requester, or deactivated (issue 40)
+  for (const creator of ['demoted', 'deactivated'] as const) {
+    const former = await buildUser(t.db, { role: 'admin' });
+    const { key: formerKey } = await buildMcpKey(t.db, { scopes: ['read', 'write'], createdBy: former.id });
+    await t
+      .db('users')
+      .where({ id: former.id })
+      .update(creator === 'demoted' ? { role: 'requester' } : { is_active: false });
+    callers.push({
+      name: `mcp key of a ${creator} creator`,
+      kind: 'mcp-key',
+      creator,
+      header: { Authorization: `Bearer ${formerKey}` },
+    });
+  }
   tables = (
     await t
       .db('information_schema.tables')
@@ -168,12 +189,16 @@ const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /**
  * 'any-signed-in' admits every signed-in caller; 'auth' (and 'auth-or-mcp-key') the staff, `user` and up: a requester is 403.
+ * An MCP key opens the MCP routes while its creator is staff (403 once a requester), none once they are deactivated (401).
  * A route declared with a profile access ({role, profile: 'strict'}) admits any member of staff unless the access.profile
  * in force is that profile. A permission is a member of staff's: a requester holds none.
  */
 function verdictFor(access: Access, caller: Caller, profile: AccessProfile): Verdict {
   if (caller.kind === 'anonymous') return access === 'public' ? 'allowed' : 401;
-  if (caller.kind === 'mcp-key') return access === 'mcp-key' || access === 'auth-or-mcp-key' ? 'allowed' : 401;
+  if (caller.kind === 'mcp-key') {
+    if (caller.creator === 'deactivated' || (access !== 'mcp-key' && access !== 'auth-or-mcp-key')) return 401;
+    return caller.creator === 'demoted' ? 403 : 'allowed';
+  }
   if (access === 'mcp-key') return 401;
   if (access === 'public' || access === 'any-signed-in') return 'allowed';
   const staff = RANK[caller.role] >= RANK.user;
@@ -292,7 +317,7 @@ describe.each(['spec', 'strict'] as const)(
       expect(failures).toEqual([]);
       // every session is still signed in: no route outside ENDS_SESSION ended one
       for (const caller of callers) {
-        if (caller.kind === 'anonymous') continue;
+        if (caller.kind === 'anonymous' || (caller.kind === 'mcp-key' && caller.creator !== 'admin')) continue;
         const url = caller.kind === 'mcp-key' ? '/api/mcp/charge-code-analytics' : '/api/auth/user';
         const res = await t.request.get(url).set(caller.header);
         expect(res.status, `${caller.name} still signed in`).toBe(200);

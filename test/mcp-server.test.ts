@@ -668,4 +668,73 @@ describe('/mcp over HTTP', () => {
     await expect(connect(spent.key)).rejects.toThrow();
     expect((await post(initialize, { Authorization: `Bearer ${(await newKey('read')).key}` })).status).toBe(200);
   });
+  const countCall = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'search_items', arguments: { search: 'Beaker' } },
+  });
+  const spentOf = async (keyId: number) =>
+    (
+      await t
+        .db('rate_limits')
+        .where({ key: `mcp_data:${keyId}` })
+        .first()
+    )?.points as number | undefined;
+
+  it('each message of a batch spends one of the allowance (issue 40)', async () => {
+    const { key, id } = await newKey('read');
+    const batch = [1, 2, 3, 4, 5].map(countCall);
+    const res = await post(batch, { Authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as { id: number; result?: { structuredContent: unknown } }[];
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(answers.every((a) => a.result !== undefined)).toBe(true);
+    expect(await spentOf(id)).toBe(5);
+  });
+
+  it('a batch running past the allowance: the calls past it answer MCP_RATE_LIMITED, the rest run; then 429 (issue 40)', async () => {
+    const { key, id } = await newKey('read');
+    // 90 of the 100 a minute spent: 10 of a 20-call batch are left
+    await t.db('rate_limits').insert({ key: `mcp_data:${id}`, points: 90, expire: Date.now() + 60_000 });
+    const res = await post(
+      Array.from({ length: 20 }, (_, i) => countCall(i + 1)),
+      { Authorization: `Bearer ${key}` },
+    );
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const answers = (await res.json()) as { id: number; result?: unknown; error?: { data?: { code: string } } }[];
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    expect(answers).toHaveLength(20);
+    for (let i = 1; i <= 10; i++) expect(byId.get(i)).toMatchObject({ result: expect.anything() });
+    for (let i = 11; i <= 20; i++)
+      expect(byId.get(i)).toMatchObject({
+        error: {
+          code: -32029,
+          message: expect.stringMatching(/^Rate limit exceeded/),
+          data: { code: 'MCP_RATE_LIMITED' },
+        },
+      });
+    const limited = await post(countCall(21), { Authorization: `Bearer ${key}` });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await limited.json()).toEqual(mcpError('MCP_RATE_LIMITED'));
+  });
+
+  it('400 MCP_INVALID_REQUEST for a batch of more than 20 messages, spending nothing (issue 40)', async () => {
+    const { key, id } = await newKey('read');
+    const res = await post(
+      Array.from({ length: 21 }, (_, i) => countCall(i + 1)),
+      { Authorization: `Bearer ${key}` },
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(mcpError('MCP_INVALID_REQUEST'));
+    expect(await spentOf(id)).toBeUndefined();
+    const twenty = await post(
+      Array.from({ length: 20 }, (_, i) => countCall(i + 1)),
+      { Authorization: `Bearer ${key}` },
+    );
+    expect(twenty.status).toBe(200);
+    expect(await spentOf(id)).toBe(20);
+  });
 });

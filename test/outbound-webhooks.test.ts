@@ -130,6 +130,14 @@ describe('the outbound webhooks admin API', () => {
       'https://[::ffff:10.0.0.1]/hook',
       'https://[::ffff:169.254.169.254]/hook',
       'https://[::]/hook',
+      // IPv6 ranges embedding an IPv4 address (issue 40, finding 6)
+      'https://[::127.0.0.1]/hook',
+      'https://[::7f00:1]/hook',
+      'https://[::808:808]/hook',
+      'https://[2002:7f00:1::1]/hook',
+      'https://[2001::1]/hook',
+      'https://[64:ff9b::a9fe:a9fe]/hook',
+      'https://[64:ff9b:1::808:808]/hook',
       'http://93.184.216.34/hook',
       'ftp://93.184.216.34/hook',
     ]) {
@@ -374,6 +382,21 @@ describe('the delivery-time address check', () => {
       await worker.stop();
       await saving.close();
     }
+  });
+
+  it('an IPv4-compatible IPv6 address written into the row is refused at delivery (issue 40)', async () => {
+    const hook = await endpoint(['ping'], '/compatible');
+    await t.db('outbound_webhooks').where({ id: hook.id }).update({ url: 'https://[::7f00:1]/compatible' });
+    await admin.post(`/api/outbound-webhooks/${hook.id}/ping`).expect(202);
+    const page = await until(
+      async () => (await admin.get(`/api/outbound-webhooks/${hook.id}/deliveries`)).body.deliveries,
+      (list: Delivery[]) => list[0]?.status === 'failed',
+    );
+    expect(page[0]).toMatchObject({ status: 'failed', attempts: 1, statusCode: null });
+    expect(page[0].lastError).toMatch(
+      /^url refused at delivery: resolves to ::7f00:1, a IPv4-compatible \(deprecated\) address/,
+    );
+    expect(receiver.received.filter((d) => d.path === '/compatible')).toEqual([]);
   });
 });
 

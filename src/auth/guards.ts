@@ -40,14 +40,28 @@ export function currentMcpKey(req: Request): McpKeyHolder {
   return req.mcpKey;
 }
 
+/**
+ * A key acts with no more than its creator's current role, read with the key on every request
+ * (issue 40): every MCP tool and route reads what the API opens only to staff, so a key whose
+ * creator is now a requester opens nothing (403 MCP_FORBIDDEN). A deactivated or deleted creator's
+ * key is not authenticated at all (401 MCP_AUTH_INVALID). Tools needing more check it themselves
+ * (requireCreatorRole, the refund permission).
+ */
+const creatorRefusal = (key: McpKeyHolder) =>
+  isStaff(key.creator)
+    ? undefined
+    : Forbidden(
+        `This MCP key's creator now has the ${key.creator.role} role; a key acts only for staff (${STAFF} and above)`,
+      );
+
 /** The MCP client routes: a key, and nothing else, opens them. */
 export const requireMcpKey: RequestHandler = (req, _res, next) => {
-  next(req.mcpKey ? undefined : McpAuthRequired());
+  next(req.mcpKey ? creatorRefusal(req.mcpKey) : McpAuthRequired());
 };
 
 /** An MCP key, or a signed-in member of staff (a requester is 403). */
 export const requireAuthOrMcpKey: RequestHandler = (req, _res, next) => {
-  if (req.mcpKey) return next();
+  if (req.mcpKey) return next(creatorRefusal(req.mcpKey));
   if (!req.user) return next(Unauthorized());
   next(isStaff(req.user) ? undefined : Forbidden(`This action requires the ${STAFF} role`));
 };

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceUnavailable } from '../http/errors';
@@ -12,7 +12,16 @@ export const MCP_LIMITS = {
 } as const;
 export type McpLimit = keyof typeof MCP_LIMITS;
 
-export type McpLimiters = Record<McpLimit, RequestHandler>;
+/** How many of the units asked for the key's allowance had left (the rest are refused), and when to retry the refused. */
+export type Spent = { allowed: number; retryAfterSeconds: number };
+
+export type McpLimiters = Record<McpLimit, RequestHandler> & {
+  /**
+   * Spends `count` units of a key's allowance at once (POST /mcp spends one per JSON-RPC message of
+   * a batch): answers how many of them were left. Throws a 503 when the counter cannot be read.
+   */
+  spend(limit: McpLimit, keyId: number, count: number, req: Request): Promise<Spent>;
+};
 
 /**
  * Counted in PostgreSQL (the shared rate_limits table), so every instance spends the same
@@ -21,29 +30,45 @@ export type McpLimiters = Record<McpLimit, RequestHandler>;
  * lift the limit.
  */
 export function mcpLimiters(db: Knex): McpLimiters {
-  const limiter = (limit: McpLimit): RequestHandler => {
-    const { points, duration, label } = MCP_LIMITS[limit];
-    const counter = new RateLimiterPostgres({
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true,
-      keyPrefix: `mcp_${limit}`,
-      points,
-      duration,
-    });
-    return async (req, _res, next) => {
-      if (!req.mcpKey) return next();
-      try {
-        await counter.consume(String(req.mcpKey.id));
-        next();
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes)
-          return next(McpRateLimited(label, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-        req.log?.warn({ err: rejection }, 'MCP rate limit store unavailable');
-        next(ServiceUnavailable('Rate limit store unavailable; try again shortly'));
+  const counters = Object.fromEntries(
+    Object.entries(MCP_LIMITS).map(([limit, { points, duration }]) => [
+      limit,
+      new RateLimiterPostgres({
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        keyPrefix: `mcp_${limit}`,
+        points,
+        duration,
+      }),
+    ]),
+  ) as Record<McpLimit, RateLimiterPostgres>;
+
+  const spend = async (limit: McpLimit, keyId: number, count: number, req: Request): Promise<Spent> => {
+    try {
+      const spent = await counters[limit].consume(String(keyId), count);
+      return { allowed: count, retryAfterSeconds: Math.max(1, Math.ceil(spent.msBeforeNext / 1000)) };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        // the counter took all `count` (the refused too, as a refused request always counted); what it held before them was left
+        const leftBefore = MCP_LIMITS[limit].points - (rejection.consumedPoints - count);
+        return {
+          allowed: Math.min(count, Math.max(0, leftBefore)),
+          retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+        };
       }
-    };
+      req.log?.warn({ err: rejection }, 'MCP rate limit store unavailable');
+      throw ServiceUnavailable('Rate limit store unavailable; try again shortly');
+    }
   };
-  return { status: limiter('status'), test: limiter('test'), data: limiter('data') };
+
+  const limiter =
+    (limit: McpLimit): RequestHandler =>
+    async (req, _res, next) => {
+      if (!req.mcpKey) return next();
+      const { allowed, retryAfterSeconds } = await spend(limit, req.mcpKey.id, 1, req);
+      next(allowed === 1 ? undefined : McpRateLimited(MCP_LIMITS[limit].label, retryAfterSeconds));
+    };
+  return { status: limiter('status'), test: limiter('test'), data: limiter('data'), spend };
 }

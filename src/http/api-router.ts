@@ -72,6 +72,8 @@ export type RouteDoc<
   responses: Record<number, ResponseDoc>;
   /** the MCP limit a key's request spends (requests without a key are not counted) */
   mcpLimit?: McpLimit;
+  /** the handler spends `mcpLimit` itself, once per JSON-RPC message of the body (POST /mcp), rather than once per request here */
+  mcpLimitPerMessage?: true;
   /** the handlers read the raw body themselves (webhooks check a signature over its bytes): no JSON parsing or NUL check here */
   rawBody?: true;
 };
@@ -223,6 +225,12 @@ function commonResponses(method: Method, mountPath: string, doc: RouteDoc): Reco
         ? 'A requester (below the user role), or a cross-site request carried by the session cookie'
         : 'A requester (below the user role)',
     );
+  if (access === 'mcp-key')
+    common[403] = error("MCP_FORBIDDEN: the key's creator is now a requester (below the user role)");
+  if (access === 'auth-or-mcp-key')
+    common[403] = error(
+      `${(common[403] as { description: string }).description}, or an MCP key whose creator is now one`,
+    );
   if (!common[403] && STATE_CHANGING.has(method) && access !== 'public' && access !== 'mcp-key') {
     common[403] = error('A cross-site request carried by the session cookie');
   }
@@ -333,7 +341,7 @@ export class ApiRouter {
     if (!doc.mcpLimit) return [];
     if (!this.mcpLimiters)
       throw new Error(`A route declares the MCP limit '${doc.mcpLimit}' but its router was given no mcpLimiters`);
-    return [this.mcpLimiters[doc.mcpLimit]];
+    return doc.mcpLimitPerMessage ? [] : [this.mcpLimiters[doc.mcpLimit]];
   }
 
   private describe(method: Method, path: string, doc: RouteDoc): RouteConfig {

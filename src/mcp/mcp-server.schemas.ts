@@ -29,5 +29,8 @@ export const JsonRpcResponse = z
   })
   .openapi('JsonRpcResponse');
 
-export const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage)]);
+/** The most messages one POST /mcp may carry (issue 40): each is counted against the key's allowance, and a batch is answered at once. */
+export const MCP_BATCH_LIMIT = 20;
+
+export const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage).max(MCP_BATCH_LIMIT)]);
 export const JsonRpcAnswer = z.union([JsonRpcResponse, z.array(JsonRpcResponse)]);

@@ -82,6 +82,9 @@ function saleAuthorisationOf(form: Record<string, unknown>) {
 }
 
 /** GET /counter and its posts: the spec's draft quote of the session, edited, processed into a sale. */
+/** The refusals a form that may email a receipt shows beside its fields: a form's, and 429 when the person's receipts this hour are spent. */
+const RECEIPT_REFUSALS = [400, 409, 422, 429];
+
 export function counterPages({ db }: Deps): Router {
   const pages = Router();
   const quotes = quotesService(db);
@@ -224,10 +227,11 @@ export function counterPages({ db }: Deps): Router {
   pages.post('/counter/process', requirePage(), async (req, res) => {
     const actor = currentUser(req);
     const { quote } = await quotes.basket(actor, basketSessionId(req));
+    // 429: the person's receipts this hour are spent (issue 40), said on the page like a refusal
     const result = await attempt(() => {
       if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
       return sales.processQuote(actor, quote.id, saleAuthorisationOf(req.body));
-    });
+    }, RECEIPT_REFUSALS);
     if (!result.ok) return refuse(req, res, result);
     if (wantsPartial(req))
       return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
@@ -248,7 +252,7 @@ export function counterPages({ db }: Deps): Router {
         emailReceipt: checked(req.body.emailReceipt),
       });
       return sales.setRecipient(actorOf(req), currentUser(req), id, body);
-    });
+    }, RECEIPT_REFUSALS);
     const receiptTo = result.ok && checked(req.body.emailReceipt) ? result.value.delivered_to_email : null;
     if (result.ok && !wantsPartial(req)) {
       flash(req, receiptTo ? `Recipient recorded; a receipt is on its way to ${receiptTo}` : 'Recipient recorded');

@@ -215,7 +215,8 @@ export function salesPages({ db }: Deps): Router {
     const result = await attempt(async () => {
       const body = parse(RecipientBody, filledIn(req.body));
       return sales.setRecipient(actorOf(req), currentUser(req), id, body);
-    });
+      // 429: the person's receipts this hour are spent (issue 40), said beside the form
+    }, [400, 409, 422, 429]);
     if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
     flash(req, presentSaleRecipient(result.value).message);
     res.redirect(303, `/sales/${id}`);

@@ -74,6 +74,17 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       '90 days, or this many if fewer. Keys already made keep their expiry. Not set: 365.',
     example: '{"days": 180}',
   },
+  'email.recipientDomains': {
+    meaning:
+      'The domains (and their subdomains) a sale receipt may be emailed to: an address elsewhere is refused, so the service cannot be used to ' +
+      "send mail to anyone. Not set: the domains of the active users' addresses.",
+    example: '{"domains": ["example.ac.uk"]}',
+  },
+  'email.receiptsPerHour': {
+    meaning:
+      'How many sale receipts one person may have emailed in an hour; past it, asking for one is refused until the hour ends. Not set: 20.',
+    example: '{"count": 50}',
+  },
   'notifications.digestTime': {
     meaning:
       'When the daily low-stock digest is emailed (UK time, HH:MM): the items that fell to their minimum since the last one, to the buyers of ' +

@@ -9,7 +9,7 @@ import { webhookSignature } from '../../src/modules/outbound-webhooks/outbound-w
 
 describe('the outbound webhook address rules', () => {
   it('a public unicast address only', () => {
-    for (const address of ['8.8.8.8', '93.184.216.34', '2001:4860:4860::8888', '::ffff:8.8.8.8'])
+    for (const address of ['8.8.8.8', '93.184.216.34', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])
       expect([address, isPublicAddress(address)]).toEqual([address, true]);
     for (const address of [
       '127.0.0.1',
@@ -29,6 +29,19 @@ describe('the outbound webhook address rules', () => {
       '::ffff:127.0.0.1',
       '::ffff:169.254.169.254',
       'ff02::1',
+      // IPv6 ranges embedding an IPv4 address (issue 40): reserved whatever they embed, but NAT64's well-known prefix
+      '::127.0.0.1',
+      '::7f00:1',
+      '::808:808',
+      '::ffff:0:8.8.8.8',
+      '2002:808:808::1',
+      '2002:7f00:1::1',
+      '2001::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::169.254.169.254',
+      '64:ff9b:1::808:808',
     ])
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
   });

@@ -1,6 +1,10 @@
 import type { Db } from '../../db/knex';
+import { apiTokenRevocationsCarry } from '../../auth/tokens.carry';
 import { auditTrailCarry } from '../audit/audit.carry';
 import { saleNumberCarry } from '../sales/sales.carry';
+import { mcpKeyRevocationsCarry } from '../mcp-keys/mcp-keys.carry';
+import { webhookSecretsCarry } from '../outbound-webhooks/outbound-webhooks.carry';
+import { userCredentialsCarry } from '../users/users.carry';
 
 /** Where a restore keeps, inside its own transaction, what must outlive the backup's contents; never in a backup. */
 export const CARRY_SCHEMA = 'restore_carry';
@@ -31,7 +35,16 @@ const SEQUENCES: RestoreCarry = {
 };
 
 /** What a restore carries across; the one list to extend. */
-const CARRIES: RestoreCarry[] = [SEQUENCES, saleNumberCarry(CARRY_SCHEMA), auditTrailCarry(CARRY_SCHEMA)];
+const CARRIES: RestoreCarry[] = [
+  SEQUENCES,
+  saleNumberCarry(CARRY_SCHEMA),
+  auditTrailCarry(CARRY_SCHEMA),
+  // revoked credentials stay revoked, rotated secrets keep their newest value (issue 40)
+  apiTokenRevocationsCarry(CARRY_SCHEMA),
+  mcpKeyRevocationsCarry(CARRY_SCHEMA),
+  webhookSecretsCarry(CARRY_SCHEMA),
+  userCredentialsCarry(CARRY_SCHEMA),
+];
 
 /** For the restore script, after its locks and before it drops the public schema (a leftover of a failed restore is replaced). */
 export const SAVE_CARRIES =

@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { queueEmail } from '../outbox/outbox.queries';
-import { BadRequest } from '../../http/errors';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { BadRequest, TooManyRequests } from '../../http/errors';
 import type { Role } from '../../auth/roles';
-import { activeUserContacts, activeUsersWithRoles, type UserContact } from '../users/users.queries';
+import { rateLimitCounter } from '../../auth/rate-limits';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
+import { activeEmailDomains, activeUserContacts, activeUsersWithRoles, type UserContact } from '../users/users.queries';
 import { EMAIL_SWITCHES, onByDefault, switchesOf, type EmailSwitch } from './emails.switches';
 
 /** One switch as My account shows it. */
@@ -167,6 +171,52 @@ export type SaleReceipt = {
   totalAmount: string;
   lines: { name: string; sku: string; quantity: string; unitPrice: string; total: string }[];
 };
+
+/** Receipts one person may have emailed an hour, unless the setting email.receiptsPerHour says otherwise. */
+export const RECEIPTS_PER_HOUR = 20;
+
+/** The domains a receipt may go to: the setting email.recipientDomains, else the domains of the active users' addresses. */
+export async function recipientDomains(db: Db): Promise<string[]> {
+  const setting = KNOWN_SETTINGS['email.recipientDomains'].safeParse(
+    await settingsService(db).get('email.recipientDomains'),
+  );
+  return setting.success ? setting.data.domains : activeEmailDomains(db);
+}
+
+/**
+ * Before a receipt is emailed to an address a request gave (issue 40: the service must not be a mail
+ * relay): a 400 naming `field` unless the address is at one of the recipient domains or a subdomain of
+ * one, then one of the person's receipts this hour (429 with Retry-After beyond), counted in
+ * PostgreSQL so every instance spends the same allowance.
+ */
+export async function admitReceipt(db: Db, personId: string, address: string, field: string): Promise<void> {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  const domains = await recipientDomains(db);
+  if (!domains.some((allowed) => domain === allowed || domain.endsWith(`.${allowed}`))) {
+    throw BadRequest('Validation failed', {
+      errors: [
+        {
+          field,
+          message: `must be an address at ${domains.join(', ') || 'a domain of the setting email.recipientDomains'} to email a receipt (setting email.recipientDomains)`,
+        },
+      ],
+    });
+  }
+  const setting = KNOWN_SETTINGS['email.receiptsPerHour'].safeParse(
+    await settingsService(db).get('email.receiptsPerHour'),
+  );
+  const perHour = setting.success ? setting.data.count : RECEIPTS_PER_HOUR;
+  try {
+    await rateLimitCounter(db, 'email_receipt', perHour, 3600).consume(personId);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw TooManyRequests(
+      `At most ${perHour} receipts an hour may be emailed (setting email.receiptsPerHour); try again in ${retryAfter} s`,
+      retryAfter,
+    );
+  }
+}
 
 /** The receipt of a sale to its recipient's address (ticked at the counter, per sale), in the sale's transaction. */
 export async function queueSaleReceiptEmail(trx: Knex.Transaction, to: string, sale: SaleReceipt): Promise<void> {

@@ -8,6 +8,13 @@ import ipaddr from 'ipaddr.js';
  * OUTBOUND_WEBHOOKS_ALLOW_PRIVATE lists the URL's host, the address, or a CIDR range holding it,
  * and then `http://` too. Checked when the URL is saved and again at each delivery on the
  * address the host resolves to then, which is the address the delivery connects to.
+ *
+ * IPv6 ranges that embed an IPv4 address (issue 40, finding 6): the deprecated IPv4-compatible
+ * `::/96` (`::127.0.0.1`, written `::7f00:1`), 6to4 `2002::/16`, Teredo `2001::/32` and SIIT
+ * `::ffff:0:0:0/96` are reserved whatever they embed, as nothing public should be reached through
+ * them. NAT64's well-known `64:ff9b::/96` is how an IPv6-only host reaches an IPv4 one through
+ * DNS64, so it counts as its embedded IPv4 address (public passes, `64:ff9b::10.0.0.1` is private);
+ * the local-use `64:ff9b:1::/48` puts the IPv4 address where its operator chose, so it is reserved.
  */
 
 export type AllowedTarget = { url: URL; address: string; family: 4 | 6 };
@@ -44,12 +51,28 @@ function canonical(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv
     : address;
 }
 
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
+/**
+ * The address's range as ipaddr.js names it ('unicast' for a public one), with the IPv4-embedding
+ * IPv6 ranges judged as described at the top of this file.
+ */
+function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = address.range();
+  if (address.kind() === 'ipv4') return range;
+  const v6 = address as ipaddr.IPv6;
+  if (range === 'unicast' && v6.match(IPV4_COMPATIBLE)) return 'IPv4-compatible (deprecated)';
+  if (v6.match(NAT64_WELL_KNOWN)) return ipaddr.fromByteArray(v6.toByteArray().slice(12)).range();
+  return range;
+}
+
 const inRange = (address: ipaddr.IPv4 | ipaddr.IPv6, [range, bits]: [ipaddr.IPv4 | ipaddr.IPv6, number]) =>
   address.kind() === range.kind() && address.match(range, bits);
 
 /** A public unicast address: not loopback, private, link-local, unique-local, unspecified, multicast, CGNAT or reserved. */
 export function isPublicAddress(text: string): boolean {
-  return canonical(ipaddr.parse(text)).range() === 'unicast';
+  return rangeOf(canonical(ipaddr.parse(text))) === 'unicast';
 }
 
 const hostOf = (url: URL) => url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
@@ -89,9 +112,10 @@ export async function checkWebhookUrl(text: string, allowList: readonly string[]
     const parsed = canonical(ipaddr.parse(address));
     const listed = hostAllowed || allowed.ranges.some((range) => inRange(parsed, range));
     if (!listed) allAllowed = false;
-    if (!listed && parsed.range() !== 'unicast') {
+    const range = rangeOf(parsed);
+    if (!listed && range !== 'unicast') {
       throw new RefusedUrl(
-        `resolves to ${address}, a ${parsed.range()} address (not allowed unless OUTBOUND_WEBHOOKS_ALLOW_PRIVATE lists it)`,
+        `resolves to ${address}, a ${range} address (not allowed unless OUTBOUND_WEBHOOKS_ALLOW_PRIVATE lists it)`,
       );
     }
   }

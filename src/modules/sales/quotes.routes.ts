@@ -196,6 +196,9 @@ export function quotesRoutes({ db, docs }: Deps) {
         'The body is optional: `pin` and `recipient` for the charge-code policies of the settings (off by default). ' +
         'chargeCodes.requirePin: a code with a PIN needs it (400 when missing or wrong); after 5 wrong PINs in 15 minutes the code takes none (429) until the window ends. ' +
         "chargeCodes.requireAuthorisedUser: recipient.deliveredToEmail must be one of the code's authorised users (case-insensitive; 400 otherwise). " +
+        'With `emailReceipt: true`, recipient.deliveredToEmail must be at one of the domains of the setting email.recipientDomains ' +
+        "(unset: the active users' domains) or a subdomain of one (400 otherwise), and the caller may have at most email.receiptsPerHour " +
+        'receipts emailed an hour (20 unset; 429 with Retry-After beyond). ' +
         'A recipient given is recorded on the sale. 409 when the code or its PIN changed while the sale was being made.',
       access: 'auth',
       params: QuoteIdParams,
@@ -206,7 +209,11 @@ export function quotesRoutes({ db, docs }: Deps) {
         400: invalid,
         404: quoteNotFound,
         409: { description: 'The charge code or its PIN changed meanwhile; nothing was sold', schema: MessageBody },
-        429: { description: "Too many incorrect PINs for the quote's charge code", schema: MessageBody },
+        429: {
+          description:
+            "Too many incorrect PINs for the quote's charge code, or the caller has had as many receipts emailed this hour as email.receiptsPerHour allows, with Retry-After",
+          schema: MessageBody,
+        },
       },
     },
     async (req, res) => {

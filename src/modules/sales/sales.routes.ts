@@ -199,7 +199,11 @@ function fixedPathRoutes({ db, docs }: Deps) {
             'The Idempotency-Key was used for a different request, or the charge code or its PIN changed meanwhile',
           schema: MessageBody,
         },
-        429: { description: 'Too many incorrect PINs for the charge code', schema: MessageBody },
+        429: {
+          description:
+            'Too many incorrect PINs for the charge code, or the caller has had as many receipts emailed this hour as the setting email.receiptsPerHour allows (20 unset), with Retry-After',
+          schema: MessageBody,
+        },
         503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
       },
     },
@@ -276,7 +280,9 @@ function byIdRoutes({ db, docs }: Deps) {
       description:
         "With the setting chargeCodes.requireAuthorisedUser on, deliveredToEmail must be one of the sale's charge code's authorised users (400 otherwise). " +
         "Under the setting access.profile strict, only the sale's processor or a manager may set it (403 otherwise). " +
-        'With `emailReceipt: true` the receipt is emailed to deliveredToEmail.',
+        'With `emailReceipt: true` the receipt is emailed to deliveredToEmail, which must then be at one of the domains of the setting ' +
+        "email.recipientDomains (unset: the active users' domains), or a subdomain of one (400 naming deliveredToEmail otherwise); " +
+        'one person may have at most email.receiptsPerHour receipts emailed an hour (20 unset; 429 with Retry-After beyond).',
       access: 'auth',
       params: SaleIdParams,
       body: SetRecipientBody,
@@ -288,6 +294,11 @@ function byIdRoutes({ db, docs }: Deps) {
           schema: MessageBody,
         },
         404: saleNotFound,
+        429: {
+          description:
+            'The caller has had as many receipts emailed this hour as email.receiptsPerHour allows, with Retry-After',
+          schema: MessageBody,
+        },
       },
     },
     async (req, res) => {

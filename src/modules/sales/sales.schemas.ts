@@ -30,7 +30,8 @@ export type RecipientBody = z.infer<typeof RecipientBody>;
 const EmailReceipt = z.boolean({ error: 'must be a boolean' }).optional();
 const EMAIL_RECEIPT =
   "Email a receipt (the lines, totals, charge code and sale number) to deliveredToEmail once the change commits (the counter's " +
-  '"Email a receipt" tick box; default false). True without deliveredToEmail is a 400 naming it.';
+  '"Email a receipt" tick box; default false). True without deliveredToEmail, or with one outside the domains of the setting ' +
+  "email.recipientDomains (unset: the active users' domains), is a 400 naming it; past email.receiptsPerHour receipts an hour (20 unset) a 429.";
 
 /** PATCH /api/sales/{id}/recipient: the recipient, and whether to email them the receipt. */
 export const SetRecipientBody = RecipientBody.extend({

@@ -51,7 +51,7 @@ import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './q
 import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody, SetRecipientBody } from './sales.schemas';
 import { chargeCodeFigures } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
-import { queueSaleReceiptEmail } from '../emails/emails.service';
+import { admitReceipt, queueSaleReceiptEmail } from '../emails/emails.service';
 
 export type SaleStatus = 'completed' | 'paid' | 'partially_refunded' | 'refunded';
 
@@ -591,6 +591,8 @@ export function salesService(db: Db) {
         return quote && (quote.user_id === actor.id || canSeeAllQuotes(actor)) ? quote.charge_code : null;
       });
       const recipient = body.recipient ?? null;
+      if (body.emailReceipt && recipient?.deliveredToEmail)
+        await admitReceipt(db, actor.id, recipient.deliveredToEmail, 'recipient.deliveredToEmail');
       return recorded(
         actor,
         await transaction(db, { retry: true }, async (trx) => {
@@ -612,6 +614,8 @@ export function salesService(db: Db) {
       // The key's stored hash leaves the PIN out: a digest of a short PIN beside known fields would give it away.
       const { pin, ...hashed } = input;
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+      if (input.emailReceipt && input.recipient?.deliveredToEmail)
+        await admitReceipt(db, actor.id, input.recipient.deliveredToEmail, 'recipient.deliveredToEmail');
       const authorisation = await authoriseSale(
         db,
         actor.id,
@@ -699,13 +703,14 @@ export function salesService(db: Db) {
      * Under access.profile strict only the sale's processor or a manager may; with chargeCodes.requireAuthorisedUser
      * on, the new recipient too must be an authorised user of the sale's code.
      */
-    setRecipient: (
+    setRecipient: async (
       actor: AuditActor,
       changer: Express.User,
       id: number,
       { deliveredTo, deliveredToEmail = null, emailReceipt = false }: SetRecipientBody,
     ) => {
       if (emailReceipt && !deliveredToEmail) throw receiptNeedsAnAddress('deliveredToEmail');
+      if (emailReceipt && deliveredToEmail) await admitReceipt(db, changer.id, deliveredToEmail, 'deliveredToEmail');
       return changeSale(
         actor,
         id,

@@ -109,6 +109,27 @@ export const KNOWN_SETTINGS = {
     .strict(),
   /** the stores' request inbox: who is emailed when a request is ready to fulfil (unset or []: the managers) */
   'requests.notifyEmails': z.object({ emails: EmailList }).strict(),
+  /** the domains (and their subdomains) a receipt may be emailed to (unset: the domains of the active users' addresses) */
+  'email.recipientDomains': z
+    .object({
+      domains: z
+        .array(
+          z
+            .string({ error: 'must be a domain name' })
+            .trim()
+            .toLowerCase()
+            .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+              error: 'must be a domain name, e.g. example.ac.uk',
+            }),
+        )
+        .min(1, { error: 'must name at least one domain' })
+        .max(100),
+    })
+    .strict(),
+  /** how many receipts one person may have emailed an hour (unset: 20) */
+  'email.receiptsPerHour': z
+    .object({ count: z.number({ error: 'must be a whole number' }).int().min(1).max(1000) })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);

@@ -47,6 +47,14 @@ export const userRefColumns = (alias: string, prefix: string): Sql =>
   sql.join(USER_REF_COLUMNS.map((column) => sql`${sql.ident(alias, column)} AS ${sql.ident(prefix + column)}`));
 
 /** How many users are active. */
+/** The domains of the active users' email addresses, lower case. */
+export async function activeEmailDomains(db: Db): Promise<string[]> {
+  const rows = await db('users')
+    .where({ is_active: true })
+    .distinct(db.raw(`lower(split_part(email, '@', 2)) AS domain`));
+  return (rows as { domain: string }[]).map((r) => r.domain).filter(Boolean);
+}
+
 export async function countActiveUsers(db: Db): Promise<number> {
   const [{ count }] = await db('users').where({ is_active: true }).count<{ count: number }[]>('* as count');
   return Number(count);

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { buildUser, TEST_PASSWORD } from './helpers/factories';
+import { withKey } from './helpers/mcp-factories';
+import { appWithAdmin } from './backup-helpers';
+
+/**
+ * Issue 40, finding 7: a restore brings back the backup's records, but not a credential revoked
+ * after the backup, nor a secret's older value (backups.carry.ts, CARRIES).
+ */
+describe('credentials across a restore', () => {
+  it('a key, token or session revoked after the backup stays revoked; a rotated webhook secret, a changed password and a deactivation are kept', async () => {
+    const { app, admin, adminEmail } = await appWithAdmin({ OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: '127.0.0.1' });
+    const createKey = async (name: string) =>
+      (await admin.post('/api/mcp/keys').send({ name }).expect(201)).body as { id: number; key: string };
+    const revokedKey = await createKey('revoked after the backup');
+    const keptKey = await createKey('still live');
+
+    const owner = await buildUser(app.db);
+    const ownerSession = await app.loginAs(owner);
+    const createToken = async (name: string) =>
+      (await ownerSession.post('/api/auth/tokens').send({ name }).expect(201)).body as { id: number; token: string };
+    const revokedToken = await createToken('revoked after the backup');
+    const keptToken = await createToken('still live');
+    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+    const hook = (
+      await admin
+        .post('/api/outbound-webhooks')
+        .send({ url: 'https://127.0.0.1:9/hook', events: ['ping'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+
+    const rotating = await buildUser(app.db);
+    const leaving = await buildUser(app.db);
+    const { filename } = (await admin.post('/api/backups').expect(201)).body as { filename: string };
+
+    // after the backup: revoke, sign out, rotate, change a password, deactivate
+    await admin.delete(`/api/mcp/keys/${revokedKey.id}`).expect(204);
+    await ownerSession.delete(`/api/auth/tokens/${revokedToken.id}`).expect(204);
+    const signedOut = await app.loginAs(await buildUser(app.db));
+    await signedOut.post('/api/auth/logout').expect(204);
+    const rotated = (await admin.post(`/api/outbound-webhooks/${hook.id}/rotate-secret`).expect(200)).body as {
+      secret: string;
+    };
+    expect(rotated.secret).not.toBe(hook.secret);
+    const rotatingSession = await app.loginAs(rotating);
+    const newPassword = 'a brand new passphrase after the backup';
+    await rotatingSession
+      .post('/api/users/reset-password')
+      .send({ currentPassword: TEST_PASSWORD, newPassword })
+      .expect(200);
+    await admin.delete(`/api/users/${leaving.id}`).expect(204);
+
+    await admin.post(`/api/backups/${filename}/restore`).expect(200);
+
+    // the revoked key and token are refused; the live ones still answer
+    const refusedKey = await app.request.get('/api/mcp/status').set(withKey(revokedKey.key)).expect(401);
+    expect(refusedKey.body.error.code).toBe('MCP_AUTH_INVALID');
+    await app.request.get('/api/mcp/status').set(withKey(keptKey.key)).expect(200);
+    await app.request.get('/api/auth/user').set(bearer(revokedToken.token)).expect(401);
+    await app.request.get('/api/auth/user').set(bearer(keptToken.token)).expect(200);
+    expect(await app.db('mcp_api_keys').where({ id: revokedKey.id }).first()).toBeUndefined();
+    expect(await app.db('api_tokens').where({ id: revokedToken.id }).first()).toBeUndefined();
+    // sessions: the signed-out one is gone, as are all (a backup holds none)
+    await signedOut.get('/api/auth/user').expect(401);
+    expect(await app.db('sessions').count<{ n: string }[]>('* as n')).toEqual([{ n: 0 }]);
+    // the webhook secret is the newest
+    expect((await app.db('outbound_webhooks').where({ id: hook.id }).first()).secret).toBe(rotated.secret);
+    // the changed password is the one that signs in; the deactivated person stays deactivated
+    await app.request.post('/api/auth/login').send({ email: rotating.email, password: TEST_PASSWORD }).expect(401);
+    await app.request.post('/api/auth/login').send({ email: rotating.email, password: newPassword }).expect(200);
+    expect((await app.db('users').where({ id: leaving.id }).first()).is_active).toBe(false);
+    await app.request.post('/api/auth/login').send({ email: adminEmail, password: TEST_PASSWORD }).expect(200);
+    // nothing of the carry is left behind
+    expect((await app.db.raw(`SELECT 1 FROM pg_namespace WHERE nspname = 'restore_carry'`)).rows as unknown[]).toEqual(
+      [],
+    );
+  });
+});
