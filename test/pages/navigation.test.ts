@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, PHONE, screenshot, useBrowserApp } from '../helpers/browser';
-import { buildUser } from '../helpers/factories';
+import { buildUser, TEST_PASSWORD } from '../helpers/factories';
 import { grantPermission } from '../helpers/sales-factories';
 
 const b = useBrowserApp();
@@ -161,6 +161,26 @@ describe('the header', () => {
     await page.getByRole('heading', { level: 1, name: 'Counter' }).waitFor();
     // the Menu folds again on the new page
     expect(await counter.isVisible()).toBe(false);
+  });
+
+  it('opens the phone Menu and reaches a page without JavaScript', async () => {
+    const browser = (await b.newPage()).context().browser()!;
+    const context = await browser.newContext({ baseURL: b.baseUrl, viewport: PHONE, javaScriptEnabled: false });
+    try {
+      const signedIn = await context.request.post('/api/auth/login', {
+        data: { email: manager.email, password: TEST_PASSWORD },
+      });
+      expect(signedIn.status()).toBe(200);
+      const page = await context.newPage();
+      await page.goto('/');
+      const counter = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Counter' });
+      expect(await counter.isVisible()).toBe(false);
+      await page.getByRole('banner').locator('summary', { hasText: 'Menu' }).click();
+      await counter.click();
+      await page.waitForURL('**/counter');
+    } finally {
+      await context.close();
+    }
   });
 
   it('shows the links as a bar from 600 px, with no Menu', async () => {
