@@ -83,7 +83,9 @@ export function requestsRoutes({ db, docs }: Deps) {
         'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
         'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
         "Status submitted (the stores' request inbox, the setting requests.notifyEmails, is emailed that it is ready to fulfil), " +
-        "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed). " +
+        "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed); the total is " +
+        "counted with the requester's other open requests (submitted, awaiting_approval, approved) on the code of the last 24 hours " +
+        '(setting requests.thresholdWindow: request, the request alone; day, the default; week, the last 7 days). ' +
         'Writes the request.submitted (and request.awaiting_approval) event.',
       access: 'any-signed-in',
       body: CreateRequest,
@@ -116,7 +118,8 @@ export function requestsRoutes({ db, docs }: Deps) {
         summary: `${action === 'approve' ? 'Approve' : 'Reject'} a request awaiting approval`,
         description:
           `awaiting_approval -> ${result}, with an optional comment kept in the history. ` +
-          "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403. " +
+          "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403, " +
+          'and the requester too, whatever their role (their own request needs another approver or an admin). ' +
           `The requester is emailed${result === 'approved' ? " and the stores' request inbox told it is ready to fulfil" : ''}; writes the request.${result} event.`,
         access: 'any-signed-in',
         params: RequestIdParams,
@@ -125,7 +128,10 @@ export function requestsRoutes({ db, docs }: Deps) {
         responses: {
           200: { description: result === 'approved' ? 'Approved' : 'Rejected', schema: StockRequest },
           400: invalid,
-          403: { description: "Neither the code's approver nor an admin", schema: MessageBody },
+          403: {
+            description: "Neither the code's approver nor an admin, or the request's own requester",
+            schema: MessageBody,
+          },
           404: notFound,
           409: illegal(result),
         },

@@ -109,6 +109,10 @@ export const KNOWN_SETTINGS = {
     .strict(),
   /** the stores' request inbox: who is emailed when a request is ready to fulfil (unset or []: the managers) */
   'requests.notifyEmails': z.object({ emails: EmailList }).strict(),
+  /** what a code's approval threshold is held against: the one request, or the requester's open requests on the code over a rolling day or week (unset: day) */
+  'requests.thresholdWindow': z
+    .object({ window: z.enum(['request', 'day', 'week'], { error: 'must be one of request, day, week' }) })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
