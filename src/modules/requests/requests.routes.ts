@@ -3,7 +3,7 @@ import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { actorOf } from '../audit/audit.actor';
-import { presentRequest, presentRequestPage } from './requests.present';
+import { audienceOf, presentRequest, presentRequestPage } from './requests.present';
 import {
   CancelBody,
   CollectBody,
@@ -50,7 +50,8 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const query = req.input.query;
-      res.json(presentRequestPage(await requests.list(currentUser(req), query), query.page, query.limit));
+      const user = currentUser(req);
+      res.json(presentRequestPage(await requests.list(user, query), query.page, query.limit, audienceOf(user)));
     },
   );
 
@@ -81,6 +82,8 @@ export function requestsRoutes({ db, docs }: Deps) {
         'Any signed-in person. Lines are priced from the items now (VAT applied); an item asked twice is one line. ' +
         'The charge code is checked as the counter checks it, with the same messages (unknown, expired, not yet valid, on hold, excluded category, ' +
         'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
+        "A requester must always be one of the code's authorised users; for any code they are not authorised on, whether it exists, " +
+        'is held or is unknown, they get 400 "You are not authorised on charge code \'<code>\'". ' +
         'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
         "Status submitted (the stores' request inbox, the setting requests.notifyEmails, is emailed that it is ready to fulfil), " +
         "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed); the total is " +
@@ -92,7 +95,9 @@ export function requestsRoutes({ db, docs }: Deps) {
       responses: { 201: { description: 'Submitted', schema: StockRequest }, 400: invalid },
     },
     async (req, res) => {
-      res.status(201).json(presentRequest(await requests.create(who(req), req.input.body)));
+      res
+        .status(201)
+        .json(presentRequest(await requests.create(who(req), req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -106,7 +111,8 @@ export function requestsRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Request', schema: StockRequest }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      res.json(presentRequest(await requests.get(currentUser(req), req.input.params.id)));
+      const user = currentUser(req);
+      res.json(presentRequest(await requests.get(user, req.input.params.id), audienceOf(user)));
     },
   );
 
@@ -138,7 +144,7 @@ export function requestsRoutes({ db, docs }: Deps) {
       },
       async (req, res) => {
         const { id } = req.input.params;
-        res.json(presentRequest(await requests[action](who(req), id, req.input.body)));
+        res.json(presentRequest(await requests[action](who(req), id, req.input.body), audienceOf(currentUser(req))));
       },
     );
   decision('approve', 'approveRequest', 'approved');
@@ -175,7 +181,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -200,7 +206,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.collect(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.collect(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -226,7 +232,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.cancel(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.cancel(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 

@@ -21,7 +21,9 @@ import {
   salesService,
   type SaleRecord,
 } from '../sales/sales.service';
-import { findItemsForLines } from '../items/items.queries';
+import { findItemsForLines, type ItemForLine } from '../items/items.queries';
+import { availabilityOf } from '../catalogue/catalogue.service';
+import type { Availability } from '../catalogue/catalogue.schemas';
 import { joinUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
@@ -173,6 +175,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
       rows.map((r) => r.charge_code),
     ),
   ]);
+  const unfulfilled = lines.filter((l) => l.fulfilled_quantity === null && l.item_id !== null);
+  const items = await findItemsForLines(db, [...new Set(unfulfilled.map((l) => l.item_id!))]);
+  const availability = new Map(
+    unfulfilled.flatMap((l) => {
+      const item = items.get(l.item_id!);
+      return item ? [[l.id, lineAvailability(item)] as const] : [];
+    }),
+  );
   const requesterOf = new Map(
     requesters.map((r) => [
       r.request_id,
@@ -185,8 +195,19 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
     history: history.filter((h) => h.request_id === request.id),
     requester: requesterOf.get(request.id)!,
     approverEmail: approvals.get(request.charge_code)?.approver_email ?? null,
+    availability: new Map(
+      lines
+        .filter((l) => l.request_id === request.id && availability.has(l.id))
+        .map((l) => [l.id, availability.get(l.id)!]),
+    ),
   }));
 }
+
+/** An item as the catalogue says it (never its stock figure); one no longer active is out, as the stores will not hand it out. */
+const lineAvailability = (item: ItemForLine): Availability =>
+  item.isActive
+    ? availabilityOf({ is_active: true, current_stock: item.currentStock, minimum_stock: item.minimumStock })
+    : 'out';
 
 async function addHistory(
   trx: Knex.Transaction,
@@ -274,7 +295,8 @@ export function requestsService(db: Db) {
      * Submits a request: the lines priced from the items now (VAT applied), a line asking more than
      * the stock has marked short, the charge code checked as the counter checks it (its messages:
      * unknown, expired, not yet valid, on hold, excluded category, and with
-     * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users).
+     * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). A
+     * requester must always be one, and hears one message for any code they are not (issue 40).
      * Over the code's approvalThreshold the request goes on to awaiting_approval.
      */
     async create(who: RequestActor, input: CreateRequest): Promise<RequestRecord> {
@@ -284,6 +306,7 @@ export function requestsService(db: Db) {
         const { priced, categoryIds, stock } = await priceRequestedLines(trx, items);
         await validateChargeCode(trx, input.chargeCode, {
           categoryIds,
+          requester: isStaff(who.user) ? undefined : who.user.email,
           sale: {
             policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
             verifiedPinHash: null,
