@@ -139,8 +139,17 @@ describe('POST /api/requests', () => {
         short: false,
         fulfilledQuantity: null,
       }),
-      expect.objectContaining({ itemId: gloves.id, quantity: '5.00', total: '7.50', short: true }),
+      // a requester sees the item's availability before fulfilment, never a comparison with the count (issue 40)
+      expect.objectContaining({
+        itemId: gloves.id,
+        quantity: '5.00',
+        total: '7.50',
+        short: false,
+        availability: 'in_stock',
+      }),
     ]);
+    const staffView = await asStaff.get(`/api/requests/${res.body.id}`).expect(200);
+    expect(staffView.body.items[1]).toMatchObject({ short: true, shortReason: 'stock' });
     expect(res.body.history).toEqual([
       expect.objectContaining({
         status: 'submitted',
@@ -171,7 +180,8 @@ describe('POST /api/requests', () => {
     const excluding = await codeFor({ excludedCategoryIds: [category.id] });
     const line = [{ itemId: item.id, quantity: 1 }];
     const cases: [string, RegExp][] = [
-      ['NO-SUCH-CODE', /^Invalid charge code: 'NO-SUCH-CODE' does not exist$/],
+      // a requester hears one message for an unknown code as for any code they are not authorised on (issue 40)
+      ['NO-SUCH-CODE', /^You are not authorised on charge code 'NO-SUCH-CODE'$/],
       [expired.code, new RegExp(`^Charge code '${expired.code}' has expired on \\d\\d/\\d\\d/\\d{4}\\.$`)],
       [future.code, new RegExp(`^Charge code '${future.code}' is not yet valid until \\d\\d/\\d\\d/\\d{4}\\.$`)],
       [held.code, new RegExp(`^Charge code '${held.code}' is on hold: Grant audit$`)],
@@ -186,7 +196,7 @@ describe('POST /api/requests', () => {
     ).toBeUndefined();
   });
 
-  it('400 with chargeCodes.requireAuthorisedUser on, when the person is not an authorised user of the code', async () => {
+  it('400 with chargeCodes.requireAuthorisedUser on, when the person is not an authorised user of the code (a requester: one message, issue 40)', async () => {
     const notMine = await buildChargeCode(t.db, { authorisedEmails: ['someone-else@example.ac.uk'] });
     const mine = await codeFor();
     const item = await buildStockedItem(t.db, 5);
@@ -196,9 +206,9 @@ describe('POST /api/requests', () => {
       .expect(200);
     try {
       const res = await submit(asRequester, notMine.code, [{ itemId: item.id, quantity: 1 }]).expect(400);
-      expect(res.body.message).toBe(
-        `Recipient '${requester.email}' is not an authorised user of charge code '${notMine.code}'`,
-      );
+      expect(res.body.message).toBe(`You are not authorised on charge code '${notMine.code}'`);
+      const byStaff = await submit(asStaff, notMine.code, [{ itemId: item.id, quantity: 1 }]).expect(400);
+      expect(byStaff.body.message).toMatch(/^Recipient '.+' is not an authorised user of charge code/);
       await submit(asRequester, mine.code, [{ itemId: item.id, quantity: 1 }]).expect(201);
     } finally {
       await asAdmin
@@ -364,7 +374,10 @@ describe('POST /api/requests/{id}/fulfil and /collect', () => {
       { itemId: few.id, quantity: 5 },
       { itemId: none.id, quantity: 2 },
     ]).expect(201);
-    expect(res.body.items.map((i: { short: boolean }) => i.short)).toEqual([true, true]);
+    // the requester sees availability; the staff see the lines short (issue 40)
+    expect(res.body.items.map((i: { availability: string }) => i.availability)).toEqual(['in_stock', 'out']);
+    const staffView = await asStaff.get(`/api/requests/${res.body.id}`).expect(200);
+    expect(staffView.body.items.map((i: { short: boolean }) => i.short)).toEqual([true, true]);
     const ready = await asStaff.post(`/api/requests/${res.body.id}/fulfil`).send({}).expect(200);
     expect(ready.body.shortfall).toEqual([
       { itemId: few.id, itemName: expect.any(String), requested: '5.00', fulfilled: '3.00', reason: 'stock' },
@@ -565,7 +578,12 @@ describe('a part-fulfilled request (issue 39)', () => {
       { itemId: fewer.id, quantity: 2 },
       { itemId: plenty.id, quantity: 3 },
     ]).expect(201);
-    expect(res.body.items.map((i: { shortReason: string | null }) => i.shortReason)).toEqual(['stock', 'stock', null]);
+    const staffView = await asStaff.get(`/api/requests/${res.body.id}`).expect(200);
+    expect(staffView.body.items.map((i: { shortReason: string | null }) => i.shortReason)).toEqual([
+      'stock',
+      'stock',
+      null,
+    ]);
     const ready = await asStaff
       .post(`/api/requests/${res.body.id}/fulfil`)
       .send({

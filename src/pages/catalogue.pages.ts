@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
-import { currentUser } from '../auth/guards';
+import { currentUser, isStaff } from '../auth/guards';
 import { BadRequest } from '../http/errors';
 import { parse } from '../http/validate';
 import { D, money } from '../lib/money';
@@ -28,7 +28,6 @@ const CATALOGUE_PAGE_SIZE = 24;
 const MAX_BASKET_LINES = 100;
 /** How many of the person's requests the catalogue (and a requester's home) lists. */
 const RECENT_REQUESTS = 5;
-export const AVAILABILITY = { in_stock: 'In stock', low: 'Low', out: 'Out of stock' } as const;
 /** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
 
@@ -73,7 +72,8 @@ export function catalogueViews(db: Db) {
 
   /**
    * The basket's charge code checked as the request will be (the counter's messages): for the items
-   * in the basket, and with chargeCodes.requireAuthorisedUser on, for this person as its authorised user.
+   * in the basket, and with chargeCodes.requireAuthorisedUser on, for this person as its authorised user
+   * (a requester always: one message for any code they are not authorised on).
    */
   async function checkChargeCode(user: Express.User, code: string, basket: RequestBasket): Promise<ChargeCodeField> {
     if (!code) return { value: '', error: null, accepted: false };
@@ -82,6 +82,7 @@ export function catalogueViews(db: Db) {
       const policy = await chargeCodePolicy(db);
       return validateChargeCode(db, code, {
         categoryIds,
+        requester: isStaff(user) ? undefined : user.email,
         sale: {
           policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
           verifiedPinHash: null,
@@ -111,7 +112,6 @@ export function catalogueViews(db: Db) {
       ...REQUEST_VIEW_HELPERS,
       title: 'Catalogue',
       description: 'The stores catalogue: find items, see whether they are in stock and request them on a charge code.',
-      AVAILABILITY,
       query,
       items: found.rows.map(presentCatalogueItem),
       total: found.total,

@@ -3,7 +3,8 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
 import { currentUser, isStaff } from '../auth/guards';
 import { parse } from '../http/validate';
-import { presentRequest, SHORT_REASON_TEXT } from '../modules/requests/requests.present';
+import type { Availability } from '../modules/catalogue/catalogue.schemas';
+import { audienceOf, presentRequest, SHORT_REASON_TEXT } from '../modules/requests/requests.present';
 import {
   CancelBody,
   CollectBody,
@@ -55,12 +56,18 @@ const personName = (person: Person): string =>
   person ? [person.firstName, person.lastName].filter(Boolean).join(' ') || (person.email ?? '') : '';
 
 /** What the request templates use beside the request itself. */
-export const REQUEST_VIEW_HELPERS = { STATUS_LABELS, SHORT_REASON_TEXT, personName };
+/** An item's availability as the pages say it: a word, never the count (the catalogue and a request's lines). */
+const AVAILABILITY = { in_stock: 'In stock', low: 'Low', out: 'Out of stock' } as const satisfies Record<
+  Availability,
+  string
+>;
+
+export const REQUEST_VIEW_HELPERS = { STATUS_LABELS, SHORT_REASON_TEXT, AVAILABILITY, personName };
 
 /** The person's own latest requests (the catalogue, a requester's home, the requests page). */
 export async function myRequests(db: Db, user: Express.User, limit: number) {
   const { records } = await requestsService(db).list(user, { mine: true, page: 1, limit });
-  return records.map(presentRequest);
+  return records.map((record) => presentRequest(record, audienceOf(user)));
 }
 
 /**
@@ -108,7 +115,7 @@ export function requestsPages({ db }: Deps): Router {
       title: staff ? 'Requests' : 'My requests',
       description: 'Requests for items from the stores: their state, approval, fulfilment and collection.',
       mine,
-      approvals: approvals.records.map(presentRequest),
+      approvals: approvals.records.map((record) => presentRequest(record, audienceOf(user))),
       // the codes the person is an authorised user of, with their spending, and the sales their requests made
       chargeCodes: codes.map((record) => presentCatalogueChargeCode(record)),
       sales: sales.sales.map(presentSale),
@@ -116,7 +123,7 @@ export function requestsPages({ db }: Deps): Router {
         staff && queueRows && counts
           ? {
               label: STATUS_LABELS[state],
-              rows: queueRows.records.map(presentRequest),
+              rows: queueRows.records.map((record) => presentRequest(record, 'staff')),
               pickable: PICKABLE.includes(state) && queueRows.records.length > 0,
               states: QUEUE_STATES.map((status) => ({
                 href: `/requests?status=${status}`,
@@ -135,7 +142,7 @@ export function requestsPages({ db }: Deps): Router {
       PICKABLE.map((status) => requests.list(user, { status, page: 1, limit: LIST_LIMIT })),
     );
     const toPick = lists
-      .flatMap((list) => list.records.map(presentRequest))
+      .flatMap((list) => list.records.map((record) => presentRequest(record, 'staff')))
       .sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
     res.render('requests/picking-list', {
       ...ASSETS,
@@ -150,7 +157,7 @@ export function requestsPages({ db }: Deps): Router {
     const user = currentUser(req);
     const { id } = parse(RequestIdParams, req.params);
     const record = await requests.get(user, id);
-    const request = presentRequest(record);
+    const request = presentRequest(record, audienceOf(user));
     const staff = isStaff(user);
     res.status(returned?.status ?? 200).render('requests/show', {
       ...ASSETS,

@@ -98,6 +98,13 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       'who keep both the order-received email and the low-stock digest on.',
     example: '{"emails": ["stores@example.ac.uk"]}',
   },
+  'requests.thresholdWindow': {
+    meaning:
+      "What a charge code's approval threshold is held against, so a request split in parts still needs approval: request, the one request's " +
+      "total; day or week, that total with the requester's other open requests on the code (submitted, awaiting approval or approved) of the " +
+      'last 24 hours or 7 days. Not set: day.',
+    example: '{"window": "week"}',
+  },
 };
 
 const DIGEST_TIME_KEY = 'notifications.digestTime';

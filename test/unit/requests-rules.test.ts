@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { availabilityOf } from '../../src/modules/catalogue/catalogue.service';
-import { canMove, illegalTransition, mayCancel, mayDecide } from '../../src/modules/requests/requests.service';
+import {
+  canMove,
+  decisionRefusal,
+  illegalTransition,
+  mayCancel,
+  mayDecide,
+} from '../../src/modules/requests/requests.service';
 import type { RequestRecord } from '../../src/modules/requests/requests.records';
 
 const person = (role: Express.User['role'], email = `${role}@example.ac.uk`, id = `${role}-id`) =>
@@ -46,12 +52,22 @@ describe('request transitions', () => {
   });
 
   it("approve and reject: the code's approver (any role, email in any case) or an admin", () => {
-    const record = { approverEmail: 'pi@example.ac.uk' };
+    const request = { requested_by: 'someone else' };
+    const record = { approverEmail: 'pi@example.ac.uk', request };
     expect(mayDecide(person('requester', 'PI@Example.ac.uk'), record)).toBe(true);
     expect(mayDecide(person('admin'), record)).toBe(true);
     expect(mayDecide(person('manager'), record)).toBe(false);
-    expect(mayDecide(person('manager'), { approverEmail: null })).toBe(false);
-    expect(mayDecide(person('admin'), { approverEmail: null })).toBe(true);
+    expect(mayDecide(person('manager'), { approverEmail: null, request })).toBe(false);
+    expect(mayDecide(person('admin'), { approverEmail: null, request })).toBe(true);
+  });
+
+  it('approve and reject: never by the requester, an admin or the approver included (issue 40)', () => {
+    const own = { approverEmail: 'pi@example.ac.uk', request: { requested_by: 'owner' } };
+    expect(mayDecide(person('requester', 'pi@example.ac.uk', 'owner'), own)).toBe(false);
+    expect(mayDecide(person('admin', 'boss@example.ac.uk', 'owner'), own)).toBe(false);
+    expect(decisionRefusal(person('admin', 'boss@example.ac.uk', 'owner'), own, 'approve')).toBe(
+      'You cannot approve your own request; it needs another approver or an admin',
+    );
   });
 
   it('cancel: the requester or staff', () => {

@@ -25,6 +25,11 @@ export type ChargeCodeCheck = {
   processing?: boolean;
   /** a sale is also held to the policies of the settings */
   sale?: SaleAuthorisation;
+  /**
+   * A requester's email (issue 40): the code must name them among its authorised users, whatever
+   * chargeCodes.requireAuthorisedUser says, before anything else is said of it.
+   */
+  requester?: string;
   now?: Date;
 };
 
@@ -73,6 +78,7 @@ export async function checkChargeCode(
   code: string,
   check: ChargeCodeCheck,
 ): Promise<ChargeCodeForCheck> {
+  if (check.requester !== undefined && !(row && isAuthorised(row, check.requester))) throw notAuthorised(code);
   if (!row) {
     let message = `Invalid charge code: '${code}' does not exist`;
     if (check.processing) {
@@ -123,6 +129,16 @@ function checkSaleAuthorisation(
   if (policy.requireAuthorisedUser) checkAuthorisedRecipient(row, recipientEmail);
 }
 
+/**
+ * A requester's one refusal for a code they are not authorised on, whether it exists, is held or
+ * is unknown (the status and words of the authorised-user check): codes cannot be enumerated, and
+ * a hold's reason reaches only the code's authorised people and the staff.
+ */
+const notAuthorised = (code: string) => BadRequest(`You are not authorised on charge code '${code}'`);
+
+const isAuthorised = (row: Pick<ChargeCodeForCheck, 'authorised_emails'>, email: string) =>
+  row.authorised_emails.some((authorised) => authorised.toLowerCase() === email.toLowerCase());
+
 /** chargeCodes.requireAuthorisedUser: the recipient's email is one of the code's authorised users (case-insensitively). */
 function checkAuthorisedRecipient(
   row: Pick<ChargeCodeForCheck, 'code' | 'authorised_emails'>,
@@ -131,8 +147,7 @@ function checkAuthorisedRecipient(
   if (!recipientEmail) {
     throw BadRequest(`Charge code '${row.code}' requires the recipient's email, one of its authorised users`);
   }
-  const email = recipientEmail.toLowerCase();
-  if (!row.authorised_emails.some((authorised) => authorised.toLowerCase() === email)) {
+  if (!isAuthorised(row, recipientEmail)) {
     throw BadRequest(`Recipient '${recipientEmail}' is not an authorised user of charge code '${row.code}'`);
   }
 }

@@ -94,7 +94,8 @@ export async function announce(
   context: { by: Express.User; awaitsApproval?: boolean },
 ): Promise<void> {
   const { status, reference } = record.request;
-  await publishEvent(trx, REQUEST_EVENTS[status], presentRequest(record));
+  // the events go to the admins' webhooks: the staff's picture
+  await publishEvent(trx, REQUEST_EVENTS[status], presentRequest(record, 'staff'));
   const data = emailData(record);
   const requester = record.requester.email;
   const toStores = async () => {

@@ -1,3 +1,4 @@
+import { isStaff } from '../../auth/guards';
 import { presentJoinedUserRef, presentUserRef } from '../users/users.present';
 import type { ShortReason, StockRequest, StockRequestPage } from './requests.schemas';
 import type { RequestRecord } from './requests.records';
@@ -12,11 +13,21 @@ export const SHORT_REASON_TEXT: Record<ShortReason, string> = {
 };
 
 /**
- * Why a line is short, or null: once fulfilled, the reason recorded for handing out less than
- * requested; before, 'stock' when more was requested than was in stock at submission.
+ * Who reads a request: the stores' staff (and the events sent to the admins' webhooks) see the
+ * whole picture; anyone else (a requester, an approver) never a comparison with the stock figure.
  */
-const shortReasonOf = (line: Line): ShortReason | null =>
-  line.fulfilled_quantity !== null ? line.short_reason : line.short_at_submission ? 'stock' : null;
+export type RequestAudience = 'staff' | 'requester';
+export const audienceOf = (user: Express.User): RequestAudience => (isStaff(user) ? 'staff' : 'requester');
+
+/**
+ * Why a line is short, or null: once fulfilled, the reason recorded for handing out less than
+ * requested; before, for the staff only, 'stock' when more was requested than was in stock at
+ * submission (issue 40: a requester sees the item's availability instead, as the catalogue says it).
+ */
+const shortReasonOf = (line: Line, audience: RequestAudience): ShortReason | null => {
+  if (line.fulfilled_quantity !== null) return line.short_reason;
+  return audience === 'staff' && line.short_at_submission ? 'stock' : null;
+};
 
 /** The lines fulfilment handed out less of than was requested, and why. */
 export const shortfallOf = ({ lines }: Pick<RequestRecord, 'lines'>) =>
@@ -34,7 +45,7 @@ export const shortfallOf = ({ lines }: Pick<RequestRecord, 'lines'>) =>
       : [],
   );
 
-export function presentRequest(record: RequestRecord): StockRequest {
+export function presentRequest(record: RequestRecord, audience: RequestAudience): StockRequest {
   const { request: r } = record;
   return {
     id: r.id,
@@ -49,8 +60,9 @@ export function presentRequest(record: RequestRecord): StockRequest {
       unitPrice: l.unit_price,
       vatRate: l.vat_rate,
       total: l.total,
-      short: shortReasonOf(l) !== null,
-      shortReason: shortReasonOf(l),
+      short: shortReasonOf(l, audience) !== null,
+      shortReason: shortReasonOf(l, audience),
+      availability: record.availability.get(l.id) ?? null,
       fulfilledQuantity: l.fulfilled_quantity,
     })),
     subtotalAmount: r.subtotal_amount,
@@ -80,4 +92,8 @@ export const presentRequestPage = (
   { records, total }: { records: RequestRecord[]; total: number },
   page: number,
   limit: number,
-): StockRequestPage => ({ requests: records.map(presentRequest), ...pageInfo(page, limit, total) });
+  audience: RequestAudience,
+): StockRequestPage => ({
+  requests: records.map((record) => presentRequest(record, audience)),
+  ...pageInfo(page, limit, total),
+});

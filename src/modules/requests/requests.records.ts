@@ -1,3 +1,4 @@
+import type { Availability } from '../catalogue/catalogue.schemas';
 import type { RequestStatus, ShortReason } from './requests.schemas';
 
 /** The records of the requests module (issue 33), as its service hands them out. */
@@ -67,4 +68,6 @@ export type RequestRecord = {
   history: RequestHistoryRow[];
   requester: Requester;
   approverEmail: string | null;
+  /** each unfulfilled line's item as the catalogue says it now (by line id); none for a deleted item */
+  availability: Map<number, Availability>;
 };

@@ -3,7 +3,7 @@ import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { actorOf } from '../audit/audit.actor';
-import { presentRequest, presentRequestPage } from './requests.present';
+import { audienceOf, presentRequest, presentRequestPage } from './requests.present';
 import {
   CancelBody,
   CollectBody,
@@ -50,7 +50,8 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const query = req.input.query;
-      res.json(presentRequestPage(await requests.list(currentUser(req), query), query.page, query.limit));
+      const user = currentUser(req);
+      res.json(presentRequestPage(await requests.list(user, query), query.page, query.limit, audienceOf(user)));
     },
   );
 
@@ -81,16 +82,22 @@ export function requestsRoutes({ db, docs }: Deps) {
         'Any signed-in person. Lines are priced from the items now (VAT applied); an item asked twice is one line. ' +
         'The charge code is checked as the counter checks it, with the same messages (unknown, expired, not yet valid, on hold, excluded category, ' +
         'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
+        "A requester must always be one of the code's authorised users; for any code they are not authorised on, whether it exists, " +
+        'is held or is unknown, they get 400 "You are not authorised on charge code \'<code>\'". ' +
         'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
         "Status submitted (the stores' request inbox, the setting requests.notifyEmails, is emailed that it is ready to fulfil), " +
-        "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed). " +
+        "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed); the total is " +
+        "counted with the requester's other open requests (submitted, awaiting_approval, approved) on the code of the last 24 hours " +
+        '(setting requests.thresholdWindow: request, the request alone; day, the default; week, the last 7 days). ' +
         'Writes the request.submitted (and request.awaiting_approval) event.',
       access: 'any-signed-in',
       body: CreateRequest,
       responses: { 201: { description: 'Submitted', schema: StockRequest }, 400: invalid },
     },
     async (req, res) => {
-      res.status(201).json(presentRequest(await requests.create(who(req), req.input.body)));
+      res
+        .status(201)
+        .json(presentRequest(await requests.create(who(req), req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -104,7 +111,8 @@ export function requestsRoutes({ db, docs }: Deps) {
       responses: { 200: { description: 'Request', schema: StockRequest }, 400: invalid, 404: notFound },
     },
     async (req, res) => {
-      res.json(presentRequest(await requests.get(currentUser(req), req.input.params.id)));
+      const user = currentUser(req);
+      res.json(presentRequest(await requests.get(user, req.input.params.id), audienceOf(user)));
     },
   );
 
@@ -116,7 +124,8 @@ export function requestsRoutes({ db, docs }: Deps) {
         summary: `${action === 'approve' ? 'Approve' : 'Reject'} a request awaiting approval`,
         description:
           `awaiting_approval -> ${result}, with an optional comment kept in the history. ` +
-          "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403. " +
+          "By the signed-in person whose email is the charge code's approverEmail (any role), or an admin; anyone else 403, " +
+          'and the requester too, whatever their role (their own request needs another approver or an admin). ' +
           `The requester is emailed${result === 'approved' ? " and the stores' request inbox told it is ready to fulfil" : ''}; writes the request.${result} event.`,
         access: 'any-signed-in',
         params: RequestIdParams,
@@ -125,14 +134,17 @@ export function requestsRoutes({ db, docs }: Deps) {
         responses: {
           200: { description: result === 'approved' ? 'Approved' : 'Rejected', schema: StockRequest },
           400: invalid,
-          403: { description: "Neither the code's approver nor an admin", schema: MessageBody },
+          403: {
+            description: "Neither the code's approver nor an admin, or the request's own requester",
+            schema: MessageBody,
+          },
           404: notFound,
           409: illegal(result),
         },
       },
       async (req, res) => {
         const { id } = req.input.params;
-        res.json(presentRequest(await requests[action](who(req), id, req.input.body)));
+        res.json(presentRequest(await requests[action](who(req), id, req.input.body), audienceOf(currentUser(req))));
       },
     );
   decision('approve', 'approveRequest', 'approved');
@@ -169,7 +181,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -194,7 +206,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.collect(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.collect(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 
@@ -220,7 +232,7 @@ export function requestsRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      res.json(presentRequest(await requests.cancel(who(req), id, req.input.body)));
+      res.json(presentRequest(await requests.cancel(who(req), id, req.input.body), audienceOf(currentUser(req))));
     },
   );
 

@@ -4,6 +4,7 @@ import { IntId, QueryBoolean } from '../../http/validate';
 import { limitParam, PageParam } from '../../http/pagination';
 import { LineRequest } from '../sales/quotes.schemas';
 import { UserRef } from '../users/users.schemas';
+import { Availability } from '../catalogue/catalogue.schemas';
 
 /** A request's states (issue 33), in the order a request usually passes them. */
 export const REQUEST_STATUSES = [
@@ -100,9 +101,15 @@ export const RequestLine = z
     total: z.string().openapi({ description: 'the line total, VAT included' }),
     short: z.boolean().openapi({
       description:
-        'fulfilled: less was handed out than requested, for any reason; before fulfilment: more was requested than was in stock at submission',
+        'fulfilled: less was handed out than requested, for any reason; before fulfilment, for the stores staff only: more was requested ' +
+        'than was in stock at submission (anyone else: false, availability says how the item stands)',
     }),
     shortReason: ShortReason.nullable().openapi({ description: 'why the line is short; null when it is not' }),
+    availability: Availability.nullable().openapi({
+      description:
+        "before fulfilment: the item's availability now, as the catalogue says it (in_stock, low, out; never the stock figure); " +
+        'null once fulfilled or when the item was deleted',
+    }),
     fulfilledQuantity: z
       .string()
       .nullable()

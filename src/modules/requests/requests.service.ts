@@ -11,6 +11,8 @@ import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
 import { chargeCodeApprovals, codesApprovedBy } from '../chargecodes/chargecodes.queries';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
 import {
   priceRequestedLines,
@@ -19,7 +21,9 @@ import {
   salesService,
   type SaleRecord,
 } from '../sales/sales.service';
-import { findItemsForLines } from '../items/items.queries';
+import { findItemsForLines, type ItemForLine } from '../items/items.queries';
+import { availabilityOf } from '../catalogue/catalogue.service';
+import type { Availability } from '../catalogue/catalogue.schemas';
 import { joinUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
@@ -68,10 +72,65 @@ export const illegalTransition = (reference: string, from: RequestStatus, to: Re
 export const canMove = (status: RequestStatus, action: RequestAction): boolean =>
   (TRANSITIONS[action].from as readonly RequestStatus[]).includes(status);
 
-/** Approve and reject: the person whose email is the code's approverEmail (any role), or an admin. */
-export const mayDecide = (user: Express.User, record: Pick<RequestRecord, 'approverEmail'>): boolean =>
-  hasRole(user, 'admin') ||
-  (record.approverEmail !== null && record.approverEmail.toLowerCase() === user.email.toLowerCase());
+/** What deciding on a request reads of it: its code's approver and who asked. */
+type Decided = Pick<RequestRecord, 'approverEmail'> & { request: Pick<RequestRow, 'requested_by'> };
+
+/**
+ * Approve and reject: the person whose email is the code's approverEmail (any role), or an admin;
+ * never the requester (issue 40): their own request needs another approver or an admin, an
+ * admin's own one the code's approver or another admin. Null when the person may.
+ */
+export function decisionRefusal(user: Express.User, record: Decided, action: 'approve' | 'reject'): string | null {
+  if (record.request.requested_by === user.id)
+    return `You cannot ${action} your own request; it needs another approver or an admin`;
+  const approver =
+    hasRole(user, 'admin') ||
+    (record.approverEmail !== null && record.approverEmail.toLowerCase() === user.email.toLowerCase());
+  return approver ? null : `Only the charge code's approver or an admin may ${action} this request`;
+}
+
+/** Whether the person may approve or reject the request (the pages show the buttons only then). */
+export const mayDecide = (user: Express.User, record: Decided): boolean =>
+  decisionRefusal(user, record, 'approve') === null;
+
+/** The states of a request not yet fulfilled nor ended: those the threshold window adds up. */
+const OPEN_STATUSES = ['submitted', 'awaiting_approval', 'approved'] as const satisfies readonly RequestStatus[];
+
+/** requests.thresholdWindow: what a code's approval threshold is held against (unset: day). */
+export const THRESHOLD_WINDOW_SETTING = 'requests.thresholdWindow';
+const WINDOW_SPAN = { day: '24 hours', week: '7 days' } as const;
+
+async function thresholdWindow(db: Db): Promise<'request' | 'day' | 'week'> {
+  const parsed = KNOWN_SETTINGS[THRESHOLD_WINDOW_SETTING].safeParse(
+    await settingsService(db).get(THRESHOLD_WINDOW_SETTING),
+  );
+  return parsed.success ? parsed.data.window : 'day';
+}
+
+/**
+ * The total the approval threshold is held against: the request's own, plus (window day or week)
+ * the requester's other open requests on the code made in the last 24 hours or 7 days, so a
+ * request split in parts under the threshold still waits for the approver. The requester's
+ * submissions on the code take turns (a transaction lock), so two parts sent at once both count.
+ */
+async function windowTotal(
+  trx: Knex.Transaction,
+  window: 'request' | 'day' | 'week',
+  requesterId: string,
+  chargeCode: string,
+  ownTotal: string,
+): Promise<D> {
+  if (window === 'request') return new D(ownTotal);
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`requests.threshold ${requesterId} ${chargeCode}`]);
+  const { rows } = await preparedRaw<{ rows: { total: string | null }[] }>(
+    trx,
+    sql`SELECT sum(r.total_amount)::text AS total FROM stock_requests r
+         WHERE r.requested_by = ${requesterId} AND r.charge_code = ${chargeCode}
+           AND r.status IN (${sql.raw(OPEN_STATUSES.map((status) => `'${status}'`).join(', '))})
+           AND r.created_at > now() - ${WINDOW_SPAN[window]}::interval`,
+  );
+  return new D(ownTotal).plus(rows[0].total ?? 0);
+}
 
 /** Cancel: the requester, or the stores' staff. */
 export const mayCancel = (user: Express.User, record: Pick<RequestRecord, 'request'>): boolean =>
@@ -123,6 +182,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
         rows.map((r) => r.charge_code),
       ),
   ]);
+  const unfulfilled = lines.filter((l) => l.fulfilled_quantity === null && l.item_id !== null);
+  const items = await findItemsForLines(db, [...new Set(unfulfilled.map((l) => l.item_id!))]);
+  const availability = new Map(
+    unfulfilled.flatMap((l) => {
+      const item = items.get(l.item_id!);
+      return item ? [[l.id, lineAvailability(item)] as const] : [];
+    }),
+  );
   const requesterOf = new Map(
     requesters.map((r) => [
       r.request_id,
@@ -135,8 +202,19 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
     history: history.filter((h) => h.request_id === request.id),
     requester: requesterOf.get(request.id)!,
     approverEmail: approvals.get(request.charge_code)?.approver_email ?? null,
+    availability: new Map(
+      lines
+        .filter((l) => l.request_id === request.id && availability.has(l.id))
+        .map((l) => [l.id, availability.get(l.id)!]),
+    ),
   }));
 }
+
+/** An item as the catalogue says it (never its stock figure); one no longer active is out, as the stores will not hand it out. */
+const lineAvailability = (item: ItemForLine): Availability =>
+  item.isActive
+    ? availabilityOf({ is_active: true, current_stock: item.currentStock, minimum_stock: item.minimumStock })
+    : 'out';
 
 async function addHistory(
   trx: Knex.Transaction,
@@ -177,7 +255,7 @@ export function requestsService(db: Db) {
 
   /**
    * One change of state, in one transaction: the row locked (a second change waits, then sees the
-   * first's state), who may (`allowed`, 403), the state (409 naming both), the change itself
+   * first's state), who may (`refusal`, 403), the state (409 naming both), the change itself
    * (`apply`, which may write more), the history row, the audit row and the messages.
    */
   async function move(
@@ -185,8 +263,8 @@ export function requestsService(db: Db) {
     id: number,
     action: RequestAction,
     opts: {
-      allowed?: (record: RequestRecord) => boolean;
-      refusal?: string;
+      /** why the person may not (403), or null when they may */
+      refusal?: (record: RequestRecord) => string | null;
       comment?: string | null;
       apply?: (trx: Knex.Transaction, record: RequestRecord) => Promise<Partial<RequestRow>>;
       retry?: boolean;
@@ -195,7 +273,8 @@ export function requestsService(db: Db) {
     const { from, to } = TRANSITIONS[action];
     return transaction(db, { audit: auditAs(who.actor), retry: opts.retry ?? false }, async (trx) => {
       const before = await lockVisible(trx, who.user, id);
-      if (opts.allowed && !opts.allowed(before)) throw Forbidden(opts.refusal ?? 'You may not change this request');
+      const refusal = opts.refusal?.(before) ?? null;
+      if (refusal !== null) throw Forbidden(refusal);
       if (!(from as readonly RequestStatus[]).includes(before.request.status))
         throw illegalTransition(before.request.reference, before.request.status, to);
       const changes = opts.apply ? await opts.apply(trx, before) : {};
@@ -223,16 +302,18 @@ export function requestsService(db: Db) {
      * Submits a request: the lines priced from the items now (VAT applied), a line asking more than
      * the stock has marked short, the charge code checked as the counter checks it (its messages:
      * unknown, expired, not yet valid, on hold, excluded category, and with
-     * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users).
+     * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). A
+     * requester must always be one, and hears one message for any code they are not (issue 40).
      * Over the code's approvalThreshold the request goes on to awaiting_approval.
      */
     async create(who: RequestActor, input: CreateRequest): Promise<RequestRecord> {
       const items = mergedLines(input.items);
-      const policy = await chargeCodePolicy(db);
+      const [policy, window] = await Promise.all([chargeCodePolicy(db), thresholdWindow(db)]);
       return transaction(db, { audit: auditAs(who.actor) }, async (trx) => {
         const { priced, categoryIds, stock } = await priceRequestedLines(trx, items);
         await validateChargeCode(trx, input.chargeCode, {
           categoryIds,
+          requester: isStaff(who.user) ? undefined : who.user.email,
           sale: {
             policy: { requirePin: false, requireAuthorisedUser: policy.requireAuthorisedUser },
             verifiedPinHash: null,
@@ -241,7 +322,9 @@ export function requestsService(db: Db) {
         });
         const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
         const threshold = approval?.approval_threshold ?? null;
-        const needsApproval = threshold !== null && new D(priced.totalAmount).gt(threshold);
+        const counted =
+          threshold === null ? null : await windowTotal(trx, window, who.user.id, input.chargeCode, priced.totalAmount);
+        const needsApproval = counted !== null && counted.gt(threshold!);
         const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
           trx,
           sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount)
@@ -278,7 +361,10 @@ export function requestsService(db: Db) {
             row.id,
             'awaiting_approval',
             null,
-            `Total ${formatMoney(row.total_amount)} is over the code's approval threshold ${formatMoney(threshold)}`,
+            new D(row.total_amount).gt(threshold!)
+              ? `Total ${formatMoney(row.total_amount)} is over the code's approval threshold ${formatMoney(threshold)}`
+              : `Total ${formatMoney(row.total_amount)}, ${formatMoney(counted!.toFixed(2))} with the requester's other open requests on the code ` +
+                  `in the last ${WINDOW_SPAN[window as 'day' | 'week']}, is over the code's approval threshold ${formatMoney(threshold)}`,
           );
           record = await loadOne(trx, row.id);
           await announce(trx, record, { by: who.user });
@@ -312,6 +398,7 @@ export function requestsService(db: Db) {
       if (query.toApprove) {
         where.push(sql.raw(`r.status = 'awaiting_approval'`));
         if (!hasRole(user, 'admin')) where.push(sql`r.charge_code IN ${codesApprovedBy(user.email)}`);
+        where.push(sql`r.requested_by <> ${user.id}`);
       } else if (query.mine || !isStaff(user)) {
         where.push(sql`r.requested_by = ${user.id}`);
       }
@@ -365,8 +452,7 @@ export function requestsService(db: Db) {
     /** awaiting_approval -> approved, by the code's approver or an admin (403 otherwise); the requester is emailed. */
     approve: (who: RequestActor, id: number, body: DecisionBody = {}) =>
       move(who, id, 'approve', {
-        allowed: (record) => mayDecide(who.user, record),
-        refusal: "Only the charge code's approver or an admin may approve this request",
+        refusal: (record) => decisionRefusal(who.user, record, 'approve'),
         comment: body.comment ?? null,
         apply: async () => ({ decided_by: who.user.id, decided_at: new Date() }),
       }),
@@ -374,8 +460,7 @@ export function requestsService(db: Db) {
     /** awaiting_approval -> rejected, by the code's approver or an admin (403 otherwise); the requester is emailed. */
     reject: (who: RequestActor, id: number, body: DecisionBody = {}) =>
       move(who, id, 'reject', {
-        allowed: (record) => mayDecide(who.user, record),
-        refusal: "Only the charge code's approver or an admin may reject this request",
+        refusal: (record) => decisionRefusal(who.user, record, 'reject'),
         comment: body.comment ?? null,
         apply: async () => ({ decided_by: who.user.id, decided_at: new Date() }),
       }),
@@ -390,8 +475,7 @@ export function requestsService(db: Db) {
      */
     fulfil: (who: RequestActor, id: number, body: FulfilBody = {}) =>
       move(who, id, 'fulfil', {
-        allowed: () => isStaff(who.user),
-        refusal: 'Only the stores staff fulfil requests',
+        refusal: () => (isStaff(who.user) ? null : 'Only the stores staff fulfil requests'),
         retry: true,
         apply: async (trx, record) => {
           const wanted = fulfilmentOf(record, body);
@@ -427,8 +511,7 @@ export function requestsService(db: Db) {
     /** ready -> collected: who collected (default the requester's name) recorded on the sale too. */
     collect: (who: RequestActor, id: number, body: CollectBody = {}) =>
       move(who, id, 'collect', {
-        allowed: () => isStaff(who.user),
-        refusal: 'Only the stores staff mark requests collected',
+        refusal: () => (isStaff(who.user) ? null : 'Only the stores staff mark requests collected'),
         apply: async (trx, record) => {
           const deliveredTo = body.deliveredTo ?? `${record.requester.first_name} ${record.requester.last_name}`.trim();
           if (record.request.sale_id !== null)
@@ -443,8 +526,8 @@ export function requestsService(db: Db) {
     /** Any state before ready -> cancelled, by the requester or the staff (403 otherwise). */
     cancel: (who: RequestActor, id: number, body: CancelBody = {}) =>
       move(who, id, 'cancel', {
-        allowed: (record) => mayCancel(who.user, record),
-        refusal: 'Only the requester or the stores staff may cancel this request',
+        refusal: (record) =>
+          mayCancel(who.user, record) ? null : 'Only the requester or the stores staff may cancel this request',
         comment: body.comment ?? null,
       }),
   };

@@ -130,6 +130,10 @@ export const KNOWN_SETTINGS = {
   'email.receiptsPerHour': z
     .object({ count: z.number({ error: 'must be a whole number' }).int().min(1).max(1000) })
     .strict(),
+  /** what a code's approval threshold is held against: the one request, or the requester's open requests on the code over a rolling day or week (unset: day) */
+  'requests.thresholdWindow': z
+    .object({ window: z.enum(['request', 'day', 'week'], { error: 'must be one of request, day, week' }) })
+    .strict(),
 } satisfies Record<string, z.ZodType>;
 export type KnownSetting = keyof typeof KNOWN_SETTINGS;
 export const isKnownSetting = (key: string): key is KnownSetting => Object.hasOwn(KNOWN_SETTINGS, key);
