@@ -308,7 +308,7 @@ export function requestsService(db: Db) {
      */
     async create(who: RequestActor, input: CreateRequest): Promise<RequestRecord> {
       const items = mergedLines(input.items);
-      const [policy, window] = await Promise.all([chargeCodePolicy(db), thresholdWindow(db)]);
+      const [policy, window] = await allQueries(db, [() => chargeCodePolicy(db), () => thresholdWindow(db)]);
       return transaction(db, { audit: auditAs(who.actor) }, async (trx) => {
         const { priced, categoryIds, stock } = await priceRequestedLines(trx, items);
         await validateChargeCode(trx, input.chargeCode, {
