@@ -334,8 +334,9 @@ describe('/orders and /orders/new', () => {
   });
 
   it("picking a found item fills its SKU, name and unit cost: the preferred supplier's price, else the last paid, else nothing", async () => {
+    // a name no other test here gives a supplier, so the select has one option of that label
     const [delta, cheap, other] = await Promise.all(
-      ['Delta Glassware', 'Cheap Glass', 'Other Glass'].map((name) => buildSupplier(b.t.db, { name })),
+      ['Delta Scientific', 'Cheap Glass', 'Other Glass'].map((name) => buildSupplier(b.t.db, { name })),
     );
     const flask = await buildItem(b.t.db, { name: 'Conical flask 500ml', sku: `CF-500-${Date.now()}`, price: '6.00' });
     const funnel = await buildItem(b.t.db, { name: 'Conical funnel 75mm', sku: `CFN-75-${Date.now()}`, price: '9.00' });
@@ -365,7 +366,7 @@ describe('/orders and /orders/new', () => {
     await buildOrder(b.t.db, other.id, [{ itemId: funnel.id, name: 'Funnel', quantity: '1', unitCost: '9.99' }]);
 
     const page = await b.openAs(manager, '/orders/new');
-    await page.getByLabel('Supplier').selectOption({ label: 'Delta Glassware' });
+    await page.getByLabel('Supplier').selectOption({ label: 'Delta Scientific' });
     await page.getByLabel('Name or SKU').fill('conical');
     await page.getByLabel('Name or SKU').press('Enter');
     for (const item of [flask, funnel, cone]) await page.getByRole('button', { name: `Add ${item.name}` }).click();
