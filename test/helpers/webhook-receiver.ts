@@ -14,7 +14,7 @@ export type ReceivedDelivery = {
 /** How the receiver answers a delivery: a status (and an optional body). */
 export type ReceiverAnswer = { status: number; body?: string; headers?: Record<string, string> };
 
-/** The check a receiver makes (as README shows): t and v1 from the header, HMAC-SHA256 of "<t>.<raw body>". */
+/** The check a receiver makes (as docs/integrations.md shows): t and v1 from the header, HMAC-SHA256 of "<t>.<raw body>". */
 export function verifySignature(secret: string, header: string | undefined, raw: string): boolean {
   const parts = Object.fromEntries((header ?? '').split(',').map((p) => p.split('=', 2) as [string, string]));
   if (!parts.t || !parts.v1) return false;

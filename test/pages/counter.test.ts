@@ -632,7 +632,7 @@ describe('GET /counter under a scanner', () => {
     expect(await page.getByText(`Charge code ${held.code} accepted`).count()).toBe(0);
   });
 
-  it("200 the tab order is the README's: scan box, Add, Scan with camera, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket", async () => {
+  it("200 the tab order is docs/workflows.md's: scan box, Add, Scan with camera, Charge code, VAT applied, Customer notes, Process sale, Clear, the basket", async () => {
     const pens = await buildStockedItem(b.t.db, 10, { name: 'Ballpoint pens' });
     const { page } = await openCounter();
     await scan(page, pens.sku);
