@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, loadConfig, loadEnvFile } from '../src/config';
+import { loadConfig, loadEnvFile } from '../src/config';
 
 describe('.env', () => {
   it('is read from the working directory when present, and the environment wins over it', async () => {
@@ -28,26 +28,6 @@ describe('.env', () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-env-'));
     expect(loadEnvFile(dir)).toBe(false);
     await fs.rm(dir, { recursive: true, force: true });
-  });
-
-  it('.env.example lists every variable the service reads, each with its default, commented out', async () => {
-    const example = await fs.readFile(path.join(import.meta.dirname, '..', '.env.example'), 'utf8');
-    const listed = [...example.matchAll(/^# ([A-Z][A-Z0-9_]+)=(.*)$/gm)];
-    expect(listed.map((m) => m[1]).sort()).toEqual([...CONFIG_VARIABLES].sort());
-    expect(example.split('\n').filter((l) => l.trim() && !l.startsWith('#'))).toEqual([]);
-    const defaults = loadConfig({});
-    const shown = Object.fromEntries(listed.map((m) => [m[1], m[2]]));
-    expect({
-      PORT: Number(shown.PORT),
-      HOST: shown.HOST,
-      LOG_LEVEL: shown.LOG_LEVEL,
-      DATA_DIR: path.resolve(shown.DATA_DIR),
-    }).toEqual({
-      PORT: defaults.port,
-      HOST: defaults.host,
-      LOG_LEVEL: defaults.logLevel,
-      DATA_DIR: defaults.dataDir,
-    });
   });
 });
 
