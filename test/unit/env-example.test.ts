@@ -43,11 +43,17 @@ describe('.env.example, the one list of the variables', () => {
     });
   });
 
-  it('each variable is listed once, under a comment of its own that gives its meaning and its default', async () => {
+  it('each variable is listed once, under one line of its own giving its meaning and default, then indented details', async () => {
     const variables = await exampleVariables();
     expect(new Set(variables.map((v) => v.name)).size).toBe(variables.length);
-    const undocumented = variables.filter((v) => !v.comment.some((line) => /\bDefault\b/.test(line)));
-    expect(undocumented.map((v) => v.name)).toEqual([]);
+    const misdescribed = variables.filter(
+      ({ comment: [summary, ...details] }) =>
+        !summary ||
+        /^# {2}/.test(summary) ||
+        !/\bDefault\b/.test(summary) ||
+        details.some((line) => !/^# {3}\S/.test(line)),
+    );
+    expect(misdescribed.map((v) => v.name)).toEqual([]);
   });
 
   it('every value shown is the default: uncommenting all of them changes nothing', async () => {
