@@ -207,9 +207,8 @@ function tableNames(file, source) {
 
 /** Words that follow a table in SQL and so are no alias of it (FROM items WHERE ...). */
 const SQL_WORDS = new Set(
-  'as on using where set join left right inner outer full cross natural lateral group order limit offset returning union except intersect window having values default select from with for and or not'.split(
-    ' ',
-  ),
+  `as on using where set join left right inner outer full cross natural lateral group order limit offset
+   returning union except intersect window having values default select from with for and or not`.split(/\s+/),
 );
 /** A knex table string with an alias: 'items as i', 'items i'. */
 const KNEX_TABLE_ALIAS = new RegExp(`^\\s*${TABLE}\\s+(?:[Aa][Ss]\\s+)?([A-Za-z_]\\w*)\\s*$`);
@@ -290,7 +289,9 @@ function isAlias(expression, local) {
  * nothing else.
  */
 function exportedFunctions(sourceFile, tables) {
-  const tableBeforeAlias = new RegExp(`(?<![\\w.])(${tables.join('|')})(?:\\s+[Aa][Ss])?\\s+$`);
+  const tableThenAlias = `(${tables.join('|')})(?:\\s+[Aa][Ss])?\\s+$`;
+  const tableBeforeAlias = new RegExp(`(?<![\\w.])${tableThenAlias}`);
+  const onlyTable = new RegExp(`^\\s*${tableThenAlias}`);
   const functions = new Map();
   for (const statement of sourceFile.statements.filter(isExported)) {
     const declared = ts.isFunctionDeclaration(statement)
@@ -307,7 +308,7 @@ function exportedFunctions(sourceFile, tables) {
       if (!alias || !fn.body) continue;
       let table;
       visit(fn.body, (node) => {
-        if (table || !ts.isTemplateExpression(node) || tables.length === 0) return;
+        if (table || !ts.isTemplateExpression(node)) return;
         node.templateSpans.forEach(({ expression }, index) => {
           const before = index === 0 ? node.head.text : node.templateSpans[index - 1].literal.text;
           if (isAlias(expression, alias.local)) table ??= tableBeforeAlias.exec(before)?.[1];
@@ -317,7 +318,7 @@ function exportedFunctions(sourceFile, tables) {
       const handle =
         table !== undefined &&
         sql?.templateSpans.length === 1 &&
-        tableBeforeAlias.exec(sql.head.text)?.index === sql.head.text.search(/\S/) &&
+        onlyTable.test(sql.head.text) &&
         isAlias(sql.templateSpans[0].expression, alias.local) &&
         sql.templateSpans[0].literal.text.trim() === '';
       functions.set(name, { aliasArgument: alias, table, handleOf: handle ? table : undefined });
@@ -352,7 +353,7 @@ function foreignImports(file, sourceFile, files) {
   return { named, namespaces };
 }
 
-/** Rules 2, 3 and 4 in `file`; `exportsOf(file)` gives exportedFunctions of one of the files. */
+/** Rules 2, 3 and 4 in `file`; `exportsOf(file)` gives exportedFunctions of an owner's file. */
 function ownersColumns(file, sourceFile, files, exportsOf) {
   const violations = [];
   const at = (position, message) =>
@@ -480,7 +481,7 @@ export async function lintTables(root = '.') {
   };
   const exported = new Map();
   const exportsOf = (file) => {
-    if (!exported.has(file)) exported.set(file, exportedFunctions(parse(file), OWNERS[ownerFolderOf(file)] ?? []));
+    if (!exported.has(file)) exported.set(file, exportedFunctions(parse(file), OWNERS[ownerFolderOf(file)]));
     return exported.get(file);
   };
   const violations = [...files].flatMap((file) => [
