@@ -13,7 +13,10 @@
 //    `...Alias`), or the `alias` property of an options object (itemsAs('i'), userRefColumns('u', 'creator_'),
 //    joinUserRef(query, { alias: 'u', ... })). Then alias.column and alias.* in any string or template
 //    literal of the file, and sql.ident('alias', 'column'), are violations. The whole file is the
-//    scope, since a fragment written in one statement is often used in another. The caller reads the
+//    scope, since a fragment written in one statement is often used in another; but where the file
+//    also gives the alias to a table of its own (FROM stocktake_counts c), only the statements that
+//    bind it to the other module's table are. (A CTE or a subquery of the other module's rows is no
+//    table of the file's own: its columns are still the other module's.) The caller reads the
 //    owner's columns through the owner's fragments, which take the alias and name the columns
 //    themselves (userRefColumns('u', 'creator_')), or through its functions.
 // 3. An import of a table handle: "itemsAs imports the table handle of items (owned by ...)". No table
@@ -211,12 +214,10 @@ const SQL_WORDS = new Set(
    returning union except intersect window having values default select from with for and or not`.split(/\s+/),
 );
 /** A knex table string with an alias: 'items as i', 'items i'. */
-const KNEX_TABLE_ALIAS = new RegExp(`^\\s*${TABLE}\\s+(?:[Aa][Ss]\\s+)?([A-Za-z_]\\w*)\\s*$`);
+const KNEX_TABLE_ALIAS = /^\s*([A-Za-z_]\w*)\s+(?:[Aa][Ss]\s+)?([A-Za-z_]\w*)\s*$/;
 /** SQL text that names a table with an alias: FROM items i, JOIN items AS i, UPDATE items i. */
-const SQL_TABLE_ALIAS = new RegExp(
-  `\\b(?:FROM|JOIN|UPDATE|USING|INTO)\\s+(?:ONLY\\s+)?(?:public\\.)?"?${TABLE}"?\\s+(?:AS\\s+)?([A-Za-z_]\\w*)`,
-  'g',
-);
+const SQL_TABLE_ALIAS =
+  /\b(?:FROM|JOIN|UPDATE|USING|INTO)\s+(?:ONLY\s+)?(?:public\.)?"?([A-Za-z_]\w*)"?\s+(?:AS\s+)?([A-Za-z_]\w*)/g;
 /** A table named at run time by knex's identifier placeholder: FROM ?? */
 const PLACEHOLDER_TABLE = /\b(FROM|JOIN|INTO|UPDATE|TABLE|USING|TRUNCATE)\s+(?:ONLY\s+)?\?\?/g;
 /** SQL text that ends where a table's name goes: `... FROM ${...}`. */
@@ -234,6 +235,14 @@ const isSqlHelper = (node, method) =>
   ts.isIdentifier(node.expression) &&
   node.expression.text === 'sql' &&
   node.name.text === method;
+
+/** The statement `node` is part of: its ancestor that stands in a block or at the top of the file. */
+function statementOf(node) {
+  const inList = (parent) =>
+    ts.isSourceFile(parent) || ts.isBlock(parent) || ts.isModuleBlock(parent) || ts.isCaseOrDefaultClause(parent);
+  while (node.parent && !inList(node.parent)) node = node.parent;
+  return node;
+}
 
 /** Calls `onNode` on `node` and its descendants, skipping the children of a node for which it returns false. */
 function visit(node, onNode) {
@@ -381,11 +390,19 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
 
   // alias -> { table, owner } or, from a fragment that names no table, { via, owner }
   const aliases = new Map();
-  const bind = (alias, binding) => {
-    if (!SQL_WORDS.has(alias.toLowerCase()) && !aliases.get(alias)?.table) aliases.set(alias, binding);
+  // alias -> the statements that bind it to another module's table
+  const bindingStatements = new Map();
+  // the aliases that the file also gives a table it may name
+  const ownAliases = new Set();
+  const bind = (alias, binding, node) => {
+    if (SQL_WORDS.has(alias.toLowerCase())) return;
+    if (!aliases.get(alias)?.table) aliases.set(alias, binding);
+    bindingStatements.set(alias, [...(bindingStatements.get(alias) ?? []), statementOf(node)]);
   };
-  const bindTable = (table, alias) => {
-    if (!mayName(file, table)) bind(alias, { table, owner: ownerOf.get(table) });
+  const bindTable = (table, alias, node) => {
+    if (!ownerOf.has(table) || SQL_WORDS.has(alias.toLowerCase())) return;
+    if (mayName(file, table)) ownAliases.add(alias);
+    else bind(alias, { table, owner: ownerOf.get(table) }, node);
   };
   const literals = [];
   const identifiers = [];
@@ -394,8 +411,8 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
     if (isLiteral(node)) {
       literals.push(node);
       const knexTable = isStringLiteral(node) && KNEX_TABLE_ALIAS.exec(node.text);
-      if (knexTable) bindTable(knexTable[1], knexTable[2]);
-      for (const [, table, alias] of node.text.matchAll(SQL_TABLE_ALIAS)) bindTable(table, alias);
+      if (knexTable) bindTable(knexTable[1], knexTable[2], node);
+      for (const [, table, alias] of node.text.matchAll(SQL_TABLE_ALIAS)) bindTable(table, alias, node);
       if (!inOwner) {
         for (const match of node.getText(sourceFile).matchAll(PLACEHOLDER_TABLE)) {
           at(node.getStart(sourceFile) + match.index, `${match[1]} ?? names a table at run time outside its owner`);
@@ -414,6 +431,7 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
         bind(
           given.text,
           fn.table ? { table: fn.table, owner: imported.owner } : { via: imported.name, owner: imported.owner },
+          node,
         );
       }
       if (
@@ -452,15 +470,20 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
     const { table, via, owner } = aliases.get(alias);
     return `${alias}.${name} (${table ? `alias of ${table}` : `alias from ${via}`}, owned by ${owner})`;
   };
+  // an alias the file gives one of its own tables too is another module's only in the statements binding it so
+  const throughForeignAlias = (alias, position) =>
+    !ownAliases.has(alias) || bindingStatements.get(alias).some((s) => s.pos <= position && position < s.end);
   const reference = new RegExp(`(?<![\\w$.])(${[...aliases.keys()].join('|')})\\.(\\*|[A-Za-z_]\\w*)`, 'g');
   for (const node of literals) {
     for (const match of node.getText(sourceFile).matchAll(reference)) {
-      at(node.getStart(sourceFile) + match.index, column(match[1], match[2]));
+      const position = node.getStart(sourceFile) + match.index;
+      if (throughForeignAlias(match[1], position)) at(position, column(match[1], match[2]));
     }
   }
   for (const call of identifiers) {
     const [alias, name] = call.arguments.map((a) => a.text);
-    if (aliases.has(alias)) at(call.getStart(sourceFile), column(alias, name));
+    const position = call.getStart(sourceFile);
+    if (aliases.has(alias) && throughForeignAlias(alias, position)) at(position, column(alias, name));
   }
   return violations;
 }
@@ -476,7 +499,7 @@ export async function lintTables(root = '.') {
   await Promise.all([...files].map(async (file) => texts.set(file, await readFile(join(root, file), 'utf8'))));
   const parsed = new Map();
   const parse = (file) => {
-    if (!parsed.has(file)) parsed.set(file, ts.createSourceFile(file, texts.get(file), ts.ScriptTarget.Latest));
+    if (!parsed.has(file)) parsed.set(file, ts.createSourceFile(file, texts.get(file), ts.ScriptTarget.Latest, true));
     return parsed.get(file);
   };
   const exported = new Map();

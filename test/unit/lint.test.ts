@@ -108,6 +108,25 @@ export const CREATOR = sql\`\${userRefColumns('cu', 'creator_')}, cu.*\`;
     ]);
   });
 
+  it('fails an alias that the file gives its own table too only in the statements binding it to the other', async () => {
+    const root = await tree(
+      stocktakes(`import { sql } from '../../db/sql';
+import { itemById } from '../items/items.queries';
+
+export const COUNTS = sql\`SELECT c.id, c.counted_by FROM stocktake_counts c\`;
+export const ITEMS = sql\`SELECT c.name FROM stocktake_lines l JOIN \${itemById('c', sql.raw('l.item_id'))}\`;
+export const BY_COUNTER = sql\`c.counted_by = 'x'\`;
+export const FOUND = sql\`WITH found AS (SELECT f.* FROM stocktake_lines l JOIN \${itemById('f', sql.raw('l.item_id'))})
+                         SELECT f.sku FROM found f\`;
+`),
+    );
+    expect(await lintTables(root)).toEqual([
+      'src/modules/stocktakes/stocktakes.service.ts:5: c.name (alias of items, owned by src/modules/items/)',
+      'src/modules/stocktakes/stocktakes.service.ts:7: f.* (alias of items, owned by src/modules/items/)',
+      'src/modules/stocktakes/stocktakes.service.ts:8: f.sku (alias of items, owned by src/modules/items/)',
+    ]);
+  });
+
   it("fails another module's table named with an alias in knex or SQL, and each column read through it", async () => {
     const root = await tree(
       stocktakes(`import type { Db } from '../../db/knex';
