@@ -11,7 +11,6 @@ const PUBLIC_ROLE_FILES = [
   'outbound-webhooks/outbound-webhooks.carry.ts', // rotated webhook secrets keep their newest value across a restore (CARRIES)
   'users/users.carry.ts', // changed passwords and deactivations outlive a restore (CARRIES)
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
-  'items/items.low-stock.ts', // the one low-stock rule and its query
   'items/items.bulk.ts', // bulk edit and import of items
   'items/items.unknown-code.ts', // the refusal of a code no item answers to, which the pages word their own way
   'items/items.export.ts', // the items' CSV and XLSX export

@@ -1,9 +1,14 @@
 // dependency-cruiser over src/ with .dependency-cruiser.cjs, through its API: its command line
 // refuses Node 20, which this project still supports (package.json engines).
-//   node scripts/boundaries.mjs          checks the rules, and that no modules import each other
-//                                        round a cycle; lists each violation, exits 1 on any
+//   node scripts/boundaries.mjs          checks the rules, that no modules import each other round a
+//                                        cycle, and that each file a rule names by itself (the public
+//                                        role files) exists; lists each violation, exits 1 on any
 //   node scripts/boundaries.mjs --graph  rewrites the module graph in docs/ARCHITECTURE.md
+// checkBoundaries() runs the check on another tree (the tests plant violations in fixture trees).
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cruise } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
@@ -19,7 +24,7 @@ const GRAPH_END = '<!-- end of module graph -->';
  * whether a record exists, and those owners attach notes). Any other edge that closes a cycle fails,
  * and an entry that no longer lies on one must be removed, so the list only shrinks.
  */
-const KNOWN_CYCLE_EDGES = new Set([
+export const KNOWN_CYCLE_EDGES = new Set([
   'categories → items',
   'chargecodes → categories',
   'chargecodes → sales',
@@ -51,31 +56,68 @@ const KNOWN_CYCLE_EDGES = new Set([
   'suppliers → sources',
 ]);
 
-const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
-const transpileOptions = { tsConfig: extractTSConfig(options.tsConfig.fileName) };
-const cruised = JSON.parse((await cruise(['src'], { ...options, outputType: 'json' }, {}, transpileOptions)).output);
-const graph = moduleGraph(cruised.modules);
+/** dependency-cruiser's answer for root's src/ under the rules of `config`. */
+async function cruiseTree(root, config) {
+  const options = await extractDepcruiseOptions(config);
+  const tsConfig = options.tsConfig && { fileName: join(root, options.tsConfig.fileName) };
+  const transpileOptions = tsConfig ? { tsConfig: extractTSConfig(tsConfig.fileName) } : {};
+  const cruised = await cruise(
+    ['src'],
+    { ...options, tsConfig, baseDir: root, outputType: 'json' },
+    {},
+    transpileOptions,
+  );
+  return { cruised: JSON.parse(cruised.output), ruleSet: options.ruleSet };
+}
 
-if (process.argv.includes('--graph')) {
-  await writeGraph(graph);
-} else {
-  const { violations } = cruised.summary;
-  const cycles = moduleCycles(graph);
-  for (const v of violations) {
+/**
+ * The boundary violations of root's src/ under `config` (a dependency-cruiser configuration), each a
+ * line "<severity> <rule>: ...", and how many edges of `knownCycleEdges` still lie on a cycle.
+ */
+export async function checkBoundaries({
+  root = '.',
+  config = './.dependency-cruiser.cjs',
+  knownCycleEdges = KNOWN_CYCLE_EDGES,
+} = {}) {
+  const { cruised, ruleSet } = await cruiseTree(root, config);
+  const cycles = moduleCycles(moduleGraph(cruised.modules));
+  const ruleViolations = cruised.summary.violations.map((v) => {
     const path = v.type === 'cycle' ? [v.from, ...v.cycle.map((step) => step.name)] : [v.from, v.to];
-    console.log(`  ${v.rule.severity} ${v.rule.name}: ${path.join(' → ')}`);
+    return `${v.rule.severity} ${v.rule.name}: ${path.join(' → ')}`;
+  });
+  const cycleEdges = cycles.flatMap((cycle) => cycle.edges);
+  const newEdges = cycleEdges
+    .filter((edge) => !knownCycleEdges.has(edge.name))
+    .map((edge) => `error no-module-cycle: ${edge.name} closes a cycle between modules: ${edge.imports}`);
+  const staleEdges = [...knownCycleEdges]
+    .filter((name) => !cycleEdges.some((edge) => edge.name === name))
+    .map((name) => `error stale-known-cycle-edge: ${name} no longer lies on a cycle; remove it from KNOWN_CYCLE_EDGES`);
+  const staleFiles = [...filesNamedByRules(ruleSet)]
+    .filter(([file]) => !existsSync(join(root, file)))
+    .map(
+      ([file, rules]) =>
+        `error stale-public-role-file: ${file} does not exist; remove it from PUBLIC_ROLE_FILES (named by ${rules.join(', ')})`,
+    );
+  return {
+    violations: [...ruleViolations, ...newEdges, ...staleEdges, ...staleFiles],
+    knownCycleEdges: cycleEdges.length - newEdges.length,
+  };
+}
+
+/**
+ * The files that the rules' paths name one by one (a pattern such as ^src/modules/audit/audit[.]actor[.]ts$:
+ * the public role files), each with the rules that name it.
+ */
+function filesNamedByRules(ruleSet) {
+  const files = new Map();
+  for (const rule of ruleSet.forbidden ?? []) {
+    const patterns = [rule.from, rule.to].flatMap((side) => [side.path ?? [], side.pathNot ?? []].flat());
+    for (const pattern of patterns) {
+      const file = /^\^((?:[\w/-]|\[\.\])+)\$$/.exec(pattern)?.[1].replaceAll('[.]', '.');
+      if (file && !files.get(file)?.includes(rule.name)) files.set(file, [...(files.get(file) ?? []), rule.name]);
+    }
   }
-  const newEdges = cycles.flatMap((cycle) => cycle.edges.filter((edge) => !KNOWN_CYCLE_EDGES.has(edge.name)));
-  for (const edge of newEdges)
-    console.log(`  error no-module-cycle: ${edge.name} closes a cycle between modules: ${edge.imports}`);
-  const known = cycles.flatMap((cycle) => cycle.edges).length - newEdges.length;
-  if (known > 0) console.log(`  (${known} known edges still lie on cycles between modules: KNOWN_CYCLE_EDGES)`);
-  const stale = [...KNOWN_CYCLE_EDGES].filter((name) => !cycles.some((c) => c.edges.some((e) => e.name === name)));
-  for (const name of stale)
-    console.log(`  error stale-known-cycle-edge: ${name} no longer lies on a cycle; remove it from KNOWN_CYCLE_EDGES`);
-  const count = violations.length + newEdges.length + stale.length;
-  if (count > 0) console.log(`\n${count} boundary violations (.dependency-cruiser.cjs, scripts/boundaries.mjs).`);
-  process.exitCode = count > 0 ? 1 : 0;
+  return files;
 }
 
 /**
@@ -149,4 +191,21 @@ async function writeGraph(graph) {
     ARCHITECTURE,
     `${doc.slice(0, start)}${GRAPH_START}\n\n\`\`\`text\n${text}\n\`\`\`\n\n${doc.slice(end)}`,
   );
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--graph')) {
+    const { cruised } = await cruiseTree('.', './.dependency-cruiser.cjs');
+    await writeGraph(moduleGraph(cruised.modules));
+  } else {
+    const { violations, knownCycleEdges } = await checkBoundaries();
+    for (const violation of violations) console.log(`  ${violation}`);
+    if (knownCycleEdges > 0) {
+      console.log(`  (${knownCycleEdges} known edges still lie on cycles between modules: KNOWN_CYCLE_EDGES)`);
+    }
+    if (violations.length > 0) {
+      console.log(`\n${violations.length} boundary violations (.dependency-cruiser.cjs, scripts/boundaries.mjs).`);
+    }
+    process.exitCode = violations.length > 0 ? 1 : 0;
+  }
 }
