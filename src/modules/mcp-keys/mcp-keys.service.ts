@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
-import { userById, userIsActive, userRowColumns } from '../users/users.queries';
+import { joinActiveUserRow, userRowSelect } from '../users/users.queries';
 import { BadRequest, NotFound } from '../../http/errors';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -100,9 +100,9 @@ export function mcpKeysService(db: Db) {
         rows: [row],
       } = await toRaw<{ rows: Record<string, unknown>[] }>(
         db,
-        sql`SELECT ${userRowColumns('u')}, ${keyColumns}
-              FROM mcp_api_keys k JOIN ${userById('u', sql.raw('k.created_by'))}
-             WHERE k.key_hash = ${hashKey(key)} AND ${userIsActive('u')} AND k.expires_at > now()
+        sql`SELECT ${userRowSelect}, ${keyColumns}
+              FROM mcp_api_keys k ${joinActiveUserRow(sql.raw('k.created_by'))}
+             WHERE k.key_hash = ${hashKey(key)} AND k.expires_at > now()
              LIMIT 1`,
       );
       if (!row) return undefined;

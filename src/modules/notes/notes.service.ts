@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { BadRequest, Forbidden, NotFound } from '../../http/errors';
-import { joinUserRef } from '../users/users.queries';
+import { withUserRef } from '../users/users.queries';
 import { NOTE_REFERENCE_TYPES } from './notes.references';
 
 /** 'refund': the note a refund writes on its sale, part of the sale's record; 'note': any other. */
@@ -90,8 +90,7 @@ export function assertReferenceType(type: string): void {
 
 function notesQueries(db: Db) {
   const read = () =>
-    joinUserRef(db('notes as n').select<NoteReadRow[]>('n.*'), {
-      alias: 'u',
+    withUserRef(db('notes as n').select<NoteReadRow[]>('n.*'), {
       userIdColumn: 'n.created_by',
       prefix: 'creator_',
     });

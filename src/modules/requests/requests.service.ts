@@ -24,7 +24,7 @@ import {
 import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { availabilityOf } from '../catalogue/catalogue.service';
 import type { Availability } from '../catalogue/catalogue.schemas';
-import { joinUserRef } from '../users/users.queries';
+import { withUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
   CancelBody,
@@ -160,16 +160,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   const [lines, history, requesters, approvals] = await allQueries(db, [
     () => db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
     () =>
-      joinUserRef(db('stock_request_history as h').select('h.*'), {
-        alias: 'u',
+      withUserRef(db('stock_request_history as h').select('h.*'), {
         userIdColumn: 'h.by_user',
         prefix: 'u_',
       })
         .whereIn('h.request_id', ids)
         .orderBy('h.id') as Promise<RequestHistoryRow[]>,
     () =>
-      joinUserRef(db('stock_requests as r').select('r.id as request_id'), {
-        alias: 'u',
+      withUserRef(db('stock_requests as r').select('r.id as request_id'), {
         userIdColumn: 'r.requested_by',
         prefix: 'u_',
         withId: true,
