@@ -1,4 +1,5 @@
-import { sql, type Sql } from '../../db/sql';
+import type { Knex } from 'knex';
+import { sql, toRaw, type Sql } from '../../db/sql';
 
 /*
  * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
@@ -19,8 +20,22 @@ export const movedAbove = (itemId: Sql, afterMovementId: Sql, level: Sql): Sql =
   SELECT 1 FROM stock_movements m
    WHERE m.item_id = ${itemId} AND m.id > coalesce(${afterMovementId}, 0) AND m.new_stock > ${level})`;
 
-/** The owner's fragment for a cross-module statement: the stock_movements table under the caller's alias. */
-export const stockMovementsAs = (alias: string): Sql => sql`stock_movements ${sql.ident(alias)}`;
+/**
+ * The stock ledger's part of an archive (the archives module): `records` is every movement as the
+ * archive reads it, a subquery of named columns: `id`, `created_at`, `record` (the row whole as
+ * PostgreSQL stores it, to_jsonb) and the reason a purge keeps it (`latest_of_item`: the last
+ * movement of its item, which the item's stock is checked against). `purge` takes the movements
+ * of the caller's query of ids, in the caller's transaction.
+ */
+export const stockMovementsArchive = {
+  records: sql`(SELECT r.id, r.created_at, to_jsonb(r) AS record,
+                       r.item_id IS NOT NULL AND r.id = ${lastMovementId(sql.raw('r.item_id'))} AS latest_of_item
+                  FROM stock_movements r)`,
+  /** Deletes the movements; how many. */
+  async purge(trx: Knex.Transaction, ids: Sql): Promise<number> {
+    return (await toRaw<{ rowCount: number }>(trx, sql`DELETE FROM stock_movements WHERE id IN (${ids})`)).rowCount;
+  },
+};
 
 /** The ids of the movements whose reference names this record (`referenceType`, and `referenceId`: an expression of the caller's statement), as rows (id). */
 export const movementsReferencing = (referenceType: string, referenceId: Sql): Sql =>
