@@ -16,7 +16,7 @@ const GRAPH_END = '<!-- end of module graph -->';
  * The imports between modules that lay on a cycle between modules when this check came (issue 30),
  * tolerated until taken apart: pairs of owners that each call the other (items and the stock ledger,
  * items and categories, suppliers and their sources, sales and charge codes). The note references
- * left the list in issue 41 (src/note-references.ts). Any other edge that closes a cycle fails,
+ * left the list in issue 41 (src/owners.ts). Any other edge that closes a cycle fails,
  * and an entry that no longer lies on one must be removed, so the list only shrinks.
  */
 const KNOWN_CYCLE_EDGES = new Set([

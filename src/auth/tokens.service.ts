@@ -8,6 +8,7 @@ import { transaction } from '../db/transaction';
 import { joinActiveUserRow, userRowSelect } from '../modules/users/users.queries';
 import type { UserRow } from '../modules/users/users.service';
 import { sql, toRaw } from '../db/sql';
+import type { ReferenceCounters } from '../db/references';
 
 export type TokenRow = {
   id: number;
@@ -102,3 +103,14 @@ export function tokensService(db: Db) {
     },
   };
 }
+
+/** The rows of API tokens that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const apiTokenReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'api_tokens',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM api_tokens WHERE user_id = ${id}`,
+    },
+  ],
+};

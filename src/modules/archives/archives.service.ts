@@ -16,6 +16,7 @@ import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
 import { removeNotesOn } from '../notes/notes.queries';
 import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
+import type { ReferenceCounters } from '../../db/references';
 
 export type ArchiveRow = {
   id: number;
@@ -426,3 +427,19 @@ export function archivesService(db: Knex, dataDir: string) {
     },
   };
 }
+
+/** The rows of archives that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const archivesReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'archives',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM archives WHERE created_by = ${id}`,
+    },
+    {
+      table: 'archives',
+      column: 'purged_by',
+      count: (id) => sql`SELECT count(*) FROM archives WHERE purged_by = ${id}`,
+    },
+  ],
+};

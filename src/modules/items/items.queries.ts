@@ -6,6 +6,7 @@ import { sql, toRaw, type Sql } from '../../db/sql';
 import { categoriesAs } from '../categories/categories.queries';
 import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
 import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * What other modules may ask of the items table: typed functions, and the fragments one of their
@@ -568,3 +569,25 @@ export async function itemsDueForCount(
  */
 export const itemRefs: Sql = sql`(SELECT id AS item_ref_id, sku AS item_sku, name AS item_name, price AS item_price,
          current_stock AS item_stock FROM items) item_ref`;
+
+/** The rows of items and their barcodes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const itemsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'item_barcodes',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM item_barcodes WHERE created_by = ${id}`,
+    },
+    { table: 'items', column: 'created_by', count: (id) => sql`SELECT count(*) FROM items WHERE created_by = ${id}` },
+  ],
+  categories: [
+    { table: 'items', column: 'category_id', count: (id) => sql`SELECT count(*) FROM items WHERE category_id = ${id}` },
+  ],
+  items: [
+    {
+      table: 'item_barcodes',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM item_barcodes WHERE item_id = ${id}`,
+    },
+  ],
+};

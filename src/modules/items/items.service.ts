@@ -5,7 +5,7 @@ import type { Db } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
-import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
@@ -213,7 +213,7 @@ export function itemsService(db: Db) {
 
   async function deletionCheck(id: number) {
     const item = await get(id);
-    const refs = (await countForeignKeyReferences(db, 'items', id)).filter((r) => !OWNED_BY_ITEM.has(r.table));
+    const refs = (await countReferences(db, 'items', id)).filter((r) => !OWNED_BY_ITEM.has(r.table));
     const reasons = describeReferences(refs, await notesService(db).count('item', String(id)));
     return { name: item.name, canDelete: reasons.length === 0, reasons };
   }

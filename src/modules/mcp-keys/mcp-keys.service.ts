@@ -10,6 +10,7 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import type { UserRow } from '../users/users.service';
 import { MCP_KEY_DEFAULT_DAYS, MCP_KEY_MAX_DAYS, type McpScope } from './mcp-keys.schemas';
+import type { ReferenceCounters } from '../../db/references';
 
 export type McpKeyRow = {
   id: number;
@@ -129,3 +130,14 @@ function toHolder(row: Record<string, unknown>): McpKeyHolder {
   }
   return { ...(key as McpKeyRow), creator: creator as UserRow };
 }
+
+/** The rows of MCP keys that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const mcpKeysReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'mcp_api_keys',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM mcp_api_keys WHERE created_by = ${id}`,
+    },
+  ],
+};

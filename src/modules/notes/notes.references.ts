@@ -9,12 +9,12 @@ export type RecordExists = (db: Db, referenceId: string) => Promise<boolean>;
 
 /*
  * Each kind's check belongs to the record's owner. The owners attach notes (they import this
- * module), so this module cannot import them back: the composition root (src/app.ts) registers
+ * module), so this module cannot import them back: the composition root (src/owners.ts) registers
  * the owners' checks once, when it builds the app, before any request.
  */
 let recordChecks: Record<NoteReferenceType, RecordExists> | undefined;
 
-/** The owners' existence checks, one per kind of record (src/note-references.ts). */
+/** The owners' existence checks, one per kind of record (src/owners.ts). */
 export function registerNoteReferences(checks: Record<NoteReferenceType, RecordExists>): void {
   recordChecks = checks;
 }

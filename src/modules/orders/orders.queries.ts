@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { invoiceMetadataJson } from '../invoices/invoices.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /**
  * The owner's fragment for a cross-module statement: per item of those `itemIdsQuery` selects, the
@@ -46,4 +47,25 @@ export const ordersArchive = {
   async purge(trx: Knex.Transaction, ids: Sql): Promise<number> {
     return (await toRaw<{ rowCount: number }>(trx, sql`DELETE FROM orders WHERE id IN (${ids})`)).rowCount;
   },
+};
+
+/** The rows of orders and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const ordersReferences: ReferenceCounters = {
+  users: [
+    { table: 'orders', column: 'created_by', count: (id) => sql`SELECT count(*) FROM orders WHERE created_by = ${id}` },
+  ],
+  items: [
+    {
+      table: 'order_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM order_items WHERE item_id = ${id}`,
+    },
+  ],
+  suppliers: [
+    {
+      table: 'orders',
+      column: 'supplier_id',
+      count: (id) => sql`SELECT count(*) FROM orders WHERE supplier_id = ${id}`,
+    },
+  ],
 };

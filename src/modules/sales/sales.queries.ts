@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /** Whether the sale (by its record id) exists (a note's reference). */
 export async function saleExists(db: Db, id: number): Promise<boolean> {
@@ -90,3 +91,32 @@ export const claimRefundLines = (batchId: number, before: Date): Sql =>
   sql`UPDATE sale_refund_lines SET batch_id = ${batchId}
        WHERE batch_id IS NULL AND recorded_at < ${before}
       RETURNING sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount, recorded_at`;
+
+/** The rows of sales, quotes and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const salesReferences: ReferenceCounters = {
+  users: [
+    { table: 'quotes', column: 'user_id', count: (id) => sql`SELECT count(*) FROM quotes WHERE user_id = ${id}` },
+    {
+      table: 'sale_idempotency_keys',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM sale_idempotency_keys WHERE user_id = ${id}`,
+    },
+    {
+      table: 'sales',
+      column: 'processed_by',
+      count: (id) => sql`SELECT count(*) FROM sales WHERE processed_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'quote_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM quote_items WHERE item_id = ${id}`,
+    },
+    {
+      table: 'sale_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM sale_items WHERE item_id = ${id}`,
+    },
+  ],
+};

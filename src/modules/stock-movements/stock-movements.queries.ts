@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
@@ -53,3 +54,21 @@ export const crossedDownTo = (itemId: Sql, afterMovementId: Sql, upToMovementId:
 /** The id of the last movement made at or before `at`, 0 when none (a scalar subquery over the created_at index). */
 export const lastMovementIdAt = (at: Sql): Sql =>
   sql`coalesce((SELECT m.id FROM stock_movements m WHERE m.created_at <= ${at} ORDER BY m.created_at DESC, m.id DESC LIMIT 1), 0)`;
+
+/** The rows of the stock ledger that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const stockMovementsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'stock_movements',
+      column: 'performed_by',
+      count: (id) => sql`SELECT count(*) FROM stock_movements WHERE performed_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'stock_movements',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stock_movements WHERE item_id = ${id}`,
+    },
+  ],
+};

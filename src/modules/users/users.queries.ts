@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
 import type { Role } from '../../auth/roles';
+import type { ReferenceCounters } from '../../db/references';
 
 /** The columns of a UserRow, named: a column a later migration adds does not change what a prepared read returns. */
 const USER_ROW_COLUMNS = [
@@ -120,3 +121,19 @@ export function activeUserContacts(db: Db, by: { ids?: string[]; emails?: string
     .orderBy('email')
     .select(contactColumns);
 }
+
+/** The rows of user permissions that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const usersReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'user_permissions',
+      column: 'granted_by',
+      count: (id) => sql`SELECT count(*) FROM user_permissions WHERE granted_by = ${id}`,
+    },
+    {
+      table: 'user_permissions',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM user_permissions WHERE user_id = ${id}`,
+    },
+  ],
+};
