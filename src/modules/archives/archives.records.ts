@@ -9,13 +9,14 @@ import type { RecordType } from './archives.schemas';
 /**
  * An owner's part of an archive: its records as a subquery of named columns (`id`, `created_at`,
  * `record`, and the reasons a purge keeps one), and the purge of the records the caller's query
- * of ids names, in the caller's transaction. Sales and orders are locked before a purge plans.
+ * of ids names, in the caller's transaction.
  */
-type ArchiveSource = {
-  records: Sql;
-  lock?: (trx: Knex.Transaction, ids: Sql) => Promise<void>;
-  purge: (trx: Knex.Transaction, ids: Sql) => Promise<number>;
-};
+type ArchiveSource = { records: Sql; purge: (trx: Knex.Transaction, ids: Sql) => Promise<number> };
+
+/** Sales and orders are also locked before a purge plans (a refund, payment or receipt locks them too). */
+type LockedArchiveSource = ArchiveSource & { lock: (trx: Knex.Transaction, ids: Sql) => Promise<void> };
+
+type RecordLines<S extends ArchiveSource> = { source: S; line: Sql };
 
 /**
  * Each record type's owner (`source`) and how its record becomes one line of an archive file, as
@@ -30,7 +31,9 @@ type ArchiveSource = {
  * The same expression builds the file, measures it for the preview and re-reads a record at
  * purge time, where the md5 of the line tells whether it changed since it was archived.
  */
-export const RECORD_LINES: Record<RecordType, { source: ArchiveSource; line: Sql }> = {
+export const RECORD_LINES: {
+  [T in RecordType]: RecordLines<T extends 'stock_movements' ? ArchiveSource : LockedArchiveSource>;
+} = {
   sales: {
     source: salesArchive,
     line: sql`jsonb_build_object('type', 'sale', 'record', r.record || jsonb_build_object(

@@ -160,7 +160,7 @@ export function archivesService(db: Knex, dataDir: string) {
    * seen by the plan; one that comes later waits and then finds the record gone.
    */
   const lockHeld = (trx: Knex.Transaction, archiveId: number, type: 'sales' | 'orders') =>
-    RECORD_LINES[type].source.lock!(
+    RECORD_LINES[type].source.lock(
       trx,
       sql`SELECT record_id FROM archive_records WHERE archive_id = ${archiveId} AND record_type = ${type}`,
     );
