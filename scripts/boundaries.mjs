@@ -20,39 +20,18 @@ const GRAPH_END = '<!-- end of module graph -->';
 /**
  * The imports between modules that lay on a cycle between modules when this check came (issue 30),
  * tolerated until taken apart: pairs of owners that each call the other (items and the stock ledger,
- * items and categories, suppliers and their sources), and the note references (notes asks each owner
- * whether a record exists, and those owners attach notes). Any other edge that closes a cycle fails,
+ * items and categories, suppliers and their sources, sales and charge codes). The note references
+ * left the list in issue 41 (src/owners.ts). Any other edge that closes a cycle fails,
  * and an entry that no longer lies on one must be removed, so the list only shrinks.
  */
 export const KNOWN_CYCLE_EDGES = new Set([
   'categories → items',
-  'chargecodes → categories',
   'chargecodes → sales',
-  'invoices → items',
-  'invoices → sources',
-  'invoices → suppliers',
   'items → categories',
   'items → stock-movements',
-  'items → notes',
-  'notes → chargecodes',
-  'notes → items',
-  'notes → orders',
-  'notes → sales',
-  'notes → suppliers',
-  'orders → invoices',
-  'orders → sources',
-  'orders → suppliers',
-  'orders → items',
-  'orders → categories',
-  'orders → stock-movements',
   'sales → chargecodes',
-  'sales → items',
-  'sales → notes',
-  'sales → stock-movements',
-  'sources → items',
   'sources → suppliers',
   'stock-movements → items',
-  'suppliers → notes',
   'suppliers → sources',
 ]);
 

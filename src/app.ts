@@ -62,6 +62,7 @@ import { outboundWebhooksRoutes } from './modules/outbound-webhooks/outbound-web
 import { outboxRoutes } from './modules/outbox/outbox.routes';
 import { configureViews } from './pages/page-render';
 import { markPageRequests, pageRoutes } from './pages/pages';
+import { composeOwners } from './owners';
 
 export type AppOptions = {
   db: Knex;
@@ -125,6 +126,8 @@ export function declaredRoutesOf(app: Express): readonly DeclaredRoute[] {
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
+  // the owners' functions reach the modules that ask them here, not by imports that would close cycles
+  composeOwners();
   const app = express();
   const docs = createDocsRegistry();
   const passport = new Passport();

@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTE_REFERENCE_TYPES } from '../src/modules/notes/notes.references';
+import { noteRecordExists } from '../src/modules/notes/notes.references';
 import { runSeeds } from '../src/db/seed';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
@@ -244,15 +244,15 @@ describe('GET /api/suppliers/:id/deletion-check and DELETE /api/suppliers/:id/sa
   });
 });
 
-describe('NOTE_REFERENCE_TYPES vendor and order', () => {
+describe('the notes reference checks of vendor and order', () => {
   it('vendor takes a supplier id, order the numeric order id; unknown ids are not found', async () => {
     const supplier = await buildSupplier(t.db);
     const { order } = await buildOrder(t.db, supplier.id, [{ name: 'Thing', quantity: '1', unitCost: '1.00' }]);
-    expect(await NOTE_REFERENCE_TYPES.vendor(t.db, supplier.id)).toBe(true);
-    expect(await NOTE_REFERENCE_TYPES.vendor(t.db, 'ghost')).toBe(false);
-    expect(await NOTE_REFERENCE_TYPES.order(t.db, String(order.id))).toBe(true);
-    expect(await NOTE_REFERENCE_TYPES.order(t.db, '999999')).toBe(false);
-    expect(await NOTE_REFERENCE_TYPES.order(t.db, order.order_id)).toBe(false);
+    expect(await noteRecordExists('vendor', t.db, supplier.id)).toBe(true);
+    expect(await noteRecordExists('vendor', t.db, 'ghost')).toBe(false);
+    expect(await noteRecordExists('order', t.db, String(order.id))).toBe(true);
+    expect(await noteRecordExists('order', t.db, '999999')).toBe(false);
+    expect(await noteRecordExists('order', t.db, order.order_id)).toBe(false);
   });
 });
 

@@ -1,4 +1,6 @@
 import type { Db } from '../db/knex';
+import type { ReferenceCounters } from '../db/references';
+import { sql } from '../db/sql';
 
 /** Why a recorded password sign-in failed: a wrong password, or refused by the sign-in limits. */
 export type FailedSignInReason = 'wrong_password' | 'rate_limited';
@@ -56,3 +58,14 @@ export function failedSignIns(db: Db) {
     },
   };
 }
+
+/** The rows of failed sign-ins that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const failedSignInReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'failed_sign_ins',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM failed_sign_ins WHERE user_id = ${id}`,
+    },
+  ],
+};

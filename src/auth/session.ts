@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config';
-import { userById, userRowColumns } from '../modules/users/users.queries';
+import { leftJoinUserRow, userRowSelect } from '../modules/users/users.queries';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { sql } from '../db/sql';
 
@@ -53,8 +53,8 @@ function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>, pool: Poo
   // Sent through the pool as it is (the sid is pg's $1): the fragments here carry no values.
   const read = {
     name: 'session_with_user',
-    text: sql`SELECT s.sess, ${userRowColumns('u')} FROM sessions s
-             LEFT JOIN ${userById('u', sql.raw(`(s.sess -> 'passport' ->> 'user')::uuid`))}
+    text: sql`SELECT s.sess, ${userRowSelect} FROM sessions s
+             ${leftJoinUserRow(sql.raw(`(s.sess -> 'passport' ->> 'user')::uuid`))}
             WHERE s.sid = $1 AND s.expire >= now()`.text,
   };
   return class UserJoiningStore extends PgStore {

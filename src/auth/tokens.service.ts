@@ -5,9 +5,10 @@ import { Forbidden, NotFound } from '../http/errors';
 import type { Actor } from '../modules/audit/audit.actor';
 import { auditAs } from '../modules/audit/audit.service';
 import { transaction } from '../db/transaction';
-import { userById, userIsActive, userRowColumns } from '../modules/users/users.queries';
+import { joinActiveUserRow, userRowSelect } from '../modules/users/users.queries';
 import type { UserRow } from '../modules/users/users.service';
 import { sql, toRaw } from '../db/sql';
+import type { ReferenceCounters } from '../db/references';
 
 export type TokenRow = {
   id: number;
@@ -84,9 +85,9 @@ export function tokensService(db: Db) {
         rows: [row],
       } = await toRaw<{ rows: (UserRow & { token_id: number; token_last_used_at: Date | null })[] }>(
         db,
-        sql`SELECT ${userRowColumns('u')}, t.id AS token_id, t.last_used_at AS token_last_used_at
-              FROM api_tokens t JOIN ${userById('u', sql.raw('t.user_id'))}
-             WHERE t.token_hash = ${hashToken(token)} AND ${userIsActive('u')} AND t.expires_at > now()
+        sql`SELECT ${userRowSelect}, t.id AS token_id, t.last_used_at AS token_last_used_at
+              FROM api_tokens t ${joinActiveUserRow(sql.raw('t.user_id'))}
+             WHERE t.token_hash = ${hashToken(token)} AND t.expires_at > now()
              LIMIT 1`,
       );
       if (!row) return undefined;
@@ -102,3 +103,14 @@ export function tokensService(db: Db) {
     },
   };
 }
+
+/** The rows of API tokens that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const apiTokenReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'api_tokens',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM api_tokens WHERE user_id = ${id}`,
+    },
+  ],
+};

@@ -1,39 +1,58 @@
+import type { Knex } from 'knex';
 import { sql, type Sql } from '../../db/sql';
 import { attachedNotesJson } from '../notes/notes.queries';
-import { orderRecordJson, ordersAs } from '../orders/orders.queries';
-import { salesAs, saleWithLinesJson } from '../sales/sales.queries';
-import { stockMovementsAs } from '../stock-movements/stock-movements.queries';
+import { ordersArchive } from '../orders/orders.queries';
+import { salesArchive } from '../sales/sales.queries';
+import { stockMovementsArchive } from '../stock-movements/stock-movements.queries';
 import type { RecordType } from './archives.schemas';
 
 /**
- * How each record type is read (`from`, its table under an alias) and becomes one line of an archive
- * file, as SQL over the row aliased `r` (an order's record as the orders module builds it).
+ * An owner's part of an archive: its records as a subquery of named columns (`id`, `created_at`,
+ * `record`, and the reasons a purge keeps one), and the purge of the records the caller's query
+ * of ids names, in the caller's transaction.
+ */
+type ArchiveSource = { records: Sql; purge: (trx: Knex.Transaction, ids: Sql) => Promise<number> };
+
+/** Sales and orders are also locked before a purge plans (a refund, payment or receipt locks them too). */
+type LockedArchiveSource = ArchiveSource & { lock: (trx: Knex.Transaction, ids: Sql) => Promise<void> };
+
+type RecordLines<S extends ArchiveSource> = { source: S; line: Sql };
+
+/**
+ * Each record type's owner (`source`) and how its record becomes one line of an archive file, as
+ * SQL over the owner's record aliased `r`.
  *
  * The whole row goes in as PostgreSQL stores it (to_jsonb: every column, snake_case, numerics
  * written exactly, timestamps with offset), so a column added later is archived without a change
  * here. Sales and orders carry their lines (`items`) and the notes attached to them
- * (`attached_notes`: orders already have a `notes` column), a sale's from the sales and notes modules' fragments; an order carries its invoice's
+ * (`attached_notes`: orders already have a `notes` column); an order carries its invoice's
  * metadata (`invoice`: filename, size, sha256), never the PDF bytes.
  *
  * The same expression builds the file, measures it for the preview and re-reads a record at
  * purge time, where the md5 of the line tells whether it changed since it was archived.
  */
-export const RECORD_LINES: Record<RecordType, { from: (alias: string) => Sql; line: Sql }> = {
+export const RECORD_LINES: {
+  [T in RecordType]: RecordLines<T extends 'stock_movements' ? ArchiveSource : LockedArchiveSource>;
+} = {
   sales: {
-    from: salesAs,
-    line: sql`jsonb_build_object('type', 'sale', 'record', ${saleWithLinesJson('r')} || jsonb_build_object(
+    source: salesArchive,
+    line: sql`jsonb_build_object('type', 'sale', 'record', r.record || jsonb_build_object(
       'attached_notes', ${attachedNotesJson('sale', sql.raw('r.id'))}))::text`,
   },
   orders: {
-    from: ordersAs,
-    line: sql`jsonb_build_object('type', 'order', 'record', ${orderRecordJson('r')} || jsonb_build_object(
+    source: ordersArchive,
+    line: sql`jsonb_build_object('type', 'order', 'record', r.record || jsonb_build_object(
       'attached_notes', ${attachedNotesJson('order', sql.raw('r.id'))}))::text`,
   },
   stock_movements: {
-    from: stockMovementsAs,
-    line: sql.raw(`jsonb_build_object('type', 'stock_movement', 'record', to_jsonb(r))::text`),
+    source: stockMovementsArchive,
+    line: sql.raw(`jsonb_build_object('type', 'stock_movement', 'record', r.record)::text`),
   },
 };
+
+/** The records of a type as `alias`, for a statement of the archives. */
+export const recordsOf = (type: RecordType, alias: string): Sql =>
+  sql`${RECORD_LINES[type].source.records} ${sql.ident(alias)}`;
 
 /**
  * Rows created more than the bound number of days before the transaction's start. Days of 24

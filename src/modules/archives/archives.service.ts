@@ -10,13 +10,13 @@ import { BadRequest, InternalError, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
 import { APP_VERSION } from '../../lib/version';
-import { lastMovementId, movementsReferencing } from '../stock-movements/stock-movements.queries';
-import { cutoff, lineHash, olderThan, RECORD_LINES } from './archives.records';
+import { movementsReferencing } from '../stock-movements/stock-movements.queries';
+import { cutoff, lineHash, olderThan, RECORD_LINES, recordsOf } from './archives.records';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
 import { removeNotesOn } from '../notes/notes.queries';
-import { salePartiallyRefunded, saleUnpaid } from '../sales/sales.queries';
 import { KEEP_REASONS, RECORD_TYPES, type Counts, type CreateArchive, type RecordType } from './archives.schemas';
+import type { ReferenceCounters } from '../../db/references';
 
 export type ArchiveRow = {
   id: number;
@@ -98,7 +98,7 @@ const isMissingFile = (err: unknown) => (err as NodeJS.ErrnoException).code === 
 async function countOlder(db: Knex | Knex.Transaction, type: RecordType, days: number): Promise<number> {
   const { rows } = await toRaw<{ rows: { n: number }[] }>(
     db,
-    sql`SELECT count(*)::int AS n FROM ${RECORD_LINES[type].from('r')} WHERE ${olderThan(days)}`,
+    sql`SELECT count(*)::int AS n FROM ${recordsOf(type, 'r')} WHERE ${olderThan(days)}`,
   );
   return rows[0].n;
 }
@@ -133,13 +133,13 @@ export function archivesService(db: Knex, dataDir: string) {
   ) {
     yield `${JSON.stringify(manifest)}\n`;
     for (const type of types) {
-      const { from, line } = RECORD_LINES[type];
+      const { line } = RECORD_LINES[type];
       let after = 0;
       for (;;) {
         const { rows } = await toRaw<{ rows: { id: number; line: string }[] }>(
           trx,
           sql`WITH page AS (
-             SELECT r.id, ${line} AS line FROM ${from('r')} WHERE ${olderThan(days)} AND r.id > ${after} ORDER BY r.id LIMIT ${PAGE_SIZE}
+             SELECT r.id, ${line} AS line FROM ${recordsOf(type, 'r')} WHERE ${olderThan(days)} AND r.id > ${after} ORDER BY r.id LIMIT ${PAGE_SIZE}
            ), recorded AS (
              INSERT INTO archive_records (archive_id, record_type, record_id, content_hash)
              SELECT ${archiveId}, ${type}, id, ${lineHash(sql.raw('line'))} FROM page
@@ -160,12 +160,9 @@ export function archivesService(db: Knex, dataDir: string) {
    * seen by the plan; one that comes later waits and then finds the record gone.
    */
   const lockHeld = (trx: Knex.Transaction, archiveId: number, type: 'sales' | 'orders') =>
-    toRaw(
+    RECORD_LINES[type].source.lock(
       trx,
-      sql`WITH locked AS (
-         SELECT r.id FROM archive_records a JOIN ${RECORD_LINES[type].from('r')} ON r.id = a.record_id
-          WHERE a.archive_id = ${archiveId} AND a.record_type = ${type} ORDER BY r.id FOR UPDATE OF r
-       ) SELECT count(*) FROM locked`,
+      sql`SELECT record_id FROM archive_records WHERE archive_id = ${archiveId} AND record_type = ${type}`,
     );
 
   /**
@@ -187,24 +184,22 @@ export function archivesService(db: Knex, dataDir: string) {
          sql.raw(' '),
        )}
                             WHEN ${lineHash(RECORD_LINES[type].line)} <> a.content_hash THEN 'changedSinceArchived' END
-         FROM archive_records a JOIN ${RECORD_LINES[type].from('r')} ON r.id = a.record_id
+         FROM archive_records a JOIN ${recordsOf(type, 'r')} ON r.id = a.record_id
         WHERE a.archive_id = ${archiveId} AND a.record_type = ${type}`,
     );
 
   /** A movement that stays in the database (not purged by this plan) names the record. */
-  const namedByStayingMovement = (referenceType: string, referenceColumn: string) =>
-    sql`EXISTS (SELECT 1 FROM (${movementsReferencing(referenceType, sql.ident('r', referenceColumn))}) m
+  const namedByStayingMovement = (referenceType: string) =>
+    sql`EXISTS (SELECT 1 FROM (${movementsReferencing(referenceType, sql.raw('r.reference'))}) m
               WHERE NOT EXISTS (SELECT 1 FROM purge_plan p
                                  WHERE p.record_type = 'stock_movements' AND p.record_id = m.id AND p.keep_reason IS NULL))`;
 
-  const deletePlanned = async (trx: Knex.Transaction, type: RecordType) =>
-    (
-      await toRaw(
-        trx,
-        sql`DELETE FROM ${RECORD_LINES[type].from('r')} USING purge_plan p
-          WHERE p.record_type = ${type} AND p.keep_reason IS NULL AND r.id = p.record_id`,
-      )
-    ).rowCount as number;
+  /** Each owner deletes its records the plan does not keep, in the purge's transaction. */
+  const deletePlanned = (trx: Knex.Transaction, type: RecordType) =>
+    RECORD_LINES[type].source.purge(
+      trx,
+      sql`SELECT record_id FROM purge_plan WHERE record_type = ${type} AND keep_reason IS NULL`,
+    );
 
   // The notes of the purged records go in the same transaction, by the plan rather than by a
   // list of ids (a purge may cover more ids than one statement can bind). A note written after the
@@ -232,13 +227,13 @@ export function archivesService(db: Knex, dataDir: string) {
     async preview(days: number): Promise<PreviewRecord> {
       const figures = await Promise.all(
         RECORD_TYPES.map(async (type) => {
-          const { from, line } = RECORD_LINES[type];
+          const { line } = RECORD_LINES[type];
           const count = await countOlder(db, type, days);
           if (count === 0) return { count, bytes: 0 };
           const { rows: sampled } = await toRaw<{ rows: { n: number; bytes: number }[] }>(
             db,
             sql`SELECT count(*)::int AS n, coalesce(sum(octet_length(line) + 1), 0)::bigint AS bytes
-               FROM (SELECT ${line} AS line FROM ${from('r')} WHERE ${olderThan(days)} AND random() < ${Math.min(1, PREVIEW_SAMPLE / count)}) lines`,
+               FROM (SELECT ${line} AS line FROM ${recordsOf(type, 'r')} WHERE ${olderThan(days)} AND random() < ${Math.min(1, PREVIEW_SAMPLE / count)}) lines`,
           );
           const { n, bytes } = sampled[0];
           return { count, bytes: n === 0 ? 0 : (bytes / n) * count };
@@ -385,17 +380,15 @@ export function archivesService(db: Knex, dataDir: string) {
              PRIMARY KEY (record_type, record_id)) ON COMMIT DROP`,
         );
         // Movements first: which sales and orders a staying movement names depends on them.
-        await planType(trx, id, 'stock_movements', [
-          ['latestOfItem', sql`r.item_id IS NOT NULL AND r.id = ${lastMovementId(sql.raw('r.item_id'))}`],
-        ]);
+        await planType(trx, id, 'stock_movements', [['latestOfItem', sql.raw('r.latest_of_item')]]);
         await planType(trx, id, 'sales', [
-          ['partiallyRefunded', salePartiallyRefunded('r')],
-          ['unpaid', saleUnpaid('r')],
-          ['referencedByStockMovement', namedByStayingMovement('sale', 'sale_id')],
+          ['partiallyRefunded', sql.raw('r.partially_refunded')],
+          ['unpaid', sql.raw('r.unpaid')],
+          ['referencedByStockMovement', namedByStayingMovement('sale')],
         ]);
         await planType(trx, id, 'orders', [
-          ['notFullyReceived', sql.raw(`r.status IN ('pending', 'partially_received')`)],
-          ['referencedByStockMovement', namedByStayingMovement('order', 'order_id')],
+          ['notFullyReceived', sql.raw('r.not_fully_received')],
+          ['referencedByStockMovement', namedByStayingMovement('order')],
         ]);
 
         const notes =
@@ -434,3 +427,19 @@ export function archivesService(db: Knex, dataDir: string) {
     },
   };
 }
+
+/** The rows of archives that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const archivesReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'archives',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM archives WHERE created_by = ${id}`,
+    },
+    {
+      table: 'archives',
+      column: 'purged_by',
+      count: (id) => sql`SELECT count(*) FROM archives WHERE purged_by = ${id}`,
+    },
+  ],
+};

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
+import type { ReferenceCounters } from '../../db/references';
+import { sql } from '../../db/sql';
 
 /**
  * Issue 39: a requester's request basket, kept in PostgreSQL (request_baskets, one row per person)
@@ -95,3 +97,14 @@ export function basketsService(db: Db) {
 }
 
 export type BasketsService = ReturnType<typeof basketsService>;
+
+/** The rows of request baskets that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const basketsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'request_baskets',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM request_baskets WHERE user_id = ${id}`,
+    },
+  ],
+};

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
 import { itemCountInCategory } from '../items/items.queries';
@@ -34,7 +34,7 @@ export function categoriesService(db: Db) {
 
   async function deletionCheck(id: number): Promise<CategoryDeletionCheckRecord> {
     const category = await get(id);
-    const reasons = describeReferences(await countForeignKeyReferences(db, 'categories', id), 0);
+    const reasons = describeReferences(await countReferences(db, 'categories', id), 0);
     return { name: category.name, canDelete: reasons.length === 0, reasons };
   }
 

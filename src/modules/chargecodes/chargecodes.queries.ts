@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { containsPattern } from '../../db/like-pattern';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /** Whether the charge code exists (a note's reference). */
 export async function chargeCodeExists(db: Db, code: string): Promise<boolean> {
@@ -67,3 +68,21 @@ export async function chargeCodeApprovals(db: Db, codes: string[]): Promise<Map<
     .select('code', 'approver_email', 'approval_threshold');
   return new Map(rows.map((r) => [r.code, r]));
 }
+
+/** The rows of charge codes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const chargeCodesReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'charge_codes',
+      column: 'authorised_by',
+      count: (id) => sql`SELECT count(*) FROM charge_codes WHERE authorised_by = ${id}`,
+    },
+  ],
+  categories: [
+    {
+      table: 'charge_code_exclusions',
+      column: 'category_id',
+      count: (id) => sql`SELECT count(*) FROM charge_code_exclusions WHERE category_id = ${id}`,
+    },
+  ],
+};

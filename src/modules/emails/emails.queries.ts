@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { ReferenceCounters } from '../../db/references';
+import { sql } from '../../db/sql';
 
 /** When an emailing job (the low-stock digest, the backup-overdue alert) last ran, and the last stock movement it covered. */
 export type EmailRun = { lastRunAt: Date; lastMovementId: string | null };
@@ -18,3 +20,14 @@ export async function recordEmailRun(trx: Knex.Transaction, name: string, run: E
     .onConflict('name')
     .merge();
 }
+
+/** The rows of email preferences that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const emailsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'email_preferences',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM email_preferences WHERE user_id = ${id}`,
+    },
+  ],
+};

@@ -6,6 +6,7 @@ import { sql, toRaw, type Sql } from '../../db/sql';
 import { categoriesAs } from '../categories/categories.queries';
 import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
 import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * What other modules may ask of the items table: typed functions, and the fragments one of their
@@ -520,10 +521,73 @@ export async function markItemsCounted(db: Db, counted: { itemId: number; counte
 }
 
 /**
- * The owner's fragment for a cross-module statement: the items row `alias` is due for a count
- * when it is active and was not counted in the last `days` days (never counted: due).
+ * The items row `alias` is due for a count when it is active and was not counted in the last
+ * `days` days (never counted: due).
  */
 export const dueForCount = (alias: string, days: number): Sql => {
   const i = sql.ident(alias);
   return sql`${i}.is_active AND (${i}.last_counted_at IS NULL OR ${i}.last_counted_at < now() - make_interval(days => ${days}::int))`;
+};
+
+/** An item due for a count (itemsDueForCount), with its stock value (price x current stock, 2 places). */
+export type ItemDueForCount = {
+  id: number;
+  sku: string;
+  name: string;
+  category_id: number;
+  current_stock: string;
+  price: string;
+  stock_value: string;
+  last_counted_at: Date | null;
+};
+
+/**
+ * The cycle-count list (issue 31): active items not counted in the last `days` days (never
+ * counted: due), highest stock value first, then the longest uncounted.
+ */
+export async function itemsDueForCount(
+  db: Db,
+  { days, limit }: { days: number; limit: number },
+): Promise<ItemDueForCount[]> {
+  const { rows } = await preparedRaw<{ rows: ItemDueForCount[] }>(
+    db,
+    sql`SELECT i.id, i.sku, i.name, i.category_id, i.current_stock, i.price,
+               (i.price * i.current_stock)::numeric(20,2)::text AS stock_value, i.last_counted_at
+          FROM items i
+         WHERE ${dueForCount('i', days)}
+         ORDER BY i.price * i.current_stock DESC, i.last_counted_at ASC NULLS FIRST, i.name, i.id
+         LIMIT ${limit}`,
+  );
+  return rows;
+}
+
+/**
+ * The items read model another module's statement joins (a stocktake's lines): every item as
+ * `item_ref_id`, `item_sku`, `item_name`, `item_price` and `item_stock` (its current stock),
+ * readable unqualified under the items module's own alias, e.g.
+ * `JOIN ${itemRefs} ON item_ref_id = l.item_id`. The names stay when the items table changes.
+ */
+export const itemRefs: Sql = sql`(SELECT id AS item_ref_id, sku AS item_sku, name AS item_name, price AS item_price,
+         current_stock AS item_stock FROM items) item_ref`;
+
+/** The rows of items and their barcodes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const itemsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'item_barcodes',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM item_barcodes WHERE created_by = ${id}`,
+    },
+    { table: 'items', column: 'created_by', count: (id) => sql`SELECT count(*) FROM items WHERE created_by = ${id}` },
+  ],
+  categories: [
+    { table: 'items', column: 'category_id', count: (id) => sql`SELECT count(*) FROM items WHERE category_id = ${id}` },
+  ],
+  items: [
+    {
+      table: 'item_barcodes',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM item_barcodes WHERE item_id = ${id}`,
+    },
+  ],
 };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
-import { userById, userIsActive, userRowColumns } from '../users/users.queries';
+import { joinActiveUserRow, userRowSelect } from '../users/users.queries';
 import { BadRequest, NotFound } from '../../http/errors';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -10,6 +10,7 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import type { UserRow } from '../users/users.service';
 import { MCP_KEY_DEFAULT_DAYS, MCP_KEY_MAX_DAYS, type McpScope } from './mcp-keys.schemas';
+import type { ReferenceCounters } from '../../db/references';
 
 export type McpKeyRow = {
   id: number;
@@ -100,9 +101,9 @@ export function mcpKeysService(db: Db) {
         rows: [row],
       } = await toRaw<{ rows: Record<string, unknown>[] }>(
         db,
-        sql`SELECT ${userRowColumns('u')}, ${keyColumns}
-              FROM mcp_api_keys k JOIN ${userById('u', sql.raw('k.created_by'))}
-             WHERE k.key_hash = ${hashKey(key)} AND ${userIsActive('u')} AND k.expires_at > now()
+        sql`SELECT ${userRowSelect}, ${keyColumns}
+              FROM mcp_api_keys k ${joinActiveUserRow(sql.raw('k.created_by'))}
+             WHERE k.key_hash = ${hashKey(key)} AND k.expires_at > now()
              LIMIT 1`,
       );
       if (!row) return undefined;
@@ -129,3 +130,14 @@ function toHolder(row: Record<string, unknown>): McpKeyHolder {
   }
   return { ...(key as McpKeyRow), creator: creator as UserRow };
 }
+
+/** The rows of MCP keys that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const mcpKeysReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'mcp_api_keys',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM mcp_api_keys WHERE created_by = ${id}`,
+    },
+  ],
+};

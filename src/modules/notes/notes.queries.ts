@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * The notes module's pieces for another module's statement over many records at once (an archive
@@ -29,3 +30,10 @@ export async function removeNotesOn(
   );
   return rowCount;
 }
+
+/** The rows of notes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const notesReferences: ReferenceCounters = {
+  users: [
+    { table: 'notes', column: 'created_by', count: (id) => sql`SELECT count(*) FROM notes WHERE created_by = ${id}` },
+  ],
+};

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { BadRequest, Forbidden, NotFound } from '../../http/errors';
-import { joinUserRef } from '../users/users.queries';
-import { NOTE_REFERENCE_TYPES } from './notes.references';
+import { withUserRef } from '../users/users.queries';
+import { NOTE_REFERENCE_TYPES, noteRecordExists, type NoteReferenceType } from './notes.references';
 
 /** 'refund': the note a refund writes on its sale, part of the sale's record; 'note': any other. */
 export type NoteKind = 'note' | 'refund';
@@ -80,18 +80,18 @@ export type NoteReadRow = NoteRow & {
   creator_last_name: string | null;
 };
 
-export const isKnownReferenceType = (type: string) => Object.hasOwn(NOTE_REFERENCE_TYPES, type);
+export const isKnownReferenceType = (type: string): type is NoteReferenceType =>
+  (NOTE_REFERENCE_TYPES as readonly string[]).includes(type);
 
-export function assertReferenceType(type: string): void {
+export function assertReferenceType(type: string): asserts type is NoteReferenceType {
   if (!isKnownReferenceType(type)) {
-    throw BadRequest(`Unknown referenceType '${type}'. Known types: ${Object.keys(NOTE_REFERENCE_TYPES).join(', ')}`);
+    throw BadRequest(`Unknown referenceType '${type}'. Known types: ${NOTE_REFERENCE_TYPES.join(', ')}`);
   }
 }
 
 function notesQueries(db: Db) {
   const read = () =>
-    joinUserRef(db('notes as n').select<NoteReadRow[]>('n.*'), {
-      alias: 'u',
+    withUserRef(db('notes as n').select<NoteReadRow[]>('n.*'), {
       userIdColumn: 'n.created_by',
       prefix: 'creator_',
     });
@@ -105,7 +105,7 @@ function notesQueries(db: Db) {
   /** 400 for an unknown type, 404 when the entity does not exist. */
   async function assertReference(type: string, id: string): Promise<void> {
     assertReferenceType(type);
-    if (!(await NOTE_REFERENCE_TYPES[type](db, id))) throw NotFound(`${type.replace(/_/g, ' ')} '${id}' not found`);
+    if (!(await noteRecordExists(type, db, id))) throw NotFound(`${type.replace(/_/g, ' ')} '${id}' not found`);
   }
 
   /** Only the creator or an admin may change a note, and nobody a refund note. */

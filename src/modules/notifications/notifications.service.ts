@@ -11,6 +11,7 @@ import {
   type LowStockItem,
 } from '../items/items.queries';
 import { lastMovementId, movedAbove } from '../stock-movements/stock-movements.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /**
  * An acknowledgement counts only for the current low-stock episode: once a movement after it
@@ -90,3 +91,21 @@ export function lowStockNotificationsService(db: Db) {
     },
   };
 }
+
+/** The rows of low-stock acknowledgements that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const notificationsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'low_stock_acknowledgements',
+      column: 'acknowledged_by',
+      count: (id) => sql`SELECT count(*) FROM low_stock_acknowledgements WHERE acknowledged_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'low_stock_acknowledgements',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM low_stock_acknowledgements WHERE item_id = ${id}`,
+    },
+  ],
+};

@@ -1,6 +1,8 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { sql, type Sql } from '../../db/sql';
+import { sql, toRaw, type Sql } from '../../db/sql';
 import { invoiceMetadataJson } from '../invoices/invoices.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /**
  * The owner's fragment for a cross-module statement: per item of those `itemIdsQuery` selects, the
@@ -19,17 +21,51 @@ export async function orderExists(db: Db, id: number): Promise<boolean> {
   return (await db('orders').where({ id }).first('id')) !== undefined;
 }
 
-/** The owner's fragment for a cross-module statement: the orders table under the caller's alias. */
-export const ordersAs = (alias: string): Sql => sql`orders ${sql.ident(alias)}`;
-
 /**
- * The owner's fragment for a cross-module statement (the archives): the order row `alias` whole, as
- * jsonb (to_jsonb: every column as stored), with its lines (`items`) and its invoice's metadata
- * (`invoice`, never the PDF's bytes).
+ * The orders module's part of an archive (the archives module): `records` is every order as the
+ * archive reads it, a subquery of named columns: `id`, `created_at`, `reference` (its number, as
+ * stock movements name it), `record` (the row whole as PostgreSQL stores it, to_jsonb, with its
+ * lines as `items` and its invoice's metadata as `invoice`, never the PDF's bytes) and the reason a
+ * purge keeps it (`not_fully_received`: pending or partly received). `lock` and `purge` take the
+ * orders of the caller's query of ids, in the caller's transaction.
  */
-export const orderRecordJson = (alias: string): Sql => {
-  const r = sql.ident(alias);
-  return sql`to_jsonb(${r}) || jsonb_build_object(
-      'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = ${r}.id), '[]'),
-      'invoice', ${invoiceMetadataJson(sql`${r}.id`)})`;
+export const ordersArchive = {
+  records: sql`(SELECT o.id, o.created_at, o.order_id AS reference,
+                       to_jsonb(o) || jsonb_build_object(
+                         'items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM order_items l WHERE l.order_id = o.id), '[]'),
+                         'invoice', ${invoiceMetadataJson(sql.raw('o.id'))}) AS record,
+                       o.status IN ('pending', 'partially_received') AS not_fully_received
+                  FROM orders o)`,
+  /** Locks the orders in id order, as a receipt locks its order. */
+  async lock(trx: Knex.Transaction, ids: Sql): Promise<void> {
+    await toRaw(
+      trx,
+      sql`SELECT count(*) FROM (SELECT id FROM orders WHERE id IN (${ids}) ORDER BY id FOR UPDATE) locked`,
+    );
+  },
+  /** Deletes the orders (their lines and invoices with them); how many. */
+  async purge(trx: Knex.Transaction, ids: Sql): Promise<number> {
+    return (await toRaw<{ rowCount: number }>(trx, sql`DELETE FROM orders WHERE id IN (${ids})`)).rowCount;
+  },
+};
+
+/** The rows of orders and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const ordersReferences: ReferenceCounters = {
+  users: [
+    { table: 'orders', column: 'created_by', count: (id) => sql`SELECT count(*) FROM orders WHERE created_by = ${id}` },
+  ],
+  items: [
+    {
+      table: 'order_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM order_items WHERE item_id = ${id}`,
+    },
+  ],
+  suppliers: [
+    {
+      table: 'orders',
+      column: 'supplier_id',
+      count: (id) => sql`SELECT count(*) FROM orders WHERE supplier_id = ${id}`,
+    },
+  ],
 };

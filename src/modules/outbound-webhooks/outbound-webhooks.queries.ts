@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { enqueueMessages } from '../outbox/outbox.queries';
+import type { ReferenceCounters } from '../../db/references';
+import { sql } from '../../db/sql';
 
 /** The events an outbound webhook can subscribe to; any other name is refused. */
 export const WEBHOOK_EVENTS = [
@@ -153,3 +155,14 @@ export async function markEndpointFailing(
     .returning('*');
   return deactivated;
 }
+
+/** The rows of webhook endpoints that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const outboundWebhooksReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'outbound_webhooks',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM outbound_webhooks WHERE created_by = ${id}`,
+    },
+  ],
+};

@@ -24,7 +24,7 @@ import {
 import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { availabilityOf } from '../catalogue/catalogue.service';
 import type { Availability } from '../catalogue/catalogue.schemas';
-import { joinUserRef } from '../users/users.queries';
+import { withUserRef } from '../users/users.queries';
 import { announce } from './requests.messages';
 import type {
   CancelBody,
@@ -37,6 +37,7 @@ import type {
   ShortReason,
 } from './requests.schemas';
 import type { RequestRecord, RequestRow, RequestLineRow, RequestHistoryRow } from './requests.records';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * Issue 33: the researchers' requests against a charge code. The module owns stock_requests, its
@@ -160,16 +161,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   const [lines, history, requesters, approvals] = await allQueries(db, [
     () => db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
     () =>
-      joinUserRef(db('stock_request_history as h').select('h.*'), {
-        alias: 'u',
+      withUserRef(db('stock_request_history as h').select('h.*'), {
         userIdColumn: 'h.by_user',
         prefix: 'u_',
       })
         .whereIn('h.request_id', ids)
         .orderBy('h.id') as Promise<RequestHistoryRow[]>,
     () =>
-      joinUserRef(db('stock_requests as r').select('r.id as request_id'), {
-        alias: 'u',
+      withUserRef(db('stock_requests as r').select('r.id as request_id'), {
         userIdColumn: 'r.requested_by',
         prefix: 'u_',
         withId: true,
@@ -564,3 +563,36 @@ function fulfilmentOf(record: RequestRecord, body: FulfilBody): { itemId: number
   if (errors.length > 0) throw BadRequest('Validation failed', { errors });
   return given;
 }
+
+/** The rows of stock requests that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const requestsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'stock_request_history',
+      column: 'by_user',
+      count: (id) => sql`SELECT count(*) FROM stock_request_history WHERE by_user = ${id}`,
+    },
+    {
+      table: 'stock_requests',
+      column: 'decided_by',
+      count: (id) => sql`SELECT count(*) FROM stock_requests WHERE decided_by = ${id}`,
+    },
+    {
+      table: 'stock_requests',
+      column: 'fulfilled_by',
+      count: (id) => sql`SELECT count(*) FROM stock_requests WHERE fulfilled_by = ${id}`,
+    },
+    {
+      table: 'stock_requests',
+      column: 'requested_by',
+      count: (id) => sql`SELECT count(*) FROM stock_requests WHERE requested_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'stock_request_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stock_request_items WHERE item_id = ${id}`,
+    },
+  ],
+};

@@ -1,5 +1,7 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { sql, type Sql } from '../../db/sql';
+import { sql, toRaw, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /** Whether the sale (by its record id) exists (a note's reference). */
 export async function saleExists(db: Db, id: number): Promise<boolean> {
@@ -12,27 +14,39 @@ export async function salesOnChargeCode(db: Db, code: string): Promise<number> {
   return count;
 }
 
-/*
- * The sales module's fragments for the archives' statements over thousands of sales at once
- * (write, measure, lock, plan, delete): `alias` is the caller's name for a row of sales.
- */
-
 /** The tables of sales and of their lines, for another module's statement that reads whole ranges of them (archives, recharges). */
 /** The sales table as `alias`, the owner's fragment for a cross-module statement. */
 export const salesAs = (alias: string): Sql => sql`sales ${sql.ident(alias)}`;
 /** The sale lines table as `alias`, the owner's fragment for a cross-module statement. */
 export const saleLinesAs = (alias: string): Sql => sql`sale_items ${sql.ident(alias)}`;
 
-/** The sale `alias` as stored (every column) with its lines (`items`, whole rows in id order), as jsonb. */
-export const saleWithLinesJson = (alias: string): Sql =>
-  sql`to_jsonb(${sql.ident(alias)}) || jsonb_build_object('items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id) FROM sale_items l WHERE l.sale_id = ${sql.ident(alias, 'id')}), '[]'))`;
-
-/** Part of the sale `alias` is refunded, part not. */
-export const salePartiallyRefunded = (alias: string): Sql => sql`${sql.ident(alias, 'status')} = 'partially_refunded'`;
-
-/** The sale `alias` is owed: not paid, and not wholly refunded. */
-export const saleUnpaid = (alias: string): Sql =>
-  sql`NOT ${sql.ident(alias, 'is_paid')} AND ${sql.ident(alias, 'status')} <> 'refunded'`;
+/**
+ * The sales module's part of an archive (the archives module): `records` is every sale as the
+ * archive reads it, a subquery of named columns: `id`, `created_at`, `reference` (its number, as
+ * stock movements name it), `record` (the row whole as PostgreSQL stores it, to_jsonb, with its
+ * lines as `items` in id order) and the reasons a purge keeps it (`partially_refunded`; `unpaid`:
+ * not paid and not wholly refunded). `lock` and `purge` take the sales of the caller's query of
+ * ids, in the caller's transaction.
+ */
+export const salesArchive = {
+  records: sql`(SELECT s.id, s.created_at, s.sale_id AS reference,
+                       to_jsonb(s) || jsonb_build_object('items', coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.id)
+                                                                             FROM sale_items l WHERE l.sale_id = s.id), '[]')) AS record,
+                       s.status = 'partially_refunded' AS partially_refunded,
+                       NOT s.is_paid AND s.status <> 'refunded' AS unpaid
+                  FROM sales s)`,
+  /** Locks the sales in id order, as a refund or a payment locks its sale. */
+  async lock(trx: Knex.Transaction, ids: Sql): Promise<void> {
+    await toRaw(
+      trx,
+      sql`SELECT count(*) FROM (SELECT id FROM sales WHERE id IN (${ids}) ORDER BY id FOR UPDATE) locked`,
+    );
+  },
+  /** Deletes the sales (their lines with them); how many. */
+  async purge(trx: Knex.Transaction, ids: Sql): Promise<number> {
+    return (await toRaw<{ rowCount: number }>(trx, sql`DELETE FROM sales WHERE id IN (${ids})`)).rowCount;
+  },
+};
 
 /*
  * The sales module's fragments for the finance recharges, which read sales with their lines and
@@ -77,3 +91,32 @@ export const claimRefundLines = (batchId: number, before: Date): Sql =>
   sql`UPDATE sale_refund_lines SET batch_id = ${batchId}
        WHERE batch_id IS NULL AND recorded_at < ${before}
       RETURNING sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount, recorded_at`;
+
+/** The rows of sales, quotes and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const salesReferences: ReferenceCounters = {
+  users: [
+    { table: 'quotes', column: 'user_id', count: (id) => sql`SELECT count(*) FROM quotes WHERE user_id = ${id}` },
+    {
+      table: 'sale_idempotency_keys',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM sale_idempotency_keys WHERE user_id = ${id}`,
+    },
+    {
+      table: 'sales',
+      column: 'processed_by',
+      count: (id) => sql`SELECT count(*) FROM sales WHERE processed_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'quote_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM quote_items WHERE item_id = ${id}`,
+    },
+    {
+      table: 'sale_items',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM sale_items WHERE item_id = ${id}`,
+    },
+  ],
+};

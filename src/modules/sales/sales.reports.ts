@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { sql, toRaw } from '../../db/sql';
 import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queries';
-import { userById, userNameColumns, userNames } from '../users/users.queries';
+import { leftJoinUserRef, userNames, userRefSelect } from '../users/users.queries';
 import { D } from '../../lib/money';
 import { byDepartment, chargeCodeFiguresSql, type ChargeCodeFiguresRow } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, salesRaw, salesWhere, type SalesFilterInput } from './sales.filters';
@@ -82,10 +82,10 @@ export function salesReports(db: Db) {
                  page AS (SELECT ${sql.raw(REPORT_COLUMNS)} FROM sales s WHERE ${salesWhere(filter)}
                            ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
             SELECT CASE WHEN row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) = 1 THEN fig.figures END AS figures,
-                   p.*, ${userNameColumns('u')}, ${costCentreOf('c')} AS department, ${sql.raw(REPORT_LINES)}
+                   p.*, ${userRefSelect('')}, ${costCentreOf('c')} AS department, ${sql.raw(REPORT_LINES)}
               FROM (SELECT coalesce(json_agg(figures ORDER BY figures.key), '[]') AS figures FROM figures) fig
               LEFT JOIN page p ON true
-              LEFT JOIN ${userById('u', sql.raw('p.processed_by'))}
+              ${leftJoinUserRef('', sql.raw('p.processed_by'))}
               LEFT JOIN ${chargeCodeByCode('c', sql.raw('p.charge_code'))}
              ORDER BY p.created_at DESC, p.id DESC`,
       );

@@ -21,7 +21,7 @@ import {
 } from '../chargecodes/chargecodes.validation';
 import { notesService } from '../notes/notes.service';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { joinUserRef } from '../users/users.queries';
+import { withUserRef } from '../users/users.queries';
 import {
   findItemsForLines,
   lockedById,
@@ -108,8 +108,7 @@ export type RefundRecord = { sale: SaleRow; refunded: { itemId: number; itemName
 
 /** Sales joined with the user who processed them. */
 export const salesWithUser = (db: Db) =>
-  joinUserRef(db('sales as s').select('s.*'), {
-    alias: 'u',
+  withUserRef(db('sales as s').select('s.*'), {
     userIdColumn: 's.processed_by',
     prefix: 'u_',
     withId: true,

@@ -2,6 +2,8 @@ import type { Db } from '../../db/knex';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
+import type { ReferenceCounters } from '../../db/references';
+import { sql } from '../../db/sql';
 
 export type SettingRow = { key: string; value: Record<string, unknown>; updated_by: string | null; updated_at: Date };
 
@@ -44,3 +46,14 @@ export function settingsService(db: Db) {
     },
   };
 }
+
+/** The rows of settings that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const settingsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'settings',
+      column: 'updated_by',
+      count: (id) => sql`SELECT count(*) FROM settings WHERE updated_by = ${id}`,
+    },
+  ],
+};

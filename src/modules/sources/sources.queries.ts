@@ -1,4 +1,5 @@
 import { sql, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /**
  * The owner's fragment for a cross-module statement: the source each item of those `itemIdsQuery`
@@ -10,3 +11,21 @@ export const chosenSourcesSql = (itemIdsQuery: Sql): Sql =>
             FROM item_sources s
            WHERE s.item_id IN (${itemIdsQuery})
            ORDER BY s.item_id, s.preferred DESC, s.price, s.id`;
+
+/** The rows of item sources that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const sourcesReferences: ReferenceCounters = {
+  items: [
+    {
+      table: 'item_sources',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM item_sources WHERE item_id = ${id}`,
+    },
+  ],
+  suppliers: [
+    {
+      table: 'item_sources',
+      column: 'supplier_id',
+      count: (id) => sql`SELECT count(*) FROM item_sources WHERE supplier_id = ${id}`,
+    },
+  ],
+};

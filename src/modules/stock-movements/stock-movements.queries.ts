@@ -1,4 +1,6 @@
-import { sql, type Sql } from '../../db/sql';
+import type { Knex } from 'knex';
+import { sql, toRaw, type Sql } from '../../db/sql';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
@@ -19,8 +21,22 @@ export const movedAbove = (itemId: Sql, afterMovementId: Sql, level: Sql): Sql =
   SELECT 1 FROM stock_movements m
    WHERE m.item_id = ${itemId} AND m.id > coalesce(${afterMovementId}, 0) AND m.new_stock > ${level})`;
 
-/** The owner's fragment for a cross-module statement: the stock_movements table under the caller's alias. */
-export const stockMovementsAs = (alias: string): Sql => sql`stock_movements ${sql.ident(alias)}`;
+/**
+ * The stock ledger's part of an archive (the archives module): `records` is every movement as the
+ * archive reads it, a subquery of named columns: `id`, `created_at`, `record` (the row whole as
+ * PostgreSQL stores it, to_jsonb) and the reason a purge keeps it (`latest_of_item`: the last
+ * movement of its item, which the item's stock is checked against). `purge` takes the movements
+ * of the caller's query of ids, in the caller's transaction.
+ */
+export const stockMovementsArchive = {
+  records: sql`(SELECT r.id, r.created_at, to_jsonb(r) AS record,
+                       r.item_id IS NOT NULL AND r.id = ${lastMovementId(sql.raw('r.item_id'))} AS latest_of_item
+                  FROM stock_movements r)`,
+  /** Deletes the movements; how many. */
+  async purge(trx: Knex.Transaction, ids: Sql): Promise<number> {
+    return (await toRaw<{ rowCount: number }>(trx, sql`DELETE FROM stock_movements WHERE id IN (${ids})`)).rowCount;
+  },
+};
 
 /** The ids of the movements whose reference names this record (`referenceType`, and `referenceId`: an expression of the caller's statement), as rows (id). */
 export const movementsReferencing = (referenceType: string, referenceId: Sql): Sql =>
@@ -38,3 +54,21 @@ export const crossedDownTo = (itemId: Sql, afterMovementId: Sql, upToMovementId:
 /** The id of the last movement made at or before `at`, 0 when none (a scalar subquery over the created_at index). */
 export const lastMovementIdAt = (at: Sql): Sql =>
   sql`coalesce((SELECT m.id FROM stock_movements m WHERE m.created_at <= ${at} ORDER BY m.created_at DESC, m.id DESC LIMIT 1), 0)`;
+
+/** The rows of the stock ledger that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const stockMovementsReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'stock_movements',
+      column: 'performed_by',
+      count: (id) => sql`SELECT count(*) FROM stock_movements WHERE performed_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'stock_movements',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stock_movements WHERE item_id = ${id}`,
+    },
+  ],
+};

@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import type { MovementRow } from './stock-movements.ledger';
 import type { MovementQuery } from './stock-movements.schemas';
 import { whereInDateRange } from '../../lib/date-range';
-import { joinUserRef } from '../users/users.queries';
+import { withUserRef } from '../users/users.queries';
 
 // The presenter lives in stock-movements.present.ts; this re-export stays only until
 // items.present.ts imports it from there.
@@ -17,8 +17,7 @@ export type MovementReadRow = MovementRow & {
 /** Reads of the append-only ledger; writes go only through changeStock (stock-movements.ledger.ts). */
 export function stockMovementsService(db: Db) {
   function base() {
-    return joinUserRef(db('stock_movements as m').select<MovementReadRow[]>('m.*'), {
-      alias: 'u',
+    return withUserRef(db('stock_movements as m').select<MovementReadRow[]>('m.*'), {
       userIdColumn: 'm.performed_by',
       prefix: 'performer_',
     });

@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { itemsDueForCountSql } from '../items/items.queries';
+import type { ReferenceCounters } from '../../db/references';
 
 /*
  * What other modules (the dashboard) may ask of the stocktakes tables.
@@ -42,3 +43,51 @@ export async function stockCountFigures(db: Db, days = 90): Promise<StockCountFi
     itemsOverdue: overdue,
   };
 }
+
+/** The rows of stocktakes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const stocktakesReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'stocktake_counts',
+      column: 'counted_by',
+      count: (id) => sql`SELECT count(*) FROM stocktake_counts WHERE counted_by = ${id}`,
+    },
+    {
+      table: 'stocktake_counts',
+      column: 'undone_by',
+      count: (id) => sql`SELECT count(*) FROM stocktake_counts WHERE undone_by = ${id}`,
+    },
+    {
+      table: 'stocktake_lines',
+      column: 'counted_by',
+      count: (id) => sql`SELECT count(*) FROM stocktake_lines WHERE counted_by = ${id}`,
+    },
+    {
+      table: 'stocktakes',
+      column: 'cancelled_by',
+      count: (id) => sql`SELECT count(*) FROM stocktakes WHERE cancelled_by = ${id}`,
+    },
+    {
+      table: 'stocktakes',
+      column: 'created_by',
+      count: (id) => sql`SELECT count(*) FROM stocktakes WHERE created_by = ${id}`,
+    },
+    {
+      table: 'stocktakes',
+      column: 'posted_by',
+      count: (id) => sql`SELECT count(*) FROM stocktakes WHERE posted_by = ${id}`,
+    },
+  ],
+  items: [
+    {
+      table: 'stocktake_counts',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stocktake_counts WHERE item_id = ${id}`,
+    },
+    {
+      table: 'stocktake_lines',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stocktake_lines WHERE item_id = ${id}`,
+    },
+  ],
+};

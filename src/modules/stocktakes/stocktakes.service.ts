@@ -9,24 +9,20 @@ import { UnknownItemCode } from '../items/items.unknown-code';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
-import { categoriesAs, missingCategoryIds } from '../categories/categories.queries';
+import { categoryBuyers, missingCategoryIds } from '../categories/categories.queries';
 import {
-  dueForCount,
   itemExists,
   itemIdForCode,
   itemIdsInScopeSql,
-  itemsAs,
+  itemRefs,
+  itemsDueForCount,
   markItemsCounted,
   missingItemIds,
+  type ItemDueForCount,
 } from '../items/items.queries';
-import {
-  lockItemsForStock,
-  publishLowStockCrossings,
-  stockWrites,
-  type StockChange,
-} from '../stock-movements/stock-movements.ledger';
+import { changeStockMany, lockItemsForStock, type StockChange } from '../stock-movements/stock-movements.ledger';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { userById, userRefColumns } from '../users/users.queries';
+import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
 import type {
   CountBody,
   CountMode,
@@ -149,17 +145,7 @@ export type PostOutcome = {
   movements: number;
 };
 
-export type Suggestion = {
-  id: number;
-  sku: string;
-  name: string;
-  category_id: number;
-  category_name: string;
-  current_stock: string;
-  price: string;
-  stock_value: string;
-  last_counted_at: Date | null;
-};
+export type Suggestion = ItemDueForCount & { category_name: string };
 
 /** A line's variance (counted - expected), null until counted. */
 export const varianceOf = (line: Pick<StocktakeLineRow, 'expected' | 'counted'>): D | null =>
@@ -183,25 +169,25 @@ export function totalsOf(lines: StocktakeLineRow[]): StocktakeTotals {
   return { linesTotal: lines.length, linesCounted, linesFound, itemsWithVariance, varianceValue: value.toFixed(2) };
 }
 
-const STOCKTAKE_SELECT = sql`SELECT s.*, ${userRefColumns('cu', 'creator_')}, ${userRefColumns('pu', 'poster_')},
-       ${userRefColumns('xu', 'canceller_')},
+const STOCKTAKE_SELECT = sql`SELECT s.*, ${userRefSelect('creator_')}, ${userRefSelect('poster_')}, ${userRefSelect('canceller_')},
        (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = s.id) AS lines_total,
        (SELECT count(*)::int FROM stocktake_lines l WHERE l.stocktake_id = s.id AND l.counted IS NOT NULL) AS lines_counted
   FROM stocktakes s
-  LEFT JOIN ${userById('cu', sql.raw('s.created_by'))}
-  LEFT JOIN ${userById('pu', sql.raw('s.posted_by'))}
-  LEFT JOIN ${userById('xu', sql.raw('s.cancelled_by'))}`;
+  ${leftJoinUserRef('creator_', sql.raw('s.created_by'))}
+  ${leftJoinUserRef('poster_', sql.raw('s.posted_by'))}
+  ${leftJoinUserRef('canceller_', sql.raw('s.cancelled_by'))}`;
 
-const LINE_SELECT = sql`SELECT l.id, l.item_id, i.sku, i.name, l.found, l.expected, l.counted,
-       coalesce(l.unit_price, i.price) AS unit_price, l.counted_by, l.counted_at, ${userRefColumns('u', 'counter_')}
+// The item's and the counter's columns are the items and users modules' read models (itemRefs, leftJoinUserRef).
+const LINE_SELECT = sql`SELECT l.id, l.item_id, item_sku AS sku, item_name AS name, l.found, l.expected, l.counted,
+       coalesce(l.unit_price, item_price) AS unit_price, l.counted_by, l.counted_at, ${userRefSelect('counter_')}
   FROM stocktake_lines l
-  JOIN ${itemsAs('i')} ON i.id = l.item_id
-  LEFT JOIN ${userById('u', sql.raw('l.counted_by'))}`;
+  JOIN ${itemRefs} ON item_ref_id = l.item_id
+  ${leftJoinUserRef('counter_', sql.raw('l.counted_by'))}`;
 
-const COUNT_SELECT = sql`SELECT c.*, i.sku, i.name, ${userRefColumns('u', 'counter_')}
+const COUNT_SELECT = sql`SELECT c.*, item_sku AS sku, item_name AS name, ${userRefSelect('counter_')}
   FROM stocktake_counts c
-  JOIN ${itemsAs('i')} ON i.id = c.item_id
-  LEFT JOIN ${userById('u', sql.raw('c.counted_by'))}`;
+  JOIN ${itemRefs} ON item_ref_id = c.item_id
+  ${leftJoinUserRef('counter_', sql.raw('c.counted_by'))}`;
 
 const STOCKTAKE_NOT_FOUND = 'Stocktake not found';
 
@@ -237,7 +223,7 @@ export function stocktakesService(db: Db) {
   async function linesOf(id: number, where: Sql = sql`true`): Promise<StocktakeLineRow[]> {
     const { rows } = await toRaw<{ rows: StocktakeLineRow[] }>(
       db,
-      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where} ORDER BY i.name, i.id`,
+      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where} ORDER BY item_name, l.item_id`,
     );
     return rows;
   }
@@ -307,9 +293,9 @@ export function stocktakesService(db: Db) {
                    count(*) FILTER (WHERE l.counted IS NOT NULL AND l.expected IS NOT NULL)::int AS lines_counted,
                    count(*) FILTER (WHERE l.found)::int AS lines_found,
                    count(*) FILTER (WHERE l.counted <> l.expected)::int AS items_with_variance,
-                   coalesce(sum((l.counted - l.expected) * coalesce(l.unit_price, i.price))
+                   coalesce(sum((l.counted - l.expected) * coalesce(l.unit_price, item_price))
                               FILTER (WHERE l.counted <> l.expected), 0)::numeric(20,2)::text AS variance_value
-              FROM stocktake_lines l JOIN ${itemsAs('i')} ON i.id = l.item_id
+              FROM stocktake_lines l JOIN ${itemRefs} ON item_ref_id = l.item_id
              WHERE l.stocktake_id = ${id}`,
       );
       return {
@@ -338,8 +324,8 @@ export function stocktakesService(db: Db) {
         db,
         sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where}
              ORDER BY l.counted IS NULL,
-                      abs((l.counted - l.expected) * coalesce(l.unit_price, i.price)) DESC NULLS LAST,
-                      abs(l.counted - l.expected) DESC NULLS LAST, i.name, i.id
+                      abs((l.counted - l.expected) * coalesce(l.unit_price, item_price)) DESC NULLS LAST,
+                      abs(l.counted - l.expected) DESC NULLS LAST, item_name, l.item_id
              LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
       );
       const {
@@ -442,7 +428,7 @@ export function stocktakesService(db: Db) {
         // the stock now is the expected of a first count, and of a set (a recount: what is on the shelf now)
         const expected =
           body.mode === 'set' || line.expected === null
-            ? sql`(SELECT i.current_stock FROM ${itemsAs('i')} WHERE i.id = ${itemId})`
+            ? sql`(SELECT item_stock FROM ${itemRefs} WHERE item_ref_id = ${itemId})`
             : sql`${line.expected}::numeric`;
         // the line and the scan written and read back, with the item and the counter, in one round trip
         const {
@@ -461,18 +447,18 @@ export function stocktakesService(db: Db) {
                 SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
                        ${counted.toFixed(2)}::numeric, ${line.expected}::numeric, line.expected, ${actor.userId}::uuid FROM line
                 RETURNING *)
-              SELECT json_build_object('id', line.id, 'item_id', line.item_id, 'sku', i.sku, 'name', i.name, 'found', line.found,
-                       'expected', line.expected::text, 'counted', line.counted::text, 'unit_price', i.price::text,
+              SELECT json_build_object('id', line.id, 'item_id', line.item_id, 'sku', item_sku, 'name', item_name, 'found', line.found,
+                       'expected', line.expected::text, 'counted', line.counted::text, 'unit_price', item_price::text,
                        'counted_by', line.counted_by, 'counted_at', line.counted_at,
-                       'counter_email', u.email, 'counter_first_name', u.first_name, 'counter_last_name', u.last_name) AS line,
+                       'counter_email', counter_email, 'counter_first_name', counter_first_name, 'counter_last_name', counter_last_name) AS line,
                      json_build_object('id', scan.id, 'stocktake_id', scan.stocktake_id, 'item_id', scan.item_id,
-                       'sku', i.sku, 'name', i.name, 'mode', scan.mode, 'quantity', scan.quantity::text,
+                       'sku', item_sku, 'name', item_name, 'mode', scan.mode, 'quantity', scan.quantity::text,
                        'previous_counted', scan.previous_counted::text, 'new_counted', scan.new_counted::text,
                        'previous_expected', scan.previous_expected::text, 'new_expected', scan.new_expected::text,
                        'counted_by', scan.counted_by, 'counted_at', scan.counted_at, 'undone_at', scan.undone_at,
-                       'counter_email', u.email, 'counter_first_name', u.first_name, 'counter_last_name', u.last_name) AS count
-                FROM line JOIN scan ON true JOIN ${itemsAs('i')} ON i.id = line.item_id
-                LEFT JOIN ${userById('u', sql.raw('line.counted_by'))}`,
+                       'counter_email', counter_email, 'counter_first_name', counter_first_name, 'counter_last_name', counter_last_name) AS count
+                FROM line JOIN scan ON true JOIN ${itemRefs} ON item_ref_id = line.item_id
+                ${leftJoinUserRef('counter_', sql.raw('line.counted_by'))}`,
         );
         // JSON carries the times as text
         const at = (v: Date | string | null) => (v === null ? null : new Date(v));
@@ -686,15 +672,7 @@ export function stocktakesService(db: Db) {
             reference: { type: 'stocktake', id: head.reference },
           });
         }
-        let movements = 0;
-        if (changes.length > 0) {
-          const { rows } = await preparedRaw<{ rows: { n: number }[] }>(
-            trx,
-            sql`WITH ${stockWrites(changes, locked)} SELECT count(*)::int AS n FROM movements`,
-          );
-          movements = rows[0].n;
-          await publishLowStockCrossings(trx as Knex.Transaction, locked);
-        }
+        const movements = (await changeStockMany(trx, changes)).length;
         if (zeroed.length > 0) {
           await preparedRaw(
             trx,
@@ -709,8 +687,8 @@ export function stocktakesService(db: Db) {
         } = await preparedRaw<{ rows: { variance_value: string }[] }>(
           trx,
           sql`WITH priced AS (
-                UPDATE stocktake_lines l SET unit_price = i.price FROM ${itemsAs('i')}
-                 WHERE i.id = l.item_id AND l.stocktake_id = ${id}
+                UPDATE stocktake_lines l SET unit_price = item_price FROM ${itemRefs}
+                 WHERE item_ref_id = l.item_id AND l.stocktake_id = ${id}
                 RETURNING l.expected, l.counted, l.unit_price)
               SELECT coalesce(sum((counted - expected) * unit_price), 0)::numeric(20,2)::text AS variance_value
                 FROM priced WHERE counted IS NOT NULL`,
@@ -783,16 +761,12 @@ export function stocktakesService(db: Db) {
      * highest stock value (price x current stock) first, then the longest uncounted.
      */
     async suggestions({ days, limit }: { days: number; limit: number }): Promise<Suggestion[]> {
-      const { rows } = await preparedRaw<{ rows: Suggestion[] }>(
+      const due = await itemsDueForCount(db, { days, limit });
+      const categories = await categoryBuyers(
         db,
-        sql`SELECT i.id, i.sku, i.name, i.category_id, c.name AS category_name, i.current_stock, i.price,
-                   (i.price * i.current_stock)::numeric(20,2)::text AS stock_value, i.last_counted_at
-              FROM ${itemsAs('i')} JOIN ${categoriesAs('c')} ON c.id = i.category_id
-             WHERE ${dueForCount('i', days)}
-             ORDER BY i.price * i.current_stock DESC, i.last_counted_at ASC NULLS FIRST, i.name, i.id
-             LIMIT ${limit}`,
+        due.map((item) => item.category_id),
       );
-      return rows;
+      return due.map((item) => ({ ...item, category_name: categories.get(item.category_id)!.name }));
     },
 
     readRow,

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
-import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { countReferences, describeReferences } from '../../db/references';
 import { Conflict, NotFound } from '../../http/errors';
 import { sourcesService, type ItemSourceRow } from '../sources/sources.service';
 import type { LinkItem } from '../sources/sources.schemas';
@@ -31,7 +31,7 @@ export function suppliersService(db: Db) {
 
   /** Records that must go before the supplier can: orders and anything else but its item links. */
   async function blockingReasons(id: string): Promise<string[]> {
-    const refs = await countForeignKeyReferences(db, 'suppliers', id);
+    const refs = await countReferences(db, 'suppliers', id);
     return describeReferences(
       refs.filter((r) => !CASCADED.has(r.table)),
       0,
@@ -131,7 +131,7 @@ export function suppliersService(db: Db) {
     async deletionCheck(id: string): Promise<{ name: string; canDelete: boolean; reasons: string[] }> {
       const supplier = await get(id);
       const reasons = describeReferences(
-        await countForeignKeyReferences(db, 'suppliers', id),
+        await countReferences(db, 'suppliers', id),
         await notesService(db).count('vendor', id),
       );
       return { name: supplier.name, canDelete: reasons.length === 0, reasons };

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
 import type { Role } from '../../auth/roles';
+import type { ReferenceCounters } from '../../db/references';
 
 /** The columns of a UserRow, named: a column a later migration adds does not change what a prepared read returns. */
 const USER_ROW_COLUMNS = [
@@ -20,31 +21,44 @@ const USER_ROW_COLUMNS = [
 ] as const;
 
 /*
- * The users module's fragments for another module's statement that reads a user in the same
- * round trip (the session's or the token's user, who processed a sale): `alias` is the caller's name for users.
+ * The users module's read models for another module's statement that reads a user in the same
+ * round trip (the session's or the token's user, who made a row). The users module names the
+ * join's alias and the columns it gives, so a caller never names a column of users: it names the
+ * user (`userId`, an expression of its own row) and reads the columns these fragments select.
  */
 
-/** A UserRow's columns of `alias`. */
-export const userRowColumns = (alias: string): Sql =>
-  sql.join(USER_ROW_COLUMNS.map((column) => sql.ident(alias, column)));
+/** The alias of the user a UserRow join reads: the users module's own name, never the caller's. */
+const USER_ROW = 'user_row';
 
-/** users as `alias`, joined to the user `userId` names: `JOIN ${userById('u', ...)}`. */
-export const userById = (alias: string, userId: Sql): Sql =>
-  sql`users ${sql.ident(alias)} ON ${sql.ident(alias, 'id')} = ${userId}`;
+/** The columns of a UserRow, of the user joined by leftJoinUserRow or joinActiveUserRow. */
+export const userRowSelect: Sql = sql.join(USER_ROW_COLUMNS.map((column) => sql.ident(USER_ROW, column)));
 
-/** The user `alias` may act: inactive users are refused everywhere. */
-export const userIsActive = (alias: string): Sql => sql.ident(alias, 'is_active');
+/** Left-joins the user `userId` names (nulls when none), for userRowSelect. */
+export const leftJoinUserRow = (userId: Sql): Sql =>
+  sql`LEFT JOIN users ${sql.ident(USER_ROW)} ON ${sql.ident(USER_ROW, 'id')} = ${userId}`;
 
-/** The first and last name of the user `alias`. */
-export const userNameColumns = (alias: string): Sql =>
-  sql.join([sql.ident(alias, 'first_name'), sql.ident(alias, 'last_name')]);
+/** Joins the user `userId` names when that user is active (inactive users are refused everywhere), for userRowSelect. */
+export const joinActiveUserRow = (userId: Sql): Sql =>
+  sql`JOIN users ${sql.ident(USER_ROW)} ON ${sql.ident(USER_ROW, 'id')} = ${userId} AND ${sql.ident(USER_ROW, 'is_active')}`;
 
 /** The columns of a UserRef (users.present.ts): who made a row, as a list names them. */
 const USER_REF_COLUMNS = ['email', 'first_name', 'last_name'] as const;
 
-/** The UserRef columns of the user `alias`, named `<prefix>email`, `<prefix>first_name`, `<prefix>last_name`. */
-export const userRefColumns = (alias: string, prefix: string): Sql =>
-  sql.join(USER_REF_COLUMNS.map((column) => sql`${sql.ident(alias, column)} AS ${sql.ident(prefix + column)}`));
+/**
+ * Left-joins the user `userId` names as a UserRef whose columns are `<prefix>email`,
+ * `<prefix>first_name` and `<prefix>last_name` (nulls when none), readable unqualified anywhere in
+ * the statement: userRefSelect(prefix) selects them.
+ */
+export const leftJoinUserRef = (prefix: string, userId: Sql): Sql => {
+  const ref = `${prefix}user_ref`;
+  const columns = USER_REF_COLUMNS.map((column) => sql`${sql.ident(column)} AS ${sql.ident(prefix + column)}`);
+  return sql`LEFT JOIN (SELECT id AS ${sql.ident(`${ref}_id`)}, ${sql.join(columns)} FROM users) ${sql.ident(ref)}
+    ON ${sql.ident(ref, `${ref}_id`)} = ${userId}`;
+};
+
+/** The UserRef columns of leftJoinUserRef(prefix): `<prefix>email`, `<prefix>first_name`, `<prefix>last_name`. */
+export const userRefSelect = (prefix: string): Sql =>
+  sql.join(USER_REF_COLUMNS.map((column) => sql.ident(prefix + column)));
 
 /** How many users are active. */
 /** The domains of the active users' email addresses, lower case. */
@@ -66,19 +80,15 @@ export function userNames(db: Db, ids: string[]): Promise<{ id: string; first_na
 }
 
 /**
- * The users module's join for a list that names who made each row (a UserRef, users.present.ts):
- * left-joins users as `alias` on the caller's `userIdColumn` and selects the user's email and
- * names as `<prefix>email`, `<prefix>first_name`, `<prefix>last_name` (and `<prefix>id` with `withId`).
+ * leftJoinUserRef for a knex query: left-joins the user the caller's `userIdColumn` names and
+ * selects the UserRef as `<prefix>email`, `<prefix>first_name`, `<prefix>last_name` (and
+ * `<prefix>id` with `withId`).
  */
-export function joinUserRef<Q extends Knex.QueryBuilder>(
+export function withUserRef<Q extends Knex.QueryBuilder>(
   query: Q,
-  {
-    alias,
-    userIdColumn,
-    prefix,
-    withId = false,
-  }: { alias: string; userIdColumn: string; prefix: string; withId?: boolean },
+  { userIdColumn, prefix, withId = false }: { userIdColumn: string; prefix: string; withId?: boolean },
 ): Q {
+  const alias = `${prefix}user_ref`;
   const columns = [...(withId ? ['id'] : []), ...USER_REF_COLUMNS];
   return query
     .leftJoin(`users as ${alias}`, `${alias}.id`, userIdColumn)
@@ -111,3 +121,19 @@ export function activeUserContacts(db: Db, by: { ids?: string[]; emails?: string
     .orderBy('email')
     .select(contactColumns);
 }
+
+/** The rows of user permissions that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const usersReferences: ReferenceCounters = {
+  users: [
+    {
+      table: 'user_permissions',
+      column: 'granted_by',
+      count: (id) => sql`SELECT count(*) FROM user_permissions WHERE granted_by = ${id}`,
+    },
+    {
+      table: 'user_permissions',
+      column: 'user_id',
+      count: (id) => sql`SELECT count(*) FROM user_permissions WHERE user_id = ${id}`,
+    },
+  ],
+};

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { countForeignKeyReferences, describeReferences } from '../../db/references';
+import { countReferences, describeReferences } from '../../db/references';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { assertAcceptablePassword } from '../../auth/password-rule';
 import { PERMISSIONS, type PermissionKey } from '../../auth/permissions';
@@ -300,7 +300,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
     /** Reasons a user cannot be deleted outright: the records they own (see NON_OWNING_REFERENCES). */
     async deletionCheck(id: string): Promise<DeletionCheckRecord> {
       await this.get(id);
-      const refs = (await countForeignKeyReferences(db, 'users', id)).filter(
+      const refs = (await countReferences(db, 'users', id)).filter(
         (r) => !NON_OWNING_REFERENCES.has(`${r.table}.${r.column}`),
       );
       const reasons = describeReferences(refs, 0);
