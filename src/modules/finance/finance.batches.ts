@@ -12,16 +12,16 @@ import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queri
 import {
   batchRefundLinesOf,
   claimRefundLines,
-  saleLinesAs,
-  salesAs,
   saleById,
   saleLineById,
+  saleLinesInOrder,
   saleLinesOf,
+  saleSummaries,
   unbatchedRefundLines,
 } from '../sales/sales.queries';
 import type { CloseBatch } from './finance.schemas';
-import { categoriesAs } from '../categories/categories.queries';
-import { itemsAs } from '../items/items.queries';
+import { categoryRefs } from '../categories/categories.queries';
+import { itemRefs } from '../items/items.queries';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -170,14 +170,14 @@ export function rechargeBatches(db: Db) {
                   JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
                  GROUP BY s.id, s.sale_id, s.charge_code, ${costCentreOf('c')}
               ), sale_entries AS (
-                SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, ${costCentreOf('c')},
-                       left('Sale ' || s.sale_id || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
-                                                                     FROM ${saleLinesAs('si')} WHERE si.sale_id = s.id), ''), 500) AS description,
-                       s.subtotal_amount AS net_amount, s.vat_amount, s.total_amount AS gross_amount
-                  FROM ${salesAs('s')}
-                  JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-                 WHERE s.created_at < ${recordedBefore}
-                   AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+                SELECT 'sale' AS kind, s.sale_ref, s.sale_number, s.sale_created_at AS recorded_at, s.sale_charge_code AS charge_code, ${costCentreOf('c')},
+                       left('Sale ' || s.sale_number || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
+                                                                          FROM ${saleLinesInOrder('si', sql.raw('s.sale_ref'))}), ''), 500) AS description,
+                       s.sale_net AS net_amount, s.sale_vat AS vat_amount, s.sale_gross AS gross_amount
+                  FROM ${saleSummaries('s')}
+                  JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+                 WHERE s.sale_created_at < ${recordedBefore}
+                   AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.sale_ref)
               )
               INSERT INTO recharge_batch_entries (batch_id, kind, sale_ref, sale_number, recorded_at, charge_code, cost_centre, description, net_amount, vat_amount, gross_amount)
               SELECT ${next.id}, e.* FROM (SELECT * FROM sale_entries UNION ALL SELECT * FROM refund_entries) e
@@ -243,11 +243,11 @@ export function rechargeBatches(db: Db) {
       const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
         db,
         sql`WITH entries AS (
-              SELECT 'sale' AS kind, ${costCentreOf('c')}, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
-                FROM ${salesAs('s')}
-                JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-               WHERE s.created_at < ${recordedBefore}
-                 AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+              SELECT 'sale' AS kind, ${costCentreOf('c')}, s.sale_charge_code AS charge_code, s.sale_net AS net, s.sale_vat AS vat, s.sale_gross AS gross
+                FROM ${saleSummaries('s')}
+                JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+               WHERE s.sale_created_at < ${recordedBefore}
+                 AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.sale_ref)
               UNION ALL
               SELECT 'refund', ${costCentreOf('c')}, s.charge_code, -sum(r.net_amount), -sum(r.vat_amount), -sum(r.gross_amount)
                 FROM ${unbatchedRefundLines('r', recordedBefore)}
@@ -339,8 +339,8 @@ export function rechargeBatches(db: Db) {
                                SELECT e.id, si.id, si.item_id, si.item_name, r.quantity, -r.net_amount, -r.vat_amount, -r.gross_amount
                                  FROM e JOIN ${batchRefundLinesOf('r', sql.raw('e.sale_ref'), batch.id)}
                                  JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))} WHERE e.kind = 'refund'),
-                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.id::text, ${byCategory}::jsonb ->> c.name, ${fallback}) AS account_code
-                                 FROM lines l LEFT JOIN ${itemsAs('i')} ON i.id = l.item_id LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id)
+                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.category_id::text, ${byCategory}::jsonb ->> c.category_name, ${fallback}) AS account_code
+                                 FROM lines l LEFT JOIN ${itemRefs('i')} ON i.item_id = l.item_id LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.item_category_id)
                 SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,
                        left(CASE e.kind WHEN 'sale' THEN 'Sale ' ELSE 'Refund on ' END || e.sale_number || ': '
                             || string_agg(${sql.raw(QTY('k.quantity'))} || ' x ' || k.item_name, ', ' ORDER BY k.line_id), 500) AS description,

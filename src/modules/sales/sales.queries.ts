@@ -17,11 +17,32 @@ export async function salesOnChargeCode(db: Db, code: string): Promise<number> {
  * (write, measure, lock, plan, delete): `alias` is the caller's name for a row of sales.
  */
 
-/** The tables of sales and of their lines, for another module's statement that reads whole ranges of them (archives, recharges). */
-/** The sales table as `alias`, the owner's fragment for a cross-module statement. */
+/** The sales table as `alias`, the owner's fragment for the archives' statements. */
 export const salesAs = (alias: string): Sql => sql`sales ${sql.ident(alias)}`;
-/** The sale lines table as `alias`, the owner's fragment for a cross-module statement. */
-export const saleLinesAs = (alias: string): Sql => sql`sale_items ${sql.ident(alias)}`;
+
+/**
+ * A sale's summary, the read model another module's statement reads whole ranges of sales through
+ * (the finance recharges): every sale as `alias`, with the named columns sale_ref (its record id),
+ * sale_number (SALE-...), sale_created_at, sale_charge_code, sale_is_paid, sale_net, sale_vat,
+ * sale_gross and sale_refunded (the amounts as sold, and the gross refunded so far). A plain
+ * projection, so PostgreSQL plans it as the table itself (its indexes on created_at and charge_code).
+ */
+export const saleSummaries = (alias: string): Sql =>
+  sql`(SELECT id AS sale_ref, sale_id AS sale_number, created_at AS sale_created_at, charge_code AS sale_charge_code,
+              is_paid AS sale_is_paid, subtotal_amount AS sale_net, vat_amount AS sale_vat, total_amount AS sale_gross,
+              refunded_amount AS sale_refunded FROM sales) ${sql.ident(alias)}`;
+
+/**
+ * The refunded shares of the sales `saleIds` (a query of sale record ids) that have refunded lines:
+ * per sale (sale_ref), the net (refunded_net) and gross (refunded_gross) refunded, each line's share
+ * as the refund computed it (refundedShare); the body of the caller's CTE.
+ */
+export const refundedSharesOf = (saleIds: Sql): Sql =>
+  sql`SELECT si.sale_id AS sale_ref, sum(${refundedShare('si', 'subtotal')}) AS refunded_net,
+             sum(${refundedShare('si', 'total_with_vat')}) AS refunded_gross
+        FROM sale_items si
+       WHERE si.refunded_quantity > 0 AND si.sale_id IN (${saleIds})
+       GROUP BY si.sale_id`;
 
 /** The sale `alias` as stored (every column) with its lines (`items`, whole rows in id order), as jsonb. */
 export const saleWithLinesJson = (alias: string): Sql =>

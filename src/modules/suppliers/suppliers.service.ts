@@ -53,6 +53,18 @@ export function suppliersService(db: Db) {
       return { supplier, links: await sourcesService(db).listForSupplier(id) };
     },
 
+    /** The suppliers an item can be bought from: its sources with their supplier's name, by supplier name. */
+    async sourcesOfItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
+      const links = await sourcesService(db).listForItem(itemId);
+      const suppliers: { id: string; name: string }[] = await db('suppliers')
+        .whereIn('id', [...new Set(links.map((link) => link.supplier_id))])
+        .orderBy([{ column: 'name' }, { column: 'id' }])
+        .select('id', 'name');
+      return suppliers.flatMap(({ id, name }) =>
+        links.filter((link) => link.supplier_id === id).map((link) => ({ ...link, supplier_name: name })),
+      );
+    },
+
     /** Links an item to the supplier at a price: 404 for an unknown supplier or item, 409 when already linked. */
     async linkItem(id: string, input: LinkItem): Promise<ItemSourceRow> {
       await get(id);
