@@ -69,7 +69,8 @@ export type RechargeLineRow = {
  */
 export function rechargeSalesWhere({ from, to, costCentre, chargeCode }: RechargeFilter): Sql {
   const conditions: Sql[] = [sql.raw('true')];
-  if (from) conditions.push(sql`s.sale_created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
+  if (from)
+    conditions.push(sql`s.sale_created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
   if (to) {
     conditions.push(
       DATE_ONLY.test(to)
