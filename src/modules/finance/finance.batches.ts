@@ -12,9 +12,9 @@ import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queri
 import {
   batchRefundLinesOf,
   claimRefundLines,
+  linesOfSale,
   saleById,
   saleLineById,
-  saleLinesInOrder,
   saleLinesOf,
   saleSummaries,
   unbatchedRefundLines,
@@ -172,7 +172,7 @@ export function rechargeBatches(db: Db) {
               ), sale_entries AS (
                 SELECT 'sale' AS kind, s.sale_ref, s.sale_number, s.sale_created_at AS recorded_at, s.sale_charge_code AS charge_code, ${costCentreOf('c')},
                        left('Sale ' || s.sale_number || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
-                                                                          FROM ${saleLinesInOrder('si', sql.raw('s.sale_ref'))}), ''), 500) AS description,
+                                                                          FROM ${linesOfSale('si', sql.raw('s.sale_ref'))}), ''), 500) AS description,
                        s.sale_net AS net_amount, s.sale_vat AS vat_amount, s.sale_gross AS gross_amount
                   FROM ${saleSummaries('s')}
                   JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}

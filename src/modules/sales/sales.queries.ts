@@ -65,6 +65,10 @@ export const saleUnpaid = (alias: string): Sql =>
 export const saleLinesOf = (alias: string, saleId: Sql): Sql =>
   sql`sale_items ${sql.ident(alias)} ON ${sql.ident(alias, 'sale_id')} = ${saleId}`;
 
+/** sale_items as `alias`, only the lines of the sale `saleId`: the source of a scalar subquery (`SELECT ... FROM ${...}`). */
+export const linesOfSale = (alias: string, saleId: Sql): Sql =>
+  sql`sale_items ${sql.ident(alias)} WHERE ${sql.ident(alias, 'sale_id')} = ${saleId}`;
+
 /** sale_items as `alias`: the line `lineId` names. */
 export const saleLineById = (alias: string, lineId: Sql): Sql =>
   sql`sale_items ${sql.ident(alias)} ON ${sql.ident(alias, 'id')} = ${lineId}`;
