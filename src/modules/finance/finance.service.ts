@@ -156,7 +156,7 @@ export function financeService(db: Db) {
         () =>
           toRaw<{ rows: RechargeLineRow[] }>(
             db,
-            sql`${linesSelect(saleSummaries('s'), where)} ORDER BY s.sale_created_at, s.sale_ref, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+            sql`${linesSelect(saleSummaries('s'), where)} ORDER BY s.sale_created_at, s.sale_ref, si.line_id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
           ),
         () =>
           toRaw<{ rows: { n: number }[] }>(
@@ -183,7 +183,7 @@ export function financeService(db: Db) {
           sql`WITH p AS (SELECT s.sale_ref, s.sale_number, s.sale_created_at, s.sale_charge_code FROM ${saleSummaries('s')}
                           WHERE ${where} AND ${after} ORDER BY s.sale_created_at, s.sale_ref LIMIT ${STREAM_SALES})
               ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.sale_ref, s.sale_created_at::text AS cursor_at'), PER_SALE_LINES)}
-              ORDER BY s.sale_created_at, s.sale_ref, si.id`,
+              ORDER BY s.sale_created_at, s.sale_ref, si.line_id`,
         );
         if (rows.length === 0) return;
         yield rows;
@@ -207,11 +207,12 @@ const JOINED_LINES = sql`JOIN ${saleLinesOf('si', sql.raw('s.sale_ref'))}`;
  * sale_created_at and sale_charge_code) that match `where`.
  */
 const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw(''), lines: Sql = JOINED_LINES) =>
-  sql`SELECT s.sale_number AS sale_id, ${ISO_UTC('s.sale_created_at')} AS date, ${costCentreOf('c')}, s.sale_charge_code AS charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
-             si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
-             (si.subtotal - ${refundedShare('si', 'subtotal')})::text AS net_after,
-             ((si.total_with_vat - ${refundedShare('si', 'total_with_vat')}) - (si.subtotal - ${refundedShare('si', 'subtotal')}))::text AS vat_after,
-             (si.total_with_vat - ${refundedShare('si', 'total_with_vat')})::text AS gross_after${extra}
+  sql`SELECT s.sale_number AS sale_id, ${ISO_UTC('s.sale_created_at')} AS date, ${costCentreOf('c')}, s.sale_charge_code AS charge_code,
+             si.line_item_name AS item_name, si.line_item_sku AS item_sku, si.line_quantity AS quantity, si.line_unit_price AS unit_price,
+             si.line_net AS subtotal, si.line_vat AS vat_amount, si.line_gross AS total_with_vat, si.line_refunded_quantity AS refunded_quantity,
+             (si.line_net - ${refundedShare('si', 'line_net')})::text AS net_after,
+             ((si.line_gross - ${refundedShare('si', 'line_gross')}) - (si.line_net - ${refundedShare('si', 'line_net')}))::text AS vat_after,
+             (si.line_gross - ${refundedShare('si', 'line_gross')})::text AS gross_after${extra}
         FROM ${from}
         ${lines}
         JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
