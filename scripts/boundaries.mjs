@@ -14,10 +14,10 @@ const GRAPH_END = '<!-- end of module graph -->';
 
 /**
  * The imports between modules that lay on a cycle between modules when this check came (issue 30),
- * tolerated until taken apart: pairs of owners that each call the other (items and the stock ledger,
- * items and categories, suppliers and their sources), and the note references (notes asks each owner
- * whether a record exists, and those owners attach notes). Any other edge that closes a cycle fails,
- * and an entry that no longer lies on one must be removed, so the list only shrinks.
+ * tolerated until taken apart: items and the stock ledger, which call each other, the note references
+ * (notes asks each owner whether a record exists, and those owners attach notes), and the imports that
+ * lie on a cycle only through those. Any other edge that closes a cycle fails, and an entry that no
+ * longer lies on one must be removed, so the list only shrinks.
  */
 const KNOWN_CYCLE_EDGES = new Set([
   'invoices → items',
