@@ -297,8 +297,14 @@ export const setStockLevelsSql = (levels: { id: number; stock: string }[]): Sql 
           FROM jsonb_to_recordset(${JSON.stringify(levels)}::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id`;
 
 /**
- * A query over the item `itemId` as `items i` with its stock levels, to which a caller may join
- * more before running it (the notifications join their acknowledgements).
+ * The item row of stockLevelQuery and lowStockQuery, for a caller that joins more to them (the
+ * notifications join their acknowledgements): its id and minimum stock, as expressions.
+ */
+export const queriedItem = { id: sql.raw('i.id'), minimumStock: sql.raw('i.minimum_stock') };
+
+/**
+ * A query over the item `itemId` with its stock levels, to which a caller may join more before
+ * running it (through queriedItem).
  */
 export function stockLevelQuery(db: Db, itemId: number): Knex.QueryBuilder {
   return db('items as i').where('i.id', itemId).select('i.id', 'i.name', 'i.sku', 'i.current_stock', 'i.minimum_stock');
@@ -435,9 +441,8 @@ export type LowStockRow = {
 };
 
 /**
- * The one low-stock query: the items lowStock selects, with their category, in the given order,
- * over `items i`. A caller may join more to it before running it (the notifications join their
- * acknowledgements); lowStockItems() runs it as it is.
+ * The one low-stock query: the items lowStock selects, with their category, in the given order. A
+ * caller may join more to it before running it (through queriedItem); lowStockItems() runs it as it is.
  */
 export function lowStockQuery(db: Db, order: LowStockOrder = 'shortfall'): Knex.QueryBuilder {
   return db('items as i')

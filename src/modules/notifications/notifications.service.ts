@@ -6,6 +6,7 @@ import {
   lowStockItemRefs,
   lowStockQuery,
   lowStockState,
+  queriedItem,
   stockLevelQuery,
   type LowStockItem,
 } from '../items/items.queries';
@@ -19,8 +20,8 @@ import { lastMovementId, movedAbove } from '../stock-movements/stock-movements.q
 const currentAck = (itemId: Sql, minimumStock: Sql) =>
   sql`a.item_id = ${itemId} AND NOT ${movedAbove(itemId, sql.raw('a.last_movement_id'), minimumStock)}`;
 
-/** currentAck over the items module's low-stock and stock-level queries, which read `items i`. */
-const VALID_ACK = currentAck(sql.raw('i.id'), sql.raw('i.minimum_stock'));
+/** currentAck over the items module's low-stock and stock-level queries. */
+const VALID_ACK = currentAck(queriedItem.id, queriedItem.minimumStock);
 
 /** currentAck over lowStockItemRefs as `l`. */
 const CURRENT_LOW_ACK = currentAck(sql.raw('l.item_id'), sql.raw('l.item_minimum_stock'));
