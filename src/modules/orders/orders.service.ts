@@ -259,7 +259,7 @@ export function ordersService(db: Db) {
     async expectedCosts(itemIds: number[]): Promise<Map<number, string>> {
       if (itemIds.length === 0) return new Map();
       const [sources, lastPaid] = await Promise.all([
-        toRaw<{ rows: { item_id: number; price: string }[] }>(
+        toRaw<{ rows: { source_item_id: number; source_price: string }[] }>(
           db,
           chosenSourcesSql(sql`SELECT unnest(${itemIds}::int[])`),
         ),
@@ -276,7 +276,7 @@ export function ordersService(db: Db) {
           .select<{ item_id: number; unit_cost: string }[]>('li.item_id', 'li.unit_cost'),
       ]);
       const costs = new Map(lastPaid.map((row) => [row.item_id, row.unit_cost]));
-      for (const row of sources.rows) costs.set(row.item_id, row.price);
+      for (const row of sources.rows) costs.set(row.source_item_id, row.source_price);
       return costs;
     },
   };

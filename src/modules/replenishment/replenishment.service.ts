@@ -66,12 +66,12 @@ function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
                low.item_minimum_stock AS minimum_stock, low.item_reorder_quantity AS reorder_quantity, low.item_target AS target,
                coalesce(oo.on_order, 0) AS on_order,
                greatest(low.item_target - low.item_current_stock - coalesce(oo.on_order, 0), 0) AS quantity,
-               src.id AS source_id, src.supplier_id, sup.supplier_name, src.price, src.preferred
+               src.source_id, src.source_supplier_id AS supplier_id, sup.supplier_name, src.source_price AS price, src.source_preferred AS preferred
           FROM low
-          LEFT JOIN on_order oo ON oo.item_id = low.item_id
-          LEFT JOIN source src ON src.item_id = low.item_id
-          LEFT JOIN ${supplierRefs('sup')} ON sup.supplier_id = src.supplier_id
-         ORDER BY lower(sup.supplier_name), src.supplier_id, low.item_name, low.item_id`,
+          LEFT JOIN on_order oo ON oo.on_order_item_id = low.item_id
+          LEFT JOIN source src ON src.source_item_id = low.item_id
+          LEFT JOIN ${supplierRefs('sup')} ON sup.supplier_id = src.source_supplier_id
+         ORDER BY lower(sup.supplier_name), src.source_supplier_id, low.item_name, low.item_id`,
   ).then((r) => r.rows);
 }
 
