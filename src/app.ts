@@ -27,6 +27,7 @@ import { usersRoutes } from './modules/users/users.routes';
 import { settingsRoutes } from './modules/settings/settings.routes';
 import { suppliersRoutes } from './modules/suppliers/suppliers.routes';
 import { sourcesRoutes } from './modules/sources/sources.routes';
+import { itemCountInCategory } from './modules/items/items.queries';
 import { itemsRoutes } from './modules/items/items.routes';
 import { categoriesRoutes } from './modules/categories/categories.routes';
 import { labelsRoutes } from './modules/labels/labels.routes';
@@ -45,6 +46,7 @@ import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
+import { salesOnChargeCode } from './modules/sales/sales.queries';
 import { salesRoutes } from './modules/sales/sales.routes';
 import { financeRoutes } from './modules/finance/finance.routes';
 import { mcpAnalyticsRoutes } from './modules/mcp-analytics/mcp-analytics.routes';
@@ -89,7 +91,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   ordersRoutes,
   invoicesRoutes,
   (deps) => itemsRoutes(deps, ordersService(deps.db)),
-  categoriesRoutes,
+  (deps) => categoriesRoutes(deps, itemCountInCategory),
   labelsRoutes,
   stockMovementsRoutes,
   vatRatesRoutes,
@@ -98,7 +100,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   notificationsRoutes,
   emailsRoutes,
   systemAlertsRoutes,
-  chargeCodesRoutes,
+  (deps) => chargeCodesRoutes(deps, salesOnChargeCode),
   salesRoutes,
   financeRoutes,
   mcpKeysRoutes,

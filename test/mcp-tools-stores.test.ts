@@ -139,6 +139,29 @@ describe('suppliers and item sources', () => {
     }
   });
 
+  it('item_sources lists the sources by supplier name, sources of equally named suppliers in the order they were linked', async () => {
+    const flask = await buildStockedItem(t.db, 10, { name: 'Flask 500 ml', sku: 'FL-500' });
+    for (const [id, name, price] of [
+      ['zeta', 'Zeta Labs', '3.00'],
+      ['acme-2', 'Acme', '2.00'],
+      ['acme-1', 'Acme', '2.50'],
+      ['mid', 'Middleton', '1.00'],
+    ]) {
+      await buildSupplier(t.db, { id, name });
+      await buildItemSource(t.db, id, flask.id, price);
+    }
+    const { call } = await clientOf('read');
+    const { sources } = (await call('item_sources', { itemId: flask.id })).structuredContent as {
+      sources: { supplierId: string; supplierName: string }[];
+    };
+    expect(sources.map((source) => [source.supplierId, source.supplierName])).toEqual([
+      ['acme-2', 'Acme'],
+      ['acme-1', 'Acme'],
+      ['mid', 'Middleton'],
+      ['zeta', 'Zeta Labs'],
+    ]);
+  });
+
   it('create_supplier and link_item_source write through the suppliers service with its rules', async () => {
     const { call } = await clientOf('write');
     const created = await call('create_supplier', { id: 'vwr', name: 'VWR', email: 'orders@vwr.example' });

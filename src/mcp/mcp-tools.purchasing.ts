@@ -12,7 +12,6 @@ import {
 } from '../modules/replenishment/replenishment.schemas';
 import { replenishmentService } from '../modules/replenishment/replenishment.service';
 import { presentItemSource } from '../modules/sources/sources.present';
-import { sourcesService } from '../modules/sources/sources.service';
 import { presentSupplier, presentSupplierWithItems } from '../modules/suppliers/suppliers.present';
 import { CreateSupplier, SupplierWithItems } from '../modules/suppliers/suppliers.schemas';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
@@ -79,7 +78,7 @@ export function registerPurchasingTools(addTool: AddTool, db: Db, context: ToolC
       const [itemId] = await mcpDataService(db).itemIdsFor([ref]);
       const costPrices = await mayReadCostPrices(db, creator);
       return {
-        sources: (await sourcesService(db).listForItem(itemId)).map((row) => ({
+        sources: (await suppliers.sourcesOfItem(itemId)).map((row) => ({
           ...presentItemSource(row, costPrices),
           supplierName: row.supplier_name,
         })),

@@ -14,7 +14,7 @@ import { itemsService } from '../modules/items/items.service';
 import { UpdateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { ordersService } from '../modules/orders/orders.service';
-import { sourcesService } from '../modules/sources/sources.service';
+import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
@@ -94,7 +94,7 @@ export function itemsPages(deps: Deps): Router {
   const notes = notesService(db);
   const noteSection = notesSection(db);
   const orders = ordersService(db);
-  const sources = sourcesService(db);
+  const suppliers = suppliersService(db);
   const barcodes = itemBarcodesService(db);
 
   async function itemFormView(
@@ -136,7 +136,7 @@ export function itemsPages(deps: Deps): Router {
       movementsPage(id, before),
       noteSection.list(req, 'item', String(id), { editable: true }),
       orders.itemHistory(id),
-      sources.listForItem(id),
+      suppliers.sourcesOfItem(id),
       mayReadCostPrices(db, user),
       barcodes.list(id),
     ]);

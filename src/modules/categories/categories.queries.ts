@@ -1,8 +1,15 @@
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
 
-/** The owner's fragment for a cross-module statement: the categories table under the caller's alias, to join. */
-export const categoriesAs = (alias: string): Sql => sql`categories ${sql.ident(alias)}`;
+/**
+ * A category's reference, the read model another module's statement joins: every category as
+ * `alias`, with the named columns category_id, category_name, category_description, category_icon
+ * and category_color, which are all a caller reads of it (`JOIN ${categoryRefs('c')} ON c.category_id = ...`).
+ * A plain projection, so PostgreSQL plans it as the table itself.
+ */
+export const categoryRefs = (alias: string): Sql =>
+  sql`(SELECT id AS category_id, name AS category_name, description AS category_description, icon AS category_icon,
+              color AS category_color FROM categories) ${sql.ident(alias)}`;
 
 /** Whether the category exists (on the caller's transaction when it passes one). */
 export async function categoryExists(db: Db, id: number): Promise<boolean> {

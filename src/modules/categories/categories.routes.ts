@@ -11,11 +11,11 @@ import {
   CreateCategory,
   UpdateCategory,
 } from './categories.schemas';
-import { categoriesService } from './categories.service';
+import { categoriesService, type ItemsInCategory } from './categories.service';
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 
-export function categoriesRoutes({ db, docs }: Deps) {
+export function categoriesRoutes({ db, docs }: Deps, itemsInCategory: ItemsInCategory) {
   const api = new ApiRouter({ docs, db }, '/api', 'Categories');
   const categories = categoriesService(db);
   const notFound = { description: 'Category not found', schema: MessageBody };
@@ -87,7 +87,7 @@ export function categoriesRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { id } = req.input.params;
-      await categories.delete(id);
+      await categories.delete(id, itemsInCategory);
       res.status(204).end();
     },
   );

@@ -2,7 +2,6 @@ import type { Db } from '../../db/knex';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { Conflict, NotFound } from '../../http/errors';
-import { itemCountInCategory } from '../items/items.queries';
 import type { CreateCategory, UpdateCategory } from './categories.schemas';
 
 export type CategoryRow = {
@@ -18,6 +17,12 @@ export type CategoryRow = {
 
 /** Whether a category can be deleted outright, the records that prevent it, and its name for messages. */
 export type CategoryDeletionCheckRecord = { name: string; canDelete: boolean; reasons: string[] };
+
+/**
+ * How many items (active or not) are in a category: the items module's count, handed in where the
+ * modules are composed (src/app.ts), since the items module is above this one and reads categories.
+ */
+export type ItemsInCategory = (db: Db, categoryId: number) => Promise<number>;
 
 export function categoriesService(db: Db) {
   async function nameTaken(name: string, exceptId?: number): Promise<boolean> {
@@ -108,9 +113,9 @@ export function categoriesService(db: Db) {
     },
 
     /** DELETE /categories/:id: refused while any item (active or not) uses the category. */
-    async delete(id: number): Promise<void> {
+    async delete(id: number, itemsInCategory: ItemsInCategory): Promise<void> {
       const category = await get(id);
-      const items = await itemCountInCategory(db, id);
+      const items = await itemsInCategory(db, id);
       if (items > 0) {
         throw Conflict(`Cannot delete category '${category.name}': ${items} item(s) still use it`, {
           itemCount: items,

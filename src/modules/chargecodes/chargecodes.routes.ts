@@ -26,7 +26,7 @@ import {
   presentExcludedCategory,
   presentExpiringChargeCode,
 } from './chargecodes.present';
-import { chargeCodesService } from './chargecodes.service';
+import { chargeCodesService, type SalesOnChargeCode } from './chargecodes.service';
 import { requireHoldRole } from './chargecodes.policy';
 import { actorOf } from '../audit/audit.actor';
 import { currentUser } from '../../auth/guards';
@@ -34,7 +34,7 @@ import { currentUser } from '../../auth/guards';
 const notFound = { description: 'Charge code not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 
-export function chargeCodesRoutes({ db, docs, config }: Deps) {
+export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode: SalesOnChargeCode) {
   const api = new ApiRouter({ docs, db }, '/api', 'Charge codes');
   const codes = chargeCodesService(db, config);
   const holdRole = requireHoldRole(db);
@@ -153,7 +153,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps) {
     },
     async (req, res) => {
       const { code } = req.input.params;
-      await codes.remove(code, actorOf(req));
+      await codes.remove(code, actorOf(req), salesOnChargeCode);
       res.status(204).end();
     },
   );

@@ -5,12 +5,11 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
-import { salesOnChargeCode } from '../sales/sales.queries';
 import type { Role } from '../../auth/roles';
 import { usersService } from '../users/users.service';
 import { holdSeniorityRefusal } from './chargecodes.policy';
 import type { AuthorisedUserBody, ChargeCodeSummary, CreateChargeCode, UpdateChargeCode } from './chargecodes.schemas';
-import { categoriesAs, categoryExists } from '../categories/categories.queries';
+import { categoryExists, categoryRefs } from '../categories/categories.queries';
 
 export type ChargeCodeRow = {
   id: number;
@@ -48,6 +47,12 @@ export type AuthorisedUserRow = {
 const EXPIRING_WINDOW_DAYS = 30;
 
 export const chargeCodeNotFound = () => NotFound('Charge code not found');
+
+/**
+ * How many sales are on a charge code (a code in use is never deleted): the sales module's count,
+ * handed in where the modules are composed (src/app.ts), since the sales module is above this one.
+ */
+export type SalesOnChargeCode = (db: Db, code: string) => Promise<number>;
 
 /** A charge code with the categories it excludes (ascending ids). */
 export type ChargeCodeRecord = { code: ChargeCodeRow; excludedCategoryIds: number[] };
@@ -201,7 +206,7 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     assertUserExists: assertUser,
     excludedCategoryIds: excludedIds,
 
-    async remove(code: string, actor: Actor) {
+    async remove(code: string, actor: Actor, salesOnChargeCode: SalesOnChargeCode) {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const row = await trx<ChargeCodeRow>('charge_codes').where({ code }).forUpdate().first();
         if (!row) throw chargeCodeNotFound();
@@ -265,10 +270,16 @@ export function chargeCodesService(db: Db, opts: { passwordHashCost?: number } =
     async listExclusions(code: string): Promise<ExcludedCategoryRow[]> {
       const row = await find(code);
       return db('charge_code_exclusions as e')
-        .join(toRaw(db, categoriesAs('c')), 'c.id', 'e.category_id')
+        .join(toRaw(db, categoryRefs('c')), 'c.category_id', 'e.category_id')
         .where('e.charge_code_id', row.id)
-        .orderBy('c.id')
-        .select('c.id', 'c.name', 'c.description', 'c.icon', 'c.color');
+        .orderBy('e.category_id')
+        .select(
+          'c.category_id as id',
+          'c.category_name as name',
+          'c.category_description as description',
+          'c.category_icon as icon',
+          'c.category_color as color',
+        );
     },
 
     /** Idempotent: returns whether the exclusion was newly added. */

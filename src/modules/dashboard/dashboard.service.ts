@@ -3,7 +3,7 @@ import { allQueries } from '../../db/transaction';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
-import { categoriesAs } from '../categories/categories.queries';
+import { categoryRefs } from '../categories/categories.queries';
 import { stockCountFigures, type StockCountFigures } from '../stocktakes/stocktakes.queries';
 import {
   activeStockFiguresSql,
@@ -62,10 +62,10 @@ export function dashboardService(db: Db) {
         rows: { id: number; name: string; color: string | null; item_count: number; total_value: string }[];
       }>(
         db,
-        sql`SELECT c.id, c.name, c.color, coalesce(f.active_items, 0)::int AS item_count,
+        sql`SELECT c.category_id AS id, c.category_name AS name, c.category_color AS color, coalesce(f.active_items, 0)::int AS item_count,
                 coalesce(f.stock_value, 0)::numeric(20,2)::text AS total_value
-           FROM ${categoriesAs('c')} LEFT JOIN (${categoryStockFiguresSql}) f ON f.category_id = c.id
-          ORDER BY c.name, c.id`,
+           FROM ${categoryRefs('c')} LEFT JOIN (${categoryStockFiguresSql}) f ON f.category_id = c.category_id
+          ORDER BY c.category_name, c.category_id`,
       );
       return rows.map((r) => ({
         category: { id: r.id, name: r.name, color: r.color },

@@ -12,16 +12,16 @@ import { chargeCodeByCode, costCentreOf } from '../chargecodes/chargecodes.queri
 import {
   batchRefundLinesOf,
   claimRefundLines,
-  saleLinesAs,
-  salesAs,
+  linesOfSale,
   saleById,
   saleLineById,
   saleLinesOf,
+  saleSummaries,
   unbatchedRefundLines,
 } from '../sales/sales.queries';
 import type { CloseBatch } from './finance.schemas';
-import { categoriesAs } from '../categories/categories.queries';
-import { itemsAs } from '../items/items.queries';
+import { categoryRefs } from '../categories/categories.queries';
+import { itemRefs } from '../items/items.queries';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -161,23 +161,23 @@ export function rechargeBatches(db: Db) {
         await toRaw(
           trx,
           sql`WITH refunds AS (${claimRefundLines(next.id, recordedBefore)}), refund_entries AS (
-                SELECT 'refund' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, max(r.recorded_at) AS recorded_at, s.charge_code, ${costCentreOf('c')},
-                       left('Refund on ' || s.sale_id || ': ' || string_agg(${sql.raw(QTY('r.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id), 500) AS description,
-                       -sum(r.net_amount) AS net_amount, -sum(r.vat_amount) AS vat_amount, -sum(r.gross_amount) AS gross_amount
+                SELECT 'refund' AS kind, s.sale_ref, s.sale_number, max(r.refund_recorded_at) AS recorded_at, s.sale_charge_code AS charge_code, ${costCentreOf('c')},
+                       left('Refund on ' || s.sale_number || ': ' || string_agg(${sql.raw(QTY('r.refund_quantity'))} || ' x ' || si.line_item_name, ', ' ORDER BY si.line_id), 500) AS description,
+                       -sum(r.refund_net) AS net_amount, -sum(r.refund_vat) AS vat_amount, -sum(r.refund_gross) AS gross_amount
                   FROM refunds r
-                  JOIN ${saleById('s', sql.raw('r.sale_id'))}
-                  JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))}
-                  JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-                 GROUP BY s.id, s.sale_id, s.charge_code, ${costCentreOf('c')}
+                  JOIN ${saleById('s', sql.raw('r.refund_sale_ref'))}
+                  JOIN ${saleLineById('si', sql.raw('r.refund_line_ref'))}
+                  JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+                 GROUP BY s.sale_ref, s.sale_number, s.sale_charge_code, ${costCentreOf('c')}
               ), sale_entries AS (
-                SELECT 'sale' AS kind, s.id AS sale_ref, s.sale_id AS sale_number, s.created_at AS recorded_at, s.charge_code, ${costCentreOf('c')},
-                       left('Sale ' || s.sale_id || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.quantity'))} || ' x ' || si.item_name, ', ' ORDER BY si.id)
-                                                                     FROM ${saleLinesAs('si')} WHERE si.sale_id = s.id), ''), 500) AS description,
-                       s.subtotal_amount AS net_amount, s.vat_amount, s.total_amount AS gross_amount
-                  FROM ${salesAs('s')}
-                  JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-                 WHERE s.created_at < ${recordedBefore}
-                   AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+                SELECT 'sale' AS kind, s.sale_ref, s.sale_number, s.sale_created_at AS recorded_at, s.sale_charge_code AS charge_code, ${costCentreOf('c')},
+                       left('Sale ' || s.sale_number || ': ' || coalesce((SELECT string_agg(${sql.raw(QTY('si.line_quantity'))} || ' x ' || si.line_item_name, ', ' ORDER BY si.line_id)
+                                                                          FROM ${linesOfSale('si', sql.raw('s.sale_ref'))}), ''), 500) AS description,
+                       s.sale_net AS net_amount, s.sale_vat AS vat_amount, s.sale_gross AS gross_amount
+                  FROM ${saleSummaries('s')}
+                  JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+                 WHERE s.sale_created_at < ${recordedBefore}
+                   AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.sale_ref)
               )
               INSERT INTO recharge_batch_entries (batch_id, kind, sale_ref, sale_number, recorded_at, charge_code, cost_centre, description, net_amount, vat_amount, gross_amount)
               SELECT ${next.id}, e.* FROM (SELECT * FROM sale_entries UNION ALL SELECT * FROM refund_entries) e
@@ -243,17 +243,17 @@ export function rechargeBatches(db: Db) {
       const { rows } = await toRaw<{ rows: BatchGroupRow[] }>(
         db,
         sql`WITH entries AS (
-              SELECT 'sale' AS kind, ${costCentreOf('c')}, s.charge_code, s.subtotal_amount AS net, s.vat_amount AS vat, s.total_amount AS gross
-                FROM ${salesAs('s')}
-                JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-               WHERE s.created_at < ${recordedBefore}
-                 AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.id)
+              SELECT 'sale' AS kind, ${costCentreOf('c')}, s.sale_charge_code AS charge_code, s.sale_net AS net, s.sale_vat AS vat, s.sale_gross AS gross
+                FROM ${saleSummaries('s')}
+                JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+               WHERE s.sale_created_at < ${recordedBefore}
+                 AND NOT EXISTS (SELECT 1 FROM recharge_batch_entries e WHERE e.kind = 'sale' AND e.sale_ref = s.sale_ref)
               UNION ALL
-              SELECT 'refund', ${costCentreOf('c')}, s.charge_code, -sum(r.net_amount), -sum(r.vat_amount), -sum(r.gross_amount)
+              SELECT 'refund', ${costCentreOf('c')}, s.sale_charge_code, -sum(r.refund_net), -sum(r.refund_vat), -sum(r.refund_gross)
                 FROM ${unbatchedRefundLines('r', recordedBefore)}
-                JOIN ${saleById('s', sql.raw('r.sale_id'))}
-                JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
-               GROUP BY s.id, ${costCentreOf('c')}, s.charge_code
+                JOIN ${saleById('s', sql.raw('r.refund_sale_ref'))}
+                JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
+               GROUP BY s.sale_ref, ${costCentreOf('c')}, s.sale_charge_code
             )
             SELECT cost_centre, charge_code, count(*) FILTER (WHERE kind = 'sale')::int AS sales, count(*) FILTER (WHERE kind = 'refund')::int AS refunds,
                    sum(net)::text AS net, sum(vat)::text AS vat, sum(gross)::text AS gross
@@ -332,15 +332,15 @@ export function rechargeBatches(db: Db) {
             db,
             sql`WITH e AS (SELECT id, kind, sale_ref, recorded_at, cost_centre, charge_code, sale_number FROM recharge_batch_entries
                             WHERE batch_id = ${batch.id} AND id >= ${from} AND id < ${from + JOURNAL_BATCH}),
-                     lines AS (SELECT e.id AS entry_id, si.id AS line_id, si.item_id, si.item_name, si.quantity,
-                                      si.subtotal AS net, si.vat_amount AS vat, si.total_with_vat AS gross
+                     lines AS (SELECT e.id AS entry_id, si.line_id, si.line_item_id AS item_id, si.line_item_name AS item_name, si.line_quantity AS quantity,
+                                      si.line_net AS net, si.line_vat AS vat, si.line_gross AS gross
                                  FROM e JOIN ${saleLinesOf('si', sql.raw('e.sale_ref'))} WHERE e.kind = 'sale'
                                UNION ALL
-                               SELECT e.id, si.id, si.item_id, si.item_name, r.quantity, -r.net_amount, -r.vat_amount, -r.gross_amount
+                               SELECT e.id, si.line_id, si.line_item_id, si.line_item_name, r.refund_quantity, -r.refund_net, -r.refund_vat, -r.refund_gross
                                  FROM e JOIN ${batchRefundLinesOf('r', sql.raw('e.sale_ref'), batch.id)}
-                                 JOIN ${saleLineById('si', sql.raw('r.sale_item_id'))} WHERE e.kind = 'refund'),
-                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.id::text, ${byCategory}::jsonb ->> c.name, ${fallback}) AS account_code
-                                 FROM lines l LEFT JOIN ${itemsAs('i')} ON i.id = l.item_id LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id)
+                                 JOIN ${saleLineById('si', sql.raw('r.refund_line_ref'))} WHERE e.kind = 'refund'),
+                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.category_id::text, ${byCategory}::jsonb ->> c.category_name, ${fallback}) AS account_code
+                                 FROM lines l LEFT JOIN ${itemRefs('i')} ON i.item_id = l.item_id LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.item_category_id)
                 SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,
                        left(CASE e.kind WHEN 'sale' THEN 'Sale ' ELSE 'Refund on ' END || e.sale_number || ': '
                             || string_agg(${sql.raw(QTY('k.quantity'))} || ' x ' || k.item_name, ', ' ORDER BY k.line_id), 500) AS description,

@@ -3,7 +3,7 @@ import { allQueries } from '../../db/transaction';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { D } from '../../lib/money';
 import { chargeCodeByCode, codesOfCostCentre, costCentreOf } from '../chargecodes/chargecodes.queries';
-import { refundedShare, saleLinesAs, saleLinesInOrder, saleLinesOf, salesAs } from '../sales/sales.queries';
+import { refundedShare, refundedSharesOf, saleLinesInOrder, saleLinesOf, saleSummaries } from '../sales/sales.queries';
 import type { RechargeFilter } from './finance.schemas';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -63,22 +63,23 @@ export type RechargeLineRow = {
 };
 
 /**
- * The sales a report covers (alias s): recorded in [from, to] as the other reports read dates (a
+ * The sales a report covers (alias s, the sales module's saleSummaries): recorded in [from, to] as the other reports read dates (a
  * plain `to` covers its whole UTC day), on the charge code and/or the cost centre given (exact).
  * Quotes are not sales and never counted.
  */
 export function rechargeSalesWhere({ from, to, costCentre, chargeCode }: RechargeFilter): Sql {
   const conditions: Sql[] = [sql.raw('true')];
-  if (from) conditions.push(sql`s.created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
+  if (from)
+    conditions.push(sql`s.sale_created_at >= ${new Date(DATE_ONLY.test(from) ? `${from}T00:00:00.000Z` : from)}`);
   if (to) {
     conditions.push(
       DATE_ONLY.test(to)
-        ? sql`s.created_at < ${new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS)}`
-        : sql`s.created_at <= ${new Date(to)}`,
+        ? sql`s.sale_created_at < ${new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS)}`
+        : sql`s.sale_created_at <= ${new Date(to)}`,
     );
   }
-  if (chargeCode) conditions.push(sql`s.charge_code = ${chargeCode}`);
-  if (costCentre) conditions.push(sql`s.charge_code IN ${codesOfCostCentre(costCentre)}`);
+  if (chargeCode) conditions.push(sql`s.sale_charge_code = ${chargeCode}`);
+  if (costCentre) conditions.push(sql`s.sale_charge_code IN ${codesOfCostCentre(costCentre)}`);
   return sql.join(conditions, sql.raw(' AND '));
 }
 
@@ -125,15 +126,13 @@ export function financeService(db: Db) {
     async report(filter: RechargeFilter): Promise<RechargeReportRecord> {
       const { rows } = await toRaw<{ rows: RechargeGroupRow[] }>(
         db,
-        sql`WITH s AS (SELECT s.id, s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount, s.refunded_amount
-                         FROM ${salesAs('s')} WHERE ${rechargeSalesWhere(filter)}),
-                 r AS (SELECT si.sale_id, sum(${refundedShare('si', 'subtotal')}) AS net, sum(${refundedShare('si', 'total_with_vat')}) AS gross
-                         FROM ${saleLinesAs('si')}
-                        WHERE si.refunded_quantity > 0 AND si.sale_id IN (SELECT id FROM s WHERE s.refunded_amount > 0)
-                        GROUP BY si.sale_id),
-                 a AS (SELECT s.charge_code, s.is_paid, s.subtotal_amount, s.vat_amount, s.total_amount,
-                              s.subtotal_amount - coalesce(r.net, 0) AS net, s.total_amount - coalesce(r.gross, 0) AS gross
-                         FROM s LEFT JOIN r ON r.sale_id = s.id)
+        sql`WITH sold AS (SELECT s.sale_ref, s.sale_charge_code, s.sale_is_paid, s.sale_net, s.sale_vat, s.sale_gross, s.sale_refunded
+                            FROM ${saleSummaries('s')} WHERE ${rechargeSalesWhere(filter)}),
+                 r AS (${refundedSharesOf(sql.raw('SELECT sale_ref FROM sold WHERE sale_refunded > 0'))}),
+                 a AS (SELECT sold.sale_charge_code AS charge_code, sold.sale_is_paid AS is_paid, sold.sale_net AS subtotal_amount,
+                              sold.sale_vat AS vat_amount, sold.sale_gross AS total_amount,
+                              sold.sale_net - coalesce(r.refunded_net, 0) AS net, sold.sale_gross - coalesce(r.refunded_gross, 0) AS gross
+                         FROM sold LEFT JOIN r ON r.sale_ref = sold.sale_ref)
             SELECT ${costCentreOf('c')}, a.charge_code, count(*)::int AS sales,
                    sum(a.net)::text AS net, (sum(a.gross) - sum(a.net))::text AS vat, sum(a.gross)::text AS gross,
                    coalesce(sum(a.gross) FILTER (WHERE a.is_paid), 0)::text AS paid,
@@ -157,12 +156,12 @@ export function financeService(db: Db) {
         () =>
           toRaw<{ rows: RechargeLineRow[] }>(
             db,
-            sql`${linesSelect(sql`${salesAs('s')}`, where)} ORDER BY s.created_at, s.id, si.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+            sql`${linesSelect(saleSummaries('s'), where)} ORDER BY s.sale_created_at, s.sale_ref, si.line_id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
           ),
         () =>
           toRaw<{ rows: { n: number }[] }>(
             db,
-            sql`SELECT count(*)::int AS n FROM ${salesAs('s')} JOIN ${saleLinesOf('si', sql.raw('s.id'))} WHERE ${where}`,
+            sql`SELECT count(*)::int AS n FROM ${saleSummaries('s')} JOIN ${saleLinesOf('si', sql.raw('s.sale_ref'))} WHERE ${where}`,
           ),
       ]);
       return { lines: rows, total: count[0].n };
@@ -181,14 +180,15 @@ export function financeService(db: Db) {
         const { rows } = await toRaw<{ rows: (RechargeLineRow & { cursor_at: string; sale_ref: number })[] }>(
           db,
           // the batch's sales are cut first (an index range scan), then only their lines are joined
-          sql`WITH p AS (SELECT s.id, s.sale_id, s.created_at, s.charge_code FROM ${salesAs('s')} WHERE ${where} AND ${after} ORDER BY s.created_at, s.id LIMIT ${STREAM_SALES})
-              ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.id AS sale_ref, s.created_at::text AS cursor_at'), PER_SALE_LINES)}
-              ORDER BY s.created_at, s.id, si.id`,
+          sql`WITH p AS (SELECT s.sale_ref, s.sale_number, s.sale_created_at, s.sale_charge_code FROM ${saleSummaries('s')}
+                          WHERE ${where} AND ${after} ORDER BY s.sale_created_at, s.sale_ref LIMIT ${STREAM_SALES})
+              ${linesSelect(sql.raw('p s'), sql.raw('true'), sql.raw(', s.sale_ref, s.sale_created_at::text AS cursor_at'), PER_SALE_LINES)}
+              ORDER BY s.sale_created_at, s.sale_ref, si.line_id`,
         );
         if (rows.length === 0) return;
         yield rows;
         const last = rows[rows.length - 1];
-        after = sql`(s.created_at, s.id) > (${last.cursor_at}::timestamptz, ${last.sale_ref})`;
+        after = sql`(s.sale_created_at, s.sale_ref) > (${last.cursor_at}::timestamptz, ${last.sale_ref})`;
       }
     },
   };
@@ -199,17 +199,21 @@ export const ISO_UTC = (column: string) =>
   sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** sale_items joined to each sale in turn (an index scan per sale): a plain join to the thousand sales of a CTE is planned as a scan of every line. */
-const PER_SALE_LINES = sql`CROSS JOIN LATERAL ${saleLinesInOrder('si', sql.raw('s.id'))}`;
-const JOINED_LINES = sql`JOIN ${saleLinesOf('si', sql.raw('s.id'))}`;
+const PER_SALE_LINES = sql`CROSS JOIN LATERAL ${saleLinesInOrder('si', sql.raw('s.sale_ref'))}`;
+const JOINED_LINES = sql`JOIN ${saleLinesOf('si', sql.raw('s.sale_ref'))}`;
 
-/** The lines of the sales `from` (aliased s: a table or a CTE with id, sale_id, created_at, charge_code) that match `where`. */
+/**
+ * The lines of the sales `from` (aliased s: saleSummaries, or a CTE with its sale_ref, sale_number,
+ * sale_created_at and sale_charge_code) that match `where`.
+ */
 const linesSelect = (from: Sql, where: Sql, extra: Sql = sql.raw(''), lines: Sql = JOINED_LINES) =>
-  sql`SELECT s.sale_id, ${ISO_UTC('s.created_at')} AS date, ${costCentreOf('c')}, s.charge_code, si.item_name, si.item_sku, si.quantity, si.unit_price,
-             si.subtotal, si.vat_amount, si.total_with_vat, si.refunded_quantity,
-             (si.subtotal - ${refundedShare('si', 'subtotal')})::text AS net_after,
-             ((si.total_with_vat - ${refundedShare('si', 'total_with_vat')}) - (si.subtotal - ${refundedShare('si', 'subtotal')}))::text AS vat_after,
-             (si.total_with_vat - ${refundedShare('si', 'total_with_vat')})::text AS gross_after${extra}
+  sql`SELECT s.sale_number AS sale_id, ${ISO_UTC('s.sale_created_at')} AS date, ${costCentreOf('c')}, s.sale_charge_code AS charge_code,
+             si.line_item_name AS item_name, si.line_item_sku AS item_sku, si.line_quantity AS quantity, si.line_unit_price AS unit_price,
+             si.line_net AS subtotal, si.line_vat AS vat_amount, si.line_gross AS total_with_vat, si.line_refunded_quantity AS refunded_quantity,
+             (si.line_net - ${refundedShare('si', 'line_net')})::text AS net_after,
+             ((si.line_gross - ${refundedShare('si', 'line_gross')}) - (si.line_net - ${refundedShare('si', 'line_net')}))::text AS vat_after,
+             (si.line_gross - ${refundedShare('si', 'line_gross')})::text AS gross_after${extra}
         FROM ${from}
         ${lines}
-        JOIN ${chargeCodeByCode('c', sql.raw('s.charge_code'))}
+        JOIN ${chargeCodeByCode('c', sql.raw('s.sale_charge_code'))}
        WHERE ${where}`;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { gtin14, gtinForms, readScan } from '../../lib/barcodes';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
-import { categoriesAs } from '../categories/categories.queries';
+import { categoryRefs } from '../categories/categories.queries';
 import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
 import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
 import type { ReferenceCounters } from '../../db/references';
@@ -46,8 +46,35 @@ export const reorderTarget = (alias: string): Sql => {
   return sql`coalesce(${i}.minimum_stock + ${i}.reorder_quantity, 2 * ${i}.minimum_stock)`;
 };
 
-/** The owner's fragment for a cross-module statement: the items table under the caller's alias (`items "i"`), to join or update from. */
-export const itemsAs = (alias: string): Sql => sql`items ${sql.ident(alias)}`;
+/**
+ * An item's reference, the read model another module's statement joins: every item as `alias`, with
+ * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id and
+ * item_current_stock, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
+ * A plain projection, so PostgreSQL plans it as the table itself.
+ */
+export const itemRefs = (alias: string): Sql =>
+  sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
+              current_stock AS item_current_stock FROM items) ${sql.ident(alias)}`;
+
+/**
+ * The items low on stock now (lowStock) as `alias`, with the named columns item_id and
+ * item_minimum_stock: what the low-stock acknowledgements check an episode against. It reads the
+ * partial index items_low_stock.
+ */
+export const lowStockItemRefs = (alias: string): Sql =>
+  sql`(SELECT i.id AS item_id, i.minimum_stock AS item_minimum_stock FROM items i WHERE ${lowStock('i')}) ${sql.ident(alias)}`;
+
+/**
+ * The items to replenish (issue 17): those lowStock selects whose stock is below their
+ * reorderTarget (an item with a zero minimum and no reorder quantity never is), only those of
+ * `itemIds` when given, with the named columns item_id, item_name, item_sku, item_current_stock,
+ * item_minimum_stock, item_reorder_quantity and item_target: the body of the caller's CTE.
+ */
+export const itemsToReplenishSql = (itemIds?: number[]): Sql =>
+  sql`SELECT i.id AS item_id, i.name AS item_name, i.sku AS item_sku, i.current_stock AS item_current_stock,
+             i.minimum_stock AS item_minimum_stock, i.reorder_quantity AS item_reorder_quantity, ${reorderTarget('i')} AS item_target
+        FROM items i
+       WHERE ${lowStock('i')} AND ${reorderTarget('i')} > i.current_stock${itemIds ? sql` AND i.id = ANY(${itemIds}::int[])` : sql.raw('')}`;
 
 export type ItemForLine = {
   id: number;
@@ -268,8 +295,14 @@ export const setStockLevelsSql = (levels: { id: number; stock: string }[]): Sql 
           FROM jsonb_to_recordset(${JSON.stringify(levels)}::jsonb) AS v(id int, stock numeric) WHERE i.id = v.id`;
 
 /**
- * A query over the item `itemId` as `items i` with its stock levels, to which a caller may join
- * more before running it (the notifications join their acknowledgements).
+ * The item row of stockLevelQuery and lowStockQuery, for a caller that joins more to them (the
+ * notifications join their acknowledgements): its id and minimum stock, as expressions.
+ */
+export const queriedItem = { id: sql.raw('i.id'), minimumStock: sql.raw('i.minimum_stock') };
+
+/**
+ * A query over the item `itemId` with its stock levels, to which a caller may join more before
+ * running it (through queriedItem).
  */
 export function stockLevelQuery(db: Db, itemId: number): Knex.QueryBuilder {
   return db('items as i').where('i.id', itemId).select('i.id', 'i.name', 'i.sku', 'i.current_stock', 'i.minimum_stock');
@@ -406,13 +439,12 @@ export type LowStockRow = {
 };
 
 /**
- * The one low-stock query: the items lowStock selects, with their category, in the given order,
- * over `items i`. A caller may join more to it before running it (the notifications join their
- * acknowledgements); lowStockItems() runs it as it is.
+ * The one low-stock query: the items lowStock selects, with their category, in the given order. A
+ * caller may join more to it before running it (through queriedItem); lowStockItems() runs it as it is.
  */
 export function lowStockQuery(db: Db, order: LowStockOrder = 'shortfall'): Knex.QueryBuilder {
   return db('items as i')
-    .join(toRaw(db, categoriesAs('c')), 'c.id', 'i.category_id')
+    .join(toRaw(db, categoryRefs('c')), 'c.category_id', 'i.category_id')
     .where(toRaw(db, lowStock('i')))
     .orderByRaw(ORDER[order])
     .select(
@@ -422,9 +454,9 @@ export function lowStockQuery(db: Db, order: LowStockOrder = 'shortfall'): Knex.
       'i.price',
       'i.current_stock',
       'i.minimum_stock',
-      'c.id as category_id',
-      'c.name as category_name',
-      'c.color as category_color',
+      'c.category_id',
+      'c.category_name',
+      'c.category_color',
     );
 }
 
@@ -560,15 +592,6 @@ export async function itemsDueForCount(
   );
   return rows;
 }
-
-/**
- * The items read model another module's statement joins (a stocktake's lines): every item as
- * `item_ref_id`, `item_sku`, `item_name`, `item_price` and `item_stock` (its current stock),
- * readable unqualified under the items module's own alias, e.g.
- * `JOIN ${itemRefs} ON item_ref_id = l.item_id`. The names stay when the items table changes.
- */
-export const itemRefs: Sql = sql`(SELECT id AS item_ref_id, sku AS item_sku, name AS item_name, price AS item_price,
-         current_stock AS item_stock FROM items) item_ref`;
 
 /** The rows of items and their barcodes that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
 export const itemsReferences: ReferenceCounters = {

@@ -9,7 +9,7 @@ import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
 import { effectiveVatRate, lowStock } from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
-import { categoriesAs, categoryExists } from '../categories/categories.queries';
+import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
 import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
@@ -66,9 +66,9 @@ export type ItemReadRow = {
 export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_id, i.price,
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
-  c.name AS category_name, c.description AS category_description, c.icon AS category_icon, c.color AS category_color,
+  c.category_name, c.category_description, c.category_icon, c.category_color,
   ${userRefSelect('creator_')}`;
-export const ITEM_FROM = sql`items i JOIN ${categoriesAs('c')} ON c.id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
+export const ITEM_FROM = sql`items i JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
 /** Three letters or digits in a row: the least a term needs for pg_trgm to extract a trigram from it. */
 const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
 
@@ -125,7 +125,7 @@ export type NamedItems = {
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes']);
 
-const PAGE_JOINS = sql`LEFT JOIN ${categoriesAs('c')} ON c.id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
+const PAGE_JOINS = sql`LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
 
 export function itemsService(db: Db) {
   /** A searched list's page; see list(). */

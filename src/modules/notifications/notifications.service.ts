@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { sql, toRaw } from '../../db/sql';
+import { sql, toRaw, type Sql } from '../../db/sql';
 import { BadRequest, NotFound } from '../../http/errors';
 import {
-  itemsAs,
-  lowStock,
+  lowStockItemRefs,
   lowStockQuery,
   lowStockState,
+  queriedItem,
   stockLevelQuery,
   type LowStockItem,
 } from '../items/items.queries';
@@ -14,10 +14,18 @@ import { lastMovementId, movedAbove } from '../stock-movements/stock-movements.q
 import type { ReferenceCounters } from '../../db/references';
 
 /**
- * An acknowledgement counts only for the current low-stock episode: once a movement after it
- * lifts the item above its minimum, it is stale and the next episode starts unacknowledged.
+ * An acknowledgement `a` counts only for the current low-stock episode of its item (`itemId`, with
+ * `minimumStock`): once a movement after it lifts the item above its minimum, it is stale and the
+ * next episode starts unacknowledged.
  */
-const VALID_ACK = sql`a.item_id = i.id AND NOT ${movedAbove(sql.raw('i.id'), sql.raw('a.last_movement_id'), sql.raw('i.minimum_stock'))}`;
+const currentAck = (itemId: Sql, minimumStock: Sql) =>
+  sql`a.item_id = ${itemId} AND NOT ${movedAbove(itemId, sql.raw('a.last_movement_id'), minimumStock)}`;
+
+/** currentAck over the items module's low-stock and stock-level queries. */
+const VALID_ACK = currentAck(queriedItem.id, queriedItem.minimumStock);
+
+/** currentAck over lowStockItemRefs as `l`. */
+const CURRENT_LOW_ACK = currentAck(sql.raw('l.item_id'), sql.raw('l.item_minimum_stock'));
 
 /** An item's low-stock alert: the item as the low-stock list reads it, and its acknowledgement, if current. */
 export type LowStockAlert = Pick<LowStockItem, 'id' | 'name' | 'sku' | 'currentStock' | 'minimumStock'> & {
@@ -81,11 +89,12 @@ export function lowStockNotificationsService(db: Db) {
       const { rowCount } = await toRaw<{ rowCount: number }>(
         db,
         sql`UPDATE low_stock_acknowledgements a SET cleared_at = now()
-              FROM ${itemsAs('i')} WHERE ${VALID_ACK} AND a.cleared_at IS NULL AND ${lowStock('i')}`,
+              FROM ${lowStockItemRefs('l')} WHERE ${CURRENT_LOW_ACK} AND a.cleared_at IS NULL`,
       );
       await toRaw(
         db,
-        sql`DELETE FROM low_stock_acknowledgements a USING ${itemsAs('i')} WHERE a.item_id = i.id AND NOT (${VALID_ACK} AND ${lowStock('i')})`,
+        sql`DELETE FROM low_stock_acknowledgements a
+             WHERE NOT EXISTS (SELECT 1 FROM ${lowStockItemRefs('l')} WHERE ${CURRENT_LOW_ACK})`,
       );
       return rowCount;
     },

@@ -11,7 +11,7 @@ import { invoicesService } from '../invoices/invoices.service';
 import { findItemsForLines } from '../items/items.queries';
 import { itemsService, type ItemOrderHistoryRow } from '../items/items.service';
 import { chosenSourcesSql } from '../sources/sources.queries';
-import { suppliersAs } from '../suppliers/suppliers.queries';
+import { supplierRefs } from '../suppliers/suppliers.queries';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';
 
@@ -63,10 +63,10 @@ export function ordersService(db: Db) {
   // The supplier's name is joined in the one statement that reads the orders.
   const listQuery = () =>
     db('orders as o')
-      .join(toRaw(db, suppliersAs('s')), 's.id', 'o.supplier_id')
+      .join(toRaw(db, supplierRefs('s')), 's.supplier_id', 'o.supplier_id')
       .select<OrderListRow[]>(
         'o.*',
-        's.name as supplier_name',
+        's.supplier_name',
         toRaw(db, sql`${hasInvoice(sql.raw('o.id'))} AS has_invoice`),
         db.raw('(SELECT count(*) FROM order_items li WHERE li.order_id = o.id)::int AS item_count'),
       );
@@ -235,7 +235,7 @@ export function ordersService(db: Db) {
       if (!(await findItemsForLines(db, [itemId])).has(itemId)) throw NotFound('Item not found');
       return db('order_items as li')
         .join('orders as o', 'o.id', 'li.order_id')
-        .join(toRaw(db, suppliersAs('s')), 's.id', 'o.supplier_id')
+        .join(toRaw(db, supplierRefs('s')), 's.supplier_id', 'o.supplier_id')
         .where('li.item_id', itemId)
         .orderBy('o.created_at', 'desc')
         .orderBy('o.id', 'desc')
@@ -243,7 +243,7 @@ export function ordersService(db: Db) {
         .select<ItemOrderHistoryRow[]>(
           'o.order_id',
           'o.created_at',
-          's.name as supplier',
+          's.supplier_name as supplier',
           'li.quantity',
           'li.received_quantity',
           'li.unit_cost',
@@ -259,7 +259,7 @@ export function ordersService(db: Db) {
     async expectedCosts(itemIds: number[]): Promise<Map<number, string>> {
       if (itemIds.length === 0) return new Map();
       const [sources, lastPaid] = await Promise.all([
-        toRaw<{ rows: { item_id: number; price: string }[] }>(
+        toRaw<{ rows: { source_item_id: number; source_price: string }[] }>(
           db,
           chosenSourcesSql(sql`SELECT unnest(${itemIds}::int[])`),
         ),
@@ -276,7 +276,7 @@ export function ordersService(db: Db) {
           .select<{ item_id: number; unit_cost: string }[]>('li.item_id', 'li.unit_cost'),
       ]);
       const costs = new Map(lastPaid.map((row) => [row.item_id, row.unit_cost]));
-      for (const row of sources.rows) costs.set(row.item_id, row.price);
+      for (const row of sources.rows) costs.set(row.source_item_id, row.source_price);
       return costs;
     },
   };

@@ -5,12 +5,12 @@ import { BadRequest } from '../../http/errors';
 import { D, money } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail, type AuditEntry } from '../audit/audit.service';
-import { findItemsForLines, itemsAs, lowStock, reorderTarget } from '../items/items.queries';
+import { findItemsForLines, itemsToReplenishSql } from '../items/items.queries';
 import { notesService } from '../notes/notes.service';
 import { onOrderSql } from '../orders/orders.queries';
 import { ordersService, type OrderDetail } from '../orders/orders.service';
 import { chosenSourcesSql } from '../sources/sources.queries';
-import { suppliersAs } from '../suppliers/suppliers.queries';
+import { supplierRefs } from '../suppliers/suppliers.queries';
 
 /** One item at or below its minimum: its quantities, what is on order, and the source it would be ordered from (null: none). */
 export type SuggestionRow = {
@@ -52,31 +52,26 @@ export const REPLENISHMENT_NOTE = (lines: number) =>
   `Created from replenishment: ${lines} line(s) for items at or below their minimum stock, to bring them up to their reorder target.`;
 
 /**
- * One statement: the items lowStock selects (active, at or below minimum) whose stock is
- * below their reorderTarget (an item with a zero minimum and no reorder quantity never is), the
- * outstanding quantity of their pending and partly received order lines, and their source: the
- * preferred one, else the cheapest (ties: the oldest link).
+ * One statement: the items to replenish (the items module's itemsToReplenishSql: low on stock and
+ * below their reorder target), the outstanding quantity of their pending and partly received order
+ * lines, and their source: the preferred one, else the cheapest (ties: the oldest link).
  */
 function suggestionRows(db: Db, itemIds?: number[]): Promise<SuggestionRow[]> {
-  const only = itemIds ? sql`AND i.id = ANY(${itemIds}::int[])` : sql.raw('');
   return toRaw<{ rows: SuggestionRow[] }>(
     db,
-    sql`WITH low AS (
-          SELECT i.id, i.name, i.sku, i.current_stock, i.minimum_stock, i.reorder_quantity, ${reorderTarget('i')} AS target
-            FROM ${itemsAs('i')}
-           WHERE ${lowStock('i')} AND ${reorderTarget('i')} > i.current_stock ${only}
-        ),
-        on_order AS (${onOrderSql(sql.raw('SELECT id FROM low'))}),
-        source AS (${chosenSourcesSql(sql.raw('SELECT id FROM low'))})
-        SELECT low.id AS item_id, low.name, low.sku, low.current_stock, low.minimum_stock, low.reorder_quantity, low.target,
+    sql`WITH low AS (${itemsToReplenishSql(itemIds)}),
+        on_order AS (${onOrderSql(sql.raw('SELECT item_id FROM low'))}),
+        source AS (${chosenSourcesSql(sql.raw('SELECT item_id FROM low'))})
+        SELECT low.item_id, low.item_name AS name, low.item_sku AS sku, low.item_current_stock AS current_stock,
+               low.item_minimum_stock AS minimum_stock, low.item_reorder_quantity AS reorder_quantity, low.item_target AS target,
                coalesce(oo.on_order, 0) AS on_order,
-               greatest(low.target - low.current_stock - coalesce(oo.on_order, 0), 0) AS quantity,
-               src.id AS source_id, src.supplier_id, sup.name AS supplier_name, src.price, src.preferred
+               greatest(low.item_target - low.item_current_stock - coalesce(oo.on_order, 0), 0) AS quantity,
+               src.source_id, src.source_supplier_id AS supplier_id, sup.supplier_name, src.source_price AS price, src.source_preferred AS preferred
           FROM low
-          LEFT JOIN on_order oo ON oo.item_id = low.id
-          LEFT JOIN source src ON src.item_id = low.id
-          LEFT JOIN ${suppliersAs('sup')} ON sup.id = src.supplier_id
-         ORDER BY lower(sup.name), src.supplier_id, low.name, low.id`,
+          LEFT JOIN on_order oo ON oo.on_order_item_id = low.item_id
+          LEFT JOIN source src ON src.source_item_id = low.item_id
+          LEFT JOIN ${supplierRefs('sup')} ON sup.supplier_id = src.source_supplier_id
+         ORDER BY lower(sup.supplier_name), src.source_supplier_id, low.item_name, low.item_id`,
   ).then((r) => r.rows);
 }
 

@@ -14,7 +14,7 @@ import {
   findItemsForLines,
   itemForLineBySkuJson,
   itemsById,
-  itemsAs,
+  itemRefs,
   itemsForLinesJson,
   type ItemForLine,
 } from '../items/items.queries';
@@ -150,8 +150,9 @@ const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_a
   'b',
   sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock`,
 )} ORDER BY b.id), '[]')
-  FROM (SELECT x.*, i.current_stock, i.category_id, i.current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
-          FROM ${source} x LEFT JOIN ${itemsAs('i')} ON i.id = x.item_id WHERE ${where}) b)`;
+  FROM (SELECT x.*, i.item_current_stock AS current_stock, i.item_category_id AS category_id,
+               i.item_current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
+          FROM ${source} x LEFT JOIN ${itemRefs('i')} ON i.item_id = x.item_id WHERE ${where}) b)`;
 
 /**
  * The session's draft (its columns all null when there is none) with its lines, in one round trip

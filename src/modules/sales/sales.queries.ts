@@ -14,12 +14,6 @@ export async function salesOnChargeCode(db: Db, code: string): Promise<number> {
   return count;
 }
 
-/** The tables of sales and of their lines, for another module's statement that reads whole ranges of them (archives, recharges). */
-/** The sales table as `alias`, the owner's fragment for a cross-module statement. */
-export const salesAs = (alias: string): Sql => sql`sales ${sql.ident(alias)}`;
-/** The sale lines table as `alias`, the owner's fragment for a cross-module statement. */
-export const saleLinesAs = (alias: string): Sql => sql`sale_items ${sql.ident(alias)}`;
-
 /**
  * The sales module's part of an archive (the archives module): `records` is every sale as the
  * archive reads it, a subquery of named columns: `id`, `created_at`, `reference` (its number, as
@@ -49,48 +43,94 @@ export const salesArchive = {
 };
 
 /*
- * The sales module's fragments for the finance recharges, which read sales with their lines and
+ * The sales module's read models for the finance recharges, which read sales with their lines and
  * refund lines in one statement: the batch close claims the refund lines and writes its entries
- * in one, and the reports stream the lines of thousands of sales. `alias` is the caller's name.
+ * in one, and the reports stream the lines of thousands of sales. Each is a plain projection of
+ * its table under the caller's `alias` with named columns, which are all a caller reads of it, so
+ * PostgreSQL plans it as the table itself (its indexes included).
  */
 
-/** sale_items as `alias`: the lines of the sale `saleId` names. */
-export const saleLinesOf = (alias: string, saleId: Sql): Sql =>
-  sql`sale_items ${sql.ident(alias)} ON ${sql.ident(alias, 'sale_id')} = ${saleId}`;
+/** A sale's summary: its record id, number (SALE-...), time, charge code, whether paid, and its amounts as sold and refunded (gross). */
+const SALE_SUMMARY =
+  sql.raw(`SELECT id AS sale_ref, sale_id AS sale_number, created_at AS sale_created_at, charge_code AS sale_charge_code,
+       is_paid AS sale_is_paid, subtotal_amount AS sale_net, vat_amount AS sale_vat, total_amount AS sale_gross,
+       refunded_amount AS sale_refunded FROM sales`);
 
-/** sale_items as `alias`: the line `lineId` names. */
-export const saleLineById = (alias: string, lineId: Sql): Sql =>
-  sql`sale_items ${sql.ident(alias)} ON ${sql.ident(alias, 'id')} = ${lineId}`;
+/** A sale line's summary: its id, its sale's record id, the item it sold (as sold), the quantity, price and amounts, and how many were refunded. */
+const LINE_SUMMARY_COLUMNS = `id AS line_id, sale_id AS line_sale_ref, item_id AS line_item_id, item_name AS line_item_name, item_sku AS line_item_sku,
+       quantity AS line_quantity, unit_price AS line_unit_price, subtotal AS line_net, vat_amount AS line_vat,
+       total_with_vat AS line_gross, refunded_quantity AS line_refunded_quantity`;
+const LINE_SUMMARY = sql.raw(`SELECT ${LINE_SUMMARY_COLUMNS} FROM sale_items`);
 
-/** sales as `alias`: the sale `saleId` names. */
+/** A refund line's summary: its sale's record id, the sale line it refunds, and its quantity, amounts and time. */
+const REFUND_SUMMARY_COLUMNS = `sale_id AS refund_sale_ref, sale_item_id AS refund_line_ref, quantity AS refund_quantity,
+       net_amount AS refund_net, vat_amount AS refund_vat, gross_amount AS refund_gross, recorded_at AS refund_recorded_at`;
+
+/** Every sale's summary as `alias` (sale_ref, sale_number, sale_created_at, sale_charge_code, sale_is_paid, sale_net, sale_vat, sale_gross, sale_refunded). */
+export const saleSummaries = (alias: string): Sql => sql`(${SALE_SUMMARY}) ${sql.ident(alias)}`;
+
+/** The summary of the sale `saleId` names, as `alias`: `JOIN ${saleById('s', ...)}`. */
 export const saleById = (alias: string, saleId: Sql): Sql =>
-  sql`sales ${sql.ident(alias)} ON ${sql.ident(alias, 'id')} = ${saleId}`;
+  sql`${saleSummaries(alias)} ON ${sql.ident(alias, 'sale_ref')} = ${saleId}`;
 
-/** The lines of the sale `saleId` one after another (an index scan per sale), as `alias`: `CROSS JOIN LATERAL ${...}`. */
+/**
+ * The line summaries (line_id, line_sale_ref, line_item_id, line_item_name, line_item_sku,
+ * line_quantity, line_unit_price, line_net, line_vat, line_gross, line_refunded_quantity) of the
+ * sale `saleId` names, as `alias`: `JOIN ${saleLinesOf('si', ...)}`.
+ */
+export const saleLinesOf = (alias: string, saleId: Sql): Sql =>
+  sql`(${LINE_SUMMARY}) ${sql.ident(alias)} ON ${sql.ident(alias, 'line_sale_ref')} = ${saleId}`;
+
+/** The same, as the source of a scalar subquery: `SELECT ... FROM ${linesOfSale('si', ...)}`. */
+export const linesOfSale = (alias: string, saleId: Sql): Sql =>
+  sql`(${LINE_SUMMARY}) ${sql.ident(alias)} WHERE ${sql.ident(alias, 'line_sale_ref')} = ${saleId}`;
+
+/** The summary of the line `lineId` names, as `alias`: `JOIN ${saleLineById('si', ...)}`. */
+export const saleLineById = (alias: string, lineId: Sql): Sql =>
+  sql`(${LINE_SUMMARY}) ${sql.ident(alias)} ON ${sql.ident(alias, 'line_id')} = ${lineId}`;
+
+/** The line summaries of the sale `saleId` one after another (an index scan per sale), as `alias`: `CROSS JOIN LATERAL ${...}`. */
 export const saleLinesInOrder = (alias: string, saleId: Sql): Sql =>
-  sql`(SELECT * FROM sale_items ${sql.ident(alias)} WHERE ${sql.ident(alias, 'sale_id')} = ${saleId} ORDER BY ${sql.ident(alias, 'id')}) ${sql.ident(alias)}`;
+  sql`(SELECT ${sql.raw(LINE_SUMMARY_COLUMNS)} FROM sale_items WHERE sale_id = ${saleId} ORDER BY id) ${sql.ident(alias)}`;
 
-/** A line's (`alias`) refunded share of one of its amounts, as the refund computed it (pro rata, half-up to 2 places). */
-export const refundedShare = (alias: string, column: 'subtotal' | 'total_with_vat'): Sql =>
-  sql`round(${sql.ident(alias, column)} * ${sql.ident(alias, 'refunded_quantity')} / ${sql.ident(alias, 'quantity')}, 2)`;
+/** A line summary's (`alias`) refunded share of its net or gross amount, as the refund computed it (pro rata, half-up to 2 places). */
+export const refundedShare = (alias: string, amount: 'line_net' | 'line_gross'): Sql =>
+  sql`round(${sql.ident(alias, amount)} * ${sql.ident(alias, 'line_refunded_quantity')} / ${sql.ident(alias, 'line_quantity')}, 2)`;
 
-/** The refund lines no batch has taken, recorded before `before`, as `alias`: `FROM ${unbatchedRefundLines('r', before)}`. */
+/**
+ * The refunded shares of the sales `saleIds` (a query of sale record ids) that have refunded lines:
+ * per sale (sale_ref), the net (refunded_net) and gross (refunded_gross) refunded; the body of the
+ * caller's CTE.
+ */
+export const refundedSharesOf = (saleIds: Sql): Sql =>
+  sql`SELECT si.line_sale_ref AS sale_ref, sum(${refundedShare('si', 'line_net')}) AS refunded_net,
+             sum(${refundedShare('si', 'line_gross')}) AS refunded_gross
+        FROM (${LINE_SUMMARY}) si
+       WHERE si.line_refunded_quantity > 0 AND si.line_sale_ref IN (${saleIds})
+       GROUP BY si.line_sale_ref`;
+
+/**
+ * The summaries (refund_sale_ref, refund_line_ref, refund_quantity, refund_net, refund_vat,
+ * refund_gross, refund_recorded_at) of the refund lines no batch has taken, recorded before
+ * `before`, as `alias`: `FROM ${unbatchedRefundLines('r', before)}`.
+ */
 export const unbatchedRefundLines = (alias: string, before: Date): Sql =>
-  sql`(SELECT * FROM sale_refund_lines WHERE batch_id IS NULL AND recorded_at < ${before}) ${sql.ident(alias)}`;
+  sql`(SELECT ${sql.raw(REFUND_SUMMARY_COLUMNS)} FROM sale_refund_lines WHERE batch_id IS NULL AND recorded_at < ${before}) ${sql.ident(alias)}`;
 
-/** sale_refund_lines as `alias`: those of the sale `saleId` the batch took. */
+/** The summaries of the refund lines of the sale `saleId` the batch took, as `alias`: `JOIN ${batchRefundLinesOf('r', ...)}`. */
 export const batchRefundLinesOf = (alias: string, saleId: Sql, batchId: number): Sql =>
-  sql`sale_refund_lines ${sql.ident(alias)} ON ${sql.ident(alias, 'sale_id')} = ${saleId} AND ${sql.ident(alias, 'batch_id')} = ${batchId}`;
+  sql`(SELECT ${sql.raw(REFUND_SUMMARY_COLUMNS)} FROM sale_refund_lines WHERE batch_id = ${batchId}) ${sql.ident(alias)}
+        ON ${sql.ident(alias, 'refund_sale_ref')} = ${saleId}`;
 
 /**
  * Marks the refund lines no batch has taken, recorded before `before`, as taken by `batchId`,
- * returning them (sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount,
- * recorded_at): the body of a CTE, so the batch's entries are written in the same statement.
+ * returning their summaries (as unbatchedRefundLines): the body of a CTE, so the batch's entries
+ * are written in the same statement.
  */
 export const claimRefundLines = (batchId: number, before: Date): Sql =>
   sql`UPDATE sale_refund_lines SET batch_id = ${batchId}
        WHERE batch_id IS NULL AND recorded_at < ${before}
-      RETURNING sale_id, sale_item_id, quantity, net_amount, vat_amount, gross_amount, recorded_at`;
+      RETURNING ${sql.raw(REFUND_SUMMARY_COLUMNS)}`;
 
 /** The rows of sales, quotes and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
 export const salesReferences: ReferenceCounters = {

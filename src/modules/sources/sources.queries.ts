@@ -3,11 +3,13 @@ import type { ReferenceCounters } from '../../db/references';
 
 /**
  * The owner's fragment for a cross-module statement: the source each item of those `itemIdsQuery`
- * selects is bought from, as item_sources rows (item_id, id, supplier_id, price, preferred): its
- * preferred source, else the cheapest (ties: the oldest link); an item without a source has no row.
+ * selects is bought from, as rows (source_item_id, source_id, source_supplier_id, source_price,
+ * source_preferred): its preferred source, else the cheapest (ties: the oldest link); an item without
+ * a source has no row.
  */
 export const chosenSourcesSql = (itemIdsQuery: Sql): Sql =>
-  sql`SELECT DISTINCT ON (s.item_id) s.item_id, s.id, s.supplier_id, s.price, s.preferred
+  sql`SELECT DISTINCT ON (s.item_id) s.item_id AS source_item_id, s.id AS source_id, s.supplier_id AS source_supplier_id,
+                 s.price AS source_price, s.preferred AS source_preferred
             FROM item_sources s
            WHERE s.item_id IN (${itemIdsQuery})
            ORDER BY s.item_id, s.preferred DESC, s.price, s.id`;

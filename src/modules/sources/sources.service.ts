@@ -3,9 +3,8 @@ import { transaction } from '../../db/transaction';
 import { isUniqueViolation } from '../../db/pg-errors';
 import { sql, toRaw } from '../../db/sql';
 import { Conflict, NotFound } from '../../http/errors';
-import { findItemsForLines, itemsAs } from '../items/items.queries';
+import { findItemsForLines, itemRefs } from '../items/items.queries';
 import type { LinkItem, UpdateItemSource } from './sources.schemas';
-import { suppliersAs } from '../suppliers/suppliers.queries';
 
 export type ItemSourceRow = {
   id: number;
@@ -33,8 +32,8 @@ const lowered = (text: string) => text.toLowerCase();
 export function sourcesService(db: Db) {
   const withItem = () =>
     db('item_sources as s')
-      .join(toRaw(db, itemsAs('i')), 'i.id', 's.item_id')
-      .select<ItemSourceRow[]>('s.*', 'i.name as item_name', 'i.sku as item_sku', 'i.is_active as item_is_active');
+      .join(toRaw(db, itemRefs('i')), 'i.item_id', 's.item_id')
+      .select<ItemSourceRow[]>('s.*', 'i.item_name', 'i.item_sku', 'i.item_is_active');
 
   async function get(id: number): Promise<ItemSourceRow> {
     const row = await withItem().where('s.id', id).first();
@@ -77,18 +76,13 @@ export function sourcesService(db: Db) {
   return {
     get,
 
-    /** The suppliers an item can be bought from, by supplier name. */
-    listForItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
-      return withItem()
-        .join(toRaw(db, suppliersAs('sup')), 'sup.id', 's.supplier_id')
-        .select('sup.name as supplier_name')
-        .where('s.item_id', itemId)
-        .orderBy('sup.name')
-        .orderBy('s.id');
+    /** The item's sources, in the order they were linked (the suppliers module's sourcesOfItem names and orders them by supplier). */
+    listForItem(itemId: number): Promise<ItemSourceRow[]> {
+      return withItem().where('s.item_id', itemId).orderBy('s.id');
     },
 
     listForSupplier(supplierId: string): Promise<ItemSourceRow[]> {
-      return withItem().where('s.supplier_id', supplierId).orderBy('i.name').orderBy('s.id');
+      return withItem().where('s.supplier_id', supplierId).orderBy('i.item_name').orderBy('s.id');
     },
 
     /**

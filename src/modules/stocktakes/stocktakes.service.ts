@@ -181,12 +181,12 @@ const STOCKTAKE_SELECT = sql`SELECT s.*, ${userRefSelect('creator_')}, ${userRef
 const LINE_SELECT = sql`SELECT l.id, l.item_id, item_sku AS sku, item_name AS name, l.found, l.expected, l.counted,
        coalesce(l.unit_price, item_price) AS unit_price, l.counted_by, l.counted_at, ${userRefSelect('counter_')}
   FROM stocktake_lines l
-  JOIN ${itemRefs} ON item_ref_id = l.item_id
+  JOIN ${itemRefs('item_ref')} ON item_ref.item_id = l.item_id
   ${leftJoinUserRef('counter_', sql.raw('l.counted_by'))}`;
 
 const COUNT_SELECT = sql`SELECT c.*, item_sku AS sku, item_name AS name, ${userRefSelect('counter_')}
   FROM stocktake_counts c
-  JOIN ${itemRefs} ON item_ref_id = c.item_id
+  JOIN ${itemRefs('item_ref')} ON item_ref.item_id = c.item_id
   ${leftJoinUserRef('counter_', sql.raw('c.counted_by'))}`;
 
 const STOCKTAKE_NOT_FOUND = 'Stocktake not found';
@@ -295,7 +295,7 @@ export function stocktakesService(db: Db) {
                    count(*) FILTER (WHERE l.counted <> l.expected)::int AS items_with_variance,
                    coalesce(sum((l.counted - l.expected) * coalesce(l.unit_price, item_price))
                               FILTER (WHERE l.counted <> l.expected), 0)::numeric(20,2)::text AS variance_value
-              FROM stocktake_lines l JOIN ${itemRefs} ON item_ref_id = l.item_id
+              FROM stocktake_lines l JOIN ${itemRefs('item_ref')} ON item_ref.item_id = l.item_id
              WHERE l.stocktake_id = ${id}`,
       );
       return {
@@ -428,7 +428,7 @@ export function stocktakesService(db: Db) {
         // the stock now is the expected of a first count, and of a set (a recount: what is on the shelf now)
         const expected =
           body.mode === 'set' || line.expected === null
-            ? sql`(SELECT item_stock FROM ${itemRefs} WHERE item_ref_id = ${itemId})`
+            ? sql`(SELECT item_current_stock FROM ${itemRefs('item_ref')} WHERE item_ref.item_id = ${itemId})`
             : sql`${line.expected}::numeric`;
         // the line and the scan written and read back, with the item and the counter, in one round trip
         const {
@@ -457,7 +457,7 @@ export function stocktakesService(db: Db) {
                        'previous_expected', scan.previous_expected::text, 'new_expected', scan.new_expected::text,
                        'counted_by', scan.counted_by, 'counted_at', scan.counted_at, 'undone_at', scan.undone_at,
                        'counter_email', counter_email, 'counter_first_name', counter_first_name, 'counter_last_name', counter_last_name) AS count
-                FROM line JOIN scan ON true JOIN ${itemRefs} ON item_ref_id = line.item_id
+                FROM line JOIN scan ON true JOIN ${itemRefs('item_ref')} ON item_ref.item_id = line.item_id
                 ${leftJoinUserRef('counter_', sql.raw('line.counted_by'))}`,
         );
         // JSON carries the times as text
@@ -687,8 +687,8 @@ export function stocktakesService(db: Db) {
         } = await preparedRaw<{ rows: { variance_value: string }[] }>(
           trx,
           sql`WITH priced AS (
-                UPDATE stocktake_lines l SET unit_price = item_price FROM ${itemRefs}
-                 WHERE item_ref_id = l.item_id AND l.stocktake_id = ${id}
+                UPDATE stocktake_lines l SET unit_price = item_price FROM ${itemRefs('item_ref')}
+                 WHERE item_ref.item_id = l.item_id AND l.stocktake_id = ${id}
                 RETURNING l.expected, l.counted, l.unit_price)
               SELECT coalesce(sum((counted - expected) * unit_price), 0)::numeric(20,2)::text AS variance_value
                 FROM priced WHERE counted IS NOT NULL`,

@@ -1,8 +1,13 @@
 import type { Db } from '../../db/knex';
 import { sql, type Sql } from '../../db/sql';
 
-/** The owner's fragment for a cross-module statement: the suppliers table under the caller's alias, to join. */
-export const suppliersAs = (alias: string): Sql => sql`suppliers ${sql.ident(alias)}`;
+/**
+ * A supplier's reference, the read model another module's statement joins: every supplier as
+ * `alias`, with the named columns supplier_id and supplier_name, which are all a caller reads of it.
+ * A plain projection, so PostgreSQL plans it as the table itself.
+ */
+export const supplierRefs = (alias: string): Sql =>
+  sql`(SELECT id AS supplier_id, name AS supplier_name FROM suppliers) ${sql.ident(alias)}`;
 
 /** Whether the supplier exists. */
 export async function supplierExists(db: Db, id: string): Promise<boolean> {

@@ -53,6 +53,22 @@ export function suppliersService(db: Db) {
       return { supplier, links: await sourcesService(db).listForSupplier(id) };
     },
 
+    /** The suppliers an item can be bought from: its sources with their supplier's name, by supplier name (then as linked). */
+    async sourcesOfItem(itemId: number): Promise<(ItemSourceRow & { supplier_name: string })[]> {
+      const links = await sourcesService(db).listForItem(itemId);
+      const suppliers: { id: string; name: string }[] = await db('suppliers')
+        .whereIn('id', [...new Set(links.map((link) => link.supplier_id))])
+        .orderBy('name')
+        .select('id', 'name');
+      // the names' order as PostgreSQL collates them; links come in link order, which the stable sort keeps for equal names
+      const rank = new Map<string, number>();
+      for (const { name } of suppliers) if (!rank.has(name)) rank.set(name, rank.size);
+      const nameOf = new Map(suppliers.map(({ id, name }) => [id, name]));
+      return links
+        .map((link) => ({ ...link, supplier_name: nameOf.get(link.supplier_id)! }))
+        .sort((a, b) => rank.get(a.supplier_name)! - rank.get(b.supplier_name)!);
+    },
+
     /** Links an item to the supplier at a price: 404 for an unknown supplier or item, 409 when already linked. */
     async linkItem(id: string, input: LinkItem): Promise<ItemSourceRow> {
       await get(id);
