@@ -18,7 +18,9 @@
 //    bind it to the other module's table are. (A CTE or a subquery of the other module's rows is no
 //    table of the file's own: its columns are still the other module's.) The caller reads the
 //    owner's columns through the owner's fragments, which take the alias and name the columns
-//    themselves (userRefColumns('u', 'creator_')), or through its functions.
+//    themselves, or through its functions. A read model (a fragment that names no table before the
+//    alias, such as (SELECT id AS category_id, ... FROM categories) c) gives its rows the names after
+//    its AS (in the fragment and the file's constants it uses): alias.<one of those> is no violation.
 // 3. An import of a table handle: "itemsAs imports the table handle of items (owned by ...)". No table
 //    handle leaves its module. A handle is an exported function that returns nothing but a table's name
 //    with the caller's alias (sql`items ${sql.ident(alias)}`, `items as ${alias}`), whatever its name.
@@ -330,10 +332,42 @@ function exportedFunctions(sourceFile, tables) {
         onlyTable.test(sql.head.text) &&
         isAlias(sql.templateSpans[0].expression, alias.local) &&
         sql.templateSpans[0].literal.text.trim() === '';
-      functions.set(name, { aliasArgument: alias, table, handleOf: handle ? table : undefined });
+      functions.set(name, {
+        aliasArgument: alias,
+        table,
+        handleOf: handle ? table : undefined,
+        columns: table === undefined ? namedColumns(sourceFile, fn.body) : new Set(),
+      });
     }
   }
   return functions;
+}
+
+/**
+ * The column names a read model gives its rows (every `AS name` in the function's SQL, and in the
+ * file's top-level constants it uses, followed through constants that use others): the names a
+ * caller may read through the alias it passes.
+ */
+function namedColumns(sourceFile, body) {
+  const constants = new Map(
+    sourceFile.statements
+      .filter(ts.isVariableStatement)
+      .flatMap((statement) => statement.declarationList.declarations)
+      .filter((d) => ts.isIdentifier(d.name) && d.initializer)
+      .map((d) => [d.name.text, d.initializer]),
+  );
+  const columns = new Set();
+  const seen = new Set();
+  const collect = (node) => {
+    for (const [, name] of node.getText(sourceFile).matchAll(/\bAS\s+"?([A-Za-z_]\w*)/g)) columns.add(name);
+    visit(node, (inner) => {
+      if (!ts.isIdentifier(inner) || seen.has(inner.text) || !constants.has(inner.text)) return;
+      seen.add(inner.text);
+      collect(constants.get(inner.text));
+    });
+  };
+  collect(body);
+  return columns;
 }
 
 /**
@@ -394,8 +428,11 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
   const bindingStatements = new Map();
   // the aliases that the file also gives a table it may name
   const ownAliases = new Set();
-  const bind = (alias, binding, node) => {
+  // alias -> the columns the read models it is bound to name, which the file may read through it
+  const readModelColumns = new Map();
+  const bind = (alias, binding, node, columns = new Set()) => {
     if (SQL_WORDS.has(alias.toLowerCase())) return;
+    readModelColumns.set(alias, new Set([...(readModelColumns.get(alias) ?? []), ...columns]));
     if (!aliases.get(alias)?.table) aliases.set(alias, binding);
     bindingStatements.set(alias, [...(bindingStatements.get(alias) ?? []), statementOf(node)]);
   };
@@ -432,6 +469,7 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
           given.text,
           fn.table ? { table: fn.table, owner: imported.owner } : { via: imported.name, owner: imported.owner },
           node,
+          fn.columns,
         );
       }
       if (
@@ -473,17 +511,22 @@ function ownersColumns(file, sourceFile, files, exportsOf) {
   // an alias the file gives one of its own tables too is another module's only in the statements binding it so
   const throughForeignAlias = (alias, position) =>
     !ownAliases.has(alias) || bindingStatements.get(alias).some((s) => s.pos <= position && position < s.end);
+  const isReadModelColumn = (alias, name) => !aliases.get(alias).table && readModelColumns.get(alias).has(name);
   const reference = new RegExp(`(?<![\\w$.])(${[...aliases.keys()].join('|')})\\.(\\*|[A-Za-z_]\\w*)`, 'g');
   for (const node of literals) {
     for (const match of node.getText(sourceFile).matchAll(reference)) {
       const position = node.getStart(sourceFile) + match.index;
-      if (throughForeignAlias(match[1], position)) at(position, column(match[1], match[2]));
+      if (throughForeignAlias(match[1], position) && !isReadModelColumn(match[1], match[2])) {
+        at(position, column(match[1], match[2]));
+      }
     }
   }
   for (const call of identifiers) {
     const [alias, name] = call.arguments.map((a) => a.text);
     const position = call.getStart(sourceFile);
-    if (aliases.has(alias) && throughForeignAlias(alias, position)) at(position, column(alias, name));
+    if (aliases.has(alias) && throughForeignAlias(alias, position) && !isReadModelColumn(alias, name)) {
+      at(position, column(alias, name));
+    }
   }
   return violations;
 }

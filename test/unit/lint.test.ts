@@ -108,6 +108,28 @@ export const CREATOR = sql\`\${userRefColumns('cu', 'creator_')}, cu.*\`;
     ]);
   });
 
+  it("passes the columns a read model names under the caller's alias, and fails any other column read through it", async () => {
+    const root = await tree({
+      'src/modules/categories/categories.queries.ts': `import { sql, type Sql } from '../../db/sql';
+
+const CATEGORY_REF_COLUMNS = 'id AS category_id, name AS category_name';
+
+/** Every category as \`alias\`, with its named columns category_id and category_name. */
+export const categoryRefs = (alias: string): Sql =>
+  sql\`(SELECT \${sql.raw(CATEGORY_REF_COLUMNS)} FROM categories) \${sql.ident(alias)}\`;
+`,
+      'src/modules/dashboard/dashboard.service.ts': `import { sql } from '../../db/sql';
+import { categoryRefs } from '../categories/categories.queries';
+
+export const NAMED = sql\`SELECT c.category_name FROM \${categoryRefs('c')} ORDER BY c.category_id\`;
+export const OWN = sql\`SELECT c.color FROM \${categoryRefs('c')}\`;
+`,
+    });
+    expect(await lintTables(root)).toEqual([
+      'src/modules/dashboard/dashboard.service.ts:5: c.color (alias from categoryRefs, owned by src/modules/categories/)',
+    ]);
+  });
+
   it('fails an alias that the file gives its own table too only in the statements binding it to the other', async () => {
     const root = await tree(
       stocktakes(`import { sql } from '../../db/sql';

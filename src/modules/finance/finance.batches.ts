@@ -339,8 +339,8 @@ export function rechargeBatches(db: Db) {
                                SELECT e.id, si.line_id, si.line_item_id, si.line_item_name, r.refund_quantity, -r.refund_net, -r.refund_vat, -r.refund_gross
                                  FROM e JOIN ${batchRefundLinesOf('r', sql.raw('e.sale_ref'), batch.id)}
                                  JOIN ${saleLineById('si', sql.raw('r.refund_line_ref'))} WHERE e.kind = 'refund'),
-                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> c.category_id::text, ${byCategory}::jsonb ->> c.category_name, ${fallback}) AS account_code
-                                 FROM lines l LEFT JOIN ${itemRefs('i')} ON i.item_id = l.item_id LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.item_category_id)
+                     coded AS (SELECT l.*, coalesce(${byCategory}::jsonb ->> cat.category_id::text, ${byCategory}::jsonb ->> cat.category_name, ${fallback}) AS account_code
+                                 FROM lines l LEFT JOIN ${itemRefs('i')} ON i.item_id = l.item_id LEFT JOIN ${categoryRefs('cat')} ON cat.category_id = i.item_category_id)
                 SELECT e.id, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, e.cost_centre, e.charge_code, e.sale_number, k.account_code,
                        left(CASE e.kind WHEN 'sale' THEN 'Sale ' ELSE 'Refund on ' END || e.sale_number || ': '
                             || string_agg(${sql.raw(QTY('k.quantity'))} || ' x ' || k.item_name, ', ' ORDER BY k.line_id), 500) AS description,
