@@ -16,7 +16,7 @@ import { oidcRoutes } from './auth/oidc';
 import { apiNotFound, errorMiddleware } from './http/error-middleware';
 import { requestLogger } from './http/request-log';
 import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
-import { routeTable, type DeclaredRoute } from './http/api-router';
+import { describedRegistry, routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
@@ -202,7 +202,7 @@ export function buildApp(opts: AppOptions): Express {
 
   let openApiDocument: unknown;
   app.get('/api/docs', (_req, res) => {
-    openApiDocument ??= generateOpenApiDocument(docs, APP_VERSION);
+    openApiDocument ??= generateOpenApiDocument(describedRegistry(docs), APP_VERSION);
     res.json(openApiDocument);
   });
   app.use('/api', apiNotFound);

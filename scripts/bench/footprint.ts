@@ -105,6 +105,7 @@ export async function run(): Promise<void> {
       { atMost: 3 },
     );
     checkTarget('idle server RSS after start', productionRss, 'MB', { atMost: 110 });
+    checkTarget(`idle server RSS ${LONG_IDLE_MS / 1000} s after start`, productionLongIdleRss, 'MB', { atMost: 100 });
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });
   }

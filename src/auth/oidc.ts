@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response, NextFunction } from 'express';
-import OpenIDConnectStrategy from 'passport-openidconnect';
+import type OpenIDConnectStrategy from 'passport-openidconnect';
 import type { Deps } from '../deps';
 import type { Config } from '../config';
 import { ApiRouter } from '../http/api-router';
@@ -56,37 +56,41 @@ type PkceOptions = OpenIDConnectStrategy.AuthenticateOptions & { codeChallenge?:
  * The authorization-code flow with PKCE (RFC 7636, S256), which passport-openidconnect 0.1.2
  * lacks: a code intercepted on its way back is useless without the verifier that stays in this
  * session. Like the library's state, the session holds one pending sign-in at a time.
+ * The library loads with the first sign-on, not at start.
  */
-class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
-  override authenticate(req: Request, options: PkceOptions = {}) {
-    if (req.query.code === undefined && req.query.error === undefined) {
-      const verifier = randomBytes(32).toString('base64url');
-      req.session.oidcCodeVerifier = verifier;
-      const withChallenge: PkceOptions = {
-        ...options,
-        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-      };
-      return super.authenticate(req, withChallenge);
+async function loadPkceStrategy() {
+  const { default: OpenIDConnectStrategy } = await import('passport-openidconnect');
+  return class PkceOpenIDConnectStrategy extends OpenIDConnectStrategy {
+    override authenticate(req: Request, options: PkceOptions = {}) {
+      if (req.query.code === undefined && req.query.error === undefined) {
+        const verifier = randomBytes(32).toString('base64url');
+        req.session.oidcCodeVerifier = verifier;
+        const withChallenge: PkceOptions = {
+          ...options,
+          codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        };
+        return super.authenticate(req, withChallenge);
+      }
+      const verifier = req.session.oidcCodeVerifier;
+      delete req.session.oidcCodeVerifier;
+      // passport authenticates each request on its own Object.create() of the strategy, so this
+      // client, which adds the verifier to the code exchange, serves this request alone.
+      const client = this._oauth2;
+      this._oauth2 = Object.assign(Object.create(client) as typeof client, {
+        getOAuthAccessToken: ((code, params, callback) =>
+          client.getOAuthAccessToken(
+            code,
+            { ...params, code_verifier: verifier },
+            callback,
+          )) as typeof client.getOAuthAccessToken,
+      });
+      return super.authenticate(req, options);
     }
-    const verifier = req.session.oidcCodeVerifier;
-    delete req.session.oidcCodeVerifier;
-    // passport authenticates each request on its own Object.create() of the strategy, so this
-    // client, which adds the verifier to the code exchange, serves this request alone.
-    const client = this._oauth2;
-    this._oauth2 = Object.assign(Object.create(client) as typeof client, {
-      getOAuthAccessToken: ((code, params, callback) =>
-        client.getOAuthAccessToken(
-          code,
-          { ...params, code_verifier: verifier },
-          callback,
-        )) as typeof client.getOAuthAccessToken,
-    });
-    return super.authenticate(req, options);
-  }
 
-  override authorizationParams(options: PkceOptions) {
-    return { code_challenge: options.codeChallenge, code_challenge_method: 'S256' };
-  }
+    override authorizationParams(options: PkceOptions) {
+      return { code_challenge: options.codeChallenge, code_challenge_method: 'S256' };
+    }
+  };
 }
 
 async function discover(issuerUrl: string): Promise<ProviderMetadata> {
@@ -115,8 +119,8 @@ function lazyStrategy(deps: {
   const oidc = deps.config.oidc!;
   let ready: Promise<void> | undefined;
   return () => {
-    ready ??= discover(oidc.issuerUrl).then(
-      (meta) => {
+    ready ??= Promise.all([discover(oidc.issuerUrl), loadPkceStrategy()]).then(
+      ([meta, PkceOpenIDConnectStrategy]) => {
         const options = {
           issuer: meta.issuer,
           authorizationURL: meta.authorization_endpoint,

@@ -116,6 +116,14 @@ export type DeclaredRoute = Readonly<{
 }>;
 
 const routeTables = new WeakMap<Deps['docs'], DeclaredRoute[]>();
+/** Each route's OpenAPI entry, described when the document is first asked for rather than at start. */
+const undescribedPaths = new WeakMap<Deps['docs'], (() => RouteConfig)[]>();
+
+/** The registry with every declared route's entry in it: what the OpenAPI document is generated from. */
+export function describedRegistry(docs: Deps['docs']): Deps['docs'] {
+  for (const describe of undescribedPaths.get(docs)?.splice(0) ?? []) docs.registerPath(describe());
+  return docs;
+}
 
 /**
  * The route table: every route declared by the ApiRouters that document into `docs` (one app's
@@ -324,7 +332,9 @@ export class ApiRouter {
       throw new Error(
         `operationId '${doc.operationId}' of ${method.toUpperCase()} ${this.mountPath + path} is already ${clash.method.toUpperCase()} ${clash.path}'s`,
       );
-    this.docs.registerPath(this.describe(method, path, doc));
+    let undescribed = undescribedPaths.get(this.docs);
+    if (!undescribed) undescribedPaths.set(this.docs, (undescribed = []));
+    undescribed.push(() => this.describe(method, path, doc));
     tableOf(this.docs).push({ method, path: this.mountPath + path, access: doc.access, mcpLimit: doc.mcpLimit, doc });
     this.router[method](
       path,

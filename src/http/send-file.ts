@@ -5,7 +5,6 @@ import type { Response } from 'express';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 
 /** Streams an opened file as a download; a client that goes away mid-download is not an error. */
 export async function sendFileDownload(
@@ -29,6 +28,7 @@ export async function sendCsvDownload(
   res: Response,
   file: { name: string; columns: string[]; records: AsyncIterable<unknown[]> },
 ): Promise<void> {
+  const { stringify } = await import('csv-stringify');
   res.status(200).set({
     'Content-Type': 'text/csv; charset=utf-8',
     'Content-Disposition': `attachment; filename="${file.name}"`,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { BadRequest, TooManyRequests, Unprocessable } from '../../http/errors';
 import { memoryUpload } from '../../http/uploads';
 import type { ParsedInvoice } from './invoices.parser';
@@ -79,16 +79,16 @@ const readerExecArgv = () =>
     ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
     : [];
 
-let readers: Piscina | undefined;
+let readers: Promise<Piscina> | undefined;
 const readsInFlight = new Set<AbortController>();
 
 /**
  * Worker threads reading PDFs, started on the first invoice and retired after a minute idle
- * (their pdf.js heap goes with them).
+ * (their pdf.js heap goes with them). Piscina itself loads with the first invoice too.
  */
-function pdfReaders(): Piscina {
-  if (!readers) {
-    readers = new Piscina({
+function pdfReaders(): Promise<Piscina> {
+  readers ??= import('piscina').then(({ Piscina }) => {
+    const pool = new Piscina({
       filename: READER.href,
       minThreads: 0,
       maxThreads: MAX_CONCURRENT_READS,
@@ -98,10 +98,11 @@ function pdfReaders(): Piscina {
     });
     // A worker that cannot start reports to the pool, not to the reads waiting for it: fail
     // those as the service's fault (500, logged) rather than leave them hanging.
-    readers.on('error', (err: Error) => {
+    pool.on('error', (err: Error) => {
       for (const read of readsInFlight) read.abort(err);
     });
-  }
+    return pool;
+  });
   return readers;
 }
 
@@ -147,6 +148,7 @@ class ReadTimedOut extends Error {}
 async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedInvoice> {
   // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
   const data = new Uint8Array(bytes);
+  const pool = await pdfReaders();
   const read = new AbortController();
   // Aborting a running task terminates its worker thread (piscina), so a reading over its time
   // stops using CPU and memory instead of running on unheard.
@@ -155,7 +157,7 @@ async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedI
   let result: PdfReadResult;
   try {
     const task: PdfReadTask = { data, maxPages: MAX_PAGES_READ, maxInflatedBytes: MAX_INFLATED_BYTES };
-    result = await pdfReaders().run(task, { transferList: [data.buffer], signal: read.signal });
+    result = await pool.run(task, { transferList: [data.buffer], signal: read.signal });
   } catch (err) {
     if (read.signal.reason instanceof ReadTimedOut) throw Unprocessable(TOO_LARGE);
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw Unprocessable(TOO_LARGE);

@@ -1,5 +1,3 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import { BadRequest } from '../../http/errors';
@@ -34,7 +32,8 @@ export const JSON_TEMPLATE = {
 export const CSV_COLUMNS = ['supplier', 'invoiceNumber', 'notes', 'name', 'sku', 'quantity', 'unitCost'] as const;
 
 /** The CSV template: one row per order line; supplier, invoiceNumber and notes are read from the first row that has them. */
-export function csvTemplate(): string {
+export async function csvTemplate(): Promise<string> {
+  const { stringify } = await import('csv-stringify/sync');
   return stringify(
     JSON_TEMPLATE.parsedData.items.map((item, i) => ({
       supplier: i === 0 ? JSON_TEMPLATE.parsedData.supplier : '',
@@ -53,7 +52,8 @@ export function csvTemplate(): string {
  * Reads a filled-in CSV template into the parsedData shape (validated afterwards by the same
  * schema as the JSON form). Blank rows are skipped.
  */
-export function parsedDataFromCsv(bytes: Buffer): Record<string, unknown> {
+export async function parsedDataFromCsv(bytes: Buffer): Promise<Record<string, unknown>> {
+  const { parse: parseCsv } = await import('csv-parse/sync');
   let rows: Record<string, string>[];
   try {
     rows = parseCsv(bytes, {
@@ -158,7 +158,7 @@ export function orderImportService(db: Db) {
       if (pdfFile && csvFile)
         throw BadRequest("Send either an invoice PDF ('invoice') or a CSV file ('csv'), not both");
       if (csvFile) {
-        const fromCsv = parsedDataFromCsv(csvFile.buffer);
+        const fromCsv = await parsedDataFromCsv(csvFile.buffer);
         return fromParsedData(parse(ParsedData, { ...fromCsv, ...defined(fields) }), userId);
       }
       if (!pdfFile)

@@ -123,8 +123,11 @@ export function ordersRoutes({ db, docs }: Deps) {
         200: { description: 'order-import-template.csv', schema: OrderImportCsvTemplate, contentType: 'text/csv' },
       },
     },
-    (_req, res) => {
-      res.attachment('order-import-template.csv').type('text/csv').send(csvTemplate());
+    async (_req, res) => {
+      res
+        .attachment('order-import-template.csv')
+        .type('text/csv')
+        .send(await csvTemplate());
     },
   );
 

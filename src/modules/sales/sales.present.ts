@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { stringify } from 'csv-stringify/sync';
 import { pageInfo } from '../../http/pagination';
 import { amountNumber, D, quantityNumber } from '../../lib/money';
 import { spreadsheetText } from '../../lib/spreadsheet-safe';
@@ -241,6 +240,7 @@ export async function salesReportCsvWriter(out: Writable): Promise<(batch: CsvSa
   const write = async (chunk: string) => {
     if (!out.write(chunk)) await once(out, 'drain');
   };
+  const { stringify } = await import('csv-stringify/sync');
   await write(`${REPORT_CSV_HEADER}\n`);
   return (batch) => write(stringify(batch.map(csvRow), { quoted: true, quoted_empty: true }));
 }
