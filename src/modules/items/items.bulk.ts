@@ -9,10 +9,10 @@ import { categoriesService } from '../categories/categories.service';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail, type AuditEntry } from '../audit/audit.service';
 import { notesService } from '../notes/notes.service';
-import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
+import { changeStockMany, writeStockChanges } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
 import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
-import { codeOwners, lockCodes } from './items.queries';
+import { codeOwners, itemStock, lockCodes, lockItemsForStock } from './items.queries';
 import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
@@ -197,6 +197,7 @@ export function itemsBulkService(db: Db) {
       if (barcodes.length > 0) await trx('item_barcodes').insert(barcodes);
       await changeStockMany(
         trx,
+        itemStock,
         inserted
           .filter((row) => new D(bySku.get(row.sku)!.currentStock).gt(0))
           .map((row) => ({
@@ -269,7 +270,7 @@ export function itemsBulkService(db: Db) {
     async setStockZero(itemIds: number[], userId: string | null): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds);
-        const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
+        const locked = await lockItemsForStock(trx, ids);
         const changes = [...locked.values()]
           .filter((item) => !new D(item.current_stock).isZero())
           .map((item) => ({
@@ -279,7 +280,7 @@ export function itemsBulkService(db: Db) {
             reason: 'Bulk set stock to zero',
             performedBy: userId,
           }));
-        await changeStockMany(trx, changes);
+        await writeStockChanges(trx, { itemStock, locked, changes });
         return { action: 'setStockZero', count: ids.length, changed: changes.length };
       });
     },

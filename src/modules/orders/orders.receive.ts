@@ -7,7 +7,7 @@ import { UnknownItemCode } from '../items/items.unknown-code';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { queueOrderReceivedEmail } from '../emails/emails.service';
-import { itemIdForCode } from '../items/items.queries';
+import { itemIdForCode, itemStock } from '../items/items.queries';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -156,7 +156,7 @@ export function orderReceiptService(db: Db) {
             reference: { type: 'order', id: order.order_id },
           }));
         // changeStockMany locks every item in ascending id order before changing any.
-        const movements = await changeStockMany(trx, changes);
+        const movements = await changeStockMany(trx, itemStock, changes);
 
         for (const r of input.receivedItems) {
           const line = lines.get(r.orderItemId)!;
@@ -263,6 +263,7 @@ export function orderReceiptService(db: Db) {
         }
         await changeStockMany(
           trx,
+          itemStock,
           targets.map((line, i) => ({
             itemId: created[i].item.id,
             type: 'in' as const,

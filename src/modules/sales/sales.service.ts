@@ -24,6 +24,7 @@ import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { joinUserRef } from '../users/users.queries';
 import {
   findItemsForLines,
+  itemStock,
   lockedById,
   lockedItemsJson,
   lockItemsByIdsSql,
@@ -33,8 +34,7 @@ import {
 import {
   changeStockMany,
   insufficientStockMessage,
-  publishLowStockCrossings,
-  stockWrites,
+  writeStockChanges,
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
 import {
@@ -245,23 +245,21 @@ async function recordSale(
   }
 
   const saleId = await takeSaleNumber(trx);
-  const stock = stockWrites(
-    lines.map((line) => ({
-      itemId: line.itemId!,
-      type: 'out' as const,
-      quantity: line.quantity,
-      reason: `Sale ${saleId}`,
-      performedBy: sale.processedBy,
-      reference: { type: 'sale', id: saleId },
-    })),
-    locked,
-  );
   const { priced, recipient } = sale;
-  const { rows } = await preparedRaw<{
-    rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[];
-  }>(
+  const [written] = await writeStockChanges<SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] }>(
     trx,
-    sql`WITH ${stock}, s AS (
+    {
+      itemStock,
+      locked,
+      changes: lines.map((line) => ({
+        itemId: line.itemId!,
+        type: 'out' as const,
+        quantity: line.quantity,
+        reason: `Sale ${saleId}`,
+        performedBy: sale.processedBy,
+        reference: { type: 'sale', id: saleId },
+      })),
+      statement: (stock) => sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
                           delivered_to, delivered_to_email, delivered_at)
        VALUES (${saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
@@ -276,13 +274,13 @@ async function recordSale(
      SELECT s.*, (SELECT json_agg(${lineJsonObject('l', sql`, 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text`)} ORDER BY l.id) FROM l) AS lines,
             ${excludedCategoryIdsOf(sql`${code.id}`)} AS excluded_category_ids_now
        FROM s`,
+    },
   );
   // The code row is locked FOR SHARE, so a hold cannot land before this commits, but exclusions are
   // rows of their own: this statement's snapshot, taken after every lock, sees one committed while
   // the sale waited for its items. The same check again; a refusal rolls the sale back.
-  const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
+  const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = written;
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
-  await publishLowStockCrossings(trx, locked);
   if (sale.emailReceipt) await emailReceiptOf(trx, row, saleLines);
   return { row, lines: saleLines };
 }
@@ -791,7 +789,7 @@ export function salesService(db: Db) {
           });
           refunded.push({ itemId: line.item_id!, itemName: line.item_name, quantity: now });
         }
-        await changeStockMany(trx, stockBack);
+        await changeStockMany(trx, itemStock, stockBack);
         const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
         const [updated] = await trx<SaleRow>('sales')
           .where({ id: sale.id })

@@ -16,15 +16,12 @@ import {
   itemIdForCode,
   itemIdsInScopeSql,
   itemsAs,
+  itemStock,
+  lockItemsForStock,
   markItemsCounted,
   missingItemIds,
 } from '../items/items.queries';
-import {
-  lockItemsForStock,
-  publishLowStockCrossings,
-  stockWrites,
-  type StockChange,
-} from '../stock-movements/stock-movements.ledger';
+import { writeStockChanges, type StockChange } from '../stock-movements/stock-movements.ledger';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { userById, userRefColumns } from '../users/users.queries';
 import type {
@@ -658,7 +655,7 @@ export function stocktakesService(db: Db) {
             { id: number; item_id: number; expected: string | null; counted: string | null; counted_at: Date | null }[]
           >('id', 'item_id', 'expected', 'counted', 'counted_at');
         const locked = await lockItemsForStock(
-          trx as Knex.Transaction,
+          trx,
           lines.map((l) => l.item_id),
         );
         const reason = `Stocktake ${head.reference}`;
@@ -686,15 +683,7 @@ export function stocktakesService(db: Db) {
             reference: { type: 'stocktake', id: head.reference },
           });
         }
-        let movements = 0;
-        if (changes.length > 0) {
-          const { rows } = await preparedRaw<{ rows: { n: number }[] }>(
-            trx,
-            sql`WITH ${stockWrites(changes, locked)} SELECT count(*)::int AS n FROM movements`,
-          );
-          movements = rows[0].n;
-          await publishLowStockCrossings(trx as Knex.Transaction, locked);
-        }
+        const movements = changes.length > 0 ? (await writeStockChanges(trx, { itemStock, locked, changes })).length : 0;
         if (zeroed.length > 0) {
           await preparedRaw(
             trx,
