@@ -506,7 +506,13 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     const sale = await sell(s, [{ itemId: item.id, quantity: 1 }]);
     await markPaid(s, sale.id);
     await ageEverythingSoFar(s.t);
-    await changeStock(s.t.db, itemStock, { itemId: item.id, type: 'in', quantity: 1, reason: 'Delivery', performedBy: null });
+    await changeStock(s.t.db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: 1,
+      reason: 'Delivery',
+      performedBy: null,
+    });
     const archive = await createArchive(s.admin);
     const before = await tableCounts(s.t);
 

@@ -17,8 +17,20 @@ describe('changeStock', () => {
   it('writes one movement per change whose signed quantities sum to the stock change', async () => {
     const user = await buildUser(t.db);
     const item = await buildItem(t.db, { currentStock: 10 });
-    await changeStock(t.db, itemStock, { itemId: item.id, type: 'in', quantity: 5, reason: 'delivery', performedBy: user.id });
-    await changeStock(t.db, itemStock, { itemId: item.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id });
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: 5,
+      reason: 'delivery',
+      performedBy: user.id,
+    });
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'out',
+      quantity: '2.5',
+      reason: 'used',
+      performedBy: user.id,
+    });
     await changeStock(t.db, itemStock, {
       itemId: item.id,
       type: 'adjustment',
@@ -47,7 +59,13 @@ describe('changeStock', () => {
       message: "Insufficient stock for item 'Pipette tips'. Current stock: 1, Required: 2",
     });
     await expect(
-      changeStock(t.db, itemStock, { itemId: item.id, type: 'adjustment', quantity: -1, reason: '', performedBy: null }),
+      changeStock(t.db, itemStock, {
+        itemId: item.id,
+        type: 'adjustment',
+        quantity: -1,
+        reason: '',
+        performedBy: null,
+      }),
     ).rejects.toMatchObject({ status: 400 });
     expect(await stockOf(t.db, item.id)).toBe('1.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
@@ -107,7 +125,9 @@ describe('changeStockMany', () => {
   it('refuses the whole batch when any change is refused: an unknown item, a level below zero, a zero quantity', async () => {
     const item = await buildItem(t.db, { name: 'Burette', currentStock: 2 });
     const first = { itemId: item.id, type: 'out' as const, quantity: 1, reason: 'first', performedBy: null };
-    await expect(changeStockMany(t.db, itemStock, [first, { ...first, itemId: 999999 }])).rejects.toMatchObject({ status: 404 });
+    await expect(changeStockMany(t.db, itemStock, [first, { ...first, itemId: 999999 }])).rejects.toMatchObject({
+      status: 404,
+    });
     await expect(changeStockMany(t.db, itemStock, [first, { ...first, quantity: 2 }])).rejects.toMatchObject({
       status: 400,
       message: "Insufficient stock for item 'Burette'. Current stock: 1, Required: 2",

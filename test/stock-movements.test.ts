@@ -29,7 +29,13 @@ beforeAll(async () => {
     performedBy: as.ids.manager,
     reference: { type: 'sale', id: 'SALE-1' },
   });
-  await changeStock(t.db, itemStock, { itemId: other.id, type: 'adjustment', quantity: 5, reason: 'count', performedBy: null });
+  await changeStock(t.db, itemStock, {
+    itemId: other.id,
+    type: 'adjustment',
+    quantity: 5,
+    reason: 'count',
+    performedBy: null,
+  });
   // an old movement, for the date filters
   await t
     .db('stock_movements')

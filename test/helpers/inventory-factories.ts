@@ -31,7 +31,13 @@ export async function buildStockedItem(
 ): Promise<Awaited<ReturnType<typeof buildItem>>> {
   const item = await buildItem(db, { ...overrides, currentStock: 0 });
   if (Number(stock) > 0)
-    await changeStock(db, itemStock, { itemId: item.id, type: 'in', quantity: stock, reason: 'Initial stock', performedBy: null });
+    await changeStock(db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: stock,
+      reason: 'Initial stock',
+      performedBy: null,
+    });
   return item;
 }
 

@@ -683,7 +683,8 @@ export function stocktakesService(db: Db) {
             reference: { type: 'stocktake', id: head.reference },
           });
         }
-        const movements = changes.length > 0 ? (await writeStockChanges(trx, { itemStock, locked, changes })).length : 0;
+        const movements =
+          changes.length > 0 ? (await writeStockChanges(trx, { itemStock, locked, changes })).length : 0;
         if (zeroed.length > 0) {
           await preparedRaw(
             trx,
