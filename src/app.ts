@@ -21,6 +21,7 @@ import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
 import { jsonBody } from './http/json-body';
+import { registerWebhookPresenters } from './event-presenters';
 import type { Deps } from './deps';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
@@ -125,6 +126,7 @@ export function declaredRoutesOf(app: Express): readonly DeclaredRoute[] {
 
 export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
+  registerWebhookPresenters();
   const app = express();
   const docs = createDocsRegistry();
   const passport = new Passport();
