@@ -172,12 +172,12 @@ export function buildApp(opts: AppOptions): Express {
 
   app.use(['/api', '/mcp'], requireJsonBody);
   app.use(['/api', '/mcp'], bearerAuth(db));
-  configurePassportSessions(passport as never, db);
+  configurePassportSessions(passport, db);
   const sessions = sessionMiddleware({
     config,
     secret: opts.sessionSecret,
     pool: opts.sessionPool,
-    passport: passport as never,
+    passport,
   });
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));

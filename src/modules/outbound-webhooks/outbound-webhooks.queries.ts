@@ -150,7 +150,7 @@ export async function markEndpointFailing(
   const [deactivated] = await trx<OutboundWebhookRow>('outbound_webhooks')
     .where({ id, active: true })
     .andWhere('failing_since', '<=', trx.raw('now() - make_interval(secs => ?)', [failingForMs / 1000]))
-    .update({ active: false, deactivated_at: trx.fn.now(), updated_at: trx.fn.now() } as never)
+    .update({ active: false, deactivated_at: trx.fn.now(), updated_at: trx.fn.now() })
     .returning('*');
   return deactivated;
 }

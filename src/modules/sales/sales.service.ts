@@ -496,7 +496,7 @@ export async function recordSaleCollection(
       delivered_to_email: recipient.deliveredToEmail,
       delivered_at: trx.fn.now(),
       updated_at: trx.fn.now(),
-    } as never)
+    })
     .returning('*');
   if (!row) throw saleNotFound();
   return row;
@@ -535,7 +535,7 @@ export function salesService(db: Db) {
       await allowed(before, trx);
       const [row] = await trx<SaleRow>('sales')
         .where({ id })
-        .update({ ...fields, updated_at: trx.fn.now() } as never)
+        .update({ ...fields, updated_at: trx.fn.now() })
         .returning('*');
       await changed(before, row, trx);
       return {
@@ -793,7 +793,7 @@ export function salesService(db: Db) {
         const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
         const [updated] = await trx<SaleRow>('sales')
           .where({ id: sale.id })
-          .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() } as never)
+          .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() })
           .returning('*');
 
         const description = refunded.map((r) => `${quantityNumber(r.quantity)} x ${r.itemName}`).join(', ');
