@@ -371,8 +371,7 @@ export function stocktakesPages({ db }: Deps): Router {
       const { quantity } = parse(ChangeCountBody, { quantity: typed });
       const { line, count, undone, blind } = await stocktakes.changeCount(
         id,
-        countId,
-        quantity,
+        { countId, quantity },
         actorOf(req),
         scanRightsOf(currentUser(req)),
       );

@@ -66,8 +66,7 @@ async function setColumnAudited(
   trx: Knex.Transaction,
   actor: Actor,
   ids: number[],
-  column: 'is_active' | 'vat_rate' | 'category_id',
-  value: boolean | string | number,
+  { column, value }: { column: 'is_active' | 'vat_rate' | 'category_id'; value: boolean | string | number },
 ) {
   const { rows } = await toRaw<{ rows: { id: number; before: unknown; after: unknown }[] }>(
     trx,
@@ -261,7 +260,7 @@ export function itemsBulkService(db: Db) {
     async setActive(itemIds: number[], active: boolean, actor: Actor): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'is_active', active);
+        await setColumnAudited(trx, actor, ids, { column: 'is_active', value: active });
         return { action: 'setActive', count: ids.length, active };
       });
     },
@@ -298,7 +297,7 @@ export function itemsBulkService(db: Db) {
     async changeVatRate(itemIds: number[], vatRate: string, actor: Actor): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'vat_rate', vatRate);
+        await setColumnAudited(trx, actor, ids, { column: 'vat_rate', value: vatRate });
         return { action: 'changeVatRate', count: ids.length, vatRate };
       });
     },
@@ -307,7 +306,7 @@ export function itemsBulkService(db: Db) {
       return transaction(db, { retry: true }, async (trx) => {
         const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'category_id', categoryId);
+        await setColumnAudited(trx, actor, ids, { column: 'category_id', value: categoryId });
         return { action: 'changeCategory', count: ids.length, categoryName: category.name };
       });
     },

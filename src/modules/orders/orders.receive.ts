@@ -132,14 +132,12 @@ export function orderReceiptService(db: Db) {
             );
           }
           const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
-          const item = await createItemForLine(
-            trx,
+          const item = await createItemForLine(trx, actor, {
             order,
             line,
-            { sku, price, categoryId },
-            actor,
-            `receivedItems.${index}`,
-          );
+            values: { sku, price, categoryId },
+            fieldPath: `receivedItems.${index}`,
+          });
           line.item_id = item.id;
           // what arrived earlier on the line, recorded without an item, is in the stores too: it goes into stock with this receipt
           arrivedEarlier.set(line.id, line.received_quantity);
@@ -251,14 +249,12 @@ export function orderReceiptService(db: Db) {
           const price = chosen?.price ?? markedUpPrice(line.unit_cost, markup);
           created.push({
             orderItemId: line.id,
-            item: await createItemForLine(
-              trx,
+            item: await createItemForLine(trx, actor, {
               order,
               line,
-              { sku, price, categoryId },
-              actor,
-              chosen && `items.${chosen.index}`,
-            ),
+              values: { sku, price, categoryId },
+              fieldPath: chosen && `items.${chosen.index}`,
+            }),
           });
         }
         await changeStockMany(
@@ -288,11 +284,18 @@ export function orderReceiptService(db: Db) {
  */
 async function createItemForLine(
   trx: Db,
-  order: { order_id: string; supplier_id: string },
-  line: OrderLineRow,
-  values: { sku: string; price: string; categoryId: number },
   actor: Actor,
-  fieldPath: string | undefined,
+  {
+    order,
+    line,
+    values,
+    fieldPath,
+  }: {
+    order: { order_id: string; supplier_id: string };
+    line: OrderLineRow;
+    values: { sku: string; price: string; categoryId: number };
+    fieldPath: string | undefined;
+  },
 ): Promise<ItemReadRow> {
   try {
     const item = await itemsService(trx).create(

@@ -340,13 +340,16 @@ async function claimIdempotencyKey(
   return earlier.sale_id;
 }
 
+/** The quote taken (deleted) and sold, in the caller's transaction: recordSale's checks and writes. */
 async function processOnce(
   trx: Knex.Transaction,
   actor: Actor,
-  quoteId: number,
-  authorisation: SaleAuthorisation,
-  recipient: RecipientBody | null,
-  emailReceipt: boolean,
+  {
+    quoteId,
+    authorisation,
+    recipient,
+    emailReceipt,
+  }: { quoteId: number; authorisation: SaleAuthorisation; recipient: RecipientBody | null; emailReceipt: boolean },
 ) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{
@@ -517,17 +520,26 @@ export function salesService(db: Db) {
   });
 
   /**
-   * Sets fields of one sale (and updated_at) once `allowed` passes it, and records the change as
-   * `action` with what `shown` picks of the sale before and after; 404 when there is no such sale.
+   * Sets fields of one sale (and updated_at) once `allowed` passes it, then runs `changed`, and
+   * records the change as `action` with what `shown` picks of the sale before and after; 404 when
+   * there is no such sale.
    */
   function changeSale(
     actor: AuditActor,
     id: number,
-    action: string,
-    fields: Record<string, unknown>,
-    shown: (row: SaleRow) => Record<string, unknown>,
-    allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
-    changed: (before: SaleRow, after: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
+    {
+      action,
+      fields,
+      shown,
+      allowed = async () => {},
+      changed = async () => {},
+    }: {
+      action: string;
+      fields: Record<string, unknown>;
+      shown: (row: SaleRow) => Record<string, unknown>;
+      allowed?: (sale: SaleRow, trx: Knex.Transaction) => Promise<void>;
+      changed?: (before: SaleRow, after: SaleRow, trx: Knex.Transaction) => Promise<void>;
+    },
   ): Promise<SaleRow> {
     return transaction(db, { audit: auditAs(actor) }, async (trx) => {
       const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
@@ -594,7 +606,12 @@ export function salesService(db: Db) {
       return recorded(
         actor,
         await transaction(db, { retry: true }, async (trx) => {
-          const sale = await processOnce(trx, actor, quoteId, authorisation, recipient, body.emailReceipt ?? false);
+          const sale = await processOnce(trx, actor, {
+            quoteId,
+            authorisation,
+            recipient,
+            emailReceipt: body.emailReceipt ?? false,
+          });
           await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
           return sale;
         }),
@@ -676,26 +693,21 @@ export function salesService(db: Db) {
     },
 
     markPaid: (actor: AuditActor, id: number) =>
-      changeSale(
-        actor,
-        id,
-        'mark_paid',
-        { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
-        payment,
-        undefined,
-        async (before, _after, trx) => {
+      changeSale(actor, id, {
+        action: 'mark_paid',
+        fields: { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
+        shown: payment,
+        changed: async (before, _after, trx) => {
           if (!before.is_paid) await publishEvent(trx, 'sale.paid', async () => readSale(id, trx));
         },
-      ),
+      }),
 
     markUnpaid: (actor: AuditActor, id: number) =>
-      changeSale(
-        actor,
-        id,
-        'mark_unpaid',
-        { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) },
-        payment,
-      ),
+      changeSale(actor, id, {
+        action: 'mark_unpaid',
+        fields: { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) },
+        shown: payment,
+      }),
 
     /**
      * Under access.profile strict only the sale's processor or a manager may; with chargeCodes.requireAuthorisedUser
@@ -709,13 +721,11 @@ export function salesService(db: Db) {
     ) => {
       if (emailReceipt && !deliveredToEmail) throw receiptNeedsAnAddress('deliveredToEmail');
       if (emailReceipt && deliveredToEmail) await admitReceipt(db, changer.id, deliveredToEmail, 'deliveredToEmail');
-      return changeSale(
-        actor,
-        id,
-        'change_recipient',
-        { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
-        recipientOf,
-        async (sale, trx) => {
+      return changeSale(actor, id, {
+        action: 'change_recipient',
+        fields: { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
+        shown: recipientOf,
+        allowed: async (sale, trx) => {
           if (!(await mayChangeRecipient(trx, changer, sale))) {
             throw Forbidden(
               `Only the sale's processor or a ${MANAGER_UNDER_STRICT.role} may set its recipient (setting access.profile is ${MANAGER_UNDER_STRICT.profile})`,
@@ -724,10 +734,10 @@ export function salesService(db: Db) {
           if ((await chargeCodePolicy(trx)).requireAuthorisedUser)
             await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
         },
-        async (_before, sale, trx) => {
+        changed: async (_before, sale, trx) => {
           if (emailReceipt) await emailReceiptOf(trx, sale, await linesOf([sale.id], trx));
         },
-      );
+      });
     },
 
     /**

@@ -573,8 +573,7 @@ export function stocktakesService(db: Db) {
      */
     changeCount(
       id: number,
-      countId: number,
-      quantity: string | number,
+      { countId, quantity }: { countId: number; quantity: string | number },
       actor: Actor,
       rights: ScanRights,
     ): Promise<{
