@@ -96,13 +96,7 @@ export function accountPages({ db, config, logger }: Deps): Router {
     const result = await attempt(async () => {
       const body = parse(ChangeOwnPasswordBody, req.body);
       // this session stays signed in; the others and every API token end
-      return users.changeOwnPassword(
-        currentUser(req).id,
-        body.currentPassword,
-        body.newPassword,
-        actorOf(req),
-        req.sessionID,
-      );
+      return users.changeOwnPassword(currentUser(req).id, body, actorOf(req), req.sessionID);
     });
     if (!result.ok) {
       const returned = { form: 'password' as const, ...result, values: {} };

@@ -246,8 +246,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      */
     async changeOwnPassword(
       id: string,
-      currentPassword: string,
-      newPassword: string,
+      { currentPassword, newPassword }: { currentPassword: string; newPassword: string },
       actor: Actor,
       keepSessionId?: string,
     ): Promise<{ generatedPasswordChanged: boolean }> {
