@@ -147,6 +147,7 @@ function lazyStrategy(deps: {
           _refreshToken: string,
           _params: unknown,
           done: OpenIDConnectStrategy.VerifyCallback,
+          // eslint-disable-next-line max-params -- the library's arity, above
         ) => {
           const idClaims =
             typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);
