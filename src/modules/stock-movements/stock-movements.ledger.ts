@@ -41,8 +41,9 @@ export type StockItem = { id: number; name: string; sku: string; current_stock: 
 
 /**
  * The items' side of a stock change. The items module owns the item rows and implements it
- * (`itemStock`, items.queries.ts); the caller hands it to the ledger, so the ledger imports nothing
- * of items and items, whose stock endpoint and bulk changes go through the ledger, may import it.
+ * (`itemStock`, items.queries.ts); the caller hands it to the ledger. So the ledger imports nothing
+ * of items, and items (its stock endpoint and bulk changes go through the ledger) imports the
+ * ledger without a cycle.
  */
 export type ItemStock = {
   /** Locks the items of these ids in ascending id order (FOR NO KEY UPDATE); the locked items by id. */
