@@ -1,7 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Files that need modules loaded afresh: the OpenAPI naming test records schema names as their modules load. */
-const FRESH_MODULES = ['test/openapi.test.ts'];
+/**
+ * Files that need modules loaded afresh: the OpenAPI naming test records schema names as their modules
+ * load; the event presenters' test checks a webhook payload in a process where no app was built.
+ */
+const FRESH_MODULES = ['test/openapi.test.ts', 'test/event-presenters.test.ts'];
 
 /** The PostgreSQL of the run: only the tiers that use a database start it, so the unit tier costs nothing of it. */
 const DATABASE_SETUP = ['test/global-setup.ts'];

@@ -21,6 +21,7 @@ import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
 import { jsonBody } from './http/json-body';
+import { registerWebhookPresenters } from './event-presenters';
 import type { Deps } from './deps';
 import { healthRoutes } from './modules/health/health.routes';
 import { usersRoutes } from './modules/users/users.routes';
@@ -130,6 +131,7 @@ export function buildApp(opts: AppOptions): Express {
   const { db, config, logger } = opts;
   // the owners' functions reach the modules that ask them here, not by imports that would close cycles
   composeOwners();
+  registerWebhookPresenters();
   const app = express();
   const docs = createDocsRegistry();
   const passport = new Passport();
@@ -175,12 +177,12 @@ export function buildApp(opts: AppOptions): Express {
 
   app.use(['/api', '/mcp'], requireJsonBody);
   app.use(['/api', '/mcp'], bearerAuth(db));
-  configurePassportSessions(passport as never, db);
+  configurePassportSessions(passport, db);
   const sessions = sessionMiddleware({
     config,
     secret: opts.sessionSecret,
     pool: opts.sessionPool,
-    passport: passport as never,
+    passport,
   });
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));

@@ -9,6 +9,7 @@ import { agentsByRole, buildStockedItem, type Agents } from './helpers/inventory
 import { buildChargeCode } from './helpers/sales-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../src/modules/items/items.queries';
 import { notesService } from '../src/modules/notes/notes.service';
 import { binaryBody } from './helpers/binary-body';
 
@@ -406,7 +407,7 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     await noteOn(s.t, 'order', received.id, 'Checked');
     const { order: pending } = await buildOrder(db, supplier.id, [{ name: 'Tubes', quantity: '3', unitCost: '1.00' }]);
     const { order: stocked } = await buildOrder(db, supplier.id, line('Gloves'), { status: 'received' });
-    await changeStock(db, {
+    await changeStock(db, itemStock, {
       itemId: d.id,
       type: 'in',
       quantity: 1,
@@ -422,7 +423,7 @@ describe('DELETE /api/archives/:id/purge-data', () => {
       .expect(200);
     const agedLater = await sell(s, [{ itemId: a.id, quantity: 1 }]);
     await markPaid(s, agedLater.id);
-    await changeStock(db, { itemId: a.id, type: 'in', quantity: 5, reason: 'Delivery', performedBy: null });
+    await changeStock(db, itemStock, { itemId: a.id, type: 'in', quantity: 5, reason: 'Delivery', performedBy: null });
 
     const archive = await createArchive(s.admin);
     const twin = await createArchive(s.admin);
@@ -505,7 +506,13 @@ describe('DELETE /api/archives/:id/purge-data', () => {
     const sale = await sell(s, [{ itemId: item.id, quantity: 1 }]);
     await markPaid(s, sale.id);
     await ageEverythingSoFar(s.t);
-    await changeStock(s.t.db, { itemId: item.id, type: 'in', quantity: 1, reason: 'Delivery', performedBy: null });
+    await changeStock(s.t.db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: 1,
+      reason: 'Delivery',
+      performedBy: null,
+    });
     const archive = await createArchive(s.admin);
     const before = await tableCounts(s.t);
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction';
 import { sendLowStockDigest } from '../src/modules/notifications/notifications.digest';
 import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../src/modules/items/items.queries';
 import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 const digest = (now: Date) => transaction(t.db, (trx) => sendLowStockDigest(trx, now));
 const sell = (itemId: number, quantity: number) =>
-  changeStock(t.db, { itemId, type: 'out', quantity, reason: 'Sold', performedBy: null });
+  changeStock(t.db, itemStock, { itemId, type: 'out', quantity, reason: 'Sold', performedBy: null });
 
 describe('the low-stock digest', () => {
   it('sends the items that crossed their minimum to their category buyers, else the managers; once a day; none when nothing crossed', async () => {

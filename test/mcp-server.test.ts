@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type supertest from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../src/modules/items/items.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-factories';
@@ -336,8 +337,20 @@ describe('POST /mcp: read tools', () => {
 
   it("stock_movements: an item's ledger, newest first, paged with beforeId", async () => {
     const item = await buildStockedItem(t.db, 5, { name: 'Pipette', sku: 'PI-1' });
-    await changeStock(t.db, { itemId: item.id, type: 'out', quantity: 2, reason: 'Lab 3', performedBy: null });
-    await changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: 4, reason: 'Counted', performedBy: null });
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'out',
+      quantity: 2,
+      reason: 'Lab 3',
+      performedBy: null,
+    });
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'adjustment',
+      quantity: 4,
+      reason: 'Counted',
+      performedBy: null,
+    });
     const client = await clientOf('read');
     const rows = await movementsOf(t.db, item.id);
     const first = await call(client, 'stock_movements', { sku: 'PI-1', limit: 2 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeStock, changeStockMany } from '../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../src/modules/items/items.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { stockOf } from './helpers/inventory-factories';
@@ -16,9 +17,21 @@ describe('changeStock', () => {
   it('writes one movement per change whose signed quantities sum to the stock change', async () => {
     const user = await buildUser(t.db);
     const item = await buildItem(t.db, { currentStock: 10 });
-    await changeStock(t.db, { itemId: item.id, type: 'in', quantity: 5, reason: 'delivery', performedBy: user.id });
-    await changeStock(t.db, { itemId: item.id, type: 'out', quantity: '2.5', reason: 'used', performedBy: user.id });
-    await changeStock(t.db, {
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: 5,
+      reason: 'delivery',
+      performedBy: user.id,
+    });
+    await changeStock(t.db, itemStock, {
+      itemId: item.id,
+      type: 'out',
+      quantity: '2.5',
+      reason: 'used',
+      performedBy: user.id,
+    });
+    await changeStock(t.db, itemStock, {
       itemId: item.id,
       type: 'adjustment',
       quantity: 7,
@@ -40,13 +53,19 @@ describe('changeStock', () => {
   it('refuses to go below zero and writes nothing', async () => {
     const item = await buildItem(t.db, { name: 'Pipette tips', currentStock: 1 });
     await expect(
-      changeStock(t.db, { itemId: item.id, type: 'out', quantity: 2, reason: '', performedBy: null }),
+      changeStock(t.db, itemStock, { itemId: item.id, type: 'out', quantity: 2, reason: '', performedBy: null }),
     ).rejects.toMatchObject({
       status: 400,
       message: "Insufficient stock for item 'Pipette tips'. Current stock: 1, Required: 2",
     });
     await expect(
-      changeStock(t.db, { itemId: item.id, type: 'adjustment', quantity: -1, reason: '', performedBy: null }),
+      changeStock(t.db, itemStock, {
+        itemId: item.id,
+        type: 'adjustment',
+        quantity: -1,
+        reason: '',
+        performedBy: null,
+      }),
     ).rejects.toMatchObject({ status: 400 });
     expect(await stockOf(t.db, item.id)).toBe('1.00');
     expect(await movementsOf(item.id)).toHaveLength(0);
@@ -56,7 +75,7 @@ describe('changeStock', () => {
     const item = await buildItem(t.db, { currentStock: 1 });
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, () =>
-        changeStock(t.db, { itemId: item.id, type: 'out', quantity: 1, reason: 'race', performedBy: null }),
+        changeStock(t.db, itemStock, { itemId: item.id, type: 'out', quantity: 1, reason: 'race', performedBy: null }),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -66,7 +85,7 @@ describe('changeStock', () => {
 
   it('404 for an unknown item', async () => {
     await expect(
-      changeStock(t.db, { itemId: 999999, type: 'in', quantity: 1, reason: '', performedBy: null }),
+      changeStock(t.db, itemStock, { itemId: 999999, type: 'in', quantity: 1, reason: '', performedBy: null }),
     ).rejects.toMatchObject({ status: 404 });
   });
 });
@@ -75,7 +94,7 @@ describe('changeStockMany', () => {
   it('applies a batch in order: changes to one item chain, items are written once, movements keep the batch order', async () => {
     const user = await buildUser(t.db);
     const [a, b] = [await buildItem(t.db, { currentStock: 10 }), await buildItem(t.db, { currentStock: 1 })];
-    const movements = await changeStockMany(t.db, [
+    const movements = await changeStockMany(t.db, itemStock, [
       {
         itemId: b.id,
         type: 'in',
@@ -106,12 +125,14 @@ describe('changeStockMany', () => {
   it('refuses the whole batch when any change is refused: an unknown item, a level below zero, a zero quantity', async () => {
     const item = await buildItem(t.db, { name: 'Burette', currentStock: 2 });
     const first = { itemId: item.id, type: 'out' as const, quantity: 1, reason: 'first', performedBy: null };
-    await expect(changeStockMany(t.db, [first, { ...first, itemId: 999999 }])).rejects.toMatchObject({ status: 404 });
-    await expect(changeStockMany(t.db, [first, { ...first, quantity: 2 }])).rejects.toMatchObject({
+    await expect(changeStockMany(t.db, itemStock, [first, { ...first, itemId: 999999 }])).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(changeStockMany(t.db, itemStock, [first, { ...first, quantity: 2 }])).rejects.toMatchObject({
       status: 400,
       message: "Insufficient stock for item 'Burette'. Current stock: 1, Required: 2",
     });
-    await expect(changeStockMany(t.db, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({
+    await expect(changeStockMany(t.db, itemStock, [first, { ...first, quantity: 0 }])).rejects.toMatchObject({
       status: 400,
       message: 'Quantity must be greater than zero',
     });

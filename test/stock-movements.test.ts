@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../src/modules/items/items.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
@@ -13,14 +14,14 @@ beforeAll(async () => {
   as = await agentsByRole(t);
   item = await buildItem(t.db);
   other = await buildItem(t.db);
-  await changeStock(t.db, {
+  await changeStock(t.db, itemStock, {
     itemId: item.id,
     type: 'in',
     quantity: 10,
     reason: 'delivery',
     performedBy: as.ids.manager,
   });
-  await changeStock(t.db, {
+  await changeStock(t.db, itemStock, {
     itemId: item.id,
     type: 'out',
     quantity: 3,
@@ -28,7 +29,13 @@ beforeAll(async () => {
     performedBy: as.ids.manager,
     reference: { type: 'sale', id: 'SALE-1' },
   });
-  await changeStock(t.db, { itemId: other.id, type: 'adjustment', quantity: 5, reason: 'count', performedBy: null });
+  await changeStock(t.db, itemStock, {
+    itemId: other.id,
+    type: 'adjustment',
+    quantity: 5,
+    reason: 'count',
+    performedBy: null,
+  });
   // an old movement, for the date filters
   await t
     .db('stock_movements')

@@ -292,7 +292,7 @@ describe('changing the quantity of a scan', () => {
     const c2 = (await count(a.manager, st.id, { code: items[0].sku, quantity: 2 }).expect(200)).body.count.id;
     const service = stocktakesService(t.db);
 
-    const changed = await service.changeCount(st.id, c1, '24', actor(a.ids.user), OWN_SCANS);
+    const changed = await service.changeCount(st.id, { countId: c1, quantity: '24' }, actor(a.ids.user), OWN_SCANS);
     expect(changed.line).toMatchObject({ counted: '26.00', expected: '8.00', counted_by: a.ids.user });
     expect(changed.undone).toMatchObject({ quantity: '1.00' });
     expect(Number(changed.undone!.id)).toBe(c1);
@@ -312,10 +312,14 @@ describe('changing the quantity of a scan', () => {
     ]);
 
     // the same quantity changes nothing; 0 only undoes the scan
-    const same = await service.changeCount(st.id, c2, '2', actor(a.ids.manager), { anyonesScans: true });
+    const same = await service.changeCount(st.id, { countId: c2, quantity: '2' }, actor(a.ids.manager), {
+      anyonesScans: true,
+    });
     expect(same.undone).toBeNull();
     expect(await stateOf(st.id)).toEqual({ lines, counts });
-    const zero = await service.changeCount(st.id, c2, 0, actor(a.ids.manager), { anyonesScans: true });
+    const zero = await service.changeCount(st.id, { countId: c2, quantity: 0 }, actor(a.ids.manager), {
+      anyonesScans: true,
+    });
     expect(zero.count).toBeNull();
     expect(zero.line).toMatchObject({ counted: '24.00' });
     expect((await stateOf(st.id)).counts).toHaveLength(3);
@@ -334,12 +338,14 @@ describe('changing the quantity of a scan', () => {
     const before = await stateOf(st.id);
 
     // undoing the 5 would take the set's 2 below zero
-    expect(await refusal(service.changeCount(st.id, c1, '1', me, OWN_SCANS))).toEqual({
+    expect(await refusal(service.changeCount(st.id, { countId: c1, quantity: '1' }, me, OWN_SCANS))).toEqual({
       status: 409,
       message: `Undoing this count would leave the count of ${items[0].sku} below zero: undo the later counts first`,
     });
-    expect(await refusal(service.changeCount(st.id, set, '1', me, OWN_SCANS))).toMatchObject({ status: 409 });
-    expect(await refusal(service.changeCount(st.id, elsewhere, '3', me, OWN_SCANS))).toEqual({
+    expect(await refusal(service.changeCount(st.id, { countId: set, quantity: '1' }, me, OWN_SCANS))).toMatchObject({
+      status: 409,
+    });
+    expect(await refusal(service.changeCount(st.id, { countId: elsewhere, quantity: '3' }, me, OWN_SCANS))).toEqual({
       status: 404,
       message: 'Count not found',
     });
@@ -347,12 +353,12 @@ describe('changing the quantity of a scan', () => {
 
     await a.user.delete(`/api/stocktakes/${other.id}/counts/${elsewhere}`).expect(200);
     const otherBefore = await stateOf(other.id);
-    expect(await refusal(service.changeCount(other.id, elsewhere, '3', me, OWN_SCANS))).toEqual({
+    expect(await refusal(service.changeCount(other.id, { countId: elsewhere, quantity: '3' }, me, OWN_SCANS))).toEqual({
       status: 409,
       message: `Count ${elsewhere} is already undone`,
     });
     await a.manager.delete(`/api/stocktakes/${st.id}`).expect(200);
-    const cancelled = await refusal(service.changeCount(st.id, set, '1', me, OWN_SCANS));
+    const cancelled = await refusal(service.changeCount(st.id, { countId: set, quantity: '1' }, me, OWN_SCANS));
     expect(cancelled).toMatchObject({ status: 409, message: expect.stringMatching(/is cancelled/) });
     expect(await stateOf(st.id)).toEqual(before);
     expect(await stateOf(other.id)).toEqual(otherBefore);

@@ -138,6 +138,8 @@ function lazyStrategy(deps: {
           skipUserProfile: (_req: Request, claims: Record<string, unknown>, done: (err: null, skip: boolean) => void) =>
             done(null, !meta.userinfo_endpoint || typeof claims.email === 'string'),
         } as unknown as OpenIDConnectStrategy.StrategyOptions;
+        // Ten positional parameters, as passport-openidconnect calls it: the strategy picks what it
+        // passes by the function's arity (10: with the request, both profiles and the ID token).
         const verify = (
           req: Request,
           _issuer: string,
@@ -149,6 +151,7 @@ function lazyStrategy(deps: {
           _refreshToken: string,
           _params: unknown,
           done: OpenIDConnectStrategy.VerifyCallback,
+          // eslint-disable-next-line max-params -- the library's arity, above
         ) => {
           const idClaims =
             typeof idToken === 'string' ? decodeJwtPayload(idToken) : (idToken as Record<string, unknown>);

@@ -4,7 +4,7 @@ import type { Request, RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { Pool } from 'pg';
 import type { Knex } from 'knex';
-import type { PassportStatic } from 'passport';
+import type { Deps } from '../deps';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -30,7 +30,7 @@ export async function resolveSessionSecret(config: Config): Promise<string> {
   }
 }
 
-export function configurePassportSessions(passport: PassportStatic, db: Knex): void {
+export function configurePassportSessions(passport: Deps['passport'], db: Knex): void {
   passport.serializeUser((user, done) => done(null, (user as UserRow).id));
   passport.deserializeUser((req: IncomingMessage, id: string, done: (err: unknown, user?: UserRow | false) => void) => {
     const loaded = (req as Request).session?.loadedUser;
@@ -84,7 +84,7 @@ export function sessionMiddleware(opts: {
   config: Config;
   secret: string;
   pool: Pool;
-  passport: PassportStatic;
+  passport: Deps['passport'];
 }): RequestHandler[] {
   const Store = userJoiningStore(connectPgSimple(session), opts.pool);
   const store = new Store({

@@ -19,6 +19,9 @@ export type TokenRow = {
   last_used_at: Date | null;
 };
 
+/** The row as stored: the token's hash beside what is answered (TOKEN_COLUMNS), never answered. */
+type StoredTokenRow = TokenRow & { token_hash: string };
+
 const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at'] as const;
 
 const TOKEN_PREFIX = 'sst_';
@@ -46,13 +49,13 @@ export function tokensService(db: Db) {
     async create(userId: string, name: string, expiresInDays: number, actor: Actor): Promise<CreatedTokenRecord> {
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
-        const [row] = await trx<TokenRow>('api_tokens')
+        const [row] = await trx<StoredTokenRow>('api_tokens')
           .insert({
             user_id: userId,
             name,
             token_hash: hashToken(token),
             expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
-          } as never)
+          })
           .returning(TOKEN_COLUMNS);
         return {
           result: { row, token },

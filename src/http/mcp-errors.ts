@@ -16,31 +16,18 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 export const McpAuthRequired = () =>
-  new HttpError(
-    401,
-    'An MCP API key is required: send Authorization: Bearer <MCP_API_KEY>',
-    undefined,
-    undefined,
-    'MCP_AUTH_REQUIRED',
-  );
+  new HttpError(401, 'An MCP API key is required: send Authorization: Bearer <MCP_API_KEY>', {
+    code: 'MCP_AUTH_REQUIRED',
+  });
 export const McpAuthInvalid = (message = 'The MCP API key is unknown, revoked or expired') =>
-  new HttpError(401, message, undefined, undefined, 'MCP_AUTH_INVALID');
+  new HttpError(401, message, { code: 'MCP_AUTH_INVALID' });
 export const McpRateLimited = (limit: string, retryAfterSeconds: number) =>
-  new HttpError(
-    429,
-    `Rate limit exceeded: ${limit}. Retry in ${retryAfterSeconds} s`,
-    undefined,
-    { 'Retry-After': String(retryAfterSeconds) },
-    'MCP_RATE_LIMITED',
-  );
+  new HttpError(429, `Rate limit exceeded: ${limit}. Retry in ${retryAfterSeconds} s`, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+    code: 'MCP_RATE_LIMITED',
+  });
 export const McpTestRunning = (executionId: string) =>
-  new HttpError(
-    409,
-    `A test run is already in progress (execution ${executionId})`,
-    undefined,
-    undefined,
-    'MCP_TEST_RUNNING',
-  );
+  new HttpError(409, `A test run is already in progress (execution ${executionId})`, { code: 'MCP_TEST_RUNNING' });
 
 const MCP_CLIENT_PATH = /^\/(api\/mcp\/(status|test|sales|inventory)(\/|$)|mcp(\/|$))/;
 

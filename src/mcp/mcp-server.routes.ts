@@ -24,8 +24,7 @@ const postOnly: RequestHandler = (req, _res, next) => {
     new HttpError(
       405,
       `${req.method} /mcp is not supported: this MCP server is stateless, send each JSON-RPC message with POST`,
-      undefined,
-      { Allow: 'POST' },
+      { headers: { Allow: 'POST' } },
     ),
   );
 };

@@ -30,7 +30,7 @@ export const ZXING_READER_DIR = path.dirname(
  * EJS with one layout: a view whose file name starts with "_" is a partial (what htmx swaps in)
  * and is sent as it is; any other view is rendered into views/layout.ejs as `body`.
  */
-function layoutEngine(file: string, locals: Record<string, unknown>, done: (err: unknown, html?: string) => void) {
+function layoutEngine(file: string, locals: { cache?: unknown }, done: (err: unknown, html?: string) => void) {
   const options = { cache: Boolean(locals.cache), filename: file };
   ejs.renderFile(file, locals, options, (err, body) => {
     if (err) return done(err);
@@ -41,7 +41,7 @@ function layoutEngine(file: string, locals: Record<string, unknown>, done: (err:
 
 /** Views, view helpers and the static assets: our own CSS/JS, the icon, htmx, Chart.js and Swagger UI from node_modules. */
 export function configureViews(app: Express, cacheViews: boolean): void {
-  app.engine('ejs', layoutEngine as never);
+  app.engine('ejs', layoutEngine);
   app.set('view engine', 'ejs');
   app.set('views', VIEWS_DIR);
   app.set('view cache', cacheViews);

@@ -30,6 +30,23 @@ export type TestApp = {
   close: () => Promise<void>;
 };
 
+/** A fresh database cloned from the migrated template (no app built on it), and how to drop it. */
+export async function testDatabase(): Promise<{ databaseUrl: string; drop: () => Promise<void> }> {
+  const { serverUrl, template } = inject('testDatabase');
+  const name = `${template}_${randomBytes(6).toString('hex')}`;
+  const admin = createDb(serverUrl, 1);
+  await admin.raw(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  await admin.destroy();
+  return {
+    databaseUrl: withDatabase(serverUrl, name),
+    async drop() {
+      const dropper = createDb(serverUrl, 1);
+      await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.destroy();
+    },
+  };
+}
+
 /** A fresh database cloned from the migrated template, and the app built on it. */
 export async function testApp(
   env: Record<string, string> = {},
@@ -39,13 +56,7 @@ export async function testApp(
     deliverOutbox?: boolean;
   } = {},
 ): Promise<TestApp> {
-  const { serverUrl, template } = inject('testDatabase');
-  const name = `${template}_${randomBytes(6).toString('hex')}`;
-  const admin = createDb(serverUrl, 1);
-  await admin.raw(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  await admin.destroy();
-
-  const databaseUrl = withDatabase(serverUrl, name);
+  const { databaseUrl, drop } = await testDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-test-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -79,9 +90,7 @@ export async function testApp(
       await outbox?.stop();
       await db.destroy();
       await sessionPool.end();
-      const dropper = createDb(serverUrl, 1);
-      await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.destroy();
+      await drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

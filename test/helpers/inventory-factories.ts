@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type supertest from 'supertest';
 import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../../src/modules/items/items.queries';
 import type { TestApp } from './app';
 import { buildItem, buildUser } from './factories';
 
@@ -30,7 +31,13 @@ export async function buildStockedItem(
 ): Promise<Awaited<ReturnType<typeof buildItem>>> {
   const item = await buildItem(db, { ...overrides, currentStock: 0 });
   if (Number(stock) > 0)
-    await changeStock(db, { itemId: item.id, type: 'in', quantity: stock, reason: 'Initial stock', performedBy: null });
+    await changeStock(db, itemStock, {
+      itemId: item.id,
+      type: 'in',
+      quantity: stock,
+      reason: 'Initial stock',
+      performedBy: null,
+    });
   return item;
 }
 

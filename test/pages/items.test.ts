@@ -5,6 +5,7 @@ import { buildCategory, buildItem, buildUser } from '../helpers/factories';
 import { buildStockedItem, movementsOf, stockOf } from '../helpers/inventory-factories';
 import { buildItemSource, buildOrder, buildSupplier } from '../helpers/purchasing-factories';
 import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../../src/modules/items/items.queries';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 
 const b = useBrowserApp();
@@ -199,7 +200,7 @@ describe('POST /items/:id/stock', () => {
   it('200 pages through the movements, older ones on the next page', async () => {
     const item = await buildStockedItem(b.t.db, 1, { name: 'Fuse 3A' });
     for (let n = 1; n <= 24; n += 1)
-      await changeStock(b.t.db, {
+      await changeStock(b.t.db, itemStock, {
         itemId: item.id,
         type: 'in',
         quantity: 1,

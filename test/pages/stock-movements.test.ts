@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { salesService } from '../../src/modules/sales/sales.service';
 import { changeStock } from '../../src/modules/stock-movements/stock-movements.ledger';
+import { itemStock } from '../../src/modules/items/items.queries';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
 import { buildItem, buildUser } from '../helpers/factories';
@@ -22,7 +23,7 @@ describe('GET /stock-movements', () => {
     const beaker = await buildItem(b.t.db, { name: 'Glass beaker', sku: 'LEDGER-BKR' });
     const flask = await buildItem(b.t.db, { name: 'Glass flask', sku: 'LEDGER-FLK' });
     for (const item of [beaker, flask]) {
-      await changeStock(b.t.db, {
+      await changeStock(b.t.db, itemStock, {
         itemId: item.id,
         type: 'in',
         quantity: '20',
@@ -30,14 +31,14 @@ describe('GET /stock-movements', () => {
         performedBy: clerk.id,
       });
     }
-    await changeStock(b.t.db, {
+    await changeStock(b.t.db, itemStock, {
       itemId: flask.id,
       type: 'adjustment',
       quantity: '15',
       reason: 'Stocktake',
       performedBy: clerk.id,
     });
-    await changeStock(b.t.db, {
+    await changeStock(b.t.db, itemStock, {
       itemId: beaker.id,
       type: 'in',
       quantity: '5',

@@ -127,9 +127,7 @@ export function archivesService(db: Knex, dataDir: string) {
   async function* archiveLines(
     trx: Knex.Transaction,
     archiveId: number,
-    types: RecordType[],
-    days: number,
-    manifest: object,
+    { types, days, manifest }: { types: RecordType[]; days: number; manifest: object },
   ) {
     yield `${JSON.stringify(manifest)}\n`;
     for (const type of types) {
@@ -291,7 +289,7 @@ export function archivesService(db: Knex, dataDir: string) {
           };
           // highWaterMark 1: one page waits for the gzip stream at a time (the disk sets the pace)
           await pipeline(
-            Readable.from(archiveLines(trx, id, types, days, manifest), { highWaterMark: 1 }),
+            Readable.from(archiveLines(trx, id, { types, days, manifest }), { highWaterMark: 1 }),
             createGzip(),
             createWriteStream(partial, { flags: 'wx' }),
           );

@@ -10,6 +10,7 @@ type RunRow = {
   id: number;
   slot: Date;
   started_at: Date;
+  finished_at: Date | null;
   ok: boolean | null;
   filename: string | null;
   error: string | null;
@@ -117,7 +118,7 @@ export function backupScheduleService(db: Db) {
             ok: outcome.ok,
             filename: outcome.ok ? outcome.filename : null,
             error: outcome.ok ? null : outcome.error,
-          } as never)
+          })
           .returning('*');
         // the schedule status's lastRun, as GET /api/backups/schedule shows it
         if (run && !outcome.ok)

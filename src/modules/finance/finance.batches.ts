@@ -210,7 +210,7 @@ export function rechargeBatches(db: Db) {
             net_amount: totals.net,
             vat_amount: totals.vat,
             gross_amount: totals.gross,
-          } as never)
+          })
           .returning('*');
         return {
           result: row as BatchRow,

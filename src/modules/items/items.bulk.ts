@@ -9,10 +9,10 @@ import { categoriesService } from '../categories/categories.service';
 import type { Actor } from '../audit/audit.actor';
 import { auditTrail, type AuditEntry } from '../audit/audit.service';
 import { notesService } from '../notes/notes.service';
-import { changeStockMany, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
+import { changeStockMany, writeStockChanges } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
 import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
-import { codeOwners, lockCodes } from './items.queries';
+import { codeOwners, itemStock, lockCodes, lockItemsForStock } from './items.queries';
 import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
 import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
@@ -66,8 +66,7 @@ async function setColumnAudited(
   trx: Knex.Transaction,
   actor: Actor,
   ids: number[],
-  column: 'is_active' | 'vat_rate' | 'category_id',
-  value: boolean | string | number,
+  { column, value }: { column: 'is_active' | 'vat_rate' | 'category_id'; value: boolean | string | number },
 ) {
   const { rows } = await toRaw<{ rows: { id: number; before: unknown; after: unknown }[] }>(
     trx,
@@ -197,6 +196,7 @@ export function itemsBulkService(db: Db) {
       if (barcodes.length > 0) await trx('item_barcodes').insert(barcodes);
       await changeStockMany(
         trx,
+        itemStock,
         inserted
           .filter((row) => new D(bySku.get(row.sku)!.currentStock).gt(0))
           .map((row) => ({
@@ -260,7 +260,7 @@ export function itemsBulkService(db: Db) {
     async setActive(itemIds: number[], active: boolean, actor: Actor): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'is_active', active);
+        await setColumnAudited(trx, actor, ids, { column: 'is_active', value: active });
         return { action: 'setActive', count: ids.length, active };
       });
     },
@@ -269,7 +269,7 @@ export function itemsBulkService(db: Db) {
     async setStockZero(itemIds: number[], userId: string | null): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds);
-        const locked = await lockItemsForStock(trx as Knex.Transaction, ids);
+        const locked = await lockItemsForStock(trx, ids);
         const changes = [...locked.values()]
           .filter((item) => !new D(item.current_stock).isZero())
           .map((item) => ({
@@ -279,7 +279,7 @@ export function itemsBulkService(db: Db) {
             reason: 'Bulk set stock to zero',
             performedBy: userId,
           }));
-        await changeStockMany(trx, changes);
+        await writeStockChanges(trx, { itemStock, locked, changes });
         return { action: 'setStockZero', count: ids.length, changed: changes.length };
       });
     },
@@ -297,7 +297,7 @@ export function itemsBulkService(db: Db) {
     async changeVatRate(itemIds: number[], vatRate: string, actor: Actor): Promise<BulkOutcome> {
       return transaction(db, { retry: true }, async (trx) => {
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'vat_rate', vatRate);
+        await setColumnAudited(trx, actor, ids, { column: 'vat_rate', value: vatRate });
         return { action: 'changeVatRate', count: ids.length, vatRate };
       });
     },
@@ -306,7 +306,7 @@ export function itemsBulkService(db: Db) {
       return transaction(db, { retry: true }, async (trx) => {
         const category = await categoriesService(trx).get(categoryId);
         const ids = await existingIds(trx, itemIds, true);
-        await setColumnAudited(trx, actor, ids, 'category_id', categoryId);
+        await setColumnAudited(trx, actor, ids, { column: 'category_id', value: categoryId });
         return { action: 'changeCategory', count: ids.length, categoryName: category.name };
       });
     },

@@ -4,6 +4,7 @@ import { gtin14, gtinForms, readScan } from '../../lib/barcodes';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { categoryRefs } from '../categories/categories.queries';
+import type { ItemStock } from '../stock-movements/stock-movements.ledger';
 import { lastRecordedStock } from '../stock-movements/stock-movements.queries';
 import { defaultVatRateSql } from '../vat-rates/vat-rates.queries';
 import type { ReferenceCounters } from '../../db/references';
@@ -286,6 +287,12 @@ export const lockedItemsJson = (alias: string) => {
 
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));
 
+/** Locks the items of these ids the stock ledger's way (lockItemsByIdsSql): the locked items by id. */
+export async function lockItemsForStock(trx: Knex.Transaction, ids: number[]): Promise<Map<number, LockedItem>> {
+  const { rows } = await preparedRaw<{ rows: LockedItem[] }>(trx, lockItemsByIdsSql(ids));
+  return lockedById(rows);
+}
+
 /**
  * The UPDATE that sets the stock of locked items to the given levels (bound as one JSON value, so
  * the text is the same whatever their number); the stock ledger embeds it beside its movements.
@@ -485,6 +492,13 @@ export async function lowStockCrossed(db: Db, before: { id: number; stock: strin
     .whereRaw('b.stock > i.minimum_stock');
   return rows.map(toLowStockItem);
 }
+
+/** The items' side of every stock change, which the caller hands to the stock ledger (stock-movements.ledger.ts). */
+export const itemStock: ItemStock = {
+  lock: lockItemsForStock,
+  setLevelsSql: setStockLevelsSql,
+  crossedLow: lowStockCrossed,
+};
 
 /**
  * Active items at or below their minimum stock (the dashboard's list and the sales low-stock

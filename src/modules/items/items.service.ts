@@ -7,7 +7,7 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate, lowStock } from './items.queries';
+import { effectiveVatRate, itemStock, lockItemsForStock, lowStock } from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
@@ -15,7 +15,7 @@ import { searchMatchesCache } from './items.search-cache';
 import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
-import { changeStock, lockItemsForStock } from '../stock-movements/stock-movements.ledger';
+import { changeStock } from '../stock-movements/stock-movements.ledger';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 
@@ -287,7 +287,7 @@ export function itemsService(db: Db) {
           throw err;
         }
         if (new D(input.currentStock).gt(0)) {
-          await changeStock(trx, {
+          await changeStock(trx, itemStock, {
             itemId: id,
             type: 'in',
             quantity: input.currentStock,
@@ -343,7 +343,7 @@ export function itemsService(db: Db) {
           }
         }
         if (input.currentStock !== undefined && !new D(input.currentStock).eq(current.current_stock)) {
-          await changeStock(trx, {
+          await changeStock(trx, itemStock, {
             itemId: id,
             type: 'adjustment',
             quantity: input.currentStock,
@@ -404,7 +404,7 @@ export function itemsService(db: Db) {
       // Both read in the change's transaction: what it wrote, even if the rows are gone by the time
       // it has committed (a backup restored meanwhile by another instance).
       return transaction(db, { retry: true }, async (trx) => {
-        const written = await changeStock(trx, {
+        const written = await changeStock(trx, itemStock, {
           itemId: id,
           type: body.type,
           quantity: body.quantity,

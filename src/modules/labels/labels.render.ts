@@ -101,11 +101,13 @@ const lineHeight = (doc: Doc) => doc.currentLineHeight(true);
 function textLines(
   doc: Doc,
   text: string,
-  x: number,
-  y: number,
-  width: number,
-  lines: number,
-  align: 'left' | 'center' | 'right' = 'left',
+  {
+    x,
+    y,
+    width,
+    lines,
+    align = 'left',
+  }: { x: number; y: number; width: number; lines: number; align?: 'left' | 'center' | 'right' },
 ): number {
   if (lines < 1 || text === '') return 0;
   const height = lines * lineHeight(doc);
@@ -118,8 +120,12 @@ function textLines(
 const priceFitting = (doc: Doc, price: string[], width: number) =>
   price.find((text) => doc.widthOfString(text) <= width - 1) ?? price[price.length - 1] ?? '';
 
-/** The symbol's dark areas at (x, y), `moduleWidth` a module wide and `height` high (a linear symbol's bars). */
-function drawSymbol(doc: Doc, symbol: LabelSymbol, x: number, y: number, moduleWidth: number, moduleHeight: number) {
+/** The symbol's dark areas at (x, y), `moduleWidth` a module wide and `moduleHeight` high (a linear symbol's bars). */
+function drawSymbol(
+  doc: Doc,
+  symbol: LabelSymbol,
+  { x, y, moduleWidth, moduleHeight }: { x: number; y: number; moduleWidth: number; moduleHeight: number },
+) {
   doc.save();
   doc.fillColor('black');
   doc.transform(moduleWidth, 0, 0, moduleHeight, x, y);
@@ -137,24 +143,29 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   let y = box.y;
   doc.fillColor('black');
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
-  y += textLines(doc, label.name, x, y, w, layout.nameLines);
+  y += textLines(doc, label.name, { x, y, width: w, lines: layout.nameLines });
   doc.font('Helvetica').fontSize(smallPt(layout));
   const line = lineHeight(doc);
   const price = priceFitting(doc, label.price, w * 0.55);
   const priceWidth = price ? doc.widthOfString(price) : 0;
   if (price) doc.text(price, x + w - priceWidth, y, { lineBreak: false });
-  textLines(doc, label.categoryName, x, y, price ? w - priceWidth - mm(1.5) : w, 1);
+  textLines(doc, label.categoryName, { x, y, width: price ? w - priceWidth - mm(1.5) : w, lines: 1 });
   y += line;
 
   doc.font('Helvetica-Bold');
   const skuY = box.y + box.h - line;
-  textLines(doc, label.sku, x, skuY, w, 1, 'center');
+  textLines(doc, label.sku, { x, y: skuY, width: w, lines: 1, align: 'center' });
 
   const { symbol } = label;
   const module = moduleSize(w, symbol.widthModules + 2 * symbol.quietModules);
   const barsTop = snap(y + mm(0.8));
   const barsHeight = skuY - mm(0.3) - barsTop;
-  drawSymbol(doc, symbol, snap(x + (w - symbol.widthModules * module) / 2), barsTop, module, barsHeight);
+  drawSymbol(doc, symbol, {
+    x: snap(x + (w - symbol.widthModules * module) / 2),
+    y: barsTop,
+    moduleWidth: module,
+    moduleHeight: barsHeight,
+  });
 }
 
 /**
@@ -170,7 +181,7 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   const symbolX = snap(box.x + quiet);
   // level with the text's top; the label's padding counts towards the quiet zone above it
   const symbolY = snap(box.y + Math.max(0, quiet - mm(layout.paddingMm)));
-  drawSymbol(doc, symbol, symbolX, symbolY, module, module);
+  drawSymbol(doc, symbol, { x: symbolX, y: symbolY, moduleWidth: module, moduleHeight: module });
 
   const x = symbolX + symbol.widthModules * module + quiet;
   const w = box.x + box.w - x;
@@ -182,10 +193,10 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   const otherLines = 2 + (price ? 1 : 0);
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
   const nameLines = Math.min(3, Math.floor((box.h - otherLines * small) / lineHeight(doc)));
-  y += textLines(doc, label.name, x, y, w, Math.max(1, nameLines));
+  y += textLines(doc, label.name, { x, y, width: w, lines: Math.max(1, nameLines) });
   doc.fontSize(smallPt(layout));
-  y += textLines(doc, label.sku, x, y, w, 1);
+  y += textLines(doc, label.sku, { x, y, width: w, lines: 1 });
   doc.font('Helvetica');
-  y += textLines(doc, label.categoryName, x, y, w, 1);
-  if (price) textLines(doc, price, x, y, w, 1);
+  y += textLines(doc, label.categoryName, { x, y, width: w, lines: 1 });
+  if (price) textLines(doc, price, { x, y, width: w, lines: 1 });
 }

@@ -50,6 +50,7 @@ function moduleDrawing(): DrawingContext<Drawn> {
       height = h;
     },
     // a bar: a stroked vertical line of width lw centred on x (the scale is even, so every width is)
+    // eslint-disable-next-line max-params -- bwip-js's drawing interface calls it with five positional arguments
     line(x0, _y0, x1, _y1, lw) {
       linear = true;
       if (x0 !== x1) return; // linear symbols draw only vertical bars (no bearer bars asked)

@@ -31,6 +31,9 @@ export type CreatedMcpKeyRecord = { row: McpKeyRow; key: string };
 export const MCP_KEY_PREFIX = 'mcp_';
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** The row as stored: the key's hash beside what is answered (COLUMNS), never answered. */
+type StoredMcpKeyRow = McpKeyRow & { key_hash: string };
+
 const COLUMNS = ['id', 'name', 'scopes', 'created_by', 'created_at', 'expires_at', 'last_used_at'] as const;
 
 export function mcpKeysService(db: Db) {
@@ -59,14 +62,14 @@ export function mcpKeysService(db: Db) {
       const expiresInDays = input.expiresInDays ?? Math.min(MCP_KEY_DEFAULT_DAYS, maxDays);
       const key = MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
-        const [row] = await trx<McpKeyRow>('mcp_api_keys')
+        const [row] = await trx<StoredMcpKeyRow>('mcp_api_keys')
           .insert({
             name: input.name,
             scopes: input.scopes,
             key_hash: hashKey(key),
             created_by: createdBy,
             expires_at: trx.raw(`now() + make_interval(days => ?)`, [expiresInDays]),
-          } as never)
+          })
           .returning([...COLUMNS]);
         return {
           result: { row, key },

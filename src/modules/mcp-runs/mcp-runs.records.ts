@@ -74,7 +74,7 @@ export function mcpRunsRecords(db: Db) {
       for (let attempt = 1; ; attempt += 1) {
         try {
           const [row] = await db<TestRunRow>('mcp_test_runs')
-            .insert({ test_type: run.test_type, options: JSON.stringify(run.options) as never, key_id: run.key_id })
+            .insert({ test_type: run.test_type, options: run.options, key_id: run.key_id })
             .returning('*');
           return { row };
         } catch (err) {

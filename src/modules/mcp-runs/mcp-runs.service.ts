@@ -64,7 +64,11 @@ export function mcpRunsService(deps: McpRunsDeps, opts: { projectRoot?: string }
       if (isVitestTestType(row.test_type)) {
         return {
           status: 'completed',
-          results: await runVitestSuite(root, row.execution_id, row.test_type, row.options, signal),
+          results: await runVitestSuite(
+            root,
+            { executionId: row.execution_id, suite: row.test_type, options: row.options },
+            signal,
+          ),
           error: null,
         };
       }

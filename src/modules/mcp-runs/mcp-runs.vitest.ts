@@ -93,9 +93,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals) {
  */
 export async function runVitestSuite(
   root: string,
-  executionId: string,
-  suite: VitestTestType,
-  options: TestRunOptions,
+  { executionId, suite, options }: { executionId: string; suite: VitestTestType; options: TestRunOptions },
   signal: AbortSignal,
 ): Promise<TestRunResults> {
   const runDir = path.join(os.tmpdir(), `stores-mcp-run-${executionId}`);

@@ -85,14 +85,14 @@ async function drawPurchaseOrder(
   doc.text(`Date ${formatDate(order.createdAt)}`, 350, A4_MARGIN + 45, { width: 195, align: 'right' });
 
   const blockTop = 120;
-  const supplierBottom = addressBlock(
-    doc,
-    'Supplier',
-    [supplier.name, supplier.contact, supplier.address, supplier.email, supplier.phone],
-    50,
-    blockTop,
-  );
-  const deliveryBottom = addressBlock(doc, 'Deliver to', [deliverTo.address, deliverTo.contact], 310, blockTop);
+  const supplierBottom = addressBlock(doc, 'Supplier', {
+    lines: [supplier.name, supplier.contact, supplier.address, supplier.email, supplier.phone],
+    at: { x: 50, y: blockTop },
+  });
+  const deliveryBottom = addressBlock(doc, 'Deliver to', {
+    lines: [deliverTo.address, deliverTo.contact],
+    at: { x: 310, y: blockTop },
+  });
 
   let y = Math.max(supplierBottom, deliveryBottom) + 25;
   const headingRow = () => {
@@ -127,15 +127,13 @@ async function drawPurchaseOrder(
   return finished;
 }
 
-/** A heading over the lines given (each may hold several lines; empty ones are left out); answers the y under it. */
+/** A heading at `at` over the lines given (each may hold several lines; empty ones are left out); answers the y under it. */
 function addressBlock(
   doc: PDFKit.PDFDocument,
   heading: string,
-  lines: (string | null | undefined)[],
-  x: number,
-  top: number,
+  { lines, at: { x, y } }: { lines: (string | null | undefined)[]; at: { x: number; y: number } },
 ): number {
-  doc.font('Helvetica-Bold').text(heading, x, top, { width: 235 });
+  doc.font('Helvetica-Bold').text(heading, x, y, { width: 235 });
   doc.font('Helvetica');
   for (const text of lines
     .flatMap((value) => (value ? value.split(/\r?\n/) : []))

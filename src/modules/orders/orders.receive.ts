@@ -7,7 +7,7 @@ import { UnknownItemCode } from '../items/items.unknown-code';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { queueOrderReceivedEmail } from '../emails/emails.service';
-import { itemIdForCode } from '../items/items.queries';
+import { itemIdForCode, itemStock } from '../items/items.queries';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -132,14 +132,12 @@ export function orderReceiptService(db: Db) {
             );
           }
           const price = received.price ?? markedUpPrice(line.unit_cost, await defaultMarkupPercent(trx));
-          const item = await createItemForLine(
-            trx,
+          const item = await createItemForLine(trx, actor, {
             order,
             line,
-            { sku, price, categoryId },
-            actor,
-            `receivedItems.${index}`,
-          );
+            values: { sku, price, categoryId },
+            fieldPath: `receivedItems.${index}`,
+          });
           line.item_id = item.id;
           // what arrived earlier on the line, recorded without an item, is in the stores too: it goes into stock with this receipt
           arrivedEarlier.set(line.id, line.received_quantity);
@@ -156,7 +154,7 @@ export function orderReceiptService(db: Db) {
             reference: { type: 'order', id: order.order_id },
           }));
         // changeStockMany locks every item in ascending id order before changing any.
-        const movements = await changeStockMany(trx, changes);
+        const movements = await changeStockMany(trx, itemStock, changes);
 
         for (const r of input.receivedItems) {
           const line = lines.get(r.orderItemId)!;
@@ -251,18 +249,17 @@ export function orderReceiptService(db: Db) {
           const price = chosen?.price ?? markedUpPrice(line.unit_cost, markup);
           created.push({
             orderItemId: line.id,
-            item: await createItemForLine(
-              trx,
+            item: await createItemForLine(trx, actor, {
               order,
               line,
-              { sku, price, categoryId },
-              actor,
-              chosen && `items.${chosen.index}`,
-            ),
+              values: { sku, price, categoryId },
+              fieldPath: chosen && `items.${chosen.index}`,
+            }),
           });
         }
         await changeStockMany(
           trx,
+          itemStock,
           targets.map((line, i) => ({
             itemId: created[i].item.id,
             type: 'in' as const,
@@ -287,11 +284,18 @@ export function orderReceiptService(db: Db) {
  */
 async function createItemForLine(
   trx: Db,
-  order: { order_id: string; supplier_id: string },
-  line: OrderLineRow,
-  values: { sku: string; price: string; categoryId: number },
   actor: Actor,
-  fieldPath: string | undefined,
+  {
+    order,
+    line,
+    values,
+    fieldPath,
+  }: {
+    order: { order_id: string; supplier_id: string };
+    line: OrderLineRow;
+    values: { sku: string; price: string; categoryId: number };
+    fieldPath: string | undefined;
+  },
 ): Promise<ItemReadRow> {
   try {
     const item = await itemsService(trx).create(

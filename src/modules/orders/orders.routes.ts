@@ -17,7 +17,6 @@ import {
   presentOrderList,
   presentReceiveResult,
 } from './orders.present';
-import { registerEventPresenters } from '../outbound-webhooks/outbound-webhooks.queries';
 import { DEFAULT_CATEGORY_SETTING, orderReceiptService } from './orders.receive';
 import { actorOf } from '../audit/audit.actor';
 import {
@@ -46,8 +45,6 @@ const notFound = { description: 'Order not found', schema: MessageBody };
 const failure = (description: string) => ({ description, schema: MessageBody });
 
 export function ordersRoutes({ db, docs }: Deps) {
-  // the order.received outbound webhook event carries the order as GET /orders/{id} answers it
-  registerEventPresenters({ 'order.received': presentOrderDetail });
   const api = new ApiRouter({ docs, db }, '/api', 'Orders');
   const orders = ordersService(db);
   const receipts = orderReceiptService(db);

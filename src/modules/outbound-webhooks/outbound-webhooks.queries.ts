@@ -45,11 +45,12 @@ export type OutboundWebhookRow = {
 
 /**
  * How an event's record becomes its `data`: the owning module's present function, registered by
- * the owner's routes file (a service that publishes cannot import its presenter: the presenter
- * imports the service's record types, and an import cycle is refused). An event without one
- * publishes data already in the API's shape (stock.low: the low-stock list's item; backup.failed:
- * the schedule's last run; stocktake.posted: the post's result). Unregistered (a script that
- * builds no app), the record is the data as it is.
+ * the composition root (registerWebhookPresenters, src/event-presenters.ts, which buildApp calls;
+ * a service that publishes cannot import its presenter: the presenter imports the service's record
+ * types, and an import cycle is refused). An event without one publishes data already in the API's
+ * shape (stock.low: the low-stock list's item; backup.failed: the schedule's last run;
+ * stocktake.posted: the post's result). Unregistered (a script that builds no app and registers
+ * none), the record is the data as it is.
  */
 const eventPresenters = new Map<string, (record: never) => unknown>();
 
@@ -151,7 +152,7 @@ export async function markEndpointFailing(
   const [deactivated] = await trx<OutboundWebhookRow>('outbound_webhooks')
     .where({ id, active: true })
     .andWhere('failing_since', '<=', trx.raw('now() - make_interval(secs => ?)', [failingForMs / 1000]))
-    .update({ active: false, deactivated_at: trx.fn.now(), updated_at: trx.fn.now() } as never)
+    .update({ active: false, deactivated_at: trx.fn.now(), updated_at: trx.fn.now() })
     .returning('*');
   return deactivated;
 }

@@ -72,7 +72,7 @@ export function outboundWebhooksService(db: Db, allowPrivate: readonly string[])
             description: input.description || null,
             secret,
             created_by: actor.userId,
-          } as never)
+          })
           .returning('*');
         return {
           result: { row, secret },
@@ -104,10 +104,7 @@ export function outboundWebhooksService(db: Db, allowPrivate: readonly string[])
           // turned on again: it starts afresh
           if (input.active && !before.active) Object.assign(changes, { failing_since: null, deactivated_at: null });
         }
-        const [row] = await trx<OutboundWebhookRow>('outbound_webhooks')
-          .where({ id })
-          .update(changes as never)
-          .returning('*');
+        const [row] = await trx<OutboundWebhookRow>('outbound_webhooks').where({ id }).update(changes).returning('*');
         return {
           result: row,
           audit: {
@@ -139,7 +136,7 @@ export function outboundWebhooksService(db: Db, allowPrivate: readonly string[])
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const [row] = await trx<OutboundWebhookRow>('outbound_webhooks')
           .where({ id })
-          .update({ secret, updated_at: trx.fn.now() } as never)
+          .update({ secret, updated_at: trx.fn.now() })
           .returning('*');
         if (!row) throw notFound();
         return {

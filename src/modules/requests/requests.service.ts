@@ -117,9 +117,7 @@ async function thresholdWindow(db: Db): Promise<'request' | 'day' | 'week'> {
 async function windowTotal(
   trx: Knex.Transaction,
   window: 'request' | 'day' | 'week',
-  requesterId: string,
-  chargeCode: string,
-  ownTotal: string,
+  { requesterId, chargeCode, ownTotal }: { requesterId: string; chargeCode: string; ownTotal: string },
 ): Promise<D> {
   if (window === 'request') return new D(ownTotal);
   await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`requests.threshold ${requesterId} ${chargeCode}`]);
@@ -215,12 +213,11 @@ const lineAvailability = (item: ItemForLine): Availability =>
     ? availabilityOf({ is_active: true, current_stock: item.currentStock, minimum_stock: item.minimumStock })
     : 'out';
 
+/** A step of the request's history: the status it entered, who moved it (null: the service), and why. */
 async function addHistory(
   trx: Knex.Transaction,
   requestId: number,
-  status: RequestStatus,
-  byUser: string | null,
-  comment: string | null = null,
+  { status, byUser, comment = null }: { status: RequestStatus; byUser: string | null; comment?: string | null },
 ) {
   await trx('stock_request_history').insert({ request_id: requestId, status, by_user: byUser, comment });
 }
@@ -280,7 +277,7 @@ export function requestsService(db: Db) {
       await trx('stock_requests')
         .where({ id })
         .update({ ...changes, status: to, updated_at: trx.fn.now() });
-      await addHistory(trx, id, to, who.user.id, opts.comment ?? null);
+      await addHistory(trx, id, { status: to, byUser: who.user.id, comment: opts.comment ?? null });
       const after = await loadOne(trx, id);
       await announce(trx, after, { by: who.user });
       return {
@@ -322,7 +319,13 @@ export function requestsService(db: Db) {
         const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
         const threshold = approval?.approval_threshold ?? null;
         const counted =
-          threshold === null ? null : await windowTotal(trx, window, who.user.id, input.chargeCode, priced.totalAmount);
+          threshold === null
+            ? null
+            : await windowTotal(trx, window, {
+                requesterId: who.user.id,
+                chargeCode: input.chargeCode,
+                ownTotal: priced.totalAmount,
+              });
         const needsApproval = counted !== null && counted.gt(threshold!);
         const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
           trx,
@@ -348,23 +351,21 @@ export function requestsService(db: Db) {
             short_at_submission: new D(line.quantity).gt(stock.get(line.itemId!) ?? 0),
           })),
         );
-        await addHistory(trx, row.id, 'submitted', who.user.id);
+        await addHistory(trx, row.id, { status: 'submitted', byUser: who.user.id });
         let record = await loadOne(trx, row.id);
         await announce(trx, record, { by: who.user, awaitsApproval: needsApproval });
         if (needsApproval) {
           await trx('stock_requests')
             .where({ id: row.id })
             .update({ status: 'awaiting_approval', updated_at: trx.fn.now() });
-          await addHistory(
-            trx,
-            row.id,
-            'awaiting_approval',
-            null,
-            new D(row.total_amount).gt(threshold!)
+          await addHistory(trx, row.id, {
+            status: 'awaiting_approval',
+            byUser: null,
+            comment: new D(row.total_amount).gt(threshold!)
               ? `Total ${formatMoney(row.total_amount)} is over the code's approval threshold ${formatMoney(threshold)}`
               : `Total ${formatMoney(row.total_amount)}, ${formatMoney(counted!.toFixed(2))} with the requester's other open requests on the code ` +
-                  `in the last ${WINDOW_SPAN[window as 'day' | 'week']}, is over the code's approval threshold ${formatMoney(threshold)}`,
-          );
+                `in the last ${WINDOW_SPAN[window as 'day' | 'week']}, is over the code's approval threshold ${formatMoney(threshold)}`,
+          });
           record = await loadOne(trx, row.id);
           await announce(trx, record, { by: who.user });
         }

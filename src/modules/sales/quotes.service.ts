@@ -412,7 +412,7 @@ export function quotesService(db: Db) {
       await validateChargeCode(db, chargeCode, { categoryIds: await categoriesOfLines(db, await linesOf(draft.id)) });
       const updated = await db<QuoteRow>('quotes')
         .where({ id: draft.id })
-        .update({ charge_code: chargeCode, updated_at: db.fn.now() } as never)
+        .update({ charge_code: chargeCode, updated_at: db.fn.now() })
         .returning('id');
       if (updated.length === 0) throw noDraftForSession();
       return chargeCode;
@@ -474,7 +474,7 @@ export function quotesService(db: Db) {
             customer_notes: input.customerNotes !== undefined ? input.customerNotes : quote.customer_notes,
             ...totals(priced),
             updated_at: trx.fn.now(),
-          } as never)
+          })
           .returning('*');
         return { quote: row, lines: await writeLines(trx, row.id, priced) };
       });

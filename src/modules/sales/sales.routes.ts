@@ -46,7 +46,6 @@ import {
   StockCheckResult,
 } from './sales.schemas';
 import { salesService } from './sales.service';
-import { registerEventPresenters } from '../outbound-webhooks/outbound-webhooks.queries';
 
 const invalid = {
   description: 'Validation failed or a business rule refused the request',
@@ -56,8 +55,6 @@ const saleNotFound = { description: 'Sale not found', schema: MessageBody };
 
 /** Every route under /sales: the fixed paths (the quotes' and the sales' own) are tried before /sales/:id. */
 export function salesRoutes(deps: Deps): Router {
-  // the sale.* outbound webhook events carry the sale as GET /sales/{id} answers it
-  registerEventPresenters({ 'sale.created': presentSale, 'sale.refunded': presentSale, 'sale.paid': presentSale });
   return Router().use(quotesRoutes(deps), fixedPathRoutes(deps), byIdRoutes(deps));
 }
 

@@ -24,6 +24,7 @@ import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { withUserRef } from '../users/users.queries';
 import {
   findItemsForLines,
+  itemStock,
   lockedById,
   lockedItemsJson,
   lockItemsByIdsSql,
@@ -33,8 +34,7 @@ import {
 import {
   changeStockMany,
   insufficientStockMessage,
-  publishLowStockCrossings,
-  stockWrites,
+  writeStockChanges,
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
 import {
@@ -244,23 +244,21 @@ async function recordSale(
   }
 
   const saleId = await takeSaleNumber(trx);
-  const stock = stockWrites(
-    lines.map((line) => ({
-      itemId: line.itemId!,
-      type: 'out' as const,
-      quantity: line.quantity,
-      reason: `Sale ${saleId}`,
-      performedBy: sale.processedBy,
-      reference: { type: 'sale', id: saleId },
-    })),
-    locked,
-  );
   const { priced, recipient } = sale;
-  const { rows } = await preparedRaw<{
-    rows: (SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] })[];
-  }>(
+  const [written] = await writeStockChanges<SaleRow & { lines: SaleLineRow[]; excluded_category_ids_now: number[] }>(
     trx,
-    sql`WITH ${stock}, s AS (
+    {
+      itemStock,
+      locked,
+      changes: lines.map((line) => ({
+        itemId: line.itemId!,
+        type: 'out' as const,
+        quantity: line.quantity,
+        reason: `Sale ${saleId}`,
+        performedBy: sale.processedBy,
+        reference: { type: 'sale', id: saleId },
+      })),
+      statement: (stock) => sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
                           delivered_to, delivered_to_email, delivered_at)
        VALUES (${saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
@@ -275,13 +273,13 @@ async function recordSale(
      SELECT s.*, (SELECT json_agg(${lineJsonObject('l', sql`, 'sale_id', l.sale_id, 'refunded_quantity', l.refunded_quantity::text`)} ORDER BY l.id) FROM l) AS lines,
             ${excludedCategoryIdsOf(sql`${code.id}`)} AS excluded_category_ids_now
        FROM s`,
+    },
   );
   // The code row is locked FOR SHARE, so a hold cannot land before this commits, but exclusions are
   // rows of their own: this statement's snapshot, taken after every lock, sees one committed while
   // the sale waited for its items. The same check again; a refusal rolls the sale back.
-  const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = rows[0];
+  const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = written;
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
-  await publishLowStockCrossings(trx, locked);
   if (sale.emailReceipt) await emailReceiptOf(trx, row, saleLines);
   return { row, lines: saleLines };
 }
@@ -341,13 +339,16 @@ async function claimIdempotencyKey(
   return earlier.sale_id;
 }
 
+/** The quote taken (deleted) and sold, in the caller's transaction: recordSale's checks and writes. */
 async function processOnce(
   trx: Knex.Transaction,
   actor: Actor,
-  quoteId: number,
-  authorisation: SaleAuthorisation,
-  recipient: RecipientBody | null,
-  emailReceipt: boolean,
+  {
+    quoteId,
+    authorisation,
+    recipient,
+    emailReceipt,
+  }: { quoteId: number; authorisation: SaleAuthorisation; recipient: RecipientBody | null; emailReceipt: boolean },
 ) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{
@@ -497,7 +498,7 @@ export async function recordSaleCollection(
       delivered_to_email: recipient.deliveredToEmail,
       delivered_at: trx.fn.now(),
       updated_at: trx.fn.now(),
-    } as never)
+    })
     .returning('*');
   if (!row) throw saleNotFound();
   return row;
@@ -518,17 +519,26 @@ export function salesService(db: Db) {
   });
 
   /**
-   * Sets fields of one sale (and updated_at) once `allowed` passes it, and records the change as
-   * `action` with what `shown` picks of the sale before and after; 404 when there is no such sale.
+   * Sets fields of one sale (and updated_at) once `allowed` passes it, then runs `changed`, and
+   * records the change as `action` with what `shown` picks of the sale before and after; 404 when
+   * there is no such sale.
    */
   function changeSale(
     actor: AuditActor,
     id: number,
-    action: string,
-    fields: Record<string, unknown>,
-    shown: (row: SaleRow) => Record<string, unknown>,
-    allowed: (sale: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
-    changed: (before: SaleRow, after: SaleRow, trx: Knex.Transaction) => Promise<void> = async () => {},
+    {
+      action,
+      fields,
+      shown,
+      allowed = async () => {},
+      changed = async () => {},
+    }: {
+      action: string;
+      fields: Record<string, unknown>;
+      shown: (row: SaleRow) => Record<string, unknown>;
+      allowed?: (sale: SaleRow, trx: Knex.Transaction) => Promise<void>;
+      changed?: (before: SaleRow, after: SaleRow, trx: Knex.Transaction) => Promise<void>;
+    },
   ): Promise<SaleRow> {
     return transaction(db, { audit: auditAs(actor) }, async (trx) => {
       const before = await trx<SaleRow>('sales').where({ id }).forUpdate().first();
@@ -536,7 +546,7 @@ export function salesService(db: Db) {
       await allowed(before, trx);
       const [row] = await trx<SaleRow>('sales')
         .where({ id })
-        .update({ ...fields, updated_at: trx.fn.now() } as never)
+        .update({ ...fields, updated_at: trx.fn.now() })
         .returning('*');
       await changed(before, row, trx);
       return {
@@ -595,7 +605,12 @@ export function salesService(db: Db) {
       return recorded(
         actor,
         await transaction(db, { retry: true }, async (trx) => {
-          const sale = await processOnce(trx, actor, quoteId, authorisation, recipient, body.emailReceipt ?? false);
+          const sale = await processOnce(trx, actor, {
+            quoteId,
+            authorisation,
+            recipient,
+            emailReceipt: body.emailReceipt ?? false,
+          });
           await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
           return sale;
         }),
@@ -677,26 +692,21 @@ export function salesService(db: Db) {
     },
 
     markPaid: (actor: AuditActor, id: number) =>
-      changeSale(
-        actor,
-        id,
-        'mark_paid',
-        { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
-        payment,
-        undefined,
-        async (before, _after, trx) => {
+      changeSale(actor, id, {
+        action: 'mark_paid',
+        fields: { is_paid: true, status: db.raw(`CASE WHEN status = 'completed' THEN 'paid' ELSE status END`) },
+        shown: payment,
+        changed: async (before, _after, trx) => {
           if (!before.is_paid) await publishEvent(trx, 'sale.paid', async () => readSale(id, trx));
         },
-      ),
+      }),
 
     markUnpaid: (actor: AuditActor, id: number) =>
-      changeSale(
-        actor,
-        id,
-        'mark_unpaid',
-        { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) },
-        payment,
-      ),
+      changeSale(actor, id, {
+        action: 'mark_unpaid',
+        fields: { is_paid: false, status: db.raw(`CASE WHEN status = 'paid' THEN 'completed' ELSE status END`) },
+        shown: payment,
+      }),
 
     /**
      * Under access.profile strict only the sale's processor or a manager may; with chargeCodes.requireAuthorisedUser
@@ -710,13 +720,11 @@ export function salesService(db: Db) {
     ) => {
       if (emailReceipt && !deliveredToEmail) throw receiptNeedsAnAddress('deliveredToEmail');
       if (emailReceipt && deliveredToEmail) await admitReceipt(db, changer.id, deliveredToEmail, 'deliveredToEmail');
-      return changeSale(
-        actor,
-        id,
-        'change_recipient',
-        { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
-        recipientOf,
-        async (sale, trx) => {
+      return changeSale(actor, id, {
+        action: 'change_recipient',
+        fields: { delivered_to: deliveredTo, delivered_to_email: deliveredToEmail, delivered_at: db.fn.now() },
+        shown: recipientOf,
+        allowed: async (sale, trx) => {
           if (!(await mayChangeRecipient(trx, changer, sale))) {
             throw Forbidden(
               `Only the sale's processor or a ${MANAGER_UNDER_STRICT.role} may set its recipient (setting access.profile is ${MANAGER_UNDER_STRICT.profile})`,
@@ -725,10 +733,10 @@ export function salesService(db: Db) {
           if ((await chargeCodePolicy(trx)).requireAuthorisedUser)
             await validateAuthorisedRecipient(trx, sale.charge_code, deliveredToEmail);
         },
-        async (_before, sale, trx) => {
+        changed: async (_before, sale, trx) => {
           if (emailReceipt) await emailReceiptOf(trx, sale, await linesOf([sale.id], trx));
         },
-      );
+      });
     },
 
     /**
@@ -790,11 +798,11 @@ export function salesService(db: Db) {
           });
           refunded.push({ itemId: line.item_id!, itemName: line.item_name, quantity: now });
         }
-        await changeStockMany(trx, stockBack);
+        await changeStockMany(trx, itemStock, stockBack);
         const status: SaleStatus = fullyRefunded ? 'refunded' : 'partially_refunded';
         const [updated] = await trx<SaleRow>('sales')
           .where({ id: sale.id })
-          .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() } as never)
+          .update({ status, refunded_amount: money(refundedAmount), updated_at: trx.fn.now() })
           .returning('*');
 
         const description = refunded.map((r) => `${quantityNumber(r.quantity)} x ${r.itemName}`).join(', ');

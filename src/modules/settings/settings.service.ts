@@ -28,9 +28,9 @@ export function settingsService(db: Db) {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const before = await trx<SettingRow>('settings').where({ key }).forUpdate().first();
         const [row] = await trx<SettingRow>('settings')
-          .insert({ key, value: JSON.stringify(value) as never, updated_by: actor.userId })
+          .insert({ key, value, updated_by: actor.userId })
           .onConflict('key')
-          .merge({ value: JSON.stringify(value) as never, updated_by: actor.userId, updated_at: trx.fn.now() as never })
+          .merge({ value, updated_by: actor.userId, updated_at: trx.fn.now() })
           .returning('*');
         return {
           result: row,

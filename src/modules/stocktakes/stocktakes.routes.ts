@@ -263,7 +263,12 @@ export function stocktakesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id, countId } = req.input.params;
       const { quantity } = req.input.body;
-      const result = await stocktakes.changeCount(id, countId, quantity, actorOf(req), scanRightsOf(currentUser(req)));
+      const result = await stocktakes.changeCount(
+        id,
+        { countId, quantity },
+        actorOf(req),
+        scanRightsOf(currentUser(req)),
+      );
       res.json(presentChangeResult(result, visibilityFor(req, result.blind)));
     },
   );

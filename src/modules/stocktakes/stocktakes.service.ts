@@ -16,11 +16,13 @@ import {
   itemIdsInScopeSql,
   itemRefs,
   itemsDueForCount,
+  itemStock,
+  lockItemsForStock,
   markItemsCounted,
   missingItemIds,
   type ItemDueForCount,
 } from '../items/items.queries';
-import { changeStockMany, lockItemsForStock, type StockChange } from '../stock-movements/stock-movements.ledger';
+import { writeStockChanges, type StockChange } from '../stock-movements/stock-movements.ledger';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
 import type {
@@ -562,8 +564,7 @@ export function stocktakesService(db: Db) {
      */
     changeCount(
       id: number,
-      countId: number,
-      quantity: string | number,
+      { countId, quantity }: { countId: number; quantity: string | number },
       actor: Actor,
       rights: ScanRights,
     ): Promise<{
@@ -644,7 +645,7 @@ export function stocktakesService(db: Db) {
             { id: number; item_id: number; expected: string | null; counted: string | null; counted_at: Date | null }[]
           >('id', 'item_id', 'expected', 'counted', 'counted_at');
         const locked = await lockItemsForStock(
-          trx as Knex.Transaction,
+          trx,
           lines.map((l) => l.item_id),
         );
         const reason = `Stocktake ${head.reference}`;
@@ -672,7 +673,8 @@ export function stocktakesService(db: Db) {
             reference: { type: 'stocktake', id: head.reference },
           });
         }
-        const movements = (await changeStockMany(trx, changes)).length;
+        const movements =
+          changes.length > 0 ? (await writeStockChanges(trx, { itemStock, locked, changes })).length : 0;
         if (zeroed.length > 0) {
           await preparedRaw(
             trx,

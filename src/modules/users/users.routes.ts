@@ -94,8 +94,7 @@ export function usersRoutes({ db, docs, config, logger }: Deps) {
       const body = req.input.body;
       const { generatedPasswordChanged } = await users.changeOwnPassword(
         currentUser(req).id,
-        body.currentPassword,
-        body.newPassword,
+        body,
         actorOf(req),
         req.authMethod === 'session' ? req.sessionID : undefined,
       );

@@ -94,7 +94,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
       if (Object.keys(columns).length === 0) return user;
       const [row] = await db<UserRow>('users')
         .where({ id: user.id })
-        .update({ ...columns, updated_at: db.fn.now() as never })
+        .update({ ...columns, updated_at: db.fn.now() })
         .returning('*');
       return row;
     },
@@ -246,8 +246,7 @@ export function usersService(db: Db, opts: { passwordHashCost?: number } = {}) {
      */
     async changeOwnPassword(
       id: string,
-      currentPassword: string,
-      newPassword: string,
+      { currentPassword, newPassword }: { currentPassword: string; newPassword: string },
       actor: Actor,
       keepSessionId?: string,
     ): Promise<{ generatedPasswordChanged: boolean }> {
