@@ -20,8 +20,9 @@ const DOCUMENTATION = [
 ];
 
 describe('the documentation links', () => {
-  it.each(DOCUMENTATION)('every relative link and anchor of %s resolves', (file) => {
-    expect(brokenLinks(file, repository.read(file), repository)).toEqual([]);
+  // One test over every file (not it.each): the MCP unit runs count a file's tests by its it( lines.
+  it('every relative link and anchor of README, the changelog and docs/*.md resolves', () => {
+    expect(DOCUMENTATION.flatMap((file) => brokenLinks(file, repository.read(file), repository))).toEqual([]);
   });
 
   it('reads links to files and anchors in README and the docs (the check has something to check)', () => {
