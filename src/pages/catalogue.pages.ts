@@ -136,11 +136,9 @@ export function catalogueViews(db: Db) {
   async function renderCatalogue(
     req: Request,
     res: Response,
-    {
-      rawQuery = {},
-      form,
-      status = 200,
-    }: { rawQuery?: Record<string, unknown>; form?: BasketForm; status?: number } = {},
+    rawQuery: Record<string, unknown>,
+    form?: BasketForm,
+    status = 200,
   ) {
     const view = await catalogueView(req, rawQuery, form);
     res.status(status).render(wantsPartial(req) ? 'catalogue/_results' : 'catalogue/index', view);
@@ -185,11 +183,11 @@ export function cataloguePages({ db }: Deps): Router {
   async function basketRefused(req: Request, res: Response, refusal: Refusal) {
     const message = refusalMessage(refusal);
     if (wantsPartial(req)) return res.status(refusal.status).set(TO_ALERTS).render('partials/_alert', { message });
-    await renderCatalogue(req, res, { form: { message, errors: {} }, status: refusal.status });
+    await renderCatalogue(req, res, {}, { message, errors: {} }, refusal.status);
   }
 
   pages.get('/catalogue', requirePage('requester'), async (req, res) => {
-    await renderCatalogue(req, res, { rawQuery: req.query });
+    await renderCatalogue(req, res, req.query);
   });
 
   pages.post('/catalogue/basket/add', requirePage('requester'), async (req, res) => {
@@ -249,7 +247,7 @@ export function cataloguePages({ db }: Deps): Router {
     const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
     const chargeCodes = await chargeCodesOf(currentUser(req));
     if (wantsPartial(req)) return res.render('catalogue/_charge-code', { field, chargeCodes });
-    await renderCatalogue(req, res, { form: { message: null, errors: {}, chargeCode: field } });
+    await renderCatalogue(req, res, {}, { message: null, errors: {}, chargeCode: field });
   });
 
   pages.post('/catalogue/basket/submit', requirePage('requester'), async (req, res) => {
@@ -279,10 +277,13 @@ export function cataloguePages({ db }: Deps): Router {
       const chargeCode = chargeCodeError
         ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
         : field;
-      return renderCatalogue(req, res, {
-        form: { message: result.message, errors: result.errors, chargeCode },
-        status: result.status,
-      });
+      return renderCatalogue(
+        req,
+        res,
+        {},
+        { message: result.message, errors: result.errors, chargeCode },
+        result.status,
+      );
     }
     await baskets.clear(currentUser(req).id);
     const { request } = result.value;

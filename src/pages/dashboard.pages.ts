@@ -28,7 +28,7 @@ export function dashboardPages(deps: Deps): Router {
   const { renderCatalogue } = catalogueViews(db);
 
   pages.get('/', requirePage('requester'), async (req, res) => {
-    if (!isStaff(currentUser(req))) return renderCatalogue(req, res);
+    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, {});
     const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       dashboard.stockCounts(),

@@ -100,7 +100,9 @@ export function itemsPages(deps: Deps): Router {
   async function itemFormView(
     title: string,
     action: string,
-    { form, errors = {}, message = null }: { form: ItemForm; errors?: FieldErrors; message?: string | null },
+    form: ItemForm,
+    errors: FieldErrors = {},
+    message: string | null = null,
   ) {
     const [categoryRows, rates] = await Promise.all([categories.list(), vatRates.list()]);
     const defaultRate = rates.find((rate) => rate.is_default)?.rate;
@@ -170,12 +172,12 @@ export function itemsPages(deps: Deps): Router {
     return { itemId: id, rows: shown.map(presentMovement), isFirstPage: before === undefined, olderFrom };
   }
 
-  /** The item page at `status` with `overrides` of its view (a refused form and what was typed). */
   const renderDetail = async (
     req: Request,
     res: Response,
     id: number,
-    { status, overrides }: { status: number; overrides: Record<string, unknown> },
+    status: number,
+    overrides: Record<string, unknown>,
   ) => res.status(status).render('items/show', await detailView(req, id, overrides));
 
   pages.get('/items', requirePage(), async (req, res) => {
@@ -185,7 +187,7 @@ export function itemsPages(deps: Deps): Router {
 
   pages.get('/items/new', requirePage('manager'), async (_req, res) => {
     const blank = readItemForm({ isActive: 'true' });
-    res.render('items/form', await itemFormView('New item', '/items', { form: blank }));
+    res.render('items/form', await itemFormView('New item', '/items', blank));
   });
 
   pages.post('/items', requirePage('manager'), async (req, res) => {
@@ -194,10 +196,7 @@ export function itemsPages(deps: Deps): Router {
     if (!result.ok)
       return res
         .status(result.status)
-        .render(
-          'items/form',
-          await itemFormView('New item', '/items', { form, errors: result.errors, message: result.message }),
-        );
+        .render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
     flash(req, `Item '${result.value.name}' created`);
     res.redirect(303, `/items/${result.value.id}`);
   });
@@ -222,7 +221,7 @@ export function itemsPages(deps: Deps): Router {
   pages.get('/items/:id/edit', requirePage('manager'), async (req, res) => {
     const { id } = parse(IdParams, req.params);
     const item = presentItem(await items.get(id));
-    res.render('items/form', await itemFormView(`Edit ${item.name}`, `/items/${id}`, { form: itemFormOf(item) }));
+    res.render('items/form', await itemFormView(`Edit ${item.name}`, `/items/${id}`, itemFormOf(item)));
   });
 
   pages.post('/items/:id', requirePage('manager'), async (req, res) => {
@@ -233,10 +232,7 @@ export function itemsPages(deps: Deps): Router {
       const title = `Edit ${(await items.get(id)).name}`;
       return res
         .status(result.status)
-        .render(
-          'items/form',
-          await itemFormView(title, `/items/${id}`, { form, errors: result.errors, message: result.message }),
-        );
+        .render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
     }
     flash(req, `Item '${result.value.name}' saved`);
     res.redirect(303, `/items/${id}`);
@@ -252,11 +248,8 @@ export function itemsPages(deps: Deps): Router {
     };
     const result = await attempt(() => items.changeStock(id, parse(StockChangeBody, values), currentUser(req).id));
     if (!result.ok)
-      return renderDetail(req, res, id, {
-        status: result.status,
-        overrides: {
-          stock: { values, errors: result.errors, message: result.message },
-        },
+      return renderDetail(req, res, id, result.status, {
+        stock: { values, errors: result.errors, message: result.message },
       });
     const { movement } = result.value;
     flash(
@@ -276,13 +269,10 @@ export function itemsPages(deps: Deps): Router {
     if (!result.ok) {
       const errors = Object.keys(result.errors).length > 0 ? result.errors : { code: result.message };
       const rows = (await barcodes.list(id)).map(presentBarcode);
-      return renderDetail(req, res, id, {
-        status: result.status,
-        overrides: {
-          barcodes: {
-            rows,
-            form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
-          },
+      return renderDetail(req, res, id, result.status, {
+        barcodes: {
+          rows,
+          form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
         },
       });
     }
@@ -301,7 +291,7 @@ export function itemsPages(deps: Deps): Router {
   pages.post('/items/:id/notes', requirePage(), async (req, res) => {
     const { id } = parse(IdParams, req.params);
     const refused = await noteSection.add(req, 'item', String(id));
-    if (refused) return renderDetail(req, res, id, { status: refused.status, overrides: { note: refused } });
+    if (refused) return renderDetail(req, res, id, refused.status, { note: refused });
     res.redirect(303, `/items/${id}#notes`);
   });
 
@@ -318,11 +308,8 @@ export function itemsPages(deps: Deps): Router {
     const values = { text: textField(req.body.text) };
     const result = await attempt(() => notes.update(noteId, parse(UpdateNote, values).text, currentUser(req)));
     if (!result.ok)
-      return renderDetail(req, res, id, {
-        status: result.status,
-        overrides: {
-          editedNote: { id: noteId, values, errors: result.errors, message: result.message },
-        },
+      return renderDetail(req, res, id, result.status, {
+        editedNote: { id: noteId, values, errors: result.errors, message: result.message },
       });
     flash(req, 'Note saved');
     res.redirect(303, `/items/${id}#notes`);

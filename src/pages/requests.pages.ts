@@ -184,20 +184,10 @@ export function requestsPages({ db }: Deps): Router {
   async function act(
     req: Request,
     res: Response,
-    {
-      form,
-      action,
-      done,
-      fieldOf = (field) => field,
-    }: {
-      /** the form a refusal comes back in; null: a refusal is a flash message */
-      form: RequestFormName | null;
-      action: (id: number, who: RequestActor) => Promise<unknown>;
-      /** the flash message of a success */
-      done: string;
-      /** the page's field for a field of the API's refusal */
-      fieldOf?: (field: string) => string;
-    },
+    form: RequestFormName | null,
+    action: (id: number, who: RequestActor) => Promise<unknown>,
+    done: string,
+    fieldOf: (field: string) => string = (field) => field,
   ) {
     const { id } = parse(RequestIdParams, req.params);
     const values = { ...req.body } as Record<string, unknown>;
@@ -217,29 +207,29 @@ export function requestsPages({ db }: Deps): Router {
   }
 
   pages.post('/requests/:id/cancel', requirePage('requester'), (req, res) =>
-    act(req, res, {
-      form: null,
-      action: (id, who) => requests.cancel(who, id, parse(CancelBody, {})),
-      done: 'Request cancelled',
-    }),
+    act(req, res, null, (id, who) => requests.cancel(who, id, parse(CancelBody, {})), 'Request cancelled'),
   );
 
   pages.post('/requests/:id/approve', requirePage('requester'), (req, res) =>
-    act(req, res, {
-      form: 'approve',
-      action: (id, who) =>
+    act(
+      req,
+      res,
+      'approve',
+      (id, who) =>
         requests.approve(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
-      done: 'Request approved',
-    }),
+      'Request approved',
+    ),
   );
 
   pages.post('/requests/:id/reject', requirePage('requester'), (req, res) =>
-    act(req, res, {
-      form: 'approve',
-      action: (id, who) =>
+    act(
+      req,
+      res,
+      'approve',
+      (id, who) =>
         requests.reject(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
-      done: 'Request rejected',
-    }),
+      'Request rejected',
+    ),
   );
 
   // Each line's quantity to hand over (the requested one to start with); a line set to 0 is left out, as the API's.
@@ -255,25 +245,29 @@ export function requestsPages({ db }: Deps): Router {
       const line = /^items\.(\d+)\.quantity$/.exec(field);
       return line ? `quantity-${handedOut[Number(line[1])]?.itemId}` : field;
     };
-    return act(req, res, {
-      form: 'fulfil',
-      action: (id, who) => requests.fulfil(who, id, parse(FulfilBody, { items: handedOut })),
-      done: 'Request fulfilled: ready to collect',
+    return act(
+      req,
+      res,
+      'fulfil',
+      (id, who) => requests.fulfil(who, id, parse(FulfilBody, { items: handedOut })),
+      'Request fulfilled: ready to collect',
       fieldOf,
-    });
+    );
   });
 
   pages.post('/requests/:id/collect', requirePage('user'), (req, res) =>
-    act(req, res, {
-      form: 'collect',
-      action: (id, who) =>
+    act(
+      req,
+      res,
+      'collect',
+      (id, who) =>
         requests.collect(
           who,
           id,
           parse(CollectBody, filledIn({ deliveredTo: textField(req.body.deliveredTo).trim() })),
         ),
-      done: 'Request collected',
-    }),
+      'Request collected',
+    ),
   );
 
   return pages;

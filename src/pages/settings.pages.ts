@@ -398,15 +398,9 @@ export function settingsPages({ db }: Deps): Router {
   const renderVatRate = (
     res: Response,
     view: 'vat-rate-edit' | 'vat-rate-delete',
-    {
-      rate,
-      form,
-      status = 200,
-    }: {
-      rate: VatRate;
-      form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null };
-      status?: number;
-    },
+    rate: VatRate,
+    form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null },
+    status = 200,
   ) =>
     res.status(status).render(`settings/${view}`, {
       title: view === 'vat-rate-edit' ? `Edit VAT rate ${rate.name}` : `Delete VAT rate ${rate.name}`,
@@ -444,13 +438,10 @@ export function settingsPages({ db }: Deps): Router {
 
   pages.get('/settings/vat-rates/:rateId/edit', requirePage('admin'), async (req, res) => {
     const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
-    renderVatRate(res, 'vat-rate-edit', {
-      rate,
-      form: {
-        values: { name: rate.name, rate: String(rate.rate) },
-        errors: {},
-        message: null,
-      },
+    renderVatRate(res, 'vat-rate-edit', rate, {
+      values: { name: rate.name, rate: String(rate.rate) },
+      errors: {},
+      message: null,
     });
   });
 
@@ -461,15 +452,17 @@ export function settingsPages({ db }: Deps): Router {
     );
     if (!result.ok) {
       const rate = presentVatRate(await rates.get(rateId));
-      return renderVatRate(res, 'vat-rate-edit', {
+      return renderVatRate(
+        res,
+        'vat-rate-edit',
         rate,
-        form: {
+        {
           values: { name: textField(req.body.name), rate: textField(req.body.rate) },
           errors: result.errors,
           message: result.message,
         },
-        status: result.status,
-      });
+        result.status,
+      );
     }
     flash(req, `VAT rate ${result.value.name} saved`);
     res.redirect(303, '/settings/vat-rates');
@@ -485,7 +478,7 @@ export function settingsPages({ db }: Deps): Router {
   // deleting asks first: this page says what goes, and refuses the default rate before anything is posted
   pages.get('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
     const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
-    renderVatRate(res, 'vat-rate-delete', { rate, form: { values: {}, errors: {}, message: null } });
+    renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: null });
   });
 
   pages.post('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
@@ -493,11 +486,13 @@ export function settingsPages({ db }: Deps): Router {
     const rate = presentVatRate(await rates.get(rateId));
     const result = await attempt(() => rates.delete(rateId, actorOf(req)));
     if (!result.ok)
-      return renderVatRate(res, 'vat-rate-delete', {
+      return renderVatRate(
+        res,
+        'vat-rate-delete',
         rate,
-        form: { values: {}, errors: {}, message: result.message },
-        status: result.status,
-      });
+        { values: {}, errors: {}, message: result.message },
+        result.status,
+      );
     flash(req, `VAT rate ${rate.name} deleted`);
     res.redirect(303, '/settings/vat-rates');
   });

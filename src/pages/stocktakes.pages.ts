@@ -288,12 +288,7 @@ export function stocktakesPages({ db }: Deps): Router {
   };
 
   /** A count's answer: the scan list's entry and the parts it changes (for the page's script), or the page again. */
-  async function answerCount(
-    req: Request,
-    res: Response,
-    id: number,
-    { result, code }: { result: Attempt<CountAnswer>; code: string },
-  ) {
+  async function answerCount(req: Request, res: Response, id: number, result: Attempt<CountAnswer>, code: string) {
     if (!result.ok) {
       const message = refusalMessage(result);
       // a code no item has is a refused scan (422), as at the counter; an unknown stocktake is still the 404 page
@@ -358,13 +353,13 @@ export function stocktakesPages({ db }: Deps): Router {
       () => recordCount(req, id, parse(CountBody, { code, quantity: 1, mode: 'add' })),
       COUNT_REFUSALS,
     );
-    await answerCount(req, res, id, { result, code });
+    await answerCount(req, res, id, result, code);
   });
 
   pages.post('/stocktakes/:id/counts/:countId/undo', requirePage(), async (req, res) => {
     const { id, countId } = parse(StocktakeCountParams, req.params);
     const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
-    await answerCount(req, res, id, { result, code: 'Undo' });
+    await answerCount(req, res, id, result, 'Undo');
   });
 
   // "Quantity of this scan" (a box of 24 scanned once): the scan is undone and the quantity typed
@@ -391,7 +386,7 @@ export function stocktakesPages({ db }: Deps): Router {
       const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
       return { count: presentCount(count), expected };
     }, COUNT_REFUSALS);
-    await answerCount(req, res, id, { result, code: typed });
+    await answerCount(req, res, id, result, typed);
   });
 
   // ---- the review (managers) --------------------------------------------------------------------
@@ -415,10 +410,9 @@ export function stocktakesPages({ db }: Deps): Router {
       filter: ReviewFilter;
       page: number;
       recount?: { itemId: number; value: string; error: string; message: string };
-      status?: number;
     },
+    status = 200,
   ) {
-    const { status = 200 } = options;
     // the head and its totals summed in SQL, and one page of lines sorted there: a 50,000-line count is never read whole
     const [summary, names] = await Promise.all([stocktakes.summary(id), categoryNames()]);
     const total = linesShown(summary.totals, options.filter);
@@ -466,12 +460,13 @@ export function stocktakesPages({ db }: Deps): Router {
     );
     if (!result.ok) {
       const error = result.errors.quantity ?? refusalMessage(result);
-      return renderReview(req, res, id, {
-        filter,
-        page,
-        recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` },
-        status: result.status,
-      });
+      return renderReview(
+        req,
+        res,
+        id,
+        { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
+        result.status,
+      );
     }
     flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
     res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
@@ -483,11 +478,8 @@ export function stocktakesPages({ db }: Deps): Router {
     res: Response,
     view: 'post' | 'cancel',
     id: number,
-    {
-      message = null,
-      choice = 'ignore',
-      status = 200,
-    }: { message?: string | null; choice?: string; status?: number } = {},
+    extra: { message?: string | null; choice?: string } = {},
+    status = 200,
   ) {
     // the totals only: summed in SQL, no line read
     const presented = presentStocktake({ ...(await stocktakes.summary(id)), lines: [] }, FULL_VIEW);
@@ -496,8 +488,8 @@ export function stocktakesPages({ db }: Deps): Router {
       title: `${view === 'post' ? 'Post' : 'Cancel'} stocktake ${presented.reference}`,
       stocktake: presented,
       totals: presented.totals,
-      message,
-      choice,
+      message: extra.message ?? null,
+      choice: extra.choice ?? 'ignore',
     });
   }
 
@@ -510,8 +502,7 @@ export function stocktakesPages({ db }: Deps): Router {
     const { id } = parse(StocktakeParams, req.params);
     const choice = textField(req.body.uncounted) || 'ignore';
     const result = await attempt(() => stocktakes.post(id, parse(PostStocktake, { uncounted: choice }), actorOf(req)));
-    if (!result.ok)
-      return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice, status: result.status });
+    if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
     const posted = result.value;
     flash(
       req,
@@ -528,7 +519,7 @@ export function stocktakesPages({ db }: Deps): Router {
   pages.post('/stocktakes/:id/cancel', requirePage('manager'), async (req, res) => {
     const { id } = parse(StocktakeParams, req.params);
     const result = await attempt(() => stocktakes.cancel(id, actorOf(req)));
-    if (!result.ok) return renderConfirm(res, 'cancel', id, { message: refusalMessage(result), status: result.status });
+    if (!result.ok) return renderConfirm(res, 'cancel', id, { message: refusalMessage(result) }, result.status);
     flash(req, 'Stocktake cancelled');
     res.redirect(303, `/stocktakes/${id}`);
   });

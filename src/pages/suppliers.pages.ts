@@ -77,7 +77,8 @@ export function suppliersPages({ db }: Deps): Router {
     req: Request,
     res: Response,
     id: string,
-    { status = 200, link = fresh(BLANK_LINK) }: { status?: number; link?: FormState<LinkForm> } = {},
+    status = 200,
+    link: FormState<LinkForm> = fresh(BLANK_LINK),
   ) {
     // editing and the supplier's prices follow the same rule (MANAGER_UNDER_STRICT): one read of the setting
     const [{ supplier, links }, mayEdit] = await Promise.all([suppliers.withItems(id), mayKeep(req)]);
@@ -90,11 +91,7 @@ export function suppliersPages({ db }: Deps): Router {
     });
   }
 
-  function renderEdit(
-    res: Response,
-    id: string,
-    { title, form, status = 200 }: { title: string; form: FormState<SupplierForm>; status?: number },
-  ) {
+  function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
     res.status(status).render('suppliers/edit', { title: `Edit ${title}`, supplierId: id, form });
   }
 
@@ -121,7 +118,7 @@ export function suppliersPages({ db }: Deps): Router {
     const { id } = parse(SupplierParams, req.params);
     const supplier = presentSupplier(await suppliers.get(id));
     const values = Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, supplier[field] ?? ''])) as SupplierForm;
-    renderEdit(res, id, { title: supplier.name, form: fresh(values) });
+    renderEdit(res, id, supplier.name, fresh(values));
   });
 
   pages.post('/suppliers/:id', ...keepers, async (req, res) => {
@@ -131,11 +128,13 @@ export function suppliersPages({ db }: Deps): Router {
     const { id: _unchanged, ...changes } = supplierBody(values);
     const result = await attempt(() => suppliers.update(id, parse(UpdateSupplier, changes)));
     if (!result.ok)
-      return renderEdit(res, id, {
-        title: (await suppliers.get(id)).name,
-        form: { values, errors: result.errors, message: result.message },
-        status: result.status,
-      });
+      return renderEdit(
+        res,
+        id,
+        (await suppliers.get(id)).name,
+        { values, errors: result.errors, message: result.message },
+        result.status,
+      );
     flash(req, `Supplier '${result.value.name}' saved`);
     res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
   });
@@ -211,9 +210,10 @@ export function suppliersPages({ db }: Deps): Router {
     if (!result.ok) {
       const { itemId, ...errors } = result.errors;
       const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
-      return renderSupplier(req, res, id, {
-        status: result.status,
-        link: { values, errors: itemError ? { ...errors, item: itemError } : errors, message: result.message },
+      return renderSupplier(req, res, id, result.status, {
+        values,
+        errors: itemError ? { ...errors, item: itemError } : errors,
+        message: result.message,
       });
     }
     flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);

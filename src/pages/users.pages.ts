@@ -47,12 +47,10 @@ export function usersPages({ db, config }: Deps): Router {
 
   const renderNew = (
     res: Response,
-    {
-      status = 200,
-      values,
-      errors = {},
-      message = null,
-    }: { status?: number; values: Record<string, unknown>; errors?: FieldErrors; message?: string | null },
+    status: number,
+    values: Record<string, unknown>,
+    errors: FieldErrors,
+    message: string | null,
   ) =>
     res.status(status).render('users/new', {
       ...view,
@@ -64,7 +62,7 @@ export function usersPages({ db, config }: Deps): Router {
     });
 
   pages.get('/users/new', requirePage('admin'), (_req, res) => {
-    renderNew(res, { values: { email: '', firstName: '', lastName: '', role: 'user' } });
+    renderNew(res, 200, { email: '', firstName: '', lastName: '', role: 'user' }, {}, null);
   });
 
   pages.post('/users', requirePage('admin'), async (req, res) => {
@@ -74,13 +72,7 @@ export function usersPages({ db, config }: Deps): Router {
       users.createUnique(parse(CreateUser, { ...fields, ...filledIn({ password }) }), actorOf(req)),
     );
     // the password typed is never sent back into the page
-    if (!result.ok)
-      return renderNew(res, {
-        status: result.status,
-        values: { ...req.body, password: '' },
-        errors: result.errors,
-        message: result.message,
-      });
+    if (!result.ok) return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
     flash(req, `User ${result.value.email} created`);
     res.redirect(303, `/users/${result.value.id}`);
   });
