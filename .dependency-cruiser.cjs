@@ -23,6 +23,7 @@ const PUBLIC_ROLE_FILES = [
   'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
   'orders/orders.receive.ts', // receiving an order into stock
   'orders/orders.import.ts', // importing an order from an invoice or a CSV
+  'orders/orders.policy.ts', // who may change an order and when it may be cancelled: the API's guard and service, and the page's buttons
   'finance/finance.batches.ts', // recharge batches
   'chargecodes/chargecodes.policy.ts', // the charge-code policy (settings) and its hold guard
   'chargecodes/chargecodes.validation.ts', // the checks a sale's charge code must pass
