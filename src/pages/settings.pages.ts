@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { NotFound } from '../http/errors';
 import { IdParams, parse } from '../http/validate';
@@ -26,7 +26,7 @@ import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rat
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, filledIn, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 
 /** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
 const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string }> = {
@@ -194,8 +194,15 @@ function onValueField(errors: FieldErrors): FieldErrors {
   return shown;
 }
 
+/** The MCP key form as typed. */
+const typedMcpKey = (body: Record<string, unknown>) => ({
+  name: textField(body.name),
+  write: checked(body.write),
+  expiresInDays: textField(body.expiresInDays).trim(),
+});
+
 export function settingsPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const settings = settingsService(db);
   const rates = vatRatesService(db);
   const keys = mcpKeysService(db);
@@ -263,9 +270,9 @@ export function settingsPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/settings', requirePage('admin'), (req, res) => renderSettings(req, res));
+  pages.get('/settings', { access: 'admin' }, (req, res) => renderSettings(req, res));
 
-  pages.post('/settings', requirePage('admin'), async (req, res) => {
+  pages.post('/settings', { access: 'admin' }, async (req, res) => {
     const result = await attempt(async () => {
       const { key } = parse(SettingKeyParams, { key: req.body.key });
       const { value } = parse(settingBodyFor(key), { value: typedJson(req.body.value) });
@@ -279,7 +286,7 @@ export function settingsPages({ db }: Deps): Router {
     res.redirect(303, '/settings');
   });
 
-  pages.post('/settings/policies', requirePage('admin'), async (req, res) => {
+  pages.post('/settings/policies', { access: 'admin' }, async (req, res) => {
     const parsed = await Promise.all(
       POLICY_NAMES.map(async (field) => {
         const { key, typed, value } = POLICY_FIELDS[field];
@@ -318,7 +325,7 @@ export function settingsPages({ db }: Deps): Router {
   });
 
   // The low-stock digest: its time (a setting) and each category's buyers (the categories' own field).
-  pages.post('/settings/digest', requirePage('admin'), async (req, res) => {
+  pages.post('/settings/digest', { access: 'admin' }, async (req, res) => {
     const categories = await categoriesService(db).list();
     const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
     for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
@@ -351,38 +358,60 @@ export function settingsPages({ db }: Deps): Router {
   });
 
   // The stores' request inbox: a list of addresses (the setting requests.notifyEmails); empty, the managers.
-  pages.post('/settings/requests', requirePage('admin'), async (req, res) => {
-    const typed = textField(req.body.notifyEmails);
-    const result = await attempt(() =>
-      parse(KNOWN_SETTINGS[NOTIFY_EMAILS_KEY], { emails: typed.split(/[\s,;]+/).filter(Boolean) }),
-    );
-    if (!result.ok)
-      return renderSettings(req, res, {
-        form: 'requests',
-        status: 422,
-        message: 'Please correct the fields marked below',
-        errors: { notifyEmails: Object.values(result.errors)[0] ?? result.message },
-        values: { notifyEmails: typed },
-      });
-    if (notifyEmailsOf(await settings.get(NOTIFY_EMAILS_KEY)).join(',') !== result.value.emails.join(','))
-      await settings.put(NOTIFY_EMAILS_KEY, result.value, actorOf(req));
-    flash(req, 'Request inbox saved');
-    res.redirect(303, '/settings#request-inbox');
-  });
+  pages.post(
+    '/settings/requests',
+    {
+      access: 'admin',
+      form: KNOWN_SETTINGS[NOTIFY_EMAILS_KEY],
+      fromForm: (body) => ({
+        emails: textField(body.notifyEmails)
+          .split(/[\s,;]+/)
+          .filter(Boolean),
+      }),
+    },
+    async (req, res) => {
+      const typed = textField(req.body.notifyEmails);
+      const result = await attempt(() => req.input.form);
+      if (!result.ok)
+        return renderSettings(req, res, {
+          form: 'requests',
+          status: 422,
+          message: 'Please correct the fields marked below',
+          errors: { notifyEmails: Object.values(result.errors)[0] ?? result.message },
+          values: { notifyEmails: typed },
+        });
+      if (notifyEmailsOf(await settings.get(NOTIFY_EMAILS_KEY)).join(',') !== result.value.emails.join(','))
+        await settings.put(NOTIFY_EMAILS_KEY, result.value, actorOf(req));
+      flash(req, 'Request inbox saved');
+      res.redirect(303, '/settings#request-inbox');
+    },
+  );
 
-  pages.post('/settings/access', requirePage('admin'), async (req, res) => {
-    const result = await attempt(() => parse(KNOWN_SETTINGS['access.profile'], { profile: req.body.profile }));
-    if (!result.ok) {
-      return renderSettings(req, res, { form: 'access', ...result, values: { profile: textField(req.body.profile) } });
-    }
-    if ((await accessProfile(db)) === result.value.profile) {
-      flash(req, 'Access profile unchanged');
-    } else {
-      await settings.put('access.profile', result.value, actorOf(req));
-      flash(req, `Access profile set to ${result.value.profile}`);
-    }
-    res.redirect(303, '/settings');
-  });
+  pages.post(
+    '/settings/access',
+    {
+      access: 'admin',
+      form: KNOWN_SETTINGS['access.profile'],
+      fromForm: (body) => ({ profile: body.profile }),
+    },
+    async (req, res) => {
+      const result = await attempt(() => req.input.form);
+      if (!result.ok) {
+        return renderSettings(req, res, {
+          form: 'access',
+          ...result,
+          values: { profile: textField(req.body.profile) },
+        });
+      }
+      if ((await accessProfile(db)) === result.value.profile) {
+        flash(req, 'Access profile unchanged');
+      } else {
+        await settings.put('access.profile', result.value, actorOf(req));
+        flash(req, `Access profile set to ${result.value.profile}`);
+      }
+      res.redirect(303, '/settings');
+    },
+  );
 
   // ---- VAT rates ------------------------------------------------------------------------------
 
@@ -409,35 +438,35 @@ export function settingsPages({ db }: Deps): Router {
       form,
     });
 
-  pages.get('/settings/vat-rates', requirePage('admin'), (_req, res) => renderVatRates(res));
+  pages.get('/settings/vat-rates', { access: 'admin' }, (_req, res) => renderVatRates(res));
 
-  pages.post('/settings/vat-rates', requirePage('admin'), async (req, res) => {
-    const result = await attempt(() =>
-      rates.create(
-        parse(CreateVatRate, {
-          ...filledIn({ name: req.body.name, rate: req.body.rate }),
-          isDefault: checked(req.body.isDefault),
-        }),
-        actorOf(req),
-      ),
-    );
-    if (!result.ok) {
-      return renderVatRates(res, {
-        form: 'create',
-        ...result,
-        values: {
-          name: textField(req.body.name),
-          rate: textField(req.body.rate),
-          isDefault: checked(req.body.isDefault),
-        },
-      });
-    }
-    flash(req, `VAT rate ${result.value.name} added`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates',
+    {
+      access: 'admin',
+      form: CreateVatRate,
+      fromForm: (body) => ({ ...filledIn({ name: body.name, rate: body.rate }), isDefault: checked(body.isDefault) }),
+    },
+    async (req, res) => {
+      const result = await attempt(() => rates.create(req.input.form, actorOf(req)));
+      if (!result.ok) {
+        return renderVatRates(res, {
+          form: 'create',
+          ...result,
+          values: {
+            name: textField(req.body.name),
+            rate: textField(req.body.rate),
+            isDefault: checked(req.body.isDefault),
+          },
+        });
+      }
+      flash(req, `VAT rate ${result.value.name} added`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
-  pages.get('/settings/vat-rates/:rateId/edit', requirePage('admin'), async (req, res) => {
-    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+  pages.get('/settings/vat-rates/:rateId/edit', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const rate = presentVatRate(await rates.get(req.input.params.rateId));
     renderVatRate(res, 'vat-rate-edit', rate, {
       values: { name: rate.name, rate: String(rate.rate) },
       errors: {},
@@ -445,44 +474,55 @@ export function settingsPages({ db }: Deps): Router {
     });
   });
 
-  pages.post('/settings/vat-rates/:rateId', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
-    const result = await attempt(() =>
-      rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)),
-    );
-    if (!result.ok) {
-      const rate = presentVatRate(await rates.get(rateId));
-      return renderVatRate(
-        res,
-        'vat-rate-edit',
-        rate,
-        {
-          values: { name: textField(req.body.name), rate: textField(req.body.rate) },
-          errors: result.errors,
-          message: result.message,
-        },
-        result.status,
-      );
-    }
-    flash(req, `VAT rate ${result.value.name} saved`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates/:rateId',
+    {
+      access: 'admin',
+      params: RateIdParams,
+      form: UpdateVatRate,
+      fromForm: (body) => ({ name: body.name, rate: body.rate }),
+    },
+    async (req, res) => {
+      const { rateId } = req.input.params;
+      const result = await attempt(() => rates.update(rateId, req.input.form, actorOf(req)));
+      if (!result.ok) {
+        const rate = presentVatRate(await rates.get(rateId));
+        return renderVatRate(
+          res,
+          'vat-rate-edit',
+          rate,
+          {
+            values: { name: textField(req.body.name), rate: textField(req.body.rate) },
+            errors: result.errors,
+            message: result.message,
+          },
+          result.status,
+        );
+      }
+      flash(req, `VAT rate ${result.value.name} saved`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
-  pages.post('/settings/vat-rates/:rateId/default', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
-    const rate = await rates.update(rateId, parse(UpdateVatRate, { isDefault: true }), actorOf(req));
-    flash(req, `${rate.name} is now the default VAT rate`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates/:rateId/default',
+    { access: 'admin', params: RateIdParams, form: UpdateVatRate, fromForm: () => ({ isDefault: true }) },
+    async (req, res) => {
+      const { rateId } = req.input.params;
+      const rate = await rates.update(rateId, req.input.form, actorOf(req));
+      flash(req, `${rate.name} is now the default VAT rate`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
   // deleting asks first: this page says what goes, and refuses the default rate before anything is posted
-  pages.get('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
-    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+  pages.get('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const rate = presentVatRate(await rates.get(req.input.params.rateId));
     renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: null });
   });
 
-  pages.post('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
+  pages.post('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const { rateId } = req.input.params;
     const rate = presentVatRate(await rates.get(rateId));
     const result = await attempt(() => rates.delete(rateId, actorOf(req)));
     if (!result.ok)
@@ -517,45 +557,49 @@ export function settingsPages({ db }: Deps): Router {
     return presentMcpKey(key);
   }
 
-  pages.get('/settings/mcp-keys', requirePage('admin'), (_req, res) => renderMcpKeys(res));
+  pages.get('/settings/mcp-keys', { access: 'admin' }, (_req, res) => renderMcpKeys(res));
 
-  pages.post('/settings/mcp-keys', requirePage('admin'), async (req, res) => {
-    const typed = {
-      name: textField(req.body.name),
-      write: checked(req.body.write),
-      expiresInDays: textField(req.body.expiresInDays).trim(),
-    };
-    const result = await attempt(async () => {
-      const body = parse(CreateMcpKey, {
-        name: typed.name,
-        // read is every key's; the checkbox adds write
-        scopes: typed.write ? ['read', 'write'] : ['read'],
-        expiresInDays: typed.expiresInDays === '' ? undefined : Number(typed.expiresInDays),
+  pages.post(
+    '/settings/mcp-keys',
+    {
+      access: 'admin',
+      form: CreateMcpKey,
+      fromForm: (body) => {
+        const typed = typedMcpKey(body);
+        return {
+          name: typed.name,
+          // read is every key's; the checkbox adds write
+          scopes: typed.write ? ['read', 'write'] : ['read'],
+          expiresInDays: typed.expiresInDays === '' ? undefined : Number(typed.expiresInDays),
+        };
+      },
+    },
+    async (req, res) => {
+      const typed = typedMcpKey(req.body);
+      const result = await attempt(() => keys.create(actorOf(req), req.input.form));
+      if (!result.ok) return renderMcpKeys(res, { form: 'create', ...result, values: typed });
+      // the secret is shown in this answer only: never stored, in the session or any cache
+      res.set('Cache-Control', 'no-store');
+      res.locals.scripts = ['/assets/js/settings.js'];
+      res.status(201).render('settings/mcp-key-created', {
+        title: 'MCP key created',
+        section: 'mcp-keys',
+        key: presentCreatedMcpKey(result.value),
       });
-      return keys.create(actorOf(req), body);
-    });
-    if (!result.ok) return renderMcpKeys(res, { form: 'create', ...result, values: typed });
-    // the secret is shown in this answer only: never stored, in the session or any cache
-    res.set('Cache-Control', 'no-store');
-    res.locals.scripts = ['/assets/js/settings.js'];
-    res.status(201).render('settings/mcp-key-created', {
-      title: 'MCP key created',
-      section: 'mcp-keys',
-      key: presentCreatedMcpKey(result.value),
-    });
-  });
+    },
+  );
 
-  pages.get('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
-    const key = await findKey(parse(IdParams, req.params).id);
+  pages.get('/settings/mcp-keys/:id/revoke', { access: 'admin', params: IdParams }, async (req, res) => {
+    const key = await findKey(req.input.params.id);
     res.render('settings/mcp-key-revoke', { title: `Revoke MCP key ${key.name}`, section: 'mcp-keys', key });
   });
 
-  pages.post('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
-    const key = await findKey(parse(IdParams, req.params).id);
+  pages.post('/settings/mcp-keys/:id/revoke', { access: 'admin', params: IdParams }, async (req, res) => {
+    const key = await findKey(req.input.params.id);
     await keys.revoke(key.id, actorOf(req));
     flash(req, `MCP key ${key.name} revoked`);
     res.redirect(303, '/settings/mcp-keys');
   });
 
-  return pages;
+  return pages.router;
 }
