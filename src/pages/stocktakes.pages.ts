@@ -1,9 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
+import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
-import { parse } from '../http/validate';
+import { IntId, parse } from '../http/validate';
+import { z } from 'zod';
 import { D } from '../lib/money';
 import { formatMoney, formatQuantity } from '../lib/format';
 import { categoriesService } from '../modules/categories/categories.service';
@@ -18,7 +19,14 @@ import {
   type StocktakeScope,
   type StocktakeStatus,
 } from '../modules/stocktakes/stocktakes.schemas';
-import { scanRightsOf, stocktakesService, type StocktakeTotals } from '../modules/stocktakes/stocktakes.service';
+import {
+  managesStocktakes,
+  scanRightsOf,
+  seesExpected,
+  STOCKTAKE_MANAGERS,
+  stocktakesService,
+  type StocktakeTotals,
+} from '../modules/stocktakes/stocktakes.service';
 import {
   FULL_VIEW,
   presentCount,
@@ -39,8 +47,11 @@ import {
   type Attempt,
   type FieldErrors,
 } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
+
+/** A line of a stocktake: the stocktake's id and the line's item's. */
+const RecountParams = z.object({ id: IntId, itemId: IntId });
 
 const ASSETS = { stylesheets: ['/assets/css/stocktakes.css'], scripts: ['/assets/js/stocktakes.js'] };
 const STATUS_LABELS: Record<StocktakeStatus, string> = { open: 'Open', posted: 'Posted', cancelled: 'Cancelled' };
@@ -126,7 +137,7 @@ function formErrors(errors: FieldErrors): FieldErrors {
 }
 
 export function stocktakesPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const stocktakes = stocktakesService(db);
   const categories = categoriesService(db);
 
@@ -151,9 +162,9 @@ export function stocktakesPages({ db }: Deps): Router {
 
   // ---- the list ----------------------------------------------------------------------------
 
-  pages.get('/stocktakes', requirePage(), async (req, res) => {
-    const query = parse(StocktakeListQuery, req.query);
-    const manager = hasRole(currentUser(req), 'manager');
+  pages.get('/stocktakes', { access: 'user', query: StocktakeListQuery }, async (req, res) => {
+    const query = req.input.query;
+    const manager = managesStocktakes(currentUser(req));
     const [page, names, suggestions] = await Promise.all([
       stocktakes.list(query),
       categoryNames(),
@@ -186,7 +197,7 @@ export function stocktakesPages({ db }: Deps): Router {
     res.status(status).render('stocktakes/new', { title: 'New stocktake', form, categories: await categories.list() });
   }
 
-  pages.get('/stocktakes/new', requirePage('manager'), (_req, res) =>
+  pages.get('/stocktakes/new', { access: STOCKTAKE_MANAGERS }, (_req, res) =>
     renderNew(res, {
       values: { name: '', scope: 'all', categoryIds: [], codes: '', blind: false },
       errors: {},
@@ -194,7 +205,7 @@ export function stocktakesPages({ db }: Deps): Router {
     }),
   );
 
-  pages.post('/stocktakes', requirePage('manager'), async (req, res) => {
+  pages.post('/stocktakes', { access: STOCKTAKE_MANAGERS }, async (req, res) => {
     const values: NewForm['values'] = {
       name: textField(req.body.name),
       scope: textField(req.body.scope),
@@ -236,7 +247,7 @@ export function stocktakesPages({ db }: Deps): Router {
   // ---- the count page (anyone signed in) ------------------------------------------------------
 
   /** What this person sees of a stocktake's expected stock and variances: nothing below manager on a blind one. */
-  const visibility = (req: Request, blind: boolean) => ({ expected: !blind || hasRole(currentUser(req), 'manager') });
+  const visibility = (req: Request, blind: boolean) => ({ expected: seesExpected(currentUser(req), blind) });
 
   type PresentedCount = ReturnType<typeof presentCount>;
   /** The last-scan panel: the scan, the line's count after it, and its expected stock where this person may see it. */
@@ -273,8 +284,8 @@ export function stocktakesPages({ db }: Deps): Router {
     };
   }
 
-  pages.get('/stocktakes/:id/count', requirePage(), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/count', { access: 'user', params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     res.render('stocktakes/count', await countView(req, id));
   });
 
@@ -346,49 +357,68 @@ export function stocktakesPages({ db }: Deps): Router {
     };
   }
 
-  pages.post('/stocktakes/:id/count', requirePage(), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const code = textField(req.body.code).trim();
-    const result = await attempt(
-      () => recordCount(req, id, parse(CountBody, { code, quantity: 1, mode: 'add' })),
-      COUNT_REFUSALS,
-    );
-    await answerCount(req, res, id, result, code);
-  });
+  pages.post(
+    '/stocktakes/:id/count',
+    {
+      access: 'user',
+      params: StocktakeParams,
+      form: CountBody,
+      fromForm: (body) => ({ code: textField(body.code).trim(), quantity: 1, mode: 'add' }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const code = textField(req.body.code).trim();
+      const result = await attempt(() => recordCount(req, id, req.input.form), COUNT_REFUSALS);
+      await answerCount(req, res, id, result, code);
+    },
+  );
 
-  pages.post('/stocktakes/:id/counts/:countId/undo', requirePage(), async (req, res) => {
-    const { id, countId } = parse(StocktakeCountParams, req.params);
-    const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
-    await answerCount(req, res, id, result, 'Undo');
-  });
+  pages.post(
+    '/stocktakes/:id/counts/:countId/undo',
+    { access: 'user', params: StocktakeCountParams },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
+      await answerCount(req, res, id, result, 'Undo');
+    },
+  );
 
   // "Quantity of this scan" (a box of 24 scanned once): the scan is undone and the quantity typed
   // counted in its place, as a new scan of the same item, in one transaction (a refusal changes nothing).
-  pages.post('/stocktakes/:id/counts/:countId/quantity', requirePage(), async (req, res) => {
-    const { id, countId } = parse(StocktakeCountParams, req.params);
-    const typed = textField(req.body.quantity).trim();
-    const result = await attempt(async (): Promise<CountAnswer> => {
-      const { quantity } = parse(ChangeCountBody, { quantity: typed });
-      const { line, count, undone, blind } = await stocktakes.changeCount(
-        id,
-        countId,
-        quantity,
-        actorOf(req),
-        scanRightsOf(currentUser(req)),
-      );
-      if (!count) {
-        return {
-          undone: {
-            ...presentCount(undone!),
-            lineCounted: line && line.counted !== null ? Number(line.counted) : null,
-          },
-        };
-      }
-      const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
-      return { count: presentCount(count), expected };
-    }, COUNT_REFUSALS);
-    await answerCount(req, res, id, result, typed);
-  });
+  pages.post(
+    '/stocktakes/:id/counts/:countId/quantity',
+    {
+      access: 'user',
+      params: StocktakeCountParams,
+      form: ChangeCountBody,
+      fromForm: (body) => ({ quantity: textField(body.quantity).trim() }),
+    },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const typed = textField(req.body.quantity).trim();
+      const result = await attempt(async (): Promise<CountAnswer> => {
+        const { quantity } = req.input.form;
+        const { line, count, undone, blind } = await stocktakes.changeCount(
+          id,
+          countId,
+          quantity,
+          actorOf(req),
+          scanRightsOf(currentUser(req)),
+        );
+        if (!count) {
+          return {
+            undone: {
+              ...presentCount(undone!),
+              lineCounted: line && line.counted !== null ? Number(line.counted) : null,
+            },
+          };
+        }
+        const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
+        return { count: presentCount(count), expected };
+      }, COUNT_REFUSALS);
+      await answerCount(req, res, id, result, typed);
+    },
+  );
 
   // ---- the review (managers) --------------------------------------------------------------------
 
@@ -441,37 +471,42 @@ export function stocktakesPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/stocktakes/:id', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     const page = Math.max(1, Number.parseInt(textField(req.query.page), 10) || 1);
     await renderReview(req, res, id, { filter: lineFilterOf(req.query.show), page });
   });
 
-  pages.post('/stocktakes/:id/lines/:itemId/recount', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const { id: itemId } = parse(StocktakeParams, { id: req.params.itemId });
-    const filter = lineFilterOf(req.body.show);
-    const page = Math.max(1, Number.parseInt(textField(req.body.page), 10) || 1);
-    const typed = textField(req.body.counted).trim();
-    const result = await attempt(async () =>
-      presentCountResult(
-        await stocktakes.count(id, parse(CountBody, { itemId, quantity: typed, mode: 'set' }), actorOf(req)),
-        FULL_VIEW,
-      ),
-    );
-    if (!result.ok) {
-      const error = result.errors.quantity ?? refusalMessage(result);
-      return renderReview(
-        req,
-        res,
-        id,
-        { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
-        result.status,
+  pages.post(
+    '/stocktakes/:id/lines/:itemId/recount',
+    {
+      access: STOCKTAKE_MANAGERS,
+      params: RecountParams,
+      form: CountBody,
+      fromForm: (body, req) => ({ itemId: req.params.itemId, quantity: textField(body.counted).trim(), mode: 'set' }),
+    },
+    async (req, res) => {
+      const { id, itemId } = req.input.params;
+      const filter = lineFilterOf(req.body.show);
+      const page = Math.max(1, Number.parseInt(textField(req.body.page), 10) || 1);
+      const typed = textField(req.body.counted).trim();
+      const result = await attempt(async () =>
+        presentCountResult(await stocktakes.count(id, req.input.form, actorOf(req)), FULL_VIEW),
       );
-    }
-    flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
-    res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
-  });
+      if (!result.ok) {
+        const error = result.errors.quantity ?? refusalMessage(result);
+        return renderReview(
+          req,
+          res,
+          id,
+          { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
+          result.status,
+        );
+      }
+      flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
+      res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
+    },
+  );
 
   // ---- post and cancel, each after a confirmation page ----------------------------------------------
 
@@ -494,36 +529,45 @@ export function stocktakesPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/stocktakes/:id/post', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/post', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderConfirm(res, 'post', id);
   });
 
-  pages.post('/stocktakes/:id/post', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const choice = textField(req.body.uncounted) || 'ignore';
-    const result = await attempt(() => stocktakes.post(id, parse(PostStocktake, { uncounted: choice }), actorOf(req)));
-    if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
-    const posted = result.value;
-    flash(
-      req,
-      `Stocktake ${posted.reference} posted: ${posted.itemsCounted} counted, ${posted.itemsAdjusted} adjusted, variance value ${signedMoney(posted.varianceValue)}`,
-    );
-    res.redirect(303, `/stocktakes/${id}`);
-  });
+  pages.post(
+    '/stocktakes/:id/post',
+    {
+      access: STOCKTAKE_MANAGERS,
+      params: StocktakeParams,
+      form: PostStocktake,
+      fromForm: (body) => ({ uncounted: textField(body.uncounted) || 'ignore' }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const choice = textField(req.body.uncounted) || 'ignore';
+      const result = await attempt(() => stocktakes.post(id, req.input.form, actorOf(req)));
+      if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
+      const posted = result.value;
+      flash(
+        req,
+        `Stocktake ${posted.reference} posted: ${posted.itemsCounted} counted, ${posted.itemsAdjusted} adjusted, variance value ${signedMoney(posted.varianceValue)}`,
+      );
+      res.redirect(303, `/stocktakes/${id}`);
+    },
+  );
 
-  pages.get('/stocktakes/:id/cancel', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderConfirm(res, 'cancel', id);
   });
 
-  pages.post('/stocktakes/:id/cancel', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.post('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => stocktakes.cancel(id, actorOf(req)));
     if (!result.ok) return renderConfirm(res, 'cancel', id, { message: refusalMessage(result) }, result.status);
     flash(req, 'Stocktake cancelled');
     res.redirect(303, `/stocktakes/${id}`);
   });
 
-  return pages;
+  return pages.router;
 }

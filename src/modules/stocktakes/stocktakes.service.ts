@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { hasRole } from '../../auth/guards';
+import type { Role } from '../../auth/roles';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
@@ -219,8 +220,17 @@ const list = (ids: number[]) => [...new Set(ids)].join(', ');
  */
 export type ScanRights = { anyonesScans: boolean };
 
+/** Who runs stocktakes (starts, reviews, posts and cancels them): the API's access of those routes, and the pages'. */
+export const STOCKTAKE_MANAGERS = 'manager' satisfies Role;
+
+/** Whether this person runs stocktakes (the API's guard of those routes, and the pages' review links and buttons). */
+export const managesStocktakes = (user: Express.User): boolean => hasRole(user, STOCKTAKE_MANAGERS);
+
 /** A signed-in person's ScanRights: a manager may undo or change anyone's scan. */
-export const scanRightsOf = (user: Express.User): ScanRights => ({ anyonesScans: hasRole(user, 'manager') });
+export const scanRightsOf = (user: Express.User): ScanRights => ({ anyonesScans: managesStocktakes(user) });
+
+/** Whether this person sees a stocktake's expected figures and variances: on a blind one, only who runs stocktakes. */
+export const seesExpected = (user: Express.User, blind: boolean): boolean => !blind || managesStocktakes(user);
 
 function refuseOthersScan(scan: { counted_by: string | null }, actor: Actor, rights: ScanRights, verb: string) {
   if (!rights.anyonesScans && scan.counted_by !== actor.userId)
