@@ -19,6 +19,7 @@ const PUBLIC_ROLE_FILES = [
   'sales/sales.filters.ts', // the sales filter fragment (salesWhere), built by its owner
   'sales/sales.analytics.ts', // sales analytics (most sold, daily sales, stock check)
   'sales/sales.reports.ts', // sales reports and their CSV rows
+  'sales/sales.policy.ts', // who marks a sale paid or unpaid: the API's guard and the page's buttons
   'invoices/invoices.matching.ts', // invoice lines matched to items
   'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
   'orders/orders.receive.ts', // receiving an order into stock
