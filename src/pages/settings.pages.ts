@@ -1,7 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { NotFound } from '../http/errors';
-import { IdParams, parse } from '../http/validate';
+import { z } from 'zod';
+import { IdParams } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp-keys/mcp-keys.present';
@@ -12,6 +13,7 @@ import {
   isKnownSetting,
   KNOWN_SETTINGS,
   settingBodyFor,
+  SettingBody,
   SettingKeyParams,
   type AccessProfile,
   type KnownSetting,
@@ -169,6 +171,29 @@ const POLICY_FIELDS = {
 >;
 const POLICY_NAMES = Object.keys(POLICY_FIELDS) as (keyof ChargeCodePolicy)[];
 
+/** The policies form: each policy's value as its setting's schema reads it. */
+const PolicyForm = z.object(
+  Object.fromEntries(POLICY_NAMES.map((field) => [field, settingBodyFor(POLICY_FIELDS[field].key)])) as Record<
+    keyof ChargeCodePolicy,
+    ReturnType<typeof settingBodyFor>
+  >,
+);
+
+/** The setting form: a setting's key, then (for a key of the right form) its value as that setting's schema reads it. */
+function settingForm(key: unknown) {
+  const named = SettingKeyParams.safeParse({ key });
+  return named.success
+    ? SettingKeyParams.extend(settingBodyFor(named.data.key).shape)
+    : // the key is refused on its own: a value the key's schema would judge is not judged here
+      SettingKeyParams.extend({ value: SettingBody.shape.value.catch({}) });
+}
+
+/** The digest form: its time, and each category's buyers (keyed by the category's id). */
+const DigestForm = z.object({
+  time: KNOWN_SETTINGS[DIGEST_TIME_KEY],
+  buyers: z.record(z.string(), UpdateCategory),
+});
+
 /**
  * A setting's value is typed as JSON; text that is not JSON goes to the schema as it is, which
  * answers that the value must be a JSON object.
@@ -272,90 +297,122 @@ export function settingsPages({ db }: Deps): Router {
 
   pages.get('/settings', { access: 'admin' }, (req, res) => renderSettings(req, res));
 
-  pages.post('/settings', { access: 'admin' }, async (req, res) => {
-    const result = await attempt(async () => {
-      const { key } = parse(SettingKeyParams, { key: req.body.key });
-      const { value } = parse(settingBodyFor(key), { value: typedJson(req.body.value) });
-      return settings.put(key, value, actorOf(req));
-    });
-    if (!result.ok) {
-      const values = { key: textField(req.body.key), value: textField(req.body.value) };
-      return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
-    }
-    flash(req, `Setting ${result.value.key} saved`);
-    res.redirect(303, '/settings');
-  });
-
-  pages.post('/settings/policies', { access: 'admin' }, async (req, res) => {
-    const parsed = await Promise.all(
-      POLICY_NAMES.map(async (field) => {
-        const { key, typed, value } = POLICY_FIELDS[field];
-        return {
-          field,
-          key,
-          result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value),
-        };
-      }),
-    );
-    const refused = parsed.flatMap(({ field, result }) => (result.ok ? [] : [{ field, ...result }]));
-    if (refused.length > 0) {
-      const errors: FieldErrors = Object.fromEntries(
-        refused.flatMap(({ field, errors: byField }) => Object.values(byField).map((message) => [field, message])),
-      );
-      const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
-      return renderSettings(req, res, {
-        form: 'policies',
-        status: refused[0].status,
-        message: refused[0].message,
-        errors,
-        values,
+  pages.post(
+    '/settings',
+    {
+      access: 'admin',
+      form: (body) => settingForm(body.key),
+      fromForm: (body) => ({ key: body.key, value: typedJson(body.value) }),
+    },
+    async (req, res) => {
+      const result = await attempt(async () => {
+        const { key, value } = req.input.form;
+        return settings.put(key, value, actorOf(req));
       });
-    }
-    // only the policies that differ from those in force are saved (and audited)
-    const current = await chargeCodePolicy(db);
-    let saved = 0;
-    for (const { field, key, result } of parsed) {
-      if (!result.ok || JSON.stringify(result.value) === JSON.stringify(POLICY_FIELDS[field].value(current[field])))
-        continue;
-      await settings.put(key, result.value, actorOf(req));
-      saved += 1;
-    }
-    flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
-    res.redirect(303, '/settings');
-  });
+      if (!result.ok) {
+        const values = { key: textField(req.body.key), value: textField(req.body.value) };
+        return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
+      }
+      flash(req, `Setting ${result.value.key} saved`);
+      res.redirect(303, '/settings');
+    },
+  );
+
+  pages.post(
+    '/settings/policies',
+    {
+      access: 'admin',
+      form: PolicyForm,
+      fromForm: (body) =>
+        Object.fromEntries(
+          POLICY_NAMES.map((field) => [field, { value: POLICY_FIELDS[field].value(POLICY_FIELDS[field].typed(body)) }]),
+        ),
+    },
+    async (req, res) => {
+      const result = await attempt(() => req.input.form);
+      if (!result.ok) {
+        // each policy's errors beside its field (its value's inner fields included)
+        const errors: FieldErrors = Object.fromEntries(
+          Object.entries(result.errors).map(([path, message]) => [path.split('.')[0], message]),
+        );
+        const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
+        return renderSettings(req, res, {
+          form: 'policies',
+          status: result.status,
+          message: result.message,
+          errors,
+          values,
+        });
+      }
+      // only the policies that differ from those in force are saved (and audited)
+      const current = await chargeCodePolicy(db);
+      let saved = 0;
+      for (const field of POLICY_NAMES) {
+        const { key, value } = POLICY_FIELDS[field];
+        const chosen = result.value[field].value;
+        if (JSON.stringify(chosen) === JSON.stringify(value(current[field]))) continue;
+        await settings.put(key, chosen, actorOf(req));
+        saved += 1;
+      }
+      flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
+      res.redirect(303, '/settings');
+    },
+  );
 
   // The low-stock digest: its time (a setting) and each category's buyers (the categories' own field).
-  pages.post('/settings/digest', { access: 'admin' }, async (req, res) => {
-    const categories = await categoriesService(db).list();
-    const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
-    for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
-    const errors: FieldErrors = {};
-    const time = await attempt(() => parse(KNOWN_SETTINGS[DIGEST_TIME_KEY], { time: values.digestTime }));
-    if (!time.ok) errors.digestTime = Object.values(time.errors)[0] ?? time.message;
-    const buyers = new Map<number, string[]>();
-    for (const c of categories) {
-      const listed = values[`buyers-${c.id}`].split(/[\s,;]+/).filter(Boolean);
-      const result = await attempt(() => parse(UpdateCategory, { buyerEmails: listed }));
-      if (result.ok) buyers.set(c.id, result.value.buyerEmails!);
-      else errors[`buyers-${c.id}`] = Object.values(result.errors)[0] ?? result.message;
-    }
-    if (Object.keys(errors).length > 0)
-      return renderSettings(req, res, {
-        form: 'digest',
-        status: 422,
-        message: 'Please correct the fields marked below',
-        errors,
-        values,
-      });
-    if (time.ok && digestTimeOf((await settings.get(DIGEST_TIME_KEY)) ?? undefined) !== time.value.time)
-      await settings.put(DIGEST_TIME_KEY, time.value, actorOf(req));
-    for (const c of categories) {
-      const next = buyers.get(c.id)!;
-      if (next.join(',') !== c.buyer_emails.join(',')) await categoriesService(db).update(c.id, { buyerEmails: next });
-    }
-    flash(req, 'Low-stock digest saved');
-    res.redirect(303, '/settings#digest');
-  });
+  pages.post(
+    '/settings/digest',
+    {
+      access: 'admin',
+      form: DigestForm,
+      // each category's buyers as typed beside it: a list of addresses
+      fromForm: (body, _req, categories: { id: number }[]) => ({
+        time: { time: textField(body.digestTime).trim() },
+        buyers: Object.fromEntries(
+          categories.map((c) => [
+            c.id,
+            {
+              buyerEmails: textField(body[`buyers-${c.id}`])
+                .split(/[\s,;]+/)
+                .filter(Boolean),
+            },
+          ]),
+        ),
+      }),
+    },
+    async (req, res) => {
+      const categories = await categoriesService(db).list();
+      const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
+      for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
+      const result = await attempt(() => req.input.formWith(categories));
+      if (!result.ok) {
+        // a field's first error beside it: the time, or a category's buyers
+        const errors: FieldErrors = {};
+        for (const [path, message] of Object.entries(result.errors)) {
+          const [part, id] = path.split('.');
+          const field = part === 'buyers' ? `buyers-${id}` : 'digestTime';
+          errors[field] ??= message;
+        }
+        return renderSettings(req, res, {
+          form: 'digest',
+          status: 422,
+          message: 'Please correct the fields marked below',
+          errors,
+          values,
+        });
+      }
+      const { time, buyers } = result.value;
+      if (digestTimeOf((await settings.get(DIGEST_TIME_KEY)) ?? undefined) !== time.time)
+        await settings.put(DIGEST_TIME_KEY, time, actorOf(req));
+      for (const c of categories) {
+        const next = buyers[c.id].buyerEmails!;
+        if (next.join(',') !== c.buyer_emails.join(','))
+          await categoriesService(db).update(c.id, { buyerEmails: next });
+      }
+      flash(req, 'Low-stock digest saved');
+      res.redirect(303, '/settings#digest');
+    },
+  );
 
   // The stores' request inbox: a list of addresses (the setting requests.notifyEmails); empty, the managers.
   pages.post(
