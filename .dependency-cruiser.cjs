@@ -15,6 +15,7 @@ const PUBLIC_ROLE_FILES = [
   'items/items.bulk.ts', // bulk edit and import of items
   'items/items.unknown-code.ts', // the refusal of a code no item answers to, which the pages word their own way
   'items/items.export.ts', // the items' CSV and XLSX export
+  'items/items.policy.ts', // who manages items and sees inactive ones: the API's check and the items page's
   'sales/sales.figures.ts', // the one implementation of the sales figures
   'sales/sales.filters.ts', // the sales filter fragment (salesWhere), built by its owner
   'sales/sales.analytics.ts', // sales analytics (most sold, daily sales, stock check)

@@ -1,14 +1,14 @@
 import type { Request } from 'express';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
 import type { Db } from '../db/knex';
-import { currentUser, hasRole } from '../auth/guards';
-import { Forbidden } from '../http/errors';
+import { currentUser } from '../auth/guards';
 import { parse } from '../http/validate';
 import { categoriesService } from '../modules/categories/categories.service';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { presentItem } from '../modules/items/items.present';
 import { itemsService } from '../modules/items/items.service';
+import { managesItems, refuseInactiveItemsBelowManager } from '../modules/items/items.policy';
 import type { FieldErrors } from './forms';
 import { wantsPartial } from './page-render';
 
@@ -49,8 +49,8 @@ export function itemsListView(db: Db) {
     // a form's empty field (all categories, no search) means the filter is off
     const given = Object.fromEntries(Object.entries(rawQuery).filter(([, value]) => value !== ''));
     const query = parse(ItemQuery, { limit: String(ITEMS_PER_PAGE), ...given });
-    const isManager = hasRole(currentUser(req), 'manager');
-    if (query.includeInactive && !isManager) throw Forbidden('includeInactive requires the manager role');
+    const isManager = managesItems(currentUser(req));
+    refuseInactiveItemsBelowManager(currentUser(req), query.includeInactive);
     // htmx asks for the rows only (_rows.ejs): the filters' and bulk form's choices are already on the page
     const wholePage = !wantsPartial(req);
     const [{ rows, total }, categoryRows, rates, mayImportAndExport] = await Promise.all([
