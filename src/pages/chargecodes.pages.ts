@@ -35,7 +35,7 @@ import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
 import { chargeCodeStatus } from '../modules/sales/sales.charge-code-status';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { attempt, checked, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
-import { notesSection } from './notes-section';
+import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
@@ -420,7 +420,7 @@ export function chargecodesPages({ db, config }: Deps): Router {
     },
   );
 
-  pages.post('/chargecodes/:code/notes', { access: 'user', params: CodeParams }, async (req, res) => {
+  pages.post('/chargecodes/:code/notes', { access: 'user', params: CodeParams, ...NOTE_FORM }, async (req, res) => {
     const { code } = req.input.params;
     const refused = await noteSection.add(req, 'charge_code', code);
     if (refused) return renderCode(req, res, code, refused);

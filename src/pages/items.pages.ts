@@ -21,7 +21,7 @@ import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
-import { notesSection } from './notes-section';
+import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter, type PageRequest } from './page-route';
 import { wantsPartial } from './page-render';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -329,7 +329,7 @@ export function itemsPages(deps: Deps): Router {
   );
 
   // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).
-  pages.post('/items/:id/notes', { access: 'user', params: IdParams }, async (req, res) => {
+  pages.post('/items/:id/notes', { access: 'user', params: IdParams, ...NOTE_FORM }, async (req, res) => {
     const { id } = req.input.params;
     const refused = await noteSection.add(req, 'item', String(id));
     if (refused) return renderDetail(req, res, id, refused.status, { note: refused });

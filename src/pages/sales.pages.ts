@@ -20,7 +20,7 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
 import { attempt, filledIn, flash, formState, repeatedField, type FieldErrors, type ReturnedForm } from './forms';
-import { notesSection } from './notes-section';
+import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
@@ -224,7 +224,7 @@ export function salesPages({ db }: Deps): Router {
     },
   );
 
-  pages.post('/sales/:id/notes', { access: 'user', params: SaleIdParams }, async (req, res) => {
+  pages.post('/sales/:id/notes', { access: 'user', params: SaleIdParams, ...NOTE_FORM }, async (req, res) => {
     const { id } = req.input.params;
     const refused = await noteSection.add(req, 'sale', String(id));
     if (refused) return renderSale(req, res, id, refused);
