@@ -77,7 +77,7 @@ export class PageRouter {
   readonly post: DeclarePage = (path, doc, ...handlers) => this.add('post', path, doc, handlers);
 
   /** Middleware for a part of the area (its stylesheets and scripts). */
-  use(path: string, ...handlers: RequestHandler[]): void {
+  use(path: string | string[], ...handlers: RequestHandler[]): void {
     this.router.use(path, ...handlers);
   }
 
