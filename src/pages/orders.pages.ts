@@ -6,7 +6,12 @@ import { actorOf } from '../modules/audit/audit.actor';
 import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
 import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
-import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
+import {
+  invoiceMatcher,
+  readMatchedInvoice,
+  type InvoiceLineMatch,
+  type LineMatch,
+} from '../modules/invoices/invoices.matching';
 import { presentExtracted } from '../modules/invoices/invoices.present';
 import { presentItemList } from '../modules/items/items.present';
 import { ItemQuery } from '../modules/items/items.schemas';
@@ -97,6 +102,17 @@ function typedLines(body: Record<string, unknown>): LineValues[] {
 }
 
 const isBlank = (line: LineValues) => LINE_FIELDS.every((field) => line[field] === '');
+
+/** The places of the rows with anything typed in them: the lines sent. */
+const filledRows = (lines: LineValues[]) => lines.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+
+/** The new-order form's fields beside its lines, as typed. */
+const typedNewOrder = (body: Record<string, unknown>) => ({
+  supplierId: textField(body.supplierId),
+  invoiceNumber: textField(body.invoiceNumber),
+  notes: textField(body.notes),
+  q: textField(body.q),
+});
 
 /**
  * The API names a line's error by its place among the lines sent (items.2.quantity); the form
@@ -250,52 +266,59 @@ export function ordersPages({ db }: Deps): Router {
     res.render('orders/_item-matches', { q, matches: await searchItems(q) });
   });
 
-  pages.post('/orders', { access: 'manager' }, async (req, res) => {
-    const values = {
-      supplierId: textField(req.body.supplierId),
-      invoiceNumber: textField(req.body.invoiceNumber),
-      notes: textField(req.body.notes),
-      q: textField(req.body.q),
-    };
-    const typed = typedLines(req.body);
-    const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
-    if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
-    if (req.body.action === 'more') {
-      return renderNewOrder(res, {
-        ...form,
-        lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))],
+  pages.post(
+    '/orders',
+    {
+      access: 'manager',
+      form: CreateOrder,
+      // each line that names an item as the invoice import matches it goes as that item; anything else is free text
+      fromForm: (body, _req, matched: InvoiceLineMatch[]) => {
+        const { supplierId, invoiceNumber, notes } = typedNewOrder(body);
+        const typed = typedLines(body);
+        return {
+          ...filledIn({ supplierId, invoiceNumber, notes }),
+          items: filledRows(typed).map((i, n) => {
+            const { match } = matched[n];
+            return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
+          }),
+        };
+      },
+    },
+    async (req, res) => {
+      const values = typedNewOrder(req.body);
+      const typed = typedLines(req.body);
+      const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
+      if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
+      if (req.body.action === 'more') {
+        return renderNewOrder(res, {
+          ...form,
+          lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))],
+        });
+      }
+      const rows = filledRows(typed);
+      const result = await attempt(async () => {
+        // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only)
+        const matched = await matcher.matchLines(
+          values.supplierId.trim() || null,
+          rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })),
+        );
+        return orders.create(req.input.formWith(matched), currentUser(req).id);
       });
-    }
-    const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
-    const result = await attempt(async () => {
-      // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only); anything else is free text
-      const matched = await matcher.matchLines(
-        values.supplierId.trim() || null,
-        rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })),
-      );
-      const input = parse(CreateOrder, {
-        ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
-        items: rows.map((i, n) => {
-          const { match } = matched[n];
-          return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
-        }),
-      });
-      return orders.create(input, currentUser(req).id);
-    });
-    if (!result.ok) {
-      const errors = errorsByRow(result.errors, rows, 'items');
-      return renderNewOrder(res, {
-        ...form,
-        matches: await searchItems(values.q),
-        status: result.status,
-        errors,
-        message: result.message,
-      });
-    }
-    const order = presentOrderDetail(result.value);
-    flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
-    res.redirect(303, `/orders/${order.orderId}`);
-  });
+      if (!result.ok) {
+        const errors = errorsByRow(result.errors, rows, 'items');
+        return renderNewOrder(res, {
+          ...form,
+          matches: await searchItems(values.q),
+          status: result.status,
+          errors,
+          message: result.message,
+        });
+      }
+      const order = presentOrderDetail(result.value);
+      flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
+      res.redirect(303, `/orders/${order.orderId}`);
+    },
+  );
 
   // ---- a new order from an invoice PDF --------------------------------------------------
 
@@ -432,7 +455,7 @@ export function ordersPages({ db }: Deps): Router {
       const typed = typedLines(req.body);
       const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
       if (req.body.action === 'check') return renderInvoicePreview(res, form);
-      const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+      const rows = filledRows(typed);
       const result = await attempt(() => imports.fromParsedData(req.input.form, currentUser(req).id, read.value));
       if (!result.ok)
         return renderInvoicePreview(res, {

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
-import { IntId, parse } from '../http/validate';
+import { IntId } from '../http/validate';
 import { z } from 'zod';
 import { D } from '../lib/money';
 import { formatMoney, formatQuantity } from '../lib/format';
@@ -205,44 +205,56 @@ export function stocktakesPages({ db }: Deps): Router {
     }),
   );
 
-  pages.post('/stocktakes', { access: STOCKTAKE_MANAGERS }, async (req, res) => {
-    const values: NewForm['values'] = {
-      name: textField(req.body.name),
-      scope: textField(req.body.scope),
-      categoryIds: repeatedField(req.body.categoryIds),
-      codes: textField(req.body.codes),
-      blind: checked(req.body.blind),
-    };
-    const created = await attempt(async () => {
-      let scope: unknown;
-      if (values.scope === 'all') scope = { all: true };
-      else if (values.scope === 'categories') {
-        if (values.categoryIds.length === 0)
-          throw BadRequest('Validation failed', { errors: [{ field: 'categoryIds', message: 'choose a category' }] });
-        scope = { categoryIds: values.categoryIds };
-      } else if (values.scope === 'items') {
-        const codes = codesOf(values.codes);
-        if (codes.length === 0)
-          throw BadRequest('Validation failed', {
-            errors: [{ field: 'codes', message: 'type at least one SKU or barcode' }],
-          });
-        const { itemIds, unknown } = await itemIdsForCodes(codes);
-        if (unknown.length > 0)
-          throw BadRequest('Validation failed', {
-            errors: [{ field: 'codes', message: unknown.map(unknownCodeMessage).join('; ') }],
-          });
-        scope = { itemIds };
-      } else {
-        throw BadRequest('Validation failed', { errors: [{ field: 'scope', message: 'choose what to count' }] });
-      }
-      const body = parse(CreateStocktake, { name: values.name.trim() || null, scope, blind: values.blind });
-      return (await stocktakes.create(body, actorOf(req))).stocktake;
-    });
-    if (!created.ok)
-      return renderNew(res, { values, errors: formErrors(created.errors), message: created.message }, created.status);
-    flash(req, `Stocktake ${created.value.reference} started: scan to count`);
-    res.redirect(303, `/stocktakes/${created.value.id}/count`);
-  });
+  pages.post(
+    '/stocktakes',
+    {
+      access: STOCKTAKE_MANAGERS,
+      form: CreateStocktake,
+      // the scope as chosen: every item, categories, or the items the typed codes name (found first)
+      fromForm: (body, _req, scope: unknown) => ({
+        name: textField(body.name).trim() || null,
+        scope,
+        blind: checked(body.blind),
+      }),
+    },
+    async (req, res) => {
+      const values: NewForm['values'] = {
+        name: textField(req.body.name),
+        scope: textField(req.body.scope),
+        categoryIds: repeatedField(req.body.categoryIds),
+        codes: textField(req.body.codes),
+        blind: checked(req.body.blind),
+      };
+      const created = await attempt(async () => {
+        let scope: unknown;
+        if (values.scope === 'all') scope = { all: true };
+        else if (values.scope === 'categories') {
+          if (values.categoryIds.length === 0)
+            throw BadRequest('Validation failed', { errors: [{ field: 'categoryIds', message: 'choose a category' }] });
+          scope = { categoryIds: values.categoryIds };
+        } else if (values.scope === 'items') {
+          const codes = codesOf(values.codes);
+          if (codes.length === 0)
+            throw BadRequest('Validation failed', {
+              errors: [{ field: 'codes', message: 'type at least one SKU or barcode' }],
+            });
+          const { itemIds, unknown } = await itemIdsForCodes(codes);
+          if (unknown.length > 0)
+            throw BadRequest('Validation failed', {
+              errors: [{ field: 'codes', message: unknown.map(unknownCodeMessage).join('; ') }],
+            });
+          scope = { itemIds };
+        } else {
+          throw BadRequest('Validation failed', { errors: [{ field: 'scope', message: 'choose what to count' }] });
+        }
+        return (await stocktakes.create(req.input.formWith(scope), actorOf(req))).stocktake;
+      });
+      if (!created.ok)
+        return renderNew(res, { values, errors: formErrors(created.errors), message: created.message }, created.status);
+      flash(req, `Stocktake ${created.value.reference} started: scan to count`);
+      res.redirect(303, `/stocktakes/${created.value.id}/count`);
+    },
+  );
 
   // ---- the count page (anyone signed in) ------------------------------------------------------
 
