@@ -1,12 +1,12 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Deps } from '../deps';
 import { currentUser, hasRole, isStaff } from '../auth/guards';
 import { backupsService } from '../modules/backups/backups.service';
 import { dashboardService } from '../modules/dashboard/dashboard.service';
 import { salesAnalytics } from '../modules/sales/sales.analytics';
 import { systemAlertsService } from '../modules/system-alerts/system-alerts.service';
-import { requirePage } from './page-guards';
-import { catalogueViews } from './catalogue.pages';
+import { CATALOGUE_FIRST_PAGE, catalogueViews } from './catalogue.pages';
+import { PageRouter } from './page-route';
 
 const LOW_STOCK_SHOWN = 10;
 const SALES_DAYS = 30;
@@ -20,15 +20,15 @@ const MAKE_A_BACKUP = { href: '/backups', label: 'Make one now on the Backups pa
  */
 export function dashboardPages(deps: Deps): Router {
   const { db } = deps;
-  const pages = Router();
+  const pages = new PageRouter(db);
   const dashboard = dashboardService(db);
   const backups = backupsService(deps);
   const alerts = systemAlertsService(db);
   const analytics = salesAnalytics(db);
   const { renderCatalogue } = catalogueViews(db);
 
-  pages.get('/', requirePage('requester'), async (req, res) => {
-    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, {});
+  pages.get('/', { access: 'requester', ...CATALOGUE_FIRST_PAGE }, async (req, res) => {
+    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, req.input.query);
     const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       dashboard.stockCounts(),
@@ -68,5 +68,5 @@ export function dashboardPages(deps: Deps): Router {
     });
   });
 
-  return pages;
+  return pages.router;
 }
