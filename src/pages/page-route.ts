@@ -22,7 +22,7 @@ export type PageDoc<P extends z.ZodObject, Q extends z.ZodType, F extends z.ZodT
   /** what the query schema reads, made from the query string (as sent unless given: `filledIn` drops a filter left empty) */
   fromQuery?: (query: Sent, req: Request) => unknown;
   /** the form: the API's body schema the typed fields must pass, or the schema of the form's action (a hold placed or released) */
-  form?: F | ((body: Sent) => F);
+  form?: F | ((body: Sent, req: Request) => F);
   /**
    * what the form schema reads, made from the fields as typed (as sent unless given) and, where the
    * form names something the handler finds first (the item a typed SKU names, the record being
@@ -109,7 +109,7 @@ function readPageInput(doc: PageDoc<z.ZodObject, z.ZodType, z.ZodType, unknown>)
   return (req, _res, next) => {
     const { params, query, form, fromQuery = asSent, fromForm = asSent } = doc;
     const body = (req.body ?? {}) as Sent;
-    const formSchema = form && (typeof form === 'function' ? form(body) : form);
+    const formSchema = form && (typeof form === 'function' ? form(body, req) : form);
     const parts = {
       ...(params ? { params: { schema: params, raw: () => req.params } } : {}),
       ...(query ? { query: { schema: query, raw: () => fromQuery(req.query, req) } } : {}),
