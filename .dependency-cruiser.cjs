@@ -25,6 +25,7 @@ const PUBLIC_ROLE_FILES = [
   'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
   'orders/orders.receive.ts', // receiving an order into stock
   'orders/orders.import.ts', // importing an order from an invoice or a CSV
+  'suppliers/suppliers.policy.ts', // who deletes a supplier: the API's guard and the page's buttons
   'orders/orders.policy.ts', // who may change an order and when it may be cancelled: the API's guard and service, and the page's buttons
   'finance/finance.batches.ts', // recharge batches
   'chargecodes/chargecodes.policy.ts', // the charge-code policy (settings) and its hold guard

@@ -16,6 +16,7 @@ import {
   presentSupplierWithItems,
 } from '../modules/suppliers/suppliers.present';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
+import { mayDeleteSuppliers, SUPPLIER_DELETERS } from '../modules/suppliers/suppliers.policy';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { PageRouter, type PageRequest } from './page-route';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
@@ -65,8 +66,10 @@ export function suppliersPages({ db }: Deps): Router {
   const keepers = MANAGER_UNDER_STRICT;
   const mayKeep = (req: Request) => admitsUnderProfile(db, currentUser(req), MANAGER_UNDER_STRICT);
 
-  pages.use('/suppliers', (_req, res, next) => {
+  pages.use('/suppliers', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/suppliers.css'];
+    // the delete buttons: the policy the API's guards keep
+    res.locals.deletesSuppliers = req.user !== undefined && mayDeleteSuppliers(req.user);
     next();
   });
 
@@ -163,7 +166,7 @@ export function suppliersPages({ db }: Deps): Router {
   );
 
   // Deleting (admins, as the API): the safe-deletion check first, with what refers to the supplier.
-  pages.get('/suppliers/:id/delete', { access: 'admin', params: SupplierParams }, async (req, res) => {
+  pages.get('/suppliers/:id/delete', { access: SUPPLIER_DELETERS, params: SupplierParams }, async (req, res) => {
     const { id } = req.input.params;
     const [supplier, check, blocking] = await Promise.all([
       suppliers.get(id),
@@ -179,7 +182,7 @@ export function suppliersPages({ db }: Deps): Router {
     });
   });
 
-  pages.post('/suppliers/:id/delete', { access: 'admin', params: SupplierParams }, async (req, res) => {
+  pages.post('/suppliers/:id/delete', { access: SUPPLIER_DELETERS, params: SupplierParams }, async (req, res) => {
     const { id } = req.input.params;
     const { name } = await suppliers.get(id);
     await suppliers.safeDelete(id);
@@ -187,13 +190,17 @@ export function suppliersPages({ db }: Deps): Router {
     res.redirect(303, '/suppliers');
   });
 
-  pages.post('/suppliers/:id/delete-with-links', { access: 'admin', params: SupplierParams }, async (req, res) => {
-    const { id } = req.input.params;
-    const { name } = await suppliers.get(id);
-    await suppliers.remove(id);
-    flash(req, `Supplier '${name}' deleted with its item links and notes`);
-    res.redirect(303, '/suppliers');
-  });
+  pages.post(
+    '/suppliers/:id/delete-with-links',
+    { access: SUPPLIER_DELETERS, params: SupplierParams },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const { name } = await suppliers.get(id);
+      await suppliers.remove(id);
+      flash(req, `Supplier '${name}' deleted with its item links and notes`);
+      res.redirect(303, '/suppliers');
+    },
+  );
 
   /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
   pages.get(
@@ -281,12 +288,16 @@ export function suppliersPages({ db }: Deps): Router {
   );
 
   // DELETE /api/sources/{id}: admins.
-  pages.post('/suppliers/:id/sources/:sourceId/remove', { access: 'admin', params: SourceParams }, async (req, res) => {
-    const { id, source } = await supplierSource(req);
-    await sources.remove(source.id);
-    flash(req, `${source.item_name} is no longer linked to this supplier`);
-    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
-  });
+  pages.post(
+    '/suppliers/:id/sources/:sourceId/remove',
+    { access: SUPPLIER_DELETERS, params: SourceParams },
+    async (req, res) => {
+      const { id, source } = await supplierSource(req);
+      await sources.remove(source.id);
+      flash(req, `${source.item_name} is no longer linked to this supplier`);
+      res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+    },
+  );
 
   return pages.router;
 }
