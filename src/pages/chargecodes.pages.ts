@@ -157,8 +157,10 @@ export function chargecodesPages({ db, config }: Deps): Router {
   // the API's own guard of holds and exclusions: the chargeCodes.holdRole setting's role and up
   const holdRole = requireHoldRole(db);
 
-  pages.use('/chargecodes', (_req, res, next) => {
+  pages.use('/chargecodes', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/chargecodes.css'];
+    // the create, edit and authorised-people forms: the policy the API's guards keep
+    res.locals.administersChargeCodes = req.user !== undefined && administersChargeCodes(req.user);
     res.locals.codeHref = codeHref;
     res.locals.formatDay = formatDay;
     next();
@@ -271,7 +273,6 @@ export function chargecodesPages({ db, config }: Deps): Router {
       holdRefusal: chargeCode.onHold
         ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release')
         : null,
-      isAdmin: administersChargeCodes(user),
       holdForm: formState(returned, 'hold', { holdReason: '' }),
       exclusionForm: formState(returned, 'exclusion', { categoryId: '' }),
       userForm: formState(returned, 'user', { userName: '', email: '', department: '', notes: '' }),

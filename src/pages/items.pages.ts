@@ -11,6 +11,7 @@ import { CreateItem, NewBarcode, StockChangeBody, UpdateItem } from '../modules/
 import { presentBarcode, presentItem, presentItemOrderHistory } from '../modules/items/items.present';
 import { itemBarcodesService } from '../modules/items/item-barcodes.service';
 import { itemsService } from '../modules/items/items.service';
+import { managesItems } from '../modules/items/items.policy';
 import { UpdateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { ordersService } from '../modules/orders/orders.service';
@@ -110,6 +111,12 @@ export function itemsPages(deps: Deps): Router {
   const orders = ordersService(db);
   const sources = sourcesService(db);
   const barcodes = itemBarcodesService(db);
+
+  // the items pages' manager buttons and forms: the policy the API's guards keep
+  pages.use('/items', (req, res, next) => {
+    res.locals.managesItems = req.user !== undefined && managesItems(req.user);
+    next();
+  });
 
   async function itemFormView(
     title: string,

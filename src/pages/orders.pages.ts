@@ -185,8 +185,10 @@ export function ordersPages({ db }: Deps): Router {
   const categories = categoriesService(db);
   const matcher = invoiceMatcher(db);
 
-  pages.use('/orders', (_req, res, next) => {
+  pages.use('/orders', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/orders.css'];
+    // the new-order buttons: the policy the API's guards keep
+    res.locals.managesOrders = req.user !== undefined && mayManageOrders(req.user);
     res.locals.scripts = ['/assets/js/orders.js'];
     next();
   });
@@ -250,7 +252,7 @@ export function ordersPages({ db }: Deps): Router {
     return found.map((item) => ({ ...item, expectedCost: costs.get(item.id) ?? '' }));
   }
 
-  pages.get('/orders/new', { access: 'manager' }, async (_req, res) => {
+  pages.get('/orders/new', { access: ORDER_MANAGERS }, async (_req, res) => {
     await renderNewOrder(res, {
       values: { supplierId: '', invoiceNumber: '', notes: '', q: '' },
       lines: [],
@@ -261,7 +263,7 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   // What the search box shows as it is typed into (htmx); the form's Search button does the same without script.
-  pages.get('/orders/item-search', { access: 'manager' }, async (req, res) => {
+  pages.get('/orders/item-search', { access: ORDER_MANAGERS }, async (req, res) => {
     const q = textField(req.query.q);
     res.render('orders/_item-matches', { q, matches: await searchItems(q) });
   });
@@ -269,7 +271,7 @@ export function ordersPages({ db }: Deps): Router {
   pages.post(
     '/orders',
     {
-      access: 'manager',
+      access: ORDER_MANAGERS,
       form: CreateOrder,
       // each line that names an item as the invoice import matches it goes as that item; anything else is free text
       fromForm: (body, _req, matched: InvoiceLineMatch[]) => {
@@ -389,13 +391,13 @@ export function ordersPages({ db }: Deps): Router {
       .status(status)
       .render('orders/from-invoice', { title: 'Order from an invoice', pdf: null, uploadMessage: message });
 
-  pages.get('/orders/new-from-invoice', { access: 'manager' }, (_req, res) => {
+  pages.get('/orders/new-from-invoice', { access: ORDER_MANAGERS }, (_req, res) => {
     renderUpload(res, 200, null);
   });
 
   pages.post(
     '/orders/new-from-invoice',
-    { access: 'manager', upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES } },
+    { access: ORDER_MANAGERS, upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES } },
     async (req, res) => {
       const read = await attempt(() => readMatchedInvoice(db, req.file, currentUser(req).id));
       if (!read.ok) return renderUpload(res, read.status, read.message);
@@ -421,7 +423,7 @@ export function ordersPages({ db }: Deps): Router {
   pages.post(
     '/orders/new-from-invoice/create',
     {
-      access: 'manager',
+      access: ORDER_MANAGERS,
       upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES, maxFieldBytes: CARRIED_PDF_BYTES },
       form: ParsedData,
       fromForm: (body) => {

@@ -141,8 +141,10 @@ export function stocktakesPages({ db }: Deps): Router {
   const stocktakes = stocktakesService(db);
   const categories = categoriesService(db);
 
-  pages.use('/stocktakes', (_req, res, next) => {
+  pages.use('/stocktakes', (req, res, next) => {
     Object.assign(res.locals, ASSETS, VIEW_HELPERS);
+    // the review, post and cancel links: the policy the API's guards keep
+    res.locals.runsStocktakes = req.user !== undefined && managesStocktakes(req.user);
     next();
   });
 

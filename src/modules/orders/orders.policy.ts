@@ -3,7 +3,7 @@ import type { Role } from '../../auth/roles';
 import { D } from '../../lib/money';
 import type { OrderStatus } from './orders.schemas';
 
-/** Who changes an order once placed (receive, cancel, attach an invoice, add to inventory): the API's access of those routes. */
+/** Who places and changes orders (create, import, receive, cancel, attach an invoice, add to inventory): the API's access of those routes. */
 export const ORDER_MANAGERS = 'manager' satisfies Role;
 
 /** Whether this person may change orders: what the API's guard of those routes asks, and the page's buttons. */

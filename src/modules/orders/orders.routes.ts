@@ -81,7 +81,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'Each line names an item (itemId; name defaults to the item name) or is free text (name). quantity > 0 with at most ' +
         'two decimals; unitCost a decimal with at most two. totalAmount = sum of quantity x unitCost. The order starts pending. ' +
         'An unknown supplierId or itemId is a 400.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       body: CreateOrder,
       responses: {
         201: { description: 'Created', schema: OrderWithItems },
@@ -140,7 +140,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         "also carries the supplier's part number read from it (supplierSku) and the item it names (match: exact by the part " +
         "number of one of the supplier's item sources, by name with or without the part number, or by SKU; else probable by " +
         'a similar name, for review); supplierId is the existing supplier of supplierName.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       formBody: InvoiceUploadBody,
       responses: { 200: { description: 'What was read', schema: UploadInvoiceResult }, ...INVOICE_UPLOAD_ERRORS },
     },
@@ -166,7 +166,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         "item's SKU in its name, or stays free text (a merely similar name, which upload-invoice shows as probable, is not " +
         "used). Each matched item gets the supplier as a source at the line's unitCost, with the line's part number. " +
         'Answers 201 {success, message, order, supplierCreated, matchedItems, unmatchedItems, extractedData (PDF form only)}.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       body: ImportFromInvoiceJson,
       formBody: ImportFromInvoiceForm,
       responses: {
