@@ -32,6 +32,7 @@ const PUBLIC_ROLE_FILES = [
   'chargecodes/chargecodes.validation.ts', // the checks a sale's charge code must pass
   'backups/backups.schedule.ts', // the backup schedule, run by the job and shown by the page
   'backups/backups.pg-tools.ts', // pg_dump and pg_restore as the backups run them (the MCP system check runs them too)
+  'backups/backups.policy.ts', // who manages backups: the API's guard, the backups pages and the dashboard's warning
   'backups/backups.files.ts', // where the backup files live (the MCP system check looks at the folder)
   'invoices/invoices.parser.ts', // an invoice's text read into lines (an order imported from one)
   'sales/sales.charge-code-status.ts', // a charge code's spending and limits (its page and the MCP tool)

@@ -1,7 +1,8 @@
 import type { Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole, isStaff } from '../auth/guards';
+import { currentUser, isStaff } from '../auth/guards';
 import { backupsService } from '../modules/backups/backups.service';
+import { managesBackups } from '../modules/backups/backups.policy';
 import { dashboardService } from '../modules/dashboard/dashboard.service';
 import { salesAnalytics } from '../modules/sales/sales.analytics';
 import { systemAlertsService } from '../modules/system-alerts/system-alerts.service';
@@ -33,7 +34,7 @@ export function dashboardPages(deps: Deps): Router {
       dashboard.stats(),
       dashboard.stockCounts(),
       alerts.alerts(),
-      hasRole(req.user!, 'admin') ? backups.missingBackupAlerts(new Date()) : [],
+      managesBackups(currentUser(req)) ? backups.missingBackupAlerts(new Date()) : [],
       dashboard.lowStock(LOW_STOCK_SHOWN),
       dashboard.categoryStats(),
       analytics.dailySales(SALES_DAYS),

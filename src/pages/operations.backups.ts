@@ -12,6 +12,7 @@ import {
 import { backupScheduleService } from '../modules/backups/backups.schedule';
 import { BackupFilenameParams, BackupSchedule } from '../modules/backups/backups.schemas';
 import { backupsService } from '../modules/backups/backups.service';
+import { BACKUP_ADMINS } from '../modules/backups/backups.policy';
 import { attempt, checked, flash, type FieldErrors } from './forms';
 import { PageRouter, type PageRequest } from './page-route';
 
@@ -65,11 +66,11 @@ export function backupsPages(deps: Deps): Router {
     return filename;
   }
 
-  pages.get('/backups', { access: 'admin' }, async (_req, res) => {
+  pages.get('/backups', { access: BACKUP_ADMINS }, async (_req, res) => {
     await renderList(res);
   });
 
-  pages.post('/backups', { access: 'admin' }, async (req, res) => {
+  pages.post('/backups', { access: BACKUP_ADMINS }, async (req, res) => {
     const created = presentCreatedBackup(await backups.create('manual', actorOf(req)));
     flash(req, `${created.message}: ${created.filename}`);
     res.redirect(303, '/backups');
@@ -78,7 +79,7 @@ export function backupsPages(deps: Deps): Router {
   pages.post(
     '/backups/schedule',
     {
-      access: 'admin',
+      access: BACKUP_ADMINS,
       form: BackupSchedule,
       // the form's text as the API's JSON types: a checkbox is a boolean, the retention a number
       fromForm: (body) => {
@@ -95,11 +96,11 @@ export function backupsPages(deps: Deps): Router {
     },
   );
 
-  pages.get('/backups/:filename/delete', { access: 'admin', params: BackupFilenameParams }, async (req, res) => {
+  pages.get('/backups/:filename/delete', { access: BACKUP_ADMINS, params: BackupFilenameParams }, async (req, res) => {
     res.render('operations/backup-delete', { title: 'Delete backup', filename: await existing(req) });
   });
 
-  pages.post('/backups/:filename/delete', { access: 'admin', params: BackupFilenameParams }, async (req, res) => {
+  pages.post('/backups/:filename/delete', { access: BACKUP_ADMINS, params: BackupFilenameParams }, async (req, res) => {
     const { filename } = req.input.params;
     await backups.delete(filename, actorOf(req));
     flash(req, `Backup ${filename} deleted`);
@@ -112,14 +113,14 @@ export function backupsPages(deps: Deps): Router {
     form = { status: 200, values: { confirmFilename: '' }, errors: {} as FieldErrors, message: null as string | null },
   ) => res.status(form.status).render('operations/backup-restore', { title: 'Restore backup', filename, ...form });
 
-  pages.get('/backups/:filename/restore', { access: 'admin', params: BackupFilenameParams }, async (req, res) => {
+  pages.get('/backups/:filename/restore', { access: BACKUP_ADMINS, params: BackupFilenameParams }, async (req, res) => {
     renderRestore(res, await existing(req));
   });
 
   pages.post(
     '/backups/:filename/restore',
     {
-      access: 'admin',
+      access: BACKUP_ADMINS,
       params: BackupFilenameParams,
       // the backup's own name, as the path gives it, typed out
       form: (_body, req) => RestoreConfirmation(String(req.params.filename)),
