@@ -42,7 +42,7 @@ import {
   type OrderStatus,
 } from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
-import { isCancellable, mayManageOrders, ORDER_MANAGERS } from '../modules/orders/orders.policy';
+import { isCancellable, isReceivable, mayManageOrders, ORDER_MANAGERS } from '../modules/orders/orders.policy';
 import { sourcesService } from '../modules/sources/sources.service';
 import { categoriesService } from '../modules/categories/categories.service';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
@@ -538,6 +538,7 @@ export function ordersPages({ db }: Deps): Router {
       }),
       invoiceForm: formState(returned, 'invoice', {}),
       cancelForm: formState(returned, 'cancel', {}),
+      canReceive: canManage && isReceivable(order.status),
       canCancel:
         canManage &&
         isCancellable(
