@@ -25,6 +25,7 @@ import {
   seesExpected,
   STOCKTAKE_MANAGERS,
   stocktakesService,
+  takesCounts,
   type StocktakeTotals,
 } from '../modules/stocktakes/stocktakes.service';
 import {
@@ -98,7 +99,15 @@ const userName = (user: { firstName: string; lastName: string; email: string } |
 const countedText = (counted: number | null) =>
   counted === null ? 'not counted' : `${formatQuantity(counted)} counted`;
 
-const VIEW_HELPERS = { countedText, signedQuantity, signedMoney, signClass, userName, statusLabels: STATUS_LABELS };
+const VIEW_HELPERS = {
+  countedText,
+  signedQuantity,
+  signedMoney,
+  signClass,
+  userName,
+  statusLabels: STATUS_LABELS,
+  takesCounts,
+};
 
 function scopeLabel(scope: StocktakeScope, categoryNames: Map<number, string>): string {
   if ('all' in scope) return 'Every active item';
@@ -533,7 +542,7 @@ export function stocktakesPages({ db }: Deps): Router {
   ) {
     // the totals only: summed in SQL, no line read
     const presented = presentStocktake({ ...(await stocktakes.summary(id)), lines: [] }, FULL_VIEW);
-    if (presented.status !== 'open' && status === 200) return res.redirect(303, `/stocktakes/${id}`);
+    if (!takesCounts(presented.status) && status === 200) return res.redirect(303, `/stocktakes/${id}`);
     res.status(status).render(`stocktakes/${view}`, {
       title: `${view === 'post' ? 'Post' : 'Cancel'} stocktake ${presented.reference}`,
       stocktake: presented,

@@ -207,6 +207,9 @@ const COUNT_SELECT = sql`SELECT c.*, i.sku, i.name, ${userRefColumns('u', 'count
 const STOCKTAKE_NOT_FOUND = 'Stocktake not found';
 
 /** The 409 for a change to a stocktake that is no longer open. */
+/** A stocktake takes counts, and may be posted or cancelled, while it is open: the service's checks and the pages' buttons. */
+export const takesCounts = (status: StocktakeStatus): boolean => status === 'open';
+
 function closed(head: { reference: string; status: StocktakeStatus }, what: string) {
   return Conflict(`Stocktake ${head.reference} is ${head.status}: ${what}`);
 }
@@ -436,7 +439,7 @@ export function stocktakesService(db: Db) {
     ): Promise<{ line: StocktakeLineRow; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const itemId = await stocktakesService(trx).itemOfCount(body);
         // the line, locked (a found line is added): a concurrent count of the same item waits here
         const {
@@ -510,7 +513,7 @@ export function stocktakesService(db: Db) {
     ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first();
         if (!scan) throw NotFound('Count not found');
         refuseOthersScan(scan, actor, rights, 'undo');
@@ -599,7 +602,7 @@ export function stocktakesService(db: Db) {
       return transaction(db, { retry: true }, async (trx) => {
         const read = stocktakesService(trx);
         const head = await read.lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts')
           .where({ id: countId, stocktake_id: id })
           .first<
