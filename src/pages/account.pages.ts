@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser } from '../auth/guards';
+import { currentUser, isStaff } from '../auth/guards';
 import { presentCreatedToken, presentFailedSignIns, presentToken } from '../auth/auth.present';
 import {
   CreateToken,
@@ -56,8 +56,8 @@ export function accountPages({ db, config, logger }: Deps): Router {
       title: 'My account',
       user: presentUser(row),
       roleLabel: ROLE_LABELS[row.role],
-      // the picking list is the counter's: a requester has no counter
-      staff: row.role !== 'requester',
+      // the picking list is the counter's: a requester has no counter (the API's guard of the preference)
+      staff: isStaff(row),
       // a single sign-on account has no password here to change
       hasPassword: row.password_hash !== null,
       passwordMinLength: PASSWORD_MIN_LENGTH,
