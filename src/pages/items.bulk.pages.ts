@@ -14,12 +14,13 @@ import {
   BulkExport,
   BulkIds,
   BulkImport,
+  ItemQuery,
   BulkVatRate,
 } from '../modules/items/items.schemas';
 import { attempt, flash, repeatedField, type FieldErrors } from './forms';
-import { itemsListView } from './items.list';
+import { itemsListQuery, itemsListView } from './items.list';
 import { safeNext } from './page-guards';
-import { PageRouter } from './page-route';
+import { PageRouter, type Sent } from './page-route';
 import { MANAGER_UNDER_STRICT } from '../auth/access-profile';
 
 /** The API's body limit for an import (10 MB of JSON). */
@@ -34,6 +35,12 @@ function returnAddress(value: unknown): { href: string; query: Record<string, st
   if (!/^\/items(\?|$)/.test(href)) return { href: '/items', query: {} };
   return { href, query: Object.fromEntries(new URL(href, 'http://localhost').searchParams) };
 }
+
+/** The list the form was sent from, shown again with a refusal: its query, read from the form's return address. */
+const LIST_SENT_FROM = {
+  query: ItemQuery,
+  fromQuery: (_query: Sent, req: Request) => itemsListQuery(returnAddress(req.body.returnTo).query),
+};
 
 /** A bulk action: the API's schema that judges its form, and what it does with what passed. */
 type BulkAction = { schema: z.ZodType; run: (input: unknown, actor: Actor) => Promise<BulkOutcome> };
@@ -82,7 +89,7 @@ export function itemsBulkPages({ db }: Deps): Router {
   async function renderRefusal(
     req: Request,
     res: Response,
-    query: Record<string, string>,
+    query: ItemQuery,
     refusal: { status: number; message: string; errors: FieldErrors },
   ) {
     const values = {
@@ -101,6 +108,7 @@ export function itemsBulkPages({ db }: Deps): Router {
     '/items/bulk',
     {
       access: 'manager',
+      ...LIST_SENT_FROM,
       // an unknown action is refused before its form is read
       form: (body) => actionOf(body)?.schema ?? BulkIds,
       fromForm: bulkBody,
@@ -112,7 +120,7 @@ export function itemsBulkPages({ db }: Deps): Router {
         if (!action) throw BadRequest('Choose a bulk action');
         return action.run(req.input.form, actorOf(req));
       }, [400, 404, 409, 422]);
-      if (!result.ok) return renderRefusal(req, res, back.query, result);
+      if (!result.ok) return renderRefusal(req, res, req.input.query, result);
       flash(req, presentBulkOutcome(result.value).message);
       res.redirect(303, back.href);
     },
@@ -123,6 +131,7 @@ export function itemsBulkPages({ db }: Deps): Router {
     '/items/export',
     {
       access: MANAGER_UNDER_STRICT,
+      ...LIST_SENT_FROM,
       form: BulkExport,
       fromForm: (body) => {
         const itemIds = itemIdsOf(body.itemIds);
@@ -136,9 +145,8 @@ export function itemsBulkPages({ db }: Deps): Router {
       },
     },
     async (req, res) => {
-      const back = returnAddress(req.body.returnTo);
       const result = await attempt(() => sendItemsExport(res, bulk, req.input.form, currentUser(req)));
-      if (!result.ok) await renderRefusal(req, res, back.query, result);
+      if (!result.ok) await renderRefusal(req, res, req.input.query, result);
     },
   );
 

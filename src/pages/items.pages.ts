@@ -7,7 +7,7 @@ import { NotFound } from '../http/errors';
 import { formatQuantity, formatRate } from '../lib/format';
 import { IdParams, IntId } from '../http/validate';
 import { categoriesService } from '../modules/categories/categories.service';
-import { CreateItem, NewBarcode, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
+import { CreateItem, ItemQuery, NewBarcode, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
 import { presentBarcode, presentItem, presentItemOrderHistory } from '../modules/items/items.present';
 import { itemBarcodesService } from '../modules/items/item-barcodes.service';
 import { itemsService } from '../modules/items/items.service';
@@ -20,7 +20,7 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
-import { itemsListView } from './items.list';
+import { itemsListQuery, itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
 import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter, type PageRequest } from './page-route';
@@ -205,8 +205,8 @@ export function itemsPages(deps: Deps): Router {
     overrides: Record<string, unknown>,
   ) => res.status(status).render('items/show', await detailView(req, id, undefined, overrides));
 
-  pages.get('/items', { access: 'user' }, async (req, res) => {
-    const view = await listView(req, req.query);
+  pages.get('/items', { access: 'user', query: ItemQuery, fromQuery: itemsListQuery }, async (req, res) => {
+    const view = await listView(req, req.input.query);
     res.render(wantsPartial(req) ? 'items/_rows' : 'items/index', view);
   });
 
