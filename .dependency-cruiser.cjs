@@ -14,19 +14,24 @@ const PUBLIC_ROLE_FILES = [
   'items/items.bulk.ts', // bulk edit and import of items
   'items/items.unknown-code.ts', // the refusal of a code no item answers to, which the pages word their own way
   'items/items.export.ts', // the items' CSV and XLSX export
+  'items/items.policy.ts', // who manages items and sees inactive ones: the API's check and the items page's
   'sales/sales.figures.ts', // the one implementation of the sales figures
   'sales/sales.filters.ts', // the sales filter fragment (salesWhere), built by its owner
   'sales/sales.analytics.ts', // sales analytics (most sold, daily sales, stock check)
   'sales/sales.reports.ts', // sales reports and their CSV rows
+  'sales/sales.policy.ts', // who marks a sale paid or unpaid: the API's guard and the page's buttons
   'invoices/invoices.matching.ts', // invoice lines matched to items
   'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
   'orders/orders.receive.ts', // receiving an order into stock
   'orders/orders.import.ts', // importing an order from an invoice or a CSV
+  'suppliers/suppliers.policy.ts', // who deletes a supplier: the API's guard and the page's buttons
+  'orders/orders.policy.ts', // who may change an order and when it may be cancelled: the API's guard and service, and the page's buttons
   'finance/finance.batches.ts', // recharge batches
   'chargecodes/chargecodes.policy.ts', // the charge-code policy (settings) and its hold guard
   'chargecodes/chargecodes.validation.ts', // the checks a sale's charge code must pass
   'backups/backups.schedule.ts', // the backup schedule, run by the job and shown by the page
   'backups/backups.pg-tools.ts', // pg_dump and pg_restore as the backups run them (the MCP system check runs them too)
+  'backups/backups.policy.ts', // who manages backups: the API's guard, the backups pages and the dashboard's warning
   'backups/backups.files.ts', // where the backup files live (the MCP system check looks at the folder)
   'invoices/invoices.parser.ts', // an invoice's text read into lines (an order imported from one)
   'sales/sales.charge-code-status.ts', // a charge code's spending and limits (its page and the MCP tool)

@@ -15,7 +15,7 @@ import { isProfileAccess, requireUnderProfile, type ProfileAccess } from '../aut
 import type { PermissionKey } from '../auth/permissions';
 import type { McpLimit, McpLimiters } from '../auth/mcp-limits';
 import { BadRequestBody, ErrorBody, McpErrorBody, ValidationErrorBody } from './openapi';
-import { parse, refuseNulCharacters } from './validate';
+import { parsedOnFirstRead, refuseNulCharacters } from './validate';
 import { jsonBody } from './json-body';
 import type { Role } from '../auth/roles';
 import type { Deps } from '../deps';
@@ -275,18 +275,12 @@ const INPUT_PARTS = ['params', 'query', 'body'] as const;
 /** Sets req.input: each declared part of the request, parsed with its schema on first read (a ZodError, a 400, when refused). */
 function readInput(doc: RouteDoc): RequestHandler {
   return (req, _res, next) => {
-    const input = {};
-    for (const part of INPUT_PARTS) {
+    const parts = INPUT_PARTS.flatMap((part) => {
       const schema = doc[part];
-      if (!schema) continue;
       const raw = () => (part === 'body' && doc.omittedBodyIsEmpty ? (req.body ?? {}) : req[part]);
-      let parsed: { value: unknown } | undefined;
-      Object.defineProperty(input, part, {
-        enumerable: true,
-        get: () => (parsed ??= { value: parse(schema, raw()) }).value,
-      });
-    }
-    Object.assign(req, { input });
+      return schema ? [[part, { schema, raw }] as const] : [];
+    });
+    Object.assign(req, { input: parsedOnFirstRead(Object.fromEntries(parts)) });
     next();
   };
 }

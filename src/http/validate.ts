@@ -10,6 +10,22 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   return schema.parse(input);
 }
 
+/**
+ * An object whose every property is its schema's output for its raw input, parsed when first read
+ * (a ZodError then): a handler checks its input in the order it reads it, as its own `parse` calls would.
+ */
+export function parsedOnFirstRead(parts: Record<string, { schema: z.ZodType; raw: () => unknown }>): object {
+  const input = {};
+  for (const [name, { schema, raw }] of Object.entries(parts)) {
+    let parsed: { value: unknown } | undefined;
+    Object.defineProperty(input, name, {
+      enumerable: true,
+      get: () => (parsed ??= { value: parse(schema, raw()) }).value,
+    });
+  }
+  return input;
+}
+
 export function validationErrors(error: z.ZodError): { field: string; message: string }[] {
   return error.issues.map((issue) => ({
     field: issue.path.length > 0 ? issue.path.join('.') : '(body)',

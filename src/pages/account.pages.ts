@@ -1,6 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser } from '../auth/guards';
+import { currentUser, isStaff } from '../auth/guards';
 import { presentCreatedToken, presentFailedSignIns, presentToken } from '../auth/auth.present';
 import {
   CreateToken,
@@ -13,7 +13,6 @@ import { failedSignIns } from '../auth/failed-sign-ins';
 import { retireInitialAdminPassword } from '../auth/bootstrap-admin';
 import { CHANGE_PASSWORD_PAGE } from '../auth/password-change-gate';
 import { tokensService } from '../auth/tokens.service';
-import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentPasswordChanged, presentPickingList, presentUser } from '../modules/users/users.present';
 import { PASSWORD_MIN_LENGTH } from '../auth/password-rule';
@@ -22,7 +21,7 @@ import { usersService } from '../modules/users/users.service';
 import { EmailPreferencesBody } from '../modules/emails/emails.schemas';
 import { emailPreferencesService } from '../modules/emails/emails.service';
 import { attempt, checked, flash, formState, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { ROLE_LABELS } from './users.pages';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'], scripts: ['/assets/js/account.js'] };
@@ -38,7 +37,7 @@ const tokenRequest = (body: Record<string, unknown>) => ({
 
 /** My account: everyone's own password, picking-list preference, API tokens and recent failed sign-ins, through the API's services. */
 export function accountPages({ db, config, logger }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const users = usersService(db, config);
   const tokens = tokensService(db);
   const failures = failedSignIns(db);
@@ -57,8 +56,8 @@ export function accountPages({ db, config, logger }: Deps): Router {
       title: 'My account',
       user: presentUser(row),
       roleLabel: ROLE_LABELS[row.role],
-      // the picking list is the counter's: a requester has no counter
-      staff: row.role !== 'requester',
+      // the picking list is the counter's: a requester has no counter (the API's guard of the preference)
+      staff: isStaff(row),
       // a single sign-on account has no password here to change
       hasPassword: row.password_hash !== null,
       passwordMinLength: PASSWORD_MIN_LENGTH,
@@ -82,19 +81,19 @@ export function accountPages({ db, config, logger }: Deps): Router {
     });
   }
 
-  pages.get('/account', requirePage('requester'), async (req, res) => {
+  pages.get('/account', { access: 'requester' }, async (req, res) => {
     await renderAccount(req, res);
   });
 
-  pages.get(CHANGE_PASSWORD_PAGE, requirePage('requester'), (req, res) => {
+  pages.get(CHANGE_PASSWORD_PAGE, { access: 'requester' }, (req, res) => {
     if (!currentUser(req).must_change_password) return res.redirect(303, '/account');
     renderChangePassword(res);
   });
 
-  pages.post(CHANGE_PASSWORD_PAGE, requirePage('requester'), async (req, res) => {
+  pages.post(CHANGE_PASSWORD_PAGE, { access: 'requester', form: ChangeOwnPasswordBody }, async (req, res) => {
     const mustChange = currentUser(req).must_change_password;
     const result = await attempt(async () => {
-      const body = parse(ChangeOwnPasswordBody, req.body);
+      const body = req.input.form;
       // this session stays signed in; the others and every API token end
       return users.changeOwnPassword(currentUser(req).id, body, actorOf(req), req.sessionID);
     });
@@ -111,44 +110,65 @@ export function accountPages({ db, config, logger }: Deps): Router {
     res.redirect(303, '/account');
   });
 
-  pages.post('/account/picking-list', requirePage(), async (req, res) => {
-    const user = currentUser(req);
-    users.assertMayChangePickingList(user.id, user);
-    const { showPickingList } = parse(PickingListBody, { showPickingList: checked(req.body.showPickingList) });
-    flash(req, presentPickingList(await users.setPickingList(user.id, showPickingList, actorOf(req))).message);
-    res.redirect(303, '/account');
-  });
+  pages.post(
+    '/account/picking-list',
+    {
+      access: 'user',
+      form: PickingListBody,
+      fromForm: (body) => ({ showPickingList: checked(body.showPickingList) }),
+    },
+    async (req, res) => {
+      const user = currentUser(req);
+      users.assertMayChangePickingList(user.id, user);
+      const { showPickingList } = req.input.form;
+      flash(req, presentPickingList(await users.setPickingList(user.id, showPickingList, actorOf(req))).message);
+      res.redirect(303, '/account');
+    },
+  );
 
-  pages.post('/account/emails', requirePage(), async (req, res) => {
-    const user = currentUser(req);
-    const choices = Object.fromEntries(
-      emailPreferences.switchesOf(user.role).map((name) => [name, checked(req.body[name])]),
-    );
-    await emailPreferences.set(user, parse(EmailPreferencesBody, choices));
-    flash(req, 'Email preferences saved');
-    res.redirect(303, '/account#emails');
-  });
+  pages.post(
+    '/account/emails',
+    {
+      access: 'user',
+      form: EmailPreferencesBody,
+      // the switches of this person's role, each a checkbox
+      fromForm: (body, req) =>
+        Object.fromEntries(
+          emailPreferences.switchesOf(currentUser(req).role).map((name) => [name, checked(body[name])]),
+        ),
+    },
+    async (req, res) => {
+      const user = currentUser(req);
+      await emailPreferences.set(user, req.input.form);
+      flash(req, 'Email preferences saved');
+      res.redirect(303, '/account#emails');
+    },
+  );
 
   // The new token's secret is shown in this answer only (it is stored nowhere but as a hash), so no redirect carries it.
-  pages.post('/account/tokens', requirePage('requester'), async (req, res) => {
-    tokens.assertMayCreate(req.authMethod);
-    const result = await attempt(async () => {
-      const body = parse(CreateToken, tokenRequest(req.body));
-      return tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req));
-    });
-    if (!result.ok) return renderAccount(req, res, { form: 'token', ...result, values: req.body });
-    // nor does the browser keep a copy of the page that shows it
-    res.set('Cache-Control', 'no-store');
-    res.locals.flash = `API token "${result.value.row.name}" created`;
-    await renderAccount(req, res, null, presentCreatedToken(result.value), 201);
-  });
+  pages.post(
+    '/account/tokens',
+    { access: 'requester', form: CreateToken, fromForm: tokenRequest },
+    async (req, res) => {
+      tokens.assertMayCreate(req.authMethod);
+      const result = await attempt(async () => {
+        const body = req.input.form;
+        return tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req));
+      });
+      if (!result.ok) return renderAccount(req, res, { form: 'token', ...result, values: req.body });
+      // nor does the browser keep a copy of the page that shows it
+      res.set('Cache-Control', 'no-store');
+      res.locals.flash = `API token "${result.value.row.name}" created`;
+      await renderAccount(req, res, null, presentCreatedToken(result.value), 201);
+    },
+  );
 
-  pages.post('/account/tokens/:id/revoke', requirePage('requester'), async (req, res) => {
-    const { id } = parse(TokenIdParams, req.params);
+  pages.post('/account/tokens/:id/revoke', { access: 'requester', params: TokenIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     await tokens.revoke(currentUser(req).id, id, actorOf(req));
     flash(req, 'API token revoked: it no longer works');
     res.redirect(303, '/account#tokens');
   });
 
-  return pages;
+  return pages.router;
 }

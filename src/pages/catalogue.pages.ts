@@ -1,9 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
 import { currentUser, isStaff } from '../auth/guards';
 import { BadRequest } from '../http/errors';
-import { parse } from '../http/validate';
 import { D, money } from '../lib/money';
 import { categoriesService } from '../modules/categories/categories.service';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -18,7 +17,8 @@ import { CreateRequest } from '../modules/requests/requests.schemas';
 import { LineRequest } from '../modules/sales/quotes.schemas';
 import { requestsService } from '../modules/requests/requests.service';
 import { attempt, filledIn, flash, textField, type Attempt, type FieldErrors } from './forms';
-import { requirePage, safeNext } from './page-guards';
+import { safeNext } from './page-guards';
+import { PageRouter, type PageRequest, type Sent } from './page-route';
 import { wantsPartial } from './page-render';
 import { ASSETS, myRequests, REQUEST_VIEW_HELPERS } from './requests.pages';
 
@@ -34,9 +34,17 @@ const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
 type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
 type BasketForm = { message: string | null; errors: FieldErrors; chargeCode?: ChargeCodeField };
 type Refusal = Extract<Attempt<unknown>, { ok: false }>;
+/** A route that may show the catalogue again: its query declared. */
+type CataloguePage = PageRequest<{ readonly query: CatalogueQuery }>;
 
 const refusalMessage = (refusal: Refusal): string =>
   Object.values(refusal.errors).length > 0 ? Object.values(refusal.errors).join('; ') : refusal.message;
+
+/** The catalogue's query string as its schema reads it: a page of its size, a filter left empty off. */
+const catalogueQuery = (query: Sent) => ({ limit: String(CATALOGUE_PAGE_SIZE), ...filledIn(query) });
+
+/** The catalogue as a route that shows it again (a refused basket change, a requester's home) declares it: its first page, whatever the address asks. */
+export const CATALOGUE_FIRST_PAGE = { query: CatalogueQuery, fromQuery: () => catalogueQuery({}) };
 
 /** The catalogue's address for a query (the "Add to request" forms come back to it). */
 function catalogueHref(query: CatalogueQuery, page = query.page): string {
@@ -95,8 +103,7 @@ export function catalogueViews(db: Db) {
       : { value: code, error: refusalMessage(check), accepted: false };
   }
 
-  async function catalogueView(req: Request, rawQuery: Record<string, unknown>, form?: BasketForm) {
-    const query = parse(CatalogueQuery, { limit: String(CATALOGUE_PAGE_SIZE), ...filledIn(rawQuery) });
+  async function catalogueView(req: Request, query: CatalogueQuery, form?: BasketForm) {
     const user = currentUser(req);
     const wholePage = !wantsPartial(req);
     const basket = await baskets.get(user.id);
@@ -133,14 +140,8 @@ export function catalogueViews(db: Db) {
   }
 
   /** The catalogue page, or (htmx: a search as one types, another page) its results. */
-  async function renderCatalogue(
-    req: Request,
-    res: Response,
-    rawQuery: Record<string, unknown>,
-    form?: BasketForm,
-    status = 200,
-  ) {
-    const view = await catalogueView(req, rawQuery, form);
+  async function renderCatalogue(req: Request, res: Response, query: CatalogueQuery, form?: BasketForm, status = 200) {
+    const view = await catalogueView(req, query, form);
     res.status(status).render(wantsPartial(req) ? 'catalogue/_results' : 'catalogue/index', view);
   }
 
@@ -153,7 +154,7 @@ export function catalogueViews(db: Db) {
  * one at a time (hx-sync queue on .catalogue-layout), each answered with the basket as it then is.
  */
 export function cataloguePages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const requests = requestsService(db);
   const items = itemsService(db);
   const baskets = basketsService(db);
@@ -180,66 +181,89 @@ export function cataloguePages({ db }: Deps): Router {
   }
 
   /** A refused basket change: htmx shows it in the alert region, a plain form the catalogue with it. */
-  async function basketRefused(req: Request, res: Response, refusal: Refusal) {
+  async function basketRefused(req: CataloguePage, res: Response, refusal: Refusal) {
     const message = refusalMessage(refusal);
     if (wantsPartial(req)) return res.status(refusal.status).set(TO_ALERTS).render('partials/_alert', { message });
-    await renderCatalogue(req, res, {}, { message, errors: {} }, refusal.status);
+    await renderCatalogue(req, res, req.input.query, { message, errors: {} }, refusal.status);
   }
 
-  pages.get('/catalogue', requirePage('requester'), async (req, res) => {
-    await renderCatalogue(req, res, req.query);
-  });
+  pages.get(
+    '/catalogue',
+    { access: 'requester', query: CatalogueQuery, fromQuery: catalogueQuery },
+    async (req, res) => {
+      await renderCatalogue(req, res, req.input.query);
+    },
+  );
 
-  pages.post('/catalogue/basket/add', requirePage('requester'), async (req, res) => {
-    const result = await attempt(async () => {
-      const { itemId, quantity } = parse(LineRequest, { itemId: req.body.itemId, quantity: req.body.quantity });
-      return baskets.change(currentUser(req).id, async (basket) => {
-        const existing = basket.lines.find((line) => line.itemId === itemId);
-        if (existing) {
-          existing.quantity = new D(existing.quantity).plus(quantity).toString();
-        } else {
-          if (basket.lines.length >= MAX_BASKET_LINES)
-            throw BadRequest(`A request holds at most ${MAX_BASKET_LINES} items: submit this one first`);
-          const item = await items.get(itemId);
-          if (!item.is_active) throw BadRequest(`${item.name} is no longer in the catalogue`);
-          basket.lines.push({
-            itemId,
-            name: item.name,
-            sku: item.sku,
-            price: item.price,
-            categoryId: item.category_id,
-            quantity,
-          });
-        }
-        return existing ?? basket.lines.at(-1)!;
-      });
-    }, [400, 404, 409, 422]);
-    if (!result.ok) return basketRefused(req, res, result);
-    await basketChanged(req, res, `${result.value.name} added to your request`);
-  });
+  pages.post(
+    '/catalogue/basket/add',
+    {
+      access: 'requester',
+      ...CATALOGUE_FIRST_PAGE,
+      form: LineRequest,
+      fromForm: (body) => ({ itemId: body.itemId, quantity: body.quantity }),
+    },
+    async (req, res) => {
+      const result = await attempt(async () => {
+        const { itemId, quantity } = req.input.form;
+        return baskets.change(currentUser(req).id, async (basket) => {
+          const existing = basket.lines.find((line) => line.itemId === itemId);
+          if (existing) {
+            existing.quantity = new D(existing.quantity).plus(quantity).toString();
+          } else {
+            if (basket.lines.length >= MAX_BASKET_LINES)
+              throw BadRequest(`A request holds at most ${MAX_BASKET_LINES} items: submit this one first`);
+            const item = await items.get(itemId);
+            if (!item.is_active) throw BadRequest(`${item.name} is no longer in the catalogue`);
+            basket.lines.push({
+              itemId,
+              name: item.name,
+              sku: item.sku,
+              price: item.price,
+              categoryId: item.category_id,
+              quantity,
+            });
+          }
+          return existing ?? basket.lines.at(-1)!;
+        });
+      }, [400, 404, 409, 422]);
+      if (!result.ok) return basketRefused(req, res, result);
+      await basketChanged(req, res, `${result.value.name} added to your request`);
+    },
+  );
 
-  pages.post('/catalogue/basket/lines/:itemId', requirePage('requester'), async (req, res) => {
-    const result = await attempt(() => {
-      const { itemId } = parse(LineRequest.pick({ itemId: true }), req.params);
-      return baskets.change(currentUser(req).id, (basket) => {
-        const line = basket.lines.find((l) => l.itemId === itemId);
-        if (!line) return null; // already removed (another tab or device): nothing to change
-        if (req.body.action === 'remove') basket.lines = basket.lines.filter((l) => l !== line);
-        else line.quantity = parse(LineRequest, { itemId, quantity: req.body.quantity }).quantity;
-        return line;
+  pages.post(
+    '/catalogue/basket/lines/:itemId',
+    {
+      access: 'requester',
+      ...CATALOGUE_FIRST_PAGE,
+      params: LineRequest.pick({ itemId: true }),
+      form: LineRequest,
+      fromForm: (body, req) => ({ itemId: req.params.itemId, quantity: body.quantity }),
+    },
+    async (req, res) => {
+      const result = await attempt(() => {
+        const { itemId } = req.input.params;
+        return baskets.change(currentUser(req).id, (basket) => {
+          const line = basket.lines.find((l) => l.itemId === itemId);
+          if (!line) return null; // already removed (another tab or device): nothing to change
+          if (req.body.action === 'remove') basket.lines = basket.lines.filter((l) => l !== line);
+          else line.quantity = req.input.form.quantity;
+          return line;
+        });
       });
-    });
-    if (!result.ok) return basketRefused(req, res, result);
-    const name = result.value?.name ?? 'The item';
-    await basketChanged(
-      req,
-      res,
-      req.body.action === 'remove' ? `${name} removed from your request` : `${name} updated`,
-    );
-  });
+      if (!result.ok) return basketRefused(req, res, result);
+      const name = result.value?.name ?? 'The item';
+      await basketChanged(
+        req,
+        res,
+        req.body.action === 'remove' ? `${name} removed from your request` : `${name} updated`,
+      );
+    },
+  );
 
   // The charge code checked as it is chosen (htmx), kept in the basket with the other fields.
-  pages.post('/catalogue/basket/charge-code', requirePage('requester'), async (req, res) => {
+  pages.post('/catalogue/basket/charge-code', { access: 'requester', ...CATALOGUE_FIRST_PAGE }, async (req, res) => {
     const basket = await baskets.change(currentUser(req).id, (kept) => {
       kept.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
       return kept;
@@ -247,49 +271,57 @@ export function cataloguePages({ db }: Deps): Router {
     const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
     const chargeCodes = await chargeCodesOf(currentUser(req));
     if (wantsPartial(req)) return res.render('catalogue/_charge-code', { field, chargeCodes });
-    await renderCatalogue(req, res, {}, { message: null, errors: {}, chargeCode: field });
+    await renderCatalogue(req, res, req.input.query, { message: null, errors: {}, chargeCode: field });
   });
 
-  pages.post('/catalogue/basket/submit', requirePage('requester'), async (req, res) => {
-    const basket = await baskets.change(currentUser(req).id, (kept) => {
-      kept.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
-      kept.notes = textField(req.body.notes).slice(0, 1000);
-      kept.neededBy = textField(req.body.neededBy);
-      return kept;
-    });
-    const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
-    const result = await attempt(() => {
-      if (basket.lines.length === 0) throw BadRequest('Your request is empty: add items from the catalogue first');
-      if (!basket.chargeCode)
-        throw BadRequest('Choose the charge code to pay for the request', {
-          errors: [{ field: 'chargeCode', message: 'Choose a charge code' }],
-        });
-      if (field.error) throw BadRequest(field.error);
-      const body = parse(CreateRequest, {
+  pages.post(
+    '/catalogue/basket/submit',
+    {
+      access: 'requester',
+      ...CATALOGUE_FIRST_PAGE,
+      form: CreateRequest,
+      fromForm: (_body, _req, basket: RequestBasket) => ({
         chargeCode: basket.chargeCode,
         items: basket.lines.map((line) => ({ itemId: line.itemId, quantity: line.quantity })),
         ...filledIn({ notes: basket.notes.trim(), neededBy: basket.neededBy }),
+      }),
+    },
+    async (req, res) => {
+      const basket = await baskets.change(currentUser(req).id, (kept) => {
+        kept.chargeCode = textField(req.body.chargeCode).trim().slice(0, 100);
+        kept.notes = textField(req.body.notes).slice(0, 1000);
+        kept.neededBy = textField(req.body.neededBy);
+        return kept;
       });
-      return requests.create({ user: currentUser(req), actor: actorOf(req) }, body);
-    });
-    if (!result.ok) {
-      const chargeCodeError = result.errors.chargeCode ?? field.error;
-      const chargeCode = chargeCodeError
-        ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
-        : field;
-      return renderCatalogue(
-        req,
-        res,
-        {},
-        { message: result.message, errors: result.errors, chargeCode },
-        result.status,
-      );
-    }
-    await baskets.clear(currentUser(req).id);
-    const { request } = result.value;
-    flash(req, `Request ${request.reference} submitted`);
-    res.redirect(303, `/requests/${request.id}`);
-  });
+      const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
+      const result = await attempt(() => {
+        if (basket.lines.length === 0) throw BadRequest('Your request is empty: add items from the catalogue first');
+        if (!basket.chargeCode)
+          throw BadRequest('Choose the charge code to pay for the request', {
+            errors: [{ field: 'chargeCode', message: 'Choose a charge code' }],
+          });
+        if (field.error) throw BadRequest(field.error);
+        return requests.create({ user: currentUser(req), actor: actorOf(req) }, req.input.formWith(basket));
+      });
+      if (!result.ok) {
+        const chargeCodeError = result.errors.chargeCode ?? field.error;
+        const chargeCode = chargeCodeError
+          ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
+          : field;
+        return renderCatalogue(
+          req,
+          res,
+          req.input.query,
+          { message: result.message, errors: result.errors, chargeCode },
+          result.status,
+        );
+      }
+      await baskets.clear(currentUser(req).id);
+      const { request } = result.value;
+      flash(req, `Request ${request.reference} submitted`);
+      res.redirect(303, `/requests/${request.id}`);
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

@@ -1,11 +1,17 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
-import { parse } from '../http/validate';
+import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { categoriesService } from '../modules/categories/categories.service';
-import { chargeCodePolicy, holdSeniorityRefusal, requireHoldRole } from '../modules/chargecodes/chargecodes.policy';
+import {
+  administersChargeCodes,
+  CHARGE_CODE_ADMINS,
+  chargeCodePolicy,
+  holdSeniorityRefusal,
+  mayChangeHolds,
+  requireHoldRole,
+} from '../modules/chargecodes/chargecodes.policy';
 import {
   presentAuthorisedUsers,
   presentChargeCode,
@@ -29,8 +35,8 @@ import { chargeCodesService } from '../modules/chargecodes/chargecodes.service';
 import { chargeCodeStatus } from '../modules/sales/sales.charge-code-status';
 import { usersService, type UserRow } from '../modules/users/users.service';
 import { attempt, checked, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
-import { notesSection } from './notes-section';
-import { requirePage } from './page-guards';
+import { NOTE_FORM, notesSection } from './notes-section';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
 /** The list's search: a part of the code, title or cost centre (the API's list takes no filter, so the page narrows it). */
@@ -116,6 +122,14 @@ function updateBody(form: CodeForm, current: ChargeCode, pin: string, removePin:
   };
 }
 
+/** The authorised-person form as typed. */
+const typedAuthorisedUser = (body: Record<string, unknown>) => ({
+  userName: textField(body.userName),
+  email: textField(body.email),
+  department: textField(body.department),
+  notes: textField(body.notes),
+});
+
 const formOfCode = (code: ChargeCode): CodeForm => ({
   code: code.code,
   title: code.title,
@@ -135,7 +149,7 @@ type DetailFormName = 'hold' | 'exclusion' | 'user' | 'note';
 
 /** /chargecodes and /chargecodes/{code}: the list, the admins' create and edit forms, and a code's page with its holds, exclusions, authorised people, notes and spending. */
 export function chargecodesPages({ db, config }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const codes = chargeCodesService(db, config);
   const categories = categoriesService(db);
   const noteSection = notesSection(db);
@@ -143,15 +157,17 @@ export function chargecodesPages({ db, config }: Deps): Router {
   // the API's own guard of holds and exclusions: the chargeCodes.holdRole setting's role and up
   const holdRole = requireHoldRole(db);
 
-  pages.use('/chargecodes', (_req, res, next) => {
+  pages.use('/chargecodes', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/chargecodes.css'];
+    // the create, edit and authorised-people forms: the policy the API's guards keep
+    res.locals.administersChargeCodes = req.user !== undefined && administersChargeCodes(req.user);
     res.locals.codeHref = codeHref;
     res.locals.formatDay = formatDay;
     next();
   });
 
-  pages.get('/chargecodes', requirePage(), async (req, res) => {
-    const { q = '' } = parse(ChargeCodeSearch, req.query);
+  pages.get('/chargecodes', { access: 'user', query: ChargeCodeSearch }, async (req, res) => {
+    const { q = '' } = req.input.query;
     const now = new Date();
     const [rows, expiring] = await Promise.all([codes.list(), codes.expiringSoon(now)]);
     const daysLeft = new Map(expiring.map((e) => [e.code.id, e.daysUntilExpiry]));
@@ -194,23 +210,29 @@ export function chargecodesPages({ db, config }: Deps): Router {
   }
 
   // before /chargecodes/:code, which would read "new" as a code
-  pages.get('/chargecodes/new', requirePage('admin'), async (req, res) => {
+  pages.get('/chargecodes/new', { access: CHARGE_CODE_ADMINS }, async (req, res) => {
     const blank = readCodeForm({ authorisedBy: currentUser(req).id });
     res.render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', blank));
   });
 
-  pages.post('/chargecodes', requirePage('admin'), async (req, res) => {
-    const form = readCodeForm(req.body);
-    const result = await attempt(() =>
-      codes.create(parse(CreateChargeCode, createBody(form, textField(req.body.pin))), actorOf(req)),
-    );
-    if (!result.ok)
-      return res
-        .status(result.status)
-        .render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
-    flash(req, `Charge code '${result.value.code.code}' created`);
-    res.redirect(303, codeHref(result.value.code.code));
-  });
+  pages.post(
+    '/chargecodes',
+    {
+      access: CHARGE_CODE_ADMINS,
+      form: CreateChargeCode,
+      fromForm: (body) => createBody(readCodeForm(body), textField(body.pin)),
+    },
+    async (req, res) => {
+      const form = readCodeForm(req.body);
+      const result = await attempt(() => codes.create(req.input.form, actorOf(req)));
+      if (!result.ok)
+        return res
+          .status(result.status)
+          .render('chargecodes/form', await codeFormView('New charge code', '/chargecodes', form, result));
+      flash(req, `Charge code '${result.value.code.code}' created`);
+      res.redirect(303, codeHref(result.value.code.code));
+    },
+  );
 
   /** Everything the code's page shows; a refused form comes back with its errors and what was typed. */
   async function renderCode(
@@ -245,14 +267,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
       categories: allCategories.filter((c) => !excluded.has(c.id)).map((c) => ({ id: c.id, name: c.name })),
       authorisedUsers: presentAuthorisedUsers(authorised),
       notes: noteRows,
-      // the API's access: holds and exclusions for the chargeCodes.holdRole role and up, the rest for admins
-      mayHold: hasRole(user, policy.holdRole),
+      mayHold: mayChangeHolds(user, policy),
       holdRole: policy.holdRole,
       // why this person may not change or release the hold (its placer is more senior), or null
       holdRefusal: chargeCode.onHold
         ? holdSeniorityRefusal(chargeCode.holdPlacedBy?.role ?? null, user, 'release')
         : null,
-      isAdmin: hasRole(user, 'admin'),
       holdForm: formState(returned, 'hold', { holdReason: '' }),
       exclusionForm: formState(returned, 'exclusion', { categoryId: '' }),
       userForm: formState(returned, 'user', { userName: '', email: '', department: '', notes: '' }),
@@ -260,13 +280,12 @@ export function chargecodesPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/chargecodes/:code', requirePage(), async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
-    await renderCode(req, res, code);
+  pages.get('/chargecodes/:code', { access: 'user', params: CodeParams }, async (req, res) => {
+    await renderCode(req, res, req.input.params.code);
   });
 
-  pages.get('/chargecodes/:code/edit', requirePage('admin'), async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
+  pages.get('/chargecodes/:code/edit', { access: CHARGE_CODE_ADMINS, params: CodeParams }, async (req, res) => {
+    const { code } = req.input.params;
     const current = presentChargeCode(await codes.get(code));
     res.render(
       'chargecodes/form',
@@ -276,97 +295,138 @@ export function chargecodesPages({ db, config }: Deps): Router {
     );
   });
 
-  pages.post('/chargecodes/:code', requirePage('admin'), async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
-    const current = presentChargeCode(await codes.get(code));
-    const form = { ...readCodeForm(req.body), code: current.code };
-    const body = updateBody(form, current, textField(req.body.pin), checked(req.body.removePin));
-    const result = await attempt(() => codes.update(code, parse(UpdateChargeCode, body), actorOf(req)));
-    if (!result.ok) {
-      const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, {
-        ...result,
-        hasPin: current.hasPin,
-      });
-      return res.status(result.status).render('chargecodes/form', view);
-    }
-    flash(req, `Charge code '${current.code}' saved`);
-    res.redirect(303, codeHref(current.code));
-  });
+  pages.post(
+    '/chargecodes/:code',
+    {
+      access: CHARGE_CODE_ADMINS,
+      params: CodeParams,
+      form: UpdateChargeCode,
+      fromForm: (body, _req, current: ChargeCode) =>
+        updateBody(readCodeForm(body), current, textField(body.pin), checked(body.removePin)),
+    },
+    async (req, res) => {
+      const { code } = req.input.params;
+      const current = presentChargeCode(await codes.get(code));
+      const form = { ...readCodeForm(req.body), code: current.code };
+      const result = await attempt(() => codes.update(code, req.input.formWith(current), actorOf(req)));
+      if (!result.ok) {
+        const view = await codeFormView(`Edit ${current.code}`, codeHref(current.code), form, {
+          ...result,
+          hasPin: current.hasPin,
+        });
+        return res.status(result.status).render('chargecodes/form', view);
+      }
+      flash(req, `Charge code '${current.code}' saved`);
+      res.redirect(303, codeHref(current.code));
+    },
+  );
 
   // Put on hold (onHold "true" with a reason) or release it (onHold "false", with the reason the page requires): the API's PATCH .../hold.
   // A release refused for seniority comes back on the code's page with the API's words.
-  pages.post('/chargecodes/:code/hold', requirePage(), holdRole, async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
-    const onHold = checked(req.body.onHold);
-    const values = { holdReason: textField(req.body.holdReason) };
-    const result = await attempt(() => {
-      const body = parse(onHold ? HoldBody : HoldReleaseForm, { onHold, holdReason: values.holdReason });
-      return codes.setHold(
-        code,
-        { onHold: body.onHold, reason: body.holdReason },
-        { actor: actorOf(req), user: currentUser(req) },
+  pages.post(
+    '/chargecodes/:code/hold',
+    {
+      access: 'user',
+      params: CodeParams,
+      form: (body) => (checked(body.onHold) ? HoldBody : HoldReleaseForm),
+      fromForm: (body) => ({ onHold: checked(body.onHold), holdReason: textField(body.holdReason) }),
+    },
+    holdRole,
+    async (req, res) => {
+      const { code } = req.input.params;
+      const onHold = checked(req.body.onHold);
+      const values = { holdReason: textField(req.body.holdReason) };
+      const result = await attempt(() => {
+        const body = req.input.form;
+        return codes.setHold(
+          code,
+          { onHold: body.onHold, reason: body.holdReason },
+          { actor: actorOf(req), user: currentUser(req) },
+        );
+      }, [400, 403, 409, 422]);
+      if (!result.ok) return renderCode(req, res, code, { form: 'hold', ...result, values });
+      flash(
+        req,
+        onHold
+          ? `Charge code '${result.value.code}' is on hold`
+          : `Hold on charge code '${result.value.code}' released`,
       );
-    }, [400, 403, 409, 422]);
-    if (!result.ok) return renderCode(req, res, code, { form: 'hold', ...result, values });
-    flash(
-      req,
-      onHold ? `Charge code '${result.value.code}' is on hold` : `Hold on charge code '${result.value.code}' released`,
-    );
-    res.redirect(303, codeHref(result.value.code));
-  });
+      res.redirect(303, codeHref(result.value.code));
+    },
+  );
 
-  pages.post('/chargecodes/:code/exclusions', requirePage(), holdRole, async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
-    const values = { categoryId: textField(req.body.categoryId) };
-    const result = await attempt(
-      () => codes.addExclusion(code, parse(ExclusionBody, values).categoryId, actorOf(req)),
-      [400, 404, 409, 422],
-    );
-    if (!result.ok) return renderCode(req, res, code, { form: 'exclusion', ...result, values });
-    flash(req, result.value ? 'Category excluded' : 'That category was already excluded');
-    res.redirect(303, `${codeHref(code)}#exclusions`);
-  });
+  pages.post(
+    '/chargecodes/:code/exclusions',
+    {
+      access: 'user',
+      params: CodeParams,
+      form: ExclusionBody,
+      fromForm: (body) => ({ categoryId: textField(body.categoryId) }),
+    },
+    holdRole,
+    async (req, res) => {
+      const { code } = req.input.params;
+      const values = { categoryId: textField(req.body.categoryId) };
+      const result = await attempt(
+        () => codes.addExclusion(code, req.input.form.categoryId, actorOf(req)),
+        [400, 404, 409, 422],
+      );
+      if (!result.ok) return renderCode(req, res, code, { form: 'exclusion', ...result, values });
+      flash(req, result.value ? 'Category excluded' : 'That category was already excluded');
+      res.redirect(303, `${codeHref(code)}#exclusions`);
+    },
+  );
 
-  pages.post('/chargecodes/:code/exclusions/:categoryId/remove', requirePage(), holdRole, async (req, res) => {
-    const { code, categoryId } = parse(CodeCategoryParams, req.params);
-    await codes.removeExclusion(code, categoryId, actorOf(req));
-    flash(req, 'Exclusion removed');
-    res.redirect(303, `${codeHref(code)}#exclusions`);
-  });
+  pages.post(
+    '/chargecodes/:code/exclusions/:categoryId/remove',
+    { access: 'user', params: CodeCategoryParams },
+    holdRole,
+    async (req, res) => {
+      const { code, categoryId } = req.input.params;
+      await codes.removeExclusion(code, categoryId, actorOf(req));
+      flash(req, 'Exclusion removed');
+      res.redirect(303, `${codeHref(code)}#exclusions`);
+    },
+  );
 
-  pages.post('/chargecodes/:code/authorised-users', requirePage('admin'), async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
-    const values = {
-      userName: textField(req.body.userName),
-      email: textField(req.body.email),
-      department: textField(req.body.department),
-      notes: textField(req.body.notes),
-    };
-    const result = await attempt(() =>
-      codes.addUser(
-        code,
-        parse(AuthorisedUserBody, { ...values, notes: values.notes.trim() === '' ? null : values.notes }),
-        actorOf(req),
-      ),
-    );
-    if (!result.ok) return renderCode(req, res, code, { form: 'user', ...result, values });
-    flash(req, `${result.value.user.user_name} may now use charge code '${result.value.code.code}'`);
-    res.redirect(303, `${codeHref(code)}#authorised-users`);
-  });
+  pages.post(
+    '/chargecodes/:code/authorised-users',
+    {
+      access: CHARGE_CODE_ADMINS,
+      params: CodeParams,
+      form: AuthorisedUserBody,
+      fromForm: (body) => {
+        const values = typedAuthorisedUser(body);
+        return { ...values, notes: values.notes.trim() === '' ? null : values.notes };
+      },
+    },
+    async (req, res) => {
+      const { code } = req.input.params;
+      const values = typedAuthorisedUser(req.body);
+      const result = await attempt(() => codes.addUser(code, req.input.form, actorOf(req)));
+      if (!result.ok) return renderCode(req, res, code, { form: 'user', ...result, values });
+      flash(req, `${result.value.user.user_name} may now use charge code '${result.value.code.code}'`);
+      res.redirect(303, `${codeHref(code)}#authorised-users`);
+    },
+  );
 
-  pages.post('/chargecodes/:code/authorised-users/:id/remove', requirePage('admin'), async (req, res) => {
-    const { code, id } = parse(CodeUserParams, req.params);
-    await codes.removeUser(code, id, actorOf(req));
-    flash(req, 'Authorised person removed');
-    res.redirect(303, `${codeHref(code)}#authorised-users`);
-  });
+  pages.post(
+    '/chargecodes/:code/authorised-users/:id/remove',
+    { access: CHARGE_CODE_ADMINS, params: CodeUserParams },
+    async (req, res) => {
+      const { code, id } = req.input.params;
+      await codes.removeUser(code, id, actorOf(req));
+      flash(req, 'Authorised person removed');
+      res.redirect(303, `${codeHref(code)}#authorised-users`);
+    },
+  );
 
-  pages.post('/chargecodes/:code/notes', requirePage(), async (req, res) => {
-    const { code } = parse(CodeParams, req.params);
+  pages.post('/chargecodes/:code/notes', { access: 'user', params: CodeParams, ...NOTE_FORM }, async (req, res) => {
+    const { code } = req.input.params;
     const refused = await noteSection.add(req, 'charge_code', code);
     if (refused) return renderCode(req, res, code, refused);
     res.redirect(303, `${codeHref(code)}#notes`);
   });
 
-  return pages;
+  return pages.router;
 }

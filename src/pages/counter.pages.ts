@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
-import { parse } from '../http/validate';
 import { chargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { availableChargeCodes, validateChargeCode } from '../modules/chargecodes/chargecodes.validation';
 import { itemsService } from '../modules/items/items.service';
@@ -24,7 +23,7 @@ import { presentSale } from '../modules/sales/sales.present';
 import { SaleAuthorisationBody, SaleIdParams, SetRecipientBody } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
 import { attempt, checked, flash, textField, type Attempt, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
 const ASSETS = { stylesheets: ['/assets/css/counter.css'], scripts: ['/assets/js/counter.js'] };
@@ -70,15 +69,15 @@ const refusalMessage = (refusal: Refusal): string =>
 const basketSessionId = (req: Request) =>
   `counter-${createHash('sha256').update(req.sessionID).digest('hex').slice(0, 32)}`;
 
-/** The process form's PIN (shown while the charge-code policy asks for it), recipient and "Email a receipt"; empty fields are absent. */
+/** The process form's PIN (shown while the charge-code policy asks for it), recipient and "Email a receipt" as the API's body; empty fields are absent. */
 function saleAuthorisationOf(form: Record<string, unknown>) {
   const [deliveredTo, deliveredToEmail] = [textField(form.recipientName).trim(), textField(form.recipientEmail).trim()];
-  return parse(SaleAuthorisationBody, {
+  return {
     pin: textField(form.pin) || undefined,
     recipient:
       deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
     emailReceipt: checked(form.emailReceipt),
-  });
+  };
 }
 
 /** GET /counter and its posts: the spec's draft quote of the session, edited, processed into a sale. */
@@ -86,7 +85,7 @@ function saleAuthorisationOf(form: Record<string, unknown>) {
 const RECEIPT_REFUSALS = [400, 409, 422, 429];
 
 export function counterPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const quotes = quotesService(db);
   const sales = salesService(db);
   const items = itemsService(db);
@@ -162,48 +161,51 @@ export function counterPages({ db }: Deps): Router {
     res.redirect(303, '/counter');
   }
 
-  pages.get('/counter', requirePage(), async (req, res) => {
-    const { sale } = parse(CounterQuery, req.query);
+  pages.get('/counter', { access: 'user', query: CounterQuery }, async (req, res) => {
+    const { sale } = req.input.query;
     res.render('counter/index', await counterView(req, { sale: sale ? await sales.get(sale) : null }));
   });
 
-  pages.get('/counter/matches', requirePage(), async (req, res) => {
-    const { sku: typed } = parse(ItemMatchesQuery, req.query);
+  pages.get('/counter/matches', { access: 'user', query: ItemMatchesQuery }, async (req, res) => {
+    const { sku: typed } = req.input.query;
     const found = typed.length < 2 ? [] : (await items.list({ search: typed, page: 1, limit: MATCHES_SHOWN })).rows;
     res.render('counter/_matches', { matches: found.map(presentItem) });
   });
 
   // The scan: the benchmarked request (one read of the draft with the SKU's item, one write).
-  pages.post('/counter/add', requirePage(), (req, res) =>
-    change(req, res, () => ({ kind: 'add', sku: parse(ScanSku, req.body).sku })),
+  pages.post('/counter/add', { access: 'user', form: ScanSku }, (req, res) =>
+    change(req, res, () => ({ kind: 'add', sku: req.input.form.sku })),
   );
 
-  pages.post('/counter/lines/:lineId/quantity', requirePage(), (req, res) =>
-    change(req, res, () => ({
-      kind: 'quantity',
-      lineId: parse(BasketLineParams, req.params).lineId,
-      quantity: parse(LineQuantity, req.body).quantity,
-    })),
+  pages.post(
+    '/counter/lines/:lineId/quantity',
+    { access: 'user', params: BasketLineParams, form: LineQuantity },
+    (req, res) =>
+      change(req, res, () => ({
+        kind: 'quantity',
+        lineId: req.input.params.lineId,
+        quantity: req.input.form.quantity,
+      })),
   );
 
-  pages.post('/counter/lines/:lineId/remove', requirePage(), (req, res) =>
-    change(req, res, () => ({ kind: 'remove', lineId: parse(BasketLineParams, req.params).lineId })),
+  pages.post('/counter/lines/:lineId/remove', { access: 'user', params: BasketLineParams }, (req, res) =>
+    change(req, res, () => ({ kind: 'remove', lineId: req.input.params.lineId })),
   );
 
-  pages.post('/counter/details', requirePage(), (req, res) =>
+  pages.post('/counter/details', { access: 'user', form: BasketDetails }, (req, res) =>
     change(req, res, () => ({
       kind: 'details',
       vatApplied: checked(req.body.vatApplied),
-      customerNotes: parse(BasketDetails, req.body).customerNotes || null,
+      customerNotes: req.input.form.customerNotes || null,
     })),
   );
 
-  pages.post('/counter/charge-code', requirePage(), async (req, res) => {
+  pages.post('/counter/charge-code', { access: 'user', form: BasketChargeCode }, async (req, res) => {
     const typed = textField(req.body.chargeCode).trim();
     const result = await attempt(() =>
       quotes.changeBasket(currentUser(req), basketSessionId(req), {
         kind: 'chargeCode',
-        chargeCode: parse(BasketChargeCode, req.body).chargeCode || null,
+        chargeCode: req.input.form.chargeCode || null,
       }),
     );
     const field: ChargeCodeField = result.ok
@@ -216,7 +218,7 @@ export function counterPages({ db }: Deps): Router {
     res.redirect(303, '/counter');
   });
 
-  pages.post('/counter/clear', requirePage(), async (req, res) => {
+  pages.post('/counter/clear', { access: 'user' }, async (req, res) => {
     // Nothing to delete (another tab cleared or processed it) leaves the basket just as empty.
     await attempt(() => quotes.deleteDraft(currentUser(req), basketSessionId(req)), [404]);
     if (wantsPartial(req)) return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET }));
@@ -224,48 +226,61 @@ export function counterPages({ db }: Deps): Router {
     res.redirect(303, '/counter');
   });
 
-  pages.post('/counter/process', requirePage(), async (req, res) => {
-    const actor = currentUser(req);
-    const { quote } = await quotes.basket(actor, basketSessionId(req));
-    // 429: the person's receipts this hour are spent (issue 40), said on the page like a refusal
-    const result = await attempt(() => {
-      if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
-      return sales.processQuote(actor, quote.id, saleAuthorisationOf(req.body));
-    }, RECEIPT_REFUSALS);
-    if (!result.ok) return refuse(req, res, result);
-    if (wantsPartial(req))
-      return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
-    flash(req, `Sale ${result.value.sale.sale_id} processed`);
-    res.redirect(303, `/counter?sale=${result.value.sale.id}`);
-  });
+  pages.post(
+    '/counter/process',
+    { access: 'user', form: SaleAuthorisationBody, fromForm: saleAuthorisationOf },
+    async (req, res) => {
+      const actor = currentUser(req);
+      const { quote } = await quotes.basket(actor, basketSessionId(req));
+      // 429: the person's receipts this hour are spent (issue 40), said on the page like a refusal
+      const result = await attempt(() => {
+        if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
+        return sales.processQuote(actor, quote.id, req.input.form);
+      }, RECEIPT_REFUSALS);
+      if (!result.ok) return refuse(req, res, result);
+      if (wantsPartial(req))
+        return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
+      flash(req, `Sale ${result.value.sale.sale_id} processed`);
+      res.redirect(303, `/counter?sale=${result.value.sale.id}`);
+    },
+  );
 
-  pages.post('/counter/sales/:id/recipient', requirePage(), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
-    const values = {
-      deliveredTo: textField(req.body.deliveredTo),
-      deliveredToEmail: textField(req.body.deliveredToEmail),
-    };
-    const result = await attempt(() => {
-      const body = parse(SetRecipientBody, {
-        deliveredTo: values.deliveredTo,
-        deliveredToEmail: values.deliveredToEmail.trim() || null,
-        emailReceipt: checked(req.body.emailReceipt),
-      });
-      return sales.setRecipient(actorOf(req), currentUser(req), id, body);
-    }, RECEIPT_REFUSALS);
-    const receiptTo = result.ok && checked(req.body.emailReceipt) ? result.value.delivered_to_email : null;
-    if (result.ok && !wantsPartial(req)) {
-      flash(req, receiptTo ? `Recipient recorded; a receipt is on its way to ${receiptTo}` : 'Recipient recorded');
-      return res.redirect(303, `/counter?sale=${id}`);
-    }
-    const sale = await sales.get(id);
-    const recipient = result.ok
-      ? recipientForm(sale, { receiptTo })
-      : recipientForm(sale, { values, errors: result.errors, recorded: false });
-    const status = result.ok ? 200 : result.status;
-    if (wantsPartial(req)) return res.status(status).render('counter/_sale', saleView(req, sale, recipient));
-    res.status(status).render('counter/index', await counterView(req, { sale, recipient }));
-  });
+  pages.post(
+    '/counter/sales/:id/recipient',
+    {
+      access: 'user',
+      params: SaleIdParams,
+      form: SetRecipientBody,
+      fromForm: (body) => ({
+        deliveredTo: textField(body.deliveredTo),
+        deliveredToEmail: textField(body.deliveredToEmail).trim() || null,
+        emailReceipt: checked(body.emailReceipt),
+      }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = {
+        deliveredTo: textField(req.body.deliveredTo),
+        deliveredToEmail: textField(req.body.deliveredToEmail),
+      };
+      const result = await attempt(
+        () => sales.setRecipient(actorOf(req), currentUser(req), id, req.input.form),
+        RECEIPT_REFUSALS,
+      );
+      const receiptTo = result.ok && checked(req.body.emailReceipt) ? result.value.delivered_to_email : null;
+      if (result.ok && !wantsPartial(req)) {
+        flash(req, receiptTo ? `Recipient recorded; a receipt is on its way to ${receiptTo}` : 'Recipient recorded');
+        return res.redirect(303, `/counter?sale=${id}`);
+      }
+      const sale = await sales.get(id);
+      const recipient = result.ok
+        ? recipientForm(sale, { receiptTo })
+        : recipientForm(sale, { values, errors: result.errors, recorded: false });
+      const status = result.ok ? 200 : result.status;
+      if (wantsPartial(req)) return res.status(status).render('counter/_sale', saleView(req, sale, recipient));
+      res.status(status).render('counter/index', await counterView(req, { sale, recipient }));
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

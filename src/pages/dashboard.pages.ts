@@ -1,12 +1,13 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole, isStaff } from '../auth/guards';
+import { currentUser, isStaff } from '../auth/guards';
 import { backupsService } from '../modules/backups/backups.service';
+import { managesBackups } from '../modules/backups/backups.policy';
 import { dashboardService } from '../modules/dashboard/dashboard.service';
 import { salesAnalytics } from '../modules/sales/sales.analytics';
 import { systemAlertsService } from '../modules/system-alerts/system-alerts.service';
-import { requirePage } from './page-guards';
-import { catalogueViews } from './catalogue.pages';
+import { CATALOGUE_FIRST_PAGE, catalogueViews } from './catalogue.pages';
+import { PageRouter } from './page-route';
 
 const LOW_STOCK_SHOWN = 10;
 const SALES_DAYS = 30;
@@ -20,20 +21,20 @@ const MAKE_A_BACKUP = { href: '/backups', label: 'Make one now on the Backups pa
  */
 export function dashboardPages(deps: Deps): Router {
   const { db } = deps;
-  const pages = Router();
+  const pages = new PageRouter(db);
   const dashboard = dashboardService(db);
   const backups = backupsService(deps);
   const alerts = systemAlertsService(db);
   const analytics = salesAnalytics(db);
   const { renderCatalogue } = catalogueViews(db);
 
-  pages.get('/', requirePage('requester'), async (req, res) => {
-    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, {});
+  pages.get('/', { access: 'requester', ...CATALOGUE_FIRST_PAGE }, async (req, res) => {
+    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, req.input.query);
     const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       dashboard.stockCounts(),
       alerts.alerts(),
-      hasRole(req.user!, 'admin') ? backups.missingBackupAlerts(new Date()) : [],
+      managesBackups(currentUser(req)) ? backups.missingBackupAlerts(new Date()) : [],
       dashboard.lowStock(LOW_STOCK_SHOWN),
       dashboard.categoryStats(),
       analytics.dailySales(SALES_DAYS),
@@ -68,5 +69,5 @@ export function dashboardPages(deps: Deps): Router {
     });
   });
 
-  return pages;
+  return pages.router;
 }

@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -19,7 +19,7 @@ import {
 } from '../modules/finance/finance.schemas';
 import { financeService } from '../modules/finance/finance.service';
 import { attempt, filledIn, flash, textField, type FieldErrors } from './forms';
-import { requirePagePermission } from './page-guards';
+import { PageRouter } from './page-route';
 
 const FILTER_FIELDS = ['from', 'to', 'costCentre', 'chargeCode'] as const;
 
@@ -43,10 +43,10 @@ function lastDayOfLastMonth(now = new Date()): string {
 type CloseRefusal = { status: number; message: string; errors: FieldErrors };
 
 export function financePages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const finance = financeService(db);
   const batches = rechargeBatches(db);
-  const access = requirePagePermission(db, 'finance.export');
+  const access = { permission: 'finance.export' } as const;
 
   /** One page of the batches, newest first, with links to the pages around it that keep the report's filter. */
   async function batchList(page: number, limit: number, values: Record<string, string>) {
@@ -80,7 +80,7 @@ export function financePages({ db }: Deps): Router {
     next();
   });
 
-  pages.get('/finance', ...access, async (req, res) => {
+  pages.get('/finance', { access }, async (req, res) => {
     const values = Object.fromEntries(FILTER_FIELDS.map((key) => [key, textField(req.query[key])]));
     // the report's filter and the batch list's page, each read with the API's own schema
     const [query, listQuery] = await Promise.all([
@@ -109,7 +109,12 @@ export function financePages({ db }: Deps): Router {
   });
 
   /** The preview of a close up to `to`, or the form alone before a date is chosen; a refused close comes back here with its message. */
-  async function renderPreview(res: Response, to: string, refusal: CloseRefusal | null = null) {
+  async function renderPreview(
+    res: Response,
+    to: string,
+    close: () => CloseBatch,
+    refusal: CloseRefusal | null = null,
+  ) {
     const view = {
       title: 'Close a recharge batch',
       to,
@@ -121,7 +126,7 @@ export function financePages({ db }: Deps): Router {
       res.status(refusal?.status ?? 200).render('finance/close', view);
       return;
     }
-    const preview = await attempt(async () => presentBatchPreview(await batches.preview(parse(CloseBatch, { to }))));
+    const preview = await attempt(async () => presentBatchPreview(await batches.preview(close())));
     if (!preview.ok) {
       res.status(refusal?.status ?? preview.status).render('finance/close', {
         ...view,
@@ -134,21 +139,27 @@ export function financePages({ db }: Deps): Router {
   }
 
   // before /finance/batches/:batch, which would read "close" as a batch (and refuse it)
-  pages.get('/finance/batches/close', ...access, async (req, res) => {
-    await renderPreview(res, textField(req.query.to).trim());
-  });
+  pages.get(
+    '/finance/batches/close',
+    { access, query: CloseBatch, fromQuery: (query) => ({ to: textField(query.to).trim() }) },
+    async (req, res) => {
+      await renderPreview(res, textField(req.query.to).trim(), () => req.input.query);
+    },
+  );
 
-  pages.post('/finance/batches', ...access, async (req, res) => {
-    const result = await attempt(async () =>
-      batches.close(actorOf(req), parse(CloseBatch, filledIn({ to: req.body.to }))),
-    );
-    if (!result.ok) return renderPreview(res, textField(req.body.to).trim(), result);
-    flash(req, presentBatchClosed(result.value).message);
-    res.redirect(303, `/finance/batches/${encodeURIComponent(result.value.batch.number)}`);
-  });
+  pages.post(
+    '/finance/batches',
+    { access, form: CloseBatch, fromForm: (body) => filledIn({ to: body.to }) },
+    async (req, res) => {
+      const result = await attempt(async () => batches.close(actorOf(req), req.input.form));
+      if (!result.ok) return renderPreview(res, textField(req.body.to).trim(), () => req.input.form, result);
+      flash(req, presentBatchClosed(result.value).message);
+      res.redirect(303, `/finance/batches/${encodeURIComponent(result.value.batch.number)}`);
+    },
+  );
 
-  pages.get('/finance/batches/:batch', ...access, async (req, res) => {
-    const { batch: ref } = parse(BatchParams, req.params);
+  pages.get('/finance/batches/:batch', { access, params: BatchParams }, async (req, res) => {
+    const { batch: ref } = req.input.params;
     const batch = presentBatch(await batches.get(ref));
     res.render('finance/batch', {
       title: `Recharge batch ${batch.number}`,
@@ -158,5 +169,5 @@ export function financePages({ db }: Deps): Router {
     });
   });
 
-  return pages;
+  return pages.router;
 }

@@ -1,15 +1,14 @@
 import type { Request } from 'express';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
 import type { Db } from '../db/knex';
-import { currentUser, hasRole } from '../auth/guards';
-import { Forbidden } from '../http/errors';
-import { parse } from '../http/validate';
+import { currentUser } from '../auth/guards';
 import { categoriesService } from '../modules/categories/categories.service';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { presentItem } from '../modules/items/items.present';
 import { itemsService } from '../modules/items/items.service';
-import type { FieldErrors } from './forms';
+import { managesItems, refuseInactiveItemsBelowManager } from '../modules/items/items.policy';
+import { filledIn, type FieldErrors } from './forms';
 import { wantsPartial } from './page-render';
 
 /** Rows on a page of the items table (the API's own default is 10). */
@@ -31,6 +30,9 @@ function listHref(query: ItemQuery, overrides: Partial<ItemQuery> = {}): string 
   return search ? `/items?${search}` : '/items';
 }
 
+/** The list's query string as the API's schema reads it: a page of the list's size, a form's empty field (all categories, no search) a filter off. */
+export const itemsListQuery = (raw: Record<string, unknown>) => ({ limit: String(ITEMS_PER_PAGE), ...filledIn(raw) });
+
 /**
  * The items list page as a query string asks for it, through the API's schema and the items
  * service's one list statement (with the categories, and for managers the VAT rates, that the
@@ -41,16 +43,9 @@ export function itemsListView(db: Db) {
   const categories = categoriesService(db);
   const vatRates = vatRatesService(db);
 
-  return async (
-    req: Request,
-    rawQuery: Record<string, unknown>,
-    bulk: BulkFormState = { message: null, errors: {}, values: {} },
-  ) => {
-    // a form's empty field (all categories, no search) means the filter is off
-    const given = Object.fromEntries(Object.entries(rawQuery).filter(([, value]) => value !== ''));
-    const query = parse(ItemQuery, { limit: String(ITEMS_PER_PAGE), ...given });
-    const isManager = hasRole(currentUser(req), 'manager');
-    if (query.includeInactive && !isManager) throw Forbidden('includeInactive requires the manager role');
+  return async (req: Request, query: ItemQuery, bulk: BulkFormState = { message: null, errors: {}, values: {} }) => {
+    const isManager = managesItems(currentUser(req));
+    refuseInactiveItemsBelowManager(currentUser(req), query.includeInactive);
     // htmx asks for the rows only (_rows.ejs): the filters' and bulk form's choices are already on the page
     const wholePage = !wantsPartial(req);
     const [{ rows, total }, categoryRows, rates, mayImportAndExport] = await Promise.all([

@@ -1,16 +1,17 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { mayReadCostPrices } from '../auth/access-profile';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { currentUser } from '../auth/guards';
 import { NotFound } from '../http/errors';
 import { formatQuantity, formatRate } from '../lib/format';
-import { IdParams, IntId, parse } from '../http/validate';
+import { IdParams, IntId } from '../http/validate';
 import { categoriesService } from '../modules/categories/categories.service';
-import { CreateItem, NewBarcode, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
+import { CreateItem, ItemQuery, NewBarcode, StockChangeBody, UpdateItem } from '../modules/items/items.schemas';
 import { presentBarcode, presentItem, presentItemOrderHistory } from '../modules/items/items.present';
 import { itemBarcodesService } from '../modules/items/item-barcodes.service';
 import { itemsService } from '../modules/items/items.service';
+import { managesItems } from '../modules/items/items.policy';
 import { UpdateNote } from '../modules/notes/notes.schemas';
 import { notesService } from '../modules/notes/notes.service';
 import { ordersService } from '../modules/orders/orders.service';
@@ -19,10 +20,10 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
 import { itemsBulkPages } from './items.bulk.pages';
-import { itemsListView } from './items.list';
+import { itemsListQuery, itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
-import { notesSection } from './notes-section';
-import { requirePage } from './page-guards';
+import { NOTE_FORM, notesSection } from './notes-section';
+import { PageRouter, type PageRequest } from './page-route';
 import { wantsPartial } from './page-render';
 import { actorOf } from '../modules/audit/audit.actor';
 
@@ -69,6 +70,20 @@ const itemBody = (form: ItemForm) => ({
   isActive: form.isActive,
 });
 
+/** The stock form as typed. */
+const typedStockChange = (body: Record<string, unknown>) => ({
+  quantity: textField(body.quantity),
+  type: textField(body.type),
+  reason: textField(body.reason),
+});
+
+/** The add-barcode form as typed. */
+const typedBarcode = (body: Record<string, unknown>) => ({
+  code: textField(body.code),
+  kind: textField(body.kind),
+  note: textField(body.note),
+});
+
 function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
   return {
     name: item.name,
@@ -86,7 +101,7 @@ function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
 /** /items and /items/{id}: the list, the item forms, the item page with its ledger, stock form and notes. */
 export function itemsPages(deps: Deps): Router {
   const { db } = deps;
-  const pages = Router();
+  const pages = new PageRouter(db);
   const items = itemsService(db);
   const listView = itemsListView(db);
   const categories = categoriesService(db);
@@ -96,6 +111,12 @@ export function itemsPages(deps: Deps): Router {
   const orders = ordersService(db);
   const suppliers = suppliersService(db);
   const barcodes = itemBarcodesService(db);
+
+  // the items pages' manager buttons and forms: the policy the API's guards keep
+  pages.use('/items', (req, res, next) => {
+    res.locals.managesItems = req.user !== undefined && managesItems(req.user);
+    next();
+  });
 
   async function itemFormView(
     title: string,
@@ -128,8 +149,12 @@ export function itemsPages(deps: Deps): Router {
   }
 
   /** Everything the item page shows; a refused form re-renders it with its errors and what was typed. */
-  async function detailView(req: Request, id: number, overrides: Record<string, unknown> = {}) {
-    const { before } = parse(MovementsPage, req.query);
+  async function detailView(
+    req: Request,
+    id: number,
+    before: number | undefined,
+    overrides: Record<string, unknown> = {},
+  ) {
     const user = currentUser(req);
     const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows] = await Promise.all([
       items.get(id),
@@ -178,149 +203,176 @@ export function itemsPages(deps: Deps): Router {
     id: number,
     status: number,
     overrides: Record<string, unknown>,
-  ) => res.status(status).render('items/show', await detailView(req, id, overrides));
+  ) => res.status(status).render('items/show', await detailView(req, id, undefined, overrides));
 
-  pages.get('/items', requirePage(), async (req, res) => {
-    const view = await listView(req, req.query);
+  pages.get('/items', { access: 'user', query: ItemQuery, fromQuery: itemsListQuery }, async (req, res) => {
+    const view = await listView(req, req.input.query);
     res.render(wantsPartial(req) ? 'items/_rows' : 'items/index', view);
   });
 
-  pages.get('/items/new', requirePage('manager'), async (_req, res) => {
+  pages.get('/items/new', { access: 'manager' }, async (_req, res) => {
     const blank = readItemForm({ isActive: 'true' });
     res.render('items/form', await itemFormView('New item', '/items', blank));
   });
 
-  pages.post('/items', requirePage('manager'), async (req, res) => {
-    const form = readItemForm(req.body);
-    const result = await attempt(() => items.create(parse(CreateItem, itemBody(form)), actorOf(req)));
-    if (!result.ok)
-      return res
-        .status(result.status)
-        .render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
-    flash(req, `Item '${result.value.name}' created`);
-    res.redirect(303, `/items/${result.value.id}`);
-  });
+  pages.post(
+    '/items',
+    { access: 'manager', form: CreateItem, fromForm: (body) => itemBody(readItemForm(body)) },
+    async (req, res) => {
+      const form = readItemForm(req.body);
+      const result = await attempt(() => items.create(req.input.form, actorOf(req)));
+      if (!result.ok)
+        return res
+          .status(result.status)
+          .render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
+      flash(req, `Item '${result.value.name}' created`);
+      res.redirect(303, `/items/${result.value.id}`);
+    },
+  );
 
   // Literal paths (/items/new above, import, export, bulk) before /items/:id.
-  pages.use(itemsBulkPages(deps));
+  pages.router.use(itemsBulkPages(deps));
 
-  pages.get('/items/:id', requirePage(), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    res.render('items/show', await detailView(req, id));
+  pages.get('/items/:id', { access: 'user', params: IdParams, query: MovementsPage }, async (req, res) => {
+    const { id } = req.input.params;
+    res.render('items/show', await detailView(req, id, req.input.query.before));
   });
 
   /** The ledger's pages for htmx; without it, the item page shows the same page of movements. */
-  pages.get('/items/:id/movements', requirePage(), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    const { before } = parse(MovementsPage, req.query);
+  pages.get('/items/:id/movements', { access: 'user', params: IdParams, query: MovementsPage }, async (req, res) => {
+    const { id } = req.input.params;
+    const { before } = req.input.query;
     if (!wantsPartial(req))
       return res.redirect(302, before === undefined ? `/items/${id}` : `/items/${id}?before=${before}#stock-movements`);
     res.render('items/_movements', { movements: await movementsPage(id, before) });
   });
 
-  pages.get('/items/:id/edit', requirePage('manager'), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
+  pages.get('/items/:id/edit', { access: 'manager', params: IdParams }, async (req, res) => {
+    const { id } = req.input.params;
     const item = presentItem(await items.get(id));
     res.render('items/form', await itemFormView(`Edit ${item.name}`, `/items/${id}`, itemFormOf(item)));
   });
 
-  pages.post('/items/:id', requirePage('manager'), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    const form = readItemForm(req.body);
-    const result = await attempt(() => items.update(id, parse(UpdateItem, itemBody(form)), actorOf(req)));
-    if (!result.ok) {
-      const title = `Edit ${(await items.get(id)).name}`;
-      return res
-        .status(result.status)
-        .render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
-    }
-    flash(req, `Item '${result.value.name}' saved`);
-    res.redirect(303, `/items/${id}`);
-  });
+  pages.post(
+    '/items/:id',
+    { access: 'manager', params: IdParams, form: UpdateItem, fromForm: (body) => itemBody(readItemForm(body)) },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const form = readItemForm(req.body);
+      const result = await attempt(() => items.update(id, req.input.form, actorOf(req)));
+      if (!result.ok) {
+        const title = `Edit ${(await items.get(id)).name}`;
+        return res
+          .status(result.status)
+          .render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
+      }
+      flash(req, `Item '${result.value.name}' saved`);
+      res.redirect(303, `/items/${id}`);
+    },
+  );
 
   // The API's POST /api/items/:id/stock: managers, the ledger's rules and refusals.
-  pages.post('/items/:id/stock', requirePage('manager'), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    const values = {
-      quantity: textField(req.body.quantity),
-      type: textField(req.body.type),
-      reason: textField(req.body.reason),
-    };
-    const result = await attempt(() => items.changeStock(id, parse(StockChangeBody, values), currentUser(req).id));
-    if (!result.ok)
-      return renderDetail(req, res, id, result.status, {
-        stock: { values, errors: result.errors, message: result.message },
-      });
-    const { movement } = result.value;
-    flash(
-      req,
-      `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`,
-    );
-    res.redirect(303, `/items/${id}#stock-movements`);
-  });
+  pages.post(
+    '/items/:id/stock',
+    { access: 'manager', params: IdParams, form: StockChangeBody, fromForm: typedStockChange },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = typedStockChange(req.body);
+      const result = await attempt(() => items.changeStock(id, req.input.form, currentUser(req).id));
+      if (!result.ok)
+        return renderDetail(req, res, id, result.status, {
+          stock: { values, errors: result.errors, message: result.message },
+        });
+      const { movement } = result.value;
+      flash(
+        req,
+        `Stock changed from ${formatQuantity(movement.previous_stock)} to ${formatQuantity(movement.new_stock)}`,
+      );
+      res.redirect(303, `/items/${id}#stock-movements`);
+    },
+  );
 
   // Barcodes (issue 31): the API's POST and DELETE /api/items/:id/barcodes, for managers; a refused
   // code comes back in the form with the API's message beside it.
-  pages.post('/items/:id/barcodes', requirePage('manager'), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    const values = { code: textField(req.body.code), kind: textField(req.body.kind), note: textField(req.body.note) };
-    const body = { code: values.code, kind: values.kind || undefined, note: values.note.trim() || null };
-    const result = await attempt(() => barcodes.add(id, parse(NewBarcode, body), actorOf(req)));
-    if (!result.ok) {
-      const errors = Object.keys(result.errors).length > 0 ? result.errors : { code: result.message };
-      const rows = (await barcodes.list(id)).map(presentBarcode);
-      return renderDetail(req, res, id, result.status, {
-        barcodes: {
-          rows,
-          form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
-        },
-      });
-    }
-    flash(req, `Barcode '${result.value.code}' added`);
-    res.redirect(303, `/items/${id}#barcodes`);
-  });
+  pages.post(
+    '/items/:id/barcodes',
+    {
+      access: 'manager',
+      params: IdParams,
+      form: NewBarcode,
+      fromForm: (body) => {
+        const values = typedBarcode(body);
+        return { code: values.code, kind: values.kind || undefined, note: values.note.trim() || null };
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = typedBarcode(req.body);
+      const result = await attempt(() => barcodes.add(id, req.input.form, actorOf(req)));
+      if (!result.ok) {
+        const errors = Object.keys(result.errors).length > 0 ? result.errors : { code: result.message };
+        const rows = (await barcodes.list(id)).map(presentBarcode);
+        return renderDetail(req, res, id, result.status, {
+          barcodes: {
+            rows,
+            form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
+          },
+        });
+      }
+      flash(req, `Barcode '${result.value.code}' added`);
+      res.redirect(303, `/items/${id}#barcodes`);
+    },
+  );
 
-  pages.post('/items/:id/barcodes/:barcodeId/delete', requirePage('manager'), async (req, res) => {
-    const { id, barcodeId } = parse(BarcodeParams, req.params);
-    await barcodes.remove(id, barcodeId, actorOf(req));
-    flash(req, 'Barcode removed');
-    res.redirect(303, `/items/${id}#barcodes`);
-  });
+  pages.post(
+    '/items/:id/barcodes/:barcodeId/delete',
+    { access: 'manager', params: BarcodeParams },
+    async (req, res) => {
+      const { id, barcodeId } = req.input.params;
+      await barcodes.remove(id, barcodeId, actorOf(req));
+      flash(req, 'Barcode removed');
+      res.redirect(303, `/items/${id}#barcodes`);
+    },
+  );
 
   // Notes: anyone signed in adds one; only its author or an admin changes it (the notes service decides, as for the API).
-  pages.post('/items/:id/notes', requirePage(), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
+  pages.post('/items/:id/notes', { access: 'user', params: IdParams, ...NOTE_FORM }, async (req, res) => {
+    const { id } = req.input.params;
     const refused = await noteSection.add(req, 'item', String(id));
     if (refused) return renderDetail(req, res, id, refused.status, { note: refused });
     res.redirect(303, `/items/${id}#notes`);
   });
 
   /** The note, when it is one of this item's (a note of another record is not found here). */
-  async function itemNote(req: Request) {
-    const { id, noteId } = parse(NoteParams, req.params);
+  async function itemNote(req: PageRequest<{ readonly params: z.output<typeof NoteParams> }>) {
+    const { id, noteId } = req.input.params;
     const note = await notes.getRead(noteId);
     if (note.reference_type !== 'item' || note.reference_id !== String(id)) throw NotFound('Note not found');
     return { id, noteId };
   }
 
-  pages.post('/items/:id/notes/:noteId', requirePage(), async (req, res) => {
-    const { id, noteId } = await itemNote(req);
-    const values = { text: textField(req.body.text) };
-    const result = await attempt(() => notes.update(noteId, parse(UpdateNote, values).text, currentUser(req)));
-    if (!result.ok)
-      return renderDetail(req, res, id, result.status, {
-        editedNote: { id: noteId, values, errors: result.errors, message: result.message },
-      });
-    flash(req, 'Note saved');
-    res.redirect(303, `/items/${id}#notes`);
-  });
+  pages.post(
+    '/items/:id/notes/:noteId',
+    { access: 'user', params: NoteParams, form: UpdateNote, fromForm: (body) => ({ text: textField(body.text) }) },
+    async (req, res) => {
+      const { id, noteId } = await itemNote(req);
+      const values = { text: textField(req.body.text) };
+      const result = await attempt(() => notes.update(noteId, req.input.form.text, currentUser(req)));
+      if (!result.ok)
+        return renderDetail(req, res, id, result.status, {
+          editedNote: { id: noteId, values, errors: result.errors, message: result.message },
+        });
+      flash(req, 'Note saved');
+      res.redirect(303, `/items/${id}#notes`);
+    },
+  );
 
-  pages.post('/items/:id/notes/:noteId/delete', requirePage(), async (req, res) => {
+  pages.post('/items/:id/notes/:noteId/delete', { access: 'user', params: NoteParams }, async (req, res) => {
     const { id, noteId } = await itemNote(req);
     await notes.remove(noteId, currentUser(req));
     flash(req, 'Note deleted');
     res.redirect(303, `/items/${id}#notes`);
   });
 
-  return pages;
+  return pages.router;
 }

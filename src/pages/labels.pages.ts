@@ -1,10 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import type { Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { parse } from '../http/validate';
 import { PrintLabels } from '../modules/labels/labels.schemas';
 import { MAX_LABELS, SYMBOLOGIES, labelsService } from '../modules/labels/labels.service';
 import { attempt, checked, repeatedField, textField, type FieldErrors } from './forms';
-import { requirePage, safeNext } from './page-guards';
+import { safeNext } from './page-guards';
+import { PageRouter } from './page-route';
 
 /** One item of a print form: what it is and how many labels. */
 export type LabelFormLine = { itemId: number; name: string; sku: string; copies: number | string };
@@ -62,6 +62,30 @@ export async function labelFormFor(
 /** A whole number typed in a form as the API's number (anything else goes as typed, for the schema to refuse). */
 const wholeNumber = (typed: string): number | string => (/^\s*\d+\s*$/.test(typed) ? Number(typed) : typed);
 
+/** The print form's settings as typed. */
+const typedPrint = (body: Record<string, unknown>) => ({
+  layout: textField(body.layout),
+  symbology: textField(body.symbology) || 'code128',
+  startPosition: textField(body.startPosition),
+  showPrice: checked(body.showPrice),
+});
+
+/** The print form as the API's body: its settings and a line for each item with its copies. */
+function printRequest(body: Record<string, unknown>) {
+  const copies = repeatedField(body.copies);
+  const values = typedPrint(body);
+  return {
+    layout: values.layout,
+    symbology: values.symbology,
+    startPosition: values.startPosition.trim() === '' ? undefined : wholeNumber(values.startPosition),
+    showPrice: values.showPrice,
+    items: repeatedField(body.itemId).map((id, index) => ({
+      itemId: wholeNumber(id),
+      copies: wholeNumber(copies[index] ?? ''),
+    })),
+  };
+}
+
 /** Where a print form may send the person back to: one of the pages that hold one. */
 function returnAddress(value: unknown): string {
   const href = safeNext(value);
@@ -75,7 +99,7 @@ function returnAddress(value: unknown): string {
  * or, refused, this page with the form again and what to fix.
  */
 export function labelsPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const labels = labelsService(db);
 
   const renderForm = (res: Response, form: LabelForm, status = 200) =>
@@ -87,7 +111,7 @@ export function labelsPages({ db }: Deps): Router {
     });
 
   // the items list's bulk form: the ticked items, one label each to start with
-  pages.post('/labels', requirePage('manager'), async (req: Request, res: Response) => {
+  pages.post('/labels', { access: 'manager' }, async (req, res) => {
     const ids = [
       ...new Set(
         repeatedField(req.body.itemIds)
@@ -107,23 +131,11 @@ export function labelsPages({ db }: Deps): Router {
     renderForm(res, form);
   });
 
-  pages.post('/labels/print', requirePage('manager'), async (req: Request, res: Response) => {
+  pages.post('/labels/print', { access: 'manager', form: PrintLabels, fromForm: printRequest }, async (req, res) => {
     const itemIds = repeatedField(req.body.itemId);
     const copies = repeatedField(req.body.copies);
-    const values = {
-      layout: textField(req.body.layout),
-      symbology: textField(req.body.symbology) || 'code128',
-      startPosition: textField(req.body.startPosition),
-      showPrice: checked(req.body.showPrice),
-    };
-    const body = {
-      layout: values.layout,
-      symbology: values.symbology,
-      startPosition: values.startPosition.trim() === '' ? undefined : wholeNumber(values.startPosition),
-      showPrice: values.showPrice,
-      items: itemIds.map((id, index) => ({ itemId: wholeNumber(id), copies: wholeNumber(copies[index] ?? '') })),
-    };
-    const result = await attempt(() => labels.prepare(parse(PrintLabels, body)));
+    const values = typedPrint(req.body);
+    const result = await attempt(() => labels.prepare(req.input.form));
     if (result.ok) {
       const { filename, ...print } = result.value;
       res.attachment(filename).type('application/pdf');
@@ -141,5 +153,5 @@ export function labelsPages({ db }: Deps): Router {
     renderForm(res, { ...form, values, errors: result.errors, message: result.message }, result.status);
   });
 
-  return pages;
+  return pages.router;
 }

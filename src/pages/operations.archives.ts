@@ -1,8 +1,8 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { NotFound } from '../http/errors';
-import { IdParams, parse } from '../http/validate';
+import { IdParams } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentArchive, presentArchiveList, presentPreview, presentPurge } from '../modules/archives/archives.present';
 import {
@@ -15,7 +15,7 @@ import {
 } from '../modules/archives/archives.schemas';
 import { archivesService } from '../modules/archives/archives.service';
 import { attempt, flash, repeatedField, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 
 const RECORD_TYPE_LABELS: Record<(typeof RECORD_TYPES)[number], string> = {
   sales: 'Sales',
@@ -42,6 +42,12 @@ const PurgeConfirmation = z.object({
   confirmPurge: z.literal('yes', { error: 'must be ticked to delete the archived records' }),
 });
 
+/** The create form as typed: the age as text, the record types ticked. */
+const typedArchive = (body: Record<string, unknown>) => ({
+  ageThresholdDays: String(body.ageThresholdDays ?? ''),
+  includeRecordTypes: repeatedField(body.includeRecordTypes),
+});
+
 type Preview = { age: string; errors: FieldErrors; result: ArchivePreview | null };
 type CreateForm = {
   message: string | null;
@@ -51,11 +57,10 @@ type CreateForm = {
 
 /** /archives (admin, as the API): preview by age, create, download, and purge with a confirmation. */
 export function archivesPages({ db, config }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const archives = archivesService(db, config.dataDir);
 
-  async function archiveOf(idParam: unknown) {
-    const { id } = parse(IdParams, { id: idParam });
+  async function archiveOf(id: number) {
     const row = (await archives.list()).find((archive) => archive.id === id);
     if (!row) throw NotFound('Archive not found');
     return presentArchive(row, config.dataDir);
@@ -80,23 +85,28 @@ export function archivesPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/archives', requirePage('admin'), async (req, res) => {
-    if (req.query.ageThresholdDays === undefined) return renderIndex(res, {});
-    const age = String(req.query.ageThresholdDays);
-    const preview = await attempt(async () =>
-      presentPreview(await archives.preview(parse(PreviewQuery, { ageThresholdDays: age }).ageThresholdDays)),
-    );
-    if (!preview.ok)
-      return renderIndex(res, { status: preview.status, preview: { age, errors: preview.errors, result: null } });
-    await renderIndex(res, { preview: { age, errors: {}, result: preview.value } });
-  });
+  pages.get(
+    '/archives',
+    {
+      access: 'admin',
+      query: PreviewQuery,
+      fromQuery: (query) => ({ ageThresholdDays: String(query.ageThresholdDays) }),
+    },
+    async (req, res) => {
+      if (req.query.ageThresholdDays === undefined) return renderIndex(res, {});
+      const age = String(req.query.ageThresholdDays);
+      const preview = await attempt(async () =>
+        presentPreview(await archives.preview(req.input.query.ageThresholdDays)),
+      );
+      if (!preview.ok)
+        return renderIndex(res, { status: preview.status, preview: { age, errors: preview.errors, result: null } });
+      await renderIndex(res, { preview: { age, errors: {}, result: preview.value } });
+    },
+  );
 
-  pages.post('/archives', requirePage('admin'), async (req, res) => {
-    const values = {
-      ageThresholdDays: String(req.body.ageThresholdDays ?? ''),
-      includeRecordTypes: repeatedField(req.body.includeRecordTypes),
-    };
-    const result = await attempt(async () => archives.create(parse(CreateArchiveForm, values), actorOf(req)));
+  pages.post('/archives', { access: 'admin', form: CreateArchiveForm, fromForm: typedArchive }, async (req, res) => {
+    const values = typedArchive(req.body);
+    const result = await attempt(async () => archives.create(req.input.form, actorOf(req)));
     if (!result.ok) return renderIndex(res, { status: result.status, create: { ...result, values } });
     const archive = presentArchive(result.value, config.dataDir);
     flash(req, `Archive ${archive.id} written: ${archive.archiveName}`);
@@ -105,35 +115,40 @@ export function archivesPages({ db, config }: Deps): Router {
 
   const renderPurge = async (
     res: Response,
-    idParam: unknown,
+    id: number,
     form = { status: 200, message: null as string | null, errors: {} as FieldErrors },
   ) => {
-    const archive = await archiveOf(idParam);
+    const archive = await archiveOf(id);
     res
       .status(form.status)
       .render('operations/archive-purge', { title: `Purge archive ${archive.id}`, archive, recordsSummary, ...form });
   };
 
-  pages.get('/archives/:id/purge', requirePage('admin'), async (req, res) => {
-    await renderPurge(res, req.params.id);
+  pages.get('/archives/:id/purge', { access: 'admin', params: IdParams }, async (req, res) => {
+    await renderPurge(res, req.input.params.id);
   });
 
-  pages.post('/archives/:id/purge', requirePage('admin'), async (req, res) => {
-    const { id } = parse(IdParams, req.params);
-    // the service's 400 (already purged, file missing or altered) comes back on the confirmation page
-    const result = await attempt(async () => {
-      parse(PurgeConfirmation, req.body);
-      return archives.purge(id, actorOf(req));
-    });
-    if (!result.ok) return renderPurge(res, id, result);
-    // the outcome (what was deleted, what was kept and why) is shown once, as the API answers it
-    res.render('operations/archive-purged', {
-      title: `Archive ${id} purged`,
-      result: presentPurge(result.value, config.dataDir),
-      keepReasons: KEEP_REASONS,
-      recordTypeLabels: RECORD_TYPE_LABELS,
-    });
-  });
+  pages.post(
+    '/archives/:id/purge',
+    { access: 'admin', params: IdParams, form: PurgeConfirmation },
+    async (req, res) => {
+      const { id } = req.input.params;
+      // the service's 400 (already purged, file missing or altered) comes back on the confirmation page
+      const result = await attempt(async () => {
+        // the form is only the confirmation: reading it refuses an unticked one beside its field
+        void req.input.form;
+        return archives.purge(id, actorOf(req));
+      });
+      if (!result.ok) return renderPurge(res, id, result);
+      // the outcome (what was deleted, what was kept and why) is shown once, as the API answers it
+      res.render('operations/archive-purged', {
+        title: `Archive ${id} purged`,
+        result: presentPurge(result.value, config.dataDir),
+        keepReasons: KEEP_REASONS,
+        recordTypeLabels: RECORD_TYPE_LABELS,
+      });
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

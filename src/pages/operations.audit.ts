@@ -1,12 +1,11 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
 import type { Deps } from '../deps';
-import { parse } from '../http/validate';
 import { presentAuditPage } from '../modules/audit/audit.present';
 import { AuditQuery } from '../modules/audit/audit.schemas';
 import { auditTrail } from '../modules/audit/audit.service';
 import { usersService } from '../modules/users/users.service';
 import { attempt, filledIn, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
 /** The API's audit query without its format: the page shows a page of rows, the CSV link asks the API for the file. */
@@ -28,13 +27,13 @@ const typedFilter = (query: Request['query']): Filter =>
 
 /** /audit (admin, as the API): the trail filtered and paged, and its CSV from the API. */
 export function auditPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const trail = auditTrail(db);
   const users = usersService(db);
 
-  pages.get('/audit', requirePage('admin'), async (req, res) => {
+  pages.get('/audit', { access: 'admin', query: AuditPageQuery, fromQuery: filledIn }, async (req, res) => {
     const values = typedFilter(req.query);
-    const query = await attempt(() => parse(AuditPageQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     const view = wantsPartial(req) ? 'operations/_audit-list' : 'operations/audit';
     // the actor filter offers the people by name; the query takes their id
     const people = wantsPartial(req)
@@ -74,5 +73,5 @@ export function auditPages({ db }: Deps): Router {
     });
   });
 
-  return pages;
+  return pages.router;
 }

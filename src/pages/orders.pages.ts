@@ -1,12 +1,17 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT, mayReadCostPrices } from '../auth/access-profile';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
+import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
 import { MAX_INVOICE_BYTES, readInvoicePdf, type ReadInvoice } from '../modules/invoices/invoices.pdf';
-import { invoiceMatcher, readMatchedInvoice, type LineMatch } from '../modules/invoices/invoices.matching';
+import {
+  invoiceMatcher,
+  readMatchedInvoice,
+  type InvoiceLineMatch,
+  type LineMatch,
+} from '../modules/invoices/invoices.matching';
 import { presentExtracted } from '../modules/invoices/invoices.present';
 import { presentItemList } from '../modules/items/items.present';
 import { ItemQuery } from '../modules/items/items.schemas';
@@ -37,6 +42,7 @@ import {
   type OrderStatus,
 } from '../modules/orders/orders.schemas';
 import { ordersService } from '../modules/orders/orders.service';
+import { isCancellable, isReceivable, mayManageOrders, ORDER_MANAGERS } from '../modules/orders/orders.policy';
 import { sourcesService } from '../modules/sources/sources.service';
 import { categoriesService } from '../modules/categories/categories.service';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
@@ -49,13 +55,12 @@ import {
   flash,
   formState,
   pageMessage,
-  pageUpload,
   repeatedField,
   textField,
   type FieldErrors,
   type ReturnedForm,
 } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { labelFormFor } from './labels.pages';
 
 const STATUS_LABELS: Record<OrderStatus, string> = {
@@ -98,6 +103,17 @@ function typedLines(body: Record<string, unknown>): LineValues[] {
 
 const isBlank = (line: LineValues) => LINE_FIELDS.every((field) => line[field] === '');
 
+/** The places of the rows with anything typed in them: the lines sent. */
+const filledRows = (lines: LineValues[]) => lines.flatMap((line, i) => (isBlank(line) ? [] : [i]));
+
+/** The new-order form's fields beside its lines, as typed. */
+const typedNewOrder = (body: Record<string, unknown>) => ({
+  supplierId: textField(body.supplierId),
+  invoiceNumber: textField(body.invoiceNumber),
+  notes: textField(body.notes),
+  q: textField(body.q),
+});
+
 /**
  * The API names a line's error by its place among the lines sent (items.2.quantity); the form
  * shows it beside that row, which may sit lower when blank rows were left out.
@@ -114,6 +130,43 @@ function errorsByRow(errors: FieldErrors, rows: number[], prefix: string): Field
   );
 }
 
+/**
+ * The receive form's rows as the API's receivedItems: rows left empty are not received this time; an
+ * unticked box is absent from the form. A line without an item carries SKU and price fields: ticked, it
+ * becomes a new item as typed.
+ */
+function receivedLines(body: Record<string, unknown>) {
+  const quantities = repeatedField(body.receivedQuantity).map((q) => q.trim());
+  const newItemOf = (orderItemId: string) =>
+    typeof body[`sku-${orderItemId}`] === 'string' && checked(body[`addToInventory-${orderItemId}`])
+      ? {
+          sku: textField(body[`sku-${orderItemId}`]),
+          price: textField(body[`price-${orderItemId}`]),
+          ...filledIn({ categoryId: textField(body.newItemCategoryId) }),
+        }
+      : {};
+  return repeatedField(body.orderItemId).flatMap((orderItemId, i) =>
+    quantities[i]
+      ? [
+          {
+            orderItemId,
+            receivedQuantity: quantities[i],
+            addToInventory: checked(body[`addToInventory-${orderItemId}`]),
+            ...newItemOf(orderItemId),
+          },
+        ]
+      : [],
+  );
+}
+
+/** The add-to-inventory form's lines: every line listed gets the SKU and price typed beside it. */
+const newItemLines = (body: Record<string, unknown>) =>
+  repeatedField(body.newItemLineId).map((orderItemId) => ({
+    orderItemId,
+    sku: textField(body[`new-sku-${orderItemId}`]),
+    price: textField(body[`new-price-${orderItemId}`]),
+  }));
+
 /** The page's status filter as typed, for re-showing it. */
 const typedFilter = (query: Request['query']) => ({
   status: textField(query.status),
@@ -121,7 +174,7 @@ const typedFilter = (query: Request['query']) => ({
 });
 
 export function ordersPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const orders = ordersService(db);
   const receipts = orderReceiptService(db);
   const imports = orderImportService(db);
@@ -132,15 +185,17 @@ export function ordersPages({ db }: Deps): Router {
   const categories = categoriesService(db);
   const matcher = invoiceMatcher(db);
 
-  pages.use('/orders', (_req, res, next) => {
+  pages.use('/orders', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/orders.css'];
+    // the new-order buttons: the policy the API's guards keep
+    res.locals.managesOrders = req.user !== undefined && mayManageOrders(req.user);
     res.locals.scripts = ['/assets/js/orders.js'];
     next();
   });
 
-  pages.get('/orders', requirePage(), async (req, res) => {
+  pages.get('/orders', { access: 'user', query: OrderListQuery, fromQuery: filledIn }, async (req, res) => {
     const values = typedFilter(req.query);
-    const query = await attempt(() => parse(OrderListQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     const view = { title: 'Orders', values, statusLabels: STATUS_LABELS, suppliers: await suppliers.list() };
     if (!query.ok) {
       res.status(query.status).render('orders/index', {
@@ -197,7 +252,7 @@ export function ordersPages({ db }: Deps): Router {
     return found.map((item) => ({ ...item, expectedCost: costs.get(item.id) ?? '' }));
   }
 
-  pages.get('/orders/new', requirePage('manager'), async (_req, res) => {
+  pages.get('/orders/new', { access: ORDER_MANAGERS }, async (_req, res) => {
     await renderNewOrder(res, {
       values: { supplierId: '', invoiceNumber: '', notes: '', q: '' },
       lines: [],
@@ -208,57 +263,64 @@ export function ordersPages({ db }: Deps): Router {
   });
 
   // What the search box shows as it is typed into (htmx); the form's Search button does the same without script.
-  pages.get('/orders/item-search', requirePage('manager'), async (req, res) => {
+  pages.get('/orders/item-search', { access: ORDER_MANAGERS }, async (req, res) => {
     const q = textField(req.query.q);
     res.render('orders/_item-matches', { q, matches: await searchItems(q) });
   });
 
-  pages.post('/orders', requirePage('manager'), async (req, res) => {
-    const values = {
-      supplierId: textField(req.body.supplierId),
-      invoiceNumber: textField(req.body.invoiceNumber),
-      notes: textField(req.body.notes),
-      q: textField(req.body.q),
-    };
-    const typed = typedLines(req.body);
-    const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
-    if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
-    if (req.body.action === 'more') {
-      return renderNewOrder(res, {
-        ...form,
-        lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))],
+  pages.post(
+    '/orders',
+    {
+      access: ORDER_MANAGERS,
+      form: CreateOrder,
+      // each line that names an item as the invoice import matches it goes as that item; anything else is free text
+      fromForm: (body, _req, matched: InvoiceLineMatch[]) => {
+        const { supplierId, invoiceNumber, notes } = typedNewOrder(body);
+        const typed = typedLines(body);
+        return {
+          ...filledIn({ supplierId, invoiceNumber, notes }),
+          items: filledRows(typed).map((i, n) => {
+            const { match } = matched[n];
+            return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
+          }),
+        };
+      },
+    },
+    async (req, res) => {
+      const values = typedNewOrder(req.body);
+      const typed = typedLines(req.body);
+      const form: NewOrderForm = { values, lines: typed, errors: {}, message: null, matches: null };
+      if (req.body.action === 'search') return renderNewOrder(res, { ...form, matches: await searchItems(values.q) });
+      if (req.body.action === 'more') {
+        return renderNewOrder(res, {
+          ...form,
+          lines: [...typed, ...Array.from({ length: BLANK_LINES }, () => ({ ...BLANK_LINE }))],
+        });
+      }
+      const rows = filledRows(typed);
+      const result = await attempt(async () => {
+        // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only)
+        const matched = await matcher.matchLines(
+          values.supplierId.trim() || null,
+          rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })),
+        );
+        return orders.create(req.input.formWith(matched), currentUser(req).id);
       });
-    }
-    const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
-    const result = await attempt(async () => {
-      // a line names its item as the API's invoice import matches it (its SKU, the supplier's part number, its name: exact matches only); anything else is free text
-      const matched = await matcher.matchLines(
-        values.supplierId.trim() || null,
-        rows.map((i) => ({ name: typed[i].name, sku: typed[i].sku || null })),
-      );
-      const input = parse(CreateOrder, {
-        ...filledIn({ supplierId: values.supplierId, invoiceNumber: values.invoiceNumber, notes: values.notes }),
-        items: rows.map((i, n) => {
-          const { match } = matched[n];
-          return { ...filledIn({ ...typed[i] }), itemId: match?.kind === 'exact' ? match.item.id : null };
-        }),
-      });
-      return orders.create(input, currentUser(req).id);
-    });
-    if (!result.ok) {
-      const errors = errorsByRow(result.errors, rows, 'items');
-      return renderNewOrder(res, {
-        ...form,
-        matches: await searchItems(values.q),
-        status: result.status,
-        errors,
-        message: result.message,
-      });
-    }
-    const order = presentOrderDetail(result.value);
-    flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
-    res.redirect(303, `/orders/${order.orderId}`);
-  });
+      if (!result.ok) {
+        const errors = errorsByRow(result.errors, rows, 'items');
+        return renderNewOrder(res, {
+          ...form,
+          matches: await searchItems(values.q),
+          status: result.status,
+          errors,
+          message: result.message,
+        });
+      }
+      const order = presentOrderDetail(result.value);
+      flash(req, `Order ${order.orderId} created with ${order.items.length} line(s)`);
+      res.redirect(303, `/orders/${order.orderId}`);
+    },
+  );
 
   // ---- a new order from an invoice PDF --------------------------------------------------
 
@@ -329,14 +391,13 @@ export function ordersPages({ db }: Deps): Router {
       .status(status)
       .render('orders/from-invoice', { title: 'Order from an invoice', pdf: null, uploadMessage: message });
 
-  pages.get('/orders/new-from-invoice', requirePage('manager'), (_req, res) => {
+  pages.get('/orders/new-from-invoice', { access: ORDER_MANAGERS }, (_req, res) => {
     renderUpload(res, 200, null);
   });
 
   pages.post(
     '/orders/new-from-invoice',
-    requirePage('manager'),
-    ...pageUpload('invoice', MAX_INVOICE_BYTES),
+    { access: ORDER_MANAGERS, upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES } },
     async (req, res) => {
       const read = await attempt(() => readMatchedInvoice(db, req.file, currentUser(req).id));
       if (!read.ok) return renderUpload(res, read.status, read.message);
@@ -361,8 +422,23 @@ export function ordersPages({ db }: Deps): Router {
 
   pages.post(
     '/orders/new-from-invoice/create',
-    requirePage('manager'),
-    ...pageUpload('invoice', MAX_INVOICE_BYTES, CARRIED_PDF_BYTES),
+    {
+      access: ORDER_MANAGERS,
+      upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES, maxFieldBytes: CARRIED_PDF_BYTES },
+      form: ParsedData,
+      fromForm: (body) => {
+        const typed = typedLines(body);
+        const values = {
+          supplier: textField(body.supplier),
+          invoiceNumber: textField(body.invoiceNumber),
+          notes: textField(body.notes),
+        };
+        return {
+          ...filledIn(values),
+          items: typed.filter((line) => !isBlank(line)).map((line) => filledIn({ ...line })),
+        };
+      },
+    },
     async (req, res) => {
       // The carried PDF is read again exactly as an upload is: a tampered one is refused the same way.
       const bytes = Buffer.from(textField(req.body.invoiceData), 'base64');
@@ -381,14 +457,8 @@ export function ordersPages({ db }: Deps): Router {
       const typed = typedLines(req.body);
       const form: InvoiceForm = { pdf: read.value, values, lines: typed, errors: {}, message: null };
       if (req.body.action === 'check') return renderInvoicePreview(res, form);
-      const rows = typed.flatMap((line, i) => (isBlank(line) ? [] : [i]));
-      const result = await attempt(() =>
-        imports.fromParsedData(
-          parse(ParsedData, { ...filledIn(values), items: rows.map((i) => filledIn({ ...typed[i] })) }),
-          currentUser(req).id,
-          read.value,
-        ),
-      );
+      const rows = filledRows(typed);
+      const result = await attempt(() => imports.fromParsedData(req.input.form, currentUser(req).id, read.value));
       if (!result.ok)
         return renderInvoicePreview(res, {
           ...form,
@@ -420,7 +490,7 @@ export function ordersPages({ db }: Deps): Router {
       admitsUnderProfile(db, user, MANAGER_UNDER_STRICT),
     ]);
     const order = presentOrderDetail(detail, underProfile);
-    const canManage = hasRole(user, 'manager');
+    const canManage = mayManageOrders(user);
     // received lines that name no item yet: the API's add-to-inventory creates their items
     const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
     // open lines that name no item: receiving one into inventory makes it a new item, its SKU and price asked for
@@ -448,7 +518,6 @@ export function ordersPages({ db }: Deps): Router {
       ),
       statusLabels: STATUS_LABELS,
       movements: orderMovements.map(presentMovement),
-      // the API's access: receiving and attaching an invoice are for managers and admins
       canManage,
       costPrices: underProfile,
       mayDownloadInvoice: underProfile,
@@ -469,20 +538,24 @@ export function ordersPages({ db }: Deps): Router {
       }),
       invoiceForm: formState(returned, 'invoice', {}),
       cancelForm: formState(returned, 'cancel', {}),
-      // the API's rule: cancelling is for an order of which nothing is received
-      canCancel: canManage && order.status === 'pending' && order.items.every((line) => line.receivedQuantity === 0),
+      canReceive: canManage && isReceivable(order.status),
+      canCancel:
+        canManage &&
+        isCancellable(
+          order.status,
+          order.items.map((line) => line.receivedQuantity),
+        ),
     });
   }
 
-  pages.get('/orders/:id', requirePage(), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
-    await renderOrder(req, res, id);
+  pages.get('/orders/:id', { access: 'user', params: OrderParams }, async (req, res) => {
+    await renderOrder(req, res, req.input.params.id);
   });
 
   // A code scanned into the receive form's scan box (public/js/receive-scan.js): the open lines of the
   // item it names, as JSON for the script, or why it cannot be received ({message}, the API's error body).
-  pages.get('/orders/:id/receive/lookup', requirePage('manager'), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
+  pages.get('/orders/:id/receive/lookup', { access: ORDER_MANAGERS, params: OrderParams }, async (req, res) => {
+    const { id } = req.input.params;
     let found: ScannedLines;
     try {
       found = await receipts.openLinesForCode(id, textField(req.query.code));
@@ -505,65 +578,51 @@ export function ordersPages({ db }: Deps): Router {
     });
   });
 
-  pages.post('/orders/:id/receive', requirePage('manager'), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
-    const lineIds = repeatedField(req.body.orderItemId);
-    const quantities = repeatedField(req.body.receivedQuantity).map((q) => q.trim());
-    // A line without an item carries SKU and price fields: ticked, it becomes a new item as typed.
-    const newItemOf = (orderItemId: string) =>
-      typeof req.body[`sku-${orderItemId}`] === 'string' && checked(req.body[`addToInventory-${orderItemId}`])
-        ? {
-            sku: textField(req.body[`sku-${orderItemId}`]),
-            price: textField(req.body[`price-${orderItemId}`]),
-            ...filledIn({ categoryId: textField(req.body.newItemCategoryId) }),
-          }
-        : {};
-    // rows left empty are not received this time; an unticked box is absent from the form
-    const received = lineIds.flatMap((orderItemId, i) =>
-      quantities[i]
-        ? [
-            {
-              orderItemId,
-              receivedQuantity: quantities[i],
-              addToInventory: checked(req.body[`addToInventory-${orderItemId}`]),
-              ...newItemOf(orderItemId),
-            },
-          ]
-        : [],
-    );
-    const result = await attempt(() =>
-      receipts.receive(id, parse(ReceiveOrder, { receivedItems: received }), actorOf(req)),
-    );
-    if (!result.ok) {
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, message]) => {
-          const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
-          if (!row) return [field, message];
-          const lineId = received[Number(row[1])].orderItemId;
-          const formField =
-            { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ??
-            `receivedQuantity-${lineId}`;
-          return [formField, message];
-        }),
-      );
-      const values = {
-        receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
-        addToInventory: Object.fromEntries(
-          lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])]),
-        ),
-        sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
-        price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
-        newItemCategoryId: textField(req.body.newItemCategoryId),
-      };
-      return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
-    }
-    const presented = presentReceiveResult(result.value);
-    flash(req, presented.message);
-    res.redirect(303, `/orders/${presented.order.orderId}`);
-  });
+  pages.post(
+    '/orders/:id/receive',
+    {
+      access: ORDER_MANAGERS,
+      params: OrderParams,
+      form: ReceiveOrder,
+      fromForm: (body) => ({ receivedItems: receivedLines(body) }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const lineIds = repeatedField(req.body.orderItemId);
+      const quantities = repeatedField(req.body.receivedQuantity).map((q) => q.trim());
+      const received = receivedLines(req.body);
+      const result = await attempt(() => receipts.receive(id, req.input.form, actorOf(req)));
+      if (!result.ok) {
+        const errors = Object.fromEntries(
+          Object.entries(result.errors).map(([field, message]) => {
+            const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
+            if (!row) return [field, message];
+            const lineId = received[Number(row[1])].orderItemId;
+            const formField =
+              { sku: `sku-${lineId}`, price: `price-${lineId}`, categoryId: 'newItemCategoryId' }[row[2]] ??
+              `receivedQuantity-${lineId}`;
+            return [formField, message];
+          }),
+        );
+        const values = {
+          receivedQuantity: Object.fromEntries(lineIds.map((lineId, i) => [lineId, quantities[i] ?? ''])),
+          addToInventory: Object.fromEntries(
+            lineIds.map((lineId) => [lineId, checked(req.body[`addToInventory-${lineId}`])]),
+          ),
+          sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
+          price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
+          newItemCategoryId: textField(req.body.newItemCategoryId),
+        };
+        return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
+      }
+      const presented = presentReceiveResult(result.value);
+      flash(req, presented.message);
+      res.redirect(303, `/orders/${presented.order.orderId}`);
+    },
+  );
 
-  pages.post('/orders/:id/cancel', requirePage('manager'), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
+  pages.post('/orders/:id/cancel', { access: ORDER_MANAGERS, params: OrderParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => orders.cancel(id, actorOf(req)), [409]);
     if (!result.ok) return renderOrder(req, res, id, { form: 'cancel', ...result, values: {} });
     const order = presentOrderDetail(result.value);
@@ -571,45 +630,46 @@ export function ordersPages({ db }: Deps): Router {
     res.redirect(303, `/orders/${order.orderId}`);
   });
 
-  pages.post('/orders/:id/add-to-inventory', requirePage('manager'), async (req, res) => {
-    const { id } = parse(OrderParams, req.params);
-    // every line listed gets the SKU and price typed beside it
-    const lineIds = repeatedField(req.body.newItemLineId);
-    const typed = lineIds.map((orderItemId) => ({
-      orderItemId,
-      sku: textField(req.body[`new-sku-${orderItemId}`]),
-      price: textField(req.body[`new-price-${orderItemId}`]),
-    }));
-    const body = { ...filledIn({ categoryId: req.body.categoryId }), items: typed };
-    const result = await attempt(
-      () => receipts.addToInventory(id, parse(AddToInventory, body), actorOf(req)),
-      [400, 404, 409, 422],
-    );
-    if (!result.ok) {
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, message]) => {
-          const row = /^items\.(\d+)\.(sku|price)$/.exec(field);
-          return [row ? `new-${row[2]}-${typed[Number(row[1])].orderItemId}` : field, message];
-        }),
+  pages.post(
+    '/orders/:id/add-to-inventory',
+    {
+      access: ORDER_MANAGERS,
+      params: OrderParams,
+      form: AddToInventory,
+      fromForm: (body) => ({ ...filledIn({ categoryId: body.categoryId }), items: newItemLines(body) }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const typed = newItemLines(req.body);
+      const result = await attempt(
+        () => receipts.addToInventory(id, req.input.form, actorOf(req)),
+        [400, 404, 409, 422],
       );
-      const values = {
-        categoryId: textField(req.body.categoryId),
-        sku: Object.fromEntries(typed.map((line) => [line.orderItemId, line.sku])),
-        price: Object.fromEntries(typed.map((line) => [line.orderItemId, line.price])),
-      };
-      return renderOrder(req, res, id, { form: 'inventory', ...result, errors, values });
-    }
-    const presented = presentAddToInventoryResult(result.value);
-    flash(req, presented.message);
-    res.redirect(303, `/orders/${presented.order.orderId}`);
-  });
+      if (!result.ok) {
+        const errors = Object.fromEntries(
+          Object.entries(result.errors).map(([field, message]) => {
+            const row = /^items\.(\d+)\.(sku|price)$/.exec(field);
+            return [row ? `new-${row[2]}-${typed[Number(row[1])].orderItemId}` : field, message];
+          }),
+        );
+        const values = {
+          categoryId: textField(req.body.categoryId),
+          sku: Object.fromEntries(typed.map((line) => [line.orderItemId, line.sku])),
+          price: Object.fromEntries(typed.map((line) => [line.orderItemId, line.price])),
+        };
+        return renderOrder(req, res, id, { form: 'inventory', ...result, errors, values });
+      }
+      const presented = presentAddToInventoryResult(result.value);
+      flash(req, presented.message);
+      res.redirect(303, `/orders/${presented.order.orderId}`);
+    },
+  );
 
   pages.post(
     '/orders/:id/invoice',
-    requirePage('manager'),
-    ...pageUpload('invoice', MAX_INVOICE_BYTES),
+    { access: ORDER_MANAGERS, params: OrderParams, upload: { field: 'invoice', maxBytes: MAX_INVOICE_BYTES } },
     async (req, res) => {
-      const { id } = parse(OrderParams, req.params);
+      const { id } = req.input.params;
       const result = await attempt(() => orders.attachInvoice(id, req.file, currentUser(req).id));
       if (!result.ok) return renderOrder(req, res, id, { form: 'invoice', ...result, values: {} });
       const presented = presentAttachedInvoice(result.value);
@@ -618,5 +678,5 @@ export function ordersPages({ db }: Deps): Router {
     },
   );
 
-  return pages;
+  return pages.router;
 }

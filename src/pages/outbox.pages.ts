@@ -1,6 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
 import type { Deps } from '../deps';
-import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import {
   presentCreatedOutboundWebhook,
@@ -20,7 +20,7 @@ import { OutboxIdParams, OutboxQuery } from '../modules/outbox/outbox.schemas';
 import { outboxService } from '../modules/outbox/outbox.service';
 import { WEBHOOK_EVENTS } from '../modules/outbound-webhooks/outbound-webhooks.schemas';
 import { attempt, filledIn, flash, formState, textField, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter, type PageRequest } from './page-route';
 
 const FILTERS = ['status', 'kind', 'channel'] as const;
 
@@ -32,8 +32,21 @@ function filterParams(filter: Partial<Record<(typeof FILTERS)[number], string>>,
   return params;
 }
 
+/** An endpoint's page: its id, and the page of its deliveries. */
+type WebhookPageRequest = PageRequest<{
+  readonly params: z.output<typeof WebhookIdParams>;
+  readonly query: z.output<typeof DeliveriesQuery>;
+}>;
+
 const eventsOf = (value: unknown): string[] =>
   (Array.isArray(value) ? value : value === undefined ? [] : [value]).map((v) => textField(v));
+
+/** The new-endpoint form as typed. */
+const typedWebhook = (body: Record<string, unknown>) => ({
+  url: textField(body.url),
+  events: eventsOf(body.events),
+  description: textField(body.description),
+});
 
 /**
  * Admin pages of issue 32: /outbox (what the service sends: pending, held, sent, failed, with
@@ -41,7 +54,7 @@ const eventsOf = (value: unknown): string[] =>
  * shown once, and their deliveries).
  */
 export function outboxPages({ db, config }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const outbox = outboxService(db);
   const webhooks = outboundWebhooksService(db, config.outboundWebhooksAllowPrivate);
   pages.use(['/outbox', '/outbound-webhooks'], (_req, res, next) => {
@@ -51,9 +64,9 @@ export function outboxPages({ db, config }: Deps): Router {
 
   // ---- the outbox -----------------------------------------------------------------------------
 
-  pages.get('/outbox', requirePage('admin'), async (req, res) => {
+  pages.get('/outbox', { access: 'admin', query: OutboxQuery, fromQuery: filledIn }, async (req, res) => {
     const values = Object.fromEntries(FILTERS.map((k) => [k, typeof req.query[k] === 'string' ? req.query[k] : '']));
-    const query = await attempt(() => parse(OutboxQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     if (!query.ok) {
       res.status(query.status).render('outbox/index', {
         title: 'Outbox',
@@ -86,8 +99,8 @@ export function outboxPages({ db, config }: Deps): Router {
     });
   });
 
-  pages.post('/outbox/:id/retry', requirePage('admin'), async (req, res) => {
-    const { id } = parse(OutboxIdParams, req.params);
+  pages.post('/outbox/:id/retry', { access: 'admin', params: OutboxIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => outbox.retry(id));
     flash(req, result.ok ? 'Sent again now' : result.message);
     const back = textField(req.body.returnTo);
@@ -115,28 +128,30 @@ export function outboxPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/outbound-webhooks', requirePage('admin'), (_req, res) => renderWebhooks(res));
+  pages.get('/outbound-webhooks', { access: 'admin' }, (_req, res) => renderWebhooks(res));
 
-  pages.post('/outbound-webhooks', requirePage('admin'), async (req, res) => {
-    const typed = {
-      url: textField(req.body.url),
-      events: eventsOf(req.body.events),
-      description: textField(req.body.description),
-    };
-    const result = await attempt(async () =>
-      webhooks.create(
-        actorOf(req),
-        parse(CreateOutboundWebhook, { ...typed, description: typed.description || undefined }),
-      ),
-    );
-    if (!result.ok) return renderWebhooks(res, { form: 'create', ...result, values: typed });
-    const created = presentCreatedOutboundWebhook(result.value);
-    renderSecret(res, { id: created.id, url: created.url, secret: created.secret, created: true });
-  });
+  pages.post(
+    '/outbound-webhooks',
+    {
+      access: 'admin',
+      form: CreateOutboundWebhook,
+      fromForm: (body) => {
+        const typed = typedWebhook(body);
+        return { ...typed, description: typed.description || undefined };
+      },
+    },
+    async (req, res) => {
+      const typed = typedWebhook(req.body);
+      const result = await attempt(async () => webhooks.create(actorOf(req), req.input.form));
+      if (!result.ok) return renderWebhooks(res, { form: 'create', ...result, values: typed });
+      const created = presentCreatedOutboundWebhook(result.value);
+      renderSecret(res, { id: created.id, url: created.url, secret: created.secret, created: true });
+    },
+  );
 
-  async function renderWebhook(req: Request, res: Response) {
-    const { id } = parse(WebhookIdParams, req.params);
-    const { page, limit } = parse(DeliveriesQuery, filledIn(req.query));
+  async function renderWebhook(req: WebhookPageRequest, res: Response) {
+    const { id } = req.input.params;
+    const { page, limit } = req.input.query;
     const webhook = presentOutboundWebhook(await webhooks.get(id));
     const presented = presentDeliveryPage(await webhooks.deliveries(id, page, limit), page, limit);
     const { totalPages, total } = presented.pagination;
@@ -155,12 +170,16 @@ export function outboxPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/outbound-webhooks/:id', requirePage('admin'), renderWebhook);
+  pages.get(
+    '/outbound-webhooks/:id',
+    { access: 'admin', params: WebhookIdParams, query: DeliveriesQuery, fromQuery: filledIn },
+    renderWebhook,
+  );
 
   /** A button's action on the endpoint, then back to its page with what came of it. */
   const action = (path: string, run: (req: Request, id: string) => Promise<string>) =>
-    pages.post(`/outbound-webhooks/:id/${path}`, requirePage('admin'), async (req, res) => {
-      const { id } = parse(WebhookIdParams, req.params);
+    pages.post(`/outbound-webhooks/:id/${path}`, { access: 'admin', params: WebhookIdParams }, async (req, res) => {
+      const { id } = req.input.params;
       const result = await attempt(() => run(req, id));
       flash(req, result.ok ? result.value : result.message);
       res.redirect(303, `/outbound-webhooks/${id}`);
@@ -176,26 +195,30 @@ export function outboxPages({ db, config }: Deps): Router {
     return active ? 'Turned on' : 'Turned off';
   });
 
-  pages.post('/outbound-webhooks/:id/deliveries/:deliveryId/redeliver', requirePage('admin'), async (req, res) => {
-    const { id, deliveryId } = parse(DeliveryParams, req.params);
-    const result = await attempt(() => webhooks.redeliver(actorOf(req), id, deliveryId));
-    flash(req, result.ok ? 'Redelivery queued' : result.message);
-    res.redirect(303, `/outbound-webhooks/${id}`);
-  });
+  pages.post(
+    '/outbound-webhooks/:id/deliveries/:deliveryId/redeliver',
+    { access: 'admin', params: DeliveryParams },
+    async (req, res) => {
+      const { id, deliveryId } = req.input.params;
+      const result = await attempt(() => webhooks.redeliver(actorOf(req), id, deliveryId));
+      flash(req, result.ok ? 'Redelivery queued' : result.message);
+      res.redirect(303, `/outbound-webhooks/${id}`);
+    },
+  );
 
-  pages.post('/outbound-webhooks/:id/rotate-secret', requirePage('admin'), async (req, res) => {
-    const { id } = parse(WebhookIdParams, req.params);
+  pages.post('/outbound-webhooks/:id/rotate-secret', { access: 'admin', params: WebhookIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     const rotated = presentRotatedSecret(await webhooks.rotateSecret(actorOf(req), id));
     const webhook = await webhooks.get(id);
     renderSecret(res, { id, url: webhook.url, secret: rotated.secret, created: false });
   });
 
-  pages.post('/outbound-webhooks/:id/delete', requirePage('admin'), async (req, res) => {
-    const { id } = parse(WebhookIdParams, req.params);
+  pages.post('/outbound-webhooks/:id/delete', { access: 'admin', params: WebhookIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     await webhooks.delete(actorOf(req), id);
     flash(req, 'Outbound webhook deleted');
     res.redirect(303, '/outbound-webhooks');
   });
 
-  return pages;
+  return pages.router;
 }

@@ -167,8 +167,6 @@ const pageLocals =
   async (req, res, next) => {
     const user = req.user;
     res.locals.currentUser = user ?? null;
-    res.locals.isManager = user ? hasRole(user, 'manager') : false;
-    res.locals.isAdmin = user ? hasRole(user, 'admin') : false;
     res.locals.currentPath = req.path;
     res.locals.nav = user ? navFor(req.path, user, await navPermissions(users, req)) : [];
     // A token (and so a stored session) only where a form can be shown: not for a visitor being sent to /login.

@@ -1,7 +1,7 @@
-import { Router, type Request, type Response } from 'express';
+import type { Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { IntId, parse } from '../http/validate';
+import { IntId } from '../http/validate';
 import { D, money } from '../lib/money';
 import { actorOf } from '../modules/audit/audit.actor';
 import { ordersService } from '../modules/orders/orders.service';
@@ -9,7 +9,7 @@ import { presentReplenishmentOrders, presentSuggestions } from '../modules/reple
 import { CreateReplenishmentOrders } from '../modules/replenishment/replenishment.schemas';
 import { replenishmentService } from '../modules/replenishment/replenishment.service';
 import { attempt, flash, repeatedField, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 
 /** The orders a run created, named in the address it redirects to, so the page can link to them. */
 const CreatedQuery = z.object({ created: z.array(IntId).max(100).optional() });
@@ -45,7 +45,7 @@ function orderRequest(body: Record<string, unknown>) {
 
 /** /replenishment: what to reorder by supplier, and Create orders (managers and admins, as the API). */
 export function replenishmentPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const replenishment = replenishmentService(db);
   const orders = ordersService(db);
 
@@ -64,37 +64,47 @@ export function replenishmentPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/replenishment', requirePage('manager'), async (req, res) => {
-    const { created } = parse(CreatedQuery, {
-      created: typeof req.query.created === 'string' ? req.query.created.split(',') : undefined,
-    });
-    await render(res, { selected: null, quantities: {}, errors: {}, message: null }, created);
-  });
+  pages.get(
+    '/replenishment',
+    {
+      access: 'manager',
+      query: CreatedQuery,
+      fromQuery: (query) => ({
+        created: typeof query.created === 'string' ? query.created.split(',') : undefined,
+      }),
+    },
+    async (req, res) => {
+      const { created } = req.input.query;
+      await render(res, { selected: null, quantities: {}, errors: {}, message: null }, created);
+    },
+  );
 
-  pages.post('/replenishment/orders', requirePage('manager'), async (req: Request, res) => {
-    const { body, quantities, typed } = orderRequest(req.body);
-    const result = await attempt(() =>
-      replenishment.createOrders(parse(CreateReplenishmentOrders, body), actorOf(req)),
-    );
-    if (!result.ok) {
-      // the API names a quantity by its place in quantities; the form by its item
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, message]) => {
-          const row = /^quantities\.(\d+)\./.exec(field);
-          return [row ? `quantity-${quantities[Number(row[1])].itemId}` : field, message];
-        }),
-      );
-      return render(
-        res,
-        { selected: body.itemIds, quantities: typed, errors, message: result.message },
-        [],
-        result.status,
-      );
-    }
-    flash(req, presentReplenishmentOrders(result.value).message);
-    const created = result.value.orders.map((detail) => detail.order.id);
-    res.redirect(303, created.length > 0 ? `/replenishment?created=${created.join(',')}` : '/replenishment');
-  });
+  pages.post(
+    '/replenishment/orders',
+    { access: 'manager', form: CreateReplenishmentOrders, fromForm: (body) => orderRequest(body).body },
+    async (req, res) => {
+      const { body, quantities, typed } = orderRequest(req.body);
+      const result = await attempt(() => replenishment.createOrders(req.input.form, actorOf(req)));
+      if (!result.ok) {
+        // the API names a quantity by its place in quantities; the form by its item
+        const errors = Object.fromEntries(
+          Object.entries(result.errors).map(([field, message]) => {
+            const row = /^quantities\.(\d+)\./.exec(field);
+            return [row ? `quantity-${quantities[Number(row[1])].itemId}` : field, message];
+          }),
+        );
+        return render(
+          res,
+          { selected: body.itemIds, quantities: typed, errors, message: result.message },
+          [],
+          result.status,
+        );
+      }
+      flash(req, presentReplenishmentOrders(result.value).message);
+      const created = result.value.orders.map((detail) => detail.order.id);
+      res.redirect(303, created.length > 0 ? `/replenishment?created=${created.join(',')}` : '/replenishment');
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

@@ -1,8 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Response, Router } from 'express';
+import type { z } from 'zod';
 import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
 import { currentUser, isStaff } from '../auth/guards';
-import { parse } from '../http/validate';
 import type { Availability } from '../modules/catalogue/catalogue.schemas';
 import { audienceOf, presentRequest, SHORT_REASON_TEXT } from '../modules/requests/requests.present';
 import {
@@ -26,7 +26,7 @@ import {
   type RequestActor,
 } from '../modules/requests/requests.service';
 import { attempt, filledIn, flash, formState, repeatedField, textField, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter, type PageRequest } from './page-route';
 
 /** The catalogue's and the requests' stylesheet and script. */
 export const ASSETS = { stylesheets: ['/assets/css/requests.css'], scripts: ['/assets/js/requests.js'] };
@@ -81,9 +81,23 @@ function firstWithWork(counts: Record<string, number>): RequestStatus {
 
 type RequestFormName = 'fulfil' | 'approve' | 'collect';
 
+/** A request's page and its actions: the request's id in the path. */
+type RequestPage = PageRequest<{ readonly params: z.output<typeof RequestIdParams> }>;
+
+/** The approve or reject form's comment as the API's body: none when left empty. */
+const typedDecision = (body: Record<string, unknown>) => filledIn({ comment: textField(body.comment).trim() });
+
+/** Each line's quantity to hand over as the API's items; a line set to 0 is left out. */
+const handedOutLines = (body: Record<string, unknown>) => {
+  const quantities = repeatedField(body.quantity).map((quantity) => quantity.trim());
+  return repeatedField(body.itemId)
+    .map((itemId, index) => ({ itemId, quantity: quantities[index] ?? '' }))
+    .filter((line) => !/^0*(\.0*)?$/.test(line.quantity) || line.quantity === '');
+};
+
 /** `/requests`: the person's own requests, the staff's queue and picking list, the approver's decisions; `/requests/:id`, the emailed link. */
 export function requestsPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const requests = requestsService(db);
   const catalogue = catalogueService(db);
 
@@ -95,10 +109,10 @@ export function requestsPages({ db }: Deps): Router {
     return Object.fromEntries(totals);
   }
 
-  pages.get('/requests', requirePage('requester'), async (req, res) => {
+  pages.get('/requests', { access: 'requester', query: RequestQuery, fromQuery: filledIn }, async (req, res) => {
     const user = currentUser(req);
     const staff = isStaff(user);
-    const query = parse(RequestQuery, filledIn(req.query as Record<string, unknown>));
+    const query = req.input.query;
     const counts = staff ? await queueCounts(user) : null;
     const state: RequestStatus =
       query.status && QUEUE_STATES.includes(query.status) ? query.status : firstWithWork(counts ?? {});
@@ -136,7 +150,7 @@ export function requestsPages({ db }: Deps): Router {
     });
   });
 
-  pages.get('/requests/picking-list', requirePage('user'), async (req, res) => {
+  pages.get('/requests/picking-list', { access: 'user' }, async (req, res) => {
     const user = currentUser(req);
     const lists = await Promise.all(
       PICKABLE.map((status) => requests.list(user, { status, page: 1, limit: LIST_LIMIT })),
@@ -153,9 +167,9 @@ export function requestsPages({ db }: Deps): Router {
     });
   });
 
-  async function renderRequest(req: Request, res: Response, returned: ReturnedForm<RequestFormName> | null = null) {
+  async function renderRequest(req: RequestPage, res: Response, returned: ReturnedForm<RequestFormName> | null = null) {
     const user = currentUser(req);
-    const { id } = parse(RequestIdParams, req.params);
+    const { id } = req.input.params;
     const record = await requests.get(user, id);
     const request = presentRequest(record, audienceOf(user));
     const staff = isStaff(user);
@@ -178,18 +192,18 @@ export function requestsPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/requests/:id', requirePage('requester'), (req, res) => renderRequest(req, res));
+  pages.get('/requests/:id', { access: 'requester', params: RequestIdParams }, (req, res) => renderRequest(req, res));
 
   /** A request's action: post/redirect/get to its page; what the person can fix comes back on the page at 422 or 409. */
   async function act(
-    req: Request,
+    req: RequestPage,
     res: Response,
     form: RequestFormName | null,
     action: (id: number, who: RequestActor) => Promise<unknown>,
     done: string,
     fieldOf: (field: string) => string = (field) => field,
   ) {
-    const { id } = parse(RequestIdParams, req.params);
+    const { id } = req.input.params;
     const values = { ...req.body } as Record<string, unknown>;
     const result = await attempt(() => action(id, { user: currentUser(req), actor: actorOf(req) }));
     if (!result.ok) {
@@ -206,69 +220,67 @@ export function requestsPages({ db }: Deps): Router {
     res.redirect(303, `/requests/${id}`);
   }
 
-  pages.post('/requests/:id/cancel', requirePage('requester'), (req, res) =>
-    act(req, res, null, (id, who) => requests.cancel(who, id, parse(CancelBody, {})), 'Request cancelled'),
+  pages.post(
+    '/requests/:id/cancel',
+    { access: 'requester', params: RequestIdParams, form: CancelBody, fromForm: () => ({}) },
+    (req, res) => act(req, res, null, (id, who) => requests.cancel(who, id, req.input.form), 'Request cancelled'),
   );
 
-  pages.post('/requests/:id/approve', requirePage('requester'), (req, res) =>
-    act(
-      req,
-      res,
-      'approve',
-      (id, who) =>
-        requests.approve(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
-      'Request approved',
-    ),
+  const decision = {
+    access: 'requester',
+    params: RequestIdParams,
+    form: DecisionBody,
+    fromForm: typedDecision,
+  } as const;
+
+  pages.post('/requests/:id/approve', decision, (req, res) =>
+    act(req, res, 'approve', (id, who) => requests.approve(who, id, req.input.form), 'Request approved'),
   );
 
-  pages.post('/requests/:id/reject', requirePage('requester'), (req, res) =>
-    act(
-      req,
-      res,
-      'approve',
-      (id, who) =>
-        requests.reject(who, id, parse(DecisionBody, filledIn({ comment: textField(req.body.comment).trim() }))),
-      'Request rejected',
-    ),
+  pages.post('/requests/:id/reject', decision, (req, res) =>
+    act(req, res, 'approve', (id, who) => requests.reject(who, id, req.input.form), 'Request rejected'),
   );
 
   // Each line's quantity to hand over (the requested one to start with); a line set to 0 is left out, as the API's.
-  pages.post('/requests/:id/fulfil', requirePage('user'), (req, res) => {
-    const itemIds = repeatedField(req.body.itemId);
-    const quantities = repeatedField(req.body.quantity).map((quantity) => quantity.trim());
-    // each line's field is named by its item on the page, so a refusal shows what was typed beside it
-    for (const [index, itemId] of itemIds.entries()) req.body[`quantity-${itemId}`] = quantities[index];
-    const handedOut = itemIds
-      .map((itemId, index) => ({ itemId, quantity: quantities[index] ?? '' }))
-      .filter((line) => !/^0*(\.0*)?$/.test(line.quantity) || line.quantity === '');
-    const fieldOf = (field: string) => {
-      const line = /^items\.(\d+)\.quantity$/.exec(field);
-      return line ? `quantity-${handedOut[Number(line[1])]?.itemId}` : field;
-    };
-    return act(
-      req,
-      res,
-      'fulfil',
-      (id, who) => requests.fulfil(who, id, parse(FulfilBody, { items: handedOut })),
-      'Request fulfilled: ready to collect',
-      fieldOf,
-    );
-  });
-
-  pages.post('/requests/:id/collect', requirePage('user'), (req, res) =>
-    act(
-      req,
-      res,
-      'collect',
-      (id, who) =>
-        requests.collect(
-          who,
-          id,
-          parse(CollectBody, filledIn({ deliveredTo: textField(req.body.deliveredTo).trim() })),
-        ),
-      'Request collected',
-    ),
+  pages.post(
+    '/requests/:id/fulfil',
+    {
+      access: 'user',
+      params: RequestIdParams,
+      form: FulfilBody,
+      fromForm: (body) => ({ items: handedOutLines(body) }),
+    },
+    (req, res) => {
+      const itemIds = repeatedField(req.body.itemId);
+      const quantities = repeatedField(req.body.quantity).map((quantity) => quantity.trim());
+      const handedOut = handedOutLines(req.body);
+      // each line's field is named by its item on the page, so a refusal shows what was typed beside it
+      for (const [index, itemId] of itemIds.entries()) req.body[`quantity-${itemId}`] = quantities[index];
+      const fieldOf = (field: string) => {
+        const line = /^items\.(\d+)\.quantity$/.exec(field);
+        return line ? `quantity-${handedOut[Number(line[1])]?.itemId}` : field;
+      };
+      return act(
+        req,
+        res,
+        'fulfil',
+        (id, who) => requests.fulfil(who, id, req.input.form),
+        'Request fulfilled: ready to collect',
+        fieldOf,
+      );
+    },
   );
 
-  return pages;
+  pages.post(
+    '/requests/:id/collect',
+    {
+      access: 'user',
+      params: RequestIdParams,
+      form: CollectBody,
+      fromForm: (body) => filledIn({ deliveredTo: textField(body.deliveredTo).trim() }),
+    },
+    (req, res) => act(req, res, 'collect', (id, who) => requests.collect(who, id, req.input.form), 'Request collected'),
+  );
+
+  return pages.router;
 }

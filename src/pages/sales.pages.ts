@@ -1,8 +1,7 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
+import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
-import { parse } from '../http/validate';
 import {
   presentSale,
   presentSalePaid,
@@ -13,6 +12,7 @@ import {
   presentSaleUnpaid,
 } from '../modules/sales/sales.present';
 import { salesReports } from '../modules/sales/sales.reports';
+import { mayMarkPaid, mayMarkUnpaid, SALE_PAID_MARKERS, SALE_UNPAID_MARKERS } from '../modules/sales/sales.policy';
 import { RecipientBody, RefundBody, SaleIdParams, SalesQuery, type Sale } from '../modules/sales/sales.schemas';
 import { leftToRefund, mayChangeRecipient, salesService, type SaleRecord } from '../modules/sales/sales.service';
 import type { SalesFilterInput } from '../modules/sales/sales.filters';
@@ -20,8 +20,8 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { usersService } from '../modules/users/users.service';
 import { attempt, filledIn, flash, formState, repeatedField, type FieldErrors, type ReturnedForm } from './forms';
-import { notesSection } from './notes-section';
-import { requirePage, requirePagePermission } from './page-guards';
+import { NOTE_FORM, notesSection } from './notes-section';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
 const SALE_STATUS_LABELS: Record<Sale['status'], string> = {
@@ -92,7 +92,7 @@ function refundRequest(body: Record<string, unknown>) {
 type SaleFormName = 'recipient' | 'note' | 'refund';
 
 export function salesPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const sales = salesService(db);
   const reports = salesReports(db);
   const noteSection = notesSection(db);
@@ -104,9 +104,9 @@ export function salesPages({ db }: Deps): Router {
     next();
   });
 
-  pages.get('/sales', requirePage(), async (req, res) => {
+  pages.get('/sales', { access: 'user', query: SalesQuery, fromQuery: filledIn }, async (req, res) => {
     const values = typedFilter(req.query);
-    const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     const view = {
       title: 'Sales',
       values,
@@ -134,9 +134,9 @@ export function salesPages({ db }: Deps): Router {
   });
 
   // before /sales/:id, which would read "report" as an id
-  pages.get('/sales/report', requirePage(), async (req, res) => {
+  pages.get('/sales/report', { access: 'user', query: SalesQuery, fromQuery: filledIn }, async (req, res) => {
     const values = typedFilter(req.query);
-    const query = await attempt(() => parse(SalesQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     const view = { title: 'Sales report', values, errors: {} as FieldErrors, message: null as string | null };
     if (!query.ok) {
       res.status(query.status).render('sales/report', { ...view, errors: query.errors, message: query.message });
@@ -179,9 +179,8 @@ export function salesPages({ db }: Deps): Router {
       statusLabels: SALE_STATUS_LABELS,
       movements: saleMovements.map(presentMovement),
       notes: saleNotes,
-      // the API's access for these routes: paid for managers and admins, unpaid for admins
-      canMarkPaid: hasRole(user, 'manager'),
-      canMarkUnpaid: hasRole(user, 'admin'),
+      canMarkPaid: mayMarkPaid(user),
+      canMarkUnpaid: mayMarkUnpaid(user),
       canSetRecipient,
       refundable: canRefund ? refundableItems(record) : null,
       recipientForm: formState(returned, 'recipient', {
@@ -193,64 +192,79 @@ export function salesPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/sales/:id', requirePage(), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
-    await renderSale(req, res, id);
+  pages.get('/sales/:id', { access: 'user', params: SaleIdParams }, async (req, res) => {
+    await renderSale(req, res, req.input.params.id);
   });
 
-  pages.post('/sales/:id/paid', requirePage('manager'), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
+  pages.post('/sales/:id/paid', { access: SALE_PAID_MARKERS, params: SaleIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     flash(req, presentSalePaid(await sales.markPaid(actorOf(req), id)).message);
     res.redirect(303, `/sales/${id}`);
   });
 
-  pages.post('/sales/:id/unpaid', requirePage('admin'), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
+  pages.post('/sales/:id/unpaid', { access: SALE_UNPAID_MARKERS, params: SaleIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     flash(req, presentSaleUnpaid(await sales.markUnpaid(actorOf(req), id)).message);
     res.redirect(303, `/sales/${id}`);
   });
 
-  pages.post('/sales/:id/recipient', requirePage(), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
-    const result = await attempt(async () => {
-      const body = parse(RecipientBody, filledIn(req.body));
-      return sales.setRecipient(actorOf(req), currentUser(req), id, body);
-      // 429: the person's receipts this hour are spent (issue 40), said beside the form
-    }, [400, 409, 422, 429]);
-    if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
-    flash(req, presentSaleRecipient(result.value).message);
-    res.redirect(303, `/sales/${id}`);
-  });
+  pages.post(
+    '/sales/:id/recipient',
+    { access: 'user', params: SaleIdParams, form: RecipientBody, fromForm: filledIn },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const result = await attempt(
+        () => sales.setRecipient(actorOf(req), currentUser(req), id, req.input.form),
+        // 429: the person's receipts this hour are spent (issue 40), said beside the form
+        [400, 409, 422, 429],
+      );
+      if (!result.ok) return renderSale(req, res, id, { form: 'recipient', ...result, values: req.body });
+      flash(req, presentSaleRecipient(result.value).message);
+      res.redirect(303, `/sales/${id}`);
+    },
+  );
 
-  pages.post('/sales/:id/notes', requirePage(), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
+  pages.post('/sales/:id/notes', { access: 'user', params: SaleIdParams, ...NOTE_FORM }, async (req, res) => {
+    const { id } = req.input.params;
     const refused = await noteSection.add(req, 'sale', String(id));
     if (refused) return renderSale(req, res, id, refused);
     res.redirect(303, `/sales/${id}`);
   });
 
-  pages.post('/sales/:id/refund', ...requirePagePermission(db, 'sales.refund'), async (req, res) => {
-    const { id } = parse(SaleIdParams, req.params);
-    const { items, note, typed } = refundRequest(req.body);
-    const result = await attempt(() => sales.refund(actorOf(req), id, parse(RefundBody, { items, note })));
-    if (!result.ok) {
-      // the API names a row by its place in items; the form names it by its item
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, message]) => {
-          const row = /^items\.(\d+)\./.exec(field);
-          return [row ? `refundQty-${items[Number(row[1])].itemId}` : field, message];
-        }),
-      );
-      return renderSale(req, res, id, {
-        form: 'refund',
-        ...result,
-        errors,
-        values: { refundQty: typed, note: req.body.note ?? '' },
-      });
-    }
-    flash(req, presentSaleRefund(result.value).message);
-    res.redirect(303, `/sales/${id}`);
-  });
+  pages.post(
+    '/sales/:id/refund',
+    {
+      access: { permission: 'sales.refund' },
+      params: SaleIdParams,
+      form: RefundBody,
+      fromForm: (body) => {
+        const { items, note } = refundRequest(body);
+        return { items, note };
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const { items, typed } = refundRequest(req.body);
+      const result = await attempt(() => sales.refund(actorOf(req), id, req.input.form));
+      if (!result.ok) {
+        // the API names a row by its place in items; the form names it by its item
+        const errors = Object.fromEntries(
+          Object.entries(result.errors).map(([field, message]) => {
+            const row = /^items\.(\d+)\./.exec(field);
+            return [row ? `refundQty-${items[Number(row[1])].itemId}` : field, message];
+          }),
+        );
+        return renderSale(req, res, id, {
+          form: 'refund',
+          ...result,
+          errors,
+          values: { refundQty: typed, note: req.body.note ?? '' },
+        });
+      }
+      flash(req, presentSaleRefund(result.value).message);
+      res.redirect(303, `/sales/${id}`);
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

@@ -1,7 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { NotFound } from '../http/errors';
-import { IdParams, parse } from '../http/validate';
+import { z } from 'zod';
+import { IdParams } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { chargeCodePolicy, type ChargeCodePolicy } from '../modules/chargecodes/chargecodes.policy';
 import { presentCreatedMcpKey, presentMcpKey } from '../modules/mcp-keys/mcp-keys.present';
@@ -12,6 +13,7 @@ import {
   isKnownSetting,
   KNOWN_SETTINGS,
   settingBodyFor,
+  SettingBody,
   SettingKeyParams,
   type AccessProfile,
   type KnownSetting,
@@ -26,7 +28,7 @@ import { presentVatRate, presentVatRateList } from '../modules/vat-rates/vat-rat
 import { CreateVatRate, RateIdParams, UpdateVatRate, type VatRate } from '../modules/vat-rates/vat-rates.schemas';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, filledIn, flash, formState, textField, type FieldErrors, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 
 /** What each setting the service reads does, and the shape of its value (the schema in KNOWN_SETTINGS checks it). */
 const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string }> = {
@@ -169,6 +171,29 @@ const POLICY_FIELDS = {
 >;
 const POLICY_NAMES = Object.keys(POLICY_FIELDS) as (keyof ChargeCodePolicy)[];
 
+/** The policies form: each policy's value as its setting's schema reads it. */
+const PolicyForm = z.object(
+  Object.fromEntries(POLICY_NAMES.map((field) => [field, settingBodyFor(POLICY_FIELDS[field].key)])) as Record<
+    keyof ChargeCodePolicy,
+    ReturnType<typeof settingBodyFor>
+  >,
+);
+
+/** The setting form: a setting's key, then (for a key of the right form) its value as that setting's schema reads it. */
+function settingForm(key: unknown) {
+  const named = SettingKeyParams.safeParse({ key });
+  return named.success
+    ? SettingKeyParams.extend(settingBodyFor(named.data.key).shape)
+    : // the key is refused on its own: a value the key's schema would judge is not judged here
+      SettingKeyParams.extend({ value: SettingBody.shape.value.catch({}) });
+}
+
+/** The digest form: its time, and each category's buyers (keyed by the category's id). */
+const DigestForm = z.object({
+  time: KNOWN_SETTINGS[DIGEST_TIME_KEY],
+  buyers: z.record(z.string(), UpdateCategory),
+});
+
 /**
  * A setting's value is typed as JSON; text that is not JSON goes to the schema as it is, which
  * answers that the value must be a JSON object.
@@ -194,8 +219,15 @@ function onValueField(errors: FieldErrors): FieldErrors {
   return shown;
 }
 
+/** The MCP key form as typed. */
+const typedMcpKey = (body: Record<string, unknown>) => ({
+  name: textField(body.name),
+  write: checked(body.write),
+  expiresInDays: textField(body.expiresInDays).trim(),
+});
+
 export function settingsPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const settings = settingsService(db);
   const rates = vatRatesService(db);
   const keys = mcpKeysService(db);
@@ -263,126 +295,180 @@ export function settingsPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/settings', requirePage('admin'), (req, res) => renderSettings(req, res));
+  pages.get('/settings', { access: 'admin' }, (req, res) => renderSettings(req, res));
 
-  pages.post('/settings', requirePage('admin'), async (req, res) => {
-    const result = await attempt(async () => {
-      const { key } = parse(SettingKeyParams, { key: req.body.key });
-      const { value } = parse(settingBodyFor(key), { value: typedJson(req.body.value) });
-      return settings.put(key, value, actorOf(req));
-    });
-    if (!result.ok) {
-      const values = { key: textField(req.body.key), value: textField(req.body.value) };
-      return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
-    }
-    flash(req, `Setting ${result.value.key} saved`);
-    res.redirect(303, '/settings');
-  });
-
-  pages.post('/settings/policies', requirePage('admin'), async (req, res) => {
-    const parsed = await Promise.all(
-      POLICY_NAMES.map(async (field) => {
-        const { key, typed, value } = POLICY_FIELDS[field];
-        return {
-          field,
-          key,
-          result: await attempt(() => parse(settingBodyFor(key), { value: value(typed(req.body)) }).value),
-        };
-      }),
-    );
-    const refused = parsed.flatMap(({ field, result }) => (result.ok ? [] : [{ field, ...result }]));
-    if (refused.length > 0) {
-      const errors: FieldErrors = Object.fromEntries(
-        refused.flatMap(({ field, errors: byField }) => Object.values(byField).map((message) => [field, message])),
-      );
-      const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
-      return renderSettings(req, res, {
-        form: 'policies',
-        status: refused[0].status,
-        message: refused[0].message,
-        errors,
-        values,
+  pages.post(
+    '/settings',
+    {
+      access: 'admin',
+      form: (body) => settingForm(body.key),
+      fromForm: (body) => ({ key: body.key, value: typedJson(body.value) }),
+    },
+    async (req, res) => {
+      const result = await attempt(async () => {
+        const { key, value } = req.input.form;
+        return settings.put(key, value, actorOf(req));
       });
-    }
-    // only the policies that differ from those in force are saved (and audited)
-    const current = await chargeCodePolicy(db);
-    let saved = 0;
-    for (const { field, key, result } of parsed) {
-      if (!result.ok || JSON.stringify(result.value) === JSON.stringify(POLICY_FIELDS[field].value(current[field])))
-        continue;
-      await settings.put(key, result.value, actorOf(req));
-      saved += 1;
-    }
-    flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
-    res.redirect(303, '/settings');
-  });
+      if (!result.ok) {
+        const values = { key: textField(req.body.key), value: textField(req.body.value) };
+        return renderSettings(req, res, { form: 'setting', ...result, errors: onValueField(result.errors), values });
+      }
+      flash(req, `Setting ${result.value.key} saved`);
+      res.redirect(303, '/settings');
+    },
+  );
+
+  pages.post(
+    '/settings/policies',
+    {
+      access: 'admin',
+      form: PolicyForm,
+      fromForm: (body) =>
+        Object.fromEntries(
+          POLICY_NAMES.map((field) => [field, { value: POLICY_FIELDS[field].value(POLICY_FIELDS[field].typed(body)) }]),
+        ),
+    },
+    async (req, res) => {
+      const result = await attempt(() => req.input.form);
+      if (!result.ok) {
+        // each policy's errors beside its field (its value's inner fields included)
+        const errors: FieldErrors = Object.fromEntries(
+          Object.entries(result.errors).map(([path, message]) => [path.split('.')[0], message]),
+        );
+        const values = Object.fromEntries(POLICY_NAMES.map((field) => [field, POLICY_FIELDS[field].typed(req.body)]));
+        return renderSettings(req, res, {
+          form: 'policies',
+          status: result.status,
+          message: result.message,
+          errors,
+          values,
+        });
+      }
+      // only the policies that differ from those in force are saved (and audited)
+      const current = await chargeCodePolicy(db);
+      let saved = 0;
+      for (const field of POLICY_NAMES) {
+        const { key, value } = POLICY_FIELDS[field];
+        const chosen = result.value[field].value;
+        if (JSON.stringify(chosen) === JSON.stringify(value(current[field]))) continue;
+        await settings.put(key, chosen, actorOf(req));
+        saved += 1;
+      }
+      flash(req, saved > 0 ? 'Charge-code policies saved' : 'No policy changed');
+      res.redirect(303, '/settings');
+    },
+  );
 
   // The low-stock digest: its time (a setting) and each category's buyers (the categories' own field).
-  pages.post('/settings/digest', requirePage('admin'), async (req, res) => {
-    const categories = await categoriesService(db).list();
-    const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
-    for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
-    const errors: FieldErrors = {};
-    const time = await attempt(() => parse(KNOWN_SETTINGS[DIGEST_TIME_KEY], { time: values.digestTime }));
-    if (!time.ok) errors.digestTime = Object.values(time.errors)[0] ?? time.message;
-    const buyers = new Map<number, string[]>();
-    for (const c of categories) {
-      const listed = values[`buyers-${c.id}`].split(/[\s,;]+/).filter(Boolean);
-      const result = await attempt(() => parse(UpdateCategory, { buyerEmails: listed }));
-      if (result.ok) buyers.set(c.id, result.value.buyerEmails!);
-      else errors[`buyers-${c.id}`] = Object.values(result.errors)[0] ?? result.message;
-    }
-    if (Object.keys(errors).length > 0)
-      return renderSettings(req, res, {
-        form: 'digest',
-        status: 422,
-        message: 'Please correct the fields marked below',
-        errors,
-        values,
-      });
-    if (time.ok && digestTimeOf((await settings.get(DIGEST_TIME_KEY)) ?? undefined) !== time.value.time)
-      await settings.put(DIGEST_TIME_KEY, time.value, actorOf(req));
-    for (const c of categories) {
-      const next = buyers.get(c.id)!;
-      if (next.join(',') !== c.buyer_emails.join(',')) await categoriesService(db).update(c.id, { buyerEmails: next });
-    }
-    flash(req, 'Low-stock digest saved');
-    res.redirect(303, '/settings#digest');
-  });
+  pages.post(
+    '/settings/digest',
+    {
+      access: 'admin',
+      form: DigestForm,
+      // each category's buyers as typed beside it: a list of addresses
+      fromForm: (body, _req, categories: { id: number }[]) => ({
+        time: { time: textField(body.digestTime).trim() },
+        buyers: Object.fromEntries(
+          categories.map((c) => [
+            c.id,
+            {
+              buyerEmails: textField(body[`buyers-${c.id}`])
+                .split(/[\s,;]+/)
+                .filter(Boolean),
+            },
+          ]),
+        ),
+      }),
+    },
+    async (req, res) => {
+      const categories = await categoriesService(db).list();
+      const values: Record<string, string> = { digestTime: textField(req.body.digestTime).trim() };
+      for (const c of categories) values[`buyers-${c.id}`] = textField(req.body[`buyers-${c.id}`]);
+      const result = await attempt(() => req.input.formWith(categories));
+      if (!result.ok) {
+        // a field's first error beside it: the time, or a category's buyers
+        const errors: FieldErrors = {};
+        for (const [path, message] of Object.entries(result.errors)) {
+          const [part, id] = path.split('.');
+          const field = part === 'buyers' ? `buyers-${id}` : 'digestTime';
+          errors[field] ??= message;
+        }
+        return renderSettings(req, res, {
+          form: 'digest',
+          status: 422,
+          message: 'Please correct the fields marked below',
+          errors,
+          values,
+        });
+      }
+      const { time, buyers } = result.value;
+      if (digestTimeOf((await settings.get(DIGEST_TIME_KEY)) ?? undefined) !== time.time)
+        await settings.put(DIGEST_TIME_KEY, time, actorOf(req));
+      for (const c of categories) {
+        const next = buyers[c.id].buyerEmails!;
+        if (next.join(',') !== c.buyer_emails.join(','))
+          await categoriesService(db).update(c.id, { buyerEmails: next });
+      }
+      flash(req, 'Low-stock digest saved');
+      res.redirect(303, '/settings#digest');
+    },
+  );
 
   // The stores' request inbox: a list of addresses (the setting requests.notifyEmails); empty, the managers.
-  pages.post('/settings/requests', requirePage('admin'), async (req, res) => {
-    const typed = textField(req.body.notifyEmails);
-    const result = await attempt(() =>
-      parse(KNOWN_SETTINGS[NOTIFY_EMAILS_KEY], { emails: typed.split(/[\s,;]+/).filter(Boolean) }),
-    );
-    if (!result.ok)
-      return renderSettings(req, res, {
-        form: 'requests',
-        status: 422,
-        message: 'Please correct the fields marked below',
-        errors: { notifyEmails: Object.values(result.errors)[0] ?? result.message },
-        values: { notifyEmails: typed },
-      });
-    if (notifyEmailsOf(await settings.get(NOTIFY_EMAILS_KEY)).join(',') !== result.value.emails.join(','))
-      await settings.put(NOTIFY_EMAILS_KEY, result.value, actorOf(req));
-    flash(req, 'Request inbox saved');
-    res.redirect(303, '/settings#request-inbox');
-  });
+  pages.post(
+    '/settings/requests',
+    {
+      access: 'admin',
+      form: KNOWN_SETTINGS[NOTIFY_EMAILS_KEY],
+      fromForm: (body) => ({
+        emails: textField(body.notifyEmails)
+          .split(/[\s,;]+/)
+          .filter(Boolean),
+      }),
+    },
+    async (req, res) => {
+      const typed = textField(req.body.notifyEmails);
+      const result = await attempt(() => req.input.form);
+      if (!result.ok)
+        return renderSettings(req, res, {
+          form: 'requests',
+          status: 422,
+          message: 'Please correct the fields marked below',
+          errors: { notifyEmails: Object.values(result.errors)[0] ?? result.message },
+          values: { notifyEmails: typed },
+        });
+      if (notifyEmailsOf(await settings.get(NOTIFY_EMAILS_KEY)).join(',') !== result.value.emails.join(','))
+        await settings.put(NOTIFY_EMAILS_KEY, result.value, actorOf(req));
+      flash(req, 'Request inbox saved');
+      res.redirect(303, '/settings#request-inbox');
+    },
+  );
 
-  pages.post('/settings/access', requirePage('admin'), async (req, res) => {
-    const result = await attempt(() => parse(KNOWN_SETTINGS['access.profile'], { profile: req.body.profile }));
-    if (!result.ok) {
-      return renderSettings(req, res, { form: 'access', ...result, values: { profile: textField(req.body.profile) } });
-    }
-    if ((await accessProfile(db)) === result.value.profile) {
-      flash(req, 'Access profile unchanged');
-    } else {
-      await settings.put('access.profile', result.value, actorOf(req));
-      flash(req, `Access profile set to ${result.value.profile}`);
-    }
-    res.redirect(303, '/settings');
-  });
+  pages.post(
+    '/settings/access',
+    {
+      access: 'admin',
+      form: KNOWN_SETTINGS['access.profile'],
+      fromForm: (body) => ({ profile: body.profile }),
+    },
+    async (req, res) => {
+      const result = await attempt(() => req.input.form);
+      if (!result.ok) {
+        return renderSettings(req, res, {
+          form: 'access',
+          ...result,
+          values: { profile: textField(req.body.profile) },
+        });
+      }
+      if ((await accessProfile(db)) === result.value.profile) {
+        flash(req, 'Access profile unchanged');
+      } else {
+        await settings.put('access.profile', result.value, actorOf(req));
+        flash(req, `Access profile set to ${result.value.profile}`);
+      }
+      res.redirect(303, '/settings');
+    },
+  );
 
   // ---- VAT rates ------------------------------------------------------------------------------
 
@@ -409,35 +495,35 @@ export function settingsPages({ db }: Deps): Router {
       form,
     });
 
-  pages.get('/settings/vat-rates', requirePage('admin'), (_req, res) => renderVatRates(res));
+  pages.get('/settings/vat-rates', { access: 'admin' }, (_req, res) => renderVatRates(res));
 
-  pages.post('/settings/vat-rates', requirePage('admin'), async (req, res) => {
-    const result = await attempt(() =>
-      rates.create(
-        parse(CreateVatRate, {
-          ...filledIn({ name: req.body.name, rate: req.body.rate }),
-          isDefault: checked(req.body.isDefault),
-        }),
-        actorOf(req),
-      ),
-    );
-    if (!result.ok) {
-      return renderVatRates(res, {
-        form: 'create',
-        ...result,
-        values: {
-          name: textField(req.body.name),
-          rate: textField(req.body.rate),
-          isDefault: checked(req.body.isDefault),
-        },
-      });
-    }
-    flash(req, `VAT rate ${result.value.name} added`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates',
+    {
+      access: 'admin',
+      form: CreateVatRate,
+      fromForm: (body) => ({ ...filledIn({ name: body.name, rate: body.rate }), isDefault: checked(body.isDefault) }),
+    },
+    async (req, res) => {
+      const result = await attempt(() => rates.create(req.input.form, actorOf(req)));
+      if (!result.ok) {
+        return renderVatRates(res, {
+          form: 'create',
+          ...result,
+          values: {
+            name: textField(req.body.name),
+            rate: textField(req.body.rate),
+            isDefault: checked(req.body.isDefault),
+          },
+        });
+      }
+      flash(req, `VAT rate ${result.value.name} added`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
-  pages.get('/settings/vat-rates/:rateId/edit', requirePage('admin'), async (req, res) => {
-    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+  pages.get('/settings/vat-rates/:rateId/edit', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const rate = presentVatRate(await rates.get(req.input.params.rateId));
     renderVatRate(res, 'vat-rate-edit', rate, {
       values: { name: rate.name, rate: String(rate.rate) },
       errors: {},
@@ -445,44 +531,55 @@ export function settingsPages({ db }: Deps): Router {
     });
   });
 
-  pages.post('/settings/vat-rates/:rateId', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
-    const result = await attempt(() =>
-      rates.update(rateId, parse(UpdateVatRate, { name: req.body.name, rate: req.body.rate }), actorOf(req)),
-    );
-    if (!result.ok) {
-      const rate = presentVatRate(await rates.get(rateId));
-      return renderVatRate(
-        res,
-        'vat-rate-edit',
-        rate,
-        {
-          values: { name: textField(req.body.name), rate: textField(req.body.rate) },
-          errors: result.errors,
-          message: result.message,
-        },
-        result.status,
-      );
-    }
-    flash(req, `VAT rate ${result.value.name} saved`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates/:rateId',
+    {
+      access: 'admin',
+      params: RateIdParams,
+      form: UpdateVatRate,
+      fromForm: (body) => ({ name: body.name, rate: body.rate }),
+    },
+    async (req, res) => {
+      const { rateId } = req.input.params;
+      const result = await attempt(() => rates.update(rateId, req.input.form, actorOf(req)));
+      if (!result.ok) {
+        const rate = presentVatRate(await rates.get(rateId));
+        return renderVatRate(
+          res,
+          'vat-rate-edit',
+          rate,
+          {
+            values: { name: textField(req.body.name), rate: textField(req.body.rate) },
+            errors: result.errors,
+            message: result.message,
+          },
+          result.status,
+        );
+      }
+      flash(req, `VAT rate ${result.value.name} saved`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
-  pages.post('/settings/vat-rates/:rateId/default', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
-    const rate = await rates.update(rateId, parse(UpdateVatRate, { isDefault: true }), actorOf(req));
-    flash(req, `${rate.name} is now the default VAT rate`);
-    res.redirect(303, '/settings/vat-rates');
-  });
+  pages.post(
+    '/settings/vat-rates/:rateId/default',
+    { access: 'admin', params: RateIdParams, form: UpdateVatRate, fromForm: () => ({ isDefault: true }) },
+    async (req, res) => {
+      const { rateId } = req.input.params;
+      const rate = await rates.update(rateId, req.input.form, actorOf(req));
+      flash(req, `${rate.name} is now the default VAT rate`);
+      res.redirect(303, '/settings/vat-rates');
+    },
+  );
 
   // deleting asks first: this page says what goes, and refuses the default rate before anything is posted
-  pages.get('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
-    const rate = presentVatRate(await rates.get(parse(RateIdParams, req.params).rateId));
+  pages.get('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const rate = presentVatRate(await rates.get(req.input.params.rateId));
     renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: null });
   });
 
-  pages.post('/settings/vat-rates/:rateId/delete', requirePage('admin'), async (req, res) => {
-    const { rateId } = parse(RateIdParams, req.params);
+  pages.post('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
+    const { rateId } = req.input.params;
     const rate = presentVatRate(await rates.get(rateId));
     const result = await attempt(() => rates.delete(rateId, actorOf(req)));
     if (!result.ok)
@@ -517,45 +614,49 @@ export function settingsPages({ db }: Deps): Router {
     return presentMcpKey(key);
   }
 
-  pages.get('/settings/mcp-keys', requirePage('admin'), (_req, res) => renderMcpKeys(res));
+  pages.get('/settings/mcp-keys', { access: 'admin' }, (_req, res) => renderMcpKeys(res));
 
-  pages.post('/settings/mcp-keys', requirePage('admin'), async (req, res) => {
-    const typed = {
-      name: textField(req.body.name),
-      write: checked(req.body.write),
-      expiresInDays: textField(req.body.expiresInDays).trim(),
-    };
-    const result = await attempt(async () => {
-      const body = parse(CreateMcpKey, {
-        name: typed.name,
-        // read is every key's; the checkbox adds write
-        scopes: typed.write ? ['read', 'write'] : ['read'],
-        expiresInDays: typed.expiresInDays === '' ? undefined : Number(typed.expiresInDays),
+  pages.post(
+    '/settings/mcp-keys',
+    {
+      access: 'admin',
+      form: CreateMcpKey,
+      fromForm: (body) => {
+        const typed = typedMcpKey(body);
+        return {
+          name: typed.name,
+          // read is every key's; the checkbox adds write
+          scopes: typed.write ? ['read', 'write'] : ['read'],
+          expiresInDays: typed.expiresInDays === '' ? undefined : Number(typed.expiresInDays),
+        };
+      },
+    },
+    async (req, res) => {
+      const typed = typedMcpKey(req.body);
+      const result = await attempt(() => keys.create(actorOf(req), req.input.form));
+      if (!result.ok) return renderMcpKeys(res, { form: 'create', ...result, values: typed });
+      // the secret is shown in this answer only: never stored, in the session or any cache
+      res.set('Cache-Control', 'no-store');
+      res.locals.scripts = ['/assets/js/settings.js'];
+      res.status(201).render('settings/mcp-key-created', {
+        title: 'MCP key created',
+        section: 'mcp-keys',
+        key: presentCreatedMcpKey(result.value),
       });
-      return keys.create(actorOf(req), body);
-    });
-    if (!result.ok) return renderMcpKeys(res, { form: 'create', ...result, values: typed });
-    // the secret is shown in this answer only: never stored, in the session or any cache
-    res.set('Cache-Control', 'no-store');
-    res.locals.scripts = ['/assets/js/settings.js'];
-    res.status(201).render('settings/mcp-key-created', {
-      title: 'MCP key created',
-      section: 'mcp-keys',
-      key: presentCreatedMcpKey(result.value),
-    });
-  });
+    },
+  );
 
-  pages.get('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
-    const key = await findKey(parse(IdParams, req.params).id);
+  pages.get('/settings/mcp-keys/:id/revoke', { access: 'admin', params: IdParams }, async (req, res) => {
+    const key = await findKey(req.input.params.id);
     res.render('settings/mcp-key-revoke', { title: `Revoke MCP key ${key.name}`, section: 'mcp-keys', key });
   });
 
-  pages.post('/settings/mcp-keys/:id/revoke', requirePage('admin'), async (req, res) => {
-    const key = await findKey(parse(IdParams, req.params).id);
+  pages.post('/settings/mcp-keys/:id/revoke', { access: 'admin', params: IdParams }, async (req, res) => {
+    const key = await findKey(req.input.params.id);
     await keys.revoke(key.id, actorOf(req));
     flash(req, `MCP key ${key.name} revoked`);
     res.redirect(303, '/settings/mcp-keys');
   });
 
-  return pages;
+  return pages.router;
 }

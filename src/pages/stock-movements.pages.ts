@@ -1,14 +1,14 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
 import type { Deps } from '../deps';
 import { PageParam } from '../http/pagination';
-import { IntId, parse } from '../http/validate';
+import { IntId } from '../http/validate';
 import { itemsService, type MatchedItem } from '../modules/items/items.service';
 import { salesService } from '../modules/sales/sales.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { MovementQuery, type StockMovement } from '../modules/stock-movements/stock-movements.schemas';
 import { stockMovementsService } from '../modules/stock-movements/stock-movements.service';
 import { attempt, filledIn, type FieldErrors } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
 const TYPE_LABELS: Record<StockMovement['type'], string> = { in: 'In', out: 'Out', adjustment: 'Adjustment' };
@@ -51,7 +51,7 @@ type LedgerRow = StockMovement & {
 const REFERENCE_LABELS: Record<string, string> = { sale: 'Sale', order: 'Order' };
 
 export function stockMovementsPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const movements = stockMovementsService(db);
   const items = itemsService(db);
   const sales = salesService(db);
@@ -96,7 +96,7 @@ export function stockMovementsPages({ db }: Deps): Router {
     next();
   });
 
-  pages.get('/stock-movements', requirePage(), async (req, res) => {
+  pages.get('/stock-movements', { access: 'user', query: LedgerQuery, fromQuery: filledIn }, async (req, res) => {
     const values = typedFilter(req.query);
     const view = 'stock-movements/' + (wantsPartial(req) ? '_list' : 'index');
     const base = {
@@ -109,7 +109,7 @@ export function stockMovementsPages({ db }: Deps): Router {
       movements: [] as LedgerRow[],
       pagination: null as unknown,
     };
-    const query = await attempt(() => parse(LedgerQuery, filledIn(req.query)));
+    const query = await attempt(() => req.input.query);
     if (!query.ok) {
       res.status(query.status).render(view, { ...base, errors: query.errors, message: query.message });
       return;
@@ -155,5 +155,5 @@ export function stockMovementsPages({ db }: Deps): Router {
     });
   });
 
-  return pages;
+  return pages.router;
 }

@@ -1,9 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
+import { currentUser } from '../auth/guards';
 import { actorOf } from '../modules/audit/audit.actor';
 import { BadRequest } from '../http/errors';
-import { parse } from '../http/validate';
+import { IntId } from '../http/validate';
+import { z } from 'zod';
 import { D } from '../lib/money';
 import { formatMoney, formatQuantity } from '../lib/format';
 import { categoriesService } from '../modules/categories/categories.service';
@@ -18,7 +19,15 @@ import {
   type StocktakeScope,
   type StocktakeStatus,
 } from '../modules/stocktakes/stocktakes.schemas';
-import { scanRightsOf, stocktakesService, type StocktakeTotals } from '../modules/stocktakes/stocktakes.service';
+import {
+  managesStocktakes,
+  scanRightsOf,
+  seesExpected,
+  STOCKTAKE_MANAGERS,
+  stocktakesService,
+  takesCounts,
+  type StocktakeTotals,
+} from '../modules/stocktakes/stocktakes.service';
 import {
   FULL_VIEW,
   presentCount,
@@ -39,8 +48,11 @@ import {
   type Attempt,
   type FieldErrors,
 } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
+
+/** A line of a stocktake: the stocktake's id and the line's item's. */
+const RecountParams = z.object({ id: IntId, itemId: IntId });
 
 const ASSETS = { stylesheets: ['/assets/css/stocktakes.css'], scripts: ['/assets/js/stocktakes.js'] };
 const STATUS_LABELS: Record<StocktakeStatus, string> = { open: 'Open', posted: 'Posted', cancelled: 'Cancelled' };
@@ -87,7 +99,15 @@ const userName = (user: { firstName: string; lastName: string; email: string } |
 const countedText = (counted: number | null) =>
   counted === null ? 'not counted' : `${formatQuantity(counted)} counted`;
 
-const VIEW_HELPERS = { countedText, signedQuantity, signedMoney, signClass, userName, statusLabels: STATUS_LABELS };
+const VIEW_HELPERS = {
+  countedText,
+  signedQuantity,
+  signedMoney,
+  signClass,
+  userName,
+  statusLabels: STATUS_LABELS,
+  takesCounts,
+};
 
 function scopeLabel(scope: StocktakeScope, categoryNames: Map<number, string>): string {
   if ('all' in scope) return 'Every active item';
@@ -126,12 +146,14 @@ function formErrors(errors: FieldErrors): FieldErrors {
 }
 
 export function stocktakesPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const stocktakes = stocktakesService(db);
   const categories = categoriesService(db);
 
-  pages.use('/stocktakes', (_req, res, next) => {
+  pages.use('/stocktakes', (req, res, next) => {
     Object.assign(res.locals, ASSETS, VIEW_HELPERS);
+    // the review, post and cancel links: the policy the API's guards keep
+    res.locals.runsStocktakes = req.user !== undefined && managesStocktakes(req.user);
     next();
   });
 
@@ -151,9 +173,9 @@ export function stocktakesPages({ db }: Deps): Router {
 
   // ---- the list ----------------------------------------------------------------------------
 
-  pages.get('/stocktakes', requirePage(), async (req, res) => {
-    const query = parse(StocktakeListQuery, req.query);
-    const manager = hasRole(currentUser(req), 'manager');
+  pages.get('/stocktakes', { access: 'user', query: StocktakeListQuery }, async (req, res) => {
+    const query = req.input.query;
+    const manager = managesStocktakes(currentUser(req));
     const [page, names, suggestions] = await Promise.all([
       stocktakes.list(query),
       categoryNames(),
@@ -186,7 +208,7 @@ export function stocktakesPages({ db }: Deps): Router {
     res.status(status).render('stocktakes/new', { title: 'New stocktake', form, categories: await categories.list() });
   }
 
-  pages.get('/stocktakes/new', requirePage('manager'), (_req, res) =>
+  pages.get('/stocktakes/new', { access: STOCKTAKE_MANAGERS }, (_req, res) =>
     renderNew(res, {
       values: { name: '', scope: 'all', categoryIds: [], codes: '', blind: false },
       errors: {},
@@ -194,49 +216,61 @@ export function stocktakesPages({ db }: Deps): Router {
     }),
   );
 
-  pages.post('/stocktakes', requirePage('manager'), async (req, res) => {
-    const values: NewForm['values'] = {
-      name: textField(req.body.name),
-      scope: textField(req.body.scope),
-      categoryIds: repeatedField(req.body.categoryIds),
-      codes: textField(req.body.codes),
-      blind: checked(req.body.blind),
-    };
-    const created = await attempt(async () => {
-      let scope: unknown;
-      if (values.scope === 'all') scope = { all: true };
-      else if (values.scope === 'categories') {
-        if (values.categoryIds.length === 0)
-          throw BadRequest('Validation failed', { errors: [{ field: 'categoryIds', message: 'choose a category' }] });
-        scope = { categoryIds: values.categoryIds };
-      } else if (values.scope === 'items') {
-        const codes = codesOf(values.codes);
-        if (codes.length === 0)
-          throw BadRequest('Validation failed', {
-            errors: [{ field: 'codes', message: 'type at least one SKU or barcode' }],
-          });
-        const { itemIds, unknown } = await itemIdsForCodes(codes);
-        if (unknown.length > 0)
-          throw BadRequest('Validation failed', {
-            errors: [{ field: 'codes', message: unknown.map(unknownCodeMessage).join('; ') }],
-          });
-        scope = { itemIds };
-      } else {
-        throw BadRequest('Validation failed', { errors: [{ field: 'scope', message: 'choose what to count' }] });
-      }
-      const body = parse(CreateStocktake, { name: values.name.trim() || null, scope, blind: values.blind });
-      return (await stocktakes.create(body, actorOf(req))).stocktake;
-    });
-    if (!created.ok)
-      return renderNew(res, { values, errors: formErrors(created.errors), message: created.message }, created.status);
-    flash(req, `Stocktake ${created.value.reference} started: scan to count`);
-    res.redirect(303, `/stocktakes/${created.value.id}/count`);
-  });
+  pages.post(
+    '/stocktakes',
+    {
+      access: STOCKTAKE_MANAGERS,
+      form: CreateStocktake,
+      // the scope as chosen: every item, categories, or the items the typed codes name (found first)
+      fromForm: (body, _req, scope: unknown) => ({
+        name: textField(body.name).trim() || null,
+        scope,
+        blind: checked(body.blind),
+      }),
+    },
+    async (req, res) => {
+      const values: NewForm['values'] = {
+        name: textField(req.body.name),
+        scope: textField(req.body.scope),
+        categoryIds: repeatedField(req.body.categoryIds),
+        codes: textField(req.body.codes),
+        blind: checked(req.body.blind),
+      };
+      const created = await attempt(async () => {
+        let scope: unknown;
+        if (values.scope === 'all') scope = { all: true };
+        else if (values.scope === 'categories') {
+          if (values.categoryIds.length === 0)
+            throw BadRequest('Validation failed', { errors: [{ field: 'categoryIds', message: 'choose a category' }] });
+          scope = { categoryIds: values.categoryIds };
+        } else if (values.scope === 'items') {
+          const codes = codesOf(values.codes);
+          if (codes.length === 0)
+            throw BadRequest('Validation failed', {
+              errors: [{ field: 'codes', message: 'type at least one SKU or barcode' }],
+            });
+          const { itemIds, unknown } = await itemIdsForCodes(codes);
+          if (unknown.length > 0)
+            throw BadRequest('Validation failed', {
+              errors: [{ field: 'codes', message: unknown.map(unknownCodeMessage).join('; ') }],
+            });
+          scope = { itemIds };
+        } else {
+          throw BadRequest('Validation failed', { errors: [{ field: 'scope', message: 'choose what to count' }] });
+        }
+        return (await stocktakes.create(req.input.formWith(scope), actorOf(req))).stocktake;
+      });
+      if (!created.ok)
+        return renderNew(res, { values, errors: formErrors(created.errors), message: created.message }, created.status);
+      flash(req, `Stocktake ${created.value.reference} started: scan to count`);
+      res.redirect(303, `/stocktakes/${created.value.id}/count`);
+    },
+  );
 
   // ---- the count page (anyone signed in) ------------------------------------------------------
 
   /** What this person sees of a stocktake's expected stock and variances: nothing below manager on a blind one. */
-  const visibility = (req: Request, blind: boolean) => ({ expected: !blind || hasRole(currentUser(req), 'manager') });
+  const visibility = (req: Request, blind: boolean) => ({ expected: seesExpected(currentUser(req), blind) });
 
   type PresentedCount = ReturnType<typeof presentCount>;
   /** The last-scan panel: the scan, the line's count after it, and its expected stock where this person may see it. */
@@ -273,8 +307,8 @@ export function stocktakesPages({ db }: Deps): Router {
     };
   }
 
-  pages.get('/stocktakes/:id/count', requirePage(), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/count', { access: 'user', params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     res.render('stocktakes/count', await countView(req, id));
   });
 
@@ -346,48 +380,67 @@ export function stocktakesPages({ db }: Deps): Router {
     };
   }
 
-  pages.post('/stocktakes/:id/count', requirePage(), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const code = textField(req.body.code).trim();
-    const result = await attempt(
-      () => recordCount(req, id, parse(CountBody, { code, quantity: 1, mode: 'add' })),
-      COUNT_REFUSALS,
-    );
-    await answerCount(req, res, id, result, code);
-  });
+  pages.post(
+    '/stocktakes/:id/count',
+    {
+      access: 'user',
+      params: StocktakeParams,
+      form: CountBody,
+      fromForm: (body) => ({ code: textField(body.code).trim(), quantity: 1, mode: 'add' }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const code = textField(req.body.code).trim();
+      const result = await attempt(() => recordCount(req, id, req.input.form), COUNT_REFUSALS);
+      await answerCount(req, res, id, result, code);
+    },
+  );
 
-  pages.post('/stocktakes/:id/counts/:countId/undo', requirePage(), async (req, res) => {
-    const { id, countId } = parse(StocktakeCountParams, req.params);
-    const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
-    await answerCount(req, res, id, result, 'Undo');
-  });
+  pages.post(
+    '/stocktakes/:id/counts/:countId/undo',
+    { access: 'user', params: StocktakeCountParams },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
+      await answerCount(req, res, id, result, 'Undo');
+    },
+  );
 
   // "Quantity of this scan" (a box of 24 scanned once): the scan is undone and the quantity typed
   // counted in its place, as a new scan of the same item, in one transaction (a refusal changes nothing).
-  pages.post('/stocktakes/:id/counts/:countId/quantity', requirePage(), async (req, res) => {
-    const { id, countId } = parse(StocktakeCountParams, req.params);
-    const typed = textField(req.body.quantity).trim();
-    const result = await attempt(async (): Promise<CountAnswer> => {
-      const { quantity } = parse(ChangeCountBody, { quantity: typed });
-      const { line, count, undone, blind } = await stocktakes.changeCount(
-        id,
-        { countId, quantity },
-        actorOf(req),
-        scanRightsOf(currentUser(req)),
-      );
-      if (!count) {
-        return {
-          undone: {
-            ...presentCount(undone!),
-            lineCounted: line && line.counted !== null ? Number(line.counted) : null,
-          },
-        };
-      }
-      const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
-      return { count: presentCount(count), expected };
-    }, COUNT_REFUSALS);
-    await answerCount(req, res, id, result, typed);
-  });
+  pages.post(
+    '/stocktakes/:id/counts/:countId/quantity',
+    {
+      access: 'user',
+      params: StocktakeCountParams,
+      form: ChangeCountBody,
+      fromForm: (body) => ({ quantity: textField(body.quantity).trim() }),
+    },
+    async (req, res) => {
+      const { id, countId } = req.input.params;
+      const typed = textField(req.body.quantity).trim();
+      const result = await attempt(async (): Promise<CountAnswer> => {
+        const { quantity } = req.input.form;
+        const { line, count, undone, blind } = await stocktakes.changeCount(
+          id,
+          { countId, quantity },
+          actorOf(req),
+          scanRightsOf(currentUser(req)),
+        );
+        if (!count) {
+          return {
+            undone: {
+              ...presentCount(undone!),
+              lineCounted: line && line.counted !== null ? Number(line.counted) : null,
+            },
+          };
+        }
+        const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
+        return { count: presentCount(count), expected };
+      }, COUNT_REFUSALS);
+      await answerCount(req, res, id, result, typed);
+    },
+  );
 
   // ---- the review (managers) --------------------------------------------------------------------
 
@@ -440,37 +493,42 @@ export function stocktakesPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/stocktakes/:id', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     const page = Math.max(1, Number.parseInt(textField(req.query.page), 10) || 1);
     await renderReview(req, res, id, { filter: lineFilterOf(req.query.show), page });
   });
 
-  pages.post('/stocktakes/:id/lines/:itemId/recount', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const { id: itemId } = parse(StocktakeParams, { id: req.params.itemId });
-    const filter = lineFilterOf(req.body.show);
-    const page = Math.max(1, Number.parseInt(textField(req.body.page), 10) || 1);
-    const typed = textField(req.body.counted).trim();
-    const result = await attempt(async () =>
-      presentCountResult(
-        await stocktakes.count(id, parse(CountBody, { itemId, quantity: typed, mode: 'set' }), actorOf(req)),
-        FULL_VIEW,
-      ),
-    );
-    if (!result.ok) {
-      const error = result.errors.quantity ?? refusalMessage(result);
-      return renderReview(
-        req,
-        res,
-        id,
-        { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
-        result.status,
+  pages.post(
+    '/stocktakes/:id/lines/:itemId/recount',
+    {
+      access: STOCKTAKE_MANAGERS,
+      params: RecountParams,
+      form: CountBody,
+      fromForm: (body, req) => ({ itemId: req.params.itemId, quantity: textField(body.counted).trim(), mode: 'set' }),
+    },
+    async (req, res) => {
+      const { id, itemId } = req.input.params;
+      const filter = lineFilterOf(req.body.show);
+      const page = Math.max(1, Number.parseInt(textField(req.body.page), 10) || 1);
+      const typed = textField(req.body.counted).trim();
+      const result = await attempt(async () =>
+        presentCountResult(await stocktakes.count(id, req.input.form, actorOf(req)), FULL_VIEW),
       );
-    }
-    flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
-    res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
-  });
+      if (!result.ok) {
+        const error = result.errors.quantity ?? refusalMessage(result);
+        return renderReview(
+          req,
+          res,
+          id,
+          { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
+          result.status,
+        );
+      }
+      flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
+      res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
+    },
+  );
 
   // ---- post and cancel, each after a confirmation page ----------------------------------------------
 
@@ -483,7 +541,7 @@ export function stocktakesPages({ db }: Deps): Router {
   ) {
     // the totals only: summed in SQL, no line read
     const presented = presentStocktake({ ...(await stocktakes.summary(id)), lines: [] }, FULL_VIEW);
-    if (presented.status !== 'open' && status === 200) return res.redirect(303, `/stocktakes/${id}`);
+    if (!takesCounts(presented.status) && status === 200) return res.redirect(303, `/stocktakes/${id}`);
     res.status(status).render(`stocktakes/${view}`, {
       title: `${view === 'post' ? 'Post' : 'Cancel'} stocktake ${presented.reference}`,
       stocktake: presented,
@@ -493,36 +551,45 @@ export function stocktakesPages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/stocktakes/:id/post', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/post', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderConfirm(res, 'post', id);
   });
 
-  pages.post('/stocktakes/:id/post', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
-    const choice = textField(req.body.uncounted) || 'ignore';
-    const result = await attempt(() => stocktakes.post(id, parse(PostStocktake, { uncounted: choice }), actorOf(req)));
-    if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
-    const posted = result.value;
-    flash(
-      req,
-      `Stocktake ${posted.reference} posted: ${posted.itemsCounted} counted, ${posted.itemsAdjusted} adjusted, variance value ${signedMoney(posted.varianceValue)}`,
-    );
-    res.redirect(303, `/stocktakes/${id}`);
-  });
+  pages.post(
+    '/stocktakes/:id/post',
+    {
+      access: STOCKTAKE_MANAGERS,
+      params: StocktakeParams,
+      form: PostStocktake,
+      fromForm: (body) => ({ uncounted: textField(body.uncounted) || 'ignore' }),
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const choice = textField(req.body.uncounted) || 'ignore';
+      const result = await attempt(() => stocktakes.post(id, req.input.form, actorOf(req)));
+      if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
+      const posted = result.value;
+      flash(
+        req,
+        `Stocktake ${posted.reference} posted: ${posted.itemsCounted} counted, ${posted.itemsAdjusted} adjusted, variance value ${signedMoney(posted.varianceValue)}`,
+      );
+      res.redirect(303, `/stocktakes/${id}`);
+    },
+  );
 
-  pages.get('/stocktakes/:id/cancel', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.get('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderConfirm(res, 'cancel', id);
   });
 
-  pages.post('/stocktakes/:id/cancel', requirePage('manager'), async (req, res) => {
-    const { id } = parse(StocktakeParams, req.params);
+  pages.post('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => stocktakes.cancel(id, actorOf(req)));
     if (!result.ok) return renderConfirm(res, 'cancel', id, { message: refusalMessage(result) }, result.status);
     flash(req, 'Stocktake cancelled');
     res.redirect(303, `/stocktakes/${id}`);
   });
 
-  return pages;
+  return pages.router;
 }

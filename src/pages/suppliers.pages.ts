@@ -1,8 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { NotFound } from '../http/errors';
-import { IntId, parse } from '../http/validate';
+import { IntId } from '../http/validate';
 import { ItemQuery } from '../modules/items/items.schemas';
 import { presentItem } from '../modules/items/items.present';
 import { itemsService } from '../modules/items/items.service';
@@ -16,8 +16,9 @@ import {
   presentSupplierWithItems,
 } from '../modules/suppliers/suppliers.present';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
+import { mayDeleteSuppliers, SUPPLIER_DELETERS } from '../modules/suppliers/suppliers.policy';
 import { attempt, checked, flash, textField, type FieldErrors } from './forms';
-import { requirePage, requirePageUnderProfile } from './page-guards';
+import { PageRouter, type PageRequest } from './page-route';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../auth/access-profile';
 import { currentUser } from '../auth/guards';
 
@@ -42,22 +43,33 @@ const supplierBody = ({ id, name, ...optional }: SupplierForm) => ({
   ...Object.fromEntries(Object.entries(optional).map(([field, value]) => [field, value.trim() === '' ? null : value])),
 });
 
+/** The link form as typed. */
+const typedLink = (body: Record<string, unknown>): LinkForm => ({
+  item: textField(body.item).trim(),
+  price: textField(body.price),
+  supplierSku: textField(body.supplierSku),
+  notes: textField(body.notes),
+  preferred: checked(body.preferred),
+});
+
 const BLANK_SUPPLIER: SupplierForm = { id: '', name: '', contact: '', email: '', phone: '', address: '' };
 const BLANK_LINK: LinkForm = { item: '', price: '', supplierSku: '', notes: '', preferred: false };
 const fresh = <T>(values: T): FormState<T> => ({ values, errors: {}, message: null });
 
 /** /suppliers: the list and the new-supplier form, a supplier with its item sources, its edit and delete pages. */
 export function suppliersPages({ db }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const suppliers = suppliersService(db);
   const sources = sourcesService(db);
   const items = itemsService(db);
   /** creating and editing suppliers, linking items and marking a preferred source */
-  const keepers = requirePageUnderProfile(db, MANAGER_UNDER_STRICT);
+  const keepers = MANAGER_UNDER_STRICT;
   const mayKeep = (req: Request) => admitsUnderProfile(db, currentUser(req), MANAGER_UNDER_STRICT);
 
-  pages.use('/suppliers', (_req, res, next) => {
+  pages.use('/suppliers', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/suppliers.css'];
+    // the delete buttons: the policy the API's guards keep
+    res.locals.deletesSuppliers = req.user !== undefined && mayDeleteSuppliers(req.user);
     next();
   });
 
@@ -95,53 +107,67 @@ export function suppliersPages({ db }: Deps): Router {
     res.status(status).render('suppliers/edit', { title: `Edit ${title}`, supplierId: id, form });
   }
 
-  pages.get('/suppliers', requirePage(), async (req, res) => {
+  pages.get('/suppliers', { access: 'user' }, async (req, res) => {
     await renderList(req, res);
   });
 
   // As the API's POST /api/suppliers: everyone signed in, managers under access.profile strict.
-  pages.post('/suppliers', ...keepers, async (req, res) => {
-    const values = readSupplierForm(req.body);
-    const result = await attempt(() => suppliers.create(parse(CreateSupplier, supplierBody(values))));
-    if (!result.ok)
-      return renderList(req, res, result.status, { values, errors: result.errors, message: result.message });
-    flash(req, `Supplier '${result.value.name}' created`);
-    res.redirect(303, `/suppliers/${encodeURIComponent(result.value.id)}`);
+  pages.post(
+    '/suppliers',
+    { access: keepers, form: CreateSupplier, fromForm: (body) => supplierBody(readSupplierForm(body)) },
+    async (req, res) => {
+      const values = readSupplierForm(req.body);
+      const result = await attempt(() => suppliers.create(req.input.form));
+      if (!result.ok)
+        return renderList(req, res, result.status, { values, errors: result.errors, message: result.message });
+      flash(req, `Supplier '${result.value.name}' created`);
+      res.redirect(303, `/suppliers/${encodeURIComponent(result.value.id)}`);
+    },
+  );
+
+  pages.get('/suppliers/:id', { access: 'user', params: SupplierParams }, async (req, res) => {
+    await renderSupplier(req, res, req.input.params.id);
   });
 
-  pages.get('/suppliers/:id', requirePage(), async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
-    await renderSupplier(req, res, id);
-  });
-
-  pages.get('/suppliers/:id/edit', ...keepers, async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
+  pages.get('/suppliers/:id/edit', { access: keepers, params: SupplierParams }, async (req, res) => {
+    const { id } = req.input.params;
     const supplier = presentSupplier(await suppliers.get(id));
     const values = Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, supplier[field] ?? ''])) as SupplierForm;
     renderEdit(res, id, supplier.name, fresh(values));
   });
 
-  pages.post('/suppliers/:id', ...keepers, async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
-    // the id cannot change: the form does not send it
-    const values = { ...readSupplierForm(req.body), id };
-    const { id: _unchanged, ...changes } = supplierBody(values);
-    const result = await attempt(() => suppliers.update(id, parse(UpdateSupplier, changes)));
-    if (!result.ok)
-      return renderEdit(
-        res,
-        id,
-        (await suppliers.get(id)).name,
-        { values, errors: result.errors, message: result.message },
-        result.status,
-      );
-    flash(req, `Supplier '${result.value.name}' saved`);
-    res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
-  });
+  pages.post(
+    '/suppliers/:id',
+    {
+      access: keepers,
+      params: SupplierParams,
+      form: UpdateSupplier,
+      // the id cannot change: the form does not send it
+      fromForm: (body) => {
+        const { id: _unchanged, ...changes } = supplierBody(readSupplierForm(body));
+        return changes;
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = { ...readSupplierForm(req.body), id };
+      const result = await attempt(() => suppliers.update(id, req.input.form));
+      if (!result.ok)
+        return renderEdit(
+          res,
+          id,
+          (await suppliers.get(id)).name,
+          { values, errors: result.errors, message: result.message },
+          result.status,
+        );
+      flash(req, `Supplier '${result.value.name}' saved`);
+      res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
+    },
+  );
 
   // Deleting (admins, as the API): the safe-deletion check first, with what refers to the supplier.
-  pages.get('/suppliers/:id/delete', requirePage('admin'), async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
+  pages.get('/suppliers/:id/delete', { access: SUPPLIER_DELETERS, params: SupplierParams }, async (req, res) => {
+    const { id } = req.input.params;
     const [supplier, check, blocking] = await Promise.all([
       suppliers.get(id),
       suppliers.deletionCheck(id),
@@ -156,100 +182,122 @@ export function suppliersPages({ db }: Deps): Router {
     });
   });
 
-  pages.post('/suppliers/:id/delete', requirePage('admin'), async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
+  pages.post('/suppliers/:id/delete', { access: SUPPLIER_DELETERS, params: SupplierParams }, async (req, res) => {
+    const { id } = req.input.params;
     const { name } = await suppliers.get(id);
     await suppliers.safeDelete(id);
     flash(req, `Supplier '${name}' deleted`);
     res.redirect(303, '/suppliers');
   });
 
-  pages.post('/suppliers/:id/delete-with-links', requirePage('admin'), async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
-    const { name } = await suppliers.get(id);
-    await suppliers.remove(id);
-    flash(req, `Supplier '${name}' deleted with its item links and notes`);
-    res.redirect(303, '/suppliers');
-  });
+  pages.post(
+    '/suppliers/:id/delete-with-links',
+    { access: SUPPLIER_DELETERS, params: SupplierParams },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const { name } = await suppliers.get(id);
+      await suppliers.remove(id);
+      flash(req, `Supplier '${name}' deleted with its item links and notes`);
+      res.redirect(303, '/suppliers');
+    },
+  );
 
   /** The link form's search (htmx): the items whose name, description or SKU holds the text, as the list's options. */
-  pages.get('/suppliers/:id/item-matches', ...keepers, async (req, res) => {
-    const { search } = parse(ItemMatchesQuery, { search: textField(req.query.item) });
-    const found =
-      !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
-    res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
-  });
+  pages.get(
+    '/suppliers/:id/item-matches',
+    { access: keepers, query: ItemMatchesQuery, fromQuery: (query) => ({ search: textField(query.item) }) },
+    async (req, res) => {
+      const { search } = req.input.query;
+      const found =
+        !search || search.length < 2 ? [] : (await items.list({ search, page: 1, limit: MATCHES_SHOWN })).rows;
+      res.render('suppliers/_item-matches', { matches: found.map(presentItem) });
+    },
+  );
 
-  pages.post('/suppliers/:id/items', ...keepers, async (req, res) => {
-    const { id } = parse(SupplierParams, req.params);
-    const values: LinkForm = {
-      item: textField(req.body.item).trim(),
-      price: textField(req.body.price),
-      supplierSku: textField(req.body.supplierSku),
-      notes: textField(req.body.notes),
-      preferred: checked(req.body.preferred),
-    };
-    // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
-    const match =
-      values.item === ''
-        ? undefined
-        : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({
-            name: values.item,
-            sku: values.item,
-          });
-    const result = await attempt(async () => {
-      const input = parse(LinkItem, {
-        itemId: match?.id,
-        price: values.price,
-        supplierSku: values.supplierSku,
-        notes: values.notes.trim() === '' ? null : values.notes,
-        preferred: values.preferred,
-      });
-      return suppliers.linkItem(id, input);
-    });
-    if (!result.ok) {
-      const { itemId, ...errors } = result.errors;
-      const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
-      return renderSupplier(req, res, id, result.status, {
-        values,
-        errors: itemError ? { ...errors, item: itemError } : errors,
-        message: result.message,
-      });
-    }
-    flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);
-    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
-  });
+  pages.post(
+    '/suppliers/:id/items',
+    {
+      access: keepers,
+      params: SupplierParams,
+      form: LinkItem,
+      fromForm: (body, _req, match: { id: number } | undefined) => {
+        const values = typedLink(body);
+        return {
+          itemId: match?.id,
+          price: values.price,
+          supplierSku: values.supplierSku,
+          notes: values.notes.trim() === '' ? null : values.notes,
+          preferred: values.preferred,
+        };
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = typedLink(req.body);
+      // the typed text names an item by its SKU (what the list of matches fills in), else by its exact name
+      const match =
+        values.item === ''
+          ? undefined
+          : (await items.matcherForLines([{ name: values.item, sku: values.item }]))({
+              name: values.item,
+              sku: values.item,
+            });
+      const result = await attempt(() => suppliers.linkItem(id, req.input.formWith(match)));
+      if (!result.ok) {
+        const { itemId, ...errors } = result.errors;
+        const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
+        return renderSupplier(req, res, id, result.status, {
+          values,
+          errors: itemError ? { ...errors, item: itemError } : errors,
+          message: result.message,
+        });
+      }
+      flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);
+      res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+    },
+  );
 
   /** The source, when it is one of this supplier's (a link of another supplier is not found here). */
-  async function supplierSource(req: Request) {
-    const { id, sourceId } = parse(SourceParams, req.params);
+  async function supplierSource(req: PageRequest<{ readonly params: z.output<typeof SourceParams> }>) {
+    const { id, sourceId } = req.input.params;
     const source = await sources.get(sourceId);
     if (source.supplier_id !== id) throw NotFound('Item source not found');
     return { id, source };
   }
 
   // PUT /api/sources/{id} with preferred: open to everyone signed in.
-  pages.post('/suppliers/:id/sources/:sourceId/preferred', ...keepers, async (req, res) => {
-    const { id, source } = await supplierSource(req);
-    const updated = presentItemSource(
-      await sources.update(source.id, parse(UpdateItemSource, { preferred: checked(req.body.preferred) })),
-    );
-    flash(
-      req,
-      updated.preferred
-        ? `This supplier is now the preferred source of ${updated.item.name}`
-        : `This supplier is no longer the preferred source of ${updated.item.name}`,
-    );
-    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
-  });
+  pages.post(
+    '/suppliers/:id/sources/:sourceId/preferred',
+    {
+      access: keepers,
+      params: SourceParams,
+      form: UpdateItemSource,
+      fromForm: (body) => ({ preferred: checked(body.preferred) }),
+    },
+    async (req, res) => {
+      const { id, source } = await supplierSource(req);
+      const updated = presentItemSource(await sources.update(source.id, req.input.form));
+      flash(
+        req,
+        updated.preferred
+          ? `This supplier is now the preferred source of ${updated.item.name}`
+          : `This supplier is no longer the preferred source of ${updated.item.name}`,
+      );
+      res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+    },
+  );
 
   // DELETE /api/sources/{id}: admins.
-  pages.post('/suppliers/:id/sources/:sourceId/remove', requirePage('admin'), async (req, res) => {
-    const { id, source } = await supplierSource(req);
-    await sources.remove(source.id);
-    flash(req, `${source.item_name} is no longer linked to this supplier`);
-    res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
-  });
+  pages.post(
+    '/suppliers/:id/sources/:sourceId/remove',
+    { access: SUPPLIER_DELETERS, params: SourceParams },
+    async (req, res) => {
+      const { id, source } = await supplierSource(req);
+      await sources.remove(source.id);
+      flash(req, `${source.item_name} is no longer linked to this supplier`);
+      res.redirect(303, `/suppliers/${encodeURIComponent(id)}#sources`);
+    },
+  );
 
-  return pages;
+  return pages.router;
 }

@@ -1,10 +1,9 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { presentFailedSignIns } from '../auth/auth.present';
 import { failedSignIns } from '../auth/failed-sign-ins';
 import { PERMISSIONS, isPermissionKey } from '../auth/permissions';
 import { BadRequest } from '../http/errors';
-import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentUserPermissions } from '../modules/settings/settings.present';
 import { GrantBody, PermissionParams } from '../modules/settings/settings.schemas';
@@ -19,7 +18,7 @@ import { ROLES } from '../auth/roles';
 import { CreateUser, ResetPasswordBody, RoleBody, UserIdParams, type User } from '../modules/users/users.schemas';
 import { usersService } from '../modules/users/users.service';
 import { attempt, checked, filledIn, flash, formState, type FieldErrors, type ReturnedForm } from './forms';
-import { requirePage } from './page-guards';
+import { PageRouter } from './page-route';
 
 const ASSETS = { stylesheets: ['/assets/css/users.css'] };
 export const ROLE_LABELS: Record<User['role'], string> = {
@@ -35,12 +34,12 @@ type UserFormName = 'role' | 'status' | 'password';
 
 /** The users' admin pages: every route is the API's admin-only users and permission routes, as pages. */
 export function usersPages({ db, config }: Deps): Router {
-  const pages = Router();
+  const pages = new PageRouter(db);
   const users = usersService(db, config);
   const failures = failedSignIns(db);
   const view = { ...ASSETS, roles: ROLES, roleLabels: ROLE_LABELS, fullName };
 
-  pages.get('/users', requirePage('admin'), async (_req, res) => {
+  pages.get('/users', { access: 'admin' }, async (_req, res) => {
     const people = (await users.listWithPermissions()).map(presentUserPermissions);
     res.render('users/index', { ...view, title: 'Users', people, permissions: PERMISSIONS });
   });
@@ -61,21 +60,27 @@ export function usersPages({ db, config }: Deps): Router {
       passwordMinLength: PASSWORD_MIN_LENGTH,
     });
 
-  pages.get('/users/new', requirePage('admin'), (_req, res) => {
+  pages.get('/users/new', { access: 'admin' }, (_req, res) => {
     renderNew(res, 200, { email: '', firstName: '', lastName: '', role: 'user' }, {}, null);
   });
 
-  pages.post('/users', requirePage('admin'), async (req, res) => {
-    // a blank password is none (single sign-on only); the other fields go as typed, so a blank name is "is required"
-    const { password, ...fields } = req.body as Record<string, unknown>;
-    const result = await attempt(async () =>
-      users.createUnique(parse(CreateUser, { ...fields, ...filledIn({ password }) }), actorOf(req)),
-    );
-    // the password typed is never sent back into the page
-    if (!result.ok) return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
-    flash(req, `User ${result.value.email} created`);
-    res.redirect(303, `/users/${result.value.id}`);
-  });
+  pages.post(
+    '/users',
+    {
+      access: 'admin',
+      form: CreateUser,
+      // a blank password is none (single sign-on only); the other fields go as typed, so a blank name is "is required"
+      fromForm: ({ password, ...fields }) => ({ ...fields, ...filledIn({ password }) }),
+    },
+    async (req, res) => {
+      const result = await attempt(async () => users.createUnique(req.input.form, actorOf(req)));
+      // the password typed is never sent back into the page
+      if (!result.ok)
+        return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
+      flash(req, `User ${result.value.email} created`);
+      res.redirect(303, `/users/${result.value.id}`);
+    },
+  );
 
   async function renderUser(res: Response, id: string, returned: ReturnedForm<UserFormName> | null = null) {
     const user = presentUser(await users.get(id));
@@ -91,53 +96,64 @@ export function usersPages({ db, config }: Deps): Router {
     });
   }
 
-  pages.get('/users/:id', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
+  pages.get('/users/:id', { access: 'admin', params: UserIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderUser(res, id);
   });
 
-  pages.post('/users/:id/role', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
-    const result = await attempt(async () => users.setRole(id, parse(RoleBody, req.body).role, actorOf(req)));
+  pages.post('/users/:id/role', { access: 'admin', params: UserIdParams, form: RoleBody }, async (req, res) => {
+    const { id } = req.input.params;
+    const result = await attempt(async () => users.setRole(id, req.input.form.role, actorOf(req)));
     if (!result.ok) return renderUser(res, id, { form: 'role', ...result, values: req.body });
     flash(req, `Role changed to ${ROLE_LABELS[result.value.role]}`);
     res.redirect(303, `/users/${id}`);
   });
 
-  pages.post('/users/:id/deactivate', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
+  pages.post('/users/:id/deactivate', { access: 'admin', params: UserIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => users.deactivate(id, actorOf(req)));
     if (!result.ok) return renderUser(res, id, { form: 'status', ...result, values: {} });
     flash(req, 'User deactivated: their sessions and API tokens have ended');
     res.redirect(303, `/users/${id}`);
   });
 
-  pages.post('/users/:id/reactivate', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
+  pages.post('/users/:id/reactivate', { access: 'admin', params: UserIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     flash(req, presentReactivated(await users.reactivate(id, actorOf(req))).message);
     res.redirect(303, `/users/${id}`);
   });
 
-  pages.post('/users/:id/password', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
-    const result = await attempt(async () =>
-      users.resetPassword(id, parse(ResetPasswordBody, req.body).password, actorOf(req)),
-    );
-    if (!result.ok) return renderUser(res, id, { form: 'password', ...result, values: { password: '' } });
-    flash(req, presentPasswordReset().message);
-    res.redirect(303, `/users/${id}`);
-  });
+  pages.post(
+    '/users/:id/password',
+    { access: 'admin', params: UserIdParams, form: ResetPasswordBody },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const result = await attempt(async () => users.resetPassword(id, req.input.form.password, actorOf(req)));
+      if (!result.ok) return renderUser(res, id, { form: 'password', ...result, values: { password: '' } });
+      flash(req, presentPasswordReset().message);
+      res.redirect(303, `/users/${id}`);
+    },
+  );
 
   /** The grid's cell: one form per user and permission, posting whether it is to be granted. */
-  pages.post('/users/:userId/permissions/:permission', requirePage('admin'), async (req, res) => {
-    const { userId, permission } = parse(PermissionParams, req.params);
-    if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
-    const { granted } = parse(GrantBody, { granted: checked(req.body.granted) });
-    const user = presentUserPermissions(await users.setPermission(userId, permission, granted, actorOf(req)));
-    const name = PERMISSIONS.find((p) => p.key === permission)!.name;
-    flash(req, granted ? `${name} granted to ${fullName(user)}` : `${name} revoked from ${fullName(user)}`);
-    res.redirect(303, '/users#permissions');
-  });
+  pages.post(
+    '/users/:userId/permissions/:permission',
+    {
+      access: 'admin',
+      params: PermissionParams,
+      form: GrantBody,
+      fromForm: (body) => ({ granted: checked(body.granted) }),
+    },
+    async (req, res) => {
+      const { userId, permission } = req.input.params;
+      if (!isPermissionKey(permission)) throw BadRequest(`Unknown permission '${permission}'`);
+      const { granted } = req.input.form;
+      const user = presentUserPermissions(await users.setPermission(userId, permission, granted, actorOf(req)));
+      const name = PERMISSIONS.find((p) => p.key === permission)!.name;
+      flash(req, granted ? `${name} granted to ${fullName(user)}` : `${name} revoked from ${fullName(user)}`);
+      res.redirect(303, '/users#permissions');
+    },
+  );
 
   async function renderDelete(res: Response, id: string, status = 200, message: string | null = null) {
     const user = presentUser(await users.get(id));
@@ -148,18 +164,18 @@ export function usersPages({ db, config }: Deps): Router {
   }
 
   // The safe deletion's check comes first: the page says what refers to the user before offering to delete.
-  pages.get('/users/:id/delete', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
+  pages.get('/users/:id/delete', { access: 'admin', params: UserIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     await renderDelete(res, id);
   });
 
-  pages.post('/users/:id/delete', requirePage('admin'), async (req, res) => {
-    const { id } = parse(UserIdParams, req.params);
+  pages.post('/users/:id/delete', { access: 'admin', params: UserIdParams }, async (req, res) => {
+    const { id } = req.input.params;
     const result = await attempt(() => users.safeDelete(id, actorOf(req)));
     if (!result.ok) return renderDelete(res, id, result.status, result.message);
     flash(req, 'User deleted');
     res.redirect(303, '/users');
   });
 
-  return pages;
+  return pages.router;
 }

@@ -23,6 +23,7 @@ import {
   RestoredBackup,
 } from './backups.schemas';
 import { backupsService } from './backups.service';
+import { BACKUP_ADMINS } from './backups.policy';
 
 export function backupsRoutes(deps: Deps) {
   const api = new ApiRouter(deps, '/api', 'Backups');
@@ -40,7 +41,7 @@ export function backupsRoutes(deps: Deps) {
       operationId: 'listBackups',
       summary: 'All backups',
       description: 'Newest first. createdAt is the UTC time in the file name.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       responses: { 200: { description: 'Backups', schema: BackupList } },
     },
     async (_req, res) => {
@@ -56,7 +57,7 @@ export function backupsRoutes(deps: Deps) {
       description:
         'pg_dump (custom format) of the whole database, without the rows of sessions and rate_limits, written to ' +
         'DATA_DIR/backups/stores-<YYYYMMDD-HHMMSS>-manual.dump (UTC; -2, -3... when a name is taken). A failed dump leaves no file.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       responses: {
         201: { description: 'Written', schema: CreatedBackup },
         500: { description: 'pg_dump failed; its error is in the message', schema: ErrorBody },
@@ -75,7 +76,7 @@ export function backupsRoutes(deps: Deps) {
       summary: 'Backup statistics',
       description:
         'Count and total size in bytes of the backups; oldestBackup and newestBackup are null when there are none.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       responses: { 200: { description: 'Statistics', schema: BackupStats } },
     },
     async (_req, res) => {
@@ -92,7 +93,7 @@ export function backupsRoutes(deps: Deps) {
         "Times are in the server's local time zone. hourly: at the time's minute every hour; daily: at the time; weekly: on " +
         'Sundays at the time. nextRunAt is when the next scheduled backup is due (null while disabled); lastRun is the last ' +
         'scheduled backup that finished. Before a schedule is first saved: disabled, daily, 02:00, retention 30.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       responses: { 200: { description: 'Schedule', schema: BackupScheduleStatus } },
     },
     async (_req, res) => {
@@ -109,7 +110,7 @@ export function backupsRoutes(deps: Deps) {
         'All four fields are required. Every instance applies the change at its next minute, without a restart; a slot already ' +
         'past when the schedule is saved is not run. After each successful scheduled backup, scheduled backups beyond the newest ' +
         '`retention` are deleted; manual backups never are. Answers the schedule as GET /api/backups/schedule/status does.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       body: BackupSchedule,
       responses: {
         200: { description: 'Saved', schema: BackupScheduleStatus },
@@ -129,7 +130,7 @@ export function backupsRoutes(deps: Deps) {
       summary: 'Download a backup',
       description:
         'The dump file as application/octet-stream, as an attachment. Restore it with pg_restore or POST .../restore.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       params: BackupFilenameParams,
       responses: {
         200: { description: 'The file', schema: BackupFileBody, contentType: 'application/octet-stream' },
@@ -156,7 +157,7 @@ export function backupsRoutes(deps: Deps) {
         '(with their ids and times), then the restore is recorded (who, which file, when); every sequence continues from the ' +
         'highest value it ever gave out, so no sale, quote or order number (nor record id) issued before the restore is issued ' +
         'again. The backup holds no sessions: everyone, the caller included, signs in again.',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       params: BackupFilenameParams,
       responses: {
         200: { description: 'Restored', schema: RestoredBackup },
@@ -181,7 +182,7 @@ export function backupsRoutes(deps: Deps) {
     {
       operationId: 'deleteBackup',
       summary: 'Delete a backup',
-      access: 'admin',
+      access: BACKUP_ADMINS,
       params: BackupFilenameParams,
       responses: { 204: 'Deleted', 404: notFound },
     },

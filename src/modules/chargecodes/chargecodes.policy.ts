@@ -33,12 +33,22 @@ export async function chargeCodePolicy(db: Db): Promise<ChargeCodePolicy> {
   };
 }
 
+/** Who creates and edits charge codes and their authorised people: the API's access of those routes, and the pages'. */
+export const CHARGE_CODE_ADMINS = 'admin' satisfies Role;
+
+/** Whether this person creates and edits charge codes (the API's guard, and the page's edit links and forms). */
+export const administersChargeCodes = (user: Express.User): boolean => hasRole(user, CHARGE_CODE_ADMINS);
+
+/** Whether this person places and lifts holds and changes exclusions under the policy: requireHoldRole's test, and the page's hold forms. */
+export const mayChangeHolds = (user: Express.User, policy: Pick<ChargeCodePolicy, 'holdRole'>): boolean =>
+  hasRole(user, policy.holdRole);
+
 /** Placing or lifting a hold and changing exclusions: the role the chargeCodes.holdRole setting names, or higher. */
 export function requireHoldRole(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const { holdRole } = await chargeCodePolicy(db);
     next(
-      hasRole(currentUser(req), holdRole)
+      mayChangeHolds(currentUser(req), { holdRole })
         ? undefined
         : Forbidden(`Holds and exclusions of charge codes require the ${holdRole} role (setting chargeCodes.holdRole)`),
     );

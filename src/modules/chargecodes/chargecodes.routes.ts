@@ -27,7 +27,7 @@ import {
   presentExpiringChargeCode,
 } from './chargecodes.present';
 import { chargeCodesService, type SalesOnChargeCode } from './chargecodes.service';
-import { requireHoldRole } from './chargecodes.policy';
+import { CHARGE_CODE_ADMINS, requireHoldRole } from './chargecodes.policy';
 import { actorOf } from '../audit/audit.actor';
 import { currentUser } from '../../auth/guards';
 
@@ -96,7 +96,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode:
       description:
         'The pin is stored hashed. authorisedBy defaults to the creating admin. A plain date validUntil covers that whole day (UTC). ' +
         'approverEmail (null: only admins approve) and approvalThreshold (a decimal string; null: no approval needed) decide which requests on the code wait for approval.',
-      access: 'admin',
+      access: CHARGE_CODE_ADMINS,
       body: CreateChargeCode,
       responses: {
         201: { description: 'Created', schema: ChargeCode },
@@ -118,7 +118,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode:
       summary: 'Update a charge code',
       description:
         'Partial update of title, validFrom, validUntil, costCentre, authorisedBy, pin (null removes the pin), approverEmail and approvalThreshold (null removes either). The code itself cannot change.',
-      access: 'admin',
+      access: CHARGE_CODE_ADMINS,
       params: CodeParams,
       body: UpdateChargeCode,
       responses: {
@@ -142,7 +142,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode:
       summary: 'Delete a charge code',
       description:
         'Refused with 409 while any sale uses the code (sales history keeps its charge code). Exclusions and authorised users go with it.',
-      access: 'admin',
+      access: CHARGE_CODE_ADMINS,
       params: CodeParams,
       responses: {
         204: 'Deleted',
@@ -280,7 +280,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode:
       operationId: 'addChargeCodeAuthorisedUser',
       summary: 'Authorise a person to use a charge code',
       description: 'Body {userName, email, department?, notes?}. One entry per email per code (409 on a repeat).',
-      access: 'admin',
+      access: CHARGE_CODE_ADMINS,
       params: CodeParams,
       body: AuthorisedUserBody,
       responses: {
@@ -303,7 +303,7 @@ export function chargeCodesRoutes({ db, docs, config }: Deps, salesOnChargeCode:
     {
       operationId: 'removeChargeCodeAuthorisedUser',
       summary: 'Remove an authorised person from a charge code',
-      access: 'admin',
+      access: CHARGE_CODE_ADMINS,
       params: CodeUserParams,
       responses: {
         204: 'Removed',

@@ -4,7 +4,7 @@ import { MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams } from '../../http/validate';
 import { presentDeploymentNotificationList } from './deployments.present';
 import { DeploymentNotificationList, DeploymentNotificationQuery } from './deployments.schemas';
-import { deploymentNotificationsService } from './deployments.service';
+import { DEPLOYMENT_DELETERS, deploymentNotificationsService } from './deployments.service';
 
 /** GET/DELETE /api/notifications/deployments (behind the session and bearer middleware). */
 export function deploymentNotificationsRoutes({ db, docs }: Deps) {
@@ -39,7 +39,7 @@ export function deploymentNotificationsRoutes({ db, docs }: Deps) {
       operationId: 'deleteDeploymentNotification',
       summary: 'Delete a deployment notification',
       description: 'A GitHub delivery redelivered after its notification was deleted is stored again.',
-      access: 'admin',
+      access: DEPLOYMENT_DELETERS,
       params: IdParams,
       responses: { 204: 'Deleted', 404: { description: 'Deployment notification not found', schema: MessageBody } },
     },

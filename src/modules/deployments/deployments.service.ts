@@ -2,6 +2,13 @@ import type { Db } from '../../db/knex';
 import { allQueries } from '../../db/transaction';
 import { NotFound } from '../../http/errors';
 import type { NewDeploymentNotification, NotificationSource } from './deployments.schemas';
+import { hasRole } from '../../auth/guards';
+import type { Role } from '../../auth/roles';
+
+/** Who deletes a stored deployment notification: the API's access of DELETE, and the page's buttons. */
+export const DEPLOYMENT_DELETERS = 'admin' satisfies Role;
+
+export const mayDeleteDeployments = (user: Express.User): boolean => hasRole(user, DEPLOYMENT_DELETERS);
 
 export type DeploymentNotificationRow = {
   id: number;

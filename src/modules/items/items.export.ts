@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import type { Style } from 'exceljs';
-import { hasRole } from '../../auth/guards';
-import { Forbidden } from '../../http/errors';
+import { refuseInactiveItemsBelowManager } from './items.policy';
 import { quantityNumber } from '../../lib/money';
 import { spreadsheetText as text } from '../../lib/spreadsheet-safe';
 import type { ItemsBulkService } from './items.bulk';
@@ -140,7 +139,7 @@ export async function sendItemsExport(
   body: BulkExport,
   user: Express.User,
 ): Promise<void> {
-  if (body.includeInactive && !hasRole(user, 'manager')) throw Forbidden('includeInactive requires the manager role');
+  refuseInactiveItemsBelowManager(user, body.includeInactive);
   const ids = body.itemIds ? await bulk.exportIds(body.itemIds) : undefined;
   const pages = bulk.exportPages({ ids, includeInactive: ids !== undefined || body.includeInactive });
   if (body.format === 'csv') await streamItemsCsv(res, pages);

@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps';
+import { refuseInactiveItemsBelowManager } from './items.policy';
 import { MANAGER_UNDER_STRICT, mayReadCostPrices } from '../../auth/access-profile';
-import { currentUser, hasRole } from '../../auth/guards';
+import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { Forbidden } from '../../http/errors';
 import { UnknownItemCode } from './items.unknown-code';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { IdParams } from '../../http/validate';
@@ -297,8 +297,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
     },
     async (req, res) => {
       const query = req.input.query;
-      if (query.includeInactive && !hasRole(currentUser(req), 'manager'))
-        throw Forbidden('includeInactive requires the manager role');
+      refuseInactiveItemsBelowManager(currentUser(req), query.includeInactive);
       res.json(presentItemList(await items.list(query)));
     },
   );

@@ -45,6 +45,10 @@ async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
   return row;
 }
 
+/** Whether this person may change or delete a note: its author or an admin (the service's check, and the pages' buttons). */
+export const mayChangeNote = (note: { created_by: string | null }, person: { id: string; role: string }): boolean =>
+  note.created_by === person.id || person.role === 'admin';
+
 export function notesService(db: Db) {
   return {
     add: (note: NewNote): Promise<NoteRow> => insertNote(db, note),
@@ -113,8 +117,7 @@ function notesQueries(db: Db) {
     const row = await db<NoteRow>('notes').where({ id }).first();
     if (!row) throw NotFound('Note not found');
     if (row.kind === 'refund') throw Forbidden(REFUND_NOTE_FIXED);
-    if (row.created_by !== actor.id && actor.role !== 'admin')
-      throw Forbidden('Only the author of a note or an admin may change it');
+    if (!mayChangeNote(row, actor)) throw Forbidden('Only the author of a note or an admin may change it');
     return row;
   }
 

@@ -16,6 +16,7 @@ import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
 import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
 import type { AddToInventory, ReceiveOrder } from './orders.schemas';
 import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
+import { isReceivable } from './orders.policy';
 
 /** The setting add-to-inventory reads when the request names no category: a number or {categoryId}. */
 export const DEFAULT_CATEGORY_SETTING = 'orders.defaultCategoryId';
@@ -77,7 +78,7 @@ export function orderReceiptService(db: Db) {
       const { order, lines } = await ordersService(db).get(ref);
       const code = rawCode.trim();
       if (code === '') throw BadRequest('Scan or type a code');
-      if (order.status !== 'pending' && order.status !== 'partially_received')
+      if (!isReceivable(order.status))
         throw Conflict(
           order.status === 'received'
             ? `Order ${order.order_id} has already been received`
@@ -102,8 +103,12 @@ export function orderReceiptService(db: Db) {
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const orders = ordersService(trx);
         const order = await orders.resolve(ref, { lock: true });
-        if (order.status === 'received') throw BadRequest(`Order ${order.order_id} has already been received`);
-        if (order.status === 'cancelled') throw BadRequest(`Order ${order.order_id} has been cancelled`);
+        if (!isReceivable(order.status))
+          throw BadRequest(
+            order.status === 'received'
+              ? `Order ${order.order_id} has already been received`
+              : `Order ${order.order_id} has been cancelled`,
+          );
         const lines = new Map((await orders.linesForUpdate(order.id)).map((l) => [l.id, l]));
 
         const seen = new Set<number>();

@@ -39,6 +39,7 @@ import {
 } from './orders.schemas';
 import { DELIVERY_ADDRESS_SETTING, purchaseOrderService } from './orders.purchase-order';
 import { ordersService } from './orders.service';
+import { ORDER_MANAGERS } from './orders.policy';
 
 const notFound = { description: 'Order not found', schema: MessageBody };
 /** An error answer's documentation: the description and the {message} body. */
@@ -77,7 +78,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'Each line names an item (itemId; name defaults to the item name) or is free text (name). quantity > 0 with at most ' +
         'two decimals; unitCost a decimal with at most two. totalAmount = sum of quantity x unitCost. The order starts pending. ' +
         'An unknown supplierId or itemId is a 400.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       body: CreateOrder,
       responses: {
         201: { description: 'Created', schema: OrderWithItems },
@@ -139,7 +140,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         "also carries the supplier's part number read from it (supplierSku) and the item it names (match: exact by the part " +
         "number of one of the supplier's item sources, by name with or without the part number, or by SKU; else probable by " +
         'a similar name, for review); supplierId is the existing supplier of supplierName.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       formBody: InvoiceUploadBody,
       responses: { 200: { description: 'What was read', schema: UploadInvoiceResult }, ...INVOICE_UPLOAD_ERRORS },
     },
@@ -165,7 +166,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         "item's SKU in its name, or stays free text (a merely similar name, which upload-invoice shows as probable, is not " +
         "used). Each matched item gets the supplier as a source at the line's unitCost, with the line's part number. " +
         'Answers 201 {success, message, order, supplierCreated, matchedItems, unmatchedItems, extractedData (PDF form only)}.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       body: ImportFromInvoiceJson,
       formBody: ImportFromInvoiceForm,
       responses: {
@@ -225,7 +226,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; all that has arrived on the line ` +
         "(this receipt and any earlier one) is its stock, and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
         'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       params: OrderParams,
       body: ReceiveOrder,
       responses: {
@@ -252,7 +253,7 @@ export function ordersRoutes({ db, docs }: Deps) {
       description:
         'Status becomes cancelled (an audit row records who and when); replenishment no longer counts its lines as on order, ' +
         'and it can no longer be received. 409 once any line has been received, or when it is already cancelled.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       params: OrderParams,
       responses: {
         200: { description: 'Cancelled', schema: OrderWithItems },
@@ -279,7 +280,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         `otherwise the setting '${DEFAULT_CATEGORY_SETTING}' (a number or {categoryId}); 400 when neither. The received ` +
         'quantity goes in as stock through the ledger, the line is linked to the item, and the item is linked to the ' +
         'supplier at the unit cost. All in one transaction. Nothing to do answers 200 with createdItems [].',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       params: OrderParams,
       body: AddToInventory,
       omittedBodyIsEmpty: true,
@@ -306,7 +307,7 @@ export function ordersRoutes({ db, docs }: Deps) {
         'multipart/form-data with the PDF in the field `invoice` (at most 10 MB), checked and read as by upload-invoice, then ' +
         "stored in the database; a new upload replaces the previous one. Sets the order's invoiceNumber when it has none. " +
         'Answers {success, message, invoice {orderId, filename, size, sha256, uploadedBy, uploadedAt}, extractedData}.',
-      access: 'manager',
+      access: ORDER_MANAGERS,
       params: OrderParams,
       formBody: InvoiceUploadBody,
       responses: {

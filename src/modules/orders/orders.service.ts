@@ -14,6 +14,7 @@ import { chosenSourcesSql } from '../sources/sources.queries';
 import { supplierRefs } from '../suppliers/suppliers.queries';
 import { suppliersService } from '../suppliers/suppliers.service';
 import type { CreateOrder, OrderStatus } from './orders.schemas';
+import { isCancellable } from './orders.policy';
 
 export type OrderRow = {
   id: number;
@@ -184,7 +185,12 @@ export function ordersService(db: Db) {
         const order = await orders.resolve(ref, { lock: true });
         if (order.status === 'cancelled') throw Conflict(`Order ${order.order_id} is already cancelled`);
         const lines = await orders.linesForUpdate(order.id);
-        if (order.status !== 'pending' || lines.some((line) => new D(line.received_quantity).gt(0))) {
+        if (
+          !isCancellable(
+            order.status,
+            lines.map((line) => line.received_quantity),
+          )
+        ) {
           throw Conflict('An order with received lines cannot be cancelled');
         }
         await trx('orders').where({ id: order.id }).update({ status: 'cancelled', updated_at: trx.fn.now() });

@@ -46,6 +46,7 @@ import {
   StockCheckResult,
 } from './sales.schemas';
 import { salesService } from './sales.service';
+import { SALE_PAID_MARKERS, SALE_UNPAID_MARKERS } from './sales.policy';
 
 const invalid = {
   description: 'Validation failed or a business rule refused the request',
@@ -243,7 +244,7 @@ function byIdRoutes({ db, docs }: Deps) {
       summary: 'Mark a sale paid',
       description:
         'isPaid true; status completed becomes paid (a refunded status is kept). Answers both documented forms: the flat fields and {message, sale}.',
-      access: 'manager',
+      access: SALE_PAID_MARKERS,
       params: SaleIdParams,
       responses: { 200: { description: 'Paid', schema: SalePaid }, 403: 'Not a manager', 404: saleNotFound },
     },
@@ -259,7 +260,7 @@ function byIdRoutes({ db, docs }: Deps) {
       operationId: 'markSaleUnpaid',
       summary: 'Mark a sale unpaid',
       description: 'isPaid false; status paid goes back to completed (a refunded status is kept).',
-      access: 'admin',
+      access: SALE_UNPAID_MARKERS,
       params: SaleIdParams,
       responses: { 200: { description: 'Unpaid', schema: SaleUnpaid }, 403: 'Not an admin', 404: saleNotFound },
     },

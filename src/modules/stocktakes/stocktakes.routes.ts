@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Deps } from '../../deps';
-import { currentUser, hasRole } from '../../auth/guards';
+import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
 import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendCsvDownload } from '../../http/send-file';
@@ -41,7 +41,7 @@ import {
   SuggestionsQuery,
   UndoResult,
 } from './stocktakes.schemas';
-import { scanRightsOf, stocktakesService } from './stocktakes.service';
+import { scanRightsOf, seesExpected, STOCKTAKE_MANAGERS, stocktakesService } from './stocktakes.service';
 
 const failure = (description: string) => ({ description, schema: MessageBody });
 const notFound = failure('Stocktake not found');
@@ -49,7 +49,7 @@ const invalid = { description: 'Validation failed', schema: ValidationErrorBody 
 
 /** What the caller may see of this stocktake: a blind one hides expected figures from callers below manager. */
 const visibilityFor = (req: Request, blind: boolean): Visibility =>
-  !blind || hasRole(currentUser(req), 'manager') ? FULL_VIEW : { expected: false };
+  seesExpected(currentUser(req), blind) ? FULL_VIEW : { expected: false };
 
 /**
  * /api/stocktakes (issue 31): create (manager), list, read, count (anyone signed in), undo a
@@ -85,7 +85,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
         'scope is {all: true} (every active item), {categoryIds} (their active items) or {itemIds} (those items). One line ' +
         'per item, uncounted (expected is taken when a line is first counted). reference is ST-<YYYYMMDD>-<n>, never issued ' +
         'twice. blind: callers below manager never receive expected, variance or varianceValue. Unknown ids: 400 naming them.',
-      access: 'manager',
+      access: STOCKTAKE_MANAGERS,
       body: CreateStocktake,
       responses: {
         201: { description: 'The open stocktake', schema: Stocktake },
@@ -284,7 +284,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
         'uncounted: ignore (default) leaves uncounted lines alone; zero counts them as 0 against the stock at posting. Sets ' +
         "the counted items' lastCountedAt. 409 when already posted or cancelled (nothing is written), or when a line would " +
         'leave stock below zero (more sold since its count than counted: recount it). Audited.',
-      access: 'manager',
+      access: STOCKTAKE_MANAGERS,
       params: StocktakeParams,
       body: PostStocktake,
       omittedBodyIsEmpty: true,
@@ -306,7 +306,7 @@ export function stocktakesRoutes({ db, docs }: Deps) {
       operationId: 'cancelStocktake',
       summary: 'Cancel an open stocktake',
       description: 'Nothing changes stock. 409 once posted, or when already cancelled. Audited.',
-      access: 'manager',
+      access: STOCKTAKE_MANAGERS,
       params: StocktakeParams,
       responses: {
         200: { description: 'The cancelled stocktake (without its lines)', schema: StocktakeSummary },

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { hasRole } from '../../auth/guards';
+import type { Role } from '../../auth/roles';
 import type { Db } from '../../db/knex';
 import { preparedRaw } from '../../db/prepared';
 import { sql, toRaw, type Sql } from '../../db/sql';
@@ -194,6 +195,9 @@ const COUNT_SELECT = sql`SELECT c.*, item_sku AS sku, item_name AS name, ${userR
 const STOCKTAKE_NOT_FOUND = 'Stocktake not found';
 
 /** The 409 for a change to a stocktake that is no longer open. */
+/** A stocktake takes counts, and may be posted or cancelled, while it is open: the service's checks and the pages' buttons. */
+export const takesCounts = (status: StocktakeStatus): boolean => status === 'open';
+
 function closed(head: { reference: string; status: StocktakeStatus }, what: string) {
   return Conflict(`Stocktake ${head.reference} is ${head.status}: ${what}`);
 }
@@ -207,8 +211,17 @@ const list = (ids: number[]) => [...new Set(ids)].join(', ');
  */
 export type ScanRights = { anyonesScans: boolean };
 
+/** Who runs stocktakes (starts, reviews, posts and cancels them): the API's access of those routes, and the pages'. */
+export const STOCKTAKE_MANAGERS = 'manager' satisfies Role;
+
+/** Whether this person runs stocktakes (the API's guard of those routes, and the pages' review links and buttons). */
+export const managesStocktakes = (user: Express.User): boolean => hasRole(user, STOCKTAKE_MANAGERS);
+
 /** A signed-in person's ScanRights: a manager may undo or change anyone's scan. */
-export const scanRightsOf = (user: Express.User): ScanRights => ({ anyonesScans: hasRole(user, 'manager') });
+export const scanRightsOf = (user: Express.User): ScanRights => ({ anyonesScans: managesStocktakes(user) });
+
+/** Whether this person sees a stocktake's expected figures and variances: on a blind one, only who runs stocktakes. */
+export const seesExpected = (user: Express.User, blind: boolean): boolean => !blind || managesStocktakes(user);
 
 function refuseOthersScan(scan: { counted_by: string | null }, actor: Actor, rights: ScanRights, verb: string) {
   if (!rights.anyonesScans && scan.counted_by !== actor.userId)
@@ -414,7 +427,7 @@ export function stocktakesService(db: Db) {
     ): Promise<{ line: StocktakeLineRow; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const itemId = await stocktakesService(trx).itemOfCount(body);
         // the line, locked (a found line is added): a concurrent count of the same item waits here
         const {
@@ -488,7 +501,7 @@ export function stocktakesService(db: Db) {
     ): Promise<{ line: StocktakeLineRow | null; count: StocktakeCountRow; blind: boolean }> {
       return transaction(db, { retry: true }, async (trx) => {
         const head = await stocktakesService(trx).lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first();
         if (!scan) throw NotFound('Count not found');
         refuseOthersScan(scan, actor, rights, 'undo');
@@ -576,7 +589,7 @@ export function stocktakesService(db: Db) {
       return transaction(db, { retry: true }, async (trx) => {
         const read = stocktakesService(trx);
         const head = await read.lockHead(id, 'share');
-        if (head.status !== 'open') throw closed(head, 'counts can no longer change');
+        if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const scan = await trx('stocktake_counts')
           .where({ id: countId, stocktake_id: id })
           .first<

@@ -17,6 +17,7 @@ import {
 } from './suppliers.schemas';
 import { presentSupplier, presentSupplierDeletionCheck, presentSupplierWithItems } from './suppliers.present';
 import { suppliersService } from './suppliers.service';
+import { SUPPLIER_DELETERS } from './suppliers.policy';
 
 const notFound = { description: 'Supplier not found', schema: MessageBody };
 /** An error answer's documentation: the description and the {message} body. */
@@ -66,7 +67,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       summary: 'Would a safe delete of this supplier succeed?',
       description:
         'Safe delete requires that nothing references the supplier: no orders, no item links, no vendor notes.',
-      access: 'admin',
+      access: SUPPLIER_DELETERS,
       params: SupplierParams,
       responses: {
         200: { description: 'Check result', schema: SupplierDeletionCheck },
@@ -86,7 +87,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       operationId: 'deleteSupplierSafely',
       summary: 'Delete a supplier only when nothing references it',
       description: 'Answers 409 {message, reasons[]} when orders, item links or vendor notes reference the supplier.',
-      access: 'admin',
+      access: SUPPLIER_DELETERS,
       params: SupplierParams,
       responses: {
         204: 'Deleted',
@@ -147,7 +148,7 @@ export function suppliersRoutes({ db, docs }: Deps) {
       summary: 'Delete a supplier',
       description:
         'Refused with 409 {message, reasons[]} while orders reference it. Its item links and vendor notes are removed with it.',
-      access: 'admin',
+      access: SUPPLIER_DELETERS,
       params: SupplierParams,
       responses: {
         204: 'Deleted',
