@@ -46,9 +46,11 @@ export function accountPages({ db, config, logger }: Deps): Router {
   async function renderAccount(
     req: Request,
     res: Response,
-    returned: ReturnedForm<AccountFormName> | null = null,
-    created: CreatedToken | null = null,
-    status = 200,
+    {
+      returned = null,
+      created = null,
+      status = 200,
+    }: { returned?: ReturnedForm<AccountFormName> | null; created?: CreatedToken | null; status?: number } = {},
   ) {
     const row = await users.get(currentUser(req).id);
     res.status(returned?.status ?? status).render('account/index', {
@@ -99,7 +101,7 @@ export function accountPages({ db, config, logger }: Deps): Router {
     });
     if (!result.ok) {
       const returned = { form: 'password' as const, ...result, values: {} };
-      return mustChange ? renderChangePassword(res, returned) : renderAccount(req, res, returned);
+      return mustChange ? renderChangePassword(res, returned) : renderAccount(req, res, { returned });
     }
     if (result.value.generatedPasswordChanged) {
       await retireInitialAdminPassword(config, logger);
@@ -155,11 +157,11 @@ export function accountPages({ db, config, logger }: Deps): Router {
         const body = req.input.form;
         return tokens.create(currentUser(req).id, body.name, body.expiresInDays, actorOf(req));
       });
-      if (!result.ok) return renderAccount(req, res, { form: 'token', ...result, values: req.body });
+      if (!result.ok) return renderAccount(req, res, { returned: { form: 'token', ...result, values: req.body } });
       // nor does the browser keep a copy of the page that shows it
       res.set('Cache-Control', 'no-store');
       res.locals.flash = `API token "${result.value.row.name}" created`;
-      await renderAccount(req, res, null, presentCreatedToken(result.value), 201);
+      await renderAccount(req, res, { created: presentCreatedToken(result.value), status: 201 });
     },
   );
 

@@ -140,7 +140,11 @@ export function catalogueViews(db: Db) {
   }
 
   /** The catalogue page, or (htmx: a search as one types, another page) its results. */
-  async function renderCatalogue(req: Request, res: Response, query: CatalogueQuery, form?: BasketForm, status = 200) {
+  async function renderCatalogue(
+    req: Request,
+    res: Response,
+    { query, form, status = 200 }: { query: CatalogueQuery; form?: BasketForm; status?: number },
+  ) {
     const view = await catalogueView(req, query, form);
     res.status(status).render(wantsPartial(req) ? 'catalogue/_results' : 'catalogue/index', view);
   }
@@ -184,14 +188,14 @@ export function cataloguePages({ db }: Deps): Router {
   async function basketRefused(req: CataloguePage, res: Response, refusal: Refusal) {
     const message = refusalMessage(refusal);
     if (wantsPartial(req)) return res.status(refusal.status).set(TO_ALERTS).render('partials/_alert', { message });
-    await renderCatalogue(req, res, req.input.query, { message, errors: {} }, refusal.status);
+    await renderCatalogue(req, res, { query: req.input.query, form: { message, errors: {} }, status: refusal.status });
   }
 
   pages.get(
     '/catalogue',
     { access: 'requester', query: CatalogueQuery, fromQuery: catalogueQuery },
     async (req, res) => {
-      await renderCatalogue(req, res, req.input.query);
+      await renderCatalogue(req, res, { query: req.input.query });
     },
   );
 
@@ -271,7 +275,7 @@ export function cataloguePages({ db }: Deps): Router {
     const field = await checkChargeCode(currentUser(req), basket.chargeCode, basket);
     const chargeCodes = await chargeCodesOf(currentUser(req));
     if (wantsPartial(req)) return res.render('catalogue/_charge-code', { field, chargeCodes });
-    await renderCatalogue(req, res, req.input.query, { message: null, errors: {}, chargeCode: field });
+    await renderCatalogue(req, res, { query: req.input.query, form: { message: null, errors: {}, chargeCode: field } });
   });
 
   pages.post(
@@ -308,13 +312,11 @@ export function cataloguePages({ db }: Deps): Router {
         const chargeCode = chargeCodeError
           ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
           : field;
-        return renderCatalogue(
-          req,
-          res,
-          req.input.query,
-          { message: result.message, errors: result.errors, chargeCode },
-          result.status,
-        );
+        return renderCatalogue(req, res, {
+          query: req.input.query,
+          form: { message: result.message, errors: result.errors, chargeCode },
+          status: result.status,
+        });
       }
       await baskets.clear(currentUser(req).id);
       const { request } = result.value;

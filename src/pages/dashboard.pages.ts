@@ -29,7 +29,7 @@ export function dashboardPages(deps: Deps): Router {
   const { renderCatalogue } = catalogueViews(db);
 
   pages.get('/', { access: 'requester', ...CATALOGUE_FIRST_PAGE }, async (req, res) => {
-    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, req.input.query);
+    if (!isStaff(currentUser(req))) return renderCatalogue(req, res, { query: req.input.query });
     const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
       dashboard.stats(),
       dashboard.stockCounts(),

@@ -119,11 +119,13 @@ export function itemsPages(deps: Deps): Router {
   });
 
   async function itemFormView(
-    title: string,
-    action: string,
     form: ItemForm,
-    errors: FieldErrors = {},
-    message: string | null = null,
+    {
+      title,
+      action,
+      errors = {},
+      message = null,
+    }: { title: string; action: string; errors?: FieldErrors; message?: string | null },
   ) {
     const [categoryRows, rates] = await Promise.all([categories.list(), vatRates.list()]);
     const defaultRate = rates.find((rate) => rate.is_default)?.rate;
@@ -152,8 +154,7 @@ export function itemsPages(deps: Deps): Router {
   async function detailView(
     req: Request,
     id: number,
-    before: number | undefined,
-    overrides: Record<string, unknown> = {},
+    { before, overrides = {} }: { before?: number; overrides?: Record<string, unknown> } = {},
   ) {
     const user = currentUser(req);
     const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows] = await Promise.all([
@@ -200,10 +201,8 @@ export function itemsPages(deps: Deps): Router {
   const renderDetail = async (
     req: Request,
     res: Response,
-    id: number,
-    status: number,
-    overrides: Record<string, unknown>,
-  ) => res.status(status).render('items/show', await detailView(req, id, undefined, overrides));
+    { id, status, overrides }: { id: number; status: number; overrides: Record<string, unknown> },
+  ) => res.status(status).render('items/show', await detailView(req, id, { overrides }));
 
   pages.get('/items', { access: 'user', query: ItemQuery, fromQuery: itemsListQuery }, async (req, res) => {
     const view = await listView(req, req.input.query);
@@ -212,7 +211,7 @@ export function itemsPages(deps: Deps): Router {
 
   pages.get('/items/new', { access: 'manager' }, async (_req, res) => {
     const blank = readItemForm({ isActive: 'true' });
-    res.render('items/form', await itemFormView('New item', '/items', blank));
+    res.render('items/form', await itemFormView(blank, { title: 'New item', action: '/items' }));
   });
 
   pages.post(
@@ -222,9 +221,15 @@ export function itemsPages(deps: Deps): Router {
       const form = readItemForm(req.body);
       const result = await attempt(() => items.create(req.input.form, actorOf(req)));
       if (!result.ok)
-        return res
-          .status(result.status)
-          .render('items/form', await itemFormView('New item', '/items', form, result.errors, result.message));
+        return res.status(result.status).render(
+          'items/form',
+          await itemFormView(form, {
+            title: 'New item',
+            action: '/items',
+            errors: result.errors,
+            message: result.message,
+          }),
+        );
       flash(req, `Item '${result.value.name}' created`);
       res.redirect(303, `/items/${result.value.id}`);
     },
@@ -235,7 +240,7 @@ export function itemsPages(deps: Deps): Router {
 
   pages.get('/items/:id', { access: 'user', params: IdParams, query: MovementsPage }, async (req, res) => {
     const { id } = req.input.params;
-    res.render('items/show', await detailView(req, id, req.input.query.before));
+    res.render('items/show', await detailView(req, id, { before: req.input.query.before }));
   });
 
   /** The ledger's pages for htmx; without it, the item page shows the same page of movements. */
@@ -250,7 +255,10 @@ export function itemsPages(deps: Deps): Router {
   pages.get('/items/:id/edit', { access: 'manager', params: IdParams }, async (req, res) => {
     const { id } = req.input.params;
     const item = presentItem(await items.get(id));
-    res.render('items/form', await itemFormView(`Edit ${item.name}`, `/items/${id}`, itemFormOf(item)));
+    res.render(
+      'items/form',
+      await itemFormView(itemFormOf(item), { title: `Edit ${item.name}`, action: `/items/${id}` }),
+    );
   });
 
   pages.post(
@@ -264,7 +272,10 @@ export function itemsPages(deps: Deps): Router {
         const title = `Edit ${(await items.get(id)).name}`;
         return res
           .status(result.status)
-          .render('items/form', await itemFormView(title, `/items/${id}`, form, result.errors, result.message));
+          .render(
+            'items/form',
+            await itemFormView(form, { title, action: `/items/${id}`, errors: result.errors, message: result.message }),
+          );
       }
       flash(req, `Item '${result.value.name}' saved`);
       res.redirect(303, `/items/${id}`);
@@ -280,8 +291,12 @@ export function itemsPages(deps: Deps): Router {
       const values = typedStockChange(req.body);
       const result = await attempt(() => items.changeStock(id, req.input.form, currentUser(req).id));
       if (!result.ok)
-        return renderDetail(req, res, id, result.status, {
-          stock: { values, errors: result.errors, message: result.message },
+        return renderDetail(req, res, {
+          id,
+          status: result.status,
+          overrides: {
+            stock: { values, errors: result.errors, message: result.message },
+          },
         });
       const { movement } = result.value;
       flash(
@@ -312,10 +327,14 @@ export function itemsPages(deps: Deps): Router {
       if (!result.ok) {
         const errors = Object.keys(result.errors).length > 0 ? result.errors : { code: result.message };
         const rows = (await barcodes.list(id)).map(presentBarcode);
-        return renderDetail(req, res, id, result.status, {
-          barcodes: {
-            rows,
-            form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
+        return renderDetail(req, res, {
+          id,
+          status: result.status,
+          overrides: {
+            barcodes: {
+              rows,
+              form: { values, errors, message: Object.keys(result.errors).length > 0 ? result.message : null },
+            },
           },
         });
       }
@@ -339,7 +358,7 @@ export function itemsPages(deps: Deps): Router {
   pages.post('/items/:id/notes', { access: 'user', params: IdParams, ...NOTE_FORM }, async (req, res) => {
     const { id } = req.input.params;
     const refused = await noteSection.add(req, 'item', String(id));
-    if (refused) return renderDetail(req, res, id, refused.status, { note: refused });
+    if (refused) return renderDetail(req, res, { id, status: refused.status, overrides: { note: refused } });
     res.redirect(303, `/items/${id}#notes`);
   });
 
@@ -359,8 +378,12 @@ export function itemsPages(deps: Deps): Router {
       const values = { text: textField(req.body.text) };
       const result = await attempt(() => notes.update(noteId, req.input.form.text, currentUser(req)));
       if (!result.ok)
-        return renderDetail(req, res, id, result.status, {
-          editedNote: { id: noteId, values, errors: result.errors, message: result.message },
+        return renderDetail(req, res, {
+          id,
+          status: result.status,
+          overrides: {
+            editedNote: { id: noteId, values, errors: result.errors, message: result.message },
+          },
         });
       flash(req, 'Note saved');
       res.redirect(303, `/items/${id}#notes`);

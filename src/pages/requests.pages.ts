@@ -194,14 +194,24 @@ export function requestsPages({ db }: Deps): Router {
 
   pages.get('/requests/:id', { access: 'requester', params: RequestIdParams }, (req, res) => renderRequest(req, res));
 
-  /** A request's action: post/redirect/get to its page; what the person can fix comes back on the page at 422 or 409. */
+  /**
+   * A request's action: post/redirect/get to its page; what the person can fix comes back on the page at 422 or 409,
+   * in its `form` (an action without a form, such as cancel, flashes the refusal instead).
+   */
   async function act(
     req: RequestPage,
     res: Response,
-    form: RequestFormName | null,
-    action: (id: number, who: RequestActor) => Promise<unknown>,
-    done: string,
-    fieldOf: (field: string) => string = (field) => field,
+    {
+      form,
+      action,
+      doneMessage,
+      fieldOf = (field) => field,
+    }: {
+      form?: RequestFormName;
+      action: (id: number, who: RequestActor) => Promise<unknown>;
+      doneMessage: string;
+      fieldOf?: (field: string) => string;
+    },
   ) {
     const { id } = req.input.params;
     const values = { ...req.body } as Record<string, unknown>;
@@ -216,14 +226,18 @@ export function requestsPages({ db }: Deps): Router {
       );
       return renderRequest(req, res, { form, status: result.status, message: result.message, errors, values });
     }
-    flash(req, done);
+    flash(req, doneMessage);
     res.redirect(303, `/requests/${id}`);
   }
 
   pages.post(
     '/requests/:id/cancel',
     { access: 'requester', params: RequestIdParams, form: CancelBody, fromForm: () => ({}) },
-    (req, res) => act(req, res, null, (id, who) => requests.cancel(who, id, req.input.form), 'Request cancelled'),
+    (req, res) =>
+      act(req, res, {
+        action: (id, who) => requests.cancel(who, id, req.input.form),
+        doneMessage: 'Request cancelled',
+      }),
   );
 
   const decision = {
@@ -234,11 +248,19 @@ export function requestsPages({ db }: Deps): Router {
   } as const;
 
   pages.post('/requests/:id/approve', decision, (req, res) =>
-    act(req, res, 'approve', (id, who) => requests.approve(who, id, req.input.form), 'Request approved'),
+    act(req, res, {
+      form: 'approve',
+      action: (id, who) => requests.approve(who, id, req.input.form),
+      doneMessage: 'Request approved',
+    }),
   );
 
   pages.post('/requests/:id/reject', decision, (req, res) =>
-    act(req, res, 'approve', (id, who) => requests.reject(who, id, req.input.form), 'Request rejected'),
+    act(req, res, {
+      form: 'approve',
+      action: (id, who) => requests.reject(who, id, req.input.form),
+      doneMessage: 'Request rejected',
+    }),
   );
 
   // Each line's quantity to hand over (the requested one to start with); a line set to 0 is left out, as the API's.
@@ -260,14 +282,12 @@ export function requestsPages({ db }: Deps): Router {
         const line = /^items\.(\d+)\.quantity$/.exec(field);
         return line ? `quantity-${handedOut[Number(line[1])]?.itemId}` : field;
       };
-      return act(
-        req,
-        res,
-        'fulfil',
-        (id, who) => requests.fulfil(who, id, req.input.form),
-        'Request fulfilled: ready to collect',
+      return act(req, res, {
+        form: 'fulfil',
+        action: (id, who) => requests.fulfil(who, id, req.input.form),
+        doneMessage: 'Request fulfilled: ready to collect',
         fieldOf,
-      );
+      });
     },
   );
 
@@ -279,7 +299,12 @@ export function requestsPages({ db }: Deps): Router {
       form: CollectBody,
       fromForm: (body) => filledIn({ deliveredTo: textField(body.deliveredTo).trim() }),
     },
-    (req, res) => act(req, res, 'collect', (id, who) => requests.collect(who, id, req.input.form), 'Request collected'),
+    (req, res) =>
+      act(req, res, {
+        form: 'collect',
+        action: (id, who) => requests.collect(who, id, req.input.form),
+        doneMessage: 'Request collected',
+      }),
   );
 
   return pages.router;

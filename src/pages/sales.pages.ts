@@ -42,7 +42,11 @@ function filterParams(filter: SalesFilterInput, extra: Record<string, string> = 
 }
 
 /** Previous and next links of a paged list, keeping its filter and page size. */
-function pageLinks(path: string, filter: SalesFilterInput, page: number, limit: number, totalPages: number) {
+function pageLinks(
+  path: string,
+  filter: SalesFilterInput,
+  { page, limit, totalPages }: { page: number; limit: number; totalPages: number },
+) {
   const href = (n: number) => `${path}?${filterParams(filter, { limit: String(limit), page: String(n) })}`;
   return {
     page,
@@ -127,7 +131,7 @@ export function salesPages({ db }: Deps): Router {
     const { page, limit, ...filter } = query.value;
     const presented = presentSalesPage(await sales.list(filter, page, limit), page, limit);
     const pagination = {
-      ...pageLinks('/sales', filter, page, limit, presented.pagination.totalPages),
+      ...pageLinks('/sales', filter, { page, limit, totalPages: presented.pagination.totalPages }),
       total: presented.pagination.total,
     };
     res.render(wantsPartial(req) ? 'sales/_list' : 'sales/index', { ...view, sales: presented.sales, pagination });
@@ -149,7 +153,7 @@ export function salesPages({ db }: Deps): Router {
       statusLabels: SALE_STATUS_LABELS,
       report,
       pagination: {
-        ...pageLinks('/sales/report', filter, page, limit, report.pagination.totalPages),
+        ...pageLinks('/sales/report', filter, { page, limit, totalPages: report.pagination.totalPages }),
         total: report.pagination.total,
       },
       // the API's own CSV report: the session cookie signs the download in

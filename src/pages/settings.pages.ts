@@ -483,10 +483,16 @@ export function settingsPages({ db }: Deps): Router {
 
   const renderVatRate = (
     res: Response,
-    view: 'vat-rate-edit' | 'vat-rate-delete',
     rate: VatRate,
-    form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null },
-    status = 200,
+    {
+      view,
+      form,
+      status = 200,
+    }: {
+      view: 'vat-rate-edit' | 'vat-rate-delete';
+      form: { values: Record<string, unknown>; errors: FieldErrors; message: string | null };
+      status?: number;
+    },
   ) =>
     res.status(status).render(`settings/${view}`, {
       title: view === 'vat-rate-edit' ? `Edit VAT rate ${rate.name}` : `Delete VAT rate ${rate.name}`,
@@ -524,10 +530,9 @@ export function settingsPages({ db }: Deps): Router {
 
   pages.get('/settings/vat-rates/:rateId/edit', { access: 'admin', params: RateIdParams }, async (req, res) => {
     const rate = presentVatRate(await rates.get(req.input.params.rateId));
-    renderVatRate(res, 'vat-rate-edit', rate, {
-      values: { name: rate.name, rate: String(rate.rate) },
-      errors: {},
-      message: null,
+    renderVatRate(res, rate, {
+      view: 'vat-rate-edit',
+      form: { values: { name: rate.name, rate: String(rate.rate) }, errors: {}, message: null },
     });
   });
 
@@ -544,17 +549,15 @@ export function settingsPages({ db }: Deps): Router {
       const result = await attempt(() => rates.update(rateId, req.input.form, actorOf(req)));
       if (!result.ok) {
         const rate = presentVatRate(await rates.get(rateId));
-        return renderVatRate(
-          res,
-          'vat-rate-edit',
-          rate,
-          {
+        return renderVatRate(res, rate, {
+          view: 'vat-rate-edit',
+          form: {
             values: { name: textField(req.body.name), rate: textField(req.body.rate) },
             errors: result.errors,
             message: result.message,
           },
-          result.status,
-        );
+          status: result.status,
+        });
       }
       flash(req, `VAT rate ${result.value.name} saved`);
       res.redirect(303, '/settings/vat-rates');
@@ -575,7 +578,7 @@ export function settingsPages({ db }: Deps): Router {
   // deleting asks first: this page says what goes, and refuses the default rate before anything is posted
   pages.get('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
     const rate = presentVatRate(await rates.get(req.input.params.rateId));
-    renderVatRate(res, 'vat-rate-delete', rate, { values: {}, errors: {}, message: null });
+    renderVatRate(res, rate, { view: 'vat-rate-delete', form: { values: {}, errors: {}, message: null } });
   });
 
   pages.post('/settings/vat-rates/:rateId/delete', { access: 'admin', params: RateIdParams }, async (req, res) => {
@@ -583,13 +586,11 @@ export function settingsPages({ db }: Deps): Router {
     const rate = presentVatRate(await rates.get(rateId));
     const result = await attempt(() => rates.delete(rateId, actorOf(req)));
     if (!result.ok)
-      return renderVatRate(
-        res,
-        'vat-rate-delete',
-        rate,
-        { values: {}, errors: {}, message: result.message },
-        result.status,
-      );
+      return renderVatRate(res, rate, {
+        view: 'vat-rate-delete',
+        form: { values: {}, errors: {}, message: result.message },
+        status: result.status,
+      });
     flash(req, `VAT rate ${rate.name} deleted`);
     res.redirect(303, '/settings/vat-rates');
   });

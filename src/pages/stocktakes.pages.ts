@@ -322,7 +322,11 @@ export function stocktakesPages({ db }: Deps): Router {
   };
 
   /** A count's answer: the scan list's entry and the parts it changes (for the page's script), or the page again. */
-  async function answerCount(req: Request, res: Response, id: number, result: Attempt<CountAnswer>, code: string) {
+  async function answerCount(
+    req: Request,
+    res: Response,
+    { id, result, code }: { id: number; result: Attempt<CountAnswer>; code: string },
+  ) {
     if (!result.ok) {
       const message = refusalMessage(result);
       // a code no item has is a refused scan (422), as at the counter; an unknown stocktake is still the 404 page
@@ -392,7 +396,7 @@ export function stocktakesPages({ db }: Deps): Router {
       const { id } = req.input.params;
       const code = textField(req.body.code).trim();
       const result = await attempt(() => recordCount(req, id, req.input.form), COUNT_REFUSALS);
-      await answerCount(req, res, id, result, code);
+      await answerCount(req, res, { id, result, code });
     },
   );
 
@@ -402,7 +406,7 @@ export function stocktakesPages({ db }: Deps): Router {
     async (req, res) => {
       const { id, countId } = req.input.params;
       const result = await attempt(() => undo(req, id, countId), COUNT_REFUSALS);
-      await answerCount(req, res, id, result, 'Undo');
+      await answerCount(req, res, { id, result, code: 'Undo' });
     },
   );
 
@@ -438,7 +442,7 @@ export function stocktakesPages({ db }: Deps): Router {
         const expected = line ? presentStocktakeLine(line, visibility(req, blind)).expected : null;
         return { count: presentCount(count), expected };
       }, COUNT_REFUSALS);
-      await answerCount(req, res, id, result, typed);
+      await answerCount(req, res, { id, result, code: typed });
     },
   );
 
@@ -458,31 +462,37 @@ export function stocktakesPages({ db }: Deps): Router {
   async function renderReview(
     req: Request,
     res: Response,
-    id: number,
-    options: {
+    {
+      id,
+      filter,
+      page: pageAsked,
+      recount = null,
+      status = 200,
+    }: {
+      id: number;
       filter: ReviewFilter;
       page: number;
-      recount?: { itemId: number; value: string; error: string; message: string };
+      recount?: { itemId: number; value: string; error: string; message: string } | null;
+      status?: number;
     },
-    status = 200,
   ) {
     // the head and its totals summed in SQL, and one page of lines sorted there: a 50,000-line count is never read whole
     const [summary, names] = await Promise.all([stocktakes.summary(id), categoryNames()]);
-    const total = linesShown(summary.totals, options.filter);
+    const total = linesShown(summary.totals, filter);
     const totalPages = Math.max(1, Math.ceil(total / REVIEW_PAGE_LINES));
-    const page = Math.min(options.page, totalPages);
-    const { rows } = await stocktakes.lines(id, { page, limit: REVIEW_PAGE_LINES, filter: options.filter });
+    const page = Math.min(pageAsked, totalPages);
+    const { rows } = await stocktakes.lines(id, { page, limit: REVIEW_PAGE_LINES, filter });
     const presented = presentStocktake({ ...summary, lines: rows }, FULL_VIEW);
-    const href = (n: number) => `/stocktakes/${id}?show=${options.filter}&page=${n}`;
+    const href = (n: number) => `/stocktakes/${id}?show=${filter}&page=${n}`;
     res.status(status).render('stocktakes/show', {
       title: `Stocktake ${presented.reference}`,
       stocktake: presented,
       totals: presented.totals,
       lines: presented.lines,
       scopeLabel: scopeLabel(presented.scope, names),
-      filter: options.filter,
+      filter,
       filterLabels: FILTER_LABELS,
-      recount: options.recount ?? null,
+      recount,
       pagination: {
         page,
         totalPages,
@@ -496,7 +506,7 @@ export function stocktakesPages({ db }: Deps): Router {
   pages.get('/stocktakes/:id', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
     const { id } = req.input.params;
     const page = Math.max(1, Number.parseInt(textField(req.query.page), 10) || 1);
-    await renderReview(req, res, id, { filter: lineFilterOf(req.query.show), page });
+    await renderReview(req, res, { id, filter: lineFilterOf(req.query.show), page });
   });
 
   pages.post(
@@ -517,13 +527,13 @@ export function stocktakesPages({ db }: Deps): Router {
       );
       if (!result.ok) {
         const error = result.errors.quantity ?? refusalMessage(result);
-        return renderReview(
-          req,
-          res,
+        return renderReview(req, res, {
           id,
-          { filter, page, recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` } },
-          result.status,
-        );
+          filter,
+          page,
+          recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` },
+          status: result.status,
+        });
       }
       flash(req, `${result.value.name}: recounted ${formatQuantity(result.value.counted)}`);
       res.redirect(303, `/stocktakes/${id}?show=${filter}&page=${page}#line-${itemId}`);
@@ -534,10 +544,13 @@ export function stocktakesPages({ db }: Deps): Router {
 
   async function renderConfirm(
     res: Response,
-    view: 'post' | 'cancel',
     id: number,
-    extra: { message?: string | null; choice?: string } = {},
-    status = 200,
+    {
+      view,
+      message = null,
+      choice = 'ignore',
+      status = 200,
+    }: { view: 'post' | 'cancel'; message?: string | null; choice?: string; status?: number },
   ) {
     // the totals only: summed in SQL, no line read
     const presented = presentStocktake({ ...(await stocktakes.summary(id)), lines: [] }, FULL_VIEW);
@@ -546,14 +559,14 @@ export function stocktakesPages({ db }: Deps): Router {
       title: `${view === 'post' ? 'Post' : 'Cancel'} stocktake ${presented.reference}`,
       stocktake: presented,
       totals: presented.totals,
-      message: extra.message ?? null,
-      choice: extra.choice ?? 'ignore',
+      message,
+      choice,
     });
   }
 
   pages.get('/stocktakes/:id/post', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
     const { id } = req.input.params;
-    await renderConfirm(res, 'post', id);
+    await renderConfirm(res, id, { view: 'post' });
   });
 
   pages.post(
@@ -568,7 +581,8 @@ export function stocktakesPages({ db }: Deps): Router {
       const { id } = req.input.params;
       const choice = textField(req.body.uncounted) || 'ignore';
       const result = await attempt(() => stocktakes.post(id, req.input.form, actorOf(req)));
-      if (!result.ok) return renderConfirm(res, 'post', id, { message: refusalMessage(result), choice }, result.status);
+      if (!result.ok)
+        return renderConfirm(res, id, { view: 'post', message: refusalMessage(result), choice, status: result.status });
       const posted = result.value;
       flash(
         req,
@@ -580,13 +594,14 @@ export function stocktakesPages({ db }: Deps): Router {
 
   pages.get('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
     const { id } = req.input.params;
-    await renderConfirm(res, 'cancel', id);
+    await renderConfirm(res, id, { view: 'cancel' });
   });
 
   pages.post('/stocktakes/:id/cancel', { access: STOCKTAKE_MANAGERS, params: StocktakeParams }, async (req, res) => {
     const { id } = req.input.params;
     const result = await attempt(() => stocktakes.cancel(id, actorOf(req)));
-    if (!result.ok) return renderConfirm(res, 'cancel', id, { message: refusalMessage(result) }, result.status);
+    if (!result.ok)
+      return renderConfirm(res, id, { view: 'cancel', message: refusalMessage(result), status: result.status });
     flash(req, 'Stocktake cancelled');
     res.redirect(303, `/stocktakes/${id}`);
   });

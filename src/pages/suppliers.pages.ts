@@ -88,23 +88,29 @@ export function suppliersPages({ db }: Deps): Router {
   async function renderSupplier(
     req: Request,
     res: Response,
-    id: string,
-    status = 200,
-    link: FormState<LinkForm> = fresh(BLANK_LINK),
+    { id, status = 200, linkForm = fresh(BLANK_LINK) }: { id: string; status?: number; linkForm?: FormState<LinkForm> },
   ) {
     // editing and the supplier's prices follow the same rule (MANAGER_UNDER_STRICT): one read of the setting
     const [{ supplier, links }, mayEdit] = await Promise.all([suppliers.withItems(id), mayKeep(req)]);
     res.status(status).render('suppliers/show', {
       title: supplier.name,
       supplier: presentSupplierWithItems(supplier, links, mayEdit),
-      link,
+      link: linkForm,
       mayEdit,
       costPrices: mayEdit,
     });
   }
 
-  function renderEdit(res: Response, id: string, title: string, form: FormState<SupplierForm>, status = 200) {
-    res.status(status).render('suppliers/edit', { title: `Edit ${title}`, supplierId: id, form });
+  function renderEdit(
+    res: Response,
+    {
+      id,
+      supplierName,
+      form,
+      status = 200,
+    }: { id: string; supplierName: string; form: FormState<SupplierForm>; status?: number },
+  ) {
+    res.status(status).render('suppliers/edit', { title: `Edit ${supplierName}`, supplierId: id, form });
   }
 
   pages.get('/suppliers', { access: 'user' }, async (req, res) => {
@@ -126,14 +132,14 @@ export function suppliersPages({ db }: Deps): Router {
   );
 
   pages.get('/suppliers/:id', { access: 'user', params: SupplierParams }, async (req, res) => {
-    await renderSupplier(req, res, req.input.params.id);
+    await renderSupplier(req, res, { id: req.input.params.id });
   });
 
   pages.get('/suppliers/:id/edit', { access: keepers, params: SupplierParams }, async (req, res) => {
     const { id } = req.input.params;
     const supplier = presentSupplier(await suppliers.get(id));
     const values = Object.fromEntries(SUPPLIER_FIELDS.map((field) => [field, supplier[field] ?? ''])) as SupplierForm;
-    renderEdit(res, id, supplier.name, fresh(values));
+    renderEdit(res, { id, supplierName: supplier.name, form: fresh(values) });
   });
 
   pages.post(
@@ -153,13 +159,12 @@ export function suppliersPages({ db }: Deps): Router {
       const values = { ...readSupplierForm(req.body), id };
       const result = await attempt(() => suppliers.update(id, req.input.form));
       if (!result.ok)
-        return renderEdit(
-          res,
+        return renderEdit(res, {
           id,
-          (await suppliers.get(id)).name,
-          { values, errors: result.errors, message: result.message },
-          result.status,
-        );
+          supplierName: (await suppliers.get(id)).name,
+          form: { values, errors: result.errors, message: result.message },
+          status: result.status,
+        });
       flash(req, `Supplier '${result.value.name}' saved`);
       res.redirect(303, `/suppliers/${encodeURIComponent(id)}`);
     },
@@ -246,10 +251,14 @@ export function suppliersPages({ db }: Deps): Router {
       if (!result.ok) {
         const { itemId, ...errors } = result.errors;
         const itemError = values.item !== '' && !match ? `No item has the SKU or name '${values.item}'` : itemId;
-        return renderSupplier(req, res, id, result.status, {
-          values,
-          errors: itemError ? { ...errors, item: itemError } : errors,
-          message: result.message,
+        return renderSupplier(req, res, {
+          id,
+          status: result.status,
+          linkForm: {
+            values,
+            errors: itemError ? { ...errors, item: itemError } : errors,
+            message: result.message,
+          },
         });
       }
       flash(req, `${result.value.item_name} linked${result.value.preferred ? ' as its preferred source' : ''}`);

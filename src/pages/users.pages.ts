@@ -46,10 +46,12 @@ export function usersPages({ db, config }: Deps): Router {
 
   const renderNew = (
     res: Response,
-    status: number,
-    values: Record<string, unknown>,
-    errors: FieldErrors,
-    message: string | null,
+    {
+      values,
+      errors = {},
+      message = null,
+      status = 200,
+    }: { values: Record<string, unknown>; errors?: FieldErrors; message?: string | null; status?: number },
   ) =>
     res.status(status).render('users/new', {
       ...view,
@@ -61,7 +63,7 @@ export function usersPages({ db, config }: Deps): Router {
     });
 
   pages.get('/users/new', { access: 'admin' }, (_req, res) => {
-    renderNew(res, 200, { email: '', firstName: '', lastName: '', role: 'user' }, {}, null);
+    renderNew(res, { values: { email: '', firstName: '', lastName: '', role: 'user' } });
   });
 
   pages.post(
@@ -76,7 +78,12 @@ export function usersPages({ db, config }: Deps): Router {
       const result = await attempt(async () => users.createUnique(req.input.form, actorOf(req)));
       // the password typed is never sent back into the page
       if (!result.ok)
-        return renderNew(res, result.status, { ...req.body, password: '' }, result.errors, result.message);
+        return renderNew(res, {
+          values: { ...req.body, password: '' },
+          errors: result.errors,
+          message: result.message,
+          status: result.status,
+        });
       flash(req, `User ${result.value.email} created`);
       res.redirect(303, `/users/${result.value.id}`);
     },
