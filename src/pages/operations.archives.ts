@@ -13,7 +13,7 @@ import {
   type Archive,
   type ArchivePreview,
 } from '../modules/archives/archives.schemas';
-import { archivesService } from '../modules/archives/archives.service';
+import { archivesService, isPurgeable } from '../modules/archives/archives.service';
 import { attempt, flash, repeatedField, type FieldErrors } from './forms';
 import { PageRouter } from './page-route';
 
@@ -77,6 +77,7 @@ export function archivesPages({ db, config }: Deps): Router {
     res.status(view.status ?? 200).render('operations/archives', {
       title: 'Archives',
       archives: list,
+      isPurgeable,
       recordTypes: RECORD_TYPES,
       recordTypeLabels: RECORD_TYPE_LABELS,
       recordsSummary,

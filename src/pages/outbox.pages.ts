@@ -17,7 +17,7 @@ import {
 import { outboundWebhooksService } from '../modules/outbound-webhooks/outbound-webhooks.service';
 import { presentOutboxPage } from '../modules/outbox/outbox.present';
 import { OutboxIdParams, OutboxQuery } from '../modules/outbox/outbox.schemas';
-import { outboxService } from '../modules/outbox/outbox.service';
+import { isRetryable, outboxService } from '../modules/outbox/outbox.service';
 import { WEBHOOK_EVENTS } from '../modules/outbound-webhooks/outbound-webhooks.schemas';
 import { attempt, filledIn, flash, formState, textField, type ReturnedForm } from './forms';
 import { PageRouter, type PageRequest } from './page-route';
@@ -74,6 +74,7 @@ export function outboxPages({ db, config }: Deps): Router {
         errors: query.errors,
         message: query.message,
         messages: [],
+        isRetryable,
         pagination: null,
       });
       return;
@@ -88,6 +89,7 @@ export function outboxPages({ db, config }: Deps): Router {
       errors: {},
       message: null,
       messages: presented.messages,
+      isRetryable,
       returnTo: `/outbox?${filterParams(values, { page: String(page) })}`,
       pagination: {
         page,

@@ -178,6 +178,10 @@ describe('/archives', () => {
     await page.getByText('not paid yet').waitFor();
     await expectAccessible(page);
     expect((await b.t.db('archives').where({ id: archive.id }).first()).status).toBe('purged');
+    // purged once: the list offers no second purge (the service would refuse it)
+    await page.goto('/archives');
+    await page.getByText(/^Purged /).first().waitFor();
+    expect(await page.getByRole('link', { name: `Purge archive ${archive.id}` }).count()).toBe(0);
   });
 });
 

@@ -108,6 +108,9 @@ async function countOlder(db: Knex | Knex.Transaction, type: RecordType, days: n
  * DATA_DIR/archives, the ids it holds recorded beside it, and a purge that deletes exactly those
  * records from the database, keeping what the service still needs.
  */
+/** Whether an archive's records may still be purged: once, so not when it is purged already. The service's refusal and the page's Purge button. */
+export const isPurgeable = (archive: { status: 'completed' | 'purged' }): boolean => archive.status !== 'purged';
+
 export function archivesService(db: Knex, dataDir: string) {
   const directory = archivesDirectory(dataDir);
 
@@ -349,7 +352,7 @@ export function archivesService(db: Knex, dataDir: string) {
     async purge(id: number, actor: Actor): Promise<PurgeOutcome> {
       const archive = await get(id);
       const alreadyPurged = () => BadRequest(`Archive ${id} has already been purged`);
-      if (archive.status === 'purged') throw alreadyPurged();
+      if (!isPurgeable(archive)) throw alreadyPurged();
       const digest = await fileDigest(filePath(archive)).catch((err: unknown) => {
         if (isMissingFile(err)) return undefined;
         throw err;
