@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkBarcode,
-  cleanScan,
-  gs1CheckDigit,
-  gs1Gtin,
-  gtin14,
-  gtinForms,
-  guessKind,
-  hasValidCheckDigit,
-  lookupKey,
-  readScan,
-} from '../../src/lib/barcodes';
+import { checkBarcode, gs1Gtin, gtin14, gtinForms, guessKind, lookupKey, readScan } from '../../src/lib/barcodes';
+import { cleanScan, gs1CheckDigit, hasValidCheckDigit } from '../../src/lib/gs1';
 
 const GS = '\x1d';
 
