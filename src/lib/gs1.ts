@@ -273,7 +273,7 @@ function unbracketedFields(text: string): Field[] {
           error: {
             reason: 'unknown-ai',
             ai: undefined,
-            message: `Unknown GS1 Application Identifier at '${text.slice(at)}'`,
+            message: `Unknown GS1 Application Identifier at '${text.slice(at).replaceAll(GS, '<GS>')}'`,
           },
         },
       ];

@@ -92,6 +92,12 @@ describe('scans', () => {
       expect([text, gs1Gtin(text, symbology as string | undefined)]).toEqual([text, '09501101530003']);
   });
 
+  it('finds the GTIN of a valid (01) beside an element that is not valid', () => {
+    expect(gs1Gtin('(01)09501101530003(17)251331(10)AB12')).toBe('09501101530003');
+    expect(gs1Gtin('(14)x(01)09501101530003')).toBe('09501101530003');
+    expect(gs1Gtin(`0109501101530003${GS}14251231`)).toBe('09501101530003');
+  });
+
   it('finds no GTIN where there is none or its check digit is wrong', () => {
     expect(gs1Gtin('(01)09501101530004(17)251231')).toBeUndefined();
     expect(gs1Gtin('(17)251231(10)AB12')).toBeUndefined();

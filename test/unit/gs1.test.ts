@@ -249,6 +249,9 @@ describe('GS1 errors: a value, never a throw', () => {
       message: "(17) Expiry date: '251331' is not a date (YYMMDD)",
     });
     expect(errorOf(parse('(01)09501101530004')).message).toBe("(01) GTIN: invalid check digit in '09501101530004'");
+    expect(errorOf(parse(`01${GTIN}14251231${GS}10AB`)).message).toBe(
+      "Unknown GS1 Application Identifier at '14251231<GS>10AB'",
+    );
   });
 
   it('keeps the valid elements beside the error', () => {
