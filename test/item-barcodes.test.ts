@@ -4,7 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
 import { binaryBody } from './helpers/binary-body';
-import { gs1CheckDigit } from '../src/lib/barcodes';
+import { gs1CheckDigit } from '../src/lib/gs1';
 import { itemIdForCode } from '../src/modules/items/items.queries';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 /* eslint-disable no-control-regex -- a scan's control characters (FNC1/GS, Enter) are what these patterns look for */
 /**
- * Barcodes as a stores scans them (issue 31): GS1 check digits, the kind of a code, the GTIN a GS1
- * element string carries, and the one lookup key every code is stored and compared by. Pure: no
+ * Barcodes as a stores scans them (issue 31): the kind of a code, the GTIN a GS1 element string
+ * carries (read by src/lib/gs1.ts, which also owns check digits and the scanner's noise), and the one lookup key every code is stored and compared by. Pure: no
  * database, no I/O.
  *
  * The normalisation rule. A numeric GTIN (8, 12, 13 or 14 digits with a valid GS1 check digit:
@@ -12,6 +12,8 @@
  * without parentheses with the FNC1/GS (\x1d) separator a scanner sends, or a GS1 Digital Link
  * URL `https://id.gs1.org/01/09501101530003` — is keyed by the GTIN it carries.
  */
+
+import { cleanScan, GS, GS1_SYMBOLOGIES, hasValidCheckDigit, parseGs1 } from './gs1';
 
 export const BARCODE_KINDS = ['ean13', 'upca', 'gtin14', 'code128', 'other'] as const;
 export type BarcodeKind = (typeof BARCODE_KINDS)[number];
@@ -25,23 +27,6 @@ const DIGITS = /^\d+$/;
 const GTIN_LENGTHS = new Set([8, 12, 13, 14]);
 /** Printable ASCII: what Code 128 encodes (besides its function characters). */
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
-const GS = '\x1d';
-
-/** The GS1 check digit of a body of digits (the GTIN without its last digit): weights 3,1,3,... from the right. */
-export function gs1CheckDigit(body: string): number {
-  let sum = 0;
-  for (let i = 0; i < body.length; i += 1) {
-    const digit = body.charCodeAt(body.length - 1 - i) - 48;
-    sum += i % 2 === 0 ? digit * 3 : digit;
-  }
-  return (10 - (sum % 10)) % 10;
-}
-
-/** Whether the digits (any length of 2 or more) end in their GS1 check digit. */
-export function hasValidCheckDigit(digits: string): boolean {
-  if (digits.length < 2 || !DIGITS.test(digits)) return false;
-  return gs1CheckDigit(digits.slice(0, -1)) === digits.charCodeAt(digits.length - 1) - 48;
-}
 
 /** The GTIN-14 form of a GTIN-8/12/13/14 with a valid check digit (zero-padded on the left); undefined for anything else. */
 export function gtin14(code: string): string | undefined {
@@ -76,76 +61,6 @@ export function guessKind(code: string): BarcodeKind {
   return PRINTABLE_ASCII.test(code) ? 'code128' : 'other';
 }
 
-/** Control characters (C0, DEL, C1) and white space at either end of a scan: the scanner's Enter, tab, a leading FNC1/GS. */
-const EDGE_NOISE = /^[\s\x00-\x1f\x7f-\x9f]+|[\s\x00-\x1f\x7f-\x9f]+$/g;
-/** An AIM symbology identifier a scanner may prefix: `]` then the symbology letter and a modifier (`]C1`, `]d2`, `]Q3`, `]E0`). */
-const SYMBOLOGY_ID = /^\][A-Za-z][0-9A-Za-z]/;
-/** The identifiers of symbols that carry GS1 element strings: GS1-128, GS1 DataMatrix, GS1 QR, GS1 DataBar, GS1 DotCode. */
-const GS1_SYMBOLOGIES = new Set([']C1', ']d2', ']Q3', ']e0', ']J1']);
-
-/** A scan without the scanner's noise: the code, and the AIM symbology identifier it began with, if any. */
-export function cleanScan(text: string): { code: string; symbology: string | undefined } {
-  let code = text.replace(EDGE_NOISE, '');
-  const symbology = SYMBOLOGY_ID.exec(code)?.[0];
-  if (symbology) code = code.slice(symbology.length).replace(EDGE_NOISE, '');
-  return { code, symbology };
-}
-
-/**
- * How many digits the GS1 application identifier starting at these two digits has (GS1 General
- * Specifications, 3.2), and how many data characters it always has when that is predefined (the
- * FNC1 table, 7.8.4); undefined for a range with no identifiers.
- */
-function applicationIdentifier(first2: string): { length: number; fixed?: number } | undefined {
-  const n = Number(first2);
-  const FIXED: Record<string, number> = { '00': 18, '01': 14, '02': 14, '03': 14, '04': 16, '20': 2 };
-  if (first2 in FIXED) return { length: 2, fixed: FIXED[first2] };
-  if (n >= 11 && n <= 19) return { length: 2, fixed: 6 };
-  if (n >= 31 && n <= 36) return { length: 4, fixed: 6 };
-  if (n === 41) return { length: 3, fixed: 13 };
-  if (n === 10 || n === 21 || n === 22 || n === 30 || n === 37 || n >= 90) return { length: 2 };
-  if ((n >= 23 && n <= 25) || n === 40 || n === 42 || n === 71) return { length: 3 };
-  if (n === 39 || n === 43 || n === 70 || n === 72 || (n >= 80 && n <= 82)) return { length: 4 };
-  return undefined;
-}
-
-/** The GTIN-14 of AI (01) in an element string without parentheses (FNC1 written as GS), walking its fields. */
-function gtinInElementString(text: string): string | undefined {
-  let at = 0;
-  while (at < text.length) {
-    if (text[at] === GS) {
-      at += 1;
-      continue;
-    }
-    const ai = applicationIdentifier(text.slice(at, at + 2));
-    if (!ai || !DIGITS.test(text.slice(at, at + ai.length))) return undefined;
-    const code = text.slice(at, at + ai.length);
-    const start = at + ai.length;
-    const end =
-      ai.fixed !== undefined
-        ? start + ai.fixed
-        : text.indexOf(GS, start) === -1
-          ? text.length
-          : text.indexOf(GS, start);
-    if (end > text.length) return undefined;
-    if (code === '01') return text.slice(start, end).length === 14 ? gtin14(text.slice(start, end)) : undefined;
-    at = end;
-  }
-  return undefined;
-}
-
-/** `(01)09501101530003(17)251231(10)AB12`: the GTIN-14 of AI (01), if the text is written so. */
-function gtinInBracketed(text: string): string | undefined {
-  if (!/^\(\d{2,4}\)/.test(text)) return undefined;
-  for (const [, ai, value] of text.matchAll(/\((\d{2,4})\)([^(]*)/g)) {
-    if (ai === '01') {
-      const digits = value.replace(/[\s\x1d]/g, '');
-      return digits.length === 14 ? gtin14(digits) : undefined;
-    }
-  }
-  return undefined;
-}
-
 /** A GS1 Digital Link URI (`https://id.gs1.org/01/09501101530003/10/AB12?17=251231`): the GTIN-14 of its /01/ path. */
 function gtinInDigitalLink(text: string): string | undefined {
   const match = /^https?:\/\/[^/?#\s]+(?:\/[^?#\s]*)?\/01\/(\d{8}|\d{12,14})(?:[/?#]|$)/i.exec(text);
@@ -156,16 +71,18 @@ function gtinInDigitalLink(text: string): string | undefined {
  * The GTIN-14 a GS1 element string carries in AI (01): bracketed, or unbracketed with GS
  * separators (read as such when the scanner named a GS1 symbology, when it holds a GS, or when it
  * starts with 01 and a valid GTIN-14), or a GS1 Digital Link URI. Undefined when the
- * text is none of these or its GTIN's check digit is wrong. The text is as cleanScan leaves it.
+ * text is none of these or its GTIN's check digit is wrong; a valid (01) counts even when another
+ * element of the string is not (a bad expiry date does not hide the product). The text is as
+ * cleanScan leaves it.
  */
 export function gs1Gtin(text: string, symbology?: string): string | undefined {
-  if (text.startsWith('(')) return gtinInBracketed(text);
   if (/^https?:/i.test(text)) return gtinInDigitalLink(text);
   const looksGs1 =
+    text.startsWith('(') ||
     (symbology !== undefined && GS1_SYMBOLOGIES.has(symbology)) ||
     text.includes(GS) ||
     (text.startsWith('01') && gtin14(text.slice(2, 16)) !== undefined);
-  return looksGs1 ? gtinInElementString(text) : undefined;
+  return looksGs1 ? parseGs1(text).elements['01'] : undefined;
 }
 
 /** The key a stored code is kept and compared by: its GTIN-14 when it is a GTIN, else its text in lower case. */

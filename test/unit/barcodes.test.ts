@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkBarcode,
-  cleanScan,
-  gs1CheckDigit,
-  gs1Gtin,
-  gtin14,
-  gtinForms,
-  guessKind,
-  hasValidCheckDigit,
-  lookupKey,
-  readScan,
-} from '../../src/lib/barcodes';
+import { checkBarcode, gs1Gtin, gtin14, gtinForms, guessKind, lookupKey, readScan } from '../../src/lib/barcodes';
+import { cleanScan, gs1CheckDigit, hasValidCheckDigit } from '../../src/lib/gs1';
 
 const GS = '\x1d';
 
@@ -100,6 +90,12 @@ describe('scans', () => {
     ];
     for (const [text, symbology] of cases)
       expect([text, gs1Gtin(text, symbology as string | undefined)]).toEqual([text, '09501101530003']);
+  });
+
+  it('finds the GTIN of a valid (01) beside an element that is not valid', () => {
+    expect(gs1Gtin('(01)09501101530003(17)251331(10)AB12')).toBe('09501101530003');
+    expect(gs1Gtin('(14)x(01)09501101530003')).toBe('09501101530003');
+    expect(gs1Gtin(`0109501101530003${GS}14251231`)).toBe('09501101530003');
   });
 
   it('finds no GTIN where there is none or its check digit is wrong', () => {

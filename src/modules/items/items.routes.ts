@@ -52,7 +52,7 @@ import { itemsService, type ItemOrderHistoryRow } from './items.service';
 import { actorOf } from '../audit/audit.actor';
 import { itemBarcodesService } from './item-barcodes.service';
 import { itemIdForCode } from './items.queries';
-import { cleanScan } from '../../lib/barcodes';
+import { cleanScan } from '../../lib/gs1';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
