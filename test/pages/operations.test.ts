@@ -180,7 +180,10 @@ describe('/archives', () => {
     expect((await b.t.db('archives').where({ id: archive.id }).first()).status).toBe('purged');
     // purged once: the list offers no second purge (the service would refuse it)
     await page.goto('/archives');
-    await page.getByText(/^Purged /).first().waitFor();
+    await page
+      .getByText(/^Purged /)
+      .first()
+      .waitFor();
     expect(await page.getByRole('link', { name: `Purge archive ${archive.id}` }).count()).toBe(0);
   });
 });
