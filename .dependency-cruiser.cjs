@@ -11,6 +11,7 @@ const PUBLIC_ROLE_FILES = [
   'outbound-webhooks/outbound-webhooks.carry.ts', // rotated webhook secrets keep their newest value across a restore (CARRIES)
   'users/users.carry.ts', // changed passwords and deactivations outlive a restore (CARRIES)
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
+  'lots/lots.picking.ts', // the lot rules of a stock change: status, sellable, first-expiry-first-out
   'items/items.bulk.ts', // bulk edit and import of items
   'items/items.unknown-code.ts', // the refusal of a code no item answers to, which the pages word their own way
   'items/items.export.ts', // the items' CSV and XLSX export

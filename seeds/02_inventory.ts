@@ -77,6 +77,7 @@ export async function seed(knex: Knex): Promise<void> {
         categoryId: categoryIds.get(category)!,
         price,
         vatRate: vatRate ?? null,
+        tracking: 'none',
         currentStock: String(stock),
         minimumStock: String(minimum),
       },

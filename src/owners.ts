@@ -7,6 +7,7 @@ import { chargeCodeExists, chargeCodesReferences } from './modules/chargecodes/c
 import { emailsReferences } from './modules/emails/emails.queries';
 import { invoicesReferences } from './modules/invoices/invoices.queries';
 import { itemExists, itemsReferences } from './modules/items/items.queries';
+import { lotsReferences } from './modules/lots/lots.queries';
 import { mcpKeysReferences } from './modules/mcp-keys/mcp-keys.service';
 import { registerNoteReferences } from './modules/notes/notes.references';
 import { notesReferences } from './modules/notes/notes.queries';
@@ -54,6 +55,7 @@ export function composeOwners(): void {
     failedSignInReferences,
     invoicesReferences,
     itemsReferences,
+    lotsReferences,
     mcpKeysReferences,
     notesReferences,
     notificationsReferences,

@@ -70,6 +70,11 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
     example:
       '{"address": "Chemistry Stores\\nSouth Parks Road\\nOxford OX1 3QR", "contact": "stores@example.ac.uk, 01865 000000"}',
   },
+  'lots.expiryWarningDays': {
+    meaning:
+      'How many days before its expiry date a lot counts as expiring: it is marked on the counter, listed under Lots and counted on the dashboard, and the expiry digest names it. Not set: 30.',
+    example: '{"days": 60}',
+  },
   'mcp.keyMaxLifetimeDays': {
     meaning:
       'The longest an MCP key may live, in days: creating a key with a longer expiry is refused, and a key created without one expires after ' +

@@ -38,6 +38,8 @@ export function presentItem(row: ItemReadRow): Item {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     lastCountedAt: row.last_counted_at ? row.last_counted_at.toISOString() : null,
+    tracking: row.tracking,
+    shelfLifeDays: row.shelf_life_days,
   };
 }
 

@@ -263,10 +263,12 @@ export type LockedItem = {
   current_stock: string;
   category_id: number;
   is_active: boolean;
+  tracking: 'none' | 'lot';
+  shelf_life_days: number | null;
 };
 
 const lockItemsWhere = (condition: Sql) =>
-  sql`SELECT id, name, sku, current_stock, category_id, is_active FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+  sql`SELECT id, name, sku, current_stock, category_id, is_active, tracking, shelf_life_days FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
 
 /** The SELECT that locks the items of these ids the stock ledger's way (the ids as one array parameter). */
 export const lockItemsByIdsSql = (ids: number[]): Sql => lockItemsWhere(sql`id = ANY(${[...new Set(ids)]}::int[])`);
@@ -282,7 +284,8 @@ export const lockItemsInSql = (idsQuery: Sql): Sql => lockItemsWhere(sql`id IN (
 export const lockedItemsJson = (alias: string) => {
   const a = sql.ident(alias);
   return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
-    'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active) ORDER BY ${a}.id), '[]')`;
+    'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active,
+    'tracking', ${a}.tracking, 'shelf_life_days', ${a}.shelf_life_days) ORDER BY ${a}.id), '[]')`;
 };
 
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));

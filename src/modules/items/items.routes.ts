@@ -53,6 +53,9 @@ import { actorOf } from '../audit/audit.actor';
 import { itemBarcodesService } from './item-barcodes.service';
 import { itemIdForCode } from './items.queries';
 import { cleanScan } from '../../lib/gs1';
+import { expiryWarningDays, storesToday } from '../lots/lots.queries';
+import { presentLot } from '../lots/lots.present';
+import { LotList, LotsOfItemQuery } from '../lots/lots.schemas';
 
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
 const notFound = { description: 'Item not found', schema: MessageBody };
@@ -481,6 +484,28 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       const { id } = req.input.params;
       const { limit } = req.input.query;
       res.json(presentItemMovements(await items.movements(id, limit)));
+    },
+  );
+
+  api.get(
+    '/items/:id/lots',
+    {
+      operationId: 'listItemLots',
+      summary: "The item's lots, first expiry first",
+      description:
+        'Earliest expiry first, lots without expiry last, then by receipt (the order a sale takes them in). status is on ' +
+        "today's date (UK): expiring within the setting lots.expiryWarningDays (unset 30). Lots that have run out only with " +
+        'includeEmpty=true. An item not tracked by lot has none, or only the emptied lots of when it was.',
+      access: 'auth',
+      params: IdParams,
+      query: LotsOfItemQuery,
+      responses: { 200: { description: 'Lots', schema: LotList }, 404: notFound },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const rows = await items.lots(id, req.input.query.includeEmpty ?? false);
+      const [today, warningDays] = [storesToday(), await expiryWarningDays(db)];
+      res.json(rows.map((row) => presentLot(row, today, warningDays)));
     },
   );
 

@@ -6,6 +6,7 @@ import { MOVEMENT_TYPES, StockMovement } from '../stock-movements/stock-movement
 import { UserRef } from '../users/users.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 import { BARCODE_KINDS } from '../../lib/barcodes';
+import { ExpiryDate, LotNumber, TRACKING_MODES } from '../lots/lots.schemas';
 
 export const Item = z
   .object({
@@ -39,6 +40,15 @@ export const Item = z
       .datetime()
       .nullable()
       .openapi({ description: 'when a posted stocktake last counted the item; null: never (issue 31)' }),
+    tracking: z.enum(TRACKING_MODES).openapi({
+      description:
+        'lot: the stock is kept in lots with expiry dates (GET /items/{id}/lots), sold first-expiry-first-out (issue 42)',
+    }),
+    shelfLifeDays: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'the expiry given to a received lot that has none: this many days after receipt' }),
   })
   .openapi('Item');
 export type Item = z.infer<typeof Item>;
@@ -80,6 +90,16 @@ const PositiveInt = z
   .positive({ error: 'must be a positive integer' })
   .max(2_147_483_647);
 
+const Tracking = z.enum(TRACKING_MODES, { error: `must be one of ${TRACKING_MODES.join(', ')}` }).openapi({
+  description:
+    'lot: stock in lots with expiry; turning it on puts the stock into the lot UNLOTTED, turning it off is a 409 while more than one lot holds stock',
+});
+const ShelfLifeDays = z
+  .number({ error: 'must be a whole number of days' })
+  .int({ error: 'must be a whole number of days' })
+  .min(1, { error: 'must be at least 1' })
+  .max(36500, { error: 'must be at most 36500' });
+
 export const CreateItem = z
   .object({
     name: Text(200),
@@ -93,6 +113,8 @@ export const CreateItem = z
     currentStock: StockLevel.default('0'),
     minimumStock: StockLevel.default('0'),
     reorderQuantity: ReorderQuantity.nullish(),
+    tracking: Tracking.default('none'),
+    shelfLifeDays: ShelfLifeDays.nullish(),
   })
   .openapi('CreateItem');
 export type CreateItem = z.infer<typeof CreateItem>;
@@ -109,6 +131,8 @@ export const UpdateItem = z
     minimumStock: StockLevel,
     reorderQuantity: ReorderQuantity.nullable(),
     isActive: z.boolean(),
+    tracking: Tracking,
+    shelfLifeDays: ShelfLifeDays.nullable(),
     stockReason: z
       .string()
       .trim()
@@ -124,6 +148,13 @@ export const StockChangeBody = z
     quantity: StockLevel.openapi({ description: 'in/out: how many (> 0); adjustment: the new stock level (>= 0)' }),
     type: z.enum(MOVEMENT_TYPES),
     reason: z.string().trim().max(500).optional(),
+    lotNumber: LotNumber.optional().openapi({
+      description: 'a lot-tracked item: the lot (in: added to, created when new; out and adjustment: required)',
+    }),
+    expiresOn: ExpiryDate.nullable().optional().openapi({
+      description:
+        "in, a new lot: its expiry (omitted: the item's shelf life from today, or none); may be past: the lot is expired at once",
+    }),
   })
   .openapi('StockChange');
 export type StockChangeBody = z.infer<typeof StockChangeBody>;

@@ -16,6 +16,8 @@ import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import { changeStock } from '../stock-movements/stock-movements.ledger';
+import { lotsHoldingStock, lotsOfItem, startTrackingLots, stopTrackingLots, type LotRow } from '../lots/lots.queries';
+import { UNLOTTED } from '../lots/lots.picking';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 
@@ -50,6 +52,8 @@ export type ItemReadRow = {
   created_at: Date;
   updated_at: Date;
   last_counted_at: Date | null;
+  tracking: 'none' | 'lot';
+  shelf_life_days: number | null;
   category_name: string;
   category_description: string | null;
   category_icon: string | null;
@@ -66,6 +70,7 @@ export type ItemReadRow = {
 export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_id, i.price,
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
+  i.tracking, i.shelf_life_days,
   c.category_name, c.category_description, c.category_icon, c.category_color,
   ${userRefSelect('creator_')}`;
 export const ITEM_FROM = sql`items i JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
@@ -123,7 +128,7 @@ export type NamedItems = {
 };
 
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
-const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes']);
+const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes', 'stock_lots']);
 
 const PAGE_JOINS = sql`LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
 
@@ -278,6 +283,8 @@ export function itemsService(db: Db) {
               current_stock: 0,
               minimum_stock: input.minimumStock,
               reorder_quantity: input.reorderQuantity ?? null,
+              tracking: input.tracking,
+              shelf_life_days: input.shelfLifeDays ?? null,
               is_active: true,
               created_by: userId,
             })
@@ -293,17 +300,30 @@ export function itemsService(db: Db) {
             quantity: input.currentStock,
             reason: 'Initial stock',
             performedBy: userId,
+            // a lot-tracked item's opening stock is of no known lot, as the stock is when tracking is turned on
+            lot: input.tracking === 'lot' ? { lotNumber: UNLOTTED, expiresOn: null } : undefined,
           });
         }
         const created = await itemsService(trx).get(id);
-        const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity } = created;
+        const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity, tracking, shelf_life_days } =
+          created;
         return {
           result: created,
           audit: {
             entityType: 'item',
             entityId: id,
             action: 'create',
-            after: { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity },
+            after: {
+              name,
+              sku,
+              category_id,
+              price,
+              vat_rate,
+              minimum_stock,
+              reorder_quantity,
+              tracking,
+              shelf_life_days,
+            },
           },
         };
       });
@@ -332,6 +352,17 @@ export function itemsService(db: Db) {
         if (input.minimumStock !== undefined) changes.minimum_stock = input.minimumStock;
         if (input.reorderQuantity !== undefined) changes.reorder_quantity = input.reorderQuantity;
         if (input.isActive !== undefined) changes.is_active = input.isActive;
+        if (input.shelfLifeDays !== undefined) changes.shelf_life_days = input.shelfLifeDays;
+        if (input.tracking !== undefined && input.tracking !== current.tracking) {
+          changes.tracking = input.tracking;
+          if (input.tracking === 'lot') await startTrackingLots(trx, id, current.current_stock);
+          else {
+            const holding = await lotsHoldingStock(trx, id);
+            if (holding > 1)
+              throw Conflict(`Tracking by lot cannot be turned off for ${current.sku}: ${holding} lots hold stock`);
+            await stopTrackingLots(trx, id);
+          }
+        }
         if (Object.keys(changes).length > 0) {
           try {
             await trx('items')
@@ -343,6 +374,11 @@ export function itemsService(db: Db) {
           }
         }
         if (input.currentStock !== undefined && !new D(input.currentStock).eq(current.current_stock)) {
+          if ((changes.tracking ?? current.tracking) === 'lot') {
+            throw BadRequest(
+              `${current.sku} is tracked by lot: change its stock by lot (POST /api/items/${id}/stock with lotNumber)`,
+            );
+          }
           await changeStock(trx, itemStock, {
             itemId: id,
             type: 'adjustment',
@@ -410,10 +446,17 @@ export function itemsService(db: Db) {
           quantity: body.quantity,
           reason: body.reason || `Manual stock ${body.type === 'adjustment' ? 'adjustment' : body.type}`,
           performedBy: userId,
+          lot: body.lotNumber === undefined ? undefined : { lotNumber: body.lotNumber, expiresOn: body.expiresOn },
         });
         const [movement] = await stockMovementsService(trx).byIds([written.id]);
         return { movement, item: await itemsService(trx).get(id) };
       });
+    },
+
+    /** The item's lots, first expiry first; 404 for an unknown item. */
+    async lots(id: number, includeEmpty: boolean): Promise<LotRow[]> {
+      await get(id);
+      return lotsOfItem(db, id, includeEmpty);
     },
 
     /** The item's movements, newest first (older than beforeId when given); 404 for an unknown item. */

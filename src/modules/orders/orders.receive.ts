@@ -308,6 +308,7 @@ async function createItemForLine(
         name: line.name,
         description: `Added to inventory from order ${order.order_id}`,
         ...values,
+        tracking: 'none',
         currentStock: '0',
         minimumStock: '0',
       },

@@ -34,9 +34,12 @@ import {
 import {
   changeStockMany,
   insufficientStockMessage,
+  lotsTakenBy,
   writeStockChanges,
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
+import { heldSuffix } from '../lots/lots.picking';
+import { sellableLotStock } from '../lots/lots.queries';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -237,10 +240,14 @@ async function recordSale(
 
   const required = new Map<number, D>();
   for (const line of lines) required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
+  const tracked = [...required.keys()].filter((id) => locked.get(id)!.tracking === 'lot');
+  const lotStock = await sellableLotStock(trx, tracked);
   for (const [itemId, quantity] of [...required].sort((a, b) => a[0] - b[0])) {
     const item = locked.get(itemId)!;
-    if (new D(item.current_stock).lt(quantity))
-      throw BadRequest(insufficientStockMessage(item.name, item.current_stock, quantity));
+    // a lot-tracked item sells only from lots neither expired nor quarantined (issue 42)
+    const { sellable, held } = lotStock.get(itemId) ?? { sellable: new D(item.current_stock), held: new D(0) };
+    if (sellable.lt(quantity))
+      throw BadRequest(insufficientStockMessage(item.name, sellable, quantity) + heldSuffix(held));
   }
 
   const saleId = await takeSaleNumber(trx);
@@ -257,6 +264,7 @@ async function recordSale(
         reason: `Sale ${saleId}`,
         performedBy: sale.processedBy,
         reference: { type: 'sale', id: saleId },
+        sale: true,
       })),
       statement: (stock) => sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
@@ -795,6 +803,7 @@ export function salesService(db: Db) {
             reason: `Refund of sale ${sale.sale_id}`,
             performedBy: actor.userId,
             reference: { type: 'sale', id: sale.sale_id },
+            returnTo: await lotsTakenBy(trx, { type: 'sale', id: sale.sale_id }, line.item_id!),
           });
           refunded.push({ itemId: line.item_id!, itemName: line.item_name, quantity: now });
         }

@@ -107,6 +107,10 @@ export const KNOWN_SETTINGS = {
         .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a time HH:MM (00:00 to 23:59)' }),
     })
     .strict(),
+  /** how many days before its expiry a lot counts as expiring (unset: 30) */
+  'lots.expiryWarningDays': z
+    .object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(365) })
+    .strict(),
   /** the stores' request inbox: who is emailed when a request is ready to fulfil (unset or []: the managers) */
   'requests.notifyEmails': z.object({ emails: EmailList }).strict(),
   /** the domains (and their subdomains) a receipt may be emailed to (unset: the domains of the active users' addresses) */

@@ -6,6 +6,8 @@ import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
 import { publishEvents } from '../outbound-webhooks/outbound-webhooks.queries';
+import { moveLots, type LotChange, type LotMove, type NamedLot, type WorkingLot } from '../lots/lots.picking';
+import { insertNewLots, lockLotsOfItems, lotUpdateSql, storesToday } from '../lots/lots.queries';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
 
@@ -18,6 +20,16 @@ export type StockChange = {
   performedBy: string | null;
   /** what caused the change, e.g. {type: 'sale', id: 'SALE-20261121-1'} */
   reference?: { type: string; id: string };
+  /**
+   * A lot-tracked item's lot (issue 42): `in` adds to it (created when new), `out` takes from it,
+   * `adjustment` sets it (the quantity is the lot's new level). Required but for a sale's `out`
+   * (first-expiry-first-out) and a refund's `in` (returnTo).
+   */
+  lot?: NamedLot;
+  /** `out` for a sale: only lots neither expired nor quarantined, first expiry first when no lot is named */
+  sale?: boolean;
+  /** `in` for a refund: back into the lots the sale took (lot id, how many it took), the latest-expiring first */
+  returnTo?: { lotId: number; quantity: string }[];
 };
 
 export type MovementRow = {
@@ -37,7 +49,14 @@ export type MovementRow = {
 };
 
 /** An item as the ledger reads it under its lock: what a movement records of it, and the level it starts from. */
-export type StockItem = { id: number; name: string; sku: string; current_stock: string };
+export type StockItem = {
+  id: number;
+  name: string;
+  sku: string;
+  current_stock: string;
+  tracking: 'none' | 'lot';
+  shelf_life_days: number | null;
+};
 
 /**
  * The items' side of a stock change. The items module owns the item rows and implements it
@@ -94,7 +113,11 @@ export async function writeStockChanges<Row = MovementRow>(
     statement?: StockStatement;
   },
 ): Promise<Row[]> {
-  const { rows } = await preparedRaw<{ rows: Row[] }>(trx, statement(stockWrites(itemStock, changes, locked)));
+  const tracked = [...new Set(changes.map((c) => c.itemId))].filter((id) => locked.get(id)?.tracking === 'lot');
+  const lots = tracked.length > 0 ? await lockLotsOfItems(trx, tracked) : new Map<number, WorkingLot[]>();
+  const plan = planStockChanges(changes, locked, lots);
+  await insertNewLots(trx, [...lots.values()].flat());
+  const { rows } = await preparedRaw<{ rows: Row[] }>(trx, statement(stockWrites(itemStock, plan)));
   await publishEvents(trx, 'stock.low', () =>
     itemStock.crossedLow(
       trx,
@@ -104,10 +127,42 @@ export async function writeStockChanges<Row = MovementRow>(
   return rows;
 }
 
-/** writeStockChanges' rules applied to the changes: the stock update and the movements, as the CTEs of one WITH list. */
-function stockWrites(itemStock: ItemStock, changes: StockChange[], items: ReadonlyMap<number, StockItem>): StockWrites {
+type PlannedMovement = {
+  position: number;
+  item_id: number;
+  item_name: string;
+  item_sku: string;
+  type: MovementType;
+  quantity: string;
+  previous_stock: string;
+  new_stock: string;
+  reason: string;
+  reference_type: string | null;
+  reference_id: string | null;
+  performed_by: string | null;
+};
+
+type StockPlan = {
+  movements: PlannedMovement[];
+  levels: { id: number; stock: string }[];
+  lotMoves: { position: number; moves: LotMove[] }[];
+};
+
+/**
+ * writeStockChanges' rules applied to the changes, in order: quantities positive (an adjustment's
+ * target not negative), no level below zero, unknown item 404; a lot-tracked item's change moves
+ * its lots (`lots`, read under its lock) by the lot rules (lots.picking.ts), and its level moves by
+ * what they moved.
+ */
+function planStockChanges(
+  changes: StockChange[],
+  items: ReadonlyMap<number, StockItem>,
+  lots: Map<number, WorkingLot[]>,
+): StockPlan {
+  const today = lots.size > 0 ? storesToday() : '';
   const levels = new Map<number, D>();
-  const movements = changes.map((change, position) => {
+  const lotMoves: StockPlan['lotMoves'] = [];
+  const movements = changes.map((change, position): PlannedMovement => {
     const quantity = new D(change.quantity);
     if (change.type === 'adjustment' ? quantity.isNegative() : quantity.lte(0)) {
       throw BadRequest(
@@ -119,8 +174,25 @@ function stockWrites(itemStock: ItemStock, changes: StockChange[], items: Readon
     const item = items.get(change.itemId);
     if (!item) throw NotFound('Item not found');
     const previous = levels.get(item.id) ?? new D(item.current_stock);
-    const next =
-      change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
+    let next: D;
+    const itemLots = lots.get(item.id);
+    if (itemLots) {
+      const moves = moveLots(
+        { id: item.id, name: item.name, sku: item.sku, shelfLifeDays: item.shelf_life_days },
+        itemLots,
+        lotChangeOf(change, quantity),
+        {
+          today,
+          shortMessage: (available, suffix) => insufficientStockMessage(item.name, available, quantity) + suffix,
+        },
+      );
+      lotMoves.push({ position, moves });
+      next = moves.reduce((level, move) => level.plus(move.quantity), previous);
+    } else {
+      if (change.lot) throw BadRequest(`${item.sku} is not tracked by lot`);
+      next =
+        change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
+    }
     if (next.isNegative()) throw BadRequest(insufficientStockMessage(item.name, previous, quantity));
     levels.set(item.id, next);
     return {
@@ -138,18 +210,74 @@ function stockWrites(itemStock: ItemStock, changes: StockChange[], items: Readon
       performed_by: change.performedBy,
     };
   });
-  const newLevels = [...levels].map(([id, level]) => ({ id, stock: level.toFixed(2) }));
+  return { movements, levels: [...levels].map(([id, level]) => ({ id, stock: level.toFixed(2) })), lotMoves };
+}
+
+/** A change as the lot rules take it. */
+function lotChangeOf(change: StockChange, quantity: D): LotChange {
+  if (change.type === 'in') {
+    const returnTo = change.returnTo?.map((source) => ({ lotId: source.lotId, quantity: new D(source.quantity) }));
+    return { type: 'in', quantity, lot: change.lot, returnTo };
+  }
+  if (change.type === 'out') return { type: 'out', quantity, lot: change.lot, sale: change.sale ?? false };
+  return { type: 'adjustment', quantity, lot: change.lot };
+}
+
+/** The plan as the CTEs of one WITH list: the stock update, the movements (`movement_rows` numbers them first) and the lots. */
+function stockWrites(itemStock: ItemStock, { movements, levels, lotMoves }: StockPlan): StockWrites {
   // Fixed text whatever the number of changes (the rows travel as JSON), so it prepares once.
   return sql`stock_update AS (
-        ${itemStock.setLevelsSql(newLevels)}
+        ${itemStock.setLevelsSql(levels)}
+      ), movement_rows AS MATERIALIZED (
+        SELECT m.*, nextval('stock_movements_id_seq'::regclass)::int AS id
+          FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(movements)}::jsonb) AS m(position int, item_id int, item_name text, item_sku text, type text,
+                  quantity numeric, previous_stock numeric, new_stock numeric, reason text, reference_type text, reference_id text, performed_by uuid)
+                 ORDER BY m.position) AS m
       ), movements AS (
-        INSERT INTO stock_movements (item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, reference_type, reference_id, performed_by)
-        SELECT m.item_id, m.item_name, m.item_sku, m.type, m.quantity, m.previous_stock, m.new_stock, m.reason, m.reference_type, m.reference_id, m.performed_by
-          FROM jsonb_to_recordset(${JSON.stringify(movements)}::jsonb) AS m(position int, item_id int, item_name text, item_sku text, type text, quantity numeric,
-               previous_stock numeric, new_stock numeric, reason text, reference_type text, reference_id text, performed_by uuid)
+        INSERT INTO stock_movements (id, item_id, item_name, item_sku, type, quantity, previous_stock, new_stock, reason, reference_type, reference_id, performed_by)
+        SELECT m.id, m.item_id, m.item_name, m.item_sku, m.type, m.quantity, m.previous_stock, m.new_stock, m.reason, m.reference_type, m.reference_id, m.performed_by
+          FROM movement_rows m
          ORDER BY m.position
         RETURNING *
+      ), ${lotUpdateSql(lotMoves.flatMap((m) => m.moves))}, movement_lots AS (
+        INSERT INTO stock_movement_lots (movement_id, lot_id, lot_number, expires_on, quantity)
+        SELECT r.id, s.lot_id, s.lot_number, s.expires_on, s.quantity
+          FROM jsonb_to_recordset(${JSON.stringify(lotShares(lotMoves))}::jsonb)
+               AS s(position int, lot_id int, lot_number text, expires_on date, quantity numeric)
+          JOIN movement_rows r ON r.position = s.position
       )`;
+}
+
+/** Each movement's share of each lot it moved, by the movement's position in the change. */
+const lotShares = (lotMoves: StockPlan['lotMoves']) =>
+  lotMoves.flatMap(({ position, moves }) =>
+    moves.map(({ lot, quantity }) => ({
+      position,
+      lot_id: lot.id,
+      lot_number: lot.lotNumber,
+      expires_on: lot.expiresOn,
+      quantity: quantity.toFixed(2),
+    })),
+  );
+
+/**
+ * What the movements of a reference (a sale) still hold of each lot of an item: what they took
+ * less what came back (refunds), by lot; a refund puts stock back into these (StockChange.returnTo).
+ */
+export async function lotsTakenBy(
+  trx: Knex.Transaction,
+  reference: { type: string; id: string },
+  itemId: number,
+): Promise<{ lotId: number; quantity: string }[]> {
+  const { rows } = await preparedRaw<{ rows: { lot_id: number; quantity: string }[] }>(
+    trx,
+    sql`SELECT ml.lot_id, (-sum(ml.quantity))::text AS quantity
+          FROM stock_movements m JOIN stock_movement_lots ml ON ml.movement_id = m.id
+         WHERE m.reference_type = ${reference.type} AND m.reference_id = ${reference.id} AND m.item_id = ${itemId}
+           AND ml.lot_id IS NOT NULL
+         GROUP BY ml.lot_id HAVING sum(ml.quantity) < 0`,
+  );
+  return rows.map((row) => ({ lotId: row.lot_id, quantity: row.quantity }));
 }
 
 /**

@@ -1,0 +1,197 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
+import type { ReferenceCounters } from '../../db/references';
+import { sql, type Sql } from '../../db/sql';
+import { D } from '../../lib/money';
+import { KNOWN_SETTINGS } from '../settings/settings.schemas';
+import { settingsService } from '../settings/settings.service';
+import { addDays, sellableQuantities, UNLOTTED, type LotMove, type WorkingLot } from './lots.picking';
+
+/*
+ * The lots module owns stock_lots (issue 42). Their quantities change only through the stock
+ * ledger, which reads an item's lots under the item's lock (lockLotsOfItems), creates the lots a
+ * change names for the first time (insertNewLots) and writes the lots' new quantities in its own
+ * statement (lotUpdateSql), beside each movement's share of them (stock_movement_lots, the ledger's).
+ */
+
+export const EXPIRY_WARNING_SETTING = 'lots.expiryWarningDays';
+export const DEFAULT_EXPIRY_WARNING_DAYS = 30;
+
+/** Today in the stores' time zone, YYYY-MM-DD: a lot is expired from the day after its date. */
+export const storesToday = (now: Date = new Date()): string =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(now);
+
+/** How many days before its expiry a lot is `expiring` (setting lots.expiryWarningDays {days}, unset 30). */
+export async function expiryWarningDays(db: Db): Promise<number> {
+  const value = KNOWN_SETTINGS[EXPIRY_WARNING_SETTING].safeParse(await settingsService(db).get(EXPIRY_WARNING_SETTING));
+  return value.success ? value.data.days : DEFAULT_EXPIRY_WARNING_DAYS;
+}
+
+export type LotRow = {
+  id: number;
+  item_id: number;
+  lot_number: string;
+  expires_on: string | null;
+  quantity: string;
+  received_at: Date;
+  order_id: number | null;
+  supplier_id: string | null;
+  quarantined_at: Date | null;
+  quarantine_reason: string | null;
+  created_at: Date;
+};
+
+const LOT_COLUMNS =
+  sql.raw(`l.id, l.item_id, l.lot_number, to_char(l.expires_on, 'YYYY-MM-DD') AS expires_on, l.quantity,
+  l.received_at, l.order_id, l.supplier_id, l.quarantined_at, l.quarantine_reason, l.created_at`);
+
+export const toWorkingLot = (row: LotRow): WorkingLot => ({
+  id: row.id,
+  itemId: row.item_id,
+  lotNumber: row.lot_number,
+  expiresOn: row.expires_on,
+  quantity: new D(row.quantity),
+  receivedAt: row.received_at,
+  quarantined: row.quarantined_at !== null,
+  orderId: row.order_id,
+  supplierId: row.supplier_id,
+});
+
+/**
+ * The lots of these items, locked FOR UPDATE in id order (the items are locked already, so this
+ * waits only for a quarantine or release in flight), by item.
+ */
+export async function lockLotsOfItems(trx: Knex.Transaction, itemIds: number[]): Promise<Map<number, WorkingLot[]>> {
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    trx,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.item_id = ANY(${itemIds}::int[]) ORDER BY l.id FOR UPDATE`,
+  );
+  const byItem = new Map<number, WorkingLot[]>(itemIds.map((id) => [id, []]));
+  for (const row of rows) byItem.get(row.item_id)!.push(toWorkingLot(row));
+  return byItem;
+}
+
+/** What a sale may take of each of these lot-tracked items, and what their expired or quarantined lots hold (locked as lockLotsOfItems). */
+export async function sellableLotStock(
+  trx: Knex.Transaction,
+  itemIds: number[],
+): Promise<Map<number, { sellable: D; held: D }>> {
+  if (itemIds.length === 0) return new Map();
+  const today = storesToday();
+  const lots = await lockLotsOfItems(trx, itemIds);
+  return new Map([...lots].map(([itemId, itemLots]) => [itemId, sellableQuantities(itemLots, today)]));
+}
+
+/** Inserts the lots a change created (no id yet), empty; their ids are set on them. */
+export async function insertNewLots(trx: Knex.Transaction, lots: WorkingLot[]): Promise<void> {
+  const fresh = lots.filter((lot) => lot.id === null);
+  if (fresh.length === 0) return;
+  const rows = fresh.map((lot, position) => ({
+    position,
+    item_id: lot.itemId,
+    lot_number: lot.lotNumber,
+    expires_on: lot.expiresOn,
+    order_id: lot.orderId,
+    supplier_id: lot.supplierId,
+  }));
+  const { rows: inserted } = await preparedRaw<{ rows: { id: number; position: number }[] }>(
+    trx,
+    sql`WITH v AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+                     AS v(position int, item_id int, lot_number text, expires_on date, order_id int, supplier_id text)),
+             inserted AS (
+               INSERT INTO stock_lots (item_id, lot_number, expires_on, order_id, supplier_id)
+               SELECT item_id, lot_number, expires_on, order_id, supplier_id FROM v ORDER BY position
+               RETURNING id, item_id, lot_number)
+        SELECT inserted.id, v.position FROM inserted JOIN v USING (item_id, lot_number)`,
+  );
+  for (const { id, position } of inserted) fresh[position].id = id;
+}
+
+/**
+ * The lots' new quantities after a stock change's moves, as the CTE `lot_update` of the ledger's
+ * statement. The text is fixed, the rows travel as JSON; no moves, no rows.
+ */
+export function lotUpdateSql(moves: LotMove[]): Sql {
+  const quantities = [...new Map(moves.map(({ lot }) => [lot.id!, lot.quantity.toFixed(2)]))].map(([id, quantity]) => ({
+    id,
+    quantity,
+  }));
+  return sql`lot_update AS (
+        UPDATE stock_lots AS l SET quantity = v.quantity
+          FROM jsonb_to_recordset(${JSON.stringify(quantities)}::jsonb) AS v(id int, quantity numeric) WHERE l.id = v.id
+      )`;
+}
+
+/** A lot as GET /items/{id}/lots reads it, with its status on the day. */
+export type LotListRow = LotRow;
+
+/** SQL for a lot's status (`l` the lot), the rules of lotStatus. */
+export const lotStatusSql = (today: string, warningDays: number) =>
+  sql`CASE WHEN l.quantity <= 0 THEN 'empty' WHEN l.quarantined_at IS NOT NULL THEN 'quarantined'
+           WHEN l.expires_on < ${today}::date THEN 'expired'
+           WHEN l.expires_on <= ${addDays(today, warningDays)}::date THEN 'expiring' ELSE 'available' END`;
+
+/** An item's lots, first expiry first (none last, then by receipt); the empty ones only when asked. */
+export async function lotsOfItem(db: Db, itemId: number, includeEmpty: boolean): Promise<LotRow[]> {
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l
+         WHERE l.item_id = ${itemId} AND (${includeEmpty}::boolean OR l.quantity > 0)
+         ORDER BY l.expires_on NULLS LAST, l.received_at, l.id`,
+  );
+  return rows;
+}
+
+/** How many of the item's lots hold stock. */
+export async function lotsHoldingStock(db: Db, itemId: number): Promise<number> {
+  const { rows } = await preparedRaw<{ rows: { count: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS count FROM stock_lots WHERE item_id = ${itemId} AND quantity > 0`,
+  );
+  return rows[0].count;
+}
+
+/**
+ * Tracking by lot turned on for a locked item: its stock goes into the lot UNLOTTED, with no
+ * expiry (its other lots are empty: tracking was turned off with at most one holding stock,
+ * which was emptied then).
+ */
+export async function startTrackingLots(trx: Knex.Transaction, itemId: number, stock: string): Promise<void> {
+  if (!new D(stock).gt(0)) return;
+  await trx.raw(
+    `INSERT INTO stock_lots (item_id, lot_number, quantity) VALUES (?, ?, ?)
+     ON CONFLICT (item_id, lot_number) DO UPDATE SET quantity = excluded.quantity, expires_on = NULL`,
+    [itemId, UNLOTTED, stock],
+  );
+}
+
+/** Tracking by lot turned off (at most one lot holds stock): the lots are emptied, the item's figure keeps the stock. */
+export async function stopTrackingLots(trx: Knex.Transaction, itemId: number): Promise<void> {
+  await trx('stock_lots').where({ item_id: itemId }).andWhere('quantity', '>', 0).update({ quantity: 0 });
+}
+
+/** The rows of stock_lots that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
+export const lotsReferences: ReferenceCounters = {
+  items: [
+    {
+      table: 'stock_lots',
+      column: 'item_id',
+      count: (id) => sql`SELECT count(*) FROM stock_lots WHERE item_id = ${id}`,
+    },
+  ],
+  suppliers: [
+    {
+      table: 'stock_lots',
+      column: 'supplier_id',
+      count: (id) => sql`SELECT count(*) FROM stock_lots WHERE supplier_id = ${id}`,
+    },
+  ],
+  users: [
+    {
+      table: 'stock_lots',
+      column: 'quarantined_by',
+      count: (id) => sql`SELECT count(*) FROM stock_lots WHERE quarantined_by = ${id}`,
+    },
+  ],
+};

@@ -1,0 +1,240 @@
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from './helpers/app';
+import { buildCategory, buildUser } from './helpers/factories';
+import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
+import { buildChargeCode, grantPermission } from './helpers/sales-factories';
+
+/*
+ * Issue 42: lots and expiry. A lot-tracked item keeps its stock in lots; every sale path takes
+ * them first-expiry-first-out and never sells an expired or quarantined one.
+ */
+
+let t: TestApp;
+let as: Agents;
+let code: string;
+let categoryId: number;
+
+beforeAll(async () => {
+  t = await testApp();
+  as = await agentsByRole(t);
+  code = (await buildChargeCode(t.db)).code;
+  categoryId = (await buildCategory(t.db)).id;
+});
+afterAll(() => t.close());
+
+/** YYYY-MM-DD, `days` from today (UK). */
+const day = (days: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
+
+let skus = 0;
+async function trackedItem(body: Record<string, unknown> = {}): Promise<{ id: number; sku: string }> {
+  const sku = `LOT-${Date.now()}-${++skus}`;
+  const res = await as.manager
+    .post('/api/items')
+    .send({ name: `Acetone ${sku}`, sku, categoryId, price: '5.00', tracking: 'lot', ...body })
+    .expect(201);
+  expect(res.body).toMatchObject({ tracking: 'lot' });
+  return { id: res.body.id, sku };
+}
+
+const stockIn = (agent: supertest.Agent, id: number, lotNumber: string, quantity: number, expiresOn?: string | null) =>
+  agent.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn });
+
+const lotsOf = async (id: number, query = '') =>
+  (await as.user.get(`/api/items/${id}/lots${query}`).expect(200)).body as {
+    id: number;
+    lotNumber: string;
+    expiresOn: string | null;
+    quantity: number;
+    status: string;
+  }[];
+
+const lotQuantities = async (id: number) =>
+  Object.fromEntries((await lotsOf(id, '?includeEmpty=true')).map((lot) => [lot.lotNumber, lot.quantity]));
+
+const sell = (id: number, quantity: number) =>
+  as.user.post('/api/sales').send({ chargeCode: code, items: [{ itemId: id, quantity }], vatApplied: false });
+
+describe('tracking by lot', () => {
+  it('an item created tracked keeps its opening stock in the lot UNLOTTED, with no expiry', async () => {
+    const item = await trackedItem({ currentStock: 4, shelfLifeDays: 365 });
+    expect(await lotsOf(item.id)).toEqual([
+      expect.objectContaining({
+        lotNumber: 'UNLOTTED',
+        expiresOn: null,
+        quantity: 4,
+        status: 'available',
+        orderId: null,
+      }),
+    ]);
+    const detail = (await as.user.get(`/api/items/${item.id}`).expect(200)).body;
+    expect(detail).toMatchObject({ tracking: 'lot', shelfLifeDays: 365, currentStock: 4 });
+  });
+
+  it('turning it on puts the stock into UNLOTTED; off is 409 while two lots hold stock, then allowed with one', async () => {
+    const created = await as.manager
+      .post('/api/items')
+      .send({ name: 'Ethanol', sku: `ETH-${Date.now()}`, categoryId, price: '3.00', currentStock: 7 })
+      .expect(201);
+    const id = created.body.id as number;
+    expect(await lotsOf(id)).toEqual([]);
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'lot' }).expect(200);
+    expect(await lotQuantities(id)).toEqual({ UNLOTTED: 7 });
+    expect(await stockOf(t.db, id)).toBe('7.00');
+
+    await stockIn(as.manager, id, 'E100', 3, day(200)).expect(200);
+    const refused = await as.manager.put(`/api/items/${id}`).send({ tracking: 'none' }).expect(409);
+    expect(refused.body.message).toBe(
+      `Tracking by lot cannot be turned off for ${created.body.sku}: 2 lots hold stock`,
+    );
+
+    await as.manager
+      .post(`/api/items/${id}/stock`)
+      .send({ type: 'adjustment', quantity: 0, lotNumber: 'UNLOTTED', reason: 'Poured away' })
+      .expect(200);
+    const off = await as.manager.put(`/api/items/${id}`).send({ tracking: 'none' }).expect(200);
+    expect(off.body).toMatchObject({ tracking: 'none', currentStock: 3 });
+    // the item's figure keeps the stock, and untracked it sells without lots
+    await sell(id, 1).expect(201);
+    expect(await stockOf(t.db, id)).toBe('2.00');
+  });
+});
+
+describe('manual stock of a tracked item', () => {
+  it('in adds to the lot (created when new), lists FEFO with statuses; out and adjustment need the lot', async () => {
+    const item = await trackedItem();
+    await stockIn(as.manager, item.id, 'LATE', 2, day(400)).expect(200);
+    await stockIn(as.manager, item.id, 'SOON', 3, day(10)).expect(200);
+    await stockIn(as.manager, item.id, 'NODATE', 1, null).expect(200);
+    // a bottle found on the shelf past its date is recorded, and is expired at once
+    await stockIn(as.manager, item.id, 'OLD', 5, day(-3)).expect(200);
+    await stockIn(as.manager, item.id, 'SOON', 1).expect(200);
+
+    const lots = await lotsOf(item.id);
+    expect(lots.map((l) => [l.lotNumber, l.expiresOn, l.quantity, l.status])).toEqual([
+      ['OLD', day(-3), 5, 'expired'],
+      ['SOON', day(10), 4, 'expiring'],
+      ['LATE', day(400), 2, 'available'],
+      ['NODATE', null, 1, 'available'],
+    ]);
+    expect(await stockOf(t.db, item.id)).toBe('12.00');
+
+    const clash = await stockIn(as.manager, item.id, 'SOON', 1, day(11)).expect(409);
+    expect(clash.body.message).toBe(`Lot SOON of ${item.sku} expires on ${day(10)}, not ${day(11)}`);
+
+    for (const type of ['out', 'adjustment']) {
+      const res = await as.manager.post(`/api/items/${item.id}/stock`).send({ type, quantity: 1 }).expect(400);
+      expect(res.body.message).toBe(`Lot number is required for ${item.sku}`);
+    }
+    // a manager may take expired stock out (to dispose of it): out names the lot
+    const out = await as.manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'out', quantity: 5, lotNumber: 'OLD', reason: 'Disposed' })
+      .expect(200);
+    expect(out.body.movement).toMatchObject({ type: 'out', quantity: -5 });
+    expect((await lotsOf(item.id)).map((l) => l.lotNumber)).toEqual(['SOON', 'LATE', 'NODATE']);
+    expect((await lotsOf(item.id, '?includeEmpty=true')).map((l) => [l.lotNumber, l.status])).toContainEqual([
+      'OLD',
+      'empty',
+    ]);
+
+    const badDate = await as.manager
+      .post(`/api/items/${item.id}/stock`)
+      .send({ type: 'in', quantity: 1, lotNumber: 'X', expiresOn: '2027-02-30' })
+      .expect(400);
+    expect(badDate.body.errors).toEqual([{ field: 'expiresOn', message: 'must be a date YYYY-MM-DD' }]);
+    await as.user.get('/api/items/999999/lots').expect(404);
+  });
+
+  it('a new lot without an expiry takes the shelf life from today', async () => {
+    const item = await trackedItem({ shelfLifeDays: 90 });
+    await stockIn(as.manager, item.id, 'S1', 2).expect(200);
+    expect((await lotsOf(item.id))[0]).toMatchObject({ lotNumber: 'S1', expiresOn: day(90) });
+  });
+
+  it('an untracked item refuses a lot number', async () => {
+    const res = await as.manager
+      .post('/api/items')
+      .send({ name: 'Gloves', sku: `GLV-${Date.now()}`, categoryId, price: '1.00' })
+      .expect(201);
+    const refused = await stockIn(as.manager, res.body.id, 'L1', 1).expect(400);
+    expect(refused.body.message).toBe(`${res.body.sku} is not tracked by lot`);
+  });
+});
+
+describe('sales take lots first-expiry-first-out', () => {
+  it('splits a sale across three lots, earliest expiry first, recording each lot on its movement', async () => {
+    const item = await trackedItem();
+    await stockIn(as.manager, item.id, 'C', 5, day(300)).expect(200);
+    await stockIn(as.manager, item.id, 'A', 2, day(20)).expect(200);
+    await stockIn(as.manager, item.id, 'B', 3, day(100)).expect(200);
+
+    const sale = (await sell(item.id, 6).expect(201)).body.sale;
+    expect(await lotQuantities(item.id)).toEqual({ A: 0, B: 0, C: 4 });
+    expect(await stockOf(t.db, item.id)).toBe('4.00');
+
+    const movement = await t.db('stock_movements').where({ reference_id: sale.saleId, item_id: item.id }).first();
+    expect(movement).toMatchObject({ type: 'out', quantity: '-6.00', previous_stock: '10.00', new_stock: '4.00' });
+    const shares = await t
+      .db('stock_movement_lots')
+      .where({ movement_id: movement.id })
+      .orderBy('lot_number')
+      .select('lot_number', 'quantity');
+    expect(shares).toEqual([
+      { lot_number: 'A', quantity: '-2.00' },
+      { lot_number: 'B', quantity: '-3.00' },
+      { lot_number: 'C', quantity: '-1.00' },
+    ]);
+  });
+
+  it('never sells an expired or quarantined lot: the shortfall names what they hold', async () => {
+    const item = await trackedItem();
+    await stockIn(as.manager, item.id, 'GOOD', 2, day(60)).expect(200);
+    await stockIn(as.manager, item.id, 'PAST', 4, day(-1)).expect(200);
+    await t.db('stock_lots').where({ item_id: item.id, lot_number: 'GOOD' }).update({ quarantined_at: t.db.fn.now() });
+    await stockIn(as.manager, item.id, 'FINE', 1, day(90)).expect(200);
+
+    const short = await sell(item.id, 2).expect(400);
+    const name = `Acetone ${item.sku}`;
+    expect(short.body.message).toBe(
+      `Insufficient stock for item '${name}'. Current stock: 1, Required: 2 (6 in expired or quarantined lots)`,
+    );
+    await sell(item.id, 1).expect(201);
+    expect(await lotQuantities(item.id)).toEqual({ GOOD: 2, PAST: 4, FINE: 0 });
+    // the refused sale wrote nothing
+    expect(await stockOf(t.db, item.id)).toBe('6.00');
+  });
+
+  it('a refund puts the quantity back into the lots it came from, the latest-expiring first', async () => {
+    const refunder = await buildUser(t.db);
+    await grantPermission(t.db, refunder.id, 'sales.refund');
+    const agent = await t.loginAs(refunder);
+    const item = await trackedItem();
+    await stockIn(as.manager, item.id, 'EARLY', 2, day(30)).expect(200);
+    await stockIn(as.manager, item.id, 'LATER', 5, day(200)).expect(200);
+    const sale = (await sell(item.id, 4).expect(201)).body.sale;
+    expect(await lotQuantities(item.id)).toEqual({ EARLY: 0, LATER: 3 });
+
+    await agent
+      .patch(`/api/sales/${sale.id}/refund`)
+      .send({ items: [{ itemId: item.id, refundQty: 1 }] })
+      .expect(200);
+    expect(await lotQuantities(item.id)).toEqual({ EARLY: 0, LATER: 4 });
+    await agent
+      .patch(`/api/sales/${sale.id}/refund`)
+      .send({ items: [{ itemId: item.id, refundQty: 3 }] })
+      .expect(200);
+    expect(await lotQuantities(item.id)).toEqual({ EARLY: 2, LATER: 5 });
+    expect(await stockOf(t.db, item.id)).toBe('7.00');
+  });
+
+  it('two concurrent sales on the last units of a lot never take more than it holds', async () => {
+    const item = await trackedItem();
+    await stockIn(as.manager, item.id, 'LAST', 3, day(50)).expect(200);
+    const results = await Promise.all([2, 2, 2, 2].map((quantity) => sell(item.id, quantity)));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
+    expect(await lotQuantities(item.id)).toEqual({ LAST: 1 });
+    expect(await stockOf(t.db, item.id)).toBe('1.00');
+  });
+});
