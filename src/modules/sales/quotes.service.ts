@@ -78,7 +78,7 @@ export const noDraftForSession = () => NotFound('No draft quote found for this s
 /** A quote as the service hands it out: the row and its lines. */
 export type QuoteRecord = { quote: QuoteRow; lines: LineRow[] };
 
-type RequestedLine = { itemId: number; quantity: string };
+type RequestedLine = { itemId: number; quantity: string; lotNumber?: string };
 
 /**
  * Turns requested lines into line inputs from the items as they are now (name, sku, price,
@@ -101,6 +101,7 @@ function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLi
       quantity: line.quantity,
       unitPrice: item.price,
       vatRate: item.vatRate,
+      ...(line.lotNumber ? { lotNumber: line.lotNumber } : {}),
     };
   });
   return { lines, categoryIds: [...items.values()].map((i) => i.categoryId) };
