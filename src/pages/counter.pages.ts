@@ -18,7 +18,7 @@ import {
   LineQuantity,
   ScanSku,
 } from '../modules/sales/quotes.schemas';
-import { quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
+import { basketLots, quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
 import { presentSale } from '../modules/sales/sales.present';
 import { SaleAuthorisationBody, SaleIdParams, SetRecipientBody } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
@@ -90,6 +90,9 @@ export function counterPages({ db }: Deps): Router {
   const sales = salesService(db);
   const items = itemsService(db);
 
+  /** The basket as shown, with the lots each line of an item tracked by lot would take (issue 42). */
+  const basketView = async (basket: Basket) => presentBasket(basket, await basketLots(db, basket.lines));
+
   const recipientForm = (sale: SaleRecord | null, overrides: Partial<RecipientForm> = {}): RecipientForm => ({
     values: { deliveredTo: sale?.sale.delivered_to ?? '', deliveredToEmail: sale?.sale.delivered_to_email ?? '' },
     errors: {},
@@ -137,7 +140,7 @@ export function counterPages({ db }: Deps): Router {
       title: 'Counter',
       description: 'The stores counter: scan items into a basket and sell them on a charge code.',
       ...ASSETS,
-      basket: presentBasket(basket),
+      basket: await basketView(basket),
       chargeCodes,
       policy,
       chargeCodeField: parts.chargeCodeField ?? (await savedChargeCodeField(basket)),
@@ -157,7 +160,7 @@ export function counterPages({ db }: Deps): Router {
   async function change(req: Request, res: Response, toChange: () => BasketChange) {
     const result = await attempt(() => quotes.changeBasket(currentUser(req), basketSessionId(req), toChange()));
     if (!result.ok) return refuse(req, res, result);
-    if (wantsPartial(req)) return res.render('counter/_basket', { basket: presentBasket(result.value) });
+    if (wantsPartial(req)) return res.render('counter/_basket', { basket: await basketView(result.value) });
     res.redirect(303, '/counter');
   }
 

@@ -55,7 +55,7 @@ export const reorderTarget = (alias: string): Sql => {
  */
 export const itemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
-              current_stock AS item_current_stock FROM items) ${sql.ident(alias)}`;
+              current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
 
 /**
  * The items low on stock now (lowStock) as `alias`, with the named columns item_id and

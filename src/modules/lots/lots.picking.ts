@@ -182,6 +182,31 @@ function takeFefo(
   return moves;
 }
 
+/**
+ * What lines of one item would take, in line order, each first expiry first from the sellable lots
+ * what the lines before it left: a preview (the counter's basket), so nothing moves and a line the
+ * lots cannot cover takes what there is.
+ */
+export function fefoPreview(lots: WorkingLot[], quantities: D[], today: string): LotMove[][] {
+  const left = lots
+    .filter((lot) => isSellable(lot, today))
+    .sort(fefoOrder)
+    .map((lot) => ({ lot, quantity: lot.quantity }));
+  return quantities.map((quantity) => {
+    const moves: LotMove[] = [];
+    let wanted = quantity;
+    for (const source of left) {
+      if (wanted.lte(0)) break;
+      const taken = D.min(wanted, source.quantity);
+      if (taken.lte(0)) continue;
+      moves.push({ lot: source.lot, quantity: taken.negated() });
+      source.quantity = source.quantity.minus(taken);
+      wanted = wanted.minus(taken);
+    }
+    return moves;
+  });
+}
+
 /** A refund's quantity back into the lots its sale took from, the latest-expiring first, each up to what it gave. */
 function returnToLots(lots: WorkingLot[], returnTo: { lotId: number; quantity: D }[], quantity: D): LotMove[] {
   const sources = returnTo

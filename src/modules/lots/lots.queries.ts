@@ -143,6 +143,18 @@ export async function lotsOfItem(db: Db, itemId: number, includeEmpty: boolean):
   return rows;
 }
 
+/** The lots of these items that hold stock, by item (read without a lock: what a preview shows). */
+export async function lotsHoldingStockOf(db: Db, itemIds: number[]): Promise<Map<number, WorkingLot[]>> {
+  const byItem = new Map<number, WorkingLot[]>(itemIds.map((id) => [id, []]));
+  if (itemIds.length === 0) return byItem;
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.item_id = ANY(${itemIds}::int[]) AND l.quantity > 0 ORDER BY l.id`,
+  );
+  for (const row of rows) byItem.get(row.item_id)?.push(toWorkingLot(row));
+  return byItem;
+}
+
 /** How many of the item's lots hold stock. */
 export async function lotsHoldingStock(db: Db, itemId: number): Promise<number> {
   const { rows } = await preparedRaw<{ rows: { count: number }[] }>(

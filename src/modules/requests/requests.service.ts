@@ -485,7 +485,8 @@ export function requestsService(db: Db) {
             customerNotes: `Request ${record.request.reference}`,
             requesterEmail: record.requester.email,
           });
-          // what each item held before the sale: what it holds now (the sale locked those it sold from) and what it gave
+          // what each item held before the sale: what the sale found for sale (an item tracked by lot: its sellable
+          // lots), else (a line left out) what it holds now and what it gave
           const after = await findItemsForLines(
             trx,
             record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])),
@@ -493,7 +494,8 @@ export function requestsService(db: Db) {
           for (const line of record.lines) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
             const item = line.item_id === null ? undefined : after.get(line.item_id);
-            const held = item?.isActive ? taken.plus(item.currentStock) : new D(0);
+            const forSale = line.item_id === null ? undefined : sale.forSale.get(line.item_id);
+            const held = forSale ?? (item?.isActive ? taken.plus(item.currentStock) : new D(0));
             await trx('stock_request_items')
               .where({ id: line.id })
               .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });

@@ -3,7 +3,7 @@ import { quantityNumber, rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
 import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
-import type { Basket, QuoteRecord } from './quotes.service';
+import type { Basket, BasketLineLot, QuoteRecord } from './quotes.service';
 
 type Message = z.infer<typeof MessageBody>;
 
@@ -63,7 +63,8 @@ export const presentDraftDeleted = (): Message => ({ message: 'Draft quote delet
 export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });
 
 /** The counter's basket: an empty one (no draft yet) has VAT applied and zero totals, as a new draft would. */
-export function presentBasket({ quote, lines }: Basket) {
+/** The basket as the counter shows it; `lots`: what each line of an item tracked by lot would take (basketLots, issue 42). */
+export function presentBasket({ quote, lines }: Basket, lots: Map<number, BasketLineLot[]> = new Map()) {
   return {
     quoteId: quote?.quote_id ?? null,
     chargeCode: quote?.charge_code ?? null,
@@ -78,6 +79,7 @@ export function presentBasket({ quote, lines }: Basket) {
       quantityInput: String(quantityNumber(line.quantity)),
       currentStock: line.current_stock,
       shortOfStock: line.short_of_stock === true,
+      lots: lots.get(line.id) ?? [],
     })),
   };
 }

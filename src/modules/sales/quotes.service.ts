@@ -30,6 +30,8 @@ import {
   type PricedLines,
 } from './sales.pricing';
 import type { SaveDraft, UpdateQuote } from './quotes.schemas';
+import { fefoPreview, lotStatus } from '../lots/lots.picking';
+import { expiryWarningDays, lotsHoldingStockOf, storesToday } from '../lots/lots.queries';
 
 export type QuoteRow = {
   id: number;
@@ -78,7 +80,7 @@ export const noDraftForSession = () => NotFound('No draft quote found for this s
 /** A quote as the service hands it out: the row and its lines. */
 export type QuoteRecord = { quote: QuoteRow; lines: LineRow[] };
 
-type RequestedLine = { itemId: number; quantity: string };
+type RequestedLine = { itemId: number; quantity: string; lotNumber?: string };
 
 /**
  * Turns requested lines into line inputs from the items as they are now (name, sku, price,
@@ -101,6 +103,7 @@ function linesFromItems(requested: RequestedLine[], items: Map<number, ItemForLi
       quantity: line.quantity,
       unitPrice: item.price,
       vatRate: item.vatRate,
+      ...(line.lotNumber ? { lotNumber: line.lotNumber } : {}),
     };
   });
   return { lines, categoryIds: [...items.values()].map((i) => i.categoryId) };
@@ -123,7 +126,46 @@ export type BasketLine = LineRow & {
   current_stock: string | null;
   category_id: number | null;
   short_of_stock: boolean | null;
+  /** the item's tracking now (issue 42), null once the item is gone */
+  tracking: 'none' | 'lot' | null;
 };
+
+/** A lot a basket line would take if sold now (issue 42), and whether it is within the expiry warning days. */
+export type BasketLineLot = { lotNumber: string; expiresOn: string | null; quantity: string; expiring: boolean };
+
+/**
+ * The lots each basket line of an item tracked by lot would take if the basket were sold now, by
+ * line id: first expiry first, in line order (as processing takes them), from the sellable lots.
+ * No read when no line is of a tracked item.
+ */
+export async function basketLots(db: Db, lines: BasketLine[]): Promise<Map<number, BasketLineLot[]>> {
+  const tracked = lines.filter((line) => line.tracking === 'lot' && line.item_id !== null);
+  if (tracked.length === 0) return new Map();
+  const itemIds = [...new Set(tracked.map((line) => line.item_id!))];
+  const [lots, warningDays] = await Promise.all([lotsHoldingStockOf(db, itemIds), expiryWarningDays(db)]);
+  const today = storesToday();
+  const preview = new Map<number, BasketLineLot[]>();
+  for (const itemId of itemIds) {
+    const itemLines = tracked.filter((line) => line.item_id === itemId);
+    const taken = fefoPreview(
+      lots.get(itemId) ?? [],
+      itemLines.map((line) => new D(line.quantity)),
+      today,
+    );
+    itemLines.forEach((line, index) =>
+      preview.set(
+        line.id,
+        taken[index].map(({ lot, quantity }) => ({
+          lotNumber: lot.lotNumber,
+          expiresOn: lot.expiresOn,
+          quantity: quantity.negated().toFixed(2),
+          expiring: lotStatus(lot, today, warningDays) === 'expiring',
+        })),
+      ),
+    );
+  }
+  return preview;
+}
 
 /** The session's draft as the counter shows it; quote is null while the session has none. */
 export type Basket = { quote: QuoteRow | null; lines: BasketLine[] };
@@ -148,9 +190,9 @@ type BasketRead = { [K in keyof QuoteRow]: QuoteRow[K] | null } & {
  */
 const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${lineJsonObject(
   'b',
-  sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock`,
+  sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock, 'tracking', b.tracking`,
 )} ORDER BY b.id), '[]')
-  FROM (SELECT x.*, i.item_current_stock AS current_stock, i.item_category_id AS category_id,
+  FROM (SELECT x.*, i.item_current_stock AS current_stock, i.item_category_id AS category_id, i.item_tracking AS tracking,
                i.item_current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
           FROM ${source} x LEFT JOIN ${itemRefs('i')} ON i.item_id = x.item_id WHERE ${where}) b)`;
 

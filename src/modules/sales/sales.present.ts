@@ -24,11 +24,12 @@ import type {
   SalesReport,
   SaleUnpaid,
 } from './sales.schemas';
-import type { RefundRecord, SaleLineRow, SaleRecord, SaleRow } from './sales.service';
+import type { RefundRecord, SaleLineWithLots, SaleRecord, SaleRow } from './sales.service';
 
-export const presentSaleLine = (line: SaleLineRow) => ({
+export const presentSaleLine = (line: SaleLineWithLots) => ({
   ...presentLine(line),
   refundedQuantity: line.refunded_quantity,
+  lots: line.lots,
 });
 
 export function presentSale({ sale: row, lines }: SaleRecord): Sale {

@@ -8,6 +8,8 @@ export type LineInput = {
   quantity: string;
   unitPrice: string;
   vatRate: string;
+  /** a lot the line takes (issue 42, a sale's line only; not kept on the line) */
+  lotNumber?: string;
 };
 
 export type PricedLine = LineInput & { subtotal: string; vatAmount: string; totalWithVat: string };

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { DateOrTimestamp, IntId, QueryBoolean } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
-import { Lines, Quantity, QuoteLine } from './quotes.schemas';
+import { LineRequest, Quantity, QuoteLine } from './quotes.schemas';
+import { LotNumber, LotShare } from '../lots/lots.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 
 export const SalesFilter = z.object({
@@ -61,9 +62,22 @@ export const SaleAuthorisationBody = z.object({
 });
 export type SaleAuthorisationBody = z.infer<typeof SaleAuthorisationBody>;
 
+/** A line of a direct sale: a quote's line, and the lot it takes when it names one (issue 42). */
+export const SaleLineRequest = LineRequest.extend({
+  lotNumber: LotNumber.optional().openapi({
+    description:
+      'Issue 42, an item tracked by lot: take this lot only (e.g. from a GS1 scan at the counter) instead of first-expiry-first-out. ' +
+      'An unknown lot is 404, an expired or quarantined one 409 "Lot <lotNumber> of <SKU> is expired" (or quarantined), ' +
+      "a lot holding less than the line the spec's 400 with Current stock what the lot holds; an untracked item 400",
+  }),
+});
+
 export const CreateSale = SaleAuthorisationBody.extend({
   chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
-  items: Lines,
+  items: z
+    .array(SaleLineRequest)
+    .min(1, { error: 'must contain at least one item' })
+    .max(500, { error: 'must contain at most 500 items' }),
   vatApplied: z.boolean({ error: 'must be a boolean' }).default(true),
   customerNotes: z.string().max(2000).nullable().optional(),
 });
@@ -94,7 +108,14 @@ export const PeriodQuery = z.object({
   period: z.enum(['week', 'month', 'year']).optional(),
 });
 
-export const SaleLine = QuoteLine.extend({ refundedQuantity: z.string() }).openapi('SaleLine');
+export const SaleLine = QuoteLine.extend({
+  refundedQuantity: z.string(),
+  lots: z.array(LotShare).openapi({
+    description:
+      'Issue 42: the lots the line took (quantities positive), earliest expiry first; [] for an item not tracked by lot. ' +
+      'Two lines of one item take in line order, each from its named lot or first-expiry-first-out from what the lines before it left',
+  }),
+}).openapi('SaleLine');
 
 export const Sale = z
   .object({

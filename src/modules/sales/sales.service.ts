@@ -40,6 +40,7 @@ import {
 } from '../stock-movements/stock-movements.ledger';
 import { heldSuffix } from '../lots/lots.picking';
 import { sellableLotStock } from '../lots/lots.queries';
+import { movementsOfReferences, type MovementLot } from '../stock-movements/stock-movements.queries';
 import {
   LINE_COLUMNS,
   LINE_VALUE_COLUMNS,
@@ -81,6 +82,9 @@ export type SaleRow = {
 
 export type SaleLineRow = LineRow & { sale_id: number; refunded_quantity: string };
 
+/** A sale line with the lots it took (issue 42): each quantity positive, [] for an item not tracked by lot. */
+export type SaleLineWithLots = SaleLineRow & { lots: MovementLot[] };
+
 export type SaleWithUser = SaleRow & {
   u_id: string | null;
   u_email: string | null;
@@ -104,7 +108,7 @@ export const leftToRefund = (itemLines: Pick<SaleLineRow, 'quantity' | 'refunded
   itemLines.reduce((sum, l) => sum.plus(l.quantity).minus(l.refunded_quantity), new D(0));
 
 /** A sale as the service hands it out: the row with the user who processed it, and its lines. */
-export type SaleRecord = { sale: SaleWithUser; lines: SaleLineRow[] };
+export type SaleRecord = { sale: SaleWithUser; lines: SaleLineWithLots[] };
 
 /** What a refund did: the sale after it, and per line refunded now the item and the quantity. */
 export type RefundRecord = { sale: SaleRow; refunded: { itemId: number; itemName: string; quantity: D }[] };
@@ -211,6 +215,39 @@ async function emailReceiptOf(trx: Knex.Transaction, row: SaleRow, lines: SaleLi
 }
 
 /**
+ * The lines of these sales with the lots each took (issue 42), read from the stock ledger in one
+ * statement. A sale writes one `out` movement per line, in line order (and a line's ids follow its
+ * order), so the k-th line of an item matches the sale's k-th `out` movement of that item, and the
+ * line's lots are what that movement took. Two lines of one item thus split as the sale took them:
+ * in line order, each from its named lot or first-expiry-first-out from what the lines before it
+ * left. Refunds (`in` movements) do not change what a line shows.
+ */
+async function withLots(
+  db: Db,
+  sales: Pick<SaleRow, 'id' | 'sale_id'>[],
+  lines: SaleLineRow[],
+): Promise<SaleLineWithLots[]> {
+  const movements = await movementsOfReferences(
+    db,
+    'sale',
+    sales.map((sale) => sale.sale_id),
+  );
+  const taken = new Map<string, MovementLot[][]>();
+  for (const movement of movements) {
+    if (movement.type !== 'out') continue;
+    const key = `${movement.referenceId}:${movement.itemId}`;
+    taken.set(key, [...(taken.get(key) ?? []), movement.lots]);
+  }
+  const saleNumbers = new Map(sales.map((sale) => [sale.id, sale.sale_id]));
+  return [...lines]
+    .sort((a, b) => a.id - b.id)
+    .map((line) => {
+      const lots = taken.get(`${saleNumbers.get(line.sale_id)}:${line.item_id}`)?.shift() ?? [];
+      return { ...line, lots: lots.map((lot) => ({ ...lot, quantity: -lot.quantity })) };
+    });
+}
+
+/**
  * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
  * checks, the policies of the settings included (the code row was read FOR SHARE, so a hold
  * committed first wins and a hold arriving later waits for this sale), (2) stock of every line
@@ -224,7 +261,7 @@ async function recordSale(
   sale: NewSale,
   checks: SaleChecks,
   authorisation: SaleAuthorisation,
-): Promise<{ row: SaleRow; lines: SaleLineRow[] }> {
+): Promise<{ row: SaleRow; lines: SaleLineWithLots[] }> {
   if (!sale.chargeCode) throw BadRequest(missingChargeCodeMessage);
   if (sale.emailReceipt && !sale.recipient?.deliveredToEmail) throw receiptNeedsAnAddress('recipient.deliveredToEmail');
   const lines = sale.priced.lines;
@@ -238,10 +275,16 @@ async function recordSale(
     if (!item || !item.is_active) throw BadRequest(`Item '${line.itemName}' is no longer available`);
   }
 
+  // A line naming a lot (issue 42) takes that lot only: the ledger answers for it (404 unknown lot,
+  // 409 expired or quarantined, 400 with what the lot holds); the others are checked by their sum.
   const required = new Map<number, D>();
-  for (const line of lines) required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
-  const tracked = [...required.keys()].filter((id) => locked.get(id)!.tracking === 'lot');
-  const lotStock = await sellableLotStock(trx, tracked);
+  for (const line of lines.filter((l) => !l.lotNumber))
+    required.set(line.itemId!, (required.get(line.itemId!) ?? new D(0)).plus(line.quantity));
+  const tracked = [...new Set(lines.map((l) => l.itemId!))].filter((id) => locked.get(id)!.tracking === 'lot');
+  const lotStock = await sellableLotStock(
+    trx,
+    tracked.filter((id) => required.has(id)),
+  );
   for (const [itemId, quantity] of [...required].sort((a, b) => a[0] - b[0])) {
     const item = locked.get(itemId)!;
     // a lot-tracked item sells only from lots neither expired nor quarantined (issue 42)
@@ -265,6 +308,7 @@ async function recordSale(
         performedBy: sale.processedBy,
         reference: { type: 'sale', id: saleId },
         sale: true,
+        ...(line.lotNumber ? { lot: { lotNumber: line.lotNumber } } : {}),
       })),
       statement: (stock) => sql`WITH ${stock}, s AS (
        INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
@@ -289,11 +333,13 @@ async function recordSale(
   const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = written;
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
   if (sale.emailReceipt) await emailReceiptOf(trx, row, saleLines);
-  return { row, lines: saleLines };
+  const withTheirLots =
+    tracked.length > 0 ? await withLots(trx, [row], saleLines) : saleLines.map((line) => ({ ...line, lots: [] }));
+  return { row, lines: withTheirLots };
 }
 
 /** The sale just recorded, without reading it back (the actor processed it). */
-const recorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineRow[] }): SaleRecord => ({
+const recorded = (actor: Actor, { row, lines }: { row: SaleRow; lines: SaleLineWithLots[] }): SaleRecord => ({
   sale: { ...row, u_id: actor.id, u_email: actor.email, u_first_name: actor.first_name, u_last_name: actor.last_name },
   lines,
 });
@@ -429,8 +475,11 @@ export type RequestSaleInput = {
   requesterEmail: string;
 };
 
-/** A request's sale: the sale, and per requested item what it took (less than asked when stock was short). */
-export type RequestSaleRecord = SaleRecord & { taken: Map<number, D> };
+/**
+ * A request's sale: the sale, per requested item what it took (less than asked when stock was
+ * short), and what it had for sale before (an item tracked by lot: its sellable lots; inactive: 0).
+ */
+export type RequestSaleRecord = SaleRecord & { taken: Map<number, D>; forSale: Map<number, D> };
 
 export const nothingInStockMessage = 'None of the requested items is in stock; nothing was sold';
 
@@ -442,7 +491,8 @@ export const nothingInStockMessage = 'None of the requested items is in stock; n
  * requester as the recipient; no PIN: the request is not made at the counter), then the sale, its
  * lines, the stock out and one movement per line. Each line takes what the stock has, up to the
  * quantity asked: a short line sells less (never more than the stock), an item out of stock or
- * inactive sells nothing; when nothing at all can be sold, 409 and nothing is written.
+ * inactive sells nothing; when nothing at all can be sold, 409 and nothing is written. An item
+ * tracked by lot counts only its sellable lots, and its line takes them first-expiry-first-out.
  */
 export async function recordRequestSale(
   trx: Knex.Transaction,
@@ -457,9 +507,18 @@ export async function recordRequestSale(
      SELECT ${SALE_CHECK_COLUMNS}`,
   );
   const checks = saleChecks(rows[0]);
-  const left = new Map(
-    [...checks.locked].map(([id, item]) => [id, item.is_active ? new D(item.current_stock) : new D(0)]),
+  // an item tracked by lot has for sale only its lots neither expired nor quarantined (issue 42)
+  const lotStock = await sellableLotStock(
+    trx,
+    [...checks.locked.values()].filter((item) => item.tracking === 'lot').map((item) => item.id),
   );
+  const left = new Map(
+    [...checks.locked].map(([id, item]) => [
+      id,
+      item.is_active ? (lotStock.get(id)?.sellable ?? new D(item.current_stock)) : new D(0),
+    ]),
+  );
+  const forSale = new Map(left);
   const taken = new Map<number, D>();
   const selling: RequestedSaleLine[] = [];
   for (const line of input.items) {
@@ -490,7 +549,7 @@ export async function recordRequestSale(
       recipientEmail: input.requesterEmail,
     },
   );
-  return { ...recorded(actor, sale), taken };
+  return { ...recorded(actor, sale), taken, forSale };
 }
 
 /** Issue 33: who collected a request's goods, recorded on its sale in the caller's transaction (deliveredTo, the requester's email, now). */
@@ -520,11 +579,25 @@ export function salesService(db: Db) {
   }
   const linesOf = (saleIds: number[], trx: Db = db): Promise<SaleLineRow[]> =>
     trx('sale_items').whereIn('sale_id', saleIds).orderBy('id');
+  /** The sales with their lines, each line with the lots it took (two statements for a page). */
+  const withLines = async <S extends SaleRow>(
+    sales: S[],
+    trx: Db = db,
+  ): Promise<{ sale: S; lines: SaleLineWithLots[] }[]> => {
+    if (sales.length === 0) return [];
+    const lines = await withLots(
+      trx,
+      sales,
+      await linesOf(
+        sales.map((s) => s.id),
+        trx,
+      ),
+    );
+    return sales.map((sale) => ({ sale, lines: lines.filter((l) => l.sale_id === sale.id) }));
+  };
   /** The sale as GET /sales/{id} reads it, in the caller's transaction (an event's data). */
-  const readSale = async (id: number, trx: Db): Promise<SaleRecord> => ({
-    sale: await findRow(id, trx),
-    lines: await linesOf([id], trx),
-  });
+  const readSale = async (id: number, trx: Db = db): Promise<SaleRecord> =>
+    (await withLines([await findRow(id, trx)], trx))[0];
 
   /**
    * Sets fields of one sale (and updated_at) once `allowed` passes it, then runs `changed`, and
@@ -572,7 +645,7 @@ export function salesService(db: Db) {
 
   return {
     async get(id: number): Promise<SaleRecord> {
-      return { sale: await findRow(id), lines: await linesOf([id]) };
+      return readSale(id);
     },
 
     /** The sales of these ids that exist, with their lines, newest first (a requester's sales, issue 33). */
@@ -584,8 +657,7 @@ export function salesService(db: Db) {
           { column: 's.created_at', order: 'desc' },
           { column: 's.id', order: 'desc' },
         ]);
-      const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
-      return rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) }));
+      return withLines(rows);
     },
 
     /** The ids of the sales these sale numbers (SALE-...) name, by number: what a stock movement's reference links to. */
@@ -644,12 +716,11 @@ export function salesService(db: Db) {
         { pin, recipient: input.recipient },
         async () => input.chargeCode,
       );
-      type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineRow[] } };
+      type Outcome = { replay: SaleRecord } | { recordedNow: { row: SaleRow; lines: SaleLineWithLots[] } };
       const outcome = await transaction(db, { retry: true }, async (trx): Promise<Outcome> => {
         if (idempotencyKey !== undefined) {
           const earlier = await claimIdempotencyKey(trx, actor.id, idempotencyKey, requestHash);
-          if (earlier !== null)
-            return { replay: { sale: await findRow(earlier, trx), lines: await linesOf([earlier], trx) } };
+          if (earlier !== null) return { replay: await readSale(earlier, trx) };
         }
         const { lines } = await resolveLines(trx, input.items);
         const itemIds = [...new Set(input.items.map((l) => l.itemId))];
@@ -695,8 +766,7 @@ export function salesService(db: Db) {
         ])
         .limit(limit)
         .offset((page - 1) * limit);
-      const lines = rows.length > 0 ? await linesOf(rows.map((r) => r.id)) : [];
-      return { sales: rows.map((r) => ({ sale: r, lines: lines.filter((l) => l.sale_id === r.id) })), total };
+      return { sales: await withLines(rows), total };
     },
 
     markPaid: (actor: AuditActor, id: number) =>

@@ -24,6 +24,7 @@ export function presentMovement(row: MovementReadRow): StockMovement {
       firstName: row.performer_first_name,
       lastName: row.performer_last_name,
     }),
+    lots: row.lots,
     createdAt: row.created_at.toISOString(),
   };
 }

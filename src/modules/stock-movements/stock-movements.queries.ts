@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import type { ReferenceCounters } from '../../db/references';
+import type { Db } from '../../db/knex';
+import { preparedRaw } from '../../db/prepared';
 
 /*
  * The owner's fragments for other modules' statements that read the stock ledger (the system alerts,
@@ -54,6 +56,50 @@ export const crossedDownTo = (itemId: Sql, afterMovementId: Sql, upToMovementId:
 /** The id of the last movement made at or before `at`, 0 when none (a scalar subquery over the created_at index). */
 export const lastMovementIdAt = (at: Sql): Sql =>
   sql`coalesce((SELECT m.id FROM stock_movements m WHERE m.created_at <= ${at} ORDER BY m.created_at DESC, m.id DESC LIMIT 1), 0)`;
+
+/** A movement's share of one lot (issue 42): signed as the movement's quantity (negative for what it took). */
+export type MovementLot = { lotNumber: string; expiresOn: string | null; quantity: number };
+
+/**
+ * The lots each movement (`movementId`: an expression of the caller's statement, e.g. `m.id`) moved,
+ * as a JSON array of MovementLot (`[]` for a movement of an untracked item), earliest expiry first:
+ * a scalar subquery over stock_movement_lots' primary key, so a page of movements reads its lots in
+ * its own statement.
+ */
+export const movementLotsJson = (movementId: Sql): Sql =>
+  sql`(SELECT coalesce(json_agg(json_build_object('lotNumber', ml.lot_number, 'expiresOn', to_char(ml.expires_on, 'YYYY-MM-DD'),
+                                                  'quantity', ml.quantity)
+                                ORDER BY ml.expires_on NULLS LAST, ml.lot_number), '[]'::json)
+         FROM stock_movement_lots ml WHERE ml.movement_id = ${movementId})`;
+
+/** A movement of a reference with the lots it moved. */
+export type ReferenceMovement = {
+  id: number;
+  referenceId: string;
+  itemId: number | null;
+  type: 'in' | 'out' | 'adjustment';
+  lots: MovementLot[];
+};
+
+/**
+ * The movements of these references (`referenceType`, e.g. 'sale', and their ids, e.g. sale
+ * numbers), oldest first, each with the lots it moved: one statement for a page of sales.
+ */
+export async function movementsOfReferences(
+  db: Db,
+  referenceType: string,
+  referenceIds: string[],
+): Promise<ReferenceMovement[]> {
+  if (referenceIds.length === 0) return [];
+  const { rows } = await preparedRaw<{ rows: ReferenceMovement[] }>(
+    db,
+    sql`SELECT m.id, m.reference_id AS "referenceId", m.item_id AS "itemId", m.type, ${movementLotsJson(sql.raw('m.id'))} AS lots
+          FROM stock_movements m
+         WHERE m.reference_type = ${referenceType} AND m.reference_id = ANY(${[...new Set(referenceIds)]}::text[])
+         ORDER BY m.id`,
+  );
+  return rows;
+}
 
 /** The rows of the stock ledger that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
 export const stockMovementsReferences: ReferenceCounters = {

@@ -3,6 +3,7 @@ import '../../http/openapi';
 import { DateOrTimestamp, IntId } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
 import { limitParam } from '../../http/pagination';
+import { LotShare } from '../lots/lots.schemas';
 
 export const MOVEMENT_TYPES = ['in', 'out', 'adjustment'] as const;
 
@@ -24,6 +25,11 @@ export const StockMovement = z
     referenceId: z.string().nullable(),
     performedBy: z.string().nullable().openapi({ description: 'user id' }),
     performer: UserRef.nullable().openapi({ description: 'the same user as an object' }),
+    lots: z.array(LotShare).openapi({
+      description:
+        "Issue 42: the lots the movement moved, earliest expiry first, each quantity signed as the movement's " +
+        '(negative for what a sale took); [] for an item not tracked by lot',
+    }),
     createdAt: z.string().datetime(),
   })
   .openapi('StockMovement');

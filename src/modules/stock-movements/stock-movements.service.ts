@@ -4,6 +4,8 @@ import type { MovementRow } from './stock-movements.ledger';
 import type { MovementQuery } from './stock-movements.schemas';
 import { whereInDateRange } from '../../lib/date-range';
 import { withUserRef } from '../users/users.queries';
+import { sql, toRaw } from '../../db/sql';
+import { movementLotsJson, type MovementLot } from './stock-movements.queries';
 
 // The presenter lives in stock-movements.present.ts; this re-export stays only until
 // items.present.ts imports it from there.
@@ -12,12 +14,16 @@ export type MovementReadRow = MovementRow & {
   performer_email: string | null;
   performer_first_name: string | null;
   performer_last_name: string | null;
+  /** the lots it moved (issue 42), [] for an untracked item */
+  lots: MovementLot[];
 };
 
 /** Reads of the append-only ledger; writes go only through changeStock (stock-movements.ledger.ts). */
 export function stockMovementsService(db: Db) {
   function base() {
-    return withUserRef(db('stock_movements as m').select<MovementReadRow[]>('m.*'), {
+    // each movement's lots in the page's own statement (a subquery per row over the lots' primary key)
+    const lots = toRaw(db, sql`${movementLotsJson(sql.raw('m.id'))} AS lots`);
+    return withUserRef(db('stock_movements as m').select<MovementReadRow[]>('m.*', lots), {
       userIdColumn: 'm.performed_by',
       prefix: 'performer_',
     });
