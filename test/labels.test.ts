@@ -5,6 +5,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { binaryBody } from './helpers/binary-body';
 import { cellIsBlank, decodeCells, renderPdfPages, type LayoutGeometry } from './helpers/labels-decode';
+import { parseGs1 } from '../src/lib/gs1';
 
 let t: TestApp;
 let user: supertest.Agent;
@@ -327,6 +328,159 @@ describe('POST /api/labels: refusals', () => {
     const body = { layout: 'avery-l7160', items: [{ itemId: gloves.id, copies: 1 }] };
     await t.request.post('/api/labels').send(body).expect(401);
     const res = await user.post('/api/labels').send(body).expect(403);
+    expect(res.body.message).toBe('This action requires the manager role');
+  });
+});
+
+describe('POST /api/labels: lot labels (issue 42)', () => {
+  /** YYYY-MM-DD, `days` from today (UK). */
+  const day = (days: number) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
+  const yymmdd = (date: string) => date.slice(2).replaceAll('-', '');
+  const GTIN = '09501101530003';
+
+  let acetone: { id: number; sku: string };
+  let ethanol: { id: number; sku: string };
+  const lotIds: Record<string, number> = {};
+
+  async function tracked(name: string, sku: string, barcodes: string[]) {
+    const res = await manager
+      .post('/api/items')
+      .send({ name, sku, categoryId: category.id, price: '8.00', tracking: 'lot' })
+      .expect(201);
+    for (const code of barcodes) await manager.post(`/api/items/${res.body.id}/barcodes`).send({ code }).expect(201);
+    return { id: res.body.id as number, sku };
+  }
+  async function lotIn(itemId: number, lotNumber: string, quantity: number, expiresOn: string | null) {
+    await manager.post(`/api/items/${itemId}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn }).expect(200);
+    const lots = (await manager.get(`/api/items/${itemId}/lots`).expect(200)).body as {
+      id: number;
+      lotNumber: string;
+    }[];
+    lotIds[lotNumber] = lots.find((lot) => lot.lotNumber === lotNumber)!.id;
+  }
+
+  beforeAll(async () => {
+    // the item's GTIN is its EAN-13 barcode; the label carries it as GTIN-14
+    acetone = await tracked('Acetone, HPLC grade, 2.5 l', 'ACE-HPLC-2.5', ['9501101530003']);
+    ethanol = await tracked('Ethanol absolute, 1 l', 'ETH-ABS-1', []);
+    await lotIn(acetone.id, 'B2417', 6, day(400));
+    await lotIn(acetone.id, 'NODATE-7', 2, null);
+    await lotIn(ethanol.id, 'E-993', 4, day(200));
+    await lotIn(acetone.id, 'LOT WITH SPACE', 1, day(300));
+  });
+
+  it('a GTIN item: a GS1 DataMatrix (01)(17)(10) that decodes to the GTIN, YYMMDD expiry and lot; lot and expiry in text', async () => {
+    const res = await print({
+      layout: 'avery-l7160',
+      items: [{ itemId: gloves.id, copies: 1 }],
+      lots: [{ lotId: lotIds.B2417, copies: 2 }],
+    }).expect(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    const pages = await renderPdfPages(res.body);
+    const cells = (await decodeCells(pages, layouts.get('avery-l7160')!)).filter((cell) => cell !== null);
+    // the item label first, then the lot's copies
+    expect(cells.map((cell) => [cell.format, cell.text])).toEqual([
+      ['Code128', gloves.sku],
+      ['DataMatrix', `(01)${GTIN}(17)${yymmdd(day(400))}(10)B2417`],
+      ['DataMatrix', `(01)${GTIN}(17)${yymmdd(day(400))}(10)B2417`],
+    ]);
+    // a GS1 symbol (FNC1 first), read back by the scanner's own parser
+    expect(cells[1].symbologyIdentifier).toBe(']d2');
+    const scanned = parseGs1(`${cells[1].symbologyIdentifier}${cells[1].text}`);
+    expect(scanned).toMatchObject({ ok: true, gtin: GTIN, expiresOn: day(400), lotNumber: 'B2417' });
+    const text = await pdfText(res.body);
+    expect(text).toContain('Acetone, HPLC grade, 2.5 l');
+    expect(text).toContain('ACE-HPLC-2.5');
+    expect(text).toContain('Lot B2417');
+    expect(text).toContain(`Exp ${day(400)}`);
+  });
+
+  it('a lot without expiry: (01)(10) only, and no expiry printed', async () => {
+    const res = await print({ layout: 'roll-62x29', lots: [{ lotId: lotIds['NODATE-7'], copies: 1 }] }).expect(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename=labels-ACE-HPLC-2.5.pdf');
+    const { texts, formats } = await decoded(res.body, 'roll-62x29');
+    expect(texts).toEqual([`(01)${GTIN}(10)NODATE-7`]);
+    expect(formats).toEqual(['DataMatrix']);
+    const text = await pdfText(res.body);
+    expect(text).toContain('Lot NODATE-7');
+    expect(text).not.toContain('Exp ');
+  });
+
+  it('an item without a GTIN: a Code 128 of the SKU, with the lot and expiry in text, on every layout', async () => {
+    for (const layout of ['avery-l7160', 'avery-l7651', 'roll-62x29']) {
+      const res = await print({ layout, symbology: 'qr', lots: [{ lotId: lotIds['E-993'], copies: 2 }] }).expect(200);
+      const { texts, formats } = await decoded(res.body, layout);
+      expect(texts.filter(Boolean), layout).toEqual([ethanol.sku, ethanol.sku]);
+      expect(new Set(formats.filter(Boolean)), layout).toEqual(new Set(['Code128']));
+      const text = await pdfText(res.body);
+      expect(text, layout).toContain('Lot E-993');
+      expect(text, layout).toContain(`Exp ${day(200)}`);
+    }
+  });
+
+  it('a lot number GS1 cannot carry (a space): the Code 128 of the SKU, the lot in text', async () => {
+    const res = await print({ layout: 'avery-l7160', lots: [{ lotId: lotIds['LOT WITH SPACE'], copies: 1 }] }).expect(
+      200,
+    );
+    const { texts, formats } = await decoded(res.body, 'avery-l7160');
+    expect(texts.filter(Boolean)).toEqual([acetone.sku]);
+    expect(formats.filter(Boolean)).toEqual(['Code128']);
+    expect(await pdfText(res.body)).toContain('Lot LOT WITH SPACE');
+  });
+
+  it('GS1 DataMatrix lot labels scan on the smallest sheet too', async () => {
+    const res = await print({ layout: 'avery-l7651', lots: [{ lotId: lotIds.B2417, copies: 3 }] }).expect(200);
+    const { texts } = await decoded(res.body, 'avery-l7651');
+    expect(texts.filter(Boolean)).toEqual(Array(3).fill(`(01)${GTIN}(17)${yymmdd(day(400))}(10)B2417`));
+  });
+
+  it('400 a lot that does not exist, naming its line, as an unknown item is', async () => {
+    const res = await manager
+      .post('/api/labels')
+      .send({
+        layout: 'avery-l7160',
+        lots: [
+          { lotId: lotIds.B2417, copies: 1 },
+          { lotId: 999999, copies: 1 },
+        ],
+      })
+      .expect(400);
+    expect(res.body).toEqual({
+      message: 'No lot with id 999999',
+      errors: [{ field: 'lots.1.lotId', message: 'No lot with id 999999' }],
+    });
+  });
+
+  it('400 more than 2,000 labels across items and lots; field errors of a lot line; neither items nor lots', async () => {
+    const tooMany = await manager
+      .post('/api/labels')
+      .send({
+        layout: 'avery-l7160',
+        items: [{ itemId: gloves.id, copies: 1000 }],
+        lots: [{ lotId: lotIds.B2417, copies: 1001 }],
+      })
+      .expect(400);
+    expect(tooMany.body.message).toBe('At most 2,000 labels a request (asked for 2,001)');
+    const cases: [object, string][] = [
+      [{ layout: 'avery-l7160', lots: [{ lotId: lotIds.B2417, copies: 0 }] }, 'lots.0.copies'],
+      [{ layout: 'avery-l7160', lots: [{ lotId: 'x', copies: 1 }] }, 'lots.0.lotId'],
+      [{ layout: 'avery-l7160', lots: 'x' }, 'lots'],
+      [{ layout: 'avery-l7160' }, 'items'],
+      [{ layout: 'avery-l7160', items: [], lots: [] }, 'items'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await manager.post('/api/labels').send(body).expect(400);
+      expect(res.body.message, JSON.stringify(body)).toBe('Validation failed');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
+
+  it('403 for a user', async () => {
+    const res = await user
+      .post('/api/labels')
+      .send({ layout: 'avery-l7160', lots: [{ lotId: lotIds.B2417, copies: 1 }] })
+      .expect(403);
     expect(res.body.message).toBe('This action requires the manager role');
   });
 });

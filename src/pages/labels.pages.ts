@@ -1,13 +1,31 @@
 import type { Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { PrintLabels } from '../modules/labels/labels.schemas';
-import { MAX_LABELS, SYMBOLOGIES, labelsService } from '../modules/labels/labels.service';
+import { MAX_LABELS, SYMBOLOGIES, labelsService, type LotLabelInfo } from '../modules/labels/labels.service';
 import { attempt, checked, repeatedField, textField, type FieldErrors } from './forms';
 import { safeNext } from './page-guards';
 import { PageRouter } from './page-route';
 
-/** One item of a print form: what it is and how many labels. */
-export type LabelFormLine = { itemId: number; name: string; sku: string; copies: number | string };
+/**
+ * One line of a print form: an item, or one of its lots (issue 42: `lot` set), and how many labels.
+ * Item lines come first, then lot lines, as the PDF prints them.
+ */
+export type LabelFormLine = {
+  itemId: number;
+  name: string;
+  sku: string;
+  copies: number | string;
+  lot?: { lotId: number; lotNumber: string; expiresOn: string | null };
+};
+
+/** A lot of a print form with its item, as labelsService.lotsFor answers it, and its copies. */
+const lotLine = (lot: LotLabelInfo, copies: number | string): LabelFormLine => ({
+  itemId: lot.itemId,
+  name: lot.name,
+  sku: lot.sku,
+  copies,
+  lot: { lotId: lot.lotId, lotNumber: lot.lotNumber, expiresOn: lot.expiresOn },
+});
 
 /** A print form's state: its lines, the options chosen, what to fix, and where it was sent from. */
 export type LabelForm = {
@@ -30,7 +48,8 @@ const SYMBOLOGY_LABELS: Record<(typeof SYMBOLOGIES)[number], string> = {
 /** A fresh print form for these lines (the copies each line starts with are editable). */
 export function labelForm(db: Deps['db'], lines: LabelFormLine[], returnTo: string): LabelForm {
   return {
-    lines,
+    // item lines first, then lot lines: the order the form posts them in
+    lines: [...lines.filter((line) => !line.lot), ...lines.filter((line) => line.lot)],
     values: { layout: 'avery-l7160', symbology: 'code128', startPosition: '1', showPrice: false },
     errors: {},
     message: null,
@@ -42,20 +61,50 @@ export function labelForm(db: Deps['db'], lines: LabelFormLine[], returnTo: stri
   };
 }
 
-/** A fresh print form for these items and copies, their names and SKUs read (ids of no item left out). */
+/**
+ * A fresh print form for these items and copies, their names and SKUs read (ids of no item left
+ * out), and lot lines already read (labelsService.lotsFor or lotsReceivedOn).
+ */
 export async function labelFormFor(
   db: Deps['db'],
   lines: { itemId: number; copies: number }[],
   returnTo: string,
+  lots: (LotLabelInfo & { copies: number })[] = [],
 ): Promise<LabelForm> {
   const items = new Map((await labelsService(db).itemsFor(lines.map((line) => line.itemId))).map((i) => [i.id, i]));
   return labelForm(
     db,
-    lines.flatMap((line) => {
-      const item = items.get(line.itemId);
-      return item ? [{ itemId: item.id, name: item.name, sku: item.sku, copies: line.copies }] : [];
-    }),
+    [
+      ...lines.flatMap((line) => {
+        const item = items.get(line.itemId);
+        return item ? [{ itemId: item.id, name: item.name, sku: item.sku, copies: line.copies }] : [];
+      }),
+      ...lots.map((lot) => lotLine(lot, lot.copies)),
+    ],
     returnTo,
+  );
+}
+
+/**
+ * An order's print form after receiving, a label a unit received: the lots first received on the
+ * order (issue 42) as lot labels, the other items received as item labels.
+ */
+export async function labelFormForOrder(
+  db: Deps['db'],
+  order: { id: number; orderId: string; items: { itemId: number | null; receivedQuantity: number }[] },
+): Promise<LabelForm> {
+  const received = order.items.flatMap((line) =>
+    line.itemId !== null && line.receivedQuantity > 0
+      ? [{ itemId: line.itemId, copies: Math.ceil(line.receivedQuantity) }]
+      : [],
+  );
+  const lots = received.length > 0 ? await labelsService(db).lotsReceivedOn(order) : [];
+  const lotted = new Set(lots.map((lot) => lot.itemId));
+  return labelFormFor(
+    db,
+    received.filter((line) => !lotted.has(line.itemId)),
+    `/orders/${order.orderId}`,
+    lots,
   );
 }
 
@@ -70,9 +119,10 @@ const typedPrint = (body: Record<string, unknown>) => ({
   showPrice: checked(body.showPrice),
 });
 
-/** The print form as the API's body: its settings and a line for each item with its copies. */
+/** The print form as the API's body: its settings, a line for each item and one for each lot, with their copies. */
 function printRequest(body: Record<string, unknown>) {
   const copies = repeatedField(body.copies);
+  const lotCopies = repeatedField(body.lotCopies);
   const values = typedPrint(body);
   return {
     layout: values.layout,
@@ -82,6 +132,10 @@ function printRequest(body: Record<string, unknown>) {
     items: repeatedField(body.itemId).map((id, index) => ({
       itemId: wholeNumber(id),
       copies: wholeNumber(copies[index] ?? ''),
+    })),
+    lots: repeatedField(body.lotId).map((id, index) => ({
+      lotId: wholeNumber(id),
+      copies: wholeNumber(lotCopies[index] ?? ''),
     })),
   };
 }
@@ -134,6 +188,8 @@ export function labelsPages({ db }: Deps): Router {
   pages.post('/labels/print', { access: 'manager', form: PrintLabels, fromForm: printRequest }, async (req, res) => {
     const itemIds = repeatedField(req.body.itemId);
     const copies = repeatedField(req.body.copies);
+    const lotIds = repeatedField(req.body.lotId);
+    const lotCopies = repeatedField(req.body.lotCopies);
     const values = typedPrint(req.body);
     const result = await attempt(() => labels.prepare(req.input.form));
     if (result.ok) {
@@ -145,10 +201,24 @@ export function labelsPages({ db }: Deps): Router {
     // refused: the form again, on its own page, with the lines as they were typed
     const ids = itemIds.map(Number).filter((id) => Number.isInteger(id) && id > 0);
     const known = new Map((await labels.itemsFor(ids.slice(0, MAX_LABELS))).map((item) => [item.id, item]));
-    const lines = itemIds.flatMap((id, index) => {
+    const lines: LabelFormLine[] = itemIds.flatMap((id, index) => {
       const item = known.get(Number(id));
       return item ? [{ itemId: item.id, name: item.name, sku: item.sku, copies: copies[index] ?? '' }] : [];
     });
+    const lots = new Map(
+      (
+        await labels.lotsFor(
+          lotIds
+            .map(Number)
+            .filter((id) => Number.isInteger(id) && id > 0)
+            .slice(0, MAX_LABELS),
+        )
+      ).map((lot) => [lot.lotId, lot]),
+    );
+    for (const [index, id] of lotIds.entries()) {
+      const lot = lots.get(Number(id));
+      if (lot) lines.push(lotLine(lot, lotCopies[index] ?? ''));
+    }
     const form = labelForm(db, lines, returnAddress(req.body.returnTo));
     renderForm(res, { ...form, values, errors: result.errors, message: result.message }, result.status);
   });

@@ -61,7 +61,7 @@ import {
   type ReturnedForm,
 } from './forms';
 import { PageRouter } from './page-route';
-import { labelFormFor } from './labels.pages';
+import { labelFormForOrder } from './labels.pages';
 
 const STATUS_LABELS: Record<OrderStatus, string> = {
   pending: 'Pending',
@@ -506,16 +506,8 @@ export function ordersPages({ db }: Deps): Router {
       title: `Order ${order.orderId}`,
       stylesheets: ['/assets/css/orders.css', '/assets/css/labels.css'],
       order,
-      // the items received, one label a unit (a part unit counts as one)
-      labelForm: await labelFormFor(
-        db,
-        order.items.flatMap((line) =>
-          canManage && line.itemId !== null && line.receivedQuantity > 0
-            ? [{ itemId: line.itemId, copies: Math.ceil(line.receivedQuantity) }]
-            : [],
-        ),
-        `/orders/${order.orderId}`,
-      ),
+      // the items received, one label a unit (a part unit counts as one); lots received, lot labels
+      labelForm: await labelFormForOrder(db, canManage ? order : { ...order, items: [] }),
       statusLabels: STATUS_LABELS,
       movements: orderMovements.map(presentMovement),
       canManage,

@@ -133,3 +133,71 @@ describe('Print labels', () => {
     expect(await skusIn(pdf, 'roll-62x29')).toEqual(['TAPE-19']);
   });
 });
+
+describe('Print labels: lots (issue 42)', () => {
+  it('on an order after receiving: the lots received print lot labels, a GS1 DataMatrix with GTIN, expiry and lot', async () => {
+    const supplier = await buildSupplier(b.t.db);
+    const tape = await buildItem(b.t.db, { name: 'Autoclave tape, 25 mm', sku: 'TAPE-25' });
+    const acetone = await buildItem(b.t.db, { name: 'Acetone 2.5 l', sku: 'ACE-25' });
+    const ethanol = await buildItem(b.t.db, { name: 'Ethanol 1 l', sku: 'ETH-1' });
+    await b.t.db('items').whereIn('id', [acetone.id, ethanol.id]).update({ tracking: 'lot' });
+    // the acetone is sold under an EAN-13; the ethanol has no GTIN
+    await b.t.db('item_barcodes').insert({
+      item_id: acetone.id,
+      code: '9501101530003',
+      kind: 'ean13',
+      lookup_key: '09501101530003',
+    });
+    const { order } = await buildOrder(b.t.db, supplier.id, [
+      { itemId: tape.id, name: 'Autoclave tape', quantity: '2', unitCost: '2.00', receivedQuantity: '2' },
+      { itemId: acetone.id, name: 'Acetone', quantity: '3', unitCost: '9.00', receivedQuantity: '3' },
+      { itemId: ethanol.id, name: 'Ethanol', quantity: '1', unitCost: '6.00', receivedQuantity: '1' },
+    ]);
+    // the lots as receiving leaves them: first received on this order
+    await b.t.db('stock_lots').insert([
+      { item_id: acetone.id, lot_number: 'A-LATE', expires_on: '2031-03-31', quantity: '1', order_id: order.id },
+      { item_id: acetone.id, lot_number: 'A-SOON', expires_on: '2030-09-15', quantity: '2', order_id: order.id },
+      { item_id: ethanol.id, lot_number: 'E-1', expires_on: null, quantity: '1', order_id: order.id },
+    ]);
+    const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    const section = page.getByRole('region', { name: 'Print labels' });
+    await section.waitFor();
+    expect(await section.getByLabel('Copies of Autoclave tape, 25 mm').inputValue()).toBe('2');
+    expect(await section.getByLabel('Copies of Acetone 2.5 l, lot A-SOON').inputValue()).toBe('2');
+    expect(await section.getByLabel('Copies of Acetone 2.5 l, lot A-LATE').inputValue()).toBe('1');
+    expect(await section.getByLabel('Copies of Ethanol 1 l, lot E-1').inputValue()).toBe('1');
+    // a tracked item prints by lot only
+    expect(await section.getByLabel('Copies of Acetone 2.5 l', { exact: true }).count()).toBe(0);
+    await section.getByText('Exp 2030-09-15').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'labels-order-lots');
+    const { name, pdf } = await downloadOf(page, 'Print labels');
+    expect(name).toBe('labels-3-items.pdf');
+    expect((await skusIn(pdf, 'avery-l7160')).filter(Boolean)).toEqual([
+      'TAPE-25',
+      'TAPE-25',
+      '(01)09501101530003(17)300915(10)A-SOON',
+      '(01)09501101530003(17)300915(10)A-SOON',
+      '(01)09501101530003(17)310331(10)A-LATE',
+      'ETH-1',
+    ]);
+
+    // copies refused: the labels page keeps the lot lines as typed
+    b.expectHttpErrors(422);
+    await section.getByLabel('Copies of Ethanol 1 l, lot E-1').fill('0');
+    await section.getByRole('button', { name: 'Print labels' }).click();
+    await page.getByRole('heading', { name: 'Print labels', level: 1 }).waitFor();
+    expect(await page.getByLabel('Copies of Ethanol 1 l, lot E-1').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Copies of Acetone 2.5 l, lot A-SOON').inputValue()).toBe('2');
+    await page.getByLabel('Copies of Ethanol 1 l, lot E-1').fill('1');
+    await page.getByLabel('Copies of Acetone 2.5 l, lot A-SOON').fill('1');
+    await page.getByLabel('Copies of Autoclave tape, 25 mm').fill('1');
+    const again = await downloadOf(page, 'Print labels');
+    expect((await skusIn(again.pdf, 'avery-l7160')).filter(Boolean)).toEqual([
+      'TAPE-25',
+      '(01)09501101530003(17)300915(10)A-SOON',
+      '(01)09501101530003(17)310331(10)A-LATE',
+      'ETH-1',
+    ]);
+  });
+});

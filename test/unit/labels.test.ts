@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { lotElementString } from '../../src/modules/labels/labels.gs1';
+import { lotTextLines } from '../../src/modules/labels/labels.render';
 import { LABEL_LAYOUTS, cellOrigin, labelLayout, labelsPerPage } from '../../src/modules/labels/labels.layouts';
 import { linearSymbolFits } from '../../src/modules/labels/labels.render';
 import { priceLines } from '../../src/modules/labels/labels.service';
@@ -63,5 +65,49 @@ describe('label prices', () => {
     expect(priceLines('12.50', '0.2000')).toEqual(['£12.50 ex VAT (£15.00 inc)', '£12.50 ex VAT']);
     expect(priceLines('0.125', '0')).toEqual(['£0.13 ex VAT (£0.13 inc)', '£0.13 ex VAT']);
     expect(priceLines('1234.56', '0.05')).toEqual(['£1,234.56 ex VAT (£1,296.29 inc)', '£1,234.56 ex VAT']);
+  });
+});
+
+describe('lot labels (issue 42)', () => {
+  const today = new Date('2026-11-29T12:00:00Z');
+
+  it('the GS1 element string is (01) GTIN, (17) expiry YYMMDD, then (10) lot, the variable-length field last', () => {
+    expect(lotElementString('09501101530003', { lotNumber: 'B2417', expiresOn: '2027-06-30' }, today)).toBe(
+      '(01)09501101530003(17)270630(10)B2417',
+    );
+  });
+
+  it('a lot without expiry carries (01)(10) only', () => {
+    expect(lotElementString('09501101530003', { lotNumber: 'NODATE-7', expiresOn: null }, today)).toBe(
+      '(01)09501101530003(10)NODATE-7',
+    );
+  });
+
+  it('a lot number GS1 cannot carry (a space, over 20 characters, outside set 82) gives no element string', () => {
+    const gtin = '09501101530003';
+    expect(lotElementString(gtin, { lotNumber: 'AB 12', expiresOn: null }, today)).toBeUndefined();
+    expect(lotElementString(gtin, { lotNumber: 'X'.repeat(21), expiresOn: null }, today)).toBeUndefined();
+    expect(lotElementString(gtin, { lotNumber: 'LOT#5', expiresOn: null }, today)).toBeUndefined();
+    expect(lotElementString(gtin, { lotNumber: 'X'.repeat(20), expiresOn: null }, today)).toBe(
+      `(01)${gtin}(10)${'X'.repeat(20)}`,
+    );
+  });
+
+  it("an expiry GS1's two-digit year would read in another century gives no element string", () => {
+    expect(lotElementString('09501101530003', { lotNumber: 'L1', expiresOn: '2080-01-01' }, today)).toBeUndefined();
+  });
+
+  it('the lot label text: the lot number, and the expiry when there is one', () => {
+    expect(lotTextLines({ lotNumber: 'B2417', expiresOn: '2027-06-30' })).toEqual(['Lot B2417', 'Exp 2027-06-30']);
+    expect(lotTextLines({ lotNumber: 'B2417', expiresOn: null })).toEqual(['Lot B2417']);
+  });
+
+  it('a GS1 DataMatrix from bwip-js is a square grid of polygons with its quiet zone', async () => {
+    const bwip = await loadBwip();
+    const symbol = labelSymbol(bwip, 'gs1datamatrix', '(01)09501101530003(17)270630(10)B2417');
+    expect(symbol).toMatchObject({ linear: false, quietModules: 2 });
+    expect(symbol.widthModules).toBe(symbol.heightModules);
+    expect(symbol.path).toMatch(/ m .* l .* h$/m);
+    expect(() => labelSymbol(bwip, 'gs1datamatrix', '(01)09501101530004(10)X')).toThrow(/GS1 element string/);
   });
 });

@@ -158,6 +158,26 @@ export async function itemIdForCode(db: Db, code: string): Promise<number | unde
   return rows[0]?.id ?? undefined;
 }
 
+/**
+ * The GTIN-14 each of these items is sold under, by item id (items without one left out): its
+ * oldest barcode that is a GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14 with a valid check digit),
+ * else its SKU when that is one. What a lot label encodes in GS1 AI (01).
+ */
+export async function itemGtins(db: Db, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await preparedRaw<{ rows: { id: number; sku: string; codes: string[] | null }[] }>(
+    db,
+    sql`SELECT i.id, i.sku, (SELECT array_agg(b.code ORDER BY b.id) FROM item_barcodes b WHERE b.item_id = i.id) AS codes
+          FROM items i WHERE i.id = ANY(${[...new Set(ids)]}::int[])`,
+  );
+  const gtins = new Map<number, string>();
+  for (const row of rows) {
+    const gtin = [...(row.codes ?? []), row.sku].map((code) => gtin14(code)).find((found) => found !== undefined);
+    if (gtin) gtins.set(row.id, gtin);
+  }
+  return gtins;
+}
+
 /** The item a code already belongs to (as its SKU or one of its barcodes): its SKU and name. */
 export type CodeOwner = { itemId: number; sku: string; name: string };
 

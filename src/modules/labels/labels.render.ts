@@ -11,7 +11,15 @@ export type LabelContent = {
   /** the price lines to print, longest first (the first that fits is printed); empty when not asked */
   price: string[];
   symbol: LabelSymbol;
+  /** a lot label's lot (issue 42): its number and expiry printed under the SKU */
+  lot?: { lotNumber: string; expiresOn: string | null };
 };
+
+/** A lot label's human-readable lines: the lot number, and the expiry when it has one. */
+export const lotTextLines = (lot: { lotNumber: string; expiresOn: string | null }): string[] => [
+  `Lot ${lot.lotNumber}`,
+  ...(lot.expiresOn ? [`Exp ${lot.expiresOn}`] : []),
+];
 
 export type LabelPrint = {
   layout: LabelLayout;
@@ -135,8 +143,9 @@ function drawSymbol(
 }
 
 /**
- * Code 128: the name across the top, the category (and price) under it, the bars the whole width
- * with their quiet zones, and the SKU in text under the bars.
+ * Code 128: the name across the top, the category (and price) under it, a lot label's lot and
+ * expiry on a line of their own, the bars the whole width with their quiet zones, and the SKU in
+ * text under the bars.
  */
 function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
   const { x, w } = box;
@@ -151,8 +160,9 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   if (price) doc.text(price, x + w - priceWidth, y, { lineBreak: false });
   textLines(doc, label.categoryName, { x, y, width: price ? w - priceWidth - mm(1.5) : w, lines: 1 });
   y += line;
-
   doc.font('Helvetica-Bold');
+  if (label.lot) y += textLines(doc, lotTextLines(label.lot).join('   '), { x, y, width: w, lines: 1 });
+
   const skuY = box.y + box.h - line;
   textLines(doc, label.sku, { x, y: skuY, width: w, lines: 1, align: 'center' });
 
@@ -170,7 +180,7 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
 
 /**
  * QR code or Data Matrix: the symbol (with its quiet zone) square at the top left, and beside it the
- * name, the SKU, the category and the price.
+ * name, the SKU, a lot label's lot and expiry, the category and the price.
  */
 function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
   const { symbol } = label;
@@ -190,12 +200,14 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   doc.font('Helvetica').fontSize(smallPt(layout));
   const small = lineHeight(doc);
   const price = priceFitting(doc, label.price, w);
-  const otherLines = 2 + (price ? 1 : 0);
+  const lotLines = label.lot ? lotTextLines(label.lot) : [];
+  const otherLines = 2 + lotLines.length + (price ? 1 : 0);
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
   const nameLines = Math.min(3, Math.floor((box.h - otherLines * small) / lineHeight(doc)));
   y += textLines(doc, label.name, { x, y, width: w, lines: Math.max(1, nameLines) });
   doc.fontSize(smallPt(layout));
   y += textLines(doc, label.sku, { x, y, width: w, lines: 1 });
+  for (const text of lotLines) y += textLines(doc, text, { x, y, width: w, lines: 1 });
   doc.font('Helvetica');
   y += textLines(doc, label.categoryName, { x, y, width: w, lines: 1 });
   if (price) textLines(doc, price, { x, y, width: w, lines: 1 });

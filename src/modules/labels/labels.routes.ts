@@ -30,7 +30,7 @@ export function labelsRoutes({ db, docs }: Deps) {
     '/labels',
     {
       operationId: 'printLabels',
-      summary: 'Item labels as a PDF to print',
+      summary: 'Item and lot labels as a PDF to print',
       description:
         "Each label shows the item's name (cut short to fit), its category, its SKU in text and as a barcode " +
         `(symbology ${SYMBOLOGIES.join(', ')}; default code128; vector, with its quiet zone), and with showPrice its ` +
@@ -38,7 +38,13 @@ export function labelsRoutes({ db, docs }: Deps) {
         'default 1) is the first free label of a part-used sheet (1 for a roll layout); further sheets as needed. ' +
         `At most ${MAX_LABELS} labels (the sum of copies). 400 names the field: an unknown layout, symbology or item ` +
         '("No item with id 12" on items.0.itemId), a startPosition past the sheet\'s labels, too many labels, a SKU the ' +
-        'symbology cannot encode or, in code128, too long to scan on the layout (under one 300 dpi dot a bar). Inactive items print too. Answers labels-<SKU>.pdf (one item) or labels-<n>-items.pdf.',
+        'symbology cannot encode or, in code128, too long to scan on the layout (under one 300 dpi dot a bar). Inactive items print too. ' +
+        'lots: [{lotId, copies}] prints lot labels after the item labels (issue 42): the item label with "Lot <lotNumber>" and ' +
+        '"Exp <YYYY-MM-DD>" in text, its symbol a GS1 DataMatrix of (01) the GTIN, (17) the expiry YYMMDD and (10) the lot ' +
+        '((01)(10) for a lot without expiry) when the item has a GTIN barcode, else a Code 128 of the SKU whatever the symbology ' +
+        '(also for a lot number GS1 cannot carry: over 20 characters or outside its character set). An unknown lot is 400 ' +
+        '("No lot with id 12" on lots.0.lotId). items or lots must have a line. ' +
+        'Answers labels-<SKU>.pdf (one item) or labels-<n>-items.pdf.',
       access: 'manager',
       body: PrintLabels,
       responses: {

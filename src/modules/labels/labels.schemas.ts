@@ -37,6 +37,14 @@ export const LabelLine = z
   .openapi('LabelLine');
 export type LabelLine = z.infer<typeof LabelLine>;
 
+export const LotLabelLine = z
+  .object({
+    lotId: PositiveInt('lotId').openapi({ description: 'a lot id, as GET /api/items/{id}/lots answers it' }),
+    copies: PositiveInt('copies').max(MAX_LABELS, { error: `copies must be at most ${MAX_LABELS}` }),
+  })
+  .openapi('LotLabelLine');
+export type LotLabelLine = z.infer<typeof LotLabelLine>;
+
 export const PrintLabels = z
   .object({
     layout: z
@@ -44,9 +52,19 @@ export const PrintLabels = z
       .max(100)
       .openapi({ description: 'a layout id from GET /api/labels/layouts', example: 'avery-l7160' }),
     items: z
-      .array(LabelLine, { error: 'is required' })
-      .min(1, { error: 'at least one item is required' })
-      .max(MAX_LABELS, { error: `at most ${MAX_LABELS} lines` }),
+      .array(LabelLine, { error: 'must be a list' })
+      .max(MAX_LABELS, { error: `at most ${MAX_LABELS} lines` })
+      .optional()
+      .openapi({ description: 'item labels; items or lots must have a line' }),
+    lots: z
+      .array(LotLabelLine, { error: 'must be a list' })
+      .max(MAX_LABELS, { error: `at most ${MAX_LABELS} lines` })
+      .optional()
+      .openapi({
+        description:
+          'lot labels (issue 42): the item label with the lot number and expiry, its symbol a GS1 DataMatrix ' +
+          '(01)(17)(10) when the item has a GTIN, else a Code 128 of the SKU',
+      }),
     symbology: z
       .string()
       .max(100)
@@ -56,6 +74,10 @@ export const PrintLabels = z
       .optional()
       .openapi({ description: 'the 1-based cell of the first sheet to start on (default 1)' }),
     showPrice: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.items?.length ?? 0) + (body.lots?.length ?? 0) === 0)
+      ctx.addIssue({ code: 'custom', path: ['items'], message: 'at least one item or lot is required' });
   })
   .openapi('PrintLabels');
 export type PrintLabels = z.infer<typeof PrintLabels>;

@@ -3,7 +3,10 @@ import { BadRequest } from '../../http/errors';
 import { D } from '../../lib/money';
 import { formatMoney } from '../../lib/format';
 import { categoriesService } from '../categories/categories.service';
-import { findItemsForLines } from '../items/items.queries';
+import { findItemsForLines, itemGtins, type ItemForLine } from '../items/items.queries';
+import { lotsForLabels, lotsReceivedOnOrder } from '../lots/lots.queries';
+import { lotsReceivedBy } from '../stock-movements/stock-movements.ledger';
+import { lotElementString, type LabelLot } from './labels.gs1';
 import {
   LABEL_LAYOUTS,
   MAX_LABELS,
@@ -23,6 +26,16 @@ const SLICE_MS = 15;
 
 /** What the pages show of the limits and choices. */
 export { MAX_LABELS, SYMBOLOGIES };
+
+/** A lot a print form lists: the lot and its item. */
+export type LotLabelInfo = {
+  lotId: number;
+  itemId: number;
+  name: string;
+  sku: string;
+  lotNumber: string;
+  expiresOn: string | null;
+};
 
 /** A refusal that names the field it is about, as a validation error does. */
 const refuse = (field: string, message: string) => BadRequest(message, { errors: [{ field, message }] });
@@ -68,8 +81,69 @@ export function labelsService(db: Db) {
     },
 
     /**
+     * The lots of these ids with their items, in the order asked (ids of no lot left out): what a
+     * print form lists for lot labels.
+     */
+    async lotsFor(ids: number[]): Promise<LotLabelInfo[]> {
+      const lots = await lotsForLabels(db, ids);
+      const items = await findItemsForLines(
+        db,
+        [...lots.values()].map((lot) => lot.itemId),
+      );
+      return ids.flatMap((id) => {
+        const lot = lots.get(id);
+        const item = lot && items.get(lot.itemId);
+        return lot && item
+          ? [
+              {
+                lotId: id,
+                itemId: item.id,
+                name: item.name,
+                sku: item.sku,
+                lotNumber: lot.lotNumber,
+                expiresOn: lot.expiresOn,
+              },
+            ]
+          : [];
+      });
+    },
+
+    /**
+     * The lots first received on an order (`id`: its numeric id; `orderId`: its number, the
+     * movements' reference) with one label a unit received into each (a part unit counts as one;
+     * a lot whose receipt left no record of its share, one a unit it holds, at least one).
+     */
+    async lotsReceivedOn(order: { id: number; orderId: string }): Promise<(LotLabelInfo & { copies: number })[]> {
+      const [lots, received] = await Promise.all([
+        lotsReceivedOnOrder(db, order.id),
+        lotsReceivedBy(db, { type: 'order', id: order.orderId }),
+      ]);
+      const items = await findItemsForLines(
+        db,
+        lots.map((lot) => lot.itemId),
+      );
+      return lots.flatMap((lot) => {
+        const item = items.get(lot.itemId);
+        if (!item) return [];
+        const units = Math.max(1, Math.ceil(Number(received.get(lot.id) ?? lot.quantity)));
+        return [
+          {
+            lotId: lot.id,
+            itemId: item.id,
+            name: item.name,
+            sku: item.sku,
+            lotNumber: lot.lotNumber,
+            expiresOn: lot.expiresOn,
+            copies: Math.min(units, MAX_LABELS),
+          },
+        ];
+      });
+    },
+
+    /**
      * What a print request draws, checked whole before a byte of PDF is written: the layout, the
-     * symbology, the start position on the first sheet, the number of labels and every item.
+     * symbology, the start position on the first sheet, the number of labels, every item and every lot.
+     * Item labels come first, then lot labels, each line's copies in the order asked.
      */
     async prepare(input: PrintLabels): Promise<LabelPrint & { filename: string }> {
       const layout = labelLayout(input.layout);
@@ -93,56 +167,89 @@ export function labelsService(db: Db) {
             : `startPosition must be between 1 and ${perPage} for layout '${layout.id}'`,
         );
       }
-      const total = input.items.reduce((sum, line) => sum + line.copies, 0);
+      const itemLines = input.items ?? [];
+      const lotLines = input.lots ?? [];
+      const total = [...itemLines, ...lotLines].reduce((sum, line) => sum + line.copies, 0);
       if (total > MAX_LABELS) {
         throw refuse(
-          'items',
+          itemLines.length > 0 ? 'items' : 'lots',
           `At most ${MAX_LABELS.toLocaleString('en-GB')} labels a request (asked for ${total.toLocaleString('en-GB')})`,
         );
       }
-      const items = await findItemsForLines(
+      const lots = await lotsForLabels(
         db,
-        input.items.map((line) => line.itemId),
+        lotLines.map((line) => line.lotId),
       );
-      const missing = input.items.findIndex((line) => !items.has(line.itemId));
-      if (missing >= 0) throw refuse(`items.${missing}.itemId`, `No item with id ${input.items[missing].itemId}`);
-      const categories = new Map((await categoriesService(db).list()).map((c) => [c.id, c.name]));
+      const unknownLot = lotLines.findIndex((line) => !lots.has(line.lotId));
+      if (unknownLot >= 0) throw refuse(`lots.${unknownLot}.lotId`, `No lot with id ${lotLines[unknownLot].lotId}`);
+      const lotItemIds = [...lots.values()].map((lot) => lot.itemId);
+      const [items, gtins, categoryList] = await Promise.all([
+        findItemsForLines(db, [...itemLines.map((line) => line.itemId), ...lotItemIds]),
+        itemGtins(db, lotItemIds),
+        categoriesService(db).list(),
+      ]);
+      const missing = itemLines.findIndex((line) => !items.has(line.itemId));
+      if (missing >= 0) throw refuse(`items.${missing}.itemId`, `No item with id ${itemLines[missing].itemId}`);
+      const categories = new Map(categoryList.map((c) => [c.id, c.name]));
 
       const bwipjs = await loadBwip();
       let sliceStart = performance.now();
-      const contents = new Map<number, LabelContent>();
-      const labels: LabelContent[] = [];
-      for (const [index, line] of input.items.entries()) {
-        let content = contents.get(line.itemId);
-        if (!content) {
-          const item = items.get(line.itemId)!;
-          if (performance.now() - sliceStart > SLICE_MS) {
-            // 2,000 new QR codes take seconds of CPU: the other requests get their turn between slices
-            await new Promise((resolve) => setImmediate(resolve));
-            sliceStart = performance.now();
-          }
-          let symbol;
-          try {
-            symbol = labelSymbol(bwipjs, symbology, item.sku);
-          } catch (err) {
-            throw refuse(`items.${index}.itemId`, (err as Error).message);
-          }
-          if (!linearSymbolFits(layout, symbol)) {
-            throw refuse(
-              `items.${index}.itemId`,
-              `SKU '${item.sku}' is too long for a Code 128 that scans on ${layout.id} labels: choose qr or datamatrix`,
-            );
-          }
-          content = {
-            itemId: item.id,
-            name: item.name,
-            sku: item.sku,
-            categoryName: categories.get(item.categoryId) ?? '',
-            price: input.showPrice ? priceLines(item.price, item.vatRate) : [],
-            symbol,
-          };
-          contents.set(item.id, content);
+      const contents = new Map<string, LabelContent>();
+      /** the label of an item or a lot, drawn once for all its copies (`field`: the line a refusal names) */
+      const contentOf = async (
+        key: string,
+        field: string,
+        item: ItemForLine,
+        lot?: LabelLot,
+      ): Promise<LabelContent> => {
+        const known = contents.get(key);
+        if (known) return known;
+        if (performance.now() - sliceStart > SLICE_MS) {
+          // 2,000 new QR codes take seconds of CPU: the other requests get their turn between slices
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
         }
+        const gtin = lot && gtins.get(item.id);
+        const elementString = gtin && lot ? lotElementString(gtin, lot) : undefined;
+        // a lot label: GS1 DataMatrix when the item has a GTIN, else Code 128 of the SKU (the symbology asked is for items)
+        const [kind, text] = elementString
+          ? (['gs1datamatrix', elementString] as const)
+          : ([lot ? 'code128' : symbology, item.sku] as const);
+        let symbol;
+        try {
+          symbol = labelSymbol(bwipjs, kind, text);
+        } catch (err) {
+          throw refuse(field, (err as Error).message);
+        }
+        if (!linearSymbolFits(layout, symbol)) {
+          throw refuse(
+            field,
+            lot
+              ? `SKU '${item.sku}' is too long for a Code 128 that scans on ${layout.id} labels: choose a larger label, or give the item a GTIN barcode`
+              : `SKU '${item.sku}' is too long for a Code 128 that scans on ${layout.id} labels: choose qr or datamatrix`,
+          );
+        }
+        const content: LabelContent = {
+          itemId: item.id,
+          name: item.name,
+          sku: item.sku,
+          categoryName: categories.get(item.categoryId) ?? '',
+          price: input.showPrice ? priceLines(item.price, item.vatRate) : [],
+          symbol,
+          ...(lot ? { lot: { lotNumber: lot.lotNumber, expiresOn: lot.expiresOn } } : {}),
+        };
+        contents.set(key, content);
+        return content;
+      };
+
+      const labels: LabelContent[] = [];
+      for (const [index, line] of itemLines.entries()) {
+        const content = await contentOf(`item ${line.itemId}`, `items.${index}.itemId`, items.get(line.itemId)!);
+        for (let copy = 0; copy < line.copies; copy += 1) labels.push(content);
+      }
+      for (const [index, line] of lotLines.entries()) {
+        const lot = lots.get(line.lotId)!;
+        const content = await contentOf(`lot ${lot.id}`, `lots.${index}.lotId`, items.get(lot.itemId)!, lot);
         for (let copy = 0; copy < line.copies; copy += 1) labels.push(content);
       }
       return {

@@ -19,9 +19,18 @@ export type LabelSymbol = {
   path: string;
 };
 
-const BWIP_IDS: Record<Symbology, string> = { code128: 'code128', qr: 'qrcode', datamatrix: 'datamatrix' };
+/** What a symbol is drawn as: a symbology a print may choose, or a lot label's GS1 DataMatrix (issue 42). */
+export type SymbolKind = Symbology | 'gs1datamatrix';
+
+const BWIP_IDS: Record<SymbolKind, string> = {
+  code128: 'code128',
+  qr: 'qrcode',
+  datamatrix: 'datamatrix',
+  // FNC1 first, and bwip-js puts the GS separator after a variable-length element that is not last
+  gs1datamatrix: 'gs1datamatrix',
+};
 /** Code 128 wants 10 modules of quiet zone each side; QR 4; Data Matrix 1 (2 given). */
-const QUIET_MODULES: Record<Symbology, number> = { code128: 10, qr: 4, datamatrix: 2 };
+const QUIET_MODULES: Record<SymbolKind, number> = { code128: 10, qr: 4, datamatrix: 2, gs1datamatrix: 2 };
 
 type Bwip = typeof import('bwip-js/node');
 let bwip: Promise<Bwip> | undefined;
@@ -84,8 +93,11 @@ function moduleDrawing(): DrawingContext<Drawn> {
 const CACHE_SIZE = 2000;
 const cache = new Map<string, LabelSymbol>();
 
-/** The symbol of `text` in `symbology` (bwip-js loaded already: see loadBwip); throws when it cannot be encoded. */
-export function labelSymbol(bwipjs: Bwip, symbology: Symbology, text: string): LabelSymbol {
+/**
+ * The symbol of `text` in `symbology` (bwip-js loaded already: see loadBwip); throws when it cannot
+ * be encoded. A gs1datamatrix's text is a bracketed GS1 element string, `(01)…(17)…(10)…`.
+ */
+export function labelSymbol(bwipjs: Bwip, symbology: SymbolKind, text: string): LabelSymbol {
   const key = `${symbology}\u0000${text}`;
   const cached = cache.get(key);
   if (cached) {
@@ -99,7 +111,8 @@ export function labelSymbol(bwipjs: Bwip, symbology: Symbology, text: string): L
   try {
     drawn = bwipjs.render(options, moduleDrawing());
   } catch (err) {
-    throw new Error(`SKU '${text}' cannot be encoded as ${symbology}: ${(err as Error).message}`, { cause: err });
+    const what = symbology === 'gs1datamatrix' ? `GS1 element string '${text}'` : `SKU '${text}'`;
+    throw new Error(`${what} cannot be encoded as ${symbology}: ${(err as Error).message}`, { cause: err });
   }
   const symbol: LabelSymbol = {
     linear: drawn.linear,

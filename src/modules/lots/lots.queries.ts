@@ -155,6 +155,39 @@ export async function lotsHoldingStockOf(db: Db, itemIds: number[]): Promise<Map
   return byItem;
 }
 
+/** A lot as a label prints it: its item, number and expiry. */
+export type LotForLabel = { id: number; itemId: number; lotNumber: string; expiresOn: string | null };
+
+const toLotForLabel = (row: Pick<LotRow, 'id' | 'item_id' | 'lot_number' | 'expires_on'>): LotForLabel => ({
+  id: row.id,
+  itemId: row.item_id,
+  lotNumber: row.lot_number,
+  expiresOn: row.expires_on,
+});
+
+/** The lots of these ids, by id (ids of no lot left out): what POST /labels prints for `lots`. */
+export async function lotsForLabels(db: Db, ids: number[]): Promise<Map<number, LotForLabel>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.id = ANY(${[...new Set(ids)]}::int[])`,
+  );
+  return new Map(rows.map((row) => [row.id, toLotForLabel(row)]));
+}
+
+/**
+ * The lots first received on this order (stock_lots.order_id: the order's numeric id), with what
+ * they hold now, in FEFO order by item: what the order's Print labels offers after receiving.
+ */
+export async function lotsReceivedOnOrder(db: Db, orderId: number): Promise<(LotForLabel & { quantity: string })[]> {
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.order_id = ${orderId}
+         ORDER BY l.item_id, l.expires_on NULLS LAST, l.received_at, l.id`,
+  );
+  return rows.map((row) => ({ ...toLotForLabel(row), quantity: row.quantity }));
+}
+
 /** How many of the item's lots hold stock. */
 export async function lotsHoldingStock(db: Db, itemId: number): Promise<number> {
   const { rows } = await preparedRaw<{ rows: { count: number }[] }>(

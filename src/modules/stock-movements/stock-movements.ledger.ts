@@ -281,6 +281,21 @@ export async function lotsTakenBy(
 }
 
 /**
+ * How much the movements of a reference (an order's receipts) put into each lot, less what they
+ * took back, by lot id: an order's lot labels are one a unit received.
+ */
+export async function lotsReceivedBy(db: Db, reference: { type: string; id: string }): Promise<Map<number, string>> {
+  const { rows } = await preparedRaw<{ rows: { lot_id: number; quantity: string }[] }>(
+    db,
+    sql`SELECT ml.lot_id, sum(ml.quantity)::text AS quantity
+          FROM stock_movements m JOIN stock_movement_lots ml ON ml.movement_id = m.id
+         WHERE m.reference_type = ${reference.type} AND m.reference_id = ${reference.id} AND ml.lot_id IS NOT NULL
+         GROUP BY ml.lot_id HAVING sum(ml.quantity) > 0`,
+  );
+  return new Map(rows.map((row) => [row.lot_id, row.quantity]));
+}
+
+/**
  * writeStockChanges with its own lock: one lock statement (ascending id order) and one statement for
  * every update and movement, in one transaction; any refused change aborts the whole batch. Opened
  * here (no caller's transaction), the transaction is retried whole on a deadlock or lock timeout
