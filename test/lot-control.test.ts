@@ -156,17 +156,23 @@ describe('GET /api/lots', () => {
     await t.request.get('/api/lots').expect(401);
   });
 
-  it('reads the lots holding stock through the partial index on expiry', async () => {
-    const plan = await t.db.transaction(async (trx) => {
-      await trx.raw('SET LOCAL enable_seqscan = off');
-      const { rows } = await trx.raw(
-        `EXPLAIN SELECT id FROM stock_lots l WHERE l.quantity > 0 AND l.expires_on < ?::date AND l.quarantined_at IS NULL
-          ORDER BY l.expires_on NULLS LAST, l.id LIMIT 50`,
-        [day(0)],
-      );
-      return (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
-    });
-    expect(plan).toContain('stock_lots_holding_by_expiry');
+  it('reads the lots holding stock through the partial indexes on expiry', async () => {
+    const planOf = (where: string) =>
+      t.db.transaction(async (trx) => {
+        await trx.raw('SET LOCAL enable_seqscan = off');
+        const { rows } = await trx.raw(
+          `EXPLAIN SELECT id FROM stock_lots l WHERE l.quantity > 0 AND ${where}
+            ORDER BY l.expires_on NULLS LAST, l.id LIMIT 50`,
+          [day(0)],
+        );
+        return (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+      });
+    expect(await planOf('l.expires_on < ?::date AND l.quarantined_at IS NULL')).toContain(
+      'stock_lots_holding_by_expiry',
+    );
+    expect(await planOf('l.quarantined_at IS NOT NULL AND ?::date IS NOT NULL')).toContain(
+      'stock_lots_quarantined_holding',
+    );
   });
 });
 
