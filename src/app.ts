@@ -33,6 +33,7 @@ import { itemsRoutes } from './modules/items/items.routes';
 import { categoriesRoutes } from './modules/categories/categories.routes';
 import { labelsRoutes } from './modules/labels/labels.routes';
 import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
+import { lotControlRoutes } from './modules/lot-control/lot-control.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
@@ -95,6 +96,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   (deps) => categoriesRoutes(deps, itemCountInCategory),
   labelsRoutes,
   stockMovementsRoutes,
+  lotControlRoutes,
   vatRatesRoutes,
   notesRoutes,
   dashboardRoutes,

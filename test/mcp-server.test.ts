@@ -21,6 +21,7 @@ const READ_TOOLS = [
   'get_purchase_order',
   'get_supplier',
   'item_sources',
+  'list_lots',
   'list_low_stock',
   'list_notes',
   'list_suppliers',
@@ -28,6 +29,7 @@ const READ_TOOLS = [
   'sales_summary',
   'search_items',
   'stock_movements',
+  'trace_lot',
 ];
 const WRITE_TOOLS = [
   'add_note',
@@ -36,6 +38,7 @@ const WRITE_TOOLS = [
   'create_replenishment_orders',
   'create_supplier',
   'link_item_source',
+  'quarantine_lot',
   'receive_purchase_order',
   'record_stock_change',
   'refund_sale',

@@ -65,6 +65,14 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
     description: 'Finance <ledger>',
     failingSince: '2026-11-26T09:00:00.000Z',
   },
+  'lot-recall': {
+    message: 'Stop using it & bring it back to the <teaching> lab',
+    itemName: 'Acetone & <Co>',
+    sku: 'ACE-1',
+    lotNumber: 'B2417',
+    expiresOn: '2027-06-30',
+    saleNumbers: ['SALE-20261127-7', 'SALE-20261128-2'],
+  },
   ...Object.fromEntries(
     [
       'request-approval-needed',

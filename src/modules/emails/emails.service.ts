@@ -257,3 +257,23 @@ export async function queueBackupOverdueEmail(trx: Knex.Transaction, alert: { me
     data: { message: withoutCredentials(alert.message) },
   });
 }
+
+/** A lot's recall as one person's email says it (issue 42): what to do, the item, the lot, and the sales of theirs that took it. */
+export type LotRecallEmail = {
+  message: string;
+  itemName: string;
+  sku: string;
+  lotNumber: string;
+  expiresOn: string | null;
+  saleNumbers: string[];
+};
+
+/** The recall of a lot to one address that got it (a sale's recipient or its charge code's holder), in the recall's transaction. */
+export async function queueLotRecallEmail(trx: Knex.Transaction, to: string, recall: LotRecallEmail): Promise<void> {
+  await queueEmail(trx, {
+    to,
+    subject: `Recall: lot ${recall.lotNumber} of ${recall.itemName}`,
+    template: 'lot-recall',
+    data: recall,
+  });
+}

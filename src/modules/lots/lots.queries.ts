@@ -240,3 +240,75 @@ export const lotsReferences: ReferenceCounters = {
     },
   ],
 };
+
+/** The lots list's filters (GET /api/lots): lots holding stock, by status (none: expiring, expired and quarantined), of one item. */
+export type LotsFilter = {
+  status?: 'expiring' | 'expired' | 'quarantined';
+  itemId?: number;
+  today: string;
+  warningDays: number;
+};
+
+/**
+ * The condition of the lots list on `l`: holding stock (the partial indexes stock_lots_holding_by_expiry and,
+ * for quarantined lots, stock_lots_quarantined_holding), and the status the rules of lotStatus give.
+ */
+function lotsFilterSql({ status, itemId, today, warningDays }: LotsFilter): Sql {
+  const warnUntil = addDays(today, warningDays);
+  const byStatus =
+    status === 'quarantined'
+      ? sql`l.quarantined_at IS NOT NULL`
+      : status === 'expired'
+        ? sql`l.expires_on < ${today}::date AND l.quarantined_at IS NULL`
+        : status === 'expiring'
+          ? sql`l.expires_on >= ${today}::date AND l.expires_on <= ${warnUntil}::date AND l.quarantined_at IS NULL`
+          : sql`(l.expires_on <= ${warnUntil}::date OR l.quarantined_at IS NOT NULL)`;
+  const byItem = itemId === undefined ? sql.raw('') : sql` AND l.item_id = ${itemId}`;
+  return sql`l.quantity > 0 AND ${byStatus}${byItem}`;
+}
+
+/** A page of the lots list, soonest expiry first (no expiry last, then by id), and how many match. */
+export async function lotsPage(
+  db: Db,
+  filter: LotsFilter,
+  page: number,
+  limit: number,
+): Promise<{ rows: LotRow[]; total: number }> {
+  const where = lotsFilterSql(filter);
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE ${where}
+         ORDER BY l.expires_on NULLS LAST, l.id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+  );
+  const { rows: counted } = await preparedRaw<{ rows: { total: number }[] }>(
+    db,
+    sql`SELECT count(*)::int AS total FROM stock_lots l WHERE ${where}`,
+  );
+  return { rows, total: counted[0].total };
+}
+
+/** A lot, undefined when there is none; `lock`: FOR UPDATE, in the caller's transaction. */
+export async function lotById(db: Db, id: number, { lock = false } = {}): Promise<LotRow | undefined> {
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.id = ${id}${lock ? sql.raw(' FOR UPDATE') : sql.raw('')}`,
+  );
+  return rows[0];
+}
+
+/** Quarantines the lot (a sale never takes it then), or releases it (`quarantine` null); the lot as it is after. */
+export async function setLotQuarantine(
+  trx: Knex.Transaction,
+  id: number,
+  quarantine: { reason: string; by: string | null } | null,
+): Promise<LotRow> {
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    trx,
+    quarantine
+      ? sql`UPDATE stock_lots l SET quarantined_at = now(), quarantine_reason = ${quarantine.reason}, quarantined_by = ${quarantine.by}
+             WHERE l.id = ${id} RETURNING ${LOT_COLUMNS}`
+      : sql`UPDATE stock_lots l SET quarantined_at = NULL, quarantine_reason = NULL, quarantined_by = NULL
+             WHERE l.id = ${id} RETURNING ${LOT_COLUMNS}`,
+  );
+  return rows[0];
+}

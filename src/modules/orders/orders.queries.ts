@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { sql, toRaw, type Sql } from '../../db/sql';
 import { invoiceMetadataJson } from '../invoices/invoices.queries';
+import { supplierRefs } from '../suppliers/suppliers.queries';
 import type { ReferenceCounters } from '../../db/references';
 
 /**
@@ -15,6 +16,21 @@ export const onOrderSql = (itemIdsQuery: Sql): Sql =>
             JOIN orders o ON o.id = li.order_id
            WHERE o.status IN ('pending', 'partially_received') AND li.item_id IN (${itemIdsQuery})
            GROUP BY li.item_id`;
+
+/** The orders these order numbers name (a stock movement's reference), with their supplier's name, by number. */
+export async function ordersByNumber(
+  db: Db,
+  orderNumbers: string[],
+): Promise<Map<string, { id: number; order_id: string; supplier_name: string | null }>> {
+  if (orderNumbers.length === 0) return new Map();
+  const { rows } = await toRaw<{ rows: { id: number; order_id: string; supplier_name: string | null }[] }>(
+    db,
+    sql`SELECT o.id, o.order_id, s.supplier_name FROM orders o
+          LEFT JOIN ${supplierRefs('s')} ON s.supplier_id = o.supplier_id
+         WHERE o.order_id = ANY(${[...new Set(orderNumbers)]}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.order_id, row]));
+}
 
 /** Whether the order exists. */
 export async function orderExists(db: Db, id: number): Promise<boolean> {

@@ -22,6 +22,8 @@ export const WEBHOOK_EVENTS = [
   'request.ready',
   'request.collected',
   'request.cancelled',
+  // issue 42: a lot was recalled (data: the lot with its item, the message, the sales that took it, how many were emailed)
+  'lot.recalled',
   'ping',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -132,6 +132,25 @@ export const claimRefundLines = (batchId: number, before: Date): Sql =>
        WHERE batch_id IS NULL AND recorded_at < ${before}
       RETURNING ${sql.raw(REFUND_SUMMARY_COLUMNS)}`;
 
+/** A sale as a lot's trace reads it (issue 42): who it went to, on which charge code. */
+export type SaleRecipientRow = {
+  id: number;
+  sale_id: string;
+  charge_code: string;
+  delivered_to: string | null;
+  delivered_to_email: string | null;
+  created_at: Date;
+};
+
+/** The sales these sale numbers (SALE-...) name, by number: what a stock movement's reference links to. */
+export async function salesByNumber(db: Db, saleNumbers: string[]): Promise<Map<string, SaleRecipientRow>> {
+  if (saleNumbers.length === 0) return new Map();
+  const rows: SaleRecipientRow[] = await db('sales')
+    .whereIn('sale_id', [...new Set(saleNumbers)])
+    .select('id', 'sale_id', 'charge_code', 'delivered_to', 'delivered_to_email', 'created_at');
+  return new Map(rows.map((row) => [row.sale_id, row]));
+}
+
 /** The rows of sales, quotes and their lines that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
 export const salesReferences: ReferenceCounters = {
   users: [

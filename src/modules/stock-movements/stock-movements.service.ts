@@ -10,6 +10,18 @@ import { movementLotsJson, type MovementLot } from './stock-movements.queries';
 // The presenter lives in stock-movements.present.ts; this re-export stays only until
 // items.present.ts imports it from there.
 
+/** A movement's share of one lot (issue 42): the movement, and what it moved of the lot, signed (negative: taken). */
+export type LotMovementRow = {
+  id: number;
+  type: MovementRow['type'];
+  lot_quantity: string;
+  reason: string;
+  reference_type: string | null;
+  reference_id: string | null;
+  performed_by: string | null;
+  created_at: Date;
+};
+
 export type MovementReadRow = MovementRow & {
   performer_email: string | null;
   performer_first_name: string | null;
@@ -57,6 +69,24 @@ export function stockMovementsService(db: Db) {
       if (filter.beforeId !== undefined) query.where('m.id', '<', filter.beforeId);
       if (filter.offset) query.offset(filter.offset);
       return query;
+    },
+
+    /** The movements that moved the lot, oldest first, each with its share of the lot (stock_movement_lots_lot). */
+    async ofLot(lotId: number): Promise<LotMovementRow[]> {
+      return db('stock_movement_lots as ml')
+        .join('stock_movements as m', 'm.id', 'ml.movement_id')
+        .where('ml.lot_id', lotId)
+        .orderBy('m.id')
+        .select<LotMovementRow[]>(
+          'm.id',
+          'm.type',
+          'ml.quantity as lot_quantity',
+          'm.reason',
+          'm.reference_type',
+          'm.reference_id',
+          'm.performed_by',
+          'm.created_at',
+        );
     },
 
     async byIds(ids: number[]): Promise<MovementReadRow[]> {
