@@ -22,6 +22,9 @@ export const WEBHOOK_EVENTS = [
   'request.ready',
   'request.collected',
   'request.cancelled',
+  // issue 42: the expiry digest found a lot newly expiring or expired (data: the lot with its item {id, sku, name})
+  'lot.expiring',
+  'lot.expired',
   'ping',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
