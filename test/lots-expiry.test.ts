@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction';
+import { lotsInExpiryStatus, storesToday } from '../src/modules/lots/lots.queries';
 import { sendExpiryDigest } from '../src/modules/notifications/notifications.digest';
 import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
@@ -238,6 +239,20 @@ describe('GET /api/dashboard/lot-expiry', () => {
       expiringLots: before.expiringLots + 2,
       expiredLots: before.expiredLots + 1,
     });
+
+    // the lists behind the figures (the SQL of GET /api/lots?status=, which the scale bench times) count the same
+    const today = storesToday();
+    for (const [status, figure] of [
+      ['expiring', after.expiringLots],
+      ['expired', after.expiredLots],
+    ] as const) {
+      const list = await lotsInExpiryStatus(t.db, status, { today, warningDays: 30, limit: 500, offset: 0 });
+      expect(list.total, status).toBe(figure);
+      expect(list.rows.every((lot) => Number(lot.quantity) > 0)).toBe(true);
+    }
+    const expiredList = await lotsInExpiryStatus(t.db, 'expired', { today, warningDays: 30, limit: 500, offset: 0 });
+    expect(expiredList.rows.map((lot) => lot.lot_number)).toContain('A-PAST');
+    expect(expiredList.rows.map((lot) => lot.lot_number)).not.toContain('A-EMPTY');
 
     // a shorter warning (the setting) moves the edge
     await as.admin
