@@ -1,5 +1,5 @@
-// Scale benchmark (issue 34): the same endpoints at 1x data (50,000 items with 10 movements each,
-// 100,000 sales) and at 10x (500,000 items, 5,000,000 movements, 1,000,000 sales), 30 sequential
+// Scale benchmark (issue 34): the same endpoints at 1x data (50,000 items with 10 movements each, 100,000 lots,
+// 100,000 sales) and at 10x (500,000 items, 5,000,000 movements, 1,000,000 lots, 1,000,000 sales), 30 sequential
 // signed-in requests each (median and p95, so the figure is one request's cost), the growth from
 // 1x to 10x against the issue's bound (x1.5) and the dashboard page against 100 ms at 10x. Beside
 // each, the server's CPU per request (node and PostgreSQL, from /proc): on a busy machine the
