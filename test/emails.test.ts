@@ -104,15 +104,17 @@ describe('GET|PATCH /api/email-preferences', () => {
     expect((await user.get('/api/email-preferences').expect(200)).body).toEqual({ orderReceived: true });
     expect((await manager.get('/api/email-preferences').expect(200)).body).toEqual({
       lowStockDigest: true,
+      expiryDigest: true,
       orderReceived: true,
     });
     expect((await admin.get('/api/email-preferences').expect(200)).body).toEqual({
       lowStockDigest: true,
+      expiryDigest: true,
       orderReceived: true,
       backupAlerts: true,
     });
     const changed = await manager.patch('/api/email-preferences').send({ lowStockDigest: false }).expect(200);
-    expect(changed.body).toEqual({ lowStockDigest: false, orderReceived: true });
+    expect(changed.body).toEqual({ lowStockDigest: false, expiryDigest: true, orderReceived: true });
     expect((await manager.get('/api/email-preferences').expect(200)).body).toEqual(changed.body);
   });
 

@@ -1,5 +1,5 @@
-// Scale benchmark (issue 34): the same endpoints at 1x data (50,000 items with 10 movements each,
-// 100,000 sales) and at 10x (500,000 items, 5,000,000 movements, 1,000,000 sales), 30 sequential
+// Scale benchmark (issue 34): the same endpoints at 1x data (50,000 items with 10 movements each, 100,000 lots,
+// 100,000 sales) and at 10x (500,000 items, 5,000,000 movements, 1,000,000 lots, 1,000,000 sales), 30 sequential
 // signed-in requests each (median and p95, so the figure is one request's cost), the growth from
 // 1x to 10x against the issue's bound (x1.5) and the dashboard page against 100 ms at 10x. Beside
 // each, the server's CPU per request (node and PostgreSQL, from /proc): on a busy machine the
@@ -18,12 +18,17 @@
 import os from 'node:os';
 import knex, { type Knex } from 'knex';
 import { knexConfig } from '../../src/db/knex';
+import { findItemsForLines } from '../../src/modules/items/items.queries';
+import { expiryWarningDays, lotsInExpiryStatus, storesToday } from '../../src/modules/lots/lots.queries';
 import { cpuMs, processTree } from './inventory';
 import { BENCH_ADMIN, checkTarget, startBenchServer, type BenchServer, WORDS } from './lib';
 
 const BASE_ITEMS = 50_000;
 const BASE_SALES = 100_000;
 const MOVEMENTS_PER_ITEM = 10;
+/** issue 42: one item in TRACKED_EVERY is tracked by lot, with LOTS_PER_ITEM lots: 100,000 lots at 1x, 1,000,000 at 10x */
+const TRACKED_EVERY = 5;
+const LOTS_PER_ITEM = 10;
 const CATEGORIES = 10;
 const GROWTH_BOUND = 1.5;
 const DASHBOARD_BOUND_MS = 100;
@@ -31,7 +36,29 @@ const WARMUP = 3;
 
 type Context = { itemId: number; ledgerBeforeId: number | null; stocktakeId: number | null };
 /** extra: measured only when named in --endpoints */
-type Endpoint = { name: string; label: string; path: (c: Context) => string | null; extra?: boolean };
+/**
+ * query: what to time instead when the route answers 404 (a route another branch adds): the same
+ * SQL through its module's queries, from the bench process over the server's database.
+ */
+type Endpoint = {
+  name: string;
+  label: string;
+  path: (c: Context) => string | null;
+  extra?: boolean;
+  query?: (db: Knex) => Promise<unknown>;
+};
+
+/** The lots list's first page (50) as GET /api/lots?status=expiring reads it: the lots, then their items by id. */
+async function expiringLotsPage(db: Knex): Promise<unknown> {
+  const today = storesToday();
+  const page = await lotsInExpiryStatus(db, 'expiring', {
+    today,
+    warningDays: await expiryWarningDays(db),
+    limit: 50,
+    offset: 0,
+  });
+  return findItemsForLines(db, [...new Set(page.rows.map((lot) => lot.item_id))]);
+}
 
 /** The issue's table, in its order, then the newer lists it names. */
 const ENDPOINTS: Endpoint[] = [
@@ -79,6 +106,14 @@ const ENDPOINTS: Endpoint[] = [
     label: 'GET /api/stocktakes/{id} (10 lines)',
     path: (c) => (c.stocktakeId === null ? null : `/api/stocktakes/${c.stocktakeId}`),
   },
+  // issue 42: the lots list and the dashboard's expiry figures
+  {
+    name: 'lots-expiring',
+    label: 'GET /api/lots?status=expiring',
+    path: () => '/api/lots?status=expiring',
+    query: expiringLotsPage,
+  },
+  { name: 'lot-expiry', label: 'GET /api/dashboard/lot-expiry', path: () => '/api/dashboard/lot-expiry' },
 ];
 
 function option(name: string): string | undefined {
@@ -109,14 +144,14 @@ async function seedItems(db: Knex, adminId: string, from: number, to: number): P
   const firstNew = Number((await db.raw(`SELECT coalesce(max(id), 0) + 1 AS id FROM items`)).rows[0].id);
   // 100 out of stock (0) and 100 low (2, minimum 5), all among the first 50,000: the same at 10x
   await db.raw(
-    `INSERT INTO items (name, sku, description, category_id, price, current_stock, minimum_stock, created_by, created_at, updated_at)
+    `INSERT INTO items (name, sku, description, category_id, price, current_stock, minimum_stock, created_by, created_at, updated_at, tracking)
      SELECT (?::text[])[1 + g % 20] || ' ' || g, 'SCALE-' || lpad(g::text, 7, '0'), 'Benchmark item number ' || g || ', lot ' || (g % 997),
             (SELECT min(id) FROM categories WHERE name LIKE 'Scale category %') + g % ?, round((1 + (g % 500) * 0.37)::numeric, 2),
             CASE WHEN g <= ? AND g % 500 = 0 THEN 0 WHEN g <= ? AND g % 500 = 250 THEN 2 ELSE 94 + g % 50 END,
             CASE WHEN g <= ? AND g % 500 IN (0, 250) THEN 5 ELSE g % 20 END,
-            ?, now() - interval '730 days', now() - interval '1 day'
+            ?, now() - interval '730 days', now() - interval '1 day', CASE WHEN g % ? = 0 THEN 'lot' ELSE 'none' END
        FROM generate_series(?::int, ?::int) g ORDER BY g`,
-    [WORDS, CATEGORIES, BASE_ITEMS, BASE_ITEMS, BASE_ITEMS, adminId, from, to],
+    [WORDS, CATEGORIES, BASE_ITEMS, BASE_ITEMS, BASE_ITEMS, adminId, TRACKED_EVERY, from, to],
   );
   // one statement per round of movements, so the ledger's ids run round by round across the items
   for (let n = 1; n <= MOVEMENTS_PER_ITEM; n++) {
@@ -140,6 +175,36 @@ async function seedItems(db: Knex, adminId: string, from: number, to: number): P
       ),
     );
   }
+  await seedLots(db, firstNew);
+}
+
+/**
+ * Issue 42: the lots of the tracked items from `firstNew` on, LOTS_PER_ITEM each, as receipts over
+ * two years leave them: the older lots run out (empty, their dates past), the newest two hold the
+ * item's stock (their sum is its current_stock) and expire 200 to 1,000 days on. A fixed 100 lots
+ * are expiring (within 30 days) and 50 expired still holding stock, among the first 50,000 items: the
+ * same at 10x (the few lots that matter do not grow with the catalogue).
+ */
+async function seedLots(db: Knex, firstNew: number): Promise<void> {
+  const firstItem = Number((await db.raw(`SELECT min(id) AS id FROM items`)).rows[0].id);
+  await withoutForeignKeyChecks(db, (trx) =>
+    trx.raw(
+      `INSERT INTO stock_lots (item_id, lot_number, expires_on, quantity, received_at, created_at)
+       SELECT i.id, 'L' || i.id || '-' || k,
+              CASE WHEN k < :lots - 1 THEN current_date - (:lots - 1 - k) * 80 + 60
+                   WHEN k = :lots - 1 AND i.id - :firstItem < :base AND (i.id - :firstItem) % 500 = 5
+                     THEN current_date + ((i.id - :firstItem) / 500) % 30
+                   WHEN k = :lots - 1 AND i.id - :firstItem < :base AND (i.id - :firstItem) % 1000 = 10
+                     THEN current_date - 1 - ((i.id - :firstItem) / 1000) % 60
+                   ELSE current_date + 200 * (k - :lots + 2) + 200 + i.id % 600 END,
+              CASE WHEN k < :lots - 1 THEN 0 WHEN k = :lots - 1 THEN floor(i.current_stock / 2)
+                   ELSE i.current_stock - floor(i.current_stock / 2) END,
+              now() - (:lots - k) * interval '70 days', now() - (:lots - k) * interval '70 days'
+         FROM items i CROSS JOIN generate_series(1, :lots) k
+        WHERE i.id >= :firstNew AND i.tracking = 'lot' ORDER BY i.id, k`,
+      { lots: LOTS_PER_ITEM, firstItem, base: BASE_ITEMS, firstNew },
+    ),
+  );
 }
 
 /**
@@ -222,10 +287,13 @@ async function seedWith(db: Knex, adminId: string, items: number, sales: number)
   await db.raw('CHECKPOINT').catch(() => undefined);
   const counts = (
     await db.raw(`SELECT (SELECT count(*) FROM items)::int AS items, (SELECT count(*) FROM stock_movements)::int AS movements,
-                         (SELECT count(*) FROM sales)::int AS sales, (SELECT count(*) FROM sale_items)::int AS lines`)
+                         (SELECT count(*) FROM sales)::int AS sales, (SELECT count(*) FROM sale_items)::int AS lines,
+                         (SELECT count(*) FROM stock_lots)::int AS lots,
+                         (SELECT count(*) FROM stock_lots WHERE quantity > 0)::int AS holding`)
   ).rows[0];
   console.log(
-    `seeded to ${counts.items} items, ${counts.movements} movements, ${counts.sales} sales (${counts.lines} lines): ` +
+    `seeded to ${counts.items} items, ${counts.movements} movements, ${counts.sales} sales (${counts.lines} lines), ` +
+      `${counts.lots} lots (${counts.holding} holding stock): ` +
       `items and movements ${((t1 - t0) / 1000).toFixed(1)} s, sales ${((t2 - t1) / 1000).toFixed(1)} s, vacuum ${seconds(t2)} s`,
   );
 }
@@ -237,6 +305,11 @@ async function checkLedger(db: Knex): Promise<void> {
        WHERE i.current_stock <> coalesce((SELECT m.new_stock FROM stock_movements m WHERE m.item_id = i.id ORDER BY m.id DESC LIMIT 1), 0)`)
   ).rows;
   if (mismatched > 0) throw new Error(`seeding left ${mismatched} items out of line with the ledger`);
+  const [{ lotsOff }] = (
+    await db.raw(`SELECT count(*)::int AS "lotsOff" FROM items i WHERE i.tracking = 'lot'
+       AND i.current_stock <> (SELECT coalesce(sum(l.quantity), 0) FROM stock_lots l WHERE l.item_id = i.id)`)
+  ).rows;
+  if (lotsOff > 0) throw new Error(`seeding left ${lotsOff} tracked items whose lots do not add up to their stock`);
 }
 
 /** cpu: the server's CPU (node and its PostgreSQL) per measured request, ms: a figure the machine's other load barely moves. */
@@ -267,6 +340,28 @@ async function measure(server: BenchServer, cookie: string, path: string, reques
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
   return { median: at(0.5), p95: at(0.95), cpu, status, bytes };
+}
+
+/** measure() for a query run from the bench process (the route is not there): the same figures, no bytes. */
+async function measureQuery(server: BenchServer, query: (db: Knex) => Promise<unknown>, requests: number) {
+  const times: number[] = [];
+  let pids: number[] = [];
+  let cpuBefore = { node: 0, pg: 0 };
+  for (let i = 0; i < WARMUP + requests; i++) {
+    if (i === WARMUP) {
+      pids = processTree(server.pid);
+      cpuBefore = cpuMs(pids);
+    }
+    const t0 = performance.now();
+    await query(server.db);
+    if (i >= WARMUP) times.push(performance.now() - t0);
+  }
+  const cpuAfter = cpuMs(pids);
+  // the server's PostgreSQL only: the bench process's own CPU is not the server's
+  const cpu = (cpuAfter.pg - cpuBefore.pg) / requests;
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
+  return { median: at(0.5), p95: at(0.95), cpu, status: 200, bytes: 0 };
 }
 
 async function context(server: BenchServer, cookie: string): Promise<Context> {
@@ -318,10 +413,19 @@ export async function run(): Promise<void> {
       const figures = new Map<string, Figure | null>();
       for (const e of endpoints) {
         const path = e.path(ctx);
-        const figure = path === null ? null : await measure(server, cookie, path, requests);
+        let label = e.label;
+        let figure: Figure | null = null;
+        if (
+          path !== null &&
+          e.query &&
+          (await fetch(`${server.baseUrl}${path}`, { headers: { cookie } })).status === 404
+        ) {
+          label = `${e.label} (its SQL; no route yet)`;
+          figure = await measureQuery(server, e.query, requests);
+        } else if (path !== null) figure = await measure(server, cookie, path, requests);
         figures.set(e.name, figure);
         console.log(
-          `  ${e.name.padEnd(16)} ${e.label.padEnd(46)} ${figure ? `median ${ms(figure.median)} ms, p95 ${ms(figure.p95)} ms, server CPU ${ms(figure.cpu)} ms (${Math.round(figure.bytes / 1024)} KB)` : 'n/a'}`,
+          `  ${e.name.padEnd(16)} ${label.padEnd(46)} ${figure ? `median ${ms(figure.median)} ms, p95 ${ms(figure.p95)} ms, server CPU ${ms(figure.cpu)} ms (${Math.round(figure.bytes / 1024)} KB)` : 'n/a'}`,
         );
       }
       results.set(s, figures);

@@ -8,7 +8,7 @@ import { pruneExpiredSessions } from '../auth/sessions.queries';
 import { checkLedger } from '../modules/system-alerts/system-alerts.service';
 import { pruneExpiredBaskets } from '../modules/catalogue/baskets.service';
 import { runExclusively } from './advisory-lock';
-import { sendLowStockDigest } from '../modules/notifications/notifications.digest';
+import { sendExpiryDigest, sendLowStockDigest } from '../modules/notifications/notifications.digest';
 
 /**
  * A scheduled job. run gets the pool and takes its own transactions and advisory locks, so a
@@ -62,6 +62,10 @@ export const JOBS: Job[] = [
   // every minute each instance asks whether the day's digest is due (the time is a setting, changed without a restart)
   oneTransactionJob('low-stock-digest', '* * * * *', async (trx) => {
     await sendLowStockDigest(trx, new Date());
+  }),
+  // issue 42: the expiry digest at the same time of day (its own run, so neither digest waits on the other)
+  oneTransactionJob('expiry-digest', '* * * * *', async (trx) => {
+    await sendExpiryDigest(trx, new Date());
   }),
 ];
 

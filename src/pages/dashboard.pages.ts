@@ -30,15 +30,17 @@ export function dashboardPages(deps: Deps): Router {
 
   pages.get('/', { access: 'requester', ...CATALOGUE_FIRST_PAGE }, async (req, res) => {
     if (!isStaff(currentUser(req))) return renderCatalogue(req, res, { query: req.input.query });
-    const [stats, stockCounts, systemAlerts, backupAlerts, lowStock, categories, dailySales] = await Promise.all([
-      dashboard.stats(),
-      dashboard.stockCounts(),
-      alerts.alerts(),
-      managesBackups(currentUser(req)) ? backups.missingBackupAlerts(new Date()) : [],
-      dashboard.lowStock(LOW_STOCK_SHOWN),
-      dashboard.categoryStats(),
-      analytics.dailySales(SALES_DAYS),
-    ]);
+    const [stats, stockCounts, lotExpiry, systemAlerts, backupAlerts, lowStock, categories, dailySales] =
+      await Promise.all([
+        dashboard.stats(),
+        dashboard.stockCounts(),
+        dashboard.lotExpiry(),
+        alerts.alerts(),
+        managesBackups(currentUser(req)) ? backups.missingBackupAlerts(new Date()) : [],
+        dashboard.lowStock(LOW_STOCK_SHOWN),
+        dashboard.categoryStats(),
+        analytics.dailySales(SALES_DAYS),
+      ]);
     const valuedCategories = categories.filter((c) => c.itemCount > 0);
     res.render('dashboard/index', {
       title: 'Dashboard',
@@ -47,6 +49,7 @@ export function dashboardPages(deps: Deps): Router {
       scripts: ['/assets/js/dashboard.js'],
       stats,
       stockCounts,
+      lotExpiry,
       systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
       lowStock,
       // the rest of the list, counted by the kept figures rather than read

@@ -57,6 +57,30 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
     items: [{ name: 'Gloves', sku: 'GLV', currentStock: '2', minimumStock: '5', category: 'PPE' }],
     since: null,
   },
+  'expiry-digest': {
+    lots: [
+      {
+        itemId: 4,
+        name: 'Acetone <HPLC>',
+        sku: 'ACE',
+        lotNumber: 'B2417',
+        expiresOn: '2026-11-20',
+        quantity: '3',
+        status: 'expired',
+      },
+      {
+        itemId: 5,
+        name: 'Ethanol',
+        sku: 'ETH',
+        lotNumber: 'E1',
+        expiresOn: '2026-12-20',
+        quantity: '2.5',
+        status: 'expiring',
+      },
+    ],
+    warningDays: 30,
+    since: null,
+  },
   'backup-failed': { startedAt: '2026-11-27T02:00:00.000Z', error: 'pg_dump: error: disk on fire' },
   'backup-overdue': { message: 'No scheduled backup has succeeded since 2026-11-25T02:00:00.000Z' },
   'webhook-disabled': {
@@ -110,7 +134,7 @@ describe('email templates', () => {
       expect(html, template).toContain(`href="${PUBLIC_URL}/"`);
       expect(text, template).toContain(`Sent by Stores: ${PUBLIC_URL}/`);
       expect(text, template).not.toMatch(/&lt;|&amp;|&#/);
-      expect(html, template).not.toMatch(/<(Co|Byron|ledger|teaching)>/);
+      expect(html, template).not.toMatch(/<(Co|Byron|ledger|teaching|HPLC)>/);
     }
   });
 

@@ -1,7 +1,13 @@
 import type { Deps } from '../../deps';
 import { ApiRouter } from '../../http/api-router';
 import { presentCategoryStat, presentLowStockItem, presentStats } from './dashboard.present';
-import { CategoryStats, DashboardStats, DashboardStockCounts, LowStockItems } from './dashboard.schemas';
+import {
+  CategoryStats,
+  DashboardLotExpiry,
+  DashboardStats,
+  DashboardStockCounts,
+  LowStockItems,
+} from './dashboard.schemas';
 import { dashboardService } from './dashboard.service';
 
 export function dashboardRoutes({ db, docs }: Deps) {
@@ -37,6 +43,23 @@ export function dashboardRoutes({ db, docs }: Deps) {
     },
     async (_req, res) => {
       res.json(await dashboard.stockCounts());
+    },
+  );
+
+  api.get(
+    '/dashboard/lot-expiry',
+    {
+      operationId: 'getDashboardLotExpiry',
+      summary: 'Lots expiring within the warning days, and expired lots still holding stock',
+      description:
+        'Over lots holding stock and not quarantined (issue 42): expiringLots = those whose expiresOn is within ' +
+        'warningDays (the setting lots.expiryWarningDays, unset 30) from today, expiredLots = those past it. ' +
+        'The lists behind them: GET /api/lots?status=expiring and ?status=expired.',
+      access: 'auth',
+      responses: { 200: { description: 'Figures', schema: DashboardLotExpiry } },
+    },
+    async (_req, res) => {
+      res.json(await dashboard.lotExpiry());
     },
   );
 

@@ -47,3 +47,18 @@ export const DashboardStockCounts = z
   })
   .openapi('DashboardStockCounts');
 export type DashboardStockCounts = z.infer<typeof DashboardStockCounts>;
+
+export const DashboardLotExpiry = z
+  .object({
+    warningDays: z.number().int().openapi({ description: 'the setting lots.expiryWarningDays (unset 30)' }),
+    expiringLots: z.number().int().openapi({
+      description:
+        'lots holding stock whose expiry is within the warning days (GET /api/lots?status=expiring; the page /lots?status=expiring)',
+    }),
+    expiredLots: z.number().int().openapi({
+      description:
+        'lots past their expiry still holding stock (GET /api/lots?status=expired; the page /lots?status=expired)',
+    }),
+  })
+  .openapi('DashboardLotExpiry');
+export type DashboardLotExpiry = z.infer<typeof DashboardLotExpiry>;

@@ -3,6 +3,7 @@ import { allQueries } from '../../db/transaction';
 import { preparedRaw } from '../../db/prepared';
 import { sql } from '../../db/sql';
 import { countActiveUsers } from '../users/users.queries';
+import { expiryFigures, expiryWarningDays, storesToday, type ExpiryFigures } from '../lots/lots.queries';
 import { categoryRefs } from '../categories/categories.queries';
 import { stockCountFigures, type StockCountFigures } from '../stocktakes/stocktakes.queries';
 import {
@@ -49,6 +50,14 @@ export function dashboardService(db: Db) {
     /** Stock accuracy over the last 90 days and the items overdue for a count (the stocktakes module's figures, issue 31). */
     stockCounts(): Promise<StockCountFigures> {
       return stockCountFigures(db, STOCK_COUNT_DAYS);
+    },
+
+    /**
+     * Lots expiring within the warning days and expired lots still holding stock (issue 42): the lots
+     * module's range scan over the lots holding stock, flat as the lots grow.
+     */
+    async lotExpiry(now: Date = new Date()): Promise<ExpiryFigures> {
+      return expiryFigures(db, storesToday(now), await expiryWarningDays(db));
     },
 
     /** The items module's low-stock list: lowest stock relative to the minimum first; the first `limit` when given. */

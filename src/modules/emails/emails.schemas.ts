@@ -9,6 +9,9 @@ export const EmailPreferences = z
     lowStockDigest: Switch(
       "Managers and admins: the daily low-stock digest, and the stores' request inbox emails (a request ready to fulfil) (on unless switched off).",
     ),
+    expiryDigest: Switch(
+      'Managers and admins: the daily expiry digest, the lots that became expiring or expired, sent with the low-stock digest to those who keep that on (on unless switched off).',
+    ),
     orderReceived: Switch('Everyone: an email when an order you created is received (on unless switched off).'),
     backupAlerts: Switch('Admins: an email when a scheduled backup fails or is overdue (on unless switched off).'),
   })

@@ -17,6 +17,15 @@ export const EMAIL_SWITCHES = {
     onByDefault: ['manager', 'admin'],
     templates: ['low-stock-digest', 'request-to-fulfil'],
   },
+  expiryDigest: {
+    label: 'Expiry digest',
+    hint: 'Once a day, at the time of the low-stock digest (and only with it on), the lots that became expiring or expired since the last digest.',
+    describe: 'the expiry digest',
+    column: 'expiry_digest',
+    roles: ['manager', 'admin'],
+    onByDefault: ['manager', 'admin'],
+    templates: ['expiry-digest'],
+  },
   orderReceived: {
     label: 'Order received',
     hint: 'When an order you placed is received.',

@@ -216,6 +216,86 @@ export async function stopTrackingLots(trx: Knex.Transaction, itemId: number): P
   await trx('stock_lots').where({ item_id: itemId }).andWhere('quantity', '>', 0).update({ quantity: 0 });
 }
 
+/** A lot whose expiry status moved on since the digest last reported it: its status now. */
+export type ExpiryChange = LotRow & { status: 'expiring' | 'expired' };
+
+/**
+ * The lots that hold stock (not quarantined: a quarantined lot is that, whatever its date) whose
+ * status is `expiring` or `expired` on `today` and was not reported as such: never reported, or
+ * reported `expiring` and now past its date. A range scan by expiry over the lots holding stock
+ * (stock_lots_holding_by_expiry): what is read is what matters, however many lots there are.
+ * Soonest first.
+ */
+export async function unreportedExpiryChanges(db: Db, today: string, warningDays: number): Promise<ExpiryChange[]> {
+  const { rows } = await preparedRaw<{ rows: ExpiryChange[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS}, CASE WHEN l.expires_on < ${today}::date THEN 'expired' ELSE 'expiring' END AS status
+          FROM stock_lots l
+         WHERE l.quantity > 0 AND l.expires_on <= ${addDays(today, warningDays)}::date AND l.quarantined_at IS NULL
+           AND (l.expiry_reported IS NULL OR (l.expiry_reported = 'expiring' AND l.expires_on < ${today}::date))
+         ORDER BY l.expires_on, l.id`,
+  );
+  return rows;
+}
+
+/** Records the status each lot was reported in, so the next digest reports only what moved on. */
+export async function markExpiryReported(db: Db, reported: { id: number; status: 'expiring' | 'expired' }[]) {
+  if (reported.length === 0) return;
+  await preparedRaw(
+    db,
+    sql`UPDATE stock_lots AS l SET expiry_reported = v.status
+          FROM jsonb_to_recordset(${JSON.stringify(reported)}::jsonb) AS v(id int, status text) WHERE l.id = v.id`,
+  );
+}
+
+/** The dashboard's expiry figures: lots expiring within the warning days, and expired lots still holding stock. */
+export type ExpiryFigures = { warningDays: number; expiringLots: number; expiredLots: number };
+
+/**
+ * The dashboard's expiry figures on `today`, as the lots list counts its `expiring` and `expired`
+ * lots (holding stock, not quarantined): one range scan by expiry over the partial index of the lots
+ * holding stock (stock_lots_holding_by_expiry), up to the end of the warning days. It reads the lots
+ * that are expired or expiring, never the rest, so it stays flat as the lots grow.
+ */
+export async function expiryFigures(db: Db, today: string, warningDays: number): Promise<ExpiryFigures> {
+  const { rows } = await preparedRaw<{ rows: { expiring: number; expired: number }[] }>(
+    db,
+    sql`SELECT count(*) FILTER (WHERE l.expires_on >= ${today}::date)::int AS expiring,
+               count(*) FILTER (WHERE l.expires_on < ${today}::date)::int AS expired
+          FROM stock_lots l
+         WHERE l.quantity > 0 AND l.expires_on <= ${addDays(today, warningDays)}::date AND l.quarantined_at IS NULL`,
+  );
+  return { warningDays, expiringLots: rows[0].expiring, expiredLots: rows[0].expired };
+}
+
+/** The expiry statuses a range of expiry dates selects among the lots holding stock. */
+export type ExpiryStatus = 'expiring' | 'expired';
+
+/**
+ * One page of the lots holding stock (not quarantined) in an expiry status on `today`, soonest
+ * first (then by id), and how many there are: `expired` before today, `expiring` from today to the
+ * end of the warning days. One range scan by expiry over the partial index of the lots holding
+ * stock (stock_lots_holding_by_expiry), as long as the status's range, whatever the number of lots:
+ * the shape of GET /api/lots?status=expiring|expired (its items read by id beside it).
+ */
+export async function lotsInExpiryStatus(
+  db: Db,
+  status: ExpiryStatus,
+  { today, warningDays, limit, offset }: { today: string; warningDays: number; limit: number; offset: number },
+): Promise<{ rows: LotRow[]; total: number }> {
+  const from = status === 'expired' ? null : today;
+  const to = status === 'expired' ? addDays(today, -1) : addDays(today, warningDays);
+  const { rows } = await preparedRaw<{ rows: (LotRow & { total: number })[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS}, count(*) OVER ()::int AS total
+          FROM stock_lots l
+         WHERE l.quantity > 0 AND l.expires_on <= ${to}::date
+           AND (${from}::date IS NULL OR l.expires_on >= ${from}::date) AND l.quarantined_at IS NULL
+         ORDER BY l.expires_on, l.id LIMIT ${limit} OFFSET ${offset}`,
+  );
+  return { rows, total: rows[0]?.total ?? 0 };
+}
+
 /** The rows of stock_lots that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
 export const lotsReferences: ReferenceCounters = {
   items: [

@@ -1,13 +1,21 @@
 import type { Knex } from 'knex';
 import { sql, toRaw } from '../../db/sql';
 import { categoryBuyers } from '../categories/categories.queries';
-import { lowStockQuery, toLowStockItem, type LowStockRow } from '../items/items.queries';
+import { findItemsForLines, lowStockQuery, toLowStockItem, type LowStockRow } from '../items/items.queries';
 import { queueEmail } from '../outbox/outbox.queries';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { crossedDownTo, lastMovementIdAt } from '../stock-movements/stock-movements.queries';
 import { emailRecipients, namedRecipients } from '../emails/emails.service';
 import { lastEmailRun, recordEmailRun } from '../emails/emails.queries';
+import {
+  expiryWarningDays,
+  markExpiryReported,
+  storesToday,
+  unreportedExpiryChanges,
+  type ExpiryChange,
+} from '../lots/lots.queries';
+import { publishEvents } from '../outbound-webhooks/outbound-webhooks.queries';
 
 /** The setting that says when the digest goes out (UK time); unset, DEFAULT_DIGEST_TIME. */
 export const DIGEST_TIME_SETTING = 'notifications.digestTime';
@@ -15,6 +23,7 @@ export const DEFAULT_DIGEST_TIME = '07:00';
 /** The clock the digest time is read on (the pages show UK time). */
 const DIGEST_TIME_ZONE = 'Europe/London';
 const RUN = 'low-stock-digest';
+const EXPIRY_RUN = 'expiry-digest';
 
 /** An item in a digest, as the template lists it. */
 export type DigestItem = { name: string; sku: string; currentStock: string; minimumStock: string; category: string };
@@ -98,4 +107,98 @@ export async function sendLowStockDigest(trx: Knex.Transaction, now: Date): Prom
     });
   }
   return { outcome: 'queued', items: items.length, recipients: [...byPerson.keys()] };
+}
+
+/** A lot in the expiry digest, as the template lists it. */
+export type ExpiryDigestLot = {
+  itemId: number;
+  name: string;
+  sku: string;
+  lotNumber: string;
+  expiresOn: string;
+  quantity: string;
+  status: 'expiring' | 'expired';
+};
+
+/** What a run of the expiry digest did: whether it was due, the lots it reported and the addresses it queued for. */
+export type ExpiryDigestOutcome = {
+  outcome: 'not due' | 'already sent today' | 'nothing changed' | 'queued';
+  lots: number;
+  recipients: string[];
+};
+
+const lotsWord = (n: number) => `${n} ${n === 1 ? 'lot' : 'lots'}`;
+
+/** The digest's subject: how many lots expired and how many are expiring. */
+function expirySubject(lots: ExpiryDigestLot[]): string {
+  const expired = lots.filter((l) => l.status === 'expired').length;
+  const expiring = lots.length - expired;
+  const parts = [
+    ...(expired > 0 ? [`${lotsWord(expired)} expired`] : []),
+    ...(expiring > 0 ? [`${lotsWord(expiring)} expiring`] : []),
+  ];
+  return `Lot expiry: ${parts.join(', ')}`;
+}
+
+/**
+ * The daily expiry digest (issue 42), in the job's transaction (under its advisory lock), at the
+ * low-stock digest's time: once the day's digest time has passed and none went out since it, the
+ * lots that became `expiring` or `expired` since the last digest (each lot keeps the status last
+ * reported, so each is reported once per status), published as lot.expiring and lot.expired
+ * webhook events (one per lot) and emailed, one email per person, to the managers and admins who keep
+ * the low-stock digest on and have not switched the expiry digest off. Nothing when nothing changed.
+ */
+export async function sendExpiryDigest(trx: Knex.Transaction, now: Date): Promise<ExpiryDigestOutcome> {
+  const time = await digestTime(trx);
+  const {
+    rows: [clock],
+  } = await toRaw<{ rows: { slot: Date }[] }>(
+    trx,
+    sql`SELECT (date_trunc('day', ${now}::timestamptz AT TIME ZONE ${DIGEST_TIME_ZONE}) + ${time}::time)
+                 AT TIME ZONE ${DIGEST_TIME_ZONE} AS slot`,
+  );
+  const none = (outcome: ExpiryDigestOutcome['outcome']): ExpiryDigestOutcome => ({ outcome, lots: 0, recipients: [] });
+  if (now < clock.slot) return none('not due');
+  const last = await lastEmailRun(trx, EXPIRY_RUN);
+  if (last && last.lastRunAt >= clock.slot) return none('already sent today');
+
+  const today = storesToday(now);
+  const warningDays = await expiryWarningDays(trx);
+  const changes = await unreportedExpiryChanges(trx, today, warningDays);
+  await recordEmailRun(trx, EXPIRY_RUN, { lastRunAt: now, lastMovementId: null });
+  if (changes.length === 0) return none('nothing changed');
+
+  await markExpiryReported(
+    trx,
+    changes.map((lot) => ({ id: lot.id, status: lot.status })),
+  );
+  const items = await findItemsForLines(trx, [...new Set(changes.map((lot) => lot.item_id))]);
+  const records = changes.map((lot) => {
+    const item = items.get(lot.item_id)!;
+    return { lot, item: { id: item.id, sku: item.sku, name: item.name } };
+  });
+  const of = (status: ExpiryChange['status']) => records.filter(({ lot }) => lot.status === status);
+  if (of('expiring').length > 0) await publishEvents(trx, 'lot.expiring', async () => of('expiring'));
+  if (of('expired').length > 0) await publishEvents(trx, 'lot.expired', async () => of('expired'));
+
+  const expiryOn = new Set(await emailRecipients(trx, 'expiryDigest'));
+  const recipients = (await emailRecipients(trx, 'lowStockDigest')).filter((address) => expiryOn.has(address));
+  const lots: ExpiryDigestLot[] = records.map(({ lot, item }) => ({
+    itemId: item.id,
+    name: item.name,
+    sku: item.sku,
+    lotNumber: lot.lot_number,
+    expiresOn: lot.expires_on!,
+    quantity: lot.quantity,
+    status: lot.status,
+  }));
+  for (const address of recipients) {
+    await queueEmail(trx, {
+      to: address,
+      subject: expirySubject(lots),
+      template: 'expiry-digest',
+      data: { lots, warningDays, since: last?.lastRunAt.toISOString() ?? null },
+    });
+  }
+  return { outcome: 'queued', lots: lots.length, recipients };
 }

@@ -22,6 +22,9 @@ export const WEBHOOK_EVENTS = [
   'request.ready',
   'request.collected',
   'request.cancelled',
+  // issue 42: the expiry digest found a lot newly expiring or expired (data: the lot with its item {id, sku, name})
+  'lot.expiring',
+  'lot.expired',
   // issue 42: a lot was recalled (data: the lot with its item, the message, the sales that took it, how many were emailed)
   'lot.recalled',
   'ping',
