@@ -49,13 +49,13 @@ export const reorderTarget = (alias: string): Sql => {
 
 /**
  * An item's reference, the read model another module's statement joins: every item as `alias`, with
- * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id and
- * item_current_stock, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
+ * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id,
+ * item_current_stock and item_tracking, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
  * A plain projection, so PostgreSQL plans it as the table itself.
  */
 export const itemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
-              current_stock AS item_current_stock FROM items) ${sql.ident(alias)}`;
+              current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
 
 /**
  * The items low on stock now (lowStock) as `alias`, with the named columns item_id and
