@@ -493,7 +493,7 @@ export function stocktakesPages({ db }: Deps): Router {
       id: number;
       filter: ReviewFilter;
       page: number;
-      recount?: { itemId: number; value: string; error: string; message: string } | null;
+      recount?: { itemId: number; lotNumber?: string | null; value: string; error: string; message: string } | null;
       status?: number;
     },
   ) {
@@ -536,7 +536,13 @@ export function stocktakesPages({ db }: Deps): Router {
       access: STOCKTAKE_MANAGERS,
       params: RecountParams,
       form: CountBody,
-      fromForm: (body, req) => ({ itemId: req.params.itemId, quantity: textField(body.counted).trim(), mode: 'set' }),
+      fromForm: (body, req) => ({
+        itemId: req.params.itemId,
+        quantity: textField(body.counted).trim(),
+        mode: 'set',
+        // a lot-tracked item's line of one lot
+        ...(textField(body.lotNumber).trim() ? { lotNumber: textField(body.lotNumber).trim() } : {}),
+      }),
     },
     async (req, res) => {
       const { id, itemId } = req.input.params;
@@ -552,7 +558,13 @@ export function stocktakesPages({ db }: Deps): Router {
           id,
           filter,
           page,
-          recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` },
+          recount: {
+            itemId,
+            lotNumber: req.input.form.lotNumber ?? null,
+            value: typed,
+            error,
+            message: `The recount was not recorded: ${error}`,
+          },
           status: result.status,
         });
       }

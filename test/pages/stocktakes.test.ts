@@ -416,5 +416,19 @@ describe('GET /stocktakes and the count page', () => {
     expect(await lotLine('LOT-A')).toMatchObject({ counted: '2.00' });
     expect(await page.getByLabel(`Lot number of ${sku}`).inputValue()).toBe('');
     await screenshot(page, 'stocktake-count-lots');
+
+    // the review: a line per lot, each recounted on its own
+    const review = await b.openAs(manager, `/stocktakes/${stocktake.id}`);
+    const rows = review.getByRole('table').locator('tbody tr');
+    expect(await rows.allInnerTexts()).toEqual([
+      expect.stringMatching(/Acetonitrile 1L.*Lot LOT-A.*3\s+2\s+−1/s),
+      expect.stringMatching(/Acetonitrile 1L.*Lot LOT-B.*2\s+1\s+−1/s),
+    ]);
+    await review.getByLabel('Recount of Acetonitrile 1L lot LOT-B').fill('2');
+    await review.keyboard.press('Enter');
+    await review.getByText('Acetonitrile 1L: recounted 2').waitFor();
+    expect(await lotLine('LOT-B')).toMatchObject({ counted: '2.00', expected: '2.00' });
+    expect(await lotLine('LOT-A')).toMatchObject({ counted: '2.00' });
+    await expectAccessible(review);
   });
 });
