@@ -702,7 +702,7 @@ describe('report', () => {
       .trim()
       .split('\n');
     expect(header).toBe(
-      'Reference,SKU,Name,Found,Expected,Counted,Variance,Unit Price,Variance Value,Counted By,Counted At',
+      'Reference,SKU,Name,Found,Expected,Counted,Variance,Unit Price,Variance Value,Counted By,Counted At,Lot,Lot Expires On',
     );
     expect(row).toMatch(
       new RegExp(`^${st.reference},${items[0].sku},${items[0].name},no,4,5,1,3.00,3.00,Test User,\\d{4}-`),

@@ -18,6 +18,8 @@
   /** A request that could not reach the server is sent again after this long (the scan keeps its place). */
   const RETRY_MS = 3000;
   const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'AltGraph', 'Meta', 'CapsLock']);
+  /** The GS (FNC1) a wedge scanner sends between a GS1 scan's variable-length fields, such as a lot (10). */
+  const GS = '\x1d';
 
   const scanForm = document.getElementById('scan-form');
   const scanInput = document.getElementById('scan-code');
@@ -156,6 +158,9 @@
       }
       if (job.button) job.button.disabled = false;
       refuse(message);
+      // a lot-tracked item scanned without its lot: its lot field takes the focus (a GS1 scan there still counts)
+      const askLot = entry?.querySelector('[data-asks-lot] input[name="lotNumber"]');
+      if (askLot && queue.length === 0) askLot.focus();
     }
     sending = false;
     updateWaiting();
@@ -187,7 +192,8 @@
     delete fields._csrf;
     const button = form.querySelector('button');
     if (form.dataset.queued === 'undo') button.disabled = true;
-    const entry = form.dataset.entry ? document.getElementById(form.dataset.entry) : null;
+    // the entry its answer replaces: the one named, else the entry the form is in (an Undo, a lot asked for)
+    const entry = form.dataset.entry ? document.getElementById(form.dataset.entry) : form.closest('li.scan-entry');
     enqueue({ action: form.action, fields, entry, button });
     scanInput.focus();
   });
@@ -213,6 +219,12 @@
       if (event.isComposing || MODIFIER_KEYS.has(event.key)) return;
       const target = event.target;
       const inScanBox = target === scanInput;
+      if (inScanBox && event.key === GS) {
+        // a text box may drop a control character: the GS is written into the scan box itself, as it ends a lot
+        event.preventDefault();
+        scanInput.setRangeText(GS, scanInput.selectionStart, scanInput.selectionEnd, 'end');
+        return;
+      }
       const printable = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey && !event.repeat;
       if (printable && !inScanBox && isTextField(target)) {
         // typed into another field (the quantity): remembered, in case it is a scanner's burst

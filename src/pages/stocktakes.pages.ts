@@ -48,6 +48,7 @@ import {
   type Attempt,
   type FieldErrors,
 } from './forms';
+import { lotNumberRequiredMessage } from '../modules/lots/lots.picking';
 import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
 
@@ -65,6 +66,8 @@ const SCANS_SHOWN = 20;
 /** The cycle-count suggestions offered on the list. */
 const SUGGESTION_DAYS = 90;
 const SUGGESTION_LIMIT = 50;
+/** A tracked item scanned without its lot: the count page asks for it (the message of lots.picking's lotNumberRequiredMessage). */
+const LOT_REQUIRED = new RegExp(`^${lotNumberRequiredMessage('(.+)')}$`);
 /** The refusals a count answers to the person (the rest go to the error page). */
 const COUNT_REFUSALS = [400, 404, 409, 422];
 
@@ -278,12 +281,18 @@ export function stocktakesPages({ db }: Deps): Router {
     countId: count.id,
     name: count.name,
     sku: count.sku,
+    lotNumber: count.lotNumber,
     counted: count.counted,
     quantity: count.quantity,
     expected,
   });
 
-  async function countView(req: Request, id: number, alert: string | null = null) {
+  async function countView(
+    req: Request,
+    id: number,
+    alert: string | null = null,
+    askLot: { code: string; sku: string } | null = null,
+  ) {
     const user = currentUser(req);
     const [head, counts, names] = await Promise.all([
       stocktakes.readRow(id),
@@ -304,6 +313,7 @@ export function stocktakesPages({ db }: Deps): Router {
       last: last ? lastScanOf(last, null) : null,
       stocktakeId: id,
       alert,
+      askLot,
     };
   }
 
@@ -331,9 +341,13 @@ export function stocktakesPages({ db }: Deps): Router {
       const message = refusalMessage(result);
       // a code no item has is a refused scan (422), as at the counter; an unknown stocktake is still the 404 page
       const status = result.status === 404 ? 422 : result.status;
-      if (!wantsPartial(req)) return res.status(status).render('stocktakes/count', await countView(req, id, message));
+      // a tracked item scanned without its lot (a SKU, a plain barcode): the answer asks for the lot
+      const lotOf = status === 422 ? LOT_REQUIRED.exec(message) : null;
+      const askLot = lotOf ? { code, sku: lotOf[1] } : null;
+      if (!wantsPartial(req))
+        return res.status(status).render('stocktakes/count', await countView(req, id, message, askLot));
       return res.status(status).render('stocktakes/_scan', {
-        refused: { code, message },
+        refused: { code, message, askLot },
         undone: null,
         count: null,
         progress: await progressOf(id),
@@ -390,7 +404,14 @@ export function stocktakesPages({ db }: Deps): Router {
       access: 'user',
       params: StocktakeParams,
       form: CountBody,
-      fromForm: (body) => ({ code: textField(body.code).trim(), quantity: 1, mode: 'add' }),
+      fromForm: (body) => ({
+        code: textField(body.code).trim(),
+        quantity: 1,
+        mode: 'add',
+        // the lot a tracked item's scan was asked for (a GS1 scan carries its own)
+        ...(textField(body.lotNumber).trim() ? { lotNumber: textField(body.lotNumber).trim() } : {}),
+        ...(textField(body.expiresOn).trim() ? { expiresOn: textField(body.expiresOn).trim() } : {}),
+      }),
     },
     async (req, res) => {
       const { id } = req.input.params;
@@ -472,7 +493,7 @@ export function stocktakesPages({ db }: Deps): Router {
       id: number;
       filter: ReviewFilter;
       page: number;
-      recount?: { itemId: number; value: string; error: string; message: string } | null;
+      recount?: { itemId: number; lotNumber?: string | null; value: string; error: string; message: string } | null;
       status?: number;
     },
   ) {
@@ -515,7 +536,13 @@ export function stocktakesPages({ db }: Deps): Router {
       access: STOCKTAKE_MANAGERS,
       params: RecountParams,
       form: CountBody,
-      fromForm: (body, req) => ({ itemId: req.params.itemId, quantity: textField(body.counted).trim(), mode: 'set' }),
+      fromForm: (body, req) => ({
+        itemId: req.params.itemId,
+        quantity: textField(body.counted).trim(),
+        mode: 'set',
+        // a lot-tracked item's line of one lot
+        ...(textField(body.lotNumber).trim() ? { lotNumber: textField(body.lotNumber).trim() } : {}),
+      }),
     },
     async (req, res) => {
       const { id, itemId } = req.input.params;
@@ -531,7 +558,13 @@ export function stocktakesPages({ db }: Deps): Router {
           id,
           filter,
           page,
-          recount: { itemId, value: typed, error, message: `The recount was not recorded: ${error}` },
+          recount: {
+            itemId,
+            lotNumber: req.input.form.lotNumber ?? null,
+            value: typed,
+            error,
+            message: `The recount was not recorded: ${error}`,
+          },
           status: result.status,
         });
       }

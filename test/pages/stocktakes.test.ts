@@ -4,6 +4,7 @@ import type { Actor } from '../../src/modules/audit/audit.actor';
 import { stocktakesService } from '../../src/modules/stocktakes/stocktakes.service';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { expectAccessible, markupWithoutCsrfTokens, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
+import { gs1CheckDigit } from '../../src/lib/gs1';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 
@@ -342,5 +343,92 @@ describe('GET /stocktakes and the count page', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it('a lot-tracked item: a GS1 scan with its GS separators at scanner speed counts its lot; a SKU scan asks for the lot, typed or scanned', async () => {
+    b.expectHttpErrors(422);
+    const agent = await b.t.loginAs(manager);
+    const category = await buildCategory(b.t.db);
+    const sku = `ACN-${Date.now()}`;
+    const created = await agent
+      .post('/api/items')
+      .send({ name: 'Acetonitrile 1L', sku, categoryId: category.id, price: '9.00', tracking: 'lot' })
+      .expect(201);
+    const itemId = created.body.id as number;
+    const digits = `0${String(Date.now() % 1e12).padStart(12, '0')}`;
+    const gtin = `${digits}${gs1CheckDigit(digits)}`;
+    await agent.post(`/api/items/${itemId}/barcodes`).send({ code: gtin }).expect(201);
+    const expiry = new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10);
+    for (const [lotNumber, quantity] of [
+      ['LOT-A', 3],
+      ['LOT-B', 2],
+    ] as const)
+      await agent
+        .post(`/api/items/${itemId}/stock`)
+        .send({ type: 'in', quantity, lotNumber, expiresOn: expiry })
+        .expect(200);
+    const { stocktake } = await stocktakesService(b.t.db).create(
+      { name: null, scope: { itemIds: [itemId] }, blind: false },
+      actorOf(manager),
+    );
+    const lotLine = (lotNumber: string) =>
+      b.t.db('stocktake_lines').where({ stocktake_id: stocktake.id, item_id: itemId, lot_number: lotNumber }).first();
+    // the bottle's DataMatrix: GTIN, expiry, the lot ended by GS, then a serial (a dropped GS would run them together)
+    const bottle = (lotNumber: string) =>
+      `01${gtin}17${expiry.slice(2).replaceAll('-', '')}10${lotNumber}\x1d21SN${Date.now() % 1000}`;
+
+    const page = await b.openAs(clerk, `/stocktakes/${stocktake.id}/count`);
+    const scanBox = page.getByLabel('Scan or type code');
+    expect(await isFocused(scanBox)).toBe(true);
+    await scanBurst(page, bottle('LOT-A'));
+    await scanEntries(page)
+      .filter({ hasText: /\+1\s+Acetonitrile 1L.*lot LOT-A\s+1 counted/s })
+      .waitFor();
+    expect(await lotLine('LOT-A')).toMatchObject({ counted: '1.00', expected: '3.00' });
+
+    // the SKU scanned: the lot is asked for, its field has the focus; typed, Enter counts it
+    await scanBurst(page, sku);
+    await scanEntries(page)
+      .filter({ hasText: `Lot number is required for ${sku}` })
+      .waitFor();
+    const lotField = page.getByLabel(`Lot number of ${sku}`);
+    await expect.poll(() => isFocused(lotField)).toBe(true);
+    await expectAccessible(page);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await scrollsSideways(page)).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // typed as a person types (keyboard.type's keys come as fast as a scanner's)
+    await lotField.fill('LOT-B');
+    await page.keyboard.press('Enter');
+    await scanEntries(page)
+      .filter({ hasText: /\+1\s+Acetonitrile 1L.*lot LOT-B\s+1 counted/s })
+      .waitFor();
+    expect(await lotLine('LOT-B')).toMatchObject({ counted: '1.00', expected: '2.00' });
+    await expect.poll(() => isFocused(scanBox)).toBe(true);
+
+    // asked again, the bottle is scanned into the lot field: the scan counts its lot, the field keeps nothing
+    await scanBurst(page, sku);
+    await expect.poll(() => isFocused(page.getByLabel(`Lot number of ${sku}`))).toBe(true);
+    await scanBurst(page, bottle('LOT-A'));
+    await scanEntries(page)
+      .filter({ hasText: /\+1\s+Acetonitrile 1L.*lot LOT-A\s+2 counted/s })
+      .waitFor();
+    expect(await lotLine('LOT-A')).toMatchObject({ counted: '2.00' });
+    expect(await page.getByLabel(`Lot number of ${sku}`).inputValue()).toBe('');
+    await screenshot(page, 'stocktake-count-lots');
+
+    // the review: a line per lot, each recounted on its own
+    const review = await b.openAs(manager, `/stocktakes/${stocktake.id}`);
+    const rows = review.getByRole('table').locator('tbody tr');
+    expect(await rows.allInnerTexts()).toEqual([
+      expect.stringMatching(/Acetonitrile 1L.*Lot LOT-A.*3\s+2\s+−1/s),
+      expect.stringMatching(/Acetonitrile 1L.*Lot LOT-B.*2\s+1\s+−1/s),
+    ]);
+    await review.getByLabel('Recount of Acetonitrile 1L lot LOT-B').fill('2');
+    await review.keyboard.press('Enter');
+    await review.getByText('Acetonitrile 1L: recounted 2').waitFor();
+    expect(await lotLine('LOT-B')).toMatchObject({ counted: '2.00', expected: '2.00' });
+    expect(await lotLine('LOT-A')).toMatchObject({ counted: '2.00' });
+    await expectAccessible(review);
   });
 });

@@ -7,6 +7,8 @@ const line = (overrides: Partial<StocktakeLineRow>): StocktakeLineRow => ({
   item_id: 1,
   sku: 'SKU-1',
   name: 'Beaker',
+  lot_number: null,
+  lot_expires_on: null,
   found: false,
   expected: null,
   counted: null,

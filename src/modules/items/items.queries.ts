@@ -49,8 +49,8 @@ export const reorderTarget = (alias: string): Sql => {
 
 /**
  * An item's reference, the read model another module's statement joins: every item as `alias`, with
- * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id and
- * item_current_stock, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
+ * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id,
+ * item_current_stock and item_tracking, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
  * A plain projection, so PostgreSQL plans it as the table itself.
  */
 export const itemRefs = (alias: string): Sql =>

@@ -54,6 +54,8 @@ export function presentStocktakeLine(line: StocktakeLineRow, view: Visibility) {
     itemId: line.item_id,
     sku: line.sku,
     name: line.name,
+    lotNumber: line.lot_number,
+    expiresOn: line.lot_expires_on,
     found: line.found,
     expected: view.expected && line.expected !== null ? quantityNumber(line.expected) : null,
     counted: line.counted === null ? null : quantityNumber(line.counted),
@@ -96,6 +98,7 @@ export function presentCount(row: StocktakeCountRow) {
     itemId: row.item_id,
     sku: row.sku,
     name: row.name,
+    lotNumber: row.lot_number,
     mode: row.mode,
     quantity: quantityNumber(row.quantity),
     previousCounted: row.previous_counted === null ? null : quantityNumber(row.previous_counted),
@@ -154,6 +157,8 @@ export const REPORT_CSV_COLUMNS = [
   'Variance Value',
   'Counted By',
   'Counted At',
+  'Lot',
+  'Lot Expires On',
 ];
 
 /** A report line as a CSV record: text through spreadsheetText, numbers as numbers, blind figures empty. */
@@ -171,5 +176,7 @@ export function reportCsvRecord(reference: string, line: StocktakeLineRow, view:
     l.varianceValue ?? '',
     l.countedBy ? spreadsheetText(`${l.countedBy.firstName} ${l.countedBy.lastName}`.trim() || l.countedBy.email) : '',
     l.countedAt ?? '',
+    l.lotNumber === null ? '' : spreadsheetText(l.lotNumber),
+    l.expiresOn ?? '',
   ];
 }

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
 import { ApiRouter } from '../../http/api-router';
-import { CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
+import { BadRequestBody, CsvText, MessageBody, ValidationErrorBody } from '../../http/openapi';
 import { sendCsvDownload } from '../../http/send-file';
 import { actorOf } from '../audit/audit.actor';
 import {
@@ -193,15 +193,23 @@ export function stocktakesRoutes({ db, docs }: Deps) {
         "code (the item's SKU or a barcode, as GET /api/items/lookup finds it) or itemId, and quantity (>= 0). mode add " +
         '(default) adds to the line, so counts from two shelves or two people sum; set replaces it. The first count of a ' +
         "line takes the item's current stock as its expected. An item outside the scope is added as a found line. Answers " +
-        'the line and the scan recorded (count.id undoes it). 409 on a posted or cancelled stocktake.',
+        'the line and the scan recorded (count.id undoes it). 409 on a posted or cancelled stocktake. A lot-tracked item ' +
+        'is counted per lot: a GS1 scan carrying (01) and (10) counts that lot, otherwise lotNumber is required (400 ' +
+        '"Lot number is required for <SKU>"); the lot\'s line takes the lot\'s quantity as its expected, and a lot the item ' +
+        "does not have yet (expected 0) is created when the stocktake is posted, with the scan's expiry or expiresOn. " +
+        "409 also when the scan's expiry is not its lot's.",
       access: 'auth',
       params: StocktakeParams,
       body: CountBody,
       responses: {
         200: { description: 'The line after the count', schema: CountResult },
-        400: invalid,
+        400: {
+          description:
+            'Validation failed, "Lot number is required for <SKU>" (a lot-tracked item without its lot), or a lotNumber for an item not tracked by lot',
+          schema: BadRequestBody,
+        },
         404: failure("Stocktake not found, Item not found, or No item with barcode '<code>'"),
-        409: failure('The stocktake is posted or cancelled'),
+        409: failure("The stocktake is posted or cancelled, or the scan's expiry is not its lot's"),
       },
     },
     async (req, res) => {
@@ -283,7 +291,9 @@ export function stocktakesRoutes({ db, docs }: Deps) {
         'adjustment movement (reason "Stocktake <reference>"), so a sale made between the count and the posting is kept. ' +
         'uncounted: ignore (default) leaves uncounted lines alone; zero counts them as 0 against the stock at posting. Sets ' +
         "the counted items' lastCountedAt. 409 when already posted or cancelled (nothing is written), or when a line would " +
-        'leave stock below zero (more sold since its count than counted: recount it). Audited.',
+        'leave stock below zero (more sold since its count than counted: recount it). A lot-tracked item: each lot line ' +
+        "adjusts its lot by its own variance from the lot's level at posting (a sale's lots since the count stay), through " +
+        'the ledger; zero also empties the lots holding stock that nobody counted. Audited.',
       access: STOCKTAKE_MANAGERS,
       params: StocktakeParams,
       body: PostStocktake,

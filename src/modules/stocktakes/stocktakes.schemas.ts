@@ -3,6 +3,7 @@ import '../../http/openapi';
 import { limitParam, PageParam } from '../../http/pagination';
 import { IntId } from '../../http/validate';
 import { StockLevel } from '../items/items.schemas';
+import { ExpiryDate, LotNumber } from '../lots/lots.schemas';
 import { UserRef } from '../users/users.schemas';
 
 export const STOCKTAKE_STATUSES = ['open', 'posted', 'cancelled'] as const;
@@ -75,9 +76,17 @@ export type StocktakeListQuery = z.infer<typeof StocktakeListQuery>;
 export const CountBody = z
   .object({
     code: z.string().trim().min(1, { error: 'is required' }).max(500).optional().openapi({
-      description: "a scanned or typed code: the item's SKU (or a barcode, GET /api/items/lookup)",
+      description:
+        "a scanned or typed code: the item's SKU (or a barcode, GET /api/items/lookup); a GS1 scan carrying (01) GTIN and (10) lot counts that lot (its (17) expiry kept for the lot posting creates)",
     }),
     itemId: IntId.optional(),
+    lotNumber: LotNumber.optional().openapi({
+      description:
+        'a lot-tracked item: the lot counted (required unless the code is a GS1 scan carrying it: 400 "Lot number is required for <SKU>")',
+    }),
+    expiresOn: ExpiryDate.nullable().optional().openapi({
+      description: "the lot's expiry, for a lot the item does not have yet (created when the stocktake is posted)",
+    }),
     quantity: StockLevel.openapi({ description: 'how many were counted (>= 0, at most 2 decimal places)' }),
     mode: z.enum(COUNT_MODES).default('add').openapi({
       description: "add (default): added to the line's count (two shelves, two people); set: replaces it",
@@ -139,6 +148,14 @@ export const StocktakeLine = z
     itemId: z.number().int(),
     sku: z.string(),
     name: z.string(),
+    lotNumber: z.string().nullable().openapi({
+      description:
+        "a lot-tracked item's line of one lot; null: the item's line (an untracked item, or a tracked one no lot of which is counted yet)",
+    }),
+    expiresOn: z.string().nullable().openapi({
+      description:
+        'the expiry the scan of a lot carried (YYYY-MM-DD), given to the lot posting creates; null when none',
+    }),
     found: z.boolean().openapi({ description: 'added by a count: the item was outside the scope' }),
     expected: decimalOrNull(`the item's stock when the line was first counted; null until then, and ${BLIND}`),
     counted: z.number().nullable().openapi({ description: 'null until counted' }),
@@ -197,6 +214,7 @@ export const StocktakeCountRecord = z
     itemId: z.number().int(),
     sku: z.string(),
     name: z.string(),
+    lotNumber: z.string().nullable().openapi({ description: 'the lot counted; null for an item not tracked by lot' }),
     mode: z.enum(COUNT_MODES),
     quantity: z.number(),
     previousCounted: z.number().nullable().openapi({ description: "the line's count before this scan" }),

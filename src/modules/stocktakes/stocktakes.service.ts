@@ -7,6 +7,9 @@ import { sql, toRaw, type Sql } from '../../db/sql';
 import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { UnknownItemCode } from '../items/items.unknown-code';
+import { parseGs1 } from '../../lib/gs1';
+import { fefoOrder, lotNumberRequiredMessage, type WorkingLot } from '../lots/lots.picking';
+import { lockLotsOfItems, lotsOfItem } from '../lots/lots.queries';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
@@ -94,6 +97,10 @@ export type StocktakeLineRow = {
   item_id: number;
   sku: string;
   name: string;
+  /** a lot-tracked item's line of one lot (issue 42); null: the item's line */
+  lot_number: string | null;
+  /** the expiry the lot's scan carried (YYYY-MM-DD), for the lot posting creates; else the lot's own */
+  lot_expires_on: string | null;
   found: boolean;
   expected: string | null;
   counted: string | null;
@@ -108,6 +115,7 @@ export type StocktakeCountRow = {
   item_id: number;
   sku: string;
   name: string;
+  lot_number: string | null;
   mode: CountMode;
   quantity: string;
   previous_counted: string | null;
@@ -181,7 +189,8 @@ const STOCKTAKE_SELECT = sql`SELECT s.*, ${userRefSelect('creator_')}, ${userRef
   ${leftJoinUserRef('canceller_', sql.raw('s.cancelled_by'))}`;
 
 // The item's and the counter's columns are the items and users modules' read models (itemRefs, leftJoinUserRef).
-const LINE_SELECT = sql`SELECT l.id, l.item_id, item_sku AS sku, item_name AS name, l.found, l.expected, l.counted,
+const LINE_SELECT = sql`SELECT l.id, l.item_id, item_sku AS sku, item_name AS name, l.lot_number,
+       to_char(l.lot_expires_on, 'YYYY-MM-DD') AS lot_expires_on, l.found, l.expected, l.counted,
        coalesce(l.unit_price, item_price) AS unit_price, l.counted_by, l.counted_at, ${userRefSelect('counter_')}
   FROM stocktake_lines l
   JOIN ${itemRefs('item_ref')} ON item_ref.item_id = l.item_id
@@ -228,6 +237,104 @@ function refuseOthersScan(scan: { counted_by: string | null }, actor: Actor, rig
     throw Forbidden(`Only the person who scanned it or a manager can ${verb} a scan`);
 }
 
+/** The lot a scan carries: a GS1 element string with its (01) GTIN and (10) lot, and its (17) expiry. */
+function scannedLot(code: string | undefined): { lotNumber: string; expiresOn: string | null } | undefined {
+  if (code === undefined) return undefined;
+  const parsed = parseGs1(code);
+  if (!parsed.ok || parsed.gtin === undefined || parsed.lotNumber === undefined) return undefined;
+  return { lotNumber: parsed.lotNumber, expiresOn: parsed.expiresOn ?? null };
+}
+
+/**
+ * The lot a count of this item names (issue 42): none for an item not tracked by lot (a GS1 scan's
+ * lot is then of no account; a lotNumber sent is 400); for a tracked one, `lotNumber` or the lot its
+ * GS1 scan carries (400 "Lot number is required for <SKU>" without either), with the expiry to keep
+ * for the lot (the lot's own when the item has it: a scan's other expiry is 409) and the lot's
+ * quantity now, the expected of its first count (0 for a lot the item does not have yet).
+ */
+async function lotOfCount(
+  db: Db,
+  itemId: number,
+  body: CountBody,
+): Promise<{ lotNumber: string | null; lotExpiresOn: string | null; lotLevel: string | null }> {
+  const {
+    rows: [item],
+  } = await preparedRaw<{ rows: { sku: string; tracking: 'none' | 'lot' }[] }>(
+    db,
+    sql`SELECT item_sku AS sku, item_tracking AS tracking FROM ${itemRefs('item_ref')} WHERE item_ref.item_id = ${itemId}`,
+  );
+  if (item.tracking !== 'lot') {
+    if (body.lotNumber !== undefined) throw BadRequest(`${item.sku} is not tracked by lot`);
+    return { lotNumber: null, lotExpiresOn: null, lotLevel: null };
+  }
+  const scanned = scannedLot(body.code);
+  if (scanned && body.lotNumber !== undefined && scanned.lotNumber !== body.lotNumber)
+    throw BadRequest(`The scan carries lot ${scanned.lotNumber}, not ${body.lotNumber}`);
+  const lotNumber = body.lotNumber ?? scanned?.lotNumber;
+  if (lotNumber === undefined) throw BadRequest(lotNumberRequiredMessage(item.sku));
+  const expiresOn = body.expiresOn ?? scanned?.expiresOn ?? null;
+  const known = (await lotsOfItem(db, itemId, true)).find((lot) => lot.lot_number === lotNumber);
+  if (known && expiresOn !== null && known.expires_on !== null && known.expires_on !== expiresOn)
+    throw Conflict(`Lot ${lotNumber} of ${item.sku} expires on ${known.expires_on}, not ${expiresOn}`);
+  return {
+    lotNumber,
+    lotExpiresOn: known ? known.expires_on : expiresOn,
+    lotLevel: known ? new D(known.quantity).toFixed(2) : '0.00',
+  };
+}
+
+/** A line as posting reads it. */
+type PostedLine = {
+  id: number;
+  item_id: number;
+  lot_number: string | null;
+  lot_expires_on: string | null;
+  expected: string | null;
+  counted: string | null;
+  counted_at: Date | null;
+};
+
+/**
+ * Posting with uncounted lines zeroed (issue 42): every lot of a lot-tracked item that holds stock
+ * and has no line is given one, uncounted, so it is zeroed as the item's uncounted line would be
+ * (the item's own line, when it is still the item's, becomes its first such lot's). Answers the lines
+ * added.
+ */
+async function linesForUncountedLots(
+  trx: Knex.Transaction,
+  stocktakeId: number,
+  lines: PostedLine[],
+  lots: Map<number, WorkingLot[]>,
+): Promise<PostedLine[]> {
+  const added: PostedLine[] = [];
+  for (const [itemId, itemLots] of lots) {
+    const itemLines = lines.filter((l) => l.item_id === itemId);
+    const lined = new Set(itemLines.map((l) => l.lot_number));
+    const missing = itemLots.filter((lot) => lot.quantity.gt(0) && !lined.has(lot.lotNumber)).sort(fefoOrder);
+    const itemLine = itemLines.find((l) => l.lot_number === null && l.counted === null);
+    if (itemLine && missing.length > 0) {
+      const first = missing.shift()!;
+      await trx('stocktake_lines').where({ id: itemLine.id }).update({ lot_number: first.lotNumber });
+      itemLine.lot_number = first.lotNumber;
+    }
+    if (missing.length === 0) continue;
+    const rows = await trx('stocktake_lines')
+      .insert(missing.map((lot) => ({ stocktake_id: stocktakeId, item_id: itemId, lot_number: lot.lotNumber })))
+      .returning<{ id: number; lot_number: string }[]>(['id', 'lot_number']);
+    for (const row of rows)
+      added.push({
+        id: row.id,
+        item_id: itemId,
+        lot_number: row.lot_number,
+        lot_expires_on: null,
+        expected: null,
+        counted: null,
+        counted_at: null,
+      });
+  }
+  return added;
+}
+
 export function stocktakesService(db: Db) {
   async function readRow(id: number): Promise<StocktakeReadRow> {
     const { rows } = await preparedRaw<{ rows: StocktakeReadRow[] }>(db, sql`${STOCKTAKE_SELECT} WHERE s.id = ${id}`);
@@ -238,15 +345,20 @@ export function stocktakesService(db: Db) {
   async function linesOf(id: number, where: Sql = sql`true`): Promise<StocktakeLineRow[]> {
     const { rows } = await toRaw<{ rows: StocktakeLineRow[] }>(
       db,
-      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where} ORDER BY item_name, l.item_id`,
+      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where} ORDER BY item_name, l.item_id, l.lot_number NULLS FIRST`,
     );
     return rows;
   }
 
-  async function lineOf(id: number, itemId: number): Promise<StocktakeLineRow | undefined> {
+  /** The item's line (lotNumber null), or the line of one of its lots. */
+  async function lineOf(
+    id: number,
+    itemId: number,
+    lotNumber: string | null = null,
+  ): Promise<StocktakeLineRow | undefined> {
     const { rows } = await preparedRaw<{ rows: StocktakeLineRow[] }>(
       db,
-      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND l.item_id = ${itemId}`,
+      sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND l.item_id = ${itemId} AND l.lot_number IS NOT DISTINCT FROM ${lotNumber}::text`,
     );
     return rows[0];
   }
@@ -340,7 +452,7 @@ export function stocktakesService(db: Db) {
         sql`${LINE_SELECT} WHERE l.stocktake_id = ${id} AND ${where}
              ORDER BY l.counted IS NULL,
                       abs((l.counted - l.expected) * coalesce(l.unit_price, item_price)) DESC NULLS LAST,
-                      abs(l.counted - l.expected) DESC NULLS LAST, item_name, l.item_id
+                      abs(l.counted - l.expected) DESC NULLS LAST, item_name, l.item_id, l.lot_number NULLS FIRST
              LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
       );
       const {
@@ -416,9 +528,13 @@ export function stocktakesService(db: Db) {
     /**
      * Records a count (a scan, or a typed quantity) on an open stocktake: `add` adds to the line,
      * `set` replaces it; the first count of a line takes the item's current stock as its expected.
-     * An item outside the scope is added as a found line. 404 unknown stocktake or item (a code:
-     * "No item with barcode '<code>'"), 409 when the stocktake is posted or cancelled. Answers the
-     * line, the scan recorded, and whether the stocktake is blind (for its presenter's Visibility).
+     * An item outside the scope is added as a found line. A lot-tracked item (issue 42) is counted
+     * per lot: the lot a GS1 scan carries, or `lotNumber` (400 "Lot number is required for <SKU>"
+     * without either); its line is the lot's (the item's line becomes its first lot's), and its
+     * expected is the lot's quantity (0 for a lot the item does not have yet: posting creates it,
+     * with the scan's expiry). 404 unknown stocktake or item (a code: "No item with barcode
+     * '<code>'"), 409 when the stocktake is posted or cancelled, or a scan's expiry differs from its
+     * lot's. Answers the line, the scan recorded, and whether the stocktake is blind.
      */
     count(
       id: number,
@@ -429,21 +545,46 @@ export function stocktakesService(db: Db) {
         const head = await stocktakesService(trx).lockHead(id, 'share');
         if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
         const itemId = await stocktakesService(trx).itemOfCount(body);
-        // the line, locked (a found line is added): a concurrent count of the same item waits here
-        const {
-          rows: [line],
-        } = await preparedRaw<{ rows: { id: number; counted: string | null; expected: string | null }[] }>(
-          trx,
-          sql`INSERT INTO stocktake_lines AS l (stocktake_id, item_id, found) VALUES (${id}, ${itemId}, true)
-              ON CONFLICT (stocktake_id, item_id) DO UPDATE SET found = l.found
-              RETURNING l.id, l.counted, l.expected`,
-        );
+        const { lotNumber, lotExpiresOn, lotLevel } = await lotOfCount(trx, itemId, body);
+        // a lot's first count takes the item's line, when no lot of it was counted yet (a concurrent
+        // count of another lot waits for this row, then finds it taken and adds its own line)
+        const claimed =
+          lotNumber === null
+            ? undefined
+            : (
+                await preparedRaw<{ rows: { id: number; counted: string | null; expected: string | null }[] }>(
+                  trx,
+                  sql`UPDATE stocktake_lines l SET lot_number = ${lotNumber}::text, lot_expires_on = ${lotExpiresOn}::date
+                       WHERE l.stocktake_id = ${id} AND l.item_id = ${itemId} AND l.lot_number IS NULL AND l.counted IS NULL
+                         AND NOT EXISTS (SELECT 1 FROM stocktake_lines o
+                                          WHERE o.stocktake_id = ${id} AND o.item_id = ${itemId} AND o.lot_number = ${lotNumber}::text)
+                      RETURNING l.id, l.counted, l.expected`,
+                )
+              ).rows[0];
+        // the line, locked (a found line is added; a new lot of an item in scope is not found): a
+        // concurrent count of the same item and lot waits here
+        const line =
+          claimed ??
+          (
+            await preparedRaw<{ rows: { id: number; counted: string | null; expected: string | null }[] }>(
+              trx,
+              sql`INSERT INTO stocktake_lines AS l (stocktake_id, item_id, found, lot_number, lot_expires_on)
+                  VALUES (${id}, ${itemId},
+                          NOT EXISTS (SELECT 1 FROM stocktake_lines o WHERE o.stocktake_id = ${id} AND o.item_id = ${itemId} AND NOT o.found),
+                          ${lotNumber}::text, ${lotExpiresOn}::date)
+                  ON CONFLICT (stocktake_id, item_id, (coalesce(lot_number, '')))
+                  DO UPDATE SET found = l.found, lot_expires_on = coalesce(l.lot_expires_on, excluded.lot_expires_on)
+                  RETURNING l.id, l.counted, l.expected`,
+            )
+          ).rows[0];
         const quantity = new D(body.quantity);
         const counted = body.mode === 'set' ? quantity : new D(line.counted ?? 0).plus(quantity);
-        // the stock now is the expected of a first count, and of a set (a recount: what is on the shelf now)
+        // the stock now (a lot's: its quantity) is the expected of a first count, and of a set (a recount: what is on the shelf now)
         const expected =
           body.mode === 'set' || line.expected === null
-            ? sql`(SELECT item_current_stock FROM ${itemRefs('item_ref')} WHERE item_ref.item_id = ${itemId})`
+            ? lotLevel !== null
+              ? sql`${lotLevel}::numeric`
+              : sql`(SELECT item_current_stock FROM ${itemRefs('item_ref')} WHERE item_ref.item_id = ${itemId})`
             : sql`${line.expected}::numeric`;
         // the line and the scan written and read back, with the item and the counter, in one round trip
         const {
@@ -457,17 +598,18 @@ export function stocktakesService(db: Db) {
                  WHERE l.id = ${line.id}
                 RETURNING l.*),
               scan AS (
-                INSERT INTO stocktake_counts (stocktake_id, item_id, mode, quantity, previous_counted, new_counted,
+                INSERT INTO stocktake_counts (stocktake_id, item_id, lot_number, mode, quantity, previous_counted, new_counted,
                                               previous_expected, new_expected, counted_by)
-                SELECT ${id}, ${itemId}, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
+                SELECT ${id}, ${itemId}, line.lot_number, ${body.mode}, ${quantity.toFixed(2)}::numeric, ${line.counted}::numeric,
                        ${counted.toFixed(2)}::numeric, ${line.expected}::numeric, line.expected, ${actor.userId}::uuid FROM line
                 RETURNING *)
-              SELECT json_build_object('id', line.id, 'item_id', line.item_id, 'sku', item_sku, 'name', item_name, 'found', line.found,
+              SELECT json_build_object('id', line.id, 'item_id', line.item_id, 'sku', item_sku, 'name', item_name,
+                       'lot_number', line.lot_number, 'lot_expires_on', to_char(line.lot_expires_on, 'YYYY-MM-DD'), 'found', line.found,
                        'expected', line.expected::text, 'counted', line.counted::text, 'unit_price', item_price::text,
                        'counted_by', line.counted_by, 'counted_at', line.counted_at,
                        'counter_email', counter_email, 'counter_first_name', counter_first_name, 'counter_last_name', counter_last_name) AS line,
                      json_build_object('id', scan.id, 'stocktake_id', scan.stocktake_id, 'item_id', scan.item_id,
-                       'sku', item_sku, 'name', item_name, 'mode', scan.mode, 'quantity', scan.quantity::text,
+                       'sku', item_sku, 'name', item_name, 'lot_number', scan.lot_number, 'mode', scan.mode, 'quantity', scan.quantity::text,
                        'previous_counted', scan.previous_counted::text, 'new_counted', scan.new_counted::text,
                        'previous_expected', scan.previous_expected::text, 'new_expected', scan.new_expected::text,
                        'counted_by', scan.counted_by, 'counted_at', scan.counted_at, 'undone_at', scan.undone_at,
@@ -505,8 +647,11 @@ export function stocktakesService(db: Db) {
         const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first();
         if (!scan) throw NotFound('Count not found');
         refuseOthersScan(scan, actor, rights, 'undo');
+        const sameLot = (q: Knex.QueryBuilder) =>
+          q.whereRaw('lot_number IS NOT DISTINCT FROM ?::text', [scan.lot_number]);
         const line = await trx('stocktake_lines')
           .where({ stocktake_id: id, item_id: scan.item_id })
+          .modify(sameLot)
           .forUpdate()
           .first<{ id: number; found: boolean; counted: string | null; expected: string | null }>(
             'id',
@@ -520,7 +665,7 @@ export function stocktakesService(db: Db) {
         const change = new D(scan.new_counted).minus(scan.previous_counted ?? 0);
         const counted = new D(line!.counted ?? 0).minus(change);
         if (counted.isNegative()) {
-          const item = await stocktakesService(trx).lineOf(id, scan.item_id);
+          const item = await stocktakesService(trx).lineOf(id, scan.item_id, scan.lot_number);
           throw Conflict(
             `Undoing this count would leave the count of ${item!.sku} below zero: undo the later counts first`,
           );
@@ -530,19 +675,36 @@ export function stocktakesService(db: Db) {
           .update({ undone_at: trx.fn.now(), undone_by: actor.userId });
         const last = await trx('stocktake_counts')
           .where({ stocktake_id: id, item_id: scan.item_id })
+          .modify(sameLot)
           .whereNull('undone_at')
           .orderBy('id', 'desc')
           .first<{ counted_by: string | null; counted_at: Date } | undefined>('counted_by', 'counted_at');
-        if (!last && line!.found) {
+        // a lot's line without scans: removed beside the item's other lines; the item's line again when it is the only one
+        const otherLines =
+          !last && scan.lot_number !== null
+            ? await trx('stocktake_lines')
+                .where({ stocktake_id: id, item_id: scan.item_id })
+                .whereNot({ id: line!.id })
+                .first('id')
+            : undefined;
+        let lineLot: string | null = scan.lot_number;
+        if (!last && (line!.found || otherLines)) {
           await trx('stocktake_lines').where({ id: line!.id }).delete();
         } else if (!last) {
-          await trx('stocktake_lines')
-            .where({ id: line!.id })
-            .update({ counted: null, expected: null, counted_by: null, counted_at: null });
+          lineLot = null;
+          await trx('stocktake_lines').where({ id: line!.id }).update({
+            counted: null,
+            expected: null,
+            counted_by: null,
+            counted_at: null,
+            lot_number: null,
+            lot_expires_on: null,
+          });
         } else {
           // a set took the stock again as expected: its undo restores the expected before it, unless a later set took it again
           const laterSet = await trx('stocktake_counts')
             .where({ stocktake_id: id, item_id: scan.item_id, mode: 'set' })
+            .modify(sameLot)
             .where('id', '>', countId)
             .whereNull('undone_at')
             .first('id');
@@ -558,7 +720,7 @@ export function stocktakesService(db: Db) {
         }
         const read = stocktakesService(trx);
         return {
-          line: (await read.lineOf(id, scan.item_id)) ?? null,
+          line: (await read.lineOf(id, scan.item_id, lineLot)) ?? null,
           count: await read.countRecord(countId),
           blind: head.blind,
         };
@@ -590,19 +752,24 @@ export function stocktakesService(db: Db) {
         const read = stocktakesService(trx);
         const head = await read.lockHead(id, 'share');
         if (!takesCounts(head.status)) throw closed(head, 'counts can no longer change');
-        const scan = await trx('stocktake_counts')
-          .where({ id: countId, stocktake_id: id })
-          .first<
-            | { item_id: number; mode: CountMode; quantity: string; undone_at: Date | null; counted_by: string | null }
-            | undefined
-          >('item_id', 'mode', 'quantity', 'undone_at', 'counted_by');
+        const scan = await trx('stocktake_counts').where({ id: countId, stocktake_id: id }).first<
+          | {
+              item_id: number;
+              lot_number: string | null;
+              mode: CountMode;
+              quantity: string;
+              undone_at: Date | null;
+              counted_by: string | null;
+            }
+          | undefined
+        >('item_id', 'lot_number', 'mode', 'quantity', 'undone_at', 'counted_by');
         if (!scan) throw NotFound('Count not found');
         refuseOthersScan(scan, actor, rights, 'change');
         if (scan.mode === 'set') throw Conflict(`Count ${countId} set the line's count: set it again instead`);
         const typed = new D(quantity);
         if (typed.eq(scan.quantity) && !scan.undone_at) {
           return {
-            line: (await read.lineOf(id, scan.item_id)) ?? null,
+            line: (await read.lineOf(id, scan.item_id, scan.lot_number)) ?? null,
             count: await read.countRecord(countId),
             undone: null,
             blind: head.blind,
@@ -611,7 +778,11 @@ export function stocktakesService(db: Db) {
         // undoCount locks the line and re-reads the scan under that lock (409 when already undone)
         const undone = await read.undoCount(id, countId, actor, rights);
         if (typed.isZero()) return { line: undone.line, count: null, undone: undone.count, blind: head.blind };
-        const counted = await read.count(id, { itemId: scan.item_id, quantity: typed.toFixed(2), mode: 'add' }, actor);
+        const counted = await read.count(
+          id,
+          { itemId: scan.item_id, lotNumber: scan.lot_number ?? undefined, quantity: typed.toFixed(2), mode: 'add' },
+          actor,
+        );
         return { line: counted.line, count: counted.count, undone: undone.count, blind: head.blind };
       });
     },
@@ -653,28 +824,56 @@ export function stocktakesService(db: Db) {
           .modify((q) => {
             if (!zero) q.whereNotNull('counted');
           })
-          .orderBy('item_id')
-          .select<
-            { id: number; item_id: number; expected: string | null; counted: string | null; counted_at: Date | null }[]
-          >('id', 'item_id', 'expected', 'counted', 'counted_at');
-        const locked = await lockItemsForStock(
-          trx,
-          lines.map((l) => l.item_id),
-        );
+          .orderBy(['item_id', 'id'])
+          .select<PostedLine[]>(
+            'id',
+            'item_id',
+            'lot_number',
+            trx.raw(`to_char(lot_expires_on, 'YYYY-MM-DD') AS lot_expires_on`),
+            'expected',
+            'counted',
+            'counted_at',
+          );
+        const locked = await lockItemsForStock(trx, [...new Set(lines.map((l) => l.item_id))]);
+        const tracked = [...locked.values()].filter((item) => item.tracking === 'lot').map((item) => item.id);
+        // a lot-tracked item's lots, read under its lock: each counted lot is adjusted from its level now
+        const lots = tracked.length > 0 ? await lockLotsOfItems(trx, tracked) : new Map<number, WorkingLot[]>();
+        if (zero) lines.push(...(await linesForUncountedLots(trx, id, lines, lots)));
         const reason = `Stocktake ${head.reference}`;
         const changes: StockChange[] = [];
         const zeroed: { id: number; expected: string }[] = [];
         for (const line of lines) {
           const item = locked.get(line.item_id)!;
-          const expected = line.expected ?? item.current_stock;
+          const itemLots = lots.get(item.id);
+          if (itemLots && line.lot_number === null && line.counted !== null)
+            throw Conflict(
+              `Stocktake line ${item.sku} was counted without a lot, and ${item.sku} is now tracked by lot: count it by lot`,
+            );
+          if (!itemLots && line.lot_number !== null)
+            throw Conflict(
+              `Stocktake line ${item.sku} lot ${line.lot_number} was counted by lot, and ${item.sku} is no longer tracked by lot: recount it`,
+            );
+          const lot = line.lot_number === null ? undefined : itemLots!.find((l) => l.lotNumber === line.lot_number);
+          // the level the variance applies to: the lot's now (0 for a lot the item does not have), else the item's
+          // (a lot-tracked item's own line, uncounted, holds none of its lots: they have their lines)
+          const level =
+            line.lot_number === null
+              ? itemLots
+                ? new D(0)
+                : new D(item.current_stock)
+              : lot
+                ? lot.quantity
+                : new D(0);
+          const expected = line.expected ?? level.toFixed(2);
           if (line.counted === null) zeroed.push({ id: line.id, expected });
           const variance = new D(line.counted ?? 0).minus(expected);
           if (variance.isZero()) continue;
-          const target = new D(item.current_stock).plus(variance);
+          const target = level.plus(variance);
           if (target.isNegative()) {
+            const what = line.lot_number === null ? `${item.sku}` : `${item.sku} lot ${line.lot_number}`;
             throw Conflict(
-              `Stocktake line ${item.sku} would leave stock below zero: counted ${new D(line.counted ?? 0).toString()}, ` +
-                `expected ${new D(expected).toString()}, stock now ${new D(item.current_stock).toString()}; recount it`,
+              `Stocktake line ${what} would leave stock below zero: counted ${new D(line.counted ?? 0).toString()}, ` +
+                `expected ${new D(expected).toString()}, stock now ${level.toString()}; recount it`,
             );
           }
           changes.push({
@@ -684,6 +883,14 @@ export function stocktakesService(db: Db) {
             reason,
             performedBy: actor.userId,
             reference: { type: 'stocktake', id: head.reference },
+            ...(line.lot_number === null
+              ? {}
+              : {
+                  // a lot the item does not have yet is created with the scan's expiry (none: the item's shelf life)
+                  lot: lot
+                    ? { lotNumber: line.lot_number }
+                    : { lotNumber: line.lot_number, expiresOn: line.lot_expires_on ?? undefined },
+                }),
           });
         }
         const movements =
@@ -708,9 +915,14 @@ export function stocktakesService(db: Db) {
               SELECT coalesce(sum((counted - expected) * unit_price), 0)::numeric(20,2)::text AS variance_value
                 FROM priced WHERE counted IS NOT NULL`,
         );
+        // an item counted by lot: counted when its last lot was
+        const countedAt = new Map<number, Date>();
+        for (const l of lines)
+          if (l.counted_at !== null && !(countedAt.get(l.item_id)! >= l.counted_at))
+            countedAt.set(l.item_id, l.counted_at);
         await markItemsCounted(
           trx,
-          lines.filter((l) => l.counted_at !== null).map((l) => ({ itemId: l.item_id, countedAt: l.counted_at! })),
+          [...countedAt].map(([itemId, at]) => ({ itemId, countedAt: at })),
         );
         await trx('stocktakes').where({ id }).update({
           status: 'posted',
