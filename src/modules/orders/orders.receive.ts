@@ -13,7 +13,14 @@ import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
+import { lotNumberRequiredMessage } from '../lots/lots.picking';
+import { storesToday } from '../lots/lots.queries';
+import {
+  changeStockMany,
+  writeStockChanges,
+  type MovementRow,
+  type StockChange,
+} from '../stock-movements/stock-movements.ledger';
 import type { AddToInventory, ReceiveOrder } from './orders.schemas';
 import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
 import { isReceivable } from './orders.policy';
@@ -35,6 +42,8 @@ export async function defaultMarkupPercent(db: Db): Promise<string> {
 }
 
 type ReceivedLine = ReceiveOrder['receivedItems'][number];
+
+const LOTS_ONLY_INTO_STOCK = 'only a line of an item, received into inventory, takes lots';
 
 const NEW_ITEM_ONLY = 'only a line without an item, received into inventory, becomes a new item';
 
@@ -148,18 +157,53 @@ export function orderReceiptService(db: Db) {
           arrivedEarlier.set(line.id, line.received_quantity);
         }
 
-        const changes: StockChange[] = input.receivedItems
-          .filter((r) => r.addToInventory && lines.get(r.orderItemId)!.item_id !== null)
-          .map((r) => ({
-            itemId: lines.get(r.orderItemId)!.item_id!,
-            type: 'in',
-            quantity: new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0).toFixed(2),
+        const stocked = input.receivedItems.flatMap((received, index) => {
+          const itemId = lines.get(received.orderItemId)!.item_id;
+          if (received.addToInventory && itemId !== null) return [{ received, index, itemId }];
+          if (received.lots) throw lineFieldError(index, 'lots', LOTS_ONLY_INTO_STOCK);
+          return [];
+        });
+        // The items locked in ascending id order before any changes, so a line's lots follow its item's tracking as it is now.
+        const locked =
+          stocked.length > 0
+            ? await itemStock.lock(
+                trx,
+                stocked.map((s) => s.itemId),
+              )
+            : new Map();
+        const today = storesToday();
+        const changes = stocked.flatMap(({ received: r, index, itemId }): StockChange[] => {
+          const item = locked.get(itemId)!;
+          const change = {
+            itemId,
+            type: 'in' as const,
             reason: `Received on order ${order.order_id}`,
             performedBy: userId,
             reference: { type: 'order', id: order.order_id },
+          };
+          if (item.tracking !== 'lot') {
+            if (r.lots) throw lineFieldError(index, 'lots', `${item.sku} is not tracked by lot`);
+            const quantity = new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0);
+            return [{ ...change, quantity: quantity.toFixed(2) }];
+          }
+          if (!r.lots) throw BadRequest(lotNumberRequiredMessage(item.sku));
+          r.lots.forEach((lot, j) => {
+            if (lot.expiresOn && lot.expiresOn < today)
+              throw lineFieldError(index, `lots.${j}.expiresOn`, `must not be in the past (today is ${today})`);
+          });
+          // each lot one movement; a new lot records its order and supplier, and without a date takes the item's shelf life
+          return r.lots.map((lot) => ({
+            ...change,
+            quantity: lot.quantity,
+            lot: {
+              lotNumber: lot.lotNumber,
+              expiresOn: lot.expiresOn ?? undefined,
+              orderId: order.id,
+              supplierId: order.supplier_id,
+            },
           }));
-        // changeStockMany locks every item in ascending id order before changing any.
-        const movements = await changeStockMany(trx, itemStock, changes);
+        });
+        const movements = changes.length > 0 ? await writeStockChanges(trx, { itemStock, locked, changes }) : [];
 
         for (const r of input.receivedItems) {
           const line = lines.get(r.orderItemId)!;
@@ -204,6 +248,7 @@ export function orderReceiptService(db: Db) {
                 orderItemId: r.orderItemId,
                 quantity: r.receivedQuantity,
                 addToInventory: r.addToInventory,
+                ...(r.lots ? { lots: r.lots } : {}),
               })),
             },
           },
@@ -262,6 +307,7 @@ export function orderReceiptService(db: Db) {
             }),
           });
         }
+        // the items created here are never tracked by lot (createItemForLine), so their stock needs no lot
         await changeStockMany(
           trx,
           itemStock,
