@@ -7,7 +7,8 @@ import { UnknownItemCode } from '../items/items.unknown-code';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { queueOrderReceivedEmail } from '../emails/emails.service';
-import { itemIdForCode, itemStock } from '../items/items.queries';
+import { itemIdForCode, itemStock, lotTrackedItemIds } from '../items/items.queries';
+import { scannedLot } from '../../lib/barcodes';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
@@ -74,7 +75,15 @@ const outstanding = (line: OrderLineRow) => new D(line.quantity).minus(line.rece
 
 /** Goods arriving against an order: receiving lines, and creating items for lines that have none. */
 /** What a code scanned on an order's receive form names: its item and that item's lines still to receive. */
-export type ScannedLines = { code: string; itemId: number; lines: OrderLineRow[] };
+export type ScannedLines = {
+  code: string;
+  itemId: number;
+  lines: OrderLineRow[];
+  /** the item is tracked by lot (issue 42) */
+  tracked: boolean;
+  /** the lot and expiry a GS1 scan carries, null when it carries no lot */
+  lot: { lotNumber: string; expiresOn: string | null } | null;
+};
 
 export function orderReceiptService(db: Db) {
   return {
@@ -99,7 +108,8 @@ export function orderReceiptService(db: Db) {
       if (ofItem.length === 0) throw Unprocessable(`'${code}' is not on this order`);
       const open = ofItem.filter((line) => outstanding(line).gt(0));
       if (open.length === 0) throw Unprocessable(`${ofItem[0].name} is already received in full on this order`);
-      return { code, itemId, lines: open };
+      const tracked = (await lotTrackedItemIds(db, [itemId])).has(itemId);
+      return { code, itemId, lines: open, tracked, lot: scannedLot(code) ?? null };
     },
 
     /**
