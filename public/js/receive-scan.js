@@ -76,6 +76,102 @@
     announce(code, `${lines[0]?.name ?? code}: all ${outstanding} outstanding are already entered`, true);
   }
 
+  // ---- Lots of a lot-tracked line (views/orders/_receive-lots.ejs, issue 42) ----
+
+  const lotsOf = (orderItemId) => document.querySelector(`.receive-lots[data-line="${orderItemId}"]`);
+  const lotRows = (fieldset) => [...fieldset.querySelectorAll('.lot-row')];
+  const rowField = (row, kind) => row.querySelector(`.lot-${kind}`);
+
+  /** A new empty lot row for the line, made from its first row: its fields renumbered, their errors gone. */
+  function addLotRow(fieldset) {
+    const rows = lotRows(fieldset);
+    const row = rows[0].cloneNode(true);
+    const index = rows.length;
+    const name = fieldset.dataset.name;
+    row.querySelectorAll('.field-error').forEach((error) => error.remove());
+    row.querySelectorAll('input').forEach((field) => {
+      const id = field.id.replace(/-\d+$/, `-${index}`);
+      const label = row.querySelector(`label[for="${field.id}"]`);
+      field.id = id;
+      field.value = '';
+      field.removeAttribute('aria-invalid');
+      field.removeAttribute('aria-describedby');
+      if (!label) return;
+      label.htmlFor = id;
+      const hidden = label.querySelector('.visually-hidden');
+      if (hidden)
+        hidden.textContent = field.classList.contains('lot-number')
+          ? ` ${index + 1} of ${name}`
+          : ` (lot ${index + 1} of ${name})`;
+    });
+    rows[rows.length - 1].after(row);
+    return row;
+  }
+
+  /** The line's received quantity kept at what its lots add up to, while each lot's quantity is a number. */
+  function syncReceived(fieldset) {
+    const field = document.getElementById(`receivedQuantity-${fieldset.dataset.line}`);
+    const typed = lotRows(fieldset).map((row) => typedQuantity(rowField(row, 'quantity')));
+    if (!field || typed.includes(null)) return;
+    const sum = typed.reduce((total, quantity) => total + quantity, 0);
+    field.value = sum > 0 ? plus(sum, 0) : '';
+  }
+
+  for (const fieldset of document.querySelectorAll('.receive-lots')) {
+    const button = fieldset.querySelector('.add-lot');
+    button.hidden = false;
+    button.addEventListener('click', () => rowField(addLotRow(fieldset), 'number').focus());
+    fieldset.addEventListener('input', (event) => {
+      if (event.target.classList?.contains('lot-quantity')) syncReceived(fieldset);
+    });
+  }
+
+  /** A GS1 scan of a bottle: one more of its lot on the first of the item's open lines with room, the lot's row made when new. */
+  function addOneToLot(code, lines, lot) {
+    for (const line of lines) {
+      const fieldset = lotsOf(line.orderItemId);
+      if (!fieldset) continue;
+      const quantities = lotRows(fieldset).map((row) => typedQuantity(rowField(row, 'quantity')));
+      if (quantities.includes(null)) {
+        announce(code, `A lot quantity of ${line.name} is not a number: correct it, then scan again`, true);
+        return;
+      }
+      const entered = quantities.reduce((total, quantity) => total + quantity, 0);
+      if (entered + 1 > line.outstandingQuantity) continue;
+      const rows = lotRows(fieldset);
+      const blank = (row) => ['number', 'expiry', 'quantity'].every((kind) => rowField(row, kind).value.trim() === '');
+      const row =
+        rows.find((r) => rowField(r, 'number').value.trim() === lot.lotNumber) ??
+        rows.find(blank) ??
+        addLotRow(fieldset);
+      rowField(row, 'number').value = lot.lotNumber;
+      if (lot.expiresOn && rowField(row, 'expiry').value === '') rowField(row, 'expiry').value = lot.expiresOn;
+      const quantity = rowField(row, 'quantity');
+      quantity.value = plus(typedQuantity(quantity) ?? 0, 1);
+      syncReceived(fieldset);
+      highlight(row);
+      announce(
+        code,
+        `${line.name}: lot ${lot.lotNumber} ${quantity.value}, ${plus(entered, 1)} of ${line.outstandingQuantity} outstanding`,
+        false,
+      );
+      return;
+    }
+    const outstanding = lines.reduce((sum, line) => sum + line.outstandingQuantity, 0);
+    announce(code, `${lines[0]?.name ?? code}: all ${outstanding} outstanding are already entered`, true);
+  }
+
+  /** A scan's lines: a lot-tracked item's go by the lot the scan carries, the others by one more each. */
+  function received(code, body) {
+    if (!body.tracked) return addOne(code, body.lines);
+    if (body.lot) return addOneToLot(code, body.lines, body.lot);
+    announce(
+      code,
+      `${body.lines[0]?.name ?? code} is tracked by lot: scan the code on the bottle that carries its lot, or type the lot`,
+      true,
+    );
+  }
+
   async function lookUp(code) {
     const url = `${form.dataset.lookup}?${new URLSearchParams({ code })}`;
     let response;
@@ -86,7 +182,7 @@
       return;
     }
     const body = await response.json().catch(() => null);
-    if (response.ok && Array.isArray(body?.lines)) addOne(code, body.lines);
+    if (response.ok && Array.isArray(body?.lines)) received(code, body);
     else announce(code, body?.message ?? `'${code}' not added: the server answered ${response.status}`, true);
   }
 
@@ -125,18 +221,34 @@
     (element instanceof HTMLInputElement &&
       !['checkbox', 'radio', 'button', 'submit', 'reset', 'file'].includes(element.type));
 
+  // A GS1 string's FNC1 separator: sent as the GS character, or as Ctrl+] by a scanner set up so. A
+  // text box may drop it, so the script puts it in the scan box itself: the lot after it stays whole.
+  const GS = '\x1d';
   document.addEventListener(
     'keydown',
     (event) => {
       if (form.hidden || event.isComposing) return;
       const target = event.target;
-      const printable = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey;
-      if (target === input) return;
-      if (printable && event.key !== ' ' && !takesText(target)) {
+      const gs = event.key === GS || (event.ctrlKey && !event.altKey && !event.metaKey && event.key === ']');
+      const key = gs ? GS : event.key;
+      const printable = gs || (event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey);
+      if (target === input) {
+        if (gs) {
+          event.preventDefault();
+          input.setRangeText(
+            GS,
+            input.selectionStart ?? input.value.length,
+            input.selectionEnd ?? input.value.length,
+            'end',
+          );
+        }
+        return;
+      }
+      if (printable && key !== ' ' && !takesText(target)) {
         event.preventDefault();
         burst = null;
         input.focus();
-        input.value += event.key;
+        input.value += key;
         return;
       }
       if (printable && target instanceof HTMLInputElement && takesText(target)) {
@@ -148,7 +260,8 @@
             end: target.selectionEnd,
             text: '',
           };
-        burst.text += event.key;
+        if (gs) event.preventDefault();
+        burst.text += key;
         burst.lastAt = event.timeStamp;
         return;
       }

@@ -108,6 +108,20 @@ export function readScan(text: string): ScannedCode | undefined {
   return { exact: code, skus: [...skus], key: gtin ?? code.toLowerCase(), gtin };
 }
 
+/**
+ * The lot a scanned GS1 element string carries (issue 42): its (10) lot number and its (17) expiry
+ * (`YYYY-MM-DD`, null when the scan has none). Undefined when the text is not a GS1 element string
+ * with a valid (01) GTIN (a SKU such as `10042` is not read as lot `042`), when it carries no (10),
+ * or when any of its elements is invalid (a bad expiry does not give a lot without its date).
+ */
+export function scannedLot(text: string): { lotNumber: string; expiresOn: string | null } | undefined {
+  const { code, symbology } = cleanScan(text);
+  if (code === '' || /^https?:/i.test(code) || gs1Gtin(code, symbology) === undefined) return undefined;
+  const parsed = parseGs1(text);
+  if (!parsed.ok || parsed.lotNumber === undefined) return undefined;
+  return { lotNumber: parsed.lotNumber, expiresOn: parsed.expiresOn ?? null };
+}
+
 /** A barcode as it is stored: the code (trimmed; a GS1 string's GTIN), its kind and its lookup key. */
 export type CheckedBarcode = { code: string; kind: BarcodeKind; key: string };
 

@@ -135,6 +135,41 @@ function errorsByRow(errors: FieldErrors, rows: number[], prefix: string): Field
  * unticked box is absent from the form. A line without an item carries SKU and price fields: ticked, it
  * becomes a new item as typed.
  */
+/**
+ * A lot-tracked line's lot rows as typed (issue 42): the fields lotNumber-, lotExpiresOn- and
+ * lotQuantity-<orderItemId>, one of each a row; undefined when the line has none (not tracked).
+ */
+function typedLotRows(body: Record<string, unknown>, orderItemId: string) {
+  if (body[`lotNumber-${orderItemId}`] === undefined) return undefined;
+  const expiries = repeatedField(body[`lotExpiresOn-${orderItemId}`]);
+  const quantities = repeatedField(body[`lotQuantity-${orderItemId}`]);
+  return repeatedField(body[`lotNumber-${orderItemId}`]).map((lotNumber, row) => ({
+    lotNumber: lotNumber.trim(),
+    expiresOn: (expiries[row] ?? '').trim(),
+    quantity: (quantities[row] ?? '').trim(),
+  }));
+}
+
+/** A line's lot rows as the API's lots: the rows left empty are none, `row` the row each came from. */
+function lotsOfRows(rows: { lotNumber: string; expiresOn: string; quantity: string }[]) {
+  return rows.flatMap((typed, row) =>
+    typed.lotNumber || typed.expiresOn || typed.quantity
+      ? [
+          {
+            row,
+            lot: { lotNumber: typed.lotNumber, quantity: typed.quantity, ...filledIn({ expiresOn: typed.expiresOn }) },
+          },
+        ]
+      : [],
+  );
+}
+
+/** The sum of lot quantities as typed, when each is a number; else undefined (the API names the field). */
+function sumOfLots(lots: { quantity: string }[]): string | undefined {
+  if (lots.length === 0 || lots.some((lot) => !/^\d+(\.\d+)?$/.test(lot.quantity))) return undefined;
+  return String(lots.reduce((sum, lot) => sum + Math.round(Number(lot.quantity) * 100), 0) / 100);
+}
+
 function receivedLines(body: Record<string, unknown>) {
   const quantities = repeatedField(body.receivedQuantity).map((q) => q.trim());
   const newItemOf = (orderItemId: string) =>
@@ -145,18 +180,22 @@ function receivedLines(body: Record<string, unknown>) {
           ...filledIn({ categoryId: textField(body.newItemCategoryId) }),
         }
       : {};
-  return repeatedField(body.orderItemId).flatMap((orderItemId, i) =>
-    quantities[i]
-      ? [
-          {
-            orderItemId,
-            receivedQuantity: quantities[i],
-            addToInventory: checked(body[`addToInventory-${orderItemId}`]),
-            ...newItemOf(orderItemId),
-          },
-        ]
-      : [],
-  );
+  return repeatedField(body.orderItemId).flatMap((orderItemId, i) => {
+    const rows = typedLotRows(body, orderItemId);
+    const lots = rows && lotsOfRows(rows).map(({ lot }) => lot);
+    // a tracked line's quantity left empty is what its lots add up to
+    const quantity = quantities[i] || (lots && sumOfLots(lots));
+    if (!quantity) return [];
+    return [
+      {
+        orderItemId,
+        receivedQuantity: quantity,
+        addToInventory: checked(body[`addToInventory-${orderItemId}`]),
+        ...newItemOf(orderItemId),
+        ...(lots && lots.length > 0 ? { lots } : {}),
+      },
+    ];
+  });
 }
 
 /** The add-to-inventory form's lines: every line listed gets the SKU and price typed beside it. */
@@ -495,10 +534,13 @@ export function ordersPages({ db }: Deps): Router {
     const withoutItem = order.items.filter((line) => line.itemId === null && line.receivedQuantity > 0);
     // open lines that name no item: receiving one into inventory makes it a new item, its SKU and price asked for
     const freeTextOpen = order.items.filter((line) => line.itemId === null && line.outstandingQuantity > 0);
-    const [orderMovements, categoryRows, markup] = await Promise.all([
+    const [orderMovements, categoryRows, markup, trackedIds] = await Promise.all([
       movements.list({ referenceType: 'order', referenceId: order.orderId, limit: 100 }),
       canManage && (withoutItem.length > 0 || freeTextOpen.length > 0) ? categories.list() : [],
       freeTextOpen.length > 0 || withoutItem.length > 0 ? defaultMarkupPercent(db) : '0',
+      itemsService(db).lotTracked(
+        order.items.flatMap((line) => (line.itemId !== null && line.outstandingQuantity > 0 ? [line.itemId] : [])),
+      ),
     ]);
     // the price a new item is proposed at; none where the cost is hidden (those forms are a manager's anyway)
     const proposedPrice = (unitCost: string | null) => (unitCost === null ? '' : markedUpPrice(unitCost, markup));
@@ -527,7 +569,12 @@ export function ordersPages({ db }: Deps): Router {
         sku: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, line.sku ?? ''])),
         price: Object.fromEntries(freeTextOpen.map((line) => [line.orderItemId, proposedPrice(line.unitCost)])),
         newItemCategoryId: '',
+        lots: {},
       }),
+      // lot-tracked lines (issue 42): their lot rows, each a lot number, an expiry and a quantity
+      trackedLines: new Set(
+        order.items.flatMap((line) => (line.itemId !== null && trackedIds.has(line.itemId) ? [line.orderItemId] : [])),
+      ),
       invoiceForm: formState(returned, 'invoice', {}),
       cancelForm: formState(returned, 'cancel', {}),
       canReceive: canManage && isReceivable(order.status),
@@ -556,10 +603,12 @@ export function ordersPages({ db }: Deps): Router {
         return res.status(err.status).json({ message: pageMessage(err) });
       throw err;
     }
-    const { code, itemId, lines } = found;
+    const { code, itemId, lines, tracked, lot } = found;
     res.json({
       code,
       itemId,
+      tracked,
+      lot,
       lines: lines
         .map((line) => presentOrderLine(line, false))
         .map(({ orderItemId, name, outstandingQuantity }) => ({
@@ -587,6 +636,14 @@ export function ordersPages({ db }: Deps): Router {
       if (!result.ok) {
         const errors = Object.fromEntries(
           Object.entries(result.errors).map(([field, message]) => {
+            const lotRow = /^receivedItems\.(\d+)\.lots(?:\.(\d+)\.(\w+))?$/.exec(field);
+            if (lotRow) {
+              const lineId = received[Number(lotRow[1])].orderItemId;
+              if (lotRow[2] === undefined) return [`lots-${lineId}`, message];
+              const row = lotsOfRows(typedLotRows(req.body, lineId) ?? [])[Number(lotRow[2])]?.row ?? 0;
+              const name = { lotNumber: 'lotNumber', expiresOn: 'lotExpiresOn' }[lotRow[3]] ?? 'lotQuantity';
+              return [`${name}-${lineId}-${row}`, message];
+            }
             const row = /^receivedItems\.(\d+)\.(\w+)$/.exec(field);
             if (!row) return [field, message];
             const lineId = received[Number(row[1])].orderItemId;
@@ -604,6 +661,12 @@ export function ordersPages({ db }: Deps): Router {
           sku: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`sku-${lineId}`])])),
           price: Object.fromEntries(lineIds.map((lineId) => [lineId, textField(req.body[`price-${lineId}`])])),
           newItemCategoryId: textField(req.body.newItemCategoryId),
+          lots: Object.fromEntries(
+            lineIds.flatMap((lineId) => {
+              const rows = typedLotRows(req.body, lineId);
+              return rows ? [[lineId, rows]] : [];
+            }),
+          ),
         };
         return renderOrder(req, res, id, { form: 'receive', ...result, errors, values });
       }

@@ -122,6 +122,8 @@ describe('/orders/:id: receiving by scan', () => {
     expect(found.body).toEqual({
       code: 'rs-wash',
       itemId: item.id,
+      tracked: false,
+      lot: null,
       lines: [{ orderItemId: lines[0].id, name: 'Wash bottle', outstandingQuantity: 3 }],
     });
     expect((await lookup('RS-FUNNEL').expect(422)).body).toEqual({

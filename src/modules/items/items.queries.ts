@@ -136,6 +136,16 @@ export const itemForLineBySkuJson = (code: string): Sql =>
 
 export const itemsById = (items: ItemForLine[]) => new Map(items.map((i) => [i.id, i]));
 
+/** Which of these items are tracked by lot (issue 42): the receive form asks their lots. */
+export async function lotTrackedItemIds(db: Db, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await preparedRaw<{ rows: { id: number }[] }>(
+    db,
+    sql`SELECT id FROM items WHERE id = ANY(${[...new Set(ids)]}::int[]) AND tracking = 'lot'`,
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** What other modules (quotes, sales, orders) read about items, without touching items' routes. */
 export async function findItemsForLines(db: Db, ids: number[]): Promise<Map<number, ItemForLine>> {
   if (ids.length === 0) return new Map();

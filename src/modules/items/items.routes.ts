@@ -22,6 +22,7 @@ import {
   BarcodeParams,
   CreateItem,
   ItemDetail,
+  LookupResult,
   LookupQuery,
   NewBarcode,
   ImportResult,
@@ -53,7 +54,8 @@ import { actorOf } from '../audit/audit.actor';
 import { itemBarcodesService } from './item-barcodes.service';
 import { itemIdForCode } from './items.queries';
 import { cleanScan } from '../../lib/gs1';
-import { expiryWarningDays, storesToday } from '../lots/lots.queries';
+import { expiryWarningDays, lotIdByNumber, storesToday } from '../lots/lots.queries';
+import { scannedLot } from '../../lib/barcodes';
 import { presentLot } from '../lots/lots.present';
 import { LotList, LotsOfItemQuery } from '../lots/lots.schemas';
 
@@ -94,11 +96,14 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
         '00036000291452 are one code), or by the GTIN of a GS1 element string carrying AI (01): `(01)09501101530003(17)251231`, ' +
         'the same without parentheses with the FNC1/GS (\\x1d) separator, optionally after a symbology identifier (`]d2`, `]C1`, ' +
         "`]Q3`), or a GS1 Digital Link URL. The scanner's Enter and other control characters at either end are ignored. Answers " +
-        'the item as GET /api/items/{id} does; 404 {message: "No item with barcode \'<code>\'"} (the code trimmed of them).',
+        'the item as GET /api/items/{id} does, plus `scanned`: the lot a GS1 element string carries, ' +
+        "`{lotNumber: (10), expiresOn: (17) as YYYY-MM-DD or null, lotId: the item's lot of that number or null when new}`, " +
+        'or null when the code carries no (10) lot (issue 42). ' +
+        '404 {message: "No item with barcode \'<code>\'"} (the code trimmed of them).',
       access: 'auth',
       query: LookupQuery,
       responses: {
-        200: { description: 'Item', schema: ItemDetail },
+        200: { description: 'Item', schema: LookupResult },
         400: invalid,
         404: { description: 'No item answers to the code', schema: MessageBody },
       },
@@ -107,7 +112,9 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       const { code } = req.input.query;
       const id = await itemIdForCode(db, code);
       if (id === undefined) throw new UnknownItemCode(cleanScan(code).code);
-      res.json(await detail(id));
+      const lot = scannedLot(code);
+      const scanned = lot ? { ...lot, lotId: (await lotIdByNumber(db, id, lot.lotNumber)) ?? null } : null;
+      res.json({ ...(await detail(id)), scanned });
     },
   );
 

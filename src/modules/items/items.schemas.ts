@@ -324,3 +324,29 @@ export const ItemDetail = Item.extend({
     .openapi({ description: "the item's barcodes (codes only, oldest first); see GET /api/items/{id}/barcodes" }),
 }).openapi('ItemDetail');
 export type ItemDetail = z.infer<typeof ItemDetail>;
+
+/** GET /items/lookup: the item, and the lot a GS1 scan carries (issue 42). */
+export const LookupResult = ItemDetail.extend({
+  scanned: z
+    .object({
+      lotNumber: z.string().openapi({ description: "the scan's AI (10)" }),
+      expiresOn: z
+        .string()
+        .nullable()
+        .openapi({ description: "the scan's AI (17) as YYYY-MM-DD (day 00: the month's last day); null when absent" }),
+      lotId: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({
+          description: "the item's lot of that number (see GET /api/items/{id}/lots); null when the lot is new",
+        }),
+    })
+    .nullable()
+    .openapi({
+      description:
+        'the lot a GS1 element string with a valid (01) carries in (10), with its (17) expiry; null when the code carries no lot ' +
+        '(a SKU, a plain barcode, a GS1 string without (10) or with an invalid element)',
+    }),
+}).openapi('LookupResult');
+export type LookupResult = z.infer<typeof LookupResult>;

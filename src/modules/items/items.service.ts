@@ -7,7 +7,7 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate, itemStock, lockItemsForStock, lowStock } from './items.queries';
+import { effectiveVatRate, itemStock, lockItemsForStock, lotTrackedItemIds, lowStock } from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
@@ -457,6 +457,11 @@ export function itemsService(db: Db) {
     async lots(id: number, includeEmpty: boolean): Promise<LotRow[]> {
       await get(id);
       return lotsOfItem(db, id, includeEmpty);
+    },
+
+    /** Which of these items are tracked by lot. */
+    lotTracked(ids: number[]): Promise<Set<number>> {
+      return lotTrackedItemIds(db, ids);
     },
 
     /** The item's movements, newest first (older than beforeId when given); 404 for an unknown item. */

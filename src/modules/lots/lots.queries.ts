@@ -188,6 +188,15 @@ export async function lotsReceivedOnOrder(db: Db, orderId: number): Promise<(Lot
   return rows.map((row) => ({ ...toLotForLabel(row), quantity: row.quantity }));
 }
 
+/** The id of the item's lot of this number (empty or not), undefined when the item has none. */
+export async function lotIdByNumber(db: Db, itemId: number, lotNumber: string): Promise<number | undefined> {
+  const { rows } = await preparedRaw<{ rows: { id: number }[] }>(
+    db,
+    sql`SELECT id FROM stock_lots WHERE item_id = ${itemId} AND lot_number = ${lotNumber}`,
+  );
+  return rows[0]?.id;
+}
+
 /** How many of the item's lots hold stock. */
 export async function lotsHoldingStock(db: Db, itemId: number): Promise<number> {
   const { rows } = await preparedRaw<{ rows: { count: number }[] }>(

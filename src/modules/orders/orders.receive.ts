@@ -7,13 +7,21 @@ import { UnknownItemCode } from '../items/items.unknown-code';
 import { D, money, type DecimalInput } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import { queueOrderReceivedEmail } from '../emails/emails.service';
-import { itemIdForCode, itemStock } from '../items/items.queries';
+import { itemIdForCode, itemStock, lotTrackedItemIds } from '../items/items.queries';
+import { scannedLot } from '../../lib/barcodes';
 import { itemsService, type ItemReadRow } from '../items/items.service';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { changeStockMany, type MovementRow, type StockChange } from '../stock-movements/stock-movements.ledger';
+import { lotNumberRequiredMessage } from '../lots/lots.picking';
+import { storesToday } from '../lots/lots.queries';
+import {
+  changeStockMany,
+  writeStockChanges,
+  type MovementRow,
+  type StockChange,
+} from '../stock-movements/stock-movements.ledger';
 import type { AddToInventory, ReceiveOrder } from './orders.schemas';
 import { ordersService, type OrderDetail, type OrderLineRow } from './orders.service';
 import { isReceivable } from './orders.policy';
@@ -35,6 +43,8 @@ export async function defaultMarkupPercent(db: Db): Promise<string> {
 }
 
 type ReceivedLine = ReceiveOrder['receivedItems'][number];
+
+const LOTS_ONLY_INTO_STOCK = 'only a line of an item, received into inventory, takes lots';
 
 const NEW_ITEM_ONLY = 'only a line without an item, received into inventory, becomes a new item';
 
@@ -65,7 +75,15 @@ const outstanding = (line: OrderLineRow) => new D(line.quantity).minus(line.rece
 
 /** Goods arriving against an order: receiving lines, and creating items for lines that have none. */
 /** What a code scanned on an order's receive form names: its item and that item's lines still to receive. */
-export type ScannedLines = { code: string; itemId: number; lines: OrderLineRow[] };
+export type ScannedLines = {
+  code: string;
+  itemId: number;
+  lines: OrderLineRow[];
+  /** the item is tracked by lot (issue 42) */
+  tracked: boolean;
+  /** the lot and expiry a GS1 scan carries, null when it carries no lot */
+  lot: { lotNumber: string; expiresOn: string | null } | null;
+};
 
 export function orderReceiptService(db: Db) {
   return {
@@ -90,7 +108,8 @@ export function orderReceiptService(db: Db) {
       if (ofItem.length === 0) throw Unprocessable(`'${code}' is not on this order`);
       const open = ofItem.filter((line) => outstanding(line).gt(0));
       if (open.length === 0) throw Unprocessable(`${ofItem[0].name} is already received in full on this order`);
-      return { code, itemId, lines: open };
+      const tracked = (await lotTrackedItemIds(db, [itemId])).has(itemId);
+      return { code, itemId, lines: open, tracked, lot: scannedLot(code) ?? null };
     },
 
     /**
@@ -148,18 +167,53 @@ export function orderReceiptService(db: Db) {
           arrivedEarlier.set(line.id, line.received_quantity);
         }
 
-        const changes: StockChange[] = input.receivedItems
-          .filter((r) => r.addToInventory && lines.get(r.orderItemId)!.item_id !== null)
-          .map((r) => ({
-            itemId: lines.get(r.orderItemId)!.item_id!,
-            type: 'in',
-            quantity: new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0).toFixed(2),
+        const stocked = input.receivedItems.flatMap((received, index) => {
+          const itemId = lines.get(received.orderItemId)!.item_id;
+          if (received.addToInventory && itemId !== null) return [{ received, index, itemId }];
+          if (received.lots) throw lineFieldError(index, 'lots', LOTS_ONLY_INTO_STOCK);
+          return [];
+        });
+        // The items locked in ascending id order before any changes, so a line's lots follow its item's tracking as it is now.
+        const locked =
+          stocked.length > 0
+            ? await itemStock.lock(
+                trx,
+                stocked.map((s) => s.itemId),
+              )
+            : new Map();
+        const today = storesToday();
+        const changes = stocked.flatMap(({ received: r, index, itemId }): StockChange[] => {
+          const item = locked.get(itemId)!;
+          const change = {
+            itemId,
+            type: 'in' as const,
             reason: `Received on order ${order.order_id}`,
             performedBy: userId,
             reference: { type: 'order', id: order.order_id },
+          };
+          if (item.tracking !== 'lot') {
+            if (r.lots) throw lineFieldError(index, 'lots', `${item.sku} is not tracked by lot`);
+            const quantity = new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0);
+            return [{ ...change, quantity: quantity.toFixed(2) }];
+          }
+          if (!r.lots) throw BadRequest(lotNumberRequiredMessage(item.sku));
+          r.lots.forEach((lot, j) => {
+            if (lot.expiresOn && lot.expiresOn < today)
+              throw lineFieldError(index, `lots.${j}.expiresOn`, `must not be in the past (today is ${today})`);
+          });
+          // each lot one movement; a new lot records its order and supplier, and without a date takes the item's shelf life
+          return r.lots.map((lot) => ({
+            ...change,
+            quantity: lot.quantity,
+            lot: {
+              lotNumber: lot.lotNumber,
+              expiresOn: lot.expiresOn ?? undefined,
+              orderId: order.id,
+              supplierId: order.supplier_id,
+            },
           }));
-        // changeStockMany locks every item in ascending id order before changing any.
-        const movements = await changeStockMany(trx, itemStock, changes);
+        });
+        const movements = changes.length > 0 ? await writeStockChanges(trx, { itemStock, locked, changes }) : [];
 
         for (const r of input.receivedItems) {
           const line = lines.get(r.orderItemId)!;
@@ -204,6 +258,7 @@ export function orderReceiptService(db: Db) {
                 orderItemId: r.orderItemId,
                 quantity: r.receivedQuantity,
                 addToInventory: r.addToInventory,
+                ...(r.lots ? { lots: r.lots } : {}),
               })),
             },
           },
@@ -262,6 +317,7 @@ export function orderReceiptService(db: Db) {
             }),
           });
         }
+        // the items created here are never tracked by lot (createItemForLine), so their stock needs no lot
         await changeStockMany(
           trx,
           itemStock,

@@ -225,17 +225,24 @@ export function ordersRoutes({ db, docs }: Deps) {
         "field when taken), price as given or the unit cost with the default markup (setting 'purchasing.defaultMarkup' " +
         `{percent}, unset 0), category as given or the setting '${DEFAULT_CATEGORY_SETTING}'; all that has arrived on the line ` +
         "(this receipt and any earlier one) is its stock, and it is linked to the order's supplier at the unit cost. Without a sku such a line only records the " +
-        'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400.',
+        'quantity, and POST /add-to-inventory can create its item later. Receiving a received order is a 400. ' +
+        'A lot-tracked item (issue 42) received into inventory takes lots [{lotNumber, expiresOn?, quantity}] adding up to ' +
+        'receivedQuantity (400 naming receivedItems.<i>.lots otherwise); without lots it is 400 {message: "Lot number is required for <SKU>"}. ' +
+        "Each lot goes in as one movement; a new lot records the order's id and supplier; an expiresOn in the past is 400 naming " +
+        "receivedItems.<i>.lots.<j>.expiresOn; without one a new lot expires the item's shelfLifeDays from today, or never. " +
+        'The same lot received again adds to it; a different expiresOn is 409 naming the lot. lots on a line of an untracked ' +
+        'item, or on one not received into inventory, is 400 naming the field.',
       access: ORDER_MANAGERS,
       params: OrderParams,
       body: ReceiveOrder,
       responses: {
         200: { description: 'Received', schema: ReceiveOrderResult },
         400: failure(
-          'Validation failed, a line not of this order, more than outstanding, or the order is already received',
+          'Validation failed (lots not adding up, an expiry in the past), a line not of this order, more than outstanding, ' +
+            'a lot-tracked line without lots, or the order is already received',
         ),
         404: notFound,
-        409: failure("A new item's SKU is already used"),
+        409: failure("A new item's SKU is already used, or a lot the item has is received with another expiry"),
       },
     },
     async (req, res) => {

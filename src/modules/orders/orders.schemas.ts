@@ -3,6 +3,8 @@ import '../../http/openapi';
 import { IntId, decimalString } from '../../http/validate';
 import { ExtractedData, StoredInvoice } from '../invoices/invoices.schemas';
 import { Price } from '../items/items.schemas';
+import { ExpiryDate, LotNumber } from '../lots/lots.schemas';
+import { D } from '../../lib/money';
 import { SupplierIdValue } from '../suppliers/suppliers.schemas';
 import { limitParam } from '../../http/pagination';
 
@@ -87,26 +89,70 @@ export const ImportFromInvoiceForm = ImportMultipartFields.extend({
   csv: uploadedFile('the filled-in CSV template (GET /api/orders/import-template/csv); or send invoice'),
 }).openapi('ImportFromInvoiceForm');
 
+/** A lot received on an order line (issue 42). */
+export const ReceivedLot = z
+  .object({
+    lotNumber: LotNumber,
+    expiresOn: ExpiryDate.nullable()
+      .optional()
+      .openapi({
+        description:
+          "YYYY-MM-DD, not in the past; omitted or null: today plus the item's shelfLifeDays when set, else no expiry. " +
+          'A lot the item already has must keep its date (409 otherwise)',
+      }),
+    quantity,
+  })
+  .openapi('ReceivedLot');
+
 export const ReceiveOrder = z
   .object({
     receivedItems: z
       .array(
-        z.object({
-          orderItemId: IntId,
-          receivedQuantity: quantity,
-          addToInventory: z.boolean().default(true),
-          // A line without an item, received into inventory, becomes a new item when it is given its SKU.
-          sku: z.string().trim().min(1, { error: 'is required' }).max(100).optional().openapi({
-            description: "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded",
+        z
+          .object({
+            orderItemId: IntId,
+            receivedQuantity: quantity,
+            addToInventory: z.boolean().default(true),
+            // A line without an item, received into inventory, becomes a new item when it is given its SKU.
+            sku: z.string().trim().min(1, { error: 'is required' }).max(100).optional().openapi({
+              description:
+                "a line without an item: the new item's SKU (unique); omitted: only the quantity is recorded",
+            }),
+            price: Price.optional().openapi({
+              description:
+                "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)",
+            }),
+            categoryId: IntId.optional().openapi({
+              description: "the new item's category; omitted: the setting orders.defaultCategoryId",
+            }),
+            lots: z
+              .array(ReceivedLot)
+              .min(1, { error: 'at least one lot is required' })
+              .max(100)
+              .optional()
+              .openapi({
+                description:
+                  'a lot-tracked item (issue 42): the lots that arrived, their quantities adding up to receivedQuantity; ' +
+                  'required for such an item received into inventory',
+              }),
+          })
+          .superRefine((line, ctx) => {
+            if (!line.lots) return;
+            const sum = line.lots.reduce((total, lot) => total.plus(lot.quantity), new D(0));
+            if (!sum.eq(line.receivedQuantity)) {
+              ctx.addIssue({
+                code: 'custom',
+                path: ['lots'],
+                message: `quantities must add up to receivedQuantity (${new D(line.receivedQuantity).toString()}), not ${sum.toString()}`,
+              });
+            }
+            const seen = new Set<string>();
+            line.lots.forEach((lot, j) => {
+              if (seen.has(lot.lotNumber))
+                ctx.addIssue({ code: 'custom', path: ['lots', j, 'lotNumber'], message: 'is listed more than once' });
+              seen.add(lot.lotNumber);
+            });
           }),
-          price: Price.optional().openapi({
-            description:
-              "the new item's sale price; omitted: the unit cost with the default markup (setting purchasing.defaultMarkup)",
-          }),
-          categoryId: IntId.optional().openapi({
-            description: "the new item's category; omitted: the setting orders.defaultCategoryId",
-          }),
-        }),
       )
       .min(1, { error: 'at least one line is required' })
       .max(500),
