@@ -76,6 +76,8 @@ describe('POST /api/items/bulk/export', () => {
         Active: 'yes',
         'Created At': expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
         Barcodes: "'=1+1",
+        Tracking: 'none',
+        'Shelf Life Days': '',
       },
     ]);
     // the database keeps the values as typed

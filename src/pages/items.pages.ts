@@ -18,7 +18,8 @@ import { ordersService } from '../modules/orders/orders.service';
 import { suppliersService } from '../modules/suppliers/suppliers.service';
 import { presentMovement } from '../modules/stock-movements/stock-movements.present';
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
-import { attempt, checked, flash, textField, type FieldErrors } from './forms';
+import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
+import { presentLot } from '../modules/lots/lots.present';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListQuery, itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
@@ -45,6 +46,8 @@ const ITEM_FIELDS = [
   'vatRate',
   'currentStock',
   'minimumStock',
+  'tracking',
+  'shelfLifeDays',
 ] as const;
 /** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
 type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
@@ -68,14 +71,33 @@ const itemBody = (form: ItemForm) => ({
   currentStock: form.currentStock === '' ? undefined : form.currentStock,
   minimumStock: form.minimumStock === '' ? undefined : form.minimumStock,
   isActive: form.isActive,
+  tracking: form.tracking === '' ? undefined : form.tracking,
+  // a whole number as a number; anything else as typed, for the schema's message
+  shelfLifeDays:
+    form.shelfLifeDays.trim() === ''
+      ? null
+      : /^\s*\d+\s*$/.test(form.shelfLifeDays)
+        ? Number(form.shelfLifeDays)
+        : form.shelfLifeDays,
 });
 
-/** The stock form as typed. */
+/** The refusal to turn tracking by lot off while lots hold stock (items.service), shown beside the Tracking field. */
+const TRACKING_OFF_REFUSED = 'Tracking by lot cannot be turned off';
+
+/** The stock form as typed (the lot and its expiry only on a lot-tracked item's form). */
 const typedStockChange = (body: Record<string, unknown>) => ({
   quantity: textField(body.quantity),
   type: textField(body.type),
   reason: textField(body.reason),
+  lotNumber: textField(body.lotNumber),
+  expiresOn: textField(body.expiresOn),
 });
+
+/** The stock form as the API's body: a blank lot or expiry is none given. */
+const stockChangeBody = (body: Record<string, unknown>) => {
+  const { lotNumber, expiresOn, ...rest } = typedStockChange(body);
+  return { ...rest, ...filledIn({ lotNumber, expiresOn }) };
+};
 
 /** The add-barcode form as typed. */
 const typedBarcode = (body: Record<string, unknown>) => ({
@@ -95,6 +117,8 @@ function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
     currentStock: String(item.currentStock),
     minimumStock: String(item.minimumStock),
     isActive: item.isActive,
+    tracking: item.tracking,
+    shelfLifeDays: item.shelfLifeDays === null ? '' : String(item.shelfLifeDays),
   };
 }
 
@@ -168,6 +192,7 @@ export function itemsPages(deps: Deps): Router {
     ]);
     const presented = presentItem(item);
     return {
+      lots: presented.tracking === 'lot' ? await lotsView(id) : null,
       title: presented.name,
       stylesheets: ['/assets/css/items.css', '/assets/css/labels.css'],
       item: presented,
@@ -181,13 +206,23 @@ export function itemsPages(deps: Deps): Router {
         notes: row.notes,
       })),
       costPrices,
-      stock: { values: { quantity: '', type: 'in', reason: '' }, errors: {}, message: null },
+      stock: {
+        values: { quantity: '', type: 'in', reason: '', lotNumber: '', expiresOn: '' },
+        errors: {},
+        message: null,
+      },
       note: { values: { text: '' }, errors: {}, message: null },
       editedNote: null,
       labelForm: labelForm(db, [{ itemId: id, name: presented.name, sku: presented.sku, copies: 1 }], `/items/${id}`),
       barcodes: { rows: barcodeRows.map(presentBarcode), form: blankBarcodeForm() },
       ...overrides,
     };
+  }
+
+  /** A lot-tracked item's lots holding stock, first expiry first, with their status today. */
+  async function lotsView(id: number) {
+    const { rows, today, warningDays } = await items.lotsToday(id);
+    return { rows: rows.map((row) => presentLot(row, today, warningDays)), warningDays };
   }
 
   /** One page of the item's ledger, newest first, and where the older page starts. */
@@ -210,7 +245,7 @@ export function itemsPages(deps: Deps): Router {
   });
 
   pages.get('/items/new', { access: 'manager' }, async (_req, res) => {
-    const blank = readItemForm({ isActive: 'true' });
+    const blank = readItemForm({ isActive: 'true', tracking: 'none' });
     res.render('items/form', await itemFormView(blank, { title: 'New item', action: '/items' }));
   });
 
@@ -270,12 +305,13 @@ export function itemsPages(deps: Deps): Router {
       const result = await attempt(() => items.update(id, req.input.form, actorOf(req)));
       if (!result.ok) {
         const title = `Edit ${(await items.get(id)).name}`;
+        // the 409 of turning tracking off while lots hold stock belongs to the Tracking field
+        const trackingRefused = result.status === 409 && result.message.startsWith(TRACKING_OFF_REFUSED);
+        const errors = trackingRefused ? { ...result.errors, tracking: result.message } : result.errors;
+        const message = trackingRefused ? 'Please correct the fields marked below' : result.message;
         return res
           .status(result.status)
-          .render(
-            'items/form',
-            await itemFormView(form, { title, action: `/items/${id}`, errors: result.errors, message: result.message }),
-          );
+          .render('items/form', await itemFormView(form, { title, action: `/items/${id}`, errors, message }));
       }
       flash(req, `Item '${result.value.name}' saved`);
       res.redirect(303, `/items/${id}`);
@@ -285,7 +321,7 @@ export function itemsPages(deps: Deps): Router {
   // The API's POST /api/items/:id/stock: managers, the ledger's rules and refusals.
   pages.post(
     '/items/:id/stock',
-    { access: 'manager', params: IdParams, form: StockChangeBody, fromForm: typedStockChange },
+    { access: 'manager', params: IdParams, form: StockChangeBody, fromForm: stockChangeBody },
     async (req, res) => {
       const { id } = req.input.params;
       const values = typedStockChange(req.body);

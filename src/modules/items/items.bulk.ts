@@ -11,6 +11,7 @@ import { auditTrail, type AuditEntry } from '../audit/audit.service';
 import { notesService } from '../notes/notes.service';
 import { changeStockMany, writeStockChanges } from '../stock-movements/stock-movements.ledger';
 import { ImportRow } from './items.schemas';
+import { UNLOTTED, type NamedLot } from '../lots/lots.picking';
 import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
 import { codeOwners, itemStock, lockCodes, lockItemsForStock } from './items.queries';
 import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
@@ -100,6 +101,10 @@ type ImportCandidate = {
   minimumStock: string;
   reorderQuantity: string | null;
   barcodes: CheckedBarcode[];
+  tracking: 'none' | 'lot';
+  shelfLifeDays: number | null;
+  /** a lot-tracked item's opening stock: the lot given, or UNLOTTED with no expiry */
+  lot: NamedLot | undefined;
 };
 
 /**
@@ -176,6 +181,8 @@ export function itemsBulkService(db: Db) {
                   current_stock: 0,
                   minimum_stock: c.minimumStock,
                   reorder_quantity: c.reorderQuantity,
+                  tracking: c.tracking,
+                  shelf_life_days: c.shelfLifeDays,
                   is_active: true,
                   created_by: userId,
                 })),
@@ -205,6 +212,7 @@ export function itemsBulkService(db: Db) {
             quantity: bySku.get(row.sku)!.currentStock,
             reason: 'Initial stock (bulk import)',
             performedBy: userId,
+            lot: bySku.get(row.sku)!.lot,
           })),
       );
       return { written: new Set(inserted.map((r) => r.sku)), refused };
@@ -345,7 +353,7 @@ export function itemsBulkService(db: Db) {
      * Bulk import. Every item is validated on its own, in order (so of two items with one sku
      * the first wins, as if processed sequentially); valid items are written in chunks, each
      * chunk in its own transaction, with opening stock recorded as 'in' movements through the
-     * ledger. If a chunk fails unexpectedly, its items are retried one by one, so one bad item
+     * ledger (a lot-tracked item's into its lotNumber, or UNLOTTED with no expiry when none is given). If a chunk fails unexpectedly, its items are retried one by one, so one bad item
      * never blocks the others.
      */
     async import(rawItems: unknown[], userId: string): Promise<ImportOutcome> {
@@ -388,6 +396,14 @@ export function itemsBulkService(db: Db) {
             position,
             `barcode '${repeated.code}' already appears at item ${codesSeen.get(repeated.key)!.position} of this import`,
           );
+        const tracking = row.tracking ?? 'none';
+        if (tracking !== 'lot' && (row.lotNumber != null || row.expiresOn != null))
+          return fail(
+            position,
+            `${row.lotNumber != null ? 'lotNumber' : 'expiresOn'} is only for an item tracked by lot (tracking: lot)`,
+          );
+        if (row.expiresOn != null && row.lotNumber == null)
+          return fail(position, 'lotNumber is required with expiresOn');
         firstSeen.set(row.sku, position);
         if (!codesSeen.has(lookupKey(row.sku))) codesSeen.set(lookupKey(row.sku), { position, asSku: true });
         for (const b of barcodes) codesSeen.set(b.key, { position, asSku: false });
@@ -402,6 +418,17 @@ export function itemsBulkService(db: Db) {
           minimumStock: row.minimumStock ?? '0',
           reorderQuantity: row.reorderQuantity ?? null,
           barcodes,
+          tracking,
+          shelfLifeDays: row.shelfLifeDays ?? null,
+          // as POST /items does, opening stock of no named lot goes into UNLOTTED; an imported lot keeps
+          // the expiry given (none when blank, even past: stock brought over from a spreadsheet)
+          lot:
+            tracking === 'lot'
+              ? {
+                  lotNumber: row.lotNumber ?? UNLOTTED,
+                  expiresOn: row.lotNumber == null ? null : (row.expiresOn ?? null),
+                }
+              : undefined,
         });
       });
 

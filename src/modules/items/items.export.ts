@@ -25,6 +25,8 @@ const COLUMNS = [
   'Active',
   'Created At',
   'Barcodes',
+  'Tracking',
+  'Shelf Life Days',
 ];
 
 /** How an export joins an item's barcodes in one cell (the import splits a text on `|` and trims each code). */
@@ -62,6 +64,8 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemExp
           r.is_active ? 'yes' : 'no',
           r.created_at.toISOString(),
           text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
+          r.tracking,
+          r.shelf_life_days ?? '',
         ];
       }
     }
@@ -83,6 +87,8 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'Active', key: 'active', width: 8, style: {} },
   { header: 'Created At', key: 'createdAt', width: 24, style: {} },
   { header: 'Barcodes', key: 'barcodes', width: 32, style: {} },
+  { header: 'Tracking', key: 'tracking', width: 10, style: {} },
+  { header: 'Shelf Life Days', key: 'shelfLifeDays', width: 16, style: {} },
 ];
 
 /**
@@ -115,6 +121,8 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemEx
         active: r.is_active ? 'yes' : 'no',
         createdAt: r.created_at.toISOString(),
         barcodes: text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
+        tracking: r.tracking,
+        shelfLifeDays: r.shelf_life_days,
       });
       row.eachCell((cell, column) => {
         cell.style = styles[column - 1];

@@ -129,7 +129,10 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
         'price and stocks must be non-negative numbers with at most 2 decimal places; sku must be unique (among existing items and earlier ' +
         'items of the same import). barcodes (optional: an array of codes, or a text of codes joined by `|`) are checked as ' +
         "POST /api/items/{id}/barcodes checks them: a wrong check digit, a code that is any item's SKU or barcode, or one given " +
-        'earlier in the import fails the item with that message. A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
+        'earlier in the import fails the item with that message. tracking (none or lot) and shelfLifeDays are optional (issue 42); a lot-tracked ' +
+        "item's opening stock goes into its lotNumber with its expiresOn (which may be past: the lot is expired at once), or into the lot " +
+        'UNLOTTED with no expiry when no lotNumber is given; lotNumber and expiresOn on an item not tracked by lot fail it. ' +
+        'A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
         "('Initial stock (bulk import)'). errors[] holds one message per failed item, prefixed with its 1-based position: 'Item 3: ...'.",
       access: MANAGER_UNDER_STRICT,
       body: BulkImport,

@@ -220,7 +220,7 @@ export const BulkImport = z
   })
   .openapi('BulkImport', {
     description:
-      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import)}]',
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import), tracking? (none or lot, default none), shelfLifeDays? (1 to 36500), lotNumber? and expiresOn? (YYYY-MM-DD, may be past; only for tracking lot: the lot the opening stock goes into, UNLOTTED with no expiry when no lotNumber is given)}]',
   });
 export const ImportResult = z
   .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
@@ -244,6 +244,17 @@ export const ImportRow = z.object({
   currentStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }),
   minimumStock: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
   reorderQuantity: decimalString({ places: 2, min: 0, max: MAX_STOCK }).nullish(),
+  // issue 42: a blank cell is no value; tracking in any case, shelf life and expiry as a spreadsheet gives them
+  tracking: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(TRACKING_MODES, { error: `must be one of ${TRACKING_MODES.join(', ')}` }).nullish(),
+  ),
+  shelfLifeDays: z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : /^\s*\d+\s*$/.test(v) ? Number(v) : v) : v),
+    ShelfLifeDays.nullish(),
+  ),
+  lotNumber: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), LotNumber.nullish()),
+  expiresOn: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), ExpiryDate.nullish()),
 });
 
 // ---- orders of an item ------------------------------------------------------------

@@ -16,7 +16,15 @@ import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import { changeStock } from '../stock-movements/stock-movements.ledger';
-import { lotsHoldingStock, lotsOfItem, startTrackingLots, stopTrackingLots, type LotRow } from '../lots/lots.queries';
+import {
+  expiryWarningDays,
+  lotsHoldingStock,
+  lotsOfItem,
+  startTrackingLots,
+  stopTrackingLots,
+  storesToday,
+  type LotRow,
+} from '../lots/lots.queries';
 import { UNLOTTED } from '../lots/lots.picking';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
@@ -462,6 +470,12 @@ export function itemsService(db: Db) {
     /** Which of these items are tracked by lot. */
     lotTracked(ids: number[]): Promise<Set<number>> {
       return lotTrackedItemIds(db, ids);
+    },
+
+    /** The item's lots holding stock as its page shows them: first expiry first, with the day and warning days their status is on. */
+    async lotsToday(id: number): Promise<{ rows: LotRow[]; today: string; warningDays: number }> {
+      const [rows, warningDays] = await Promise.all([lotsOfItem(db, id, false), expiryWarningDays(db)]);
+      return { rows, today: storesToday(), warningDays };
     },
 
     /** The item's movements, newest first (older than beforeId when given); 404 for an unknown item. */
