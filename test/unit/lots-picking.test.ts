@@ -12,22 +12,34 @@ import {
 /* Issue 42: the lot rules of a stock change, without the database. */
 
 const TODAY = '2026-11-29';
-const item = { id: 7, name: 'Acetone', sku: 'ACE-1', shelfLifeDays: null };
+const item: { id: number; name: string; sku: string; shelfLifeDays: number | null } = {
+  id: 7,
+  name: 'Acetone',
+  sku: 'ACE-1',
+  shelfLifeDays: null,
+};
 
 let ids = 0;
-const lot = (lotNumber: string, quantity: number, expiresOn: string | null, extra: Partial<WorkingLot> = {}) =>
-  ({
-    id: ++ids,
+function lot(
+  lotNumber: string,
+  quantity: number,
+  expiresOn: string | null,
+  extra: Partial<WorkingLot> = {},
+): WorkingLot & { id: number } {
+  const id = ++ids;
+  return {
     itemId: item.id,
     lotNumber,
     expiresOn,
     quantity: new D(quantity),
-    receivedAt: new Date(Date.UTC(2026, 0, ids)),
+    receivedAt: new Date(Date.UTC(2026, 0, id)),
     quarantined: false,
     orderId: null,
     supplierId: null,
     ...extra,
-  }) satisfies WorkingLot;
+    id,
+  };
+}
 
 const shortMessage = (available: D, suffix: string) => `short: ${available.toString()}${suffix}`;
 const move = (lots: WorkingLot[], change: LotChange, it = item) =>
