@@ -345,13 +345,9 @@ export const LookupResult = ItemDetail.extend({
         .string()
         .nullable()
         .openapi({ description: "the scan's AI (17) as YYYY-MM-DD (day 00: the month's last day); null when absent" }),
-      lotId: z
-        .number()
-        .int()
-        .nullable()
-        .openapi({
-          description: "the item's lot of that number (see GET /api/items/{id}/lots); null when the lot is new",
-        }),
+      lotId: z.number().int().nullable().openapi({
+        description: "the item's lot of that number (see GET /api/items/{id}/lots); null when the lot is new",
+      }),
     })
     .nullable()
     .openapi({
