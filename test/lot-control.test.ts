@@ -1,7 +1,5 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itemStock } from '../src/modules/items/items.queries';
-import { changeStock } from '../src/modules/stock-movements/stock-movements.ledger';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
@@ -284,18 +282,21 @@ describe('GET /api/lots/{id}/trace', () => {
   it('the receipts, the sales net of refunds, the movements and what remains; CSV of the sales', async () => {
     const item = await trackedItem();
     const supplier = await buildSupplier(t.db, { name: 'Reagents & Co' });
-    const { order } = await buildOrder(t.db, supplier.id, [
+    const { order, lines: orderLines } = await buildOrder(t.db, supplier.id, [
       { itemId: item.id, name: item.name, quantity: '10', unitCost: '1.00' },
     ]);
-    await changeStock(t.db, itemStock, {
-      itemId: item.id,
-      type: 'in',
-      quantity: 10,
-      reason: `Received on order ${order.order_id}`,
-      performedBy: as.ids.manager,
-      reference: { type: 'order', id: order.order_id },
-      lot: { lotNumber: 'T1', expiresOn: day(90), orderId: order.id, supplierId: supplier.id },
-    });
+    await as.manager
+      .post(`/api/orders/${order.id}/receive`)
+      .send({
+        receivedItems: [
+          {
+            orderItemId: orderLines[0].id,
+            receivedQuantity: 10,
+            lots: [{ lotNumber: 'T1', expiresOn: day(90), quantity: 10 }],
+          },
+        ],
+      })
+      .expect(200);
     const id = await lotId(item.id, 'T1');
 
     const first = await sell(as.user, item.id, 3, {
