@@ -7,6 +7,7 @@ import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 import { TestSmtp, until } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
+import { day } from './helpers/lots-factories';
 
 /*
  * Issue 42 on the floor: the lots list (expiring, expired, quarantined), write-off, quarantine and
@@ -44,10 +45,6 @@ afterAll(async () => {
   await smtp.stop();
   await receiver.close();
 });
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 let skus = 0;
 async function trackedItem(): Promise<{ id: number; sku: string; name: string }> {

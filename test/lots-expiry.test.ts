@@ -8,6 +8,7 @@ import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
 import { TestSmtp, until } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
+import { day } from './helpers/lots-factories';
 
 /*
  * Issue 42, expiry on the floor: the daily expiry digest (email through the outbox, to the managers
@@ -40,10 +41,6 @@ afterAll(async () => {
   await receiver.close();
   await smtp.stop();
 });
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * DAY));
 
 let skus = 0;
 async function trackedItem(name: string): Promise<{ id: number; sku: string; name: string }> {

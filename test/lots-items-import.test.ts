@@ -4,6 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { binaryBody } from './helpers/binary-body';
 import { buildCategory } from './helpers/factories';
 import { agentsByRole, movementsOf, type Agents } from './helpers/inventory-factories';
+import { day } from './helpers/lots-factories';
 
 /*
  * Issue 42: the items import takes tracking and shelfLifeDays, and for a lot-tracked item the lot
@@ -19,10 +20,6 @@ beforeAll(async () => {
   await buildCategory(t.db, { name: 'Solvents' });
 });
 afterAll(() => t.close());
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 const row = (sku: string, overrides: Record<string, unknown> = {}) => ({
   name: `Reagent ${sku}`,

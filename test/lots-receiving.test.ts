@@ -4,6 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
+import { day, yymmdd } from './helpers/lots-factories';
 
 /*
  * Issue 42, stock in: receiving an order into lots (each lot records its order and supplier), and
@@ -20,13 +21,6 @@ beforeAll(async () => {
   categoryId = (await buildCategory(t.db)).id;
 });
 afterAll(() => t.close());
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
-
-/** YYMMDD of a YYYY-MM-DD, as AI (17) carries it. */
-const yymmdd = (date: string) => date.slice(2).replaceAll('-', '');
 
 let serial = 0;
 async function trackedItem(body: Record<string, unknown> = {}): Promise<{ id: number; sku: string }> {

@@ -4,6 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
+import { day } from './helpers/lots-factories';
 
 /*
  * Issue 42: lots and expiry. A lot-tracked item keeps its stock in lots; every sale path takes
@@ -22,10 +23,6 @@ beforeAll(async () => {
   categoryId = (await buildCategory(t.db)).id;
 });
 afterAll(() => t.close());
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 let skus = 0;
 async function trackedItem(body: Record<string, unknown> = {}): Promise<{ id: number; sku: string }> {

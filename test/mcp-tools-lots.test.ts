@@ -8,6 +8,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
 import { buildChargeCode } from './helpers/sales-factories';
+import { day } from './helpers/lots-factories';
 
 // Issue 42: an assistant asks which lots expire, who got a lot, and quarantines one for a manager,
 // through the SDK's own client; the same service, rules and messages as the API.
@@ -21,10 +22,6 @@ let clerk: { id: string };
 let clients: Client[] = [];
 let item: { id: number; sku: string; name: string };
 let code: string;
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 beforeAll(async () => {
   t = await testApp();

@@ -5,6 +5,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
+import { day, yymmdd } from './helpers/lots-factories';
 
 /*
  * Issue 42: a stocktake counts a lot-tracked item per lot. A GS1 scan counts its lot; a SKU or a
@@ -24,12 +25,6 @@ beforeAll(async () => {
   categoryId = (await buildCategory(t.db)).id;
 });
 afterAll(() => t.close());
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
-/** YYMMDD of a YYYY-MM-DD, as GS1's (17). */
-const yymmdd = (date: string) => date.slice(2).replaceAll('-', '');
 
 let serial = 0;
 /** A lot-tracked item with a GTIN-14 barcode of its own, and its lots stocked in. */

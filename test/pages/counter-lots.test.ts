@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { PHONE, useBrowserApp } from '../helpers/browser';
+import { day } from '../helpers/lots-factories';
 
 /*
  * Issue 42: the counter shows the lot(s) each basket line of an item tracked by lot will take,
@@ -9,10 +10,6 @@ import { PHONE, useBrowserApp } from '../helpers/browser';
  */
 
 const b = useBrowserApp();
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 /** An item tracked by lot with three lots: one expiring (within the default 30 days), one later, one expired. */
 async function trackedItem() {

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { buildItem, buildUser } from '../helpers/factories';
 import { stockOf } from '../helpers/inventory-factories';
 import { expectAccessible, PHONE, screenshot, useBrowserApp, VIEWPORTS } from '../helpers/browser';
+import { day } from '../helpers/lots-factories';
 
 /*
  * Issue 42 on the item's page: a manager turns tracking by lot on (and is refused turning it off
@@ -11,10 +12,6 @@ import { expectAccessible, PHONE, screenshot, useBrowserApp, VIEWPORTS } from '.
  */
 
 const b = useBrowserApp();
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
 
 async function signedIn(role: 'user' | 'manager'): Promise<Page> {
   const user = await buildUser(b.t.db, { role, firstName: role === 'user' ? 'Uma' : 'Max', lastName: 'Chemist' });

@@ -6,6 +6,7 @@ import { expectAccessible, scanBurst, screenshot, useBrowserApp } from '../helpe
 import { buildItem, buildUser } from '../helpers/factories';
 import { stockOf } from '../helpers/inventory-factories';
 import { buildOrder, buildSupplier } from '../helpers/purchasing-factories';
+import { day, yymmdd } from '../helpers/lots-factories';
 
 /*
  * Issue 42: the receive form of a lot-tracked line has a row per lot (Add lot), and a wedge
@@ -18,11 +19,6 @@ let manager: UserRow;
 beforeAll(async () => {
   manager = await buildUser(b.t.db, { role: 'manager', firstName: 'Lou', lastName: 'Lotman' });
 });
-
-/** YYYY-MM-DD, `days` from today (UK). */
-const day = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
-const yymmdd = (date: string) => date.slice(2).replaceAll('-', '');
 
 /** Waits until the scan box's announcement says `text`. */
 const announced = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
