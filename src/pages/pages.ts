@@ -23,6 +23,7 @@ import { labelsPages } from './labels.pages';
 import { replenishmentPages } from './replenishment.pages';
 import { stockMovementsPages } from './stock-movements.pages';
 import { stocktakesPages } from './stocktakes.pages';
+import { lotsPages } from './lots.pages';
 import { chargecodesPages } from './chargecodes.pages';
 import { usersPages } from './users.pages';
 import { accountPages } from './account.pages';
@@ -43,6 +44,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   salesPages,
   stockMovementsPages,
   stocktakesPages,
+  lotsPages,
   suppliersPages,
   ordersPages,
   labelsPages,
@@ -96,6 +98,7 @@ const NAV: NavEntry[] = [
       { href: '/replenishment', label: 'Replenishment', access: MANAGERS },
       { href: '/stock-movements', label: 'Stock movements', access: EVERYONE },
       { href: '/stocktakes', label: 'Stocktakes', access: EVERYONE },
+      { href: '/lots', label: 'Lots', access: EVERYONE },
     ],
   },
   { href: '/finance', label: 'Finance', access: { permission: 'finance.export' } },

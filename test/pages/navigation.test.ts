@@ -21,6 +21,7 @@ const EVERYONE = [
   'Suppliers',
   'Stock movements',
   'Stocktakes',
+  'Lots',
   'API',
 ];
 const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
