@@ -150,7 +150,7 @@ describe('/lots/:id/trace', () => {
     await expectAccessible(page);
   });
 
-  it('a user gets the 403 page, for the trace and the recall', async () => {
+  it('a user gets the 403 page (the recall post is refused in test/authorization-matrix.test.ts)', async () => {
     b.expectHttpErrors(403);
     const { lotId } = await tracedLot('AZ-403');
     const page = await b.openAs(clerk, `/lots/${lotId}/trace`);
