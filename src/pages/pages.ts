@@ -33,6 +33,7 @@ import { financePages } from './finance.pages';
 import { outboxPages } from './outbox.pages';
 import { cataloguePages } from './catalogue.pages';
 import { requestsPages } from './requests.pages';
+import { lotTracePages } from './lot-trace.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
@@ -43,6 +44,7 @@ const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   counterPages,
   salesPages,
   stockMovementsPages,
+  lotTracePages,
   stocktakesPages,
   lotsPages,
   suppliersPages,
