@@ -52,7 +52,10 @@ export function lotTracePages({ db }: Deps): Router {
       const result = await attempt(() => lots.recall(id, form.value, actorOf(req)));
       if (!result.ok) return renderTrace(req, res, id, { form: 'recall', ...result, values });
       const trace = presentLotTrace(await lots.trace(id));
-      flash(req, `Lot ${trace.lot.lotNumber} recalled: ${result.value.notified} people emailed`);
+      flash(
+        req,
+        `Lot ${trace.lot.lotNumber} recalled: ${result.value.notified} ${result.value.notified === 1 ? 'person' : 'people'} emailed`,
+      );
       res.redirect(303, `/lots/${id}/trace`);
     },
   );

@@ -131,7 +131,7 @@ describe('/lots/:id/trace', () => {
 
     await page.getByRole('button', { name: 'Recall lot AZ-77' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: 'Lot AZ-77 recalled: 1 people emailed' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Lot AZ-77 recalled: 1 person emailed' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/lots/${lotId}/trace`);
     expect(await page.getByRole('region', { name: 'Lot' }).locator('.lot-status').textContent()).toContain(
       'Quarantined',

@@ -84,6 +84,20 @@ beforeAll(async () => {
       .send({ url: 'http://127.0.0.1:9/stores-events', events: ['sale.created'], description: 'Finance system' })
       .expect(201)
   ).body;
+  const tracked = (
+    await asAdmin
+      .post('/api/items')
+      .send({
+        name: 'Acetonitrile, HPLC gradient grade, 2.5 litre amber glass bottle',
+        sku: 'SOL-ACN-HPLC-2500-AMBER',
+        categoryId: category.id,
+        price: '86.40',
+        tracking: 'lot',
+        currentStock: 6,
+      })
+      .expect(201)
+  ).body;
+  const [lot] = (await asAdmin.get(`/api/items/${tracked.id}/lots`).expect(200)).body;
   const mcpKey = await buildMcpKey(b.t.db, { createdBy: admin.id, name: 'Teaching laboratory assistant' });
   const vatRate = await b.t.db('vat_rates').first();
   params = {
@@ -101,6 +115,7 @@ beforeAll(async () => {
     'backups:filename': backup.filename,
     'archives:id': String(archive.id),
     'outbound-webhooks:id': webhook.id,
+    'lots:id': String(lot.id),
   };
 });
 
