@@ -18,8 +18,6 @@
 import os from 'node:os';
 import knex, { type Knex } from 'knex';
 import { knexConfig } from '../../src/db/knex';
-import { findItemsForLines } from '../../src/modules/items/items.queries';
-import { expiryWarningDays, lotsInExpiryStatus, storesToday } from '../../src/modules/lots/lots.queries';
 import { cpuMs, processTree } from './inventory';
 import { BENCH_ADMIN, checkTarget, startBenchServer, type BenchServer, WORDS } from './lib';
 
@@ -36,29 +34,12 @@ const WARMUP = 3;
 
 type Context = { itemId: number; ledgerBeforeId: number | null; stocktakeId: number | null };
 /** extra: measured only when named in --endpoints */
-/**
- * query: what to time instead when the route answers 404 (a route another branch adds): the same
- * SQL through its module's queries, from the bench process over the server's database.
- */
 type Endpoint = {
   name: string;
   label: string;
   path: (c: Context) => string | null;
   extra?: boolean;
-  query?: (db: Knex) => Promise<unknown>;
 };
-
-/** The lots list's first page (50) as GET /api/lots?status=expiring reads it: the lots, then their items by id. */
-async function expiringLotsPage(db: Knex): Promise<unknown> {
-  const today = storesToday();
-  const page = await lotsInExpiryStatus(db, 'expiring', {
-    today,
-    warningDays: await expiryWarningDays(db),
-    limit: 50,
-    offset: 0,
-  });
-  return findItemsForLines(db, [...new Set(page.rows.map((lot) => lot.item_id))]);
-}
 
 /** The issue's table, in its order, then the newer lists it names. */
 const ENDPOINTS: Endpoint[] = [
@@ -111,7 +92,6 @@ const ENDPOINTS: Endpoint[] = [
     name: 'lots-expiring',
     label: 'GET /api/lots?status=expiring',
     path: () => '/api/lots?status=expiring',
-    query: expiringLotsPage,
   },
   { name: 'lot-expiry', label: 'GET /api/dashboard/lot-expiry', path: () => '/api/dashboard/lot-expiry' },
 ];
@@ -342,28 +322,6 @@ async function measure(server: BenchServer, cookie: string, path: string, reques
   return { median: at(0.5), p95: at(0.95), cpu, status, bytes };
 }
 
-/** measure() for a query run from the bench process (the route is not there): the same figures, no bytes. */
-async function measureQuery(server: BenchServer, query: (db: Knex) => Promise<unknown>, requests: number) {
-  const times: number[] = [];
-  let pids: number[] = [];
-  let cpuBefore = { node: 0, pg: 0 };
-  for (let i = 0; i < WARMUP + requests; i++) {
-    if (i === WARMUP) {
-      pids = processTree(server.pid);
-      cpuBefore = cpuMs(pids);
-    }
-    const t0 = performance.now();
-    await query(server.db);
-    if (i >= WARMUP) times.push(performance.now() - t0);
-  }
-  const cpuAfter = cpuMs(pids);
-  // the server's PostgreSQL only: the bench process's own CPU is not the server's
-  const cpu = (cpuAfter.pg - cpuBefore.pg) / requests;
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
-  return { median: at(0.5), p95: at(0.95), cpu, status: 200, bytes: 0 };
-}
-
 async function context(server: BenchServer, cookie: string): Promise<Context> {
   const { db } = server;
   const [{ id: itemId }] = (await db.raw(`SELECT id FROM items ORDER BY id OFFSET 25000 LIMIT 1`)).rows;
@@ -413,16 +371,8 @@ export async function run(): Promise<void> {
       const figures = new Map<string, Figure | null>();
       for (const e of endpoints) {
         const path = e.path(ctx);
-        let label = e.label;
-        let figure: Figure | null = null;
-        if (
-          path !== null &&
-          e.query &&
-          (await fetch(`${server.baseUrl}${path}`, { headers: { cookie } })).status === 404
-        ) {
-          label = `${e.label} (its SQL; no route yet)`;
-          figure = await measureQuery(server, e.query, requests);
-        } else if (path !== null) figure = await measure(server, cookie, path, requests);
+        const label = e.label;
+        const figure = path === null ? null : await measure(server, cookie, path, requests);
         figures.set(e.name, figure);
         console.log(
           `  ${e.name.padEnd(16)} ${label.padEnd(46)} ${figure ? `median ${ms(figure.median)} ms, p95 ${ms(figure.p95)} ms, server CPU ${ms(figure.cpu)} ms (${Math.round(figure.bytes / 1024)} KB)` : 'n/a'}`,

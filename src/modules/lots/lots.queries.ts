@@ -123,15 +123,6 @@ export function lotUpdateSql(moves: LotMove[]): Sql {
       )`;
 }
 
-/** A lot as GET /items/{id}/lots reads it, with its status on the day. */
-export type LotListRow = LotRow;
-
-/** SQL for a lot's status (`l` the lot), the rules of lotStatus. */
-export const lotStatusSql = (today: string, warningDays: number) =>
-  sql`CASE WHEN l.quantity <= 0 THEN 'empty' WHEN l.quarantined_at IS NOT NULL THEN 'quarantined'
-           WHEN l.expires_on < ${today}::date THEN 'expired'
-           WHEN l.expires_on <= ${addDays(today, warningDays)}::date THEN 'expiring' ELSE 'available' END`;
-
 /** An item's lots, first expiry first (none last, then by receipt); the empty ones only when asked. */
 export async function lotsOfItem(db: Db, itemId: number, includeEmpty: boolean): Promise<LotRow[]> {
   const { rows } = await preparedRaw<{ rows: LotRow[] }>(
@@ -275,34 +266,6 @@ export async function expiryFigures(db: Db, today: string, warningDays: number):
          WHERE l.quantity > 0 AND l.expires_on <= ${addDays(today, warningDays)}::date AND l.quarantined_at IS NULL`,
   );
   return { warningDays, expiringLots: rows[0].expiring, expiredLots: rows[0].expired };
-}
-
-/** The expiry statuses a range of expiry dates selects among the lots holding stock. */
-export type ExpiryStatus = 'expiring' | 'expired';
-
-/**
- * One page of the lots holding stock (not quarantined) in an expiry status on `today`, soonest
- * first (then by id), and how many there are: `expired` before today, `expiring` from today to the
- * end of the warning days. One range scan by expiry over the partial index of the lots holding
- * stock (stock_lots_holding_by_expiry), as long as the status's range, whatever the number of lots:
- * the shape of GET /api/lots?status=expiring|expired (its items read by id beside it).
- */
-export async function lotsInExpiryStatus(
-  db: Db,
-  status: ExpiryStatus,
-  { today, warningDays, limit, offset }: { today: string; warningDays: number; limit: number; offset: number },
-): Promise<{ rows: LotRow[]; total: number }> {
-  const from = status === 'expired' ? null : today;
-  const to = status === 'expired' ? addDays(today, -1) : addDays(today, warningDays);
-  const { rows } = await preparedRaw<{ rows: (LotRow & { total: number })[] }>(
-    db,
-    sql`SELECT ${LOT_COLUMNS}, count(*) OVER ()::int AS total
-          FROM stock_lots l
-         WHERE l.quantity > 0 AND l.expires_on <= ${to}::date
-           AND (${from}::date IS NULL OR l.expires_on >= ${from}::date) AND l.quarantined_at IS NULL
-         ORDER BY l.expires_on, l.id LIMIT ${limit} OFFSET ${offset}`,
-  );
-  return { rows, total: rows[0]?.total ?? 0 };
 }
 
 /** The rows of stock_lots that point at other modules' records, counted for their deletion checks (composed in src/owners.ts). */
