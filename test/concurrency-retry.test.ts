@@ -179,13 +179,17 @@ describe('transaction with retry', () => {
       await trx('items')
         .where({ id: a.id })
         .update({ description: `attempt ${attempts}` });
-      if (attempts === 1) await trx.raw(`SET LOCAL lock_timeout = '5s'; SET LOCAL deadlock_timeout = '50ms'`);
+      if (attempts === 1) await trx.raw(`SET LOCAL lock_timeout = '5s'; SET LOCAL deadlock_timeout = '200ms'`);
       await trx.raw('SELECT id FROM items WHERE id = ? FOR UPDATE', [b.id]);
       return attempts;
     });
     await untilSomeoneWaitsOnALock(t.db);
+    // the other never detects the deadlock itself: ours is the victim, of the deadlock or (when the other came to
+    // wait after our one deadlock check, on a busy machine) of its lock timeout; either way it is retried
     const otherWait = otherTrx
-      .raw(`SET LOCAL lock_timeout = '5s'; SELECT id FROM items WHERE id = ${a.id} FOR UPDATE`)
+      .raw(
+        `SET LOCAL lock_timeout = '60s'; SET LOCAL deadlock_timeout = '120s'; SELECT id FROM items WHERE id = ${a.id} FOR UPDATE`,
+      )
       .then(
         () => otherTrx.commit(),
         async (err) => {
@@ -194,7 +198,7 @@ describe('transaction with retry', () => {
         },
       );
     const results = await Promise.allSettled([work, otherWait]);
-    // one of the two is the deadlock's victim; when it is ours, the retry wins after the other commits
+    // our first attempt is the victim; the retry wins after the other commits
     const ours = results[0];
     expect(ours.status).toBe('fulfilled');
     expect(attempts).toBe(2);
