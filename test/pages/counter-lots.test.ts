@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/lib/gs1';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
+import { buildStockedItem } from '../helpers/inventory-factories';
 import { expectAccessible, PHONE, scanBurst, screenshot, useBrowserApp } from '../helpers/browser';
 import { day, yymmdd } from '../helpers/lots-factories';
 
@@ -154,5 +155,70 @@ describe('the counter: a GS1 scan naming its lot', () => {
       'K-21': 3,
       'OLD-1': 2,
     });
+  });
+
+  it("refuses an unknown lot and a scan whose expiry is not the lot's; a SKU scan takes lots first expiry first; an untracked item ignores the lot", async () => {
+    b.expectHttpErrors(404, 409);
+    const manager = await b.t.loginAs(await buildUser(b.t.db, { role: 'manager' }));
+    const category = await buildCategory(b.t.db);
+    const sku = `CTR-GS2-${Date.now()}`;
+    const name = 'Methanol 2.5 L';
+    const created = await manager
+      .post('/api/items')
+      .send({ name, sku, categoryId: category.id, price: '6.00', tracking: 'lot' })
+      .expect(201);
+    const itemId = created.body.id as number;
+    const gtinOf = (prefix: string) => {
+      const digits = `${prefix}${String(Date.now()).slice(-11)}`;
+      return digits + gs1CheckDigit(digits);
+    };
+    const gtin = gtinOf('97');
+    await manager.post(`/api/items/${itemId}/barcodes`).send({ code: gtin }).expect(201);
+    await manager
+      .post(`/api/items/${itemId}/stock`)
+      .send({ type: 'in', quantity: 3, lotNumber: 'M-7', expiresOn: day(150) })
+      .expect(200);
+    const plain = await buildStockedItem(b.t.db, 5, { name: 'Pipette tips', categoryId: category.id });
+    const plainGtin = gtinOf('98');
+    await manager.post(`/api/items/${plain.id}/barcodes`).send({ code: plainGtin }).expect(201);
+
+    const page = await b.openAs(await buildUser(b.t.db), '/counter');
+    await page.getByLabel('Scan or type SKU').focus();
+    const answered = () => page.waitForResponse((res) => new URL(res.url()).pathname === '/counter/add');
+    for (const scan of [
+      `01${gtin}10NOPE-9\x1d17${yymmdd(day(150))}`,
+      `01${gtin}17${yymmdd(day(151))}10M-7`,
+      sku,
+      `01${plainGtin}10TIPS-1`,
+      `01${gtin}10M-7`,
+    ]) {
+      const answer = answered();
+      await scanBurst(page, scan);
+      await answer;
+    }
+    await expect.poll(() => scanLog(page).count()).toBe(5);
+    const entries = await scanLog(page).allTextContents();
+    expect(entries[4]).toMatch(new RegExp(`Refused.*Lot NOPE-9 of ${sku} not found`, 's'));
+    expect(entries[3]).toMatch(new RegExp(`Refused.*Lot M-7 of ${sku} expires on ${day(150)}, not ${day(151)}`, 's'));
+    expect(entries[2]).toContain(`${name}: 1 in the basket`);
+    expect(entries[1]).toContain('Pipette tips: 1 in the basket');
+    expect(entries[0]).toContain(`${name}, lot M-7: 1 in the basket`);
+
+    // the SKU's line takes first expiry first (and shows what it would take); the GS1 scan's names M-7
+    const rows = basketRows(page);
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(0).locator('.line-lots').textContent()).toContain(`Lot M-7 × 1, expires ${day(150)}`);
+    expect(await rows.nth(1).locator('.line-lot').count()).toBe(0);
+    expect(await rows.nth(2).locator('.line-lot').textContent()).toBe(`Lot M-7, expires ${day(150)}`);
+
+    // the lot expires while it is in the basket: the line says it will not be sold
+    await b.t
+      .db('stock_lots')
+      .where({ item_id: itemId, lot_number: 'M-7' })
+      .update({ expires_on: day(-1) });
+    await page.reload();
+    expect(await basketRows(page).nth(2).locator('.line-lot').textContent()).toBe(
+      `Lot M-7, expires ${day(-1)} Expired: not sold`,
+    );
   });
 });
