@@ -60,6 +60,42 @@ describe('PageRouter: a page route declared as an API route is', () => {
   });
 });
 
+describe('PageRouter: a declared upload', () => {
+  /** An app of one declared upload route whose session holds the form token 'the-token', signed in as a manager. */
+  function uploadApp() {
+    const pages = new PageRouter({} as Knex);
+    pages.post('/things/import', { access: 'manager', upload: { field: 'file', maxBytes: 1024 } }, (req, res) => {
+      res.json({ file: req.file?.buffer.toString('utf8') ?? null });
+    });
+    const signIn: RequestHandler = (req, _res, next) => {
+      Object.assign(req, { user: { id: 'u1', role: 'manager' }, session: { csrfToken: 'the-token' } });
+      next();
+    };
+    const errors: ErrorRequestHandler = (err, _req, res, _next) => {
+      res.status(err instanceof HttpError ? err.status : (err.status ?? 500)).json({ message: String(err.message) });
+    };
+    return express().use(signIn, pages.router, errors);
+  }
+
+  it("checks the form's CSRF token once multer has read the multipart body: none or a wrong one is 403, before the handler", async () => {
+    const app = uploadApp();
+    const none = await request(app).post('/things/import').attach('file', Buffer.from('rows'), 'things.json');
+    expect(none.status).toBe(403);
+    expect(none.body.file).toBeUndefined();
+    const wrong = await request(app)
+      .post('/things/import')
+      .field('_csrf', 'another')
+      .attach('file', Buffer.from('rows'), 'things.json');
+    expect(wrong.status).toBe(403);
+    const ok = await request(app)
+      .post('/things/import')
+      .field('_csrf', 'the-token')
+      .attach('file', Buffer.from('rows'), 'things.json');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ file: 'rows' });
+  });
+});
+
 describe('a policy the API and the page both call', () => {
   it('an order is cancellable while pending with nothing received', () => {
     expect(isCancellable('pending', ['0', 0])).toBe(true);
