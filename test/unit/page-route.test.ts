@@ -6,6 +6,7 @@ import { z, ZodError } from 'zod';
 import type { Role } from '../../src/auth/roles';
 import { HttpError } from '../../src/http/errors';
 import { IdParams } from '../../src/http/validate';
+import { lotActions, managesLots } from '../../src/modules/lot-control/lot-control.service';
 import { isCancellable } from '../../src/modules/orders/orders.policy';
 import { attempt, textField } from '../../src/pages/forms';
 import { pageAccessOf } from '../../src/pages/page-guards';
@@ -102,5 +103,36 @@ describe('a policy the API and the page both call', () => {
     expect(isCancellable('pending', ['0', '1.5'])).toBe(false);
     expect(isCancellable('partially_received', ['1'])).toBe(false);
     expect(isCancellable('cancelled', ['0'])).toBe(false);
+  });
+});
+
+describe("a lot's actions: the lot-control service's refusals and the lot pages' buttons", () => {
+  const held = new Date('2026-11-01T09:00:00Z');
+  it('a lot is written off while it holds stock, quarantined while it is not, released while it is', () => {
+    expect(lotActions({ quantity: '4.00', quarantined_at: null })).toEqual({
+      writeOff: true,
+      quarantine: true,
+      release: false,
+    });
+    expect(lotActions({ quantity: '4.00', quarantined_at: held })).toEqual({
+      writeOff: true,
+      quarantine: false,
+      release: true,
+    });
+    expect(lotActions({ quantity: '0.00', quarantined_at: held })).toEqual({
+      writeOff: false,
+      quarantine: false,
+      release: true,
+    });
+  });
+
+  it('lots are managed from the manager role up', () => {
+    const as = (role: Role) => ({ id: 'u1', role }) as Express.User;
+    expect((['requester', 'user', 'manager', 'admin'] as Role[]).map((role) => managesLots(as(role)))).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });
