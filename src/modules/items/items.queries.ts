@@ -88,13 +88,15 @@ export type ItemForLine = {
   isActive: boolean;
   currentStock: string;
   minimumStock: string;
+  /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
+  tracking: 'none' | 'lot';
 };
 
 /** One items row `i` as ItemForLine JSON (decimals stay strings). */
 const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
-    'minimumStock', i.minimum_stock::text)`;
+    'minimumStock', i.minimum_stock::text, 'tracking', i.tracking)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as

@@ -83,6 +83,17 @@ export async function sellableLotStock(
   return new Map([...lots].map(([itemId, itemLots]) => [itemId, sellableQuantities(itemLots, today)]));
 }
 
+/**
+ * sellableLotStock read without a lock, for a figure that takes nothing (a request's short flag and
+ * availability): the same rule (sellableQuantities), over the lots holding stock now.
+ */
+export async function sellableLotStockNow(db: Db, itemIds: number[]): Promise<Map<number, { sellable: D; held: D }>> {
+  if (itemIds.length === 0) return new Map();
+  const today = storesToday();
+  const lots = await lotsHoldingStockOf(db, itemIds);
+  return new Map([...lots].map(([itemId, itemLots]) => [itemId, sellableQuantities(itemLots, today)]));
+}
+
 /** Inserts the lots a change created (no id yet), empty; their ids are set on them. */
 export async function insertNewLots(trx: Knex.Transaction, lots: WorkingLot[]): Promise<void> {
   const fresh = lots.filter((lot) => lot.id === null);
