@@ -180,13 +180,19 @@ export async function lotsForLabels(db: Db, ids: number[]): Promise<Map<number, 
 }
 
 /**
- * The lots first received on this order (stock_lots.order_id: the order's numeric id), with what
- * they hold now, in FEFO order by item: what the order's Print labels offers after receiving.
+ * The lots an order's receipts put stock into: those first received on it (stock_lots.order_id: the
+ * order's numeric id) and `alsoIds` (the ledger's: lots first received on another order that its
+ * receipts added to), with what they hold now, in FEFO order by item: what the order's Print labels
+ * offers after receiving.
  */
-export async function lotsReceivedOnOrder(db: Db, orderId: number): Promise<(LotForLabel & { quantity: string })[]> {
+export async function lotsReceivedOnOrder(
+  db: Db,
+  orderId: number,
+  alsoIds: number[] = [],
+): Promise<(LotForLabel & { quantity: string })[]> {
   const { rows } = await preparedRaw<{ rows: LotRow[] }>(
     db,
-    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.order_id = ${orderId}
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.order_id = ${orderId} OR l.id = ANY(${alsoIds}::int[])
          ORDER BY l.item_id, l.expires_on NULLS LAST, l.received_at, l.id`,
   );
   return rows.map((row) => ({ ...toLotForLabel(row), quantity: row.quantity }));
