@@ -321,6 +321,13 @@ describe('a request of an item tracked by lot: short and availability count its 
     ]);
     const covered = await submit([{ itemId: item.id, quantity: 1 }]);
     expect(covered.items[0]).toMatchObject({ short: false, shortReason: null, availability: 'in_stock' });
+    // the catalogue the requester chose from says the same
+    const listed = async (sku: string) =>
+      (await asRequester.get(`/api/catalogue?search=${sku}`).expect(200)).body.items.map(
+        (entry: { sku: string; availability: string }) => [entry.sku, entry.availability],
+      );
+    expect(await listed(expiredOnly.sku)).toEqual([[expiredOnly.sku, 'out']]);
+    expect(await listed(item.sku)).toEqual([[item.sku, 'in_stock']]);
   });
 
   it("fulfilment leaving out a line whose item has only expired lots records it short for stock, not the staff's choice", async () => {
