@@ -128,8 +128,10 @@ export async function writeStockChanges<Row = MovementRow>(
     statement?: StockStatement;
   },
 ): Promise<Row[]> {
+  // an item tracked by lot, or turning tracking on or off, has its lots read under its lock
+  const lotTracking = new Set(changes.filter((c) => c.lotTracking).map((c) => c.itemId));
   const tracked = [...new Set(changes.map((c) => c.itemId))].filter(
-    (id) => locked.get(id)?.tracking === 'lot' || changes.some((c) => c.itemId === id && c.lotTracking),
+    (id) => locked.get(id)?.tracking === 'lot' || lotTracking.has(id),
   );
   const lots = tracked.length > 0 ? await lockLotsOfItems(trx, tracked) : new Map<number, WorkingLot[]>();
   const plan = planStockChanges(changes, locked, lots);
