@@ -328,6 +328,25 @@ describe('a request of an item tracked by lot: short and availability count its 
       );
     expect(await listed(expiredOnly.sku)).toEqual([[expiredOnly.sku, 'out']]);
     expect(await listed(item.sku)).toEqual([[item.sku, 'in_stock']]);
+    // and so does the sales' stock check: the stock figure as it is, available by the sellable lots
+    const check = (
+      await as.user
+        .post('/api/sales/stock-check')
+        .send({
+          items: [
+            { itemId: item.id, quantity: 2 },
+            { itemId: expiredOnly.id, quantity: 1 },
+          ],
+        })
+        .expect(200)
+    ).body;
+    expect(check).toMatchObject({
+      allAvailable: false,
+      items: [
+        { itemId: item.id, available: false, currentStock: 6 },
+        { itemId: expiredOnly.id, available: false, currentStock: 5 },
+      ],
+    });
   });
 
   it("fulfilment leaving out a line whose item has only expired lots records it short for stock, not the staff's choice", async () => {
