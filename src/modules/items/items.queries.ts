@@ -88,7 +88,7 @@ export type ItemForLine = {
   isActive: boolean;
   currentStock: string;
   minimumStock: string;
-  /** issue 42: 'lot' when its stock is kept in lots */
+  /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
   tracking: 'none' | 'lot';
 };
 

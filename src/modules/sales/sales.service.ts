@@ -29,6 +29,7 @@ import {
   lockedItemsJson,
   lockItemsByIdsSql,
   lockItemsInSql,
+  type ItemForLine,
   type LockedItem,
 } from '../items/items.queries';
 import {
@@ -39,7 +40,7 @@ import {
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
 import { heldSuffix } from '../lots/lots.picking';
-import { sellableLotStock } from '../lots/lots.queries';
+import { sellableLotStock, sellableLotStockNow } from '../lots/lots.queries';
 import { movementsOfReferences, type MovementLot } from '../stock-movements/stock-movements.queries';
 import {
   LINE_COLUMNS,
@@ -448,23 +449,40 @@ export type RequestedSaleLine = { itemId: number; quantity: string };
 
 /**
  * Lines priced from the items now, as a direct sale prices them (VAT applied), with the categories
- * the charge code is checked against and each item's stock now: what a request records when it is
- * submitted (issue 33). Unknown or inactive items are 400 field errors, as at the counter.
+ * the charge code is checked against and what each item has for sale now (stockForSale: a lot-tracked
+ * item its sellable lots): what a request records when it is submitted (issue 33). Unknown or
+ * inactive items are 400 field errors, as at the counter.
  */
 export async function priceRequestedLines(
   db: Db,
   items: RequestedSaleLine[],
-): Promise<{ priced: PricedLines; categoryIds: number[]; stock: Map<number, string> }> {
+): Promise<{ priced: PricedLines; categoryIds: number[]; stock: Map<number, D> }> {
   const { lines, categoryIds } = await resolveLines(db, items);
   const found = await findItemsForLines(
     db,
     items.map((i) => i.itemId),
   );
-  return {
-    priced: priceLines(lines, true),
-    categoryIds,
-    stock: new Map([...found.values()].map((i) => [i.id, i.currentStock])),
-  };
+  return { priced: priceLines(lines, true), categoryIds, stock: await stockForSale(db, found.values()) };
+}
+
+/**
+ * What each of these items has for sale now, read without a lock (a request's short flag and
+ * availability, issue 42): an item tracked by lot only its sellable lots (the rule recordSale and
+ * recordRequestSale apply under the lock: neither expired nor quarantined), any other its stock; an
+ * inactive item none.
+ */
+export async function stockForSale(db: Db, items: Iterable<ItemForLine>): Promise<Map<number, D>> {
+  const list = [...items];
+  const lotStock = await sellableLotStockNow(
+    db,
+    list.filter((item) => item.tracking === 'lot').map((item) => item.id),
+  );
+  return new Map(
+    list.map((item) => [
+      item.id,
+      item.isActive ? (lotStock.get(item.id)?.sellable ?? new D(item.currentStock)) : new D(0),
+    ]),
+  );
 }
 
 /** What fulfilling a request sells: its code, lines, notes, and the requester (the recipient the code's policy weighs). */
