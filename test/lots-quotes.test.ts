@@ -1,6 +1,8 @@
+import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gs1CheckDigit } from '../src/lib/gs1';
 import { testApp, type TestApp } from './helpers/app';
-import { buildCategory } from './helpers/factories';
+import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
 import { day } from './helpers/lots-factories';
@@ -185,5 +187,55 @@ describe('PUT /api/sales/quotes/{id}: lines naming their lot', () => {
     ]);
     await as.user.post(`/api/sales/quotes/${id}/process`).expect(200);
     expect(await lotQuantities(ethanol.id)).toEqual({ A1: 4, B2: 3, GONE: 2 });
+  });
+});
+
+/*
+ * The counter's early warning ("Only N in stock", issue 42 leftover): what a line of an item tracked
+ * by lot is compared with is what processing would sell, its sellable lots (neither expired nor
+ * quarantined), or for a line naming its lot that lot's sellable quantity.
+ */
+describe('the counter: the stock warning of a line tracked by lot', () => {
+  /** A person's own counter (its basket is their session's), and a scan as the counter's form posts it. */
+  async function counter(): Promise<{ scan: (code: string) => Promise<void>; warnings: () => Promise<string[]> }> {
+    const agent: supertest.Agent = await t.loginAs(await buildUser(t.db));
+    const page = async () => (await agent.get('/counter').expect(200)).text;
+    return {
+      async scan(code) {
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(await page())![1];
+        const res = await agent.post('/counter/add').type('form').send({ _csrf: csrf, sku: code });
+        expect(res.status).toBeLessThan(400);
+      },
+      warnings: async () =>
+        [...(await page()).matchAll(/<span class="badge danger">(Only [^<]+)<\/span>/g)].map((m) => m[1]),
+    };
+  }
+
+  it('compares a line with the sellable lots, not the stock in an expired lot', async () => {
+    const acetone = await item();
+    await stockIn(acetone.id, 'PAST', 5, day(-1));
+    await stockIn(acetone.id, 'GOOD', 1, day(200));
+    const { scan, warnings } = await counter();
+    await scan(acetone.sku);
+    expect(await warnings()).toEqual([]);
+    await scan(acetone.sku);
+    // 6 in stock, 1 of it for sale: a line of 2 is warned as processing would refuse it
+    expect(await warnings()).toEqual(['Only 1 in stock']);
+  });
+
+  it('compares a line naming its lot with that lot', async () => {
+    const ethanol = await item();
+    const body = `97${String(Date.now()).slice(-11)}`;
+    const gtin = body + gs1CheckDigit(body);
+    await as.manager.post(`/api/items/${ethanol.id}/barcodes`).send({ code: gtin }).expect(201);
+    await stockIn(ethanol.id, 'ONE', 1, day(200));
+    await stockIn(ethanol.id, 'MANY', 5, day(300));
+    const { scan, warnings } = await counter();
+    const bottle = `01${gtin}10ONE\x1d17${day(200).slice(2).replaceAll('-', '')}`;
+    await scan(bottle);
+    expect(await warnings()).toEqual([]);
+    await scan(bottle);
+    // the item has 6 for sale, but the line takes lot ONE only, which holds 1
+    expect(await warnings()).toEqual(['Only 1 in stock']);
   });
 });

@@ -18,7 +18,7 @@ import {
   LineQuantity,
   ScanSku,
 } from '../modules/sales/quotes.schemas';
-import { basketLots, quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
+import { basketStock, quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
 import { presentSale } from '../modules/sales/sales.present';
 import { SaleAuthorisationBody, SaleIdParams, SetRecipientBody } from '../modules/sales/sales.schemas';
 import { salesService, type SaleRecord } from '../modules/sales/sales.service';
@@ -92,8 +92,8 @@ export function counterPages({ db }: Deps): Router {
   const sales = salesService(db);
   const items = itemsService(db);
 
-  /** The basket as shown, with the lots each line of an item tracked by lot would take (issue 42). */
-  const basketView = async (basket: Basket) => presentBasket(basket, await basketLots(db, basket.lines));
+  /** The basket as shown, with the lots each line of an item tracked by lot would take and what it has for sale (issue 42). */
+  const basketView = async (basket: Basket) => presentBasket(basket, await basketStock(db, basket.lines));
 
   const recipientForm = (sale: SaleRecord | null, overrides: Partial<RecipientForm> = {}): RecipientForm => ({
     values: { deliveredTo: sale?.sale.delivered_to ?? '', deliveredToEmail: sale?.sale.delivered_to_email ?? '' },

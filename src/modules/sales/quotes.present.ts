@@ -3,7 +3,7 @@ import { quantityNumber, rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
 import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
-import type { Basket, BasketLineLot, QuoteRecord } from './quotes.service';
+import type { Basket, BasketLineStock, QuoteRecord } from './quotes.service';
 
 type Message = z.infer<typeof MessageBody>;
 
@@ -68,9 +68,12 @@ export const presentDraftDeleted = (): Message => ({ message: 'Draft quote delet
 
 export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });
 
-/** The counter's basket: an empty one (no draft yet) has VAT applied and zero totals, as a new draft would. */
-/** The basket as the counter shows it; `lots`: what each line of an item tracked by lot would take (basketLots, issue 42). */
-export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]> = new Map()) {
+/**
+ * The basket as the counter shows it: an empty one (no draft yet) has VAT applied and zero totals, as
+ * a new draft would. `stock`: for each line of an item tracked by lot, the lots it would take and what
+ * it has for sale (basketStock, issue 42); any other line compares its item's stock.
+ */
+export function presentBasket(basket: Basket, stock: Map<number, BasketLineStock> = new Map()) {
   const { quote, lines } = basket;
   return {
     quoteId: quote?.quote_id ?? null,
@@ -81,16 +84,20 @@ export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]>
     vatAmount: quote?.vat_amount ?? '0.00',
     totalAmount: quote?.total_amount ?? '0.00',
     scannedLineId: basket.scannedLineId ?? null,
-    items: lines.map((line) => ({
-      ...presentQuoteLine(line),
-      /** what the line's fields and buttons are named by: the item, and its lot when it names one */
-      label: line.lot_number ? `${line.item_name}, lot ${line.lot_number}` : line.item_name,
-      /** the quantity as typed back into its field: 2.5, not 2.50 or a grouped 1,250 */
-      quantityInput: String(quantityNumber(line.quantity)),
-      currentStock: line.current_stock,
-      shortOfStock: line.short_of_stock === true,
-      lots: lots.get(line.id) ?? [],
-    })),
+    items: lines.map((line) => {
+      const tracked = stock.get(line.id);
+      return {
+        ...presentQuoteLine(line),
+        /** what the line's fields and buttons are named by: the item, and its lot when it names one */
+        label: line.lot_number ? `${line.item_name}, lot ${line.lot_number}` : line.item_name,
+        /** the quantity as typed back into its field: 2.5, not 2.50 or a grouped 1,250 */
+        quantityInput: String(quantityNumber(line.quantity)),
+        /** what the line's item has for sale (an item tracked by lot: its sellable lots, or the named lot's) */
+        currentStock: tracked ? tracked.forSale : line.current_stock,
+        shortOfStock: tracked ? tracked.short : line.short_of_stock === true,
+        lots: tracked?.lots ?? [],
+      };
+    }),
   };
 }
 export type BasketView = ReturnType<typeof presentBasket>;

@@ -37,6 +37,7 @@ import {
   lotStatus,
   namedLotForSale,
   notTrackedByLotMessage,
+  sellableQuantities,
 } from '../lots/lots.picking';
 import { expiryWarningDays, lotsHoldingStockOf, lotsNamed, storesToday } from '../lots/lots.queries';
 import { scannedLot } from '../../lib/barcodes';
@@ -182,61 +183,79 @@ export type BasketLineLot = {
 };
 
 /**
- * The lots each basket line of an item tracked by lot would take if the basket were sold now, by
- * line id: in line order (as processing takes them), a line naming its lot from that lot, the
- * others first expiry first from the sellable lots. A line naming its lot shows that lot however
- * much of the line it covers (the lot's number and expiry, and the line's quantity). No read when
- * no line is of a tracked item.
+ * What a basket line of an item tracked by lot would take if the basket were sold now (`lots`), and
+ * what it has for sale (`forSale`, the one rule of sellableQuantities: neither expired nor
+ * quarantined), `short` when its lines ask more than that. A line naming its lot counts that lot's
+ * sellable quantity (none when it expired, was quarantined or ran out) against the lines naming it;
+ * any other line its item's sellable lots against all the item's lines, as processing checks them.
  */
-export async function basketLots(db: Db, lines: BasketLine[]): Promise<Map<number, BasketLineLot[]>> {
+export type BasketLineStock = { lots: BasketLineLot[]; forSale: string; short: boolean };
+
+/**
+ * The lots and stock for sale (BasketLineStock) of each basket line of an item tracked by lot, by line
+ * id: the lots in line order (as processing takes them), a line naming its lot from that lot, the
+ * others first expiry first from the sellable lots. A line naming its lot shows that lot however
+ * much of the line it covers (the lot's number and expiry, and the line's quantity). One read of the
+ * lines' lots (no read when no line is of a tracked item), whatever the number of lines.
+ */
+export async function basketStock(db: Db, lines: BasketLine[]): Promise<Map<number, BasketLineStock>> {
   const tracked = lines.filter((line) => line.tracking === 'lot' && line.item_id !== null);
   if (tracked.length === 0) return new Map();
   const itemIds = [...new Set(tracked.map((line) => line.item_id!))];
   const named = [...new Set(tracked.flatMap((line) => (line.lot_number ? [line.lot_number] : [])))];
   const [lots, warningDays] = await Promise.all([lotsHoldingStockOf(db, itemIds, named), expiryWarningDays(db)]);
   const today = storesToday();
-  const preview = new Map<number, BasketLineLot[]>();
+  const stock = new Map<number, BasketLineStock>();
   for (const itemId of itemIds) {
     const itemLots = lots.get(itemId) ?? [];
     const itemLines = tracked.filter((line) => line.item_id === itemId);
+    const asked = (of: BasketLine[]) => of.reduce((sum, line) => sum.plus(line.quantity), new D(0));
+    const itemForSale = sellableQuantities(itemLots, today).sellable;
+    const itemShort = itemForSale.lt(asked(itemLines));
     const taken = fefoPreview(
       itemLots,
       itemLines.map((line) => ({ quantity: new D(line.quantity), lotNumber: line.lot_number })),
       today,
     );
     itemLines.forEach((line, index) => {
-      const lot = line.lot_number ? itemLots.find((l) => l.lotNumber === line.lot_number) : undefined;
       if (line.lot_number) {
+        const lot = itemLots.find((l) => l.lotNumber === line.lot_number);
         const status = lot ? lotStatus(lot, today, warningDays) : null;
-        preview.set(line.id, [
-          {
-            lotNumber: line.lot_number,
-            expiresOn: lot?.expiresOn ?? null,
-            quantity: new D(line.quantity).toFixed(2),
-            expiring: status === 'expiring',
-            held:
-              lot && !isSellable(lot, today) && lot.quantity.gt(0)
-                ? lot.quarantined
-                  ? 'quarantined'
-                  : 'expired'
-                : null,
-          },
-        ]);
+        const lotForSale = sellableQuantities(lot ? [lot] : [], today).sellable;
+        stock.set(line.id, {
+          lots: [
+            {
+              lotNumber: line.lot_number,
+              expiresOn: lot?.expiresOn ?? null,
+              quantity: new D(line.quantity).toFixed(2),
+              expiring: status === 'expiring',
+              held:
+                lot && !isSellable(lot, today) && lot.quantity.gt(0)
+                  ? lot.quarantined
+                    ? 'quarantined'
+                    : 'expired'
+                  : null,
+            },
+          ],
+          forSale: lotForSale.toFixed(2),
+          short: lotForSale.lt(asked(itemLines.filter((l) => l.lot_number === line.lot_number))),
+        });
         return;
       }
-      preview.set(
-        line.id,
-        taken[index].map(({ lot: source, quantity }) => ({
+      stock.set(line.id, {
+        lots: taken[index].map(({ lot: source, quantity }) => ({
           lotNumber: source.lotNumber,
           expiresOn: source.expiresOn,
           quantity: quantity.negated().toFixed(2),
           expiring: lotStatus(source, today, warningDays) === 'expiring',
           held: null,
         })),
-      );
+        forSale: itemForSale.toFixed(2),
+        short: itemShort,
+      });
     });
   }
-  return preview;
+  return stock;
 }
 
 /**
@@ -261,7 +280,8 @@ type BasketRead = { [K in keyof QuoteRow]: QuoteRow[K] | null } & {
 
 /**
  * Lines (quote_items rows of `source` matching `where`) as JSON with their item's stock and
- * category now; a line is short of stock when its item has less than all its lines ask.
+ * category now; a line is short of stock when its item has less than all its lines ask. For an item
+ * tracked by lot both are its stock in every lot: the basket shows basketStock's figures instead.
  */
 const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${quoteLineJsonObject(
   'b',
