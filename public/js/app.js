@@ -5,6 +5,14 @@
 // barcode scan or typing arriving in between would go nowhere.
 if (document.activeElement === document.body) document.querySelector('[autofocus]')?.focus();
 
+// A button that cannot be undone asks first: its data-confirm holds the question (the lots' Write off,
+// the notes' Delete, the items' Delete and barcodes' Remove, a request's Cancel). Cancelling keeps
+// the form unsent; without script the form just submits. Only this file listens, or a page would ask twice.
+document.addEventListener('submit', (event) => {
+  const question = event.submitter && event.submitter.dataset.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
+});
+
 // An alert swapped into the page is read out by its role; bring it into view as well.
 document.addEventListener('htmx:afterSwap', (event) => {
   if (event.detail.target.id === 'alerts' && event.detail.target.textContent.trim()) {

@@ -21,9 +21,3 @@ document.addEventListener('change', (event) => {
     if (all) all.checked = [...rows].every((row) => row.checked);
   }
 });
-
-// A button that destroys something asks first (data-confirm holds the question).
-document.addEventListener('submit', (event) => {
-  const question = event.submitter && event.submitter.dataset.confirm;
-  if (question && !window.confirm(question)) event.preventDefault();
-});

@@ -7,11 +7,5 @@ document.addEventListener('click', (event) => {
   if (button) window.print();
 });
 
-// A button that cannot be undone asks first (data-confirm holds the question).
-document.addEventListener('submit', (event) => {
-  const question = event.submitter && event.submitter.dataset.confirm;
-  if (question && !window.confirm(question)) event.preventDefault();
-});
-
 // Print buttons need JavaScript: shown only when it runs.
 for (const button of document.querySelectorAll('[data-print]')) button.hidden = false;

@@ -50,7 +50,6 @@ export function lotsPages({ db }: Deps): Router {
 
   pages.use('/lots', (req, res, next) => {
     res.locals.stylesheets = ['/assets/css/items.css', '/assets/css/lots.css'];
-    res.locals.scripts = ['/assets/js/lots.js'];
     next();
   });
 

@@ -206,10 +206,21 @@ describe('the researchers’ door', () => {
       .filter({ hasText: /not found/i })
       .waitFor();
 
-    page.on('dialog', (dialog) => void dialog.accept());
+    // Cancel request asks once (the one data-confirm listener, public/js/app.js): declined, the request stays open
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (asked.length === 1 ? dialog.dismiss() : dialog.accept());
+    });
+    await page.getByRole('button', { name: 'Cancel request' }).click();
+    await expect.poll(() => asked).toEqual([expect.stringMatching(/^Cancel request RQ-.+\?$/)]);
+    expect(new URL(page.url()).pathname).toBe(requestPath);
+    expect(await status(page)).not.toContain('Cancelled');
+    // confirmed, it is cancelled, and it was asked once more only
     await page.getByRole('button', { name: 'Cancel request' }).click();
     await page.getByText('Request cancelled').waitFor();
     expect(await status(page)).toContain('Cancelled');
+    expect(asked).toHaveLength(2);
   });
 
   it('the approver rejects with a comment the requester reads; a code put on hold after approval is refused at Fulfil with the hold message', async () => {
