@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Lifecycle } from '../../http/lifecycle';
 import { hostPortOf, type ReadRouter, type ReplicaHealth } from '../../db/replicas';
+import type { Config, DatabasePoolMode } from '../../config';
 
 /** A health or status check must answer even when the database hangs. */
 const DB_ANSWER_TIMEOUT_MS = 2000;
@@ -14,24 +15,16 @@ export type Readiness = {
   primary: { host: string; latencyMs: number | null };
   /** each read replica as last measured (src/db/replicas.ts) */
   replicas: ReplicaHealth[];
-  poolMode: PoolMode;
+  poolMode: DatabasePoolMode;
 };
-
-export type PoolMode = 'session' | 'transaction';
 
 /** What the health report shows of the database topology (issue 44). */
 export type Topology = {
   reads: ReadRouter;
+  /** the database the app runs on (the embedded one's when DATABASE_URL is unset) */
   databaseUrl: string;
-  /** DATABASE_POOL_MODE, when the configuration has it; session otherwise */
-  config: object;
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMode'>;
 };
-
-/** DATABASE_POOL_MODE as the configuration read it (absent from a configuration without it: session). */
-export function poolModeOf(config: object): PoolMode {
-  const mode = (config as { databasePoolMode?: unknown }).databasePoolMode;
-  return mode === 'transaction' ? 'transaction' : 'session';
-}
 
 export type DatabaseProbe = { connected: true; latencyMs: number } | { connected: false; latencyMs: null };
 
@@ -66,9 +59,10 @@ export function healthService(db: Knex, topology: Topology) {
         databaseConnected: connected,
         shuttingDown: lifecycle.shuttingDown,
         uptimeSeconds: uptimeSeconds(),
-        primary: { host: hostPortOf(topology.databaseUrl), latencyMs },
+        // DATABASE_URL (the pooler, in front of the primary, when there is one)
+        primary: { host: hostPortOf(topology.config.databaseUrl ?? topology.databaseUrl), latencyMs },
         replicas,
-        poolMode: poolModeOf(topology.config),
+        poolMode: topology.config.databasePoolMode,
       };
     },
   };
