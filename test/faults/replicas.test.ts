@@ -57,6 +57,8 @@ let replica: Node;
 let primaryDb: Knex;
 let replicaDb: Knex;
 let server: ServerProcess;
+/** a second instance on the same databases: what one instance knows of a person's writes, the other must too */
+let other: ServerProcess;
 let bouncer: PgBouncer | undefined;
 /** what DATABASE_URL reaches: PgBouncer's port, or the primary's */
 let databasePort: number;
@@ -112,16 +114,17 @@ beforeAll(async () => {
     ? await startPgBouncer(`postgres://postgres@127.0.0.1:${primary.port}/stores`, { default_pool_size: 20 })
     : undefined;
   databasePort = bouncer?.port ?? primary.port;
-  server = await startServer(urlOf(databasePort), {
+  const env = {
     ...(bouncer ? { DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: urlOf(primary.port) } : {}),
     DATABASE_REPLICA_URLS: urlOf(replica.port),
     // a lag limit no slow machine reaches while replay is paused on purpose below
     DATABASE_REPLICA_MAX_LAG_MS: '60000',
-  });
+  };
+  [server, other] = await Promise.all([startServer(urlOf(databasePort), env), startServer(urlOf(databasePort), env)]);
 }, 240_000);
 
 afterAll(async () => {
-  await server?.kill();
+  await Promise.all([server?.kill(), other?.kill()]);
   await bouncer?.close();
   await Promise.all([primaryDb?.destroy(), replicaDb?.destroy()]);
   for (const n of [replica, primary]) if (n && existsSync(n.dir)) await n.stop().catch(() => undefined);
@@ -215,8 +218,11 @@ describe('read replicas', () => {
       });
       expect(sold.status).toBe(201);
       const saleId = (sold.body as { sale: { saleId: string } }).sale.saleId;
-      // the seller reads the primary (read-your-writes)...
+      // the seller reads the primary (read-your-writes), on the instance that made the sale and on
+      // another (the write's time is kept in the session, in PostgreSQL)...
       expect(await saleIdsIn(manager, saleId)).toEqual([saleId]);
+      const managerOnOther = Object.assign(new Client(other.baseUrl), { cookie: manager.cookie });
+      expect(await saleIdsIn(managerOnOther, saleId)).toEqual([saleId]);
       // ...while the admin, who wrote nothing since, reads the replica, which has not replayed it
       expect((await health()).body.replicas[0].state).toBe('healthy');
       expect(await saleIdsIn(admin, saleId)).toEqual([]);
