@@ -19,6 +19,7 @@ import { createDocsRegistry, generateOpenApiDocument } from './http/openapi';
 import { describedRegistry, routeTable, type DeclaredRoute } from './http/api-router';
 import { APP_VERSION } from './lib/version';
 import { createMaintenance, type Maintenance } from './db/maintenance';
+import { primaryOnly, type ReadRouter } from './db/replicas';
 import { createLifecycle, type Lifecycle } from './http/lifecycle';
 import { jsonBody } from './http/json-body';
 import { registerWebhookPresenters } from './event-presenters';
@@ -76,6 +77,8 @@ export type AppOptions = {
   databaseUrl: string;
   /** shared with the scheduler, which skips its jobs during a restore; one of its own by default */
   maintenance?: Maintenance;
+  /** the read replicas (DATABASE_REPLICA_URLS); every read on db by default */
+  reads?: ReadRouter;
   /** set by the shutdown: /api/health answers 503 from then on; one of its own by default */
   lifecycle?: Lifecycle;
   config: Config;
@@ -141,11 +144,13 @@ export function buildApp(opts: AppOptions): Express {
   const docs = createDocsRegistry();
   const passport = new Passport();
   const maintenance = opts.maintenance ?? createMaintenance();
+  const reads = opts.reads ?? primaryOnly(db);
   const deps: Deps = {
     db,
     directDb: opts.directDb ?? db,
     databaseUrl: opts.databaseUrl,
     maintenance,
+    reads,
     config,
     logger,
     docs,
@@ -175,7 +180,9 @@ export function buildApp(opts: AppOptions): Express {
   );
   configureViews(app, config.env !== 'development');
   app.use(requestLogger(logger));
-  app.use(healthRoutes(db, docs, opts.lifecycle ?? createLifecycle()));
+  app.use(
+    healthRoutes(db, docs, opts.lifecycle ?? createLifecycle(), { reads, config, databaseUrl: opts.databaseUrl }),
+  );
   app.use(markPageRequests);
   // a restore replaces every table, sessions included: nothing but /health and the assets runs meanwhile
   app.use(maintenance.gate);
@@ -193,6 +200,8 @@ export function buildApp(opts: AppOptions): Express {
   // A bearer token or MCP key request never touches the session store.
   app.use((req, res, next) => (req.authMethod ? next() : runAll(sessions, req, res, next)));
   app.use(passwordChangeGate);
+  // read-your-writes: when replicas are configured, a signed-in person's successful write is remembered
+  app.use(reads.recordWrites);
   app.use('/api', crossSiteGuard(config.publicUrl));
   // Bodies are read once the route's guard has let the caller in (ApiRouter: 1 MB of JSON, then the
   // NUL-character check), so a refused caller is answered before a byte is parsed. Bulk import takes up

@@ -58,6 +58,17 @@ const EnvSchema = z.object({
   DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
   // issue 44: a session connection to the primary for migrations, LISTEN, job locks and pg_dump (default DATABASE_URL)
   DATABASE_DIRECT_URL: z.string().url().optional(),
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().url()))
+    .optional(),
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).default(5000),
   DATA_DIR: z.string().default('./data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(16).optional(),
@@ -118,6 +129,10 @@ export type Config = {
   databasePoolMode: DatabasePoolMode;
   /** a session connection to the primary (migrations, the outbox's LISTEN, job locks, pg_dump); absent: DATABASE_URL */
   databaseDirectUrl?: string;
+  /** read-only streaming replicas for the reads that tolerate a little lag (src/db/replicas.ts); empty: none */
+  databaseReplicaUrls: string[];
+  /** a replica further behind than this is skipped; a person who wrote this recently reads the primary */
+  databaseReplicaMaxLagMs: number;
   dataDir: string;
   embeddedPgPort: number;
   sessionSecret?: string;
@@ -231,6 +246,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolMode: e.DATABASE_POOL_MODE,
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databaseReplicaUrls: e.DATABASE_REPLICA_URLS ?? [],
+    databaseReplicaMaxLagMs: e.DATABASE_REPLICA_MAX_LAG_MS,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     sessionSecret: e.SESSION_SECRET,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Passport } from 'passport';
 import type { Config } from './config';
 import type { Maintenance } from './db/maintenance';
+import type { ReadRouter } from './db/replicas';
 import type { OpenAPIRegistry } from './http/openapi';
 import type { Logger } from './logger';
 import type { McpLimiters } from './auth/mcp-limits';
@@ -17,6 +18,8 @@ export type Deps = {
   /** DATABASE_DIRECT_URL (default DATABASE_URL), for the tools run beside the service (pg_dump, pg_restore) */
   databaseUrl: string;
   maintenance: Maintenance;
+  /** where the reads that tolerate a little lag go: `reads.forReports(req)`, a replica or db (issue 44) */
+  reads: ReadRouter;
   config: Config;
   logger: Logger;
   docs: OpenAPIRegistry;

@@ -12,6 +12,7 @@ import { startOutboxDelivery } from './jobs/outbox-delivery';
 import { findPgTools } from './modules/backups/backups.pg-tools';
 import { buildApp } from './app';
 import { createMaintenance } from './db/maintenance';
+import { createReadRouter } from './db/replicas';
 import { createLifecycle } from './http/lifecycle';
 import { removeLeftoverFiles } from './lib/files';
 import { backupFolder, UNFINISHED_BACKUP } from './modules/backups/backups.files';
@@ -57,10 +58,18 @@ async function main() {
   );
   const maintenance = createMaintenance();
   const lifecycle = createLifecycle();
+  const reads = createReadRouter({
+    primary: database.db,
+    replicaUrls: config.databaseReplicaUrls,
+    maxLagMs: config.databaseReplicaMaxLagMs,
+    logger,
+  });
+  reads.start();
   const app = buildApp({
     db: database.db,
     directDb: database.direct,
     databaseUrl: database.directUrl,
+    reads,
     maintenance,
     lifecycle,
     config,
@@ -113,6 +122,7 @@ async function main() {
     scheduler.stop();
     await outbox.stop();
     await sessionPool.end();
+    await reads.close();
     await database.close();
     logger.info('stopped');
     process.exit(0);

@@ -39,3 +39,22 @@ describe('HOST', () => {
     expect(dockerfile).toMatch(/^\s*HOST=0\.0\.0\.0\b/m);
   });
 });
+
+describe('DATABASE_REPLICA_URLS and DATABASE_REPLICA_MAX_LAG_MS (issue 44)', () => {
+  it('none by default, 5000 ms; a comma list is read trimmed, empty entries dropped', () => {
+    expect(loadConfig({})).toMatchObject({ databaseReplicaUrls: [], databaseReplicaMaxLagMs: 5000 });
+    const config = loadConfig({
+      DATABASE_REPLICA_URLS: ' postgres://ro@replica1:5432/stores , postgres://ro@replica2/stores,',
+      DATABASE_REPLICA_MAX_LAG_MS: '2500',
+    });
+    expect(config.databaseReplicaUrls).toEqual(['postgres://ro@replica1:5432/stores', 'postgres://ro@replica2/stores']);
+    expect(config.databaseReplicaMaxLagMs).toBe(2500);
+  });
+
+  it('refuses an entry that is not a URL, and a negative lag', () => {
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://ro@replica1/stores,replica2' })).toThrow(
+      /DATABASE_REPLICA_URLS/,
+    );
+    expect(() => loadConfig({ DATABASE_REPLICA_MAX_LAG_MS: '-1' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
+  });
+});

@@ -24,7 +24,7 @@ export function dashboardPages(deps: Deps): Router {
   const pages = new PageRouter(db);
   const dashboard = dashboardService(db);
   const backups = backupsService(deps);
-  const alerts = systemAlertsService(db);
+  const alerts = systemAlertsService(db, deps.reads.alerts);
   const analytics = salesAnalytics(db);
   const { renderCatalogue } = catalogueViews(db);
 

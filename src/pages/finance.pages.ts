@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Deps } from '../deps';
 import { parse } from '../http/validate';
 import { actorOf } from '../modules/audit/audit.actor';
@@ -42,9 +42,8 @@ function lastDayOfLastMonth(now = new Date()): string {
 /** The close form coming back refused: what was typed and what the API said. */
 type CloseRefusal = { status: number; message: string; errors: FieldErrors };
 
-export function financePages({ db }: Deps): Router {
+export function financePages({ db, reads }: Deps): Router {
   const pages = new PageRouter(db);
-  const finance = financeService(db);
   const batches = rechargeBatches(db);
   const access = { permission: 'finance.export' } as const;
 
@@ -65,10 +64,11 @@ export function financePages({ db }: Deps): Router {
     };
   }
 
-  async function rechargeReport({ from, to, costCentre, chargeCode }: RechargeFilter) {
+  async function rechargeReport(req: Request, { from, to, costCentre, chargeCode }: RechargeFilter) {
     const filter = { from, to, costCentre, chargeCode };
     return {
-      report: presentRechargeReport(await finance.report(filter)),
+      // a read replica when one is healthy and has the caller's own writes (issue 44)
+      report: presentRechargeReport(await financeService(reads.forReports(req)).report(filter)),
       // the API's own exports: the session cookie signs the download in
       csvHref: `/api/finance/recharges?${filterParams(filter, 'csv')}`,
       xlsxHref: `/api/finance/recharges?${filterParams(filter, 'xlsx')}`,
@@ -91,7 +91,7 @@ export function financePages({ db }: Deps): Router {
     ]);
     const [list, report] = await Promise.all([
       listQuery.ok ? batchList(listQuery.value.page, listQuery.value.limit, values) : null,
-      query.ok ? rechargeReport(query.value) : null,
+      query.ok ? rechargeReport(req, query.value) : null,
     ]);
     const refused = [query, listQuery].filter((a) => !a.ok);
     res.status(refused[0]?.status ?? 200).render('finance/index', {

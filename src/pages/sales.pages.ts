@@ -95,10 +95,9 @@ function refundRequest(body: Record<string, unknown>) {
 /** The page's forms: the one a refused post re-renders is named in its ReturnedForm. */
 type SaleFormName = 'recipient' | 'note' | 'refund';
 
-export function salesPages({ db }: Deps): Router {
+export function salesPages({ db, reads }: Deps): Router {
   const pages = new PageRouter(db);
   const sales = salesService(db);
-  const reports = salesReports(db);
   const noteSection = notesSection(db);
   const movements = stockMovementsService(db);
   const users = usersService(db);
@@ -147,6 +146,8 @@ export function salesPages({ db }: Deps): Router {
       return;
     }
     const { page, limit, ...filter } = query.value;
+    // a read replica when one is healthy and has the caller's own writes (issue 44)
+    const reports = salesReports(reads.forReports(req));
     const report = presentSalesReport(await reports.json(filter, page, limit), page, limit).data;
     res.render('sales/report', {
       ...view,

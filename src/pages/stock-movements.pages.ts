@@ -50,9 +50,8 @@ type LedgerRow = StockMovement & {
 
 const REFERENCE_LABELS: Record<string, string> = { sale: 'Sale', order: 'Order' };
 
-export function stockMovementsPages({ db }: Deps): Router {
+export function stockMovementsPages({ db, reads }: Deps): Router {
   const pages = new PageRouter(db);
-  const movements = stockMovementsService(db);
   const items = itemsService(db);
   const sales = salesService(db);
 
@@ -129,7 +128,8 @@ export function stockMovementsPages({ db }: Deps): Router {
       filter.itemId = item.id;
     }
     // one row more than shown tells whether there is a page beyond in the direction read
-    const rows = await movements.list({
+    // the ledger reads a read replica when one is healthy and has the caller's own writes (issue 44)
+    const rows = await stockMovementsService(reads.forReports(req)).list({
       ...filter,
       limit: limit + 1,
       ...(after !== undefined

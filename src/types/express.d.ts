@@ -22,6 +22,8 @@ declare module 'express-session' {
     lastSeenAt?: number;
     /** the signed-in user, read with the session by the store; never written back */
     loadedUser?: UserRow;
+    /** ms since epoch of the last successful write (not GET) with read replicas configured: read-your-writes (src/db/replicas.ts) */
+    lastWriteAt?: number;
     /** a message for the next page shown (post/redirect/get), removed once shown */
     flash?: string;
   }

@@ -34,9 +34,8 @@ const batchNotFound = { description: 'Recharge batch not found', schema: Message
 const access = { permission: 'finance.export' } as const;
 
 /** /finance: the recharges report and the recharge batches (the finance office's monthly charge to cost centres). */
-export function financeRoutes({ db, docs }: Deps): Router {
+export function financeRoutes({ db, docs, reads }: Deps): Router {
   const api = new ApiRouter({ docs, db }, '/api', 'Finance');
-  const finance = financeService(db);
   const batches = rechargeBatches(db);
 
   api.get(
@@ -69,6 +68,8 @@ export function financeRoutes({ db, docs }: Deps): Router {
     },
     async (req, res) => {
       const { format, lines, page, limit, ...filter } = req.input.query;
+      // a read replica when one is healthy and has the caller's own writes (issue 44)
+      const finance = financeService(reads.forReports(req));
       const report = await finance.report(filter);
       if (format === 'json') {
         res.json(
@@ -173,7 +174,7 @@ export function financeRoutes({ db, docs }: Deps): Router {
     },
     async (req, res) => {
       const { batch: ref } = req.input.params;
-      const { batch, period, entries } = await batches.journal(ref);
+      const { batch, period, entries } = await rechargeBatches(reads.forReports(req)).journal(ref);
       await streamJournalCsv(res, batch, period, entries);
     },
   );

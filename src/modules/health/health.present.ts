@@ -12,5 +12,8 @@ export function presentReadiness(readiness: Readiness, now = new Date()): ApiHea
     version: APP_VERSION,
     uptime: readiness.uptimeSeconds,
     timestamp: now.toISOString(),
+    primary: readiness.primary,
+    replicas: readiness.replicas.map((r) => ({ ...r, checkedAt: r.checkedAt?.toISOString() ?? null })),
+    poolMode: readiness.poolMode,
   };
 }

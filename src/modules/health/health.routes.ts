@@ -5,12 +5,12 @@ import type { OpenAPIRegistry } from '../../http/openapi';
 import type { Lifecycle } from '../../http/lifecycle';
 import { presentLiveness, presentReadiness } from './health.present';
 import { ApiHealth, Liveness } from './health.schemas';
-import { healthService } from './health.service';
+import { healthService, type Topology } from './health.service';
 
 /** Health answers before any session or authentication work. */
-export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecycle): Router {
+export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecycle, topology: Topology): Router {
   const root = new ApiRouter({ docs, db }, '', 'Health');
-  const health = healthService(db);
+  const health = healthService(db, topology);
   root.get(
     '/health',
     {
@@ -29,7 +29,10 @@ export function healthRoutes(db: Knex, docs: OpenAPIRegistry, lifecycle: Lifecyc
       operationId: 'getReadiness',
       summary: 'Readiness, with the database',
       description:
-        'Healthy while the database answers and the process is not shutting down: from a SIGTERM on it answers 503 (shuttingDown true) while requests are still served for SHUTDOWN_DRAIN_SECONDS, so a load balancer stops sending new ones first.',
+        'Healthy while the database answers and the process is not shutting down: from a SIGTERM on it answers 503 (shuttingDown true) while requests are still served for SHUTDOWN_DRAIN_SECONDS, so a load balancer stops sending new ones first. ' +
+        'It also reports the primary (host:port, round trip), each read replica of DATABASE_REPLICA_URLS by host:port with its replay lag and state ' +
+        '(measured every 2 s; a replica down or lagging does not make this unhealthy: its reads go to the primary), and the pool mode. ' +
+        'GET /health is the cheap check for a load balancer.',
       access: 'public',
       responses: {
         200: { description: 'Healthy', schema: ApiHealth },

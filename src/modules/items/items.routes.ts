@@ -73,7 +73,7 @@ const bulkInvalid = {
  */
 export type ItemOrderHistorySource = { itemHistory(itemId: number): Promise<ItemOrderHistoryRow[]> };
 
-export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) {
+export function itemsRoutes({ db, docs, reads }: Deps, orders: ItemOrderHistorySource) {
   const api = new ApiRouter({ docs, db }, '/api', 'Items');
   const items = itemsService(db);
   const bulk = itemsBulkService(db);
@@ -235,7 +235,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       },
     },
     async (req, res) => {
-      await sendItemsExport(res, bulk, req.input.body, currentUser(req));
+      // a read replica when one is healthy and has the caller's own writes (issue 44)
+      await sendItemsExport(res, itemsBulkService(reads.forReports(req)), req.input.body, currentUser(req));
     },
   );
 

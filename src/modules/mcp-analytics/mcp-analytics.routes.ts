@@ -11,9 +11,10 @@ const invalid = { description: 'Validation failed', schema: ValidationErrorBody 
  * Analytics under /api/mcp, open to any signed-in user or bearer token, and to MCP API keys,
  * which spend their data allowance on them.
  */
-export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
+export function mcpAnalyticsRoutes({ db, docs, mcpLimiters, reads }: Deps) {
   const api = new ApiRouter({ docs, db, mcpLimiters }, '/api', 'MCP analytics');
-  const analytics = mcpAnalyticsService(db);
+  // every analytics read goes to a read replica when one is healthy and has the caller's own writes (issue 44)
+  const analytics = (req: Parameters<typeof reads.forReports>[0]) => mcpAnalyticsService(reads.forReports(req));
 
   api.get(
     '/mcp/charge-code-analytics',
@@ -31,7 +32,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
       },
     },
     async (req, res) => {
-      res.json(presentChargeCodeAnalytics(await analytics.chargeCodeAnalytics(req.input.query)));
+      res.json(presentChargeCodeAnalytics(await analytics(req).chargeCodeAnalytics(req.input.query)));
     },
   );
 
@@ -49,7 +50,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
     },
     async (req, res) => {
       const { limit, period } = req.input.query;
-      res.json(presentTopSellers(await analytics.topSellers(limit, period)));
+      res.json(presentTopSellers(await analytics(req).topSellers(limit, period)));
     },
   );
 
@@ -66,7 +67,7 @@ export function mcpAnalyticsRoutes({ db, docs, mcpLimiters }: Deps) {
       responses: { 200: { description: 'Department performance', schema: DepartmentPerformance }, 400: invalid },
     },
     async (req, res) => {
-      res.json(presentDepartmentPerformance(await analytics.departmentPerformance(req.input.query)));
+      res.json(presentDepartmentPerformance(await analytics(req).departmentPerformance(req.input.query)));
     },
   );
 

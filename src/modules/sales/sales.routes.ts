@@ -60,10 +60,9 @@ export function salesRoutes(deps: Deps): Router {
 }
 
 /** /sales and the fixed paths below it (reports, analytics, stock check). */
-function fixedPathRoutes({ db, docs }: Deps) {
+function fixedPathRoutes({ db, docs, reads }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Sales');
   const sales = salesService(db);
-  const reports = salesReports(db);
   const analytics = salesAnalytics(db);
 
   api.get(
@@ -89,6 +88,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { page, limit, format, ...filter } = req.input.query;
+      // a read replica when one is healthy and has the caller's own writes (issue 44)
+      const reports = salesReports(reads.forReports(req));
       if (format === 'json') {
         res.json(presentSalesReport(await reports.json(filter, page, limit), page, limit));
         return;
@@ -115,7 +116,7 @@ function fixedPathRoutes({ db, docs }: Deps) {
     },
     async (req, res) => {
       const { limit, period } = req.input.query;
-      res.json(presentMostSoldItems(await analytics.mostSoldItems(limit, period)));
+      res.json(presentMostSoldItems(await salesAnalytics(reads.forReports(req)).mostSoldItems(limit, period)));
     },
   );
 

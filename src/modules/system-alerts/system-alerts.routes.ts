@@ -4,9 +4,9 @@ import { presentSystemAlerts } from './system-alerts.present';
 import { SystemAlerts } from './system-alerts.schemas';
 import { systemAlertsService } from './system-alerts.service';
 
-export function systemAlertsRoutes({ db, docs }: Deps) {
+export function systemAlertsRoutes({ db, docs, reads }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'System');
-  const service = systemAlertsService(db);
+  const service = systemAlertsService(db, reads.alerts);
 
   api.get(
     '/system/alerts',
@@ -18,7 +18,7 @@ export function systemAlertsRoutes({ db, docs }: Deps) {
         "below minimum with some stock), stock_ledger_mismatch (critical: items whose currentStock differs from their last movement's " +
         'newStock, or that have stock but no movement; as found by the last full check of the ledger, at ledgerCheckedAt, less the items put right since), backup_failed (critical: the backup schedule is enabled and its last scheduled ' +
         'backup failed), backup_overdue (critical: the schedule is enabled and no scheduled backup has succeeded for twice its period ' +
-        'since it was enabled), outbox_failed (warning: outbox messages, emails or webhook deliveries, that failed in the last day). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
+        'since it was enabled), outbox_failed (warning: outbox messages, emails or webhook deliveries, that failed in the last day), replica_lagging (warning: a read replica of DATABASE_REPLICA_URLS is unreachable or more than DATABASE_REPLICA_MAX_LAG_MS behind; its reads go to the primary). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
       access: 'auth',
       responses: { 200: { description: 'Alerts', schema: SystemAlerts } },
     },

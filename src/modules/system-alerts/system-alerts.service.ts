@@ -74,7 +74,7 @@ export type SystemAlertsReport = { alerts: SystemAlert[]; ledgerCheckedAt: Date 
  * it has stock but no movement at all (every path that gives an item stock, creation and import
  * included, writes a movement); that is read from the last full check (checkLedger), with when it ran.
  */
-export function systemAlertsService(db: Db) {
+export function systemAlertsService(db: Db, replicaAlerts: () => SystemAlert[] = () => []) {
   async function report(): Promise<SystemAlertsReport> {
     const [stock, ledger, backups] = await allQueries(db, [
       () => lowStockCounts(db),
@@ -108,6 +108,8 @@ export function systemAlertsService(db: Db) {
     }
     alerts.push(...backups);
     alerts.push(...(await outboxAlerts(db)));
+    // issue 44: a read replica down or lagging over DATABASE_REPLICA_MAX_LAG_MS (src/db/replicas.ts)
+    alerts.push(...replicaAlerts());
     return { alerts, ledgerCheckedAt: ledger.checkedAt };
   }
 
