@@ -35,6 +35,7 @@ import { labelsRoutes } from './modules/labels/labels.routes';
 import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
 import { lotControlRoutes } from './modules/lot-control/lot-control.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
+import { hazardsRoutes } from './modules/hazards/hazards.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
@@ -94,6 +95,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   invoicesRoutes,
   (deps) => itemsRoutes(deps, ordersService(deps.db)),
   (deps) => categoriesRoutes(deps, itemCountInCategory),
+  hazardsRoutes,
   labelsRoutes,
   stockMovementsRoutes,
   lotControlRoutes,

@@ -27,6 +27,8 @@ import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter, type PageRequest } from './page-route';
 import { wantsPartial } from './page-render';
 import { actorOf } from '../modules/audit/audit.actor';
+import { PICTOGRAM_CODES } from '../modules/hazards/hazards.schemas';
+import { hazardView, PICTOGRAM_NAMES, pictogramImage } from '../modules/hazards/hazards.service';
 
 /** Movements on a page of an item's ledger. */
 const MOVEMENTS_PER_PAGE = 20;
@@ -49,16 +51,50 @@ const ITEM_FIELDS = [
   'tracking',
   'shelfLifeDays',
 ] as const;
-/** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
-type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
+/** The hazard fields of the item form (issue 43), each a text but the pictograms' checkboxes. */
+const HAZARD_FIELDS = ['signalWord', 'hStatements', 'pStatements', 'casNumber', 'unNumber', 'hazardStorage'] as const;
+/** The item form as typed: every field a string (what is shown again beside its error), active a checkbox, the pictograms ticked. */
+type ItemForm = Record<(typeof ITEM_FIELDS)[number] | (typeof HAZARD_FIELDS)[number], string> & {
+  isActive: boolean;
+  pictograms: string[];
+};
 
 function readItemForm(body: Record<string, unknown>): ItemForm {
-  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, textField(body[field])])) as Record<
-    (typeof ITEM_FIELDS)[number],
-    string
-  >;
-  return { ...typed, isActive: checked(body.isActive) };
+  const typed = Object.fromEntries(
+    [...ITEM_FIELDS, ...HAZARD_FIELDS].map((field) => [field, textField(body[field])]),
+  ) as Record<(typeof ITEM_FIELDS)[number] | (typeof HAZARD_FIELDS)[number], string>;
+  const ticked = body.pictograms;
+  const pictograms = (Array.isArray(ticked) ? ticked : [ticked]).filter((v): v is string => typeof v === 'string');
+  return { ...typed, isActive: checked(body.isActive), pictograms };
 }
+
+/** Codes typed in one box: separated by commas, semicolons, bars or spaces (spaces around a + kept together). */
+const typedCodes = (text: string) =>
+  text
+    .replace(/\s*\+\s*/g, '+')
+    .split(/[\s,;|]+/)
+    .filter((code) => code !== '');
+
+/** The hazard fields as the API's `hazard` (the whole object: the form always shows all of it). */
+const hazardBody = (form: ItemForm) => ({
+  signalWord: form.signalWord === '' ? null : form.signalWord,
+  pictograms: form.pictograms,
+  hStatements: typedCodes(form.hStatements),
+  pStatements: typedCodes(form.pStatements),
+  casNumber: form.casNumber,
+  unNumber: form.unNumber,
+  storage: form.hazardStorage,
+});
+
+/** The API's errors on `hazard.<field>[.<index>]` shown beside the form's hazard fields. */
+const hazardFieldErrors = (errors: FieldErrors): FieldErrors =>
+  Object.fromEntries(
+    Object.entries(errors).map(([field, message]) => {
+      const [head, name] = field.split('.');
+      if (head !== 'hazard' || name === undefined) return [field, message];
+      return [name === 'storage' ? 'hazardStorage' : name, message];
+    }),
+  );
 
 /** The form as the API's body, so the API's schemas judge it: blanks mean "none" (or the default), the category is a number. */
 const itemBody = (form: ItemForm) => ({
@@ -79,6 +115,7 @@ const itemBody = (form: ItemForm) => ({
       : /^\s*\d+\s*$/.test(form.shelfLifeDays)
         ? Number(form.shelfLifeDays)
         : form.shelfLifeDays,
+  hazard: hazardBody(form),
 });
 
 /** The refusal to turn tracking by lot off while lots hold stock (items.service), shown beside the Tracking field. */
@@ -119,6 +156,13 @@ function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
     isActive: item.isActive,
     tracking: item.tracking,
     shelfLifeDays: item.shelfLifeDays === null ? '' : String(item.shelfLifeDays),
+    signalWord: item.hazard?.signalWord ?? '',
+    pictograms: item.hazard?.pictograms ?? [],
+    hStatements: (item.hazard?.hStatements ?? []).join(', '),
+    pStatements: (item.hazard?.pStatements ?? []).join(', '),
+    casNumber: item.hazard?.casNumber ?? '',
+    unNumber: item.hazard?.unNumber ?? '',
+    hazardStorage: item.hazard?.storage ?? '',
   };
 }
 
@@ -167,8 +211,13 @@ export function itemsPages(deps: Deps): Router {
       action,
       isNew: action === '/items',
       values: form,
-      errors,
+      errors: hazardFieldErrors(errors),
       message,
+      pictogramOptions: PICTOGRAM_CODES.map((code) => ({
+        code,
+        name: PICTOGRAM_NAMES[code],
+        image: pictogramImage(code),
+      })),
       categories: categoryRows,
       vatOptions,
     };
@@ -196,6 +245,7 @@ export function itemsPages(deps: Deps): Router {
       title: presented.name,
       stylesheets: ['/assets/css/items.css', '/assets/css/labels.css'],
       item: presented,
+      hazard: hazardView(presented.hazard),
       movements,
       notes: noteRows,
       orders: presentItemOrderHistory(history, costPrices).orders,

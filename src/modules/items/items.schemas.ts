@@ -7,6 +7,7 @@ import { UserRef } from '../users/users.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 import { BARCODE_KINDS } from '../../lib/barcodes';
 import { ExpiryDate, LotNumber, TRACKING_MODES } from '../lots/lots.schemas';
+import { Hazard, HazardInput } from '../hazards/hazards.schemas';
 
 export const Item = z
   .object({
@@ -49,6 +50,10 @@ export const Item = z
       .int()
       .nullable()
       .openapi({ description: 'the expiry given to a received lot that has none: this many days after receipt' }),
+    hazard: Hazard.nullable().openapi({
+      description:
+        'GHS/CLP hazard data (issue 43): {signalWord, pictograms, hStatements, pStatements, casNumber, unNumber, storage}; null when none of it is set',
+    }),
   })
   .openapi('Item');
 export type Item = z.infer<typeof Item>;
@@ -115,6 +120,7 @@ export const CreateItem = z
     reorderQuantity: ReorderQuantity.nullish(),
     tracking: Tracking.default('none'),
     shelfLifeDays: ShelfLifeDays.nullish(),
+    hazard: HazardInput.nullish().openapi({ description: 'hazard data (issue 43); omitted or null: none' }),
   })
   .openapi('CreateItem');
 export type CreateItem = z.infer<typeof CreateItem>;
@@ -133,6 +139,9 @@ export const UpdateItem = z
     isActive: z.boolean(),
     tracking: Tracking,
     shelfLifeDays: ShelfLifeDays.nullable(),
+    hazard: HazardInput.nullable().openapi({
+      description: 'replaces the whole hazard data (a field left out is cleared); null clears it',
+    }),
     stockReason: z
       .string()
       .trim()
@@ -220,7 +229,7 @@ export const BulkImport = z
   })
   .openapi('BulkImport', {
     description:
-      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import), tracking? (none or lot, default none), shelfLifeDays? (1 to 36500), lotNumber? and expiresOn? (YYYY-MM-DD, may be past; only for tracking lot: the lot the opening stock goes into, UNLOTTED with no expiry when no lotNumber is given)}]',
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import), tracking? (none or lot, default none), shelfLifeDays? (1 to 36500), lotNumber? and expiresOn? (YYYY-MM-DD, may be past; only for tracking lot: the lot the opening stock goes into, UNLOTTED with no expiry when no lotNumber is given), signalWord?, pictograms?, hStatements?, pStatements? (arrays of codes, or texts of codes joined by "|", "," or ";"), casNumber?, unNumber?, hazardStorage? (issue 43: the item\'s hazard, checked as POST /api/items checks it)}]',
   });
 export const ImportResult = z
   .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
