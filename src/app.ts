@@ -48,6 +48,7 @@ import { requestsRoutes } from './modules/requests/requests.routes';
 import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
+import { safetyDataSheetsRoutes } from './modules/safety-data-sheets/safety-data-sheets.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesOnChargeCode } from './modules/sales/sales.queries';
 import { salesRoutes } from './modules/sales/sales.routes';
@@ -97,6 +98,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   (deps) => categoriesRoutes(deps, itemCountInCategory),
   hazardsRoutes,
   labelsRoutes,
+  safetyDataSheetsRoutes,
   stockMovementsRoutes,
   lotControlRoutes,
   vatRatesRoutes,

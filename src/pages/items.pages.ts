@@ -20,6 +20,9 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
 import { presentLot } from '../modules/lots/lots.present';
+import { presentSafetyDataSheetList } from '../modules/safety-data-sheets/safety-data-sheets.present';
+import { MAX_SDS_BYTES, SdsUploadFields } from '../modules/safety-data-sheets/safety-data-sheets.schemas';
+import { safetyDataSheetsService } from '../modules/safety-data-sheets/safety-data-sheets.service';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListQuery, itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
@@ -38,6 +41,17 @@ const NoteParams = z.object({ id: IntId, noteId: IntId });
 const BarcodeParams = z.object({ id: IntId, barcodeId: IntId });
 /** The add-barcode form as typed, and its state when the page shows it blank. */
 const blankBarcodeForm = () => ({ values: { code: '', kind: '', note: '' }, errors: {} as FieldErrors, message: null });
+/** The safety data sheet upload form as typed (issue 43); the file is never sent back. */
+const typedSds = (body: Record<string, unknown>) => ({
+  revisionDate: textField(body.revisionDate),
+  language: textField(body.language),
+  supplierId: textField(body.supplierId),
+});
+const blankSdsForm = () => ({
+  values: { revisionDate: '', language: 'en', supplierId: '' },
+  errors: {} as FieldErrors,
+  message: null as string | null,
+});
 
 const ITEM_FIELDS = [
   'name',
@@ -179,6 +193,21 @@ export function itemsPages(deps: Deps): Router {
   const orders = ordersService(db);
   const suppliers = suppliersService(db);
   const barcodes = itemBarcodesService(db);
+  const sheets = safetyDataSheetsService(db);
+
+  /** The item page's safety data sheets: the versions newest first, each with its supplier's name, and the upload form. */
+  async function sdsView(id: number, form = blankSdsForm()) {
+    const [rows, supplierRows] = await Promise.all([sheets.list(id), suppliers.list()]);
+    const names = new Map(supplierRows.map((s) => [s.id, s.name]));
+    return {
+      rows: presentSafetyDataSheetList(rows).map((row) => ({
+        ...row,
+        supplierName: row.supplierId ? (names.get(row.supplierId) ?? row.supplierId) : null,
+      })),
+      suppliers: supplierRows.map((s) => ({ id: s.id, name: s.name })),
+      form,
+    };
+  }
 
   // the items pages' manager buttons and forms: the policy the API's guards keep
   pages.use('/items', (req, res, next) => {
@@ -230,7 +259,7 @@ export function itemsPages(deps: Deps): Router {
     { before, overrides = {} }: { before?: number; overrides?: Record<string, unknown> } = {},
   ) {
     const user = currentUser(req);
-    const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows] = await Promise.all([
+    const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows, sds] = await Promise.all([
       items.get(id),
       movementsPage(id, before),
       noteSection.list(req, 'item', String(id), { editable: true }),
@@ -238,6 +267,7 @@ export function itemsPages(deps: Deps): Router {
       suppliers.sourcesOfItem(id),
       mayReadCostPrices(db, user),
       barcodes.list(id),
+      sdsView(id),
     ]);
     const presented = presentItem(item);
     return {
@@ -265,6 +295,7 @@ export function itemsPages(deps: Deps): Router {
       editedNote: null,
       labelForm: labelForm(db, [{ itemId: id, name: presented.name, sku: presented.sku, copies: 1 }], `/items/${id}`),
       barcodes: { rows: barcodeRows.map(presentBarcode), form: blankBarcodeForm() },
+      sds,
       ...overrides,
     };
   }
@@ -437,6 +468,28 @@ export function itemsPages(deps: Deps): Router {
       await barcodes.remove(id, barcodeId, actorOf(req));
       flash(req, 'Barcode removed');
       res.redirect(303, `/items/${id}#barcodes`);
+    },
+  );
+
+  // Safety data sheets (issue 43): the API's POST /api/items/:id/sds for managers; a refused upload
+  // comes back in the form with the API's message beside its field (a file that is no PDF beside the file).
+  pages.post(
+    '/items/:id/sds',
+    { access: 'manager', params: IdParams, upload: { field: 'file', maxBytes: MAX_SDS_BYTES, maxFieldBytes: 1024 } },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = typedSds(req.body as Record<string, unknown>);
+      const result = await attempt(async () =>
+        sheets.upload(id, SdsUploadFields.parse(filledIn(values)), req.file, currentUser(req).id),
+      );
+      if (!result.ok) {
+        const listed = Object.keys(result.errors).length > 0;
+        const errors = listed ? result.errors : { file: result.message };
+        const form = { values, errors, message: listed ? result.message : null };
+        return renderDetail(req, res, { id, status: result.status, overrides: { sds: await sdsView(id, form) } });
+      }
+      flash(req, `Safety data sheet revised ${result.value.revision_date} uploaded`);
+      res.redirect(303, `/items/${id}#safety-data-sheets`);
     },
   );
 

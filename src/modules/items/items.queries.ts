@@ -58,6 +58,14 @@ export const itemRefs = (alias: string): Sql =>
               current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
 
 /**
+ * The active hazardous items (issue 43: any pictogram or H statement) as `alias`, with the named
+ * columns item_id, item_sku and item_name: what the safety data sheet alert checks. It reads the
+ * partial index items_hazardous.
+ */
+export const hazardousItemRefs = (alias: string): Sql =>
+  sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name FROM items WHERE hazardous AND is_active) ${sql.ident(alias)}`;
+
+/**
  * The items low on stock now (lowStock) as `alias`, with the named columns item_id and
  * item_minimum_stock: what the low-stock acknowledgements check an episode against. It reads the
  * partial index items_low_stock.
