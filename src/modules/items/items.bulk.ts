@@ -103,6 +103,8 @@ type ImportCandidate = {
   barcodes: CheckedBarcode[];
   tracking: 'none' | 'lot';
   shelfLifeDays: number | null;
+  coshhRequired: boolean;
+  restricted: boolean;
   /** a lot-tracked item's opening stock: the lot given, or UNLOTTED with no expiry */
   lot: NamedLot | undefined;
 };
@@ -183,6 +185,8 @@ export function itemsBulkService(db: Db) {
                   reorder_quantity: c.reorderQuantity,
                   tracking: c.tracking,
                   shelf_life_days: c.shelfLifeDays,
+                  coshh_required: c.coshhRequired,
+                  restricted: c.restricted,
                   is_active: true,
                   created_by: userId,
                 })),
@@ -420,6 +424,8 @@ export function itemsBulkService(db: Db) {
           barcodes,
           tracking,
           shelfLifeDays: row.shelfLifeDays ?? null,
+          coshhRequired: row.coshhRequired ?? false,
+          restricted: row.restricted ?? false,
           // as POST /items does, opening stock of no named lot goes into UNLOTTED; an imported lot keeps
           // the expiry given (none when blank, even past: stock brought over from a spreadsheet)
           lot:

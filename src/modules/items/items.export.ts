@@ -27,6 +27,8 @@ const COLUMNS = [
   'Barcodes',
   'Tracking',
   'Shelf Life Days',
+  'COSHH Required',
+  'Restricted',
 ];
 
 /** How an export joins an item's barcodes in one cell (the import splits a text on `|` and trims each code). */
@@ -66,6 +68,8 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemExp
           text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
           r.tracking,
           r.shelf_life_days ?? '',
+          r.coshh_required ? 'yes' : 'no',
+          r.restricted ? 'yes' : 'no',
         ];
       }
     }
@@ -89,6 +93,8 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'Barcodes', key: 'barcodes', width: 32, style: {} },
   { header: 'Tracking', key: 'tracking', width: 10, style: {} },
   { header: 'Shelf Life Days', key: 'shelfLifeDays', width: 16, style: {} },
+  { header: 'COSHH Required', key: 'coshhRequired', width: 15, style: {} },
+  { header: 'Restricted', key: 'restricted', width: 11, style: {} },
 ];
 
 /**
@@ -123,6 +129,8 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemEx
         barcodes: text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
         tracking: r.tracking,
         shelfLifeDays: r.shelf_life_days,
+        coshhRequired: r.coshh_required ? 'yes' : 'no',
+        restricted: r.restricted ? 'yes' : 'no',
       });
       row.eachCell((cell, column) => {
         cell.style = styles[column - 1];

@@ -40,6 +40,9 @@ export function presentItem(row: ItemReadRow): Item {
     lastCountedAt: row.last_counted_at ? row.last_counted_at.toISOString() : null,
     tracking: row.tracking,
     shelfLifeDays: row.shelf_life_days,
+    coshhRequired: row.coshh_required,
+    needsCoshhReference: row.needs_coshh_reference,
+    restricted: row.restricted,
   };
 }
 

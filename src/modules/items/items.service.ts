@@ -62,6 +62,10 @@ export type ItemReadRow = {
   last_counted_at: Date | null;
   tracking: 'none' | 'lot';
   shelf_life_days: number | null;
+  coshh_required: boolean;
+  /** the item's or its category's coshh_required (issue 43) */
+  needs_coshh_reference: boolean;
+  restricted: boolean;
   category_name: string;
   category_description: string | null;
   category_icon: string | null;
@@ -79,6 +83,7 @@ export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_i
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
   i.tracking, i.shelf_life_days,
+  i.coshh_required, (i.coshh_required OR c.category_coshh_required) AS needs_coshh_reference, i.restricted,
   c.category_name, c.category_description, c.category_icon, c.category_color,
   ${userRefSelect('creator_')}`;
 export const ITEM_FROM = sql`items i JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
@@ -293,6 +298,8 @@ export function itemsService(db: Db) {
               reorder_quantity: input.reorderQuantity ?? null,
               tracking: input.tracking,
               shelf_life_days: input.shelfLifeDays ?? null,
+              coshh_required: input.coshhRequired ?? false,
+              restricted: input.restricted ?? false,
               is_active: true,
               created_by: userId,
             })
@@ -315,6 +322,7 @@ export function itemsService(db: Db) {
         const created = await itemsService(trx).get(id);
         const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity, tracking, shelf_life_days } =
           created;
+        const { coshh_required, restricted } = created;
         return {
           result: created,
           audit: {
@@ -331,6 +339,8 @@ export function itemsService(db: Db) {
               reorder_quantity,
               tracking,
               shelf_life_days,
+              coshh_required,
+              restricted,
             },
           },
         };
@@ -361,6 +371,8 @@ export function itemsService(db: Db) {
         if (input.reorderQuantity !== undefined) changes.reorder_quantity = input.reorderQuantity;
         if (input.isActive !== undefined) changes.is_active = input.isActive;
         if (input.shelfLifeDays !== undefined) changes.shelf_life_days = input.shelfLifeDays;
+        if (input.coshhRequired !== undefined) changes.coshh_required = input.coshhRequired;
+        if (input.restricted !== undefined) changes.restricted = input.restricted;
         if (input.tracking !== undefined && input.tracking !== current.tracking) {
           changes.tracking = input.tracking;
           if (input.tracking === 'lot') await startTrackingLots(trx, id, current.current_stock);
