@@ -77,6 +77,8 @@ function saleAuthorisationOf(form: Record<string, unknown>) {
     recipient:
       deliveredTo || deliveredToEmail ? { deliveredTo, deliveredToEmail: deliveredToEmail || null } : undefined,
     emailReceipt: checked(form.emailReceipt),
+    // issue 43: the COSHH assessment reference, when the counter asks for one
+    coshhReference: textField(form.coshhReference).trim() || undefined,
   };
 }
 
@@ -238,7 +240,7 @@ export function counterPages({ db }: Deps): Router {
       // 429: the person's receipts this hour are spent (issue 40), said on the page like a refusal
       const result = await attempt(() => {
         if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
-        return sales.processQuote(actor, quote.id, req.input.form);
+        return sales.processQuote(actor, quote.id, req.input.form, actorOf(req));
       }, RECEIPT_REFUSALS);
       if (!result.ok) return refuse(req, res, result);
       if (wantsPartial(req))

@@ -107,6 +107,8 @@ type ImportCandidate = {
   shelfLifeDays: number | null;
   /** the hazard columns (issue 43) */
   hazard: ReturnType<typeof hazardColumns>;
+  coshhRequired: boolean;
+  restricted: boolean;
   /** a lot-tracked item's opening stock: the lot given, or UNLOTTED with no expiry */
   lot: NamedLot | undefined;
 };
@@ -239,6 +241,8 @@ export function itemsBulkService(db: Db) {
                   tracking: c.tracking,
                   shelf_life_days: c.shelfLifeDays,
                   ...c.hazard,
+                  coshh_required: c.coshhRequired,
+                  restricted: c.restricted,
                   is_active: true,
                   created_by: userId,
                 })),
@@ -479,6 +483,8 @@ export function itemsBulkService(db: Db) {
           tracking,
           shelfLifeDays: row.shelfLifeDays ?? null,
           hazard,
+          coshhRequired: row.coshhRequired ?? false,
+          restricted: row.restricted ?? false,
           // as POST /items does, opening stock of no named lot goes into UNLOTTED; an imported lot keeps
           // the expiry given (none when blank, even past: stock brought over from a spreadsheet)
           lot:

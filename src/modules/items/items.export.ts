@@ -34,6 +34,8 @@ const COLUMNS = [
   'CAS Number',
   'UN Number',
   'Hazard Storage',
+  'COSHH Required',
+  'Restricted',
 ];
 
 /** An item's codes (pictograms, statements) in one cell, joined as its barcodes are; the import splits them again. */
@@ -83,6 +85,8 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemExp
           r.cas_number ?? '',
           r.un_number ?? '',
           text(r.hazard_storage),
+          r.coshh_required ? 'yes' : 'no',
+          r.restricted ? 'yes' : 'no',
         ];
       }
     }
@@ -113,6 +117,8 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'CAS Number', key: 'casNumber', width: 14, style: {} },
   { header: 'UN Number', key: 'unNumber', width: 10, style: {} },
   { header: 'Hazard Storage', key: 'hazardStorage', width: 32, style: {} },
+  { header: 'COSHH Required', key: 'coshhRequired', width: 15, style: {} },
+  { header: 'Restricted', key: 'restricted', width: 11, style: {} },
 ];
 
 /**
@@ -154,6 +160,8 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemEx
         casNumber: r.cas_number,
         unNumber: r.un_number,
         hazardStorage: text(r.hazard_storage),
+        coshhRequired: r.coshh_required ? 'yes' : 'no',
+        restricted: r.restricted ? 'yes' : 'no',
       });
       row.eachCell((cell, column) => {
         cell.style = styles[column - 1];

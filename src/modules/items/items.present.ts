@@ -42,6 +42,9 @@ export function presentItem(row: ItemReadRow): Item {
     tracking: row.tracking,
     shelfLifeDays: row.shelf_life_days,
     hazard: presentHazard(hazardOf(row)),
+    coshhRequired: row.coshh_required,
+    needsCoshhReference: row.needs_coshh_reference,
+    restricted: row.restricted,
   };
 }
 

@@ -96,13 +96,20 @@ export type ItemForLine = {
   isActive: boolean;
   currentStock: string;
   minimumStock: string;
+  /** issue 43: the item's or its category's coshhRequired */
+  needsCoshhReference: boolean;
+  /** issue 43: a restricted substance */
+  restricted: boolean;
 };
+
+/** Issue 43: whether the items row `i` or its category needs a COSHH assessment reference. */
+const NEEDS_COSHH = sql`(i.coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('lc')} WHERE lc.category_id = i.category_id AND lc.category_coshh_required))`;
 
 /** One items row `i` as ItemForLine JSON (decimals stay strings). */
 const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
-    'minimumStock', i.minimum_stock::text)`;
+    'minimumStock', i.minimum_stock::text, 'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
@@ -303,10 +310,20 @@ export type LockedItem = {
   is_active: boolean;
   tracking: 'none' | 'lot';
   shelf_life_days: number | null;
+  /** issue 43: the item's or its category's coshh_required: a sale of it must carry a COSHH assessment reference */
+  needs_coshh_reference: boolean;
+  /** issue 43: a restricted substance, sold only by a manager or admin */
+  restricted: boolean;
 };
 
+/**
+ * The locked rows. Only the items are locked: the category's flag is read by a sub-select in the
+ * select list, which FOR NO KEY UPDATE does not reach.
+ */
 const lockItemsWhere = (condition: Sql) =>
-  sql`SELECT id, name, sku, current_stock, category_id, is_active, tracking, shelf_life_days FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+  sql`SELECT id, name, sku, current_stock, category_id, is_active, tracking, shelf_life_days, restricted,
+         coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('lc')} WHERE lc.category_id = items.category_id AND lc.category_coshh_required) AS needs_coshh_reference
+       FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
 
 /** The SELECT that locks the items of these ids the stock ledger's way (the ids as one array parameter). */
 export const lockItemsByIdsSql = (ids: number[]): Sql => lockItemsWhere(sql`id = ANY(${[...new Set(ids)]}::int[])`);
@@ -323,7 +340,8 @@ export const lockedItemsJson = (alias: string) => {
   const a = sql.ident(alias);
   return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
     'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active,
-    'tracking', ${a}.tracking, 'shelf_life_days', ${a}.shelf_life_days) ORDER BY ${a}.id), '[]')`;
+    'tracking', ${a}.tracking, 'shelf_life_days', ${a}.shelf_life_days,
+    'needs_coshh_reference', ${a}.needs_coshh_reference, 'restricted', ${a}.restricted) ORDER BY ${a}.id), '[]')`;
 };
 
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));

@@ -70,6 +70,10 @@ export type ItemReadRow = {
   cas_number: string | null;
   un_number: string | null;
   hazard_storage: string | null;
+  coshh_required: boolean;
+  /** the item's or its category's coshh_required (issue 43) */
+  needs_coshh_reference: boolean;
+  restricted: boolean;
   category_name: string;
   category_description: string | null;
   category_icon: string | null;
@@ -88,6 +92,7 @@ export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_i
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
   i.tracking, i.shelf_life_days,
   i.hazard_signal_word, i.hazard_pictograms, i.hazard_statements, i.precautionary_statements, i.cas_number, i.un_number, i.hazard_storage,
+  i.coshh_required, (i.coshh_required OR c.category_coshh_required) AS needs_coshh_reference, i.restricted,
   c.category_name, c.category_description, c.category_icon, c.category_color,
   ${userRefSelect('creator_')}`;
 export const ITEM_FROM = sql`items i JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
@@ -336,6 +341,8 @@ export function itemsService(db: Db) {
               tracking: input.tracking,
               shelf_life_days: input.shelfLifeDays ?? null,
               ...hazard,
+              coshh_required: input.coshhRequired ?? false,
+              restricted: input.restricted ?? false,
               is_active: true,
               created_by: userId,
             })
@@ -358,6 +365,7 @@ export function itemsService(db: Db) {
         const created = await itemsService(trx).get(id);
         const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity, tracking, shelf_life_days } =
           created;
+        const { coshh_required, restricted } = created;
         return {
           result: created,
           audit: {
@@ -375,6 +383,8 @@ export function itemsService(db: Db) {
               tracking,
               shelf_life_days,
               ...hazardAudit(created),
+              coshh_required,
+              restricted,
             },
           },
         };
@@ -407,6 +417,8 @@ export function itemsService(db: Db) {
         if (input.isActive !== undefined) changes.is_active = input.isActive;
         if (input.shelfLifeDays !== undefined) changes.shelf_life_days = input.shelfLifeDays;
         if (hazard !== undefined) Object.assign(changes, hazard);
+        if (input.coshhRequired !== undefined) changes.coshh_required = input.coshhRequired;
+        if (input.restricted !== undefined) changes.restricted = input.restricted;
         if (input.tracking !== undefined && input.tracking !== current.tracking) {
           changes.tracking = input.tracking;
           if (input.tracking === 'lot') await startTrackingLots(trx, id, current.current_stock);

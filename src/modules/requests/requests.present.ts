@@ -73,6 +73,12 @@ export function presentRequest(record: RequestRecord, audience: RequestAudience)
     neededBy: r.needed_by,
     requestedBy: presentUserRef(record.requester),
     approverEmail: record.approverEmail,
+    coshhReference: r.coshh_reference,
+    restrictedApproval: {
+      required: r.restricted_approval_required,
+      approvedBy: record.restrictedApprover ? presentUserRef(record.restrictedApprover) : null,
+      approvedAt: r.restricted_approved_at?.toISOString() ?? null,
+    },
     saleId: r.sale_id,
     saleNumber: r.sale_number,
     shortfall: shortfallOf(record),

@@ -3,6 +3,7 @@ import '../../http/openapi';
 import { IntId, QueryBoolean } from '../../http/validate';
 import { limitParam, PageParam } from '../../http/pagination';
 import { LineRequest } from '../sales/quotes.schemas';
+import { CoshhReference } from '../sales/sales.schemas';
 import { UserRef } from '../users/users.schemas';
 import { Availability } from '../catalogue/catalogue.schemas';
 
@@ -46,6 +47,11 @@ export const CreateRequest = z.object({
     .nullable()
     .optional()
     .openapi({ description: 'when the requester needs the items by (YYYY-MM-DD)' }),
+  coshhReference: CoshhReference.optional().openapi({
+    description:
+      'issue 43: the COSHH assessment reference (1 to 100 characters), required when any item (or its category) has coshhRequired: ' +
+      'without it 400 "A COSHH assessment reference is required for <SKU>" (the first such line), checked after the charge code. Carried to the sale',
+  }),
 });
 export type CreateRequest = z.infer<typeof CreateRequest>;
 
@@ -56,6 +62,10 @@ export const FulfilBody = z.object({
   items: z.array(LineRequest).min(1, { error: 'must contain at least one item' }).optional().openapi({
     description:
       "the quantities to hand out, per item of the request (at most what was requested); omitted: the request's own. A line left out is not handed out.",
+  }),
+  coshhReference: CoshhReference.optional().openapi({
+    description:
+      "issue 43: the COSHH assessment reference the sale is made under; omitted: the request's own (needed when an item or its category has coshhRequired)",
   }),
 });
 export type FulfilBody = z.infer<typeof FulfilBody>;
@@ -79,6 +89,11 @@ export const RequestQuery = z.object({
   mine: QueryBoolean.optional().openapi({
     type: 'boolean',
     description: 'only the requests the signed-in person made',
+  }),
+  restrictedToApprove: QueryBoolean.optional().openapi({
+    type: 'boolean',
+    description:
+      "issue 43: only the open requests (submitted, awaiting_approval, approved) holding a restricted substance and awaiting a manager's approval, not the person's own",
   }),
   toApprove: QueryBoolean.optional().openapi({
     type: 'boolean',
@@ -136,6 +151,21 @@ export const RequestShortfall = z
   })
   .openapi('RequestShortfall');
 
+export const RestrictedApproval = z
+  .object({
+    required: z.boolean().openapi({
+      description:
+        'the request held a restricted substance when it was submitted: it waits for a manager, on top of any charge-code approval',
+    }),
+    approvedBy: UserRef.nullable().openapi({ description: 'the manager (or admin) who approved it; null until then' }),
+    approvedAt: z.string().datetime().nullable(),
+  })
+  .openapi('RestrictedApproval', {
+    description:
+      'Issue 43: the manager approval of a request holding a restricted substance (POST /api/requests/{id}/approve-restricted). ' +
+      'Fulfilment is refused (409) while required and not approved; the charge-code approval (status awaiting_approval -> approved) is separate and also needed',
+  });
+
 export const StockRequest = z
   .object({
     id: z.number().int(),
@@ -158,6 +188,10 @@ export const StockRequest = z
       .string()
       .nullable()
       .openapi({ description: "the code's approver now (approve and reject are theirs, or an admin's)" }),
+    coshhReference: z.string().nullable().openapi({
+      description: 'issue 43: the COSHH assessment reference the request was made under, carried to its sale',
+    }),
+    restrictedApproval: RestrictedApproval,
     saleId: z.number().int().nullable().openapi({ description: 'the sale fulfilment made (GET /api/sales/{id})' }),
     saleNumber: z.string().nullable().openapi({ example: 'SALE-20261127-7' }),
     shortfall: z
