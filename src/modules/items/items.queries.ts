@@ -100,6 +100,8 @@ export type ItemForLine = {
   needsCoshhReference: boolean;
   /** issue 43: a restricted substance */
   restricted: boolean;
+  /** issue 42: 'lot' when its stock is kept in lots */
+  tracking: 'none' | 'lot';
 };
 
 /** Issue 43: whether the items row `i` or its category needs a COSHH assessment reference. */
@@ -109,7 +111,8 @@ const NEEDS_COSHH = sql`(i.coshh_required OR EXISTS (SELECT 1 FROM ${categoryRef
 const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
-    'minimumStock', i.minimum_stock::text, 'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
+    'minimumStock', i.minimum_stock::text, 'tracking', i.tracking,
+    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
