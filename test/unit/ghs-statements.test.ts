@@ -13,8 +13,12 @@ type Entry = { code: string; text: string; withdrawn?: boolean };
 const H: Entry[] = GHS.h;
 const P: Entry[] = GHS.p;
 
-/** Combinations whose text the regulation words as one sentence, not as the texts of their parts. */
-const ONE_SENTENCE = new Set(['P361+P364', 'P362+P364', 'P335+P334']);
+/**
+ * Combinations whose text the regulation words as one sentence, not as the texts of their parts; and
+ * two GHS Rev. 10 combinations CLP does not have, in GHS's words: P264+P265 uses GHS's P264 ("Wash
+ * hands [and …]", CLP's is "Wash …"), and P336+P317 thaws "Immediately", now that P317 is not urgent.
+ */
+const ONE_SENTENCE = new Set(['P361+P364', 'P362+P364', 'P335+P334', 'P264+P265', 'P336+P317']);
 
 describe('ghs-statements.json', () => {
   it('names its source and lists each code once, with a text', () => {
@@ -45,6 +49,19 @@ describe('ghs-statements.json', () => {
       // "IF SWALLOWED:" + "Immediately call ..." and "Get ... attention." + "..." are joined by a space
       expect(combined, code).toBe(parts.join(' '));
     }
+  });
+
+  it('has the GHS Rev. 10 additions, checked against PubChem', () => {
+    const text = new Map([...H, ...P].map((s) => [s.code, s.text]));
+    const rev10 = ['H209', 'H210', 'H211', 'P203', 'P236', 'P265', 'P316', 'P317', 'P318', 'P319', 'P354'];
+    const combinations = ['P264+P265', 'P301+P316', 'P301+P317', 'P302+P317', 'P302+P361+P354', 'P304+P317'];
+    const more = ['P305+P354+P338', 'P308+P316', 'P332+P317', 'P333+P317', 'P336+P317', 'P337+P317', 'P342+P316'];
+    for (const code of [...rev10, ...combinations, ...more]) expect(text.has(code), code).toBe(true);
+    expect(text.get('P317')).toBe('Get medical help.');
+    expect(text.get('P302+P317')).toBe('IF ON SKIN: Get medical help.');
+    expect(text.get('P304+P317')).toBe('IF INHALED: Get medical help.');
+    // CLP's H261 is plural (GHS: "flammable gas")
+    expect(text.get('H261')).toBe('In contact with water releases flammable gases');
   });
 
   it('has the nine pictograms, GHS01 to GHS09', () => {
