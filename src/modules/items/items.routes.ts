@@ -323,7 +323,8 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       description:
         'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies; reorderQuantity ' +
         'omitted or null means the replenishment target is twice minimumStock. Opening stock is ' +
-        "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
+        "recorded as an 'in' movement ('Initial stock'). coshhRequired and restricted (issue 43) default to false. " +
+        "409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
       access: 'manager',
       body: CreateItem,
       responses: {
@@ -422,7 +423,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       summary: 'Update an item',
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
-        'reorderQuantity (null = the replenishment target is twice the minimum), isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
+        'reorderQuantity (null = the replenishment target is twice the minimum), isActive, coshhRequired and restricted (issue 43). A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
         "transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken or another item's barcode.",
       access: 'manager',
       params: IdParams,
