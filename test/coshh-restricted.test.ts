@@ -2,6 +2,7 @@ import type supertest from 'supertest';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
+import { binaryBody } from './helpers/binary-body';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildStockedItem, stockOf } from './helpers/inventory-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
@@ -104,6 +105,20 @@ describe('items and categories carry the flags', () => {
       .expect(200);
     const [row] = parseCsv(csv.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(row).toMatchObject({ 'COSHH Required': 'no', Restricted: 'yes' });
+    const xlsx = await manager
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id] })
+      .buffer(true)
+      .parse(binaryBody as never)
+      .expect(200);
+    const { default: ExcelJS } = await import('exceljs');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx.body as never);
+    const sheet = workbook.getWorksheet('Items')!;
+    expect([16, 17].map((n) => [sheet.getRow(1).getCell(n).value, sheet.getRow(2).getCell(n).value])).toEqual([
+      ['COSHH Required', 'no'],
+      ['Restricted', 'yes'],
+    ]);
 
     const stamp = Date.now();
     const imported = await manager

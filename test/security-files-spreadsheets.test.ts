@@ -78,6 +78,8 @@ describe('POST /api/items/bulk/export', () => {
         Barcodes: "'=1+1",
         Tracking: 'none',
         'Shelf Life Days': '',
+        'COSHH Required': 'no',
+        Restricted: 'no',
       },
     ]);
     // the database keeps the values as typed
