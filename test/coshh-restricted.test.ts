@@ -392,6 +392,27 @@ describe('processing a quote (the counter)', () => {
   });
 });
 
+describe("the counter's Process sale (the page)", () => {
+  it('a user processing a restricted substance is told on the counter (403), the basket kept; the COSHH reference passes through the form', async () => {
+    const restricted = await buildStockedItem(t.db, 10, { sku: `CTR-R-${Date.now()}` });
+    await flag(restricted.id, { restricted: true, coshh_required: true });
+    const agent = await t.loginAs(await buildUser(t.db));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/counter').expect(200)).text)![1];
+    await agent.post('/counter/add').type('form').send({ _csrf: csrf, sku: restricted.sku }).expect(303);
+    await agent.post('/counter/charge-code').type('form').send({ _csrf: csrf, chargeCode: code }).expect(303);
+    const missing = await agent.post('/counter/process').type('form').send({ _csrf: csrf }).expect(422);
+    expect(missing.text).toContain(`A COSHH assessment reference is required for ${restricted.sku}`);
+    const refused = await agent
+      .post('/counter/process')
+      .type('form')
+      .send({ _csrf: csrf, coshhReference: 'RA-CTR-1' })
+      .expect(403);
+    expect(refused.text).toContain(`${restricted.sku} is a restricted substance: a manager must process this sale`);
+    expect(refused.text).toContain(restricted.sku);
+    expect(await stockOf(t.db, restricted.id)).toBe('10.00');
+  });
+});
+
 describe('requests', () => {
   let requester: UserRow;
   let asRequester: supertest.Agent;
