@@ -10,6 +10,7 @@ const PUBLIC_ROLE_FILES = [
   'mcp-keys/mcp-keys.carry.ts', // deleted MCP keys stay deleted across a restore, listed in backups' CARRIES
   'outbound-webhooks/outbound-webhooks.carry.ts', // rotated webhook secrets keep their newest value across a restore (CARRIES)
   'users/users.carry.ts', // changed passwords and deactivations outlive a restore (CARRIES)
+  'chargecodes/chargecodes.carry.ts', // changed charge-code PINs keep their newest value across a restore (CARRIES)
   'stock-movements/stock-movements.ledger.ts', // the one way to change stock
   'lots/lots.picking.ts', // the lot rules of a stock change: status, sellable, first-expiry-first-out
   'items/items.bulk.ts', // bulk edit and import of items

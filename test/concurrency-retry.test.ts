@@ -71,6 +71,54 @@ describe('database busy (lock timeout) on POST /api/sales', () => {
     expect(movements[1].reference_id).toBe(res.body.sale.saleId);
   });
 
+  it('a sale retried after it took its number gives the number back: the retry takes the same one, no gap (issue 39)', async () => {
+    const item = await buildStockedItem(t.db, 5, { categoryId, price: '2.00' });
+    // another transaction holds, uncommitted, a sale with the number this one is to take next: the first
+    // attempt takes the number, meets that row on writing its sale, and is rolled back after 300 ms (55P03)
+    const blocker = await holder.transaction();
+    const {
+      rows: [{ next }],
+    } = await blocker.raw<{ rows: { next: string }[] }>(
+      `SELECT 'SALE-' || to_char(d, 'YYYYMMDD') || '-' ||
+              (coalesce((SELECT last_number FROM sale_number_counters WHERE day = d), 0) + 1) AS next
+         FROM (SELECT (now() AT TIME ZONE 'UTC')::date AS d) today`,
+    );
+    await blocker('sales').insert({
+      sale_id: next,
+      charge_code: code,
+      subtotal_amount: 0,
+      vat_amount: 0,
+      total_amount: 0,
+    });
+    const answered = user
+      .post('/api/sales')
+      .send({ chargeCode: code, items: [{ itemId: item.id, quantity: 1 }], vatApplied: false })
+      .then((r) => r);
+    // released once a later attempt (a transaction of its own, so another start) waits on the row
+    const waiting = async () =>
+      (
+        await t.db.raw<{ rows: { xact_start: Date }[] }>(
+          `SELECT xact_start FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        )
+      ).rows.map((row) => row.xact_start.getTime());
+    let first: number | undefined;
+    for (let polls = 0; polls < 2000; polls += 1) {
+      const starts = await waiting();
+      first ??= starts[0];
+      if (first !== undefined && starts.some((start) => start !== first)) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await blocker.rollback();
+    const res = await answered;
+    expect(res.status).toBe(201);
+    expect(res.body.sale.saleId).toBe(next);
+    expect(await t.db('sales').where({ sale_id: next }).pluck('id')).toEqual([res.body.sale.id]);
+    const n = Number(next.split('-')[2]);
+    expect(
+      (await t.db('sale_number_counters').whereRaw(`day = (now() AT TIME ZONE 'UTC')::date`).first()).last_number,
+    ).toBe(n);
+  });
+
   it('503 with Retry-After: 1 when the lock outlasts the retries; nothing written', async () => {
     const item = await buildStockedItem(t.db, 5, { categoryId, price: '2.00' });
     const salesBefore = (await t.db('sales').count<{ count: number }[]>('* as count'))[0].count;

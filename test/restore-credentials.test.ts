@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildUser, TEST_PASSWORD } from './helpers/factories';
+import { buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
 import { withKey } from './helpers/mcp-factories';
 import { appWithAdmin } from './backup-helpers';
 
@@ -75,5 +75,40 @@ describe('credentials across a restore', () => {
     expect((await app.db.raw(`SELECT 1 FROM pg_namespace WHERE nspname = 'restore_carry'`)).rows as unknown[]).toEqual(
       [],
     );
+  });
+
+  it("a charge code's PIN changed after the backup keeps its newest value: the old PIN does not sell again", async () => {
+    const { app, admin } = await appWithAdmin();
+    await admin
+      .put('/api/settings/chargeCodes.requirePin')
+      .send({ value: { enabled: true } })
+      .expect(200);
+    const validFrom = new Date(Date.now() - 86_400_000).toISOString();
+    const validUntil = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    await admin
+      .post('/api/chargecodes')
+      .send({ code: 'PIN-001', title: 'Pinned budget', validFrom, validUntil, pin: 'old-pin-1357' })
+      .expect(201);
+    const item = await buildItem(app.db, { name: 'Beaker', sku: 'BK-PIN', price: '1.00', currentStock: 100 });
+    const sell = (pin: string) =>
+      admin.post('/api/sales').send({ chargeCode: 'PIN-001', pin, items: [{ itemId: item.id, quantity: 1 }] });
+    await sell('old-pin-1357').expect(201);
+    const { filename } = (await admin.post('/api/backups').expect(201)).body as { filename: string };
+
+    // after the backup the PIN leaks and is changed
+    await admin.put('/api/chargecodes/PIN-001').send({ pin: 'new-pin-2468' }).expect(200);
+    await sell('old-pin-1357').expect(400);
+
+    await admin.post(`/api/backups/${filename}/restore`).expect(200);
+    const again = await app.loginAs(await buildUser(app.db, { role: 'admin' }));
+    const refused = await again
+      .post('/api/sales')
+      .send({ chargeCode: 'PIN-001', pin: 'old-pin-1357', items: [{ itemId: item.id, quantity: 1 }] })
+      .expect(400);
+    expect(refused.body.message).toBe("Incorrect PIN for charge code 'PIN-001'");
+    await again
+      .post('/api/sales')
+      .send({ chargeCode: 'PIN-001', pin: 'new-pin-2468', items: [{ itemId: item.id, quantity: 1 }] })
+      .expect(201);
   });
 });

@@ -140,3 +140,53 @@ describe('changeStockMany', () => {
     expect(await movementsOf(item.id)).toHaveLength(0);
   });
 });
+
+describe('the ledger publishes the stock.low crossings itself', () => {
+  it('every kind of change that takes an item from above its minimum to at or below it queues one stock.low; a refused batch none', async () => {
+    const [hook] = await t
+      .db('outbound_webhooks')
+      .insert({ url: 'https://hooks.example.org/ledger', events: ['stock.low'], secret: 'whsec-ledger-0123456789' })
+      .returning('id');
+    try {
+      const lowOf = async () =>
+        (await t.db('outbox_messages').where({ kind: 'stock.low', destination: hook.id }).orderBy('seq')).map(
+          (m) => m.payload.data.sku,
+        );
+      const counted = await buildItem(t.db, { sku: 'LOW-COUNTED', currentStock: 10, minimumStock: 5 });
+      const taken = await buildItem(t.db, { sku: 'LOW-TAKEN', currentStock: 6, minimumStock: 3 });
+      const already = await buildItem(t.db, { sku: 'LOW-ALREADY', currentStock: 2, minimumStock: 3 });
+      const refilled = await buildItem(t.db, { sku: 'LOW-REFILLED', currentStock: 1, minimumStock: 3 });
+      const change = { reason: 'ledger', performedBy: null };
+
+      // one batch: an adjustment below the minimum, an out to exactly the minimum (low), an out of an
+      // item low already and an in that lifts one above it: two crossings, one event each
+      await changeStockMany(t.db, itemStock, [
+        { ...change, itemId: counted.id, type: 'adjustment', quantity: 4 },
+        { ...change, itemId: taken.id, type: 'out', quantity: 3 },
+        { ...change, itemId: already.id, type: 'out', quantity: 1 },
+        { ...change, itemId: refilled.id, type: 'in', quantity: 5 },
+      ]);
+      expect((await lowOf()).sort()).toEqual(['LOW-COUNTED', 'LOW-TAKEN']);
+
+      // an in and an out within one batch that ends above the minimum, then a single out that crosses
+      await changeStockMany(t.db, itemStock, [
+        { ...change, itemId: refilled.id, type: 'out', quantity: 2 },
+        { ...change, itemId: refilled.id, type: 'in', quantity: 1 },
+      ]);
+      await changeStock(t.db, itemStock, { ...change, itemId: refilled.id, type: 'out', quantity: 2 });
+      expect((await lowOf()).sort()).toEqual(['LOW-COUNTED', 'LOW-REFILLED', 'LOW-TAKEN']);
+
+      // a refused batch writes nothing and publishes nothing
+      const before = await buildItem(t.db, { sku: 'LOW-REFUSED', currentStock: 4, minimumStock: 2 });
+      await expect(
+        changeStockMany(t.db, itemStock, [
+          { ...change, itemId: before.id, type: 'out', quantity: 3 },
+          { ...change, itemId: before.id, type: 'out', quantity: 5 },
+        ]),
+      ).rejects.toMatchObject({ status: 400 });
+      expect(await lowOf()).toHaveLength(3);
+    } finally {
+      await t.db('outbound_webhooks').where({ id: hook.id }).del();
+    }
+  });
+});

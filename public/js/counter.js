@@ -14,6 +14,12 @@
   /** How many scans the log keeps on the page. */
   const SCAN_LOG_LENGTH = 30;
   const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'AltGraph', 'Meta', 'CapsLock']);
+  /**
+   * A GS1 string's FNC1 separator (issue 42): a wedge scanner sends it as the GS character, or as Ctrl+]
+   * when set up so. It ends a variable-length field such as the lot (10), so it must reach the server.
+   */
+  const GS = '\x1d';
+  const isGs = (event) => event.key === GS || (event.ctrlKey && !event.altKey && !event.metaKey && event.key === ']');
 
   const scanInput = () => document.getElementById('scan-sku');
   const scanForm = () => document.getElementById('scan-form');
@@ -78,12 +84,12 @@
   // into and its value and caret before. The scan box keeps its own: Enter there adds what it holds.
   let burst = null;
 
-  function noteBurstKey(event) {
+  function noteBurstKey(event, key) {
     if (!burst || event.timeStamp - burst.lastAt > SCAN_KEY_GAP_MS) burst = { text: '', lastAt: 0, fields: new Map() };
     const field = event.target;
     if (!burst.fields.has(field))
       burst.fields.set(field, { value: field.value, start: field.selectionStart, end: field.selectionEnd });
-    burst.text += event.key;
+    burst.text += key;
     burst.lastAt = event.timeStamp;
   }
 
@@ -116,11 +122,11 @@
   }
 
   /** A key typed where nothing takes text (a button, a checkbox, the page) goes into the scan box instead of being lost. */
-  function typeIntoScanBox(event) {
+  function typeIntoScanBox(event, key) {
     const input = scanInput();
     event.preventDefault();
     input.focus();
-    input.value += event.key;
+    input.value += key;
     input.dispatchEvent(new Event('input', { bubbles: true }));
   }
 
@@ -131,15 +137,30 @@
       if (event.isComposing || MODIFIER_KEYS.has(event.key)) return;
       const target = event.target;
       const inScanBox = target === scanInput();
-      const printable = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey && !event.repeat;
+      const gs = isGs(event);
+      if (gs && inScanBox) {
+        // a text box may drop a control character: the GS is written into the scan box itself
+        event.preventDefault();
+        target.setRangeText(
+          GS,
+          target.selectionStart ?? target.value.length,
+          target.selectionEnd ?? target.value.length,
+          'end',
+        );
+        return;
+      }
+      const key = gs ? GS : event.key;
+      const printable =
+        gs || (event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey && !event.repeat);
       if (printable && !inScanBox && isTextField(target)) {
-        noteBurstKey(event);
+        if (gs) event.preventDefault();
+        noteBurstKey(event, key);
         return;
       }
       // Space on a button or a checkbox presses it.
       if (printable && event.key !== ' ' && !inScanBox && !target.isContentEditable) {
         burst = null;
-        typeIntoScanBox(event);
+        typeIntoScanBox(event, key);
         return;
       }
       if (printable) return;
@@ -196,7 +217,8 @@
     mark.textContent = refusal ? 'Refused' : 'Added';
     const code = document.createElement('span');
     code.className = 'scan-sku';
-    code.textContent = sku;
+    // a GS1 scan's separators shown as the symbol for GS
+    code.textContent = sku.replaceAll(GS, '\u241d');
     const result = document.createElement('span');
     result.className = 'scan-result';
     result.textContent = refusal ?? added;
@@ -225,15 +247,21 @@
   }
   logSale();
 
-  /** What the basket now holds of the scanned SKU (SKUs match whatever their case, as the server's lookup does). */
+  /**
+   * What the basket now holds of the scan: the line the server marked as the scan's (a GS1 scan names
+   * its item by GTIN and may name a lot), else the line of the scanned SKU (SKUs match whatever their
+   * case, as the server's lookup does).
+   */
   function basketLineOf(sku) {
-    const row = Array.from(document.querySelectorAll('#basket tbody tr')).find(
-      (each) => each.querySelector('.sku')?.textContent.trim().toLowerCase() === sku.toLowerCase(),
-    );
+    const rows = Array.from(document.querySelectorAll('#basket tbody tr'));
+    const row =
+      rows.find((each) => each.hasAttribute('data-scanned')) ??
+      rows.find((each) => each.querySelector('.sku')?.textContent.trim().toLowerCase() === sku.toLowerCase());
     if (!row) return 'added to the basket';
     const name = row.querySelector('.item-name')?.textContent.trim();
+    const lot = row.dataset.lot ? `, lot ${row.dataset.lot}` : '';
     const quantity = row.querySelector('input[name="quantity"]')?.value;
-    return `${name}: ${quantity} in the basket`;
+    return `${name}${lot}: ${quantity} in the basket`;
   }
 
   document.addEventListener('htmx:afterRequest', (event) => {
@@ -244,7 +272,7 @@
       logScan(sku, null, basketLineOf(sku));
       // A new basket has started: the last sale's panel has done its work.
       document.getElementById('sale-result')?.remove();
-    } else if (status === 400 || status === 422) {
+    } else if ([400, 404, 409, 422].includes(status)) {
       logScan(sku, textOf(responseText), null);
     } else {
       logScan(

@@ -85,6 +85,8 @@ function saleAuthorisationOf(form: Record<string, unknown>) {
 /** GET /counter and its posts: the spec's draft quote of the session, edited, processed into a sale. */
 /** The refusals a form that may email a receipt shows beside its fields: a form's, and 429 when the person's receipts this hour are spent. */
 const RECEIPT_REFUSALS = [400, 409, 422, 429];
+/** A scan's refusals: a form's, and 404 for a GS1 scan naming a lot its item does not have (issue 42). */
+const SCAN_REFUSALS = [400, 404, 409, 422];
 
 export function counterPages({ db }: Deps): Router {
   const pages = new PageRouter(db);
@@ -158,9 +160,15 @@ export function counterPages({ db }: Deps): Router {
     res.status(refusal.status).render('counter/index', await counterView(req, { alert: message }));
   }
 
-  /** One basket edit: htmx gets the basket back, a plain post the page (post/redirect/get). */
-  async function change(req: Request, res: Response, toChange: () => BasketChange) {
-    const result = await attempt(() => quotes.changeBasket(currentUser(req), basketSessionId(req), toChange()));
+  /**
+   * One basket edit: htmx gets the basket back, a plain post the page (post/redirect/get). A scan may
+   * also be refused 404 (issue 42: a GS1 scan's lot the item does not have).
+   */
+  async function change(req: Request, res: Response, toChange: () => BasketChange, refusals?: number[]) {
+    const result = await attempt(
+      () => quotes.changeBasket(currentUser(req), basketSessionId(req), toChange()),
+      refusals,
+    );
     if (!result.ok) return refuse(req, res, result);
     if (wantsPartial(req)) return res.render('counter/_basket', { basket: await basketView(result.value) });
     res.redirect(303, '/counter');
@@ -179,7 +187,7 @@ export function counterPages({ db }: Deps): Router {
 
   // The scan: the benchmarked request (one read of the draft with the SKU's item, one write).
   pages.post('/counter/add', { access: 'user', form: ScanSku }, (req, res) =>
-    change(req, res, () => ({ kind: 'add', sku: req.input.form.sku })),
+    change(req, res, () => ({ kind: 'add', sku: req.input.form.sku }), SCAN_REFUSALS),
   );
 
   pages.post(

@@ -20,6 +20,7 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
 import { presentLot } from '../modules/lots/lots.present';
+import { lotActions, managesLots } from '../modules/lot-control/lot-control.service';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListQuery, itemsListView } from './items.list';
 import { labelForm } from './labels.pages';
@@ -139,6 +140,7 @@ export function itemsPages(deps: Deps): Router {
   // the items pages' manager buttons and forms: the policy the API's guards keep
   pages.use('/items', (req, res, next) => {
     res.locals.managesItems = req.user !== undefined && managesItems(req.user);
+    res.locals.managesLots = req.user !== undefined && managesLots(req.user);
     next();
   });
 
@@ -222,7 +224,11 @@ export function itemsPages(deps: Deps): Router {
   /** A lot-tracked item's lots holding stock, first expiry first, with their status today. */
   async function lotsView(id: number) {
     const { rows, today, warningDays } = await items.lotsToday(id);
-    return { rows: rows.map((row) => presentLot(row, today, warningDays)), warningDays };
+    // each lot with what may be done with it now (the lot-control service's rule)
+    return {
+      rows: rows.map((row) => ({ ...presentLot(row, today, warningDays), actions: lotActions(row) })),
+      warningDays,
+    };
   }
 
   /** One page of the item's ledger, newest first, and where the older page starts. */

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { actorOf } from '../modules/audit/audit.actor';
 import { presentLotTrace } from '../modules/lot-control/lot-control.present';
 import { LotIdParams, RecallBody } from '../modules/lot-control/lot-control.schemas';
-import { lotControlService } from '../modules/lot-control/lot-control.service';
+import { LOT_MANAGERS, lotControlService } from '../modules/lot-control/lot-control.service';
 import { attempt, flash, formState, textField, type ReturnedForm } from './forms';
 import { PageRouter } from './page-route';
 
@@ -28,14 +28,14 @@ export function lotTracePages({ db }: Deps): Router {
     });
   }
 
-  pages.get('/lots/:id/trace', { access: 'manager', params: LotIdParams }, async (req, res) => {
+  pages.get('/lots/:id/trace', { access: LOT_MANAGERS, params: LotIdParams }, async (req, res) => {
     await renderTrace(req, res, req.input.params.id);
   });
 
   // Recall: the form on the trace page asks for the message; the confirmation page shows it and recalls.
   pages.post(
     '/lots/:id/recall',
-    { access: 'manager', params: LotIdParams, form: RecallBody, fromForm: typedRecall },
+    { access: LOT_MANAGERS, params: LotIdParams, form: RecallBody, fromForm: typedRecall },
     async (req, res) => {
       const { id } = req.input.params;
       const values = typedRecall(req.body as Record<string, unknown>);

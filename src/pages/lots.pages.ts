@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express';
 import type { Deps } from '../deps';
-import { currentUser, hasRole } from '../auth/guards';
+import { currentUser } from '../auth/guards';
 import { presentListedLot, presentLotsPage } from '../modules/lot-control/lot-control.present';
 import {
   LIST_STATUSES,
@@ -9,7 +9,13 @@ import {
   QuarantineBody,
   WriteOffBody,
 } from '../modules/lot-control/lot-control.schemas';
-import { lotControlService, type LotView } from '../modules/lot-control/lot-control.service';
+import {
+  LOT_MANAGERS,
+  lotActions,
+  lotControlService,
+  managesLots,
+  type LotView,
+} from '../modules/lot-control/lot-control.service';
 import { actorOf } from '../modules/audit/audit.actor';
 import { attempt, filledIn, flash, textField, type Attempt } from './forms';
 import { PageRouter } from './page-route';
@@ -50,7 +56,8 @@ export function lotsPages({ db }: Deps): Router {
 
   pages.get('/lots', { access: 'user', query: LotsQuery, fromQuery: (query) => filledIn(query) }, async (req, res) => {
     const query = req.input.query;
-    const listed = presentLotsPage(await lots.list(query), query.page, query.limit);
+    const found = await lots.list(query);
+    const listed = presentLotsPage(found, query.page, query.limit);
     const href = (page: number) => {
       const params = new URLSearchParams();
       if (query.status) params.set('status', query.status);
@@ -63,14 +70,15 @@ export function lotsPages({ db }: Deps): Router {
     const here = href(query.page);
     res.render('lots/index', {
       title: 'Lots',
-      lots: listed.lots,
+      // each lot with what may be done with it now (the service's rule)
+      lots: listed.lots.map((lot, i) => ({ ...lot, actions: lotActions(found.lots[i].row) })),
       status: query.status ?? '',
       tabs: STATUS_TABS.map((tab) => ({
         ...tab,
         href: tab.value ? `/lots?status=${tab.value}` : '/lots',
       })),
       back: here,
-      managesLots: hasRole(currentUser(req), 'manager'),
+      managesLots: managesLots(currentUser(req)),
       pagination: {
         ...listed.pagination,
         previous: query.page > 1 ? href(query.page - 1) : null,
@@ -82,7 +90,7 @@ export function lotsPages({ db }: Deps): Router {
   pages.post(
     '/lots/:id/write-off',
     {
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       form: WriteOffBody,
       fromForm: (body) => filledIn({ reason: textField(body.reason).trim() }),
@@ -98,7 +106,7 @@ export function lotsPages({ db }: Deps): Router {
   pages.post(
     '/lots/:id/quarantine',
     {
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       form: QuarantineBody,
       fromForm: (body) => ({ reason: textField(body.reason) }),
@@ -111,7 +119,7 @@ export function lotsPages({ db }: Deps): Router {
     },
   );
 
-  pages.post('/lots/:id/release', { access: 'manager', params: LotIdParams }, async (req, res) => {
+  pages.post('/lots/:id/release', { access: LOT_MANAGERS, params: LotIdParams }, async (req, res) => {
     const result = await attempt(() => lots.release(req.input.params.id, actorOf(req)));
     if (!result.ok) flash(req, result.message);
     else flash(req, `${named(result.value)} released`);

@@ -22,7 +22,7 @@ const shown = (lines: ReturnType<typeof fefoPreview>) =>
 describe('fefoPreview: what basket lines would take', () => {
   it('takes the earliest expiry first, lots without one last', () => {
     const lots = [lot('N', 5, null), lot('L', 2, '2027-06-01'), lot('E', 1, '2026-12-10')];
-    expect(shown(fefoPreview(lots, [new D(4)], TODAY))).toEqual([
+    expect(shown(fefoPreview(lots, [{ quantity: new D(4) }], TODAY))).toEqual([
       [
         ['E', -1],
         ['L', -2],
@@ -33,7 +33,7 @@ describe('fefoPreview: what basket lines would take', () => {
 
   it('a second line of the item takes what the first left, in line order', () => {
     const lots = [lot('A', 2, '2027-01-01'), lot('B', 3, '2027-02-01')];
-    expect(shown(fefoPreview(lots, [new D(1), new D(3)], TODAY))).toEqual([
+    expect(shown(fefoPreview(lots, [{ quantity: new D(1) }, { quantity: new D(3) }], TODAY))).toEqual([
       [['A', -1]],
       [
         ['A', -1],
@@ -44,12 +44,32 @@ describe('fefoPreview: what basket lines would take', () => {
 
   it('never offers an expired or a quarantined lot', () => {
     const lots = [lot('X', 5, '2026-11-28'), lot('Q', 5, '2026-12-01', true), lot('G', 5, '2027-01-01')];
-    expect(shown(fefoPreview(lots, [new D(2)], TODAY))).toEqual([[['G', -2]]]);
+    expect(shown(fefoPreview(lots, [{ quantity: new D(2) }], TODAY))).toEqual([[['G', -2]]]);
   });
 
   it('a line the lots cannot cover takes what there is, and the lots themselves do not move', () => {
     const lots = [lot('A', 2, '2027-01-01')];
-    expect(shown(fefoPreview(lots, [new D(5), new D(1)], TODAY))).toEqual([[['A', -2]], []]);
+    expect(shown(fefoPreview(lots, [{ quantity: new D(5) }, { quantity: new D(1) }], TODAY))).toEqual([
+      [['A', -2]],
+      [],
+    ]);
     expect(lots[0].quantity.toNumber()).toBe(2);
+  });
+
+  it('a line naming its lot takes that lot only, and the lines after it take what it left', () => {
+    const lots = [lot('A', 2, '2027-01-01'), lot('B', 3, '2027-02-01')];
+    const lines = [
+      { quantity: new D(2), lotNumber: 'B' },
+      { quantity: new D(3) },
+      { quantity: new D(1), lotNumber: 'X' },
+    ];
+    expect(shown(fefoPreview(lots, lines, TODAY))).toEqual([
+      [['B', -2]],
+      [
+        ['A', -2],
+        ['B', -1],
+      ],
+      [],
+    ]);
   });
 });

@@ -35,6 +35,27 @@ describe('the documentation links', () => {
   });
 });
 
+describe('README, a quick start', () => {
+  it('is at most 300 lines: the summary, quick start, demo data, tests and the index of the pages the rest moved to', () => {
+    const readme = repository.read('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    const headings = readme.split('\n').filter((line) => line.startsWith('## '));
+    expect(headings).toEqual(
+      expect.arrayContaining(['## Quick start', '## Demo data', '## Tests', '## Documentation']),
+    );
+    const targets = markdownLinks(readme).map((link) => link.target.replace(/#.*$/, ''));
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        'docs/pages.md',
+        'docs/workflows.md',
+        'docs/integrations.md',
+        'docs/performance.md',
+        '.env.example',
+      ]),
+    );
+  });
+});
+
 describe('the link check', () => {
   const fixture: Record<string, string> = {
     'README.md': '# Stores\n\n## Quick start\n',

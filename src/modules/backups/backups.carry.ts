@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { apiTokenRevocationsCarry } from '../../auth/tokens.carry';
 import { auditTrailCarry } from '../audit/audit.carry';
+import { chargeCodePinsCarry } from '../chargecodes/chargecodes.carry';
 import { saleNumberCarry } from '../sales/sales.carry';
 import { mcpKeyRevocationsCarry } from '../mcp-keys/mcp-keys.carry';
 import { webhookSecretsCarry } from '../outbound-webhooks/outbound-webhooks.carry';
@@ -44,6 +45,7 @@ const CARRIES: RestoreCarry[] = [
   mcpKeyRevocationsCarry(CARRY_SCHEMA),
   webhookSecretsCarry(CARRY_SCHEMA),
   userCredentialsCarry(CARRY_SCHEMA),
+  chargeCodePinsCarry(CARRY_SCHEMA),
 ];
 
 /** For the restore script, after its locks and before it drops the public schema (a leftover of a failed restore is replaced). */

@@ -88,6 +88,8 @@ export type ItemForLine = {
   isActive: boolean;
   currentStock: string;
   minimumStock: string;
+  /** issue 42: 'lot' when its stock is kept in lots */
+  tracking: 'none' | 'lot';
   /** issue 43: the item's or its category's coshhRequired */
   needsCoshhReference: boolean;
   /** issue 43: a restricted substance */
@@ -101,7 +103,8 @@ const NEEDS_COSHH = sql`(i.coshh_required OR EXISTS (SELECT 1 FROM ${categoryRef
 const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
-    'minimumStock', i.minimum_stock::text, 'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
+    'minimumStock', i.minimum_stock::text, 'tracking', i.tracking,
+    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as

@@ -22,7 +22,7 @@ import {
   TraceQuery,
   WriteOffBody,
 } from './lot-control.schemas';
-import { lotControlService } from './lot-control.service';
+import { LOT_MANAGERS, lotControlService } from './lot-control.service';
 
 const notFound = { description: 'Lot not found', schema: MessageBody };
 const invalid = { description: 'Validation failed', schema: ValidationErrorBody };
@@ -58,7 +58,7 @@ export function lotControlRoutes({ db, docs }: Deps) {
       summary: 'Write a lot off: one adjustment movement empties it',
       description:
         'The movement\'s reason is "Expired lot <lotNumber>", or the reason given. Audited. Answers the lot, now empty.',
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       body: WriteOffBody,
       responses: {
@@ -80,7 +80,7 @@ export function lotControlRoutes({ db, docs }: Deps) {
       summary: 'Quarantine a lot: no sale takes it until it is released',
       description:
         'Naming a quarantined lot in a sale is 409 "Lot <lotNumber> of <SKU> is quarantined"; first-expiry-first-out passes it by. Audited.',
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       body: QuarantineBody,
       responses: {
@@ -101,7 +101,7 @@ export function lotControlRoutes({ db, docs }: Deps) {
       operationId: 'releaseLot',
       summary: 'Release a quarantined lot: sales take it again (unless it is expired)',
       description: 'Audited.',
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       responses: {
         200: { description: 'The lot, released', schema: ListedLot },
@@ -124,7 +124,7 @@ export function lotControlRoutes({ db, docs }: Deps) {
         'that took some of it, net of refunds, with its charge code and recipient; movements: every stock movement of the lot, ' +
         "oldest first, quantity the movement's signed change to this lot; remaining: what it holds now. format=csv downloads the " +
         'sales, a row each.',
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       query: TraceQuery,
       responses: {
@@ -156,7 +156,7 @@ export function lotControlRoutes({ db, docs }: Deps) {
         'Quarantines the lot (if it is not already), publishes the lot.recalled webhook event, and emails each address the trace has ' +
         "once, however many of their sales took the lot: the sale's recipient (deliveredToEmail), else the charge code's holder " +
         '(its approver) where it has one. The email gives the message, the item, the lot and their sale numbers. Audited.',
-      access: 'manager',
+      access: LOT_MANAGERS,
       params: LotIdParams,
       body: RecallBody,
       responses: {

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { hasRole } from '../../auth/guards';
+import type { Role } from '../../auth/roles';
 import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import { Conflict, NotFound } from '../../http/errors';
@@ -22,6 +24,22 @@ import type { LotItem, LotsQuery, QuarantineBody, RecallBody, RecallResult, Writ
  * the lots module's, their quantities change only through the stock ledger, and the trace reads the
  * ledger's share of each lot (stock_movement_lots) with the sales and orders it names.
  */
+
+/** Who manages lots (writes one off, quarantines, releases, traces and recalls it): the access of those API routes and pages. */
+export const LOT_MANAGERS = 'manager' satisfies Role;
+
+/** Whether the user manages lots: the lot pages' and the item page's lot actions. */
+export const managesLots = (user: Express.User): boolean => hasRole(user, LOT_MANAGERS);
+
+/**
+ * What may be done with a lot as it is: written off while it holds stock, quarantined while it is
+ * not, released while it is. The service's refusals (409) and the pages' buttons both read it.
+ */
+export const lotActions = (lot: Pick<LotRow, 'quantity' | 'quarantined_at'>) => ({
+  writeOff: new D(lot.quantity).gt(0),
+  quarantine: lot.quarantined_at === null,
+  release: lot.quarantined_at !== null,
+});
 
 /** A lot as the lots list shows it: its row, its item, and the day and warning its status is read on. */
 export type LotView = { row: LotRow; item: LotItem; today: string; warningDays: number };
@@ -172,7 +190,7 @@ export function lotControlService(db: Db) {
         // read unlocked: the ledger locks the item, then its lots, as every stock change does
         const before = await found(trx, id);
         const { row, item } = before;
-        if (!new D(row.quantity).gt(0)) throw Conflict(`Lot ${row.lot_number} of ${item.sku} holds no stock`);
+        if (!lotActions(row).writeOff) throw Conflict(`Lot ${row.lot_number} of ${item.sku} holds no stock`);
         const reason = body.reason ?? `Expired lot ${row.lot_number}`;
         await changeStock(trx, itemStock, {
           itemId: item.id,
@@ -200,7 +218,7 @@ export function lotControlService(db: Db) {
     quarantine(id: number, body: QuarantineBody, actor: Actor): Promise<LotView> {
       return transaction(db, { retry: true, audit: auditAs(actor) }, async (trx) => {
         const lot = await found(trx, id, true);
-        if (lot.row.quarantined_at !== null)
+        if (!lotActions(lot.row).quarantine)
           throw Conflict(`Lot ${lot.row.lot_number} of ${lot.item.sku} is quarantined already`);
         const row = await setLotQuarantine(trx, id, { reason: body.reason, by: actor.userId });
         return {
@@ -220,7 +238,7 @@ export function lotControlService(db: Db) {
     release(id: number, actor: Actor): Promise<LotView> {
       return transaction(db, { retry: true, audit: auditAs(actor) }, async (trx) => {
         const lot = await found(trx, id, true);
-        if (lot.row.quarantined_at === null)
+        if (!lotActions(lot.row).release)
           throw Conflict(`Lot ${lot.row.lot_number} of ${lot.item.sku} is not quarantined`);
         const row = await setLotQuarantine(trx, id, null);
         return {

@@ -42,6 +42,30 @@ export const UNLOTTED = 'UNLOTTED';
 
 export const lotNumberRequiredMessage = (sku: string) => `Lot number is required for ${sku}`;
 
+/** A lot named for an item not tracked by lot (400). */
+export const notTrackedByLotMessage = (sku: string) => `${sku} is not tracked by lot`;
+
+/**
+ * The lot a sale line names (issue 42), by the sale's rules: 404 when the item has no lot of that
+ * number, 409 `Lot <lotNumber> of <SKU> is expired` (or quarantined) when it holds stock it may not
+ * sell. A lot that ran out is no 409: what it holds (nothing) is the shortfall's business. The one
+ * check the ledger makes when it sells, and a quote line makes when it names its lot.
+ */
+export function namedLotForSale(sku: string, lots: WorkingLot[], lotNumber: string, today: string): WorkingLot {
+  const existing = lots.find((lot) => lot.lotNumber === lotNumber);
+  if (!existing) throw NotFound(`Lot ${lotNumber} of ${sku} not found`);
+  if (!isSellable(existing, today) && existing.quantity.gt(0))
+    throw Conflict(`Lot ${existing.lotNumber} of ${sku} is ${existing.quarantined ? 'quarantined' : 'expired'}`);
+  return existing;
+}
+
+/** A named lot whose expiry is not the one given (a receipt's, a count's or a scan's): 409. */
+export const lotExpiryMismatch = (
+  sku: string,
+  lot: Pick<WorkingLot, 'lotNumber' | 'expiresOn'>,
+  other: string | null,
+) => Conflict(`Lot ${lot.lotNumber} of ${sku} expires on ${lot.expiresOn ?? 'no date'}, not ${other ?? 'no date'}`);
+
 /** The status of a lot on `today` (YYYY-MM-DD), `expiring` within `warningDays` of its expiry. */
 export function lotStatus(
   lot: Pick<WorkingLot, 'expiresOn' | 'quarantined'> & { quantity: D | string },
@@ -122,20 +146,18 @@ export function moveLots(
   if (change.type === 'out' && change.sale && !change.lot) return takeFefo(lots, change.quantity, today, shortMessage);
   if (!change.lot) throw BadRequest(lotNumberRequiredMessage(item.sku));
   const named = change.lot;
-  const existing = lots.find((lot) => lot.lotNumber === named.lotNumber);
   if (change.type === 'out') {
+    const existing = change.sale
+      ? namedLotForSale(item.sku, lots, named.lotNumber, today)
+      : lots.find((lot) => lot.lotNumber === named.lotNumber);
     if (!existing) throw NotFound(`Lot ${named.lotNumber} of ${item.sku} not found`);
-    if (change.sale && !isSellable(existing, today) && existing.quantity.gt(0)) {
-      throw Conflict(`Lot ${existing.lotNumber} of ${item.sku} is ${existing.quarantined ? 'quarantined' : 'expired'}`);
-    }
     if (existing.quantity.lt(change.quantity)) throw BadRequest(shortMessage(existing.quantity, ''));
     return [move(existing, change.quantity.negated())];
   }
+  const existing = lots.find((lot) => lot.lotNumber === named.lotNumber);
   const lot = existing ?? newLot(item, lots, named, today);
   if (existing && named.expiresOn !== undefined && named.expiresOn !== existing.expiresOn) {
-    throw Conflict(
-      `Lot ${existing.lotNumber} of ${item.sku} expires on ${existing.expiresOn ?? 'no date'}, not ${named.expiresOn ?? 'no date'}`,
-    );
+    throw lotExpiryMismatch(item.sku, existing, named.expiresOn);
   }
   return [move(lot, change.type === 'in' ? change.quantity : change.quantity.minus(lot.quantity))];
 }
@@ -182,20 +204,24 @@ function takeFefo(
   return moves;
 }
 
+/** A basket line as the preview takes it: its quantity, and the lot it names (null: first expiry first). */
+export type PreviewLine = { quantity: D; lotNumber?: string | null };
+
 /**
  * What lines of one item would take, in line order, each first expiry first from the sellable lots
- * what the lines before it left: a preview (the counter's basket), so nothing moves and a line the
- * lots cannot cover takes what there is.
+ * what the lines before it left, or from its named lot only: a preview (the counter's basket), so
+ * nothing moves and a line the lots cannot cover takes what there is.
  */
-export function fefoPreview(lots: WorkingLot[], quantities: D[], today: string): LotMove[][] {
+export function fefoPreview(lots: WorkingLot[], lines: PreviewLine[], today: string): LotMove[][] {
   const left = lots
     .filter((lot) => isSellable(lot, today))
     .sort(fefoOrder)
     .map((lot) => ({ lot, quantity: lot.quantity }));
-  return quantities.map((quantity) => {
+  return lines.map(({ quantity, lotNumber }) => {
     const moves: LotMove[] = [];
     let wanted = quantity;
     for (const source of left) {
+      if (lotNumber && source.lot.lotNumber !== lotNumber) continue;
       if (wanted.lte(0)) break;
       const taken = D.min(wanted, source.quantity);
       if (taken.lte(0)) continue;

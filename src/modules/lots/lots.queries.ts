@@ -134,16 +134,37 @@ export async function lotsOfItem(db: Db, itemId: number, includeEmpty: boolean):
   return rows;
 }
 
-/** The lots of these items that hold stock, by item (read without a lock: what a preview shows). */
-export async function lotsHoldingStockOf(db: Db, itemIds: number[]): Promise<Map<number, WorkingLot[]>> {
+/**
+ * The lots of these items that hold stock, by item (read without a lock: what a preview shows), and
+ * those of `named` lot numbers whatever they hold (a basket line's named lot that ran out).
+ */
+export async function lotsHoldingStockOf(
+  db: Db,
+  itemIds: number[],
+  named: string[] = [],
+): Promise<Map<number, WorkingLot[]>> {
   const byItem = new Map<number, WorkingLot[]>(itemIds.map((id) => [id, []]));
   if (itemIds.length === 0) return byItem;
   const { rows } = await preparedRaw<{ rows: LotRow[] }>(
     db,
-    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.item_id = ANY(${itemIds}::int[]) AND l.quantity > 0 ORDER BY l.id`,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l
+         WHERE l.item_id = ANY(${itemIds}::int[]) AND (l.quantity > 0 OR l.lot_number = ANY(${named}::text[])) ORDER BY l.id`,
   );
   for (const row of rows) byItem.get(row.item_id)?.push(toWorkingLot(row));
   return byItem;
+}
+
+/** The lots of these (item, lot number) pairs that exist, whatever they hold, unlocked (issue 42: lines naming a lot). */
+export async function lotsNamed(db: Db, named: { itemId: number; lotNumber: string }[]): Promise<WorkingLot[]> {
+  if (named.length === 0) return [];
+  const { rows } = await preparedRaw<{ rows: LotRow[] }>(
+    db,
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l
+          JOIN unnest(${named.map((n) => n.itemId)}::int[], ${named.map((n) => n.lotNumber)}::text[]) AS w(item_id, lot_number)
+            ON w.item_id = l.item_id AND w.lot_number = l.lot_number
+         ORDER BY l.id`,
+  );
+  return rows.map(toWorkingLot);
 }
 
 /** A lot as a label prints it: its item, number and expiry. */

@@ -8,7 +8,7 @@ import type { Basket, BasketLineLot, QuoteRecord } from './quotes.service';
 type Message = z.infer<typeof MessageBody>;
 
 /** A quote or sale line; the VAT rate with its 4 places. */
-export function presentLine(row: LineRow): QuoteLine {
+export function presentLine(row: LineRow): Omit<QuoteLine, 'lotNumber'> {
   return {
     id: row.id,
     itemId: row.item_id,
@@ -23,6 +23,12 @@ export function presentLine(row: LineRow): QuoteLine {
   };
 }
 
+/** A quote's line: a line, and the lot it names (issue 42; null: first expiry first). */
+export const presentQuoteLine = (row: LineRow): QuoteLine => ({
+  ...presentLine(row),
+  lotNumber: row.lot_number ?? null,
+});
+
 export function presentQuote({ quote: row, lines }: QuoteRecord): Quote {
   return {
     id: row.id,
@@ -35,7 +41,7 @@ export function presentQuote({ quote: row, lines }: QuoteRecord): Quote {
     vatApplied: row.vat_applied,
     customerNotes: row.customer_notes,
     status: row.status,
-    items: lines.map(presentLine),
+    items: lines.map(presentQuoteLine),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -64,7 +70,8 @@ export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' })
 
 /** The counter's basket: an empty one (no draft yet) has VAT applied and zero totals, as a new draft would. */
 /** The basket as the counter shows it; `lots`: what each line of an item tracked by lot would take (basketLots, issue 42). */
-export function presentBasket({ quote, lines }: Basket, lots: Map<number, BasketLineLot[]> = new Map()) {
+export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]> = new Map()) {
+  const { quote, lines } = basket;
   return {
     quoteId: quote?.quote_id ?? null,
     chargeCode: quote?.charge_code ?? null,
@@ -73,8 +80,11 @@ export function presentBasket({ quote, lines }: Basket, lots: Map<number, Basket
     subtotalAmount: quote?.subtotal_amount ?? '0.00',
     vatAmount: quote?.vat_amount ?? '0.00',
     totalAmount: quote?.total_amount ?? '0.00',
+    scannedLineId: basket.scannedLineId ?? null,
     items: lines.map((line) => ({
-      ...presentLine(line),
+      ...presentQuoteLine(line),
+      /** what the line's fields and buttons are named by: the item, and its lot when it names one */
+      label: line.lot_number ? `${line.item_name}, lot ${line.lot_number}` : line.item_name,
       /** the quantity as typed back into its field: 2.5, not 2.50 or a grouped 1,250 */
       quantityInput: String(quantityNumber(line.quantity)),
       currentStock: line.current_stock,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../../http/openapi';
 import { decimalString, IntId } from '../../http/validate';
+import { LotNumber } from '../lots/lots.schemas';
 
 /** A quantity: positive, at most 2 decimal places (fractional quantities are allowed). */
 export const Quantity = decimalString({ places: 2, max: 1_000_000_000 }).refine((v) => Number(v) > 0, {
@@ -9,8 +10,19 @@ export const Quantity = decimalString({ places: 2, max: 1_000_000_000 }).refine(
 
 export const LineRequest = z.object({ itemId: IntId, quantity: Quantity });
 
+/** A quote's line: a line, and the lot it sells from when it names one (issue 42). */
+export const QuoteLineRequest = LineRequest.extend({
+  lotNumber: LotNumber.optional().openapi({
+    description:
+      'Issue 42, an item tracked by lot: the line sells from this lot only (e.g. a GS1 scan at the counter) instead of first-expiry-first-out. ' +
+      'Checked as a sale line naming its lot is: an item not tracked by lot is 400 "<SKU> is not tracked by lot", an unknown lot 404 ' +
+      '"Lot <lotNumber> of <SKU> not found", an expired or quarantined one 409 "Lot <lotNumber> of <SKU> is expired" (or quarantined). ' +
+      'Two lines may name two lots of one item.',
+  }),
+});
+
 export const Lines = z
-  .array(LineRequest)
+  .array(QuoteLineRequest)
   .min(1, { error: 'must contain at least one item' })
   .max(500, { error: 'must contain at most 500 items' });
 
@@ -38,20 +50,25 @@ export const SessionQuery = z.object({ sessionId: SessionId });
 export const ChangeChargeCode = z.object({ chargeCode: ChargeCodeInput, sessionId: SessionId });
 export const QuoteIdParams = z.object({ id: IntId });
 
-export const QuoteLine = z
-  .object({
-    id: z.number().int(),
-    itemId: z.number().int().nullable(),
-    itemName: z.string(),
-    itemSku: z.string(),
-    quantity: z.string(),
-    unitPrice: z.string(),
-    vatRate: z.string(),
-    vatAmount: z.string(),
-    subtotal: z.string(),
-    totalWithVat: z.string(),
-  })
-  .openapi('QuoteLine');
+/** A quote's or a sale's line as the API gives it. */
+export const LineBase = z.object({
+  id: z.number().int(),
+  itemId: z.number().int().nullable(),
+  itemName: z.string(),
+  itemSku: z.string(),
+  quantity: z.string(),
+  unitPrice: z.string(),
+  vatRate: z.string(),
+  vatAmount: z.string(),
+  subtotal: z.string(),
+  totalWithVat: z.string(),
+});
+
+export const QuoteLine = LineBase.extend({
+  lotNumber: z.string().nullable().openapi({
+    description: 'Issue 42: the lot the line sells from (a GS1 scan, or lotNumber given); null: first-expiry-first-out',
+  }),
+}).openapi('QuoteLine');
 export type QuoteLine = z.infer<typeof QuoteLine>;
 
 export const Quote = z

@@ -30,8 +30,16 @@ import {
   type PricedLines,
 } from './sales.pricing';
 import type { SaveDraft, UpdateQuote } from './quotes.schemas';
-import { fefoPreview, lotStatus } from '../lots/lots.picking';
-import { expiryWarningDays, lotsHoldingStockOf, storesToday } from '../lots/lots.queries';
+import {
+  fefoPreview,
+  isSellable,
+  lotExpiryMismatch,
+  lotStatus,
+  namedLotForSale,
+  notTrackedByLotMessage,
+} from '../lots/lots.picking';
+import { expiryWarningDays, lotsHoldingStockOf, lotsNamed, storesToday } from '../lots/lots.queries';
+import { scannedLot } from '../../lib/barcodes';
 
 export type QuoteRow = {
   id: number;
@@ -50,6 +58,14 @@ export type QuoteRow = {
 };
 
 type Actor = Pick<Express.User, 'id' | 'role'>;
+
+/** quote_items' columns and values: a sale line's, and the lot the line names (issue 42; null: first expiry first). */
+const QUOTE_LINE_COLUMNS = sql`${LINE_COLUMNS}, lot_number`;
+const QUOTE_LINE_VALUES = sql`${LINE_VALUE_COLUMNS}, v.lot_number`;
+
+/** A quote line under `alias` as JSON (lineJsonObject) with its lot number, plus `extra` pairs. */
+export const quoteLineJsonObject = (alias: string, extra: Sql = sql.raw('')) =>
+  lineJsonObject(alias, sql`, 'lot_number', ${sql.ident(alias)}.lot_number${extra}`);
 
 /** Q<YYYYMMDD>-<n>, n from a sequence (gaps are possible, duplicates are not). */
 const QUOTE_NUMBER = sql.raw(
@@ -119,6 +135,28 @@ export async function resolveLines(db: Db, requested: RequestedLine[]) {
   );
 }
 
+/**
+ * Quote lines naming a lot (issue 42) pass the sale's checks of a named lot now, with its messages:
+ * 400 when the item is not tracked by lot, 404 when it has no such lot, 409 when the lot is expired or
+ * quarantined. What the lot holds is processing's business (the spec's 400), as for any line.
+ */
+async function checkNamedLots(db: Db, lines: LineInput[], items: Map<number, Pick<ItemForLine, 'sku' | 'tracking'>>) {
+  const named = lines.filter((l): l is LineInput & { itemId: number; lotNumber: string } =>
+    Boolean(l.lotNumber && l.itemId !== null),
+  );
+  if (named.length === 0) return;
+  for (const line of named) {
+    const item = items.get(line.itemId)!;
+    if (item.tracking !== 'lot') throw BadRequest(notTrackedByLotMessage(item.sku));
+  }
+  const lots = await lotsNamed(db, named);
+  const today = storesToday();
+  for (const line of named) {
+    const ofItem = lots.filter((lot) => lot.itemId === line.itemId);
+    namedLotForSale(items.get(line.itemId)!.sku, ofItem, line.lotNumber, today);
+  }
+}
+
 const inactiveItemMessage = (item: ItemForLine) => `Item '${item.name}' is inactive`;
 
 /** A draft line at the counter, with its item's stock and category now (null once the item is gone). */
@@ -130,45 +168,82 @@ export type BasketLine = LineRow & {
   tracking: 'none' | 'lot' | null;
 };
 
-/** A lot a basket line would take if sold now (issue 42), and whether it is within the expiry warning days. */
-export type BasketLineLot = { lotNumber: string; expiresOn: string | null; quantity: string; expiring: boolean };
+/**
+ * A lot a basket line would take if sold now (issue 42), and whether it is within the expiry warning
+ * days; for a line naming its lot, `held` when that lot may not be sold now (it expired or was
+ * quarantined since it was scanned: processing will refuse it).
+ */
+export type BasketLineLot = {
+  lotNumber: string;
+  expiresOn: string | null;
+  quantity: string;
+  expiring: boolean;
+  held: 'expired' | 'quarantined' | null;
+};
 
 /**
  * The lots each basket line of an item tracked by lot would take if the basket were sold now, by
- * line id: first expiry first, in line order (as processing takes them), from the sellable lots.
- * No read when no line is of a tracked item.
+ * line id: in line order (as processing takes them), a line naming its lot from that lot, the
+ * others first expiry first from the sellable lots. A line naming its lot shows that lot however
+ * much of the line it covers (the lot's number and expiry, and the line's quantity). No read when
+ * no line is of a tracked item.
  */
 export async function basketLots(db: Db, lines: BasketLine[]): Promise<Map<number, BasketLineLot[]>> {
   const tracked = lines.filter((line) => line.tracking === 'lot' && line.item_id !== null);
   if (tracked.length === 0) return new Map();
   const itemIds = [...new Set(tracked.map((line) => line.item_id!))];
-  const [lots, warningDays] = await Promise.all([lotsHoldingStockOf(db, itemIds), expiryWarningDays(db)]);
+  const named = [...new Set(tracked.flatMap((line) => (line.lot_number ? [line.lot_number] : [])))];
+  const [lots, warningDays] = await Promise.all([lotsHoldingStockOf(db, itemIds, named), expiryWarningDays(db)]);
   const today = storesToday();
   const preview = new Map<number, BasketLineLot[]>();
   for (const itemId of itemIds) {
+    const itemLots = lots.get(itemId) ?? [];
     const itemLines = tracked.filter((line) => line.item_id === itemId);
     const taken = fefoPreview(
-      lots.get(itemId) ?? [],
-      itemLines.map((line) => new D(line.quantity)),
+      itemLots,
+      itemLines.map((line) => ({ quantity: new D(line.quantity), lotNumber: line.lot_number })),
       today,
     );
-    itemLines.forEach((line, index) =>
+    itemLines.forEach((line, index) => {
+      const lot = line.lot_number ? itemLots.find((l) => l.lotNumber === line.lot_number) : undefined;
+      if (line.lot_number) {
+        const status = lot ? lotStatus(lot, today, warningDays) : null;
+        preview.set(line.id, [
+          {
+            lotNumber: line.lot_number,
+            expiresOn: lot?.expiresOn ?? null,
+            quantity: new D(line.quantity).toFixed(2),
+            expiring: status === 'expiring',
+            held:
+              lot && !isSellable(lot, today) && lot.quantity.gt(0)
+                ? lot.quarantined
+                  ? 'quarantined'
+                  : 'expired'
+                : null,
+          },
+        ]);
+        return;
+      }
       preview.set(
         line.id,
-        taken[index].map(({ lot, quantity }) => ({
-          lotNumber: lot.lotNumber,
-          expiresOn: lot.expiresOn,
+        taken[index].map(({ lot: source, quantity }) => ({
+          lotNumber: source.lotNumber,
+          expiresOn: source.expiresOn,
           quantity: quantity.negated().toFixed(2),
-          expiring: lotStatus(lot, today, warningDays) === 'expiring',
+          expiring: lotStatus(source, today, warningDays) === 'expiring',
+          held: null,
         })),
-      ),
-    );
+      );
+    });
   }
   return preview;
 }
 
-/** The session's draft as the counter shows it; quote is null while the session has none. */
-export type Basket = { quote: QuoteRow | null; lines: BasketLine[] };
+/**
+ * The session's draft as the counter shows it; quote is null while the session has none.
+ * `scannedLineId`: after a scan, the line it added to (the counter's scan log names it).
+ */
+export type Basket = { quote: QuoteRow | null; lines: BasketLine[]; scannedLineId?: number };
 
 /** One edit of the counter's basket, saved at once. */
 export type BasketChange =
@@ -188,7 +263,7 @@ type BasketRead = { [K in keyof QuoteRow]: QuoteRow[K] | null } & {
  * Lines (quote_items rows of `source` matching `where`) as JSON with their item's stock and
  * category now; a line is short of stock when its item has less than all its lines ask.
  */
-const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${lineJsonObject(
+const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${quoteLineJsonObject(
   'b',
   sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock, 'tracking', b.tracking`,
 )} ORDER BY b.id), '[]')
@@ -219,14 +294,40 @@ async function readBasket(db: Db, actor: Actor, sessionId: string, change?: Bask
 
 const lineGone = () => BadRequest('That line is no longer in the basket');
 
-/** The basket's lines after an add, a quantity change or a removal. */
-function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemForLine | null | undefined): LineInput[] {
+/**
+ * The lot a counter scan names (issue 42): for an item tracked by lot, the lot a GS1 scan carries in
+ * (10), checked as a sale checks a named lot (404 unknown, 409 expired or quarantined), and against
+ * the scan's (17) expiry when both have one (409); undefined for any other scan (its lot, if any, is
+ * of no account for an item not tracked by lot; a SKU or plain barcode takes lots first expiry first).
+ */
+async function lotOfScan(db: Db, code: string, scanned: ItemForLine | null | undefined): Promise<string | undefined> {
+  if (!scanned || !scanned.isActive || scanned.tracking !== 'lot') return undefined;
+  const carried = scannedLot(code);
+  if (!carried) return undefined;
+  const lots = await lotsNamed(db, [{ itemId: scanned.id, lotNumber: carried.lotNumber }]);
+  const lot = namedLotForSale(scanned.sku, lots, carried.lotNumber, storesToday());
+  if (carried.expiresOn !== null && lot.expiresOn !== null && carried.expiresOn !== lot.expiresOn)
+    throw lotExpiryMismatch(scanned.sku, lot, carried.expiresOn);
+  return lot.lotNumber;
+}
+
+/**
+ * The basket's lines after an add, a quantity change or a removal; for an add, the index of the line
+ * it added to. A scan adds one to the line of its item and lot (`lotNumber`, none: the item's line
+ * without a lot), or a new line.
+ */
+function changedLines(
+  lines: BasketLine[],
+  change: BasketChange,
+  scanned: ItemForLine | null | undefined,
+  lotNumber?: string,
+): { inputs: LineInput[]; scannedIndex?: number } {
   const inputs = lines.map(lineInputFromRow);
   switch (change.kind) {
     case 'add': {
       if (!scanned) throw new UnknownItemCode(change.sku, 400);
       if (!scanned.isActive) throw BadRequest(inactiveItemMessage(scanned));
-      const index = inputs.findIndex((l) => l.itemId === scanned.id);
+      const index = inputs.findIndex((l) => l.itemId === scanned.id && l.lotNumber === lotNumber);
       if (index === -1) {
         const line = {
           itemId: scanned.id,
@@ -235,20 +336,24 @@ function changedLines(lines: BasketLine[], change: BasketChange, scanned: ItemFo
           quantity: '1',
           unitPrice: scanned.price,
           vatRate: scanned.vatRate,
+          ...(lotNumber ? { lotNumber } : {}),
         };
-        return [...inputs, line];
+        return { inputs: [...inputs, line], scannedIndex: inputs.length };
       }
-      return inputs.map((l, i) => (i === index ? { ...l, quantity: new D(l.quantity).plus(1).toFixed(2) } : l));
+      return {
+        inputs: inputs.map((l, i) => (i === index ? { ...l, quantity: new D(l.quantity).plus(1).toFixed(2) } : l)),
+        scannedIndex: index,
+      };
     }
     case 'quantity': {
       const index = lines.findIndex((l) => l.id === change.lineId);
       if (index === -1) throw lineGone();
-      return inputs.map((l, i) => (i === index ? { ...l, quantity: change.quantity } : l));
+      return { inputs: inputs.map((l, i) => (i === index ? { ...l, quantity: change.quantity } : l)) };
     }
     case 'remove':
-      return inputs.filter((_, i) => lines[i].id !== change.lineId);
+      return { inputs: inputs.filter((_, i) => lines[i].id !== change.lineId) };
     default:
-      return inputs;
+      return { inputs };
   }
 }
 
@@ -286,8 +391,8 @@ export function quotesService(db: Db) {
     if (replace) await trx('quote_items').where({ quote_id: quoteId }).delete();
     const { rows } = await preparedRaw<{ rows: LineRow[] }>(
       trx,
-      sql`INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-       SELECT ${quoteId}, ${LINE_VALUE_COLUMNS} FROM ${linesFromJson(priced.lines)} ORDER BY v.position
+      sql`INSERT INTO quote_items (quote_id, ${QUOTE_LINE_COLUMNS})
+       SELECT ${quoteId}, ${QUOTE_LINE_VALUES} FROM ${linesFromJson(priced.lines)} ORDER BY v.position
        RETURNING *`,
     );
     return rows.sort((a, b) => a.id - b.id);
@@ -343,7 +448,9 @@ export function quotesService(db: Db) {
         db,
         sql`SELECT ${items} AS items, (SELECT row_to_json(cc) FROM (${chargeCodeForCheckSql('cc', sql`${input.chargeCode}`)}) cc) AS charge_code`,
       );
-      const { lines, categoryIds } = linesFromItems(input.items, itemsById(read[0].items));
+      const found = itemsById(read[0].items);
+      const { lines, categoryIds } = linesFromItems(input.items, found);
+      await checkNamedLots(db, lines, found);
       await checkChargeCode(db, read[0].charge_code, input.chargeCode, { categoryIds });
       const priced = priceLines(lines, input.vatApplied);
       const fields = {
@@ -361,11 +468,11 @@ export function quotesService(db: Db) {
            ${draft} ON CONFLICT (user_id, session_id) DO NOTHING
            RETURNING *
          ), l AS (
-           INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-           SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
+           INSERT INTO quote_items (quote_id, ${QUOTE_LINE_COLUMNS})
+           SELECT q.id, ${QUOTE_LINE_VALUES} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
            RETURNING *
          )
-         SELECT q.*, (SELECT json_agg(${lineJsonObject('l')} ORDER BY l.id) FROM l) AS lines FROM q`,
+         SELECT q.*, (SELECT json_agg(${quoteLineJsonObject('l')} ORDER BY l.id) FROM l) AS lines FROM q`,
       );
       if (created.length > 0) {
         const { lines, ...quote } = created[0];
@@ -405,7 +512,8 @@ export function quotesService(db: Db) {
           ...read
         } = await readBasket(trx, actor, sessionId, change);
         const draft = read.id === null ? null : (read as QuoteRow);
-        const lines = changedLines(current, change, scanned_item);
+        const lotNumber = change.kind === 'add' ? await lotOfScan(trx, change.sku, scanned_item) : undefined;
+        const { inputs: lines, scannedIndex } = changedLines(current, change, scanned_item, lotNumber);
         let chargeCode = draft?.charge_code ?? null;
         let vatApplied = draft?.vat_applied ?? true;
         let customerNotes = draft?.customer_notes ?? null;
@@ -434,15 +542,16 @@ export function quotesService(db: Db) {
            ), replaced AS (
              DELETE FROM quote_items WHERE quote_id IN (SELECT id FROM q)
            ), l AS (
-             INSERT INTO quote_items (quote_id, ${LINE_COLUMNS})
-             SELECT q.id, ${LINE_VALUE_COLUMNS} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
+             INSERT INTO quote_items (quote_id, ${QUOTE_LINE_COLUMNS})
+             SELECT q.id, ${QUOTE_LINE_VALUES} FROM q CROSS JOIN ${linesFromJson(priced.lines)} ORDER BY v.position
              RETURNING *
            )
            SELECT q.*, ${basketLinesJson(sql.raw('l'), sql.raw('true'))} AS lines FROM q`,
         );
         const { inserted, lines: saved, ...quote } = rows[0];
         if (!draft && !inserted) throw draftCreatedMeanwhile();
-        return { basket: { quote, lines: saved }, refusal };
+        const scannedLineId = scannedIndex === undefined ? undefined : saved[scannedIndex]?.id;
+        return { basket: { quote, lines: saved, scannedLineId }, refusal };
       });
       if (refusal) throw refusal;
       return basket;
@@ -496,7 +605,12 @@ export function quotesService(db: Db) {
         let lines: LineInput[];
         let categoryIds: number[];
         if (input.items) {
-          ({ lines, categoryIds } = await resolveLines(trx, input.items));
+          const found = await findItemsForLines(
+            trx,
+            input.items.map((l) => l.itemId),
+          );
+          ({ lines, categoryIds } = linesFromItems(input.items, found));
+          await checkNamedLots(trx, lines, found);
         } else {
           const rows = await linesOf(quote.id, trx);
           lines = rows.map(lineInputFromRow);

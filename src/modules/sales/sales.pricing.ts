@@ -8,7 +8,7 @@ export type LineInput = {
   quantity: string;
   unitPrice: string;
   vatRate: string;
-  /** a lot the line takes (issue 42, a sale's line only; not kept on the line) */
+  /** a lot the line takes (issue 42): kept on a quote's line (quote_items.lot_number), not on a sale's */
   lotNumber?: string;
 };
 
@@ -66,6 +66,8 @@ export type LineRow = {
   vat_amount: string;
   subtotal: string;
   total_with_vat: string;
+  /** a quote line's named lot (issue 42); null or absent when it takes lots first expiry first (a sale line has none) */
+  lot_number?: string | null;
 };
 
 export const lineInputFromRow = (row: LineRow): LineInput => ({
@@ -75,20 +77,22 @@ export const lineInputFromRow = (row: LineRow): LineInput => ({
   quantity: row.quantity,
   unitPrice: row.unit_price,
   vatRate: row.vat_rate,
+  ...(row.lot_number ? { lotNumber: row.lot_number } : {}),
 });
 
 /** Priced lines as one JSON value, expanded in SQL by linesFromJson (one INSERT for all lines). */
 const linesJson = (lines: PricedLine[]) =>
-  JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l) })));
+  JSON.stringify(lines.map((l, position) => ({ position, ...lineColumns(l), lot_number: l.lotNumber ?? null })));
 
 /**
- * The priced lines as rows `v` (their columns LINE_VALUE_COLUMNS, their order v.position), bound as
+ * The priced lines as rows `v` (their columns LINE_VALUE_COLUMNS, their order v.position, and a quote
+ * line's v.lot_number), bound as
  * one JSON value, so the statement's text is the same whatever the number of lines.
  */
 export const linesFromJson = (
   lines: PricedLine[],
 ) => sql`jsonb_to_recordset(${linesJson(lines)}::jsonb) AS v(position int, item_id int, item_name text, item_sku text,
-  quantity numeric, unit_price numeric, vat_rate numeric, vat_amount numeric, subtotal numeric, total_with_vat numeric)`;
+  quantity numeric, unit_price numeric, vat_rate numeric, vat_amount numeric, subtotal numeric, total_with_vat numeric, lot_number text)`;
 
 export const LINE_VALUE_COLUMNS = sql.raw(
   'v.item_id, v.item_name, v.item_sku, v.quantity, v.unit_price, v.vat_rate, v.vat_amount, v.subtotal, v.total_with_vat',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import '../../http/openapi';
 import { DateOrTimestamp, IntId, QueryBoolean } from '../../http/validate';
 import { UserRef } from '../users/users.schemas';
-import { LineRequest, Quantity, QuoteLine } from './quotes.schemas';
+import { LineBase, LineRequest, Quantity } from './quotes.schemas';
 import { LotNumber, LotShare } from '../lots/lots.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 
@@ -121,7 +121,7 @@ export const PeriodQuery = z.object({
   period: z.enum(['week', 'month', 'year']).optional(),
 });
 
-export const SaleLine = QuoteLine.extend({
+export const SaleLine = LineBase.extend({
   refundedQuantity: z.string(),
   lots: z.array(LotShare).openapi({
     description:

@@ -53,7 +53,7 @@ import {
   type LineRow,
   type PricedLines,
 } from './sales.pricing';
-import { canSeeAllQuotes, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
+import { canSeeAllQuotes, quoteLineJsonObject, quoteNotFound, resolveLines, type QuoteRow } from './quotes.service';
 import type { CreateSale, RecipientBody, RefundBody, SaleAuthorisationBody, SetRecipientBody } from './sales.schemas';
 import { chargeCodeFigures } from './sales.figures';
 import { applySalesFilter, resolveSalesFilter, type SalesFilterInput } from './sales.filters';
@@ -478,7 +478,7 @@ async function processOnce(
      ), code_row AS (
        ${chargeCodeForCheckSql('cc', sql`(SELECT charge_code FROM q)`)} FOR SHARE OF cc
      )
-     SELECT q.*, (SELECT coalesce(json_agg(${lineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
+     SELECT q.*, (SELECT coalesce(json_agg(${quoteLineJsonObject('l')} ORDER BY l.id), '[]') FROM l) AS lines,
             (SELECT r.xmin FROM quotes r WHERE r.id = q.id) IS DISTINCT FROM q.taken_version AS changed_while_taken, ${SALE_CHECK_COLUMNS}
        FROM q`,
   );

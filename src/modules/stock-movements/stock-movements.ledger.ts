@@ -6,7 +6,14 @@ import { D, type DecimalInput } from '../../lib/money';
 import { preparedRaw } from '../../db/prepared';
 import { sql, type Sql } from '../../db/sql';
 import { publishEvents } from '../outbound-webhooks/outbound-webhooks.queries';
-import { moveLots, type LotChange, type LotMove, type NamedLot, type WorkingLot } from '../lots/lots.picking';
+import {
+  moveLots,
+  notTrackedByLotMessage,
+  type LotChange,
+  type LotMove,
+  type NamedLot,
+  type WorkingLot,
+} from '../lots/lots.picking';
 import { insertNewLots, lockLotsOfItems, lotUpdateSql, storesToday } from '../lots/lots.queries';
 
 export type MovementType = 'in' | 'out' | 'adjustment';
@@ -189,7 +196,7 @@ function planStockChanges(
       lotMoves.push({ position, moves });
       next = moves.reduce((level, move) => level.plus(move.quantity), previous);
     } else {
-      if (change.lot) throw BadRequest(`${item.sku} is not tracked by lot`);
+      if (change.lot) throw BadRequest(notTrackedByLotMessage(item.sku));
       next =
         change.type === 'in' ? previous.plus(quantity) : change.type === 'out' ? previous.minus(quantity) : quantity;
     }
