@@ -249,7 +249,8 @@ export function counterPages({ db }: Deps): Router {
       const result = await attempt(() => {
         if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
         return sales.processQuote(actor, quote.id, req.input.form, actorOf(req));
-      }, RECEIPT_REFUSALS);
+        // issue 43: a restricted substance by a user (403) is said on the counter, the basket kept
+      }, [...RECEIPT_REFUSALS, 403]);
       if (!result.ok) return refuse(req, res, result);
       if (wantsPartial(req))
         return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
