@@ -115,7 +115,9 @@ describe('items and categories carry the flags', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(xlsx.body as never);
     const sheet = workbook.getWorksheet('Items')!;
-    expect([16, 17].map((n) => [sheet.getRow(1).getCell(n).value, sheet.getRow(2).getCell(n).value])).toEqual([
+    const headers = (sheet.getRow(1).values as unknown[]).map(String);
+    const column = (header: string) => headers.indexOf(header);
+    expect(['COSHH Required', 'Restricted'].map((h) => [h, sheet.getRow(2).getCell(column(h)).value])).toEqual([
       ['COSHH Required', 'no'],
       ['Restricted', 'yes'],
     ]);
