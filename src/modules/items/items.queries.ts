@@ -100,7 +100,7 @@ export type ItemForLine = {
   needsCoshhReference: boolean;
   /** issue 43: a restricted substance */
   restricted: boolean;
-  /** issue 42: 'lot' when its stock is kept in lots */
+  /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
   tracking: 'none' | 'lot';
 };
 
