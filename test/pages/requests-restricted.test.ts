@@ -153,15 +153,16 @@ describe('restricted substances on the staff’s request pages', () => {
     expect(await stockOf(b.t.db, acid.id)).toBe('4.00');
   });
 
-  it('a second approval is refused on the page in the API’s words (409)', async () => {
-    b.expectHttpErrors(409);
+  it('refusals on the page in the API’s words: a user posting the approval (403), a second approval (409)', async () => {
+    b.expectHttpErrors(403, 409);
     const category = await buildCategory(b.t.db);
     const item = await buildStockedItem(b.t.db, 5, { name: 'Sodium cyanide', price: '12.00', categoryId: category.id });
     await b.t.db('items').where({ id: item.id }).update({ restricted: true });
-    const [requester, first, second] = await Promise.all([
+    const [requester, first, second, clerk] = await Promise.all([
       buildUser(b.t.db, { role: 'requester' }),
       buildUser(b.t.db, { role: 'manager' }),
       buildUser(b.t.db, { role: 'admin' }),
+      buildUser(b.t.db, { role: 'user' }),
     ]);
     const code = await buildChargeCode(b.t.db, { authorisedEmails: [requester.email] });
     const service = requestsService(b.t.db);
@@ -169,6 +170,25 @@ describe('restricted substances on the staff’s request pages', () => {
       chargeCode: code.code,
       items: [{ itemId: item.id, quantity: '1' }],
     });
+    // a user has no button; the same form posted with their session is refused with the service's 403 words
+    const stores = await b.openAs(clerk, `/requests/${record.request.id}`);
+    expect(await stores.getByRole('button', { name: 'Approve restricted substances' }).count()).toBe(0);
+    // (a script as text: the tests are compiled without the DOM's types)
+    await stores.evaluate(`(() => {
+      const form = document.createElement('form');
+      form.method = 'post';
+      form.action = '/requests/${record.request.id}/approve-restricted';
+      form.append(document.querySelector('input[name="_csrf"]').cloneNode());
+      document.body.append(form);
+      form.submit();
+    })()`);
+    await stores
+      .getByRole('alert')
+      .filter({ hasText: "Only a manager or admin may approve a request's restricted substances" })
+      .waitFor();
+    expect(await stores.getByRole('button', { name: 'Approve restricted substances' }).count()).toBe(0);
+    expect(await restrictedState(stores)).toContain("Restricted substance: waits for a manager's approval");
+
     const page = await b.openAs(second, `/requests/${record.request.id}`);
     await service.approveRestricted(actorOf(first), record.request.id);
     await page.getByRole('button', { name: 'Approve restricted substances' }).click();
