@@ -28,7 +28,7 @@ import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { availabilityOf } from '../catalogue/catalogue.service';
 import type { Availability } from '../catalogue/catalogue.schemas';
 import { withUserRef } from '../users/users.queries';
-import { announce } from './requests.messages';
+import { announce, announceRestrictedApproval } from './requests.messages';
 import type {
   CancelBody,
   CollectBody,
@@ -106,6 +106,16 @@ export const restrictedApprovalPendingMessage = (reference: string, id: number) 
 
 /** The states of a request not yet fulfilled nor ended: those the threshold window adds up. */
 const OPEN_STATUSES = ['submitted', 'awaiting_approval', 'approved'] as const satisfies readonly RequestStatus[];
+
+/** Issue 43: whether the request's restricted substances still wait for a manager (fulfilment waits too). */
+export const restrictedApprovalPending = ({ request }: Pick<RequestRecord, 'request'>): boolean =>
+  request.restricted_approval_required &&
+  request.restricted_approved_by === null &&
+  (OPEN_STATUSES as readonly RequestStatus[]).includes(request.status);
+
+/** Issue 43: whether the person may approve the request's restricted substances (the pages show the button only then). */
+export const mayApproveRestricted = (user: Express.User, record: Pick<RequestRecord, 'request'>): boolean =>
+  restrictedApprovalPending(record) && hasRole(user, RESTRICTED_APPROVERS) && record.request.requested_by !== user.id;
 
 /** requests.thresholdWindow: what a code's approval threshold is held against (unset: day). */
 export const THRESHOLD_WINDOW_SETTING = 'requests.thresholdWindow';
@@ -620,6 +630,7 @@ export function requestsService(db: Db) {
         const comment = `Restricted substances approved by a manager${body.comment ? `: ${body.comment}` : ''}`;
         await addHistory(trx, id, { status: request.status, byUser: who.user.id, comment });
         const after = await loadOne(trx, id);
+        await announceRestrictedApproval(trx, after);
         return {
           result: after,
           audit: {
@@ -631,6 +642,16 @@ export function requestsService(db: Db) {
           },
         };
       }),
+
+    /**
+     * Issue 43: the ids of the request's items that are restricted substances now (the pages mark
+     * their lines; an item made restricted after submission is marked without being waited for).
+     */
+    async restrictedItemIds(record: RequestRecord): Promise<Set<number>> {
+      const ids = [...new Set(record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])))];
+      const items = await findItemsForLines(db, ids);
+      return new Set(ids.filter((itemId) => items.get(itemId)?.restricted));
+    },
 
     /** Any state before ready -> cancelled, by the requester or the staff (403 otherwise). */
     cancel: (who: RequestActor, id: number, body: CancelBody = {}) =>
