@@ -100,6 +100,8 @@ export type ItemForLine = {
   needsCoshhReference: boolean;
   /** issue 43: a restricted substance */
   restricted: boolean;
+  /** issue 43: hazardous (any pictogram or H statement): a request line of it needs the safety data sheet acknowledged */
+  hazardous: boolean;
   /** issue 42: 'lot' when its stock is kept in lots */
   tracking: 'none' | 'lot';
 };
@@ -112,7 +114,7 @@ const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sk
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
     'minimumStock', i.minimum_stock::text, 'tracking', i.tracking,
-    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
+    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted, 'hazardous', i.hazardous)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
