@@ -50,12 +50,18 @@ export const reorderTarget = (alias: string): Sql => {
 /**
  * An item's reference, the read model another module's statement joins: every item as `alias`, with
  * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id,
- * item_current_stock and item_tracking, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
- * A plain projection, so PostgreSQL plans it as the table itself.
+ * item_current_stock and item_tracking, and (issue 43) item_signal_word, item_pictograms,
+ * item_restricted and item_needs_coshh_reference (the item's or its category's coshh_required),
+ * which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`). A plain projection,
+ * so PostgreSQL plans it as the table itself (a column no caller reads is never computed).
  */
 export const itemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
-              current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
+              current_stock AS item_current_stock, tracking AS item_tracking,
+              hazard_signal_word AS item_signal_word, hazard_pictograms AS item_pictograms, restricted AS item_restricted,
+              (coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('rc')} WHERE rc.category_id = items.category_id AND rc.category_coshh_required))
+                AS item_needs_coshh_reference
+         FROM items) ${sql.ident(alias)}`;
 
 /**
  * The active hazardous items (issue 43: any pictogram or H statement) as `alias`, with the named
