@@ -17,7 +17,6 @@ import { CreateRequest } from '../modules/requests/requests.schemas';
 import { LineRequest } from '../modules/sales/quotes.schemas';
 import { requestsService } from '../modules/requests/requests.service';
 import { hazardOf } from '../modules/items/items.service';
-import { findItemsForLines } from '../modules/items/items.queries';
 import { presentHazard } from '../modules/hazards/hazards.present';
 import { hazardView } from '../modules/hazards/hazards.service';
 import { safetyDataSheetsService } from '../modules/safety-data-sheets/safety-data-sheets.service';
@@ -119,7 +118,7 @@ export function catalogueViews(db: Db) {
   /** Issue 43: the basket's items now, as its submit form asks of them (one read each, none for an empty basket). */
   async function basketSafety(basket: RequestBasket): Promise<BasketSafety> {
     const ids = basket.lines.map((line) => line.itemId);
-    const [found, withSheet] = await Promise.all([findItemsForLines(db, ids), sheets.itemsWithSheet(ids)]);
+    const [found, withSheet] = await Promise.all([itemsService(db).forLines(ids), sheets.itemsWithSheet(ids)]);
     return new Map(
       ids.map((id) => [
         id,
