@@ -116,6 +116,11 @@ describe('the catalogue and the request basket: hazards and safety data sheets',
     await tick.check();
     await basket(page).getByRole('button', { name: 'Submit request' }).click();
     await page.waitForURL(/\/requests\/\d+$/);
+    // the request's page marks the line whose sheet was confirmed read
+    const requestLines = page.locator('.request-lines tbody tr');
+    await requestLines.filter({ hasText: acid.name }).getByText('SDS read').waitFor();
+    expect(await requestLines.filter({ hasText: beaker.name }).getByText('SDS read').count()).toBe(0);
+    await expectAccessible(page);
     const id = Number(new URL(page.url()).pathname.split('/').pop());
     const asRequester = await b.t.loginAs(requester);
     const request = (await asRequester.get(`/api/requests/${id}`).expect(200)).body;
