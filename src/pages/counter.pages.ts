@@ -256,7 +256,8 @@ export function counterPages({ db }: Deps): Router {
       const result = await attempt(() => {
         if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
         return sales.processQuote(actor, quote.id, req.input.form, actorOf(req));
-      }, RECEIPT_REFUSALS);
+        // issue 43: a restricted substance by a user (403) is said on the counter, the basket kept
+      }, [...RECEIPT_REFUSALS, 403]);
       if (!result.ok) {
         // issue 43: a missing (or too long) COSHH reference is said beside its field, what was typed kept
         const coshhError = result.errors.coshhReference

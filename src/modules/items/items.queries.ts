@@ -108,7 +108,7 @@ export type ItemForLine = {
   restricted: boolean;
   /** issue 43: hazardous (any pictogram or H statement): a request line of it needs the safety data sheet acknowledged */
   hazardous: boolean;
-  /** issue 42: 'lot' when its stock is kept in lots */
+  /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
   tracking: 'none' | 'lot';
 };
 

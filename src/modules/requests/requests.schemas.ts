@@ -130,12 +130,14 @@ export const RequestLine = z
     short: z.boolean().openapi({
       description:
         'fulfilled: less was handed out than requested, for any reason; before fulfilment, for the stores staff only: more was requested ' +
-        'than was in stock at submission (anyone else: false, availability says how the item stands)',
+        'than was for sale at submission (an item tracked by lot: its lots neither expired nor quarantined; anyone else: false, ' +
+        'availability says how the item stands)',
     }),
     shortReason: ShortReason.nullable().openapi({ description: 'why the line is short; null when it is not' }),
     availability: Availability.nullable().openapi({
       description:
-        "before fulfilment: the item's availability now, as the catalogue says it (in_stock, low, out; never the stock figure); " +
+        "before fulfilment: the item's availability now by the catalogue's rule, of what it has for sale (an item tracked by lot: " +
+        'its sellable lots) (in_stock, low, out; never the stock figure); ' +
         'null once fulfilled or when the item was deleted',
     }),
     fulfilledQuantity: z

@@ -21,6 +21,7 @@ import {
   recordRequestSale,
   recordSaleCollection,
   salesService,
+  stockForSale,
   type SaleRecord,
 } from '../sales/sales.service';
 import { findItemsForLines, type ItemForLine } from '../items/items.queries';
@@ -216,10 +217,11 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   ]);
   const unfulfilled = lines.filter((l) => l.fulfilled_quantity === null && l.item_id !== null);
   const items = await findItemsForLines(db, [...new Set(unfulfilled.map((l) => l.item_id!))]);
+  const forSale = await stockForSale(db, items.values());
   const availability = new Map(
     unfulfilled.flatMap((l) => {
       const item = items.get(l.item_id!);
-      return item ? [[l.id, lineAvailability(item)] as const] : [];
+      return item ? [[l.id, lineAvailability(item, forSale.get(item.id)!)] as const] : [];
     }),
   );
   const requesterOf = new Map(
@@ -249,10 +251,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   }));
 }
 
-/** An item as the catalogue says it (never its stock figure); one no longer active is out, as the stores will not hand it out. */
-const lineAvailability = (item: ItemForLine): Availability =>
+/**
+ * An item's availability by the catalogue's rule (never its stock figure), of what it has for sale
+ * (stockForSale: an item tracked by lot counts only its sellable lots, as the short flag and
+ * fulfilment do); one no longer active is out, as the stores will not hand it out.
+ */
+const lineAvailability = (item: ItemForLine, forSale: D): Availability =>
   item.isActive
-    ? availabilityOf({ is_active: true, current_stock: item.currentStock, minimum_stock: item.minimumStock })
+    ? availabilityOf({ is_active: true, current_stock: forSale.toFixed(2), minimum_stock: item.minimumStock })
     : 'out';
 
 /** A step of the request's history: the status it entered, who moved it (null: the service), and why. */
@@ -341,7 +347,7 @@ export function requestsService(db: Db) {
   return {
     /**
      * Submits a request: the lines priced from the items now (VAT applied), a line asking more than
-     * the stock has marked short, the charge code checked as the counter checks it (its messages:
+     * the item has for sale marked short (stockForSale: an item tracked by lot counts its sellable lots only), the charge code checked as the counter checks it (its messages:
      * unknown, expired, not yet valid, on hold, excluded category, and with
      * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). A
      * requester must always be one, and hears one message for any code they are not (issue 40).
@@ -567,17 +573,23 @@ export function requestsService(db: Db) {
             restrictedApprovedBy: record.request.restricted_approved_by,
             auditActor: who.actor,
           });
-          // what each item held before the sale: what the sale found for sale (an item tracked by lot: its sellable
-          // lots), else (a line left out) what it holds now and what it gave
-          const after = await findItemsForLines(
+          // what each item had for sale before the sale: what the sale found (an item tracked by lot: its sellable
+          // lots), else (a line left out, so the sale took none of it) what it has for sale now, by the same rule
+          const after = await stockForSale(
             trx,
-            record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])),
+            (
+              await findItemsForLines(
+                trx,
+                record.lines.flatMap((l) => (l.item_id === null || sale.forSale.has(l.item_id) ? [] : [l.item_id])),
+              )
+            ).values(),
           );
           for (const line of record.lines) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
-            const item = line.item_id === null ? undefined : after.get(line.item_id);
-            const forSale = line.item_id === null ? undefined : sale.forSale.get(line.item_id);
-            const held = forSale ?? (item?.isActive ? taken.plus(item.currentStock) : new D(0));
+            const held =
+              line.item_id === null
+                ? new D(0)
+                : (sale.forSale.get(line.item_id) ?? after.get(line.item_id) ?? new D(0));
             await trx('stock_request_items')
               .where({ id: line.id })
               .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });
