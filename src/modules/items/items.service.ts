@@ -7,7 +7,15 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate, itemStock, lockItemsForStock, lotTrackedItemIds, lowStock } from './items.queries';
+import {
+  effectiveVatRate,
+  findItemsForLines,
+  itemStock,
+  lockItemsForStock,
+  lotTrackedItemIds,
+  lowStock,
+  type ItemForLine,
+} from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
@@ -304,6 +312,11 @@ export function itemsService(db: Db) {
     },
 
     /** The id of each SKU (exact) that an item has. */
+    /** The items of these ids as a line of a sale or request reads them (issue 43: hazardous, needs a COSHH reference), by id; one read. */
+    async forLines(ids: number[]): Promise<Map<number, ItemForLine>> {
+      return findItemsForLines(db, ids);
+    },
+
     async idsBySku(skus: string[]): Promise<Map<string, number>> {
       if (skus.length === 0) return new Map();
       const rows = await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku');

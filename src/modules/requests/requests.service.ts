@@ -167,11 +167,26 @@ const NEXT_REFERENCE = sql.raw(
 );
 
 /** The same item asked twice is one line of the summed quantity, where it was first asked. */
-function mergedLines(items: { itemId: number; quantity: string }[]) {
-  const merged = new Map<number, D>();
-  for (const line of items) merged.set(line.itemId, (merged.get(line.itemId) ?? new D(0)).plus(line.quantity));
-  return [...merged].map(([itemId, quantity]) => ({ itemId, quantity: quantity.toFixed(2) }));
+function mergedLines(items: { itemId: number; quantity: string; sdsAcknowledged?: boolean }[]) {
+  const merged = new Map<number, { quantity: D; sdsAcknowledged: boolean }>();
+  for (const line of items) {
+    const before = merged.get(line.itemId);
+    merged.set(line.itemId, {
+      quantity: (before?.quantity ?? new D(0)).plus(line.quantity),
+      // issue 43: an item's lines read as acknowledged only when every one of them is
+      sdsAcknowledged: (before?.sdsAcknowledged ?? true) && line.sdsAcknowledged === true,
+    });
+  }
+  return [...merged].map(([itemId, { quantity, sdsAcknowledged }]) => ({
+    itemId,
+    quantity: quantity.toFixed(2),
+    sdsAcknowledged,
+  }));
 }
+
+/** Issue 43: 400 when a hazardous item's request line comes without the requester's "I have read the safety data sheet". */
+export const sdsAcknowledgementMessage = (sku: string) =>
+  `Confirm you have read the safety data sheet of ${sku} before submitting`;
 
 async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]> {
   if (rows.length === 0) return [];
@@ -367,6 +382,19 @@ export function requestsService(db: Db) {
         const needingCoshh = items.find((l) => found.get(l.itemId)?.needsCoshhReference);
         if (needingCoshh && !input.coshhReference)
           throw BadRequest(coshhReferenceMessage(found.get(needingCoshh.itemId)!.sku));
+        // issue 43, then: the requester has read the safety data sheet of each hazardous item (the first line without it)
+        const unacknowledged = items.find((l) => found.get(l.itemId)?.hazardous && !l.sdsAcknowledged);
+        if (unacknowledged) {
+          const sku = found.get(unacknowledged.itemId)!.sku;
+          throw BadRequest(sdsAcknowledgementMessage(sku), {
+            errors: [
+              {
+                field: `items.${items.indexOf(unacknowledged)}.sdsAcknowledged`,
+                message: sdsAcknowledgementMessage(sku),
+              },
+            ],
+          });
+        }
         const restrictedApprovalRequired = items.some((l) => found.get(l.itemId)?.restricted);
         const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
         const threshold = approval?.approval_threshold ?? null;
@@ -403,6 +431,7 @@ export function requestsService(db: Db) {
             vat_amount: line.vatAmount,
             total: line.totalWithVat,
             short_at_submission: new D(line.quantity).gt(stock.get(line.itemId!) ?? 0),
+            sds_acknowledged: items.find((l) => l.itemId === line.itemId)?.sdsAcknowledged ?? false,
           })),
         );
         await addHistory(trx, row.id, { status: 'submitted', byUser: who.user.id });
