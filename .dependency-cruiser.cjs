@@ -23,7 +23,7 @@ const PUBLIC_ROLE_FILES = [
   'sales/sales.reports.ts', // sales reports and their CSV rows
   'sales/sales.policy.ts', // who marks a sale paid or unpaid: the API's guard and the page's buttons
   'invoices/invoices.matching.ts', // invoice lines matched to items
-  'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF, and its limits
+  'invoices/invoices.pdf.ts', // reading an uploaded invoice PDF (and checking any uploaded PDF: a safety data sheet), and its limits
   'orders/orders.receive.ts', // receiving an order into stock
   'orders/orders.import.ts', // importing an order from an invoice or a CSV
   'suppliers/suppliers.policy.ts', // who deletes a supplier: the API's guard and the page's buttons

@@ -53,6 +53,7 @@ export const OWNERS = {
   'src/modules/sources/': ['item_sources'],
   'src/modules/orders/': ['orders', 'order_items'],
   'src/modules/invoices/': ['order_invoices'],
+  'src/modules/safety-data-sheets/': ['safety_data_sheets'],
   'src/modules/sales/': [
     'sales',
     'sale_items',

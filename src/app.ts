@@ -36,6 +36,7 @@ import { labelsRoutes } from './modules/labels/labels.routes';
 import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.routes';
 import { lotControlRoutes } from './modules/lot-control/lot-control.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
+import { hazardsRoutes } from './modules/hazards/hazards.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
@@ -48,6 +49,7 @@ import { requestsRoutes } from './modules/requests/requests.routes';
 import { stocktakesRoutes } from './modules/stocktakes/stocktakes.routes';
 import { replenishmentRoutes } from './modules/replenishment/replenishment.routes';
 import { invoicesRoutes } from './modules/invoices/invoices.routes';
+import { safetyDataSheetsRoutes } from './modules/safety-data-sheets/safety-data-sheets.routes';
 import { chargeCodesRoutes } from './modules/chargecodes/chargecodes.routes';
 import { salesOnChargeCode } from './modules/sales/sales.queries';
 import { salesRoutes } from './modules/sales/sales.routes';
@@ -100,7 +102,9 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   invoicesRoutes,
   (deps) => itemsRoutes(deps, ordersService(deps.db)),
   (deps) => categoriesRoutes(deps, itemCountInCategory),
+  hazardsRoutes,
   labelsRoutes,
+  safetyDataSheetsRoutes,
   stockMovementsRoutes,
   lotControlRoutes,
   vatRatesRoutes,

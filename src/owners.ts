@@ -15,6 +15,7 @@ import { notificationsReferences } from './modules/notifications/notifications.s
 import { orderExists, ordersReferences } from './modules/orders/orders.queries';
 import { outboundWebhooksReferences } from './modules/outbound-webhooks/outbound-webhooks.queries';
 import { requestsReferences } from './modules/requests/requests.service';
+import { safetyDataSheetsReferences } from './modules/safety-data-sheets/safety-data-sheets.queries';
 import { saleExists, salesReferences } from './modules/sales/sales.queries';
 import { settingsReferences } from './modules/settings/settings.service';
 import { sourcesReferences } from './modules/sources/sources.queries';
@@ -62,6 +63,7 @@ export function composeOwners(): void {
     ordersReferences,
     outboundWebhooksReferences,
     requestsReferences,
+    safetyDataSheetsReferences,
     salesReferences,
     settingsReferences,
     sourcesReferences,

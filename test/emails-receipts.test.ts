@@ -201,3 +201,36 @@ describe("the receipt's words", () => {
     expect(text.indexOf(PHISH)).toBeGreaterThan(text.indexOf('Sale number:'));
   });
 });
+
+describe('the COSHH assessment reference on the receipt (issue 43)', () => {
+  it('a sale made under a COSHH reference shows it in the text and HTML parts; one without, no such line', async () => {
+    const user = await t.loginAs(await buildUser(t.db));
+    const solvent = await buildItem(t.db, { name: 'Toluene', sku: 'TOL-1L', price: '9.00', currentStock: 50 });
+    await t.db('items').where({ id: solvent.id }).update({ coshh_required: true });
+    const sale = await user
+      .post('/api/sales')
+      .send({
+        chargeCode: code,
+        items: [{ itemId: solvent.id, quantity: 1 }],
+        coshhReference: 'RA-CHEM-2026-031',
+        recipient: { deliveredTo: 'Ada', deliveredToEmail: 'coshh-ada@example.ac.uk' },
+        emailReceipt: true,
+      })
+      .expect(201);
+    expect(sale.body.sale.coshhReference).toBe('RA-CHEM-2026-031');
+    const [mail] = await until(
+      () => smtp.to('coshh-ada@example.ac.uk'),
+      (m) => m.length === 1,
+    );
+    expect(mail.text!.split('\n')).toContain('COSHH assessment: RA-CHEM-2026-031');
+    expect(mail.html as string).toContain('COSHH assessment: <strong>RA-CHEM-2026-031</strong>');
+
+    const plain = await newSale(user);
+    await setRecipient(user, plain.id, 'coshh-bob@example.ac.uk', 'Bob').expect(200);
+    const [other] = await until(
+      () => smtp.to('coshh-bob@example.ac.uk'),
+      (m) => m.length === 1,
+    );
+    expect(other.text).not.toContain('COSHH');
+  });
+});

@@ -50,6 +50,8 @@ beforeAll(async () => {
     minimumStock: 2,
   });
   await t.db('item_barcodes').insert({ item_id: item.id, code: '=1+1', lookup_key: '=1+1', kind: 'code128' });
+  // issue 43: the hazard's storage text is a text cell like the others
+  await t.db('items').where({ id: item.id }).update({ hazard_storage: '=HYPERLINK("http://evil")' });
 });
 afterAll(() => t.close());
 
@@ -78,6 +80,15 @@ describe('POST /api/items/bulk/export', () => {
         Barcodes: "'=1+1",
         Tracking: 'none',
         'Shelf Life Days': '',
+        'Signal Word': '',
+        Pictograms: '',
+        'H Statements': '',
+        'P Statements': '',
+        'CAS Number': '',
+        'UN Number': '',
+        'Hazard Storage': `'=HYPERLINK("http://evil")`,
+        'COSHH Required': 'no',
+        Restricted: 'no',
       },
     ]);
     // the database keeps the values as typed

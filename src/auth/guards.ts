@@ -10,7 +10,7 @@ import type { PermissionKey } from './permissions';
 /** A role's rank: its place in ROLES (requester 0, user 1, manager 2, admin 3). */
 const RANK = Object.fromEntries(ROLES.map((role, rank) => [role, rank])) as Record<Role, number>;
 
-export function hasRole(user: Express.User, role: Role): boolean {
+export function hasRole(user: Pick<Express.User, 'role'>, role: Role): boolean {
   return RANK[user.role] >= RANK[role];
 }
 

@@ -15,6 +15,11 @@ const SALES_DAYS = 30;
 /** What an admin can do about a missing backup, linked beside the warning. */
 const MAKE_A_BACKUP = { href: '/backups', label: 'Make one now on the Backups page' };
 
+/** The page that lists what an alert counts, linked beside it. */
+const ALERT_PAGES: Record<string, { href: string; label: string }> = {
+  sds_missing_or_old: { href: '/reports/sds', label: 'See the items' },
+};
+
 /**
  * `/`: the day's overview, from the same services as the dashboard API; admins also see whether a
  * backup exists. A requester's home is the catalogue and their own requests instead.
@@ -50,7 +55,10 @@ export function dashboardPages(deps: Deps): Router {
       stats,
       stockCounts,
       lotExpiry,
-      systemAlerts: [...systemAlerts, ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP }))],
+      systemAlerts: [
+        ...systemAlerts.map((alert) => ({ ...alert, action: ALERT_PAGES[alert.type] })),
+        ...backupAlerts.map((alert) => ({ ...alert, action: MAKE_A_BACKUP })),
+      ],
       lowStock,
       // the rest of the list, counted by the kept figures rather than read
       lowStockMore: Math.max(0, stats.lowStockItems - lowStock.length),

@@ -20,6 +20,9 @@ import { presentMovement } from '../modules/stock-movements/stock-movements.pres
 import { vatRatesService } from '../modules/vat-rates/vat-rates.service';
 import { attempt, checked, filledIn, flash, textField, type FieldErrors } from './forms';
 import { presentLot } from '../modules/lots/lots.present';
+import { presentSafetyDataSheetList } from '../modules/safety-data-sheets/safety-data-sheets.present';
+import { MAX_SDS_BYTES, SdsUploadFields } from '../modules/safety-data-sheets/safety-data-sheets.schemas';
+import { safetyDataSheetsService } from '../modules/safety-data-sheets/safety-data-sheets.service';
 import { lotActions, managesLots } from '../modules/lot-control/lot-control.service';
 import { itemsBulkPages } from './items.bulk.pages';
 import { itemsListQuery, itemsListView } from './items.list';
@@ -28,6 +31,8 @@ import { NOTE_FORM, notesSection } from './notes-section';
 import { PageRouter, type PageRequest } from './page-route';
 import { wantsPartial } from './page-render';
 import { actorOf } from '../modules/audit/audit.actor';
+import { PICTOGRAM_CODES } from '../modules/hazards/hazards.schemas';
+import { hazardView, PICTOGRAM_NAMES, pictogramImage } from '../modules/hazards/hazards.service';
 
 /** Movements on a page of an item's ledger. */
 const MOVEMENTS_PER_PAGE = 20;
@@ -37,6 +42,17 @@ const NoteParams = z.object({ id: IntId, noteId: IntId });
 const BarcodeParams = z.object({ id: IntId, barcodeId: IntId });
 /** The add-barcode form as typed, and its state when the page shows it blank. */
 const blankBarcodeForm = () => ({ values: { code: '', kind: '', note: '' }, errors: {} as FieldErrors, message: null });
+/** The safety data sheet upload form as typed (issue 43); the file is never sent back. */
+const typedSds = (body: Record<string, unknown>) => ({
+  revisionDate: textField(body.revisionDate),
+  language: textField(body.language),
+  supplierId: textField(body.supplierId),
+});
+const blankSdsForm = () => ({
+  values: { revisionDate: '', language: 'en', supplierId: '' },
+  errors: {} as FieldErrors,
+  message: null as string | null,
+});
 
 const ITEM_FIELDS = [
   'name',
@@ -50,16 +66,50 @@ const ITEM_FIELDS = [
   'tracking',
   'shelfLifeDays',
 ] as const;
-/** The item form as typed: every field a string (what is shown again beside its error), active a checkbox. */
-type ItemForm = Record<(typeof ITEM_FIELDS)[number], string> & { isActive: boolean };
+/** The hazard fields of the item form (issue 43), each a text but the pictograms' checkboxes. */
+const HAZARD_FIELDS = ['signalWord', 'hStatements', 'pStatements', 'casNumber', 'unNumber', 'hazardStorage'] as const;
+/** The item form as typed: every field a string (what is shown again beside its error), active a checkbox, the pictograms ticked. */
+type ItemForm = Record<(typeof ITEM_FIELDS)[number] | (typeof HAZARD_FIELDS)[number], string> & {
+  isActive: boolean;
+  pictograms: string[];
+};
 
 function readItemForm(body: Record<string, unknown>): ItemForm {
-  const typed = Object.fromEntries(ITEM_FIELDS.map((field) => [field, textField(body[field])])) as Record<
-    (typeof ITEM_FIELDS)[number],
-    string
-  >;
-  return { ...typed, isActive: checked(body.isActive) };
+  const typed = Object.fromEntries(
+    [...ITEM_FIELDS, ...HAZARD_FIELDS].map((field) => [field, textField(body[field])]),
+  ) as Record<(typeof ITEM_FIELDS)[number] | (typeof HAZARD_FIELDS)[number], string>;
+  const ticked = body.pictograms;
+  const pictograms = (Array.isArray(ticked) ? ticked : [ticked]).filter((v): v is string => typeof v === 'string');
+  return { ...typed, isActive: checked(body.isActive), pictograms };
 }
+
+/** Codes typed in one box: separated by commas, semicolons, bars or spaces (spaces around a + kept together). */
+const typedCodes = (text: string) =>
+  text
+    .replace(/\s*\+\s*/g, '+')
+    .split(/[\s,;|]+/)
+    .filter((code) => code !== '');
+
+/** The hazard fields as the API's `hazard` (the whole object: the form always shows all of it). */
+const hazardBody = (form: ItemForm) => ({
+  signalWord: form.signalWord === '' ? null : form.signalWord,
+  pictograms: form.pictograms,
+  hStatements: typedCodes(form.hStatements),
+  pStatements: typedCodes(form.pStatements),
+  casNumber: form.casNumber,
+  unNumber: form.unNumber,
+  storage: form.hazardStorage,
+});
+
+/** The API's errors on `hazard.<field>[.<index>]` shown beside the form's hazard fields. */
+const hazardFieldErrors = (errors: FieldErrors): FieldErrors =>
+  Object.fromEntries(
+    Object.entries(errors).map(([field, message]) => {
+      const [head, name] = field.split('.');
+      if (head !== 'hazard' || name === undefined) return [field, message];
+      return [name === 'storage' ? 'hazardStorage' : name, message];
+    }),
+  );
 
 /** The form as the API's body, so the API's schemas judge it: blanks mean "none" (or the default), the category is a number. */
 const itemBody = (form: ItemForm) => ({
@@ -80,6 +130,7 @@ const itemBody = (form: ItemForm) => ({
       : /^\s*\d+\s*$/.test(form.shelfLifeDays)
         ? Number(form.shelfLifeDays)
         : form.shelfLifeDays,
+  hazard: hazardBody(form),
 });
 
 /** The refusal to turn tracking by lot off while lots hold stock (items.service), shown beside the Tracking field. */
@@ -120,6 +171,13 @@ function itemFormOf(item: ReturnType<typeof presentItem>): ItemForm {
     isActive: item.isActive,
     tracking: item.tracking,
     shelfLifeDays: item.shelfLifeDays === null ? '' : String(item.shelfLifeDays),
+    signalWord: item.hazard?.signalWord ?? '',
+    pictograms: item.hazard?.pictograms ?? [],
+    hStatements: (item.hazard?.hStatements ?? []).join(', '),
+    pStatements: (item.hazard?.pStatements ?? []).join(', '),
+    casNumber: item.hazard?.casNumber ?? '',
+    unNumber: item.hazard?.unNumber ?? '',
+    hazardStorage: item.hazard?.storage ?? '',
   };
 }
 
@@ -136,6 +194,21 @@ export function itemsPages(deps: Deps): Router {
   const orders = ordersService(db);
   const suppliers = suppliersService(db);
   const barcodes = itemBarcodesService(db);
+  const sheets = safetyDataSheetsService(db);
+
+  /** The item page's safety data sheets: the versions newest first, each with its supplier's name, and the upload form. */
+  async function sdsView(id: number, form = blankSdsForm()) {
+    const [rows, supplierRows] = await Promise.all([sheets.list(id), suppliers.list()]);
+    const names = new Map(supplierRows.map((s) => [s.id, s.name]));
+    return {
+      rows: presentSafetyDataSheetList(rows).map((row) => ({
+        ...row,
+        supplierName: row.supplierId ? (names.get(row.supplierId) ?? row.supplierId) : null,
+      })),
+      suppliers: supplierRows.map((s) => ({ id: s.id, name: s.name })),
+      form,
+    };
+  }
 
   // the items pages' manager buttons and forms: the policy the API's guards keep
   pages.use('/items', (req, res, next) => {
@@ -169,8 +242,13 @@ export function itemsPages(deps: Deps): Router {
       action,
       isNew: action === '/items',
       values: form,
-      errors,
+      errors: hazardFieldErrors(errors),
       message,
+      pictogramOptions: PICTOGRAM_CODES.map((code) => ({
+        code,
+        name: PICTOGRAM_NAMES[code],
+        image: pictogramImage(code),
+      })),
       categories: categoryRows,
       vatOptions,
     };
@@ -183,7 +261,7 @@ export function itemsPages(deps: Deps): Router {
     { before, overrides = {} }: { before?: number; overrides?: Record<string, unknown> } = {},
   ) {
     const user = currentUser(req);
-    const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows] = await Promise.all([
+    const [item, movements, noteRows, history, sourceRows, costPrices, barcodeRows, sds] = await Promise.all([
       items.get(id),
       movementsPage(id, before),
       noteSection.list(req, 'item', String(id), { editable: true }),
@@ -191,6 +269,7 @@ export function itemsPages(deps: Deps): Router {
       suppliers.sourcesOfItem(id),
       mayReadCostPrices(db, user),
       barcodes.list(id),
+      sdsView(id),
     ]);
     const presented = presentItem(item);
     return {
@@ -198,6 +277,7 @@ export function itemsPages(deps: Deps): Router {
       title: presented.name,
       stylesheets: ['/assets/css/items.css', '/assets/css/labels.css'],
       item: presented,
+      hazard: hazardView(presented.hazard),
       movements,
       notes: noteRows,
       orders: presentItemOrderHistory(history, costPrices).orders,
@@ -217,6 +297,7 @@ export function itemsPages(deps: Deps): Router {
       editedNote: null,
       labelForm: labelForm(db, [{ itemId: id, name: presented.name, sku: presented.sku, copies: 1 }], `/items/${id}`),
       barcodes: { rows: barcodeRows.map(presentBarcode), form: blankBarcodeForm() },
+      sds,
       ...overrides,
     };
   }
@@ -393,6 +474,28 @@ export function itemsPages(deps: Deps): Router {
       await barcodes.remove(id, barcodeId, actorOf(req));
       flash(req, 'Barcode removed');
       res.redirect(303, `/items/${id}#barcodes`);
+    },
+  );
+
+  // Safety data sheets (issue 43): the API's POST /api/items/:id/sds for managers; a refused upload
+  // comes back in the form with the API's message beside its field (a file that is no PDF beside the file).
+  pages.post(
+    '/items/:id/sds',
+    { access: 'manager', params: IdParams, upload: { field: 'file', maxBytes: MAX_SDS_BYTES, maxFieldBytes: 1024 } },
+    async (req, res) => {
+      const { id } = req.input.params;
+      const values = typedSds(req.body as Record<string, unknown>);
+      const result = await attempt(async () =>
+        sheets.upload(id, SdsUploadFields.parse(filledIn(values)), req.file, currentUser(req).id),
+      );
+      if (!result.ok) {
+        const listed = Object.keys(result.errors).length > 0;
+        const errors = listed ? result.errors : { file: result.message };
+        const form = { values, errors, message: listed ? result.message : null };
+        return renderDetail(req, res, { id, status: result.status, overrides: { sds: await sdsView(id, form) } });
+      }
+      flash(req, `Safety data sheet revised ${result.value.revision_date} uploaded`);
+      res.redirect(303, `/items/${id}#safety-data-sheets`);
     },
   );
 

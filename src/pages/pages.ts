@@ -34,10 +34,12 @@ import { outboxPages } from './outbox.pages';
 import { cataloguePages } from './catalogue.pages';
 import { requestsPages } from './requests.pages';
 import { lotTracePages } from './lot-trace.pages';
+import { safetyDataSheetsPages } from './safety-data-sheets.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   dashboardPages,
+  safetyDataSheetsPages,
   itemsPages,
   cataloguePages,
   requestsPages,

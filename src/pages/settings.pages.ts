@@ -75,6 +75,11 @@ const SETTING_MEANINGS: Record<KnownSetting, { meaning: string; example: string 
       'How many days before its expiry date a lot counts as expiring: it is marked on the counter, listed under Lots and counted on the dashboard, and the expiry digest names it. Not set: 30.',
     example: '{"days": 60}',
   },
+  'safety.sdsReviewYears': {
+    meaning:
+      'How many years a safety data sheet stays current: an active hazardous item (any pictogram or H statement) whose latest sheet was revised longer ago than this, or that has none, is counted in the system alert and listed on Safety data sheets due. Not set: 5.',
+    example: '{"years": 3}',
+  },
   'mcp.keyMaxLifetimeDays': {
     meaning:
       'The longest an MCP key may live, in days: creating a key with a longer expiry is refused, and a key created without one expires after ' +

@@ -27,6 +27,9 @@ const FRAGMENTS = new Set([
   '/orders/:id/receive/lookup',
 ]);
 
+/** Routes that answer with a file, not a page: the item's safety data sheet, which a label's QR code opens (issue 43). */
+const FILES = new Set(['/items/:id/sds']);
+
 /** A path parameter's value, by the area it is in and its name: the records made below. */
 let params: Record<string, string>;
 let manager: UserRow;
@@ -136,6 +139,7 @@ function pagesFor(role: Role): PageRoute[] {
     (route) =>
       route.method === 'GET' &&
       !FRAGMENTS.has(route.path) &&
+      !FILES.has(route.path) &&
       (route.access === undefined || ('role' in route.access ? hasRole(person, route.access.role) : role === 'admin')),
   );
 }

@@ -9,6 +9,7 @@ export function presentCategory(row: CategoryRow): Category {
     icon: row.icon,
     color: row.color,
     buyerEmails: row.buyer_emails,
+    coshhRequired: row.coshh_required,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -3,13 +3,13 @@ import { sql, type Sql } from '../../db/sql';
 
 /**
  * A category's reference, the read model another module's statement joins: every category as
- * `alias`, with the named columns category_id, category_name, category_description, category_icon
- * and category_color, which are all a caller reads of it (`JOIN ${categoryRefs('c')} ON c.category_id = ...`).
+ * `alias`, with the named columns category_id, category_name, category_description, category_icon,
+ * category_color and category_coshh_required (issue 43), which are all a caller reads of it (`JOIN ${categoryRefs('c')} ON c.category_id = ...`).
  * A plain projection, so PostgreSQL plans it as the table itself.
  */
 export const categoryRefs = (alias: string): Sql =>
   sql`(SELECT id AS category_id, name AS category_name, description AS category_description, icon AS category_icon,
-              color AS category_color FROM categories) ${sql.ident(alias)}`;
+              color AS category_color, coshh_required AS category_coshh_required FROM categories) ${sql.ident(alias)}`;
 
 /** Whether the category exists (on the caller's transaction when it passes one). */
 export async function categoryExists(db: Db, id: number): Promise<boolean> {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import '../../http/openapi';
 
+const COSHH_REQUIRED =
+  'issue 43: every item of the category needs a COSHH assessment: a sale, quote processing or request holding one must carry coshhReference';
+
 export const Category = z
   .object({
     id: z.number().int(),
@@ -12,6 +15,7 @@ export const Category = z
       description:
         'who buys for the category: the daily low-stock digest of its items goes to them (when empty, to the managers); lower case, each once',
     }),
+    coshhRequired: z.boolean().openapi({ description: COSHH_REQUIRED }),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
   })
@@ -50,6 +54,7 @@ export const CreateCategory = z
     icon: optionalText(100),
     color: optionalText(50),
     buyerEmails: BuyerEmails.optional(),
+    coshhRequired: z.boolean({ error: 'must be a boolean' }).optional().openapi({ description: COSHH_REQUIRED }),
   })
   .openapi('CreateCategory');
 export type CreateCategory = z.infer<typeof CreateCategory>;

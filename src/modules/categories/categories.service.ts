@@ -11,6 +11,7 @@ export type CategoryRow = {
   icon: string | null;
   color: string | null;
   buyer_emails: string[];
+  coshh_required: boolean;
   created_at: Date;
   updated_at: Date;
 };
@@ -80,6 +81,7 @@ export function categoriesService(db: Db) {
             icon: input.icon ?? null,
             color: input.color ?? null,
             buyer_emails: input.buyerEmails ?? [],
+            coshh_required: input.coshhRequired ?? false,
           })
           .returning('*');
         return row;
@@ -100,6 +102,7 @@ export function categoriesService(db: Db) {
       if (input.icon !== undefined) changes.icon = input.icon;
       if (input.color !== undefined) changes.color = input.color;
       if (input.buyerEmails !== undefined) changes.buyer_emails = input.buyerEmails;
+      if (input.coshhRequired !== undefined) changes.coshh_required = input.coshhRequired;
       try {
         const [row] = await db<CategoryRow>('categories')
           .where({ id })

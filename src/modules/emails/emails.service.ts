@@ -165,6 +165,8 @@ export type SaleReceipt = {
   saleId: string;
   chargeCode: string;
   deliveredTo: string | null;
+  /** issue 43: the COSHH assessment reference the sale was made under, or null */
+  coshhReference: string | null;
   createdAt: Date;
   subtotalAmount: string;
   vatAmount: string;

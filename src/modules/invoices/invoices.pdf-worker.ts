@@ -6,18 +6,27 @@ import { constants, inflateSync } from 'node:zlib';
 import { PDFParse } from 'pdf-parse';
 import { parseInvoiceText, type ParsedInvoice } from './invoices.parser';
 
-export type PdfReadResult = { extracted: ParsedInvoice } | { unreadable: string } | { tooLarge: true };
+export type PdfReadResult =
+  { extracted: ParsedInvoice } | { readable: true } | { unreadable: string } | { tooLarge: true };
 
-export type PdfReadTask = { data: Uint8Array; maxPages: number; maxInflatedBytes: number };
+/** `invoice`: read the text and parse it as an invoice; `check`: only read the text (any PDF, e.g. a safety data sheet). */
+export type PdfReadTask = {
+  data: Uint8Array;
+  maxPages: number;
+  maxInflatedBytes: number;
+  purpose?: 'invoice' | 'check';
+};
 
 /**
- * What the parser reads from the text of the first pages; a document pdf.js refuses is a
- * result (the file's fault), not an error, and so is one whose streams inflate beyond the bound.
+ * What the parser reads from the text of the first pages (or, to check a PDF, only that they can
+ * be read); a document pdf.js refuses is a result (the file's fault), not an error, and so is one
+ * whose streams inflate beyond the bound.
  */
 export default async function readPdfInvoice({
   data,
   maxPages,
   maxInflatedBytes,
+  purpose = 'invoice',
 }: PdfReadTask): Promise<PdfReadResult> {
   if (inflatesBeyond(Buffer.from(data.buffer, data.byteOffset, data.byteLength), maxInflatedBytes))
     return { tooLarge: true };
@@ -30,7 +39,7 @@ export default async function readPdfInvoice({
   } finally {
     await parser.destroy().catch(() => undefined);
   }
-  return { extracted: parseInvoiceText(text) };
+  return purpose === 'check' ? { readable: true } : { extracted: parseInvoiceText(text) };
 }
 
 const STREAM = Buffer.from('stream');

@@ -16,7 +16,10 @@ export const invoiceUpload = memoryUpload({ fileSize: MAX_INVOICE_BYTES, files: 
 
 export type UploadedFile = { originalname: string; buffer: Buffer; size: number };
 
-export type ReadInvoice = { filename: string; size: number; sha256: string; bytes: Buffer; extracted: ParsedInvoice };
+/** An uploaded file that passed the PDF checks: its safe name, size, SHA-256 and bytes. */
+export type CheckedPdf = { filename: string; size: number; sha256: string; bytes: Buffer };
+
+export type ReadInvoice = CheckedPdf & { extracted: ParsedInvoice };
 
 const PDF_MAGIC = Buffer.from('%PDF-');
 const EOF_MARKER = Buffer.from('%%EOF');
@@ -37,6 +40,32 @@ export async function readInvoicePdf(
   { readBy, timeLimitMs = READ_TIME_LIMIT_MS }: ReadOptions,
 ): Promise<ReadInvoice> {
   if (!file) throw BadRequest("No file uploaded: send the PDF in the multipart field 'invoice'");
+  const pdf = checkPdfBytes(file, 'invoice.pdf');
+  const extracted = await inTurn(readBy, 'invoices', () =>
+    withReaderSlot(() => readInWorker(pdf.bytes, timeLimitMs, 'invoice')),
+  );
+  if (!extracted) throw new Error('The PDF reader answered an invoice reading without the invoice');
+  return { ...pdf, extracted };
+}
+
+/**
+ * Any uploaded PDF that is not read as an invoice (a safety data sheet) passes the same checks as
+ * an invoice, in the same reader pool and under the same bounds: it starts with %PDF-, ends with
+ * %%EOF, its streams inflate within the bound and pdf.js can read the text of its first pages
+ * (400 otherwise, 422 over the bounds, 429 for a fourth at once by one person). Nothing is parsed
+ * out of it. `fallbackName` names a file uploaded without a name.
+ */
+export async function checkUploadedPdf(
+  file: UploadedFile,
+  { readBy, timeLimitMs = READ_TIME_LIMIT_MS, fallbackName }: ReadOptions & { fallbackName: string },
+): Promise<CheckedPdf> {
+  const pdf = checkPdfBytes(file, fallbackName);
+  await inTurn(readBy, 'PDFs', () => withReaderSlot(() => readInWorker(pdf.bytes, timeLimitMs, 'check')));
+  return pdf;
+}
+
+/** The checks on the bytes themselves (a PDF's header and end marker), before any reading. */
+function checkPdfBytes(file: UploadedFile, fallbackName: string): CheckedPdf {
   const bytes = file.buffer;
   if (bytes.length < PDF_MAGIC.length || !bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
     throw BadRequest('The uploaded file is not a PDF');
@@ -44,13 +73,11 @@ export async function readInvoicePdf(
   if (bytes.subarray(Math.max(0, bytes.length - 2048)).indexOf(EOF_MARKER) === -1) {
     throw BadRequest('The uploaded PDF is incomplete or damaged');
   }
-  const extracted = await inTurn(readBy, () => withReaderSlot(() => readInWorker(bytes, timeLimitMs)));
   return {
-    filename: safeFilename(file.originalname),
+    filename: safeFilename(file.originalname, fallbackName),
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     bytes,
-    extracted,
   };
 }
 
@@ -113,10 +140,10 @@ const turns = new Map<string, { count: number; last: Promise<unknown> }>();
  * Runs a person's reading after the ones they already started, so one person's documents hold
  * at most one of the pool's readers and the others stay free for everyone else.
  */
-function inTurn<T>(readBy: string, read: () => Promise<T>): Promise<T> {
+function inTurn<T>(readBy: string, what: 'invoices' | 'PDFs', read: () => Promise<T>): Promise<T> {
   const turn = turns.get(readBy) ?? { count: 0, last: Promise.resolve() };
   if (turn.count >= MAX_READS_PER_READER) {
-    throw TooManyRequests('Three of your invoices are already being read: try again when they are done', 5);
+    throw TooManyRequests(`Three of your ${what} are already being read: try again when they are done`, 5);
   }
   turn.count += 1;
   turns.set(readBy, turn);
@@ -145,7 +172,12 @@ async function withReaderSlot<T>(read: () => Promise<T>): Promise<T> {
 
 class ReadTimedOut extends Error {}
 
-async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedInvoice> {
+/** The invoice read from the bytes (purpose 'invoice'), or null once they are found readable (purpose 'check'). */
+async function readInWorker(
+  bytes: Buffer,
+  timeLimitMs: number,
+  purpose: 'invoice' | 'check',
+): Promise<ParsedInvoice | null> {
   // A copy of the bytes moves to the worker; the upload's own buffer is stored afterwards.
   const data = new Uint8Array(bytes);
   const pool = await pdfReaders();
@@ -156,7 +188,7 @@ async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedI
   readsInFlight.add(read);
   let result: PdfReadResult;
   try {
-    const task: PdfReadTask = { data, maxPages: MAX_PAGES_READ, maxInflatedBytes: MAX_INFLATED_BYTES };
+    const task: PdfReadTask = { data, maxPages: MAX_PAGES_READ, maxInflatedBytes: MAX_INFLATED_BYTES, purpose };
     result = await pool.run(task, { transferList: [data.buffer], signal: read.signal });
   } catch (err) {
     if (read.signal.reason instanceof ReadTimedOut) throw Unprocessable(TOO_LARGE);
@@ -168,14 +200,14 @@ async function readInWorker(bytes: Buffer, timeLimitMs: number): Promise<ParsedI
   }
   if ('tooLarge' in result) throw Unprocessable(TOO_LARGE);
   if ('unreadable' in result) throw BadRequest(UNREADABLE);
-  return result.extracted;
+  return 'extracted' in result ? result.extracted : null;
 }
 
-function safeFilename(name: string | undefined): string {
+function safeFilename(name: string | undefined, fallback: string): string {
   const cleaned = (name ?? '')
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
     .trim()
     .slice(0, 200);
-  return cleaned || 'invoice.pdf';
+  return cleaned || fallback;
 }

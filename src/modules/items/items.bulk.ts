@@ -3,7 +3,9 @@ import type { Db } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import { sql, toRaw } from '../../db/sql';
 import { isForeignKeyViolation } from '../../db/pg-errors';
-import { BadRequest, Conflict } from '../../http/errors';
+import { BadRequest, Conflict, HttpError } from '../../http/errors';
+import { HazardInput } from '../hazards/hazards.schemas';
+import { checkHazard } from '../hazards/hazards.service';
 import { D } from '../../lib/money';
 import { categoriesService } from '../categories/categories.service';
 import type { Actor } from '../audit/audit.actor';
@@ -15,7 +17,7 @@ import { UNLOTTED, type NamedLot } from '../lots/lots.picking';
 import { BARCODE_SEPARATOR, checkBarcode, lookupKey, type CheckedBarcode } from '../../lib/barcodes';
 import { codeOwners, itemStock, lockCodes, lockItemsForStock } from './items.queries';
 import { barcodeClash, skuIsBarcode } from './item-barcodes.service';
-import { ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
+import { hazardColumns, ITEM_COLUMNS, ITEM_FROM, itemWhere, type ItemFilter, type ItemReadRow } from './items.service';
 
 /** What a bulk action did, to how many (deduplicated) items; items.present turns it into {success, message}. */
 export type BulkOutcome =
@@ -103,6 +105,10 @@ type ImportCandidate = {
   barcodes: CheckedBarcode[];
   tracking: 'none' | 'lot';
   shelfLifeDays: number | null;
+  /** the hazard columns (issue 43) */
+  hazard: ReturnType<typeof hazardColumns>;
+  coshhRequired: boolean;
+  restricted: boolean;
   /** a lot-tracked item's opening stock: the lot given, or UNLOTTED with no expiry */
   lot: NamedLot | undefined;
 };
@@ -132,6 +138,57 @@ function importBarcodes(value: unknown, sku: string): CheckedBarcode[] | string 
     checked.push(barcode);
   }
   return checked;
+}
+
+/** The import's hazard columns (issue 43), by their names in the import and in HazardInput. */
+const HAZARD_IMPORT_FIELDS = {
+  signalWord: 'signalWord',
+  pictograms: 'pictograms',
+  hStatements: 'hStatements',
+  pStatements: 'pStatements',
+  casNumber: 'casNumber',
+  unNumber: 'unNumber',
+  hazardStorage: 'storage',
+} as const;
+const HAZARD_LISTS = new Set(['pictograms', 'hStatements', 'pStatements']);
+
+/** A list cell: an array, or one text of codes joined by '|', ',' or ';' (spaces around a '+' dropped). */
+function importCodes(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? undefined;
+  return value
+    .replace(/\s*\+\s*/g, '+')
+    .split(/[|,;]/)
+    .map((code) => code.trim())
+    .filter((code) => code !== '');
+}
+
+/**
+ * An import row's hazard data: the columns signalWord, pictograms, hStatements, pStatements (arrays,
+ * or texts as the export writes them), casNumber, unNumber and hazardStorage, checked as POST /items
+ * checks its hazard; the columns to write, or the first problem's message. Blank columns: no hazard.
+ */
+function importHazard(record: Record<string, unknown>): ReturnType<typeof hazardColumns> | string {
+  const raw: Record<string, unknown> = {};
+  for (const [column, field] of Object.entries(HAZARD_IMPORT_FIELDS)) {
+    let value = record[column];
+    if (HAZARD_LISTS.has(column)) value = importCodes(value);
+    // a spreadsheet gives a UN number as a number, and drops its leading zeros
+    else if (column === 'unNumber' && typeof value === 'number' && Number.isInteger(value) && value >= 0)
+      value = String(value).padStart(4, '0');
+    else if (typeof value === 'number') value = String(value);
+    raw[field] = value;
+  }
+  const parsed = HazardInput.safeParse(raw);
+  if (!parsed.success) {
+    const names = Object.fromEntries(Object.entries(HAZARD_IMPORT_FIELDS).map(([column, field]) => [field, column]));
+    return parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? String(i.path[0])} ${i.message}`).join('; ');
+  }
+  try {
+    return hazardColumns(checkHazard(parsed.data));
+  } catch (err) {
+    if (err instanceof HttpError) return err.message;
+    throw err;
+  }
 }
 
 function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
@@ -183,6 +240,9 @@ export function itemsBulkService(db: Db) {
                   reorder_quantity: c.reorderQuantity,
                   tracking: c.tracking,
                   shelf_life_days: c.shelfLifeDays,
+                  ...c.hazard,
+                  coshh_required: c.coshhRequired,
+                  restricted: c.restricted,
                   is_active: true,
                   created_by: userId,
                 })),
@@ -404,6 +464,8 @@ export function itemsBulkService(db: Db) {
           );
         if (row.expiresOn != null && row.lotNumber == null)
           return fail(position, 'lotNumber is required with expiresOn');
+        const hazard = importHazard(record);
+        if (typeof hazard === 'string') return fail(position, hazard);
         firstSeen.set(row.sku, position);
         if (!codesSeen.has(lookupKey(row.sku))) codesSeen.set(lookupKey(row.sku), { position, asSku: true });
         for (const b of barcodes) codesSeen.set(b.key, { position, asSku: false });
@@ -420,6 +482,9 @@ export function itemsBulkService(db: Db) {
           barcodes,
           tracking,
           shelfLifeDays: row.shelfLifeDays ?? null,
+          hazard,
+          coshhRequired: row.coshhRequired ?? false,
+          restricted: row.restricted ?? false,
           // as POST /items does, opening stock of no named lot goes into UNLOTTED; an imported lot keeps
           // the expiry given (none when blank, even past: stock brought over from a spreadsheet)
           lot:

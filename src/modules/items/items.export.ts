@@ -27,7 +27,19 @@ const COLUMNS = [
   'Barcodes',
   'Tracking',
   'Shelf Life Days',
+  'Signal Word',
+  'Pictograms',
+  'H Statements',
+  'P Statements',
+  'CAS Number',
+  'UN Number',
+  'Hazard Storage',
+  'COSHH Required',
+  'Restricted',
 ];
+
+/** An item's codes (pictograms, statements) in one cell, joined as its barcodes are; the import splits them again. */
+const codes = (list: string[]) => list.join(EXPORT_BARCODE_SEPARATOR);
 
 /** How an export joins an item's barcodes in one cell (the import splits a text on `|` and trims each code). */
 export const EXPORT_BARCODE_SEPARATOR = ` ${BARCODE_SEPARATOR} `;
@@ -66,6 +78,15 @@ export async function streamItemsCsv(res: Response, pages: AsyncIterable<ItemExp
           text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
           r.tracking,
           r.shelf_life_days ?? '',
+          r.hazard_signal_word ?? '',
+          codes(r.hazard_pictograms),
+          codes(r.hazard_statements),
+          codes(r.precautionary_statements),
+          r.cas_number ?? '',
+          r.un_number ?? '',
+          text(r.hazard_storage),
+          r.coshh_required ? 'yes' : 'no',
+          r.restricted ? 'yes' : 'no',
         ];
       }
     }
@@ -89,6 +110,15 @@ const XLSX_COLUMNS: { header: string; key: string; width: number; style: Partial
   { header: 'Barcodes', key: 'barcodes', width: 32, style: {} },
   { header: 'Tracking', key: 'tracking', width: 10, style: {} },
   { header: 'Shelf Life Days', key: 'shelfLifeDays', width: 16, style: {} },
+  { header: 'Signal Word', key: 'signalWord', width: 12, style: {} },
+  { header: 'Pictograms', key: 'pictograms', width: 24, style: {} },
+  { header: 'H Statements', key: 'hStatements', width: 32, style: {} },
+  { header: 'P Statements', key: 'pStatements', width: 40, style: {} },
+  { header: 'CAS Number', key: 'casNumber', width: 14, style: {} },
+  { header: 'UN Number', key: 'unNumber', width: 10, style: {} },
+  { header: 'Hazard Storage', key: 'hazardStorage', width: 32, style: {} },
+  { header: 'COSHH Required', key: 'coshhRequired', width: 15, style: {} },
+  { header: 'Restricted', key: 'restricted', width: 11, style: {} },
 ];
 
 /**
@@ -123,6 +153,15 @@ export async function streamItemsXlsx(res: Response, pages: AsyncIterable<ItemEx
         barcodes: text(r.barcodes.join(EXPORT_BARCODE_SEPARATOR)),
         tracking: r.tracking,
         shelfLifeDays: r.shelf_life_days,
+        signalWord: r.hazard_signal_word,
+        pictograms: codes(r.hazard_pictograms),
+        hStatements: codes(r.hazard_statements),
+        pStatements: codes(r.precautionary_statements),
+        casNumber: r.cas_number,
+        unNumber: r.un_number,
+        hazardStorage: text(r.hazard_storage),
+        coshhRequired: r.coshh_required ? 'yes' : 'no',
+        restricted: r.restricted ? 'yes' : 'no',
       });
       row.eachCell((cell, column) => {
         cell.style = styles[column - 1];

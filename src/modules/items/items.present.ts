@@ -6,7 +6,8 @@ import { presentJoinedUserRef } from '../users/users.present';
 import type { BulkOutcome, ImportOutcome } from './items.bulk';
 import type { Barcode, ImportResult, Item, ItemDeletionCheck, ItemDetail } from './items.schemas';
 import type { BarcodeRow } from './item-barcodes.service';
-import type { ItemOrderHistoryRow, ItemReadRow } from './items.service';
+import { hazardOf, type ItemOrderHistoryRow, type ItemReadRow } from './items.service';
+import { presentHazard } from '../hazards/hazards.present';
 
 export function presentItem(row: ItemReadRow): Item {
   return {
@@ -40,6 +41,10 @@ export function presentItem(row: ItemReadRow): Item {
     lastCountedAt: row.last_counted_at ? row.last_counted_at.toISOString() : null,
     tracking: row.tracking,
     shelfLifeDays: row.shelf_life_days,
+    hazard: presentHazard(hazardOf(row)),
+    coshhRequired: row.coshh_required,
+    needsCoshhReference: row.needs_coshh_reference,
+    restricted: row.restricted,
   };
 }
 

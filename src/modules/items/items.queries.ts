@@ -50,12 +50,26 @@ export const reorderTarget = (alias: string): Sql => {
 /**
  * An item's reference, the read model another module's statement joins: every item as `alias`, with
  * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id,
- * item_current_stock and item_tracking, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
- * A plain projection, so PostgreSQL plans it as the table itself.
+ * item_current_stock and item_tracking, and (issue 43) item_signal_word, item_pictograms,
+ * item_restricted and item_needs_coshh_reference (the item's or its category's coshh_required),
+ * which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`). A plain projection,
+ * so PostgreSQL plans it as the table itself (a column no caller reads is never computed).
  */
 export const itemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
-              current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
+              current_stock AS item_current_stock, tracking AS item_tracking,
+              hazard_signal_word AS item_signal_word, hazard_pictograms AS item_pictograms, restricted AS item_restricted,
+              (coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('rc')} WHERE rc.category_id = items.category_id AND rc.category_coshh_required))
+                AS item_needs_coshh_reference
+         FROM items) ${sql.ident(alias)}`;
+
+/**
+ * The active hazardous items (issue 43: any pictogram or H statement) as `alias`, with the named
+ * columns item_id, item_sku and item_name: what the safety data sheet alert checks. It reads the
+ * partial index items_hazardous.
+ */
+export const hazardousItemRefs = (alias: string): Sql =>
+  sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name FROM items WHERE hazardous AND is_active) ${sql.ident(alias)}`;
 
 /**
  * The items low on stock now (lowStock) as `alias`, with the named columns item_id and
@@ -88,15 +102,25 @@ export type ItemForLine = {
   isActive: boolean;
   currentStock: string;
   minimumStock: string;
+  /** issue 43: the item's or its category's coshhRequired */
+  needsCoshhReference: boolean;
+  /** issue 43: a restricted substance */
+  restricted: boolean;
+  /** issue 43: hazardous (any pictogram or H statement): a request line of it needs the safety data sheet acknowledged */
+  hazardous: boolean;
   /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
   tracking: 'none' | 'lot';
 };
+
+/** Issue 43: whether the items row `i` or its category needs a COSHH assessment reference. */
+const NEEDS_COSHH = sql`(i.coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('lc')} WHERE lc.category_id = i.category_id AND lc.category_coshh_required))`;
 
 /** One items row `i` as ItemForLine JSON (decimals stay strings). */
 const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sku', i.sku, 'price', i.price::text,
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
-    'minimumStock', i.minimum_stock::text, 'tracking', i.tracking)`;
+    'minimumStock', i.minimum_stock::text, 'tracking', i.tracking,
+    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted, 'hazardous', i.hazardous)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as
@@ -297,10 +321,20 @@ export type LockedItem = {
   is_active: boolean;
   tracking: 'none' | 'lot';
   shelf_life_days: number | null;
+  /** issue 43: the item's or its category's coshh_required: a sale of it must carry a COSHH assessment reference */
+  needs_coshh_reference: boolean;
+  /** issue 43: a restricted substance, sold only by a manager or admin */
+  restricted: boolean;
 };
 
+/**
+ * The locked rows. Only the items are locked: the category's flag is read by a sub-select in the
+ * select list, which FOR NO KEY UPDATE does not reach.
+ */
 const lockItemsWhere = (condition: Sql) =>
-  sql`SELECT id, name, sku, current_stock, category_id, is_active, tracking, shelf_life_days FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
+  sql`SELECT id, name, sku, current_stock, category_id, is_active, tracking, shelf_life_days, restricted,
+         coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('lc')} WHERE lc.category_id = items.category_id AND lc.category_coshh_required) AS needs_coshh_reference
+       FROM items WHERE ${condition} ORDER BY id FOR NO KEY UPDATE`;
 
 /** The SELECT that locks the items of these ids the stock ledger's way (the ids as one array parameter). */
 export const lockItemsByIdsSql = (ids: number[]): Sql => lockItemsWhere(sql`id = ANY(${[...new Set(ids)]}::int[])`);
@@ -317,7 +351,8 @@ export const lockedItemsJson = (alias: string) => {
   const a = sql.ident(alias);
   return sql`coalesce(json_agg(json_build_object('id', ${a}.id, 'name', ${a}.name, 'sku', ${a}.sku,
     'current_stock', ${a}.current_stock::text, 'category_id', ${a}.category_id, 'is_active', ${a}.is_active,
-    'tracking', ${a}.tracking, 'shelf_life_days', ${a}.shelf_life_days) ORDER BY ${a}.id), '[]')`;
+    'tracking', ${a}.tracking, 'shelf_life_days', ${a}.shelf_life_days,
+    'needs_coshh_reference', ${a}.needs_coshh_reference, 'restricted', ${a}.restricted) ORDER BY ${a}.id), '[]')`;
 };
 
 export const lockedById = (rows: LockedItem[]) => new Map(rows.map((r) => [r.id, r]));

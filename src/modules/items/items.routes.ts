@@ -132,6 +132,9 @@ export function itemsRoutes({ db, docs, reads }: Deps, orders: ItemOrderHistoryS
         'earlier in the import fails the item with that message. tracking (none or lot) and shelfLifeDays are optional (issue 42); a lot-tracked ' +
         "item's opening stock goes into its lotNumber with its expiresOn (which may be past: the lot is expired at once), or into the lot " +
         'UNLOTTED with no expiry when no lotNumber is given; lotNumber and expiresOn on an item not tracked by lot fail it. ' +
+        'The hazard columns (issue 43) are optional: signalWord, pictograms, hStatements, pStatements (each an array of codes, or a text ' +
+        'of codes joined by `|`, `,` or `;`, as the export writes them), casNumber, unNumber and hazardStorage, checked as POST /api/items ' +
+        'checks its hazard ("Unknown hazard statement \'<code>\'", "Invalid CAS number \'<cas>\'" fail the item); blank: no hazard data. ' +
         'A failing item does not affect the others. Each created item with stock gets an `in` movement ' +
         "('Initial stock (bulk import)'). errors[] holds one message per failed item, prefixed with its 1-based position: 'Item 3: ...'.",
       access: MANAGER_UNDER_STRICT,
@@ -221,7 +224,8 @@ export function itemsRoutes({ db, docs, reads }: Deps, orders: ItemOrderHistoryS
         'Body: itemIds (1..1000 ids, all must exist) or all: true (every active item; includeInactive: true adds inactive ones), ' +
         'and format csv or xlsx (default xlsx). Streamed; columns ID, SKU, Name, Description, Category, Price, VAT Rate, ' +
         "Current Stock, Minimum Stock, Reorder Quantity (empty when none), Active, Created At, Barcodes (the item's codes, oldest " +
-        'first, joined by " | "; empty when none). Filename items-YYYY-MM-DD.<format>.',
+        'first, joined by " | "; empty when none), Tracking, Shelf Life Days, and the hazard (issue 43): Signal Word, Pictograms, ' +
+        'H Statements, P Statements (codes joined by " | "), CAS Number, UN Number, Hazard Storage; empty when none. Filename items-YYYY-MM-DD.<format>.',
       access: MANAGER_UNDER_STRICT,
       body: BulkExport,
       responses: {
@@ -324,7 +328,10 @@ export function itemsRoutes({ db, docs, reads }: Deps, orders: ItemOrderHistoryS
       description:
         'currentStock and minimumStock default to 0; vatRate omitted or null means the default rate applies; reorderQuantity ' +
         'omitted or null means the replenishment target is twice minimumStock. Opening stock is ' +
-        "recorded as an 'in' movement ('Initial stock'). 409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
+        "recorded as an 'in' movement ('Initial stock'). hazard (issue 43): the GHS/CLP data, or omitted or null for none; each code and the " +
+        'CAS check digit are checked: 400 {message: "Unknown hazard statement \'<code>\'"} or {message: "Invalid CAS number \'<cas>\'"}, with ' +
+        "errors [{field, message}] naming the field (hazard.hStatements.1); pictograms GHS01 to GHS09 and unNumber four digits are 400 'Validation failed'. coshhRequired and restricted (issue 43) default to false. " +
+        "409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
       access: 'manager',
       body: CreateItem,
       responses: {
@@ -423,7 +430,8 @@ export function itemsRoutes({ db, docs, reads }: Deps, orders: ItemOrderHistoryS
       summary: 'Update an item',
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
-        'reorderQuantity (null = the replenishment target is twice the minimum), isActive. A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
+        'reorderQuantity (null = the replenishment target is twice the minimum), isActive, tracking, shelfLifeDays, hazard (issue 43: the whole ' +
+        'hazard data, replacing what the item had, a field left out cleared; null clears it; checked as POST /api/items checks it), coshhRequired and restricted (issue 43). A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
         "transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken or another item's barcode.",
       access: 'manager',
       params: IdParams,

@@ -7,6 +7,7 @@ import { UserRef } from '../users/users.schemas';
 import { limitParam, PageParam } from '../../http/pagination';
 import { BARCODE_KINDS } from '../../lib/barcodes';
 import { ExpiryDate, LotNumber, TRACKING_MODES } from '../lots/lots.schemas';
+import { Hazard, HazardInput } from '../hazards/hazards.schemas';
 
 export const Item = z
   .object({
@@ -49,6 +50,22 @@ export const Item = z
       .int()
       .nullable()
       .openapi({ description: 'the expiry given to a received lot that has none: this many days after receipt' }),
+    hazard: Hazard.nullable().openapi({
+      description:
+        'GHS/CLP hazard data (issue 43): {signalWord, pictograms, hStatements, pStatements, casNumber, unNumber, storage}; null when none of it is set',
+    }),
+    // issue 43: COSHH and restricted substances at the point of sale
+    coshhRequired: z.boolean().openapi({
+      description:
+        "the item's own flag: a sale, quote processing or request holding it must carry coshhReference (a COSHH assessment's reference)",
+    }),
+    needsCoshhReference: z.boolean().openapi({
+      description: 'read only: coshhRequired of the item or of its category, what the point of sale checks',
+    }),
+    restricted: z.boolean().openapi({
+      description:
+        "a restricted substance: only a manager or admin processes a sale holding it; a request holding it waits for a manager's approval",
+    }),
   })
   .openapi('Item');
 export type Item = z.infer<typeof Item>;
@@ -101,6 +118,9 @@ const ShelfLifeDays = z
   .min(1, { error: 'must be at least 1' })
   .max(36500, { error: 'must be at most 36500' });
 
+/** Issue 43: coshhRequired and restricted, set by managers. */
+const HazardFlag = z.boolean({ error: 'must be a boolean' });
+
 export const CreateItem = z
   .object({
     name: Text(200),
@@ -116,6 +136,9 @@ export const CreateItem = z
     reorderQuantity: ReorderQuantity.nullish(),
     tracking: Tracking.default('none'),
     shelfLifeDays: ShelfLifeDays.nullish(),
+    hazard: HazardInput.nullish().openapi({ description: 'hazard data (issue 43); omitted or null: none' }),
+    coshhRequired: HazardFlag.optional().openapi({ description: 'default false' }),
+    restricted: HazardFlag.optional().openapi({ description: 'default false' }),
   })
   .openapi('CreateItem');
 export type CreateItem = z.infer<typeof CreateItem>;
@@ -134,6 +157,11 @@ export const UpdateItem = z
     isActive: z.boolean(),
     tracking: Tracking,
     shelfLifeDays: ShelfLifeDays.nullable(),
+    hazard: HazardInput.nullable().openapi({
+      description: 'replaces the whole hazard data (a field left out is cleared); null clears it',
+    }),
+    coshhRequired: HazardFlag,
+    restricted: HazardFlag,
     stockReason: z
       .string()
       .trim()
@@ -221,12 +249,23 @@ export const BulkImport = z
   })
   .openapi('BulkImport', {
     description:
-      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import), tracking? (none or lot, default none), shelfLifeDays? (1 to 36500), lotNumber? and expiresOn? (YYYY-MM-DD, may be past; only for tracking lot: the lot the opening stock goes into, UNLOTTED with no expiry when no lotNumber is given)}]',
+      'items: [{name, sku, description?, categoryName (case-insensitive exact match), price, currentStock, minimumStock? (default 0), reorderQuantity? (default none: the replenishment target is twice the minimum), barcodes? (an array of codes, or one text of codes joined by "|" as the export writes them; each checked as POST /api/items/{id}/barcodes checks it, and unique across every item\'s SKU and barcodes and this import), tracking? (none or lot, default none), shelfLifeDays? (1 to 36500), lotNumber? and expiresOn? (YYYY-MM-DD, may be past; only for tracking lot: the lot the opening stock goes into, UNLOTTED with no expiry when no lotNumber is given), signalWord?, pictograms?, hStatements?, pStatements? (arrays of codes, or texts of codes joined by "|", "," or ";"), casNumber?, unNumber?, hazardStorage? (issue 43: the item\'s hazard, checked as POST /api/items checks it), coshhRequired? and restricted? (true/false, yes/no or 1/0; default false)}]',
   });
 export const ImportResult = z
   .object({ successful: z.number().int(), failed: z.number().int(), errors: z.array(z.string()) })
   .openapi('ImportResult');
 export type ImportResult = z.infer<typeof ImportResult>;
+
+const FLAG_WORDS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
+const ImportFlag = z.preprocess(
+  (v) => {
+    if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : v;
+    if (typeof v !== 'string') return v;
+    const word = v.trim().toLowerCase();
+    return word === '' ? undefined : (FLAG_WORDS[word] ?? v);
+  },
+  z.boolean({ error: 'must be yes or no (true/false)' }).nullish(),
+);
 
 export const ImportRow = z.object({
   name: z
@@ -256,6 +295,9 @@ export const ImportRow = z.object({
   ),
   lotNumber: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), LotNumber.nullish()),
   expiresOn: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), ExpiryDate.nullish()),
+  // issue 43: yes/no as a spreadsheet gives them (true/false, yes/no, 1/0 in any case; blank: no value, default false)
+  coshhRequired: ImportFlag,
+  restricted: ImportFlag,
 });
 
 // ---- orders of an item ------------------------------------------------------------

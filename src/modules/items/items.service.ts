@@ -7,7 +7,15 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate, itemStock, lockItemsForStock, lotTrackedItemIds, lowStock } from './items.queries';
+import {
+  effectiveVatRate,
+  findItemsForLines,
+  itemStock,
+  lockItemsForStock,
+  lotTrackedItemIds,
+  lowStock,
+  type ItemForLine,
+} from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
@@ -20,6 +28,7 @@ import { expiryWarningDays, lotsHoldingStock, lotsOfItem, storesToday, type LotR
 import { TRACKING_OFF_REASON, TRACKING_ON_REASON, UNLOTTED } from '../lots/lots.picking';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
+import { checkHazard, type HazardValues } from '../hazards/hazards.service';
 
 /**
  * One line of an item's order history: the order, its supplier's name and the line's quantities.
@@ -54,6 +63,17 @@ export type ItemReadRow = {
   last_counted_at: Date | null;
   tracking: 'none' | 'lot';
   shelf_life_days: number | null;
+  hazard_signal_word: 'Danger' | 'Warning' | null;
+  hazard_pictograms: string[];
+  hazard_statements: string[];
+  precautionary_statements: string[];
+  cas_number: string | null;
+  un_number: string | null;
+  hazard_storage: string | null;
+  coshh_required: boolean;
+  /** the item's or its category's coshh_required (issue 43) */
+  needs_coshh_reference: boolean;
+  restricted: boolean;
   category_name: string;
   category_description: string | null;
   category_icon: string | null;
@@ -71,6 +91,8 @@ export const ITEM_COLUMNS = sql`i.id, i.name, i.sku, i.description, i.category_i
   ${effectiveVatRate('i')} AS vat_rate,
   i.vat_rate AS own_vat_rate, i.current_stock, i.minimum_stock, i.reorder_quantity, i.is_active, i.created_by, i.created_at, i.updated_at, i.last_counted_at,
   i.tracking, i.shelf_life_days,
+  i.hazard_signal_word, i.hazard_pictograms, i.hazard_statements, i.precautionary_statements, i.cas_number, i.un_number, i.hazard_storage,
+  i.coshh_required, (i.coshh_required OR c.category_coshh_required) AS needs_coshh_reference, i.restricted,
   c.category_name, c.category_description, c.category_icon, c.category_color,
   ${userRefSelect('creator_')}`;
 export const ITEM_FROM = sql`items i JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
@@ -129,6 +151,38 @@ export type NamedItems = {
 
 /** Tables whose rows belong to an item and go with it; they never block a delete. */
 const OWNED_BY_ITEM = new Set(['low_stock_acknowledgements', 'item_barcodes', 'stock_lots']);
+
+/** The items columns of an item's hazard data (none: every column empty). */
+export function hazardColumns(hazard: HazardValues | null) {
+  return {
+    hazard_signal_word: hazard?.signalWord ?? null,
+    hazard_pictograms: hazard?.pictograms ?? [],
+    hazard_statements: hazard?.hStatements ?? [],
+    precautionary_statements: hazard?.pStatements ?? [],
+    cas_number: hazard?.casNumber ?? null,
+    un_number: hazard?.unNumber ?? null,
+    hazard_storage: hazard?.storage ?? null,
+  };
+}
+
+/** An item row's hazard data in the hazards module's terms. */
+export const hazardOf = (row: ItemReadRow): HazardValues => ({
+  signalWord: row.hazard_signal_word,
+  pictograms: row.hazard_pictograms,
+  hStatements: row.hazard_statements,
+  pStatements: row.precautionary_statements,
+  casNumber: row.cas_number,
+  unNumber: row.un_number,
+  storage: row.hazard_storage,
+});
+
+/** The hazard columns a created item's audit entry records, only those set. */
+function hazardAudit(row: ItemReadRow): Record<string, unknown> {
+  const columns = hazardColumns(hazardOf(row));
+  return Object.fromEntries(
+    Object.entries(columns).filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0)),
+  );
+}
 
 const PAGE_JOINS = sql`LEFT JOIN ${categoryRefs('c')} ON c.category_id = i.category_id ${leftJoinUserRef('creator_', sql.raw('i.created_by'))}`;
 
@@ -258,6 +312,11 @@ export function itemsService(db: Db) {
     },
 
     /** The id of each SKU (exact) that an item has. */
+    /** The items of these ids as a line of a sale or request reads them (issue 43: hazardous, needs a COSHH reference), by id; one read. */
+    async forLines(ids: number[]): Promise<Map<number, ItemForLine>> {
+      return findItemsForLines(db, ids);
+    },
+
     async idsBySku(skus: string[]): Promise<Map<string, number>> {
       if (skus.length === 0) return new Map();
       const rows = await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku');
@@ -267,6 +326,7 @@ export function itemsService(db: Db) {
     /** Creates the item; opening stock is recorded as an 'in' movement, so the ledger explains every unit. */
     create(input: CreateItem, actor: Actor): Promise<ItemReadRow> {
       const userId = actor.userId;
+      const hazard = hazardColumns(checkHazard(input.hazard ?? null));
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         await assertCategory(trx, input.categoryId);
         await assertSkuFree(trx, input.sku);
@@ -285,6 +345,9 @@ export function itemsService(db: Db) {
               reorder_quantity: input.reorderQuantity ?? null,
               tracking: input.tracking,
               shelf_life_days: input.shelfLifeDays ?? null,
+              ...hazard,
+              coshh_required: input.coshhRequired ?? false,
+              restricted: input.restricted ?? false,
               is_active: true,
               created_by: userId,
             })
@@ -307,6 +370,7 @@ export function itemsService(db: Db) {
         const created = await itemsService(trx).get(id);
         const { name, sku, category_id, price, vat_rate, minimum_stock, reorder_quantity, tracking, shelf_life_days } =
           created;
+        const { coshh_required, restricted } = created;
         return {
           result: created,
           audit: {
@@ -323,6 +387,9 @@ export function itemsService(db: Db) {
               reorder_quantity,
               tracking,
               shelf_life_days,
+              ...hazardAudit(created),
+              coshh_required,
+              restricted,
             },
           },
         };
@@ -334,6 +401,7 @@ export function itemsService(db: Db) {
      * ledger, in the same transaction as the other fields.
      */
     update(id: number, input: UpdateItem, actor: Actor): Promise<ItemReadRow> {
+      const hazard = input.hazard === undefined ? undefined : hazardColumns(checkHazard(input.hazard));
       return transaction(db, { audit: auditAs(actor) }, async (trx) => {
         const current = (await lockItemsForStock(trx, [id])).get(id);
         if (!current) throw NotFound('Item not found');
@@ -353,6 +421,9 @@ export function itemsService(db: Db) {
         if (input.reorderQuantity !== undefined) changes.reorder_quantity = input.reorderQuantity;
         if (input.isActive !== undefined) changes.is_active = input.isActive;
         if (input.shelfLifeDays !== undefined) changes.shelf_life_days = input.shelfLifeDays;
+        if (hazard !== undefined) Object.assign(changes, hazard);
+        if (input.coshhRequired !== undefined) changes.coshh_required = input.coshhRequired;
+        if (input.restricted !== undefined) changes.restricted = input.restricted;
         if (input.tracking !== undefined && input.tracking !== current.tracking) {
           changes.tracking = input.tracking;
           const holding = input.tracking === 'lot' ? 0 : await lotsHoldingStock(trx, id);

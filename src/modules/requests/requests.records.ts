@@ -24,6 +24,12 @@ export type RequestRow = {
   fulfilled_by: string | null;
   fulfilled_at: Date | null;
   collected_at: Date | null;
+  /** issue 43: the COSHH assessment reference given at submission (or at fulfilment) */
+  coshh_reference: string | null;
+  /** issue 43: held a restricted substance at submission: fulfilment waits for a manager's approval */
+  restricted_approval_required: boolean;
+  restricted_approved_by: string | null;
+  restricted_approved_at: Date | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -42,6 +48,8 @@ export type RequestLineRow = {
   vat_amount: string;
   total: string;
   short_at_submission: boolean;
+  /** issue 43: the requester confirmed they had read the item's safety data sheet */
+  sds_acknowledged: boolean;
   fulfilled_quantity: string | null;
   /** why fulfilment handed out less than the quantity: null when it did not (or before fulfilment) */
   short_reason: ShortReason | null;
@@ -68,6 +76,8 @@ export type RequestRecord = {
   history: RequestHistoryRow[];
   requester: Requester;
   approverEmail: string | null;
+  /** issue 43: the manager who approved the restricted substances, or null */
+  restrictedApprover: Requester | null;
   /** each unfulfilled line's item as the catalogue says it now (by line id); none for a deleted item */
   availability: Map<number, Availability>;
 };

@@ -43,7 +43,8 @@ export function requestsRoutes({ db, docs }: Deps) {
       description:
         'Oldest first (the queue). Staff (role user and above) see every request; anyone else only their own. ' +
         "Filters: status; mine=true, only the signed-in person's; toApprove=true, only those awaiting the signed-in person's approval " +
-        "(their email is the code's approverEmail; an admin: every request awaiting approval). page default 1, limit default 50 (max 200).",
+        "(their email is the code's approverEmail; an admin: every request awaiting approval); restrictedToApprove=true (issue 43), only the open " +
+        "requests holding a restricted substance that await a manager's approval, not the person's own. page default 1, limit default 50 (max 200).",
       access: 'any-signed-in',
       query: RequestQuery,
       responses: { 200: { description: 'One page of requests', schema: StockRequestPage }, 400: invalid },
@@ -90,7 +91,11 @@ export function requestsRoutes({ db, docs }: Deps) {
         "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed); the total is " +
         "counted with the requester's other open requests (submitted, awaiting_approval, approved) on the code of the last 24 hours " +
         '(setting requests.thresholdWindow: request, the request alone; day, the default; week, the last 7 days). ' +
-        'Writes the request.submitted (and request.awaiting_approval) event.',
+        'Writes the request.submitted (and request.awaiting_approval) event.\n\n' +
+        'Issue 43, after the charge-code checks: when an item (or its category) has coshhRequired, coshhReference is required ' +
+        '(400 "A COSHH assessment reference is required for <SKU>", the first such line); it is carried to the sale. A request holding a ' +
+        'restricted item has restrictedApproval.required: it is not fulfilled until a manager approved it (POST /api/requests/{id}/approve-restricted), ' +
+        'on top of any charge-code approval.',
       access: 'any-signed-in',
       body: CreateRequest,
       responses: { 201: { description: 'Submitted', schema: StockRequest }, 400: invalid },
@@ -164,7 +169,10 @@ export function requestsRoutes({ db, docs }: Deps) {
         'they held enough and handed out fewer) and emailed to the requester, saying which. 409 when nothing at all is in stock. The request ' +
         "gets the sale (saleId, saleNumber) and what it charged (chargedTotal, the sale's total, beside the totalAmount asked); the requester " +
         'is emailed; writes the request.ready event. Two people fulfilling at once make one sale: the ' +
-        'second is 409 (ready).',
+        'second is 409 (ready).\n\n' +
+        'Issue 43: 409 while restrictedApproval.required and no manager approved it yet (after the state check). The sale carries coshhReference ' +
+        "(the body's, else the request's; 400 when an item needs one and there is none). A sale of a restricted substance is in the audit trail " +
+        '(action restricted_sale) with who fulfilled it and the approving manager.',
       access: 'user',
       params: RequestIdParams,
       body: FulfilBody,
@@ -176,13 +184,45 @@ export function requestsRoutes({ db, docs }: Deps) {
           schema: ValidationErrorBody,
         },
         404: notFound,
-        409: illegal('ready, or nothing of the request is in stock'),
+        409: illegal(
+          "ready, or nothing of the request is in stock, or its restricted substances await a manager's approval",
+        ),
         503: { description: 'The database was busy; nothing was saved — try again', schema: MessageBody },
       },
     },
     async (req, res) => {
       const { id } = req.input.params;
       res.json(presentRequest(await requests.fulfil(who(req), id, req.input.body), audienceOf(currentUser(req))));
+    },
+  );
+
+  api.post(
+    '/requests/:id/approve-restricted',
+    {
+      operationId: 'approveRequestRestricted',
+      summary: "A manager's approval of a request holding a restricted substance",
+      description:
+        "Issue 43: records a manager's (or admin's) approval of the restricted substances of a request (restrictedApproval.approvedBy, approvedAt), " +
+        'with an optional comment kept in the history. It is needed on top of any charge-code approval: fulfilment waits for both. ' +
+        "The status does not change. Never by the request's own requester (403). 409 when the request holds no restricted substance, " +
+        'was approved already, or is no longer open (submitted, awaiting_approval, approved).',
+      access: 'manager',
+      params: RequestIdParams,
+      body: DecisionBody,
+      omittedBodyIsEmpty: true,
+      responses: {
+        200: { description: 'Approved', schema: StockRequest },
+        400: invalid,
+        403: { description: "Below manager, or the request's own requester", schema: MessageBody },
+        404: notFound,
+        409: { description: 'No restricted substance, already approved, or no longer open', schema: MessageBody },
+      },
+    },
+    async (req, res) => {
+      const { id } = req.input.params;
+      res.json(
+        presentRequest(await requests.approveRestricted(who(req), id, req.input.body), audienceOf(currentUser(req))),
+      );
     },
   );
 

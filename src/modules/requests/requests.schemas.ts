@@ -3,6 +3,7 @@ import '../../http/openapi';
 import { IntId, QueryBoolean } from '../../http/validate';
 import { limitParam, PageParam } from '../../http/pagination';
 import { LineRequest } from '../sales/quotes.schemas';
+import { CoshhReference } from '../sales/sales.schemas';
 import { UserRef } from '../users/users.schemas';
 import { Availability } from '../catalogue/catalogue.schemas';
 
@@ -34,10 +35,23 @@ export const RequestIdParams = z.object({ id: IntId });
 
 const Comment = z.string().trim().max(2000, { error: 'must be at most 2000 characters' });
 
+/** A requested line; issue 43: the requester's confirmation that they read the item's safety data sheet. */
+export const RequestLineInput = LineRequest.extend({
+  sdsAcknowledged: z
+    .boolean({ error: 'must be a boolean' })
+    .optional()
+    .openapi({
+      description:
+        'issue 43: the requester confirms "I have read the safety data sheet" of this item; required (true) for a hazardous item ' +
+        '(any pictogram or H statement): without it 400 "Confirm you have read the safety data sheet of <SKU> before submitting" (the first such line), ' +
+        'checked after the charge code and the COSHH reference. Default false; recorded on the line',
+    }),
+});
+
 export const CreateRequest = z.object({
   chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
   items: z
-    .array(LineRequest)
+    .array(RequestLineInput)
     .min(1, { error: 'must contain at least one item' })
     .max(200, { error: 'must contain at most 200 items' }),
   notes: Comment.nullable().optional(),
@@ -46,6 +60,11 @@ export const CreateRequest = z.object({
     .nullable()
     .optional()
     .openapi({ description: 'when the requester needs the items by (YYYY-MM-DD)' }),
+  coshhReference: CoshhReference.optional().openapi({
+    description:
+      'issue 43: the COSHH assessment reference (1 to 100 characters), required when any item (or its category) has coshhRequired: ' +
+      'without it 400 "A COSHH assessment reference is required for <SKU>" (the first such line), checked after the charge code. Carried to the sale',
+  }),
 });
 export type CreateRequest = z.infer<typeof CreateRequest>;
 
@@ -56,6 +75,10 @@ export const FulfilBody = z.object({
   items: z.array(LineRequest).min(1, { error: 'must contain at least one item' }).optional().openapi({
     description:
       "the quantities to hand out, per item of the request (at most what was requested); omitted: the request's own. A line left out is not handed out.",
+  }),
+  coshhReference: CoshhReference.optional().openapi({
+    description:
+      "issue 43: the COSHH assessment reference the sale is made under; omitted: the request's own (needed when an item or its category has coshhRequired)",
   }),
 });
 export type FulfilBody = z.infer<typeof FulfilBody>;
@@ -79,6 +102,11 @@ export const RequestQuery = z.object({
   mine: QueryBoolean.optional().openapi({
     type: 'boolean',
     description: 'only the requests the signed-in person made',
+  }),
+  restrictedToApprove: QueryBoolean.optional().openapi({
+    type: 'boolean',
+    description:
+      "issue 43: only the open requests (submitted, awaiting_approval, approved) holding a restricted substance and awaiting a manager's approval, not the person's own",
   }),
   toApprove: QueryBoolean.optional().openapi({
     type: 'boolean',
@@ -116,6 +144,10 @@ export const RequestLine = z
       .string()
       .nullable()
       .openapi({ description: 'what fulfilment handed out (less than quantity when short); null before fulfilment' }),
+    sdsAcknowledged: z.boolean().openapi({
+      description:
+        'issue 43: the requester confirmed at submission that they had read the safety data sheet of the item',
+    }),
   })
   .openapi('RequestLine');
 
@@ -137,6 +169,21 @@ export const RequestShortfall = z
     reason: ShortReason,
   })
   .openapi('RequestShortfall');
+
+export const RestrictedApproval = z
+  .object({
+    required: z.boolean().openapi({
+      description:
+        'the request held a restricted substance when it was submitted: it waits for a manager, on top of any charge-code approval',
+    }),
+    approvedBy: UserRef.nullable().openapi({ description: 'the manager (or admin) who approved it; null until then' }),
+    approvedAt: z.string().datetime().nullable(),
+  })
+  .openapi('RestrictedApproval', {
+    description:
+      'Issue 43: the manager approval of a request holding a restricted substance (POST /api/requests/{id}/approve-restricted). ' +
+      'Fulfilment is refused (409) while required and not approved; the charge-code approval (status awaiting_approval -> approved) is separate and also needed',
+  });
 
 export const StockRequest = z
   .object({
@@ -160,6 +207,10 @@ export const StockRequest = z
       .string()
       .nullable()
       .openapi({ description: "the code's approver now (approve and reject are theirs, or an admin's)" }),
+    coshhReference: z.string().nullable().openapi({
+      description: 'issue 43: the COSHH assessment reference the request was made under, carried to its sale',
+    }),
+    restrictedApproval: RestrictedApproval,
     saleId: z.number().int().nullable().openapi({ description: 'the sale fulfilment made (GET /api/sales/{id})' }),
     saleNumber: z.string().nullable().openapi({ example: 'SALE-20261127-7' }),
     shortfall: z

@@ -7,6 +7,7 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { formatMoney } from '../../lib/format';
 import { D } from '../../lib/money';
 import { hasRole, isStaff } from '../../auth/guards';
+import type { Role } from '../../auth/roles';
 import type { Actor } from '../audit/audit.actor';
 import { auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
@@ -15,6 +16,7 @@ import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { validateChargeCode } from '../chargecodes/chargecodes.validation';
 import {
+  coshhReferenceMessage,
   priceRequestedLines,
   recordRequestSale,
   recordSaleCollection,
@@ -26,7 +28,7 @@ import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { availabilityOf } from '../catalogue/catalogue.service';
 import type { Availability } from '../catalogue/catalogue.schemas';
 import { withUserRef } from '../users/users.queries';
-import { announce } from './requests.messages';
+import { announce, announceRestrictedApproval } from './requests.messages';
 import type {
   CancelBody,
   CollectBody,
@@ -95,8 +97,25 @@ export function decisionRefusal(user: Express.User, record: Decided, action: 'ap
 export const mayDecide = (user: Express.User, record: Decided): boolean =>
   decisionRefusal(user, record, 'approve') === null;
 
+/** Issue 43: who approves a request's restricted substances. */
+export const RESTRICTED_APPROVERS = 'manager' satisfies Role;
+
+/** Issue 43: 409 from fulfilment while a request's restricted substances wait for a manager. */
+export const restrictedApprovalPendingMessage = (reference: string, id: number) =>
+  `Request ${reference} holds a restricted substance: a manager must approve it (POST /api/requests/${id}/approve-restricted) before it is fulfilled`;
+
 /** The states of a request not yet fulfilled nor ended: those the threshold window adds up. */
 const OPEN_STATUSES = ['submitted', 'awaiting_approval', 'approved'] as const satisfies readonly RequestStatus[];
+
+/** Issue 43: whether the request's restricted substances still wait for a manager (fulfilment waits too). */
+export const restrictedApprovalPending = ({ request }: Pick<RequestRecord, 'request'>): boolean =>
+  request.restricted_approval_required &&
+  request.restricted_approved_by === null &&
+  (OPEN_STATUSES as readonly RequestStatus[]).includes(request.status);
+
+/** Issue 43: whether the person may approve the request's restricted substances (the pages show the button only then). */
+export const mayApproveRestricted = (user: Express.User, record: Pick<RequestRecord, 'request'>): boolean =>
+  restrictedApprovalPending(record) && hasRole(user, RESTRICTED_APPROVERS) && record.request.requested_by !== user.id;
 
 /** requests.thresholdWindow: what a code's approval threshold is held against (unset: day). */
 export const THRESHOLD_WINDOW_SETTING = 'requests.thresholdWindow';
@@ -148,16 +167,31 @@ const NEXT_REFERENCE = sql.raw(
 );
 
 /** The same item asked twice is one line of the summed quantity, where it was first asked. */
-function mergedLines(items: { itemId: number; quantity: string }[]) {
-  const merged = new Map<number, D>();
-  for (const line of items) merged.set(line.itemId, (merged.get(line.itemId) ?? new D(0)).plus(line.quantity));
-  return [...merged].map(([itemId, quantity]) => ({ itemId, quantity: quantity.toFixed(2) }));
+function mergedLines(items: { itemId: number; quantity: string; sdsAcknowledged?: boolean }[]) {
+  const merged = new Map<number, { quantity: D; sdsAcknowledged: boolean }>();
+  for (const line of items) {
+    const before = merged.get(line.itemId);
+    merged.set(line.itemId, {
+      quantity: (before?.quantity ?? new D(0)).plus(line.quantity),
+      // issue 43: an item's lines read as acknowledged only when every one of them is
+      sdsAcknowledged: (before?.sdsAcknowledged ?? true) && line.sdsAcknowledged === true,
+    });
+  }
+  return [...merged].map(([itemId, { quantity, sdsAcknowledged }]) => ({
+    itemId,
+    quantity: quantity.toFixed(2),
+    sdsAcknowledged,
+  }));
 }
+
+/** Issue 43: 400 when a hazardous item's request line comes without the requester's "I have read the safety data sheet". */
+export const sdsAcknowledgementMessage = (sku: string) =>
+  `Confirm you have read the safety data sheet of ${sku} before submitting`;
 
 async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [lines, history, requesters, approvals] = await allQueries(db, [
+  const [lines, history, requesters, approvals, restrictedApprovers] = await allQueries(db, [
     () => db<RequestLineRow>('stock_request_items').whereIn('request_id', ids).orderBy(['request_id', 'position']),
     () =>
       withUserRef(db('stock_request_history as h').select('h.*'), {
@@ -179,6 +213,17 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
         db,
         rows.map((r) => r.charge_code),
       ),
+    // issue 43: the managers who approved restricted substances
+    () =>
+      withUserRef(db('stock_requests as r').select('r.id as request_id'), {
+        userIdColumn: 'r.restricted_approved_by',
+        prefix: 'u_',
+        withId: true,
+      })
+        .whereIn('r.id', ids)
+        .whereNotNull('r.restricted_approved_by') as Promise<
+        { request_id: number; u_id: string; u_email: string; u_first_name: string; u_last_name: string }[]
+      >,
   ]);
   const unfulfilled = lines.filter((l) => l.fulfilled_quantity === null && l.item_id !== null);
   const items = await findItemsForLines(db, [...new Set(unfulfilled.map((l) => l.item_id!))]);
@@ -195,11 +240,18 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
       { id: r.u_id, email: r.u_email, first_name: r.u_first_name, last_name: r.u_last_name },
     ]),
   );
+  const restrictedApproverOf = new Map(
+    restrictedApprovers.map((r) => [
+      r.request_id,
+      { id: r.u_id, email: r.u_email, first_name: r.u_first_name, last_name: r.u_last_name },
+    ]),
+  );
   return rows.map((request) => ({
     request,
     lines: lines.filter((l) => l.request_id === request.id),
     history: history.filter((h) => h.request_id === request.id),
     requester: requesterOf.get(request.id)!,
+    restrictedApprover: restrictedApproverOf.get(request.id) ?? null,
     approverEmail: approvals.get(request.charge_code)?.approver_email ?? null,
     availability: new Map(
       lines
@@ -236,6 +288,9 @@ const audited = (row: RequestRow) => ({
   totalAmount: row.total_amount,
   chargedTotal: row.charged_total,
   saleId: row.sale_id,
+  coshhReference: row.coshh_reference,
+  restrictedApprovalRequired: row.restricted_approval_required,
+  restrictedApprovedBy: row.restricted_approved_by,
 });
 
 export function requestsService(db: Db) {
@@ -312,7 +367,7 @@ export function requestsService(db: Db) {
       const items = mergedLines(input.items);
       const [policy, window] = await allQueries(db, [() => chargeCodePolicy(db), () => thresholdWindow(db)]);
       return transaction(db, { audit: auditAs(who.actor) }, async (trx) => {
-        const { priced, categoryIds, stock } = await priceRequestedLines(trx, items);
+        const { priced, categoryIds, stock, items: found } = await priceRequestedLines(trx, items);
         await validateChargeCode(trx, input.chargeCode, {
           categoryIds,
           requester: isStaff(who.user) ? undefined : who.user.email,
@@ -322,6 +377,25 @@ export function requestsService(db: Db) {
             recipientEmail: who.user.email,
           },
         });
+        // issue 43, after the charge code: a COSHH assessment reference for the first line (in line order) that needs one;
+        // a restricted substance makes the request wait for a manager's approval, on top of any charge-code approval
+        const needingCoshh = items.find((l) => found.get(l.itemId)?.needsCoshhReference);
+        if (needingCoshh && !input.coshhReference)
+          throw BadRequest(coshhReferenceMessage(found.get(needingCoshh.itemId)!.sku));
+        // issue 43, then: the requester has read the safety data sheet of each hazardous item (the first line without it)
+        const unacknowledged = items.find((l) => found.get(l.itemId)?.hazardous && !l.sdsAcknowledged);
+        if (unacknowledged) {
+          const sku = found.get(unacknowledged.itemId)!.sku;
+          throw BadRequest(sdsAcknowledgementMessage(sku), {
+            errors: [
+              {
+                field: `items.${items.indexOf(unacknowledged)}.sdsAcknowledged`,
+                message: sdsAcknowledgementMessage(sku),
+              },
+            ],
+          });
+        }
+        const restrictedApprovalRequired = items.some((l) => found.get(l.itemId)?.restricted);
         const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
         const threshold = approval?.approval_threshold ?? null;
         const counted =
@@ -335,9 +409,11 @@ export function requestsService(db: Db) {
         const needsApproval = counted !== null && counted.gt(threshold!);
         const { rows } = await preparedRaw<{ rows: RequestRow[] }>(
           trx,
-          sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount)
+          sql`INSERT INTO stock_requests (reference, status, charge_code, requested_by, notes, needed_by, subtotal_amount, vat_amount, total_amount,
+                                          coshh_reference, restricted_approval_required)
               VALUES (${NEXT_REFERENCE}, 'submitted', ${input.chargeCode}, ${who.user.id},
-                      ${input.notes ?? null}, ${input.neededBy ?? null}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount})
+                      ${input.notes ?? null}, ${input.neededBy ?? null}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
+                      ${input.coshhReference ?? null}, ${restrictedApprovalRequired})
               RETURNING *`,
         );
         const row = rows[0];
@@ -355,6 +431,7 @@ export function requestsService(db: Db) {
             vat_amount: line.vatAmount,
             total: line.totalWithVat,
             short_at_submission: new D(line.quantity).gt(stock.get(line.itemId!) ?? 0),
+            sds_acknowledged: items.find((l) => l.itemId === line.itemId)?.sdsAcknowledged ?? false,
           })),
         );
         await addHistory(trx, row.id, { status: 'submitted', byUser: who.user.id });
@@ -398,13 +475,21 @@ export function requestsService(db: Db) {
      */
     async list(
       user: Express.User,
-      query: Pick<RequestQuery, 'status' | 'mine' | 'toApprove' | 'page' | 'limit'>,
+      query: Pick<RequestQuery, 'status' | 'mine' | 'toApprove' | 'restrictedToApprove' | 'page' | 'limit'>,
     ): Promise<{ records: RequestRecord[]; total: number }> {
       const where = [];
       if (query.toApprove) {
         where.push(sql.raw(`r.status = 'awaiting_approval'`));
         if (!hasRole(user, 'admin')) where.push(sql`r.charge_code IN ${codesApprovedBy(user.email)}`);
         where.push(sql`r.requested_by <> ${user.id}`);
+      } else if (query.restrictedToApprove) {
+        where.push(
+          sql.raw(
+            `r.restricted_approval_required AND r.restricted_approved_by IS NULL AND r.status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')})`,
+          ),
+        );
+        where.push(sql`r.requested_by <> ${user.id}`);
+        if (!isStaff(user)) where.push(sql`r.requested_by = ${user.id}`);
       } else if (query.mine || !isStaff(user)) {
         where.push(sql`r.requested_by = ${user.id}`);
       }
@@ -484,12 +569,19 @@ export function requestsService(db: Db) {
         refusal: () => (isStaff(who.user) ? null : 'Only the stores staff fulfil requests'),
         retry: true,
         apply: async (trx, record) => {
+          // issue 43: a request holding a restricted substance waits for a manager's approval, on top of any charge-code approval
+          if (record.request.restricted_approval_required && record.request.restricted_approved_by === null)
+            throw Conflict(restrictedApprovalPendingMessage(record.request.reference, record.request.id));
           const wanted = fulfilmentOf(record, body);
+          const coshhReference = body.coshhReference ?? record.request.coshh_reference;
           const sale = await recordRequestSale(trx, who.user, {
             chargeCode: record.request.charge_code,
             items: wanted,
             customerNotes: `Request ${record.request.reference}`,
             requesterEmail: record.requester.email,
+            coshhReference,
+            restrictedApprovedBy: record.request.restricted_approved_by,
+            auditActor: who.actor,
           });
           // what each item had for sale before the sale: what the sale found (an item tracked by lot: its sellable
           // lots), else (a line left out, so the sale took none of it) what it has for sale now, by the same rule
@@ -513,6 +605,7 @@ export function requestsService(db: Db) {
               .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });
           }
           return {
+            coshh_reference: coshhReference,
             sale_id: sale.sale.id,
             sale_number: sale.sale.sale_id,
             charged_total: sale.sale.total_amount,
@@ -536,6 +629,58 @@ export function requestsService(db: Db) {
           return { delivered_to: deliveredTo, collected_at: new Date() };
         },
       }),
+
+    /**
+     * Issue 43: a manager's (or admin's) approval of a request holding a restricted substance, on top of
+     * any charge-code approval; the status stays as it is (fulfilment checks both). Never the
+     * requester's own (403); 409 when the request holds none, was approved already, or is no longer open.
+     */
+    approveRestricted: (who: RequestActor, id: number, body: DecisionBody = {}) =>
+      transaction(db, { audit: auditAs(who.actor) }, async (trx) => {
+        const before = await lockVisible(trx, who.user, id);
+        const { request } = before;
+        if (!hasRole(who.user, RESTRICTED_APPROVERS))
+          throw Forbidden("Only a manager or admin may approve a request's restricted substances");
+        if (request.requested_by === who.user.id)
+          throw Forbidden('You cannot approve your own request; it needs another manager or an admin');
+        if (!request.restricted_approval_required)
+          throw Conflict(`Request ${request.reference} holds no restricted substance`);
+        if (request.restricted_approved_by !== null)
+          throw Conflict(`The restricted substances of request ${request.reference} are already approved`);
+        if (!(OPEN_STATUSES as readonly RequestStatus[]).includes(request.status))
+          throw Conflict(
+            `Request ${request.reference} is ${request.status}; its restricted substances cannot be approved`,
+          );
+        await trx('stock_requests').where({ id }).update({
+          restricted_approved_by: who.user.id,
+          restricted_approved_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
+        const comment = `Restricted substances approved by a manager${body.comment ? `: ${body.comment}` : ''}`;
+        await addHistory(trx, id, { status: request.status, byUser: who.user.id, comment });
+        const after = await loadOne(trx, id);
+        await announceRestrictedApproval(trx, after);
+        return {
+          result: after,
+          audit: {
+            entityType: 'stock_request',
+            entityId: id,
+            action: 'approve_restricted',
+            before: audited(request),
+            after: { ...audited(after.request), comment: body.comment ?? null },
+          },
+        };
+      }),
+
+    /**
+     * Issue 43: the ids of the request's items that are restricted substances now (the pages mark
+     * their lines; an item made restricted after submission is marked without being waited for).
+     */
+    async restrictedItemIds(record: RequestRecord): Promise<Set<number>> {
+      const ids = [...new Set(record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])))];
+      const items = await findItemsForLines(db, ids);
+      return new Set(ids.filter((itemId) => items.get(itemId)?.restricted));
+    },
 
     /** Any state before ready -> cancelled, by the requester or the staff (403 otherwise). */
     cancel: (who: RequestActor, id: number, body: CancelBody = {}) =>
@@ -591,6 +736,11 @@ export const requestsReferences: ReferenceCounters = {
       table: 'stock_requests',
       column: 'decided_by',
       count: (id) => sql`SELECT count(*) FROM stock_requests WHERE decided_by = ${id}`,
+    },
+    {
+      table: 'stock_requests',
+      column: 'restricted_approved_by',
+      count: (id) => sql`SELECT count(*) FROM stock_requests WHERE restricted_approved_by = ${id}`,
     },
     {
       table: 'stock_requests',

@@ -3,7 +3,9 @@ import { quantityNumber, rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
 import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
-import type { Basket, BasketLineStock, QuoteRecord } from './quotes.service';
+import type { Basket, BasketLine, BasketLineStock, QuoteRecord } from './quotes.service';
+import { PICTOGRAM_NAMES, pictogramImage } from '../hazards/hazards.service';
+import type { PictogramCode } from '../hazards/hazards.schemas';
 
 type Message = z.infer<typeof MessageBody>;
 
@@ -69,6 +71,19 @@ export const presentDraftDeleted = (): Message => ({ message: 'Draft quote delet
 export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });
 
 /**
+ * Issue 43: a basket line's pictograms and signal word as views/partials/_hazard-pictograms.ejs shows
+ * them (each pictogram with its meaning and image); null when the item has neither.
+ */
+function basketLineHazard(line: BasketLine) {
+  const codes = (line.pictograms ?? []) as PictogramCode[];
+  if (codes.length === 0 && !line.signal_word) return null;
+  return {
+    signalWord: line.signal_word,
+    pictograms: codes.map((code) => ({ code, name: PICTOGRAM_NAMES[code], image: pictogramImage(code) })),
+  };
+}
+
+/**
  * The basket as the counter shows it: an empty one (no draft yet) has VAT applied and zero totals, as
  * a new draft would. `stock`: for each line of an item tracked by lot, the lots it would take and what
  * it has for sale (basketStock, issue 42); any other line compares its item's stock.
@@ -84,6 +99,8 @@ export function presentBasket(basket: Basket, stock: Map<number, BasketLineStock
     vatAmount: quote?.vat_amount ?? '0.00',
     totalAmount: quote?.total_amount ?? '0.00',
     scannedLineId: basket.scannedLineId ?? null,
+    /** issue 43: a line's item (or its category) needs a COSHH assessment reference: the counter asks for one */
+    needsCoshhReference: lines.some((line) => line.needs_coshh_reference === true),
     items: lines.map((line) => {
       const tracked = stock.get(line.id);
       return {
@@ -96,6 +113,9 @@ export function presentBasket(basket: Basket, stock: Map<number, BasketLineStock
         currentStock: tracked ? tracked.forSale : line.current_stock,
         shortOfStock: tracked ? tracked.short : line.short_of_stock === true,
         lots: tracked?.lots ?? [],
+        hazard: basketLineHazard(line),
+        restricted: line.restricted === true,
+        needsCoshhReference: line.needs_coshh_reference === true,
       };
     }),
   };

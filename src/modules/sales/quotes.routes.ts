@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps';
 import { currentUser } from '../../auth/guards';
+import { actorOf } from '../audit/audit.actor';
 import { ApiRouter } from '../../http/api-router';
 import { HttpError, InternalError } from '../../http/errors';
 import { isTransientDatabaseError } from '../../http/error-middleware';
@@ -199,7 +200,10 @@ export function quotesRoutes({ db, docs }: Deps) {
         'With `emailReceipt: true`, recipient.deliveredToEmail must be at one of the domains of the setting email.recipientDomains ' +
         "(unset: the active users' domains) or a subdomain of one (400 otherwise), and the caller may have at most email.receiptsPerHour " +
         'receipts emailed an hour (20 unset; 429 with Retry-After beyond). ' +
-        'A recipient given is recorded on the sale. 409 when the code or its PIN changed while the sale was being made.',
+        'A recipient given is recorded on the sale. 409 when the code or its PIN changed while the sale was being made.\n\n' +
+        'Issue 43: after the charge-code checks and before stock, every line is checked: a line whose item (or its category) has coshhRequired needs ' +
+        '`coshhReference` (400 "A COSHH assessment reference is required for <SKU>", the first such line); a restricted item needs a manager or admin ' +
+        '(403 "<SKU> is a restricted substance: a manager must process this sale"). A sale of a restricted substance writes an audit entry (action restricted_sale).',
       access: 'auth',
       params: QuoteIdParams,
       body: SaleAuthorisationBody,
@@ -207,6 +211,7 @@ export function quotesRoutes({ db, docs }: Deps) {
       responses: {
         200: { description: 'Processed', schema: SaleProcessed },
         400: invalid,
+        403: { description: 'A restricted substance, processed by a user below manager', schema: MessageBody },
         404: quoteNotFound,
         409: { description: 'The charge code or its PIN changed meanwhile; nothing was sold', schema: MessageBody },
         429: {
@@ -219,7 +224,7 @@ export function quotesRoutes({ db, docs }: Deps) {
     async (req, res) => {
       const { id } = req.input.params;
       const body = req.input.body;
-      res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id, body)));
+      res.json(presentSaleProcessed(await sales.processQuote(currentUser(req), id, body, actorOf(req))));
     },
   );
 

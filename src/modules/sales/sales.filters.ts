@@ -53,14 +53,16 @@ export function salesWhere(filter: SalesFilterInput | ResolvedSalesFilter): Sql 
 
 /**
  * The sales a search finds: by sale number from its start, by part of the recipient's name or
- * email, or by part of the SKU or name of any of its lines, case-insensitive. Each condition is
- * read through its index (migration 20261126070000); the lines' as the ids of the sales they
- * belong to, so the planner can OR the four index reads instead of testing every sale.
+ * email or of the COSHH assessment reference (issue 43), or by part of the SKU or name of any of
+ * its lines, case-insensitive. Each condition is read through its index (migrations 20261126070000
+ * and 20261129042000); the lines' as the ids of the sales they belong to, so the planner can OR
+ * the five index reads instead of testing every sale.
  * Only on sales: the rollup cannot tell the sales of a day apart (see sales.figures.ts).
  */
 function saleSearch(term: string): Sql {
   const anywhere = containsPattern(term);
   return sql`(lower(s.sale_id) ^@ lower(${term}) OR s.delivered_to ILIKE ${anywhere} OR s.delivered_to_email ILIKE ${anywhere}
+    OR s.coshh_reference ILIKE ${anywhere}
     OR s.id = ANY(ARRAY(SELECT si.sale_id FROM sale_items si WHERE (si.item_sku || ' ' || si.item_name) ILIKE ${anywhere})))`;
 }
 

@@ -44,6 +44,7 @@ export function presentSale({ sale: row, lines }: SaleRecord): Sale {
     refundedAmount: row.refunded_amount,
     vatApplied: row.vat_applied,
     customerNotes: row.customer_notes,
+    coshhReference: row.coshh_reference,
     status: row.status,
     isPaid: row.is_paid,
     processedBy: row.u_id

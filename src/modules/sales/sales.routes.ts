@@ -160,7 +160,7 @@ function fixedPathRoutes({ db, docs, reads }: Deps) {
       summary: 'List sales',
       description:
         'Newest first, with lines. Filters as the report: chargeCode (partial), startDate/endDate (inclusive), and search: a sale number (exact or its start), ' +
-        "part of the recipient's name or email, or part of the SKU or name of any line, case-insensitive; all filters given apply together. " +
+        "part of the recipient's name or email or of the COSHH assessment reference, or part of the SKU or name of any line, case-insensitive; all filters given apply together. " +
         'page default 1, limit default 50 (max 100).',
       access: 'auth',
       query: SalesQuery.omit({ unpaidOnly: true }),
@@ -188,12 +188,16 @@ function fixedPathRoutes({ db, docs, reads }: Deps) {
         'within 24 hours answers 201 with the sale the first request recorded (as it is now) instead of recording another; the same key with a ' +
         'different body answers 409 and records nothing; concurrent requests with one key record one sale. A request that was refused records ' +
         'nothing, its key included, so it can be sent again with the same key. ' +
-        '503 (Retry-After: 1) when the database stayed busy (locks) through three attempts: nothing was saved; retrying with the same key is safe.',
+        '503 (Retry-After: 1) when the database stayed busy (locks) through three attempts: nothing was saved; retrying with the same key is safe.\n\n' +
+        'Issue 43: after the charge-code checks and before stock, every line is checked: a line whose item (or its category) has coshhRequired needs ' +
+        '`coshhReference` (400 "A COSHH assessment reference is required for <SKU>", the first such line); a restricted item needs a manager or admin ' +
+        '(403 "<SKU> is a restricted substance: a manager must process this sale"). A sale of a restricted substance writes an audit entry (action restricted_sale).',
       access: 'auth',
       body: CreateSale,
       responses: {
         201: { description: 'Created (or, for a repeated Idempotency-Key, the sale it recorded)', schema: SaleCreated },
         400: invalid,
+        403: { description: 'A restricted substance, sold by a user below manager', schema: MessageBody },
         409: {
           description:
             'The Idempotency-Key was used for a different request, or the charge code or its PIN changed meanwhile',
@@ -212,7 +216,9 @@ function fixedPathRoutes({ db, docs, reads }: Deps) {
         'idempotency-key': req.get('Idempotency-Key'),
       });
       const body = req.input.body;
-      res.status(201).json(presentSaleCreated(await sales.create(currentUser(req), body, idempotencyKey)));
+      res
+        .status(201)
+        .json(presentSaleCreated(await sales.create(currentUser(req), body, idempotencyKey, actorOf(req))));
     },
   );
 

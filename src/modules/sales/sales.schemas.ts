@@ -13,7 +13,7 @@ export const SalesFilter = z.object({
   unpaidOnly: QueryBoolean.optional(),
   search: z.string().trim().max(200).optional().openapi({
     description:
-      "Finds sales by sale number (exact or its start), part of the recipient's name or email, or part of the SKU or name of any line; case-insensitive",
+      "Finds sales by sale number (exact or its start), part of the recipient's name or email, part of the COSHH assessment reference, or part of the SKU or name of any line; case-insensitive",
     example: 'SALE-20261126-18',
   }),
 });
@@ -40,8 +40,21 @@ export const SetRecipientBody = RecipientBody.extend({
 });
 export type SetRecipientBody = z.infer<typeof SetRecipientBody>;
 
+/** Issue 43: the reference of the COSHH assessment a sale (or request) is made under: 1 to 100 characters, trimmed. */
+export const CoshhReference = z
+  .string({ error: 'must be text' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(100, { error: 'must be at most 100 characters' });
+
+const COSHH_REFERENCE =
+  "Issue 43: the COSHH assessment reference (1 to 100 characters), required when any line's item (or its category) has coshhRequired: " +
+  'without it 400 "A COSHH assessment reference is required for <SKU>" naming the first such line, checked after the charge code and before stock. ' +
+  'Recorded on the sale, shown on its receipt and page, found by Search sales';
+
 /** What a sale brings for the charge-code policies of the settings (off by default). */
 export const SaleAuthorisationBody = z.object({
+  coshhReference: CoshhReference.optional().openapi({ description: COSHH_REFERENCE }),
   pin: z.string().min(1, { error: 'must not be empty' }).max(128).optional().openapi({
     description:
       "The charge code's PIN: needed when the setting chargeCodes.requirePin is on and the code has one, ignored otherwise; never stored",
@@ -129,6 +142,10 @@ export const Sale = z
     refundedAmount: z.string(),
     vatApplied: z.boolean(),
     customerNotes: z.string().nullable(),
+    coshhReference: z
+      .string()
+      .nullable()
+      .openapi({ description: 'issue 43: the COSHH assessment reference the sale was made under; null when none' }),
     status: z.enum(['completed', 'paid', 'partially_refunded', 'refunded']),
     isPaid: z.boolean(),
     processedBy: UserRef.nullable(),

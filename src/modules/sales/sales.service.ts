@@ -7,7 +7,8 @@ import { retryable, transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { admitsUnderProfile, MANAGER_UNDER_STRICT } from '../../auth/access-profile';
 import { D, money, quantityNumber } from '../../lib/money';
-import type { Actor as AuditActor } from '../audit/audit.actor';
+import { SYSTEM_ACTOR, type Actor as AuditActor } from '../audit/audit.actor';
+import { hasRole } from '../../auth/guards';
 import { auditTrail, auditAs } from '../audit/audit.service';
 import { chargeCodePolicy } from '../chargecodes/chargecodes.policy';
 import { chargeCodeForCheckSql, excludedCategoryIdsOf } from '../chargecodes/chargecodes.queries';
@@ -71,6 +72,8 @@ export type SaleRow = {
   vat_applied: boolean;
   refunded_amount: string;
   customer_notes: string | null;
+  /** issue 43: the COSHH assessment reference the sale was made under */
+  coshh_reference: string | null;
   status: SaleStatus;
   is_paid: boolean;
   processed_by: string | null;
@@ -132,7 +135,22 @@ type NewSale = {
   recipient: RecipientBody | null;
   /** email the recipient a receipt once the sale commits */
   emailReceipt: boolean;
+  /** issue 43: the COSHH assessment reference given, or null */
+  coshhReference: string | null;
+  /** issue 43: who processes the sale (a restricted substance needs a manager) and whom the audit trail names */
+  processor: { role: Express.User['role']; audit: AuditActor };
+  /** issue 43: a request's sale: the manager who approved its restricted substances (then any staff may fulfil it) */
+  restrictedApprovedBy?: string | null;
 };
+
+/** Issue 43, the audit trail's actor when the caller gives none: the user who processed the sale, by no request of theirs (a test run). */
+const auditActorOf = (actor: Actor): AuditActor => ({ ...SYSTEM_ACTOR, userId: actor.id, email: actor.email });
+
+/** Issue 43: 403 when a staff member below manager processes a sale holding a restricted substance. */
+export const restrictedSaleMessage = (sku: string) =>
+  `${sku} is a restricted substance: a manager must process this sale`;
+/** Issue 43: 400 when a line's item (or its category) needs a COSHH assessment and the sale carries no reference. */
+export const coshhReferenceMessage = (sku: string) => `A COSHH assessment reference is required for ${sku}`;
 
 /** What a sale is checked against, read in its transaction before anything is written. */
 type SaleChecks = { locked: Map<number, LockedItem>; chargeCode: ChargeCodeForCheck | null };
@@ -201,6 +219,7 @@ async function emailReceiptOf(trx: Knex.Transaction, row: SaleRow, lines: SaleLi
     saleId: row.sale_id,
     chargeCode: row.charge_code,
     deliveredTo: row.delivered_to,
+    coshhReference: row.coshh_reference,
     createdAt: row.created_at,
     subtotalAmount: row.subtotal_amount,
     vatAmount: row.vat_amount,
@@ -251,7 +270,10 @@ async function withLots(
 /**
  * The sale itself, inside the caller's transaction, in the spec's order: (1) charge code
  * checks, the policies of the settings included (the code row was read FOR SHARE, so a hold
- * committed first wins and a hold arriving later waits for this sale), (2) stock of every line
+ * committed first wins and a hold arriving later waits for this sale), then (issue 43) every
+ * line for a COSHH assessment reference (400 naming the first line, in line order, whose item or
+ * category needs one when none is given) and for a restricted substance (403 naming the first
+ * such line when the processor is below manager and no manager approved it), (2) stock of every line
  * (the item rows were locked in ascending id order; two lines on one item are checked by their
  * sum), (3) the sale's number (takeSaleNumber), then sale, lines (and the recipient, when given),
  * stock and one movement per line written in one statement. Any throw rolls it all back, the
@@ -275,6 +297,13 @@ async function recordSale(
     const item = line.itemId === null ? undefined : locked.get(line.itemId);
     if (!item || !item.is_active) throw BadRequest(`Item '${line.itemName}' is no longer available`);
   }
+  // issue 43: after the charge code, before stock; the item's SKU now (the line's is the one priced)
+  const needingCoshh = lines.find((l) => locked.get(l.itemId!)!.needs_coshh_reference);
+  if (needingCoshh && !sale.coshhReference)
+    throw BadRequest(coshhReferenceMessage(locked.get(needingCoshh.itemId!)!.sku));
+  const restrictedLines = lines.filter((l) => locked.get(l.itemId!)!.restricted);
+  if (restrictedLines.length > 0 && !sale.restrictedApprovedBy && !hasRole(sale.processor, 'manager'))
+    throw Forbidden(restrictedSaleMessage(locked.get(restrictedLines[0].itemId!)!.sku));
 
   // A line naming a lot (issue 42) takes that lot only: the ledger answers for it (404 unknown lot,
   // 409 expired or quarantined, 400 with what the lot holds); the others are checked by their sum.
@@ -312,10 +341,10 @@ async function recordSale(
         ...(line.lotNumber ? { lot: { lotNumber: line.lotNumber } } : {}),
       })),
       statement: (stock) => sql`WITH ${stock}, s AS (
-       INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, status, processed_by,
-                          delivered_to, delivered_to_email, delivered_at)
+       INSERT INTO sales (sale_id, charge_code, quote_id, subtotal_amount, vat_amount, total_amount, vat_applied, customer_notes, coshh_reference,
+                          status, processed_by, delivered_to, delivered_to_email, delivered_at)
        VALUES (${saleId}, ${code.code}, ${sale.quoteId}, ${priced.subtotalAmount}, ${priced.vatAmount}, ${priced.totalAmount},
-               ${sale.vatApplied}, ${sale.customerNotes}, 'completed', ${sale.processedBy},
+               ${sale.vatApplied}, ${sale.customerNotes}, ${sale.coshhReference}, 'completed', ${sale.processedBy},
                ${recipient?.deliveredTo ?? null}, ${recipient?.deliveredToEmail ?? null}, ${recipient ? sql.raw('now()') : null})
        RETURNING *
      ), l AS (
@@ -333,6 +362,27 @@ async function recordSale(
   // the sale waited for its items. The same check again; a refusal rolls the sale back.
   const { lines: saleLines, excluded_category_ids_now: excludedNow, ...row } = written;
   await checkChargeCode(trx, { ...code, excluded_category_ids: excludedNow }, sale.chargeCode, codeCheck);
+  // issue 43: every sale of a restricted substance is in the audit trail with who processed it
+  if (restrictedLines.length > 0) {
+    await auditTrail(trx).record(sale.processor.audit, {
+      entityType: 'sale',
+      entityId: row.id,
+      action: 'restricted_sale',
+      after: {
+        saleId: row.sale_id,
+        processedBy: sale.processedBy,
+        processedByEmail: sale.processor.audit.email,
+        restrictedApprovedBy: sale.restrictedApprovedBy ?? null,
+        coshhReference: row.coshh_reference,
+        lines: restrictedLines.map((l) => ({
+          itemId: l.itemId,
+          sku: locked.get(l.itemId!)!.sku,
+          name: l.itemName,
+          quantity: l.quantity,
+        })),
+      },
+    });
+  }
   if (sale.emailReceipt) await emailReceiptOf(trx, row, saleLines);
   const withTheirLots =
     tracked.length > 0 ? await withLots(trx, [row], saleLines) : saleLines.map((line) => ({ ...line, lots: [] }));
@@ -403,7 +453,16 @@ async function processOnce(
     authorisation,
     recipient,
     emailReceipt,
-  }: { quoteId: number; authorisation: SaleAuthorisation; recipient: RecipientBody | null; emailReceipt: boolean },
+    coshhReference,
+    auditActor,
+  }: {
+    quoteId: number;
+    authorisation: SaleAuthorisation;
+    recipient: RecipientBody | null;
+    emailReceipt: boolean;
+    coshhReference: string | null;
+    auditActor: AuditActor;
+  },
 ) {
   const own = canSeeAllQuotes(actor) ? sql`` : sql` AND user_id = ${actor.id}`;
   const { rows } = await preparedRaw<{
@@ -438,6 +497,8 @@ async function processOnce(
       processedBy: actor.id,
       recipient,
       emailReceipt,
+      coshhReference,
+      processor: { role: actor.role, audit: auditActor },
     },
     saleChecks(quote),
     authorisation,
@@ -456,13 +517,24 @@ export type RequestedSaleLine = { itemId: number; quantity: string };
 export async function priceRequestedLines(
   db: Db,
   items: RequestedSaleLine[],
-): Promise<{ priced: PricedLines; categoryIds: number[]; stock: Map<number, D> }> {
+): Promise<{
+  priced: PricedLines;
+  categoryIds: number[];
+  stock: Map<number, D>;
+  /** the items now, by id (issue 43: whether each needs a COSHH reference, is restricted) */
+  items: Map<number, ItemForLine>;
+}> {
   const { lines, categoryIds } = await resolveLines(db, items);
   const found = await findItemsForLines(
     db,
     items.map((i) => i.itemId),
   );
-  return { priced: priceLines(lines, true), categoryIds, stock: await stockForSale(db, found.values()) };
+  return {
+    priced: priceLines(lines, true),
+    categoryIds,
+    stock: await stockForSale(db, found.values()),
+    items: found,
+  };
 }
 
 /**
@@ -491,6 +563,12 @@ export type RequestSaleInput = {
   items: RequestedSaleLine[];
   customerNotes: string | null;
   requesterEmail: string;
+  /** issue 43: the request's COSHH assessment reference (or the one given at fulfilment) */
+  coshhReference: string | null;
+  /** issue 43: the manager who approved the request's restricted substances, or null */
+  restrictedApprovedBy: string | null;
+  /** issue 43: whom the audit trail names for a sale of a restricted substance */
+  auditActor: AuditActor;
 };
 
 /**
@@ -559,6 +637,9 @@ export async function recordRequestSale(
       processedBy: actor.id,
       recipient: null,
       emailReceipt: false,
+      coshhReference: input.coshhReference,
+      processor: { role: actor.role, audit: input.auditActor },
+      restrictedApprovedBy: input.restrictedApprovedBy,
     },
     checks,
     {
@@ -692,7 +773,12 @@ export function salesService(db: Db) {
      * statement takes the quote (DELETE ... RETURNING: a double submission waits on the row, then
      * finds it gone, 404) with its lines, and reads what the sale is checked against.
      */
-    async processQuote(actor: Actor, quoteId: number, body: SaleAuthorisationBody = {}): Promise<SaleRecord> {
+    async processQuote(
+      actor: Actor,
+      quoteId: number,
+      body: SaleAuthorisationBody = {},
+      auditActor: AuditActor = auditActorOf(actor),
+    ): Promise<SaleRecord> {
       const authorisation = await authoriseSale(db, actor.id, body, async () => {
         const quote = await db<QuoteRow>('quotes').where({ id: quoteId }).first('user_id', 'charge_code');
         return quote && (quote.user_id === actor.id || canSeeAllQuotes(actor)) ? quote.charge_code : null;
@@ -708,6 +794,8 @@ export function salesService(db: Db) {
             authorisation,
             recipient,
             emailReceipt: body.emailReceipt ?? false,
+            coshhReference: body.coshhReference ?? null,
+            auditActor,
           });
           await publishEvent(trx, 'sale.created', () => recorded(actor, sale));
           return sale;
@@ -722,7 +810,12 @@ export function salesService(db: Db) {
      * request 409; a concurrent duplicate waits on the key's primary key until the first commits
      * (then replays it) or rolls back (then records the sale itself).
      */
-    async create(actor: Actor, input: CreateSale, idempotencyKey?: string): Promise<SaleRecord> {
+    async create(
+      actor: Actor,
+      input: CreateSale,
+      idempotencyKey?: string,
+      auditActor: AuditActor = auditActorOf(actor),
+    ): Promise<SaleRecord> {
       // The key's stored hash leaves the PIN out: a digest of a short PIN beside known fields would give it away.
       const { pin, ...hashed } = input;
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
@@ -758,6 +851,8 @@ export function salesService(db: Db) {
             processedBy: actor.id,
             recipient: input.recipient ?? null,
             emailReceipt: input.emailReceipt ?? false,
+            coshhReference: input.coshhReference ?? null,
+            processor: { role: actor.role, audit: auditActor },
           },
           saleChecks(rows[0]),
           authorisation,

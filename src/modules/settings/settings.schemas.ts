@@ -111,6 +111,10 @@ export const KNOWN_SETTINGS = {
   'lots.expiryWarningDays': z
     .object({ days: z.number({ error: 'must be a whole number of days' }).int().min(1).max(365) })
     .strict(),
+  /** how many years a safety data sheet stays current: a hazardous item's older one is counted in the sds_missing_or_old alert (unset: 5) */
+  'safety.sdsReviewYears': z
+    .object({ years: z.number({ error: 'must be a whole number of years' }).int().min(1).max(50) })
+    .strict(),
   /** the stores' request inbox: who is emailed when a request is ready to fulfil (unset or []: the managers) */
   'requests.notifyEmails': z.object({ emails: EmailList }).strict(),
   /** the domains (and their subdomains) a receipt may be emailed to (unset: the domains of the active users' addresses) */

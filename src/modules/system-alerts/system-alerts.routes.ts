@@ -18,7 +18,9 @@ export function systemAlertsRoutes({ db, docs, reads }: Deps) {
         "below minimum with some stock), stock_ledger_mismatch (critical: items whose currentStock differs from their last movement's " +
         'newStock, or that have stock but no movement; as found by the last full check of the ledger, at ledgerCheckedAt, less the items put right since), backup_failed (critical: the backup schedule is enabled and its last scheduled ' +
         'backup failed), backup_overdue (critical: the schedule is enabled and no scheduled backup has succeeded for twice its period ' +
-        'since it was enabled), outbox_failed (warning: outbox messages, emails or webhook deliveries, that failed in the last day), replica_lagging (warning: a read replica of DATABASE_REPLICA_URLS is unreachable or more than DATABASE_REPLICA_MAX_LAG_MS behind; its reads go to the primary). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
+        'since it was enabled), sds_missing_or_old (warning: active hazardous items, any pictogram or H statement, without a safety data sheet ' +
+        'or whose current one was revised more than the setting safety.sdsReviewYears (unset 5) years ago; listed on the page /reports/sds), ' +
+        'outbox_failed (warning: outbox messages, emails or webhook deliveries, that failed in the last day), replica_lagging (warning: a read replica of DATABASE_REPLICA_URLS is unreachable or more than DATABASE_REPLICA_MAX_LAG_MS behind; its reads go to the primary). Any signed-in user may read them (the spec lists only 401 for this endpoint).',
       access: 'auth',
       responses: { 200: { description: 'Alerts', schema: SystemAlerts } },
     },

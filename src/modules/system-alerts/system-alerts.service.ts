@@ -3,6 +3,7 @@ import { allQueries, transaction } from '../../db/transaction';
 import { backupScheduleService } from '../backups/backups.schedule';
 import { ledgerMismatchedAmong, ledgerMismatchedItems, lowStockCounts } from '../items/items.queries';
 import { countFailedSince } from '../outbox/outbox.queries';
+import { safetyDataSheetsService } from '../safety-data-sheets/safety-data-sheets.service';
 import type { SystemAlert } from './system-alerts.schemas';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -76,10 +77,11 @@ export type SystemAlertsReport = { alerts: SystemAlert[]; ledgerCheckedAt: Date 
  */
 export function systemAlertsService(db: Db, replicaAlerts: () => SystemAlert[] = () => []) {
   async function report(): Promise<SystemAlertsReport> {
-    const [stock, ledger, backups] = await allQueries(db, [
+    const [stock, ledger, backups, sds] = await allQueries(db, [
       () => lowStockCounts(db),
       () => ledgerState(db),
       () => backupScheduleService(db).alerts(new Date()),
+      () => safetyDataSheetsService(db).due(),
     ]);
     const alerts: SystemAlert[] = [];
     const { low, out } = stock;
@@ -107,6 +109,13 @@ export function systemAlertsService(db: Db, replicaAlerts: () => SystemAlert[] =
       });
     }
     alerts.push(...backups);
+    if (sds.rows.length > 0) {
+      alerts.push({
+        type: 'sds_missing_or_old',
+        level: 'warning',
+        message: `${plural(sds.rows.length, 'hazardous item has', 'hazardous items have')} no safety data sheet or one older than ${plural(sds.years, 'year', 'years')}`,
+      });
+    }
     alerts.push(...(await outboxAlerts(db)));
     // issue 44: a read replica down or lagging over DATABASE_REPLICA_MAX_LAG_MS (src/db/replicas.ts)
     alerts.push(...replicaAlerts());
