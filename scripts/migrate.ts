@@ -9,7 +9,7 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger);
 try {
-  const applied = await migrateLatest(database.db);
+  const applied = await migrateLatest(database.direct);
   logger.info({ migrations: applied }, applied.length ? 'migrations applied' : 'already up to date');
 } finally {
   await database.close();

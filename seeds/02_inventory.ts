@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR } from '../src/modules/audit/audit.actor';
 import { itemsService } from '../src/modules/items/items.service';
+import type { CreateItem } from '../src/modules/items/items.schemas';
 
 /** Demo inventory: categories, VAT rates besides the migration's 'Standard', and ~30 items with opening stock. */
 const CATEGORIES = [
@@ -50,6 +51,48 @@ const ITEMS: [string, string, string, string, number, number, string?][] = [
   ['Sticky notes (pack 12)', 'STA-NOTE-12', 'Stationery', '4.80', 24, 6, '0.0500'],
 ];
 
+/** Issue 43: the hazard data of the demo chemicals, as their suppliers' safety data sheets give it. */
+const none: NonNullable<CreateItem['hazard']> = {
+  signalWord: null,
+  pictograms: [],
+  hStatements: [],
+  pStatements: [],
+  casNumber: null,
+  unNumber: null,
+  storage: null,
+};
+const HAZARDS: Record<string, CreateItem['hazard']> = {
+  'CHM-ETH-25': {
+    ...none,
+    signalWord: 'Danger',
+    pictograms: ['GHS02', 'GHS07'],
+    hStatements: ['H225', 'H319'],
+    pStatements: ['P210', 'P233', 'P240', 'P241', 'P305+P351+P338', 'P403+P235'],
+    casNumber: '64-17-5',
+    unNumber: '1170',
+    storage: 'Flammables cabinet, away from oxidisers',
+  },
+  'CHM-ACE-1': {
+    ...none,
+    signalWord: 'Danger',
+    pictograms: ['GHS02', 'GHS07'],
+    hStatements: ['H225', 'H319', 'H336', 'EUH066'],
+    pStatements: ['P210', 'P240', 'P305+P351+P338', 'P403+P233'],
+    casNumber: '67-64-1',
+    unNumber: '1090',
+    storage: 'Flammables cabinet',
+  },
+  'CHM-HCL-1M': {
+    ...none,
+    signalWord: 'Warning',
+    pictograms: ['GHS05'],
+    hStatements: ['H290'],
+    pStatements: ['P234', 'P390'],
+    casNumber: '7647-01-0',
+    storage: 'Acids cabinet, away from bases',
+  },
+};
+
 export async function seed(knex: Knex): Promise<void> {
   const categoryIds = new Map<string, number>();
   for (const c of CATEGORIES) {
@@ -80,6 +123,7 @@ export async function seed(knex: Knex): Promise<void> {
         tracking: 'none',
         currentStock: String(stock),
         minimumStock: String(minimum),
+        hazard: HAZARDS[sku] ?? null,
       },
       { ...SYSTEM_ACTOR, userId: creator?.id ?? null, email: creator?.email ?? null },
     );

@@ -73,6 +73,9 @@ import { composeOwners } from './owners';
 
 export type AppOptions = {
   db: Knex;
+  /** the session connection to the primary (DATABASE_DIRECT_URL); db by default */
+  directDb?: Knex;
+  /** DATABASE_DIRECT_URL (default DATABASE_URL): pg_dump and pg_restore connect there */
   databaseUrl: string;
   /** shared with the scheduler, which skips its jobs during a restore; one of its own by default */
   maintenance?: Maintenance;
@@ -146,6 +149,7 @@ export function buildApp(opts: AppOptions): Express {
   const maintenance = opts.maintenance ?? createMaintenance();
   const deps: Deps = {
     db,
+    directDb: opts.directDb ?? db,
     databaseUrl: opts.databaseUrl,
     maintenance,
     config,

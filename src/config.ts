@@ -54,6 +54,10 @@ const EnvSchema = z.object({
   // a workstation's npm start is not reachable from the network unless asked; the Docker image sets 0.0.0.0
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
+  // issue 44: what DATABASE_URL reaches: PostgreSQL itself or a session pooler, or PgBouncer in transaction mode
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
+  // issue 44: a session connection to the primary for migrations, LISTEN, job locks and pg_dump (default DATABASE_URL)
+  DATABASE_DIRECT_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(16).optional(),
@@ -106,6 +110,14 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl?: string;
+  /**
+   * transaction: DATABASE_URL is PgBouncer in transaction mode, so the service names no prepared
+   * statements, sends no startup options (each transaction sets its timeouts with SET LOCAL) and
+   * keeps no session state between transactions (docs/operations.md)
+   */
+  databasePoolMode: DatabasePoolMode;
+  /** a session connection to the primary (migrations, the outbox's LISTEN, job locks, pg_dump); absent: DATABASE_URL */
+  databaseDirectUrl?: string;
   dataDir: string;
   embeddedPgPort: number;
   sessionSecret?: string;
@@ -141,6 +153,8 @@ export type Config = {
   /** host names, addresses and CIDR ranges an outbound webhook may reach although private (and over http) */
   outboundWebhooksAllowPrivate: string[];
 };
+
+export type DatabasePoolMode = 'session' | 'transaction';
 
 /** Failed password sign-ins allowed before 429; see src/auth/login-limiter.ts. */
 export type LoginLimits = {
@@ -197,6 +211,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
+  if (!e.DATABASE_URL && (e.DATABASE_DIRECT_URL || e.DATABASE_POOL_MODE === 'transaction')) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DATABASE_POOL_MODE=transaction and DATABASE_DIRECT_URL need DATABASE_URL (the embedded database has no pooler)',
+    );
+  }
   if (e.PASSWORD_HASH_COST !== undefined && e.PASSWORD_HASH_COST < PASSWORD_HASH_COST && e.NODE_ENV !== 'test') {
     throw new ConfigError(
       `Invalid configuration:\n  PASSWORD_HASH_COST: below ${PASSWORD_HASH_COST} only when NODE_ENV=test`,
@@ -210,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMode: e.DATABASE_POOL_MODE,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     sessionSecret: e.SESSION_SECRET,

@@ -9,7 +9,12 @@ import type { McpLimiters } from './auth/mcp-limits';
 /** What every route module receives. */
 export type Deps = {
   db: Knex;
-  /** the connection string of db, for the tools run beside it (pg_dump, pg_restore) */
+  /**
+   * a session connection to the primary (DATABASE_DIRECT_URL; db itself when that is one): migrations,
+   * e.g. a restore's, need it behind PgBouncer in transaction mode (issue 44)
+   */
+  directDb: Knex;
+  /** DATABASE_DIRECT_URL (default DATABASE_URL), for the tools run beside the service (pg_dump, pg_restore) */
   databaseUrl: string;
   maintenance: Maintenance;
   config: Config;

@@ -38,24 +38,29 @@ async function main() {
     pretty: config.env === 'development' && process.stdout.isTTY,
   });
   const database = await openDatabase(config, logger);
-  const applied = await migrateLatest(database.db);
+  const applied = await migrateLatest(database.direct);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   await bootstrapAdmin(database.db, config, logger);
   await removeUnfinishedFiles(config.dataDir, logger);
-  const pgTools = await findPgTools(database.db, database.url, config.pgBinDir);
+  const pgTools = await findPgTools(database.direct, database.directUrl, config.pgBinDir);
   if ('problem' in pgTools) logger.warn(`backups and restores will answer 503 until this is fixed: ${pgTools.problem}`);
 
-  const sessionPool = createPgPool(database.url, (err: Error & { code?: string }) =>
-    logger.warn(
-      { message: err.message, code: err.code },
-      'session store connection lost; the pool reconnects on demand',
-    ),
+  const sessionPool = createPgPool(
+    database.url,
+    (err: Error & { code?: string }) =>
+      logger.warn(
+        { message: err.message, code: err.code },
+        'session store connection lost; the pool reconnects on demand',
+      ),
+    5,
+    config.databasePoolMode,
   );
   const maintenance = createMaintenance();
   const lifecycle = createLifecycle();
   const app = buildApp({
     db: database.db,
-    databaseUrl: database.url,
+    directDb: database.direct,
+    databaseUrl: database.directUrl,
     maintenance,
     lifecycle,
     config,
@@ -63,9 +68,17 @@ async function main() {
     sessionPool,
     sessionSecret: await resolveSessionSecret(config),
   });
-  const backupDeps = { db: database.db, databaseUrl: database.url, config, logger, maintenance };
-  const scheduler = startScheduler(database.db, logger, maintenance, [...JOBS, scheduledBackupJob(backupDeps)]);
-  const outbox = startOutboxDelivery({ db: database.db, databaseUrl: database.url, config, logger });
+  const backupDeps = {
+    db: database.db,
+    directDb: database.direct,
+    databaseUrl: database.directUrl,
+    config,
+    logger,
+    maintenance,
+  };
+  // the jobs and their locks on the session connection (issue 44), the outbox's LISTEN too
+  const scheduler = startScheduler(database.direct, logger, maintenance, [...JOBS, scheduledBackupJob(backupDeps)]);
+  const outbox = startOutboxDelivery({ db: database.db, databaseUrl: database.directUrl, config, logger });
   const server = createServer(app);
   server.listen(config.port, config.host, () =>
     logger.info({ port: config.port, host: config.host }, 'stores service listening'),

@@ -2,6 +2,7 @@ import type supertest from 'supertest';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
+import { binaryBody } from './helpers/binary-body';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildStockedItem, stockOf } from './helpers/inventory-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
@@ -104,6 +105,22 @@ describe('items and categories carry the flags', () => {
       .expect(200);
     const [row] = parseCsv(csv.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(row).toMatchObject({ 'COSHH Required': 'no', Restricted: 'yes' });
+    const xlsx = await manager
+      .post('/api/items/bulk/export')
+      .send({ itemIds: [item.id] })
+      .buffer(true)
+      .parse(binaryBody as never)
+      .expect(200);
+    const { default: ExcelJS } = await import('exceljs');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx.body as never);
+    const sheet = workbook.getWorksheet('Items')!;
+    const headers = (sheet.getRow(1).values as unknown[]).map(String);
+    const column = (header: string) => headers.indexOf(header);
+    expect(['COSHH Required', 'Restricted'].map((h) => [h, sheet.getRow(2).getCell(column(h)).value])).toEqual([
+      ['COSHH Required', 'no'],
+      ['Restricted', 'yes'],
+    ]);
 
     const stamp = Date.now();
     const imported = await manager
@@ -374,6 +391,27 @@ describe('processing a quote (the counter)', () => {
     const entries = await auditOf(sold.body.sale.id);
     expect(entries).toHaveLength(1);
     expect(entries[0].actor.userId).toBe(managerRow.id);
+  });
+});
+
+describe("the counter's Process sale (the page)", () => {
+  it('a user processing a restricted substance is told on the counter (403), the basket kept; the COSHH reference passes through the form', async () => {
+    const restricted = await buildStockedItem(t.db, 10, { sku: `CTR-R-${Date.now()}` });
+    await flag(restricted.id, { restricted: true, coshh_required: true });
+    const agent = await t.loginAs(await buildUser(t.db));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/counter').expect(200)).text)![1];
+    await agent.post('/counter/add').type('form').send({ _csrf: csrf, sku: restricted.sku }).expect(303);
+    await agent.post('/counter/charge-code').type('form').send({ _csrf: csrf, chargeCode: code }).expect(303);
+    const missing = await agent.post('/counter/process').type('form').send({ _csrf: csrf }).expect(422);
+    expect(missing.text).toContain(`A COSHH assessment reference is required for ${restricted.sku}`);
+    const refused = await agent
+      .post('/counter/process')
+      .type('form')
+      .send({ _csrf: csrf, coshhReference: 'RA-CTR-1' })
+      .expect(403);
+    expect(refused.text).toContain(`${restricted.sku} is a restricted substance: a manager must process this sale`);
+    expect(refused.text).toContain(restricted.sku);
+    expect(await stockOf(t.db, restricted.id)).toBe('10.00');
   });
 });
 

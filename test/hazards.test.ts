@@ -84,13 +84,13 @@ describe('POST /api/items with hazard', () => {
           hazard: {
             signalWord: 'Warning',
             hStatements: ['H300+H310+H330', 'H360Fd', 'h350i', 'EUH066', 'euh208'],
-            pStatements: ['P370+P372+P380+P373', 'P501'],
+            pStatements: ['P370+P372+P380+P373', 'P501', 'P281'],
           },
         }),
       )
       .expect(201);
     expect(res.body.hazard.hStatements).toEqual(['H300+H310+H330', 'H360Fd', 'H350i', 'EUH066', 'EUH208']);
-    expect(res.body.hazard.pStatements).toEqual(['P370+P372+P380+P373', 'P501']);
+    expect(res.body.hazard.pStatements).toEqual(['P370+P372+P380+P373', 'P501', 'P281']);
   });
 
   it('400 an unknown H, EUH or P code, and a combination the lists do not hold, naming the field', async () => {
@@ -207,6 +207,12 @@ describe('GET /api/hazards/statements', () => {
     expect(res.body.p).toContainEqual({
       code: 'P303+P361+P353',
       text: 'IF ON SKIN (or hair): Take off immediately all contaminated clothing. Rinse skin with water [or shower].',
+    });
+    // a code deleted since is listed as withdrawn, and still accepted (labels on the shelf carry it)
+    expect(res.body.p).toContainEqual({
+      code: 'P281',
+      text: 'Use personal protective equipment as required.',
+      withdrawn: true,
     });
     expect(res.body.source).toMatch(/1272\/2008/);
     expect(res.body.pictograms).toContainEqual({ code: 'GHS02', name: 'Flammable', image: '/assets/ghs/GHS02.svg' });

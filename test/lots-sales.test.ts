@@ -282,3 +282,106 @@ describe('request fulfilment', () => {
     expect(await stockOf(t.db, item.id)).toBe('3.00');
   });
 });
+
+describe('a request of an item tracked by lot: short and availability count its sellable lots only', () => {
+  const lotIdOf = async (itemId: number, lotNumber: string): Promise<number> =>
+    ((await as.user.get(`/api/items/${itemId}/lots`).expect(200)).body as { id: number; lotNumber: string }[]).find(
+      (lot) => lot.lotNumber === lotNumber,
+    )!.id;
+
+  it('submission marks a line short against the sellable lots, not the stock that expired or quarantined lots hold', async () => {
+    const requester = await buildUser(t.db, { role: 'requester' });
+    const asRequester = await t.loginAs(requester);
+    const requestCode = (await buildChargeCode(t.db, { authorisedEmails: [requester.email] })).code;
+    const item = await trackedItem();
+    await stockIn(item.id, 'GOOD', 1, day(200));
+    await stockIn(item.id, 'PAST', 3, day(-2));
+    await stockIn(item.id, 'HELD', 2, day(100));
+    await as.manager
+      .post(`/api/lots/${await lotIdOf(item.id, 'HELD')}/quarantine`)
+      .send({ reason: 'Supplier notice' })
+      .expect(200);
+    const expiredOnly = await trackedItem();
+    await stockIn(expiredOnly.id, 'OLD', 5, day(-1));
+    expect(await stockOf(t.db, item.id)).toBe('6.00');
+
+    const submit = async (items: { itemId: number; quantity: number }[]) => {
+      const created = (await asRequester.post('/api/requests').send({ chargeCode: requestCode, items }).expect(201))
+        .body;
+      return (await as.user.get(`/api/requests/${created.id}`).expect(200)).body;
+    };
+    // 6 in stock, 1 of it for sale: 2 is short, 1 is not
+    const short = await submit([
+      { itemId: item.id, quantity: 2 },
+      { itemId: expiredOnly.id, quantity: 1 },
+    ]);
+    expect(short.items).toEqual([
+      expect.objectContaining({ itemId: item.id, short: true, shortReason: 'stock', availability: 'in_stock' }),
+      expect.objectContaining({ itemId: expiredOnly.id, short: true, shortReason: 'stock', availability: 'out' }),
+    ]);
+    const covered = await submit([{ itemId: item.id, quantity: 1 }]);
+    expect(covered.items[0]).toMatchObject({ short: false, shortReason: null, availability: 'in_stock' });
+    // the catalogue the requester chose from says the same
+    const listed = async (sku: string) =>
+      (await asRequester.get(`/api/catalogue?search=${sku}`).expect(200)).body.items.map(
+        (entry: { sku: string; availability: string }) => [entry.sku, entry.availability],
+      );
+    expect(await listed(expiredOnly.sku)).toEqual([[expiredOnly.sku, 'out']]);
+    expect(await listed(item.sku)).toEqual([[item.sku, 'in_stock']]);
+    // and so does the sales' stock check: the stock figure as it is, available by the sellable lots
+    const check = (
+      await as.user
+        .post('/api/sales/stock-check')
+        .send({
+          items: [
+            { itemId: item.id, quantity: 2 },
+            { itemId: expiredOnly.id, quantity: 1 },
+          ],
+        })
+        .expect(200)
+    ).body;
+    expect(check).toMatchObject({
+      allAvailable: false,
+      items: [
+        { itemId: item.id, available: false, currentStock: 6 },
+        { itemId: expiredOnly.id, available: false, currentStock: 5 },
+      ],
+    });
+  });
+
+  it("fulfilment leaving out a line whose item has only expired lots records it short for stock, not the staff's choice", async () => {
+    const requester = await buildUser(t.db, { role: 'requester' });
+    const asRequester = await t.loginAs(requester);
+    const requestCode = (await buildChargeCode(t.db, { authorisedEmails: [requester.email] })).code;
+    const sellable = await trackedItem();
+    await stockIn(sellable.id, 'GOOD', 4, day(200));
+    const expiredOnly = await trackedItem();
+    await stockIn(expiredOnly.id, 'OLD', 3, day(-1));
+    const untracked = await trackedItem('none');
+
+    const request = (
+      await asRequester
+        .post('/api/requests')
+        .send({
+          chargeCode: requestCode,
+          items: [
+            { itemId: sellable.id, quantity: 2 },
+            { itemId: expiredOnly.id, quantity: 2 },
+            { itemId: untracked.id, quantity: 2 },
+          ],
+        })
+        .expect(201)
+    ).body;
+    const ready = (
+      await as.user
+        .post(`/api/requests/${request.id}/fulfil`)
+        .send({ items: [{ itemId: sellable.id, quantity: 2 }] })
+        .expect(200)
+    ).body;
+    expect(ready.shortfall).toEqual([
+      expect.objectContaining({ itemId: expiredOnly.id, requested: '2.00', fulfilled: '0.00', reason: 'stock' }),
+      expect.objectContaining({ itemId: untracked.id, requested: '2.00', fulfilled: '0.00', reason: 'staff' }),
+    ]);
+    expect(await lotQuantities(expiredOnly.id)).toEqual({ OLD: 3 });
+  });
+});

@@ -5,6 +5,7 @@ import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 import { day } from './helpers/lots-factories';
+import { ledgerMismatches } from '../src/modules/items/items.queries';
 
 /*
  * Issue 42: lots and expiry. A lot-tracked item keeps its stock in lots; every sale path takes
@@ -95,6 +96,107 @@ describe('tracking by lot', () => {
     // the item's figure keeps the stock, and untracked it sells without lots
     await sell(id, 1).expect(201);
     expect(await stockOf(t.db, id)).toBe('2.00');
+  });
+});
+
+describe('turning tracking by lot on and off goes through the ledger', () => {
+  type Movement = {
+    type: string;
+    quantity: number;
+    previousStock: number;
+    newStock: number;
+    reason: string;
+    lots: { lotNumber: string; expiresOn: string | null; quantity: number }[];
+  };
+  const movementsOf = async (id: number) =>
+    ((await as.user.get(`/api/stock-movements?itemId=${id}`).expect(200)).body.movements as Movement[]).reverse();
+  const trace = async (lotId: number) =>
+    (await as.manager.get(`/api/lots/${lotId}/trace`).expect(200)).body as {
+      movements: { type: string; quantity: number; reason: string }[];
+      remaining: number;
+    };
+  /** What the lot's movements add up to: the trace explains what it holds. */
+  const explained = (lotTrace: Awaited<ReturnType<typeof trace>>) =>
+    lotTrace.movements.reduce((sum, movement) => sum + movement.quantity, 0);
+
+  it('on: one adjustment of 0 whose lot share is the stock into UNLOTTED; off: one whose share empties it; the stock never moves', async () => {
+    const sku = `TRK-${Date.now()}`;
+    const created = await as.manager
+      .post('/api/items')
+      .send({ name: 'Toluene', sku, categoryId, price: '4.00', currentStock: 10 })
+      .expect(201);
+    const id = created.body.id as number;
+
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'lot' }).expect(200);
+    expect(await stockOf(t.db, id)).toBe('10.00');
+    const on = await movementsOf(id);
+    expect(on).toHaveLength(2);
+    expect(on[1]).toMatchObject({
+      type: 'adjustment',
+      quantity: 0,
+      previousStock: 10,
+      newStock: 10,
+      reason: 'Tracking by lot turned on: the stock into lot UNLOTTED',
+      lots: [{ lotNumber: 'UNLOTTED', expiresOn: null, quantity: 10 }],
+    });
+    const [unlotted] = await lotsOf(id);
+    expect(unlotted).toMatchObject({ lotNumber: 'UNLOTTED', quantity: 10 });
+    const traced = await trace(unlotted.id);
+    expect(traced.movements).toEqual([
+      expect.objectContaining({ type: 'adjustment', quantity: 10, reason: on[1].reason }),
+    ]);
+    expect(explained(traced)).toBe(traced.remaining);
+
+    await sell(id, 3).expect(201);
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'none' }).expect(200);
+    expect(await stockOf(t.db, id)).toBe('7.00');
+    const off = (await movementsOf(id)).at(-1)!;
+    expect(off).toMatchObject({
+      type: 'adjustment',
+      quantity: 0,
+      previousStock: 7,
+      newStock: 7,
+      reason: 'Tracking by lot turned off: the stock out of its lots',
+      lots: [{ lotNumber: 'UNLOTTED', expiresOn: null, quantity: -7 }],
+    });
+    const tracedOff = await trace(unlotted.id);
+    expect(tracedOff.remaining).toBe(0);
+    expect(explained(tracedOff)).toBe(0);
+
+    // untracked, it sells without lots; on again, the stock goes back into the same (empty) UNLOTTED
+    await sell(id, 2).expect(201);
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'lot' }).expect(200);
+    expect(await lotQuantities(id)).toEqual({ UNLOTTED: 5 });
+    expect((await movementsOf(id)).at(-1)).toMatchObject({
+      quantity: 0,
+      newStock: 5,
+      lots: [{ lotNumber: 'UNLOTTED', quantity: 5 }],
+    });
+    const again = await trace(unlotted.id);
+    expect(again.remaining).toBe(5);
+    expect(explained(again)).toBe(5);
+
+    // the ledger chains: each movement starts where the one before ended, the last is the stock
+    const all = await movementsOf(id);
+    all.slice(1).forEach((movement, i) => expect(movement.previousStock).toBe(all[i].newStock));
+    expect(all.at(-1)!.newStock).toBe(5);
+    expect(await ledgerMismatches(t.db)).toEqual({ count: 0, skus: null });
+    const page = await as.manager.get(`/stock-movements?item=${sku}`).expect(200);
+    expect(page.text).toContain('Tracking by lot turned on: the stock into lot UNLOTTED');
+    expect(page.text).toContain('Tracking by lot turned off: the stock out of its lots');
+  });
+
+  it('nothing to move, no movement: on with no stock, off with every lot empty', async () => {
+    const created = await as.manager
+      .post('/api/items')
+      .send({ name: 'Xylene', sku: `TRK0-${Date.now()}`, categoryId, price: '4.00' })
+      .expect(201);
+    const id = created.body.id as number;
+    const before = (await movementsOf(id)).length;
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'lot' }).expect(200);
+    await as.manager.put(`/api/items/${id}`).send({ tracking: 'none' }).expect(200);
+    expect(await movementsOf(id)).toHaveLength(before);
+    expect(await lotsOf(id, '?includeEmpty=true')).toEqual([]);
   });
 });
 

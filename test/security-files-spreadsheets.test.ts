@@ -87,6 +87,8 @@ describe('POST /api/items/bulk/export', () => {
         'CAS Number': '',
         'UN Number': '',
         'Hazard Storage': `'=HYPERLINK("http://evil")`,
+        'COSHH Required': 'no',
+        Restricted: 'no',
       },
     ]);
     // the database keeps the values as typed

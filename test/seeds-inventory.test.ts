@@ -23,6 +23,15 @@ describe('seeds/02_inventory.ts', () => {
     ]);
     const list = await as.user.get('/api/items?limit=100').expect(200);
     expect(list.body.total).toBe(30);
+    // issue 43: the demo chemicals carry their hazard data
+    const hazardous = (list.body.items as { sku: string; hazard: { pictograms: string[] } | null }[])
+      .filter((item) => item.hazard !== null)
+      .map((item) => [item.sku, item.hazard!.pictograms]);
+    expect(hazardous.sort()).toEqual([
+      ['CHM-ACE-1', ['GHS02', 'GHS07']],
+      ['CHM-ETH-25', ['GHS02', 'GHS07']],
+      ['CHM-HCL-1M', ['GHS05']],
+    ]);
     const alerts = await as.user.get('/api/system/alerts').expect(200);
     expect(alerts.body.alerts.map((a: { type: string }) => a.type)).not.toContain('stock_ledger_mismatch');
   });

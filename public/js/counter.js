@@ -313,6 +313,23 @@
     if (lost || event.detail.target.id === 'counter') scanInput()?.focus({ preventScroll: true });
   });
 
+  // ---- Issue 43: the COSHH assessment reference ----
+
+  // The field follows the basket (a line needing a COSHH assessment shows it) without being replaced, so
+  // what was typed in it stays. A refused reference's message arrives beside it; the focus is left where
+  // it is (moving it could split a scan being typed).
+  document.addEventListener('htmx:afterSwap', (event) => {
+    const target = event.detail.target;
+    const field = document.getElementById('coshh-field');
+    if (!field) return;
+    if (target.id === 'basket') {
+      const basket = document.getElementById('basket');
+      field.hidden = basket?.dataset.needsCoshh !== 'true';
+    } else if (target.id === 'coshh-reference-error') {
+      document.getElementById('coshh-reference')?.setAttribute('aria-invalid', 'true');
+    }
+  });
+
   // ---- Name matches ----
 
   // Only for two characters or more, and never once the box was emptied by a scan.

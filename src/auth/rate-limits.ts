@@ -4,6 +4,8 @@ import type { Db } from '../db/knex';
 /**
  * A counter of rate-limiter-flexible in the shared rate_limits table (owned here), so every
  * instance counts the same: `points` per `durationSeconds` window for each key under `keyPrefix`.
+ * rate-limiter-flexible names its statements (`rate_limits:rlflx-upsert`) and has no option not to;
+ * behind PgBouncer in transaction mode the pool's connections drop the names (src/db/knex.ts).
  */
 export const rateLimitCounter = (db: Db, keyPrefix: string, points: number, durationSeconds: number) =>
   new RateLimiterPostgres({

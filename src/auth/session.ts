@@ -46,7 +46,7 @@ export function configurePassportSessions(passport: Deps['passport'], db: Knex):
  * connect-pg-simple, reading the session's user in the same query as the session, so an
  * authenticated request costs one round trip before its own work instead of two; the read is a
  * named prepared statement (every session request makes it), parsed and planned once per
- * connection. The user row rides on the loaded session as `loadedUser` for deserializeUser and
+ * connection; in transaction pool mode the pool's connections drop the name (src/db/knex.ts). The user row rides on the loaded session as `loadedUser` for deserializeUser and
  * is never stored.
  */
 function userJoiningStore(PgStore: ReturnType<typeof connectPgSimple>, pool: Pool) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './knex';
+import { transactionTimeouts, type Db } from './knex';
 
 /**
  * PostgreSQL's answers that mean "another transaction was in the way", not "this request is
@@ -78,22 +78,32 @@ export async function transaction(
 ): Promise<unknown> {
   const [options, work] = typeof optionsOrWork === 'function' ? [{}, optionsOrWork] : [optionsOrWork, maybeWork!];
   const { audit: record, retry = false, isolationLevel, rollBack = false } = options;
-  const run: Work<unknown> = record
+  const withAudit: Work<unknown> = record
     ? async (trx) => {
         const { result, audit } = (await work(trx)) as { result: unknown; audit: unknown };
         if (audit) await record(trx, audit);
         return result;
       }
     : work;
+  // through PgBouncer in transaction mode the connection has no timeouts of its own: the transaction sets them (issue 44)
+  const timeouts = transactionTimeouts(db);
+  const run: Work<unknown> = timeouts
+    ? async (trx) => {
+        await trx.raw(
+          `SET LOCAL statement_timeout = ${timeouts.statementMs}; SET LOCAL idle_in_transaction_session_timeout = ${timeouts.idleInTransactionMs}`,
+        );
+        return withAudit(trx);
+      }
+    : withAudit;
   if (rollBack) {
     const trx = await db.transaction();
     try {
-      return await run(trx);
+      return await (isDbTransaction(db) ? withAudit : run)(trx);
     } finally {
       await trx.rollback();
     }
   }
-  if (isDbTransaction(db)) return run(db);
+  if (isDbTransaction(db)) return withAudit(db);
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await db.transaction(run, isolationLevel ? { isolationLevel } : undefined);

@@ -22,7 +22,34 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   '22021': { status: 400, message: 'Text in the request must not contain a NUL character' },
   '22P05': { status: 400, message: 'Text in the request must not contain a NUL character' },
 };
-const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+/**
+ * The database cannot be reached or is going away: a refused, reset or timed-out connection; an
+ * administrator's shutdown or a server not yet accepting connections (57P01-57P03); a connection
+ * failure (08xxx), PgBouncer's own errors included: it answers every one of them with 08P01 ("server
+ * login has been failing", "query_wait_timeout", "no more connections allowed", issue 44); and too
+ * many connections (53300).
+ */
+const DB_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08P01',
+  '53300',
+]);
+/** How long a client is asked to wait before trying again after the database was unavailable (s). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/** The answer while the database cannot be reached (the words the operations guide and clients already know). */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable';
 /**
  * A lost connection reported by node-postgres without a code, as it is or as knex's failed
  * ROLLBACK of a transaction whose connection is gone ("ROLLBACK - Connection terminated
@@ -63,7 +90,18 @@ export function errorMiddleware(logger: Logger, exposeDetail: boolean): ErrorReq
         .set({ 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' })
         .render('partials/_alert', { message });
     }
-    res.status(status).render('error', { title: ERROR_TITLES[status] ?? 'Something went wrong', status, message });
+    // an error before the page's own locals were set (the session store could not reach the database) still gets the layout
+    const { locals } = res;
+    res.status(status).render('error', {
+      currentUser: locals.currentUser ?? null,
+      currentPath: locals.currentPath ?? req.path,
+      nav: locals.nav ?? [],
+      csrfToken: locals.csrfToken ?? '',
+      flash: locals.flash ?? null,
+      title: ERROR_TITLES[status] ?? 'Something went wrong',
+      status,
+      message,
+    });
   };
 }
 
@@ -121,8 +159,12 @@ function describeError(
     return { status: 503, body: { message: DATABASE_BUSY_MESSAGE }, headers: { 'Retry-After': '1' } };
   }
   if (isDatabaseUnavailable(e)) {
-    logger.warn({ err: e, path: req.path }, 'database unavailable');
-    return answer(503, { message: 'Service temporarily unavailable' });
+    logger.warn({ err: e, method: req.method, path: req.path, code: e.code }, 'database unavailable');
+    return {
+      status: 503,
+      body: { message: DATABASE_UNAVAILABLE_MESSAGE },
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    };
   }
   logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
   return answer(

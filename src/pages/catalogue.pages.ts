@@ -16,6 +16,11 @@ import { CatalogueQuery } from '../modules/catalogue/catalogue.schemas';
 import { CreateRequest } from '../modules/requests/requests.schemas';
 import { LineRequest } from '../modules/sales/quotes.schemas';
 import { requestsService } from '../modules/requests/requests.service';
+import { hazardOf } from '../modules/items/items.service';
+import { presentHazard } from '../modules/hazards/hazards.present';
+import { hazardView } from '../modules/hazards/hazards.service';
+import { safetyDataSheetsService } from '../modules/safety-data-sheets/safety-data-sheets.service';
+import { coshhReferenceMessage } from '../modules/sales/sales.service';
 import { attempt, filledIn, flash, textField, type Attempt, type FieldErrors } from './forms';
 import { safeNext } from './page-guards';
 import { PageRouter, type PageRequest, type Sent } from './page-route';
@@ -32,13 +37,32 @@ const RECENT_REQUESTS = 5;
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
 
 type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
-type BasketForm = { message: string | null; errors: FieldErrors; chargeCode?: ChargeCodeField };
+type BasketForm = {
+  message: string | null;
+  errors: FieldErrors;
+  chargeCode?: ChargeCodeField;
+  /** issue 43: the lines (item ids) whose "I have read the safety data sheet" was ticked, and the COSHH reference typed */
+  sdsRead?: Set<number>;
+  coshhReference?: string;
+};
+/**
+ * Issue 43: what the basket's submit form asks of each line: whether its item is hazardous (the
+ * requester ticks "I have read the safety data sheet"), has a safety data sheet to read, needs a COSHH reference.
+ */
+type BasketSafety = Map<number, { hazardous: boolean; hasSds: boolean; needsCoshhReference: boolean }>;
+const COSHH_MISSING = coshhReferenceMessage('');
 type Refusal = Extract<Attempt<unknown>, { ok: false }>;
 /** A route that may show the catalogue again: its query declared. */
 type CataloguePage = PageRequest<{ readonly query: CatalogueQuery }>;
 
 const refusalMessage = (refusal: Refusal): string =>
   Object.values(refusal.errors).length > 0 ? Object.values(refusal.errors).join('; ') : refusal.message;
+
+/** Issue 43: the item ids of the submit form's ticked "I have read the safety data sheet" boxes (name sdsRead, one a line). */
+function sdsReadOf(body: Record<string, unknown>): Set<number> {
+  const ticked = Array.isArray(body.sdsRead) ? body.sdsRead : [body.sdsRead];
+  return new Set(ticked.map((value) => Number(textField(value))).filter((id) => Number.isInteger(id) && id > 0));
+}
 
 /** The catalogue's query string as its schema reads it: a page of its size, a filter left empty off. */
 const catalogueQuery = (query: Sent) => ({ limit: String(CATALOGUE_PAGE_SIZE), ...filledIn(query) });
@@ -57,13 +81,29 @@ function catalogueHref(query: CatalogueQuery, page = query.page): string {
 }
 
 /** The basket as the page shows it, with the charge-code field's state and the form's refusal. */
-function basketView(basket: RequestBasket, form: BasketForm = { message: null, errors: {} }) {
-  const lines = basket.lines.map((line) => ({ ...line, total: money(new D(line.price).times(line.quantity)) }));
+function basketView(basket: RequestBasket, safety: BasketSafety, form: BasketForm = { message: null, errors: {} }) {
+  const lines = basket.lines.map((line, index) => {
+    const safe = safety.get(line.itemId);
+    return {
+      ...line,
+      total: money(new D(line.price).times(line.quantity)),
+      // issue 43
+      hazardous: safe?.hazardous ?? false,
+      sdsHref: safe?.hasSds ? `/items/${line.itemId}/sds` : null,
+      sdsRead: form.sdsRead?.has(line.itemId) ?? false,
+      sdsError: form.errors[`items.${index}.sdsAcknowledged`] ?? null,
+    };
+  });
   return {
     lines,
+    needsCoshhReference: basket.lines.some((line) => safety.get(line.itemId)?.needsCoshhReference),
+    coshhReference: form.coshhReference ?? '',
     total: money(lines.reduce((sum, line) => sum.plus(line.total), new D(0))),
     chargeCode: form.chargeCode ?? { value: basket.chargeCode, error: null, accepted: false },
-    form: { values: { notes: basket.notes, neededBy: basket.neededBy }, errors: form.errors },
+    form: {
+      values: { notes: basket.notes, neededBy: basket.neededBy, coshhReference: form.coshhReference ?? '' },
+      errors: form.errors,
+    },
     message: form.message,
   };
 }
@@ -73,6 +113,23 @@ export function catalogueViews(db: Db) {
   const catalogue = catalogueService(db);
   const categories = categoriesService(db);
   const baskets = basketsService(db);
+  const sheets = safetyDataSheetsService(db);
+
+  /** Issue 43: the basket's items now, as its submit form asks of them (one read each, none for an empty basket). */
+  async function basketSafety(basket: RequestBasket): Promise<BasketSafety> {
+    const ids = basket.lines.map((line) => line.itemId);
+    const [found, withSheet] = await Promise.all([itemsService(db).forLines(ids), sheets.itemsWithSheet(ids)]);
+    return new Map(
+      ids.map((id) => [
+        id,
+        {
+          hazardous: found.get(id)?.hazardous ?? false,
+          hasSds: withSheet.has(id),
+          needsCoshhReference: found.get(id)?.needsCoshhReference ?? false,
+        },
+      ]),
+    );
+  }
 
   /** The codes the person is an authorised user of (matched by email), for the basket's Charge code. */
   const chargeCodesOf = async (user: Express.User) =>
@@ -107,12 +164,15 @@ export function catalogueViews(db: Db) {
     const user = currentUser(req);
     const wholePage = !wantsPartial(req);
     const basket = await baskets.get(user.id);
-    const [found, categoryRows, chargeCodes, mine] = await Promise.all([
+    const [found, categoryRows, chargeCodes, mine, safety] = await Promise.all([
       catalogue.items(query),
       wholePage ? categories.list() : [],
       wholePage ? chargeCodesOf(user) : [],
       wholePage ? myRequests(db, user, RECENT_REQUESTS) : [],
+      basketSafety(basket),
     ]);
+    // issue 43: each item's pictograms and signal word, and a link to its safety data sheet when it has one
+    const withSheet = await sheets.itemsWithSheet(found.rows.map((row) => row.id));
     const totalPages = Math.max(1, Math.ceil(found.total / query.limit));
     return {
       ...ASSETS,
@@ -120,7 +180,11 @@ export function catalogueViews(db: Db) {
       title: 'Catalogue',
       description: 'The stores catalogue: find items, see whether they are in stock and request them on a charge code.',
       query,
-      items: found.rows.map(presentCatalogueItem),
+      items: found.rows.map((row) => ({
+        ...presentCatalogueItem(row),
+        hazard: hazardView(presentHazard(hazardOf(row))),
+        sdsHref: withSheet.has(row.id) ? `/items/${row.id}/sds` : null,
+      })),
       total: found.total,
       categories: categoryRows,
       returnTo: catalogueHref(query),
@@ -133,6 +197,7 @@ export function catalogueViews(db: Db) {
       chargeCodes,
       basket: basketView(
         basket,
+        safety,
         form ?? { message: null, errors: {}, chargeCode: await checkChargeCode(user, basket.chargeCode, basket) },
       ),
       mine,
@@ -149,7 +214,7 @@ export function catalogueViews(db: Db) {
     res.status(status).render(wantsPartial(req) ? 'catalogue/_results' : 'catalogue/index', view);
   }
 
-  return { chargeCodesOf, checkChargeCode, renderCatalogue };
+  return { chargeCodesOf, checkChargeCode, renderCatalogue, basketSafety };
 }
 
 /**
@@ -162,14 +227,14 @@ export function cataloguePages({ db }: Deps): Router {
   const requests = requestsService(db);
   const items = itemsService(db);
   const baskets = basketsService(db);
-  const { chargeCodesOf, checkChargeCode, renderCatalogue } = catalogueViews(db);
+  const { chargeCodesOf, checkChargeCode, renderCatalogue, basketSafety } = catalogueViews(db);
 
   /** After a basket change: htmx gets the basket back, a plain form the catalogue page it came from (post/redirect/get). */
   async function basketChanged(req: Request, res: Response, message: string) {
     if (wantsPartial(req)) {
       const basket = await baskets.get(currentUser(req).id);
       return res.render('catalogue/_basket', {
-        basket: basketView(basket, {
+        basket: basketView(basket, await basketSafety(basket), {
           message: null,
           errors: {},
           chargeCode: await checkChargeCode(currentUser(req), basket.chargeCode, basket),
@@ -284,10 +349,19 @@ export function cataloguePages({ db }: Deps): Router {
       access: 'requester',
       ...CATALOGUE_FIRST_PAGE,
       form: CreateRequest,
-      fromForm: (_body, _req, basket: RequestBasket) => ({
+      fromForm: (body, _req, basket: RequestBasket) => ({
         chargeCode: basket.chargeCode,
-        items: basket.lines.map((line) => ({ itemId: line.itemId, quantity: line.quantity })),
-        ...filledIn({ notes: basket.notes.trim(), neededBy: basket.neededBy }),
+        // issue 43: each line's "I have read the safety data sheet" tick, and the COSHH reference when asked
+        items: basket.lines.map((line) => ({
+          itemId: line.itemId,
+          quantity: line.quantity,
+          sdsAcknowledged: sdsReadOf(body).has(line.itemId),
+        })),
+        ...filledIn({
+          notes: basket.notes.trim(),
+          neededBy: basket.neededBy,
+          coshhReference: textField(body.coshhReference).trim(),
+        }),
       }),
     },
     async (req, res) => {
@@ -312,9 +386,19 @@ export function cataloguePages({ db }: Deps): Router {
         const chargeCode = chargeCodeError
           ? { value: basket.chargeCode, error: chargeCodeError, accepted: false }
           : field;
+        // issue 43: a missing COSHH reference is said beside its field; the ticks and the reference typed are kept
+        const errors = result.message.startsWith(COSHH_MISSING)
+          ? { ...result.errors, coshhReference: result.message }
+          : result.errors;
         return renderCatalogue(req, res, {
           query: req.input.query,
-          form: { message: result.message, errors: result.errors, chargeCode },
+          form: {
+            message: result.message,
+            errors,
+            chargeCode,
+            sdsRead: sdsReadOf(req.body),
+            coshhReference: textField(req.body.coshhReference),
+          },
           status: result.status,
         });
       }

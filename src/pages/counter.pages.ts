@@ -21,7 +21,7 @@ import {
 import { basketLots, quotesService, type Basket, type BasketChange } from '../modules/sales/quotes.service';
 import { presentSale } from '../modules/sales/sales.present';
 import { SaleAuthorisationBody, SaleIdParams, SetRecipientBody } from '../modules/sales/sales.schemas';
-import { salesService, type SaleRecord } from '../modules/sales/sales.service';
+import { coshhReferenceMessage, salesService, type SaleRecord } from '../modules/sales/sales.service';
 import { attempt, checked, flash, textField, type Attempt, type FieldErrors } from './forms';
 import { PageRouter } from './page-route';
 import { wantsPartial } from './page-render';
@@ -42,9 +42,14 @@ const FIELD_LABELS: Record<string, string> = {
 };
 /** An htmx refusal replaces the layout's alert region and leaves the rest of the page as it was. */
 const TO_ALERTS = { 'HX-Retarget': '#alerts', 'HX-Reswap': 'innerHTML' };
+/** Issue 43: a refused COSHH reference is said beside its field instead (the field and the basket stay as they are). */
+const TO_COSHH_ERROR = { 'HX-Retarget': '#coshh-reference-error', 'HX-Reswap': 'innerHTML' };
+const COSHH_MISSING = coshhReferenceMessage('');
 
 type Refusal = Extract<Attempt<unknown>, { ok: false }>;
 type ChargeCodeField = { value: string; error: string | null; accepted: boolean };
+/** Issue 43: the COSHH assessment reference field as the process form left it. */
+type CoshhField = { value: string; error: string | null };
 type RecipientForm = {
   values: { deliveredTo: string; deliveredToEmail: string };
   errors: FieldErrors;
@@ -132,6 +137,7 @@ export function counterPages({ db }: Deps): Router {
       sale?: SaleRecord | null;
       recipient?: RecipientForm;
       chargeCodeField?: ChargeCodeField;
+      coshhField?: CoshhField;
       alert?: string;
     } = {},
   ) {
@@ -149,6 +155,7 @@ export function counterPages({ db }: Deps): Router {
       policy,
       chargeCodeField: parts.chargeCodeField ?? (await savedChargeCodeField(basket)),
       ...saleView(req, parts.sale ?? null, parts.recipient),
+      coshhField: parts.coshhField ?? null,
       alert: parts.alert ?? null,
     };
   }
@@ -249,8 +256,21 @@ export function counterPages({ db }: Deps): Router {
       const result = await attempt(() => {
         if (!quote) throw BadRequest('The basket is empty: scan an item before processing');
         return sales.processQuote(actor, quote.id, req.input.form, actorOf(req));
-      }, RECEIPT_REFUSALS);
-      if (!result.ok) return refuse(req, res, result);
+        // issue 43: a restricted substance by a user (403) is said on the counter, the basket kept
+      }, [...RECEIPT_REFUSALS, 403]);
+      if (!result.ok) {
+        // issue 43: a missing (or too long) COSHH reference is said beside its field, what was typed kept
+        const coshhError = result.errors.coshhReference
+          ? `COSHH assessment reference ${result.errors.coshhReference}`
+          : result.message.startsWith(COSHH_MISSING)
+            ? result.message
+            : null;
+        if (!coshhError) return refuse(req, res, result);
+        if (wantsPartial(req))
+          return res.status(result.status).set(TO_COSHH_ERROR).render('counter/_coshh-error', { message: coshhError });
+        const coshhField = { value: textField(req.body.coshhReference), error: coshhError };
+        return res.status(result.status).render('counter/index', await counterView(req, { coshhField }));
+      }
       if (wantsPartial(req))
         return res.render('counter/_counter', await counterView(req, { basket: EMPTY_BASKET, sale: result.value }));
       flash(req, `Sale ${result.value.sale.sale_id} processed`);

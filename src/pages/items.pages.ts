@@ -276,6 +276,9 @@ export function itemsPages(deps: Deps): Router {
       lots: presented.tracking === 'lot' ? await lotsView(id) : null,
       title: presented.name,
       stylesheets: ['/assets/css/items.css', '/assets/css/labels.css'],
+      // the lots' actions ask as on /lots (a write-off cannot be undone): the one data-confirm script,
+      // which asks for the barcodes' Remove and the notes' Delete here too
+      scripts: ['/assets/js/lots.js'],
       item: presented,
       hazard: hazardView(presented.hazard),
       movements,

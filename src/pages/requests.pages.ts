@@ -2,7 +2,7 @@ import type { Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Deps } from '../deps';
 import type { Db } from '../db/knex';
-import { currentUser, isStaff } from '../auth/guards';
+import { currentUser, hasRole, isStaff } from '../auth/guards';
 import type { Availability } from '../modules/catalogue/catalogue.schemas';
 import { audienceOf, presentRequest, SHORT_REASON_TEXT } from '../modules/requests/requests.present';
 import {
@@ -20,9 +20,12 @@ import { catalogueService } from '../modules/catalogue/catalogue.service';
 import { presentSale } from '../modules/sales/sales.present';
 import {
   canMove,
+  mayApproveRestricted,
   mayCancel,
   mayDecide,
   requestsService,
+  restrictedApprovalPending,
+  RESTRICTED_APPROVERS,
   type RequestActor,
 } from '../modules/requests/requests.service';
 import { attempt, filledIn, flash, formState, repeatedField, textField, type ReturnedForm } from './forms';
@@ -42,6 +45,11 @@ export const STATUS_LABELS: Record<RequestStatus, string> = {
 };
 /** The states the staff's queue shows, in the order work moves through them. */
 const QUEUE_STATES: RequestStatus[] = ['submitted', 'awaiting_approval', 'approved', 'ready'];
+/** Issue 43: the queue's filter of the open requests whose restricted substances wait for a manager (the API's restrictedToApprove). */
+const RESTRICTED = 'restricted';
+const RESTRICTED_LABEL = 'Restricted: to approve';
+/** What the queue shows: one state, or the restricted requests waiting for a manager. */
+type QueueView = RequestStatus | typeof RESTRICTED;
 /** What staff pick from: a request to fulfil. */
 const PICKABLE: RequestStatus[] = ['submitted', 'approved'];
 /** The queue's states that are the stores' work (awaiting approval is the approver's). */
@@ -71,15 +79,18 @@ export async function myRequests(db: Db, user: Express.User, limit: number) {
 }
 
 /**
- * The state the queue opens on: the first of the stores' work that has requests waiting (submitted,
- * approved, ready), else the first state with any (awaiting approval), else submitted.
+ * The view the queue opens on: the first of the stores' work that has requests waiting (submitted,
+ * approved, ready), else the first state with any (awaiting approval), else submitted. For a manager
+ * or admin, restricted requests waiting for their approval come first (issue 43): nothing else
+ * unblocks their fulfilment. A user cannot approve them: they stay under their states.
  */
-function firstWithWork(counts: Record<string, number>): RequestStatus {
+function firstWithWork(counts: Record<string, number>, approvesRestricted: boolean): QueueView {
+  if (approvesRestricted && (counts[RESTRICTED] ?? 0) > 0) return RESTRICTED;
   const waiting = (states: RequestStatus[]) => states.find((status) => (counts[status] ?? 0) > 0);
   return waiting(STORES_WORK) ?? waiting(QUEUE_STATES) ?? 'submitted';
 }
 
-type RequestFormName = 'fulfil' | 'approve' | 'collect';
+type RequestFormName = 'fulfil' | 'approve' | 'collect' | 'restricted';
 
 /** A request's page and its actions: the request's id in the path. */
 type RequestPage = PageRequest<{ readonly params: z.output<typeof RequestIdParams> }>;
@@ -101,11 +112,15 @@ export function requestsPages({ db }: Deps): Router {
   const requests = requestsService(db);
   const catalogue = catalogueService(db);
 
-  /** How many requests are in each of the queue's states (a count each: the queue's index reads them). */
+  /**
+   * How many requests are in each of the queue's states, and (issue 43) how many restricted ones wait for
+   * a manager: a count each, the queue's index reads them.
+   */
   async function queueCounts(user: Express.User): Promise<Record<string, number>> {
-    const totals = await Promise.all(
-      QUEUE_STATES.map(async (status) => [status, (await requests.list(user, { status, page: 1, limit: 1 })).total]),
-    );
+    const totals = await Promise.all([
+      ...QUEUE_STATES.map(async (status) => [status, (await requests.list(user, { status, page: 1, limit: 1 })).total]),
+      (async () => [RESTRICTED, (await requests.list(user, { restrictedToApprove: true, page: 1, limit: 1 })).total])(),
+    ]);
     return Object.fromEntries(totals);
   }
 
@@ -114,12 +129,23 @@ export function requestsPages({ db }: Deps): Router {
     const staff = isStaff(user);
     const query = req.input.query;
     const counts = staff ? await queueCounts(user) : null;
-    const state: RequestStatus =
-      query.status && QUEUE_STATES.includes(query.status) ? query.status : firstWithWork(counts ?? {});
+    const state: QueueView = query.restrictedToApprove
+      ? RESTRICTED
+      : query.status && QUEUE_STATES.includes(query.status)
+        ? query.status
+        : firstWithWork(counts ?? {}, hasRole(user, RESTRICTED_APPROVERS));
+    const restrictedView = state === RESTRICTED;
     const [mine, approvals, queueRows, codes, sales] = await Promise.all([
       myRequests(db, user, LIST_LIMIT),
       requests.list(user, { toApprove: true, page: 1, limit: LIST_LIMIT }),
-      staff ? requests.list(user, { status: state, page: 1, limit: LIST_LIMIT }) : null,
+      staff
+        ? requests.list(
+            user,
+            restrictedView
+              ? { restrictedToApprove: true, page: 1, limit: LIST_LIMIT }
+              : { status: state, page: 1, limit: LIST_LIMIT },
+          )
+        : null,
       catalogue.chargeCodesOf(user.email),
       requests.salesOf(user, 1, SALES_SHOWN),
     ]);
@@ -136,15 +162,30 @@ export function requestsPages({ db }: Deps): Router {
       queue:
         staff && queueRows && counts
           ? {
-              label: STATUS_LABELS[state],
+              label: restrictedView ? RESTRICTED_LABEL : STATUS_LABELS[state],
+              caption: restrictedView
+                ? 'Requests holding a restricted substance that wait for a manager’s approval, oldest first'
+                : `Requests: ${STATUS_LABELS[state]}, oldest first`,
+              empty: restrictedView
+                ? 'No request holding a restricted substance waits for a manager’s approval.'
+                : `No requests are ${STATUS_LABELS[state].toLowerCase()}.`,
               rows: queueRows.records.map((record) => presentRequest(record, 'staff')),
-              pickable: PICKABLE.includes(state) && queueRows.records.length > 0,
-              states: QUEUE_STATES.map((status) => ({
-                href: `/requests?status=${status}`,
-                label: STATUS_LABELS[status],
-                count: counts[status] ?? 0,
-                current: status === state,
-              })),
+              pickable: !restrictedView && PICKABLE.includes(state) && queueRows.records.length > 0,
+              states: [
+                ...QUEUE_STATES.map((status) => ({
+                  href: `/requests?status=${status}`,
+                  label: STATUS_LABELS[status],
+                  count: counts[status] ?? 0,
+                  current: status === state,
+                })),
+                // issue 43: a filter across the open states, the managers' queue
+                {
+                  href: '/requests?restrictedToApprove=true',
+                  label: RESTRICTED_LABEL,
+                  count: counts[RESTRICTED] ?? 0,
+                  current: restrictedView,
+                },
+              ],
             }
           : null,
     });
@@ -173,6 +214,8 @@ export function requestsPages({ db }: Deps): Router {
     const record = await requests.get(user, id);
     const request = presentRequest(record, audienceOf(user));
     const staff = isStaff(user);
+    const restrictedPending = restrictedApprovalPending(record);
+    const mayApprove = mayApproveRestricted(user, record);
     res.status(returned?.status ?? 200).render('requests/show', {
       ...ASSETS,
       ...REQUEST_VIEW_HELPERS,
@@ -185,6 +228,12 @@ export function requestsPages({ db }: Deps): Router {
         canMove(record.request.status, 'approve') && mayDecide(user, record)
           ? formState(returned, 'approve', { comment: '' })
           : null,
+      // issue 43: the restricted lines marked, the manager's approval, and fulfilment waiting for it
+      restrictedItemIds: request.restrictedApproval.required ? await requests.restrictedItemIds(record) : new Set(),
+      restrictedPending,
+      restrictedForm:
+        mayApprove || returned?.form === 'restricted' ? formState(returned, 'restricted', { comment: '' }) : null,
+      mayApproveRestricted: mayApprove,
       collectForm:
         staff && canMove(record.request.status, 'collect')
           ? formState(returned, 'collect', { deliveredTo: personName(request.requestedBy) })
@@ -206,16 +255,19 @@ export function requestsPages({ db }: Deps): Router {
       action,
       doneMessage,
       fieldOf = (field) => field,
+      formStatuses,
     }: {
       form?: RequestFormName;
       action: (id: number, who: RequestActor) => Promise<unknown>;
       doneMessage: string;
       fieldOf?: (field: string) => string;
+      /** The refusals shown on the page in the form (attempt's default: 400, 409, 422). */
+      formStatuses?: number[];
     },
   ) {
     const { id } = req.input.params;
     const values = { ...req.body } as Record<string, unknown>;
-    const result = await attempt(() => action(id, { user: currentUser(req), actor: actorOf(req) }));
+    const result = await attempt(() => action(id, { user: currentUser(req), actor: actorOf(req) }), formStatuses);
     if (!result.ok) {
       if (!form) {
         flash(req, result.message);
@@ -260,6 +312,16 @@ export function requestsPages({ db }: Deps): Router {
       form: 'approve',
       action: (id, who) => requests.reject(who, id, req.input.form),
       doneMessage: 'Request rejected',
+    }),
+  );
+
+  // Issue 43: a manager's approval of the restricted substances, the API's service; its 403 and 409 said on the page as the API words them.
+  pages.post('/requests/:id/approve-restricted', decision, (req, res) =>
+    act(req, res, {
+      form: 'restricted',
+      action: (id, who) => requests.approveRestricted(who, id, req.input.form),
+      doneMessage: 'Restricted substances approved',
+      formStatuses: [400, 403, 409, 422],
     }),
   );
 

@@ -321,7 +321,8 @@ describe('POST /items/export', () => {
     expect(file.suggestedFilename()).toMatch(/^items-\d{4}-\d{2}-\d{2}\.csv$/);
     const lines = (await fs.readFile((await file.path())!, 'utf8')).trim().split('\n');
     expect(lines[0]).toBe(
-      'ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At,Barcodes,Tracking,Shelf Life Days',
+      'ID,SKU,Name,Description,Category,Price,VAT Rate,Current Stock,Minimum Stock,Reorder Quantity,Active,Created At,Barcodes,Tracking,Shelf Life Days,' +
+        'Signal Word,Pictograms,H Statements,P Statements,CAS Number,UN Number,Hazard Storage,COSHH Required,Restricted',
     );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^\d+,EXP-SPAN,Exported spanner,,[^,]+,7\.50,0\.2000,4\.00,0\.00,,yes,/);

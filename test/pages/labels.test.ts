@@ -6,6 +6,8 @@ import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser'
 import { buildCategory, buildItem, buildUser } from '../helpers/factories';
 import { decodeCells, renderPdfPages, type LayoutGeometry } from '../helpers/labels-decode';
 import { buildOrder, buildSupplier } from '../helpers/purchasing-factories';
+import { day, yymmdd } from '../helpers/lots-factories';
+import { buildChargeCode } from '../helpers/sales-factories';
 import { LABEL_LAYOUTS } from '../../src/modules/labels/labels.layouts';
 
 const b = useBrowserApp();
@@ -199,5 +201,86 @@ describe('Print labels: lots (issue 42)', () => {
       '(01)09501101530003(17)310331(10)A-LATE',
       'ETH-1',
     ]);
+  });
+
+  it('after real receipts: a label a unit each receipt put into each lot, a sale since or a lot first received elsewhere too', async () => {
+    const api = await b.t.loginAs(manager);
+    const category = await buildCategory(b.t.db, { name: 'Solvents' });
+    const item = async (name: string, sku: string) =>
+      (
+        await api
+          .post('/api/items')
+          .send({ name, sku, categoryId: category.id, price: '12.00', tracking: 'lot' })
+          .expect(201)
+      ).body as { id: number };
+    const hexane = await item('Hexane 1 l', 'HEX-1');
+    const dmso = await item('DMSO 500 ml', 'DMSO-500');
+    // the hexane is sold under an EAN-13: its lot labels are GS1 DataMatrix; the DMSO has no GTIN: Code 128 of its SKU
+    await api.post(`/api/items/${hexane.id}/barcodes`).send({ code: '4006381333931' }).expect(201);
+    const supplier = await buildSupplier(b.t.db);
+    const receive = (orderId: number, receivedItems: unknown[]) =>
+      api.post(`/api/orders/${orderId}/receive`).send({ receivedItems }).expect(200);
+
+    // an earlier order brought the hexane lot H-OLD
+    const earlier = await buildOrder(b.t.db, supplier.id, [
+      { itemId: hexane.id, name: 'Hexane', quantity: '2', unitCost: '8.00' },
+    ]);
+    const [soon, late] = [day(120), day(300)];
+    await receive(earlier.order.id, [
+      {
+        orderItemId: earlier.lines[0].id,
+        receivedQuantity: 2,
+        lots: [{ lotNumber: 'H-OLD', expiresOn: soon, quantity: 2 }],
+      },
+    ]);
+
+    // this order, received in two receipts: H-NEW twice, more of H-OLD, and 2.5 of DMSO in D-1
+    const { order, lines } = await buildOrder(b.t.db, supplier.id, [
+      { itemId: hexane.id, name: 'Hexane', quantity: '6', unitCost: '8.00' },
+      { itemId: dmso.id, name: 'DMSO', quantity: '2.5', unitCost: '20.00' },
+    ]);
+    await receive(order.id, [
+      {
+        orderItemId: lines[0].id,
+        receivedQuantity: 3,
+        lots: [
+          { lotNumber: 'H-NEW', expiresOn: late, quantity: 2 },
+          { lotNumber: 'H-OLD', expiresOn: soon, quantity: 1 },
+        ],
+      },
+    ]);
+    await receive(order.id, [
+      { orderItemId: lines[0].id, receivedQuantity: 3, lots: [{ lotNumber: 'H-NEW', expiresOn: late, quantity: 3 }] },
+      { orderItemId: lines[1].id, receivedQuantity: 2.5, lots: [{ lotNumber: 'D-1', quantity: 2.5 }] },
+    ]);
+    // a sale since takes from the lots (first expiry first: H-OLD's 3, then 1 of H-NEW); the labels count what was received
+    const code = await buildChargeCode(b.t.db);
+    await api
+      .post('/api/sales')
+      .send({ chargeCode: code.code, items: [{ itemId: hexane.id, quantity: 4 }], vatApplied: false })
+      .expect(201);
+
+    const page = await b.openAs(manager, `/orders/${order.order_id}`);
+    const section = page.getByRole('region', { name: 'Print labels' });
+    await section.waitFor();
+    expect(await section.getByLabel('Copies of Hexane 1 l, lot H-OLD').inputValue()).toBe('1');
+    expect(await section.getByLabel('Copies of Hexane 1 l, lot H-NEW').inputValue()).toBe('5');
+    expect(await section.getByLabel('Copies of DMSO 500 ml, lot D-1').inputValue()).toBe('3');
+    expect(await section.getByLabel('Copies of Hexane 1 l', { exact: true }).count()).toBe(0);
+    expect(await section.getByLabel('Copies of DMSO 500 ml', { exact: true }).count()).toBe(0);
+
+    const { pdf } = await downloadOf(page, 'Print labels');
+    const hexaneLabel = (lot: string, expiresOn: string) => `(01)04006381333931(17)${yymmdd(expiresOn)}(10)${lot}`;
+    expect((await skusIn(pdf, 'avery-l7160')).filter(Boolean)).toEqual([
+      hexaneLabel('H-OLD', soon),
+      ...Array<string>(5).fill(hexaneLabel('H-NEW', late)),
+      ...Array<string>(3).fill('DMSO-500'),
+    ]);
+    // the earlier order's labels: its own receipt of H-OLD only
+    const before = await b.openAs(manager, `/orders/${earlier.order.order_id}`);
+    const earlierSection = before.getByRole('region', { name: 'Print labels' });
+    await earlierSection.waitFor();
+    expect(await earlierSection.getByLabel('Copies of Hexane 1 l, lot H-OLD').inputValue()).toBe('2');
+    expect(await earlierSection.getByLabel('Copies of Hexane 1 l, lot H-NEW').count()).toBe(0);
   });
 });

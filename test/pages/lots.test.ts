@@ -170,11 +170,28 @@ describe('/lots', () => {
       .getByRole('status')
       .filter({ hasText: `Lot AZ-2 of ${item.sku} released` })
       .waitFor();
+    // Write off asks first, as on /lots: cancelled, nothing is posted and the lot keeps its stock
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await rowOf(page, 'AZ-1').getByRole('button', { name: 'Write off lot AZ-1' }).click();
+    await expect.poll(() => asked).toEqual([`Write off lot AZ-1 of ${item.sku}: all 2 in it?`]);
+    expect(new URL(page.url()).pathname).toBe(`/items/${item.id}`);
+    expect(await rowOf(page, 'AZ-1').locator('.lot-quantity').textContent()).toBe('2');
+    expect((await lotsOf(item.id)).find((lot) => lot.lotNumber === 'AZ-1')).toMatchObject({ quantity: 2 });
+    // confirmed, it is written off
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
     await rowOf(page, 'AZ-1').getByRole('button', { name: 'Write off lot AZ-1' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `Lot AZ-1 of ${item.sku} written off` })
       .waitFor();
+    expect(asked).toHaveLength(2);
     expect((await lotsOf(item.id)).map((lot) => [lot.lotNumber, lot.quantity, lot.status])).toEqual([
       ['AZ-1', 0, 'empty'],
       ['AZ-2', 4, 'available'],

@@ -105,6 +105,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
       'request-ready',
       'request-shortfall',
       'request-to-fulfil',
+      'request-restricted-approved',
     ].map((template) => [template, REQUEST]),
   ),
 };

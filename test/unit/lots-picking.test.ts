@@ -5,6 +5,8 @@ import {
   fefoOrder,
   lotStatus,
   moveLots,
+  startTrackingMoves,
+  stopTrackingMoves,
   type LotChange,
   type WorkingLot,
 } from '../../src/modules/lots/lots.picking';
@@ -191,5 +193,28 @@ describe('addDays', () => {
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
     expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
     expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
+  });
+});
+
+describe('turning tracking by lot on and off', () => {
+  it('on: the stock no lot holds goes into UNLOTTED, an empty one reused without its expiry; nothing to move, no move', () => {
+    const fresh: WorkingLot[] = [];
+    const moves = startTrackingMoves({ ...item, shelfLifeDays: 30 }, fresh, new D(10), TODAY);
+    expect(moves.map((m) => [m.lot.lotNumber, m.lot.id, m.lot.expiresOn, m.quantity.toNumber()])).toEqual([
+      ['UNLOTTED', null, null, 10],
+    ]);
+    const reused = [lot('A', 0, '2027-01-01'), lot('UNLOTTED', 0, '2027-02-01')];
+    expect(
+      startTrackingMoves(item, reused, new D(4), TODAY).map((m) => [m.lot.lotNumber, m.quantity.toNumber()]),
+    ).toEqual([['UNLOTTED', 4]]);
+    expect(reused[1]).toMatchObject({ expiresOn: null });
+    expect(levels(reused)).toEqual({ A: 0, UNLOTTED: 4 });
+    expect(startTrackingMoves(item, [], new D(0), TODAY)).toEqual([]);
+  });
+
+  it('off: every lot holding stock emptied, each a move of what it held', () => {
+    const lots = [lot('A', 0, null), lot('UNLOTTED', 7, null)];
+    expect(stopTrackingMoves(lots).map((m) => [m.lot.lotNumber, m.quantity.toNumber()])).toEqual([['UNLOTTED', -7]]);
+    expect(levels(lots)).toEqual({ A: 0, UNLOTTED: 0 });
   });
 });

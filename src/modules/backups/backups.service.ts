@@ -10,7 +10,9 @@ import { backupFolder, type BackupFile, type BackupType } from './backups.files'
 import { backupScheduleService, type BackupAlert } from './backups.schedule';
 import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
 
-export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'>;
+/** databaseUrl and directDb: the session connection (DATABASE_DIRECT_URL) that pg_dump, pg_restore and migrations need. */
+export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'> &
+  Partial<Pick<Deps, 'directDb'>>;
 
 /** What makes a dump this service's: knex's migrations table, in the public schema. */
 const MIGRATIONS_TABLE_ENTRY = /^\d+; \d+ \d+ TABLE public knex_migrations /m;
@@ -60,9 +62,10 @@ const RESTORE_ATTEMPTS = 3;
  */
 export function backupsService(deps: BackupDeps) {
   const { db, databaseUrl, config, logger, maintenance } = deps;
+  const directDb = deps.directDb ?? db;
   const folder = backupFolder(config.dataDir);
   const log = logger.child({ module: 'backups' });
-  const tools = () => requirePgTools(db, databaseUrl, config.pgBinDir);
+  const tools = () => requirePgTools(directDb, databaseUrl, config.pgBinDir);
 
   /** pg_restore over a backup (given on stdin, so only the file opened is read); its output, or a 400. */
   async function readWithPgRestore(
@@ -243,7 +246,12 @@ export function backupsService(deps: BackupDeps) {
         // Pooled connections may hold plans and prepared statements of the dropped tables.
         await db.destroy();
         db.initialize();
-        const migrated = await migrateLatest(db).then(
+        if (directDb !== db) {
+          await directDb.destroy();
+          directDb.initialize();
+        }
+        // through PgBouncer in transaction mode, migrations take the session connection (issue 44)
+        const migrated = await migrateLatest(directDb).then(
           (applied) => ({ applied }),
           (err: Error) => ({ err }),
         );

@@ -1,12 +1,11 @@
 import { money } from '../../lib/money';
 import { presentCategoryRef } from '../categories/categories.present';
-import type { ItemReadRow } from '../items/items.service';
 import type { CatalogueChargeCode, CatalogueItem, CataloguePage } from './catalogue.schemas';
-import { availabilityOf, type CatalogueChargeCodeRecord } from './catalogue.service';
+import { availabilityOf, type CatalogueChargeCodeRecord, type CatalogueRow } from './catalogue.service';
 import { pageInfo } from '../../http/pagination';
 
-/** An item as the catalogue shows it: its availability, never its stock figure. */
-export function presentCatalogueItem(row: ItemReadRow): CatalogueItem {
+/** An item as the catalogue shows it: the availability of what it has for sale, never its stock figure. */
+export function presentCatalogueItem(row: CatalogueRow): CatalogueItem {
   return {
     id: row.id,
     name: row.name,
@@ -21,12 +20,12 @@ export function presentCatalogueItem(row: ItemReadRow): CatalogueItem {
     }),
     price: row.price,
     vatRate: row.vat_rate,
-    availability: availabilityOf(row),
+    availability: availabilityOf({ ...row, current_stock: row.for_sale }),
   };
 }
 
 export const presentCataloguePage = (
-  { rows, total }: { rows: ItemReadRow[]; total: number },
+  { rows, total }: { rows: CatalogueRow[]; total: number },
   page: number,
   limit: number,
 ): CataloguePage => ({ items: rows.map(presentCatalogueItem), ...pageInfo(page, limit, total) });

@@ -36,7 +36,8 @@ export function catalogueRoutes({ db, docs }: Deps) {
       summary: 'The catalogue: active items and their availability',
       description:
         'Active items by name, filtered by search (name, description or SKU, case-insensitive) and categoryId: id, name, sku, description, ' +
-        'category, price, VAT rate and availability (in_stock, low, out), never the stock figure. page default 1, limit default 20 (max 100).',
+        'category, price, VAT rate and availability (in_stock, low, out) of what it has for sale (an item tracked by lot: its lots neither ' +
+        'expired nor quarantined), never the stock figure. page default 1, limit default 20 (max 100).',
       access: 'any-signed-in',
       query: CatalogueQuery,
       responses: { 200: { description: 'One page of the catalogue', schema: CataloguePage }, 400: invalid },

@@ -3,6 +3,7 @@ import { chargeCodesService, type ChargeCodeRow } from '../chargecodes/chargecod
 import { isLowStock, itemsService, type ItemReadRow } from '../items/items.service';
 import { chargeCodeFigures, type SalesFiguresRow } from '../sales/sales.figures';
 import { D } from '../../lib/money';
+import { sellableLotStockNow } from '../lots/lots.queries';
 import type { Availability } from './catalogue.schemas';
 
 /**
@@ -18,6 +19,13 @@ export function availabilityOf(item: Pick<ItemReadRow, 'is_active' | 'current_st
   return isLowStock(item) ? 'low' : 'in_stock';
 }
 
+/**
+ * An item of the catalogue: the items list's row, and what it has for sale (`for_sale`): its stock,
+ * or for an item tracked by lot its sellable lots only (issue 42: the rule a sale and a request's
+ * short flag apply), which its availability is of.
+ */
+export type CatalogueRow = ItemReadRow & { for_sale: string };
+
 export type CatalogueFilter = { search?: string; categoryId?: number; page: number; limit: number };
 
 /** A charge code the person may charge, with the figures of its sales so far. */
@@ -30,9 +38,20 @@ const NO_SPENDING = { sales: 0, total_amount: '0.00', refunded_amount: '0.00', n
 
 export function catalogueService(db: Db) {
   return {
-    /** One page of active items, by name: the items list itself (never the inactive ones). */
-    async items(filter: CatalogueFilter): Promise<{ rows: ItemReadRow[]; total: number }> {
-      return itemsService(db).list({ ...filter, includeInactive: false });
+    /** One page of active items, by name: the items list itself (never the inactive ones), with what each has for sale. */
+    async items(filter: CatalogueFilter): Promise<{ rows: CatalogueRow[]; total: number }> {
+      const { rows, total } = await itemsService(db).list({ ...filter, includeInactive: false });
+      const lotStock = await sellableLotStockNow(
+        db,
+        rows.filter((row) => row.tracking === 'lot').map((row) => row.id),
+      );
+      return {
+        rows: rows.map((row) => ({
+          ...row,
+          for_sale: lotStock.get(row.id)?.sellable.toFixed(2) ?? row.current_stock,
+        })),
+        total,
+      };
     },
 
     /** The codes `email` is an authorised user of, by code, each with its spending (the sales figures, all time). */

@@ -107,7 +107,14 @@ export const HazardInput = z
 export type HazardInput = z.output<typeof HazardInput>;
 
 /** GET /api/hazards/statements */
-export const StatementText = z.object({ code: z.string(), text: z.string() });
+export const StatementText = z.object({
+  code: z.string(),
+  text: z.string(),
+  withdrawn: z.literal(true).optional().openapi({
+    description:
+      'present on a code deleted from CLP or GHS since (P281, P304+P341, EUH001...): still accepted, as labels on the shelf carry it',
+  }),
+});
 export const HazardStatements = z
   .object({
     source: z.string().openapi({ description: 'the regulations the texts are taken from' }),

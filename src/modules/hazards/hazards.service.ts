@@ -8,7 +8,8 @@ import type { Hazard, HazardInput, PictogramCode } from './hazards.schemas';
  * the data in its columns and asks here whether it is valid.
  */
 
-type Statement = { code: string; text: string };
+/** A statement of the lists; `withdrawn`: deleted from CLP or GHS since, still accepted (labels on the shelf carry it). */
+type Statement = { code: string; text: string; withdrawn?: boolean };
 
 const H: readonly Statement[] = GHS.h;
 const P: readonly Statement[] = GHS.p;
@@ -21,7 +22,7 @@ export const PICTOGRAM_NAMES: Readonly<Record<PictogramCode, string>> = Object.f
 /** Where the stores serves a pictogram's SVG (public/ghs/, as the other static assets). */
 export const pictogramImage = (code: string) => `/assets/ghs/${code}.svg`;
 
-const TEXTS = new Map<string, string>([...H, ...P].map((s) => [s.code, s.text]));
+const STATEMENTS = new Map<string, Statement>([...H, ...P].map((s) => [s.code, s]));
 
 /**
  * Each list's codes by their upper-case form, for a code typed in another case (h225, p303+p361+p353).
@@ -49,18 +50,22 @@ export function canonicalStatement(kind: 'h' | 'p', code: string): string | unde
 }
 
 /** The standard English text of an H, EUH or P code (as spelt in the list), or undefined. */
-export const statementText = (code: string): string | undefined => TEXTS.get(code);
+export const statementText = (code: string): string | undefined => STATEMENTS.get(code)?.text;
+
+/** A statement as the API and the pages give it: code, text, and withdrawn: true only for a withdrawn one. */
+const shown = ({ code, text, withdrawn }: Statement): Statement =>
+  withdrawn ? { code, text, withdrawn } : { code, text };
 
 /** The statements with their texts, for display: an unknown code (none should be stored) keeps an empty text. */
 export const withTexts = (codes: readonly string[]): Statement[] =>
-  codes.map((code) => ({ code, text: statementText(code) ?? '' }));
+  codes.map((code) => shown(STATEMENTS.get(code) ?? { code, text: '' }));
 
 /** Every statement, as GET /api/hazards/statements answers. */
 export function hazardStatements() {
   return {
     source: GHS.source,
-    h: H.map(({ code, text }) => ({ code, text })),
-    p: P.map(({ code, text }) => ({ code, text })),
+    h: H.map(shown),
+    p: P.map(shown),
     pictograms: GHS.pictograms.map((p) => ({
       code: p.code as PictogramCode,
       name: p.name,

@@ -50,12 +50,18 @@ export const reorderTarget = (alias: string): Sql => {
 /**
  * An item's reference, the read model another module's statement joins: every item as `alias`, with
  * the named columns item_id, item_sku, item_name, item_price, item_is_active, item_category_id,
- * item_current_stock and item_tracking, which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`).
- * A plain projection, so PostgreSQL plans it as the table itself.
+ * item_current_stock and item_tracking, and (issue 43) item_signal_word, item_pictograms,
+ * item_restricted and item_needs_coshh_reference (the item's or its category's coshh_required),
+ * which are all a caller reads of it (`JOIN ${itemRefs('i')} ON i.item_id = ...`). A plain projection,
+ * so PostgreSQL plans it as the table itself (a column no caller reads is never computed).
  */
 export const itemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, price AS item_price, is_active AS item_is_active, category_id AS item_category_id,
-              current_stock AS item_current_stock, tracking AS item_tracking FROM items) ${sql.ident(alias)}`;
+              current_stock AS item_current_stock, tracking AS item_tracking,
+              hazard_signal_word AS item_signal_word, hazard_pictograms AS item_pictograms, restricted AS item_restricted,
+              (coshh_required OR EXISTS (SELECT 1 FROM ${categoryRefs('rc')} WHERE rc.category_id = items.category_id AND rc.category_coshh_required))
+                AS item_needs_coshh_reference
+         FROM items) ${sql.ident(alias)}`;
 
 /**
  * The active hazardous items (issue 43: any pictogram or H statement) as `alias`, with the named
@@ -112,7 +118,9 @@ export type ItemForLine = {
   needsCoshhReference: boolean;
   /** issue 43: a restricted substance */
   restricted: boolean;
-  /** issue 42: 'lot' when its stock is kept in lots */
+  /** issue 43: hazardous (any pictogram or H statement): a request line of it needs the safety data sheet acknowledged */
+  hazardous: boolean;
+  /** issue 42: a lot-tracked item has for sale only its sellable lots (lots.picking.ts isSellable) */
   tracking: 'none' | 'lot';
 };
 
@@ -124,7 +132,7 @@ const ITEM_FOR_LINE_JSON = sql`json_build_object('id', i.id, 'name', i.name, 'sk
     'vatRate', ${effectiveVatRate('i')},
     'categoryId', i.category_id, 'isActive', i.is_active, 'currentStock', i.current_stock::text,
     'minimumStock', i.minimum_stock::text, 'tracking', i.tracking,
-    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted)`;
+    'needsCoshhReference', ${NEEDS_COSHH}, 'restricted', i.restricted, 'hazardous', i.hazardous)`;
 
 /**
  * A scalar subquery: the items of these ids, as one JSON array of ItemForLine (the ids travel as

@@ -329,7 +329,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
         'omitted or null means the replenishment target is twice minimumStock. Opening stock is ' +
         "recorded as an 'in' movement ('Initial stock'). hazard (issue 43): the GHS/CLP data, or omitted or null for none; each code and the " +
         'CAS check digit are checked: 400 {message: "Unknown hazard statement \'<code>\'"} or {message: "Invalid CAS number \'<cas>\'"}, with ' +
-        "errors [{field, message}] naming the field (hazard.hStatements.1); pictograms GHS01 to GHS09 and unNumber four digits are 400 'Validation failed'. " +
+        "errors [{field, message}] naming the field (hazard.hStatements.1); pictograms GHS01 to GHS09 and unNumber four digits are 400 'Validation failed'. coshhRequired and restricted (issue 43) default to false. " +
         "409 when the sku is taken, or is another item's barcode (or its UPC-A/EAN-13 equivalent).",
       access: 'manager',
       body: CreateItem,
@@ -430,7 +430,7 @@ export function itemsRoutes({ db, docs }: Deps, orders: ItemOrderHistorySource) 
       description:
         'Partial: any of name, sku, description, categoryId, price, vatRate (null = follow the default), currentStock, minimumStock, ' +
         'reorderQuantity (null = the replenishment target is twice the minimum), isActive, tracking, shelfLifeDays, hazard (issue 43: the whole ' +
-        'hazard data, replacing what the item had, a field left out cleared; null clears it; checked as POST /api/items checks it). A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
+        'hazard data, replacing what the item had, a field left out cleared; null clears it; checked as POST /api/items checks it), coshhRequired and restricted (issue 43). A changed currentStock is recorded as an adjustment movement (reason stockReason, or a default) in the same ' +
         "transaction as the other changes. Answers 200 with the updated item; 400 validation (unknown categoryId too); 404; 409 sku taken or another item's barcode.",
       access: 'manager',
       params: IdParams,

@@ -109,7 +109,8 @@ const PositiveInt = z
 
 const Tracking = z.enum(TRACKING_MODES, { error: `must be one of ${TRACKING_MODES.join(', ')}` }).openapi({
   description:
-    'lot: stock in lots with expiry; turning it on puts the stock into the lot UNLOTTED, turning it off is a 409 while more than one lot holds stock',
+    'lot: stock in lots with expiry; turning it on puts the stock into the lot UNLOTTED, turning it off is a 409 while more than one lot holds stock. ' +
+    'Either is one adjustment movement of 0 (the stock does not change) whose lots are the stock moved into or out of them',
 });
 const ShelfLifeDays = z
   .number({ error: 'must be a whole number of days' })

@@ -7,7 +7,15 @@ import { auditAs } from '../audit/audit.service';
 import { transaction } from '../../db/transaction';
 import { countReferences, describeReferences } from '../../db/references';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/pg-errors';
-import { effectiveVatRate, itemStock, lockItemsForStock, lotTrackedItemIds, lowStock } from './items.queries';
+import {
+  effectiveVatRate,
+  findItemsForLines,
+  itemStock,
+  lockItemsForStock,
+  lotTrackedItemIds,
+  lowStock,
+  type ItemForLine,
+} from './items.queries';
 import { assertSkuFree, skuClash } from './item-barcodes.service';
 import { categoryExists, categoryRefs } from '../categories/categories.queries';
 import { leftJoinUserRef, userRefSelect } from '../users/users.queries';
@@ -16,16 +24,8 @@ import { notesService } from '../notes/notes.service';
 import { BadRequest, Conflict, NotFound } from '../../http/errors';
 import { D } from '../../lib/money';
 import { changeStock } from '../stock-movements/stock-movements.ledger';
-import {
-  expiryWarningDays,
-  lotsHoldingStock,
-  lotsOfItem,
-  startTrackingLots,
-  stopTrackingLots,
-  storesToday,
-  type LotRow,
-} from '../lots/lots.queries';
-import { UNLOTTED } from '../lots/lots.picking';
+import { expiryWarningDays, lotsHoldingStock, lotsOfItem, storesToday, type LotRow } from '../lots/lots.queries';
+import { TRACKING_OFF_REASON, TRACKING_ON_REASON, UNLOTTED } from '../lots/lots.picking';
 import { stockMovementsService, type MovementReadRow } from '../stock-movements/stock-movements.service';
 import type { CreateItem, StockChangeBody, UpdateItem } from './items.schemas';
 import { checkHazard, type HazardValues } from '../hazards/hazards.service';
@@ -312,6 +312,11 @@ export function itemsService(db: Db) {
     },
 
     /** The id of each SKU (exact) that an item has. */
+    /** The items of these ids as a line of a sale or request reads them (issue 43: hazardous, needs a COSHH reference), by id; one read. */
+    async forLines(ids: number[]): Promise<Map<number, ItemForLine>> {
+      return findItemsForLines(db, ids);
+    },
+
     async idsBySku(skus: string[]): Promise<Map<string, number>> {
       if (skus.length === 0) return new Map();
       const rows = await db('items').whereIn('sku', skus).select<{ id: number; sku: string }[]>('id', 'sku');
@@ -421,12 +426,20 @@ export function itemsService(db: Db) {
         if (input.restricted !== undefined) changes.restricted = input.restricted;
         if (input.tracking !== undefined && input.tracking !== current.tracking) {
           changes.tracking = input.tracking;
-          if (input.tracking === 'lot') await startTrackingLots(trx, id, current.current_stock);
-          else {
-            const holding = await lotsHoldingStock(trx, id);
-            if (holding > 1)
-              throw Conflict(`Tracking by lot cannot be turned off for ${current.sku}: ${holding} lots hold stock`);
-            await stopTrackingLots(trx, id);
+          const holding = input.tracking === 'lot' ? 0 : await lotsHoldingStock(trx, id);
+          if (holding > 1)
+            throw Conflict(`Tracking by lot cannot be turned off for ${current.sku}: ${holding} lots hold stock`);
+          // the stock moves into UNLOTTED (on) or out of its lot (off) through the ledger: one movement that
+          // leaves the level, whose lots explain the move (nothing to move, no movement)
+          if (input.tracking === 'lot' ? new D(current.current_stock).gt(0) : holding > 0) {
+            await changeStock(trx, itemStock, {
+              itemId: id,
+              type: 'adjustment',
+              quantity: current.current_stock,
+              lotTracking: input.tracking === 'lot' ? 'start' : 'stop',
+              reason: input.tracking === 'lot' ? TRACKING_ON_REASON : TRACKING_OFF_REASON,
+              performedBy: actor.userId,
+            });
           }
         }
         if (Object.keys(changes).length > 0) {

@@ -113,15 +113,15 @@ export function labelsService(db: Db, publicUrl = '') {
     },
 
     /**
-     * The lots first received on an order (`id`: its numeric id; `orderId`: its number, the
-     * movements' reference) with one label a unit received into each (a part unit counts as one;
-     * a lot whose receipt left no record of its share, one a unit it holds, at least one).
+     * The lots an order's receipts put stock into (`id`: its numeric id; `orderId`: its number, the
+     * movements' reference): those first received on it and those first received on another order
+     * that it added to, with one label a unit its receipts put into each (a part unit counts as one;
+     * a lot first received on it whose receipt left no record of its share, one a unit it holds, at
+     * least one). A sale since does not lower the count: the bottles received still need labels.
      */
     async lotsReceivedOn(order: { id: number; orderId: string }): Promise<(LotLabelInfo & { copies: number })[]> {
-      const [lots, received] = await Promise.all([
-        lotsReceivedOnOrder(db, order.id),
-        lotsReceivedBy(db, { type: 'order', id: order.orderId }),
-      ]);
+      const received = await lotsReceivedBy(db, { type: 'order', id: order.orderId });
+      const lots = await lotsReceivedOnOrder(db, order.id, [...received.keys()]);
       const items = await findItemsForLines(
         db,
         lots.map((lot) => lot.itemId),

@@ -204,6 +204,29 @@ function takeFefo(
   return moves;
 }
 
+/** The reasons of the movements that turn tracking by lot on and off: an adjustment to the level the item has, moving only its lots. */
+export const TRACKING_ON_REASON = `Tracking by lot turned on: the stock into lot ${UNLOTTED}`;
+export const TRACKING_OFF_REASON = 'Tracking by lot turned off: the stock out of its lots';
+
+/**
+ * Tracking by lot turned on for an item holding `stock`: what no lot holds goes into the lot UNLOTTED
+ * (created, or an empty one reused), with no expiry. Its other lots are empty (tracking was turned off
+ * with at most one holding stock, which was emptied then), so UNLOTTED takes the whole stock; the
+ * item's level does not move.
+ */
+export function startTrackingMoves(item: Item, lots: WorkingLot[], stock: D, today: string): LotMove[] {
+  const unlotted = lots.reduce((left, lot) => left.minus(lot.quantity), stock);
+  if (unlotted.isNegative()) throw new Error(`The lots of ${item.sku} hold more than its stock`);
+  if (unlotted.isZero()) return [];
+  const existing = lots.find((lot) => lot.lotNumber === UNLOTTED);
+  if (existing && existing.quantity.isZero()) existing.expiresOn = null;
+  return [move(existing ?? newLot(item, lots, { lotNumber: UNLOTTED, expiresOn: null }, today), unlotted)];
+}
+
+/** Tracking by lot turned off (at most one lot holds stock): every lot emptied, the item's level keeps the stock. */
+export const stopTrackingMoves = (lots: WorkingLot[]): LotMove[] =>
+  lots.filter((lot) => lot.quantity.gt(0)).map((lot) => move(lot, lot.quantity.negated()));
+
 /** A basket line as the preview takes it: its quantity, and the lot it names (null: first expiry first). */
 export type PreviewLine = { quantity: D; lotNumber?: string | null };
 

@@ -6,7 +6,7 @@ import { sql, type Sql } from '../../db/sql';
 import { D } from '../../lib/money';
 import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
-import { addDays, sellableQuantities, UNLOTTED, type LotMove, type WorkingLot } from './lots.picking';
+import { addDays, sellableQuantities, type LotMove, type WorkingLot } from './lots.picking';
 
 /*
  * The lots module owns stock_lots (issue 42). Their quantities change only through the stock
@@ -83,6 +83,17 @@ export async function sellableLotStock(
   return new Map([...lots].map(([itemId, itemLots]) => [itemId, sellableQuantities(itemLots, today)]));
 }
 
+/**
+ * sellableLotStock read without a lock, for a figure that takes nothing (a request's short flag and
+ * availability): the same rule (sellableQuantities), over the lots holding stock now.
+ */
+export async function sellableLotStockNow(db: Db, itemIds: number[]): Promise<Map<number, { sellable: D; held: D }>> {
+  if (itemIds.length === 0) return new Map();
+  const today = storesToday();
+  const lots = await lotsHoldingStockOf(db, itemIds);
+  return new Map([...lots].map(([itemId, itemLots]) => [itemId, sellableQuantities(itemLots, today)]));
+}
+
 /** Inserts the lots a change created (no id yet), empty; their ids are set on them. */
 export async function insertNewLots(trx: Knex.Transaction, lots: WorkingLot[]): Promise<void> {
   const fresh = lots.filter((lot) => lot.id === null);
@@ -109,17 +120,19 @@ export async function insertNewLots(trx: Knex.Transaction, lots: WorkingLot[]): 
 }
 
 /**
- * The lots' new quantities after a stock change's moves, as the CTE `lot_update` of the ledger's
- * statement. The text is fixed, the rows travel as JSON; no moves, no rows.
+ * The lots' new quantities (and expiry: turning tracking on clears an empty UNLOTTED's) after a stock
+ * change's moves, as the CTE `lot_update` of the ledger's statement. The text is fixed, the rows
+ * travel as JSON; no moves, no rows.
  */
 export function lotUpdateSql(moves: LotMove[]): Sql {
-  const quantities = [...new Map(moves.map(({ lot }) => [lot.id!, lot.quantity.toFixed(2)]))].map(([id, quantity]) => ({
+  const lots = [...new Map(moves.map(({ lot }) => [lot.id!, lot]))].map(([id, lot]) => ({
     id,
-    quantity,
+    quantity: lot.quantity.toFixed(2),
+    expires_on: lot.expiresOn,
   }));
   return sql`lot_update AS (
-        UPDATE stock_lots AS l SET quantity = v.quantity
-          FROM jsonb_to_recordset(${JSON.stringify(quantities)}::jsonb) AS v(id int, quantity numeric) WHERE l.id = v.id
+        UPDATE stock_lots AS l SET quantity = v.quantity, expires_on = v.expires_on
+          FROM jsonb_to_recordset(${JSON.stringify(lots)}::jsonb) AS v(id int, quantity numeric, expires_on date) WHERE l.id = v.id
       )`;
 }
 
@@ -198,13 +211,19 @@ export async function lotsForLabels(db: Db, ids: number[]): Promise<Map<number, 
 }
 
 /**
- * The lots first received on this order (stock_lots.order_id: the order's numeric id), with what
- * they hold now, in FEFO order by item: what the order's Print labels offers after receiving.
+ * The lots an order's receipts put stock into: those first received on it (stock_lots.order_id: the
+ * order's numeric id) and `alsoIds` (the ledger's: lots first received on another order that its
+ * receipts added to), with what they hold now, in FEFO order by item: what the order's Print labels
+ * offers after receiving.
  */
-export async function lotsReceivedOnOrder(db: Db, orderId: number): Promise<(LotForLabel & { quantity: string })[]> {
+export async function lotsReceivedOnOrder(
+  db: Db,
+  orderId: number,
+  alsoIds: number[] = [],
+): Promise<(LotForLabel & { quantity: string })[]> {
   const { rows } = await preparedRaw<{ rows: LotRow[] }>(
     db,
-    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.order_id = ${orderId}
+    sql`SELECT ${LOT_COLUMNS} FROM stock_lots l WHERE l.order_id = ${orderId} OR l.id = ANY(${alsoIds}::int[])
          ORDER BY l.item_id, l.expires_on NULLS LAST, l.received_at, l.id`,
   );
   return rows.map((row) => ({ ...toLotForLabel(row), quantity: row.quantity }));
@@ -226,25 +245,6 @@ export async function lotsHoldingStock(db: Db, itemId: number): Promise<number> 
     sql`SELECT count(*)::int AS count FROM stock_lots WHERE item_id = ${itemId} AND quantity > 0`,
   );
   return rows[0].count;
-}
-
-/**
- * Tracking by lot turned on for a locked item: its stock goes into the lot UNLOTTED, with no
- * expiry (its other lots are empty: tracking was turned off with at most one holding stock,
- * which was emptied then).
- */
-export async function startTrackingLots(trx: Knex.Transaction, itemId: number, stock: string): Promise<void> {
-  if (!new D(stock).gt(0)) return;
-  await trx.raw(
-    `INSERT INTO stock_lots (item_id, lot_number, quantity) VALUES (?, ?, ?)
-     ON CONFLICT (item_id, lot_number) DO UPDATE SET quantity = excluded.quantity, expires_on = NULL`,
-    [itemId, UNLOTTED, stock],
-  );
-}
-
-/** Tracking by lot turned off (at most one lot holds stock): the lots are emptied, the item's figure keeps the stock. */
-export async function stopTrackingLots(trx: Knex.Transaction, itemId: number): Promise<void> {
-  await trx('stock_lots').where({ item_id: itemId }).andWhere('quantity', '>', 0).update({ quantity: 0 });
 }
 
 /** A lot whose expiry status moved on since the digest last reported it: its status now. */

@@ -28,6 +28,7 @@ export const REQUEST_EMAILS = {
   ready: 'request-ready',
   shortfall: 'request-shortfall',
   toFulfil: 'request-to-fulfil',
+  restrictedApproved: 'request-restricted-approved',
 } as const;
 
 /** The setting naming the stores' request inbox: who is told a request is ready to fulfil. */
@@ -156,4 +157,17 @@ export async function announce(
     default:
       break;
   }
+}
+
+/**
+ * Issue 43: a manager approved the request's restricted substances (its status unchanged), written in
+ * the approval's transaction: the requester is emailed, as on the charge code's approval.
+ */
+export async function announceRestrictedApproval(trx: Knex.Transaction, record: RequestRecord): Promise<void> {
+  await queueEmail(trx, {
+    to: record.requester.email,
+    subject: `Request ${record.request.reference}: restricted substances approved`,
+    template: REQUEST_EMAILS.restrictedApproved,
+    data: emailData(record),
+  });
 }

@@ -64,6 +64,7 @@ export function presentRequest(record: RequestRecord, audience: RequestAudience)
       shortReason: shortReasonOf(l, audience),
       availability: record.availability.get(l.id) ?? null,
       fulfilledQuantity: l.fulfilled_quantity,
+      sdsAcknowledged: l.sds_acknowledged,
     })),
     subtotalAmount: r.subtotal_amount,
     vatAmount: r.vat_amount,

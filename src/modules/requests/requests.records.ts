@@ -48,6 +48,8 @@ export type RequestLineRow = {
   vat_amount: string;
   total: string;
   short_at_submission: boolean;
+  /** issue 43: the requester confirmed they had read the item's safety data sheet */
+  sds_acknowledged: boolean;
   fulfilled_quantity: string | null;
   /** why fulfilment handed out less than the quantity: null when it did not (or before fulfilment) */
   short_reason: ShortReason | null;

@@ -85,7 +85,8 @@ export function requestsRoutes({ db, docs }: Deps) {
         'and with the setting chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). ' +
         "A requester must always be one of the code's authorised users; for any code they are not authorised on, whether it exists, " +
         'is held or is unknown, they get 400 "You are not authorised on charge code \'<code>\'". ' +
-        'A quantity over the stock is accepted and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
+        'A quantity over what the item has for sale (an item tracked by lot: its lots neither expired nor quarantined) is accepted ' +
+        'and its line marked short. The reference is RQ-<YYYYMMDD>-<n>. ' +
         "Status submitted (the stores' request inbox, the setting requests.notifyEmails, is emailed that it is ready to fulfil), " +
         "or awaiting_approval when the total (VAT included) is over the code's approvalThreshold (the approver is emailed); the total is " +
         "counted with the requester's other open requests (submitted, awaiting_approval, approved) on the code of the last 24 hours " +

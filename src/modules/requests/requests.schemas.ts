@@ -35,10 +35,23 @@ export const RequestIdParams = z.object({ id: IntId });
 
 const Comment = z.string().trim().max(2000, { error: 'must be at most 2000 characters' });
 
+/** A requested line; issue 43: the requester's confirmation that they read the item's safety data sheet. */
+export const RequestLineInput = LineRequest.extend({
+  sdsAcknowledged: z
+    .boolean({ error: 'must be a boolean' })
+    .optional()
+    .openapi({
+      description:
+        'issue 43: the requester confirms "I have read the safety data sheet" of this item; required (true) for a hazardous item ' +
+        '(any pictogram or H statement): without it 400 "Confirm you have read the safety data sheet of <SKU> before submitting" (the first such line), ' +
+        'checked after the charge code and the COSHH reference. Default false; recorded on the line',
+    }),
+});
+
 export const CreateRequest = z.object({
   chargeCode: z.string().trim().min(1, { error: 'is required' }).max(64),
   items: z
-    .array(LineRequest)
+    .array(RequestLineInput)
     .min(1, { error: 'must contain at least one item' })
     .max(200, { error: 'must contain at most 200 items' }),
   notes: Comment.nullable().optional(),
@@ -117,18 +130,24 @@ export const RequestLine = z
     short: z.boolean().openapi({
       description:
         'fulfilled: less was handed out than requested, for any reason; before fulfilment, for the stores staff only: more was requested ' +
-        'than was in stock at submission (anyone else: false, availability says how the item stands)',
+        'than was for sale at submission (an item tracked by lot: its lots neither expired nor quarantined; anyone else: false, ' +
+        'availability says how the item stands)',
     }),
     shortReason: ShortReason.nullable().openapi({ description: 'why the line is short; null when it is not' }),
     availability: Availability.nullable().openapi({
       description:
-        "before fulfilment: the item's availability now, as the catalogue says it (in_stock, low, out; never the stock figure); " +
+        "before fulfilment: the item's availability now by the catalogue's rule, of what it has for sale (an item tracked by lot: " +
+        'its sellable lots) (in_stock, low, out; never the stock figure); ' +
         'null once fulfilled or when the item was deleted',
     }),
     fulfilledQuantity: z
       .string()
       .nullable()
       .openapi({ description: 'what fulfilment handed out (less than quantity when short); null before fulfilment' }),
+    sdsAcknowledged: z.boolean().openapi({
+      description:
+        'issue 43: the requester confirmed at submission that they had read the safety data sheet of the item',
+    }),
   })
   .openapi('RequestLine');
 

@@ -21,13 +21,14 @@ import {
   recordRequestSale,
   recordSaleCollection,
   salesService,
+  stockForSale,
   type SaleRecord,
 } from '../sales/sales.service';
 import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { availabilityOf } from '../catalogue/catalogue.service';
 import type { Availability } from '../catalogue/catalogue.schemas';
 import { withUserRef } from '../users/users.queries';
-import { announce } from './requests.messages';
+import { announce, announceRestrictedApproval } from './requests.messages';
 import type {
   CancelBody,
   CollectBody,
@@ -106,6 +107,16 @@ export const restrictedApprovalPendingMessage = (reference: string, id: number) 
 /** The states of a request not yet fulfilled nor ended: those the threshold window adds up. */
 const OPEN_STATUSES = ['submitted', 'awaiting_approval', 'approved'] as const satisfies readonly RequestStatus[];
 
+/** Issue 43: whether the request's restricted substances still wait for a manager (fulfilment waits too). */
+export const restrictedApprovalPending = ({ request }: Pick<RequestRecord, 'request'>): boolean =>
+  request.restricted_approval_required &&
+  request.restricted_approved_by === null &&
+  (OPEN_STATUSES as readonly RequestStatus[]).includes(request.status);
+
+/** Issue 43: whether the person may approve the request's restricted substances (the pages show the button only then). */
+export const mayApproveRestricted = (user: Express.User, record: Pick<RequestRecord, 'request'>): boolean =>
+  restrictedApprovalPending(record) && hasRole(user, RESTRICTED_APPROVERS) && record.request.requested_by !== user.id;
+
 /** requests.thresholdWindow: what a code's approval threshold is held against (unset: day). */
 export const THRESHOLD_WINDOW_SETTING = 'requests.thresholdWindow';
 const WINDOW_SPAN = { day: '24 hours', week: '7 days' } as const;
@@ -156,11 +167,26 @@ const NEXT_REFERENCE = sql.raw(
 );
 
 /** The same item asked twice is one line of the summed quantity, where it was first asked. */
-function mergedLines(items: { itemId: number; quantity: string }[]) {
-  const merged = new Map<number, D>();
-  for (const line of items) merged.set(line.itemId, (merged.get(line.itemId) ?? new D(0)).plus(line.quantity));
-  return [...merged].map(([itemId, quantity]) => ({ itemId, quantity: quantity.toFixed(2) }));
+function mergedLines(items: { itemId: number; quantity: string; sdsAcknowledged?: boolean }[]) {
+  const merged = new Map<number, { quantity: D; sdsAcknowledged: boolean }>();
+  for (const line of items) {
+    const before = merged.get(line.itemId);
+    merged.set(line.itemId, {
+      quantity: (before?.quantity ?? new D(0)).plus(line.quantity),
+      // issue 43: an item's lines read as acknowledged only when every one of them is
+      sdsAcknowledged: (before?.sdsAcknowledged ?? true) && line.sdsAcknowledged === true,
+    });
+  }
+  return [...merged].map(([itemId, { quantity, sdsAcknowledged }]) => ({
+    itemId,
+    quantity: quantity.toFixed(2),
+    sdsAcknowledged,
+  }));
 }
+
+/** Issue 43: 400 when a hazardous item's request line comes without the requester's "I have read the safety data sheet". */
+export const sdsAcknowledgementMessage = (sku: string) =>
+  `Confirm you have read the safety data sheet of ${sku} before submitting`;
 
 async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]> {
   if (rows.length === 0) return [];
@@ -201,10 +227,11 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   ]);
   const unfulfilled = lines.filter((l) => l.fulfilled_quantity === null && l.item_id !== null);
   const items = await findItemsForLines(db, [...new Set(unfulfilled.map((l) => l.item_id!))]);
+  const forSale = await stockForSale(db, items.values());
   const availability = new Map(
     unfulfilled.flatMap((l) => {
       const item = items.get(l.item_id!);
-      return item ? [[l.id, lineAvailability(item)] as const] : [];
+      return item ? [[l.id, lineAvailability(item, forSale.get(item.id)!)] as const] : [];
     }),
   );
   const requesterOf = new Map(
@@ -234,10 +261,14 @@ async function readRecords(db: Db, rows: RequestRow[]): Promise<RequestRecord[]>
   }));
 }
 
-/** An item as the catalogue says it (never its stock figure); one no longer active is out, as the stores will not hand it out. */
-const lineAvailability = (item: ItemForLine): Availability =>
+/**
+ * An item's availability by the catalogue's rule (never its stock figure), of what it has for sale
+ * (stockForSale: an item tracked by lot counts only its sellable lots, as the short flag and
+ * fulfilment do); one no longer active is out, as the stores will not hand it out.
+ */
+const lineAvailability = (item: ItemForLine, forSale: D): Availability =>
   item.isActive
-    ? availabilityOf({ is_active: true, current_stock: item.currentStock, minimum_stock: item.minimumStock })
+    ? availabilityOf({ is_active: true, current_stock: forSale.toFixed(2), minimum_stock: item.minimumStock })
     : 'out';
 
 /** A step of the request's history: the status it entered, who moved it (null: the service), and why. */
@@ -326,7 +357,7 @@ export function requestsService(db: Db) {
   return {
     /**
      * Submits a request: the lines priced from the items now (VAT applied), a line asking more than
-     * the stock has marked short, the charge code checked as the counter checks it (its messages:
+     * the item has for sale marked short (stockForSale: an item tracked by lot counts its sellable lots only), the charge code checked as the counter checks it (its messages:
      * unknown, expired, not yet valid, on hold, excluded category, and with
      * chargeCodes.requireAuthorisedUser on, the person must be one of its authorised users). A
      * requester must always be one, and hears one message for any code they are not (issue 40).
@@ -351,6 +382,19 @@ export function requestsService(db: Db) {
         const needingCoshh = items.find((l) => found.get(l.itemId)?.needsCoshhReference);
         if (needingCoshh && !input.coshhReference)
           throw BadRequest(coshhReferenceMessage(found.get(needingCoshh.itemId)!.sku));
+        // issue 43, then: the requester has read the safety data sheet of each hazardous item (the first line without it)
+        const unacknowledged = items.find((l) => found.get(l.itemId)?.hazardous && !l.sdsAcknowledged);
+        if (unacknowledged) {
+          const sku = found.get(unacknowledged.itemId)!.sku;
+          throw BadRequest(sdsAcknowledgementMessage(sku), {
+            errors: [
+              {
+                field: `items.${items.indexOf(unacknowledged)}.sdsAcknowledged`,
+                message: sdsAcknowledgementMessage(sku),
+              },
+            ],
+          });
+        }
         const restrictedApprovalRequired = items.some((l) => found.get(l.itemId)?.restricted);
         const approval = (await chargeCodeApprovals(trx, [input.chargeCode])).get(input.chargeCode);
         const threshold = approval?.approval_threshold ?? null;
@@ -387,6 +431,7 @@ export function requestsService(db: Db) {
             vat_amount: line.vatAmount,
             total: line.totalWithVat,
             short_at_submission: new D(line.quantity).gt(stock.get(line.itemId!) ?? 0),
+            sds_acknowledged: items.find((l) => l.itemId === line.itemId)?.sdsAcknowledged ?? false,
           })),
         );
         await addHistory(trx, row.id, { status: 'submitted', byUser: who.user.id });
@@ -538,17 +583,23 @@ export function requestsService(db: Db) {
             restrictedApprovedBy: record.request.restricted_approved_by,
             auditActor: who.actor,
           });
-          // what each item held before the sale: what the sale found for sale (an item tracked by lot: its sellable
-          // lots), else (a line left out) what it holds now and what it gave
-          const after = await findItemsForLines(
+          // what each item had for sale before the sale: what the sale found (an item tracked by lot: its sellable
+          // lots), else (a line left out, so the sale took none of it) what it has for sale now, by the same rule
+          const after = await stockForSale(
             trx,
-            record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])),
+            (
+              await findItemsForLines(
+                trx,
+                record.lines.flatMap((l) => (l.item_id === null || sale.forSale.has(l.item_id) ? [] : [l.item_id])),
+              )
+            ).values(),
           );
           for (const line of record.lines) {
             const taken = line.item_id === null ? new D(0) : (sale.taken.get(line.item_id) ?? new D(0));
-            const item = line.item_id === null ? undefined : after.get(line.item_id);
-            const forSale = line.item_id === null ? undefined : sale.forSale.get(line.item_id);
-            const held = forSale ?? (item?.isActive ? taken.plus(item.currentStock) : new D(0));
+            const held =
+              line.item_id === null
+                ? new D(0)
+                : (sale.forSale.get(line.item_id) ?? after.get(line.item_id) ?? new D(0));
             await trx('stock_request_items')
               .where({ id: line.id })
               .update({ fulfilled_quantity: taken.toFixed(2), short_reason: shortReason(line, taken, held) });
@@ -608,6 +659,7 @@ export function requestsService(db: Db) {
         const comment = `Restricted substances approved by a manager${body.comment ? `: ${body.comment}` : ''}`;
         await addHistory(trx, id, { status: request.status, byUser: who.user.id, comment });
         const after = await loadOne(trx, id);
+        await announceRestrictedApproval(trx, after);
         return {
           result: after,
           audit: {
@@ -619,6 +671,16 @@ export function requestsService(db: Db) {
           },
         };
       }),
+
+    /**
+     * Issue 43: the ids of the request's items that are restricted substances now (the pages mark
+     * their lines; an item made restricted after submission is marked without being waited for).
+     */
+    async restrictedItemIds(record: RequestRecord): Promise<Set<number>> {
+      const ids = [...new Set(record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])))];
+      const items = await findItemsForLines(db, ids);
+      return new Set(ids.filter((itemId) => items.get(itemId)?.restricted));
+    },
 
     /** Any state before ready -> cancelled, by the requester or the staff (403 otherwise). */
     cancel: (who: RequestActor, id: number, body: CancelBody = {}) =>

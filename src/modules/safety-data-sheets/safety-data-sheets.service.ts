@@ -114,6 +114,15 @@ export function safetyDataSheetsService(db: Db) {
       return { sku: item.sku, revisionDate: row.revision_date, data: row.data };
     },
 
+    /** Issue 43, the pages on the floor: which of these items have a safety data sheet (any version), one read. */
+    async itemsWithSheet(itemIds: number[]): Promise<Set<number>> {
+      if (itemIds.length === 0) return new Set();
+      const rows = await db('safety_data_sheets')
+        .distinct('item_id')
+        .whereIn('item_id', [...new Set(itemIds)]);
+      return new Set(rows.map((row: { item_id: number }) => row.item_id));
+    },
+
     /** One version's PDF (404 when the item has no such version). */
     async version(itemId: number, sdsId: number): Promise<SdsFile> {
       const item = await items.get(itemId);

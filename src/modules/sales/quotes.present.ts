@@ -3,7 +3,9 @@ import { quantityNumber, rate } from '../../lib/money';
 import type { MessageBody } from '../../http/openapi';
 import type { LineRow } from './sales.pricing';
 import type { ChargeCodeChanged, Quote, QuoteLine, QuoteList, QuoteSaved } from './quotes.schemas';
-import type { Basket, BasketLineLot, QuoteRecord } from './quotes.service';
+import type { Basket, BasketLine, BasketLineLot, QuoteRecord } from './quotes.service';
+import { PICTOGRAM_NAMES, pictogramImage } from '../hazards/hazards.service';
+import type { PictogramCode } from '../hazards/hazards.schemas';
 
 type Message = z.infer<typeof MessageBody>;
 
@@ -68,6 +70,19 @@ export const presentDraftDeleted = (): Message => ({ message: 'Draft quote delet
 
 export const presentQuoteDeleted = (): Message => ({ message: 'Quote deleted' });
 
+/**
+ * Issue 43: a basket line's pictograms and signal word as views/partials/_hazard-pictograms.ejs shows
+ * them (each pictogram with its meaning and image); null when the item has neither.
+ */
+function basketLineHazard(line: BasketLine) {
+  const codes = (line.pictograms ?? []) as PictogramCode[];
+  if (codes.length === 0 && !line.signal_word) return null;
+  return {
+    signalWord: line.signal_word,
+    pictograms: codes.map((code) => ({ code, name: PICTOGRAM_NAMES[code], image: pictogramImage(code) })),
+  };
+}
+
 /** The counter's basket: an empty one (no draft yet) has VAT applied and zero totals, as a new draft would. */
 /** The basket as the counter shows it; `lots`: what each line of an item tracked by lot would take (basketLots, issue 42). */
 export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]> = new Map()) {
@@ -81,6 +96,8 @@ export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]>
     vatAmount: quote?.vat_amount ?? '0.00',
     totalAmount: quote?.total_amount ?? '0.00',
     scannedLineId: basket.scannedLineId ?? null,
+    /** issue 43: a line's item (or its category) needs a COSHH assessment reference: the counter asks for one */
+    needsCoshhReference: lines.some((line) => line.needs_coshh_reference === true),
     items: lines.map((line) => ({
       ...presentQuoteLine(line),
       /** what the line's fields and buttons are named by: the item, and its lot when it names one */
@@ -90,6 +107,9 @@ export function presentBasket(basket: Basket, lots: Map<number, BasketLineLot[]>
       currentStock: line.current_stock,
       shortOfStock: line.short_of_stock === true,
       lots: lots.get(line.id) ?? [],
+      hazard: basketLineHazard(line),
+      restricted: line.restricted === true,
+      needsCoshhReference: line.needs_coshh_reference === true,
     })),
   };
 }

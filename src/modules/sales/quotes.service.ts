@@ -166,6 +166,11 @@ export type BasketLine = LineRow & {
   short_of_stock: boolean | null;
   /** the item's tracking now (issue 42), null once the item is gone */
   tracking: 'none' | 'lot' | null;
+  /** issue 43, the item now (null once it is gone): its signal word and GHS pictograms, whether it is restricted and needs a COSHH reference */
+  signal_word: 'Danger' | 'Warning' | null;
+  pictograms: string[] | null;
+  restricted: boolean | null;
+  needs_coshh_reference: boolean | null;
 };
 
 /**
@@ -265,9 +270,12 @@ type BasketRead = { [K in keyof QuoteRow]: QuoteRow[K] | null } & {
  */
 const basketLinesJson = (source: Sql, where: Sql) => sql`(SELECT coalesce(json_agg(${quoteLineJsonObject(
   'b',
-  sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock, 'tracking', b.tracking`,
+  sql`, 'current_stock', b.current_stock::text, 'category_id', b.category_id, 'short_of_stock', b.short_of_stock, 'tracking', b.tracking,
+        'signal_word', b.signal_word, 'pictograms', b.pictograms, 'restricted', b.restricted, 'needs_coshh_reference', b.needs_coshh_reference`,
 )} ORDER BY b.id), '[]')
   FROM (SELECT x.*, i.item_current_stock AS current_stock, i.item_category_id AS category_id, i.item_tracking AS tracking,
+               i.item_signal_word AS signal_word, i.item_pictograms AS pictograms, i.item_restricted AS restricted,
+               i.item_needs_coshh_reference AS needs_coshh_reference,
                i.item_current_stock < sum(x.quantity) OVER (PARTITION BY x.item_id) AS short_of_stock
           FROM ${source} x LEFT JOIN ${itemRefs('i')} ON i.item_id = x.item_id WHERE ${where}) b)`;
 

@@ -3,6 +3,7 @@ import { sql, toRaw } from '../../db/sql';
 import { D } from '../../lib/money';
 import { findItemsForLines, type ItemForLine } from '../items/items.queries';
 import { lowStockItems, type LowStockItem } from '../items/items.queries';
+import { stockForSale } from './sales.service';
 
 export type Period = 'week' | 'month' | 'year';
 
@@ -90,12 +91,17 @@ export function salesAnalytics(db: Db) {
       return rows;
     },
 
-    /** Whether current stock covers each requested quantity (two entries on one item are checked by their sum). */
+    /**
+     * Whether what each item has for sale covers each requested quantity (two entries on one item are
+     * checked by their sum): its stock, or for an item tracked by lot its sellable lots (stockForSale,
+     * the rule a sale applies); an inactive item nothing.
+     */
     async stockCheck(requested: { itemId: number; quantity: string }[]) {
       const items = await findItemsForLines(
         db,
         requested.map((r) => r.itemId),
       );
+      const forSale = await stockForSale(db, items.values());
       const totals = new Map<number, D>();
       for (const r of requested) totals.set(r.itemId, (totals.get(r.itemId) ?? new D(0)).plus(r.quantity));
       return requested.map((r): StockCheckLine => {
@@ -104,7 +110,7 @@ export function salesAnalytics(db: Db) {
           itemId: r.itemId,
           item,
           requested: r.quantity,
-          available: item !== undefined && item.isActive && new D(item.currentStock).gte(totals.get(r.itemId)!),
+          available: item !== undefined && forSale.get(item.id)!.gte(totals.get(r.itemId)!),
         };
       });
     },

@@ -125,7 +125,8 @@ function fixedPathRoutes({ db, docs }: Deps) {
       operationId: 'checkStockForSale',
       summary: 'Check stock for a list of quantities',
       description:
-        'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown).',
+        'Entries on the same item are checked against its stock by their sum. Unknown or inactive items are unavailable (currentStock 0 when unknown). ' +
+        'An item tracked by lot is checked against its lots neither expired nor quarantined, as a sale takes them (currentStock stays its stock figure).',
       access: 'auth',
       body: StockCheckBody,
       responses: { 200: { description: 'Availability', schema: StockCheckResult }, 400: invalid },

@@ -41,7 +41,7 @@ import {
   type StockChange,
 } from '../stock-movements/stock-movements.ledger';
 import { heldSuffix } from '../lots/lots.picking';
-import { sellableLotStock } from '../lots/lots.queries';
+import { sellableLotStock, sellableLotStockNow } from '../lots/lots.queries';
 import { movementsOfReferences, type MovementLot } from '../stock-movements/stock-movements.queries';
 import {
   LINE_COLUMNS,
@@ -510,8 +510,9 @@ export type RequestedSaleLine = { itemId: number; quantity: string };
 
 /**
  * Lines priced from the items now, as a direct sale prices them (VAT applied), with the categories
- * the charge code is checked against and each item's stock now: what a request records when it is
- * submitted (issue 33). Unknown or inactive items are 400 field errors, as at the counter.
+ * the charge code is checked against and what each item has for sale now (stockForSale: a lot-tracked
+ * item its sellable lots): what a request records when it is submitted (issue 33). Unknown or
+ * inactive items are 400 field errors, as at the counter.
  */
 export async function priceRequestedLines(
   db: Db,
@@ -519,7 +520,7 @@ export async function priceRequestedLines(
 ): Promise<{
   priced: PricedLines;
   categoryIds: number[];
-  stock: Map<number, string>;
+  stock: Map<number, D>;
   /** the items now, by id (issue 43: whether each needs a COSHH reference, is restricted) */
   items: Map<number, ItemForLine>;
 }> {
@@ -531,9 +532,29 @@ export async function priceRequestedLines(
   return {
     priced: priceLines(lines, true),
     categoryIds,
-    stock: new Map([...found.values()].map((i) => [i.id, i.currentStock])),
+    stock: await stockForSale(db, found.values()),
     items: found,
   };
+}
+
+/**
+ * What each of these items has for sale now, read without a lock (a request's short flag and
+ * availability, issue 42): an item tracked by lot only its sellable lots (the rule recordSale and
+ * recordRequestSale apply under the lock: neither expired nor quarantined), any other its stock; an
+ * inactive item none.
+ */
+export async function stockForSale(db: Db, items: Iterable<ItemForLine>): Promise<Map<number, D>> {
+  const list = [...items];
+  const lotStock = await sellableLotStockNow(
+    db,
+    list.filter((item) => item.tracking === 'lot').map((item) => item.id),
+  );
+  return new Map(
+    list.map((item) => [
+      item.id,
+      item.isActive ? (lotStock.get(item.id)?.sellable ?? new D(item.currentStock)) : new D(0),
+    ]),
+  );
 }
 
 /** What fulfilling a request sells: its code, lines, notes, and the requester (the recipient the code's policy weighs). */

@@ -9,6 +9,8 @@ import { publishEvents } from '../outbound-webhooks/outbound-webhooks.queries';
 import {
   moveLots,
   notTrackedByLotMessage,
+  startTrackingMoves,
+  stopTrackingMoves,
   type LotChange,
   type LotMove,
   type NamedLot,
@@ -37,6 +39,13 @@ export type StockChange = {
   sale?: boolean;
   /** `in` for a refund: back into the lots the sale took (lot id, how many it took), the latest-expiring first */
   returnTo?: { lotId: number; quantity: string }[];
+  /**
+   * Tracking by lot turned on (`start`) or off (`stop`) for the item (issue 42): an `adjustment` to the
+   * level it has (quantity: its current stock) that moves only its lots, so its movement's quantity is
+   * 0 and its lots explain the move: `start` puts the stock no lot holds into UNLOTTED, `stop` empties
+   * the lots. The changes after it in the same call follow the item's new tracking.
+   */
+  lotTracking?: 'start' | 'stop';
 };
 
 export type MovementRow = {
@@ -120,7 +129,11 @@ export async function writeStockChanges<Row = MovementRow>(
     statement?: StockStatement;
   },
 ): Promise<Row[]> {
-  const tracked = [...new Set(changes.map((c) => c.itemId))].filter((id) => locked.get(id)?.tracking === 'lot');
+  // an item tracked by lot, or turning tracking on or off, has its lots read under its lock
+  const lotTracking = new Set(changes.filter((c) => c.lotTracking).map((c) => c.itemId));
+  const tracked = [...new Set(changes.map((c) => c.itemId))].filter(
+    (id) => locked.get(id)?.tracking === 'lot' || lotTracking.has(id),
+  );
   const lots = tracked.length > 0 ? await lockLotsOfItems(trx, tracked) : new Map<number, WorkingLot[]>();
   const plan = planStockChanges(changes, locked, lots);
   await insertNewLots(trx, [...lots.values()].flat());
@@ -159,7 +172,7 @@ type StockPlan = {
  * writeStockChanges' rules applied to the changes, in order: quantities positive (an adjustment's
  * target not negative), no level below zero, unknown item 404; a lot-tracked item's change moves
  * its lots (`lots`, read under its lock) by the lot rules (lots.picking.ts), and its level moves by
- * what they moved.
+ * what they moved; turning tracking on or off moves its lots and leaves its level.
  */
 function planStockChanges(
   changes: StockChange[],
@@ -168,6 +181,7 @@ function planStockChanges(
 ): StockPlan {
   const today = lots.size > 0 ? storesToday() : '';
   const levels = new Map<number, D>();
+  const lotTracked = new Map<number, boolean>();
   const lotMoves: StockPlan['lotMoves'] = [];
   const movements = changes.map((change, position): PlannedMovement => {
     const quantity = new D(change.quantity);
@@ -181,18 +195,27 @@ function planStockChanges(
     const item = items.get(change.itemId);
     if (!item) throw NotFound('Item not found');
     const previous = levels.get(item.id) ?? new D(item.current_stock);
+    const tracksLots = lotTracked.get(item.id) ?? item.tracking === 'lot';
+    const lotItem = { id: item.id, name: item.name, sku: item.sku, shelfLifeDays: item.shelf_life_days };
     let next: D;
-    const itemLots = lots.get(item.id);
-    if (itemLots) {
-      const moves = moveLots(
-        { id: item.id, name: item.name, sku: item.sku, shelfLifeDays: item.shelf_life_days },
-        itemLots,
-        lotChangeOf(change, quantity),
-        {
-          today,
-          shortMessage: (available, suffix) => insufficientStockMessage(item.name, available, quantity) + suffix,
-        },
-      );
+    if (change.lotTracking) {
+      if (change.type !== 'adjustment' || !quantity.eq(previous) || (change.lotTracking === 'start') === tracksLots)
+        throw new Error(
+          `Turning tracking by lot ${change.lotTracking === 'start' ? 'on' : 'off'} keeps ${item.sku}'s level`,
+        );
+      const itemLots = lots.get(item.id)!;
+      const moves =
+        change.lotTracking === 'start'
+          ? startTrackingMoves(lotItem, itemLots, previous, today)
+          : stopTrackingMoves(itemLots);
+      lotMoves.push({ position, moves });
+      lotTracked.set(item.id, change.lotTracking === 'start');
+      next = previous;
+    } else if (tracksLots) {
+      const moves = moveLots(lotItem, lots.get(item.id)!, lotChangeOf(change, quantity), {
+        today,
+        shortMessage: (available, suffix) => insufficientStockMessage(item.name, available, quantity) + suffix,
+      });
       lotMoves.push({ position, moves });
       next = moves.reduce((level, move) => level.plus(move.quantity), previous);
     } else {

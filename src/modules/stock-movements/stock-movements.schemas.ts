@@ -28,7 +28,8 @@ export const StockMovement = z
     lots: z.array(LotShare).openapi({
       description:
         "Issue 42: the lots the movement moved, earliest expiry first, each quantity signed as the movement's " +
-        '(negative for what a sale took); [] for an item not tracked by lot',
+        '(negative for what a sale took); [] for an item not tracked by lot. Turning tracking by lot on or off is an adjustment ' +
+        'of 0 whose lots are the stock moved into UNLOTTED (positive) or out of its lot (negative)',
     }),
     createdAt: z.string().datetime(),
   })
