@@ -37,6 +37,7 @@ import { stockMovementsRoutes } from './modules/stock-movements/stock-movements.
 import { lotControlRoutes } from './modules/lot-control/lot-control.routes';
 import { vatRatesRoutes } from './modules/vat-rates/vat-rates.routes';
 import { hazardsRoutes } from './modules/hazards/hazards.routes';
+import { hazardRegisterRoutes } from './modules/hazard-register/hazard-register.routes';
 import { notesRoutes } from './modules/notes/notes.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
@@ -103,6 +104,7 @@ const API_MODULES: ((deps: Deps) => Router)[] = [
   (deps) => itemsRoutes(deps, ordersService(deps.db)),
   (deps) => categoriesRoutes(deps, itemCountInCategory),
   hazardsRoutes,
+  hazardRegisterRoutes,
   labelsRoutes,
   safetyDataSheetsRoutes,
   stockMovementsRoutes,

@@ -467,3 +467,14 @@ describe.each(['spec', 'strict'] as const)(
     }, 120_000);
   },
 );
+
+// Issue 43's hazard register is a manager's, as the API and its page declare: the matrix above calls
+// both with every caller (a user is 403, anonymous 401 or sent to sign in).
+describe('the hazard register in the matrix (issue 43)', () => {
+  it('GET /api/reports/hazards and the page /reports/hazards are declared for managers', () => {
+    const route = declaredRoutesOf(t.app).find((r) => r.method === 'get' && r.path === '/api/reports/hazards');
+    expect(route?.access).toBe('manager');
+    const page = pageRoutesOf(t.app).find((p) => p.method === 'GET' && p.path === '/reports/hazards');
+    expect(page?.access).toEqual({ role: 'manager' });
+  });
+});

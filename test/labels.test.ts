@@ -253,7 +253,7 @@ describe('POST /api/labels: refusals', () => {
     await refused(
       { layout: 'avery-x', items: [{ itemId: gloves.id, copies: 1 }] },
       'layout',
-      "Unknown layout 'avery-x' (one of avery-l7160, avery-l7651, roll-62x29)",
+      "Unknown layout 'avery-x' (one of avery-l7160, avery-l7651, roll-62x29, roll-50x25)",
     );
   });
 

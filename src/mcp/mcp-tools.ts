@@ -12,6 +12,7 @@ import type { McpKeyHolder } from '../modules/mcp-keys/mcp-keys.service';
 import type { AddTool, ToolContext } from './mcp-tool-spec';
 import { registerPrompts, registerResources } from './mcp-resources';
 import { registerCounterTools } from './mcp-tools.counter';
+import { registerHazardTools } from './mcp-tools.hazards';
 import { registerLotTools } from './mcp-tools.lots';
 import { registerPurchasingTools } from './mcp-tools.purchasing';
 import { registerReadTools } from './mcp-tools.read';
@@ -21,7 +22,7 @@ const INSTRUCTIONS =
   'The university stores counter: inventory (items, stock, low stock, stock movements), sales figures and charge codes (budget codes). ' +
   'Lists are paged (at most 100 rows a call). Money is in GBP; amounts before VAT unless stated. ' +
   'Purchasing: suppliers and their item sources, purchase orders, replenishment suggestions; the counter: finding sales, notes on records; ' +
-  "lots: expiring, expired and quarantined lots, who got a lot (a manager's key). " +
+  "lots: expiring, expired and quarantined lots, who got a lot (a manager's key); hazards: an item's hazards and safety data sheets, the hazard register and the items without a current SDS (a manager's key). " +
   'Keys with the write scope can also record stock changes, create draft quotes, suppliers, item sources and purchase orders, receive ' +
   "orders, order what replenishment suggests, add notes, refund sales (with the refund permission) and quarantine lots (a manager's key), acting as the admin who created the key. " +
   'Resources: stores://items/{sku} (an item) and stores://sales/{saleId} (a sale by number or id); prompts: reorder_this_week, explain_charge_code_spending.';
@@ -77,6 +78,7 @@ export function createMcpServer(
   registerPurchasingTools(addTool, db, context);
   registerCounterTools(addTool, db, context);
   registerLotTools(addTool, db, context);
+  registerHazardTools(addTool, db, context);
   registerResources(server, db, (err) => log.error({ err }, 'MCP resource failed'));
   registerPrompts(server);
   // the SDK lists the tools with zod's JSON Schema as it comes (type arrays); the list takes the portable form instead

@@ -152,9 +152,9 @@ function returnAddress(value: unknown): string {
  * form posts to /labels/print, which answers the PDF as the API does (a download: the page stays),
  * or, refused, this page with the form again and what to fix.
  */
-export function labelsPages({ db }: Deps): Router {
+export function labelsPages({ db, config }: Deps): Router {
   const pages = new PageRouter(db);
-  const labels = labelsService(db);
+  const labels = labelsService(db, config.publicUrl);
 
   const renderForm = (res: Response, form: LabelForm, status = 200) =>
     res.status(status).render('labels/index', {

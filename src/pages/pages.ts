@@ -35,11 +35,13 @@ import { cataloguePages } from './catalogue.pages';
 import { requestsPages } from './requests.pages';
 import { lotTracePages } from './lot-trace.pages';
 import { safetyDataSheetsPages } from './safety-data-sheets.pages';
+import { hazardRegisterPages } from './hazard-register.pages';
 
 /** The page areas, each a router of its own paths and views/<area>/ templates. */
 const PAGE_AREAS: ((deps: Deps) => Router)[] = [
   dashboardPages,
   safetyDataSheetsPages,
+  hazardRegisterPages,
   itemsPages,
   cataloguePages,
   requestsPages,
@@ -92,7 +94,14 @@ const NAV: NavEntry[] = [
   { href: '/counter', label: 'Counter', access: EVERYONE },
   { href: '/items', label: 'Items', access: EVERYONE },
   { href: '/sales', label: 'Sales', access: EVERYONE },
-  { href: '/sales/report', label: 'Report', access: EVERYONE },
+  {
+    label: 'Reports',
+    links: [
+      { href: '/sales/report', label: 'Sales report', access: EVERYONE },
+      { href: '/reports/sds', label: 'Safety data sheets due', access: EVERYONE },
+      { href: '/reports/hazards', label: 'Hazard register', access: MANAGERS },
+    ],
+  },
   { href: '/chargecodes', label: 'Charge codes', access: EVERYONE },
   {
     label: 'Purchasing',

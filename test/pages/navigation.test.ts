@@ -15,7 +15,8 @@ const EVERYONE = [
   'Counter',
   'Items',
   'Sales',
-  'Report',
+  'Sales report',
+  'Safety data sheets due',
   'Charge codes',
   'Orders',
   'Suppliers',
@@ -24,7 +25,7 @@ const EVERYONE = [
   'Lots',
   'API',
 ];
-const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications'];
+const MANAGERS = [...EVERYONE, 'Replenishment', 'Notifications', 'Hazard register'];
 const ADMINS = [...MANAGERS, 'Finance', 'Users', 'Settings', 'Backups', 'Archives', 'Audit', 'Outbox', 'Webhooks'];
 
 let requester: UserRow;

@@ -72,6 +72,18 @@ export const hazardousItemRefs = (alias: string): Sql =>
   sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name FROM items WHERE hazardous AND is_active) ${sql.ident(alias)}`;
 
 /**
+ * The hazardous items (issue 43: the hazard register) as `alias`, the active ones and those holding
+ * stock, with the named columns item_id, item_sku, item_name, item_is_active, item_current_stock
+ * (text), item_holds_stock, item_signal_word, item_pictograms, item_h_statements (text[]),
+ * item_cas_number, item_un_number and item_storage. It reads the partial index items_hazardous.
+ */
+export const hazardRegisterItemRefs = (alias: string): Sql =>
+  sql`(SELECT id AS item_id, sku AS item_sku, name AS item_name, is_active AS item_is_active, current_stock::text AS item_current_stock,
+              current_stock > 0 AS item_holds_stock, hazard_signal_word AS item_signal_word, hazard_pictograms AS item_pictograms,
+              hazard_statements AS item_h_statements, cas_number AS item_cas_number, un_number AS item_un_number, hazard_storage AS item_storage
+         FROM items WHERE hazardous AND (is_active OR current_stock > 0)) ${sql.ident(alias)}`;
+
+/**
  * The items low on stock now (lowStock) as `alias`, with the named columns item_id and
  * item_minimum_stock: what the low-stock acknowledgements check an episode against. It reads the
  * partial index items_low_stock.
@@ -698,3 +710,18 @@ export const itemsReferences: ReferenceCounters = {
     },
   ],
 };
+
+/** What a label prints of a hazardous item (issue 43): its signal word and pictograms. */
+export type LabelHazard = { signalWord: 'Danger' | 'Warning' | null; pictograms: string[] };
+
+/** The hazardous ones (any pictogram or H statement) of these items, with what their labels print. */
+export async function itemHazardsForLabels(db: Db, ids: number[]): Promise<Map<number, LabelHazard>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await preparedRaw<{
+    rows: { id: number; signal_word: LabelHazard['signalWord']; pictograms: string[] }[];
+  }>(
+    db,
+    sql`SELECT id, hazard_signal_word AS signal_word, hazard_pictograms AS pictograms FROM items WHERE id = ANY(${ids}::int[]) AND hazardous`,
+  );
+  return new Map(rows.map((row) => [row.id, { signalWord: row.signal_word, pictograms: row.pictograms }]));
+}

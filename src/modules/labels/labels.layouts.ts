@@ -82,9 +82,30 @@ export const LABEL_LAYOUTS: readonly LabelLayout[] = [
     namePt: 9,
     nameLines: 2,
   },
+  {
+    // issue 43: a label that fits a reagent bottle
+    id: 'roll-50x25',
+    name: 'Roll 50 x 25 mm (bottle), one label a page',
+    pageWidthMm: 50,
+    pageHeightMm: 25,
+    columns: 1,
+    rows: 1,
+    labelWidthMm: 50,
+    labelHeightMm: 25,
+    marginTopMm: 0,
+    marginLeftMm: 0,
+    pitchXMm: 50,
+    pitchYMm: 25,
+    paddingMm: 1.5,
+    namePt: 7,
+    nameLines: 1,
+  },
 ];
 
 export const labelLayout = (id: string): LabelLayout | undefined => LABEL_LAYOUTS.find((layout) => layout.id === id);
+
+/** A roll's label is a page of its own; a sheet holds several (issue 43: a sheet's pictograms are at least 10 mm wide). */
+export const isRoll = (layout: LabelLayout): boolean => layout.columns * layout.rows === 1;
 
 /** How many labels one page holds. */
 export const labelsPerPage = (layout: LabelLayout): number => layout.columns * layout.rows;

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { cellOrigin, labelsPerPage, type LabelLayout } from './labels.layouts';
+import { cellOrigin, isRoll, labelsPerPage, type LabelLayout } from './labels.layouts';
+import { drawPictogram } from './labels.pictograms';
 import type { LabelSymbol } from './labels.symbols';
 
 /** What one label shows; the copies of an item share one object (and one symbol). */
@@ -13,6 +14,11 @@ export type LabelContent = {
   symbol: LabelSymbol;
   /** a lot label's lot (issue 42): its number and expiry printed under the SKU */
   lot?: { lotNumber: string; expiresOn: string | null };
+  /**
+   * a hazardous item's label (issue 43): a band across the top with a QR code of its safety data
+   * sheet's address (PUBLIC_URL/items/<id>/sds) and its pictograms, its signal word in place of the category
+   */
+  hazard?: { signalWord: 'Danger' | 'Warning' | null; pictograms: string[]; sdsSymbol: LabelSymbol };
 };
 
 /** A lot label's human-readable lines: the lot number, and the expiry when it has one. */
@@ -98,7 +104,8 @@ export async function writeLabelsPdf(print: LabelPrint, out: Writable): Promise<
 }
 
 function drawLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
-  if (label.symbol.linear) drawLinearLabel(doc, layout, label, box);
+  if (label.hazard) drawHazardLabel(doc, layout, label, box);
+  else if (label.symbol.linear) drawLinearLabel(doc, layout, label, box);
   else drawMatrixLabel(doc, layout, label, box);
 }
 
@@ -211,4 +218,68 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   doc.font('Helvetica');
   y += textLines(doc, label.categoryName, { x, y, width: w, lines: 1 });
   if (price) textLines(doc, price, { x, y, width: w, lines: 1 });
+}
+
+/** The gap after the SDS QR code and after each pictogram of a hazard band. */
+const BAND_GAP = mm(0.5);
+/** A pictogram's box on a sheet: its diamond (92% of the box) is then at least 10 mm wide. */
+const SHEET_PICTOGRAM = mm(10.9);
+
+/**
+ * The side (points) of the SDS QR code and of each pictogram in a hazardous item's label band with
+ * `pictograms` pictograms: as large as 11 mm and half the label's height allow, shrunk to fit the
+ * width on a roll; undefined where a sheet label cannot hold them at least 10 mm wide.
+ */
+export function hazardBandSide(layout: LabelLayout, pictograms: number): number | undefined {
+  const w = contentWidth(layout);
+  const h = mm(layout.labelHeightMm - 2 * layout.paddingMm);
+  const target = isRoll(layout) ? Math.min(mm(11), h * 0.55) : SHEET_PICTOGRAM;
+  const fits = (w - (pictograms + 1) * BAND_GAP) / (pictograms + 1);
+  const side = Math.min(target, fits);
+  if (!isRoll(layout) && (side < SHEET_PICTOGRAM - 0.01 || target > h * 0.65)) return undefined;
+  return side;
+}
+
+/**
+ * A hazardous item's label (issue 43): across the top, the QR code of its safety data sheet's
+ * address and its pictograms (vector, from public/ghs/); below, the item's own label (name, the
+ * signal word in upper case where the category goes, its symbol and SKU), or where the rest is too
+ * low for bars, the name, signal word and SKU in text.
+ */
+function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  const hazard = label.hazard!;
+  const side = hazardBandSide(layout, hazard.pictograms.length) ?? mm(6);
+  const qr = hazard.sdsSymbol;
+  const module = moduleSize(side, Math.max(qr.widthModules, qr.heightModules) + 2 * qr.quietModules);
+  const quiet = qr.quietModules * module;
+  drawSymbol(doc, qr, {
+    x: snap(box.x + Math.max(0, quiet - mm(layout.paddingMm))),
+    y: snap(box.y + Math.max(0, quiet - mm(layout.paddingMm))),
+    moduleWidth: module,
+    moduleHeight: module,
+  });
+  let x = box.x + side + BAND_GAP;
+  for (const code of hazard.pictograms) {
+    drawPictogram(doc, code, { x, y: box.y, size: side });
+    x += side + BAND_GAP;
+  }
+
+  const rest: Box = { x: box.x, y: box.y + side + mm(0.6), w: box.w, h: box.h - side - mm(0.6) };
+  const signal = hazard.signalWord ? hazard.signalWord.toUpperCase() : label.categoryName;
+  const lower: LabelContent = { ...label, categoryName: signal, hazard: undefined };
+  const compact: LabelLayout = { ...layout, nameLines: 1 };
+  doc.font('Helvetica').fontSize(smallPt(layout));
+  const small = lineHeight(doc);
+  doc.font('Helvetica-Bold').fontSize(layout.namePt);
+  const textHeight = lineHeight(doc) + 2 * small + (label.lot ? small : 0);
+  if (label.symbol.linear && rest.h - textHeight >= mm(3)) drawLinearLabel(doc, compact, lower, rest);
+  else if (!label.symbol.linear && rest.h >= mm(6)) drawMatrixLabel(doc, compact, lower, rest);
+  else {
+    let y = rest.y;
+    doc.fillColor('black');
+    y += textLines(doc, label.name, { x: rest.x, y, width: rest.w, lines: 1 });
+    doc.fontSize(smallPt(layout));
+    y += textLines(doc, [signal, label.sku].filter(Boolean).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
+    if (label.lot) textLines(doc, lotTextLines(label.lot).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
+  }
 }

@@ -6,9 +6,9 @@ import { presentLabelLayout } from './labels.present';
 import { LabelLayoutList, LabelsPdf, PrintLabels } from './labels.schemas';
 import { labelsService } from './labels.service';
 
-export function labelsRoutes({ db, docs }: Deps) {
+export function labelsRoutes({ db, docs, config }: Deps) {
   const api = new ApiRouter({ docs, db }, '/api', 'Labels');
-  const labels = labelsService(db);
+  const labels = labelsService(db, config.publicUrl);
 
   api.get(
     '/labels/layouts',
@@ -44,6 +44,9 @@ export function labelsRoutes({ db, docs }: Deps) {
         '((01)(10) for a lot without expiry) when the item has a GTIN barcode, else a Code 128 of the SKU whatever the symbology ' +
         '(also for a lot number GS1 cannot carry: over 20 characters or outside its character set). An unknown lot is 400 ' +
         '("No lot with id 12" on lots.0.lotId). items or lots must have a line. ' +
+        "Issue 43: a hazardous item's label (any GHS pictogram or H statement) has across its top a QR code of PUBLIC_URL/items/<id>/sds " +
+        '(its current safety data sheet, after sign-in) and its pictograms (vector; at least 10 mm wide on sheet labels, so an item with more ' +
+        'than a sheet label holds is 400 naming the line), and its signal word in place of the category. ' +
         'Answers labels-<SKU>.pdf (one item) or labels-<n>-items.pdf.',
       access: 'manager',
       body: PrintLabels,

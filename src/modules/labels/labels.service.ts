@@ -3,7 +3,7 @@ import { BadRequest } from '../../http/errors';
 import { D } from '../../lib/money';
 import { formatMoney } from '../../lib/format';
 import { categoriesService } from '../categories/categories.service';
-import { findItemsForLines, itemGtins, type ItemForLine } from '../items/items.queries';
+import { findItemsForLines, itemGtins, itemHazardsForLabels, type ItemForLine } from '../items/items.queries';
 import { lotsForLabels, lotsReceivedOnOrder } from '../lots/lots.queries';
 import { lotsReceivedBy } from '../stock-movements/stock-movements.ledger';
 import { lotElementString, type LabelLot } from './labels.gs1';
@@ -16,7 +16,7 @@ import {
   labelsPerPage,
   type LabelLayout,
 } from './labels.layouts';
-import { linearSymbolFits, writeLabelsPdf, type LabelContent, type LabelPrint } from './labels.render';
+import { hazardBandSide, linearSymbolFits, writeLabelsPdf, type LabelContent, type LabelPrint } from './labels.render';
 import type { Writable } from 'node:stream';
 import type { PrintLabels } from './labels.schemas';
 import { labelSymbol, loadBwip } from './labels.symbols';
@@ -60,7 +60,11 @@ function filenameOf(labels: LabelContent[]): string {
   return `labels-${new Set(labels.map((label) => label.itemId)).size}-items.pdf`;
 }
 
-export function labelsService(db: Db) {
+/**
+ * `publicUrl` (config PUBLIC_URL): a hazardous item's label carries a QR code of
+ * `<publicUrl>/items/<id>/sds`, which opens its current safety data sheet after sign-in (issue 43).
+ */
+export function labelsService(db: Db, publicUrl = '') {
   return {
     layouts(): readonly LabelLayout[] {
       return LABEL_LAYOUTS;
@@ -183,10 +187,12 @@ export function labelsService(db: Db) {
       const unknownLot = lotLines.findIndex((line) => !lots.has(line.lotId));
       if (unknownLot >= 0) throw refuse(`lots.${unknownLot}.lotId`, `No lot with id ${lotLines[unknownLot].lotId}`);
       const lotItemIds = [...lots.values()].map((lot) => lot.itemId);
-      const [items, gtins, categoryList] = await Promise.all([
-        findItemsForLines(db, [...itemLines.map((line) => line.itemId), ...lotItemIds]),
+      const allItemIds = [...itemLines.map((line) => line.itemId), ...lotItemIds];
+      const [items, gtins, categoryList, hazards] = await Promise.all([
+        findItemsForLines(db, allItemIds),
         itemGtins(db, lotItemIds),
         categoriesService(db).list(),
+        itemHazardsForLabels(db, allItemIds),
       ]);
       const missing = itemLines.findIndex((line) => !items.has(line.itemId));
       if (missing >= 0) throw refuse(`items.${missing}.itemId`, `No item with id ${itemLines[missing].itemId}`);
@@ -229,6 +235,21 @@ export function labelsService(db: Db) {
               : `SKU '${item.sku}' is too long for a Code 128 that scans on ${layout.id} labels: choose qr or datamatrix`,
           );
         }
+        const hazard = hazards.get(item.id);
+        let hazardContent: LabelContent['hazard'];
+        if (hazard) {
+          if (hazardBandSide(layout, hazard.pictograms.length) === undefined) {
+            throw refuse(
+              field,
+              `${item.sku} has ${hazard.pictograms.length} hazard pictograms: ${layout.id} labels cannot print them 10 mm wide; choose a larger label or a roll`,
+            );
+          }
+          hazardContent = {
+            signalWord: hazard.signalWord,
+            pictograms: hazard.pictograms,
+            sdsSymbol: labelSymbol(bwipjs, 'qr', `${publicUrl}/items/${item.id}/sds`),
+          };
+        }
         const content: LabelContent = {
           itemId: item.id,
           name: item.name,
@@ -237,6 +258,7 @@ export function labelsService(db: Db) {
           price: input.showPrice ? priceLines(item.price, item.vatRate) : [],
           symbol,
           ...(lot ? { lot: { lotNumber: lot.lotNumber, expiresOn: lot.expiresOn } } : {}),
+          ...(hazardContent ? { hazard: hazardContent } : {}),
         };
         contents.set(key, content);
         return content;

@@ -136,6 +136,16 @@ export function lotUpdateSql(moves: LotMove[]): Sql {
       )`;
 }
 
+/**
+ * The lots holding stock (issue 43: the hazard register) as `alias`, the read model another module's
+ * statement joins, with the named columns lot_id, lot_item_id, lot_number, lot_quantity (text),
+ * lot_expires_on (YYYY-MM-DD or null) and lot_quarantined.
+ */
+export const lotsHoldingStockRefs = (alias: string): Sql =>
+  sql`(SELECT id AS lot_id, item_id AS lot_item_id, lot_number AS lot_number, quantity::text AS lot_quantity,
+              to_char(expires_on, 'YYYY-MM-DD') AS lot_expires_on, quarantined_at IS NOT NULL AS lot_quarantined, received_at AS lot_received_at
+         FROM stock_lots WHERE quantity > 0) ${sql.ident(alias)}`;
+
 /** An item's lots, first expiry first (none last, then by receipt); the empty ones only when asked. */
 export async function lotsOfItem(db: Db, itemId: number, includeEmpty: boolean): Promise<LotRow[]> {
   const { rows } = await preparedRaw<{ rows: LotRow[] }>(
