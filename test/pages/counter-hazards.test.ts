@@ -89,6 +89,17 @@ describe('the counter: hazardous lines and the COSHH assessment reference', () =
     await expectAccessible(page);
     await screenshot(page, 'counter-coshh-refused', [VIEWPORTS[0], PHONE]);
 
+    // the same at a phone's width (the proof at 390 px): the line's pictograms and signal word,
+    // the field asking for the reference and its refusal are on screen, nothing to scroll sideways
+    await page.setViewportSize(PHONE);
+    expect(await acidRow.getByRole('img', { name: 'GHS05 Corrosive' }).isVisible()).toBe(true);
+    expect(await acidRow.locator('.signal-word').isVisible()).toBe(true);
+    expect(await coshh.isVisible()).toBe(true);
+    expect(await error.isVisible()).toBe(true);
+    expect(await scrollsSideways(page)).toBe(false);
+    await expectAccessible(page);
+    await page.setViewportSize(VIEWPORTS[0]);
+
     // typing the reference by hand, a scan at scanner speed goes to the basket and leaves the field's text alone
     await coshh.click();
     await typeAsPerson(page, 'RA-2026');
