@@ -98,6 +98,18 @@ function redRuns(page: RgbPage, cell: Cell): { count: number; runs: [number, num
   return { count, runs: runs.map(([a, b]) => [mm(a), mm(b + 1)]) };
 }
 
+/** The dark (text, bars) pixels of a cell. */
+function darkPixels(page: RgbPage, cell: Cell): number {
+  let count = 0;
+  for (let y = cell.y; y < Math.min(cell.y + cell.h, page.height); y += 1) {
+    for (let x = cell.x; x < Math.min(cell.x + cell.w, page.width); x += 1) {
+      const at = (y * page.width + x) * 3;
+      if (page.pixels[at] + page.pixels[at + 1] + page.pixels[at + 2] < 600) count += 1;
+    }
+  }
+  return count;
+}
+
 let prepared = false;
 /** The QR codes ZXing finds in a cell. */
 async function qrTexts(page: RgbPage, cell: Cell): Promise<string[]> {
@@ -246,6 +258,58 @@ describe('hazard labels (issue 43)', () => {
     const cell = cellOf(layout, 0);
     expect(await qrTexts(page, cell)).toContain(`${t.config.publicUrl}/items/${crowded.id}/sds`);
     expect(redRuns(page, cell).runs).toHaveLength(3);
+  });
+
+  it("prints the H statements' texts after the signal word on a sheet, at least the codes on the bottle roll, nothing outside the label's cell", async () => {
+    // a sheet label with room: each H statement's standard text (P statements only where room remains)
+    const sheet = (
+      await print({ layout: 'avery-l7160', startPosition: 5, items: [{ itemId: acid.id, copies: 1 }] }).expect(200)
+    ).body as Buffer;
+    const sheetText = await pdfText(sheet);
+    expect(sheetText).toContain('DANGER');
+    for (const text of [
+      'May be corrosive to metals.',
+      'Causes severe skin burns and eye damage.',
+      'May cause respiratory irritation.',
+    ])
+      expect(sheetText).toContain(text);
+    expect(sheetText.indexOf('May be corrosive to metals.')).toBeGreaterThan(sheetText.indexOf('DANGER'));
+    // nothing dark outside the label's cell (the cells around it stay blank)
+    const layout = layouts.get('avery-l7160')!;
+    const [page] = await renderRgb(sheet);
+    for (const position of [1, 3, 5, 7]) expect(darkPixels(page, cellOf(layout, position))).toBe(0);
+
+    // five H statements do not fit a sheet label's room even in 5 pt: the first ones, then "… see SDS"
+    const crowdedPdf = (await print({ layout: 'avery-l7160', items: [{ itemId: crowded.id, copies: 1 }] }).expect(200))
+      .body as Buffer;
+    const crowdedText = await pdfText(crowdedPdf);
+    expect(crowdedText).toContain('DANGER Highly flammable liquid and vapour. Toxic if swallowed.');
+    expect(crowdedText).toContain('\u2026 see SDS');
+    const [crowdedPage] = await renderRgb(crowdedPdf);
+    for (const position of [1, 3]) expect(darkPixels(crowdedPage, cellOf(layout, position))).toBe(0);
+
+    // the 50 x 25 mm bottle roll, in both symbologies: at least every H code (or its text), within the page
+    for (const symbology of ['qr', 'code128']) {
+      const bottle = (
+        await print({ layout: 'roll-50x25', symbology, items: [{ itemId: crowded.id, copies: 1 }] }).expect(200)
+      ).body as Buffer;
+      const text = await pdfText(bottle);
+      const statementTexts: Record<string, string> = {
+        H225: 'Highly flammable liquid and vapour.',
+        H301: 'Toxic if swallowed.',
+        H311: 'Toxic in contact with skin.',
+        H331: 'Toxic if inhaled.',
+        H370: 'Causes damage to organs',
+      };
+      const shown = Object.entries(statementTexts).filter(
+        ([code, words]) => text.includes(code) || text.includes(words),
+      );
+      // every code or text, or the first ones with "… see SDS"
+      if (!text.includes('see SDS')) expect(shown.map(([code]) => code)).toEqual(Object.keys(statementTexts));
+      else expect(shown.length).toBeGreaterThanOrEqual(1);
+      // one page: no text ran past the label onto a page of its own
+      expect([...bottle.toString('latin1').matchAll(/\/MediaBox /g)]).toHaveLength(1);
+    }
   });
 
   it('400 naming the line where a small sheet label cannot print the pictograms 10 mm wide', async () => {

@@ -712,16 +712,39 @@ export const itemsReferences: ReferenceCounters = {
 };
 
 /** What a label prints of a hazardous item (issue 43): its signal word and pictograms. */
-export type LabelHazard = { signalWord: 'Danger' | 'Warning' | null; pictograms: string[] };
+export type LabelHazard = {
+  signalWord: 'Danger' | 'Warning' | null;
+  pictograms: string[];
+  hStatements: string[];
+  pStatements: string[];
+};
 
 /** The hazardous ones (any pictogram or H statement) of these items, with what their labels print. */
 export async function itemHazardsForLabels(db: Db, ids: number[]): Promise<Map<number, LabelHazard>> {
   if (ids.length === 0) return new Map();
   const { rows } = await preparedRaw<{
-    rows: { id: number; signal_word: LabelHazard['signalWord']; pictograms: string[] }[];
+    rows: {
+      id: number;
+      signal_word: LabelHazard['signalWord'];
+      pictograms: string[];
+      h_statements: string[];
+      p_statements: string[];
+    }[];
   }>(
     db,
-    sql`SELECT id, hazard_signal_word AS signal_word, hazard_pictograms AS pictograms FROM items WHERE id = ANY(${ids}::int[]) AND hazardous`,
+    sql`SELECT id, hazard_signal_word AS signal_word, hazard_pictograms AS pictograms, hazard_statements AS h_statements,
+               precautionary_statements AS p_statements
+          FROM items WHERE id = ANY(${ids}::int[]) AND hazardous`,
   );
-  return new Map(rows.map((row) => [row.id, { signalWord: row.signal_word, pictograms: row.pictograms }]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        signalWord: row.signal_word,
+        pictograms: row.pictograms,
+        hStatements: row.h_statements,
+        pStatements: row.p_statements,
+      },
+    ]),
+  );
 }

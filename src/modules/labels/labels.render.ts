@@ -18,8 +18,17 @@ export type LabelContent = {
    * a hazardous item's label (issue 43): a band across the top with a QR code of its safety data
    * sheet's address (PUBLIC_URL/items/<id>/sds) and its pictograms, its signal word in place of the category
    */
-  hazard?: { signalWord: 'Danger' | 'Warning' | null; pictograms: string[]; sdsSymbol: LabelSymbol };
+  hazard?: {
+    signalWord: 'Danger' | 'Warning' | null;
+    pictograms: string[];
+    /** the H (and EUH) and P statements with their standard texts, printed after the signal word as room allows */
+    hStatements: LabelStatement[];
+    pStatements: LabelStatement[];
+    sdsSymbol: LabelSymbol;
+  };
 };
+
+export type LabelStatement = { code: string; text: string };
 
 /** A lot label's human-readable lines: the lot number, and the expiry when it has one. */
 export const lotTextLines = (lot: { lotNumber: string; expiresOn: string | null }): string[] => [
@@ -151,10 +160,11 @@ function drawSymbol(
 
 /**
  * Code 128: the name across the top, the category (and price) under it, a lot label's lot and
- * expiry on a line of their own, the bars the whole width with their quiet zones, and the SKU in
- * text under the bars.
+ * expiry on a line of their own, a hazard label's statements (issue 43) in what the bars can spare,
+ * the bars the whole width with their quiet zones, and the SKU in text under the bars.
  */
 function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  const statements = label.hazard;
   const { x, w } = box;
   let y = box.y;
   doc.fillColor('black');
@@ -169,8 +179,14 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   y += line;
   doc.font('Helvetica-Bold');
   if (label.lot) y += textLines(doc, lotTextLines(label.lot).join('   '), { x, y, width: w, lines: 1 });
-
   const skuY = box.y + box.h - line;
+  if (statements) {
+    // the hazard statements take what the bars can spare (at least one line of the smallest type)
+    const spare = skuY - mm(0.3) - mm(0.8) - y - MIN_BARS;
+    y += drawStatements(doc, layout, statements, { x, y, w, h: Math.max(minStatementLine(doc), spare) });
+    doc.font('Helvetica-Bold').fontSize(smallPt(layout));
+  }
+
   textLines(doc, label.sku, { x, y: skuY, width: w, lines: 1, align: 'center' });
 
   const { symbol } = label;
@@ -187,9 +203,11 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
 
 /**
  * QR code or Data Matrix: the symbol (with its quiet zone) square at the top left, and beside it the
- * name, the SKU, a lot label's lot and expiry, the category and the price.
+ * name, the SKU, a lot label's lot and expiry, the category (a hazard label's signal word and then
+ * its statements, issue 43) and the price.
  */
 function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
+  const statements = label.hazard;
   const { symbol } = label;
   const side = Math.min(box.h, box.w * 0.45);
   const modules = Math.max(symbol.widthModules, symbol.heightModules) + 2 * symbol.quietModules;
@@ -209,15 +227,67 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   const price = priceFitting(doc, label.price, w);
   const lotLines = label.lot ? lotTextLines(label.lot) : [];
   const otherLines = 2 + lotLines.length + (price ? 1 : 0);
+  const statementRoom = statements ? minStatementLine(doc) : 0;
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
-  const nameLines = Math.min(3, Math.floor((box.h - otherLines * small) / lineHeight(doc)));
+  const nameLines = Math.min(3, Math.floor((box.h - otherLines * small - statementRoom) / lineHeight(doc)));
   y += textLines(doc, label.name, { x, y, width: w, lines: Math.max(1, nameLines) });
   doc.fontSize(smallPt(layout));
   y += textLines(doc, label.sku, { x, y, width: w, lines: 1 });
   for (const text of lotLines) y += textLines(doc, text, { x, y, width: w, lines: 1 });
   doc.font('Helvetica');
   y += textLines(doc, label.categoryName, { x, y, width: w, lines: 1 });
+  if (statements) {
+    const room = box.y + box.h - y - (price ? small : 0);
+    y += drawStatements(doc, layout, statements, { x, y, w, h: Math.max(statementRoom, room) });
+    doc.font('Helvetica').fontSize(smallPt(layout));
+  }
   if (price) textLines(doc, price, { x, y, width: w, lines: 1 });
+}
+
+/** The smallest type a hazard statement is printed in (points). */
+const MIN_STATEMENT_PT = 5;
+/** The least height a hazard label's bars keep when its statements want room. */
+const MIN_BARS = mm(5);
+
+/** The height of one line of hazard statements in the smallest type. */
+function minStatementLine(doc: Doc): number {
+  doc.font('Helvetica').fontSize(MIN_STATEMENT_PT);
+  return lineHeight(doc);
+}
+
+/**
+ * A hazardous item's statements (issue 43) in `box`, answering the height they took: every H
+ * statement's text in the largest type from the label's small size down to 5 pt that holds them
+ * all (then its P statements too where they fit as well); else as many whole H statements as fit
+ * in 5 pt, followed by "… see SDS"; where not even one fits, the H codes. Nothing is drawn past the box.
+ */
+function drawStatements(doc: Doc, layout: LabelLayout, hazard: NonNullable<LabelContent['hazard']>, box: Box): number {
+  const h = hazard.hStatements;
+  if (h.length === 0) return 0;
+  const width = box.w;
+  const heightAt = (text: string, size: number) => {
+    doc.font('Helvetica').fontSize(size);
+    return doc.heightOfString(text, { width, lineGap: 0 });
+  };
+  const draw = (text: string, size: number) => {
+    doc.fillColor('black').font('Helvetica').fontSize(size);
+    const lines = Math.max(1, Math.floor(box.h / lineHeight(doc) + 0.001));
+    return textLines(doc, text, { x: box.x, y: box.y, width, lines });
+  };
+  // one sentence a statement (the data's texts carry no full stop)
+  const sentence = (s: LabelStatement) => (s.text ? (/[.!?]$/.test(s.text) ? s.text : `${s.text}.`) : s.code);
+  const texts = (list: LabelStatement[]) => list.map(sentence).join(' ');
+  const hText = texts(h);
+  for (let size = smallPt(layout); size >= MIN_STATEMENT_PT; size -= 0.5) {
+    if (heightAt(hText, size) > box.h + 0.01) continue;
+    const withP = hazard.pStatements.length > 0 ? `${hText} ${texts(hazard.pStatements)}` : hText;
+    return draw(heightAt(withP, size) <= box.h + 0.01 ? withP : hText, size);
+  }
+  for (let n = h.length - 1; n >= 1; n -= 1) {
+    const text = `${texts(h.slice(0, n))} \u2026 see SDS`;
+    if (heightAt(text, MIN_STATEMENT_PT) <= box.h + 0.01) return draw(text, MIN_STATEMENT_PT);
+  }
+  return draw(h.map((s) => s.code).join(' '), MIN_STATEMENT_PT);
 }
 
 /** The gap after the SDS QR code and after each pictogram of a hazard band. */
@@ -266,13 +336,16 @@ function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
 
   const rest: Box = { x: box.x, y: box.y + side + mm(0.6), w: box.w, h: box.h - side - mm(0.6) };
   const signal = hazard.signalWord ? hazard.signalWord.toUpperCase() : label.categoryName;
-  const lower: LabelContent = { ...label, categoryName: signal, hazard: undefined };
+  // the lower label keeps the hazard: its statements follow the signal word
+  const lower: LabelContent = { ...label, categoryName: signal };
   const compact: LabelLayout = { ...layout, nameLines: 1 };
   doc.font('Helvetica').fontSize(smallPt(layout));
   const small = lineHeight(doc);
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
   const textHeight = lineHeight(doc) + 2 * small + (label.lot ? small : 0);
-  if (label.symbol.linear && rest.h - textHeight >= mm(3)) drawLinearLabel(doc, compact, lower, rest);
+  const statementLine = hazard.hStatements.length > 0 ? minStatementLine(doc) : 0;
+  doc.font('Helvetica-Bold').fontSize(layout.namePt);
+  if (label.symbol.linear && rest.h - textHeight - statementLine >= mm(3)) drawLinearLabel(doc, compact, lower, rest);
   else if (!label.symbol.linear && rest.h >= mm(6)) drawMatrixLabel(doc, compact, lower, rest);
   else {
     let y = rest.y;
@@ -280,6 +353,7 @@ function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
     y += textLines(doc, label.name, { x: rest.x, y, width: rest.w, lines: 1 });
     doc.fontSize(smallPt(layout));
     y += textLines(doc, [signal, label.sku].filter(Boolean).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
-    if (label.lot) textLines(doc, lotTextLines(label.lot).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
+    if (label.lot) y += textLines(doc, lotTextLines(label.lot).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
+    drawStatements(doc, layout, hazard, { x: rest.x, y, w: rest.w, h: rest.y + rest.h - y });
   }
 }

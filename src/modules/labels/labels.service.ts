@@ -4,6 +4,7 @@ import { D } from '../../lib/money';
 import { formatMoney } from '../../lib/format';
 import { categoriesService } from '../categories/categories.service';
 import { findItemsForLines, itemGtins, itemHazardsForLabels, type ItemForLine } from '../items/items.queries';
+import { statementText } from '../hazards/hazards.service';
 import { lotsForLabels, lotsReceivedOnOrder } from '../lots/lots.queries';
 import { lotsReceivedBy } from '../stock-movements/stock-movements.ledger';
 import { lotElementString, type LabelLot } from './labels.gs1';
@@ -23,6 +24,9 @@ import { labelSymbol, loadBwip } from './labels.symbols';
 
 /** How long encoding may hold the event loop before it lets other requests run (ms). */
 const SLICE_MS = 15;
+
+/** Statement codes with their standard texts (issue 43), as a hazard label prints them. */
+const labelStatements = (codes: readonly string[]) => codes.map((code) => ({ code, text: statementText(code) ?? '' }));
 
 /** What the pages show of the limits and choices. */
 export { MAX_LABELS, SYMBOLOGIES };
@@ -247,6 +251,8 @@ export function labelsService(db: Db, publicUrl = '') {
           hazardContent = {
             signalWord: hazard.signalWord,
             pictograms: hazard.pictograms,
+            hStatements: labelStatements(hazard.hStatements),
+            pStatements: labelStatements(hazard.pStatements),
             sdsSymbol: labelSymbol(bwipjs, 'qr', `${publicUrl}/items/${item.id}/sds`),
           };
         }
