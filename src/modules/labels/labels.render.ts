@@ -235,10 +235,13 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   y += textLines(doc, label.sku, { x, y, width: w, lines: 1 });
   for (const text of lotLines) y += textLines(doc, text, { x, y, width: w, lines: 1 });
   doc.font('Helvetica');
-  y += textLines(doc, label.categoryName, { x, y, width: w, lines: 1 });
-  if (statements) {
-    const room = box.y + box.h - y - (price ? small : 0);
-    y += drawStatements(doc, layout, statements, { x, y, w, h: Math.max(statementRoom, room) });
+  const room = box.y + box.h - y - small - (price ? small : 0);
+  // where not even a line of statements fits under it, the signal word's line carries the codes
+  const codesBeside = statements && room < statementRoom - 0.01;
+  const category = codesBeside ? [label.categoryName, statementCodes(statements)].join('   ') : label.categoryName;
+  y += textLines(doc, category, { x, y, width: w, lines: 1 });
+  if (statements && !codesBeside) {
+    y += drawStatements(doc, layout, statements, { x, y, w, h: room });
     doc.font('Helvetica').fontSize(smallPt(layout));
   }
   if (price) textLines(doc, price, { x, y, width: w, lines: 1 });
@@ -248,6 +251,9 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
 const MIN_STATEMENT_PT = 5;
 /** The least height a hazard label's bars keep when its statements want room. */
 const MIN_BARS = mm(5);
+
+/** A hazard's H statement codes on one line ("H225 H319"). */
+const statementCodes = (hazard: NonNullable<LabelContent['hazard']>) => hazard.hStatements.map((s) => s.code).join(' ');
 
 /** The height of one line of hazard statements in the smallest type. */
 function minStatementLine(doc: Doc): number {
@@ -263,7 +269,7 @@ function minStatementLine(doc: Doc): number {
  */
 function drawStatements(doc: Doc, layout: LabelLayout, hazard: NonNullable<LabelContent['hazard']>, box: Box): number {
   const h = hazard.hStatements;
-  if (h.length === 0) return 0;
+  if (h.length === 0 || box.h < minStatementLine(doc) - 0.01) return 0;
   const width = box.w;
   const heightAt = (text: string, size: number) => {
     doc.font('Helvetica').fontSize(size);
@@ -271,7 +277,7 @@ function drawStatements(doc: Doc, layout: LabelLayout, hazard: NonNullable<Label
   };
   const draw = (text: string, size: number) => {
     doc.fillColor('black').font('Helvetica').fontSize(size);
-    const lines = Math.max(1, Math.floor(box.h / lineHeight(doc) + 0.001));
+    const lines = Math.floor(box.h / lineHeight(doc) + 0.001);
     return textLines(doc, text, { x: box.x, y: box.y, width, lines });
   };
   // one sentence a statement (the data's texts carry no full stop)
@@ -352,8 +358,14 @@ function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
     doc.fillColor('black');
     y += textLines(doc, label.name, { x: rest.x, y, width: rest.w, lines: 1 });
     doc.fontSize(smallPt(layout));
-    y += textLines(doc, [signal, label.sku].filter(Boolean).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
+    const small = lineHeight(doc);
+    const room = rest.y + rest.h - y - small - (label.lot ? small : 0);
+    // where not even a line of statements fits under it, the signal word's line carries the codes
+    const codesBeside = room < statementLine - 0.01;
+    const signalLine = [signal, codesBeside ? statementCodes(hazard) : '', label.sku].filter(Boolean).join('   ');
+    doc.font('Helvetica-Bold').fontSize(smallPt(layout));
+    y += textLines(doc, signalLine, { x: rest.x, y, width: rest.w, lines: 1 });
     if (label.lot) y += textLines(doc, lotTextLines(label.lot).join('   '), { x: rest.x, y, width: rest.w, lines: 1 });
-    drawStatements(doc, layout, hazard, { x: rest.x, y, w: rest.w, h: rest.y + rest.h - y });
+    if (!codesBeside) drawStatements(doc, layout, hazard, { x: rest.x, y, w: rest.w, h: room });
   }
 }
