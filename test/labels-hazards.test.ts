@@ -29,6 +29,7 @@ let layouts: Map<string, LayoutGeometry & { id: string; pageWidthMm: number; pag
 let acid: { id: number; sku: string };
 let plain: { id: number; sku: string };
 let crowded: { id: number; sku: string };
+let acetone: { id: number; sku: string };
 
 type RgbPage = { width: number; height: number; pixels: Uint8Array };
 
@@ -183,6 +184,9 @@ beforeAll(async () => {
   crowded = await create('Methanol', 'MEOH-1', {
     hazard: hazard(['GHS02', 'GHS06', 'GHS08'], 'Danger', ['H225', 'H301', 'H311', 'H331', 'H370']),
   });
+  acetone = await create('Acetone', 'ACE-1', {
+    hazard: { ...hazard(['GHS02'], 'Danger', ['H225']), pStatements: ['P405'] },
+  });
   const res = await manager.get('/api/labels/layouts').expect(200);
   layouts = new Map(
     (res.body as (LayoutGeometry & { id: string; pageWidthMm: number; pageHeightMm: number })[]).map((l) => [l.id, l]),
@@ -278,6 +282,12 @@ describe('hazard labels (issue 43)', () => {
     const layout = layouts.get('avery-l7160')!;
     const [page] = await renderRgb(sheet);
     for (const position of [1, 3, 5, 7]) expect(darkPixels(page, cellOf(layout, position))).toBe(0);
+
+    // room left after every H statement: the P statements follow them
+    const acetoneText = await pdfText(
+      (await print({ layout: 'avery-l7160', items: [{ itemId: acetone.id, copies: 1 }] }).expect(200)).body as Buffer,
+    );
+    expect(acetoneText).toContain('DANGER Highly flammable liquid and vapour. Store locked up.');
 
     // five H statements do not fit a sheet label's room even in 5 pt: the first ones, then "… see SDS"
     const crowdedPdf = (await print({ layout: 'avery-l7160', items: [{ itemId: crowded.id, copies: 1 }] }).expect(200))
