@@ -7,7 +7,7 @@ import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 import { TestSmtp, until } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
-import { day } from './helpers/lots-factories';
+import { createItem, day, stockInLot } from './helpers/lots-factories';
 
 /*
  * Issue 42 on the floor: the lots list (expiring, expired, quarantined), write-off, quarantine and
@@ -46,19 +46,17 @@ afterAll(async () => {
   await receiver.close();
 });
 
-let skus = 0;
 async function trackedItem(): Promise<{ id: number; sku: string; name: string }> {
-  const sku = `LC-${Date.now()}-${++skus}`;
-  const name = `Sodium azide ${sku}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name, sku, categoryId, price: '5.00', tracking: 'lot' })
-    .expect(201);
-  return { id: res.body.id, sku, name };
+  const { id, sku, name } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'LC',
+    name: (sku) => `Sodium azide ${sku}`,
+  });
+  return { id, sku, name };
 }
 
 const stockIn = (id: number, lotNumber: string, quantity: number, expiresOn: string | null) =>
-  as.manager.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn }).expect(200);
+  stockInLot(as.manager, id, lotNumber, quantity, expiresOn).expect(200);
 
 const lotId = async (itemId: number, lotNumber: string): Promise<number> =>
   (await t.db('stock_lots').where({ item_id: itemId, lot_number: lotNumber }).first('id')).id;

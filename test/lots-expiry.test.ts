@@ -7,7 +7,7 @@ import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
 import { TestSmtp, until } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
-import { day } from './helpers/lots-factories';
+import { createItem, day, stockInLot } from './helpers/lots-factories';
 
 /*
  * Issue 42, expiry on the floor: the daily expiry digest (email through the outbox, to the managers
@@ -41,18 +41,13 @@ afterAll(async () => {
   await smtp.stop();
 });
 
-let skus = 0;
 async function trackedItem(name: string): Promise<{ id: number; sku: string; name: string }> {
-  const sku = `EXP-${Date.now()}-${++skus}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name, sku, categoryId, price: '5.00', tracking: 'lot' })
-    .expect(201);
-  return { id: res.body.id, sku, name };
+  const { id, sku } = await createItem(as.manager, { categoryId, prefix: 'EXP', name });
+  return { id, sku, name };
 }
 
 const stockIn = (id: number, lotNumber: string, quantity: number, expiresOn: string | null) =>
-  as.manager.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn }).expect(200);
+  stockInLot(as.manager, id, lotNumber, quantity, expiresOn).expect(200);
 
 const lotId = async (itemId: number, lotNumber: string) =>
   (

@@ -5,7 +5,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
-import { day } from './helpers/lots-factories';
+import { createItem, day, stockInLot } from './helpers/lots-factories';
 
 /*
  * Issue 42: a quote line may name its lot (a GS1 scan at the counter, or `lotNumber` through the
@@ -26,19 +26,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let skus = 0;
 async function item(tracking: 'lot' | 'none' = 'lot'): Promise<{ id: number; sku: string; name: string }> {
-  const sku = `LQ-${Date.now()}-${++skus}`;
-  const name = `Ethanol ${sku}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name, sku, categoryId, price: '4.00', tracking, currentStock: tracking === 'none' ? 10 : 0 })
-    .expect(201);
-  return { id: res.body.id, sku, name };
+  const { id, sku, name } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'LQ',
+    name: (sku) => `Ethanol ${sku}`,
+    price: '4.00',
+    tracking,
+    body: { currentStock: tracking === 'none' ? 10 : 0 },
+  });
+  return { id, sku, name };
 }
 
 const stockIn = (id: number, lotNumber: string, quantity: number, expiresOn: string | null) =>
-  as.manager.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn }).expect(200);
+  stockInLot(as.manager, id, lotNumber, quantity, expiresOn).expect(200);
 
 const lotQuantities = async (id: number) =>
   Object.fromEntries(

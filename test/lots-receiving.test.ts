@@ -4,7 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
-import { day, yymmdd } from './helpers/lots-factories';
+import { createItem, day, yymmdd } from './helpers/lots-factories';
 
 /*
  * Issue 42, stock in: receiving an order into lots (each lot records its order and supplier), and
@@ -24,12 +24,13 @@ afterAll(() => t.close());
 
 let serial = 0;
 async function trackedItem(body: Record<string, unknown> = {}): Promise<{ id: number; sku: string }> {
-  const sku = `RCV-${Date.now()}-${++serial}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name: `Ethanol ${sku}`, sku, categoryId, price: '5.00', tracking: 'lot', ...body })
-    .expect(201);
-  return { id: res.body.id, sku };
+  const { id, sku } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'RCV',
+    name: (sku) => `Ethanol ${sku}`,
+    body,
+  });
+  return { id, sku };
 }
 
 /** A GTIN-14 no other test uses, with its check digit. */

@@ -4,7 +4,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, grantPermission, sessionId } from './helpers/sales-factories';
-import { day } from './helpers/lots-factories';
+import { createItem, day, stockInLot } from './helpers/lots-factories';
 
 /*
  * Issue 42, stock out: a sale line may name its lot; each sale line and each stock movement shows
@@ -24,19 +24,19 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let skus = 0;
 async function trackedItem(tracking: 'lot' | 'none' = 'lot'): Promise<{ id: number; sku: string; name: string }> {
-  const sku = `LS-${Date.now()}-${++skus}`;
-  const name = `Methanol ${sku}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name, sku, categoryId, price: '5.00', tracking, currentStock: tracking === 'none' ? 10 : 0 })
-    .expect(201);
-  return { id: res.body.id, sku, name };
+  const { id, sku, name } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'LS',
+    name: (sku) => `Methanol ${sku}`,
+    tracking,
+    body: { currentStock: tracking === 'none' ? 10 : 0 },
+  });
+  return { id, sku, name };
 }
 
 const stockIn = (id: number, lotNumber: string, quantity: number, expiresOn?: string | null) =>
-  as.manager.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn }).expect(200);
+  stockInLot(as.manager, id, lotNumber, quantity, expiresOn).expect(200);
 
 const lotQuantities = async (id: number) =>
   Object.fromEntries(

@@ -1,10 +1,9 @@
-import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
-import { day } from './helpers/lots-factories';
+import { createItem, day, stockInLot } from './helpers/lots-factories';
 import { ledgerMismatches } from '../src/modules/items/items.queries';
 
 /*
@@ -25,19 +24,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let skus = 0;
 async function trackedItem(body: Record<string, unknown> = {}): Promise<{ id: number; sku: string }> {
-  const sku = `LOT-${Date.now()}-${++skus}`;
-  const res = await as.manager
-    .post('/api/items')
-    .send({ name: `Acetone ${sku}`, sku, categoryId, price: '5.00', tracking: 'lot', ...body })
-    .expect(201);
-  expect(res.body).toMatchObject({ tracking: 'lot' });
-  return { id: res.body.id, sku };
+  const { id, sku, created } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'LOT',
+    name: (sku) => `Acetone ${sku}`,
+    body,
+  });
+  expect(created).toMatchObject({ tracking: 'lot' });
+  return { id, sku };
 }
 
-const stockIn = (agent: supertest.Agent, id: number, lotNumber: string, quantity: number, expiresOn?: string | null) =>
-  agent.post(`/api/items/${id}/stock`).send({ type: 'in', quantity, lotNumber, expiresOn });
+const stockIn = stockInLot;
 
 const lotsOf = async (id: number, query = '') =>
   (await as.user.get(`/api/items/${id}/lots${query}`).expect(200)).body as {

@@ -8,7 +8,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
 import { buildChargeCode } from './helpers/sales-factories';
-import { day } from './helpers/lots-factories';
+import { day, stockInLot } from './helpers/lots-factories';
 
 // Issue 42: an assistant asks which lots expire, who got a lot, and quarantines one for a manager,
 // through the SDK's own client; the same service, rules and messages as the API.
@@ -45,10 +45,7 @@ beforeAll(async () => {
     ['T-OLD', 2, day(-3)],
     ['T-LATE', 5, day(200)],
   ] as const) {
-    await managerAgent
-      .post(`/api/items/${item.id}/stock`)
-      .send({ type: 'in', quantity, lotNumber, expiresOn })
-      .expect(200);
+    await stockInLot(managerAgent, item.id, lotNumber, quantity, expiresOn).expect(200);
   }
 });
 afterEach(async () => {

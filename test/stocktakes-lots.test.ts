@@ -5,7 +5,7 @@ import { testApp, type TestApp } from './helpers/app';
 import { buildCategory } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildChargeCode } from './helpers/sales-factories';
-import { day, yymmdd } from './helpers/lots-factories';
+import { createItem, day, stockInLot, yymmdd } from './helpers/lots-factories';
 
 /*
  * Issue 42: a stocktake counts a lot-tracked item per lot. A GS1 scan counts its lot; a SKU or a
@@ -30,20 +30,16 @@ let serial = 0;
 /** A lot-tracked item with a GTIN-14 barcode of its own, and its lots stocked in. */
 async function trackedItem(lots: { lotNumber: string; quantity: number; expiresOn: string | null }[]) {
   serial += 1;
-  const sku = `STL-${Date.now()}-${serial}`;
-  const created = await as.manager
-    .post('/api/items')
-    .send({ name: `Reagent ${sku}`, sku, categoryId, price: '4.00', tracking: 'lot' })
-    .expect(201);
-  const id = created.body.id as number;
+  const { id, sku } = await createItem(as.manager, {
+    categoryId,
+    prefix: 'STL',
+    name: (sku) => `Reagent ${sku}`,
+    price: '4.00',
+  });
   const body = `0${String(Date.now() % 1e9).padStart(9, '0')}${String(serial % 1000).padStart(3, '0')}`;
   const gtin = `${body}${gs1CheckDigit(body)}`;
   await as.manager.post(`/api/items/${id}/barcodes`).send({ code: gtin }).expect(201);
-  for (const lot of lots)
-    await as.manager
-      .post(`/api/items/${id}/stock`)
-      .send({ type: 'in', quantity: lot.quantity, lotNumber: lot.lotNumber, expiresOn: lot.expiresOn })
-      .expect(200);
+  for (const lot of lots) await stockInLot(as.manager, id, lot.lotNumber, lot.quantity, lot.expiresOn).expect(200);
   return { id, sku, gtin };
 }
 
