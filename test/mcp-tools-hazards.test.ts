@@ -1,24 +1,18 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type supertest from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
-import { buildMcpKey } from './helpers/mcp-factories';
+import { buildMcpKey, mcpTestServer, type McpTestServer } from './helpers/mcp-factories';
 import { sdsPdf, yearsAgo } from './helpers/sds-factories';
 
 // Issue 43: an assistant asks "what are the hazards of X and where is its SDS?" and "which hazardous
 // items have no current SDS?" through the SDK's own client, under the API's roles.
 
 let t: TestApp;
-let httpServer: http.Server;
-let mcpUrl: URL;
+let mcp: McpTestServer;
 let manager: { id: string; email: string };
 let clerk: { id: string };
 let managerAgent: supertest.Agent;
-let clients: Client[] = [];
 const ids = {} as Record<'ethanol' | 'bleach' | 'toluene', number>;
 
 const hazard = (over: Record<string, unknown>) => ({
@@ -47,10 +41,7 @@ async function uploadSds(itemId: number, revisionDate: string) {
 
 beforeAll(async () => {
   t = await testApp();
-  httpServer = http.createServer(t.app);
-  httpServer.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  mcpUrl = new URL(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`);
+  mcp = await mcpTestServer(t.app);
   manager = await buildUser(t.db, { role: 'manager' });
   clerk = await buildUser(t.db);
   managerAgent = await t.loginAs(manager);
@@ -92,33 +83,15 @@ beforeAll(async () => {
   await uploadSds(ids.ethanol, yearsAgo(0, 30));
   await uploadSds(ids.bleach, yearsAgo(6));
 });
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+afterEach(() => mcp?.closeClients());
 afterAll(async () => {
-  const closed = new Promise((resolve) => httpServer?.close(resolve));
-  httpServer?.closeAllConnections();
-  await closed;
+  await mcp?.close();
   await t?.close();
 });
 
-type CallResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent: Record<string, unknown>;
-};
-
 async function clientOf(creator: string) {
   const key = await buildMcpKey(t.db, { name: 'Safety bot', scopes: ['read'], createdBy: creator });
-  const client = new Client({ name: 'stores-test-client', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(
-    new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${key.key}` } } }),
-  );
-  const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args })) as CallResult;
-  return { client, call };
+  return mcp.connect(key.key, { listTools: false });
 }
 
 type RegisterItem = { sku: string; sds: { state: string; revisionDate: string | null } };

@@ -1,12 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type supertest from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
-import { buildMcpKey } from './helpers/mcp-factories';
+import { buildMcpKey, mcpTestServer, type McpTestServer } from './helpers/mcp-factories';
 import { buildChargeCode } from './helpers/sales-factories';
 import { day, stockInLot } from './helpers/lots-factories';
 
@@ -14,22 +10,16 @@ import { day, stockInLot } from './helpers/lots-factories';
 // through the SDK's own client; the same service, rules and messages as the API.
 
 let t: TestApp;
-let httpServer: http.Server;
-let mcpUrl: URL;
+let mcp: McpTestServer;
 let manager: { id: string; email: string };
 let managerAgent: supertest.Agent;
 let clerk: { id: string };
-let clients: Client[] = [];
 let item: { id: number; sku: string; name: string };
 let code: string;
 
 beforeAll(async () => {
   t = await testApp();
-  httpServer = http.createServer(t.app);
-  // the client's pool keeps connections between tests: the server must not close one idle under a busy machine's pauses
-  httpServer.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  mcpUrl = new URL(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`);
+  mcp = await mcpTestServer(t.app);
   manager = await buildUser(t.db, { role: 'manager' });
   clerk = await buildUser(t.db);
   managerAgent = await t.loginAs(manager);
@@ -48,22 +38,11 @@ beforeAll(async () => {
     await stockInLot(managerAgent, item.id, lotNumber, quantity, expiresOn).expect(200);
   }
 });
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+afterEach(() => mcp?.closeClients());
 afterAll(async () => {
-  const closed = new Promise((resolve) => httpServer?.close(resolve));
-  httpServer?.closeAllConnections();
-  await closed;
+  await mcp?.close();
   await t?.close();
 });
-
-type CallResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent: Record<string, unknown>;
-};
 
 async function clientOf(scope: 'read' | 'write', creator: string) {
   const key = await buildMcpKey(t.db, {
@@ -71,15 +50,7 @@ async function clientOf(scope: 'read' | 'write', creator: string) {
     scopes: scope === 'write' ? ['read', 'write'] : ['read'],
     createdBy: creator,
   });
-  const client = new Client({ name: 'stores-test-client', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(
-    new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${key.key}` } } }),
-  );
-  await client.listTools();
-  const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args })) as CallResult;
-  return { client, call, keyId: key.id };
+  return { ...(await mcp.connect(key.key)), keyId: key.id };
 }
 
 const lotId = async (lotNumber: string): Promise<number> =>

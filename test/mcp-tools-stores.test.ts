@@ -1,13 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type supertest from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { buildStockedItem, movementsOf, stockOf } from './helpers/inventory-factories';
-import { buildMcpKey } from './helpers/mcp-factories';
+import { buildMcpKey, mcpTestServer, type McpTestServer } from './helpers/mcp-factories';
 import { buildItemSource, buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 
@@ -15,19 +11,15 @@ import { buildChargeCode, grantPermission } from './helpers/sales-factories';
 // called with the SDK's own client; each write goes through the API's service and is audited as the key.
 
 let t: TestApp;
-let httpServer: http.Server;
-let mcpUrl: URL;
+let mcp: McpTestServer;
 let clerk: supertest.Agent;
 let admin: { id: string; email: string };
-let clients: Client[] = [];
 let beaker: { id: number; sku: string };
 let supplierId: string;
 
 beforeAll(async () => {
   t = await testApp();
-  httpServer = http.createServer(t.app);
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  mcpUrl = new URL(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`);
+  mcp = await mcpTestServer(t.app);
   admin = await buildUser(t.db, { role: 'admin', firstName: 'Ada', lastName: 'Admin' });
   clerk = await t.loginAs(await buildUser(t.db));
   const glass = await buildCategory(t.db, { name: 'Glassware' });
@@ -42,22 +34,11 @@ beforeAll(async () => {
   await buildItemSource(t.db, supplierId, beaker.id, '4.50');
   await buildChargeCode(t.db, { code: 'PHYS-001' });
 });
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+afterEach(() => mcp?.closeClients());
 afterAll(async () => {
-  const closed = new Promise((resolve) => httpServer?.close(resolve));
-  httpServer?.closeAllConnections();
-  await closed;
+  await mcp?.close();
   await t?.close();
 });
-
-type CallResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent: Record<string, unknown>;
-};
 
 /** A client of a new key of `creator` (the admin unless given), which has read the tool list so that it checks each result against its output schema. */
 async function clientOf(scope: 'read' | 'write', creator = admin.id) {
@@ -66,15 +47,7 @@ async function clientOf(scope: 'read' | 'write', creator = admin.id) {
     scopes: scope === 'write' ? ['read', 'write'] : ['read'],
     createdBy: creator,
   });
-  const client = new Client({ name: 'stores-test-client', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(
-    new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${key.key}` } } }),
-  );
-  await client.listTools();
-  const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args })) as CallResult;
-  return { client, call, keyId: key.id };
+  return { ...(await mcp.connect(key.key)), keyId: key.id };
 }
 
 const auditOf = (entityType: string, entityId: string | number) =>
