@@ -111,13 +111,11 @@ describe.skipIf(NO_PGBOUNCER)('deploy/pgbouncer.ini, placeholders filled in, sta
     const admin = new pg.Client({ connectionString: url('pgbouncer') });
     await admin.connect();
     try {
-      const { rows } = await admin.query('SHOW DATABASES');
-      const db = Object.fromEntries(rows.map((r: { name: string }) => [r.name, r])) as Record<
-        string,
-        { database: string; pool_mode: string | null }
-      >;
-      const { rows: settings } = await admin.query('SHOW CONFIG');
-      const defaultMode = settings.find((r: { key: string }) => r.key === 'pool_mode')?.value;
+      type Entry = { name: string; database: string; pool_mode: string | null };
+      const { rows } = await admin.query<Entry>('SHOW DATABASES');
+      const db = Object.fromEntries(rows.map((r) => [r.name, r]));
+      const { rows: settings } = await admin.query<{ key: string; value: string }>('SHOW CONFIG');
+      const defaultMode = settings.find((r) => r.key === 'pool_mode')?.value;
       // a database's pool_mode is null when it takes the [pgbouncer] section's
       expect([db.stores.pool_mode ?? defaultMode, db.stores_direct.pool_mode ?? defaultMode]).toEqual([
         'transaction',
