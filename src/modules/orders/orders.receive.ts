@@ -14,7 +14,7 @@ import { KNOWN_SETTINGS } from '../settings/settings.schemas';
 import { settingsService } from '../settings/settings.service';
 import { sourcesService } from '../sources/sources.service';
 import { publishEvent } from '../outbound-webhooks/outbound-webhooks.queries';
-import { lotNumberRequiredMessage } from '../lots/lots.picking';
+import { lotNumberRequiredMessage, notTrackedByLotMessage } from '../lots/lots.picking';
 import { storesToday } from '../lots/lots.queries';
 import {
   changeStockMany,
@@ -192,7 +192,7 @@ export function orderReceiptService(db: Db) {
             reference: { type: 'order', id: order.order_id },
           };
           if (item.tracking !== 'lot') {
-            if (r.lots) throw lineFieldError(index, 'lots', `${item.sku} is not tracked by lot`);
+            if (r.lots) throw lineFieldError(index, 'lots', notTrackedByLotMessage(item.sku));
             const quantity = new D(r.receivedQuantity).plus(arrivedEarlier.get(r.orderItemId) ?? 0);
             return [{ ...change, quantity: quantity.toFixed(2) }];
           }

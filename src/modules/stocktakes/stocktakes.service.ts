@@ -8,7 +8,13 @@ import { transaction } from '../../db/transaction';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../http/errors';
 import { UnknownItemCode } from '../items/items.unknown-code';
 import { parseGs1 } from '../../lib/gs1';
-import { fefoOrder, lotNumberRequiredMessage, type WorkingLot } from '../lots/lots.picking';
+import {
+  fefoOrder,
+  lotExpiryMismatch,
+  lotNumberRequiredMessage,
+  notTrackedByLotMessage,
+  type WorkingLot,
+} from '../lots/lots.picking';
 import { lockLotsOfItems, lotsOfItem } from '../lots/lots.queries';
 import { D } from '../../lib/money';
 import type { Actor } from '../audit/audit.actor';
@@ -264,7 +270,7 @@ async function lotOfCount(
     sql`SELECT item_sku AS sku, item_tracking AS tracking FROM ${itemRefs('item_ref')} WHERE item_ref.item_id = ${itemId}`,
   );
   if (item.tracking !== 'lot') {
-    if (body.lotNumber !== undefined) throw BadRequest(`${item.sku} is not tracked by lot`);
+    if (body.lotNumber !== undefined) throw BadRequest(notTrackedByLotMessage(item.sku));
     return { lotNumber: null, lotExpiresOn: null, lotLevel: null };
   }
   const scanned = scannedLot(body.code);
@@ -275,7 +281,7 @@ async function lotOfCount(
   const expiresOn = body.expiresOn ?? scanned?.expiresOn ?? null;
   const known = (await lotsOfItem(db, itemId, true)).find((lot) => lot.lot_number === lotNumber);
   if (known && expiresOn !== null && known.expires_on !== null && known.expires_on !== expiresOn)
-    throw Conflict(`Lot ${lotNumber} of ${item.sku} expires on ${known.expires_on}, not ${expiresOn}`);
+    throw lotExpiryMismatch(item.sku, { lotNumber, expiresOn: known.expires_on }, expiresOn);
   return {
     lotNumber,
     lotExpiresOn: known ? known.expires_on : expiresOn,
