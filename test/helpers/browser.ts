@@ -207,6 +207,22 @@ export async function screenshot(
   await page.setViewportSize(size);
 }
 
+/**
+ * Waits until htmx has swapped and settled every response. htmx gives swapped-in content its
+ * handlers (hx-trigger) only when it settles, 20 ms after the swap and longer on a busy machine:
+ * an event a test sends to a new element before then (a select's change) is lost, as no person
+ * could be fast enough to lose it.
+ */
+export async function htmxSettled(page: Page): Promise<void> {
+  // a function, not a string: the pages' CSP allows no eval
+  await page.waitForFunction(
+    () =>
+      !(globalThis as unknown as { document: { querySelector: (selector: string) => unknown } }).document.querySelector(
+        '.htmx-request, .htmx-swapping, .htmx-settling',
+      ),
+  );
+}
+
 type AxeViolation = { id: string; impact?: string | null; help: string; nodes: { target: unknown[] }[] };
 
 /**

@@ -54,7 +54,8 @@ export async function renderPdfPages(pdf: Buffer): Promise<GreyPage[]> {
     await writeFile(path.join(dir, 'labels.pdf'), pdf);
     await run('pdftoppm', ['-r', String(DPI), '-gray', path.join(dir, 'labels.pdf'), path.join(dir, 'page')]);
     const files = (await readdir(dir)).filter((name) => name.endsWith('.pgm')).sort();
-    return Promise.all(files.map(async (name) => parsePgm(await readFile(path.join(dir, name)))));
+    // awaited here, not returned: the finally would remove the pages while they are still being read
+    return await Promise.all(files.map(async (name) => parsePgm(await readFile(path.join(dir, name)))));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

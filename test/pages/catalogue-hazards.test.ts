@@ -4,7 +4,7 @@ import { buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem } from '../helpers/inventory-factories';
 import { sdsPdf, setItemHazards } from '../helpers/sds-factories';
-import { expectAccessible, PHONE, screenshot, useBrowserApp, VIEWPORTS } from '../helpers/browser';
+import { expectAccessible, htmxSettled, PHONE, screenshot, useBrowserApp, VIEWPORTS } from '../helpers/browser';
 
 /*
  * Issue 43, on the floor: the catalogue shows each item's GHS pictograms and a link to its safety data
@@ -39,6 +39,7 @@ async function addToRequest(page: Page, name: string) {
     .getByRole('button', { name: `Add to request ${name}` })
     .click();
   await inBasket(page, name).waitFor();
+  await htmxSettled(page);
 }
 
 describe('the catalogue and the request basket: hazards and safety data sheets', () => {

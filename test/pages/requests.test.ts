@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, htmxSettled, screenshot, useBrowserApp } from '../helpers/browser';
 import { TestSmtp, until } from '../helpers/smtp';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { requestsService } from '../../src/modules/requests/requests.service';
@@ -86,6 +86,7 @@ describe('the researchers’ door', () => {
       .getByRole('button', { name: `Add to request ${gloves.name}` })
       .click();
     await inBasket(mine, gloves.name).waitFor();
+    await htmxSettled(mine);
     await basket(mine).getByLabel('Charge code').selectOption(code.code);
     await basket(mine).getByText(`Charge code ${code.code} can be used for this request`).waitFor();
     await basket(mine).getByRole('button', { name: 'Submit request' }).click();
