@@ -86,6 +86,7 @@ describe('the catalogue and the request basket: hazards and safety data sheets',
         .getByRole('link', { name: `Safety data sheet of ${acid.name} (PDF)` })
         .getAttribute('href'),
     ).toBe(`/items/${acid.id}/sds`);
+    await htmxSettled(page);
     await basket(page).getByLabel('Charge code').selectOption(code.code);
     await basket(page).getByText(`Charge code ${code.code} can be used for this request`).waitFor();
 
@@ -149,6 +150,7 @@ describe('the catalogue and the request basket: hazards and safety data sheets',
     await addToRequest(page, ethanol.name);
     await basket(page).getByText('No safety data sheet on file yet: ask the stores for it.').waitFor();
     expect(await basket(page).getByLabel('COSHH assessment reference').count()).toBe(0);
+    await htmxSettled(page);
     await basket(page).getByLabel('Charge code').selectOption(code.code);
     await basket(page).getByText(`Charge code ${code.code} can be used for this request`).waitFor();
     await basket(page).getByLabel(`I have read the safety data sheet of ${ethanol.name}`).check();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem } from '../helpers/inventory-factories';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, htmxSettled, screenshot, useBrowserApp } from '../helpers/browser';
 
 const b = useBrowserApp();
 
@@ -113,8 +113,10 @@ describe('GET /catalogue', () => {
     await chargeCode.selectOption(held.code);
     await basket(page).getByText(`Charge code '${held.code}' is on hold: Audit in progress`).waitFor();
     expect(await basket(page).getByLabel('Charge code').getAttribute('aria-invalid')).toBe('true');
+    await htmxSettled(page);
     await basket(page).getByLabel('Charge code').selectOption(noSolvents.code);
     await basket(page).getByText(`Charge code '${noSolvents.code}' cannot be used for some items`).waitFor();
+    await htmxSettled(page);
     await basket(page).getByLabel('Charge code').selectOption(good.code);
     await basket(page).getByText(`Charge code ${good.code} can be used for this request`).waitFor();
     await expectAccessible(page);

@@ -195,6 +195,7 @@ describe('the researchers’ door', () => {
       .getByRole('button', { name: `Add to request ${item.name}` })
       .click();
     await inBasket(page, item.name).waitFor();
+    await htmxSettled(page);
     await basket(page).getByLabel('Charge code').selectOption(code.code);
     await basket(page).getByRole('button', { name: 'Submit request' }).click();
     await page.waitForURL(/\/requests\/\d+$/);
