@@ -40,6 +40,16 @@ describe('HOST', () => {
   });
 });
 
+describe('the server’s node options', () => {
+  it('the Docker image gives node the options npm start does (package.json config.serverNodeOptions)', async () => {
+    const root = path.join(import.meta.dirname, '..');
+    const { config } = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8'));
+    const dockerfile = await fs.readFile(path.join(root, 'Dockerfile'), 'utf8');
+    expect(config.serverNodeOptions).toBe('--max-semi-space-size=4');
+    expect(dockerfile).toMatch(new RegExp(`^\\s*NODE_OPTIONS=${config.serverNodeOptions} \\\\$`, 'm'));
+  });
+});
+
 describe('DATABASE_REPLICA_URLS and DATABASE_REPLICA_MAX_LAG_MS (issue 44)', () => {
   it('none by default, 5000 ms; a comma list is read trimmed, empty entries dropped', () => {
     expect(loadConfig({})).toMatchObject({ databaseReplicaUrls: [], databaseReplicaMaxLagMs: 5000 });

@@ -80,7 +80,10 @@ describe('npm start', () => {
         expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
         const serverPid = Number(/"pid":(\d+)/.exec(output.log)?.[1]);
         expect(readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0').slice(1, -1)).toEqual(['dist/server.js']);
-        expect(readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0')).toContain('NODE_ENV=production');
+        const serverEnv = readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0');
+        expect(serverEnv).toContain('NODE_ENV=production');
+        // the young generation capped (package.json config.serverNodeOptions): idle RSS under 100 MB
+        expect(serverEnv).toContain('NODE_OPTIONS=--max-semi-space-size=4');
         expect(output.log).not.toContain('migrations applied');
 
         // the superuser password is generated for this data directory, kept there (0600), and the old constant is refused

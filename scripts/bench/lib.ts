@@ -19,6 +19,9 @@ export type BenchServer = {
   stop: () => Promise<void>;
 };
 
+/** The node options `npm start` gives the server unless NODE_OPTIONS is set (package.json config). */
+const serverNodeOptions: string = JSON.parse(readFileSync('package.json', 'utf8')).config.serverNodeOptions;
+
 export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'a benchmark admin passphrase' };
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
@@ -54,6 +57,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      NODE_OPTIONS: process.env.NODE_OPTIONS ?? serverNodeOptions,
       LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',
