@@ -93,6 +93,8 @@ export type Topology = {
   url: string;
   /** the instances, each also reachable on its own baseUrl (bypassing HAProxy) */
   instances: ServerProcess[];
+  /** the instances' DATA_DIR, one for all (backups, uploads), as a shared folder in production */
+  dataDir: string;
   primary: PgNode;
   replica: PgNode;
   pgbouncer: {
@@ -321,7 +323,12 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     // --- the instances, on PgBouncer and the replica, with HAProxy's address as their public one
     const haproxyPort = await freePort();
     const url = `http://127.0.0.1:${haproxyPort}`;
+    // one DATA_DIR for every instance, as a shared folder would be: a backup taken through one
+    // instance is restored through whichever HAProxy picks
+    const dataDir = path.join(base, 'data');
+    await fs.mkdir(dataDir);
     const env = {
+      DATA_DIR: dataDir,
       DATABASE_POOL_MODE: 'transaction',
       DATABASE_DIRECT_URL: bouncerUrl('stores_direct'),
       DATABASE_REPLICA_URLS: replica.url,
@@ -387,6 +394,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     return {
       url,
       instances,
+      dataDir,
       primary,
       replica,
       pgbouncer: {
