@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { freePort } from './free-port';
-import { deployPgBouncerIni, hasPgBouncer, PGBOUNCER, runPgBouncer, type RunningPgBouncer } from './pgbouncer';
+import { deployPgBouncerIni, PGBOUNCER, runPgBouncer, type RunningPgBouncer } from './pgbouncer';
 import { pause, startServer, type ServerProcess } from './server-process';
 
 /**
@@ -47,7 +47,7 @@ export const topologyMissing: string | false =
     [PGBOUNCER, 'pgbouncer'],
     [HAPROXY, 'haproxy'],
   ]
-    .filter(([file]) => !existsSync(file) || (file === PGBOUNCER && !hasPgBouncer))
+    .filter(([file]) => !existsSync(file))
     .map(([file, pkg]) => `${file} is missing (Debian's ${pkg} package; .ci/run installs it)`)
     .join('; ') || false;
 
