@@ -175,7 +175,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
     expect((await onB.get(`/api/sales/quotes/${quoteId}`)).status).toBe(404);
   });
 
-  it('an email and a webhook queued on one instance are delivered once, both instances delivering', async () => {
+  it('an email and a webhook queued on one instance are delivered once, with both instances running their outbox', async () => {
     const [a] = topology.instances;
     const admin = await new Client(topology.url).signIn(store.admin.email);
     const hook = await admin.post('/api/outbound-webhooks', {
