@@ -1,8 +1,6 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,7 +13,7 @@ import { createDb, createPgPool } from '../src/db/knex';
 import { createLogger } from '../src/logger';
 import { testDatabase } from './helpers/app';
 import { freePort } from './helpers/free-port';
-import { hasPgBouncer, PGBOUNCER } from './helpers/pgbouncer';
+import { deployPgBouncerIni, hasPgBouncer, PGBOUNCER, runPgBouncer, type RunningPgBouncer } from './helpers/pgbouncer';
 
 // Issue 44: the reference deployment's files (deploy/) are the ones IT starts from, so they must
 // at least be accepted by the HAProxy and PgBouncer that Debian ships (.ci/run installs both).
@@ -39,20 +37,9 @@ describe.skipIf(NO_HAPROXY)('deploy/haproxy.cfg', () => {
   });
 });
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-
 describe.skipIf(NO_PGBOUNCER)('deploy/pgbouncer.ini, placeholders filled in, started by Debian’s PgBouncer', () => {
   let dir: string;
-  let child: ChildProcess;
-  let log = '';
+  let bouncer: RunningPgBouncer | undefined;
   let port: number;
   let user: string;
   let password: string;
@@ -68,38 +55,24 @@ describe.skipIf(NO_PGBOUNCER)('deploy/pgbouncer.ini, placeholders filled in, sta
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-deploy-'));
     await fs.chmod(dir, 0o755);
     port = await freePort();
-    const ini = (await fs.readFile(path.join(DEPLOY, 'pgbouncer.ini'), 'utf8'))
-      .replaceAll('@PRIMARY_HOST@', server.hostname)
-      .replaceAll('@PRIMARY_PORT@', server.port || '5432')
-      .replaceAll('@DATABASE@', decodeURIComponent(server.pathname.slice(1)))
-      .replaceAll('@LISTEN_PORT@', String(port))
-      .replaceAll('@CONFIG_DIR@', dir)
-      .replaceAll('@RUN_DIR@', dir)
-      .replaceAll('@ADMIN_USER@', user);
-    expect(ini).not.toMatch(/@[A-Z_]+@/);
+    const ini = await deployPgBouncerIni({
+      primaryHost: server.hostname,
+      primaryPort: Number(server.port || 5432),
+      database: decodeURIComponent(server.pathname.slice(1)),
+      listenPort: port,
+      configDir: dir,
+      runDir: dir,
+      adminUser: user,
+    });
     await fs.writeFile(path.join(dir, 'pgbouncer.ini'), ini);
     await fs.writeFile(path.join(dir, 'userlist.txt'), `"${user}" "${password}"\n`);
     // as root, PgBouncer runs only as another user, which must own its log and pid file
-    const root = os.userInfo().uid === 0;
-    if (root) execFileSync('chown', ['-R', 'postgres', dir]);
-    child = spawn(PGBOUNCER, [...(root ? ['-u', 'postgres'] : []), path.join(dir, 'pgbouncer.ini')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited:\n${log}`);
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not listen within 20 s:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    if (os.userInfo().uid === 0) execFileSync('chown', ['-R', 'postgres', dir]);
+    bouncer = await runPgBouncer(path.join(dir, 'pgbouncer.ini'), port, () => undefined);
   });
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await bouncer?.stop();
     if (dir) await fs.rm(dir, { recursive: true, force: true });
     await drop?.();
   });

@@ -1,134 +1,38 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/db/knex';
-import { migrateLatest } from '../../src/db/migrate';
 import { REPLICA_APPLICATION_NAME } from '../../src/db/replicas';
-import { freePort } from '../helpers/free-port';
-import { hasPgBouncer, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer';
-import { Client, pause, startServer, type ServerProcess } from '../helpers/server-process';
+import { Client, pause, type ServerProcess } from '../helpers/server-process';
+import { startTopology, topologyMissing, type Topology } from '../helpers/topology';
 import { seedStore, type Store } from './fixtures';
 
 /**
- * Issue 44, read replicas, on a real streaming replica: a throwaway primary (Debian's PostgreSQL 15,
- * initdb) and a replica made from it with `pg_basebackup -R`, each on a port of its own; the service
- * as a child process with DATABASE_REPLICA_URLS on the replica and DATABASE_URL on PgBouncer in
- * transaction mode in front of the primary (DATABASE_DIRECT_URL the primary), as the issue's
- * topology has it; on the primary itself (session) where Debian's PgBouncer is not installed
- * (.ci/run installs it).
+ * Issue 44, read replicas, on a real streaming replica: the reference topology
+ * (test/helpers/topology.ts: a primary of Debian's PostgreSQL 15 and a replica made from it with
+ * `pg_basebackup -R`, PgBouncer in transaction mode in front of the primary, two instances with
+ * DATABASE_REPLICA_URLS on the replica), with asynchronous replication so that pausing replay or
+ * stopping the replica holds no write up. The instances are used directly, not through HAProxy:
+ * what one instance knows of a person's writes, the other must too.
  * A fault test (npm run test:faults): it builds and stops clusters, which takes tens of seconds.
  */
-const BIN = '/usr/lib/postgresql/15/bin';
-const run = promisify(execFile);
+if (topologyMissing) console.warn(`[faults] replicas skipped: ${topologyMissing}`);
 
-/** As root, PostgreSQL runs as the postgres OS user. */
-const osUser = (() => {
-  if (os.userInfo().uid !== 0) return undefined;
-  return {
-    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
-  };
-})();
-const pg = (tool: string, args: string[]) => run(path.join(BIN, tool), args, { ...osUser, timeout: 120_000 });
-
-type Node = { port: number; dir: string; start: () => Promise<void>; stop: () => Promise<void> };
-
-function node(base: string, name: string, port: number): Node {
-  const dir = path.join(base, name);
-  const log = path.join(base, `${name}.log`);
-  return {
-    port,
-    dir,
-    start: () => pg('pg_ctl', ['-D', dir, '-l', log, '-w', '-o', `-p ${port}`, 'start']).then(() => undefined),
-    stop: () => pg('pg_ctl', ['-D', dir, '-m', 'fast', '-w', 'stop']).then(() => undefined),
-  };
-}
-
-const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/stores`;
-
-let base: string;
-let primary: Node;
-let replica: Node;
-let primaryDb: Knex;
-let replicaDb: Knex;
+let topology: Topology;
 let server: ServerProcess;
-/** a second instance on the same databases: what one instance knows of a person's writes, the other must too */
 let other: ServerProcess;
-let bouncer: PgBouncer | undefined;
-/** what DATABASE_URL reaches: PgBouncer's port, or the primary's */
-let databasePort: number;
 let store: Store;
 
 beforeAll(async () => {
-  base = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-replicas-'));
-  await fs.chmod(base, 0o755);
-  if (osUser) await fs.chown(base, osUser.uid, osUser.gid);
-  primary = node(base, 'primary', await freePort());
-  replica = node(base, 'replica', await freePort());
-  await pg('initdb', ['-D', primary.dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
-  await fs.appendFile(
-    path.join(primary.dir, 'postgresql.conf'),
-    [
-      "listen_addresses = '127.0.0.1'",
-      "unix_socket_directories = ''",
-      'wal_level = replica',
-      'max_wal_senders = 5',
-      'max_connections = 100',
-      'fsync = off',
-      'full_page_writes = off',
-      '',
-    ].join('\n'),
-  );
-  await primary.start();
-  const admin = createDb(`postgres://postgres@127.0.0.1:${primary.port}/postgres`, 1);
-  await admin.raw('CREATE DATABASE stores');
-  await admin.destroy();
-  primaryDb = createDb(urlOf(primary.port), 4);
-  await migrateLatest(primaryDb);
-  store = await seedStore(primaryDb, 2);
-  // the replica: a base backup with the standby's settings (-R: standby.signal and primary_conninfo)
-  await pg('pg_basebackup', [
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(primary.port),
-    '-U',
-    'postgres',
-    '-D',
-    replica.dir,
-    '-R',
-    '-X',
-    'stream',
-    // a checkpoint now rather than spread over minutes
-    '--checkpoint=fast',
-    '--no-sync',
-  ]);
-  await replica.start();
-  replicaDb = createDb(urlOf(replica.port), 2);
-  bouncer = hasPgBouncer
-    ? await startPgBouncer(`postgres://postgres@127.0.0.1:${primary.port}/stores`, { default_pool_size: 20 })
-    : undefined;
-  databasePort = bouncer?.port ?? primary.port;
-  const env = {
-    ...(bouncer ? { DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: urlOf(primary.port) } : {}),
-    DATABASE_REPLICA_URLS: urlOf(replica.port),
+  if (topologyMissing) return;
+  topology = await startTopology({
+    synchronousReplica: false,
     // a lag limit no slow machine reaches while replay is paused on purpose below
-    DATABASE_REPLICA_MAX_LAG_MS: '60000',
-  };
-  [server, other] = await Promise.all([startServer(urlOf(databasePort), env), startServer(urlOf(databasePort), env)]);
-}, 240_000);
+    env: { DATABASE_REPLICA_MAX_LAG_MS: '60000' },
+  });
+  [server, other] = topology.instances;
+  store = await seedStore(topology.primary.db, 2);
+}, 300_000);
 
 afterAll(async () => {
-  await Promise.all([server?.kill(), other?.kill()]);
-  await bouncer?.close();
-  await Promise.all([primaryDb?.destroy(), replicaDb?.destroy()]);
-  for (const n of [replica, primary]) if (n && existsSync(n.dir)) await n.stop().catch(() => undefined);
-  if (base) await fs.rm(base, { recursive: true, force: true });
+  await topology?.close();
 });
 
 type Health = {
@@ -164,13 +68,14 @@ const saleIdsIn = async (client: Client, saleId: string) => {
 /** The report's SQL seen on one of the service's replica connections (idle ones show their last query). */
 const reportQueryOnReplica = async () =>
   (
-    await replicaDb('pg_stat_activity')
+    await topology.replica
+      .db('pg_stat_activity')
       .where('application_name', REPLICA_APPLICATION_NAME)
       .whereILike('query', '%sales%')
       .count<{ count: number }[]>('* as count')
   )[0].count > 0;
 
-describe('read replicas', () => {
+describe.skipIf(topologyMissing)('read replicas', () => {
   it('GET /api/health reports the primary, the replica by host:port with its lag and state, and the pool mode', async () => {
     const body = await until('the replica healthy', async () => {
       const { body } = await health();
@@ -179,9 +84,9 @@ describe('read replicas', () => {
     expect(body).toMatchObject({
       status: 'healthy',
       database: 'connected',
-      primary: { host: `127.0.0.1:${databasePort}` },
-      replicas: [{ host: `127.0.0.1:${replica.port}`, state: 'healthy', lagMs: expect.any(Number) }],
-      poolMode: bouncer ? 'transaction' : 'session',
+      primary: { host: `127.0.0.1:${topology.pgbouncer.port}` },
+      replicas: [{ host: `127.0.0.1:${topology.replica.port}`, state: 'healthy', lagMs: expect.any(Number) }],
+      poolMode: 'transaction',
     });
     expect(body.replicas[0].lagMs).toBeGreaterThanOrEqual(0);
     expect(body.replicas[0].lagMs).toBeLessThanOrEqual(60_000);
@@ -210,7 +115,7 @@ describe('read replicas', () => {
     });
     await pause(2500);
     // replay stops: what the primary commits from now on is not on the replica, which stays healthy (lag under 60 s)
-    await replicaDb.raw('SELECT pg_wal_replay_pause()');
+    await topology.replica.db.raw('SELECT pg_wal_replay_pause()');
     try {
       const sold = await manager.post('/api/sales', {
         chargeCode: store.chargeCode,
@@ -226,10 +131,10 @@ describe('read replicas', () => {
       // ...while the admin, who wrote nothing since, reads the replica, which has not replayed it
       expect((await health()).body.replicas[0].state).toBe('healthy');
       expect(await saleIdsIn(admin, saleId)).toEqual([]);
-      await replicaDb.raw('SELECT pg_wal_replay_resume()');
+      await topology.replica.db.raw('SELECT pg_wal_replay_resume()');
       await until('the sale replayed', async () => ((await saleIdsIn(admin, saleId)).length === 1 ? true : undefined));
     } finally {
-      await replicaDb.raw('SELECT pg_wal_replay_resume()').catch(() => undefined);
+      await topology.replica.db.raw('SELECT pg_wal_replay_resume()').catch(() => undefined);
     }
   });
 
@@ -242,8 +147,7 @@ describe('read replicas', () => {
     });
     expect(sold.status).toBe(201);
     const saleId = (sold.body as { sale: { saleId: string } }).sale.saleId;
-    await replicaDb.destroy();
-    await replica.stop();
+    await topology.stopReplica();
     try {
       const down = await until('the replica down', async () => {
         const answer = await health();
@@ -253,7 +157,7 @@ describe('read replicas', () => {
       expect(down.body).toMatchObject({
         status: 'healthy',
         database: 'connected',
-        replicas: [{ host: `127.0.0.1:${replica.port}`, state: 'down', lagMs: null }],
+        replicas: [{ host: `127.0.0.1:${topology.replica.port}`, state: 'down', lagMs: null }],
       });
       // every report still answers, from the primary
       expect(await saleIdsIn(manager, saleId)).toEqual([saleId]);
@@ -275,8 +179,7 @@ describe('read replicas', () => {
         .filter((line) => line.includes('read replica unreachable'));
       expect(warnings).toHaveLength(1);
     } finally {
-      await replica.start();
-      replicaDb = createDb(urlOf(replica.port), 2);
+      await topology.startReplica();
     }
     await until('the replica healthy again', async () =>
       (await health()).body.replicas[0].state === 'healthy' ? true : undefined,

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -28,7 +28,7 @@ export type PgBouncer = {
 /** As root, PgBouncer refuses to run unless told which OS user to become. */
 const asUser = () => (os.userInfo().uid === 0 ? ['-u', 'postgres'] : []);
 
-const accepts = (port: number) =>
+export const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
@@ -87,29 +87,14 @@ export async function startPgBouncer(
   await fs.writeFile(options.auth_file as string, `${quote(user)} ${quote(password)}\n`, { mode: 0o644 });
   if (os.userInfo().uid === 0) execFileSync('chown', ['-R', 'postgres', dir]);
 
-  let child: ChildProcess | undefined;
-  let exited: Promise<unknown> = Promise.resolve();
+  let running: RunningPgBouncer | undefined;
   let log = '';
   const start = async () => {
-    const started = spawn(PGBOUNCER, [...asUser(), ini], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    started.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    started.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    let gone = false;
-    exited = once(started, 'exit').then(() => (gone = true));
-    const deadline = Date.now() + 20_000;
-    while (!(await accepts(port))) {
-      if (gone) throw new Error(`pgbouncer exited while starting:\n${log}`);
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not listen within 20 s:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    running = await runPgBouncer(ini, port, (chunk) => (log += chunk));
   };
   const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    child = undefined;
+    await running?.stop();
+    running = undefined;
   };
   await start();
   return {
@@ -123,4 +108,73 @@ export async function startPgBouncer(
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export type RunningPgBouncer = {
+  /** SIGTERM (PgBouncer's immediate shutdown); resolves once it has exited */
+  stop: () => Promise<void>;
+};
+
+/**
+ * Debian's PgBouncer on `ini` (whose listen_port is `port`), as a child process; resolves once it
+ * accepts connections. As root its directory must belong to postgres (it writes its log and pid there).
+ */
+export async function runPgBouncer(
+  ini: string,
+  port: number,
+  onLog: (chunk: string) => void,
+): Promise<RunningPgBouncer> {
+  const child = spawn(PGBOUNCER, [...asUser(), ini], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const collect = (chunk: Buffer) => {
+    log += chunk.toString();
+    onLog(chunk.toString());
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  let gone = false;
+  const exited = once(child, 'exit').then(() => (gone = true));
+  const deadline = Date.now() + 20_000;
+  while (!(await accepts(port))) {
+    if (gone) throw new Error(`pgbouncer exited while starting:\n${log}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`pgbouncer did not listen within 20 s:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    async stop() {
+      if (!gone) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+/** The values of deploy/pgbouncer.ini's @PLACEHOLDERS@ (its header explains each). */
+export type PgBouncerDeployValues = {
+  primaryHost: string;
+  primaryPort: number;
+  database: string;
+  listenPort: number;
+  configDir: string;
+  runDir: string;
+  adminUser: string;
+};
+
+/** deploy/pgbouncer.ini with its placeholders filled in; throws if the file gained one this does not know. */
+export async function deployPgBouncerIni(values: PgBouncerDeployValues): Promise<string> {
+  const ini = (await fs.readFile(path.join(__dirname, '..', '..', 'deploy', 'pgbouncer.ini'), 'utf8'))
+    .replaceAll('@PRIMARY_HOST@', values.primaryHost)
+    .replaceAll('@PRIMARY_PORT@', String(values.primaryPort))
+    .replaceAll('@DATABASE@', values.database)
+    .replaceAll('@LISTEN_PORT@', String(values.listenPort))
+    .replaceAll('@CONFIG_DIR@', values.configDir)
+    .replaceAll('@RUN_DIR@', values.runDir)
+    .replaceAll('@ADMIN_USER@', values.adminUser);
+  const left = ini.match(/@[A-Z_]+@/);
+  if (left) throw new Error(`deploy/pgbouncer.ini has a placeholder the tests do not fill: ${left[0]}`);
+  return ini;
 }
