@@ -27,7 +27,8 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
  * administrator's shutdown or a server not yet accepting connections (57P01-57P03); a connection
  * failure (08xxx), PgBouncer's own errors included: it answers every one of them with 08P01 ("server
  * login has been failing", "query_wait_timeout", "no more connections allowed", issue 44); and too
- * many connections (53300).
+ * many connections (53300); a write that reached a read-only server (25006): a standby, or a primary
+ * demoted in a failover before PgBouncer is re-pointed, where the same request succeeds once it is.
  */
 const DB_UNAVAILABLE = new Set([
   'ECONNREFUSED',
@@ -45,6 +46,7 @@ const DB_UNAVAILABLE = new Set([
   '08006',
   '08P01',
   '53300',
+  '25006',
 ]);
 /** How long a client is asked to wait before trying again after the database was unavailable (s). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
