@@ -14,13 +14,14 @@ export const DATABASE_TIMEOUTS = { statementMs: 30_000, idleInTransactionMs: 60_
 
 /**
  * How long opening a connection may take (ms), and the TCP keepalives that end a connection whose
- * server vanished without closing it (its host lost, a network cut): after 5 s of silence a probe a
- * second, 10 unanswered ones (libuv's interval and count) and the connection fails, about 15 s.
+ * server vanished without closing it (its host lost, a network cut): after 3 s of silence a probe a
+ * second, and 10 unanswered ones (libuv's interval and count) fail the connection, 13 s in all, within
+ * the 15 s a request may take while the primary is gone (docs/operations.md, a reference deployment).
  */
 export const CONNECTION_LIVENESS = {
   connectionTimeoutMillis: 3000,
   keepAlive: true,
-  keepAliveInitialDelayMillis: 5000,
+  keepAliveInitialDelayMillis: 3000,
 };
 
 export const CONNECTION_OPTIONS = `-c statement_timeout=${DATABASE_TIMEOUTS.statementMs} -c idle_in_transaction_session_timeout=${DATABASE_TIMEOUTS.idleInTransactionMs}`;
