@@ -55,11 +55,13 @@ export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable';
 /**
  * A lost connection reported by node-postgres without a code, as it is or as knex's failed
  * ROLLBACK of a transaction whose connection is gone ("ROLLBACK - Connection terminated
- * unexpectedly", "... Client has encountered a connection error and is not queryable"), and a
- * pool that found no connection in time: knex's, and pg-pool's (the session store's).
+ * unexpectedly", "... Client has encountered a connection error and is not queryable"), a pool
+ * that found no connection in time: knex's, and pg-pool's (the session store's), and a connection
+ * not opened within its connect timeout, which knex's pool passes on as node-postgres words it
+ * ("timeout expired": e.g. PgBouncer holding a login until it has a server connection, issue 44).
  */
 const DB_UNAVAILABLE_MESSAGE =
-  /Knex: Timeout acquiring a connection|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
+  /Knex: Timeout acquiring a connection|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|^timeout expired$/;
 
 /** Whether the error says the database could not be reached or the connection was lost (503), rather than what the request did. */
 export const isDatabaseUnavailable = (err: unknown): boolean => {

@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { promisify } from 'node:util';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { createDb, createPgPool } from '../../src/db/knex';
 import { createMaintenance } from '../../src/db/maintenance';
 import { openDatabase, type OpenDatabase } from '../../src/db/open';
 import { transaction } from '../../src/db/transaction';
@@ -12,8 +16,10 @@ import { OUTBOX_NOTIFY_CHANNEL, queueEmail } from '../../src/modules/outbox/outb
 import type { OutboxWorker } from '../../src/modules/outbox/outbox.worker';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { hasPgBouncer, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer';
-import { pause } from '../helpers/server-process';
+import { Client, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
 import { TestSmtp } from '../helpers/smtp';
+import { freePort } from '../helpers/free-port';
+import { seedStore } from './fixtures';
 
 /**
  * Issue 44, long connections: the outbox's LISTEN connection and the scheduled jobs' session
@@ -22,6 +28,9 @@ import { TestSmtp } from '../helpers/smtp';
  * the scheduler run here as server.ts starts them, on the pools openDatabase opens, with the outbox's
  * poll once an hour: an email queued after the fault and delivered within seconds was woken by a
  * NOTIFY on a LISTEN that came back, and the real SMTP server counts it once.
+ * Then what a request gets while the primary is gone behind PgBouncer in transaction mode: the
+ * service as a child process while PostgreSQL is stopped, and the app in front of a PgBouncer whose
+ * server accepts connections and never answers.
  */
 const SKIP = hasPgBouncer ? false : `${PGBOUNCER} is missing (Debian's pgbouncer package; .ci/run installs it)`;
 if (SKIP) console.warn(`[long-connections] skipped: ${SKIP}`);
@@ -108,7 +117,12 @@ const ledgerCheckedAfter = (after: Date) =>
 beforeAll(async () => {
   if (SKIP) return;
   cluster = await startPgCluster();
-  pooled = await startPgBouncer(cluster.url, { default_pool_size: 5 });
+  // deploy/pgbouncer.ini's timeouts
+  pooled = await startPgBouncer(cluster.url, {
+    default_pool_size: 5,
+    query_wait_timeout: 10,
+    server_connect_timeout: 3,
+  });
   session = await startPgBouncer(cluster.url, { pool_mode: 'session', default_pool_size: 10 });
   smtp = await TestSmtp.start();
   const config = loadConfig({
@@ -195,3 +209,132 @@ describe.skipIf(SKIP)('the outbox LISTEN and the scheduled jobs through a PgBoun
     await ledgerCheckedAfter(back);
   });
 });
+
+describe.skipIf(SKIP)('the service behind PgBouncer in transaction mode while its PostgreSQL is gone for 20 s', () => {
+  let server: ServerProcess;
+  afterAll(() => server?.kill());
+
+  it('answers every request 200 or 503 (never 500, never no answer), and serves again without a restart once PostgreSQL is back', async () => {
+    const store = await seedStore(cluster.db, 4);
+    server = await startServer(pooled.url('stores'), {
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_DIRECT_URL: session.url('stores'),
+    });
+    // more patient than the 15 s the issue allows, so that a slow answer is measured rather than cut off
+    const client = await new Client(server.baseUrl, 30_000).signIn(store.manager.email);
+    type Record = { started: number; ended: number; answer: Answer };
+    const records: Record[] = [];
+    const t0 = performance.now();
+    const now = () => performance.now() - t0;
+    let running = true;
+    const worker = async (n: number) => {
+      while (running) {
+        const item = store.itemIds[n % store.itemIds.length];
+        const started = now();
+        const answer =
+          n % 2
+            ? await client.get(`/api/items/${item}`)
+            : await client.post(`/api/items/${item}/stock`, { type: 'in', quantity: 1, reason: 'faults' });
+        records.push({ started, ended: now(), answer });
+        await pause(50);
+      }
+    };
+    // more requests at once than the instance's pool holds (10), so some wait for a connection first
+    const load = Promise.all(Array.from({ length: 16 }, (_, n) => worker(n)));
+    await pause(2_000);
+    await cluster.stop();
+    const down = now();
+    await pause(20_000);
+    const startAsked = now();
+    await cluster.start();
+    const back = now();
+    await pause(8_000);
+    running = false;
+    await load;
+
+    const during = records.filter((r) => r.started >= down && r.ended <= startAsked);
+    const slowest = Math.round(Math.max(...during.map((r) => r.answer.ms)));
+    const firstOk = records.find((r) => r.started >= back && r.answer.status === 200);
+    const statuses = during.reduce<{ [status: number]: number }>((acc, r) => {
+      acc[r.answer.status] = (acc[r.answer.status] ?? 0) + 1;
+      return acc;
+    }, {});
+    console.log(
+      `[faults] PostgreSQL gone behind PgBouncer: ${during.length} requests during the outage ${JSON.stringify(statuses)}, ` +
+        `slowest ${slowest} ms; first 200 ${Math.round((firstOk?.ended ?? Infinity) - back)} ms after it was back`,
+    );
+
+    expect(
+      records
+        .filter((r) => r.answer.status !== 200 && r.answer.status !== 503)
+        .map((r) => [r.answer.status, r.answer.body, r.answer.error])
+        .slice(0, 5),
+    ).toEqual([]);
+    expect(during.length).toBeGreaterThan(10);
+    expect(
+      during
+        .filter((r) => (r.answer.body as { message?: string }).message !== 'Service temporarily unavailable')
+        .map((r) => [r.answer.status, r.answer.body]),
+    ).toEqual([]);
+    expect(firstOk).toBeDefined();
+    expect(records.filter((r) => r.started >= back + 5_000 && r.answer.status !== 200)).toEqual([]);
+    expect(server.child.exitCode).toBeNull();
+  });
+});
+
+describe.skipIf(SKIP)(
+  'a primary that accepts connections and never answers (a hung host), behind PgBouncer with the reference timeouts',
+  () => {
+    let silent: net.Server;
+    let hung: PgBouncer;
+    const sockets = new Set<net.Socket>();
+    beforeAll(async () => {
+      silent = net.createServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      const port = await freePort();
+      await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+      hung = await startPgBouncer(
+        cluster.url,
+        { default_pool_size: 5, query_wait_timeout: 10, server_connect_timeout: 3 },
+        { host: '127.0.0.1', port },
+      );
+    });
+    afterAll(async () => {
+      await hung?.close();
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => silent?.close(resolve));
+    });
+
+    it("more requests at once than the pool holds: each answers 503 with Retry-After, not 500 (PgBouncer holds a new client's login until it has a server connection: the 3 s connect timeout, or the pool's 4 s)", async () => {
+      const url = hung.url('stores');
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        SESSION_SECRET: 'faults-session-secret-0123456789',
+        DATABASE_URL: url,
+        DATABASE_POOL_MODE: 'transaction',
+      });
+      const logger = createLogger('silent');
+      const db = createDb(url, 10, logger, { poolMode: 'transaction' });
+      const sessionPool = createPgPool(url, () => undefined, 5, 'transaction');
+      const app = buildApp({ db, databaseUrl: url, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            const started = performance.now();
+            const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever');
+            return { status: res.status, retryAfter: res.headers['retry-after'], ms: performance.now() - started };
+          }),
+        );
+        const times = answers.map((a) => Math.round(a.ms)).sort((a, b) => a - b);
+        console.log(`[faults] a hung primary behind PgBouncer: 16 requests answered after ${JSON.stringify(times)} ms`);
+        expect(answers.map((a) => [a.status, a.retryAfter])).toEqual(answers.map(() => [503, '5']));
+      } finally {
+        await db.destroy();
+        await sessionPool.end();
+      }
+    });
+  },
+);
