@@ -7,7 +7,7 @@ import { createDb, createPgPool } from '../src/db/knex';
 import { createLogger } from '../src/logger';
 import { APP_VERSION } from '../src/lib/version';
 import { testApp, type TestApp } from './helpers/app';
-import { buildCategory, buildUser, TEST_PASSWORD } from './helpers/factories';
+import { buildCategory, buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -179,6 +179,46 @@ describe('database outages', () => {
       me = (await agent.get('/api/auth/user')).status;
     }
     expect({ health, me }).toEqual({ health: 200, me: 200 });
+  });
+
+  it('503 with Retry-After, not 500, for a write that reaches a read-only server (25006: a standby, or a primary demoted in a failover)', async () => {
+    const own = await testApp();
+    const db = createDb(own.databaseUrl, 2, createLogger('silent'));
+    const sessionPool = createPgPool(own.databaseUrl, () => undefined, 1);
+    try {
+      const agent = await own.loginAs(await buildUser(own.db, { role: 'manager' }));
+      const { token } = (await agent.post('/api/auth/tokens').send({ name: 'counter' }).expect(201)).body;
+      const item = await buildItem(own.db);
+      // every connection opened from now on is read-only, as on a hot standby: a real server's 25006
+      const name = new URL(own.databaseUrl).pathname.slice(1);
+      await own.db.raw(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+      const app = buildApp({
+        db,
+        databaseUrl: own.databaseUrl,
+        config: own.config,
+        logger: createLogger('silent'),
+        sessionPool,
+        sessionSecret: own.config.sessionSecret!,
+      });
+      const bearer = { Authorization: `Bearer ${token}` };
+      await supertest(app).get(`/api/items/${item.id}`).set(bearer).expect(200);
+      const res = await supertest(app)
+        .post(`/api/items/${item.id}/stock`)
+        .set(bearer)
+        .send({ type: 'in', quantity: 5, reason: 'delivery' });
+      expect([res.status, res.headers['retry-after'], res.body]).toEqual([
+        503,
+        '5',
+        { message: 'Service temporarily unavailable' },
+      ]);
+      expect(await own.db('stock_movements').where({ item_id: item.id }).count<{ count: number }[]>('* as c')).toEqual([
+        { c: 0 },
+      ]);
+    } finally {
+      await db.destroy();
+      await sessionPool.end();
+      await own.close();
+    }
   });
 });
 

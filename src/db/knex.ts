@@ -12,6 +12,18 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 /** The service's own limits on a statement and on a transaction left idle (ms). */
 export const DATABASE_TIMEOUTS = { statementMs: 30_000, idleInTransactionMs: 60_000 };
 
+/**
+ * How long opening a connection may take (ms), and the TCP keepalives that end a connection whose
+ * server vanished without closing it (its host lost, a network cut): after 3 s of silence a probe a
+ * second, and 10 unanswered ones (libuv's interval and count) fail the connection, 13 s in all, within
+ * the 15 s a request may take while the primary is gone (docs/operations.md, a reference deployment).
+ */
+export const CONNECTION_LIVENESS = {
+  connectionTimeoutMillis: 3000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 3000,
+};
+
 export const CONNECTION_OPTIONS = `-c statement_timeout=${DATABASE_TIMEOUTS.statementMs} -c idle_in_transaction_session_timeout=${DATABASE_TIMEOUTS.idleInTransactionMs}`;
 
 /**
@@ -91,7 +103,7 @@ export function knexConfig(
     connection: {
       connectionString: databaseUrl,
       options: poolMode === 'session' ? startupOptions(statementTimeoutMs) : undefined,
-      connectionTimeoutMillis: 3000,
+      ...CONNECTION_LIVENESS,
     },
     pool: {
       min: 0,
@@ -138,7 +150,7 @@ export function createPgPool(
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     options: poolMode === 'session' ? CONNECTION_OPTIONS : undefined,
-    connectionTimeoutMillis: 3000,
+    ...CONNECTION_LIVENESS,
     max,
   });
   pool.on('error', onError);

@@ -27,7 +27,8 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
  * administrator's shutdown or a server not yet accepting connections (57P01-57P03); a connection
  * failure (08xxx), PgBouncer's own errors included: it answers every one of them with 08P01 ("server
  * login has been failing", "query_wait_timeout", "no more connections allowed", issue 44); and too
- * many connections (53300).
+ * many connections (53300); a write that reached a read-only server (25006): a standby, or a primary
+ * demoted in a failover before PgBouncer is re-pointed, where the same request succeeds once it is.
  */
 const DB_UNAVAILABLE = new Set([
   'ECONNREFUSED',
@@ -45,6 +46,7 @@ const DB_UNAVAILABLE = new Set([
   '08006',
   '08P01',
   '53300',
+  '25006',
 ]);
 /** How long a client is asked to wait before trying again after the database was unavailable (s). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -53,11 +55,13 @@ export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable';
 /**
  * A lost connection reported by node-postgres without a code, as it is or as knex's failed
  * ROLLBACK of a transaction whose connection is gone ("ROLLBACK - Connection terminated
- * unexpectedly", "... Client has encountered a connection error and is not queryable"), and a
- * pool that found no connection in time: knex's, and pg-pool's (the session store's).
+ * unexpectedly", "... Client has encountered a connection error and is not queryable"), a pool
+ * that found no connection in time: knex's, and pg-pool's (the session store's), and a connection
+ * not opened within its connect timeout, which knex's pool passes on as node-postgres words it
+ * ("timeout expired": e.g. PgBouncer holding a login until it has a server connection, issue 44).
  */
 const DB_UNAVAILABLE_MESSAGE =
-  /Knex: Timeout acquiring a connection|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
+  /Knex: Timeout acquiring a connection|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|^timeout expired$/;
 
 /** Whether the error says the database could not be reached or the connection was lost (503), rather than what the request did. */
 export const isDatabaseUnavailable = (err: unknown): boolean => {

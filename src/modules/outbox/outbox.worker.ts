@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from '../../logger';
+import { CONNECTION_LIVENESS } from '../../db/knex';
 import { transaction } from '../../db/transaction';
 import {
   claimNextMessage,
@@ -39,6 +40,11 @@ export type OutboxWorkerOptions = {
 };
 
 export type OutboxWorker = { stop: () => Promise<void> };
+
+/** How soon a LISTEN connection that could not be opened is tried again (ms). */
+const RELISTEN_MS = 1000;
+/** How long LISTEN may wait, e.g. in PgBouncer's queue for a server connection while the primary is gone (ms). */
+const LISTEN_TIMEOUT_MS = 5000;
 
 /** The delay before the attempt after `attempts` failed ones: base, 2 base, 4 base, ... each ±25% at random. */
 export function retryDelayMs(retryBaseMs: number, attempts: number): number {
@@ -121,37 +127,67 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     });
   };
 
-  const listen = async () => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    client.on('error', () => {
-      if (listener === client) listener = undefined;
-      void client.end().catch(() => undefined);
+  /**
+   * The LISTEN connection opens again by itself whenever it is lost (the database restarted or
+   * failed over, PgBouncer restarted, the backend terminated): at once, then every RELISTEN_MS
+   * while it cannot, whatever the poll's interval. Notifications sent meanwhile were lost, so each
+   * new LISTEN is followed by a look for due messages.
+   */
+  let relisten: NodeJS.Timeout | undefined;
+  const startListening = () => {
+    listening = listen().then((ok) => {
+      listening = undefined;
+      if (!ok) listenSoon(RELISTEN_MS);
     });
+  };
+  const listenSoon = (delayMs: number) => {
+    if (stopped || listener || listening || relisten || channels.length === 0) return;
+    relisten = setTimeout(() => {
+      relisten = undefined;
+      if (!stopped && !listener && !listening) startListening();
+    }, delayMs);
+    relisten.unref();
+  };
+  const lost = (client: pg.Client) => {
+    if (listener !== client) return;
+    listener = undefined;
+    void client.end().catch(() => undefined);
+    logger.warn('outbox: the LISTEN connection was lost; listening again');
+    listenSoon(0);
+  };
+
+  const listen = async (): Promise<boolean> => {
+    // keepalives end a connection whose server vanished without closing it (its host lost), which
+    // would otherwise wait for notifications for ever
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      ...CONNECTION_LIVENESS,
+      // LISTEN is its only query: one that waits on a server that does not answer is given up on
+      query_timeout: LISTEN_TIMEOUT_MS,
+    });
+    client.on('error', () => lost(client));
+    client.on('end', () => lost(client));
     client.on('notification', wake);
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
-      if (stopped) await client.end();
-      else listener = client;
     } catch (err) {
-      logger.debug({ err }, 'outbox: could not listen for commits; polling only');
+      logger.debug({ err }, 'outbox: could not listen for commits; polling meanwhile');
       void client.end().catch(() => undefined);
+      return false;
     }
+    if (stopped) await client.end().catch(() => undefined);
+    else {
+      listener = client;
+      wake();
+    }
+    return true;
   };
 
-  const poll = setInterval(() => {
-    if (!listener && !listening && channels.length > 0) {
-      listening = listen().finally(() => {
-        listening = undefined;
-      });
-    }
-    wake();
-  }, pollMs);
+  const poll = setInterval(wake, pollMs);
   poll.unref();
   if (channels.length > 0) {
-    listening = listen().finally(() => {
-      listening = undefined;
-    });
+    startListening();
     wake();
   }
 
@@ -159,6 +195,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     async stop() {
       stopped = true;
       clearInterval(poll);
+      clearTimeout(relisten);
       await listening;
       await listener?.end().catch(() => undefined);
       listener = undefined;
