@@ -149,7 +149,8 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     relisten.unref();
   };
   const lost = (client: pg.Client) => {
-    if (listener !== client) return;
+    // stop() ends the connection itself
+    if (listener !== client || stopped) return;
     listener = undefined;
     void client.end().catch(() => undefined);
     logger.warn('outbox: the LISTEN connection was lost; listening again');
