@@ -7,6 +7,7 @@ import { PERMISSIONS } from '../src/auth/permissions';
 import { isProfileAccess } from '../src/auth/access-profile';
 import type { AccessProfile } from '../src/modules/settings/settings.schemas';
 import type { Role } from '../src/auth/roles';
+import { NO_FITTING_CLIENT } from './backup-helpers';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
@@ -450,10 +451,13 @@ describe.each(['spec', 'strict'] as const)(
             .filter(({ caller }) => admits(page, caller))
             .map(async ({ caller, token }) => {
               const res = await send(page, caller.header.Cookie, token);
+              // past the guard, a backup on a server newer than Debian's pg_dump (.ci/pg17) is refused 503, naming both versions
+              const clientTooOld =
+                NO_FITTING_CLIENT && res.status === 503 && res.text.includes('is older than the PostgreSQL server');
               if (
                 res.status === 401 ||
                 res.status === 403 ||
-                res.status >= 500 ||
+                (res.status >= 500 && !clientTooOld) ||
                 (res.status === 302 && String(res.headers.location).startsWith('/login'))
               ) {
                 failures.push(

@@ -10,7 +10,8 @@ import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
 import { freePort } from './helpers/free-port';
 
-export type TestDatabase = { serverUrl: string; template: string };
+/** serverVersion: SHOW server_version of the run's PostgreSQL, e.g. '17.10' */
+export type TestDatabase = { serverUrl: string; template: string; serverVersion: string };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -73,6 +74,8 @@ async function startTestDatabase(): Promise<RunningDatabase> {
   const templateDb = createDb(withDatabase(serverUrl, template), 1);
   await migrateLatest(templateDb);
   await templateDb.destroy();
+  const { rows } = await admin.raw<{ rows: { server_version: string }[] }>('SHOW server_version');
+  const serverVersion = rows[0].server_version.split(' ')[0];
 
   const stop = async () => {
     const { rows } = await admin.raw<{ rows: { datname: string }[] }>(
@@ -84,7 +87,7 @@ async function startTestDatabase(): Promise<RunningDatabase> {
     if (stopEmbedded) await stopEmbedded();
     if (clusterDir) await fs.rm(clusterDir, { recursive: true, force: true });
   };
-  return { database: { serverUrl, template }, stop };
+  return { database: { serverUrl, template, serverVersion }, stop };
 }
 
 export function withDatabase(url: string, database: string): string {
