@@ -44,6 +44,11 @@ async function main() {
   await bootstrapAdmin(database.db, config, logger);
   await removeUnfinishedFiles(config.dataDir, logger);
   const pgTools = await findPgTools(database.direct, database.directUrl, config.pgBinDir);
+  // which major runs, and whether the client tools fit it, is the first thing asked of a backup problem
+  logger.info(
+    { postgres: pgTools.serverVersion, clientTools: pgTools.toolVersions },
+    'PostgreSQL server and client tools',
+  );
   if ('problem' in pgTools) logger.warn(`backups and restores will answer 503 until this is fixed: ${pgTools.problem}`);
 
   const sessionPool = createPgPool(

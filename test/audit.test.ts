@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_FITTING_CLIENT } from './backup-helpers';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser } from './helpers/factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
@@ -132,31 +133,34 @@ describe('audit of VAT rates, settings and MCP keys, by each kind of actor', () 
 });
 
 describe('audit of backups and archives', () => {
-  it('a manual backup and its deletion, an archive and its purge, each with its actor', async () => {
-    const { filename } = (await adminAgent.post('/api/backups').expect(201)).body;
-    await adminAgent.delete(`/api/backups/${filename}`).expect(204);
-    const backupEvents = await eventsOf({ entityType: 'backup', entityId: filename });
-    expect(backupEvents.map((e: { action: string }) => e.action)).toEqual(['delete', 'create']);
-    expect(backupEvents[1]).toMatchObject({
-      actor: sessionActor(admin),
-      after: { type: 'manual', size: expect.any(Number) },
-    });
+  it.skipIf(NO_FITTING_CLIENT)(
+    'a manual backup and its deletion, an archive and its purge, each with its actor',
+    async () => {
+      const { filename } = (await adminAgent.post('/api/backups').expect(201)).body;
+      await adminAgent.delete(`/api/backups/${filename}`).expect(204);
+      const backupEvents = await eventsOf({ entityType: 'backup', entityId: filename });
+      expect(backupEvents.map((e: { action: string }) => e.action)).toEqual(['delete', 'create']);
+      expect(backupEvents[1]).toMatchObject({
+        actor: sessionActor(admin),
+        after: { type: 'manual', size: expect.any(Number) },
+      });
 
-    const archive = (
-      await adminAgent
-        .post('/api/archives/create')
-        .send({ ageThresholdDays: 30, includeRecordTypes: ['sales'] })
-        .expect(201)
-    ).body;
-    await adminAgent.delete(`/api/archives/${archive.id}/purge-data`).expect(200);
-    const archiveEvents = await eventsOf({ entityType: 'archive', entityId: String(archive.id) });
-    expect(archiveEvents.map((e: { action: string }) => e.action)).toEqual(['purge', 'create']);
-    expect(archiveEvents[0]).toMatchObject({
-      actor: sessionActor(admin),
-      before: { status: 'completed' },
-      after: { status: 'purged' },
-    });
-  });
+      const archive = (
+        await adminAgent
+          .post('/api/archives/create')
+          .send({ ageThresholdDays: 30, includeRecordTypes: ['sales'] })
+          .expect(201)
+      ).body;
+      await adminAgent.delete(`/api/archives/${archive.id}/purge-data`).expect(200);
+      const archiveEvents = await eventsOf({ entityType: 'archive', entityId: String(archive.id) });
+      expect(archiveEvents.map((e: { action: string }) => e.action)).toEqual(['purge', 'create']);
+      expect(archiveEvents[0]).toMatchObject({
+        actor: sessionActor(admin),
+        before: { status: 'completed' },
+        after: { status: 'purged' },
+      });
+    },
+  );
 });
 
 describe('audit of items', () => {

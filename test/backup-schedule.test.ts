@@ -10,7 +10,7 @@ import { latestSlot, slotAfter, type SlotRule } from '../src/modules/backups/bac
 import type { BackupDeps } from '../src/modules/backups/backups.service';
 import { testApp, type TestApp } from './helpers/app';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
-import { appWithAdmin, fakePgBinDir, placeBackupFile } from './backup-helpers';
+import { appWithAdmin, fakePgBinDir, NO_FITTING_CLIENT, placeBackupFile } from './backup-helpers';
 
 let t: TestApp;
 let as: Agents;
@@ -223,48 +223,57 @@ describe('POST /api/backups/schedule', () => {
 });
 
 describe('scheduled backups', () => {
-  it('a new install makes its first scheduled backup at the first 02:00, unless an admin turns the schedule off', async () => {
-    const { app, admin } = await appWithAdmin();
-    const firstSlot = new Date((await admin.get('/api/backups/schedule/status').expect(200)).body.nextRunAt);
-    await runScheduledBackup(jobDeps(app), new Date(firstSlot.getTime() + 60_000));
-    expect(await backupFiles(app)).toEqual([expect.stringMatching(/-scheduled\.dump$/)]);
+  it.skipIf(NO_FITTING_CLIENT)(
+    'a new install makes its first scheduled backup at the first 02:00, unless an admin turns the schedule off',
+    async () => {
+      const { app, admin } = await appWithAdmin();
+      const firstSlot = new Date((await admin.get('/api/backups/schedule/status').expect(200)).body.nextRunAt);
+      await runScheduledBackup(jobDeps(app), new Date(firstSlot.getTime() + 60_000));
+      expect(await backupFiles(app)).toEqual([expect.stringMatching(/-scheduled\.dump$/)]);
 
-    const other = await appWithAdmin();
-    await other.admin
-      .post('/api/backups/schedule')
-      .send({ enabled: false, frequency: 'daily', time: '02:00', retention: 14 })
-      .expect(200);
-    await runScheduledBackup(jobDeps(other.app), new Date(firstSlot.getTime() + 24 * 3_600_000 + 60_000));
-    expect(await backupFiles(other.app)).toEqual([]);
-  });
+      const other = await appWithAdmin();
+      await other.admin
+        .post('/api/backups/schedule')
+        .send({ enabled: false, frequency: 'daily', time: '02:00', retention: 14 })
+        .expect(200);
+      await runScheduledBackup(jobDeps(other.app), new Date(firstSlot.getTime() + 24 * 3_600_000 + 60_000));
+      expect(await backupFiles(other.app)).toEqual([]);
+    },
+  );
 
-  it('two instances over one database make one backup and one run record for the slot', async () => {
-    const { app, admin } = await appWithAdmin();
-    const now = new Date();
-    // half an hour from the slots on either side, so the test never straddles one
-    const rule: SlotRule = { frequency: 'hourly', time: `00:${String((now.getMinutes() + 30) % 60).padStart(2, '0')}` };
-    await scheduleSavedEarlier(app, admin, { enabled: true, ...rule, retention: 5 });
-    const otherInstance = createDb(app.databaseUrl, 2);
-    try {
-      await Promise.all([
-        runScheduledBackup(jobDeps(app), now),
-        runScheduledBackup(jobDeps(app, { db: otherInstance }), now),
-      ]);
-      await runScheduledBackup(jobDeps(app, { db: otherInstance }), now);
+  it.skipIf(NO_FITTING_CLIENT)(
+    'two instances over one database make one backup and one run record for the slot',
+    async () => {
+      const { app, admin } = await appWithAdmin();
+      const now = new Date();
+      // half an hour from the slots on either side, so the test never straddles one
+      const rule: SlotRule = {
+        frequency: 'hourly',
+        time: `00:${String((now.getMinutes() + 30) % 60).padStart(2, '0')}`,
+      };
+      await scheduleSavedEarlier(app, admin, { enabled: true, ...rule, retention: 5 });
+      const otherInstance = createDb(app.databaseUrl, 2);
+      try {
+        await Promise.all([
+          runScheduledBackup(jobDeps(app), now),
+          runScheduledBackup(jobDeps(app, { db: otherInstance }), now),
+        ]);
+        await runScheduledBackup(jobDeps(app, { db: otherInstance }), now);
 
-      const runs = await app.db('backup_runs').select('slot', 'ok', 'filename', 'error');
-      expect(runs).toEqual([
-        { slot: latestSlot(rule, now), ok: true, filename: expect.stringMatching(/-scheduled\.dump$/), error: null },
-      ]);
-      expect(await backupFiles(app)).toEqual([runs[0].filename]);
+        const runs = await app.db('backup_runs').select('slot', 'ok', 'filename', 'error');
+        expect(runs).toEqual([
+          { slot: latestSlot(rule, now), ok: true, filename: expect.stringMatching(/-scheduled\.dump$/), error: null },
+        ]);
+        expect(await backupFiles(app)).toEqual([runs[0].filename]);
 
-      const status = (await admin.get('/api/backups/schedule/status').expect(200)).body;
-      expect(status.lastRun).toEqual({ at: expect.any(String), filename: runs[0].filename, ok: true, error: null });
-      expect(status.nextRunAt).toBe(iso(slotAfter(rule, now)));
-    } finally {
-      await otherInstance.destroy();
-    }
-  });
+        const status = (await admin.get('/api/backups/schedule/status').expect(200)).body;
+        expect(status.lastRun).toEqual({ at: expect.any(String), filename: runs[0].filename, ok: true, error: null });
+        expect(status.nextRunAt).toBe(iso(slotAfter(rule, now)));
+      } finally {
+        await otherInstance.destroy();
+      }
+    },
+  );
 
   it('runs nothing while disabled, nor for a slot that was already past when the schedule was saved', async () => {
     const { app, admin } = await appWithAdmin();
@@ -283,70 +292,76 @@ describe('scheduled backups', () => {
     expect(await backupFiles(app)).toEqual([]);
   });
 
-  it('retention keeps the newest scheduled backups and never deletes manual ones', async () => {
-    const { app, admin } = await appWithAdmin();
-    const old = [
-      'stores-20250101-020000-scheduled.dump',
-      'stores-20250102-020000-scheduled.dump',
-      'stores-20250103-020000-scheduled.dump',
-    ];
-    const manual = ['stores-20240101-020000-manual.dump', 'stores-20250104-020000-manual.dump'];
-    for (const name of [...old, ...manual]) await placeBackupFile(app, name);
-    await scheduleSavedEarlier(app, admin, { enabled: true, frequency: 'daily', time: '00:00', retention: 2 }, 25);
+  it.skipIf(NO_FITTING_CLIENT)(
+    'retention keeps the newest scheduled backups and never deletes manual ones',
+    async () => {
+      const { app, admin } = await appWithAdmin();
+      const old = [
+        'stores-20250101-020000-scheduled.dump',
+        'stores-20250102-020000-scheduled.dump',
+        'stores-20250103-020000-scheduled.dump',
+      ];
+      const manual = ['stores-20240101-020000-manual.dump', 'stores-20250104-020000-manual.dump'];
+      for (const name of [...old, ...manual]) await placeBackupFile(app, name);
+      await scheduleSavedEarlier(app, admin, { enabled: true, frequency: 'daily', time: '00:00', retention: 2 }, 25);
 
-    await runScheduledBackup(jobDeps(app), new Date());
+      await runScheduledBackup(jobDeps(app), new Date());
 
-    const { filename } = await app.db('backup_runs').first('filename');
-    expect(await backupFiles(app)).toEqual([...manual, 'stores-20250103-020000-scheduled.dump', filename].sort());
-  });
+      const { filename } = await app.db('backup_runs').first('filename');
+      expect(await backupFiles(app)).toEqual([...manual, 'stores-20250103-020000-scheduled.dump', filename].sort());
+    },
+  );
 
-  it('a failed scheduled backup leaves no file, is recorded and logged, and raises a critical alert', async () => {
-    const failing = await fakePgBinDir({
-      pg_dump:
-        'if [ "$1" = "--version" ]; then echo "pg_dump (PostgreSQL) 15.4"; exit 0; fi\necho "pg_dump: error: disk on fire" >&2\nexit 1',
-    });
-    const { app, admin } = await appWithAdmin({ PG_BIN_DIR: failing });
-    await scheduleSavedEarlier(app, admin, { enabled: true, frequency: 'daily', time: '00:00', retention: 2 }, 25);
-    const logged: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logged.push(String(chunk));
-        done();
-      },
-    });
+  it.skipIf(NO_FITTING_CLIENT)(
+    'a failed scheduled backup leaves no file, is recorded and logged, and raises a critical alert',
+    async () => {
+      const failing = await fakePgBinDir({
+        pg_dump:
+          'if [ "$1" = "--version" ]; then echo "pg_dump (PostgreSQL) 15.4"; exit 0; fi\necho "pg_dump: error: disk on fire" >&2\nexit 1',
+      });
+      const { app, admin } = await appWithAdmin({ PG_BIN_DIR: failing });
+      await scheduleSavedEarlier(app, admin, { enabled: true, frequency: 'daily', time: '00:00', retention: 2 }, 25);
+      const logged: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          logged.push(String(chunk));
+          done();
+        },
+      });
 
-    await runScheduledBackup(jobDeps(app, { logger: createLogger('info', sink) }), new Date());
+      await runScheduledBackup(jobDeps(app, { logger: createLogger('info', sink) }), new Date());
 
-    expect(await backupFiles(app)).toEqual([]);
-    const run = await app.db('backup_runs').first('ok', 'filename', 'error', 'finished_at');
-    expect(run).toEqual({
-      ok: false,
-      filename: null,
-      error: 'Backup failed: pg_dump: error: disk on fire',
-      finished_at: expect.any(Date),
-    });
-    expect(logged.map((line) => JSON.parse(line))).toContainEqual(
-      expect.objectContaining({
-        level: 50,
-        msg: 'backup failed',
-        type: 'scheduled',
-        err: expect.objectContaining({ message: 'Backup failed: pg_dump: error: disk on fire' }),
-      }),
-    );
-    const status = (await admin.get('/api/backups/schedule/status').expect(200)).body;
-    expect(status.lastRun).toEqual({
-      at: expect.any(String),
-      filename: null,
-      ok: false,
-      error: 'Backup failed: pg_dump: error: disk on fire',
-    });
-    const { alerts } = (await admin.get('/api/system/alerts').expect(200)).body;
-    expect(alerts).toContainEqual({
-      type: 'backup_failed',
-      level: 'critical',
-      message: `The last scheduled backup (${status.lastRun.at}) failed: Backup failed: pg_dump: error: disk on fire`,
-    });
-  });
+      expect(await backupFiles(app)).toEqual([]);
+      const run = await app.db('backup_runs').first('ok', 'filename', 'error', 'finished_at');
+      expect(run).toEqual({
+        ok: false,
+        filename: null,
+        error: 'Backup failed: pg_dump: error: disk on fire',
+        finished_at: expect.any(Date),
+      });
+      expect(logged.map((line) => JSON.parse(line))).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'backup failed',
+          type: 'scheduled',
+          err: expect.objectContaining({ message: 'Backup failed: pg_dump: error: disk on fire' }),
+        }),
+      );
+      const status = (await admin.get('/api/backups/schedule/status').expect(200)).body;
+      expect(status.lastRun).toEqual({
+        at: expect.any(String),
+        filename: null,
+        ok: false,
+        error: 'Backup failed: pg_dump: error: disk on fire',
+      });
+      const { alerts } = (await admin.get('/api/system/alerts').expect(200)).body;
+      expect(alerts).toContainEqual({
+        type: 'backup_failed',
+        level: 'critical',
+        message: `The last scheduled backup (${status.lastRun.at}) failed: Backup failed: pg_dump: error: disk on fire`,
+      });
+    },
+  );
 
   it('a critical alert when no scheduled backup succeeded for twice the period; none once one has, or while disabled', async () => {
     const { app, admin } = await appWithAdmin();

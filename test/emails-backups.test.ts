@@ -5,7 +5,7 @@ import { alertOverdueBackups, runScheduledBackup } from '../src/jobs/scheduled-b
 import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
-import { fakePgBinDir } from './backup-helpers';
+import { fakePgBinDir, NO_FITTING_CLIENT } from './backup-helpers';
 import { TestSmtp, until } from './helpers/smtp';
 
 // http: over https the session cookie is Secure, and supertest's agent speaks http
@@ -38,49 +38,52 @@ const deps = () => ({
 });
 
 describe('backup emails', () => {
-  it('a failed scheduled backup, and overdue backups (once a day), are emailed to the admins with the switch on', async () => {
-    const admin = await buildUser(t.db, { role: 'admin', email: 'admin@example.ac.uk' });
-    const quietAdmin = await buildUser(t.db, { role: 'admin', email: 'quiet-admin@example.ac.uk' });
-    await buildUser(t.db, { role: 'manager', email: 'manager@example.ac.uk' });
-    await (await t.loginAs(quietAdmin)).patch('/api/email-preferences').send({ backupAlerts: false }).expect(200);
-    const agent = await t.loginAs(admin);
-    await agent
-      .post('/api/backups/schedule')
-      .send({ enabled: true, frequency: 'daily', time: '00:00', retention: 2 })
-      .expect(200);
-    // saved a day ago, so today's slot is due
-    const earlier = t.db.raw(`now() - interval '25 hours'`);
-    await t.db('backup_schedule').update({ changed_at: earlier, enabled_at: earlier });
+  it.skipIf(NO_FITTING_CLIENT)(
+    'a failed scheduled backup, and overdue backups (once a day), are emailed to the admins with the switch on',
+    async () => {
+      const admin = await buildUser(t.db, { role: 'admin', email: 'admin@example.ac.uk' });
+      const quietAdmin = await buildUser(t.db, { role: 'admin', email: 'quiet-admin@example.ac.uk' });
+      await buildUser(t.db, { role: 'manager', email: 'manager@example.ac.uk' });
+      await (await t.loginAs(quietAdmin)).patch('/api/email-preferences').send({ backupAlerts: false }).expect(200);
+      const agent = await t.loginAs(admin);
+      await agent
+        .post('/api/backups/schedule')
+        .send({ enabled: true, frequency: 'daily', time: '00:00', retention: 2 })
+        .expect(200);
+      // saved a day ago, so today's slot is due
+      const earlier = t.db.raw(`now() - interval '25 hours'`);
+      await t.db('backup_schedule').update({ changed_at: earlier, enabled_at: earlier });
 
-    await runScheduledBackup(deps(), new Date());
-    const [failed] = await until(
-      () => smtp.to('admin@example.ac.uk'),
-      (m) => m.length === 1,
-    );
-    expect(failed.subject).toBe('Scheduled backup failed');
-    expect(failed.text).toContain('pg_dump: error: disk on fire');
-    expect(failed.text).toContain(`${PUBLIC_URL}/backups`);
-    expect(failed.html).toContain(`href="${PUBLIC_URL}/backups"`);
+      await runScheduledBackup(deps(), new Date());
+      const [failed] = await until(
+        () => smtp.to('admin@example.ac.uk'),
+        (m) => m.length === 1,
+      );
+      expect(failed.subject).toBe('Scheduled backup failed');
+      expect(failed.text).toContain('pg_dump: error: disk on fire');
+      expect(failed.text).toContain(`${PUBLIC_URL}/backups`);
+      expect(failed.html).toContain(`href="${PUBLIC_URL}/backups"`);
 
-    // nothing has succeeded for two days: overdue
-    await t.db('backup_schedule').update({ enabled_at: t.db.raw(`now() - interval '49 hours'`) });
-    await alertOverdueBackups(t.db, new Date());
-    await alertOverdueBackups(t.db, new Date());
-    const mails = await until(
-      () => smtp.to('admin@example.ac.uk'),
-      (m) => m.length === 2,
-    );
-    expect(mails[1].subject).toBe('Scheduled backups are overdue');
-    expect(mails[1].text).toContain('No scheduled backup has succeeded since');
-    // a day later, still overdue: reminded
-    await alertOverdueBackups(t.db, new Date(Date.now() + 25 * 3_600_000));
-    await until(
-      () => smtp.to('admin@example.ac.uk'),
-      (m) => m.length === 3,
-    );
-    expect(smtp.to('admin@example.ac.uk')).toHaveLength(3);
+      // nothing has succeeded for two days: overdue
+      await t.db('backup_schedule').update({ enabled_at: t.db.raw(`now() - interval '49 hours'`) });
+      await alertOverdueBackups(t.db, new Date());
+      await alertOverdueBackups(t.db, new Date());
+      const mails = await until(
+        () => smtp.to('admin@example.ac.uk'),
+        (m) => m.length === 2,
+      );
+      expect(mails[1].subject).toBe('Scheduled backups are overdue');
+      expect(mails[1].text).toContain('No scheduled backup has succeeded since');
+      // a day later, still overdue: reminded
+      await alertOverdueBackups(t.db, new Date(Date.now() + 25 * 3_600_000));
+      await until(
+        () => smtp.to('admin@example.ac.uk'),
+        (m) => m.length === 3,
+      );
+      expect(smtp.to('admin@example.ac.uk')).toHaveLength(3);
 
-    for (const other of ['quiet-admin@example.ac.uk', 'manager@example.ac.uk'])
-      expect(await outboxMessages(t.db, { destination: other })).toEqual([]);
-  });
+      for (const other of ['quiet-admin@example.ac.uk', 'manager@example.ac.uk'])
+        expect(await outboxMessages(t.db, { destination: other })).toEqual([]);
+    },
+  );
 });

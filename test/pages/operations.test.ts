@@ -29,6 +29,10 @@ describe('/backups', () => {
   it('an admin creates a backup and sees it listed; restore refuses a wrong typed name; delete confirms first; the schedule saves', async () => {
     const page = await b.openAs(admin, '/backups');
     await page.getByText('No backups yet.').waitFor();
+    // the server's version and the client tools' beside it (issue 44), whether or not they fit
+    expect(await page.getByRole('region', { name: 'PostgreSQL versions' }).textContent()).toMatch(
+      /Server\s+PostgreSQL \d+\.\d+\s+pg_dump\s+\d+\.\d+\s+pg_restore\s+\d+\.\d+\s+psql\s+\d+\.\d+/,
+    );
     await page.getByRole('button', { name: 'Create backup' }).click();
     await status(page, /Backup created: stores-\d{8}-\d{6}-manual\.dump/);
     const [backup] = await backupFolder(b.t.dataDir).list();

@@ -15,49 +15,72 @@ const VERSION_TIMEOUT_MS = 10_000;
 /** pg tools' error output is a few lines; a runaway one must not grow the heap. */
 const MAX_STDERR_CHARS = 16_000;
 
+/** What was found: the server's version and each tool's, whether or not they fit (the backups page shows both). */
+export type PgToolVersions = {
+  /** SHOW server_version, e.g. '17.10'; null when it could not be read */
+  serverVersion: string | null;
+  /** each tool's version, e.g. '15.20'; null when it was not found */
+  toolVersions: Record<PgToolName, string | null>;
+};
+
 // Successes only: after an operator installs the tools, the next request finds them without a restart.
-const found = new Map<string, PgTools>();
+const found = new Map<string, { tools: PgTools } & PgToolVersions>();
 
 /**
  * The PostgreSQL client tools for db, each at least the server's major version (an older
  * pg_dump refuses a newer server; an older pg_restore cannot read a newer dump). Never throws:
- * a problem comes back as a sentence naming what to install.
+ * a problem comes back as a sentence naming both versions and what to install.
  */
 export async function findPgTools(
   db: Knex,
   databaseUrl: string,
   pgBinDir: string | undefined,
-): Promise<{ tools: PgTools } | { problem: string }> {
+): Promise<({ tools: PgTools } | { problem: string }) & PgToolVersions> {
   const key = `${pgBinDir ?? ''}\n${databaseUrl}`;
   const cached = found.get(key);
-  if (cached) return { tools: cached };
+  if (cached) return cached;
+  const names = Object.keys(PURPOSE) as PgToolName[];
+  const tools = Object.fromEntries(names.map((name) => [name, pgBinDir ? path.join(pgBinDir, name) : name])) as PgTools;
+  const versions = await Promise.all(names.map((name) => toolVersion(tools[name])));
+  const toolVersions = Object.fromEntries(names.map((name, i) => [name, versions[i]?.text ?? null])) as Record<
+    PgToolName,
+    string | null
+  >;
+
+  let serverVersion: string;
   let serverMajor: number;
   try {
-    const { rows } = await db.raw<{ rows: { server_version_num: string }[] }>('SHOW server_version_num');
+    const { rows } = await db.raw<{ rows: { server_version: string; server_version_num: string }[] }>(
+      "SELECT current_setting('server_version') AS server_version, current_setting('server_version_num') AS server_version_num",
+    );
+    // a distribution's suffix ('15.20 (Debian 15.20-0+deb12u1)') says nothing more
+    serverVersion = rows[0].server_version.split(' ')[0];
     serverMajor = Math.floor(Number(rows[0].server_version_num) / 10_000);
   } catch (err) {
-    return { problem: `The PostgreSQL server's version could not be read: ${(err as Error).message}` };
+    return {
+      problem: `The PostgreSQL server's version could not be read: ${(err as Error).message}`,
+      serverVersion: null,
+      toolVersions,
+    };
   }
-  const tools = {} as PgTools;
+  const install = `install postgresql-client-${serverMajor} or later (README: which client for which server) or set PG_BIN_DIR`;
   const problems: string[] = [];
-  for (const name of Object.keys(PURPOSE) as PgToolName[]) {
-    const command = pgBinDir ? path.join(pgBinDir, name) : name;
+  for (const [i, name] of names.entries()) {
+    const version = versions[i];
     const needed = `${name} ${serverMajor} or later is needed to ${PURPOSE[name]} PostgreSQL ${serverMajor}`;
-    const install = `install Debian's postgresql-client-${serverMajor} or set PG_BIN_DIR`;
-    const version = await toolVersion(command);
-    if (version === undefined) {
+    if (version === undefined)
       problems.push(
         `${name} was not found ${pgBinDir ? `in PG_BIN_DIR (${pgBinDir})` : 'on PATH'}; ${needed}: ${install}`,
       );
-    } else if (version.major < serverMajor) {
-      problems.push(`${command} is version ${version.text}; ${needed}: ${install}`);
-    } else {
-      tools[name] = command;
-    }
+    else if (version.major < serverMajor)
+      problems.push(
+        `${name} ${version.text} (${pgBinDir ? tools[name] : 'on PATH'}) is older than the PostgreSQL server ${serverVersion}; ${needed}: ${install}`,
+      );
   }
-  if (problems.length > 0) return { problem: problems.join('. ') };
-  found.set(key, tools);
-  return { tools };
+  if (problems.length > 0) return { problem: problems.join('. '), serverVersion, toolVersions };
+  const result = { tools, serverVersion, toolVersions };
+  found.set(key, result);
+  return result;
 }
 
 /** The tools, or a 503 naming what to install. */

@@ -8,7 +8,15 @@ import { formatDateTime } from '../../lib/format';
 import { APPLY_CARRIES, CARRY_SCHEMA, finishCarries, SAVE_CARRIES } from './backups.carry';
 import { backupFolder, type BackupFile, type BackupType } from './backups.files';
 import { backupScheduleService, type BackupAlert } from './backups.schedule';
-import { connectionOptions, oneLine, requirePgTools, startTool, type PgTools } from './backups.pg-tools';
+import {
+  connectionOptions,
+  findPgTools,
+  oneLine,
+  requirePgTools,
+  startTool,
+  type PgTools,
+  type PgToolVersions,
+} from './backups.pg-tools';
 
 /** databaseUrl and directDb: the session connection (DATABASE_DIRECT_URL) that pg_dump, pg_restore and migrations need. */
 export type BackupDeps = Pick<Deps, 'db' | 'databaseUrl' | 'config' | 'logger' | 'maintenance'> &
@@ -132,6 +140,16 @@ export function backupsService(deps: BackupDeps) {
   return {
     list: (): Promise<BackupFile[]> => folder.list(),
 
+    /** The server's version and the client tools' as found now, and why backups would fail when they do not fit. */
+    async toolVersions(): Promise<PgToolVersions & { problem: string | null }> {
+      const found = await findPgTools(directDb, databaseUrl, config.pgBinDir);
+      return {
+        serverVersion: found.serverVersion,
+        toolVersions: found.toolVersions,
+        problem: 'problem' in found ? found.problem : null,
+      };
+    },
+
     async stats() {
       const backups = await folder.list();
       return {
@@ -222,6 +240,8 @@ export function backupsService(deps: BackupDeps) {
      * written since the backup stays, and every sequence continues from its highest value.
      */
     async restore(filename: string, actor: Actor): Promise<{ migrationsApplied: string[] }> {
+      // no such backup is a 404 whatever the tools
+      await (await folder.open(filename)).handle.close();
       const pgTools = await tools();
       await verify(pgTools, filename);
       return maintenance.exclusive('A database restore', async () => {

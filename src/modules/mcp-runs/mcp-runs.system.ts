@@ -27,8 +27,8 @@ function systemChecks({ db, databaseUrl, config }: SystemCheckDeps): Record<stri
   return {
     async database_reachable() {
       const probe = await probeDatabase(db);
-      if (!probe.connected) throw new Error('The database did not answer SELECT 1 within 2 s');
-      return `SELECT 1 answered in ${probe.latencyMs} ms`;
+      if (!probe.connected) throw new Error('The database did not answer within 2 s');
+      return `PostgreSQL ${probe.serverVersion} answered in ${probe.latencyMs} ms`;
     },
 
     /** Every migration file applied, and nothing applied that this code does not know (a newer release's schema). */
