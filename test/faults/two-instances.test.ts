@@ -1,6 +1,9 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/knex';
+import { withDatabase } from '../global-setup';
 import { buildMcpKey, withKey } from '../helpers/mcp-factories';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { Client, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
@@ -185,5 +188,63 @@ describe('two instances over one database', () => {
     expect(late.length).toBeGreaterThan(0);
     expect(late.filter((r) => r.answer.status >= 300).map((r) => [r.kind, r.answer.status, r.answer.body])).toEqual([]);
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
+  });
+});
+
+describe('two instances started at once on a fresh database (issue 44)', () => {
+  const ADMIN = { email: 'first.admin@example.edu', password: 'Bootstrap-Race-Passphrase-44' };
+
+  /**
+   * A database with nothing in it and one DATA_DIR for both (a shared folder), with no
+   * SESSION_SECRET: each instance migrates, creates the first admin and generates the session
+   * secret, all at the same moment.
+   */
+  const startBothFresh = async (round: number) => {
+    const name = `bootstrap_race_${round}_${process.pid}`;
+    const admin = createDb(withDatabase(cluster.url, 'postgres'), 1);
+    await admin.raw(`CREATE DATABASE "${name}"`);
+    await admin.destroy();
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-faults-shared-'));
+    const env = { DATA_DIR: dataDir, SESSION_SECRET: '', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const url = withDatabase(cluster.url, name);
+    const started = await Promise.allSettled([startServer(url, env), startServer(url, env)]);
+    const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const db = createDb(url, 1);
+    return {
+      started,
+      servers,
+      db,
+      async close() {
+        await Promise.all(servers.map((s) => s.kill()));
+        await db.destroy();
+        await fs.rm(dataDir, { recursive: true, force: true });
+        const dropper = createDb(withDatabase(cluster.url, 'postgres'), 1);
+        await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await dropper.destroy();
+      },
+    };
+  };
+
+  it('both start and agree, three times over: one admin, who signs in on either, with a session valid on both', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const fresh = await startBothFresh(round);
+      try {
+        const failures = fresh.started.flatMap((s) =>
+          s.status === 'rejected' ? [String(s.reason).slice(0, 2_000)] : [],
+        );
+        expect(failures).toEqual([]);
+        const [a, b] = fresh.servers;
+        expect([(await fetch(`${a.baseUrl}/health`)).status, (await fetch(`${b.baseUrl}/health`)).status]).toEqual([
+          200, 200,
+        ]);
+        expect(await fresh.db('users').select('email', 'role')).toEqual([{ email: ADMIN.email, role: 'admin' }]);
+        const onA = await new Client(a.baseUrl).signIn(ADMIN.email, ADMIN.password);
+        const onB = await new Client(b.baseUrl).signIn(ADMIN.email, ADMIN.password);
+        expect((await sameSessionOn(b, onA).get('/api/auth/user')).status).toBe(200);
+        expect((await sameSessionOn(a, onB).get('/api/auth/user')).status).toBe(200);
+      } finally {
+        await fresh.close();
+      }
+    }
   });
 });
