@@ -3,7 +3,7 @@ import { checkAdminPassword, ConfigError, loadConfig, loadEnvFile } from './conf
 import { createLogger } from './logger';
 import { openDatabase } from './db/open';
 import { createPgPool } from './db/knex';
-import { migrateLatest } from './db/migrate';
+import { migrateLatestInTurn } from './db/migrate';
 import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { resolveSessionSecret } from './auth/session';
 import { JOBS, startScheduler } from './jobs/scheduler';
@@ -39,7 +39,7 @@ async function main() {
     pretty: config.env === 'development' && process.stdout.isTTY,
   });
   const database = await openDatabase(config, logger);
-  const applied = await migrateLatest(database.direct);
+  const applied = await migrateLatestInTurn(database.direct);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   await bootstrapAdmin(database.db, config, logger);
   await removeUnfinishedFiles(config.dataDir, logger);

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { checkAdminPassword, FIRST_ADMIN_NAME, type Config } from '../config';
 import type { Logger } from '../logger';
 import { SYSTEM_ACTOR } from '../modules/audit/audit.actor';
+import { transaction } from '../db/transaction';
 import { generatePassword } from './passwords';
 import { usersService } from '../modules/users/users.service';
 
@@ -20,7 +21,17 @@ export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
  * first sign-in (password-change-gate.ts); the change deletes the file (retireInitialAdminPassword).
  */
 export async function bootstrapAdmin(db: Knex, config: Config, logger: Logger): Promise<void> {
-  const users = usersService(db, config);
+  // Instances started at once on an empty database take turns: the first creates the admin, the
+  // others then find it (each checking and creating on its own, the loser failed on the unique
+  // email, or wrote a second password file). A transaction-scoped lock, so it holds behind PgBouncer.
+  await transaction(db, async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['stores.bootstrap-admin']);
+    await createFirstAdmin(trx, config, logger);
+  });
+}
+
+async function createFirstAdmin(trx: Knex.Transaction, config: Config, logger: Logger): Promise<void> {
+  const users = usersService(trx, config);
   if (config.admin) {
     if (await users.findByEmail(config.admin.email)) return;
     await checkAdminPassword(config);

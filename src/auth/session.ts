@@ -16,18 +16,31 @@ import { sql } from '../db/sql';
 export const SESSION_COOKIE = 'connect.sid';
 const REFRESH_INTERVAL_MS = 60_000;
 
-/** SESSION_SECRET, or one generated on first start and kept in DATA_DIR. */
+/**
+ * SESSION_SECRET, or one generated on first start and kept in DATA_DIR. Instances sharing DATA_DIR
+ * and started at once must end with the same secret: each writes its own whole file under a
+ * temporary name and links it into place, which fails if another did first; then every one reads
+ * what is in place. (An exclusive create written afterwards would let the other read it empty.)
+ */
 export async function resolveSessionSecret(config: Config): Promise<string> {
   if (config.sessionSecret) return config.sessionSecret;
   const file = path.join(config.dataDir, 'session-secret');
+  const existing = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (existing !== undefined) return existing.trim();
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(temporary, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
   try {
-    return (await fs.readFile(file, 'utf8')).trim();
-  } catch {
-    const secret = randomBytes(48).toString('base64url');
-    await fs.mkdir(config.dataDir, { recursive: true });
-    await fs.writeFile(file, secret + '\n', { mode: 0o600, flag: 'wx' }).catch(() => undefined);
-    return (await fs.readFile(file, 'utf8')).trim();
+    await fs.link(temporary, file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  } finally {
+    await fs.rm(temporary, { force: true });
   }
+  return (await fs.readFile(file, 'utf8')).trim();
 }
 
 export function configurePassportSessions(passport: Deps['passport'], db: Knex): void {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { transaction } from './transaction';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -30,6 +31,23 @@ const migrationSource: Knex.MigrationSource<string> = {
 export async function migrateLatest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;
+}
+
+/**
+ * migrateLatest for a starting instance: several started at once on one database take turns.
+ * knex's own lock does not make them wait: the second fails ("Migration table is already locked"),
+ * or sooner, both create knex_migrations and one fails on it. The turn is a transaction-scoped
+ * advisory lock, held by a transaction that stays open on a connection of its own while the
+ * migrations run on others (so the pool needs two), and that works through PgBouncer in
+ * transaction mode too. The wait and the idle holder have no timeout: another instance's
+ * migrations may take minutes on a first start.
+ */
+export async function migrateLatestInTurn(db: Knex): Promise<string[]> {
+  return transaction(db, async (trx) => {
+    await trx.raw('SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['stores.migrations']);
+    return migrateLatest(db);
+  });
 }
 
 export async function migrateRollbackAll(db: Knex): Promise<void> {

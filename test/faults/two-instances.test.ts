@@ -1,6 +1,11 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { INITIAL_ADMIN_PASSWORD_FILE } from '../../src/auth/bootstrap-admin';
+import { createDb } from '../../src/db/knex';
+import { withDatabase } from '../global-setup';
 import { buildMcpKey, withKey } from '../helpers/mcp-factories';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { Client, pause, startServer, type Answer, type ServerProcess } from '../helpers/server-process';
@@ -186,4 +191,80 @@ describe('two instances over one database', () => {
     expect(late.filter((r) => r.answer.status >= 300).map((r) => [r.kind, r.answer.status, r.answer.body])).toEqual([]);
     expect(await ledgerProblems(cluster.db)).toEqual(NO_PROBLEMS);
   });
+});
+
+describe('two instances started at once on a fresh database (issue 44)', () => {
+  const ADMIN = { email: 'first.admin@example.edu', password: 'Bootstrap-Race-Passphrase-44' };
+
+  /**
+   * A database with nothing in it and one DATA_DIR for both (a shared folder), with no
+   * SESSION_SECRET: each instance migrates, creates the first admin and generates the session
+   * secret, all at the same moment. Returns the servers once both answer, or fails with why not.
+   */
+  const startBothFresh = async (round: string, env: Record<string, string>) => {
+    const name = `bootstrap_race_${round}_${process.pid}`;
+    const admin = createDb(withDatabase(cluster.url, 'postgres'), 1);
+    await admin.raw(`CREATE DATABASE "${name}"`);
+    await admin.destroy();
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-faults-shared-'));
+    const url = withDatabase(cluster.url, name);
+    const started = await Promise.allSettled([
+      startServer(url, { DATA_DIR: dataDir, SESSION_SECRET: '', ...env }),
+      startServer(url, { DATA_DIR: dataDir, SESSION_SECRET: '', ...env }),
+    ]);
+    const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const db = createDb(url, 1);
+    const close = async () => {
+      await Promise.all(servers.map((s) => s.kill()));
+      await db.destroy();
+      await fs.rm(dataDir, { recursive: true, force: true });
+      const dropper = createDb(withDatabase(cluster.url, 'postgres'), 1);
+      await dropper.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.destroy();
+    };
+    const failures = started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason).slice(0, 2_000)] : []));
+    if (failures.length > 0) await close();
+    expect(failures).toEqual([]);
+    return { servers: servers as [ServerProcess, ServerProcess], db, dataDir, close };
+  };
+
+  /** Both healthy, one admin, who signs in through either, and each one's session is valid on the other. */
+  const expectAgreement = async (
+    [a, b]: [ServerProcess, ServerProcess],
+    db: Knex,
+    admin: { email: string; password: string },
+  ) => {
+    expect([(await fetch(`${a.baseUrl}/health`)).status, (await fetch(`${b.baseUrl}/health`)).status]).toEqual([
+      200, 200,
+    ]);
+    expect(await db('users').select('email', 'role')).toEqual([{ email: admin.email, role: 'admin' }]);
+    const onA = await new Client(a.baseUrl).signIn(admin.email, admin.password);
+    const onB = await new Client(b.baseUrl).signIn(admin.email, admin.password);
+    expect((await sameSessionOn(b, onA).get('/api/auth/user')).status).toBe(200);
+    expect((await sameSessionOn(a, onB).get('/api/auth/user')).status).toBe(200);
+  };
+
+  it('with ADMIN_EMAIL, twice over: both start, and agree on the admin and the session secret', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      const fresh = await startBothFresh(`email${round}`, { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+      try {
+        await expectAgreement(fresh.servers, fresh.db, ADMIN);
+      } finally {
+        await fresh.close();
+      }
+    }
+  }, 360_000);
+
+  it('without, twice over: both start, one admin@localhost and one password file, which signs in on either', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      const fresh = await startBothFresh(`generated${round}`, {});
+      try {
+        const file = await fs.readFile(path.join(fresh.dataDir, INITIAL_ADMIN_PASSWORD_FILE), 'utf8');
+        const password = /^password: (.+)$/m.exec(file)?.[1] ?? '';
+        await expectAgreement(fresh.servers, fresh.db, { email: 'admin@localhost', password });
+      } finally {
+        await fresh.close();
+      }
+    }
+  }, 360_000);
 });

@@ -335,20 +335,18 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       PUBLIC_URL: url,
       ...options.env,
     };
-    // the first alone: on an empty database each instance would create the first admin
-    // (src/auth/bootstrap-admin.ts), and the one losing that race exits on the unique email
-    const instances = [await startServer(bouncerUrl('stores'), env)];
-    undo.push(() => instances[0].kill());
-    const others = await Promise.allSettled(
-      Array.from({ length: (options.instances ?? 2) - 1 }, () => startServer(bouncerUrl('stores'), env)),
+    // all at once, as IT's deployment starts them: the first start's work takes turns (issue 44)
+    const instances: ServerProcess[] = [];
+    const starts = await Promise.allSettled(
+      Array.from({ length: options.instances ?? 2 }, () => startServer(bouncerUrl('stores'), env)),
     );
-    for (const started of others) {
+    for (const started of starts) {
       if (started.status === 'fulfilled') {
         instances.push(started.value);
         undo.push(() => started.value.kill());
       }
     }
-    const failed = others.find((started) => started.status === 'rejected');
+    const failed = starts.find((started) => started.status === 'rejected');
     if (failed) throw failed.reason;
 
     // --- HAProxy from deploy/haproxy.cfg, in the foreground (-db) as a child process
