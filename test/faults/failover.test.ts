@@ -152,6 +152,7 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
           `${attempts.length} requests ${JSON.stringify(tally(attempts))} (between the stop and the first 201 after: ${JSON.stringify(tally(during))}); ` +
           `stop to promoted ${((t1 - t0) / 1000).toFixed(1)} s, promoted to re-pointed ${((repointed - t1) / 1000).toFixed(2)} s, ` +
           `promoted to first 201 (T2-T1) ${((t2 - t1) / 1000).toFixed(2)} s; slowest request ${(slowest.ms / 1000).toFixed(2)} s (${slowest.status}); ` +
+          `${new Set(attempts.filter((a) => a.status !== 201).map((a) => a.key)).size} keys sent more than once; ` +
           `503s said ${JSON.stringify([...new Set(attempts.filter((a) => a.status === 503).map((a) => (a.body as { message?: string }).message))])}`,
       );
 
