@@ -208,7 +208,7 @@ describe('database outages', () => {
         .send({ type: 'in', quantity: 5, reason: 'delivery' });
       expect([res.status, res.headers['retry-after'], res.body]).toEqual([
         503,
-        '5',
+        '2',
         { message: 'Service temporarily unavailable' },
       ]);
       expect(await own.db('stock_movements').where({ item_id: item.id }).count<{ count: number }[]>('* as c')).toEqual([

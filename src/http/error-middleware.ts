@@ -48,8 +48,13 @@ const DB_UNAVAILABLE = new Set([
   '53300',
   '25006',
 ]);
-/** How long a client is asked to wait before trying again after the database was unavailable (s). */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/**
+ * How long a client is asked to wait before trying again after the database was unavailable (s):
+ * short enough that a client obeying it is back within issue 44's 5 s of a new primary accepting
+ * writes after a failover (5 s had counters that got their 503 just before the promotion come
+ * back only after those 5 s).
+ */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 /** The answer while the database cannot be reached (the words the operations guide and clients already know). */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable';
 /**

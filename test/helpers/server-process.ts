@@ -85,7 +85,7 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   throw new Error(`the server did not answer within 60 s:\n${log}`);
 }
 
-export type Answer = { status: number; body: unknown; ms: number; error?: string };
+export type Answer = { status: number; body: unknown; ms: number; headers?: Headers; error?: string };
 
 /** fetch with a session cookie; a request that gets no answer is status 0 with the error's text. */
 export class Client {
@@ -117,7 +117,7 @@ export class Client {
       } catch {
         // not JSON (an export)
       }
-      return { status: res.status, body: parsed, ms: performance.now() - started };
+      return { status: res.status, body: parsed, ms: performance.now() - started, headers: res.headers };
     } catch (err) {
       return {
         status: 0,
