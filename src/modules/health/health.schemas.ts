@@ -20,12 +20,9 @@ export const ApiHealth = z
           .int()
           .nullable()
           .openapi({ description: 'the round trip of SHOW server_version; null when it did not answer' }),
-        serverVersion: z
-          .string()
-          .nullable()
-          .openapi({
-            description: "the primary's PostgreSQL version (SHOW server_version); null when it did not answer",
-          }),
+        serverVersion: z.string().nullable().openapi({
+          description: "the primary's PostgreSQL version (SHOW server_version); null when it did not answer",
+        }),
       })
       .openapi({ description: 'the primary database (or the pooler in front of it)' }),
     replicas: z
