@@ -325,7 +325,7 @@ async function failover(topology: Topology, itemIds: number[]) {
     'primary stopped -> first 201 ms': since(marks.stopped),
     'promoted (accepts writes) -> first 201 ms': since(marks.promoted),
     're-pointed -> first 201 ms': since(marks.repointed),
-    'answers from the stop to the first 201': tally(during) || 'none',
+    'answers from pg_ctl stop to that 201': tally(during) || 'none',
     'all answers': tally(answers),
     'load average before the stop': loadAverageBefore,
   });
