@@ -279,6 +279,8 @@ async function failover(topology: Topology, itemIds: number[]) {
   );
   const answers: { status: number; at: number }[] = [];
   const marks = { stopping: 0, stopped: 0, promoted: 0, repointed: 0 };
+  // a request that got no HTTP answer at all (status 0): what fetch said
+  const noAnswer = new Set<string>();
   let stopAt = Infinity;
   let n = 0;
   const firstCreatedAfter = (t: number) => answers.find((a) => a.status === 201 && a.at > t)?.at;
@@ -292,6 +294,7 @@ async function failover(topology: Topology, itemIds: number[]) {
           { 'idempotency-key': `bench-failover-${n}` },
         );
         answers.push({ status: answer.status, at: Date.now() });
+        if (answer.status === 0) noAnswer.add(answer.error ?? 'no answer');
       }
     }),
   );
@@ -327,6 +330,7 @@ async function failover(topology: Topology, itemIds: number[]) {
     're-pointed -> first 201 ms': since(marks.repointed),
     'answers from pg_ctl stop to that 201': tally(during) || 'none',
     'all answers': tally(answers),
+    'no answer (status 0)': [...noAnswer].join(' | ') || 'none',
     'load average before the stop': loadAverageBefore,
   });
   if (first !== undefined)
