@@ -20,7 +20,7 @@ export type BenchServer = {
 };
 
 /** The node options `npm start` gives the server unless NODE_OPTIONS is set (package.json config). */
-const serverNodeOptions: string = JSON.parse(readFileSync('package.json', 'utf8')).config.serverNodeOptions;
+export const serverNodeOptions: string = JSON.parse(readFileSync('package.json', 'utf8')).config.serverNodeOptions;
 
 export const BENCH_ADMIN = { email: 'bench-admin@example.ac.uk', password: 'a benchmark admin passphrase' };
 
@@ -82,18 +82,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     baseUrl,
     db,
     pid: child.pid!,
-    async login(email, password) {
-      const res = await fetch(`${baseUrl}/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password }),
-      });
-      if (!res.ok) throw new Error(`login failed for ${email}: ${res.status}`);
-      return res.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ');
-    },
+    login: (email, password) => signIn(baseUrl, email, password),
     async stop() {
       await db.destroy();
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -102,6 +91,116 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs in on the service at baseUrl and returns the Cookie header value of the new session. */
+export async function signIn(baseUrl: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!res.ok) throw new Error(`login failed for ${email}: ${res.status}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
+export const round = (n: number) => Math.round(n * 10) / 10;
+
+export type QuoteSales = {
+  processed: number;
+  refusedForStock: number;
+  failures: number;
+  /** seconds from the first request to the last answer */
+  elapsed: number;
+  cycle: number[];
+  save: number[];
+  process: number[];
+  failureSamples: Set<string>;
+};
+
+/**
+ * Each session (a Cookie header) in a loop until `seconds` have passed: save a draft quote of 1-3
+ * random lines of `itemIds` on `chargeCode`, process it; latencies in ms.
+ */
+export async function sellThroughQuotes(opts: {
+  baseUrl: string;
+  cookies: string[];
+  itemIds: number[];
+  chargeCode: string;
+  seconds: number;
+  tag: string;
+}): Promise<QuoteSales> {
+  const { baseUrl, cookies, itemIds, chargeCode, seconds, tag } = opts;
+  const figures: QuoteSales = {
+    processed: 0,
+    refusedForStock: 0,
+    failures: 0,
+    elapsed: 0,
+    cycle: [],
+    save: [],
+    process: [],
+    failureSamples: new Set(),
+  };
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const post = async (cookie: string, path: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: body ? { cookie, 'content-type': 'application/json' } : { cookie },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  const deadline = Date.now() + seconds * 1000;
+  const started = Date.now();
+  await Promise.all(
+    cookies.map(async (cookie, worker) => {
+      let n = 0;
+      while (Date.now() < deadline) {
+        n += 1;
+        const lines = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+          itemId: itemIds[Math.floor(random() * itemIds.length)],
+          quantity: 1 + Math.floor(random() * 2),
+        }));
+        const t0 = performance.now();
+        const saved = await post(cookie, '/api/sales/quotes', {
+          chargeCode,
+          sessionId: `bench-${tag}-${worker}-${n}`,
+          items: lines,
+        });
+        const t1 = performance.now();
+        figures.save.push(t1 - t0);
+        if (saved.status !== 200) {
+          figures.failures += 1;
+          figures.failureSamples.add(`save ${saved.status} ${String(saved.body.message)}`);
+          continue;
+        }
+        const quote = saved.body.quote as { id: number };
+        const done = await post(cookie, `/api/sales/quotes/${quote.id}/process`);
+        const t2 = performance.now();
+        figures.process.push(t2 - t1);
+        figures.cycle.push(t2 - t0);
+        if (done.status === 200) figures.processed += 1;
+        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock'))
+          figures.refusedForStock += 1;
+        else {
+          figures.failures += 1;
+          figures.failureSamples.add(`process ${done.status} ${String(done.body.message)}`);
+        }
+      }
+    }),
+  );
+  figures.elapsed = (Date.now() - started) / 1000;
+  return figures;
 }
 
 export type LoadResult = {

@@ -4,7 +4,19 @@
 // movements match lines), then the
 // sales report over 100,000 sales as a JSON page and as a streamed CSV (server peak RSS).
 import { readdirSync, readFileSync } from 'node:fs';
-import { BENCH_ADMIN, checkTarget, report, runLoad, sampleRss, startBenchServer, type BenchServer } from './lib';
+import {
+  BENCH_ADMIN,
+  checkTarget,
+  percentile,
+  report,
+  round,
+  runLoad,
+  sampleRss,
+  sellThroughQuotes,
+  startBenchServer,
+  type BenchServer,
+  type QuoteSales,
+} from './lib';
 
 const SESSIONS = 20;
 const ITEMS = 200;
@@ -14,11 +26,7 @@ const HOT_STOCK = 20;
 const FLOW_SECONDS = 15;
 const HOT_SECONDS = 5;
 const REPORT_SALES = 100_000;
-const CHARGE_CODE = 'BENCH-001';
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
-const round = (n: number) => Math.round(n * 10) / 10;
+export const CHARGE_CODE = 'BENCH-001';
 
 /** CPU seconds (user + system) a process has used so far; the figure does not depend on what else loads the machine. */
 function cpuSeconds(pid: number): number {
@@ -60,7 +68,7 @@ function postgresCpuSeconds(server: BenchServer): number {
 const rssMb = (pid: number) =>
   Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
-export async function seedCatalogue(server: BenchServer) {
+export async function seedCatalogue(server: Pick<BenchServer, 'db'>) {
   const { db } = server;
   const [category] = await db('categories').insert({ name: 'Bench category', color: 'blue' }).returning('id');
   const admin = await db('users').where({ email: BENCH_ADMIN.email }).first('id');
@@ -89,21 +97,9 @@ export async function seedCatalogue(server: BenchServer) {
   return { ids: ids.slice(0, ITEMS), hotIds: ids.slice(ITEMS), adminId: admin.id as string };
 }
 
-type FlowFigures = {
-  processed: number;
-  refusedForStock: number;
-  failures: number;
-  elapsed: number;
-  serverCpu: number;
-  pgCpu: number;
-  clientCpu: number;
-  cycle: number[];
-  save: number[];
-  process: number[];
-  failureSamples: Set<string>;
-};
+type FlowFigures = QuoteSales & { serverCpu: number; pgCpu: number; clientCpu: number };
 
-/** Each session in a loop until the deadline: save a draft of 1-3 random lines, process it. */
+/** sellThroughQuotes on the bench server, with the CPU the server, PostgreSQL and this process spent. */
 async function runFlow(
   server: BenchServer,
   cookies: string[],
@@ -111,80 +107,23 @@ async function runFlow(
   seconds: number,
   tag: string,
 ): Promise<FlowFigures> {
-  const figures: FlowFigures = {
-    processed: 0,
-    refusedForStock: 0,
-    failures: 0,
-    elapsed: 0,
-    serverCpu: 0,
-    pgCpu: 0,
-    clientCpu: 0,
-    cycle: [],
-    save: [],
-    process: [],
-    failureSamples: new Set(),
-  };
-  let seed = 42;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-  const post = async (cookie: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method: 'POST',
-      headers: body ? { cookie, 'content-type': 'application/json' } : { cookie },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
-
-  const deadline = Date.now() + seconds * 1000;
-  const started = Date.now();
   const cpuBefore = cpuSeconds(server.pid);
   const pgBefore = postgresCpuSeconds(server);
   const clientBefore = cpuSeconds(process.pid);
-  await Promise.all(
-    cookies.map(async (cookie, worker) => {
-      let n = 0;
-      while (Date.now() < deadline) {
-        n += 1;
-        const lines = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
-          itemId: itemIds[Math.floor(random() * itemIds.length)],
-          quantity: 1 + Math.floor(random() * 2),
-        }));
-        const t0 = performance.now();
-        const saved = await post(cookie, '/api/sales/quotes', {
-          chargeCode: CHARGE_CODE,
-          sessionId: `bench-${tag}-${worker}-${n}`,
-          items: lines,
-        });
-        const t1 = performance.now();
-        figures.save.push(t1 - t0);
-        if (saved.status !== 200) {
-          figures.failures += 1;
-          figures.failureSamples.add(`save ${saved.status} ${String(saved.body.message)}`);
-          continue;
-        }
-        const quote = saved.body.quote as { id: number };
-        const done = await post(cookie, `/api/sales/quotes/${quote.id}/process`);
-        const t2 = performance.now();
-        figures.process.push(t2 - t1);
-        figures.cycle.push(t2 - t0);
-        if (done.status === 200) figures.processed += 1;
-        else if (done.status === 400 && String(done.body.message).startsWith('Insufficient stock'))
-          figures.refusedForStock += 1;
-        else {
-          figures.failures += 1;
-          figures.failureSamples.add(`process ${done.status} ${String(done.body.message)}`);
-        }
-      }
-    }),
-  );
-  figures.elapsed = (Date.now() - started) / 1000;
-  figures.serverCpu = cpuSeconds(server.pid) - cpuBefore;
-  figures.pgCpu = postgresCpuSeconds(server) - pgBefore;
-  figures.clientCpu = cpuSeconds(process.pid) - clientBefore;
-  return figures;
+  const sold = await sellThroughQuotes({
+    baseUrl: server.baseUrl,
+    cookies,
+    itemIds,
+    chargeCode: CHARGE_CODE,
+    seconds,
+    tag,
+  });
+  return {
+    ...sold,
+    serverCpu: cpuSeconds(server.pid) - cpuBefore,
+    pgCpu: postgresCpuSeconds(server) - pgBefore,
+    clientCpu: cpuSeconds(process.pid) - clientBefore,
+  };
 }
 
 async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[]) {
@@ -260,7 +199,7 @@ async function salesFlow(server: BenchServer, itemIds: number[], hotIds: number[
   return { processed };
 }
 
-export async function seedSales(server: BenchServer, adminId: string) {
+export async function seedSales(server: Pick<BenchServer, 'db'>, adminId: string) {
   const { db } = server;
   const t0 = Date.now();
   await db.raw(

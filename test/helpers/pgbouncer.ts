@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port';
 
 /** Debian's PgBouncer (1.18 on bookworm), which `.ci/run` installs when it is missing. */
@@ -166,7 +167,7 @@ export type PgBouncerDeployValues = {
 
 /** deploy/pgbouncer.ini with its placeholders filled in; throws if the file gained one this does not know. */
 export async function deployPgBouncerIni(values: PgBouncerDeployValues): Promise<string> {
-  const ini = (await fs.readFile(path.join(__dirname, '..', '..', 'deploy', 'pgbouncer.ini'), 'utf8'))
+  const ini = (await fs.readFile(fileURLToPath(new URL('../../deploy/pgbouncer.ini', import.meta.url)), 'utf8'))
     .replaceAll('@PRIMARY_HOST@', values.primaryHost)
     .replaceAll('@PRIMARY_PORT@', String(values.primaryPort))
     .replaceAll('@DATABASE@', values.database)

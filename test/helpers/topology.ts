@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import pg from 'pg';
@@ -32,7 +33,8 @@ import { pause, startServer, type ServerProcess } from './server-process';
 
 const BIN = '/usr/lib/postgresql/15/bin';
 const HAPROXY = '/usr/sbin/haproxy';
-const DEPLOY = path.join(__dirname, '..', '..', 'deploy');
+// import.meta, not __dirname: `npm run bench -- topology` loads this file as an ES module
+const DEPLOY = fileURLToPath(new URL('../../deploy', import.meta.url));
 /** The walreceiver's application_name, as deploy/postgresql.replica.conf's primary_conninfo sets it. */
 const REPLICA_NAME = 'replica1';
 /** The service's database and the role everything logs in as (trusted by PostgreSQL; PgBouncer checks the password). */
