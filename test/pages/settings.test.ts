@@ -189,11 +189,15 @@ describe('/settings/mcp-keys', () => {
     await devtools.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     await page.getByRole('button', { name: 'Copy key' }).click();
     // a focus lost to the machine's load between the emulation and the click makes the clipboard refuse
-    // the write once (the page then selects the key for Ctrl+C): the person clicks again, and so does the test
+    // the write once (the page then selects the key for Ctrl+C), or leave it unanswered (seen under
+    // .ci/run at load 15): the person clicks again, and so does the test
     const copyStatus = page.locator(
       '#' + (await page.getByRole('button', { name: 'Copy key' }).getAttribute('data-copy-status')),
     );
-    await expect.poll(() => copyStatus.textContent()).not.toBe('');
+    await expect
+      .poll(() => copyStatus.textContent())
+      .not.toBe('')
+      .catch(() => undefined);
     if ((await copyStatus.textContent()) !== 'Copied') {
       await page.bringToFront();
       await devtools.send('Emulation.setFocusEmulationEnabled', { enabled: true });
