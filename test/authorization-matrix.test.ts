@@ -7,7 +7,7 @@ import { PERMISSIONS } from '../src/auth/permissions';
 import { isProfileAccess } from '../src/auth/access-profile';
 import type { AccessProfile } from '../src/modules/settings/settings.schemas';
 import type { Role } from '../src/auth/roles';
-import { NO_FITTING_CLIENT } from './backup-helpers';
+import { refusedForOldClient } from './backup-helpers';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
@@ -35,13 +35,6 @@ type Caller =
       creator: 'admin' | 'demoted' | 'deactivated';
       header: Record<string, string>;
     };
-
-/**
- * Past the guard, a backup on a server newer than Debian's pg_dump (.ci/pg17) is refused 503,
- * naming both versions (test/backups.test.ts): let through all the same.
- */
-const clientTooOld = (res: { status: number; text: string }) =>
-  NO_FITTING_CLIENT !== false && res.status === 503 && res.text.includes('is older than the PostgreSQL server');
 
 type Verdict = 'allowed' | 401 | 403;
 
@@ -314,7 +307,7 @@ describe.each(['spec', 'strict'] as const)(
         await Promise.all(
           admitted.map(async ({ caller, reason }) => {
             const res = await call(route, caller, 'invalid');
-            if (res.status === 401 || res.status === 403 || (res.status >= 500 && !clientTooOld(res))) {
+            if (res.status === 401 || res.status === 403 || (res.status >= 500 && !refusedForOldClient(res))) {
               failures.push(
                 `${key(route.method, route.path)} as ${caller.name}${reason ? ` (${reason})` : ''}: got ${describeAnswer(res)}`,
               );
@@ -461,7 +454,7 @@ describe.each(['spec', 'strict'] as const)(
               if (
                 res.status === 401 ||
                 res.status === 403 ||
-                (res.status >= 500 && !clientTooOld(res)) ||
+                (res.status >= 500 && !refusedForOldClient(res)) ||
                 (res.status === 302 && String(res.headers.location).startsWith('/login'))
               ) {
                 failures.push(

@@ -25,6 +25,13 @@ export const NO_FITTING_CLIENT =
     ? `pg_dump ${CLIENT_VERSION} is older than the PostgreSQL server ${SERVER_VERSION}`
     : false;
 
+/**
+ * A backup or restore refused 503 because the server is newer than this machine's pg_dump
+ * (.ci/pg17), naming both versions (test/backups.test.ts): what the route must answer there.
+ */
+export const refusedForOldClient = (res: { status: number; text?: string }) =>
+  NO_FITTING_CLIENT !== false && res.status === 503 && (res.text ?? '').includes('is older than the PostgreSQL server');
+
 const tempDirs: string[] = [];
 afterAll(async () => {
   await Promise.all(tempDirs.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })));

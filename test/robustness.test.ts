@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildMcpKey } from './helpers/mcp-factories';
+import { refusedForOldClient } from './backup-helpers';
 
 // Every documented route, called by an admin with ids that are malformed, out of range or
 // unknown, and with bodies that are empty or of the wrong shape: the answer is a 4xx with a
@@ -75,7 +76,8 @@ describe('every documented route', () => {
             const res = await request;
             calls += 1;
             const text = res.text ?? '';
-            if (res.status >= 500 || /at .+\.(ts|js):\d+/.test(text)) {
+            // past the body's check, a backup on a server newer than pg_dump (.ci/pg17) is refused 503 by design
+            if ((res.status >= 500 && !refusedForOldClient(res)) || /at .+\.(ts|js):\d+/.test(text)) {
               failures.push(
                 `${method.toUpperCase()} ${url} ${JSON.stringify(body) ?? ''} -> ${res.status} ${text.slice(0, 160)}`,
               );
