@@ -1,6 +1,8 @@
 // Security review, finding 1 (issue 14): an invoice with a 64,000-character line must not stall
 // the server. The text is read and parsed in the PDF reader's worker thread, lines over 2,000
 // characters are skipped, and the line patterns are linear.
+import { once } from 'node:events';
+import { MessageChannel } from 'node:worker_threads';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_LENGTH, parseInvoiceText } from '../src/modules/invoices/invoices.parser';
@@ -74,12 +76,18 @@ describe('parseInvoiceText on long lines', () => {
 describe('the PDF reader worker', () => {
   it('returns what the parser read, not the text, so the main thread never parses', async () => {
     const pdf = await longLineInvoice();
+    const { port1: startedReading, port2: started } = new MessageChannel();
+    const told = once(startedReading, 'message');
     const result = await readPdfInvoice({
       data: new Uint8Array(pdf),
+      started,
       maxPages: 20,
       maxInflatedBytes: 100 * 1024 * 1024,
     });
     expect(result).toEqual({ extracted: EXPECTED });
+    // The pool starts the reading's time limit on this message, not when the worker is asked.
+    expect(await told).toEqual(['reading']);
+    startedReading.close();
   });
 });
 

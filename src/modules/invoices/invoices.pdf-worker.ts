@@ -2,6 +2,7 @@
 // memory-hungry, and so is reading an invoice's lines out of its text; here neither blocks the
 // event loop that serves the counter, nor keeps its heap in the main thread once the worker
 // retires. The main thread receives only what the parser read, never the text.
+import type { MessagePort } from 'node:worker_threads';
 import { constants, inflateSync } from 'node:zlib';
 import { PDFParse } from 'pdf-parse';
 import { parseInvoiceText, type ParsedInvoice } from './invoices.parser';
@@ -12,6 +13,8 @@ export type PdfReadResult =
 /** `invoice`: read the text and parse it as an invoice; `check`: only read the text (any PDF, e.g. a safety data sheet). */
 export type PdfReadTask = {
   data: Uint8Array;
+  /** Told when the reading starts, so that its time limit counts the reading and not the worker's start. */
+  started: MessagePort;
   maxPages: number;
   maxInflatedBytes: number;
   purpose?: 'invoice' | 'check';
@@ -24,10 +27,13 @@ export type PdfReadTask = {
  */
 export default async function readPdfInvoice({
   data,
+  started,
   maxPages,
   maxInflatedBytes,
   purpose = 'invoice',
 }: PdfReadTask): Promise<PdfReadResult> {
+  started.postMessage('reading');
+  started.close();
   if (inflatesBeyond(Buffer.from(data.buffer, data.byteOffset, data.byteLength), maxInflatedBytes))
     return { tooLarge: true };
   const parser = new PDFParse({ data });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { BadRequest, TooManyRequests, Unprocessable } from '../../http/errors';
 import { memoryUpload } from '../../http/uploads';
@@ -182,20 +183,34 @@ async function readInWorker(
   const data = new Uint8Array(bytes);
   const pool = await pdfReaders();
   const read = new AbortController();
-  // Aborting a running task terminates its worker thread (piscina), so a reading over its time
-  // stops using CPU and memory instead of running on unheard.
-  const timer = setTimeout(() => read.abort(new ReadTimedOut()), timeLimitMs);
+  // The clock starts when the worker starts reading: a worker started for this reading first
+  // loads pdf.js (and, under tsx, compiles its source), which on a busy machine takes seconds
+  // that are not the document's. Aborting a running task terminates its worker thread
+  // (piscina), so a reading over its time stops using CPU and memory instead of running on unheard.
+  const { port1: startedReading, port2: started } = new MessageChannel();
+  let timer: NodeJS.Timeout | undefined;
+  startedReading.once('message', () => {
+    startedReading.close();
+    if (readsInFlight.has(read)) timer = setTimeout(() => read.abort(new ReadTimedOut()), timeLimitMs);
+  });
   readsInFlight.add(read);
   let result: PdfReadResult;
   try {
-    const task: PdfReadTask = { data, maxPages: MAX_PAGES_READ, maxInflatedBytes: MAX_INFLATED_BYTES, purpose };
-    result = await pool.run(task, { transferList: [data.buffer], signal: read.signal });
+    const task: PdfReadTask = {
+      data,
+      started,
+      maxPages: MAX_PAGES_READ,
+      maxInflatedBytes: MAX_INFLATED_BYTES,
+      purpose,
+    };
+    result = await pool.run(task, { transferList: [data.buffer, started], signal: read.signal });
   } catch (err) {
     if (read.signal.reason instanceof ReadTimedOut) throw Unprocessable(TOO_LARGE);
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw Unprocessable(TOO_LARGE);
     throw read.signal.aborted ? read.signal.reason : err;
   } finally {
     clearTimeout(timer);
+    startedReading.close();
     readsInFlight.delete(read);
   }
   if ('tooLarge' in result) throw Unprocessable(TOO_LARGE);
