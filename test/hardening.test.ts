@@ -132,34 +132,39 @@ describe('sessions', () => {
 });
 
 describe('database outages', () => {
-  it('/api/health answers 503 disconnected, and other routes 503 without a stack, when the database is unreachable', async () => {
-    const url = 'postgres://nobody:nothing@127.0.0.1:9/none';
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      SESSION_SECRET: 'test-session-secret-0123456789',
-    });
-    const db = createDb(url, 2, createLogger('silent'));
-    const sessionPool = createPgPool(url, () => undefined, 1);
-    const app = buildApp({
-      db,
-      databaseUrl: url,
-      config,
-      logger: createLogger('silent'),
-      sessionPool,
-      sessionSecret: config.sessionSecret!,
-    });
-    try {
-      const health = await supertest(app).get('/api/health').expect(503);
-      expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
-      await supertest(app).get('/health').expect(200);
-      const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
-      expect(res.body).toEqual({ message: 'Service temporarily unavailable' });
-    } finally {
-      await db.destroy();
-      await sessionPool.end();
-    }
-  });
+  it.each([
+    ['refuses connections', 'postgres://nobody:nothing@127.0.0.1:9/none'],
+    ["host's name does not resolve", 'postgres://nobody:nothing@stores-db.invalid/none'],
+  ])(
+    '/api/health answers 503 disconnected, and other routes 503 without a stack, when the database %s',
+    async (_, url) => {
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        SESSION_SECRET: 'test-session-secret-0123456789',
+      });
+      const db = createDb(url, 2, createLogger('silent'));
+      const sessionPool = createPgPool(url, () => undefined, 1);
+      const app = buildApp({
+        db,
+        databaseUrl: url,
+        config,
+        logger: createLogger('silent'),
+        sessionPool,
+        sessionSecret: config.sessionSecret!,
+      });
+      try {
+        const health = await supertest(app).get('/api/health').expect(503);
+        expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
+        await supertest(app).get('/health').expect(200);
+        const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
+        expect(res.body).toEqual({ message: 'Service temporarily unavailable' });
+      } finally {
+        await db.destroy();
+        await sessionPool.end();
+      }
+    },
+  );
 
   it('recovers without a restart after every connection of the app was terminated', async () => {
     const user = await buildUser(t.db);

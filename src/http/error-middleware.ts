@@ -23,7 +23,8 @@ const PG_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   '22P05': { status: 400, message: 'Text in the request must not contain a NUL character' },
 };
 /**
- * The database cannot be reached or is going away: a refused, reset or timed-out connection; an
+ * The database cannot be reached or is going away: a refused, reset or timed-out connection; a
+ * host name that does not resolve, for good or for now (a DNS name being moved in a failover); an
  * administrator's shutdown or a server not yet accepting connections (57P01-57P03); a connection
  * failure (08xxx), PgBouncer's own errors included: it answers every one of them with 08P01 ("server
  * login has been failing", "query_wait_timeout", "no more connections allowed", issue 44); and too
@@ -36,6 +37,8 @@ const DB_UNAVAILABLE = new Set([
   'ETIMEDOUT',
   'EHOSTUNREACH',
   'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
   '57P01',
   '57P02',
   '57P03',
