@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { migrateLatest } from '../src/db/migrate';
+import { migrateLatest, MIGRATIONS_TURN } from '../src/db/migrate';
 import { createDb } from '../src/db/knex';
 import { backupFolder } from '../src/modules/backups/backups.files';
 import { connectionOptions } from '../src/modules/backups/backups.pg-tools';
@@ -402,6 +402,41 @@ describe('POST /api/backups/{filename}/restore', () => {
     expect(await app.db.schema.hasTable('backup_runs')).toBe(true);
     expect(await app.db('knex_migrations').where({ name: migration }).first()).toBeDefined();
   });
+
+  it.skipIf(NO_FITTING_CLIENT)(
+    "200 applies them after another instance's migrations, when one is starting on the database",
+    async () => {
+      const { app, admin } = await appWithAdmin();
+      const migration = '20261123000101_create_backup_runs.ts';
+      await app.db.schema.dropTable('backup_runs');
+      await app.db('knex_migrations').where({ name: migration }).delete();
+      const { filename } = (await admin.post('/api/backups').expect(201)).body;
+      await migrateLatest(app.db);
+
+      // another instance starting: it holds the turn while its own migrations run
+      const starting = createDb(app.databaseUrl, 1);
+      const turn = await starting.transaction();
+      try {
+        await turn.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [MIGRATIONS_TURN]);
+        const restoring = admin.post(`/api/backups/${filename}/restore`).then((r) => r);
+        await vi.waitFor(
+          async () => {
+            const { rows } = await app.db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+            expect(rows).toHaveLength(1);
+          },
+          { timeout: 60_000, interval: 20 },
+        );
+        expect(await app.db.schema.hasTable('backup_runs')).toBe(false);
+        await turn.commit();
+        const res = await restoring;
+        expect([res.status, res.body.migrationsApplied]).toEqual([200, [migration]]);
+        expect(await app.db.schema.hasTable('backup_runs')).toBe(true);
+      } finally {
+        if (!turn.isCompleted()) await turn.rollback();
+        await starting.destroy();
+      }
+    },
+  );
 
   it.skipIf(NO_FITTING_CLIENT)('503 to other requests while it runs, then 200', async () => {
     const { app, admin } = await appWithAdmin();

@@ -33,8 +33,11 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
   return applied;
 }
 
+/** The advisory lock whose holder runs the migrations, while the others wait their turn. */
+export const MIGRATIONS_TURN = 'stores.migrations';
+
 /**
- * migrateLatest for a starting instance: several started at once on one database take turns.
+ * migrateLatest for a starting instance, or a restore: several at once on one database take turns.
  * knex's own lock does not make them wait: the second fails ("Migration table is already locked"),
  * or sooner, both create knex_migrations and one fails on it. The turn is a transaction-scoped
  * advisory lock, held by a transaction that stays open on a connection of its own while the
@@ -45,7 +48,7 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
 export async function migrateLatestInTurn(db: Knex): Promise<string[]> {
   return transaction(db, async (trx) => {
     await trx.raw('SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');
-    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['stores.migrations']);
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [MIGRATIONS_TURN]);
     return migrateLatest(db);
   });
 }

@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Deps } from '../../deps';
-import { migrateLatest } from '../../db/migrate';
+import { migrateLatestInTurn } from '../../db/migrate';
 import { BadRequest, InternalError } from '../../http/errors';
 import { SYSTEM_ACTOR, type Actor } from '../audit/audit.actor';
 import { auditTrail } from '../audit/audit.service';
@@ -270,8 +270,9 @@ export function backupsService(deps: BackupDeps) {
           await directDb.destroy();
           directDb.initialize();
         }
-        // through PgBouncer in transaction mode, migrations take the session connection (issue 44)
-        const migrated = await migrateLatest(directDb).then(
+        // through PgBouncer in transaction mode, migrations take the session connection, and they
+        // wait for another instance starting on this database to finish its own (issue 44)
+        const migrated = await migrateLatestInTurn(directDb).then(
           (applied) => ({ applied }),
           (err: Error) => ({ err }),
         );
