@@ -322,6 +322,48 @@ describe('hazard labels (issue 43)', () => {
     }
   });
 
+  it('an L7651 label too low for its QR code or Data Matrix with every line beside it prints them in text, within its cell', async () => {
+    const res = await manager
+      .post('/api/items')
+      .send({
+        name: 'Acetone, HPLC grade, 2.5 l',
+        sku: 'ACE-LOT-1',
+        categoryId: (await t.db('items').where({ id: acid.id }).first('category_id')).category_id,
+        price: '18.00',
+        tracking: 'lot',
+        hazard: hazard(['GHS02', 'GHS07'], 'Danger', ['H225', 'H319', 'H336']),
+      })
+      .expect(201);
+    const tracked = res.body.id as number;
+    await manager.post(`/api/items/${tracked}/barcodes`).send({ code: '9501101530003' }).expect(201);
+    await manager
+      .post(`/api/items/${tracked}/stock`)
+      .send({ type: 'in', quantity: 2, lotNumber: 'B-77', expiresOn: '2031-06-30' })
+      .expect(200);
+    const [lot] = (await manager.get(`/api/items/${tracked}/lots`).expect(200)).body as { id: number }[];
+
+    // a QR code item label with its price, and a lot label (GS1 DataMatrix): first and second cells
+    const pdf = (
+      await print({
+        layout: 'avery-l7651',
+        symbology: 'qr',
+        showPrice: true,
+        items: [{ itemId: acid.id, copies: 1 }],
+        lots: [{ lotId: lot.id, copies: 1 }],
+      }).expect(200)
+    ).body as Buffer;
+    if (process.env.SAVE_LABELS) await writeFile(path.join(process.env.SAVE_LABELS, 'l7651-lot.pdf'), pdf);
+    const text = await pdfText(pdf);
+    for (const words of ['Hydrochloric acid 37%', 'Acetone, HPLC grade, 2.5 l', 'DANGER', 'Lot B-77', 'Exp 2031-06-30'])
+      expect(text).toContain(words);
+    const layout = layouts.get('avery-l7651')!;
+    const [page] = await renderRgb(pdf);
+    expect(darkPixels(page, cellOf(layout, 0))).toBeGreaterThan(0);
+    expect(darkPixels(page, cellOf(layout, 1))).toBeGreaterThan(0);
+    // nothing ran past the labels onto the next cell or the row below
+    for (const position of [2, 5, 6]) expect(darkPixels(page, cellOf(layout, position))).toBe(0);
+  });
+
   it('400 naming the line where a small sheet label cannot print the pictograms 10 mm wide', async () => {
     const res = await manager
       .post('/api/labels')

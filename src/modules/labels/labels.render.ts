@@ -201,6 +201,10 @@ function drawLinearLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   });
 }
 
+/** The small lines beside a QR code or Data Matrix: the SKU, a lot label's lot and expiry, the category (or signal word), the price. */
+const matrixSmallLines = (label: LabelContent) =>
+  2 + (label.lot ? lotTextLines(label.lot).length : 0) + (label.price.length > 0 ? 1 : 0);
+
 /**
  * QR code or Data Matrix: the symbol (with its quiet zone) square at the top left, and beside it the
  * name, the SKU, a lot label's lot and expiry, the category (a hazard label's signal word and then
@@ -226,7 +230,7 @@ function drawMatrixLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   const small = lineHeight(doc);
   const price = priceFitting(doc, label.price, w);
   const lotLines = label.lot ? lotTextLines(label.lot) : [];
-  const otherLines = 2 + lotLines.length + (price ? 1 : 0);
+  const otherLines = matrixSmallLines(label);
   const statementRoom = statements ? minStatementLine(doc) : 0;
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
   const nameLines = Math.min(3, Math.floor((box.h - otherLines * small - statementRoom) / lineHeight(doc)));
@@ -320,7 +324,8 @@ export function hazardBandSide(layout: LabelLayout, pictograms: number): number 
  * A hazardous item's label (issue 43): across the top, the QR code of its safety data sheet's
  * address and its pictograms (vector, from public/ghs/); below, the item's own label (name, the
  * signal word in upper case where the category goes, its symbol and SKU), or where the rest is too
- * low for bars, the name, signal word and SKU in text.
+ * low for bars, or for a QR code or Data Matrix with its lines beside it, the name, signal word and
+ * SKU (and a lot label's lot and expiry) in text.
  */
 function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box: Box): void {
   const hazard = label.hazard!;
@@ -348,11 +353,16 @@ function drawHazardLabel(doc: Doc, layout: LabelLayout, label: LabelContent, box
   doc.font('Helvetica').fontSize(smallPt(layout));
   const small = lineHeight(doc);
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
-  const textHeight = lineHeight(doc) + 2 * small + (label.lot ? small : 0);
+  const nameLine = lineHeight(doc);
+  const textHeight = nameLine + 2 * small + (label.lot ? small : 0);
+  // beside a QR code or Data Matrix: a line of the name and every small line, or they would run
+  // past the label's edge onto the next (a lot label on an L7651 sheet)
+  const matrixTextHeight = nameLine + matrixSmallLines(label) * small;
   const statementLine = hazard.hStatements.length > 0 ? minStatementLine(doc) : 0;
   doc.font('Helvetica-Bold').fontSize(layout.namePt);
   if (label.symbol.linear && rest.h - textHeight - statementLine >= mm(3)) drawLinearLabel(doc, compact, lower, rest);
-  else if (!label.symbol.linear && rest.h >= mm(6)) drawMatrixLabel(doc, compact, lower, rest);
+  else if (!label.symbol.linear && rest.h >= Math.max(mm(6), matrixTextHeight - 0.01))
+    drawMatrixLabel(doc, compact, lower, rest);
   else {
     let y = rest.y;
     doc.fillColor('black');
