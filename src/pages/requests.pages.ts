@@ -196,14 +196,25 @@ export function requestsPages({ db }: Deps): Router {
     const lists = await Promise.all(
       PICKABLE.map((status) => requests.list(user, { status, page: 1, limit: LIST_LIMIT })),
     );
-    const toPick = lists
-      .flatMap((list) => list.records.map((record) => presentRequest(record, 'staff')))
-      .sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
+    // issue 43: a request whose restricted substances wait for a manager is listed, marked, so that
+    // nobody picks what cannot be handed out yet
+    const toPick = await Promise.all(
+      lists
+        .flatMap((list) => list.records)
+        .sort((a, b) => a.request.created_at.getTime() - b.request.created_at.getTime())
+        .map(async (record) => ({
+          request: presentRequest(record, 'staff'),
+          restrictedPending: restrictedApprovalPending(record),
+          restrictedItemIds: record.request.restricted_approval_required
+            ? await requests.restrictedItemIds(record)
+            : new Set<number>(),
+        })),
+    );
     res.render('requests/picking-list', {
       ...ASSETS,
       ...REQUEST_VIEW_HELPERS,
       title: 'Picking list',
-      requests: toPick,
+      toPick,
       printedAt: new Date(),
     });
   });

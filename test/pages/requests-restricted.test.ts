@@ -115,6 +115,18 @@ describe('restricted substances on the staff’s request pages', () => {
     await accessibleAtBothWidths(stores);
     await screenshot(stores, 'request-restricted-fulfil-waits');
 
+    // the picking list has it, marked: nobody picks what cannot be handed out yet
+    await stores.goto('/requests/picking-list');
+    const toPick = stores.getByRole('region', { name: new RegExp(`^${reference} `) });
+    expect(await toPick.locator('.warning').textContent()).toBe(
+      "Restricted substance: waits for a manager's approval. Do not pick it until then.",
+    );
+    const picking = toPick.getByRole('table', { name: `Picking list of ${reference}` });
+    expect(await picking.getByRole('row').filter({ hasText: acid.name }).textContent()).toContain('Restricted');
+    expect(await picking.getByRole('row').filter({ hasText: tips.name }).textContent()).not.toContain('Restricted');
+    await accessibleAtBothWidths(stores);
+    await screenshot(stores, 'requests-picking-list-restricted');
+
     // the requester reads that it waits, and has no button either
     const mine = await b.openAs(requester, requestPath);
     expect(await restrictedState(mine)).toContain("Restricted substance: waits for a manager's approval");
@@ -144,7 +156,10 @@ describe('restricted substances on the staff’s request pages', () => {
     await boss.goto('/requests?restrictedToApprove=true');
     expect(await boss.getByRole('link', { name: reference }).count()).toBe(0);
 
-    // the user now fulfils it
+    // the user now picks and fulfils it
+    await stores.goto('/requests/picking-list');
+    expect(await toPick.locator('.warning').count()).toBe(0);
+    expect(await picking.getByRole('row').filter({ hasText: acid.name }).textContent()).toContain('Restricted');
     await stores.goto(requestPath);
     expect(await restrictedState(stores)).toContain('approved by Margaret Keeper');
     await stores.getByRole('button', { name: 'Fulfil' }).click();
