@@ -8,7 +8,7 @@ import { backupFolder } from '../../src/modules/backups/backups.files';
 import { deploymentNotificationsService } from '../../src/modules/deployments/deployments.service';
 import { salesService } from '../../src/modules/sales/sales.service';
 import type { UserRow } from '../../src/modules/users/users.service';
-import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
+import { expectAccessible, PHONE, screenshot, useBrowserApp, VIEWPORTS } from '../helpers/browser';
 import { buildItem, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 
@@ -49,6 +49,13 @@ describe('/backups', () => {
     expect(download.headers()['content-type']).toBe('application/octet-stream');
     expect((await download.body()).length).toBe(backup.size);
     await expectAccessible(page);
+    // on a phone the row is a block: nothing to scroll sideways to reach its actions
+    await page.setViewportSize(PHONE);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    const restore = row.getByRole('link', { name: `Restore ${backup.filename}` });
+    const box = (await restore.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(VIEWPORTS[0]);
     await screenshot(page, 'operations-backups');
 
     // restore: the typed name must be the file's; a mismatch comes back on the form and nothing is restored

@@ -125,6 +125,16 @@ describe('restricted substances on the staff’s request pages', () => {
     expect(await picking.getByRole('row').filter({ hasText: acid.name }).textContent()).toContain('Restricted');
     expect(await picking.getByRole('row').filter({ hasText: tips.name }).textContent()).not.toContain('Restricted');
     await accessibleAtBothWidths(stores);
+    // on a phone the quantity is on the screen (the boxes to tick are the printed list's)
+    await stores.setViewportSize(PHONE);
+    const quantity = (await picking
+      .getByRole('row')
+      .filter({ hasText: acid.name })
+      .getByRole('cell')
+      .last()
+      .boundingBox())!;
+    expect(quantity.x + quantity.width).toBeLessThanOrEqual(PHONE.width);
+    await stores.setViewportSize(DESKTOP);
     await screenshot(stores, 'requests-picking-list-restricted');
 
     // the requester reads that it waits, and has no button either
