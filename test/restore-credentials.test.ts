@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { migrateLatest } from '../src/db/migrate';
 import { buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
 import { withKey } from './helpers/mcp-factories';
 import { appWithAdmin, NO_FITTING_CLIENT } from './backup-helpers';
@@ -75,6 +76,46 @@ describe.skipIf(NO_FITTING_CLIENT)('credentials across a restore', () => {
     expect((await app.db.raw(`SELECT 1 FROM pg_namespace WHERE nspname = 'restore_carry'`)).rows as unknown[]).toEqual(
       [],
     );
+  });
+
+  it('a role changed after the backup is kept: a demoted manager stays a user, and the admin who restores, promoted since, stays an admin', async () => {
+    const { app, admin } = await appWithAdmin();
+    const demoted = await buildUser(app.db, { role: 'manager' });
+    const promoted = await buildUser(app.db, { role: 'user' });
+    const { filename } = (await admin.post('/api/backups').expect(201)).body as { filename: string };
+
+    await admin.put(`/api/users/${demoted.id}/role`).send({ role: 'user' }).expect(200);
+    await admin.put(`/api/users/${promoted.id}/role`).send({ role: 'admin' }).expect(200);
+    const restorer = await app.loginAs(promoted);
+    await restorer.post(`/api/backups/${filename}/restore`).expect(200);
+
+    const roleOf = async (id: string) => (await app.db('users').where({ id }).first('role')).role;
+    expect({ demoted: await roleOf(demoted.id), promoted: await roleOf(promoted.id) }).toEqual({
+      demoted: 'user',
+      promoted: 'admin',
+    });
+    // signed in again (a restore ends every session): the demoted manager is refused a manager's work
+    const demotedAgain = await app.loginAs(demoted);
+    const category = { name: 'After the restore', description: 'd', icon: 'fa-box', color: 'blue' };
+    await demotedAgain.post('/api/categories').send(category).expect(403);
+    await (await app.loginAs(promoted)).get('/api/users').expect(200);
+  });
+
+  it('a backup older than the requester role: a requester made since is a requester again once its migrations have run', async () => {
+    const { app, admin } = await appWithAdmin();
+    const researcher = await buildUser(app.db, { role: 'user' });
+    // the database as it was before the requester role's migration, and a backup of it
+    const migration = '20261128030000_users_role_requester.ts';
+    await app.db.raw('ALTER TABLE users DROP CONSTRAINT users_role_check');
+    await app.db.raw(`ALTER TABLE users ADD CONSTRAINT users_role_check CHECK (role IN ('user', 'manager', 'admin'))`);
+    await app.db('knex_migrations').where({ name: migration }).delete();
+    const { filename } = (await admin.post('/api/backups').expect(201)).body as { filename: string };
+    expect(await migrateLatest(app.db)).toEqual([migration]);
+    await admin.put(`/api/users/${researcher.id}/role`).send({ role: 'requester' }).expect(200);
+
+    const res = await admin.post(`/api/backups/${filename}/restore`).expect(200);
+    expect(res.body.migrationsApplied).toEqual([migration]);
+    expect((await app.db('users').where({ id: researcher.id }).first('role')).role).toBe('requester');
   });
 
   it("a charge code's PIN changed after the backup keeps its newest value: the old PIN does not sell again", async () => {
