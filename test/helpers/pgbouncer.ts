@@ -2,11 +2,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './free-port';
+import { freePort, listensOn } from './free-port';
 
 /** Debian's PgBouncer (1.18 on bookworm), which `.ci/run` installs when it is missing. */
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
@@ -28,16 +27,6 @@ export type PgBouncer = {
 
 /** As root, PgBouncer refuses to run unless told which OS user to become. */
 const asUser = () => (os.userInfo().uid === 0 ? ['-u', 'postgres'] : []);
-
-export const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 /**
  * A PgBouncer of the test's own, in front of the PostgreSQL of `serverUrl` (every database, as the
@@ -118,7 +107,7 @@ export type RunningPgBouncer = {
 
 /**
  * Debian's PgBouncer on `ini` (whose listen_port is `port`), as a child process; resolves once it
- * accepts connections. As root its directory must belong to postgres (it writes its log and pid there).
+ * listens on its port. As root its directory must belong to postgres (it writes its log and pid there).
  */
 export async function runPgBouncer(
   ini: string,
@@ -136,7 +125,8 @@ export async function runPgBouncer(
   let gone = false;
   const exited = once(child, 'exit').then(() => (gone = true));
   const deadline = Date.now() + 20_000;
-  while (!(await accepts(port))) {
+  // itself: another process may have taken the free port first, and would answer in its place
+  while (!(await listensOn(child.pid!, port))) {
     if (gone) throw new Error(`pgbouncer exited while starting:\n${log}`);
     if (Date.now() > deadline) {
       child.kill('SIGTERM');

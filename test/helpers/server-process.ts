@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SESSION_COOKIE } from '../../src/auth/session';
 import { TEST_PASSWORD } from './factories';
-import { freePort } from './free-port';
+import { freePort, listensOn } from './free-port';
 
 export type ServerProcess = {
   child: ChildProcess;
@@ -24,9 +24,24 @@ export type ServerProcess = {
 
 /**
  * The service as a real child process (`node --import tsx src/server.ts`, as `npm run dev` runs
- * it) on DATABASE_URL, listening on a free port; resolves once /api/health answers 200.
+ * it) on DATABASE_URL, listening on a free port; resolves once it listens there itself and
+ * /api/health answers 200. A port taken by another process before the service bound it is
+ * given up for another.
  */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await startServerOnFreePort(databaseUrl, env);
+    if (started !== PORT_TAKEN) return started;
+    if (attempt === 3) throw new Error('three free ports in a row were taken before the server bound them');
+  }
+}
+
+const PORT_TAKEN = Symbol('the port was taken');
+
+async function startServerOnFreePort(
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<ServerProcess | typeof PORT_TAKEN> {
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-faults-data-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -71,12 +86,18 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (gone) throw new Error(`the server exited while starting:\n${log}`);
+    if (gone) {
+      await server.kill();
+      if (log.includes('EADDRINUSE')) return PORT_TAKEN;
+      throw new Error(`the server exited while starting:\n${log}`);
+    }
+    // whatever else answers on the port (another test's server took it first) is not this server
     if (
-      await fetch(`${baseUrl}/api/health`).then(
+      (await listensOn(server.pid, port)) &&
+      (await fetch(`${baseUrl}/api/health`).then(
         (r) => r.ok,
         () => false,
-      )
+      ))
     )
       return server;
     await new Promise((r) => setTimeout(r, 200));
