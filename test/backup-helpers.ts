@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, inject, onTestFinished } from 'vitest';
+import { afterAll, expect, inject, onTestFinished } from 'vitest';
+import { migrateLatest } from '../src/db/migrate';
 import type supertest from 'supertest';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
@@ -64,6 +65,18 @@ export async function appWithAdmin(
   onTestFinished(() => app.close());
   const user = await buildUser(app.db, { role: 'admin' });
   return { app, admin: await app.loginAs(user), adminEmail: user.email };
+}
+
+/** A migration a backup can predate: its table is dropped and its record deleted before the backup, then it is applied again. */
+export const PREDATED_MIGRATION = '20261123000101_create_backup_runs.ts';
+
+/** A backup of the app's database as it was before PREDATED_MIGRATION; the database itself is migrated again afterwards. */
+export async function backupPredatingMigration(app: TestApp, admin: supertest.Agent): Promise<string> {
+  await app.db.schema.dropTable('backup_runs');
+  await app.db('knex_migrations').where({ name: PREDATED_MIGRATION }).delete();
+  const { filename } = (await admin.post('/api/backups').expect(201)).body as { filename: string };
+  expect(await migrateLatest(app.db)).toEqual([PREDATED_MIGRATION]);
+  return filename;
 }
 
 /** Puts a file named like a backup (any bytes) into an app's backups folder. */

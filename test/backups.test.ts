@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { migrateLatest, MIGRATIONS_TURN } from '../src/db/migrate';
+import { MIGRATIONS_TURN } from '../src/db/migrate';
 import { createDb } from '../src/db/knex';
 import { backupFolder } from '../src/modules/backups/backups.files';
 import { connectionOptions } from '../src/modules/backups/backups.pg-tools';
@@ -16,10 +16,12 @@ import { agentsByRole, type Agents } from './helpers/inventory-factories';
 import { untilSomeoneWaitsOnALock } from './helpers/sales-factories';
 import {
   appWithAdmin,
+  backupPredatingMigration,
   CLIENT_VERSION,
   fakePgBinDir,
   NO_FITTING_CLIENT,
   placeBackupFile,
+  PREDATED_MIGRATION,
   SERVER_MAJOR,
   SERVER_VERSION,
 } from './backup-helpers';
@@ -391,27 +393,19 @@ describe('POST /api/backups/{filename}/restore', () => {
 
   it.skipIf(NO_FITTING_CLIENT)('200 applies the migrations the backup predates', async () => {
     const { app, admin } = await appWithAdmin();
-    const migration = '20261123000101_create_backup_runs.ts';
-    await app.db.schema.dropTable('backup_runs');
-    await app.db('knex_migrations').where({ name: migration }).delete();
-    const { filename } = (await admin.post('/api/backups').expect(201)).body;
-    expect(await migrateLatest(app.db)).toEqual([migration]);
+    const filename = await backupPredatingMigration(app, admin);
 
     const res = await admin.post(`/api/backups/${filename}/restore`).expect(200);
-    expect(res.body.migrationsApplied).toEqual([migration]);
+    expect(res.body.migrationsApplied).toEqual([PREDATED_MIGRATION]);
     expect(await app.db.schema.hasTable('backup_runs')).toBe(true);
-    expect(await app.db('knex_migrations').where({ name: migration }).first()).toBeDefined();
+    expect(await app.db('knex_migrations').where({ name: PREDATED_MIGRATION }).first()).toBeDefined();
   });
 
   it.skipIf(NO_FITTING_CLIENT)(
     "200 applies them after another instance's migrations, when one is starting on the database",
     async () => {
       const { app, admin } = await appWithAdmin();
-      const migration = '20261123000101_create_backup_runs.ts';
-      await app.db.schema.dropTable('backup_runs');
-      await app.db('knex_migrations').where({ name: migration }).delete();
-      const { filename } = (await admin.post('/api/backups').expect(201)).body;
-      await migrateLatest(app.db);
+      const filename = await backupPredatingMigration(app, admin);
 
       // another instance starting: it holds the turn while its own migrations run
       const starting = createDb(app.databaseUrl, 1);
@@ -429,7 +423,7 @@ describe('POST /api/backups/{filename}/restore', () => {
         expect(await app.db.schema.hasTable('backup_runs')).toBe(false);
         await turn.commit();
         const res = await restoring;
-        expect([res.status, res.body.migrationsApplied]).toEqual([200, [migration]]);
+        expect([res.status, res.body.migrationsApplied]).toEqual([200, [PREDATED_MIGRATION]]);
         expect(await app.db.schema.hasTable('backup_runs')).toBe(true);
       } finally {
         if (!turn.isCompleted()) await turn.rollback();

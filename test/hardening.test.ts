@@ -2,11 +2,10 @@ import { Writable } from 'node:stream';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
-import { loadConfig } from '../src/config';
 import { createDb, createPgPool } from '../src/db/knex';
 import { createLogger } from '../src/logger';
 import { APP_VERSION } from '../src/lib/version';
-import { testApp, type TestApp } from './helpers/app';
+import { appOnUnusableDatabase, testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildItem, buildUser, TEST_PASSWORD } from './helpers/factories';
 
 let t: TestApp;
@@ -138,31 +137,12 @@ describe('database outages', () => {
   ])(
     '/api/health answers 503 disconnected, and other routes 503 without a stack, when the database %s',
     async (_, url) => {
-      const config = loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        SESSION_SECRET: 'test-session-secret-0123456789',
-      });
-      const db = createDb(url, 2, createLogger('silent'));
-      const sessionPool = createPgPool(url, () => undefined, 1);
-      const app = buildApp({
-        db,
-        databaseUrl: url,
-        config,
-        logger: createLogger('silent'),
-        sessionPool,
-        sessionSecret: config.sessionSecret!,
-      });
-      try {
-        const health = await supertest(app).get('/api/health').expect(503);
-        expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
-        await supertest(app).get('/health').expect(200);
-        const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
-        expect(res.body).toEqual({ message: 'Service temporarily unavailable' });
-      } finally {
-        await db.destroy();
-        await sessionPool.end();
-      }
+      const { app } = appOnUnusableDatabase(url);
+      const health = await supertest(app).get('/api/health').expect(503);
+      expect(health.body).toMatchObject({ status: 'unhealthy', database: 'disconnected', version: APP_VERSION });
+      await supertest(app).get('/health').expect(200);
+      const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
+      expect(res.body).toEqual({ message: 'Service temporarily unavailable' });
     },
   );
 

@@ -3,16 +3,15 @@ import type { Knex } from 'knex';
 import { createHmac } from 'node:crypto';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../src/app';
 import { ConfigError, loadConfig } from '../src/config';
-import { createDb, createPgPool } from '../src/db/knex';
+import { createDb } from '../src/db/knex';
 import { preparedRaw } from '../src/db/prepared';
 import { sql } from '../src/db/sql';
 import { transaction } from '../src/db/transaction';
 import { errorMiddleware } from '../src/http/error-middleware';
 import { createLogger } from '../src/logger';
 import { SESSION_COOKIE } from '../src/auth/session';
-import { testDatabase } from './helpers/app';
+import { appOnUnusableDatabase, testDatabase } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { hasPgBouncer, PGBOUNCER, startPgBouncer, type PgBouncer } from './helpers/pgbouncer';
 import { Client, pause, startServer, type ServerProcess } from './helpers/server-process';
@@ -280,37 +279,15 @@ describe.skipIf(SKIP)('PgBouncer whose PostgreSQL cannot be reached (08P01)', ()
   afterAll(() => bouncer?.close());
 
   it('answers 503 with Retry-After, in JSON for the API and as the error page for a page, never 500', async () => {
-    const url = bouncer.url('stores');
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      SESSION_SECRET: 'test-session-secret-0123456789',
-      DATABASE_URL: url,
-      DATABASE_POOL_MODE: 'transaction',
-    });
-    const db = createDb(url, 2, quiet, { poolMode: 'transaction' });
-    const sessionPool = createPgPool(url, () => undefined, 1, 'transaction');
-    const app = buildApp({
-      db,
-      databaseUrl: url,
-      config,
-      logger: createLogger('silent'),
-      sessionPool,
-      sessionSecret: config.sessionSecret!,
-    });
-    try {
-      for (let i = 0; i < 2; i += 1) {
-        const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
-        expect([res.headers['retry-after'], res.body]).toEqual(['2', { message: 'Service temporarily unavailable' }]);
-      }
-      const cookie = signedSessionCookie('some-session-id', config.sessionSecret!);
-      const page = await supertest(app).get('/').set('Cookie', cookie).set('Accept', 'text/html').expect(503);
-      expect(page.headers['retry-after']).toBe('2');
-      expect(page.headers['content-type']).toMatch(/text\/html/);
-      expect(page.text).toContain('Service temporarily unavailable');
-    } finally {
-      await db.destroy();
-      await sessionPool.end();
+    const { app, config } = appOnUnusableDatabase(bouncer.url('stores'), 'transaction');
+    for (let i = 0; i < 2; i += 1) {
+      const res = await supertest(app).get('/api/auth/user').set('Authorization', 'Bearer sst_whatever').expect(503);
+      expect([res.headers['retry-after'], res.body]).toEqual(['2', { message: 'Service temporarily unavailable' }]);
     }
+    const cookie = signedSessionCookie('some-session-id', config.sessionSecret!);
+    const page = await supertest(app).get('/').set('Cookie', cookie).set('Accept', 'text/html').expect(503);
+    expect(page.headers['retry-after']).toBe('2');
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.text).toContain('Service temporarily unavailable');
   });
 });

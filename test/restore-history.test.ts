@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type supertest from 'supertest';
-import { migrateLatest } from '../src/db/migrate';
 import { buildItem, TEST_PASSWORD } from './helpers/factories';
 import { sell } from './helpers/finance-factories';
 import { buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, sessionId } from './helpers/sales-factories';
 import type { TestApp } from './helpers/app';
-import { appWithAdmin, NO_FITTING_CLIENT } from './backup-helpers';
+import { appWithAdmin, backupPredatingMigration, NO_FITTING_CLIENT, PREDATED_MIGRATION } from './backup-helpers';
 
 /** The number each kind of human identifier ends with: SALE-20261126-18 -> 18, Q20261126-4 -> 4, O1003 -> 1003. */
 const numberOf = (humanId: string) => Number(/(\d+)$/.exec(humanId)![1]);
@@ -62,11 +61,7 @@ describe.skipIf(NO_FITTING_CLIENT)('numbers after a restore', () => {
 
   it('a sequence that a migration the backup predates creates continues from its value before the restore', async () => {
     const { app, admin } = await appWithAdmin();
-    const migration = '20261123000101_create_backup_runs.ts';
-    await app.db.schema.dropTable('backup_runs');
-    await app.db('knex_migrations').where({ name: migration }).delete();
-    const { filename } = (await admin.post('/api/backups').expect(201)).body;
-    await migrateLatest(app.db);
+    const filename = await backupPredatingMigration(app, admin);
     const [{ id: lastBeforeRestore }] = await app
       .db('backup_runs')
       .insert([{ slot: new Date('2026-01-01T02:00:00Z') }, { slot: new Date('2026-01-02T02:00:00Z') }])
@@ -74,7 +69,7 @@ describe.skipIf(NO_FITTING_CLIENT)('numbers after a restore', () => {
       .then((rows) => rows.slice(-1));
 
     expect((await admin.post(`/api/backups/${filename}/restore`).expect(200)).body.migrationsApplied).toEqual([
-      migration,
+      PREDATED_MIGRATION,
     ]);
 
     const [{ id }] = await app

@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import type { Knex } from 'knex';
 import type { DestinationStream } from 'pino';
 import supertest from 'supertest';
-import { inject } from 'vitest';
+import { inject, onTestFinished } from 'vitest';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, createPgPool } from '../../src/db/knex';
@@ -94,4 +94,30 @@ export async function testApp(
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Inside a test: the app on a database it cannot use (nothing listens, a name that does not
+ * resolve, a PgBouncer whose server logins fail), its pools closed when the test finishes.
+ */
+export function appOnUnusableDatabase(
+  url: string,
+  poolMode: 'session' | 'transaction' = 'session',
+): { app: Express; config: Config } {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SESSION_SECRET: 'test-session-secret-0123456789',
+    DATABASE_URL: url,
+    DATABASE_POOL_MODE: poolMode,
+  });
+  const logger = createLogger('silent');
+  const db = createDb(url, 2, logger, { poolMode });
+  const sessionPool = createPgPool(url, () => undefined, 1, poolMode);
+  onTestFinished(async () => {
+    await db.destroy();
+    await sessionPool.end();
+  });
+  const app = buildApp({ db, databaseUrl: url, config, logger, sessionPool, sessionSecret: config.sessionSecret! });
+  return { app, config };
 }
