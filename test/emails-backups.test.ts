@@ -6,7 +6,8 @@ import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { fakePgBinDir, NO_FITTING_CLIENT } from './backup-helpers';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
+import { until } from './helpers/poll';
 
 // http: over https the session cookie is Secure, and supertest's agent speaks http
 const PUBLIC_URL = 'http://stores.example.ac.uk';

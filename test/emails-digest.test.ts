@@ -7,7 +7,8 @@ import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { buildStockedItem } from './helpers/inventory-factories';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
+import { until } from './helpers/poll';
 
 // http: over https the session cookie is Secure, and supertest's agent speaks http
 const PUBLIC_URL = 'http://stores.example.ac.uk';

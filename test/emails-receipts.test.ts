@@ -4,7 +4,8 @@ import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildItem, buildUser } from './helpers/factories';
 import { buildChargeCode } from './helpers/sales-factories';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
+import { until } from './helpers/poll';
 
 /**
  * Issue 40, finding 1: the service is not a mail relay. A receipt goes only to the recipient domains

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction';
 import { outboxMessages, queueEmail } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
 import type { Config } from '../src/config';
 import { createLogger } from '../src/logger';
 import { startOutboxDelivery } from '../src/jobs/outbox-delivery';
@@ -11,6 +11,7 @@ import { buildChargeCode } from './helpers/sales-factories';
 import { buildItem, buildUser } from './helpers/factories';
 import { agentsByRole } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
+import { until } from './helpers/poll';
 
 // http: over https the session cookie is Secure, and supertest's agent speaks http
 const PUBLIC_URL = 'http://stores.example.ac.uk';

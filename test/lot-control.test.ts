@@ -5,9 +5,10 @@ import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, stockOf, type Agents } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode, grantPermission } from './helpers/sales-factories';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
 import { createItem, day, stockInLot } from './helpers/lots-factories';
+import { until } from './helpers/poll';
 
 /*
  * Issue 42 on the floor: the lots list (expiring, expired, quarantined), write-off, quarantine and

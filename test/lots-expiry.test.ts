@@ -5,9 +5,10 @@ import { outboxMessages } from '../src/modules/outbox/outbox.queries';
 import { testApp, type TestApp } from './helpers/app';
 import { buildCategory, buildUser } from './helpers/factories';
 import { agentsByRole, type Agents } from './helpers/inventory-factories';
-import { TestSmtp, until } from './helpers/smtp';
+import { TestSmtp } from './helpers/smtp';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver';
 import { createItem, day, stockInLot } from './helpers/lots-factories';
+import { until } from './helpers/poll';
 
 /*
  * Issue 42, expiry on the floor: the daily expiry digest (email through the outbox, to the managers

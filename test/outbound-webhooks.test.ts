@@ -8,7 +8,8 @@ import { buildItem, buildUser } from './helpers/factories';
 import { buildStockedItem } from './helpers/inventory-factories';
 import { buildOrder, buildSupplier } from './helpers/purchasing-factories';
 import { buildChargeCode } from './helpers/sales-factories';
-import { startReceiver, until, type Receiver, type ReceivedDelivery } from './helpers/webhook-receiver';
+import { startReceiver, type Receiver, type ReceivedDelivery } from './helpers/webhook-receiver';
+import { until } from './helpers/poll';
 
 type Delivery = { id: string; status: string; attempts: number; lastError: string | null; eventId: string };
 type OutboxPage = { messages: { id: string; destination: string }[]; pagination: object };

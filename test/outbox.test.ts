@@ -4,6 +4,7 @@ import { createLogger } from '../src/logger';
 import { outboxMessages, queueEmail, type OutboxMessage } from '../src/modules/outbox/outbox.queries';
 import { startOutboxWorker, type OutboxWorker, type SendOutcome } from '../src/modules/outbox/outbox.worker';
 import { testApp, type TestApp } from './helpers/app';
+import { until } from './helpers/poll';
 
 let t: TestApp;
 const workers: OutboxWorker[] = [];
@@ -43,15 +44,6 @@ function worker(answer: (m: OutboxMessage) => SendOutcome | Promise<SendOutcome>
 
 const email = (to: string, n: number) =>
   transaction(t.db, (trx) => queueEmail(trx, { to, subject: `Message ${n}`, template: 'test', data: { n } }));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const byStatus = (status: OutboxMessage['status']) => () => outboxMessages(t.db, { status });
 

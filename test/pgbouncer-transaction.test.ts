@@ -15,8 +15,9 @@ import { appOnUnusableDatabase, testDatabase } from './helpers/app';
 import { buildUser } from './helpers/factories';
 import { hasPgBouncer, PGBOUNCER, startPgBouncer, type PgBouncer } from './helpers/pgbouncer';
 import { Client, pause, startServer, type ServerProcess } from './helpers/server-process';
-import { startReceiver, until, type Receiver } from './helpers/webhook-receiver';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver';
 import { seedStore, sellThroughQuote, type Store } from './faults/fixtures';
+import { until } from './helpers/poll';
 
 // Issue 44: the service behind PgBouncer in transaction mode (DATABASE_POOL_MODE=transaction), with
 // a session connection straight to PostgreSQL (DATABASE_DIRECT_URL) for what needs one.

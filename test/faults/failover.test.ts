@@ -4,11 +4,12 @@ import { OUTBOX_NOTIFY_CHANNEL } from '../../src/modules/outbox/outbox.queries';
 import { DIGEST_TIME_SETTING } from '../../src/modules/notifications/notifications.digest';
 import { buildUser } from '../helpers/factories';
 import { Client, pause, type Answer } from '../helpers/server-process';
-import { TestSmtp } from '../helpers/smtp';
-import { startTopology, topologyMissing, type Topology } from '../helpers/topology';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver';
+import type { TestSmtp } from '../helpers/smtp';
+import { topologyMissing, type Topology } from '../helpers/topology';
+import type { Receiver } from '../helpers/webhook-receiver';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
-import { seedStore, type Store } from './fixtures';
+import { closeOutboxTopology, startOutboxTopology, type Store } from './fixtures';
+import { waitFor } from '../helpers/poll';
 
 /**
  * Issue 44's failover, on the reference topology (test/helpers/topology.ts) with a synchronous
@@ -36,35 +37,10 @@ let store: Store;
 
 beforeAll(async () => {
   if (topologyMissing) return;
-  smtp = await TestSmtp.start();
-  receiver = await startReceiver();
-  topology = await startTopology({
-    synchronousReplica: true,
-    instances: 2,
-    env: {
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'Stores <stores@example.ac.uk>',
-      OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: '127.0.0.1',
-    },
-  });
-  store = await seedStore(topology.primary.db, 4, STOCK);
+  ({ topology, smtp, receiver, store } = await startOutboxTopology({ instances: 2, items: 4, stock: STOCK }));
 }, 300_000);
 
-afterAll(async () => {
-  await topology?.close();
-  await receiver?.close();
-  await smtp?.stop();
-});
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await pause(250);
-  }
-}
+afterAll(() => closeOutboxTopology({ topology, smtp, receiver }));
 
 /** One request of a sale: what it was answered, when (performance.now() at the answer), for which key. */
 type Attempt = Answer & { key: string; counter: number; at: number; retryAfter: string | null };
@@ -138,7 +114,7 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
       t1 = performance.now();
       await topology.repointPgBouncer(true);
       const repointed = performance.now();
-      await until('a sale answered 201 after the promotion', async () =>
+      await waitFor('a sale answered 201 after the promotion', async () =>
         attempts.some((a) => a.status === 201 && a.at > t1) ? true : undefined,
       );
       await pause(5_000);
@@ -222,7 +198,7 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
 
     // --- after: the health report, the reports on the promoted node, the outbox and the jobs
     for (const instance of topology.instances) {
-      const health = await until('the promoted node reported no longer a replica', async () => {
+      const health = await waitFor('the promoted node reported no longer a replica', async () => {
         const res = await fetch(`${instance.baseUrl}/api/health`);
         const body = (await res.json()) as { status: string; replicas: { host: string; state: string }[] };
         return res.status === 200 && body.replicas[0]?.state === 'down' ? body : undefined;
@@ -239,7 +215,7 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
     for (const url of ['/api/sales/reports', '/api/sales/reports?format=csv', `/api/items/${store.itemIds[0]}`])
       expect((await admin.get(url)).status, url).toBe(200);
 
-    const listening = await until('a LISTEN on the new primary from each instance', async () => {
+    const listening = await waitFor('a LISTEN on the new primary from each instance', async () => {
       const n = Number(
         (
           await topology.replica
@@ -271,7 +247,7 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
     const deliveries = () =>
       receiver.received.filter((d) => d.path === '/failover' && JSON.stringify(d.body).includes(saleId));
     const receipts = () => smtp.to(store.manager.email).filter((m) => `${m.subject} ${m.text}`.includes(saleId));
-    await until('the webhook and the email delivered', async () =>
+    await waitFor('the webhook and the email delivered', async () =>
       deliveries().length > 0 && receipts().length > 0 ? true : undefined,
     );
     // both instances poll their outbox each second: several polls more, then count again
@@ -281,13 +257,13 @@ describe.skipIf(topologyMissing)('a failover under sale load, through HAProxy (s
     // the digest job: its record removed on the new primary, the next minute's run writes it again
     const cleared = new Date();
     await topology.replica.db('email_runs').where({ name: 'low-stock-digest' }).delete();
-    const ran = await until(
+    const ran = await waitFor(
       'the low-stock digest job run on the new primary',
       async () => {
         const row = await topology.replica.db('email_runs').where({ name: 'low-stock-digest' }).first();
         return row && row.last_run_at >= cleared ? (row.last_run_at as Date) : undefined;
       },
-      100_000,
+      { ms: 100_000 },
     );
     console.log(
       `[faults] failover: ${listening} LISTEN backends on the new primary; digest job ran at ${ran.toISOString()}`,

@@ -20,6 +20,7 @@ import { Client, pause, startServer, type Answer, type ServerProcess } from '../
 import { TestSmtp } from '../helpers/smtp';
 import { freePort } from '../helpers/free-port';
 import { seedStore } from './fixtures';
+import { waitFor } from '../helpers/poll';
 
 /**
  * Issue 44, long connections: the outbox's LISTEN connection and the scheduled jobs' session
@@ -36,8 +37,8 @@ const SKIP = hasPgBouncer ? false : `${PGBOUNCER} is missing (Debian's pgbouncer
 if (SKIP) console.warn(`[long-connections] skipped: ${SKIP}`);
 
 const HOUR_MS = 3_600_000;
-/** how long the test waits for what should take a few seconds */
-const PATIENCE_MS = 30_000;
+/** how long the test waits for what should take a few seconds, and how often it looks */
+const PATIENCE = { ms: 30_000, everyMs: 100 };
 
 let cluster: PgCluster;
 let pooled: PgBouncer;
@@ -47,26 +48,20 @@ let database: OpenDatabase;
 let outbox: OutboxWorker;
 let scheduler: { stop: () => void };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + PATIENCE_MS;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${PATIENCE_MS / 1000} s`);
-    await pause(100);
-  }
-}
-
 /** The backend that listens for the outbox's commits, once there is one (other than `not`). */
 const listeningBackend = (not?: number) =>
-  until('a LISTEN backend', async () => {
-    const { rows } = await cluster.db.raw<{ rows: { pid: number }[] }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ? AND pid <> pg_backend_pid()`,
-      [`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`],
-    );
-    const pid = rows.find((r) => r.pid !== not)?.pid;
-    return pid;
-  });
+  waitFor(
+    'a LISTEN backend',
+    async () => {
+      const { rows } = await cluster.db.raw<{ rows: { pid: number }[] }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ? AND pid <> pg_backend_pid()`,
+        [`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`],
+      );
+      const pid = rows.find((r) => r.pid !== not)?.pid;
+      return pid;
+    },
+    PATIENCE,
+  );
 
 let sent = 0;
 /** Queues an email as a module does (its transaction's commit notifies), and what the SMTP server then received of it. */
@@ -82,7 +77,7 @@ async function deliveredOnce(): Promise<{ received: number; queuedToReceivedMs: 
       data: { startedAt: new Date().toISOString(), error: 'none' },
     }),
   );
-  await until(`the email to ${to}`, async () => (smtp.to(to).length > 0 ? true : undefined));
+  await waitFor(`the email to ${to}`, async () => (smtp.to(to).length > 0 ? true : undefined), PATIENCE);
   const queuedToReceivedMs = Math.round(performance.now() - queued);
   // long enough for a second delivery of the same message to show
   await pause(2_000);
@@ -109,10 +104,14 @@ const lastLedgerCheck = async () =>
 
 /** The scheduled ledger check (every second here) ran again after `after`, on the session connection. */
 const ledgerCheckedAfter = (after: Date) =>
-  until('a scheduled ledger check', async () => {
-    const at = await lastLedgerCheck();
-    return at && at > after ? at : undefined;
-  });
+  waitFor(
+    'a scheduled ledger check',
+    async () => {
+      const at = await lastLedgerCheck();
+      return at && at > after ? at : undefined;
+    },
+    PATIENCE,
+  );
 
 beforeAll(async () => {
   if (SKIP) return;

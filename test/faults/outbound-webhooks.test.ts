@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster';
 import { Client, startServer, type ServerProcess } from '../helpers/server-process';
-import { startReceiver, until, type Receiver } from '../helpers/webhook-receiver';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver';
 import { seedStore, type Store } from './fixtures';
+import { until } from '../helpers/poll';
 
 // Issue 32: every instance runs an outbox delivery worker; over one database they share the work
 // (FOR UPDATE SKIP LOCKED) and deliver each message once.

@@ -3,6 +3,7 @@ import { REPLICA_APPLICATION_NAME } from '../../src/db/replicas';
 import { Client, pause, type ServerProcess } from '../helpers/server-process';
 import { startTopology, topologyMissing, type Topology } from '../helpers/topology';
 import { seedStore, type Store } from './fixtures';
+import { waitFor } from '../helpers/poll';
 
 /**
  * Issue 44, read replicas, on a real streaming replica: the reference topology
@@ -49,16 +50,6 @@ const health = async () => {
   return { status: res.status, body: (await res.json()) as Health };
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(250);
-  }
-}
-
 const saleIdsIn = async (client: Client, saleId: string) => {
   const res = await client.get(`/api/sales/reports?search=${encodeURIComponent(saleId)}&limit=100`);
   expect(res.status).toBe(200);
@@ -77,7 +68,7 @@ const reportQueryOnReplica = async () =>
 
 describe.skipIf(topologyMissing)('read replicas', () => {
   it('GET /api/health reports the primary, the replica by host:port with its lag and state, and the pool mode', async () => {
-    const body = await until('the replica healthy', async () => {
+    const body = await waitFor('the replica healthy', async () => {
       const { body } = await health();
       return body.replicas[0]?.state === 'healthy' ? body : undefined;
     });
@@ -95,7 +86,7 @@ describe.skipIf(topologyMissing)('read replicas', () => {
   it('the sales report is read from the replica: its connection shows in the replica’s pg_stat_activity', async () => {
     const admin = await new Client(server.baseUrl).signIn(store.admin.email);
     // signing in is a write: the admin's reads go to the replica once it has replayed it (the next check)
-    await until('a report read on the replica', async () => {
+    await waitFor('a report read on the replica', async () => {
       expect((await admin.get('/api/sales/reports')).status).toBe(200);
       return (await reportQueryOnReplica()) || undefined;
     });
@@ -108,7 +99,7 @@ describe.skipIf(topologyMissing)('read replicas', () => {
     ]);
     // both sign-ins replayed and seen by a check: neither person has a write the replica lacks
     const signedIn = Date.now();
-    await until('a check after the sign-ins', async () => {
+    await waitFor('a check after the sign-ins', async () => {
       const { body } = await health();
       const at = body.replicas[0].checkedAt;
       return at && Date.parse(at) > signedIn + 100 ? true : undefined;
@@ -132,7 +123,9 @@ describe.skipIf(topologyMissing)('read replicas', () => {
       expect((await health()).body.replicas[0].state).toBe('healthy');
       expect(await saleIdsIn(admin, saleId)).toEqual([]);
       await topology.replica.db.raw('SELECT pg_wal_replay_resume()');
-      await until('the sale replayed', async () => ((await saleIdsIn(admin, saleId)).length === 1 ? true : undefined));
+      await waitFor('the sale replayed', async () =>
+        (await saleIdsIn(admin, saleId)).length === 1 ? true : undefined,
+      );
     } finally {
       await topology.replica.db.raw('SELECT pg_wal_replay_resume()').catch(() => undefined);
     }
@@ -149,7 +142,7 @@ describe.skipIf(topologyMissing)('read replicas', () => {
     const saleId = (sold.body as { sale: { saleId: string } }).sale.saleId;
     await topology.stopReplica();
     try {
-      const down = await until('the replica down', async () => {
+      const down = await waitFor('the replica down', async () => {
         const answer = await health();
         return answer.body.replicas[0].state === 'down' ? answer : undefined;
       });
@@ -181,7 +174,7 @@ describe.skipIf(topologyMissing)('read replicas', () => {
     } finally {
       await topology.startReplica();
     }
-    await until('the replica healthy again', async () =>
+    await waitFor('the replica healthy again', async () =>
       (await health()).body.replicas[0].state === 'healthy' ? true : undefined,
     );
     const alerts = await admin.get('/api/system/alerts');

@@ -5,11 +5,12 @@ import { REPLICA_APPLICATION_NAME } from '../../src/db/replicas';
 import { buildUser } from '../helpers/factories';
 import { buildStockedItem } from '../helpers/inventory-factories';
 import { Client, pause, type Answer } from '../helpers/server-process';
-import { TestSmtp } from '../helpers/smtp';
-import { startTopology, topologyMissing, type Topology } from '../helpers/topology';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver';
+import type { TestSmtp } from '../helpers/smtp';
+import { topologyMissing, type Topology } from '../helpers/topology';
+import type { Receiver } from '../helpers/webhook-receiver';
 import { ledgerProblems, NO_PROBLEMS } from './ledger';
-import { seedStore, sessionId, type Store } from './fixtures';
+import { closeOutboxTopology, sessionId, startOutboxTopology, type Store } from './fixtures';
+import { waitFor } from '../helpers/poll';
 
 /**
  * Issue 44's reference deployment, for real (test/helpers/topology.ts): HAProxy in front of two
@@ -27,35 +28,10 @@ let store: Store;
 
 beforeAll(async () => {
   if (topologyMissing) return;
-  smtp = await TestSmtp.start();
-  receiver = await startReceiver();
-  topology = await startTopology({
-    synchronousReplica: true,
-    env: {
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'Stores <stores@example.ac.uk>',
-      OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: '127.0.0.1',
-    },
-  });
-  store = await seedStore(topology.primary.db, 2);
+  ({ topology, smtp, receiver, store } = await startOutboxTopology({ items: 2 }));
 }, 300_000);
 
-afterAll(async () => {
-  await topology?.close();
-  await receiver?.close();
-  await smtp?.stop();
-});
-
-/** Polls until probe answers something other than undefined; the last error names what was awaited. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await pause(250);
-  }
-}
+afterAll(() => closeOutboxTopology({ topology, smtp, receiver }));
 
 type Health = { status: string; replicas: { host: string; state: string; lagMs: number | null }[] };
 const healthOf = async (baseUrl: string) => {
@@ -73,7 +49,7 @@ const saleOf = (answer: Answer) => (answer.body as { sale: { id: number; saleId:
 describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () => {
   it('serves through HAProxy, both instances on PgBouncer in transaction mode, the replica synchronous and healthy', async () => {
     for (const instance of topology.instances) {
-      const { status, body } = await until('the replica checked healthy', async () => {
+      const { status, body } = await waitFor('the replica checked healthy', async () => {
         const answer = await healthOf(instance.baseUrl);
         return answer.body.replicas[0]?.state === 'healthy' ? answer : undefined;
       });
@@ -201,7 +177,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
     const deliveries = () =>
       receiver.received.filter((d) => d.path === '/topology' && JSON.stringify(d.body).includes(sale.saleId));
     const receipts = () => smtp.to(store.manager.email).filter((m) => `${m.subject} ${m.text}`.includes(sale.saleId));
-    await until('the webhook and the email delivered', async () =>
+    await waitFor('the webhook and the email delivered', async () =>
       deliveries().length > 0 && receipts().length > 0 ? true : undefined,
     );
     // every instance polls its outbox each second: let each poll several times more, then count again
@@ -232,7 +208,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
         )[0].n,
       ) > 0;
     // signing in is a write: the admin's reports go to the replica once a check saw it replayed
-    await until('a report read on the replica', async () => {
+    await waitFor('a report read on the replica', async () => {
       expect((await admin.get('/api/sales/reports')).status).toBe(200);
       return (await reportOnReplica()) || undefined;
     });
@@ -266,7 +242,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
     let waiting: Promise<Answer> | undefined;
     try {
       for (const instance of topology.instances) {
-        const down = await until('the replica down', async () => {
+        const down = await waitFor('the replica down', async () => {
           const answer = await healthOf(instance.baseUrl);
           return answer.body.replicas[0].state === 'down' ? answer : undefined;
         });
@@ -292,7 +268,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
         chargeCode: store.chargeCode,
         items: [{ itemId: store.itemIds[1], quantity: 1 }],
       });
-      await until('the sale waiting for the synchronous replica', async () => {
+      await waitFor('the sale waiting for the synchronous replica', async () => {
         const waits = await topology.primary
           .db('pg_stat_activity')
           .where({ wait_event: 'SyncRep' })
@@ -303,7 +279,7 @@ describe.skipIf(topologyMissing)('the reference topology, through HAProxy', () =
       await topology.startReplica();
     }
     for (const instance of topology.instances)
-      await until('the replica healthy again', async () =>
+      await waitFor('the replica healthy again', async () =>
         (await healthOf(instance.baseUrl)).body.replicas[0].state === 'healthy' ? true : undefined,
       );
     expect((await waiting).status).toBe(201);

@@ -99,13 +99,3 @@ export class TestSmtp {
     return this.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
   }
 }
-
-/** Reads until done says yes or 20 s pass (the last value then). */
-export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

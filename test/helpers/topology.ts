@@ -13,7 +13,8 @@ import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { freePort } from './free-port';
 import { deployPgBouncerIni, PGBOUNCER, runPgBouncer, type RunningPgBouncer } from './pgbouncer';
-import { pause, startServer, type ServerProcess } from './server-process';
+import { waitFor } from './poll';
+import { startServer, type ServerProcess } from './server-process';
 
 /**
  * Issue 44's reference deployment (deploy/) built on one machine from Debian's packages, for the
@@ -161,14 +162,6 @@ const oneMachine = (port: number) => ({
   wal_keep_size: quoted('64MB'),
 });
 
-const waitFor = async (what: string, probe: () => Promise<boolean>, ms = 60_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await pause(200);
-  }
-};
-
 /**
  * Builds the topology (about 20-60 s on a busy machine): the primary with the service's database
  * migrated, the replica streaming from it, PgBouncer, the instances and HAProxy, all up and HAProxy
@@ -272,7 +265,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           .withSchema('pg_catalog')
           .from('pg_stat_replication')
           .where({ application_name: REPLICA_NAME, state: 'streaming' });
-        return rows.length === 1;
+        return rows.length === 1 || undefined;
       });
       await admin.raw(`CREATE DATABASE ${DATABASE}`);
       // PgBouncer (auth_type scram-sha-256) checks clients against its userlist, then logs in
@@ -386,7 +379,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     await waitFor('HAProxy to see every instance UP', async () => {
       if (haproxyChild.exitCode !== null) throw new Error(`haproxy exited:\n${haproxyLog}`);
       const rows = (await haproxy('show stat')).split('\n').filter((l) => l.startsWith('stores,app'));
-      return rows.length === instances.length && rows.every((row) => row.split(',')[17] === 'UP');
+      return (rows.length === instances.length && rows.every((row) => row.split(',')[17] === 'UP')) || undefined;
     }).catch((err: Error) => {
       throw new Error(`${err.message}\n${haproxyLog}`);
     });
@@ -412,7 +405,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           const { rows } = await replica.db.raw<{ rows: { recovery: boolean }[] }>(
             'SELECT pg_is_in_recovery() AS recovery',
           );
-          return rows[0].recovery === false;
+          return rows[0].recovery === false || undefined;
         });
       },
       async repointPgBouncer(toReplica) {

@@ -70,13 +70,3 @@ export async function startReceiver(answer: (d: ReceivedDelivery) => ReceiverAns
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** Polls until `done` holds or 20 s pass; answers the last value read. */
-export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

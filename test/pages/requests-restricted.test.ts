@@ -4,9 +4,10 @@ import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 import { expectAccessible, screenshot, useBrowserApp } from '../helpers/browser';
-import { TestSmtp, until } from '../helpers/smtp';
+import { TestSmtp } from '../helpers/smtp';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { requestsService } from '../../src/modules/requests/requests.service';
+import { until } from '../helpers/poll';
 
 // Issue 43: the staff's side of a request holding a restricted substance: the managers' queue, the
 // manager's approval on the request's page, and fulfilment waiting for it.

@@ -4,9 +4,10 @@ import { buildCategory, buildUser } from '../helpers/factories';
 import { buildChargeCode } from '../helpers/sales-factories';
 import { buildStockedItem, stockOf } from '../helpers/inventory-factories';
 import { expectAccessible, htmxSettled, screenshot, useBrowserApp } from '../helpers/browser';
-import { TestSmtp, until } from '../helpers/smtp';
+import { TestSmtp } from '../helpers/smtp';
 import type { UserRow } from '../../src/modules/users/users.service';
 import { requestsService } from '../../src/modules/requests/requests.service';
+import { until } from '../helpers/poll';
 
 // the service's emails go through its outbox to a real SMTP server, where the test reads them
 const smtp = await TestSmtp.start();
