@@ -196,25 +196,24 @@ export function requestsPages({ db }: Deps): Router {
     const lists = await Promise.all(
       PICKABLE.map((status) => requests.list(user, { status, page: 1, limit: LIST_LIMIT })),
     );
+    const records = lists
+      .flatMap((list) => list.records)
+      .sort((a, b) => a.request.created_at.getTime() - b.request.created_at.getTime());
     // issue 43: a request whose restricted substances wait for a manager is listed, marked, so that
-    // nobody picks what cannot be handed out yet
-    const toPick = await Promise.all(
-      lists
-        .flatMap((list) => list.records)
-        .sort((a, b) => a.request.created_at.getTime() - b.request.created_at.getTime())
-        .map(async (record) => ({
-          request: presentRequest(record, 'staff'),
-          restrictedPending: restrictedApprovalPending(record),
-          restrictedItemIds: record.request.restricted_approval_required
-            ? await requests.restrictedItemIds(record)
-            : new Set<number>(),
-        })),
+    // nobody picks what cannot be handed out yet; its restricted lines are marked too
+    const restrictedItemIds = await requests.restrictedItemIds(
+      records.filter((record) => record.request.restricted_approval_required),
     );
+    const toPick = records.map((record) => ({
+      request: presentRequest(record, 'staff'),
+      restrictedPending: restrictedApprovalPending(record),
+    }));
     res.render('requests/picking-list', {
       ...ASSETS,
       ...REQUEST_VIEW_HELPERS,
       title: 'Picking list',
       toPick,
+      restrictedItemIds,
       printedAt: new Date(),
     });
   });
@@ -240,7 +239,7 @@ export function requestsPages({ db }: Deps): Router {
           ? formState(returned, 'approve', { comment: '' })
           : null,
       // issue 43: the restricted lines marked, the manager's approval, and fulfilment waiting for it
-      restrictedItemIds: request.restrictedApproval.required ? await requests.restrictedItemIds(record) : new Set(),
+      restrictedItemIds: request.restrictedApproval.required ? await requests.restrictedItemIds([record]) : new Set(),
       restrictedPending,
       restrictedForm:
         mayApprove || returned?.form === 'restricted' ? formState(returned, 'restricted', { comment: '' }) : null,

@@ -673,11 +673,14 @@ export function requestsService(db: Db) {
       }),
 
     /**
-     * Issue 43: the ids of the request's items that are restricted substances now (the pages mark
-     * their lines; an item made restricted after submission is marked without being waited for).
+     * Issue 43: the ids of the requests' items that are restricted substances now, in one query (the
+     * pages mark their lines; an item made restricted after submission is marked without being
+     * waited for).
      */
-    async restrictedItemIds(record: RequestRecord): Promise<Set<number>> {
-      const ids = [...new Set(record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])))];
+    async restrictedItemIds(records: RequestRecord[]): Promise<Set<number>> {
+      const ids = [
+        ...new Set(records.flatMap((record) => record.lines.flatMap((l) => (l.item_id === null ? [] : [l.item_id])))),
+      ];
       const items = await findItemsForLines(db, ids);
       return new Set(ids.filter((itemId) => items.get(itemId)?.restricted));
     },
