@@ -740,9 +740,13 @@ describe('GET /counter under a scanner', () => {
     expect(await fits('#basket')).toBe(true);
     expect(await fits('#basket table')).toBe(true);
     expect(await fits('#basket .table-wrap')).toBe(true);
-    const basketBox = (await page.getByRole('region', { name: /^Basket/ }).boundingBox())!;
-    const checkoutBox = (await page.getByRole('region', { name: 'Checkout' }).boundingBox())!;
-    expect(basketBox.y + basketBox.height).toBeLessThanOrEqual(checkoutBox.y);
+    // a region being swapped in by htmx has no box for a moment: its box is read again until it has one
+    const basketAboveCheckout = async () => {
+      const basketBox = await page.getByRole('region', { name: /^Basket/ }).boundingBox();
+      const checkoutBox = await page.getByRole('region', { name: 'Checkout' }).boundingBox();
+      return basketBox && checkoutBox ? basketBox.y + basketBox.height <= checkoutBox.y : null;
+    };
+    await expect.poll(basketAboveCheckout).toBe(true);
     await expectAccessible(page);
     await page.screenshot({ path: 'test-screenshots/counter-390x844.png', fullPage: true });
   });
